@@ -1,0 +1,167 @@
+# mmprof: one non-recursive GNU makefile.
+#
+#   make                 build ./mmprof (installs missing Debian packages first)
+#   make check           build and run every test (TAP under prove)
+#   make demo            record the bundled THP workload off/on and diff it
+#   make bench           side-by-side benchmarks against perf
+#   make install         PREFIX=/usr/local DESTDIR= ; binary and man pages
+#   make V=1             show commands
+#   make SANITIZE=address,undefined   sanitizer build (in build-san/)
+#   LIBPERF_KERNEL_TREE=/path/to/linux   build libperf from that tree
+#
+# Sources are found by wildcard: a new src/<module>/*.c, tests/unit/test-*.c,
+# tests/integration/t*.sh or tests/workloads/*.c needs no edit here.
+
+PREFIX    ?= /usr/local
+DESTDIR   ?=
+BINDIR    ?= $(PREFIX)/bin
+MANDIR    ?= $(PREFIX)/share/man
+CC        ?= cc
+SANITIZE  ?=
+VERSION   := 0.1.0
+
+ifeq ($(SANITIZE),)
+BUILD     ?= build
+else
+BUILD     ?= build-san
+endif
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+# Every target but the ones below needs the dependencies; probe them once
+# (the stamp records success) and fail fast with the package to install.
+DEPS_STAMP := $(BUILD)/.deps-ok
+NODEPS_GOALS := clean distclean help
+ifeq ($(filter-out $(NODEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
+SKIP_DEPS := 1
+endif
+ifndef SKIP_DEPS
+$(shell mkdir -p $(BUILD))
+ifeq ($(wildcard $(DEPS_STAMP)),)
+DEPS_RC := $(shell src/scripts/deps.sh >&2; echo $$?)
+ifneq ($(DEPS_RC),0)
+$(error mmprof: dependencies missing (see the line above))
+endif
+$(shell touch $(DEPS_STAMP))
+endif
+endif
+
+# libperf: the system's when pkg-config knows it, else our own static build.
+ifeq ($(shell pkg-config --exists libperf 2>/dev/null && echo y),y)
+LIBPERF_CFLAGS := $(shell pkg-config --cflags libperf)
+LIBPERF_LIBS   := $(shell pkg-config --libs libperf)
+LIBPERF_DEP    :=
+else
+LIBPERF_DIR    := build/libperf
+LIBPERF_CFLAGS := -I$(LIBPERF_DIR)/include
+LIBPERF_LIBS   := $(LIBPERF_DIR)/lib/libperf.a $(LIBPERF_DIR)/lib/libapi.a
+LIBPERF_DEP    := $(LIBPERF_DIR)/lib/libperf.a
+endif
+
+PKGS        := libelf libdw libtraceevent sqlite3
+PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+WARNINGS := -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes \
+	-Wstrict-prototypes -Wold-style-definition -Wpointer-arith \
+	-Wno-unused-parameter -Wvla -Wundef
+OPT      ?= -O2 -g
+BASE_CFLAGS := -std=gnu11 $(OPT) $(WARNINGS) -fno-omit-frame-pointer \
+	-D_GNU_SOURCE -DMMPROF_VERSION='"$(VERSION)"' -Iinclude \
+	$(LIBPERF_CFLAGS) $(PKG_CFLAGS) -MMD -MP
+ifneq ($(SANITIZE),)
+BASE_CFLAGS += -fsanitize=$(SANITIZE) -fno-sanitize-recover=all
+SAN_LDFLAGS := -fsanitize=$(SANITIZE)
+endif
+ALL_CFLAGS  := $(BASE_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS := $(SAN_LDFLAGS) $(LDFLAGS)
+LIBS        := $(LIBPERF_LIBS) $(PKG_LIBS) -lm -lpthread
+
+MAIN_SRC := src/mmprof.c
+LIB_SRC  := $(filter-out $(MAIN_SRC),$(sort $(wildcard src/*.c src/*/*.c)))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+MAIN_OBJ := $(MAIN_SRC:%.c=$(BUILD)/%.o)
+LIBMMPROF := $(BUILD)/libmmprof.a
+
+UNIT_SRC := $(sort $(wildcard tests/unit/test-*.c))
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+INTEG    := $(sort $(wildcard tests/integration/t*.sh))
+
+# Bundled workloads: frame pointers on and hot functions kept out of line,
+# so that tests can expect them by name in a profile.
+WL_SRC    := $(sort $(wildcard tests/workloads/*.c))
+WL_BIN    := $(WL_SRC:tests/workloads/%.c=$(BUILD)/workloads/%)
+WL_CFLAGS := -std=gnu11 -O2 -g -fno-omit-frame-pointer -D_GNU_SOURCE -Wall -Wextra
+
+MAN_SRC  := $(sort $(wildcard man/*.1))
+
+.PHONY: all check clean distclean install demo bench help workloads FORCE
+.DEFAULT_GOAL := all
+
+all: mmprof workloads
+
+mmprof: $(BUILD)/mmprof
+
+$(BUILD)/mmprof: $(MAIN_OBJ) $(LIBMMPROF)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(MAIN_OBJ) $(LIBMMPROF) $(LIBS)
+	$(Q)$(if $(filter build,$(BUILD)),ln -sf $@ mmprof)
+
+$(LIBMMPROF): $(LIB_OBJ)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/%.o: %.c $(LIBPERF_DEP)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIBMMPROF) tests/unit/tap.h
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $(ALL_LDFLAGS) -o $@ $< $(LIBMMPROF) $(LIBS)
+
+workloads: $(WL_BIN)
+
+$(BUILD)/workloads/%: tests/workloads/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(WL_CFLAGS) -o $@ $< -lpthread -lm
+
+$(LIBPERF_DIR)/lib/libperf.a:
+	@echo "  LIBPERF $(LIBPERF_DIR)"
+	$(Q)src/scripts/build-libperf.sh $(LIBPERF_DIR)
+
+# Integration tests find the binaries through these.
+export MMPROF_BUILD := $(abspath $(BUILD))
+export MMPROF := $(abspath $(BUILD)/mmprof)
+
+check: $(BUILD)/mmprof $(UNIT_BIN) $(WL_BIN)
+	@echo "  PROVE   unit and integration tests"
+	$(Q)prove -j2 $(PROVE_FLAGS) $(UNIT_BIN) $(INTEG)
+
+demo: $(BUILD)/mmprof $(WL_BIN)
+	$(Q)src/scripts/demo.sh
+
+bench: $(BUILD)/mmprof $(WL_BIN)
+	$(Q)src/scripts/bench.sh
+
+install: $(BUILD)/mmprof
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(BUILD)/mmprof $(DESTDIR)$(BINDIR)/mmprof
+	$(if $(MAN_SRC),install -m 644 $(MAN_SRC) $(DESTDIR)$(MANDIR)/man1/)
+
+clean:
+	rm -rf build/mmprof build/src build/tests build/workloads build/libmmprof.a build-san mmprof
+
+distclean: clean
+	rm -rf build
+
+help:
+	@sed -n '2,12p' Makefile | sed 's/^# \{0,1\}//'
+
+-include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_BIN:=.d)

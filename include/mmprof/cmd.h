@@ -1,0 +1,21 @@
+/*
+ * cmd: the subcommands.  Each lives in src/cmd-<name>.c as
+ * cmd_<name>(argc, argv) with argv[0] the subcommand name, and returns the
+ * process exit status: 0 success, 1 a tripped CI gate (diff), 2 an error.
+ *
+ * Adding a command: the function here, a row in src/mmprof.c's table, the
+ * file src/cmd-<name>.c (found by the Makefile's wildcard), a man page
+ * man/mmprof-<name>.1, and tests (tests/integration/t*-<name>*.sh).
+ */
+#ifndef MMPROF_CMD_H
+#define MMPROF_CMD_H
+
+#define EXIT_GATE 1
+#define EXIT_ERROR 2
+
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_help(int argc, char **argv);
+int cmd_version(int argc, char **argv);
+
+#endif

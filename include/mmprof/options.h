@@ -1,0 +1,57 @@
+/*
+ * options: a command's options as one table, from which both the parser
+ * (getopt_long underneath) and the --help text are made.
+ *
+ * Each cmd-<name>.c keeps its table local; values land in the command's own
+ * options struct.  Parsing stops at the first non-option argument (or
+ * "--"), so `mmprof record -F 99 -- cmd -x` leaves "cmd -x" to the command.
+ */
+#ifndef MMPROF_OPTIONS_H
+#define MMPROF_OPTIONS_H
+
+#include <stddef.h>
+
+enum opt_type {
+	OPT_END = 0,
+	OPT_BOOL,	/* int *: set to 1 (a --no-X form sets 0 when negatable) */
+	OPT_INT,	/* int * */
+	OPT_DOUBLE,	/* double * */
+	OPT_STRING,	/* const char **: last one wins */
+	OPT_LIST,	/* struct strlist *: each use appends (also splits on ',' if OPT_SPLIT) */
+	OPT_CALLBACK,	/* int (*cb)(void *value, const char *arg): 0 or -1 (message printed) */
+	OPT_GROUP,	/* a heading in --help (help is the heading text) */
+};
+
+#define OPT_SPLIT	1	/* OPT_LIST: split the argument on commas */
+#define OPT_NEGATABLE	2	/* OPT_BOOL: also accept --no-<long> */
+
+struct strlist {
+	char **items;
+	size_t nr, alloc;
+};
+void strlist__add(struct strlist *l, const char *s);
+void strlist__release(struct strlist *l);
+
+struct option_desc {
+	enum opt_type type;
+	int short_name;		/* 0 if none */
+	const char *long_name;	/* NULL if none */
+	void *value;
+	const char *argname;	/* for options with an argument, e.g. "HZ" */
+	const char *help;
+	int flags;
+	int (*cb)(void *value, const char *arg);
+};
+
+/*
+ * Parse argv[1..] (argv[0] is the command name).  Returns the index of the
+ * first argument that is not an option, or -1 after printing one error
+ * line (caller exits 2), or -2 after printing --help (caller exits 0).
+ */
+int options__parse(int argc, char **argv, const struct option_desc *opts,
+		   const char *const *usage);
+
+/* Print usage lines and the option table to stdout. */
+void options__usage(const struct option_desc *opts, const char *const *usage);
+
+#endif

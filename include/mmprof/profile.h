@@ -1,0 +1,187 @@
+/*
+ * profile: the in-memory model of one recording (one .data file).
+ *
+ * `record` builds it, `datafile` saves and loads it, `report` and `diff`
+ * read it.  Everything is interned once and referred to by 32-bit ids:
+ *
+ *   strings   pool of unique strings; id 0 is "no string" (NULL)
+ *   frames    resolved code locations (symbol, DSO, kernel/user, raw address)
+ *   nodes     a call-stack trie, root first: node 0 is the root sentinel,
+ *             every other node has parent < its own id and one frame.  A
+ *             stack is the node of its innermost frame (the sampled IP).
+ *   counts    (run, event, comm, node) -> samples and summed period
+ *   events    the sampling events (as asked and as really opened)
+ *   runs      one per workload execution (record -r N gives N runs)
+ *   counters  per run: perf-stat style totals with enabled/running times
+ *   intervals per run: counter deltas per interval (record -I)
+ *   metrics   per run: named numbers (workload output "<name>.<m>: v",
+ *             rusage-derived keys, later vmstat deltas)
+ *   meta      ordered key/value strings (host, kernel, command line, ...)
+ *
+ * Tables are plain arrays, readable directly (`p->frames[i]`); mutate only
+ * through the functions below, which keep the hash indexes in step.
+ * Memory: allocation failure exits (xalloc.h).  Workload: hundreds of
+ * thousands of nodes and counts, lookups far more common than inserts.
+ */
+#ifndef MMPROF_PROFILE_H
+#define MMPROF_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mmprof/hashidx.h"
+
+/* Version of the data model and of the .data schema (Documentation/data-format.md). */
+#define PROFILE_FORMAT_VERSION 1
+
+#define PROFILE_ROOT 0u		/* node id of the trie root */
+
+struct frame {
+	uint64_t addr;		/* raw sampled address (user: process virtual) */
+	uint64_t sym_off;	/* addr - symbol start; 0 when unresolved */
+	uint32_t sym;		/* string id of the symbol name, 0 = unresolved */
+	uint32_t dso;		/* string id: "[kernel.kallsyms]", "[ext4]", a path; 0 = unknown */
+	uint8_t kernel;		/* 1 for a kernel-space frame */
+};
+
+struct stack_node {
+	uint32_t parent;	/* < own id; the root's parent is itself (0) */
+	uint32_t frame;		/* frame id (unused for the root) */
+	uint32_t depth;		/* 1 for a child of the root */
+};
+
+struct count {
+	uint32_t run, event, comm, node;
+	uint64_t samples;
+	uint64_t period;	/* sum of sample periods (ns for cpu-clock) */
+};
+
+struct event_desc {
+	uint32_t name;		/* string id: the event opened, perf's spelling ("cpu-clock") */
+	uint32_t asked;		/* string id: as the user asked ("cycles") */
+	uint32_t type;		/* perf_event_attr.type */
+	uint64_t config;	/* perf_event_attr.config */
+	uint8_t freq;		/* 1: sample is a frequency in Hz, 0: a period */
+	uint64_t sample;
+};
+
+struct run {
+	int64_t start_ns;	/* CLOCK_REALTIME at start */
+	int64_t wall_ns;	/* duration of the run (or of the sampled window) */
+	int32_t exit_code;	/* workload exit code, -1 if killed or not a fork */
+	int32_t term_signal;	/* signal that killed it, 0 if none */
+	int64_t utime_us, stime_us;
+	int64_t maxrss_kb, minflt, majflt, nvcsw, nivcsw;
+	uint64_t samples, lost, throttled;
+};
+
+struct counter {
+	uint32_t run;
+	uint32_t name;		/* string id, perf's name ("page-faults") */
+	uint8_t supported;	/* 0: the machine cannot count it; value meaningless */
+	uint64_t value;		/* raw value as read */
+	uint64_t enabled, running;	/* ns; value scaled = value * enabled / running */
+};
+
+struct counter_interval {
+	uint32_t run;
+	uint32_t name;		/* string id */
+	uint64_t t_ns;		/* end of the interval, since the start of the run */
+	uint64_t value;		/* delta over the interval (raw) */
+	uint64_t enabled, running;	/* deltas over the interval */
+};
+
+struct metric {
+	uint32_t run;
+	uint32_t key;		/* string id ("page_fault1.ops_per_sec") */
+	double value;
+};
+
+struct meta_entry {
+	uint32_t key, value;	/* string ids */
+};
+
+struct profile {
+	/* string pool: strs[id] for id >= 1 */
+	char **strs;
+	size_t nr_strs, alloc_strs;
+
+	struct frame *frames;
+	size_t nr_frames, alloc_frames;
+
+	struct stack_node *nodes;	/* nodes[0] is the root */
+	size_t nr_nodes, alloc_nodes;
+
+	struct count *counts;
+	size_t nr_counts, alloc_counts;
+
+	struct event_desc *events;
+	size_t nr_events, alloc_events;
+
+	struct run *runs;
+	size_t nr_runs, alloc_runs;
+
+	struct counter *counters;
+	size_t nr_counters, alloc_counters;
+
+	struct counter_interval *intervals;
+	size_t nr_intervals, alloc_intervals;
+
+	struct metric *metrics;
+	size_t nr_metrics, alloc_metrics;
+
+	struct meta_entry *meta;
+	size_t nr_meta, alloc_meta;
+
+	/* private: hash indexes over the tables above */
+	struct hashidx str_idx, frame_idx, node_idx, count_idx;
+};
+
+struct profile *profile__new(void);
+void profile__free(struct profile *p);	/* NULL is fine */
+
+/* Strings: 0 for NULL; the returned pointer lives as long as p. */
+uint32_t profile__intern(struct profile *p, const char *s);
+uint32_t profile__intern_len(struct profile *p, const char *s, size_t len);
+/* Existing id of s, or 0 if s was never interned. */
+uint32_t profile__str_id(const struct profile *p, const char *s);
+static inline const char *profile__str(const struct profile *p, uint32_t id)
+{
+	return id && id < p->nr_strs ? p->strs[id] : NULL;
+}
+
+/* Meta: set replaces an existing key's value (order of first set kept). */
+void profile__set_meta(struct profile *p, const char *key, const char *value);
+const char *profile__meta(const struct profile *p, const char *key);
+
+uint32_t profile__add_event(struct profile *p, const struct event_desc *ev);
+uint32_t profile__add_run(struct profile *p, const struct run *r);
+
+/* The id of an identical frame (addr, sym, dso, kernel, sym_off), added if new. */
+uint32_t profile__frame(struct profile *p, const struct frame *f);
+
+/* The child of parent with this frame, added if new. */
+uint32_t profile__node(struct profile *p, uint32_t parent, uint32_t frame);
+
+/*
+ * The node of a whole stack given innermost first (as the kernel delivers
+ * callchains): frames[0] is the sampled IP, frames[n-1] the outermost caller.
+ */
+uint32_t profile__stack(struct profile *p, const uint32_t *frames_leaf_first, size_t n);
+
+/* Add samples and period to the (run, event, comm, node) cell. */
+void profile__add_count(struct profile *p, uint32_t run, uint32_t event,
+			uint32_t comm, uint32_t node, uint64_t samples, uint64_t period);
+
+void profile__add_counter(struct profile *p, const struct counter *c);
+void profile__add_interval(struct profile *p, const struct counter_interval *ci);
+void profile__add_metric(struct profile *p, uint32_t run, const char *key, double value);
+
+/* Symbol of a frame for display: the name, or "[unknown]". */
+const char *profile__frame_sym(const struct profile *p, uint32_t frame);
+
+/* Scaled counter value: value * enabled / running (value when running == enabled or 0). */
+double counter__scaled(const struct counter *c);
+
+#endif

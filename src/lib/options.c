@@ -1,0 +1,221 @@
+/* options: table-driven option parsing and --help; see include/mmprof/options.h. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmprof/options.h"
+#include "mmprof/xalloc.h"
+
+void strlist__add(struct strlist *l, const char *s)
+{
+	XGROW(l->items, l->alloc, l->nr);
+	l->items[l->nr++] = xstrdup(s);
+}
+
+void strlist__release(struct strlist *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr; i++)
+		free(l->items[i]);
+	free(l->items);
+	memset(l, 0, sizeof(*l));
+}
+
+static int has_arg(const struct option_desc *o)
+{
+	return o->type != OPT_BOOL && o->type != OPT_GROUP;
+}
+
+void options__usage(const struct option_desc *opts, const char *const *usage)
+{
+	const struct option_desc *o;
+	size_t i;
+
+	for (i = 0; usage[i]; i++)
+		printf("%s %s\n", i ? "   or:" : "usage:", usage[i]);
+	for (o = opts; o->type != OPT_END; o++) {
+		char left[80];
+		int n = 0;
+
+		if (o->type == OPT_GROUP) {
+			printf("\n%s\n", o->help);
+			continue;
+		}
+		if (o->short_name)
+			n += snprintf(left + n, sizeof(left) - n, "-%c", o->short_name);
+		else
+			n += snprintf(left + n, sizeof(left) - n, "  ");
+		if (o->long_name)
+			n += snprintf(left + n, sizeof(left) - n, "%s--%s%s",
+				      o->short_name ? ", " : "  ",
+				      (o->flags & OPT_NEGATABLE) ? "[no-]" : "",
+				      o->long_name);
+		if (has_arg(o) && n < (int)sizeof(left))
+			snprintf(left + n, sizeof(left) - n, " %s", o->argname ? o->argname : "ARG");
+		printf("    %-26s %s\n", left, o->help);
+	}
+}
+
+static const struct option_desc *find_short(const struct option_desc *opts, int c)
+{
+	for (; opts->type != OPT_END; opts++)
+		if (opts->short_name == c && opts->type != OPT_GROUP)
+			return opts;
+	return NULL;
+}
+
+static int set_value(const struct option_desc *o, const char *arg, int negated,
+		     const char *cmd)
+{
+	char *end;
+
+	switch (o->type) {
+	case OPT_BOOL:
+		*(int *)o->value = !negated;
+		return 0;
+	case OPT_INT: {
+		long v;
+
+		errno = 0;
+		v = strtol(arg, &end, 0);
+		if (errno || end == arg || *end || v < -2147483647L || v > 2147483647L)
+			break;
+		*(int *)o->value = (int)v;
+		return 0;
+	}
+	case OPT_DOUBLE: {
+		double v;
+
+		errno = 0;
+		v = strtod(arg, &end);
+		if (errno || end == arg || *end)
+			break;
+		*(double *)o->value = v;
+		return 0;
+	}
+	case OPT_STRING:
+		*(const char **)o->value = arg;
+		return 0;
+	case OPT_LIST:
+		if (o->flags & OPT_SPLIT) {
+			const char *s = arg;
+
+			while (*s) {
+				size_t len = strcspn(s, ",");
+				char *item = xstrndup(s, len);
+
+				if (len)
+					strlist__add(o->value, item);
+				free(item);
+				s += len;
+				if (*s == ',')
+					s++;
+			}
+		} else {
+			strlist__add(o->value, arg);
+		}
+		return 0;
+	case OPT_CALLBACK:
+		return o->cb(o->value, arg);
+	default:
+		break;
+	}
+	if (o->long_name)
+		fprintf(stderr, "mmprof %s: invalid value '%s' for --%s; see 'mmprof %s --help'\n",
+			cmd, arg, o->long_name, cmd);
+	else
+		fprintf(stderr, "mmprof %s: invalid value '%s' for -%c; see 'mmprof %s --help'\n",
+			cmd, arg, o->short_name, cmd);
+	return -1;
+}
+
+int options__parse(int argc, char **argv, const struct option_desc *opts,
+		   const char *const *usage)
+{
+	struct option *lopts;
+	char shorts[256] = "+:h";
+	size_t nopts = 0, nl = 0, ns = 3, i;
+	const struct option_desc *o;
+	const char *cmd = argv[0];
+	int ret = -1, c, li;
+
+	for (o = opts; o->type != OPT_END; o++)
+		nopts++;
+	/* each option may need a --no- twin, plus --help and the terminator */
+	lopts = xcalloc(2 * nopts + 2, sizeof(*lopts));
+	for (i = 0; i < nopts; i++) {
+		o = &opts[i];
+		if (o->type == OPT_GROUP)
+			continue;
+		if (o->short_name && ns + 3 < sizeof(shorts)) {
+			shorts[ns++] = (char)o->short_name;
+			if (has_arg(o))
+				shorts[ns++] = ':';
+		}
+		if (o->long_name) {
+			lopts[nl].name = o->long_name;
+			lopts[nl].has_arg = has_arg(o) ? required_argument : no_argument;
+			lopts[nl].val = 1000 + (int)i;
+			nl++;
+			if (o->flags & OPT_NEGATABLE) {
+				size_t len = strlen(o->long_name) + 4;
+				char *neg = xmalloc(len);
+
+				snprintf(neg, len, "no-%s", o->long_name);
+				lopts[nl].name = neg;
+				lopts[nl].val = 3000 + (int)i;
+				nl++;
+			}
+		}
+	}
+	lopts[nl].name = "help";
+	lopts[nl].val = 'h';
+	nl++;
+	shorts[ns] = '\0';
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shorts, lopts, &li)) != -1) {
+		int negated = 0;
+
+		if (c == 'h' && !find_short(opts, 'h')) {
+			options__usage(opts, usage);
+			ret = -2;
+			goto out;
+		}
+		if (c == '?') {
+			if (optopt)
+				fprintf(stderr, "mmprof %s: unknown option '-%c'; see 'mmprof %s --help'\n",
+					cmd, optopt, cmd);
+			else
+				fprintf(stderr, "mmprof %s: unknown option '%s'; see 'mmprof %s --help'\n",
+					cmd, argv[optind - 1], cmd);
+			goto out;
+		}
+		if (c == ':') {
+			fprintf(stderr, "mmprof %s: option '%s' needs a value; see 'mmprof %s --help'\n",
+				cmd, argv[optind - 1], cmd);
+			goto out;
+		}
+		if (c >= 3000) {
+			o = &opts[c - 3000];
+			negated = 1;
+		} else if (c >= 1000) {
+			o = &opts[c - 1000];
+		} else {
+			o = find_short(opts, c);
+		}
+		if (!o || set_value(o, optarg, negated, cmd) < 0)
+			goto out;
+	}
+	ret = optind;
+out:
+	for (i = 0; i < nl; i++)
+		if (lopts[i].val >= 3000)
+			free((char *)lopts[i].name);
+	free(lopts);
+	return ret;
+}

@@ -1,0 +1,80 @@
+/*
+ * mmprof: main and the command table.
+ *
+ * Finds the subcommand, runs it, and checks that stdout was written and
+ * closed without error (a full disk or a closed pipe must not pass as
+ * success).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mmprof/cmd.h"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "record",  cmd_record,  "run a workload (or watch pids/the system) and write a .data file" },
+	{ "report",  cmd_report,  "show a .data file: LKP keys, call tree, folded stacks, JSON" },
+	{ "help",    cmd_help,    "show the manual page of a command" },
+	{ "version", cmd_version, "print mmprof's version" },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: mmprof <command> [options] [args]\n\ncommands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "    %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n'mmprof <command> --help' lists a command's options; "
+		   "'mmprof help <command>' shows its manual.\n");
+}
+
+int cmd_version(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("mmprof %s\n", MMPROF_VERSION);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *name;
+	size_t i;
+	int ret;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_ERROR;
+	}
+	name = argv[1];
+	if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(name, "--version"))
+		name = "version";
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i].name, name))
+			break;
+	if (i == sizeof(commands) / sizeof(commands[0])) {
+		fprintf(stderr, "mmprof: '%s' is not a command; see 'mmprof --help'\n", name);
+		return EXIT_ERROR;
+	}
+	ret = commands[i].fn(argc - 1, argv + 1);
+
+	if (fflush(stdout) || ferror(stdout) || fclose(stdout)) {
+		if (errno != EPIPE) {
+			fprintf(stderr, "mmprof: cannot write output: %s\n", strerror(errno));
+			return EXIT_ERROR;
+		}
+	}
+	return ret;
+}

@@ -1,0 +1,278 @@
+/*
+ * profile: the in-memory model of one recording; see include/mmprof/profile.h.
+ *
+ * Interning goes through hashidx indexes whose keys live in the tables
+ * themselves, so a frame, a trie edge or a count cell is stored once.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmprof/profile.h"
+#include "mmprof/xalloc.h"
+
+struct profile *profile__new(void)
+{
+	struct profile *p = xcalloc(1, sizeof(*p));
+
+	hashidx__init(&p->str_idx);
+	hashidx__init(&p->frame_idx);
+	hashidx__init(&p->node_idx);
+	hashidx__init(&p->count_idx);
+	/* string id 0 and node 0 are reserved */
+	XGROW(p->strs, p->alloc_strs, 0);
+	p->strs[0] = NULL;
+	p->nr_strs = 1;
+	XGROW(p->nodes, p->alloc_nodes, 0);
+	memset(&p->nodes[0], 0, sizeof(p->nodes[0]));
+	p->nr_nodes = 1;
+	return p;
+}
+
+void profile__free(struct profile *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 1; i < p->nr_strs; i++)
+		free(p->strs[i]);
+	free(p->strs);
+	free(p->frames);
+	free(p->nodes);
+	free(p->counts);
+	free(p->events);
+	free(p->runs);
+	free(p->counters);
+	free(p->intervals);
+	free(p->metrics);
+	free(p->meta);
+	hashidx__release(&p->str_idx);
+	hashidx__release(&p->frame_idx);
+	hashidx__release(&p->node_idx);
+	hashidx__release(&p->count_idx);
+	free(p);
+}
+
+struct strkey {
+	const char *s;
+	size_t len;
+};
+
+static bool str_eq(const void *ctx, uint32_t row, const void *key)
+{
+	const struct profile *p = ctx;
+	const struct strkey *k = key;
+	const char *s = p->strs[row];
+
+	return strncmp(s, k->s, k->len) == 0 && s[k->len] == '\0';
+}
+
+uint32_t profile__intern_len(struct profile *p, const char *s, size_t len)
+{
+	struct strkey k = { s, len };
+	uint64_t h;
+	uint32_t id;
+
+	if (!s)
+		return 0;
+	h = hash__bytes(s, len);
+	id = hashidx__find(&p->str_idx, h, str_eq, p, &k);
+	if (id != HASHIDX_NONE)
+		return id;
+	XGROW(p->strs, p->alloc_strs, p->nr_strs);
+	id = p->nr_strs++;
+	p->strs[id] = xstrndup(s, len);
+	hashidx__insert(&p->str_idx, h, id);
+	return id;
+}
+
+uint32_t profile__intern(struct profile *p, const char *s)
+{
+	return s ? profile__intern_len(p, s, strlen(s)) : 0;
+}
+
+uint32_t profile__str_id(const struct profile *p, const char *s)
+{
+	struct strkey k;
+	uint32_t id;
+
+	if (!s)
+		return 0;
+	k.s = s;
+	k.len = strlen(s);
+	id = hashidx__find(&p->str_idx, hash__bytes(s, k.len), str_eq, p, &k);
+	return id == HASHIDX_NONE ? 0 : id;
+}
+
+void profile__set_meta(struct profile *p, const char *key, const char *value)
+{
+	uint32_t k = profile__intern(p, key);
+	uint32_t v = profile__intern(p, value);
+	size_t i;
+
+	for (i = 0; i < p->nr_meta; i++) {
+		if (p->meta[i].key == k) {
+			p->meta[i].value = v;
+			return;
+		}
+	}
+	XGROW(p->meta, p->alloc_meta, p->nr_meta);
+	p->meta[p->nr_meta].key = k;
+	p->meta[p->nr_meta].value = v;
+	p->nr_meta++;
+}
+
+const char *profile__meta(const struct profile *p, const char *key)
+{
+	uint32_t k = profile__str_id(p, key);
+	size_t i;
+
+	if (!k)
+		return NULL;
+	for (i = 0; i < p->nr_meta; i++)
+		if (p->meta[i].key == k)
+			return profile__str(p, p->meta[i].value);
+	return NULL;
+}
+
+uint32_t profile__add_event(struct profile *p, const struct event_desc *ev)
+{
+	XGROW(p->events, p->alloc_events, p->nr_events);
+	p->events[p->nr_events] = *ev;
+	return (uint32_t)p->nr_events++;
+}
+
+uint32_t profile__add_run(struct profile *p, const struct run *r)
+{
+	XGROW(p->runs, p->alloc_runs, p->nr_runs);
+	p->runs[p->nr_runs] = *r;
+	return (uint32_t)p->nr_runs++;
+}
+
+static uint64_t frame_hash(const struct frame *f)
+{
+	uint64_t h = hash__u64(f->addr);
+
+	h = hash__combine(h, f->sym_off);
+	h = hash__combine(h, ((uint64_t)f->sym << 32) | f->dso);
+	return hash__combine(h, f->kernel);
+}
+
+static bool frame_eq(const void *ctx, uint32_t row, const void *key)
+{
+	const struct frame *a = &((const struct profile *)ctx)->frames[row];
+	const struct frame *b = key;
+
+	return a->addr == b->addr && a->sym == b->sym && a->dso == b->dso &&
+	       a->kernel == b->kernel && a->sym_off == b->sym_off;
+}
+
+uint32_t profile__frame(struct profile *p, const struct frame *f)
+{
+	uint64_t h = frame_hash(f);
+	uint32_t id = hashidx__find(&p->frame_idx, h, frame_eq, p, f);
+
+	if (id != HASHIDX_NONE)
+		return id;
+	XGROW(p->frames, p->alloc_frames, p->nr_frames);
+	id = (uint32_t)p->nr_frames++;
+	p->frames[id] = *f;
+	p->frames[id].kernel = f->kernel ? 1 : 0;
+	hashidx__insert(&p->frame_idx, h, id);
+	return id;
+}
+
+static bool node_eq(const void *ctx, uint32_t row, const void *key)
+{
+	const struct stack_node *a = &((const struct profile *)ctx)->nodes[row];
+	const struct stack_node *b = key;
+
+	return a->parent == b->parent && a->frame == b->frame;
+}
+
+uint32_t profile__node(struct profile *p, uint32_t parent, uint32_t frame)
+{
+	struct stack_node k = { .parent = parent, .frame = frame };
+	uint64_t h = hash__u64(((uint64_t)parent << 32) | frame);
+	uint32_t id = hashidx__find(&p->node_idx, h, node_eq, p, &k);
+
+	if (id != HASHIDX_NONE)
+		return id;
+	XGROW(p->nodes, p->alloc_nodes, p->nr_nodes);
+	id = (uint32_t)p->nr_nodes++;
+	k.depth = p->nodes[parent].depth + 1;
+	p->nodes[id] = k;
+	hashidx__insert(&p->node_idx, h, id);
+	return id;
+}
+
+uint32_t profile__stack(struct profile *p, const uint32_t *frames, size_t n)
+{
+	uint32_t node = PROFILE_ROOT;
+
+	while (n--)
+		node = profile__node(p, node, frames[n]);
+	return node;
+}
+
+static bool count_eq(const void *ctx, uint32_t row, const void *key)
+{
+	const struct count *a = &((const struct profile *)ctx)->counts[row];
+	const struct count *b = key;
+
+	return a->node == b->node && a->run == b->run && a->event == b->event &&
+	       a->comm == b->comm;
+}
+
+void profile__add_count(struct profile *p, uint32_t run, uint32_t event,
+			uint32_t comm, uint32_t node, uint64_t samples, uint64_t period)
+{
+	struct count k = { .run = run, .event = event, .comm = comm, .node = node };
+	uint64_t h = hash__combine(hash__u64(((uint64_t)run << 32) | event),
+				   ((uint64_t)comm << 32) | node);
+	uint32_t id = hashidx__find(&p->count_idx, h, count_eq, p, &k);
+
+	if (id == HASHIDX_NONE) {
+		XGROW(p->counts, p->alloc_counts, p->nr_counts);
+		id = (uint32_t)p->nr_counts++;
+		p->counts[id] = k;
+		hashidx__insert(&p->count_idx, h, id);
+	}
+	p->counts[id].samples += samples;
+	p->counts[id].period += period;
+}
+
+void profile__add_counter(struct profile *p, const struct counter *c)
+{
+	XGROW(p->counters, p->alloc_counters, p->nr_counters);
+	p->counters[p->nr_counters++] = *c;
+}
+
+void profile__add_interval(struct profile *p, const struct counter_interval *ci)
+{
+	XGROW(p->intervals, p->alloc_intervals, p->nr_intervals);
+	p->intervals[p->nr_intervals++] = *ci;
+}
+
+void profile__add_metric(struct profile *p, uint32_t run, const char *key, double value)
+{
+	XGROW(p->metrics, p->alloc_metrics, p->nr_metrics);
+	p->metrics[p->nr_metrics].run = run;
+	p->metrics[p->nr_metrics].key = profile__intern(p, key);
+	p->metrics[p->nr_metrics].value = value;
+	p->nr_metrics++;
+}
+
+const char *profile__frame_sym(const struct profile *p, uint32_t frame)
+{
+	const char *s = frame < p->nr_frames ? profile__str(p, p->frames[frame].sym) : NULL;
+
+	return s ? s : "[unknown]";
+}
+
+double counter__scaled(const struct counter *c)
+{
+	if (!c->running || c->running == c->enabled)
+		return (double)c->value;
+	return (double)c->value * ((double)c->enabled / (double)c->running);
+}

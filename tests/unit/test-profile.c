@@ -1,0 +1,103 @@
+/* Unit tests of the in-memory profile model: interning, trie, counts. */
+#include <stdlib.h>
+
+#include "mmprof/profile.h"
+#include "tap.h"
+
+/* Reference model check: stacks added in random order map to the same
+ * node whenever their frame sequences are equal, and parents precede. */
+static void test_trie_against_model(void)
+{
+	struct profile *p = profile__new();
+	uint32_t stacks[200][6], lens[200], nodes[200];
+	int i, j, bad = 0;
+
+	srand(1);
+	for (i = 0; i < 200; i++) {
+		lens[i] = 1 + rand() % 6;
+		for (j = 0; j < (int)lens[i]; j++)
+			stacks[i][j] = rand() % 4;
+		nodes[i] = profile__stack(p, stacks[i], lens[i]);
+	}
+	for (i = 0; i < 200; i++)
+		for (j = 0; j < 200; j++) {
+			int same = lens[i] == lens[j] &&
+				   !memcmp(stacks[i], stacks[j], lens[i] * sizeof(uint32_t));
+			if (same != (nodes[i] == nodes[j]))
+				bad++;
+		}
+	is_int(bad, 0, "trie nodes equal exactly when stacks are equal");
+	bad = 0;
+	for (i = 1; i < (int)p->nr_nodes; i++)
+		if (p->nodes[i].parent >= (uint32_t)i ||
+		    p->nodes[i].depth != p->nodes[p->nodes[i].parent].depth + 1)
+			bad++;
+	is_int(bad, 0, "every parent precedes its child and depth is parent's + 1");
+	/* walk one stack back: innermost first */
+	{
+		uint32_t n = nodes[0];
+
+		for (j = 0; j < (int)lens[0]; j++) {
+			if (p->nodes[n].frame != stacks[0][j])
+				bad++;
+			n = p->nodes[n].parent;
+		}
+		is_int(bad, 0, "walking parents gives the stack innermost first");
+		is_int(n, PROFILE_ROOT, "and ends at the root");
+	}
+	profile__free(p);
+}
+
+int main(void)
+{
+	struct profile *p = profile__new();
+	struct frame f = { .addr = 0x1000, .kernel = 1 };
+	uint32_t a, b, fa, fb, n;
+
+	a = profile__intern(p, "zap_pmd_range");
+	b = profile__intern(p, "zap_pmd_range");
+	ok(a && a == b, "interning returns one id per string");
+	is_str(profile__str(p, a), "zap_pmd_range", "string read back");
+	is_int(profile__intern(p, NULL), 0, "NULL interns to 0");
+	is_int(profile__str_id(p, "nope"), 0, "unknown string has no id");
+	ok(profile__str(p, 0) == NULL, "id 0 is NULL");
+
+	f.sym = a;
+	fa = profile__frame(p, &f);
+	fb = profile__frame(p, &f);
+	is_int(fa, fb, "identical frames intern once");
+	f.addr = 0x2000;
+	ok(profile__frame(p, &f) != fa, "another address is another frame");
+	is_str(profile__frame_sym(p, fa), "zap_pmd_range", "frame symbol");
+	f.sym = 0;
+	is_str(profile__frame_sym(p, profile__frame(p, &f)), "[unknown]", "unresolved frame");
+
+	n = profile__node(p, PROFILE_ROOT, fa);
+	profile__add_count(p, 0, 0, a, n, 1, 100);
+	profile__add_count(p, 0, 0, a, n, 2, 200);
+	profile__add_count(p, 1, 0, a, n, 1, 50);
+	is_int(p->nr_counts, 2, "counts aggregate per (run, event, comm, node)");
+	is_int(p->counts[0].samples, 3, "samples summed");
+	is_int(p->counts[0].period, 300, "period summed");
+
+	profile__set_meta(p, "hostname", "a");
+	profile__set_meta(p, "kernel", "6.18");
+	profile__set_meta(p, "hostname", "b");
+	is_str(profile__meta(p, "hostname"), "b", "meta set replaces");
+	is_int(p->nr_meta, 2, "meta keys kept once");
+	ok(profile__meta(p, "missing") == NULL, "missing meta is NULL");
+
+	{
+		struct counter c = { .value = 100, .enabled = 200, .running = 100 };
+
+		is_dbl(counter__scaled(&c), 200.0, 1e-9, "multiplexed counter scaled");
+		c.running = 0;
+		is_dbl(counter__scaled(&c), 100.0, 1e-9, "running 0 leaves the raw value");
+	}
+	profile__free(p);
+	profile__free(NULL);
+	ok(1, "profile__free(NULL) is fine");
+
+	test_trie_against_model();
+	return done_testing();
+}
