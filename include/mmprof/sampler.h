@@ -1,0 +1,84 @@
+/*
+ * sampler: callchain sampling through libperf, aggregated as it is read.
+ *
+ * One sampler serves a whole `record` (all runs).  Per run: open the
+ * sampling events on the target, poll and drain the per-CPU ring buffers
+ * while the workload runs, close, then hand the run's aggregate to the
+ * profile.  Samples are never stored one by one: each is parsed, its
+ * callchain hashed and counted against (event, pid, comm, raw stack), so
+ * memory grows with distinct stacks, not with samples.  Side-band records
+ * (COMM, MMAP2, FORK, EXIT) go to the symbols context; addresses are
+ * resolved once per distinct (pid, address) in sampler__end_run.
+ * PERF_RECORD_LOST and THROTTLE are counted per run, never dropped silently.
+ *
+ * Event choice: with no -e, `cycles` with the most precise modifier the PMU
+ * accepts; where there is no hardware PMU (ENOENT, EOPNOTSUPP, ENODEV,
+ * ENXIO) it falls back to cpu-clock and says so in sampler__note().
+ */
+#ifndef MMPROF_SAMPLER_H
+#define MMPROF_SAMPLER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "mmprof/errmsg.h"
+#include "mmprof/options.h"
+#include "mmprof/profile.h"
+#include "mmprof/symbols.h"
+
+struct sampler;
+
+struct sampler_opts {
+	const struct strlist *events;	/* -e specs; NULL or empty: the default */
+	int freq;			/* -F Hz; 0 when a period is given */
+	uint64_t period;		/* -c; 0 when a frequency is given */
+	int mmap_pages;			/* per-CPU ring buffer pages (power of 2); 0: default */
+	bool no_callchain;		/* sample IPs only */
+};
+
+struct record_target {
+	const pid_t *pids;		/* fork mode: {child}; -p: the given processes */
+	size_t nr_pids;
+	bool system_wide;		/* -a */
+	const char *cpu_list;		/* -C, NULL for all online CPUs */
+	bool enable_on_exec;		/* fork mode without --delay */
+};
+
+struct sampler *sampler__new(const struct sampler_opts *o, struct symbols *syms,
+			     struct errmsg *e);
+void sampler__free(struct sampler *s);	/* NULL is fine */
+
+/* Open events on the target (disabled unless enable_on_exec), mmap buffers. */
+int sampler__open(struct sampler *s, const struct record_target *t, struct errmsg *e);
+void sampler__enable(struct sampler *s);
+void sampler__disable(struct sampler *s);
+
+/* Wait for data up to timeout_ms: >0 data, 0 timeout, -EINTR on a signal. */
+int sampler__poll(struct sampler *s, int timeout_ms);
+
+/* Read and aggregate everything in the ring buffers now.  Returns samples read. */
+int sampler__drain(struct sampler *s);
+
+/* Drain, close the run's events and unmap (the sampler stays reusable). */
+void sampler__close(struct sampler *s);
+
+/*
+ * Once, after the first successful open: add the events really opened to
+ * p (in order; event index i of counts is p->events[first + i]).
+ */
+void sampler__add_events(struct sampler *s, struct profile *p);
+
+/*
+ * Resolve and move this run's aggregate into p as counts of run `run`;
+ * fills r->samples, r->lost, r->throttled.  Resets the aggregate.
+ */
+int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct run *r);
+
+/* A note for the user (the cpu-clock fallback), or NULL. */
+const char *sampler__note(const struct sampler *s);
+
+/* Samples, lost records and throttle events so far in this run (progress line). */
+void sampler__progress(const struct sampler *s, uint64_t *samples, uint64_t *lost);
+
+#endif
