@@ -21,6 +21,7 @@ struct command {
 static const struct command commands[] = {
 	{ "record",  cmd_record,  "run a workload (or watch pids/the system) and write a .data file" },
 	{ "report",  cmd_report,  "show a .data file: LKP keys, call tree, folded stacks, JSON" },
+	{ "diff",    cmd_diff,    "compare two sets of runs: the robot's table with significance, CI gates" },
 	{ "help",    cmd_help,    "show the manual page of a command" },
 	{ "version", cmd_version, "print mmprof's version" },
 };
