@@ -1,0 +1,200 @@
+/*
+ * sysinfo: machine and recording metadata; see include/mmprof/sysinfo.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/utsname.h>
+
+#include "mmprof/sysinfo.h"
+#include "mmprof/xalloc.h"
+
+/* First line of a small file, trimmed; false if it cannot be read. */
+static bool read_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "re");
+	size_t len;
+
+	if (!f)
+		return false;
+	if (!fgets(buf, (int)size, f)) {
+		fclose(f);
+		return false;
+	}
+	fclose(f);
+	len = strlen(buf);
+	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+		buf[--len] = '\0';
+	return true;
+}
+
+int sysinfo__selected(const char *text, char *out, size_t size)
+{
+	const char *open = strchr(text, '['), *close;
+	size_t len;
+
+	if (open) {
+		close = strchr(open, ']');
+		if (!close)
+			return -EINVAL;
+		text = open + 1;
+		len = (size_t)(close - text);
+	} else {
+		while (*text == ' ' || *text == '\t')
+			text++;
+		len = strcspn(text, "\n");
+		while (len && (text[len - 1] == ' ' || text[len - 1] == '\t'))
+			len--;
+	}
+	if (!len || !size)
+		return -EINVAL;
+	if (len >= size)
+		len = size - 1;
+	memcpy(out, text, len);
+	out[len] = '\0';
+	return 0;
+}
+
+static void add_sysfs_choice(struct profile *p, const char *key, const char *path)
+{
+	char line[256], word[64];
+
+	if (read_line(path, line, sizeof(line)) && !sysinfo__selected(line, word, sizeof(word)))
+		profile__set_meta(p, key, word);
+}
+
+static void add_file_line(struct profile *p, const char *key, const char *path)
+{
+	char line[256];
+
+	if (read_line(path, line, sizeof(line)) && line[0])
+		profile__set_meta(p, key, line);
+}
+
+static void add_cpu_model(struct profile *p)
+{
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	char line[512];
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon;
+		size_t len;
+
+		if (strncmp(line, "model name", 10) || !(colon = strchr(line, ':')))
+			continue;
+		colon++;
+		while (*colon == ' ' || *colon == '\t')
+			colon++;
+		len = strcspn(colon, "\n");
+		colon[len] = '\0';
+		if (*colon)
+			profile__set_meta(p, "cpu_model", colon);
+		break;
+	}
+	fclose(f);
+}
+
+void sysinfo__add_host(struct profile *p)
+{
+	struct utsname u;
+	char buf[64];
+	long n;
+
+	profile__set_meta(p, "mmprof_version", MMPROF_VERSION);
+	snprintf(buf, sizeof(buf), "%d", PROFILE_FORMAT_VERSION);
+	profile__set_meta(p, "format_version", buf);
+	if (!uname(&u)) {
+		profile__set_meta(p, "kernel_release", u.release);
+		profile__set_meta(p, "hostname", u.nodename);
+		profile__set_meta(p, "machine", u.machine);
+	}
+	add_cpu_model(p);
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n > 0) {
+		snprintf(buf, sizeof(buf), "%ld", n);
+		profile__set_meta(p, "nr_cpus_online", buf);
+	}
+	add_sysfs_choice(p, "thp_enabled", "/sys/kernel/mm/transparent_hugepage/enabled");
+	add_sysfs_choice(p, "thp_defrag", "/sys/kernel/mm/transparent_hugepage/defrag");
+	add_file_line(p, "perf_event_paranoid", "/proc/sys/kernel/perf_event_paranoid");
+	add_file_line(p, "kptr_restrict", "/proc/sys/kernel/kptr_restrict");
+}
+
+/* Characters that never need quoting in a POSIX shell word. */
+static bool plain_word(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			    "0123456789_-+./:=,@%", *s))
+			return false;
+	return true;
+}
+
+char *sysinfo__quote_argv(int argc, char *const argv[])
+{
+	size_t len = 1, n = 0;
+	char *out;
+	int i;
+
+	/* worst case: every character becomes '\'' (4) plus quotes and a space */
+	for (i = 0; i < argc; i++)
+		len += 4 * strlen(argv[i]) + 3;
+	out = xmalloc(len);
+	out[0] = '\0';
+	for (i = 0; i < argc; i++) {
+		const char *s = argv[i];
+
+		if (i)
+			out[n++] = ' ';
+		if (plain_word(s)) {
+			n += (size_t)snprintf(out + n, len - n, "%s", s);
+			continue;
+		}
+		out[n++] = '\'';
+		for (; *s; s++) {
+			if (*s == '\'') {
+				memcpy(out + n, "'\\''", 4);
+				n += 4;
+			} else {
+				out[n++] = *s;
+			}
+		}
+		out[n++] = '\'';
+		out[n] = '\0';
+	}
+	out[n] = '\0';
+	return out;
+}
+
+void sysinfo__add_cmdline(struct profile *p, int argc, char *const argv[])
+{
+	char *s = sysinfo__quote_argv(argc, argv);
+
+	profile__set_meta(p, "cmdline", s);
+	free(s);
+}
+
+int sysinfo__iso8601(int64_t realtime_ns, char *buf, size_t size)
+{
+	time_t t = (time_t)(realtime_ns / 1000000000);
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		return -EINVAL;
+	return 0;
+}
+
+void sysinfo__add_start_time(struct profile *p, int64_t realtime_ns)
+{
+	char buf[64];
+
+	if (!sysinfo__iso8601(realtime_ns, buf, sizeof(buf)))
+		profile__set_meta(p, "start_time", buf);
+}

@@ -1,0 +1,331 @@
+/*
+ * workload: fork the command blocked, release it, pass its output through,
+ * reap it with its rusage; see include/mmprof/workload.h.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include "mmprof/workload.h"
+#include "mmprof/xalloc.h"
+
+/* Longest output line we keep for metric parsing; longer ones are passed
+ * through but not parsed (a metric line is short). */
+#define LINE_MAX_KEEP 4096
+
+static int64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* In the child, between fork and exec: only async-signal-safe calls. */
+static void __attribute__((noreturn))
+child(char *const argv[], int go_rd, int err_wr, int out_wr)
+{
+	static const int reset[] = { SIGINT, SIGTERM, SIGPIPE, SIGIO, SIGCHLD, SIGQUIT, SIGHUP };
+	sigset_t none;
+	size_t i;
+	ssize_t n;
+	char c;
+	int err;
+
+	/* Ignored dispositions and the mask survive exec: give the command
+	 * the defaults it would have had without us. */
+	for (i = 0; i < sizeof(reset) / sizeof(reset[0]); i++)
+		signal(reset[i], SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+
+	if (out_wr >= 0) {
+		if (dup2(out_wr, STDOUT_FILENO) < 0)
+			_exit(127);
+		close(out_wr);
+	}
+	do
+		n = read(go_rd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)		/* the parent gave up before releasing us */
+		_exit(127);
+	close(go_rd);
+
+	execvp(argv[0], argv);
+	err = errno;
+	do
+		n = write(err_wr, &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	_exit(127);
+}
+
+int workload__start(struct workload *w, char *const argv[], bool capture_stdout,
+		    struct errmsg *e)
+{
+	int go[2] = { -1, -1 }, er[2] = { -1, -1 }, out[2] = { -1, -1 };
+	int err;
+
+	memset(w, 0, sizeof(*w));
+	w->go_fd = w->err_fd = w->out_fd = -1;
+
+	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(er, O_CLOEXEC) < 0 ||
+	    (capture_stdout && pipe2(out, O_CLOEXEC) < 0)) {
+		err = -errno;
+		errmsg__set(e, err, "cannot create a pipe for '%s': %s", argv[0], strerror(-err));
+		goto fail;
+	}
+	w->pid = fork();
+	if (w->pid < 0) {
+		err = -errno;
+		w->pid = 0;
+		errmsg__set(e, err, "cannot fork for '%s': %s", argv[0], strerror(-err));
+		goto fail;
+	}
+	if (w->pid == 0)
+		child(argv, go[0], er[1], out[1]);
+
+	close(go[0]);
+	close(er[1]);
+	w->go_fd = go[1];
+	w->err_fd = er[0];
+	if (capture_stdout) {
+		close(out[1]);
+		w->out_fd = out[0];
+		/* Output wakes the poll loop through SIGIO (see the header). */
+		if (fcntl(w->out_fd, F_SETOWN, getpid()) < 0 ||
+		    fcntl(w->out_fd, F_SETFL, O_NONBLOCK | O_ASYNC) < 0) {
+			err = -errno;
+			errmsg__set(e, err, "cannot set up the output pipe of '%s': %s",
+				    argv[0], strerror(-err));
+			workload__release(w);
+			return err;
+		}
+	}
+	return 0;
+
+fail:
+	close_fd(&go[0]);
+	close_fd(&go[1]);
+	close_fd(&er[0]);
+	close_fd(&er[1]);
+	close_fd(&out[0]);
+	close_fd(&out[1]);
+	return err;
+}
+
+int workload__go(struct workload *w, const char *name, struct errmsg *e)
+{
+	ssize_t n;
+	int child_errno = 0;
+	char c = 'g';
+
+	w->start_ns = now_ns(CLOCK_MONOTONIC);
+	w->start_real_ns = now_ns(CLOCK_REALTIME);
+	do
+		n = write(w->go_fd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	close_fd(&w->go_fd);
+	if (n != 1) {
+		int err = n < 0 ? -errno : -EIO;
+
+		return errmsg__set(e, err, "cannot start '%s': %s", name, strerror(-err));
+	}
+	/* EOF: the exec succeeded and closed the pipe; an int: its errno. */
+	do
+		n = read(w->err_fd, &child_errno, sizeof(child_errno));
+	while (n < 0 && errno == EINTR);
+	close_fd(&w->err_fd);
+	if (n == (ssize_t)sizeof(child_errno) && child_errno > 0) {
+		workload__reap(w, true);
+		return errmsg__set(e, -child_errno, "cannot run '%s': %s", name,
+				   strerror(child_errno));
+	}
+	return 0;
+}
+
+static void line_append(struct workload *w, const char *s, size_t len)
+{
+	if (w->line_overflow)
+		return;
+	if (w->line_len + len > LINE_MAX_KEEP) {
+		w->line_overflow = true;
+		return;
+	}
+	if (w->line_len + len + 1 > w->line_alloc) {
+		w->line_alloc = w->line_len + len + 1 < 256 ? 256 : w->line_len + len + 1;
+		w->line = xrealloc(w->line, w->line_alloc);
+	}
+	memcpy(w->line + w->line_len, s, len);
+	w->line_len += len;
+	w->line[w->line_len] = '\0';
+}
+
+static void line_end(struct workload *w, workload_line_fn cb, void *ctx)
+{
+	if (!w->line_overflow && w->line_len && cb)
+		cb(ctx, w->line, w->line_len);
+	w->line_len = 0;
+	w->line_overflow = false;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+ssize_t workload__read_output(struct workload *w, int out_fd,
+			      workload_line_fn line_cb, void *ctx)
+{
+	char buf[65536];
+	ssize_t total = 0;
+	int werr = 0;
+
+	while (w->out_fd >= 0) {
+		ssize_t n = read(w->out_fd, buf, sizeof(buf));
+		const char *p, *nl;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				break;
+			n = 0;	/* treat a broken pipe like EOF */
+		}
+		if (n == 0) {
+			close_fd(&w->out_fd);
+			line_end(w, line_cb, ctx);
+			break;
+		}
+		total += n;
+		/* Keep consuming even if our stdout is gone: the child must not block. */
+		if (!werr && out_fd >= 0)
+			werr = write_all(out_fd, buf, (size_t)n);
+		for (p = buf; p < buf + n; p = nl + 1) {
+			nl = memchr(p, '\n', (size_t)(buf + n - p));
+			if (!nl) {
+				line_append(w, p, (size_t)(buf + n - p));
+				break;
+			}
+			line_append(w, p, (size_t)(nl - p));
+			line_end(w, line_cb, ctx);
+		}
+	}
+	return werr ? werr : total;
+}
+
+int workload__reap(struct workload *w, bool block)
+{
+	pid_t r;
+
+	if (w->exited)
+		return 1;
+	if (w->pid <= 0)
+		return 0;
+	do
+		r = wait4(w->pid, &w->status, block ? 0 : WNOHANG, &w->ru);
+	while (r < 0 && errno == EINTR);
+	if (r == 0)
+		return 0;
+	if (r < 0) {
+		/* ECHILD: someone else reaped it; no status to report */
+		memset(&w->ru, 0, sizeof(w->ru));
+		w->status = 0;
+	}
+	w->wall_ns = now_ns(CLOCK_MONOTONIC) - w->start_ns;
+	w->exited = true;
+	w->pid = 0;
+	return 1;
+}
+
+int workload__kill(struct workload *w, int sig)
+{
+	if (w->pid <= 0 || w->exited)
+		return -ESRCH;
+	return kill(w->pid, sig) < 0 ? -errno : 0;
+}
+
+void workload__release(struct workload *w)
+{
+	if (w->pid > 0 && !w->exited) {
+		/* Closing the release pipe first lets a still-blocked child exit. */
+		close_fd(&w->go_fd);
+		kill(w->pid, SIGKILL);
+		workload__reap(w, true);
+	}
+	close_fd(&w->go_fd);
+	close_fd(&w->err_fd);
+	close_fd(&w->out_fd);
+	free(w->line);
+	w->line = NULL;
+	w->line_len = w->line_alloc = 0;
+}
+
+static bool key_char(int c)
+{
+	return isalnum(c) || c == '_' || c == '-' || c == '.';
+}
+
+bool workload__parse_metric(const char *line, size_t len, char *key, size_t key_size,
+			    double *value)
+{
+	char num[64];
+	const char *end = line + len, *p = line, *colon;
+	char *numend;
+	bool dot = false;
+	size_t klen;
+	double v;
+
+	while (p < end && key_char((unsigned char)*p)) {
+		dot |= *p == '.';
+		p++;
+	}
+	colon = p;
+	klen = (size_t)(colon - line);
+	if (!klen || p == end || *p != ':' || !dot)
+		return false;
+	/* "<name>.<metric>": the dot neither first nor last */
+	if (line[0] == '.' || line[klen - 1] == '.')
+		return false;
+	p++;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	while (end > p && isspace((unsigned char)end[-1]))
+		end--;
+	if (p == end || (size_t)(end - p) >= sizeof(num) || klen >= key_size)
+		return false;
+	memcpy(num, p, (size_t)(end - p));
+	num[end - p] = '\0';
+	errno = 0;
+	v = strtod(num, &numend);
+	if (errno || numend == num || *numend || !isfinite(v))
+		return false;
+	memcpy(key, line, klen);
+	key[klen] = '\0';
+	*value = v;
+	return true;
+}
