@@ -15,6 +15,27 @@
  * An exec (COMM with exec set) starts a fresh address space for that pid;
  * maps of exited processes are kept, because their samples are resolved
  * after they are gone.  Resolution uses the maps as they were last seen.
+ * Events must be fed in time order (sort per-CPU buffers by sample time):
+ * a MMAP2 delivered before the COMM exec that precedes it would be wiped.
+ *
+ * Invariants: each pid's maps are sorted and never overlap (a new mmap
+ * trims or splits what it covers, as the kernel does); ELF files are parsed
+ * once per (device, inode) however many paths and processes map them;
+ * symbol tables are sorted arrays searched by bisection.  Workload: a few
+ * hundred maps per process, tens of DSOs, 100k distinct addresses resolved
+ * once each at record end; kallsyms has ~100k-200k text symbols.
+ *
+ * User address -> symbol: the file offset (addr - map start + pgoff) is
+ * placed in the PT_LOAD segment that contains it, giving the ELF virtual
+ * address the symbol table speaks in.  That one rule serves PIE, non-PIE
+ * and shared objects alike.  Symbols of size 0 extend to the next symbol;
+ * several names at one address keep the one perf would show (non-weak,
+ * then global, then fewest leading underscores, then longest).
+ *
+ * DSO names: the mapped path as the kernel gave it (report may shorten it),
+ * "[kernel.kallsyms]", "[module]", "[vdso]", "//anon" for anonymous
+ * executable memory (JIT), "path (deleted)" for a removed file (no symbols:
+ * the file on disk, if any, is no longer what was mapped).
  */
 #ifndef MMPROF_SYMBOLS_H
 #define MMPROF_SYMBOLS_H
@@ -32,6 +53,8 @@ struct symbol_info {
 	const char *sym;	/* NULL when unresolved */
 	const char *dso;	/* NULL when no mapping covers the address */
 	uint64_t sym_off;	/* address - symbol start */
+	uint64_t dso_addr;	/* address as the DSO sees it (ELF vaddr, or the
+				 * kernel address); 0 when no loadable file */
 };
 
 struct symbols *symbols__new(void);
@@ -45,17 +68,58 @@ void symbols__free(struct symbols *s);	/* NULL is fine */
  */
 int symbols__load_kernel(struct symbols *s, struct errmsg *e);
 
+/* The same from another file in kallsyms format (tests, saved copies). */
+int symbols__load_kallsyms(struct symbols *s, const char *path, struct errmsg *e);
+
 /* Address-space events, fed in the order the ring buffers deliver them. */
 void symbols__comm(struct symbols *s, pid_t pid, pid_t tid, const char *comm, bool exec);
 void symbols__fork(struct symbols *s, pid_t pid, pid_t ppid);
 void symbols__mmap(struct symbols *s, pid_t pid, uint64_t start, uint64_t len,
 		   uint64_t pgoff, const char *filename);
 
-/* Read /proc/PID/maps and comm for a process that existed before recording. */
+/*
+ * An EXIT record: the pid's maps stay for resolution, but a later FORK
+ * that reuses the pid starts from its parent's maps alone.
+ */
+void symbols__exit(struct symbols *s, pid_t pid, pid_t tid);
+
+/*
+ * Read /proc/PID/maps (executable mappings) and the comm of the process and
+ * of its threads, for a process that existed before recording.  Replaces
+ * what was known of pid.  Returns 0 or -errno (-ENOENT: already gone).
+ */
 int symbols__add_proc(struct symbols *s, pid_t pid);
 
-/* Resolve one address of process pid (pid ignored for kernel addresses). */
+/* Has any event or add_proc described the address space of pid? */
+bool symbols__known(const struct symbols *s, pid_t pid);
+
+/* Last comm of tid, else of pid, else NULL; lives as long as the context. */
+const char *symbols__comm_of(const struct symbols *s, pid_t pid, pid_t tid);
+
+/*
+ * Resolve one address of process pid (pid ignored for kernel addresses).
+ * Kernel addresses always get a DSO ("[kernel.kallsyms]" unless inside a
+ * module), even when no symbol covers them.  User addresses get the DSO of
+ * the map covering them, or NULL.  ELF files are loaded on first use.
+ */
 void symbols__resolve(struct symbols *s, pid_t pid, uint64_t addr, bool kernel,
 		      struct symbol_info *out);
+
+/*
+ * The user-space DSOs named by maps, for the data file and for "why
+ * unknown" hints.  loaded says whether resolution tried to read it; then
+ * err is 0, or the -errno of loading (-ENOENT missing file, -ENOEXEC not
+ * an ELF file we can place, -ESTALE deleted, -EOPNOTSUPP pseudo-files such
+ * as "[heap]" or "//anon").  build_id is lower-case hex, "" when none.
+ */
+struct dso_info {
+	const char *name;
+	const char *build_id;
+	size_t nr_syms;
+	bool loaded;
+	int err;
+};
+size_t symbols__nr_dsos(const struct symbols *s);
+void symbols__dso(const struct symbols *s, size_t i, struct dso_info *out);
 
 #endif

@@ -1,0 +1,105 @@
+/*
+ * symbols/internal.h: pieces shared by the files of the symbols module.
+ *
+ *   arena    append-only storage for symbol names: pointers stay valid
+ *            until the context is freed, nothing is freed one by one.
+ *   strpool  interned short strings (comms, module DSO names) so that
+ *            equal strings share one pointer.
+ *   symtab   a sorted array of [start, end) named ranges; built by adding
+ *            in any order, then symtab__finish() sorts, keeps one name per
+ *            address (perf's rule) and gives size-0 symbols an end.
+ *   elffile  what one ELF file contributes: PT_LOAD segments (to turn a
+ *            file offset into a vaddr), build-id, function symbols.
+ *
+ * Not a public interface: only the .c files of src/symbols include it.
+ */
+#ifndef MMPROF_SYMBOLS_INTERNAL_H
+#define MMPROF_SYMBOLS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "mmprof/hashidx.h"
+
+struct arena {
+	char **chunks;
+	size_t nr, alloc;
+	char *cur;
+	size_t left;
+};
+
+void arena__release(struct arena *a);
+const char *arena__strndup(struct arena *a, const char *s, size_t len);
+
+struct strpool {
+	char **strs;
+	size_t nr, alloc;
+	struct hashidx idx;
+};
+
+void strpool__release(struct strpool *p);
+const char *strpool__intern(struct strpool *p, const char *s, size_t len);
+
+/* Binding ranks as ELF spells them; kallsyms types map onto them. */
+enum { SYM_LOCAL = 0, SYM_GLOBAL = 1, SYM_WEAK = 2 };
+
+struct sym {
+	uint64_t start, end;	/* end == start until symtab__finish */
+	const char *name;
+	const char *dso;	/* kallsyms only: module or core kernel */
+	unsigned char bind;
+};
+
+struct symtab {
+	struct sym *syms;
+	size_t nr, alloc;
+};
+
+void symtab__release(struct symtab *t);
+void symtab__add(struct symtab *t, uint64_t start, uint64_t size, const char *name,
+		 const char *dso, unsigned char bind);
+/*
+ * Sort, drop aliases (one name per start address), and end every size-0
+ * symbol at the next one.  kallsyms: a symbol followed by one of another
+ * module ends at the next page boundary past its start instead, so that
+ * the gap between kernel text and modules stays unresolved, as perf does.
+ */
+void symtab__finish(struct symtab *t, bool kallsyms);
+const struct sym *symtab__find(const struct symtab *t, uint64_t addr);
+
+struct load_seg {
+	uint64_t offset, vaddr, filesz, memsz;
+};
+
+struct elffile {
+	dev_t dev;
+	ino_t ino;
+	char build_id[41];	/* hex, "" when the file has none */
+	struct load_seg *loads;
+	size_t nr_loads;
+	struct symtab tab;
+};
+
+/*
+ * Parse an ELF image: from an open fd (image NULL) or from memory (fd -1;
+ * the vdso).  Names go to the arena.  Returns 0 or -errno (-ENOEXEC for
+ * anything that is not an ET_EXEC/ET_DYN ELF file).
+ */
+int elffile__parse(struct elffile *f, int fd, void *image, size_t size, struct arena *names);
+void elffile__release(struct elffile *f);
+
+/* File offset in the mapped file -> ELF vaddr; false when in no PT_LOAD. */
+bool elffile__offset_to_vaddr(const struct elffile *f, uint64_t off, uint64_t *vaddr);
+
+/*
+ * Read a kallsyms file into t (text symbols only; "[mod]" gives the DSO,
+ * interned in pool; others get kernel_dso).  -EACCES when every address
+ * reads as 0.  Returns 0 or -errno with e filled.
+ */
+struct errmsg;
+int kallsyms__read(struct symtab *t, const char *path, struct arena *names,
+		   struct strpool *pool, const char *kernel_dso, struct errmsg *e);
+
+#endif

@@ -1,0 +1,610 @@
+/*
+ * symbols: the context that follows address spaces through a recording
+ * and resolves addresses at its end; see include/mmprof/symbols.h.
+ *
+ * Three tables, each an array with a hash index: tasks (by pid or tid:
+ * comm, and for processes their maps), DSOs (by mapped name: how to load
+ * it and what loading gave), ELF files (by device and inode, so that one
+ * file reached through several paths, e.g. /lib and /usr/lib on a merged
+ * /usr, is parsed once).  DSOs load lazily on the first address that
+ * needs them: most mapped files of a system-wide run are never sampled.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mmprof/errmsg.h"
+#include "mmprof/symbols.h"
+#include "mmprof/xalloc.h"
+#include "internal.h"
+
+#define KERNEL_DSO "[kernel.kallsyms]"
+#define ANON_DSO "//anon"
+#define DELETED_SUFFIX " (deleted)"
+
+struct map {
+	uint64_t start, end, pgoff;
+	uint32_t dso;
+};
+
+struct task {
+	pid_t id;
+	const char *comm;
+	struct map *maps;	/* sorted by start, never overlapping */
+	size_t nr, alloc;
+	bool known;		/* some event described its address space */
+	bool exited;
+};
+
+enum dso_kind { DSO_FILE, DSO_VDSO, DSO_PSEUDO, DSO_DELETED };
+
+struct dso {
+	char *name;
+	enum dso_kind kind;
+	bool loaded;
+	int err;
+	const struct elffile *file;	/* owned by symbols.files */
+};
+
+struct symbols {
+	struct arena names;
+	struct strpool pool;
+	const char *kernel_dso;
+	struct symtab kernel;
+
+	struct task *tasks;
+	size_t nr_tasks, alloc_tasks;
+	struct hashidx task_idx;
+
+	struct dso *dsos;
+	size_t nr_dsos, alloc_dsos;
+	struct hashidx dso_idx;
+
+	struct elffile **files;
+	size_t nr_files, alloc_files;
+	struct hashidx file_idx;
+
+	struct elffile *vdso;
+	int vdso_err;
+	bool vdso_tried;
+};
+
+struct symbols *symbols__new(void)
+{
+	struct symbols *s = xcalloc(1, sizeof(*s));
+
+	elf_version(EV_CURRENT);
+	s->kernel_dso = strpool__intern(&s->pool, KERNEL_DSO, strlen(KERNEL_DSO));
+	return s;
+}
+
+void symbols__free(struct symbols *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nr_tasks; i++)
+		free(s->tasks[i].maps);
+	free(s->tasks);
+	hashidx__release(&s->task_idx);
+	for (i = 0; i < s->nr_dsos; i++)
+		free(s->dsos[i].name);
+	free(s->dsos);
+	hashidx__release(&s->dso_idx);
+	for (i = 0; i < s->nr_files; i++) {
+		elffile__release(s->files[i]);
+		free(s->files[i]);
+	}
+	free(s->files);
+	hashidx__release(&s->file_idx);
+	elffile__release(s->vdso);
+	free(s->vdso);
+	symtab__release(&s->kernel);
+	strpool__release(&s->pool);
+	arena__release(&s->names);
+	free(s);
+}
+
+int symbols__load_kallsyms(struct symbols *s, const char *path, struct errmsg *e)
+{
+	symtab__release(&s->kernel);
+	return kallsyms__read(&s->kernel, path, &s->names, &s->pool, s->kernel_dso, e);
+}
+
+int symbols__load_kernel(struct symbols *s, struct errmsg *e)
+{
+	return symbols__load_kallsyms(s, "/proc/kallsyms", e);
+}
+
+/* Tasks */
+
+static bool task_eq(const void *ctx, uint32_t row, const void *key)
+{
+	const struct symbols *s = ctx;
+
+	return s->tasks[row].id == *(const pid_t *)key;
+}
+
+static struct task *task_find(const struct symbols *s, pid_t id)
+{
+	uint32_t row = hashidx__find(&s->task_idx, hash__u64((uint64_t)id), task_eq, s, &id);
+
+	return row == HASHIDX_NONE ? NULL : &s->tasks[row];
+}
+
+/* The task's entry, created if new.  Invalidates other task pointers. */
+static struct task *task_get(struct symbols *s, pid_t id)
+{
+	struct task *t = task_find(s, id);
+
+	if (t)
+		return t;
+	XGROW(s->tasks, s->alloc_tasks, s->nr_tasks);
+	t = &s->tasks[s->nr_tasks];
+	memset(t, 0, sizeof(*t));
+	t->id = id;
+	hashidx__insert(&s->task_idx, hash__u64((uint64_t)id), (uint32_t)s->nr_tasks);
+	s->nr_tasks++;
+	return t;
+}
+
+/* Index of the first map that ends after addr. */
+static size_t maps_lower(const struct task *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->maps[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Insert a map; what it covers of older maps is cut away, as mmap does. */
+static void maps_insert(struct task *t, const struct map *m)
+{
+	size_t lo = maps_lower(t, m->start), hi = lo, nnew = 0, i;
+	struct map add[3];
+
+	while (hi < t->nr && t->maps[hi].start < m->end)
+		hi++;
+	if (lo < hi && t->maps[lo].start < m->start) {
+		add[nnew] = t->maps[lo];
+		add[nnew++].end = m->start;
+	}
+	add[nnew++] = *m;
+	if (lo < hi && t->maps[hi - 1].end > m->end) {
+		add[nnew] = t->maps[hi - 1];
+		add[nnew].pgoff += m->end - add[nnew].start;
+		add[nnew++].start = m->end;
+	}
+	if (nnew > hi - lo)
+		XGROW(t->maps, t->alloc, t->nr + nnew - (hi - lo) - 1);
+	memmove(&t->maps[lo + nnew], &t->maps[hi], (t->nr - hi) * sizeof(*t->maps));
+	for (i = 0; i < nnew; i++)
+		t->maps[lo + i] = add[i];
+	t->nr = t->nr - (hi - lo) + nnew;
+}
+
+static const struct map *maps_find(const struct task *t, uint64_t addr)
+{
+	size_t i = maps_lower(t, addr);
+
+	return i < t->nr && t->maps[i].start <= addr ? &t->maps[i] : NULL;
+}
+
+/* DSOs */
+
+struct name_key {
+	const char *s;
+	size_t len;
+};
+
+static bool dso_eq(const void *ctx, uint32_t row, const void *key)
+{
+	const struct symbols *s = ctx;
+	const struct name_key *k = key;
+
+	return !strncmp(s->dsos[row].name, k->s, k->len) && s->dsos[row].name[k->len] == '\0';
+}
+
+static enum dso_kind dso_kind_of(const char *name, size_t len)
+{
+	size_t sl = strlen(DELETED_SUFFIX);
+
+	if (!strcmp(name, "[vdso]"))
+		return DSO_VDSO;
+	if (len > sl && !strcmp(name + len - sl, DELETED_SUFFIX))
+		return DSO_DELETED;
+	/* "[heap]", "[vsyscall]", "//anon", "/memfd:x": nothing to open. */
+	if (name[0] != '/' || name[1] == '/' || !strncmp(name, "/memfd:", 7))
+		return DSO_PSEUDO;
+	return DSO_FILE;
+}
+
+static uint32_t dso_get(struct symbols *s, const char *name)
+{
+	struct name_key k = { name, strlen(name) };
+	uint64_t h = hash__bytes(name, k.len);
+	uint32_t row = hashidx__find(&s->dso_idx, h, dso_eq, s, &k);
+	struct dso *d;
+
+	if (row != HASHIDX_NONE)
+		return row;
+	XGROW(s->dsos, s->alloc_dsos, s->nr_dsos);
+	d = &s->dsos[s->nr_dsos];
+	memset(d, 0, sizeof(*d));
+	d->name = xstrdup(name);
+	d->kind = dso_kind_of(name, k.len);
+	hashidx__insert(&s->dso_idx, h, (uint32_t)s->nr_dsos);
+	return (uint32_t)s->nr_dsos++;
+}
+
+struct file_key {
+	dev_t dev;
+	ino_t ino;
+};
+
+static bool file_eq(const void *ctx, uint32_t row, const void *key)
+{
+	const struct symbols *s = ctx;
+	const struct file_key *k = key;
+
+	return s->files[row]->dev == k->dev && s->files[row]->ino == k->ino;
+}
+
+static int load_file(struct symbols *s, const char *path, const struct elffile **out)
+{
+	struct file_key k;
+	struct elffile *f;
+	struct stat st;
+	uint32_t row;
+	uint64_t h;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	k.dev = st.st_dev;
+	k.ino = st.st_ino;
+	h = hash__combine(hash__u64((uint64_t)k.dev), (uint64_t)k.ino);
+	row = hashidx__find(&s->file_idx, h, file_eq, s, &k);
+	if (row != HASHIDX_NONE) {
+		close(fd);
+		*out = s->files[row];
+		return 0;
+	}
+	f = xcalloc(1, sizeof(*f));
+	err = elffile__parse(f, fd, NULL, 0, &s->names);
+	close(fd);
+	if (err) {
+		elffile__release(f);
+		free(f);
+		return err;
+	}
+	f->dev = k.dev;
+	f->ino = k.ino;
+	XGROW(s->files, s->alloc_files, s->nr_files);
+	s->files[s->nr_files] = f;
+	hashidx__insert(&s->file_idx, h, (uint32_t)s->nr_files++);
+	*out = f;
+	return 0;
+}
+
+/*
+ * The vdso is the same image in every process of this kernel (64-bit
+ * ones; a 32-bit process has another), so ours serves for all: copy it
+ * out of our own [vdso] mapping and parse it from memory.
+ */
+static int vdso_range(uint64_t *start, uint64_t *end)
+{
+	FILE *fp = fopen("/proc/self/maps", "re");
+	char line[512];
+	int err = -ENOENT;
+
+	if (!fp)
+		return -errno;
+	while (fgets(line, sizeof(line), fp)) {
+		unsigned long long a, b;
+
+		if (!strstr(line, "[vdso]") || sscanf(line, "%llx-%llx", &a, &b) != 2)
+			continue;
+		*start = a;
+		*end = b;
+		err = 0;
+		break;
+	}
+	fclose(fp);
+	return err;
+}
+
+static int load_vdso(struct symbols *s, const struct elffile **out)
+{
+	uint64_t start, end;
+	void *image;
+
+	if (!s->vdso_tried) {
+		s->vdso_tried = true;
+		s->vdso_err = vdso_range(&start, &end);
+		if (!s->vdso_err && (end <= start || end - start > (64u << 20)))
+			s->vdso_err = -ENOEXEC;
+		if (!s->vdso_err) {
+			image = xmalloc(end - start);
+			memcpy(image, (const void *)(uintptr_t)start, end - start);
+			s->vdso = xcalloc(1, sizeof(*s->vdso));
+			s->vdso_err = elffile__parse(s->vdso, -1, image, end - start, &s->names);
+			free(image);
+			if (s->vdso_err) {
+				elffile__release(s->vdso);
+				free(s->vdso);
+				s->vdso = NULL;
+			}
+		}
+	}
+	*out = s->vdso;
+	return s->vdso_err;
+}
+
+static void dso_load(struct symbols *s, struct dso *d)
+{
+	d->loaded = true;
+	switch (d->kind) {
+	case DSO_FILE:
+		d->err = load_file(s, d->name, &d->file);
+		break;
+	case DSO_VDSO:
+		d->err = load_vdso(s, &d->file);
+		break;
+	case DSO_DELETED:
+		d->err = -ESTALE;
+		break;
+	case DSO_PSEUDO:
+		d->err = -EOPNOTSUPP;
+		break;
+	}
+	if (d->err)
+		d->file = NULL;
+}
+
+/* Address-space events */
+
+void symbols__comm(struct symbols *s, pid_t pid, pid_t tid, const char *comm, bool exec)
+{
+	const char *c = strpool__intern(&s->pool, comm, strlen(comm));
+	struct task *t;
+
+	task_get(s, tid)->comm = c;
+	if (!exec)
+		return;
+	/* After exec the caller is the only thread and the leader: tid == pid. */
+	t = task_get(s, pid);
+	t->comm = c;
+	t->nr = 0;
+	t->known = true;
+	t->exited = false;
+}
+
+void symbols__fork(struct symbols *s, pid_t pid, pid_t ppid)
+{
+	struct task *child, *parent;
+	struct map *own = NULL;
+	size_t nr_own = 0, i;
+
+	if (pid == ppid)
+		return;		/* a new thread shares its process's maps */
+	child = task_get(s, pid);
+	if (child->known && !child->exited) {
+		/*
+		 * The child spoke first (events from another CPU delivered
+		 * early): its own maps are newer than what it inherits.
+		 */
+		own = child->maps;
+		nr_own = child->nr;
+	} else {
+		free(child->maps);
+		child->comm = NULL;
+	}
+	child->maps = NULL;
+	child->nr = child->alloc = 0;
+	child->known = true;
+	child->exited = false;
+	parent = task_find(s, ppid);
+	child = task_find(s, pid);
+	if (parent) {
+		if (parent->nr) {
+			child->maps = xmalloc(parent->nr * sizeof(*child->maps));
+			memcpy(child->maps, parent->maps, parent->nr * sizeof(*child->maps));
+			child->nr = child->alloc = parent->nr;
+		}
+		if (!child->comm)
+			child->comm = parent->comm;
+	}
+	for (i = 0; i < nr_own; i++)
+		maps_insert(child, &own[i]);
+	free(own);
+}
+
+void symbols__exit(struct symbols *s, pid_t pid, pid_t tid)
+{
+	struct task *t = task_find(s, pid);
+
+	if (t && pid == tid)
+		t->exited = true;
+}
+
+void symbols__mmap(struct symbols *s, pid_t pid, uint64_t start, uint64_t len,
+		   uint64_t pgoff, const char *filename)
+{
+	struct map m;
+	struct task *t;
+
+	if (pid < 0 || !len)
+		return;		/* pid -1: kernel maps; kallsyms covers those */
+	m.start = start;
+	m.end = start + len < start ? UINT64_MAX : start + len;
+	m.pgoff = pgoff;
+	m.dso = dso_get(s, filename && *filename ? filename : ANON_DSO);
+	t = task_get(s, pid);
+	t->known = true;
+	maps_insert(t, &m);
+}
+
+static void read_comm(struct symbols *s, const char *path, pid_t tid)
+{
+	char buf[64];
+	FILE *fp = fopen(path, "re");
+
+	if (!fp)
+		return;
+	if (fgets(buf, sizeof(buf), fp)) {
+		buf[strcspn(buf, "\n")] = '\0';
+		task_get(s, tid)->comm = strpool__intern(&s->pool, buf, strlen(buf));
+	}
+	fclose(fp);
+}
+
+int symbols__add_proc(struct symbols *s, pid_t pid)
+{
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	struct task *t;
+	struct dirent *de;
+	DIR *dir;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	fp = fopen(path, "re");
+	if (!fp)
+		return -errno;
+	t = task_get(s, pid);
+	t->nr = 0;
+	t->known = true;
+	t->exited = false;
+	while (getline(&line, &cap, fp) > 0) {
+		unsigned long long a, b, off, ino;
+		unsigned int maj, mnr;
+		char perms[8];
+		int n = 0;
+		char *name;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n",
+			   &a, &b, perms, &off, &maj, &mnr, &ino, &n) < 7 || !n)
+			continue;
+		/* Only code is sampled; data maps would only slow the search. */
+		if (strlen(perms) < 3 || perms[2] != 'x' || b <= a)
+			continue;
+		name = line + n;
+		name[strcspn(name, "\n")] = '\0';
+		symbols__mmap(s, pid, a, b - a, off, name);
+	}
+	free(line);
+	fclose(fp);
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	read_comm(s, path, pid);
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while ((de = readdir(dir))) {
+		char *end;
+		long tid = strtol(de->d_name, &end, 10);
+
+		if (*end || tid <= 0 || tid == pid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%ld/comm", (int)pid, tid);
+		read_comm(s, path, (pid_t)tid);
+	}
+	closedir(dir);
+	return 0;
+}
+
+bool symbols__known(const struct symbols *s, pid_t pid)
+{
+	const struct task *t = task_find(s, pid);
+
+	return t && t->known;
+}
+
+const char *symbols__comm_of(const struct symbols *s, pid_t pid, pid_t tid)
+{
+	const struct task *t = task_find(s, tid);
+
+	if (t && t->comm)
+		return t->comm;
+	t = task_find(s, pid);
+	return t ? t->comm : NULL;
+}
+
+/* Resolution */
+
+void symbols__resolve(struct symbols *s, pid_t pid, uint64_t addr, bool kernel,
+		      struct symbol_info *out)
+{
+	const struct task *t;
+	const struct map *m;
+	const struct sym *y;
+	struct dso *d;
+	uint64_t vaddr;
+
+	memset(out, 0, sizeof(*out));
+	if (kernel) {
+		y = symtab__find(&s->kernel, addr);
+		out->dso = y ? y->dso : s->kernel_dso;
+		out->dso_addr = addr;
+		if (y) {
+			out->sym = y->name;
+			out->sym_off = addr - y->start;
+		}
+		return;
+	}
+	t = task_find(s, pid);
+	m = t ? maps_find(t, addr) : NULL;
+	if (!m)
+		return;
+	d = &s->dsos[m->dso];
+	out->dso = d->name;
+	if (!d->loaded)
+		dso_load(s, d);
+	if (!d->file || !elffile__offset_to_vaddr(d->file, addr - m->start + m->pgoff, &vaddr))
+		return;
+	out->dso_addr = vaddr;
+	y = symtab__find(&d->file->tab, vaddr);
+	if (y) {
+		out->sym = y->name;
+		out->sym_off = vaddr - y->start;
+	}
+}
+
+size_t symbols__nr_dsos(const struct symbols *s)
+{
+	return s->nr_dsos;
+}
+
+void symbols__dso(const struct symbols *s, size_t i, struct dso_info *out)
+{
+	const struct dso *d = &s->dsos[i];
+
+	out->name = d->name;
+	out->build_id = d->file ? d->file->build_id : "";
+	out->nr_syms = d->file ? d->file->tab.nr : 0;
+	out->loaded = d->loaded;
+	out->err = d->err;
+}

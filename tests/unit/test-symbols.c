@@ -1,0 +1,670 @@
+/*
+ * test-symbols: address -> (symbol, DSO) against independent witnesses.
+ *
+ * The witnesses are the system's own: /proc/kallsyms read line by line
+ * here, nm on the same ELF file, readelf for build-ids, the running
+ * process's /proc/PID/maps read by a second, simpler parser, and a naive
+ * "newest covering mapping wins" model for the map bookkeeping.  Programs
+ * are compiled at test time as PIE, non-PIE and stripped-with-.dynsym, so
+ * the offset arithmetic is checked on every layout the linker produces.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mmprof/errmsg.h"
+#include "mmprof/symbols.h"
+#include "tap.h"
+
+__attribute__((noinline, used)) int symtest_victim(int x);
+__attribute__((noinline, used)) int symtest_victim(int x)
+{
+	__asm__ volatile("" : "+r"(x));
+	return x * 7 + 3;
+}
+
+/* Run argv; stdout into out (NUL-terminated) when out is not NULL. */
+static int run(char *const argv[], char *out, size_t size)
+{
+	int pfd[2], status;
+	size_t got = 0;
+	pid_t pid;
+
+	if (pipe(pfd))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		dup2(pfd[1], 1);
+		close(pfd[0]);
+		close(pfd[1]);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	for (;;) {
+		char sink[4096];
+		char *dst = out && got + 1 < size ? out + got : sink;
+		size_t room = out && got + 1 < size ? size - 1 - got : sizeof(sink);
+		ssize_t n = read(pfd[0], dst, room);
+
+		if (n <= 0)
+			break;
+		if (dst != sink)
+			got += (size_t)n;
+	}
+	if (out)
+		out[got] = '\0';
+	close(pfd[0]);
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The value nm gives for a defined text symbol of file, or 0. */
+static uint64_t nm_value(const char *file, const char *sym, bool dynamic)
+{
+	static char out[4 << 20];
+	char *argv[] = { "nm", dynamic ? "-D" : "--defined-only", (char *)file, NULL };
+	char *line;
+
+	if (run(argv, out, sizeof(out)))
+		return 0;
+	for (line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+		unsigned long long v;
+		char type, name[256];
+
+		/* nm -D spells versions: "getsid@@GLIBC_2.2.5". */
+		if (sscanf(line, "%llx %c %255[^@ ]", &v, &type, name) == 3 && !strcmp(name, sym) &&
+		    (type == 'T' || type == 't' || type == 'W' || type == 'i'))
+			return v;
+	}
+	return 0;
+}
+
+/* Address of name in /proc/kallsyms (first match), 0 if absent. */
+static uint64_t kallsyms_addr(const char *name)
+{
+	FILE *fp = fopen("/proc/kallsyms", "r");
+	char line[512], n[256], t;
+	unsigned long long a;
+	uint64_t found = 0;
+
+	while (fp && fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "%llx %c %255s", &a, &t, n) == 3 && !strcmp(n, name) &&
+		    (t == 't' || t == 'T')) {
+			found = a;
+			break;
+		}
+	}
+	if (fp)
+		fclose(fp);
+	return found;
+}
+
+static void test_kernel_real(void)
+{
+	static const char *const names[] = { "do_syscall_64", "handle_mm_fault", "exc_page_fault" };
+	struct symbols *s = symbols__new();
+	struct errmsg e = { "" };
+	struct symbol_info si;
+	char line[512], n[256], mod[256], t;
+	unsigned long long a;
+	bool found_mod = false;
+	FILE *fp;
+	size_t i;
+	int err;
+
+	err = symbols__load_kernel(s, &e);
+	is_int(err, 0, "kallsyms loads");
+	if (err)
+		printf("#   %s\n", e.msg);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		uint64_t addr = kallsyms_addr(names[i]);
+
+		ok(addr, "%s is in /proc/kallsyms", names[i]);
+		symbols__resolve(s, 0, addr + 5, true, &si);
+		is_str(si.sym, names[i], "kernel address resolves to its function");
+		is_int(si.sym_off, 5, "offset into the kernel function");
+		is_str(si.dso, "[kernel.kallsyms]", "core kernel DSO");
+	}
+
+	/* A module (or pseudo-module: ftrace trampolines, bpf) symbol. */
+	fp = fopen("/proc/kallsyms", "r");
+	while (fp && !found_mod && fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "%llx %c %255s %255s", &a, &t, n, mod) == 4 && mod[0] == '[' &&
+		    (t == 't' || t == 'T'))
+			found_mod = true;
+	}
+	if (fp)
+		fclose(fp);
+	ok(found_mod, "kallsyms lists a module or pseudo-module text symbol");
+	if (found_mod) {
+		symbols__resolve(s, 0, a, true, &si);
+		is_str(si.dso, mod, "module symbol gets the module as DSO");
+		ok(si.sym && si.sym_off == 0, "module symbol resolves at offset 0 (%s)",
+		   si.sym ? si.sym : "null");
+	}
+
+	symbols__resolve(s, 0, 0x1000, true, &si);
+	ok(!si.sym, "kernel address below every symbol stays unresolved");
+	is_str(si.dso, "[kernel.kallsyms]", "... but keeps the kernel DSO");
+	symbols__free(s);
+}
+
+static const char synthetic_kallsyms[] =
+	"ffffffffc0001080 t mod_fn2\t[mymod]\n"
+	"ffffffff81000100 t helper_a\n"
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000200 W weak_fn\n"
+	"ffffffff81000100 T helper_alias\n"
+	"ffffffff81000300 D some_data\n"
+	"ffffffff81000200 T __strong_fn\n"
+	"ffffffffc0001000 t mod_fn1\t[mymod]\n"
+	"ffffffff81000400 T last_core\n"
+	"ffffffffc0010000 T other_fn\t[othermod]\n";
+
+static char *write_tmp(const char *text)
+{
+	char *path = strdup("/tmp/mmprof-kallsyms.XXXXXX");
+	int fd = mkstemp(path);
+
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		abort();
+	close(fd);
+	return path;
+}
+
+static void check_k(struct symbols *s, uint64_t addr, const char *sym, uint64_t off,
+		    const char *dso)
+{
+	struct symbol_info si;
+
+	symbols__resolve(s, 0, addr, true, &si);
+	if (!ok((sym ? si.sym && !strcmp(si.sym, sym) && si.sym_off == off : !si.sym) &&
+		si.dso && !strcmp(si.dso, dso), "%#" PRIx64 " -> %s+%#" PRIx64 " %s",
+		addr, sym ? sym : "(none)", off, dso))
+		printf("#   got %s+%#" PRIx64 " %s\n", si.sym ? si.sym : "(none)", si.sym_off,
+		       si.dso ? si.dso : "(null)");
+}
+
+static void test_kernel_synthetic(void)
+{
+	struct symbols *s = symbols__new();
+	struct errmsg e = { "" };
+	char *path = write_tmp(synthetic_kallsyms);
+	char *zeros;
+	int err;
+
+	err = symbols__load_kallsyms(s, path, &e);
+	is_int(err, 0, "synthetic kallsyms loads");
+	check_k(s, 0xffffffff81000150, "helper_alias", 0x50, "[kernel.kallsyms]");
+	check_k(s, 0xffffffff81000250, "__strong_fn", 0x50, "[kernel.kallsyms]");
+	check_k(s, 0xffffffff81000300, "__strong_fn", 0x100, "[kernel.kallsyms]");
+	check_k(s, 0xffffffff81001fff, "last_core", 0x1bff, "[kernel.kallsyms]");
+	check_k(s, 0xffffffff81002000, NULL, 0, "[kernel.kallsyms]");
+	check_k(s, 0xffffffffc0001010, "mod_fn1", 0x10, "[mymod]");
+	check_k(s, 0xffffffffc0002fff, "mod_fn2", 0x1f7f, "[mymod]");
+	check_k(s, 0xffffffffc0003000, NULL, 0, "[kernel.kallsyms]");
+	check_k(s, 0xffffffffc0010fff, "other_fn", 0xfff, "[othermod]");
+	check_k(s, 0xffffffffc0011000, NULL, 0, "[kernel.kallsyms]");
+	unlink(path);
+	free(path);
+
+	zeros = write_tmp("0000000000000000 T _stext\n0000000000000000 t foo\n"
+			  "0000000000000000 t bar\t[mod]\n");
+	err = symbols__load_kallsyms(s, zeros, &e);
+	is_int(err, -EACCES, "all-zero addresses give -EACCES");
+	ok(strstr(e.msg, "kernel.kptr_restrict") != NULL, "message names kptr_restrict: %s", e.msg);
+	check_k(s, 0xffffffff81000150, NULL, 0, "[kernel.kallsyms]");
+	unlink(zeros);
+	free(zeros);
+
+	err = symbols__load_kallsyms(s, "/nonexistent/kallsyms", &e);
+	is_int(err, -ENOENT, "missing kallsyms gives -ENOENT");
+	symbols__free(s);
+}
+
+static void self_exe(char *buf, size_t size)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+static void test_self(void)
+{
+	struct symbols *s = symbols__new();
+	struct symbol_info si;
+	char exe[PATH_MAX];
+	uintptr_t fn = (uintptr_t)&symtest_victim;
+	uint64_t nmv;
+	const char *comm;
+
+	self_exe(exe, sizeof(exe));
+	is_int(symbols__add_proc(s, getpid()), 0, "add_proc(self)");
+	ok(symbols__known(s, getpid()), "self is known after add_proc");
+	ok(!symbols__known(s, 999999999), "an unseen pid is not known");
+	comm = symbols__comm_of(s, getpid(), getpid());
+	ok(comm && !strncmp(comm, "test-symbols", 12), "comm read from /proc (%s)",
+	   comm ? comm : "null");
+
+	symbols__resolve(s, getpid(), fn + 3, false, &si);
+	is_str(si.sym, "symtest_victim", "own noinline function (PIE executable)");
+	is_int(si.sym_off, 3, "offset into own function");
+	is_str(si.dso, exe, "DSO is the executable's path");
+	nmv = nm_value(exe, "symtest_victim", false);
+	ok(nmv, "nm knows symtest_victim");
+	is_int(si.dso_addr, nmv + 3, "dso_addr agrees with nm");
+
+	/* libc through .dynsym: aliases resolved the way perf picks them. */
+	symbols__resolve(s, getpid(), (uintptr_t)&getsid + 1, false, &si);
+	is_str(si.sym, "getsid", "libc getsid");
+	ok(si.dso && strstr(si.dso, "libc.so"), "libc DSO (%s)", si.dso ? si.dso : "null");
+	if (si.dso)
+		is_int(si.dso_addr, nm_value(si.dso, "getsid", true) + 1, "libc dso_addr agrees with nm -D");
+	symbols__resolve(s, getpid(), (uintptr_t)&getpid, false, &si);
+	is_str(si.sym, "__getpid", "getpid: global __getpid preferred over weak getpid");
+	symbols__resolve(s, getpid(), (uintptr_t)&div + 2, false, &si);
+	is_str(si.sym, "div", "libc div");
+	is_int(si.sym_off, 2, "offset into libc function");
+
+	/* The vdso, checked against the image read here with libelf. */
+	{
+		uintptr_t base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+		const Elf64_Ehdr *eh = (const Elf64_Ehdr *)base;
+		size_t size = eh ? eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize : 0;
+		void *copy = size ? malloc(size) : NULL;
+		uint64_t want = 0;
+		Elf *elf;
+		Elf_Scn *scn = NULL;
+
+		if (copy)
+			memcpy(copy, (const void *)base, size);
+		elf_version(EV_CURRENT);
+		elf = copy ? elf_memory(copy, size) : NULL;
+		while (elf && (scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+			Elf_Data *d;
+			size_t i;
+
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM ||
+			    !(d = elf_getdata(scn, NULL)))
+				continue;
+			for (i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+				GElf_Sym y;
+				const char *nm;
+
+				if (gelf_getsym(d, (int)i, &y) &&
+				    (nm = elf_strptr(elf, sh.sh_link, y.st_name)) &&
+				    !strcmp(nm, "__vdso_clock_gettime"))
+					want = y.st_value;
+			}
+		}
+		if (elf)
+			elf_end(elf);
+		free(copy);
+		ok(want, "vdso has __vdso_clock_gettime");
+		symbols__resolve(s, getpid(), base + want + 2, false, &si);
+		is_str(si.sym, "__vdso_clock_gettime", "vdso function");
+		is_str(si.dso, "[vdso]", "vdso DSO");
+	}
+
+	/* An unmapped user address. */
+	symbols__resolve(s, getpid(), 16, false, &si);
+	ok(!si.sym && !si.dso, "unmapped user address: no symbol, no DSO");
+	symbols__resolve(s, 424242, fn, false, &si);
+	ok(!si.sym && !si.dso, "unknown pid: no symbol, no DSO");
+
+	/* Build-id of libc as readelf shows it. */
+	{
+		size_t i, nr = symbols__nr_dsos(s);
+		struct dso_info di;
+		bool seen = false;
+
+		for (i = 0; i < nr; i++) {
+			char out[8192], *bid;
+			char *argv[] = { "readelf", "-n", NULL, NULL };
+
+			symbols__dso(s, i, &di);
+			if (!strstr(di.name, "libc.so"))
+				continue;
+			seen = true;
+			ok(di.loaded && !di.err && di.nr_syms > 1000, "libc loaded: %zu symbols",
+			   di.nr_syms);
+			argv[2] = (char *)di.name;
+			run(argv, out, sizeof(out));
+			bid = strstr(out, "Build ID: ");
+			ok(bid && strlen(di.build_id) == 40 && !strncmp(bid + 10, di.build_id, 40),
+			   "libc build-id %s matches readelf", di.build_id);
+		}
+		ok(seen, "libc among the DSOs");
+	}
+
+	/* Speed: record resolves ~100k distinct addresses at its end. */
+	{
+		struct timespec t0, t1;
+		uintptr_t lo = (uintptr_t)&getsid & ~(uintptr_t)0xfffff;
+		size_t i, hits = 0;
+		double secs;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (i = 0; i < 200000; i++) {
+			symbols__resolve(s, getpid(), lo + (i * 2654435761u) % 0x100000, false, &si);
+			hits += si.sym != NULL;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+		ok(secs < 2.0 && hits > 1000, "200k libc resolutions in %.3f s (%zu named)", secs, hits);
+	}
+	symbols__free(s);
+}
+
+/* Programs built at test time */
+
+static const char prog_src[] =
+	"#include <stdio.h>\n"
+	"#include <unistd.h>\n"
+	"__attribute__((noinline)) int alpha(int x) { __asm__ volatile(\"\" : \"+r\"(x)); return x * 3 + 1; }\n"
+	"__attribute__((noinline)) int beta(int x) { __asm__ volatile(\"\" : \"+r\"(x)); return alpha(x) ^ 7; }\n"
+	"int main(void)\n"
+	"{\n"
+	"\tchar c = 0;\n"
+	"\tprintf(\"%lx %lx\\n\", (unsigned long)&alpha, (unsigned long)&beta);\n"
+	"\tfflush(stdout);\n"
+	"\tif (read(0, &c, 1) < 0)\n"
+	"\t\treturn 1;\n"
+	"\treturn beta(c) & 1;\n"
+	"}\n";
+
+struct mapline {
+	uint64_t start, len, pgoff;
+	char name[PATH_MAX];
+};
+
+/* A second, deliberately plain reader of /proc/PID/maps. */
+static size_t read_maps(pid_t pid, struct mapline *ml, size_t max)
+{
+	char path[64], line[PATH_MAX + 128];
+	size_t n = 0;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	fp = fopen(path, "r");
+	while (fp && n < max && fgets(line, sizeof(line), fp)) {
+		unsigned long long a, b, off;
+		char perms[8], dev[16], name[PATH_MAX] = "";
+		unsigned long ino;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %15s %lu %4095s", &a, &b, perms, &off, dev,
+			   &ino, name) < 6 || perms[2] != 'x')
+			continue;
+		ml[n].start = a;
+		ml[n].len = b - a;
+		ml[n].pgoff = off;
+		snprintf(ml[n].name, sizeof(ml[n].name), "%s", name);
+		n++;
+	}
+	if (fp)
+		fclose(fp);
+	return n;
+}
+
+struct built {
+	const char *what;
+	char path[PATH_MAX];
+	bool dynsym_only;
+};
+
+/* Start prog, read its addresses and maps, let it finish. */
+static int sample_prog(const char *prog, uint64_t addr[2], struct mapline *ml, size_t *nml)
+{
+	int in[2], out[2], status;
+	char buf[128] = "";
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(in) || pipe(out))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		execl(prog, prog, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	n = read(out[0], buf, sizeof(buf) - 1);
+	if (n > 0)
+		buf[n] = '\0';
+	*nml = read_maps(pid, ml, 64);
+	close(in[1]);
+	close(out[0]);
+	waitpid(pid, &status, 0);
+	return sscanf(buf, "%" SCNx64 " %" SCNx64, &addr[0], &addr[1]) == 2 ? 0 : -1;
+}
+
+static void test_built(const char *dir, struct built *b, struct mapline *keep, size_t *nkeep,
+		       uint64_t *keep_alpha)
+{
+	static struct mapline ml[64];
+	struct symbols *s = symbols__new();
+	struct symbol_info si;
+	const pid_t fake = 31337;
+	uint64_t addr[2];
+	size_t i, nml = 0;
+	int j;
+	static const char *const fn[] = { "alpha", "beta" };
+
+	(void)dir;
+	if (!ok(!sample_prog(b->path, addr, ml, &nml) && nml, "%s: ran and mapped", b->what)) {
+		symbols__free(s);
+		return;
+	}
+	for (i = 0; i < nml; i++)
+		symbols__mmap(s, fake, ml[i].start, ml[i].len, ml[i].pgoff, ml[i].name);
+	for (j = 0; j < 2; j++) {
+		uint64_t nmv = nm_value(b->path, fn[j], b->dynsym_only);
+
+		symbols__resolve(s, fake, addr[j] + 1, false, &si);
+		is_str(si.sym, fn[j], b->what);
+		is_int(si.sym_off, 1, "offset");
+		is_str(si.dso, b->path, "DSO is the program");
+		ok(nmv && si.dso_addr == nmv + 1, "%s: vaddr %#" PRIx64 " = nm %#" PRIx64 " + 1",
+		   b->what, si.dso_addr, nmv);
+	}
+	if (keep) {
+		memcpy(keep, ml, nml * sizeof(*ml));
+		*nkeep = nml;
+		*keep_alpha = addr[0];
+	}
+	symbols__free(s);
+}
+
+static bool build(const char *dir, const char *src, struct built *b, const char *const *flags,
+		  bool strip)
+{
+	char *argv[16];
+	int n = 0;
+
+	argv[n++] = "cc";
+	argv[n++] = "-O2";
+	argv[n++] = "-g";
+	while (*flags)
+		argv[n++] = (char *)*flags++;
+	argv[n++] = "-o";
+	argv[n++] = b->path;
+	argv[n++] = (char *)src;
+	argv[n] = NULL;
+	if (run(argv, NULL, 0))
+		return false;
+	if (strip) {
+		char *sargv[] = { "strip", "--strip-all", b->path, NULL };
+
+		if (run(sargv, NULL, 0))
+			return false;
+	}
+	(void)dir;
+	return true;
+}
+
+static void test_programs_and_maps(void)
+{
+	static const char *const nopie[] = { "-fno-pie", "-no-pie", NULL };
+	static const char *const pie[] = { "-fpie", "-pie", NULL };
+	static const char *const dyn[] = { "-fpie", "-pie", "-rdynamic", NULL };
+	static struct mapline keep[64];
+	char dir[] = "/tmp/mmprof-symtest.XXXXXX", src[PATH_MAX + 16];
+	struct built b[3] = { { "non-PIE", "", false }, { "PIE", "", false },
+			      { "stripped PIE (.dynsym)", "", true } };
+	uint64_t alpha = 0;
+	size_t nkeep = 0, i;
+	FILE *fp;
+
+	ok(mkdtemp(dir) != NULL, "temporary directory");
+	snprintf(src, sizeof(src), "%s/prog.c", dir);
+	fp = fopen(src, "w");
+	fputs(prog_src, fp);
+	fclose(fp);
+	snprintf(b[0].path, sizeof(b[0].path), "%s/prog-nopie", dir);
+	snprintf(b[1].path, sizeof(b[1].path), "%s/prog-pie", dir);
+	snprintf(b[2].path, sizeof(b[2].path), "%s/prog-stripped", dir);
+	ok(build(dir, src, &b[0], nopie, false), "cc -no-pie");
+	ok(build(dir, src, &b[1], pie, false), "cc -pie");
+	ok(build(dir, src, &b[2], dyn, true), "cc -pie -rdynamic && strip");
+	for (i = 0; i < 3; i++)
+		test_built(dir, &b[i], i == 1 ? keep : NULL, &nkeep, &alpha);
+
+	/* fork / exec / exit semantics on the PIE's real layout. */
+	{
+		struct symbols *s = symbols__new();
+		struct symbol_info si;
+
+		for (i = 0; i < nkeep; i++)
+			symbols__mmap(s, 5000, keep[i].start, keep[i].len, keep[i].pgoff, keep[i].name);
+		symbols__comm(s, 5000, 5000, "prog-pie", false);
+		symbols__resolve(s, 5000, alpha, false, &si);
+		is_str(si.sym, "alpha", "parent resolves");
+		symbols__fork(s, 5001, 5000);
+		symbols__resolve(s, 5001, alpha, false, &si);
+		is_str(si.sym, "alpha", "forked child inherits the maps");
+		is_str(symbols__comm_of(s, 5001, 5001), "prog-pie", "child inherits the comm");
+		symbols__fork(s, 5000, 5000);
+		symbols__resolve(s, 5000, alpha, false, &si);
+		is_str(si.sym, "alpha", "a new thread changes nothing");
+		symbols__comm(s, 5001, 5001, "sh", true);
+		symbols__resolve(s, 5001, alpha, false, &si);
+		ok(!si.sym && !si.dso, "exec clears the child's maps");
+		ok(symbols__known(s, 5001), "exec'd child is still known");
+		is_str(symbols__comm_of(s, 5001, 5001), "sh", "exec sets the comm");
+		symbols__comm(s, 5000, 5003, "worker", false);
+		is_str(symbols__comm_of(s, 5000, 5003), "worker", "thread comm");
+		is_str(symbols__comm_of(s, 5000, 5000), "prog-pie", "process comm unchanged by a thread");
+		symbols__resolve(s, 5000, alpha, false, &si);
+		is_str(si.sym, "alpha", "parent unaffected by the child's exec");
+
+		/* A newer one-byte map splits the old one: head, new, tail. */
+		symbols__mmap(s, 5000, alpha, 1, 0, "/nonexistent/overlay.so");
+		symbols__resolve(s, 5000, alpha, false, &si);
+		ok(!si.sym && si.dso && !strcmp(si.dso, "/nonexistent/overlay.so"),
+		   "newer map wins; unopenable file keeps its DSO name, no symbol");
+		symbols__resolve(s, 5000, alpha + 1, false, &si);
+		is_str(si.sym, "alpha", "tail of the split map keeps its file offset");
+		is_int(si.sym_off, 1, "tail offset");
+		symbols__resolve(s, 5000, alpha - 1, false, &si);
+		ok(si.dso && strstr(si.dso, "prog-pie"), "head of the split map keeps its DSO");
+
+		symbols__mmap(s, 5000, alpha & ~0xfffULL, 4096, 0, "/tmp/gone.so (deleted)");
+		symbols__resolve(s, 5000, alpha + 1, false, &si);
+		ok(!si.sym && si.dso && !strcmp(si.dso, "/tmp/gone.so (deleted)"),
+		   "deleted file: name kept, no symbol");
+		symbols__mmap(s, 5000, alpha & ~0xfffULL, 4096, 0, "");
+		symbols__resolve(s, 5000, alpha + 1, false, &si);
+		is_str(si.dso, "//anon", "anonymous executable memory");
+
+		/* Out-of-order delivery: the child's own map survives its FORK. */
+		symbols__mmap(s, 5004, 0x10000, 0x1000, 0, "/nonexistent/early.so");
+		symbols__fork(s, 5004, 5001);
+		symbols__resolve(s, 5004, 0x10010, false, &si);
+		is_str(si.dso, "/nonexistent/early.so", "child map seen before FORK is kept");
+		/* Pid reuse after EXIT: the new process starts from its parent. */
+		symbols__exit(s, 5004, 5004);
+		symbols__fork(s, 5004, 5001);
+		symbols__resolve(s, 5004, 0x10010, false, &si);
+		ok(!si.dso, "reused pid after EXIT forgets the old maps");
+		symbols__free(s);
+	}
+	for (i = 0; i < 3; i++)
+		unlink(b[i].path);
+	unlink(src);
+	rmdir(dir);
+}
+
+/*
+ * The map bookkeeping against a naive model: every mmap kept in time
+ * order, the newest one covering an address wins.
+ */
+static void test_maps_model(void)
+{
+	enum { OPS = 3000, SPACE = 1 << 16 };
+	static struct { uint64_t start, end; int name; } hist[OPS];
+	struct symbols *s = symbols__new();
+	unsigned int seed = 12345;
+	int i, bad = 0, checks = 0;
+
+	for (i = 0; i < OPS; i++) {
+		char name[32];
+		uint64_t start = (uint64_t)(rand_r(&seed) % SPACE) & ~15ULL;
+		uint64_t len = 16 + ((uint64_t)(rand_r(&seed) % (i % 7 ? 512 : 8192)) & ~15ULL);
+		int k, q;
+
+		hist[i].start = start;
+		hist[i].end = start + len;
+		hist[i].name = i % 50;
+		snprintf(name, sizeof(name), "/nonexistent/m%d", i % 50);
+		symbols__mmap(s, 77, start, len, 0, name);
+		for (q = 0; q < 8; q++) {
+			uint64_t a = (uint64_t)(rand_r(&seed) % (SPACE + 8192));
+			struct symbol_info si;
+			int want = -1;
+
+			for (k = i; k >= 0; k--)
+				if (hist[k].start <= a && a < hist[k].end) {
+					want = hist[k].name;
+					break;
+				}
+			symbols__resolve(s, 77, a, false, &si);
+			snprintf(name, sizeof(name), "/nonexistent/m%d", want);
+			checks++;
+			if (want < 0 ? si.dso != NULL : !si.dso || strcmp(si.dso, name))
+				bad++;
+		}
+	}
+	ok(!bad, "maps agree with the naive model on %d lookups (%d differ)", checks, bad);
+	symbols__free(s);
+}
+
+int main(void)
+{
+	test_kernel_real();
+	test_kernel_synthetic();
+	test_self();
+	test_programs_and_maps();
+	test_maps_model();
+	return done_testing();
+}
