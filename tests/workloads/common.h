@@ -41,6 +41,13 @@
 
 #define WL_PAGE 4096UL
 
+/*
+ * For the functions tests expect by name in a profile: not inlined, and
+ * not cloned either — GCC's IPA-SRA/constprop clones are called
+ * "f.isra.0", "f.constprop.0", which would not match "f".
+ */
+#define WL_NAMED __attribute__((noinline, noclone))
+
 enum wl_thp { WL_THP_SYSTEM, WL_THP_ON, WL_THP_OFF };
 
 /* One command-line option; `dst` points into the workload's own options. */

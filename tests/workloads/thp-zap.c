@@ -26,7 +26,7 @@ struct zap_opts {
 };
 
 /* Writes the last `touch` bytes of every chunk, top down like a stack grows. */
-__attribute__((noinline)) static void thp_zap_touch(char *p, size_t len, size_t chunk,
+WL_NAMED static void thp_zap_touch(char *p, size_t len, size_t chunk,
 						    size_t touch)
 {
 	for (size_t c = 0; c < len; c += chunk)
@@ -34,7 +34,7 @@ __attribute__((noinline)) static void thp_zap_touch(char *p, size_t len, size_t 
 			*(volatile char *)(p + c + off - WL_PAGE) = 1;
 }
 
-__attribute__((noinline)) static void thp_zap_partial(const struct wl_run *r, char *p,
+WL_NAMED static void thp_zap_partial(const struct wl_run *r, char *p,
 						      size_t len, size_t chunk, size_t zap)
 {
 	int err;
@@ -44,7 +44,7 @@ __attribute__((noinline)) static void thp_zap_partial(const struct wl_run *r, ch
 			wl_die(r, "cannot madvise(MADV_DONTNEED): %s", strerror(-err));
 }
 
-__attribute__((noinline)) static void thp_zap_unmap(char *p, size_t len)
+WL_NAMED static void thp_zap_unmap(char *p, size_t len)
 {
 	wl_munmap(p, len);
 }
