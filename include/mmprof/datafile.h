@@ -3,16 +3,23 @@
  *
  * The schema is specified in Documentation/data-format.md and versioned by
  * PROFILE_FORMAT_VERSION (stored in PRAGMA user_version and in the meta
- * table).  Saving is atomic: the database is written to a temporary file
- * in the target's directory, made durable, then renamed over the target;
- * a failed or interrupted save never leaves a half-written file under the
- * target name.  Loading treats the file as untrusted: a foreign file, a
- * newer format, a truncated or inconsistent database (dangling ids, a
- * stack trie whose parents do not precede their children, absurd sizes) is
- * refused with -EINVAL or -EPROTO and one line in e.
+ * table as "format_version"; PRAGMA application_id is DATAFILE_APP_ID).
+ * Saving is atomic: the database is written to a temporary file
+ * ".<name>.tmp.<pid>" in the target's directory (created O_EXCL|O_NOFOLLOW,
+ * mode 0644 less umask), made durable, then renamed over the target; a
+ * failed or interrupted save never leaves a half-written file under the
+ * target name, and a temporary left by a killed save (its pid is gone) is
+ * removed by the next save to the same target.
+ *
+ * Loading treats the file as untrusted: a foreign file, a newer format, a
+ * truncated or inconsistent database (dangling ids, a stack trie whose
+ * parents do not precede their children, wrong column types, negative
+ * counts, absurd sizes) is refused with one line in e.  Save checks the
+ * same rules on the profile first, so every file it writes loads.
  *
  * Loading reads aggregates only (stacks, counts, counters): a report never
- * replays samples.
+ * replays samples.  Workload: 10^5..10^6 nodes and counts; save and load
+ * are a single pass over each table with prepared statements.
  */
 #ifndef MMPROF_DATAFILE_H
 #define MMPROF_DATAFILE_H
@@ -20,10 +27,32 @@
 #include "mmprof/errmsg.h"
 #include "mmprof/profile.h"
 
-/* Write p to path atomically.  0 or -errno with e filled. */
+#define DATAFILE_APP_ID		0x6d6d7066	/* 'mmpf', PRAGMA application_id */
+
+/* Implementation limits, enforced on save and on load. */
+#define DATAFILE_MAX_ROWS	(1u << 26)	/* rows in any one table */
+#define DATAFILE_MAX_STR	(4u << 20)	/* bytes in any one string */
+#define DATAFILE_MAX_STR_TOTAL	(1ull << 30)	/* bytes in all strings together */
+
+/*
+ * Write p to path atomically.  0 or -errno with e filled:
+ *   -EINVAL   path exists and is not a regular file, or p breaks an
+ *             invariant of the format (the message names the row)
+ *   -ERANGE   a count >= 2^63 or a table or string over the limits above
+ *   -ENOSPC   the disk filled (the target is left as it was)
+ *   other     -errno of the failing system call
+ */
 int datafile__save(const struct profile *p, const char *path, struct errmsg *e);
 
-/* Read path into a new profile (*out, to be freed with profile__free). */
+/*
+ * Read path into a new profile (*out, to be freed with profile__free; NULL
+ * on error).  Ids of strings, frames, nodes, events and runs are those of
+ * the file when the file is canonical (as written by save).  0 or:
+ *   -ENOENT, -EACCES, ...   the file cannot be opened
+ *   -EINVAL            not an mmprof data file (empty, text, another db)
+ *   -EPROTONOSUPPORT   a format version this reader does not read
+ *   -EPROTO            truncated, corrupt or inconsistent content
+ */
 int datafile__load(const char *path, struct profile **out, struct errmsg *e);
 
 #endif

@@ -1,0 +1,702 @@
+/*
+ * datafile load: read a .data file into a new profile, trusting nothing.
+ *
+ * Files travel between machines as CI artifacts, so every byte is hostile
+ * until checked.  The order of defence:
+ *   1. the raw 100-byte SQLite header, read with plain read(2): magic,
+ *      application_id, user_version, page size, the size the header claims
+ *      against the real size (truncation), rollback-journal mode;
+ *   2. SQLite opened read-only and immutable (no locks, no journal or WAL
+ *      files created or replayed), in defensive mode with an untrusted
+ *      schema, views and triggers off, and a length limit on any value;
+ *   3. every required name must be a real table (not a view that could run
+ *      arbitrary SQL), every row is read in id order with its type checked
+ *      (sqlite3_column_type), ids must be dense, every reference in range,
+ *      node parents must precede the node (so the trie has no cycle), counts
+ *      non-negative, strings bounded and free of NUL bytes.
+ * Memory grows with rows actually present and is capped by the limits in
+ * datafile.h; no allocation takes its size from a number in the file.
+ *
+ * Ids are mapped through arrays (file id -> profile id) because the model
+ * interns: a hostile file with duplicate strings, frames or trie edges
+ * collapses them rather than breaking an index.  For a file written by
+ * save the mapping is the identity.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "mmprof/datafile.h"
+#include "mmprof/xalloc.h"
+#include "schema.h"
+
+#define SQLITE_MAGIC "SQLite format 3"	/* 16 bytes with its NUL */
+#define HEADER_SIZE 100
+
+struct loader {
+	const char *path;
+	struct errmsg *e;
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	struct profile *p;
+	int version;
+
+	const char *table;	/* for messages: where we are */
+	int64_t row;
+	size_t nr_rows;
+	unsigned long long str_bytes;
+
+	uint32_t *strmap;	/* file string id -> profile string id */
+	size_t nr_strs, alloc_strmap;	/* file ids 1..nr_strs-1 */
+	uint32_t *framemap;
+	size_t nr_frames, alloc_framemap;
+	uint32_t *nodemap;
+	size_t nr_nodes, alloc_nodemap;	/* includes the implicit root */
+	size_t nr_events, nr_runs;
+};
+
+/* The file is not what it claims: one line naming the table and row. */
+static int bad_row(struct loader *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int bad_row(struct loader *l, const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return errmsg__set(l->e, -EPROTO, "cannot load '%s': inconsistent data file: %s row %lld: %s",
+			   l->path, l->table, (long long)l->row, what);
+}
+
+static int sql_fail(struct loader *l, int rc)
+{
+	const char *why = l->db ? sqlite3_errmsg(l->db) : sqlite3_errstr(rc);
+
+	switch (rc & 0xff) {
+	case SQLITE_TOOBIG:
+		return errmsg__set(l->e, -EPROTO,
+				   "cannot load '%s': inconsistent data file: %s holds a value over %u bytes",
+				   l->path, l->table ? l->table : "the schema", DATAFILE_MAX_STR);
+	case SQLITE_NOMEM:
+		return errmsg__set(l->e, -ENOMEM, "cannot load '%s': out of memory", l->path);
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+	case SQLITE_ERROR:	/* a missing column, a schema SQLite cannot parse */
+		return errmsg__set(l->e, -EPROTO, "cannot load '%s': corrupt data file%s%s: %s",
+				   l->path, l->table ? " in table " : "", l->table ? l->table : "", why);
+	default:
+		return errmsg__set(l->e, -EIO, "cannot load '%s': %s", l->path, why);
+	}
+}
+
+static const char *type_name(int t)
+{
+	switch (t) {
+	case SQLITE_INTEGER: return "an integer";
+	case SQLITE_FLOAT:   return "a real";
+	case SQLITE_TEXT:    return "text";
+	case SQLITE_BLOB:    return "a blob";
+	default:             return "null";
+	}
+}
+
+static uint32_t be32(const unsigned char *b)
+{
+	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
+/*
+ * Step 1: the header, before SQLite sees the file, so that a foreign or
+ * truncated file gets a plain answer rather than an SQLite error.
+ */
+static int check_header(struct loader *l)
+{
+	unsigned char h[HEADER_SIZE];
+	unsigned long long pages, page_size;
+	struct stat st;
+	ssize_t n;
+	int fd, uv;
+
+	/* O_NONBLOCK: a FIFO under the name must not hang us */
+	fd = open(l->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return errmsg__set(l->e, -errno, "cannot open '%s': %s", l->path, strerror(errno));
+	if (fstat(fd, &st)) {
+		int err = -errno;
+
+		close(fd);
+		return errmsg__set(l->e, err, "cannot open '%s': %s", l->path, strerror(-err));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return errmsg__set(l->e, -EINVAL, "cannot open '%s': not a regular file", l->path);
+	}
+	do
+		n = pread(fd, h, sizeof(h), 0);
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	if (n < 0)
+		return errmsg__set(l->e, -errno, "cannot read '%s': %s", l->path, strerror(errno));
+	if (n == 0)
+		return errmsg__set(l->e, -EINVAL,
+				   "cannot open '%s': not an mmprof data file (the file is empty)", l->path);
+	if ((size_t)n < sizeof(SQLITE_MAGIC) || memcmp(h, SQLITE_MAGIC, sizeof(SQLITE_MAGIC)))
+		return errmsg__set(l->e, -EINVAL,
+				   "cannot open '%s': not an mmprof data file (not an SQLite database)",
+				   l->path);
+	if (n < HEADER_SIZE)
+		return errmsg__set(l->e, -EPROTO,
+				   "cannot open '%s': truncated data file (%zd bytes)", l->path, n);
+	if (be32(h + 68) != DATAFILE_APP_ID)
+		return errmsg__set(l->e, -EINVAL,
+				   "cannot open '%s': not an mmprof data file (an SQLite database of another application)",
+				   l->path);
+	uv = (int)be32(h + 60);
+	if (uv > PROFILE_FORMAT_VERSION)
+		return errmsg__set(l->e, -EPROTONOSUPPORT,
+				   "cannot open '%s': format %d > supported %d; upgrade mmprof",
+				   l->path, uv, PROFILE_FORMAT_VERSION);
+	if (uv < 1)
+		return errmsg__set(l->e, -EPROTONOSUPPORT,
+				   "cannot open '%s': format %d is not one this mmprof reads (1..%d)",
+				   l->path, uv, PROFILE_FORMAT_VERSION);
+	l->version = uv;
+	if (h[18] != 1 || h[19] != 1)
+		return errmsg__set(l->e, -EPROTO,
+				   "cannot open '%s': the database is in WAL mode; convert it with: sqlite3 '%s' 'PRAGMA journal_mode=DELETE'",
+				   l->path, l->path);
+	page_size = (unsigned long long)h[16] << 8 | h[17];
+	if (page_size == 1)
+		page_size = 65536;
+	if (page_size < 512 || (page_size & (page_size - 1)))
+		return errmsg__set(l->e, -EPROTO, "cannot open '%s': corrupt data file (page size %llu)",
+				   l->path, page_size);
+	/* The in-header page count is valid when the two change counters agree
+	 * (every SQLite since 3.7.0 keeps it so); it catches a cut file early. */
+	pages = be32(h + 28);
+	if (pages && be32(h + 24) == be32(h + 92) &&
+	    pages * page_size > (unsigned long long)st.st_size)
+		return errmsg__set(l->e, -EPROTO,
+				   "cannot open '%s': truncated data file (%lld bytes, the header says %llu)",
+				   l->path, (long long)st.st_size, pages * page_size);
+	return 0;
+}
+
+/* "file:" URI with every byte that could mean something escaped. */
+static char *path_uri(const char *path)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = strlen(path), i, j = 0;
+	char *u = xmalloc(5 + 3 * n + sizeof("?immutable=1"));
+
+	memcpy(u, "file:", 5);
+	j = 5;
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)path[i];
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    c == '.' || c == '_' || c == '-' || c == '~' || (c == '/' && i > 0)) {
+			u[j++] = (char)c;
+		} else {
+			u[j++] = '%';
+			u[j++] = hex[c >> 4];
+			u[j++] = hex[c & 15];
+		}
+	}
+	memcpy(u + j, "?immutable=1", sizeof("?immutable=1"));
+	return u;
+}
+
+/* Step 2: open it as untrusted. */
+static int open_db(struct loader *l)
+{
+	char *uri = path_uri(l->path);
+	int rc;
+
+	rc = sqlite3_open_v2(uri, &l->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+	free(uri);
+	if (rc != SQLITE_OK)
+		return sql_fail(l, rc);
+	sqlite3_db_config(l->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+	sqlite3_db_config(l->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+	sqlite3_db_config(l->db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL);
+	sqlite3_db_config(l->db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, NULL);
+	sqlite3_limit(l->db, SQLITE_LIMIT_LENGTH, (int)DATAFILE_MAX_STR + 4096);
+	rc = sqlite3_exec(l->db, "PRAGMA cell_size_check=ON", NULL, NULL, NULL);
+	return rc == SQLITE_OK ? 0 : sql_fail(l, rc);
+}
+
+static int check_tables(struct loader *l)
+{
+	const char *const *t;
+	int rc, err = 0;
+
+	rc = sqlite3_prepare_v2(l->db, "SELECT type FROM sqlite_master WHERE name = ?1",
+				-1, &l->st, NULL);
+	if (rc != SQLITE_OK)
+		return sql_fail(l, rc);
+	for (t = datafile_tables; *t && !err; t++) {
+		const unsigned char *type;
+
+		sqlite3_bind_text(l->st, 1, *t, -1, SQLITE_STATIC);
+		rc = sqlite3_step(l->st);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+			return sql_fail(l, rc);
+		type = rc == SQLITE_ROW ? sqlite3_column_text(l->st, 0) : NULL;
+		if (!type || strcmp((const char *)type, "table"))
+			err = errmsg__set(l->e, -EPROTO,
+					  "cannot load '%s': inconsistent data file: table '%s' is missing",
+					  l->path, *t);
+		sqlite3_reset(l->st);
+	}
+	return err;
+}
+
+static int prepare(struct loader *l, const char *table, const char *sql)
+{
+	int rc;
+
+	sqlite3_finalize(l->st);
+	l->st = NULL;
+	l->table = table;
+	l->row = -1;
+	l->nr_rows = 0;
+	rc = sqlite3_prepare_v2(l->db, sql, -1, &l->st, NULL);
+	return rc == SQLITE_OK ? 0 : sql_fail(l, rc);
+}
+
+/* 1 with a row, 0 at the end, or -errno.  Rows must come with dense ids. */
+static int next_row(struct loader *l, int64_t first_id)
+{
+	int rc = sqlite3_step(l->st);
+	int64_t id;
+
+	if (rc == SQLITE_DONE)
+		return 0;
+	if (rc != SQLITE_ROW)
+		return sql_fail(l, rc);
+	l->row = first_id + (int64_t)l->nr_rows;
+	if (++l->nr_rows > DATAFILE_MAX_ROWS)
+		return bad_row(l, "more than %u rows", DATAFILE_MAX_ROWS);
+	if (sqlite3_column_type(l->st, 0) != SQLITE_INTEGER)
+		return bad_row(l, "%s is %s, not an integer", sqlite3_column_name(l->st, 0),
+			       type_name(sqlite3_column_type(l->st, 0)));
+	id = sqlite3_column_int64(l->st, 0);
+	if (id != l->row)
+		return bad_row(l, "%s %lld where %lld was expected (ids must be dense)",
+			       sqlite3_column_name(l->st, 0), (long long)id, (long long)l->row);
+	return 1;
+}
+
+static int get_i64(struct loader *l, int col, int64_t *v)
+{
+	int t = sqlite3_column_type(l->st, col);
+
+	if (t != SQLITE_INTEGER)
+		return bad_row(l, "%s is %s, not an integer", sqlite3_column_name(l->st, col),
+			       type_name(t));
+	*v = sqlite3_column_int64(l->st, col);
+	return 0;
+}
+
+static int get_range(struct loader *l, int col, int64_t lo, int64_t hi, int64_t *v)
+{
+	int err = get_i64(l, col, v);
+
+	if (!err && (*v < lo || *v > hi))
+		return bad_row(l, "%s %lld is out of range %lld..%lld",
+			       sqlite3_column_name(l->st, col), (long long)*v, (long long)lo,
+			       (long long)hi);
+	return err;
+}
+
+/* Unsigned 64-bit values are stored as the INTEGER with the same bits. */
+static int get_u64(struct loader *l, int col, uint64_t *v)
+{
+	int64_t i;
+	int err = get_i64(l, col, &i);
+
+	if (!err)
+		memcpy(v, &i, sizeof(*v));
+	return err;
+}
+
+/* A count: non-negative, below 2^63. */
+static int get_count(struct loader *l, int col, uint64_t *v)
+{
+	int64_t i;
+	int err = get_i64(l, col, &i);
+
+	if (err)
+		return err;
+	if (i < 0)
+		return bad_row(l, "%s %lld is negative", sqlite3_column_name(l->st, col),
+			       (long long)i);
+	*v = (uint64_t)i;
+	return 0;
+}
+
+static int get_u32(struct loader *l, int col, uint32_t *v)
+{
+	int64_t i;
+	int err = get_range(l, col, 0, UINT32_MAX, &i);
+
+	if (!err)
+		*v = (uint32_t)i;
+	return err;
+}
+
+static int get_i32(struct loader *l, int col, int32_t *v)
+{
+	int64_t i;
+	int err = get_range(l, col, INT32_MIN, INT32_MAX, &i);
+
+	if (!err)
+		*v = (int32_t)i;
+	return err;
+}
+
+static int get_bool(struct loader *l, int col, uint8_t *v)
+{
+	int64_t i;
+	int err = get_range(l, col, 0, 1, &i);
+
+	if (!err)
+		*v = (uint8_t)i;
+	return err;
+}
+
+/* An index into a table already read: 0 <= v < n. */
+static int get_ref(struct loader *l, int col, size_t n, const char *what, uint32_t *v)
+{
+	int64_t i;
+	int err = get_i64(l, col, &i);
+
+	if (err)
+		return err;
+	if (i < 0 || (uint64_t)i >= n)
+		return bad_row(l, "%s %lld does not exist (%zu %s)", sqlite3_column_name(l->st, col),
+			       (long long)i, n, what);
+	*v = (uint32_t)i;
+	return 0;
+}
+
+/* A string reference: NULL is "no string" (0), else a strings.id. */
+static int get_str(struct loader *l, int col, uint32_t *v)
+{
+	uint32_t id;
+	int err;
+
+	if (sqlite3_column_type(l->st, col) == SQLITE_NULL) {
+		*v = 0;
+		return 0;
+	}
+	err = get_ref(l, col, l->nr_strs, "strings", &id);
+	if (err)
+		return err;
+	if (id == 0)
+		return bad_row(l, "%s is 0; \"no string\" is stored as NULL",
+			       sqlite3_column_name(l->st, col));
+	*v = l->strmap[id];
+	return 0;
+}
+
+/* Inline TEXT: bounded, no NUL inside (the model's strings are C strings). */
+static int get_text(struct loader *l, int col, bool null_ok, const char **s, size_t *len)
+{
+	int t = sqlite3_column_type(l->st, col);
+	const unsigned char *txt;
+	int n;
+
+	if (t == SQLITE_NULL && null_ok) {
+		*s = NULL;
+		*len = 0;
+		return 0;
+	}
+	if (t != SQLITE_TEXT)
+		return bad_row(l, "%s is %s, not text", sqlite3_column_name(l->st, col), type_name(t));
+	txt = sqlite3_column_text(l->st, col);
+	n = sqlite3_column_bytes(l->st, col);
+	if (!txt)
+		return sql_fail(l, SQLITE_NOMEM);
+	if (n < 0 || (unsigned)n > DATAFILE_MAX_STR)
+		return bad_row(l, "%s is longer than %u bytes", sqlite3_column_name(l->st, col),
+			       DATAFILE_MAX_STR);
+	l->str_bytes += (unsigned)n;
+	if (l->str_bytes > DATAFILE_MAX_STR_TOTAL)
+		return bad_row(l, "strings total more than %llu bytes", DATAFILE_MAX_STR_TOTAL);
+	if (strlen((const char *)txt) != (size_t)n)
+		return bad_row(l, "%s contains a NUL byte", sqlite3_column_name(l->st, col));
+	*s = (const char *)txt;
+	*len = (size_t)n;
+	return 0;
+}
+
+static int load_strings(struct loader *l)
+{
+	const char *s;
+	size_t len;
+	int err, r;
+
+	if ((err = prepare(l, "strings", "SELECT id, s FROM strings ORDER BY id")))
+		return err;
+	XGROW(l->strmap, l->alloc_strmap, 0);
+	l->strmap[0] = 0;
+	l->nr_strs = 1;
+	while ((r = next_row(l, 1)) > 0) {
+		if ((err = get_text(l, 1, false, &s, &len)))
+			return err;
+		XGROW(l->strmap, l->alloc_strmap, l->nr_strs);
+		l->strmap[l->nr_strs++] = profile__intern_len(l->p, s, len);
+	}
+	return r;
+}
+
+static int load_meta(struct loader *l)
+{
+	const char *k, *v;
+	size_t klen, vlen;
+	int err, r, seen_version = 0;
+
+	if ((err = prepare(l, "meta", "SELECT seq, key, value FROM meta ORDER BY seq")))
+		return err;
+	while ((r = next_row(l, 0)) > 0) {
+		if ((err = get_text(l, 1, false, &k, &klen)) ||
+		    (err = get_text(l, 2, true, &v, &vlen)))
+			return err;
+		if (!strcmp(k, DATAFILE_META_FORMAT)) {
+			char want[16];
+
+			snprintf(want, sizeof(want), "%d", l->version);
+			if (!v || strcmp(v, want))
+				return bad_row(l, "format_version '%.20s' disagrees with user_version %d",
+					       v ? v : "(null)", l->version);
+			seen_version++;
+			continue;
+		}
+		profile__set_meta(l->p, k, v);
+	}
+	if (r < 0)
+		return r;
+	if (seen_version != 1)
+		return errmsg__set(l->e, -EPROTO,
+				   "cannot load '%s': inconsistent data file: meta has %d format_version rows, not 1",
+				   l->path, seen_version);
+	return 0;
+}
+
+static int load_events(struct loader *l)
+{
+	int err, r;
+
+	if ((err = prepare(l, "events",
+			   "SELECT id, name, asked, type, config, freq, sample FROM events ORDER BY id")))
+		return err;
+	while ((r = next_row(l, 0)) > 0) {
+		struct event_desc ev;
+
+		if ((err = get_str(l, 1, &ev.name)) || (err = get_str(l, 2, &ev.asked)) ||
+		    (err = get_u32(l, 3, &ev.type)) || (err = get_u64(l, 4, &ev.config)) ||
+		    (err = get_bool(l, 5, &ev.freq)) || (err = get_u64(l, 6, &ev.sample)))
+			return err;
+		profile__add_event(l->p, &ev);
+		l->nr_events++;
+	}
+	return r;
+}
+
+static int load_runs(struct loader *l)
+{
+	int err, r;
+
+	if ((err = prepare(l, "runs",
+			   "SELECT id, start_ns, wall_ns, exit_code, term_signal, utime_us, stime_us,"
+			   " maxrss_kb, minflt, majflt, nvcsw, nivcsw, samples, lost, throttled"
+			   " FROM runs ORDER BY id")))
+		return err;
+	while ((r = next_row(l, 0)) > 0) {
+		struct run ru;
+
+		if ((err = get_i64(l, 1, &ru.start_ns)) || (err = get_i64(l, 2, &ru.wall_ns)) ||
+		    (err = get_i32(l, 3, &ru.exit_code)) || (err = get_i32(l, 4, &ru.term_signal)) ||
+		    (err = get_i64(l, 5, &ru.utime_us)) || (err = get_i64(l, 6, &ru.stime_us)) ||
+		    (err = get_i64(l, 7, &ru.maxrss_kb)) || (err = get_i64(l, 8, &ru.minflt)) ||
+		    (err = get_i64(l, 9, &ru.majflt)) || (err = get_i64(l, 10, &ru.nvcsw)) ||
+		    (err = get_i64(l, 11, &ru.nivcsw)) || (err = get_count(l, 12, &ru.samples)) ||
+		    (err = get_count(l, 13, &ru.lost)) || (err = get_count(l, 14, &ru.throttled)))
+			return err;
+		profile__add_run(l->p, &ru);
+		l->nr_runs++;
+	}
+	return r;
+}
+
+static int load_counters(struct loader *l)
+{
+	int err, r;
+
+	if ((err = prepare(l, "counters",
+			   "SELECT id, run, name, supported, value, enabled, running"
+			   " FROM counters ORDER BY id")))
+		return err;
+	while ((r = next_row(l, 0)) > 0) {
+		struct counter c;
+
+		if ((err = get_ref(l, 1, l->nr_runs, "runs", &c.run)) ||
+		    (err = get_str(l, 2, &c.name)) || (err = get_bool(l, 3, &c.supported)) ||
+		    (err = get_u64(l, 4, &c.value)) || (err = get_u64(l, 5, &c.enabled)) ||
+		    (err = get_u64(l, 6, &c.running)))
+			return err;
+		profile__add_counter(l->p, &c);
+	}
+	return r;
+}
+
+static int load_intervals(struct loader *l)
+{
+	int err, r;
+
+	if ((err = prepare(l, "intervals",
+			   "SELECT id, run, name, t_ns, value, enabled, running"
+			   " FROM intervals ORDER BY id")))
+		return err;
+	while ((r = next_row(l, 0)) > 0) {
+		struct counter_interval ci;
+
+		if ((err = get_ref(l, 1, l->nr_runs, "runs", &ci.run)) ||
+		    (err = get_str(l, 2, &ci.name)) || (err = get_u64(l, 3, &ci.t_ns)) ||
+		    (err = get_u64(l, 4, &ci.value)) || (err = get_u64(l, 5, &ci.enabled)) ||
+		    (err = get_u64(l, 6, &ci.running)))
+			return err;
+		profile__add_interval(l->p, &ci);
+	}
+	return r;
+}
+
+static int load_metrics(struct loader *l)
+{
+	int err, r;
+
+	if ((err = prepare(l, "metrics", "SELECT id, run, key, value FROM metrics ORDER BY id")))
+		return err;
+	while ((r = next_row(l, 0)) > 0) {
+		uint32_t run, key;
+		double v;
+		int t;
+
+		if ((err = get_ref(l, 1, l->nr_runs, "runs", &run)) || (err = get_str(l, 2, &key)))
+			return err;
+		t = sqlite3_column_type(l->st, 3);
+		if (t == SQLITE_NULL)
+			v = NAN;	/* SQLite stores NaN as NULL */
+		else if (t == SQLITE_FLOAT || t == SQLITE_INTEGER)
+			v = sqlite3_column_double(l->st, 3);
+		else
+			return bad_row(l, "value is %s, not a number", type_name(t));
+		profile__add_metric(l->p, run, profile__str(l->p, key), v);
+	}
+	return r;
+}
+
+static int load_frames(struct loader *l)
+{
+	int err, r;
+
+	if ((err = prepare(l, "frames",
+			   "SELECT id, addr, sym_off, sym, dso, kernel FROM frames ORDER BY id")))
+		return err;
+	while ((r = next_row(l, 0)) > 0) {
+		struct frame f;
+
+		if ((err = get_u64(l, 1, &f.addr)) || (err = get_u64(l, 2, &f.sym_off)) ||
+		    (err = get_str(l, 3, &f.sym)) || (err = get_str(l, 4, &f.dso)) ||
+		    (err = get_bool(l, 5, &f.kernel)))
+			return err;
+		XGROW(l->framemap, l->alloc_framemap, l->nr_frames);
+		l->framemap[l->nr_frames++] = profile__frame(l->p, &f);
+	}
+	return r;
+}
+
+static int load_nodes(struct loader *l)
+{
+	int err, r;
+
+	if ((err = prepare(l, "nodes", "SELECT id, parent, frame FROM nodes ORDER BY id")))
+		return err;
+	XGROW(l->nodemap, l->alloc_nodemap, 0);
+	l->nodemap[0] = PROFILE_ROOT;
+	l->nr_nodes = 1;
+	while ((r = next_row(l, 1)) > 0) {
+		uint32_t parent, frame;
+
+		/* parent < id: checked against the nodes read so far, which
+		 * also rules out any cycle in the trie */
+		if ((err = get_ref(l, 1, l->nr_nodes, "nodes before it", &parent)) ||
+		    (err = get_ref(l, 2, l->nr_frames, "frames", &frame)))
+			return err;
+		XGROW(l->nodemap, l->alloc_nodemap, l->nr_nodes);
+		l->nodemap[l->nr_nodes++] = profile__node(l->p, l->nodemap[parent],
+							   l->framemap[frame]);
+	}
+	return r;
+}
+
+static int load_counts(struct loader *l)
+{
+	int err, r;
+
+	if ((err = prepare(l, "counts",
+			   "SELECT id, run, event, comm, node, samples, period FROM counts ORDER BY id")))
+		return err;
+	while ((r = next_row(l, 0)) > 0) {
+		uint32_t run, event, comm, node;
+		uint64_t samples, period;
+
+		if ((err = get_ref(l, 1, l->nr_runs, "runs", &run)) ||
+		    (err = get_ref(l, 2, l->nr_events, "events", &event)) ||
+		    (err = get_str(l, 3, &comm)) ||
+		    (err = get_ref(l, 4, l->nr_nodes, "nodes", &node)) ||
+		    (err = get_count(l, 5, &samples)) || (err = get_count(l, 6, &period)))
+			return err;
+		profile__add_count(l->p, run, event, comm, l->nodemap[node], samples, period);
+	}
+	return r;
+}
+
+int datafile__load(const char *path, struct profile **out, struct errmsg *e)
+{
+	struct loader l = { .path = path, .e = e };
+	int err;
+
+	*out = NULL;
+	if ((err = check_header(&l)) || (err = open_db(&l)) || (err = check_tables(&l)))
+		goto out;
+	l.p = profile__new();
+	if ((err = load_strings(&l)) || (err = load_meta(&l)) || (err = load_events(&l)) ||
+	    (err = load_runs(&l)) || (err = load_counters(&l)) || (err = load_intervals(&l)) ||
+	    (err = load_metrics(&l)) || (err = load_frames(&l)) || (err = load_nodes(&l)) ||
+	    (err = load_counts(&l)))
+		goto out;
+	*out = l.p;
+	l.p = NULL;
+out:
+	sqlite3_finalize(l.st);
+	sqlite3_close(l.db);
+	profile__free(l.p);
+	free(l.strmap);
+	free(l.framemap);
+	free(l.nodemap);
+	return err;
+}

@@ -1,0 +1,629 @@
+/*
+ * datafile save: write a profile as an SQLite database, atomically.
+ *
+ * The database is built in a temporary file next to the target (same
+ * filesystem, so rename(2) is atomic), in one transaction with journaling
+ * and syncing off: the temporary has no previous content to protect, and
+ * durability comes from one fsync of the finished file before the rename
+ * and one of the directory after it.  A failure at any step unlinks the
+ * temporary and leaves the target as it was.
+ *
+ * The profile is checked against the format's invariants while it is
+ * written (references in range, counts below 2^63, sizes within limits),
+ * so a bug upstream yields an error naming the row, not a file that every
+ * reader refuses.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "mmprof/datafile.h"
+#include "mmprof/xalloc.h"
+#include "schema.h"
+
+struct saver {
+	const struct profile *p;
+	const char *path;
+	struct errmsg *e;
+	sqlite3 *db;
+	sqlite3_stmt *st;
+};
+
+/* An SQLite failure as -errno with a message; disk full is said plainly. */
+static int sql_fail(struct saver *s, int rc, const char *what)
+{
+	const char *why = s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
+	int sys = s->db ? sqlite3_system_errno(s->db) : 0;
+
+	if ((rc & 0xff) == SQLITE_FULL || sys == ENOSPC)
+		return errmsg__set(s->e, -ENOSPC,
+				   "cannot write '%s': no space left on device; free some space or write elsewhere (-o)",
+				   s->path);
+	if ((rc & 0xff) == SQLITE_IOERR && sys)
+		return errmsg__set(s->e, -sys, "cannot write '%s': %s: %s",
+				   s->path, what, strerror(sys));
+	return errmsg__set(s->e, -EIO, "cannot write '%s': %s: %s", s->path, what, why);
+}
+
+/* A profile that breaks an invariant of the format: name the row. */
+static int bad(struct saver *s, int err, const char *table, size_t row, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static int bad(struct saver *s, int err, const char *table, size_t row, const char *fmt, ...)
+{
+	char what[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return errmsg__set(s->e, err, "cannot write '%s': profile %s row %zu: %s",
+			   s->path, table, row, what);
+}
+
+static int exec(struct saver *s, const char *sql)
+{
+	int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+
+	return rc == SQLITE_OK ? 0 : sql_fail(s, rc, "cannot set up the database");
+}
+
+static int prepare(struct saver *s, const char *sql)
+{
+	int rc;
+
+	sqlite3_finalize(s->st);
+	s->st = NULL;
+	rc = sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s->st, NULL);
+	return rc == SQLITE_OK ? 0 : sql_fail(s, rc, "cannot prepare a statement");
+}
+
+static int step(struct saver *s)
+{
+	int rc = sqlite3_step(s->st);
+	int err = 0;
+
+	if (rc != SQLITE_DONE)
+		err = sql_fail(s, rc, "cannot insert a row");
+	sqlite3_reset(s->st);
+	return err;
+}
+
+/* Unsigned 64-bit values travel as the signed INTEGER of the same bits. */
+static void bind_u64(sqlite3_stmt *st, int col, uint64_t v)
+{
+	int64_t i;
+
+	memcpy(&i, &v, sizeof(i));
+	sqlite3_bind_int64(st, col, i);
+}
+
+/* String id 0 ("no string") is stored as NULL so joins and FKs stay honest. */
+static void bind_str(sqlite3_stmt *st, int col, uint32_t id)
+{
+	if (id)
+		sqlite3_bind_int64(st, col, id);
+	else
+		sqlite3_bind_null(st, col);
+}
+
+static int check_rows(struct saver *s, const char *table, size_t n)
+{
+	if (n > DATAFILE_MAX_ROWS)
+		return errmsg__set(s->e, -ERANGE,
+				   "cannot write '%s': %zu rows in %s exceed the format's limit of %u",
+				   s->path, n, table, DATAFILE_MAX_ROWS);
+	return 0;
+}
+
+static int check_str(struct saver *s, const char *table, size_t row, uint32_t id)
+{
+	if (id >= s->p->nr_strs)
+		return bad(s, -EINVAL, table, row, "string id %u does not exist", id);
+	return 0;
+}
+
+static int check_run(struct saver *s, const char *table, size_t row, uint32_t run)
+{
+	if (run >= s->p->nr_runs)
+		return bad(s, -EINVAL, table, row, "run %u does not exist", run);
+	return 0;
+}
+
+static int check_count(struct saver *s, const char *table, size_t row, uint64_t v)
+{
+	if (v > INT64_MAX)
+		return bad(s, -ERANGE, table, row, "count %llu is not below 2^63", (unsigned long long)v);
+	return 0;
+}
+
+static int write_meta(struct saver *s)
+{
+	const struct profile *p = s->p;
+	char ver[16];
+	size_t i, seq = 0;
+	int err;
+
+	if ((err = check_rows(s, "meta", p->nr_meta + 1)) ||
+	    (err = prepare(s, "INSERT INTO meta VALUES(?,?,?)")))
+		return err;
+	snprintf(ver, sizeof(ver), "%d", PROFILE_FORMAT_VERSION);
+	sqlite3_bind_int64(s->st, 1, (int64_t)seq++);
+	sqlite3_bind_text(s->st, 2, DATAFILE_META_FORMAT, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s->st, 3, ver, -1, SQLITE_TRANSIENT);
+	if ((err = step(s)))
+		return err;
+	for (i = 0; i < p->nr_meta; i++) {
+		const char *k = profile__str(p, p->meta[i].key);
+
+		if ((err = check_str(s, "meta", i, p->meta[i].key)) ||
+		    (err = check_str(s, "meta", i, p->meta[i].value)))
+			return err;
+		if (!k)
+			return bad(s, -EINVAL, "meta", i, "a key is missing");
+		/* the file's own version is written above, never the model's */
+		if (!strcmp(k, DATAFILE_META_FORMAT))
+			continue;
+		sqlite3_bind_int64(s->st, 1, (int64_t)seq++);
+		sqlite3_bind_text(s->st, 2, k, -1, SQLITE_STATIC);
+		if (p->meta[i].value)
+			sqlite3_bind_text(s->st, 3, profile__str(p, p->meta[i].value), -1,
+					  SQLITE_STATIC);
+		else
+			sqlite3_bind_null(s->st, 3);
+		if ((err = step(s)))
+			return err;
+	}
+	return 0;
+}
+
+static int write_strings(struct saver *s)
+{
+	const struct profile *p = s->p;
+	unsigned long long total = 0;
+	size_t i;
+	int err;
+
+	if ((err = check_rows(s, "strings", p->nr_strs)) ||
+	    (err = prepare(s, "INSERT INTO strings VALUES(?,?)")))
+		return err;
+	for (i = 1; i < p->nr_strs; i++) {
+		size_t len = strlen(p->strs[i]);
+
+		total += len;
+		if (len > DATAFILE_MAX_STR)
+			return bad(s, -ERANGE, "strings", i, "a string of %zu bytes exceeds the limit of %u",
+				   len, DATAFILE_MAX_STR);
+		if (total > DATAFILE_MAX_STR_TOTAL)
+			return bad(s, -ERANGE, "strings", i, "strings total %llu bytes, over the limit of %llu",
+				   total, DATAFILE_MAX_STR_TOTAL);
+		sqlite3_bind_int64(s->st, 1, (int64_t)i);
+		sqlite3_bind_text(s->st, 2, p->strs[i], (int)len, SQLITE_STATIC);
+		if ((err = step(s)))
+			return err;
+	}
+	return 0;
+}
+
+static int write_events(struct saver *s)
+{
+	const struct profile *p = s->p;
+	size_t i;
+	int err;
+
+	if ((err = check_rows(s, "events", p->nr_events)) ||
+	    (err = prepare(s, "INSERT INTO events VALUES(?,?,?,?,?,?,?)")))
+		return err;
+	for (i = 0; i < p->nr_events; i++) {
+		const struct event_desc *ev = &p->events[i];
+
+		if ((err = check_str(s, "events", i, ev->name)) ||
+		    (err = check_str(s, "events", i, ev->asked)))
+			return err;
+		sqlite3_bind_int64(s->st, 1, (int64_t)i);
+		bind_str(s->st, 2, ev->name);
+		bind_str(s->st, 3, ev->asked);
+		sqlite3_bind_int64(s->st, 4, ev->type);
+		bind_u64(s->st, 5, ev->config);
+		sqlite3_bind_int64(s->st, 6, ev->freq ? 1 : 0);
+		bind_u64(s->st, 7, ev->sample);
+		if ((err = step(s)))
+			return err;
+	}
+	return 0;
+}
+
+static int write_runs(struct saver *s)
+{
+	const struct profile *p = s->p;
+	size_t i;
+	int err;
+
+	if ((err = check_rows(s, "runs", p->nr_runs)) ||
+	    (err = prepare(s, "INSERT INTO runs VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")))
+		return err;
+	for (i = 0; i < p->nr_runs; i++) {
+		const struct run *r = &p->runs[i];
+		sqlite3_stmt *st = s->st;
+
+		if ((err = check_count(s, "runs", i, r->samples)) ||
+		    (err = check_count(s, "runs", i, r->lost)) ||
+		    (err = check_count(s, "runs", i, r->throttled)))
+			return err;
+		sqlite3_bind_int64(st, 1, (int64_t)i);
+		sqlite3_bind_int64(st, 2, r->start_ns);
+		sqlite3_bind_int64(st, 3, r->wall_ns);
+		sqlite3_bind_int64(st, 4, r->exit_code);
+		sqlite3_bind_int64(st, 5, r->term_signal);
+		sqlite3_bind_int64(st, 6, r->utime_us);
+		sqlite3_bind_int64(st, 7, r->stime_us);
+		sqlite3_bind_int64(st, 8, r->maxrss_kb);
+		sqlite3_bind_int64(st, 9, r->minflt);
+		sqlite3_bind_int64(st, 10, r->majflt);
+		sqlite3_bind_int64(st, 11, r->nvcsw);
+		sqlite3_bind_int64(st, 12, r->nivcsw);
+		sqlite3_bind_int64(st, 13, (int64_t)r->samples);
+		sqlite3_bind_int64(st, 14, (int64_t)r->lost);
+		sqlite3_bind_int64(st, 15, (int64_t)r->throttled);
+		if ((err = step(s)))
+			return err;
+	}
+	return 0;
+}
+
+static int write_counters(struct saver *s)
+{
+	const struct profile *p = s->p;
+	size_t i;
+	int err;
+
+	if ((err = check_rows(s, "counters", p->nr_counters)) ||
+	    (err = prepare(s, "INSERT INTO counters VALUES(?,?,?,?,?,?,?)")))
+		return err;
+	for (i = 0; i < p->nr_counters; i++) {
+		const struct counter *c = &p->counters[i];
+
+		if ((err = check_run(s, "counters", i, c->run)) ||
+		    (err = check_str(s, "counters", i, c->name)))
+			return err;
+		sqlite3_bind_int64(s->st, 1, (int64_t)i);
+		sqlite3_bind_int64(s->st, 2, c->run);
+		bind_str(s->st, 3, c->name);
+		sqlite3_bind_int64(s->st, 4, c->supported ? 1 : 0);
+		bind_u64(s->st, 5, c->value);
+		bind_u64(s->st, 6, c->enabled);
+		bind_u64(s->st, 7, c->running);
+		if ((err = step(s)))
+			return err;
+	}
+	return 0;
+}
+
+static int write_intervals(struct saver *s)
+{
+	const struct profile *p = s->p;
+	size_t i;
+	int err;
+
+	if ((err = check_rows(s, "intervals", p->nr_intervals)) ||
+	    (err = prepare(s, "INSERT INTO intervals VALUES(?,?,?,?,?,?,?)")))
+		return err;
+	for (i = 0; i < p->nr_intervals; i++) {
+		const struct counter_interval *ci = &p->intervals[i];
+
+		if ((err = check_run(s, "intervals", i, ci->run)) ||
+		    (err = check_str(s, "intervals", i, ci->name)))
+			return err;
+		sqlite3_bind_int64(s->st, 1, (int64_t)i);
+		sqlite3_bind_int64(s->st, 2, ci->run);
+		bind_str(s->st, 3, ci->name);
+		bind_u64(s->st, 4, ci->t_ns);
+		bind_u64(s->st, 5, ci->value);
+		bind_u64(s->st, 6, ci->enabled);
+		bind_u64(s->st, 7, ci->running);
+		if ((err = step(s)))
+			return err;
+	}
+	return 0;
+}
+
+static int write_metrics(struct saver *s)
+{
+	const struct profile *p = s->p;
+	size_t i;
+	int err;
+
+	if ((err = check_rows(s, "metrics", p->nr_metrics)) ||
+	    (err = prepare(s, "INSERT INTO metrics VALUES(?,?,?,?)")))
+		return err;
+	for (i = 0; i < p->nr_metrics; i++) {
+		const struct metric *m = &p->metrics[i];
+
+		if ((err = check_run(s, "metrics", i, m->run)) ||
+		    (err = check_str(s, "metrics", i, m->key)))
+			return err;
+		sqlite3_bind_int64(s->st, 1, (int64_t)i);
+		sqlite3_bind_int64(s->st, 2, m->run);
+		bind_str(s->st, 3, m->key);
+		/* SQLite stores NaN as NULL; the reader maps NULL back to NaN */
+		sqlite3_bind_double(s->st, 4, m->value);
+		if ((err = step(s)))
+			return err;
+	}
+	return 0;
+}
+
+static int write_frames(struct saver *s)
+{
+	const struct profile *p = s->p;
+	size_t i;
+	int err;
+
+	if ((err = check_rows(s, "frames", p->nr_frames)) ||
+	    (err = prepare(s, "INSERT INTO frames VALUES(?,?,?,?,?,?)")))
+		return err;
+	for (i = 0; i < p->nr_frames; i++) {
+		const struct frame *f = &p->frames[i];
+
+		if ((err = check_str(s, "frames", i, f->sym)) ||
+		    (err = check_str(s, "frames", i, f->dso)))
+			return err;
+		sqlite3_bind_int64(s->st, 1, (int64_t)i);
+		bind_u64(s->st, 2, f->addr);
+		bind_u64(s->st, 3, f->sym_off);
+		bind_str(s->st, 4, f->sym);
+		bind_str(s->st, 5, f->dso);
+		sqlite3_bind_int64(s->st, 6, f->kernel ? 1 : 0);
+		if ((err = step(s)))
+			return err;
+	}
+	return 0;
+}
+
+static int write_nodes(struct saver *s)
+{
+	const struct profile *p = s->p;
+	size_t i;
+	int err;
+
+	if ((err = check_rows(s, "nodes", p->nr_nodes)) ||
+	    (err = prepare(s, "INSERT INTO nodes VALUES(?,?,?)")))
+		return err;
+	/* node 0, the root, is implicit */
+	for (i = 1; i < p->nr_nodes; i++) {
+		const struct stack_node *n = &p->nodes[i];
+
+		if (n->parent >= i)
+			return bad(s, -EINVAL, "nodes", i, "parent %u does not precede the node",
+				   n->parent);
+		if (n->frame >= p->nr_frames)
+			return bad(s, -EINVAL, "nodes", i, "frame %u does not exist", n->frame);
+		sqlite3_bind_int64(s->st, 1, (int64_t)i);
+		sqlite3_bind_int64(s->st, 2, n->parent);
+		sqlite3_bind_int64(s->st, 3, n->frame);
+		if ((err = step(s)))
+			return err;
+	}
+	return 0;
+}
+
+static int write_counts(struct saver *s)
+{
+	const struct profile *p = s->p;
+	size_t i;
+	int err;
+
+	if ((err = check_rows(s, "counts", p->nr_counts)) ||
+	    (err = prepare(s, "INSERT INTO counts VALUES(?,?,?,?,?,?,?)")))
+		return err;
+	for (i = 0; i < p->nr_counts; i++) {
+		const struct count *c = &p->counts[i];
+
+		if ((err = check_run(s, "counts", i, c->run)) ||
+		    (err = check_str(s, "counts", i, c->comm)) ||
+		    (err = check_count(s, "counts", i, c->samples)) ||
+		    (err = check_count(s, "counts", i, c->period)))
+			return err;
+		if (c->event >= p->nr_events)
+			return bad(s, -EINVAL, "counts", i, "event %u does not exist", c->event);
+		if (c->node >= p->nr_nodes)
+			return bad(s, -EINVAL, "counts", i, "node %u does not exist", c->node);
+		sqlite3_bind_int64(s->st, 1, (int64_t)i);
+		sqlite3_bind_int64(s->st, 2, c->run);
+		sqlite3_bind_int64(s->st, 3, c->event);
+		bind_str(s->st, 4, c->comm);
+		sqlite3_bind_int64(s->st, 5, c->node);
+		sqlite3_bind_int64(s->st, 6, (int64_t)c->samples);
+		sqlite3_bind_int64(s->st, 7, (int64_t)c->period);
+		if ((err = step(s)))
+			return err;
+	}
+	return 0;
+}
+
+static int write_db(struct saver *s)
+{
+	char sql[128];
+	int err;
+
+	/* No journal, no syncs: the temporary has nothing to protect, and
+	 * one fsync of the finished file replaces them all. */
+	if ((err = exec(s, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+			   "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-16384")))
+		return err;
+	snprintf(sql, sizeof(sql), "PRAGMA application_id=%d; PRAGMA user_version=%d",
+		 (int)DATAFILE_APP_ID, PROFILE_FORMAT_VERSION);
+	if ((err = exec(s, sql)) || (err = exec(s, "BEGIN")) ||
+	    (err = exec(s, datafile_schema_sql)))
+		return err;
+	if ((err = write_meta(s)) || (err = write_strings(s)) ||
+	    (err = write_events(s)) || (err = write_runs(s)) ||
+	    (err = write_counters(s)) || (err = write_intervals(s)) ||
+	    (err = write_metrics(s)) || (err = write_frames(s)) ||
+	    (err = write_nodes(s)) || (err = write_counts(s)))
+		return err;
+	sqlite3_finalize(s->st);
+	s->st = NULL;
+	return exec(s, "COMMIT");
+}
+
+/*
+ * Remove ".<base>.tmp.<pid>" files whose writer is gone (killed saves), so
+ * they do not pile up next to the target.  Best effort: errors are ignored.
+ */
+static void clean_stale(const char *dir, const char *base)
+{
+	size_t blen = strlen(base);
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		const char *n = de->d_name, *num;
+		char *end;
+		long pid;
+
+		if (n[0] != '.' || strncmp(n + 1, base, blen) || strncmp(n + 1 + blen, ".tmp.", 5))
+			continue;
+		num = n + 1 + blen + 5;
+		if (*num < '1' || *num > '9')
+			continue;
+		errno = 0;
+		pid = strtol(num, &end, 10);
+		if (*end || errno || pid <= 0 || pid > INT32_MAX || pid == getpid())
+			continue;
+		if (kill((pid_t)pid, 0) == -1 && errno == ESRCH)
+			unlinkat(dirfd(d), n, 0);
+	}
+	closedir(d);
+}
+
+/* Split path into a directory (for the temporary and its fsync) and a base. */
+static int split_path(struct saver *s, char **dir, const char **base)
+{
+	const char *slash = strrchr(s->path, '/');
+
+	*base = slash ? slash + 1 : s->path;
+	if (!**base || !strcmp(*base, ".") || !strcmp(*base, ".."))
+		return errmsg__set(s->e, -EISDIR, "cannot write '%s': not a file name", s->path);
+	if (!slash)
+		*dir = xstrdup(".");
+	else if (slash == s->path)
+		*dir = xstrdup("/");
+	else
+		*dir = xstrndup(s->path, (size_t)(slash - s->path));
+	return 0;
+}
+
+static void sync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	/* The rename is done; a directory that cannot be synced (some
+	 * filesystems refuse) does not make the saved file wrong. */
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
+int datafile__save(const struct profile *p, const char *path, struct errmsg *e)
+{
+	struct saver s = { .p = p, .path = path, .e = e };
+	char *dir = NULL, *tmp = NULL;
+	const char *base;
+	struct stat st, fst;
+	size_t tlen;
+	int fd = -1, err, rc, tries;
+
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return errmsg__set(e, -EINVAL,
+				   "cannot write '%s': it exists and is not a regular file; remove it or choose another name",
+				   path);
+	if ((err = split_path(&s, &dir, &base)))
+		return err;
+	clean_stale(dir, base);
+
+	tlen = strlen(dir) + strlen(base) + 32;
+	tmp = xmalloc(tlen);
+	snprintf(tmp, tlen, "%s/.%s.tmp.%d", dir, base, (int)getpid());
+	/* O_EXCL|O_NOFOLLOW: a file or symlink planted under our name is
+	 * never written through; a leftover of ours (same pid, so its writer
+	 * is gone or is us) is removed once and the create retried. */
+	for (tries = 0; tries < 2; tries++) {
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0 || errno != EEXIST || unlink(tmp))
+			break;
+	}
+	if (fd < 0) {
+		err = errmsg__set(e, -errno, "cannot write '%s': cannot create '%s': %s",
+				  path, tmp, strerror(errno));
+		free(tmp);
+		free(dir);
+		return err;
+	}
+
+	rc = sqlite3_open_v2(tmp, &s.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL);
+	if (rc != SQLITE_OK) {
+		err = sql_fail(&s, rc, "cannot open the temporary file");
+		goto out_unlink;
+	}
+	err = write_db(&s);
+	sqlite3_finalize(s.st);
+	s.st = NULL;
+	if (err)
+		goto out_unlink;
+	rc = sqlite3_close(s.db);
+	s.db = NULL;
+	if (rc != SQLITE_OK) {
+		err = sql_fail(&s, rc, "cannot close the database");
+		goto out_unlink;
+	}
+	/* SQLite opened the name again: make sure it still is our file. */
+	if (fstat(fd, &fst) || lstat(tmp, &st) || st.st_dev != fst.st_dev ||
+	    st.st_ino != fst.st_ino) {
+		err = errmsg__set(e, -EEXIST, "cannot write '%s': '%s' was replaced while writing",
+				  path, tmp);
+		goto out_close;	/* not ours any more: do not unlink it */
+	}
+	if (fsync(fd)) {
+		err = errno == ENOSPC ? sql_fail(&s, SQLITE_FULL, "") :
+		      errmsg__set(e, -errno, "cannot write '%s': fsync: %s", path, strerror(errno));
+		goto out_unlink;
+	}
+	if (close(fd)) {
+		fd = -1;
+		err = errmsg__set(e, -errno, "cannot write '%s': close: %s", path, strerror(errno));
+		goto out_unlink;
+	}
+	fd = -1;
+	if (rename(tmp, path)) {
+		err = errmsg__set(e, -errno, "cannot write '%s': rename from '%s': %s",
+				  path, tmp, strerror(errno));
+		goto out_unlink;
+	}
+	sync_dir(dir);
+	free(tmp);
+	free(dir);
+	return 0;
+
+out_unlink:
+	sqlite3_close(s.db);	/* NULL is fine */
+	unlink(tmp);
+out_close:
+	if (fd >= 0)
+		close(fd);
+	free(tmp);
+	free(dir);
+	return err;
+}

@@ -1,0 +1,726 @@
+/*
+ * Unit tests of the .data file: a round-trip of every record type compared
+ * field by field, the speed of a realistic save, atomic replacement under
+ * failure (missing directory, invalid profile, a full disk, planted
+ * symlinks, stale temporaries), and refusal of hostile or foreign files,
+ * each with an error code and a one-line message and never a crash.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "mmprof/datafile.h"
+#include "tap.h"
+
+static char dir[64];
+
+static char *path_in(const char *name)
+{
+	static char buf[8][256];
+	static int i;
+	char *b = buf[i++ % 8];
+
+	snprintf(b, sizeof(buf[0]), "%s/%s", dir, name);
+	return b;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A profile with every record type and the awkward values of each. */
+static struct profile *build_profile(void)
+{
+	struct profile *p = profile__new();
+	struct frame f = { 0 };
+	uint32_t fr[6], comm, n;
+	struct event_desc ev = {
+		.name = profile__intern(p, "cpu-clock"),
+		.asked = profile__intern(p, "cycles"),
+		.type = 1, .config = 0, .freq = 1, .sample = 4000,
+	};
+	struct run r = {
+		.start_ns = 1700000000123456789LL, .wall_ns = 2500000000LL,
+		.exit_code = 0, .term_signal = 0, .utime_us = 1234, .stime_us = 5678,
+		.maxrss_kb = 40960, .minflt = 100000, .majflt = 3, .nvcsw = 12, .nivcsw = 7,
+		.samples = 10000, .lost = 2, .throttled = 1,
+	};
+	struct counter c = {
+		.run = 0, .name = profile__intern(p, "page-faults"), .supported = 1,
+		.value = 0xfedcba9876543210ull, .enabled = 1000000, .running = 500000,
+	};
+	struct counter_interval ci = {
+		.run = 1, .name = c.name, .t_ns = 1000000000ull,
+		.value = UINT64_MAX, .enabled = 1ull << 63, .running = 42,
+	};
+	size_t i;
+
+	profile__set_meta(p, "hostname", "lkp-skl-2sp7");
+	profile__set_meta(p, "cmdline", "mmprof record -r 2 -- ./page_fault1 'a b'");
+	profile__set_meta(p, "empty", "");
+	profile__set_meta(p, "nothing", NULL);
+	profile__set_meta(p, "unicode", "\xc3\xa9t\xc3\xa9");
+
+	profile__add_event(p, &ev);
+	ev.name = profile__intern(p, "r01c2");
+	ev.asked = 0;
+	ev.type = 4;
+	ev.config = 0x8000000000000001ull;	/* above 2^63 */
+	ev.freq = 0;
+	ev.sample = UINT64_MAX;
+	profile__add_event(p, &ev);
+
+	profile__add_run(p, &r);
+	r.start_ns = -5;			/* negative int64 survives */
+	r.wall_ns = INT64_MIN;
+	r.exit_code = -1;
+	r.term_signal = 9;
+	r.utime_us = INT64_MAX;
+	r.samples = INT64_MAX;
+	profile__add_run(p, &r);
+
+	profile__add_counter(p, &c);
+	c.run = 1;
+	c.supported = 0;
+	c.name = profile__intern(p, "cycles");
+	c.value = 0;
+	profile__add_counter(p, &c);
+	profile__add_interval(p, &ci);
+	ci.t_ns = 2000000000ull;
+	ci.value = 17;
+	profile__add_interval(p, &ci);
+
+	profile__add_metric(p, 0, "page_fault1.ops_per_sec", 123456.789);
+	profile__add_metric(p, 1, "page_fault1.ops_per_sec", -0.5);
+	profile__add_metric(p, 1, "huge", 1e300);
+	profile__add_metric(p, 1, "inf", INFINITY);
+
+	f.addr = 0xffffffff81234567ull;
+	f.sym_off = 0x17;
+	f.sym = profile__intern(p, "clear_page_erms");
+	f.dso = profile__intern(p, "[kernel.kallsyms]");
+	f.kernel = 1;
+	fr[0] = profile__frame(p, &f);
+	f.addr = 0xffffffff81000010ull;
+	f.sym = profile__intern(p, "asm_exc_page_fault");
+	fr[1] = profile__frame(p, &f);
+	f.addr = 0x401234;
+	f.sym_off = 0;
+	f.sym = profile__intern(p, "main");
+	f.dso = profile__intern(p, "/usr/bin/page_fault1");
+	f.kernel = 0;
+	fr[2] = profile__frame(p, &f);
+	f.addr = 0x7fff00000000ull;
+	f.sym = 0;				/* unresolved */
+	f.dso = 0;
+	fr[3] = profile__frame(p, &f);
+
+	comm = profile__intern(p, "page_fault1");
+	{
+		uint32_t st1[] = { fr[0], fr[1], fr[2] };	/* leaf first */
+		uint32_t st2[] = { fr[3], fr[2] };
+
+		n = profile__stack(p, st1, 3);
+		profile__add_count(p, 0, 0, comm, n, 900, 900000);
+		profile__add_count(p, 1, 0, comm, n, 800, 800000);
+		profile__add_count(p, 1, 1, 0, n, 1, (uint64_t)INT64_MAX);
+		n = profile__stack(p, st2, 2);
+		profile__add_count(p, 0, 0, comm, n, 100, 100000);
+		/* a sample without a callchain counts on the root */
+		profile__add_count(p, 0, 0, comm, PROFILE_ROOT, 5, 5000);
+	}
+	for (i = 0; i < 3; i++)
+		profile__node(p, PROFILE_ROOT, fr[i]);
+	return p;
+}
+
+#define CMP(field, what) do { if ((a->field) != (b->field)) { \
+	printf("#   %s: %s differs at %zu\n", what, #field, i); bad++; } } while (0)
+
+/* Field-by-field equality, ids included (save+load is the identity). */
+static int profiles_equal(const struct profile *a, const struct profile *b)
+{
+	int bad = 0;
+	size_t i = 0;
+
+#define SAME_NR(nr) do { if (a->nr != b->nr) { \
+	printf("#   %s: %zu vs %zu\n", #nr, a->nr, b->nr); return 0; } } while (0)
+	SAME_NR(nr_strs); SAME_NR(nr_frames); SAME_NR(nr_nodes); SAME_NR(nr_counts);
+	SAME_NR(nr_events); SAME_NR(nr_runs); SAME_NR(nr_counters);
+	SAME_NR(nr_intervals); SAME_NR(nr_metrics); SAME_NR(nr_meta);
+	for (i = 1; i < a->nr_strs; i++)
+		if (strcmp(a->strs[i], b->strs[i])) {
+			printf("#   string %zu: '%s' vs '%s'\n", i, a->strs[i], b->strs[i]);
+			bad++;
+		}
+	for (i = 0; i < a->nr_meta; i++) {
+		CMP(meta[i].key, "meta");
+		CMP(meta[i].value, "meta");
+	}
+	for (i = 0; i < a->nr_frames; i++) {
+		CMP(frames[i].addr, "frame"); CMP(frames[i].sym_off, "frame");
+		CMP(frames[i].sym, "frame"); CMP(frames[i].dso, "frame");
+		CMP(frames[i].kernel, "frame");
+	}
+	for (i = 0; i < a->nr_nodes; i++) {
+		CMP(nodes[i].parent, "node"); CMP(nodes[i].frame, "node");
+		CMP(nodes[i].depth, "node");
+	}
+	for (i = 0; i < a->nr_counts; i++) {
+		CMP(counts[i].run, "count"); CMP(counts[i].event, "count");
+		CMP(counts[i].comm, "count"); CMP(counts[i].node, "count");
+		CMP(counts[i].samples, "count"); CMP(counts[i].period, "count");
+	}
+	for (i = 0; i < a->nr_events; i++) {
+		CMP(events[i].name, "event"); CMP(events[i].asked, "event");
+		CMP(events[i].type, "event"); CMP(events[i].config, "event");
+		CMP(events[i].freq, "event"); CMP(events[i].sample, "event");
+	}
+	for (i = 0; i < a->nr_runs; i++) {
+		CMP(runs[i].start_ns, "run"); CMP(runs[i].wall_ns, "run");
+		CMP(runs[i].exit_code, "run"); CMP(runs[i].term_signal, "run");
+		CMP(runs[i].utime_us, "run"); CMP(runs[i].stime_us, "run");
+		CMP(runs[i].maxrss_kb, "run"); CMP(runs[i].minflt, "run");
+		CMP(runs[i].majflt, "run"); CMP(runs[i].nvcsw, "run");
+		CMP(runs[i].nivcsw, "run"); CMP(runs[i].samples, "run");
+		CMP(runs[i].lost, "run"); CMP(runs[i].throttled, "run");
+	}
+	for (i = 0; i < a->nr_counters; i++) {
+		CMP(counters[i].run, "counter"); CMP(counters[i].name, "counter");
+		CMP(counters[i].supported, "counter"); CMP(counters[i].value, "counter");
+		CMP(counters[i].enabled, "counter"); CMP(counters[i].running, "counter");
+	}
+	for (i = 0; i < a->nr_intervals; i++) {
+		CMP(intervals[i].run, "interval"); CMP(intervals[i].name, "interval");
+		CMP(intervals[i].t_ns, "interval"); CMP(intervals[i].value, "interval");
+		CMP(intervals[i].enabled, "interval"); CMP(intervals[i].running, "interval");
+	}
+	for (i = 0; i < a->nr_metrics; i++) {
+		CMP(metrics[i].run, "metric"); CMP(metrics[i].key, "metric");
+		if (memcmp(&a->metrics[i].value, &b->metrics[i].value, sizeof(double)) &&
+		    !(isnan(a->metrics[i].value) && isnan(b->metrics[i].value))) {
+			printf("#   metric %zu: %g vs %g\n", i, a->metrics[i].value,
+			       b->metrics[i].value);
+			bad++;
+		}
+	}
+	return bad == 0;
+}
+
+static int count_temps(void)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	while (d && (de = readdir(d)))
+		if (strstr(de->d_name, ".tmp."))
+			n++;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY), out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ssize_t n;
+	int err = in < 0 || out < 0;
+
+	while (!err && (n = read(in, buf, sizeof(buf))) > 0)
+		err = write(out, buf, (size_t)n) != n;
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return err ? -1 : 0;
+}
+
+static void write_bytes(const char *path, const void *buf, size_t n)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	if (fd < 0 || write(fd, buf, n) != (ssize_t)n)
+		printf("# cannot write %s\n", path);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Copy the good file and apply SQL to the copy: a hand-crafted hostile file. */
+static const char *mutate(const char *good, const char *name, const char *sql)
+{
+	const char *path = path_in(name);
+	sqlite3 *db = NULL;
+	char *err = NULL;
+
+	if (copy_file(good, path))
+		printf("# cannot copy to %s\n", path);
+	if (sqlite3_open(path, &db) != SQLITE_OK ||
+	    sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
+		printf("# cannot mutate %s: %s\n", path, err ? err : sqlite3_errmsg(db));
+	sqlite3_free(err);
+	sqlite3_close(db);
+	return path;
+}
+
+/* The file must be refused with err and a message containing want. */
+static void refuses(const char *path, int err, const char *want, const char *what)
+{
+	struct profile *p = (struct profile *)&p;	/* must be reset to NULL */
+	struct errmsg e = { "" };
+	int rc = datafile__load(path, &p, &e);
+
+	if (!ok(rc == err && p == NULL && strstr(e.msg, want) && strstr(e.msg, path),
+		"refuses %s", what))
+		printf("#   rc %d (want %d), message: %s\n", rc, err, e.msg);
+	else
+		printf("#   %s\n", e.msg);
+	profile__free(rc ? NULL : p);
+}
+
+static void test_roundtrip(const char *good)
+{
+	struct profile *a = build_profile(), *b = NULL, *c = NULL;
+	struct errmsg e = { "" };
+	struct stat st;
+	int rc;
+
+	rc = datafile__save(a, good, &e);
+	if (!ok(rc == 0, "save a profile with every record type"))
+		printf("#   %s\n", e.msg);
+	ok(stat(good, &st) == 0 && (st.st_mode & 0777) == 0644, "file mode 0644 under umask 022");
+	rc = datafile__load(good, &b, &e);
+	if (!ok(rc == 0 && b, "load it back"))
+		printf("#   %s\n", e.msg);
+	ok(b && profiles_equal(a, b), "every table equal field by field, ids included");
+	ok(b && b->counters[0].value == 0xfedcba9876543210ull &&
+	   b->intervals[0].value == UINT64_MAX && b->events[1].config == 0x8000000000000001ull,
+	   "unsigned 64-bit values above 2^63 survive");
+	ok(b && b->runs[1].start_ns == -5 && b->runs[1].wall_ns == INT64_MIN &&
+	   b->runs[1].exit_code == -1, "negative int64 and int32 survive");
+	is_str(b ? profile__meta(b, "nothing") : "x", NULL, "meta with a NULL value");
+	is_str(b ? profile__meta(b, "empty") : NULL, "", "meta with an empty value");
+	ok(b && !profile__meta(b, "format_version"), "the file's format_version stays in the file");
+
+	/* load(save(load(x))) == load(x): a saved loaded profile is canonical */
+	if (b && !datafile__save(b, path_in("again.data"), &e) &&
+	    !datafile__load(path_in("again.data"), &c, &e))
+		ok(profiles_equal(b, c), "save and load are idempotent");
+	else
+		ok(0, "save and load are idempotent: %s", e.msg);
+	/* URI metacharacters in the name must not confuse SQLite */
+	profile__free(c);
+	c = NULL;
+	rc = datafile__save(a, path_in("odd ?name#%41=1&x.data"), &e);
+	if (!rc)
+		rc = datafile__load(path_in("odd ?name#%41=1&x.data"), &c, &e);
+	ok(rc == 0 && c && profiles_equal(a, c), "a file name with ? # %% & and a space: %s",
+	   rc ? e.msg : "ok");
+	unlink(path_in("odd ?name#%41=1&x.data"));
+	profile__free(a);
+	profile__free(b);
+	profile__free(c);
+	is_int(count_temps(), 0, "no temporary files left behind");
+}
+
+/* The views of the spec work from plain SQL. */
+static void test_views(const char *good)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	char got[512] = "";
+
+	sqlite3_open_v2(good, &db, SQLITE_OPEN_READONLY, NULL);
+	if (sqlite3_prepare_v2(db,
+			       "SELECT s.stack || ' ' || c.samples FROM counts_v c"
+			       " JOIN stacks s ON s.node = c.node"
+			       " WHERE c.run = 0 AND c.comm = 'page_fault1' ORDER BY c.samples DESC LIMIT 1",
+			       -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		snprintf(got, sizeof(got), "%s", (const char *)sqlite3_column_text(st, 0));
+	is_str(got, "main;asm_exc_page_fault;clear_page_erms 900", "stacks view folds root first");
+	sqlite3_finalize(st);
+	got[0] = 0;
+	if (sqlite3_prepare_v2(db, "SELECT addr || ' ' || symbol FROM frames_v WHERE id = 0",
+			       -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		snprintf(got, sizeof(got), "%s", (const char *)sqlite3_column_text(st, 0));
+	is_str(got, "0xffffffff81234567 clear_page_erms", "frames_v shows addresses as hex");
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+static struct profile *big_profile(size_t nodes)
+{
+	struct profile *p = profile__new();
+	struct run r = { 0 };
+	struct event_desc ev = { .name = profile__intern(p, "cpu-clock") };
+	uint32_t frames[5000], comm[4];
+	char name[64];
+	size_t i;
+
+	profile__add_run(p, &r);
+	profile__add_event(p, &ev);
+	for (i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "worker-%zu", i);
+		comm[i] = profile__intern(p, name);
+	}
+	for (i = 0; i < 5000; i++) {
+		struct frame f = { .addr = 0xffffffff81000000ull + i * 64, .kernel = i & 1 };
+
+		snprintf(name, sizeof(name), "function_number_%zu_of_a_kernel", i);
+		f.sym = profile__intern(p, name);
+		f.dso = profile__intern(p, i & 1 ? "[kernel.kallsyms]" : "/usr/lib/libc.so.6");
+		frames[i] = profile__frame(p, &f);
+	}
+	srand(7);
+	while (p->nr_nodes < nodes) {
+		uint32_t n = profile__node(p, (uint32_t)rand() % p->nr_nodes,
+					   frames[rand() % 5000]);
+
+		profile__add_count(p, 0, 0, comm[n & 3], n, 1 + (uint64_t)(rand() % 100),
+				   (uint64_t)rand() * 1000);
+	}
+	return p;
+}
+
+static void test_speed(void)
+{
+	struct profile *p = big_profile(100000), *q = NULL;
+	struct errmsg e = { "" };
+	double t0, t1, t2;
+	int rc1, rc2;
+
+	t0 = now();
+	rc1 = datafile__save(p, path_in("big.data"), &e);
+	t1 = now();
+	rc2 = datafile__load(path_in("big.data"), &q, &e);
+	t2 = now();
+	ok(rc1 == 0 && rc2 == 0, "save and load 100k nodes and %zu counts", p->nr_counts);
+	printf("#   save %.3f s, load %.3f s\n", t1 - t0, t2 - t1);
+	/* "well under a second" unoptimised; sanitizer builds are ~3x slower */
+	ok(t1 - t0 < 2.0, "save takes %.3f s (< 2 s even under sanitizers)", t1 - t0);
+	ok(q && profiles_equal(p, q), "big profile equal after the round-trip");
+	profile__free(p);
+	profile__free(q);
+	unlink(path_in("big.data"));
+}
+
+static void test_atomic(const char *good)
+{
+	struct profile *p = build_profile(), *q = NULL, *orig = NULL;
+	struct errmsg e = { "" };
+	const char *target = path_in("keep.data");
+	struct stat st;
+	char tmp[300], victim[300];
+	int rc, fd;
+
+	rc = datafile__save(p, path_in("gone/sub/x.data"), &e);
+	ok(rc == -ENOENT && strstr(e.msg, "gone/sub/x.data"),
+	   "save into a missing directory fails: %s", e.msg);
+
+	datafile__save(p, target, &e);
+	datafile__load(target, &orig, &e);
+	/* a profile breaking an invariant fails after the temporary exists */
+	p->counts[0].period = 1ull << 63;
+	rc = datafile__save(p, target, &e);
+	ok(rc == -ERANGE && strstr(e.msg, "counts row 0"), "a count >= 2^63 is refused: %s", e.msg);
+	p->counts[0].period = 900000;
+	p->nodes[2].frame = 999;
+	rc = datafile__save(p, target, &e);
+	ok(rc == -EINVAL && strstr(e.msg, "frame 999"), "a dangling frame is refused: %s", e.msg);
+	p->nodes[2].frame = 0;
+	rc = datafile__load(target, &q, &e);
+	ok(rc == 0 && orig && q && profiles_equal(orig, q), "the previous file is intact");
+	profile__free(q);
+	q = NULL;
+	is_int(count_temps(), 0, "and no temporary is left behind");
+
+	/* a symlink planted under the temporary's name is not followed */
+	snprintf(victim, sizeof(victim), "%s", path_in("victim"));
+	write_bytes(victim, "precious\n", 9);
+	snprintf(tmp, sizeof(tmp), "%s/.keep.data.tmp.%d", dir, (int)getpid());
+	if (symlink(victim, tmp))
+		printf("# symlink: %s\n", strerror(errno));
+	rc = datafile__save(p, target, &e);
+	ok(rc == 0 && stat(victim, &st) == 0 && st.st_size == 9,
+	   "a planted symlink at the temporary is not written through");
+	ok(lstat(tmp, &st) && errno == ENOENT, "and is gone");
+
+	/* a temporary left by a killed save (dead pid) is cleaned up */
+	snprintf(tmp, sizeof(tmp), "%s/.keep.data.tmp.%d", dir, 4194304 + 7);
+	write_bytes(tmp, "partial", 7);
+	rc = datafile__save(p, target, &e);
+	ok(rc == 0 && lstat(tmp, &st) && errno == ENOENT, "a stale temporary of a dead pid is removed");
+
+	/* refuse to replace what is not a regular file */
+	mkdir(path_in("adir"), 0755);
+	rc = datafile__save(p, path_in("adir"), &e);
+	ok(rc == -EINVAL && strstr(e.msg, "not a regular file"), "a directory target is refused: %s",
+	   e.msg);
+	if (symlink(victim, path_in("alink")))
+		printf("# symlink: %s\n", strerror(errno));
+	rc = datafile__save(p, path_in("alink"), &e);
+	ok(rc == -EINVAL && stat(victim, &st) == 0 && st.st_size == 9,
+	   "a symlink target is refused, its destination untouched");
+
+	/* umask is honoured */
+	{
+		mode_t old = umask(077);
+
+		rc = datafile__save(p, path_in("private.data"), &e);
+		umask(old);
+		ok(rc == 0 && stat(path_in("private.data"), &st) == 0 &&
+		   (st.st_mode & 0777) == 0600, "mode 0644 less umask 077 is 0600");
+	}
+
+	/* a full disk: a tiny tmpfs holding a previous small file */
+	fd = mkdir(path_in("small"), 0755);
+	if (mount("tmpfs", path_in("small"), "tmpfs", 0, "size=256k") == 0) {
+		struct profile *big = big_profile(20000), *small = NULL;
+		const char *t = path_in("small/x.data");
+		DIR *d;
+		struct dirent *de;
+		int left = 0;
+
+		rc = datafile__save(p, t, &e);
+		ok(rc == 0, "a small file fits on the small tmpfs");
+		rc = datafile__save(big, t, &e);
+		ok(rc == -ENOSPC && strstr(e.msg, "no space left"), "disk full: %s", e.msg);
+		rc = datafile__load(t, &small, &e);
+		ok(rc == 0 && small && profiles_equal(p, small), "the previous file survives a full disk");
+		d = opendir(path_in("small"));
+		while (d && (de = readdir(d)))
+			left += de->d_name[0] != '.' || strstr(de->d_name, ".tmp.") != NULL;
+		if (d)
+			closedir(d);
+		is_int(left, 1, "only the target is left on the full disk");
+		profile__free(big);
+		profile__free(small);
+		umount2(path_in("small"), MNT_DETACH);
+	} else {
+		/* not root: the other tests still cover the cleanup path */
+		printf("ok %d # SKIP cannot mount a tmpfs: %s\n", ++tap_n, strerror(errno));
+	}
+	(void)fd;
+	rmdir(path_in("small"));
+	profile__free(p);
+	profile__free(orig);
+	(void)good;
+}
+
+static void test_refusals(const char *good)
+{
+	char buf[8192];
+	struct stat st;
+	int fd;
+	ssize_t n;
+
+	refuses(path_in("no-such-file"), -ENOENT, "No such file", "a missing file");
+	refuses(dir, -EINVAL, "not a regular file", "a directory");
+	write_bytes(path_in("empty"), "", 0);
+	refuses(path_in("empty"), -EINVAL, "not an mmprof data file (the file is empty)", "an empty file");
+	write_bytes(path_in("text"), "cpu-clock: 1234\nhello\n", 22);
+	refuses(path_in("text"), -EINVAL, "not an mmprof data file", "a text file");
+	write_bytes(path_in("magic-only"), "SQLite format 3", 16);
+	refuses(path_in("magic-only"), -EPROTO, "truncated", "a bare SQLite magic");
+
+	/* cut the good file in half */
+	stat(good, &st);
+	fd = open(good, O_RDONLY);
+	{
+		char *half = malloc((size_t)st.st_size / 2);
+
+		n = read(fd, half, (size_t)st.st_size / 2);
+		write_bytes(path_in("half.data"), half, n > 0 ? (size_t)n : 0);
+		free(half);
+	}
+	close(fd);
+	refuses(path_in("half.data"), -EPROTO, "truncated", "a file cut in half");
+
+	/* cut and with a header that no longer declares the size */
+	{
+		const char *p = mutate(good, "cut-nosize.data", "SELECT 1");
+		int f = open(p, O_RDWR);
+		unsigned char zero[4] = { 0 };
+
+		if (f < 0 || pwrite(f, zero, 4, 28) != 4 || ftruncate(f, st.st_size / 2))
+			printf("# cannot cut %s\n", p);
+		if (f >= 0)
+			close(f);
+		refuses(p, -EPROTO, "corrupt", "a cut file whose header hides it");
+	}
+
+	{
+		sqlite3 *db = NULL;
+
+		unlink(path_in("foreign.db"));
+		sqlite3_open(path_in("foreign.db"), &db);
+		sqlite3_exec(db, "CREATE TABLE t(x); INSERT INTO t VALUES(1)", NULL, NULL, NULL);
+		sqlite3_close(db);
+		refuses(path_in("foreign.db"), -EINVAL, "another application", "a foreign SQLite database");
+	}
+	refuses(mutate(good, "newer.data", "PRAGMA user_version=2"), -EPROTONOSUPPORT,
+		"format 2 > supported 1; upgrade mmprof", "a newer format version");
+	refuses(mutate(good, "v0.data", "PRAGMA user_version=0"), -EPROTONOSUPPORT,
+		"format 0", "format version 0");
+	refuses(mutate(good, "wal.data", "PRAGMA journal_mode=WAL"), -EPROTO, "WAL mode",
+		"a database in WAL mode");
+	refuses(mutate(good, "nocounts.data", "DROP VIEW counts_v; DROP TABLE counts"), -EPROTO,
+		"table 'counts' is missing", "a missing table");
+	refuses(mutate(good, "viewnodes.data",
+		       "DROP VIEW stacks; DROP VIEW counts_v; DROP VIEW nodes_v; DROP TABLE nodes;"
+		       "CREATE VIEW nodes AS SELECT 1 AS id, 0 AS parent, 0 AS frame"),
+		-EPROTO, "table 'nodes' is missing", "a view posing as a table");
+	refuses(mutate(good, "nocol.data",
+		       "DROP VIEW stacks; DROP VIEW counts_v; DROP VIEW nodes_v; DROP TABLE nodes;"
+		       "CREATE TABLE nodes(id INTEGER PRIMARY KEY, parent INTEGER)"),
+		-EPROTO, "no such column: frame", "a table without a column");
+	refuses(mutate(good, "dangling-frame.data", "UPDATE nodes SET frame = 9999 WHERE id = 2"),
+		-EPROTO, "nodes row 2: frame 9999 does not exist", "a dangling frame id");
+	refuses(mutate(good, "parent-self.data", "UPDATE nodes SET parent = id WHERE id = 2"),
+		-EPROTO, "nodes row 2: parent 2 does not exist", "a node that is its own parent");
+	refuses(mutate(good, "parent-later.data", "UPDATE nodes SET parent = 5 WHERE id = 1"),
+		-EPROTO, "nodes row 1: parent 5", "a parent after its child (a cycle)");
+	refuses(mutate(good, "neg-parent.data", "UPDATE nodes SET parent = -1 WHERE id = 1"),
+		-EPROTO, "parent -1", "a negative parent");
+	refuses(mutate(good, "sparse.data", "UPDATE frames SET id = 100 WHERE id = 3"),
+		-EPROTO, "ids must be dense", "a gap in frame ids");
+	refuses(mutate(good, "type-addr.data", "UPDATE frames SET addr = 'zzz' WHERE id = 0"),
+		-EPROTO, "frames row 0: addr is text, not an integer", "text in an integer column");
+	refuses(mutate(good, "type-real.data", "UPDATE counts SET samples = 1.5 WHERE id = 0"),
+		-EPROTO, "samples is a real", "a real in an integer column");
+	refuses(mutate(good, "type-blob.data", "UPDATE strings SET s = x'00ff' WHERE id = 1"),
+		-EPROTO, "s is a blob, not text", "a blob in a text column");
+	refuses(mutate(good, "null.data",
+		       "CREATE TABLE r2 AS SELECT * FROM runs; DROP TABLE runs;"
+		       "ALTER TABLE r2 RENAME TO runs; UPDATE runs SET wall_ns = NULL WHERE id = 1"),
+		-EPROTO, "runs row 1: wall_ns is null", "a NULL in a required column");
+	refuses(mutate(good, "huge.data",
+		       "UPDATE strings SET s = replace(hex(zeroblob(2500000)), '0', 'x') WHERE id = 1"),
+		-EPROTO, "strings holds a value over 4194304 bytes", "a 5 MB string");
+	refuses(mutate(good, "nul.data", "UPDATE strings SET s = CAST(x'610062' AS TEXT) WHERE id = 1"),
+		-EPROTO, "NUL byte", "a string with a NUL byte");
+	refuses(mutate(good, "neg-count.data", "UPDATE counts SET samples = -1 WHERE id = 1"),
+		-EPROTO, "counts row 1: samples -1 is negative", "a negative count");
+	refuses(mutate(good, "neg-lost.data", "UPDATE runs SET lost = -3 WHERE id = 0"),
+		-EPROTO, "lost -3 is negative", "a negative lost count");
+	refuses(mutate(good, "bad-str.data", "UPDATE frames SET sym = 99999 WHERE id = 1"),
+		-EPROTO, "frames row 1: sym 99999 does not exist", "a dangling string id");
+	refuses(mutate(good, "zero-str.data", "UPDATE events SET name = 0 WHERE id = 0"),
+		-EPROTO, "stored as NULL", "string id 0");
+	refuses(mutate(good, "bad-run.data", "UPDATE counters SET run = 7 WHERE id = 0"),
+		-EPROTO, "counters row 0: run 7 does not exist", "a dangling run index");
+	refuses(mutate(good, "bad-event.data", "UPDATE counts SET event = 2 WHERE id = 0"),
+		-EPROTO, "counts row 0: event 2 does not exist", "a dangling event index");
+	refuses(mutate(good, "bad-node.data", "UPDATE counts SET node = 1000000 WHERE id = 0"),
+		-EPROTO, "node 1000000 does not exist", "a dangling node in counts");
+	refuses(mutate(good, "exit.data", "UPDATE runs SET exit_code = 4294967296 WHERE id = 0"),
+		-EPROTO, "exit_code 4294967296 is out of range", "an exit code beyond int32");
+	refuses(mutate(good, "kernel.data", "UPDATE frames SET kernel = 2 WHERE id = 0"),
+		-EPROTO, "kernel 2 is out of range", "a kernel flag of 2");
+	refuses(mutate(good, "nover.data", "UPDATE meta SET key = 'other' WHERE key = 'format_version'"),
+		-EPROTO, "meta has 0 format_version rows", "a missing format_version");
+	refuses(mutate(good, "badver.data", "UPDATE meta SET value = '7' WHERE key = 'format_version'"),
+		-EPROTO, "disagrees with user_version", "a format_version disagreeing with the header");
+	refuses(mutate(good, "metric.data", "UPDATE metrics SET value = 'x' WHERE id = 0"),
+		-EPROTO, "value is text, not a number", "a text metric");
+
+	/* garbage inside the b-tree pages, header intact */
+	{
+		const char *p = mutate(good, "garbage.data", "SELECT 1");
+		int f = open(p, O_RDWR);
+		off_t off;
+
+		for (off = 4096; f >= 0 && off + 512 <= st.st_size; off += 4096) {
+			memset(buf, 0xa5, 512);
+			if (pwrite(f, buf, 512, off) != 512)
+				break;
+		}
+		if (f >= 0)
+			close(f);
+		refuses(p, -EPROTO, "corrupt", "garbage in every page");
+	}
+}
+
+/* Duplicates in a hostile but consistent file collapse without harm. */
+static void test_duplicates(const char *good)
+{
+	struct profile *a = NULL, *b = NULL;
+	struct errmsg e = { "" };
+	const char *p = mutate(good, "dups.data",
+			       "INSERT INTO strings SELECT max(id) + 1, 'main' FROM strings;"
+			       "INSERT INTO frames SELECT (SELECT max(id) + 1 FROM frames), addr, sym_off, sym, dso, kernel"
+			       "  FROM frames WHERE id = 2;"
+			       "INSERT INTO nodes SELECT max(id) + 1, 0, (SELECT max(id) FROM frames)"
+			       "  FROM nodes;"
+			       "INSERT INTO counts SELECT max(id) + 1, 0, 0, NULL,"
+			       "  (SELECT max(id) FROM nodes), 3, 30 FROM counts;");
+	int rc;
+
+	datafile__load(good, &a, &e);
+	rc = datafile__load(p, &b, &e);
+	if (!ok(rc == 0 && b, "a file with duplicate strings, frames and nodes loads"))
+		printf("#   %s\n", e.msg);
+	ok(a && b && b->nr_strs == a->nr_strs && b->nr_frames == a->nr_frames &&
+	   b->nr_nodes == a->nr_nodes, "duplicates collapse onto the first ones");
+	ok(b && b->nr_counts == a->nr_counts + 1 &&
+	   b->counts[b->nr_counts - 1].node == 1 &&
+	   b->counts[b->nr_counts - 1].samples == 3, "their counts land on the surviving node");
+	profile__free(a);
+	profile__free(b);
+}
+
+static void cleanup(void)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	char path[512];
+
+	while (d && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (unlink(path))
+			rmdir(path);
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	static char good[256];
+
+	snprintf(dir, sizeof(dir), "/tmp/mmprof-datafile.XXXXXX");
+	if (!mkdtemp(dir)) {
+		printf("Bail out! mkdtemp: %s\n", strerror(errno));
+		return 1;
+	}
+	umask(022);
+	snprintf(good, sizeof(good), "%s", path_in("good.data"));
+	test_roundtrip(good);
+	test_views(good);
+	test_speed();
+	test_atomic(good);
+	test_refusals(good);
+	test_duplicates(good);
+	cleanup();
+	return done_testing();
+}
