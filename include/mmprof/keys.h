@@ -41,6 +41,13 @@ void keys__event_name(const char *event, char *buf, size_t size);
 /* Strip .isra.N, .constprop.N, .part.N (every occurrence) into buf. */
 void keys__strip_suffixes(const char *sym, char *buf, size_t size);
 
+/*
+ * The <name> of "<name>.time.*": meta "workload", else the prefix of the
+ * first workload metric, else the basename of the command after " -- " in
+ * meta "cmdline" (or its first word), else "workload".
+ */
+void keys__workload_name(const struct profile *p, char *buf, size_t size);
+
 /* All keys of one run of p, appended to out (unsorted). */
 int keys__run(const struct profile *p, uint32_t run, struct keyvals *out);
 

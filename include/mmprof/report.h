@@ -1,0 +1,146 @@
+/*
+ * report: the views `mmprof report` prints, built on a symbol-level view
+ * of a profile's call-stack trie.
+ *
+ * The profile's trie has one node per distinct *address* path; reports
+ * want one node per distinct *symbol* path.  struct symview collapses it:
+ *
+ *   entry     a distinct (DSO, symbol) pair, as perf's `--sort=dso,symbol`
+ *             entries; with keep_unresolved, one extra entry "[unknown]"
+ *             stands for every unresolved frame
+ *   symnode   a node of the symbol trie: (parent symnode, entry), root
+ *             first, parent < id (same invariant as the profile's trie)
+ *
+ * Without keep_unresolved (the LKP view, perf report -U) unresolved frames
+ * are skipped inside stacks and a sample whose sampled IP is unresolved is
+ * dropped altogether, from the total as well: that is what perf does with
+ * -U (measured: `Event count` shrinks by the unresolved-leaf samples).
+ *
+ * Building is O(trie nodes) hash operations; everything per (run, event)
+ * afterwards is a linear pass over symnodes, never per sample.  Workload:
+ * up to a few hundred thousand trie nodes, a handful of events and runs.
+ */
+#ifndef MMPROF_REPORT_H
+#define MMPROF_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "mmprof/hashidx.h"
+#include "mmprof/keys.h"
+#include "mmprof/profile.h"
+
+#define SYMVIEW_NONE UINT32_MAX
+#define SYMVIEW_ALL_RUNS UINT32_MAX
+
+struct symview_entry {
+	uint32_t dso, sym;	/* string ids of the profile; sym 0 = "[unknown]" */
+	uint8_t kernel;
+};
+
+struct symnode {
+	uint32_t parent;	/* < own id; root (0) is its own parent */
+	uint32_t entry;		/* SYMVIEW_NONE for the root */
+	uint32_t first_child, next_sibling;	/* SYMVIEW_NONE terminated */
+	uint32_t same_anc;	/* nearest ancestor with the same entry, or NONE */
+	uint32_t depth;
+};
+
+struct symview {
+	const struct profile *p;
+	bool keep_unresolved;
+
+	struct symview_entry *entries;
+	size_t nr_entries, alloc_entries;
+
+	struct symnode *nodes;
+	size_t nr_nodes, alloc_nodes;
+
+	uint32_t *node_map;	/* profile trie node -> symnode */
+	uint8_t *node_keep;	/* profile trie node: its samples count (leaf resolved) */
+
+	struct hashidx entry_idx, node_idx;	/* private */
+};
+
+void symview__init(struct symview *v, const struct profile *p, bool keep_unresolved);
+void symview__release(struct symview *v);
+
+/* Display name of an entry: the symbol, or "[unknown]". */
+const char *symview__entry_name(const struct symview *v, uint32_t entry);
+const char *symview__entry_dso(const struct symview *v, uint32_t entry);
+
+/*
+ * Leaf weights per symnode (array of v->nr_nodes, zeroed here) of one
+ * event, one run (or SYMVIEW_ALL_RUNS), summed over comms; period or
+ * sample counts.  Returns the total (the sum of w).
+ */
+double symview__weights(const struct symview *v, uint32_t run, uint32_t event,
+			bool use_period, double *w);
+
+/*
+ * From leaf weights w: sub[q] = weight of q's subtree; inner[q] = weight of
+ * samples whose innermost occurrence of q's entry is q (a callee-ordered
+ * chain from q to the root, perf's folded line); children[e] (nr_entries)
+ * = weight of samples with entry e anywhere (once per sample); self[e].
+ * Any output may be NULL.
+ */
+void symview__cumulate(const struct symview *v, const double *w, double *sub,
+		       double *inner, double *children, double *self);
+
+/* The event's index by perf name or LKP name ("cycles:pp", "cycles-pp"); -1 if none. */
+int report__find_event(const struct profile *p, const char *name);
+
+/*
+ * keytab: keys of every run side by side, for printing means (report) and
+ * statistics (diff).  A key missing from a run is 0 in that run.
+ */
+struct keytab {
+	char **keys;		/* owned */
+	double *vals;		/* vals[k * nr_runs + r] */
+	size_t nr, alloc, nr_runs;
+	struct hashidx idx;	/* private */
+};
+
+int keytab__build(struct keytab *kt, const struct profile *p);
+void keytab__release(struct keytab *kt);
+double keytab__mean(const struct keytab *kt, size_t k);
+double keytab__stddev(const struct keytab *kt, size_t k);	/* population (÷ n) */
+/* Sort rows by family (text before the first '.') then key. */
+void keytab__sort(struct keytab *kt);
+
+/* The robot's floor: perf-profile keys under 0.05 are not shown. */
+bool keys__shown(const char *key, double value);
+/* Print a value with the precision its family deserves into buf. */
+void keys__format_value(const char *key, double value, char *buf, size_t size);
+
+/* Options of the tree view; zero means the default. */
+struct tree_opts {
+	int event;		/* event index */
+	bool caller;		/* graph toward callees (perf -g caller) */
+	double percent_limit;	/* entries and graph nodes under this are hidden */
+	bool no_graph;		/* entries only */
+};
+
+int report__tree(const struct profile *p, const struct tree_opts *o, FILE *out);
+
+struct folded_opts {
+	int event;		/* event index, or -1: all events summed */
+	bool period;		/* weigh by period instead of samples */
+	bool comm;		/* first frame is the command name */
+	int run;		/* run index, or -1: all runs */
+};
+
+int report__folded(const struct profile *p, const struct folded_opts *o, FILE *out);
+
+struct json_opts {
+	bool tree;		/* include the call tree of each event */
+	double percent_limit;
+};
+
+int report__json(const struct profile *p, const struct json_opts *o, FILE *out);
+
+/* Write s as a JSON string literal (quotes included). */
+void json__string(FILE *out, const char *s);
+
+#endif

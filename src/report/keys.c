@@ -1,0 +1,574 @@
+/*
+ * keys: one run of a profile reduced to the kernel test robot's keys; see
+ * include/mmprof/keys.h and /work/shared/reference/lkp-format.md.
+ *
+ * perf-profile keys are what the robot gets from
+ *   perf report --children --sort=dso,symbol -g folded,0.5,callee -U
+ * and its parser (programs/perf-profile/parse in lkp-tests):
+ *   children  every (DSO, symbol) entry's inclusive share, once per sample
+ *             even under recursion (perf's he_cache), then summed by
+ *             stripped name across DSOs;
+ *   self      the sampled symbol's share;
+ *   calltrace the folded lines printed under *every* children entry X:
+ *             one per distinct callee-ordered chain from X (its innermost
+ *             occurrence) to the outermost caller, dropped by perf when
+ *             under 0.5 % of the total (integer period threshold, as perf's
+ *             u64 min_callchain_hits), then cut to 5 frames and summed.
+ *             f1 is therefore any symbol of the stack, not only the leaf:
+ *             that is why calltrace values track children values in the
+ *             robot's mails.
+ * Percentages are of the event's total period over samples whose IP is
+ * resolved (-U drops the others entirely).  The robot sums perf's
+ * two-decimal prints; we sum exact values (differences <= 0.005 a line).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmprof/keys.h"
+#include "mmprof/report.h"
+#include "mmprof/xalloc.h"
+
+#define CALLTRACE_FRAMES 5
+#define CALLTRACE_MIN_PERCENT 0.5
+
+void keyvals__add(struct keyvals *kv, const char *key, double value)
+{
+	XGROW(kv->items, kv->alloc, kv->nr);
+	kv->items[kv->nr].key = xstrdup(key);
+	kv->items[kv->nr].value = value;
+	kv->nr++;
+}
+
+static int kv_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct key_value *)a)->key, ((const struct key_value *)b)->key);
+}
+
+void keyvals__sort(struct keyvals *kv)
+{
+	if (kv->nr)
+		qsort(kv->items, kv->nr, sizeof(*kv->items), kv_cmp);
+}
+
+void keyvals__release(struct keyvals *kv)
+{
+	size_t i;
+
+	for (i = 0; i < kv->nr; i++)
+		free(kv->items[i].key);
+	free(kv->items);
+	memset(kv, 0, sizeof(*kv));
+}
+
+void keys__event_name(const char *event, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	if (!size)
+		return;
+	for (; *event && n + 1 < size; event++) {
+		if (*event == '\'' || *event == '"')
+			continue;
+		buf[n++] = *event == ':' ? '-' : *event;
+	}
+	buf[n] = '\0';
+}
+
+/* Length of a ".isra.N" / ".constprop.N" / ".part.N" at s, or 0. */
+static size_t suffix_len(const char *s)
+{
+	static const char *const names[] = { ".isra.", ".constprop.", ".part." };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		size_t l = strlen(names[i]), d = 0;
+
+		if (strncmp(s, names[i], l))
+			continue;
+		while (s[l + d] >= '0' && s[l + d] <= '9')
+			d++;
+		if (d)
+			return l + d;
+	}
+	return 0;
+}
+
+void keys__strip_suffixes(const char *sym, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	if (!size)
+		return;
+	while (*sym && n + 1 < size) {
+		size_t skip = *sym == '.' ? suffix_len(sym) : 0;
+
+		if (skip) {
+			sym += skip;
+			continue;
+		}
+		buf[n++] = *sym++;
+	}
+	buf[n] = '\0';
+}
+
+/*
+ * keymap: key string -> summed value, so that colliding keys (stripped
+ * suffixes, one symbol in several DSOs) add up before they are emitted.
+ */
+struct keymap {
+	struct key_value *items;
+	size_t nr, alloc;
+	struct hashidx idx;
+};
+
+static bool keymap_eq(const void *ctx, uint32_t row, const void *key)
+{
+	return !strcmp(((const struct keymap *)ctx)->items[row].key, key);
+}
+
+static void keymap__add(struct keymap *m, const char *key, double value)
+{
+	uint64_t h = hash__bytes(key, strlen(key));
+	uint32_t row = hashidx__find(&m->idx, h, keymap_eq, m, key);
+
+	if (row == HASHIDX_NONE) {
+		XGROW(m->items, m->alloc, m->nr);
+		row = (uint32_t)m->nr++;
+		m->items[row].key = xstrdup(key);
+		m->items[row].value = 0;
+		hashidx__insert(&m->idx, h, row);
+	}
+	m->items[row].value += value;
+}
+
+/* Move everything into out (the strings change owner). */
+static void keymap__move(struct keymap *m, struct keyvals *out)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr; i++) {
+		XGROW(out->items, out->alloc, out->nr);
+		out->items[out->nr++] = m->items[i];
+	}
+	free(m->items);
+	hashidx__release(&m->idx);
+	memset(m, 0, sizeof(*m));
+}
+
+/* "perf-profile.<family>.<ev>.<stripped sym>" into buf. */
+static void profile_key(char *buf, size_t size, const char *family, const char *ev,
+			const char *sym)
+{
+	char stripped[1024];
+
+	keys__strip_suffixes(sym, stripped, sizeof(stripped));
+	snprintf(buf, size, "perf-profile.%s.%s.%s", family, ev, stripped);
+}
+
+static void perf_profile_keys(const struct symview *v, uint32_t run, uint32_t event,
+			      struct keymap *m)
+{
+	const struct profile *p = v->p;
+	double *w = xmalloc(v->nr_nodes * sizeof(*w));
+	double *inner = xmalloc(v->nr_nodes * sizeof(*inner));
+	double *children = xmalloc((v->nr_entries + 1) * sizeof(*children));
+	double *self = xmalloc((v->nr_entries + 1) * sizeof(*self));
+	const char *evname = profile__str(p, p->events[event].name);
+	char ev[256], key[4096];
+	double total, min_hit;
+	size_t i;
+
+	keys__event_name(evname ? evname : "unknown", ev, sizeof(ev));
+	total = symview__weights(v, run, event, true, w);
+	if (total <= 0)
+		goto out;
+	symview__cumulate(v, w, NULL, inner, children, self);
+
+	for (i = 0; i < v->nr_entries; i++) {
+		const char *sym = symview__entry_name(v, (uint32_t)i);
+
+		if (children[i] > 0) {
+			profile_key(key, sizeof(key), "children", ev, sym);
+			keymap__add(m, key, 100.0 * children[i] / total);
+		}
+		if (self[i] > 0) {
+			profile_key(key, sizeof(key), "self", ev, sym);
+			keymap__add(m, key, 100.0 * self[i] / total);
+		}
+	}
+
+	min_hit = floor(total * (CALLTRACE_MIN_PERCENT / 100.0));
+	for (i = 1; i < v->nr_nodes; i++) {
+		uint32_t q = (uint32_t)i;
+		size_t n, k;
+
+		/* perf: "node->hit && node->hit >= min_hit"; weights are integers */
+		if (inner[i] < 1 || inner[i] < min_hit)
+			continue;
+		n = (size_t)snprintf(key, sizeof(key), "perf-profile.calltrace.%s", ev);
+		for (k = 0; k < CALLTRACE_FRAMES && q; k++, q = v->nodes[q].parent) {
+			char stripped[1024];
+
+			keys__strip_suffixes(symview__entry_name(v, v->nodes[q].entry),
+					     stripped, sizeof(stripped));
+			if (n < sizeof(key))
+				n += (size_t)snprintf(key + n, sizeof(key) - n, ".%s", stripped);
+		}
+		keymap__add(m, key, 100.0 * inner[i] / total);
+	}
+out:
+	free(w);
+	free(inner);
+	free(children);
+	free(self);
+}
+
+/*
+ * perf-stat: counters of the run (scaled) and their intervals.  perf stat
+ * prints clocks in msec, so the robot's cpu-clock/task-clock keys are msec.
+ */
+struct stat_set {
+	const char **names;
+	double *vals;
+	size_t nr, alloc;
+};
+
+static double unit_scale(const char *name)
+{
+	return !strcmp(name, "cpu-clock") || !strcmp(name, "task-clock") ? 1e-6 : 1.0;
+}
+
+static void stat_set__add(struct stat_set *s, const char *name, double v)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr; i++) {
+		if (!strcmp(s->names[i], name)) {
+			s->vals[i] += v;
+			return;
+		}
+	}
+	XGROW(s->names, s->alloc, s->nr);
+	s->vals = xrealloc(s->vals, s->alloc * sizeof(*s->vals));
+	s->names[s->nr] = name;
+	s->vals[s->nr++] = v;
+}
+
+static double stat_set__get(const struct stat_set *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr; i++)
+		if (!strcmp(s->names[i], name))
+			return s->vals[i];
+	return 0;
+}
+
+static void stat_set__release(struct stat_set *s)
+{
+	free(s->names);
+	free(s->vals);
+	memset(s, 0, sizeof(*s));
+}
+
+static double cycles_of(const struct stat_set *s)
+{
+	double c = stat_set__get(s, "cpu-cycles");
+
+	return c ? c : stat_set__get(s, "cycles");
+}
+
+/*
+ * The robot's derived keys (calc_addon_keys): for every X-misses a miss
+ * rate over Xs+misses, X-references or X-instructions (first that is
+ * non-zero); cycles-between-cache-misses, MPKI, instructions-per-iTLB-miss,
+ * ipc and cpi.  emit() receives each "<prefix><name>".
+ */
+static void derived_keys(const struct stat_set *s, const char *prefix, struct keymap *m,
+			 double weight)
+{
+	double instructions = stat_set__get(s, "instructions");
+	double cycles = cycles_of(s);
+	char key[512];
+	size_t i;
+
+	for (i = 0; i < s->nr; i++) {
+		const char *name = s->names[i];
+		size_t len = strlen(name);
+		static const char *const denoms[] = { "s", "-references", "-instructions" };
+		double misses = s->vals[i];
+		size_t d;
+
+		if (len <= 7 || strcmp(name + len - 7, "-misses"))
+			continue;
+		for (d = 0; d < 3; d++) {
+			char other[256];
+			double a;
+
+			snprintf(other, sizeof(other), "%.*s%s", (int)(len - 7), name, denoms[d]);
+			a = stat_set__get(s, other);
+			if (!a)
+				continue;
+			snprintf(key, sizeof(key), "%s%.*s-miss-rate%%", prefix, (int)(len - 7), name);
+			keymap__add(m, key, weight * 100.0 * misses / (d == 0 ? a + misses : a));
+			break;
+		}
+		if (!misses)
+			continue;
+		if (!strcmp(name, "iTLB-load-misses") && instructions) {
+			snprintf(key, sizeof(key), "%sinstructions-per-iTLB-miss", prefix);
+			keymap__add(m, key, weight * instructions / misses);
+		}
+		if (!strcmp(name, "cache-misses")) {
+			if (cycles) {
+				snprintf(key, sizeof(key), "%scycles-between-cache-misses", prefix);
+				keymap__add(m, key, weight * cycles / misses);
+			}
+			if (instructions) {
+				snprintf(key, sizeof(key), "%sMPKI", prefix);
+				keymap__add(m, key, weight * misses / instructions * 1000);
+			}
+		}
+	}
+	if (cycles && instructions) {
+		snprintf(key, sizeof(key), "%sipc", prefix);
+		keymap__add(m, key, weight * instructions / cycles);
+		snprintf(key, sizeof(key), "%scpi", prefix);
+		keymap__add(m, key, weight * cycles / instructions);
+	}
+}
+
+static bool counter_usable(const struct counter *c)
+{
+	/* not supported, or enabled but never scheduled: no honest value */
+	return c->supported && !(c->running == 0 && c->enabled > 0);
+}
+
+static int interval_cmp(const void *a, const void *b)
+{
+	const struct counter_interval *x = *(const struct counter_interval *const *)a;
+	const struct counter_interval *y = *(const struct counter_interval *const *)b;
+
+	if (x->t_ns != y->t_ns)
+		return x->t_ns < y->t_ns ? -1 : 1;
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+/*
+ * perf-stat.i.*: each interval gives per-second rates and its own derived
+ * ratios; a key's value is the mean over the intervals where it exists.
+ */
+static void interval_keys(const struct profile *p, uint32_t run, const uint8_t *blocked,
+			  struct keymap *m)
+{
+	const struct counter_interval **iv = NULL;
+	struct keymap per_key = { 0 };	/* key -> number of intervals it appeared in */
+	struct keymap sums = { 0 };
+	size_t n = 0, alloc = 0, i, j;
+	uint64_t prev_t = 0;
+
+	for (i = 0; i < p->nr_intervals; i++) {
+		const struct counter_interval *ci = &p->intervals[i];
+
+		if (ci->run != run || ci->name >= p->nr_strs || blocked[ci->name] ||
+		    !profile__str(p, ci->name))
+			continue;
+		XGROW(iv, alloc, n);
+		iv[n++] = ci;
+	}
+	if (!n)
+		goto out;
+	qsort(iv, n, sizeof(*iv), interval_cmp);
+	for (i = 0; i < n; i = j) {
+		struct stat_set s = { 0 };
+		struct keymap one = { 0 };
+		double secs = (double)(iv[i]->t_ns - prev_t) / 1e9;
+		size_t k;
+
+		for (j = i; j < n && iv[j]->t_ns == iv[i]->t_ns; j++) {
+			const struct counter_interval *ci = iv[j];
+			const char *name = profile__str(p, ci->name);
+			double v = (double)ci->value;
+
+			if (ci->running && ci->running != ci->enabled)
+				v *= (double)ci->enabled / (double)ci->running;
+			stat_set__add(&s, name, v * unit_scale(name));
+		}
+		prev_t = iv[i]->t_ns;
+		if (secs <= 0) {
+			stat_set__release(&s);
+			continue;
+		}
+		for (k = 0; k < s.nr; k++) {
+			char key[512];
+
+			snprintf(key, sizeof(key), "perf-stat.i.%s", s.names[k]);
+			keymap__add(&one, key, s.vals[k] / secs);
+		}
+		derived_keys(&s, "perf-stat.i.", &one, 1.0);
+		for (k = 0; k < one.nr; k++) {
+			keymap__add(&sums, one.items[k].key, one.items[k].value);
+			keymap__add(&per_key, one.items[k].key, 1.0);
+		}
+		for (k = 0; k < one.nr; k++)
+			free(one.items[k].key);
+		free(one.items);
+		hashidx__release(&one.idx);
+		stat_set__release(&s);
+	}
+	/* sums and per_key were filled in the same order */
+	for (i = 0; i < sums.nr; i++)
+		keymap__add(m, sums.items[i].key, sums.items[i].value / per_key.items[i].value);
+out:
+	for (i = 0; i < sums.nr; i++)
+		free(sums.items[i].key);
+	for (i = 0; i < per_key.nr; i++)
+		free(per_key.items[i].key);
+	free(sums.items);
+	free(per_key.items);
+	hashidx__release(&sums.idx);
+	hashidx__release(&per_key.idx);
+	free(iv);
+}
+
+static void perf_stat_keys(const struct profile *p, uint32_t run, struct keymap *m)
+{
+	uint8_t *blocked = xcalloc(p->nr_strs + 1, 1);	/* by name id: unsupported */
+	double secs = (double)p->runs[run].wall_ns / 1e9;
+	struct stat_set s = { 0 };
+	char key[512];
+	double instructions;
+	size_t i;
+
+	for (i = 0; i < p->nr_counters; i++) {
+		const struct counter *c = &p->counters[i];
+		const char *name = profile__str(p, c->name);
+
+		if (c->run != run || !name)
+			continue;
+		if (!counter_usable(c)) {
+			blocked[c->name] = 1;
+			continue;
+		}
+		stat_set__add(&s, name, counter__scaled(c) * unit_scale(name));
+	}
+	if (secs > 0) {
+		for (i = 0; i < s.nr; i++) {
+			snprintf(key, sizeof(key), "perf-stat.ps.%s", s.names[i]);
+			keymap__add(m, key, s.vals[i] / secs);
+		}
+	}
+	instructions = stat_set__get(&s, "instructions");
+	if (instructions)
+		keymap__add(m, "perf-stat.total.instructions", instructions);
+	derived_keys(&s, "perf-stat.overall.", m, 1.0);
+	interval_keys(p, run, blocked, m);
+	stat_set__release(&s);
+	free(blocked);
+}
+
+/* basename of the first word of s into buf */
+static void first_word_base(const char *s, char *buf, size_t size)
+{
+	size_t len;
+	const char *slash;
+
+	while (*s == ' ' || *s == '\'')
+		s++;
+	len = strcspn(s, " '");
+	slash = memrchr(s, '/', len);
+	if (slash) {
+		len -= (size_t)(slash + 1 - s);
+		s = slash + 1;
+	}
+	snprintf(buf, size, "%.*s", (int)len, s);
+}
+
+void keys__workload_name(const struct profile *p, char *buf, size_t size)
+{
+	const char *s = profile__meta(p, "workload");
+	const char *dd;
+
+	if (s && *s) {
+		first_word_base(s, buf, size);
+		return;
+	}
+	/* the benchmark's own metrics are "<name>.<metric>" */
+	if (p->nr_metrics) {
+		const char *k = profile__str(p, p->metrics[0].key);
+		const char *dot = k ? strchr(k, '.') : NULL;
+
+		if (dot && dot != k) {
+			snprintf(buf, size, "%.*s", (int)(dot - k), k);
+			return;
+		}
+	}
+	s = profile__meta(p, "cmdline");
+	if (!s)
+		s = profile__meta(p, "command");
+	if (s && *s) {
+		dd = strstr(s, " -- ");
+		first_word_base(dd ? dd + 4 : s, buf, size);
+		if (*buf)
+			return;
+	}
+	snprintf(buf, size, "workload");
+}
+
+static void workload_keys(const struct profile *p, uint32_t run, struct keymap *m)
+{
+	const struct run *r = &p->runs[run];
+	double wall = (double)r->wall_ns / 1e9;
+	char name[256], key[512];
+	size_t i;
+	struct {
+		const char *field;
+		double value;
+	} t[] = {
+		{ "user_time", (double)r->utime_us / 1e6 },
+		{ "system_time", (double)r->stime_us / 1e6 },
+		{ "percent_of_cpu_this_job_got",
+		  wall > 0 ? 100.0 * (double)(r->utime_us + r->stime_us) / 1e6 / wall : 0 },
+		{ "elapsed_time", wall },
+		{ "maximum_resident_set_size", (double)r->maxrss_kb },
+		{ "minor_page_faults", (double)r->minflt },
+		{ "major_page_faults", (double)r->majflt },
+		{ "voluntary_context_switches", (double)r->nvcsw },
+		{ "involuntary_context_switches", (double)r->nivcsw },
+	};
+
+	for (i = 0; i < p->nr_metrics; i++) {
+		const char *k = profile__str(p, p->metrics[i].key);
+
+		if (p->metrics[i].run == run && k)
+			keymap__add(m, k, p->metrics[i].value);
+	}
+	/* only a forked workload has rusage (attach and -a runs do not) */
+	if (!(r->utime_us || r->stime_us || r->maxrss_kb))
+		return;
+	keys__workload_name(p, name, sizeof(name));
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		snprintf(key, sizeof(key), "%s.time.%s", name, t[i].field);
+		keymap__add(m, key, t[i].value);
+	}
+}
+
+int keys__run(const struct profile *p, uint32_t run, struct keyvals *out)
+{
+	struct keymap m = { 0 };
+	struct symview v;
+	size_t e;
+
+	if (run >= p->nr_runs)
+		return -EINVAL;
+	symview__init(&v, p, false);
+	for (e = 0; e < p->nr_events; e++)
+		perf_profile_keys(&v, run, (uint32_t)e, &m);
+	symview__release(&v);
+	perf_stat_keys(p, run, &m);
+	workload_keys(p, run, &m);
+	keymap__move(&m, out);
+	return 0;
+}

@@ -1,0 +1,173 @@
+/*
+ * keytab: the keys of every run of a profile in one table (rows = keys,
+ * columns = runs), and how report prints a key's value.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmprof/report.h"
+#include "mmprof/xalloc.h"
+
+static bool keytab_eq(const void *ctx, uint32_t row, const void *key)
+{
+	return !strcmp(((const struct keytab *)ctx)->keys[row], key);
+}
+
+static size_t keytab__row(struct keytab *kt, const char *key)
+{
+	uint64_t h = hash__bytes(key, strlen(key));
+	uint32_t row = hashidx__find(&kt->idx, h, keytab_eq, kt, key);
+	size_t old = kt->alloc;
+
+	if (row != HASHIDX_NONE)
+		return row;
+	XGROW(kt->keys, kt->alloc, kt->nr);
+	if (kt->alloc != old) {
+		kt->vals = xrealloc(kt->vals, kt->alloc * kt->nr_runs * sizeof(*kt->vals));
+		memset(kt->vals + old * kt->nr_runs, 0,
+		       (kt->alloc - old) * kt->nr_runs * sizeof(*kt->vals));
+	}
+	row = (uint32_t)kt->nr++;
+	kt->keys[row] = xstrdup(key);
+	hashidx__insert(&kt->idx, h, row);
+	return row;
+}
+
+int keytab__build(struct keytab *kt, const struct profile *p)
+{
+	size_t r, i;
+	int err;
+
+	memset(kt, 0, sizeof(*kt));
+	hashidx__init(&kt->idx);
+	kt->nr_runs = p->nr_runs;
+	for (r = 0; r < p->nr_runs; r++) {
+		struct keyvals kv = { 0 };
+
+		err = keys__run(p, (uint32_t)r, &kv);
+		if (err) {
+			keyvals__release(&kv);
+			keytab__release(kt);
+			return err;
+		}
+		for (i = 0; i < kv.nr; i++) {
+			size_t row = keytab__row(kt, kv.items[i].key);	/* may move vals */
+
+			kt->vals[row * kt->nr_runs + r] += kv.items[i].value;
+		}
+		keyvals__release(&kv);
+	}
+	return 0;
+}
+
+void keytab__release(struct keytab *kt)
+{
+	size_t i;
+
+	for (i = 0; i < kt->nr; i++)
+		free(kt->keys[i]);
+	free(kt->keys);
+	free(kt->vals);
+	hashidx__release(&kt->idx);
+	memset(kt, 0, sizeof(*kt));
+}
+
+double keytab__mean(const struct keytab *kt, size_t k)
+{
+	double sum = 0;
+	size_t r;
+
+	if (!kt->nr_runs)
+		return 0;
+	for (r = 0; r < kt->nr_runs; r++)
+		sum += kt->vals[k * kt->nr_runs + r];
+	return sum / (double)kt->nr_runs;
+}
+
+double keytab__stddev(const struct keytab *kt, size_t k)
+{
+	double mean = keytab__mean(kt, k), ss = 0;
+	size_t r;
+
+	if (!kt->nr_runs)
+		return 0;
+	for (r = 0; r < kt->nr_runs; r++) {
+		double d = kt->vals[k * kt->nr_runs + r] - mean;
+
+		ss += d * d;
+	}
+	return sqrt(ss / (double)kt->nr_runs);
+}
+
+static int family_cmp(const char *a, const char *b)
+{
+	size_t la = strcspn(a, "."), lb = strcspn(b, ".");
+	int c = strncmp(a, b, la < lb ? la : lb);
+
+	if (c)
+		return c;
+	if (la != lb)
+		return la < lb ? -1 : 1;
+	return strcmp(a + la, b + lb);
+}
+
+struct sort_row {
+	char *key;
+	size_t old;
+};
+
+static int sort_row_cmp(const void *a, const void *b)
+{
+	return family_cmp(((const struct sort_row *)a)->key, ((const struct sort_row *)b)->key);
+}
+
+void keytab__sort(struct keytab *kt)
+{
+	struct sort_row *rows;
+	double *vals;
+	size_t i;
+
+	if (!kt->nr)
+		return;
+	rows = xmalloc(kt->nr * sizeof(*rows));
+	for (i = 0; i < kt->nr; i++)
+		rows[i] = (struct sort_row){ kt->keys[i], i };
+	qsort(rows, kt->nr, sizeof(*rows), sort_row_cmp);
+	vals = xmalloc(kt->alloc * (kt->nr_runs ? kt->nr_runs : 1) * sizeof(*vals));
+	for (i = 0; i < kt->nr; i++) {
+		kt->keys[i] = rows[i].key;
+		memcpy(vals + i * kt->nr_runs, kt->vals + rows[i].old * kt->nr_runs,
+		       kt->nr_runs * sizeof(*vals));
+	}
+	free(kt->vals);
+	kt->vals = vals;
+	free(rows);
+	/* rebuild the index for the new row numbers */
+	hashidx__release(&kt->idx);
+	for (i = 0; i < kt->nr; i++)
+		hashidx__insert(&kt->idx, hash__bytes(kt->keys[i], strlen(kt->keys[i])),
+				(uint32_t)i);
+}
+
+static bool is_profile_key(const char *key)
+{
+	return !strncmp(key, "perf-profile.", 13);
+}
+
+bool keys__shown(const char *key, double value)
+{
+	return !is_profile_key(key) || value >= 0.05;
+}
+
+void keys__format_value(const char *key, double value, char *buf, size_t size)
+{
+	double a = fabs(value);
+
+	if (is_profile_key(key))
+		snprintf(buf, size, "%.2f", value);
+	else if (a >= 1000 || value == floor(value))
+		snprintf(buf, size, "%.0f", value);
+	else
+		snprintf(buf, size, "%.4g", value);
+}

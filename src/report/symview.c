@@ -1,0 +1,251 @@
+/*
+ * symview: the profile's address trie collapsed to symbols; see
+ * include/mmprof/report.h.
+ *
+ * Recursion and "count once per sample" are solved once, at build time:
+ * same_anc links every symnode to its nearest ancestor with the same
+ * entry (one iterative DFS keeping, per entry, the innermost open node).
+ * Then children%, self% and perf's folded chain weights are sums over
+ * symnodes in id order, independent of stack depth.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmprof/report.h"
+#include "mmprof/xalloc.h"
+
+struct entry_key {
+	uint32_t dso, sym;
+};
+
+static bool entry_eq(const void *ctx, uint32_t row, const void *key)
+{
+	const struct symview_entry *e = &((const struct symview *)ctx)->entries[row];
+	const struct entry_key *k = key;
+
+	return e->dso == k->dso && e->sym == k->sym;
+}
+
+static bool symnode_eq(const void *ctx, uint32_t row, const void *key)
+{
+	const struct symnode *a = &((const struct symview *)ctx)->nodes[row];
+	const struct symnode *b = key;
+
+	return a->parent == b->parent && a->entry == b->entry;
+}
+
+static uint32_t entry_of(struct symview *v, const struct frame *f)
+{
+	struct entry_key k = { f->dso, f->sym };
+	uint64_t h;
+	uint32_t id;
+
+	if (!f->sym)
+		k.dso = 0;	/* every unresolved frame is the one "[unknown]" */
+	h = hash__u64(((uint64_t)k.dso << 32) | k.sym);
+	id = hashidx__find(&v->entry_idx, h, entry_eq, v, &k);
+	if (id != HASHIDX_NONE)
+		return id;
+	XGROW(v->entries, v->alloc_entries, v->nr_entries);
+	id = (uint32_t)v->nr_entries++;
+	v->entries[id].dso = k.dso;
+	v->entries[id].sym = k.sym;
+	v->entries[id].kernel = f->kernel;
+	hashidx__insert(&v->entry_idx, h, id);
+	return id;
+}
+
+static uint32_t symnode_of(struct symview *v, uint32_t parent, uint32_t entry)
+{
+	struct symnode k = { .parent = parent, .entry = entry };
+	uint64_t h = hash__u64(((uint64_t)parent << 32) | entry);
+	uint32_t id = hashidx__find(&v->node_idx, h, symnode_eq, v, &k);
+
+	if (id != HASHIDX_NONE)
+		return id;
+	XGROW(v->nodes, v->alloc_nodes, v->nr_nodes);
+	id = (uint32_t)v->nr_nodes++;
+	k.first_child = k.next_sibling = k.same_anc = SYMVIEW_NONE;
+	k.depth = v->nodes[parent].depth + 1;
+	v->nodes[id] = k;
+	hashidx__insert(&v->node_idx, h, id);
+	return id;
+}
+
+/* same_anc for every symnode: DFS with, per entry, the innermost open node. */
+static void link_same_ancestors(struct symview *v)
+{
+	uint32_t *top = xmalloc((v->nr_entries + 1) * sizeof(*top));
+	uint32_t *stack = xmalloc(v->nr_nodes * sizeof(*stack));
+	uint32_t *iter = xmalloc(v->nr_nodes * sizeof(*iter));
+	size_t sp = 1, i;
+
+	for (i = 0; i < v->nr_entries; i++)
+		top[i] = SYMVIEW_NONE;
+	stack[0] = 0;
+	iter[0] = v->nodes[0].first_child;
+	while (sp) {
+		uint32_t q = stack[sp - 1], c = iter[sp - 1];
+		struct symnode *n;
+
+		if (c == SYMVIEW_NONE) {
+			if (q)
+				top[v->nodes[q].entry] = v->nodes[q].same_anc;
+			sp--;
+			continue;
+		}
+		iter[sp - 1] = v->nodes[c].next_sibling;
+		n = &v->nodes[c];
+		n->same_anc = top[n->entry];
+		top[n->entry] = c;
+		stack[sp] = c;
+		iter[sp] = n->first_child;
+		sp++;
+	}
+	free(top);
+	free(stack);
+	free(iter);
+}
+
+void symview__init(struct symview *v, const struct profile *p, bool keep_unresolved)
+{
+	uint32_t *frame_entry;
+	size_t i;
+
+	memset(v, 0, sizeof(*v));
+	v->p = p;
+	v->keep_unresolved = keep_unresolved;
+	hashidx__init(&v->entry_idx);
+	hashidx__init(&v->node_idx);
+	XGROW(v->nodes, v->alloc_nodes, 0);
+	v->nodes[0] = (struct symnode){ .parent = 0, .entry = SYMVIEW_NONE,
+		.first_child = SYMVIEW_NONE, .next_sibling = SYMVIEW_NONE,
+		.same_anc = SYMVIEW_NONE, .depth = 0 };
+	v->nr_nodes = 1;
+
+	frame_entry = xmalloc((p->nr_frames + 1) * sizeof(*frame_entry));
+	for (i = 0; i < p->nr_frames; i++)
+		frame_entry[i] = p->frames[i].sym || keep_unresolved ?
+				 entry_of(v, &p->frames[i]) : SYMVIEW_NONE;
+
+	v->node_map = xcalloc(p->nr_nodes ? p->nr_nodes : 1, sizeof(*v->node_map));
+	v->node_keep = xcalloc(p->nr_nodes ? p->nr_nodes : 1, sizeof(*v->node_keep));
+	for (i = 1; i < p->nr_nodes; i++) {
+		const struct stack_node *n = &p->nodes[i];
+		uint32_t e = n->frame < p->nr_frames ? frame_entry[n->frame] : SYMVIEW_NONE;
+
+		if (e == SYMVIEW_NONE) {
+			v->node_map[i] = v->node_map[n->parent];
+			continue;
+		}
+		v->node_map[i] = symnode_of(v, v->node_map[n->parent], e);
+		v->node_keep[i] = 1;
+	}
+	free(frame_entry);
+
+	/* child lists in increasing id order: push front while walking down */
+	for (i = v->nr_nodes; i-- > 1;) {
+		struct symnode *parent = &v->nodes[v->nodes[i].parent];
+
+		v->nodes[i].next_sibling = parent->first_child;
+		parent->first_child = (uint32_t)i;
+	}
+	link_same_ancestors(v);
+}
+
+void symview__release(struct symview *v)
+{
+	free(v->entries);
+	free(v->nodes);
+	free(v->node_map);
+	free(v->node_keep);
+	hashidx__release(&v->entry_idx);
+	hashidx__release(&v->node_idx);
+	memset(v, 0, sizeof(*v));
+}
+
+const char *symview__entry_name(const struct symview *v, uint32_t entry)
+{
+	const char *s = entry < v->nr_entries ? profile__str(v->p, v->entries[entry].sym) : NULL;
+
+	return s ? s : "[unknown]";
+}
+
+const char *symview__entry_dso(const struct symview *v, uint32_t entry)
+{
+	const char *s = entry < v->nr_entries ? profile__str(v->p, v->entries[entry].dso) : NULL;
+
+	return s ? s : "[unknown]";
+}
+
+double symview__weights(const struct symview *v, uint32_t run, uint32_t event,
+			bool use_period, double *w)
+{
+	const struct profile *p = v->p;
+	double total = 0;
+	size_t i;
+
+	memset(w, 0, v->nr_nodes * sizeof(*w));
+	for (i = 0; i < p->nr_counts; i++) {
+		const struct count *c = &p->counts[i];
+		double x;
+
+		if (c->event != event || (run != SYMVIEW_ALL_RUNS && c->run != run))
+			continue;
+		if (c->node >= p->nr_nodes || !v->node_keep[c->node])
+			continue;
+		x = use_period ? (double)c->period : (double)c->samples;
+		w[v->node_map[c->node]] += x;
+		total += x;
+	}
+	return total;
+}
+
+void symview__cumulate(const struct symview *v, const double *w, double *sub,
+		       double *inner, double *children, double *self)
+{
+	double *s = sub ? sub : xmalloc(v->nr_nodes * sizeof(*s));
+	size_t i;
+
+	memcpy(s, w, v->nr_nodes * sizeof(*s));
+	for (i = v->nr_nodes; i-- > 1;)
+		s[v->nodes[i].parent] += s[i];
+	if (children)
+		memset(children, 0, v->nr_entries * sizeof(*children));
+	if (self)
+		memset(self, 0, v->nr_entries * sizeof(*self));
+	if (inner)
+		memcpy(inner, s, v->nr_nodes * sizeof(*inner));
+	for (i = 1; i < v->nr_nodes; i++) {
+		const struct symnode *n = &v->nodes[i];
+
+		/* the outermost occurrence carries the whole subtree once */
+		if (children && n->same_anc == SYMVIEW_NONE)
+			children[n->entry] += s[i];
+		/* samples under an inner occurrence belong to that one's chain */
+		if (inner && n->same_anc != SYMVIEW_NONE)
+			inner[n->same_anc] -= s[i];
+		if (self)
+			self[n->entry] += w[i];
+	}
+	if (!sub)
+		free(s);
+}
+
+int report__find_event(const struct profile *p, const char *name)
+{
+	char buf[256];
+	size_t i;
+
+	for (i = 0; i < p->nr_events; i++) {
+		const char *ev = profile__str(p, p->events[i].name);
+		const char *asked = profile__str(p, p->events[i].asked);
+
+		if (!ev)
+			continue;
+		keys__event_name(ev, buf, sizeof(buf));
+		if (!strcmp(ev, name) || !strcmp(buf, name) || (asked && !strcmp(asked, name)))
+			return (int)i;
+	}
+	return -1;
+}

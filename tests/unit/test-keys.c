@@ -1,0 +1,421 @@
+/*
+ * test-keys: the LKP key builder on small profiles whose keys were
+ * computed by hand (children vs self vs calltrace, recursion, suffix
+ * collisions, unresolved frames, the 0.5 % chain floor, period weighting,
+ * perf-stat formulas, workload keys, means over runs), plus a differential
+ * check of the symbol trie against a naive per-sample model.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "mmprof/keys.h"
+#include "mmprof/report.h"
+
+static uint32_t frame(struct profile *p, const char *sym, const char *dso, uint64_t addr)
+{
+	struct frame f = { .addr = addr, .sym = profile__intern(p, sym),
+			   .dso = profile__intern(p, dso) };
+
+	return profile__frame(p, &f);
+}
+
+/* stack given root first as frame ids, terminated by UINT32_MAX */
+static uint32_t stack(struct profile *p, const uint32_t *root_first)
+{
+	uint32_t node = PROFILE_ROOT;
+
+	for (; *root_first != UINT32_MAX; root_first++)
+		node = profile__node(p, node, *root_first);
+	return node;
+}
+
+static double get(const struct keyvals *kv, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < kv->nr; i++)
+		if (!strcmp(kv->items[i].key, key))
+			return kv->items[i].value;
+	return -1;	/* absent */
+}
+
+static int has_prefix(const struct keyvals *kv, const char *prefix)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < kv->nr; i++)
+		n += !strncmp(kv->items[i].key, prefix, strlen(prefix));
+	return (int)n;
+}
+
+static struct profile *base_profile(void)
+{
+	struct profile *p = profile__new();
+	struct event_desc ev = { .name = profile__intern(p, "cpu-clock"),
+				 .asked = profile__intern(p, "cycles") };
+	struct run r = { .wall_ns = 2000000000 };
+
+	profile__add_event(p, &ev);
+	profile__add_run(p, &r);
+	return p;
+}
+
+/*
+ * Stacks (root first; period, samples):
+ *   S1 main f leaf                 100, 10
+ *   S2 main rec rec leaf           200, 2   (recursion)
+ *   S3 main g.isra.0               50,  1
+ *   S4 main g.constprop.1          50,  1   (collides with S3 after stripping)
+ *   S5 main [unknown] f            100, 1   (unresolved frame in the middle)
+ *   S6 main f [unknown]            500, 5   (unresolved IP: dropped, -U)
+ * Total of kept samples: 500.
+ */
+static void test_hand_example(void)
+{
+	struct profile *p = base_profile();
+	uint32_t comm = profile__intern(p, "a.out");
+	uint32_t m = frame(p, "main", "/bin/a.out", 0x10), f = frame(p, "f", "/bin/a.out", 0x20);
+	uint32_t leaf = frame(p, "leaf", "[kernel.kallsyms]", 0xffff0010);
+	uint32_t leaf2 = frame(p, "leaf", "[kernel.kallsyms]", 0xffff0018);
+	uint32_t rec1 = frame(p, "rec", "/bin/a.out", 0x30), rec2 = frame(p, "rec", "/bin/a.out", 0x34);
+	uint32_t gi = frame(p, "g.isra.0", "/bin/a.out", 0x40);
+	uint32_t gc = frame(p, "g.constprop.1", "/lib/other.so", 0x50);
+	struct frame uf = { .addr = 0x999 };
+	uint32_t unk = profile__frame(p, &uf);
+	uint32_t s1[] = { m, f, leaf, UINT32_MAX }, s2[] = { m, rec1, rec2, leaf2, UINT32_MAX };
+	uint32_t s3[] = { m, gi, UINT32_MAX }, s4[] = { m, gc, UINT32_MAX };
+	uint32_t s5[] = { m, unk, f, UINT32_MAX }, s6[] = { m, f, unk, UINT32_MAX };
+	struct keyvals kv = { 0 };
+
+	profile__add_count(p, 0, 0, comm, stack(p, s1), 10, 100);
+	profile__add_count(p, 0, 0, comm, stack(p, s2), 2, 200);
+	profile__add_count(p, 0, 0, comm, stack(p, s3), 1, 50);
+	profile__add_count(p, 0, 0, profile__intern(p, "other"), stack(p, s4), 1, 50);
+	profile__add_count(p, 0, 0, comm, stack(p, s5), 1, 100);
+	profile__add_count(p, 0, 0, comm, stack(p, s6), 5, 500);
+
+	is_int(keys__run(p, 0, &kv), 0, "keys__run succeeds");
+	is_dbl(get(&kv, "perf-profile.children.cpu-clock.main"), 100, 1e-9, "children main 100");
+	is_dbl(get(&kv, "perf-profile.children.cpu-clock.f"), 40, 1e-9, "children f: S1+S5");
+	is_dbl(get(&kv, "perf-profile.children.cpu-clock.leaf"), 60, 1e-9,
+	       "children leaf: two addresses, one symbol");
+	is_dbl(get(&kv, "perf-profile.children.cpu-clock.rec"), 40, 1e-9,
+	       "children rec counted once under recursion");
+	is_dbl(get(&kv, "perf-profile.children.cpu-clock.g"), 20, 1e-9,
+	       "children g: .isra/.constprop collide across DSOs and add");
+	is_dbl(get(&kv, "perf-profile.self.cpu-clock.leaf"), 60, 1e-9, "self leaf");
+	is_dbl(get(&kv, "perf-profile.self.cpu-clock.f"), 20, 1e-9, "self f (S5 only; S6 dropped)");
+	is_dbl(get(&kv, "perf-profile.self.cpu-clock.g"), 20, 1e-9, "self g summed");
+	is_dbl(get(&kv, "perf-profile.self.cpu-clock.main"), -1, 0, "no self key for main");
+	is_dbl(get(&kv, "perf-profile.calltrace.cpu-clock.main"), 100, 1e-9, "calltrace main");
+	is_dbl(get(&kv, "perf-profile.calltrace.cpu-clock.f.main"), 40, 1e-9,
+	       "calltrace f.main: unknown frame skipped, chains merged");
+	is_dbl(get(&kv, "perf-profile.calltrace.cpu-clock.leaf.f.main"), 20, 1e-9,
+	       "calltrace leaf.f.main");
+	is_dbl(get(&kv, "perf-profile.calltrace.cpu-clock.leaf.rec.rec.main"), 40, 1e-9,
+	       "calltrace leaf.rec.rec.main");
+	is_dbl(get(&kv, "perf-profile.calltrace.cpu-clock.rec.rec.main"), 40, 1e-9,
+	       "calltrace of rec starts at its innermost occurrence");
+	is_dbl(get(&kv, "perf-profile.calltrace.cpu-clock.rec.main"), -1, 0,
+	       "no chain from the outer rec");
+	is_dbl(get(&kv, "perf-profile.calltrace.cpu-clock.g.main"), 20, 1e-9,
+	       "calltrace g.main summed over stripped names");
+	ok(!has_prefix(&kv, "perf-profile.children.cpu-clock.[unknown]") &&
+	   !has_prefix(&kv, "perf-profile.self.cpu-clock.[unknown]"), "unresolved frames hidden");
+	is_int(has_prefix(&kv, "perf-profile.children."), 5, "5 children keys");
+	is_int(has_prefix(&kv, "perf-profile.self."), 3, "3 self keys");
+	is_int(has_prefix(&kv, "perf-profile.calltrace."), 6, "6 calltrace keys");
+	ok(!has_prefix(&kv, "perf-stat.") && !has_prefix(&kv, "a.out.time"),
+	   "no counters, no rusage: no perf-stat or time keys");
+	keyvals__release(&kv);
+	profile__free(p);
+}
+
+/* chain of n frames named <prefix>0 (leaf) .. <prefix>(n-1), root first in the trie */
+static uint32_t chain(struct profile *p, const char *const *names, size_t n)
+{
+	uint32_t node = PROFILE_ROOT;
+	size_t i;
+
+	for (i = n; i-- > 0;)
+		node = profile__node(p, node, frame(p, names[i], "/bin/x", 0x100 + i));
+	return node;
+}
+
+/*
+ * Total 1000.  Leaf-first chains:
+ *   a b c d e f g   6 + x  (two chains sharing the 5-frame prefix, 0.3 % each:
+ *   a b c d e f h   3         both dropped although their prefix sums 0.6 %)
+ *   a b c d e f i   6      (0.6 %: kept)
+ *   a b c d e f j   6      (kept; same prefix as the one above: summed 1.2 %)
+ *   k m             976
+ */
+static void test_chain_floor(void)
+{
+	struct profile *p = base_profile();
+	static const char *const c1[] = { "a", "b", "c", "d", "e", "f", "g" };
+	static const char *const c2[] = { "a", "b", "c", "d", "e", "f", "h" };
+	static const char *const c3[] = { "a", "b", "c", "d", "e", "f", "i" };
+	static const char *const c4[] = { "a", "b", "c", "d", "e", "f", "j" };
+	static const char *const c5[] = { "k", "m" };
+	struct keyvals kv = { 0 };
+
+	profile__add_count(p, 0, 0, 1, chain(p, c1, 7), 3, 3);
+	profile__add_count(p, 0, 0, 1, chain(p, c2, 7), 3, 3);
+	profile__add_count(p, 0, 0, 1, chain(p, c3, 7), 6, 6);
+	profile__add_count(p, 0, 0, 1, chain(p, c4, 7), 6, 6);
+	profile__add_count(p, 0, 0, 1, chain(p, c5, 2), 982, 982);
+	keys__run(p, 0, &kv);
+	is_dbl(get(&kv, "perf-profile.calltrace.cpu-clock.a.b.c.d.e"), 1.2, 1e-9,
+	       "chains under 0.5 % dropped before truncation; kept ones summed");
+	is_dbl(get(&kv, "perf-profile.calltrace.cpu-clock.g"), -1, 0,
+	       "the outermost caller's own 0.3 % chain dropped");
+	is_dbl(get(&kv, "perf-profile.calltrace.cpu-clock.i"), 0.6, 1e-9, "its 0.6 % sibling kept");
+	is_dbl(get(&kv, "perf-profile.calltrace.cpu-clock.f.g"), -1, 0,
+	       "f.g: 0.3 % chains dropped for every entry");
+	is_dbl(get(&kv, "perf-profile.calltrace.cpu-clock.f.j"), 0.6, 1e-9, "f.j kept");
+	is_dbl(get(&kv, "perf-profile.children.cpu-clock.a"), 1.8, 1e-9,
+	       "children are not floored");
+	is_dbl(get(&kv, "perf-profile.calltrace.cpu-clock.k.m"), 98.2, 1e-9, "k.m");
+	keyvals__release(&kv);
+	profile__free(p);
+}
+
+/* Period, not sample count: 1 sample of period 300 outweighs 3 of 100 total. */
+static void test_period_weighting(void)
+{
+	struct profile *p = base_profile();
+	static const char *const x[] = { "x" }, *const y[] = { "y" };
+	struct keyvals kv = { 0 };
+
+	profile__add_count(p, 0, 0, 1, chain(p, x, 1), 1, 300);
+	profile__add_count(p, 0, 0, 1, chain(p, y, 1), 3, 100);
+	keys__run(p, 0, &kv);
+	is_dbl(get(&kv, "perf-profile.self.cpu-clock.x"), 75, 1e-9, "self by period: 300/400");
+	is_dbl(get(&kv, "perf-profile.self.cpu-clock.y"), 25, 1e-9, "self by period: 100/400");
+	keyvals__release(&kv);
+	profile__free(p);
+}
+
+static void counter(struct profile *p, const char *name, uint64_t v, int supported,
+		    uint64_t enabled, uint64_t running)
+{
+	struct counter c = { .run = 0, .name = profile__intern(p, name), .supported = (uint8_t)supported,
+			     .value = v, .enabled = enabled, .running = running };
+
+	profile__add_counter(p, &c);
+}
+
+static void interval(struct profile *p, const char *name, uint64_t t_ns, uint64_t v)
+{
+	struct counter_interval ci = { .run = 0, .name = profile__intern(p, name), .t_ns = t_ns,
+				       .value = v, .enabled = 1, .running = 1 };
+
+	profile__add_interval(p, &ci);
+}
+
+static void test_perf_stat(void)
+{
+	struct profile *p = base_profile();
+	struct keyvals kv = { 0 };
+
+	counter(p, "instructions", 2000, 1, 0, 0);
+	counter(p, "cpu-cycles", 1000, 1, 0, 0);
+	counter(p, "cache-misses", 10, 1, 0, 0);
+	counter(p, "cache-references", 100, 1, 0, 0);
+	counter(p, "branch-misses", 5, 1, 0, 0);
+	counter(p, "branch-instructions", 500, 1, 0, 0);
+	counter(p, "dTLB-load-misses", 1, 1, 0, 0);
+	counter(p, "dTLB-loads", 99, 1, 0, 0);
+	counter(p, "iTLB-load-misses", 4, 1, 0, 0);
+	counter(p, "cpu-clock", 2000000000, 1, 0, 0);
+	counter(p, "context-switches", 50, 1, 200, 100);	/* multiplexed: scaled 100 */
+	counter(p, "node-loads", 123, 0, 0, 0);			/* not supported */
+	counter(p, "task-clock", 5, 1, 1000, 0);		/* never ran */
+	interval(p, "page-faults", 1000000000, 10);
+	interval(p, "page-faults", 3000000000ULL, 40);
+	interval(p, "instructions", 1000000000, 300);
+	interval(p, "cpu-cycles", 1000000000, 100);
+	interval(p, "instructions", 3000000000ULL, 100);
+	interval(p, "cpu-cycles", 3000000000ULL, 100);
+	keys__run(p, 0, &kv);
+
+	is_dbl(get(&kv, "perf-stat.ps.instructions"), 1000, 1e-9, "ps = total / wall seconds");
+	is_dbl(get(&kv, "perf-stat.ps.context-switches"), 50, 1e-9, "ps of a scaled counter");
+	is_dbl(get(&kv, "perf-stat.ps.cpu-clock"), 1000, 1e-9, "clocks in msec per second");
+	is_dbl(get(&kv, "perf-stat.total.instructions"), 2000, 1e-9, "total.instructions");
+	is_dbl(get(&kv, "perf-stat.overall.ipc"), 2, 1e-12, "ipc");
+	is_dbl(get(&kv, "perf-stat.overall.cpi"), 0.5, 1e-12, "cpi");
+	is_dbl(get(&kv, "perf-stat.overall.MPKI"), 5, 1e-12, "MPKI");
+	is_dbl(get(&kv, "perf-stat.overall.cache-miss-rate%"), 10, 1e-12, "cache-miss-rate% over references");
+	is_dbl(get(&kv, "perf-stat.overall.branch-miss-rate%"), 1, 1e-12, "branch-miss-rate% over instructions");
+	is_dbl(get(&kv, "perf-stat.overall.dTLB-load-miss-rate%"), 1, 1e-12, "dTLB-load-miss-rate% over loads+misses");
+	is_dbl(get(&kv, "perf-stat.overall.instructions-per-iTLB-miss"), 500, 1e-12, "instructions-per-iTLB-miss");
+	is_dbl(get(&kv, "perf-stat.overall.cycles-between-cache-misses"), 100, 1e-12, "cycles-between-cache-misses");
+	is_dbl(get(&kv, "perf-stat.overall.iTLB-load-miss-rate%"), -1, 0, "no iTLB rate without iTLB-loads");
+	is_dbl(get(&kv, "perf-stat.ps.node-loads"), -1, 0, "unsupported counter: no key");
+	is_dbl(get(&kv, "perf-stat.ps.task-clock"), -1, 0, "counter that never ran: no key");
+	is_dbl(get(&kv, "perf-stat.i.page-faults"), 15, 1e-9, "i = mean of per-interval rates (10/1, 40/2)");
+	is_dbl(get(&kv, "perf-stat.i.ipc"), 2, 1e-12, "i.ipc = mean of per-interval ipc (3, 1)");
+	keyvals__release(&kv);
+	profile__free(p);
+}
+
+static void test_workload_and_runs(void)
+{
+	struct profile *p = base_profile();
+	struct run r2 = { .wall_ns = 4000000000LL, .utime_us = 1000000, .maxrss_kb = 10 };
+	static const char *const x[] = { "x" }, *const y[] = { "y" };
+	struct keyvals kv = { 0 };
+	struct keytab kt;
+	size_t i;
+	int found = 0;
+
+	p->runs[0].utime_us = 1500000;
+	p->runs[0].stime_us = 500000;
+	p->runs[0].maxrss_kb = 2048;
+	p->runs[0].minflt = 7;
+	profile__add_run(p, &r2);
+	profile__add_metric(p, 0, "bench.ops", 42);
+	profile__add_metric(p, 1, "bench.ops", 44);
+	profile__add_count(p, 0, 0, 1, chain(p, x, 1), 1, 100);
+	profile__add_count(p, 1, 0, 1, chain(p, y, 1), 1, 100);
+
+	keys__run(p, 0, &kv);
+	is_dbl(get(&kv, "bench.ops"), 42, 0, "workload metric as its own key");
+	is_dbl(get(&kv, "bench.time.user_time"), 1.5, 1e-12, "time.user_time in s");
+	is_dbl(get(&kv, "bench.time.percent_of_cpu_this_job_got"), 100, 1e-9, "percent of cpu");
+	is_dbl(get(&kv, "bench.time.elapsed_time"), 2, 1e-12, "elapsed_time");
+	is_dbl(get(&kv, "bench.time.maximum_resident_set_size"), 2048, 0, "max rss in KB");
+	is_dbl(get(&kv, "bench.time.minor_page_faults"), 7, 0, "minor faults");
+	keyvals__release(&kv);
+
+	is_int(keytab__build(&kt, p), 0, "keytab over 2 runs");
+	keytab__sort(&kt);
+	for (i = 0; i < kt.nr; i++) {
+		if (!strcmp(kt.keys[i], "perf-profile.self.cpu-clock.x")) {
+			found++;
+			is_dbl(keytab__mean(&kt, i), 50, 1e-9, "key missing from a run counts 0 in the mean");
+			is_dbl(keytab__stddev(&kt, i), 50, 1e-9, "population stddev");
+		}
+		if (!strcmp(kt.keys[i], "bench.ops")) {
+			found++;
+			is_dbl(keytab__mean(&kt, i), 43, 1e-9, "metric mean");
+		}
+	}
+	is_int(found, 2, "both keys present");
+	ok(kt.nr > 2 && strcmp(kt.keys[0], kt.keys[1]) < 0 &&
+	   !strncmp(kt.keys[0], "bench.", 6), "sorted by family then key");
+	keytab__release(&kt);
+	profile__free(p);
+}
+
+static void test_names(void)
+{
+	char buf[128];
+
+	keys__event_name("cycles:pp", buf, sizeof(buf));
+	is_str(buf, "cycles-pp", "event name ':' -> '-'");
+	keys__event_name("'cpu/mem-loads/':u", buf, sizeof(buf));
+	is_str(buf, "cpu/mem-loads/-u", "quotes removed");
+	keys__strip_suffixes("zap_pmd_range.isra.0", buf, sizeof(buf));
+	is_str(buf, "zap_pmd_range", "strip .isra.N");
+	keys__strip_suffixes("f.constprop.12.isra.3.part.0", buf, sizeof(buf));
+	is_str(buf, "f", "strip every occurrence");
+	keys__strip_suffixes("f.cold", buf, sizeof(buf));
+	is_str(buf, "f.cold", ".cold kept");
+	keys__strip_suffixes("f.part.x", buf, sizeof(buf));
+	is_str(buf, "f.part.x", ".part without digits kept");
+	keys__strip_suffixes("f.isra.0", buf, 3);
+	is_str(buf, "f", "bounded by the buffer");
+}
+
+/*
+ * Differential test: random stacks with recursion and unresolved frames;
+ * children/self/inner from the symbol trie against a naive per-sample model.
+ */
+static unsigned rnd_state = 12345;
+static unsigned rnd(void)
+{
+	rnd_state = rnd_state * 1103515245u + 12345u;
+	return (rnd_state >> 16) & 0x7fff;
+}
+
+static void test_against_naive(void)
+{
+	struct profile *p = base_profile();
+	enum { NSYM = 6, NSTACK = 400, MAXD = 9 };
+	uint32_t frames[NSYM + 1], st[NSTACK][MAXD];
+	size_t depth[NSTACK], i, j, k, bad = 0;
+	uint64_t per[NSTACK];
+	double naive_children[NSYM + 1] = { 0 }, naive_self[NSYM + 1] = { 0 }, total = 0;
+	struct symview v;
+	double *w, *children, *self;
+
+	for (i = 0; i < NSYM; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "s%zu", i);
+		frames[i] = frame(p, name, "/bin/x", 0x100 * (i + 1));
+	}
+	{
+		struct frame uf = { .addr = 0x1 };
+
+		frames[NSYM] = profile__frame(p, &uf);	/* unresolved */
+	}
+	for (i = 0; i < NSTACK; i++) {
+		uint32_t node = PROFILE_ROOT;
+
+		depth[i] = 1 + rnd() % MAXD;
+		per[i] = 1 + rnd() % 50;
+		for (j = 0; j < depth[i]; j++) {
+			st[i][j] = rnd() % (NSYM + 1);	/* root first */
+			node = profile__node(p, node, frames[st[i][j]]);
+		}
+		profile__add_count(p, 0, 0, 1, node, 1, per[i]);
+		if (st[i][depth[i] - 1] == NSYM)
+			continue;	/* unresolved IP: dropped */
+		total += (double)per[i];
+		naive_self[st[i][depth[i] - 1]] += (double)per[i];
+		for (k = 0; k < NSYM; k++) {
+			for (j = 0; j < depth[i]; j++)
+				if (st[i][j] == k)
+					break;
+			if (j < depth[i])
+				naive_children[k] += (double)per[i];
+		}
+	}
+	symview__init(&v, p, false);
+	w = calloc(v.nr_nodes, sizeof(*w));
+	children = calloc(v.nr_entries + 1, sizeof(*children));
+	self = calloc(v.nr_entries + 1, sizeof(*self));
+	is_dbl(symview__weights(&v, 0, 0, true, w), total, 0, "total of resolved-IP samples");
+	symview__cumulate(&v, w, NULL, NULL, children, self);
+	for (i = 0; i < v.nr_entries; i++) {
+		const char *name = symview__entry_name(&v, (uint32_t)i);
+		size_t s = (size_t)(name[1] - '0');
+
+		if (children[i] != naive_children[s] || self[i] != naive_self[s])
+			bad++;
+	}
+	is_int(v.nr_entries, NSYM, "one entry per resolved symbol");
+	is_int(bad, 0, "children and self agree with the naive model");
+	free(w);
+	free(children);
+	free(self);
+	symview__release(&v);
+	profile__free(p);
+}
+
+int main(void)
+{
+	test_names();
+	test_hand_example();
+	test_chain_floor();
+	test_period_weighting();
+	test_perf_stat();
+	test_workload_and_runs();
+	test_against_naive();
+	return done_testing();
+}
