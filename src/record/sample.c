@@ -1,0 +1,166 @@
+/* sample: bounds-checked PERF_RECORD_SAMPLE decoding; see include/mmprof/sample.h. */
+#include <errno.h>
+#include <string.h>
+
+#include "mmprof/sample.h"
+
+#ifndef PERF_FORMAT_LOST
+#define PERF_FORMAT_LOST (1U << 4)
+#endif
+
+/* {u32 a, b} fields in a u64 slot, in memory order (pid then tid, cpu then res). */
+static inline void split_u32(const uint64_t *p, uint32_t *a, uint32_t *b)
+{
+	uint32_t v[2];
+
+	memcpy(v, p, sizeof(v));
+	*a = v[0];
+	if (b)
+		*b = v[1];
+}
+
+/* Words of one read_format block after (and including) its first word. */
+static int read_words(const uint64_t *p, const uint64_t *end, uint64_t rf, uint32_t *words)
+{
+	uint64_t hdr = 1 + !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+		       !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING);
+	uint64_t per = 1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
+	uint64_t n;
+
+	if (!(rf & PERF_FORMAT_GROUP)) {
+		n = hdr + per - 1;
+	} else {
+		if (p >= end)
+			return -EINVAL;
+		/* nr first; bound it before multiplying */
+		if (p[0] > (uint64_t)(end - p))
+			return -EINVAL;
+		n = hdr + p[0] * per;
+	}
+	if (n > (uint64_t)(end - p))
+		return -EINVAL;
+	*words = (uint32_t)n;
+	return 0;
+}
+
+int sample__parse(const void *ev, uint64_t type, uint64_t rf, struct sample *s)
+{
+	const struct perf_event_header *h = ev;
+	const uint64_t *p, *end;
+
+	memset(s, 0, sizeof(*s));
+	if (h->type != PERF_RECORD_SAMPLE || h->size < sizeof(*h) || h->size % 8)
+		return -EINVAL;
+	if (type & ~(uint64_t)SAMPLE__SUPPORTED)
+		return -EOPNOTSUPP;
+	s->misc = h->misc;
+	p = (const uint64_t *)(h + 1);
+	end = (const uint64_t *)((const char *)ev + h->size);
+
+#define NEED(n) do { if ((uint64_t)(end - p) < (uint64_t)(n)) return -EINVAL; } while (0)
+	if (type & PERF_SAMPLE_IDENTIFIER) {
+		NEED(1);
+		s->id = *p++;
+	}
+	if (type & PERF_SAMPLE_IP) {
+		NEED(1);
+		s->ip = *p++;
+	}
+	if (type & PERF_SAMPLE_TID) {
+		NEED(1);
+		split_u32(p++, &s->pid, &s->tid);
+	}
+	if (type & PERF_SAMPLE_TIME) {
+		NEED(1);
+		s->time = *p++;
+	}
+	if (type & PERF_SAMPLE_ADDR) {
+		NEED(1);
+		s->addr = *p++;
+	}
+	if (type & PERF_SAMPLE_ID) {
+		NEED(1);
+		s->id = *p++;
+	}
+	if (type & PERF_SAMPLE_STREAM_ID) {
+		NEED(1);
+		s->stream_id = *p++;
+	}
+	if (type & PERF_SAMPLE_CPU) {
+		NEED(1);
+		split_u32(p++, &s->cpu, NULL);
+	}
+	if (type & PERF_SAMPLE_PERIOD) {
+		NEED(1);
+		s->period = *p++;
+	}
+	if (type & PERF_SAMPLE_READ) {
+		if (read_words(p, end, rf, &s->read_words))
+			return -EINVAL;
+		s->read = p;
+		p += s->read_words;
+	}
+	if (type & PERF_SAMPLE_CALLCHAIN) {
+		NEED(1);
+		s->nr_callchain = *p++;
+		NEED(s->nr_callchain);
+		s->callchain = p;
+		p += s->nr_callchain;
+	}
+	if (type & PERF_SAMPLE_RAW) {
+		uint32_t size;
+
+		/* u32 size, then size bytes; the pair is padded to 8 bytes. */
+		NEED(1);
+		memcpy(&size, p, sizeof(size));
+		if ((uint64_t)size + 4 > (uint64_t)(end - p) * 8)
+			return -EINVAL;
+		s->raw_size = size;
+		s->raw = (const char *)p + 4;
+		p = (const uint64_t *)((const char *)p + ((4 + (uint64_t)size + 7) & ~7ULL));
+	}
+#undef NEED
+	return 0;
+}
+
+int sample__identifier(const void *ev, uint64_t *id)
+{
+	const struct perf_event_header *h = ev;
+
+	if (h->type != PERF_RECORD_SAMPLE || h->size < sizeof(*h) + 8)
+		return -EINVAL;
+	memcpy(id, h + 1, sizeof(*id));
+	return 0;
+}
+
+int sample__parse_id_all(const void *ev, uint64_t type, struct sample *s)
+{
+	const struct perf_event_header *h = ev;
+	const uint64_t bits[] = { PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ID,
+				  PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU,
+				  PERF_SAMPLE_IDENTIFIER };
+	const uint64_t *p;
+	size_t i, n = 0;
+
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
+		n += !!(type & bits[i]);
+	if (h->size < sizeof(*h) + n * 8 || h->size % 8)
+		return -EINVAL;
+	s->misc = h->misc;
+	p = (const uint64_t *)((const char *)ev + h->size) - n;
+	if (type & PERF_SAMPLE_TID) {
+		split_u32(p++, &s->pid, &s->tid);
+	}
+	if (type & PERF_SAMPLE_TIME)
+		s->time = *p++;
+	if (type & PERF_SAMPLE_ID)
+		s->id = *p++;
+	if (type & PERF_SAMPLE_STREAM_ID)
+		s->stream_id = *p++;
+	if (type & PERF_SAMPLE_CPU)
+		split_u32(p++, &s->cpu, NULL);
+	if (type & PERF_SAMPLE_IDENTIFIER)
+		s->id = *p++;
+	return 0;
+}

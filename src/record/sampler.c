@@ -1,0 +1,1035 @@
+/*
+ * sampler: callchain sampling through libperf; see include/mmprof/sampler.h.
+ *
+ * Per run: sampler__open builds a fresh evlist (one evsel per event, all
+ * sharing per-CPU ring buffers), the caller polls and drains, sampler__close
+ * tears the evlist down and sampler__end_run turns the raw aggregate into
+ * profile counts.  Event choice (the default's fallback) is made once, on
+ * the first open, and reused by later runs.
+ *
+ * libperf 6.1 quirks handled here (see libperf-notes.md):
+ *  - libperf_init() must run before mmap (it sets page_size);
+ *  - perf_evlist__set_maps() takes its own references, so ours are put;
+ *  - perf_evsel__delete() of 6.1 does not put the maps the evlist gave the
+ *    evsel: we put them ourselves unless the library is new enough to do it;
+ *  - read_format ID makes perf_evlist__mmap allocate per-evsel id tables
+ *    nothing public frees: ids are read before mmap and the bit is cleared
+ *    from libperf's copy of the attr (the kernel keeps its own).
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+#include <perf/core.h>
+#include <perf/cpumap.h>
+#include <perf/event.h>
+#include <perf/evlist.h>
+#include <perf/evsel.h>
+#include <perf/mmap.h>
+#include <perf/threadmap.h>
+
+#include "mmprof/evspec.h"
+#include "mmprof/hashidx.h"
+#include "mmprof/sample.h"
+#include "mmprof/sampler.h"
+#include "mmprof/stackagg.h"
+#include "mmprof/xalloc.h"
+
+#define DEFAULT_FREQ		4000	/* perf record's default -F */
+#define DEFAULT_MMAP_PAGES	256	/* 1 MiB per CPU with 4 KiB pages */
+#define COMM_LEN		16	/* TASK_COMM_LEN */
+
+/* Present from the libperf that renamed the cpu map constructors on (6.8),
+ * whose perf_evsel__delete puts the evsel's maps itself. */
+extern struct perf_cpu_map *perf_cpu_map__new_any_cpu(void) __attribute__((weak));
+
+struct sampler_event {
+	struct evspec spec;	/* attr template: type, config, modifiers */
+	char asked[128];	/* as the user wrote it ("cycles" for the default) */
+	struct perf_evsel *evsel;	/* this run's, NULL when closed */
+};
+
+struct id_map {
+	uint64_t id;
+	uint32_t event;
+};
+
+/* Comm of a thread, with the one before so samples read late get the right one. */
+struct tid_comm {
+	int32_t tid;		/* -1 when the slot is free */
+	uint32_t comm, prev;	/* local comm ids */
+	uint64_t since;		/* perf clock time of the change */
+};
+
+struct frame_row {
+	uint64_t addr;
+	int32_t pid;		/* 0 for kernel addresses: one entry per address */
+	uint32_t kernel;
+	uint32_t frame;		/* profile frame id */
+};
+
+struct sampler {
+	struct sampler_opts opts;
+	struct symbols *syms;
+	struct sampler_event *evs;
+	size_t nr_evs;
+	bool is_default;	/* no -e: cycles with fallback */
+	bool chosen;		/* events settled by a successful open */
+	char note[256];
+	uint64_t sample_type;
+
+	/* this run */
+	struct perf_evlist *evlist;
+	bool system_wide, need_proc;	/* read /proc at enable (no exec records) */
+	pid_t *pids;
+	size_t nr_pids;
+	bool proc_done;
+	struct id_map *ids;
+	size_t nr_ids, alloc_ids;
+	uint64_t lost, throttled, bad;
+	struct stackagg agg;
+	uint64_t *scratch;
+	size_t alloc_scratch;
+
+	/* comm strings (local ids, 1-based) and per-thread comm */
+	char (*comms)[COMM_LEN + 8];
+	size_t nr_comms, alloc_comms;
+	struct hashidx comm_idx;
+	struct tid_comm *tids;
+	size_t tid_mask, nr_tids;
+
+	/* resolution caches, valid for one profile (across its runs) */
+	struct profile *cache_p;
+	struct frame_row *frows;
+	size_t nr_frows, alloc_frows;
+	struct hashidx frow_idx;
+	uint32_t *comm_str;	/* local comm id -> profile string id */
+	size_t alloc_comm_str;
+	uint32_t *frames;
+	size_t alloc_frames;
+	uint32_t first_event;
+};
+
+static int libperf_quiet(enum libperf_print_level level, const char *fmt, va_list ap)
+{
+	/* library code does not print; errors come back as -errno */
+	(void)level; (void)fmt; (void)ap;
+	return 0;
+}
+
+/* ---- comm tracking ------------------------------------------------------ */
+
+static bool comm_eq(const void *ctx, uint32_t row, const void *key)
+{
+	const struct sampler *s = ctx;
+
+	return !strcmp(s->comms[row], key);
+}
+
+static uint32_t comm_intern(struct sampler *s, const char *name)
+{
+	char buf[COMM_LEN + 8];
+	uint64_t h;
+	uint32_t row;
+
+	snprintf(buf, sizeof(buf), "%.*s", COMM_LEN, name);
+	h = hash__bytes(buf, strlen(buf));
+	row = hashidx__find(&s->comm_idx, h, comm_eq, s, buf);
+	if (row != HASHIDX_NONE)
+		return row;
+	if (!s->nr_comms)
+		s->nr_comms = 1;	/* id 0: unknown */
+	XGROW(s->comms, s->alloc_comms, s->nr_comms);
+	memcpy(s->comms[s->nr_comms], buf, sizeof(buf));
+	hashidx__insert(&s->comm_idx, h, (uint32_t)s->nr_comms);
+	return (uint32_t)s->nr_comms++;
+}
+
+static struct tid_comm *tid_slot(struct sampler *s, int32_t tid, bool create)
+{
+	size_t i;
+
+	if (!s->tids) {
+		if (!create)
+			return NULL;
+		s->tid_mask = 255;
+		s->tids = xmalloc((s->tid_mask + 1) * sizeof(*s->tids));
+		for (i = 0; i <= s->tid_mask; i++)
+			s->tids[i].tid = -1;
+	}
+	for (i = hash__u64((uint64_t)tid) & s->tid_mask;; i = (i + 1) & s->tid_mask) {
+		if (s->tids[i].tid == tid)
+			return &s->tids[i];
+		if (s->tids[i].tid == -1)
+			break;
+	}
+	if (!create)
+		return NULL;
+	if ((s->nr_tids + 1) * 2 > s->tid_mask + 1) {
+		struct tid_comm *old = s->tids;
+		size_t old_cap = s->tid_mask + 1, j;
+
+		s->tid_mask = old_cap * 2 - 1;
+		s->tids = xmalloc((s->tid_mask + 1) * sizeof(*s->tids));
+		for (j = 0; j <= s->tid_mask; j++)
+			s->tids[j].tid = -1;
+		for (j = 0; j < old_cap; j++) {
+			if (old[j].tid == -1)
+				continue;
+			for (i = hash__u64((uint64_t)old[j].tid) & s->tid_mask;
+			     s->tids[i].tid != -1; i = (i + 1) & s->tid_mask)
+				;
+			s->tids[i] = old[j];
+		}
+		free(old);
+		return tid_slot(s, tid, true);
+	}
+	s->nr_tids++;
+	s->tids[i].tid = tid;
+	s->tids[i].comm = s->tids[i].prev = 0;
+	s->tids[i].since = 0;
+	return &s->tids[i];
+}
+
+static void set_comm(struct sampler *s, int32_t tid, uint32_t comm, uint64_t time)
+{
+	struct tid_comm *t = tid_slot(s, tid, true);
+
+	t->prev = t->comm ? t->comm : comm;
+	t->comm = comm;
+	t->since = time;
+}
+
+static uint32_t comm_of(struct sampler *s, uint32_t pid, uint32_t tid, uint64_t time)
+{
+	struct tid_comm *t = tid_slot(s, (int32_t)tid, false);
+	char buf[32];
+
+	if (!t)
+		t = tid_slot(s, (int32_t)pid, false);
+	if (t && t->comm)
+		return time && time < t->since ? t->prev : t->comm;
+	/* perf's spelling for a thread whose name was never seen */
+	snprintf(buf, sizeof(buf), ":%" PRIu32, tid);
+	set_comm(s, (int32_t)tid, comm_intern(s, buf), 0);
+	return tid_slot(s, (int32_t)tid, false)->comm;
+}
+
+/* Comms of the threads of an existing process (no COMM records will come). */
+static void read_proc_comms(struct sampler *s, pid_t pid)
+{
+	char path[320], comm[64];
+	struct dirent *d;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		FILE *f;
+		size_t n;
+
+		if (!isdigit((unsigned char)d->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/comm", (int)pid, d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		n = fread(comm, 1, sizeof(comm) - 1, f);
+		fclose(f);
+		comm[n] = '\0';
+		if (n && comm[n - 1] == '\n')
+			comm[n - 1] = '\0';
+		set_comm(s, atoi(d->d_name), comm_intern(s, comm), 0);
+	}
+	closedir(dir);
+}
+
+/* ---- construction -------------------------------------------------------- */
+
+struct sampler *sampler__new(const struct sampler_opts *o, struct symbols *syms,
+			     struct errmsg *e)
+{
+	struct sampler *s;
+	size_t i;
+
+	if (o->mmap_pages < 0 || (o->mmap_pages & (o->mmap_pages - 1))) {
+		errmsg__set(e, -EINVAL, "ring buffer size of %d pages is not a power of 2",
+			    o->mmap_pages);
+		return NULL;
+	}
+	if (o->freq < 0) {
+		errmsg__set(e, -EINVAL, "sampling frequency %d Hz is negative", o->freq);
+		return NULL;
+	}
+	s = xcalloc(1, sizeof(*s));
+	s->opts = *o;
+	s->opts.events = NULL;
+	if (!s->opts.freq && !s->opts.period)
+		s->opts.freq = DEFAULT_FREQ;
+	if (!s->opts.mmap_pages)
+		s->opts.mmap_pages = DEFAULT_MMAP_PAGES;
+	s->syms = syms;
+	hashidx__init(&s->comm_idx);
+	hashidx__init(&s->frow_idx);
+	stackagg__init(&s->agg);
+
+	if (o->events && o->events->nr) {
+		s->nr_evs = o->events->nr;
+		s->evs = xcalloc(s->nr_evs, sizeof(*s->evs));
+		for (i = 0; i < s->nr_evs; i++) {
+			const char *spec = o->events->items[i];
+
+			if (evspec__parse(spec, &s->evs[i].spec, e)) {
+				sampler__free(s);
+				return NULL;
+			}
+			snprintf(s->evs[i].asked, sizeof(s->evs[i].asked), "%s", spec);
+		}
+	} else {
+		s->is_default = true;
+		s->nr_evs = 1;
+		s->evs = xcalloc(1, sizeof(*s->evs));
+		evspec__parse("cycles", &s->evs[0].spec, NULL);
+		snprintf(s->evs[0].asked, sizeof(s->evs[0].asked), "cycles");
+	}
+
+	s->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+	if (!o->no_callchain)
+		s->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	/* samples of several events share a buffer: the id says whose they are */
+	if (s->nr_evs > 1)
+		s->sample_type |= PERF_SAMPLE_IDENTIFIER;
+	return s;
+}
+
+static void teardown(struct sampler *s)
+{
+	struct perf_evsel *evsel;
+	size_t i;
+
+	if (!s->evlist)
+		return;
+	perf_evlist__munmap(s->evlist);
+	perf_evlist__close(s->evlist);
+	if (!perf_cpu_map__new_any_cpu) {
+		perf_evlist__for_each_evsel(s->evlist, evsel) {
+			perf_cpu_map__put(perf_evsel__cpus(evsel));
+			perf_thread_map__put(perf_evsel__threads(evsel));
+		}
+	}
+	perf_evlist__delete(s->evlist);
+	s->evlist = NULL;
+	for (i = 0; i < s->nr_evs; i++)
+		s->evs[i].evsel = NULL;
+}
+
+void sampler__free(struct sampler *s)
+{
+	if (!s)
+		return;
+	teardown(s);
+	free(s->evs);
+	free(s->pids);
+	free(s->ids);
+	free(s->scratch);
+	free(s->comms);
+	hashidx__release(&s->comm_idx);
+	free(s->tids);
+	free(s->frows);
+	hashidx__release(&s->frow_idx);
+	free(s->comm_str);
+	free(s->frames);
+	stackagg__release(&s->agg);
+	free(s);
+}
+
+/* ---- opening ------------------------------------------------------------- */
+
+static void make_attr(const struct sampler *s, const struct evspec *sp, bool first,
+		      bool enable_on_exec, struct perf_event_attr *a)
+{
+	*a = sp->attr;
+	a->size = sizeof(*a);
+	a->sample_type = s->sample_type;
+	a->read_format = s->nr_evs > 1 ? PERF_FORMAT_ID : 0;
+	if (sp->tracepoint) {
+		/* every hit, as perf does, unless -c says otherwise */
+		a->sample_period = s->opts.period ? s->opts.period : 1;
+	} else if (s->opts.period) {
+		a->sample_period = s->opts.period;
+	} else {
+		a->freq = 1;
+		a->sample_freq = (uint64_t)s->opts.freq;
+	}
+	a->sample_id_all = 1;
+	a->inherit = 1;
+	a->disabled = 1;
+	a->enable_on_exec = enable_on_exec;
+	a->exclude_guest = 1;
+	/* wake at a quarter full: three quarters of headroom while we drain */
+	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)((size_t)s->opts.mmap_pages * (size_t)getpagesize() / 4);
+	if (first) {
+		/* side-band records once, not once per event */
+		a->mmap = 1;
+		a->mmap2 = 1;
+		a->comm = 1;
+		a->comm_exec = 1;
+		a->task = 1;
+	}
+}
+
+static int try_open(struct sampler *s, size_t i, const struct evspec *sp, bool eoe)
+{
+	struct perf_event_attr attr;
+	struct perf_evsel *evsel;
+	int err;
+
+	make_attr(s, sp, i == 0, eoe, &attr);
+	evsel = perf_evsel__new(&attr);
+	if (!evsel)
+		return -ENOMEM;
+	perf_evlist__add(s->evlist, evsel);
+	err = perf_evsel__open(evsel, perf_evsel__cpus(evsel), perf_evsel__threads(evsel));
+	if (err) {
+		perf_evlist__remove(s->evlist, evsel);
+		if (!perf_cpu_map__new_any_cpu) {
+			perf_cpu_map__put(perf_evsel__cpus(evsel));
+			perf_thread_map__put(perf_evsel__threads(evsel));
+		}
+		perf_evsel__delete(evsel);
+		return err < 0 ? err : -EINVAL;
+	}
+	s->evs[i].evsel = evsel;
+	return 0;
+}
+
+static long read_sysctl(const char *path)
+{
+	char buf[32] = "";
+	FILE *f = fopen(path, "r");
+	long v = LONG_MIN;
+
+	if (f) {
+		if (fgets(buf, sizeof(buf), f))
+			v = strtol(buf, NULL, 10);
+		fclose(f);
+	}
+	return v;
+}
+
+static int open_error(const struct sampler *s, const char *name, int err, struct errmsg *e)
+{
+	long v;
+
+	switch (-err) {
+	case EACCES:
+	case EPERM:
+		v = read_sysctl("/proc/sys/kernel/perf_event_paranoid");
+		return errmsg__set(e, err, "cannot open event '%s': %s; kernel.perf_event_paranoid "
+				   "is %ld: run as root or `sysctl kernel.perf_event_paranoid=-1`",
+				   name, strerror(-err), v);
+	case ENOENT:
+	case EOPNOTSUPP:
+	case ENODEV:
+	case ENXIO:
+		return errmsg__set(e, err, "cannot open event '%s': %s; this machine does not "
+				   "have it ('perf list' shows the events it has)", name, strerror(-err));
+	case EINVAL:
+		v = read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate");
+		if (s->opts.freq && v != LONG_MIN && s->opts.freq > v)
+			return errmsg__set(e, err, "cannot open event '%s': -F %d is above "
+					   "kernel.perf_event_max_sample_rate (%ld): lower -F",
+					   name, s->opts.freq, v);
+		return errmsg__set(e, err, "cannot open event '%s': %s; the event, its modifiers "
+				   "or the sampling settings are not supported here", name,
+				   strerror(-err));
+	case EMFILE:
+		return errmsg__set(e, err, "cannot open event '%s': %s; raise the limit with "
+				   "`ulimit -n`", name, strerror(-err));
+	case ESRCH:
+		return errmsg__set(e, err, "cannot open event '%s': the target process is gone",
+				   name);
+	case EBUSY:
+		return errmsg__set(e, err, "cannot open event '%s': %s; another tool holds the "
+				   "PMU", name, strerror(-err));
+	default:
+		return errmsg__set(e, err, "cannot open event '%s': %s", name, strerror(-err));
+	}
+}
+
+static bool no_pmu(int err)
+{
+	return err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV || err == -ENXIO;
+}
+
+/* cycles:ppp down to cycles, then cpu-clock when there is no PMU at all. */
+static int open_default(struct sampler *s, bool eoe, struct errmsg *e)
+{
+	struct evspec sp = s->evs[0].spec;
+	int precise, err = 0;
+
+	for (precise = 3; precise >= 0; precise--) {
+		sp.attr.precise_ip = precise;
+		err = try_open(s, 0, &sp, eoe);
+		if (!err) {
+			snprintf(sp.name, sizeof(sp.name), "cycles%s%.*s", precise ? ":" : "",
+				 precise, "ppp");
+			s->evs[0].spec = sp;
+			return 0;
+		}
+		if (err == -EACCES || err == -EPERM || err == -EMFILE || err == -ESRCH ||
+		    err == -ENOMEM)
+			return open_error(s, "cycles", err, e);
+	}
+	if (!no_pmu(err))
+		return open_error(s, "cycles", err, e);
+	snprintf(s->note, sizeof(s->note), "no hardware PMU (cycles: %s); sampling cpu-clock "
+		 "instead", strerror(-err));
+	evspec__parse("cpu-clock", &sp, NULL);
+	err = try_open(s, 0, &sp, eoe);
+	if (err)
+		return open_error(s, "cpu-clock", err, e);
+	s->evs[0].spec = sp;
+	return 0;
+}
+
+static int id_cmp(const void *a, const void *b)
+{
+	const struct id_map *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Learn each fd's id (read_format ID), then hide the bit from libperf. */
+static int read_ids(struct sampler *s, struct errmsg *e)
+{
+	size_t i;
+
+	s->nr_ids = 0;
+	for (i = 0; i < s->nr_evs; i++) {
+		struct perf_evsel *evsel = s->evs[i].evsel;
+		int ncpu = perf_cpu_map__nr(perf_evsel__cpus(evsel));
+		int nthr = perf_thread_map__nr(perf_evsel__threads(evsel));
+		int c, t, err;
+
+		for (c = 0; c < ncpu; c++)
+			for (t = 0; t < nthr; t++) {
+				struct perf_counts_values v;
+
+				err = perf_evsel__read(evsel, c, t, &v);
+				if (err)
+					return errmsg__set(e, err, "cannot read the id of event "
+							   "'%s': %s", s->evs[i].spec.name,
+							   strerror(-err));
+				XGROW(s->ids, s->alloc_ids, s->nr_ids);
+				s->ids[s->nr_ids].id = v.id;
+				s->ids[s->nr_ids++].event = (uint32_t)i;
+			}
+		perf_evsel__attr(evsel)->read_format &= ~(uint64_t)PERF_FORMAT_ID;
+	}
+	qsort(s->ids, s->nr_ids, sizeof(*s->ids), id_cmp);
+	return 0;
+}
+
+static int add_task_ids(pid_t pid, pid_t **tids, size_t *nr, size_t *alloc)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while ((d = readdir(dir))) {
+		if (!isdigit((unsigned char)d->d_name[0]))
+			continue;
+		xgrow((void **)tids, alloc, *nr, sizeof(**tids));
+		(*tids)[(*nr)++] = atoi(d->d_name);
+	}
+	closedir(dir);
+	return 0;
+}
+
+static int make_maps(struct sampler *s, const struct record_target *t,
+		     struct perf_cpu_map **cpus, struct perf_thread_map **threads,
+		     struct errmsg *e)
+{
+	pid_t *tids = NULL;
+	size_t nr = 0, alloc = 0, i;
+	int err;
+
+	*cpus = perf_cpu_map__new(t->cpu_list);
+	if (!*cpus || !perf_cpu_map__nr(*cpus))
+		return errmsg__set(e, -EINVAL, "cannot use CPU list '%s'",
+				   t->cpu_list ? t->cpu_list : "(online CPUs)");
+	if (t->system_wide) {
+		*threads = perf_thread_map__new_dummy();
+		return *threads ? 0 : -ENOMEM;
+	}
+	if (!t->nr_pids)
+		return errmsg__set(e, -EINVAL, "no process to sample");
+	for (i = 0; i < t->nr_pids; i++) {
+		err = add_task_ids(t->pids[i], &tids, &nr, &alloc);
+		if (err) {
+			free(tids);
+			return errmsg__set(e, err == -ENOENT ? -ESRCH : err,
+					   "cannot sample process %d: %s", (int)t->pids[i],
+					   err == -ENOENT ? "no such process" : strerror(-err));
+		}
+	}
+	*threads = perf_thread_map__new_array((int)nr, tids);
+	free(tids);
+	return *threads ? 0 : -ENOMEM;
+}
+
+int sampler__open(struct sampler *s, const struct record_target *t, struct errmsg *e)
+{
+	struct perf_cpu_map *cpus = NULL;
+	struct perf_thread_map *threads = NULL;
+	size_t i;
+	int err;
+
+	teardown(s);
+	libperf_init(libperf_quiet);
+	err = make_maps(s, t, &cpus, &threads, e);
+	if (err)
+		goto out;
+	s->evlist = perf_evlist__new();
+	if (!s->evlist) {
+		err = errmsg__set(e, -ENOMEM, "out of memory");
+		goto out;
+	}
+	perf_evlist__set_maps(s->evlist, cpus, threads);
+
+	for (i = 0; i < s->nr_evs; i++) {
+		if (s->is_default && !s->chosen)
+			err = open_default(s, t->enable_on_exec, e);
+		else if ((err = try_open(s, i, &s->evs[i].spec, t->enable_on_exec)))
+			open_error(s, s->evs[i].spec.name, err, e);
+		if (err)
+			goto out_teardown;
+	}
+	s->chosen = true;
+	if (s->nr_evs > 1 && (err = read_ids(s, e)))
+		goto out_teardown;
+	err = perf_evlist__mmap(s->evlist, s->opts.mmap_pages);
+	if (err) {
+		err = err < 0 && err != -1 ? err : -(errno ? errno : EINVAL);
+		if (err == -EPERM || err == -ENOMEM)
+			errmsg__set(e, err, "cannot map %d-page ring buffers: %s; lower -m or "
+				    "raise kernel.perf_event_mlock_kb", s->opts.mmap_pages,
+				    strerror(-err));
+		else
+			errmsg__set(e, err, "cannot map the ring buffers: %s", strerror(-err));
+		goto out_teardown;
+	}
+
+	s->system_wide = t->system_wide;
+	s->need_proc = t->system_wide || !t->enable_on_exec;
+	s->proc_done = false;
+	free(s->pids);
+	s->pids = NULL;
+	s->nr_pids = t->system_wide ? 0 : t->nr_pids;
+	if (s->nr_pids) {
+		s->pids = xmalloc(s->nr_pids * sizeof(*s->pids));
+		memcpy(s->pids, t->pids, s->nr_pids * sizeof(*s->pids));
+	}
+	if (t->system_wide)
+		set_comm(s, 0, comm_intern(s, "swapper"), 0);
+	err = 0;
+	goto out;
+
+out_teardown:
+	teardown(s);
+out:
+	perf_cpu_map__put(cpus);
+	perf_thread_map__put(threads);
+	return err;
+}
+
+/*
+ * Processes that exist already produce no COMM/MMAP records: read their
+ * names and maps from /proc when sampling starts (as late as possible, so
+ * a process that exec'd between open and enable is seen as it now is).
+ */
+static void read_proc(struct sampler *s)
+{
+	size_t i;
+
+	if (s->proc_done || !s->need_proc)
+		return;
+	s->proc_done = true;
+	if (s->system_wide) {
+		DIR *dir = opendir("/proc");
+		struct dirent *d;
+
+		if (!dir)
+			return;
+		while ((d = readdir(dir))) {
+			pid_t pid;
+
+			if (!isdigit((unsigned char)d->d_name[0]))
+				continue;
+			pid = atoi(d->d_name);
+			symbols__add_proc(s->syms, pid);
+			read_proc_comms(s, pid);
+		}
+		closedir(dir);
+		return;
+	}
+	for (i = 0; i < s->nr_pids; i++) {
+		symbols__add_proc(s->syms, s->pids[i]);
+		read_proc_comms(s, s->pids[i]);
+	}
+}
+
+void sampler__enable(struct sampler *s)
+{
+	if (!s->evlist)
+		return;
+	read_proc(s);
+	perf_evlist__enable(s->evlist);
+}
+
+void sampler__disable(struct sampler *s)
+{
+	if (s->evlist)
+		perf_evlist__disable(s->evlist);
+}
+
+int sampler__poll(struct sampler *s, int timeout_ms)
+{
+	int n;
+
+	if (!s->evlist)
+		return 0;
+	n = perf_evlist__poll(s->evlist, timeout_ms);
+	if (n < 0)
+		return errno == EINTR ? -EINTR : -errno;
+	/*
+	 * Events of exited tasks hang up; stop polling them or poll() returns
+	 * at once forever.  Their buffers stay readable until drained.
+	 */
+	if (n > 0)
+		perf_evlist__filter_pollfd(s->evlist, POLLERR | POLLHUP);
+	return n;
+}
+
+/* ---- draining ------------------------------------------------------------ */
+
+static int event_of(const struct sampler *s, uint64_t id)
+{
+	size_t lo = 0, hi = s->nr_ids;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (s->ids[mid].id < id)
+			lo = mid + 1;
+		else if (s->ids[mid].id > id)
+			hi = mid;
+		else
+			return (int)s->ids[mid].event;
+	}
+	return -1;
+}
+
+static uint64_t context_of(uint16_t misc)
+{
+	switch (misc & PERF_RECORD_MISC_CPUMODE_MASK) {
+	case PERF_RECORD_MISC_KERNEL:
+		return PERF_CONTEXT_KERNEL;
+	case PERF_RECORD_MISC_HYPERVISOR:
+		return PERF_CONTEXT_HV;
+	case PERF_RECORD_MISC_GUEST_KERNEL:
+		return PERF_CONTEXT_GUEST_KERNEL;
+	case PERF_RECORD_MISC_GUEST_USER:
+		return PERF_CONTEXT_GUEST_USER;
+	default:
+		return PERF_CONTEXT_USER;
+	}
+}
+
+static void handle_sample(struct sampler *s, const union perf_event *ev)
+{
+	const uint64_t *chain;
+	struct sample smp;
+	uint64_t nr, i;
+	int event = 0;
+
+	if (sample__parse(ev, s->sample_type, 0, &smp)) {
+		s->bad++;
+		return;
+	}
+	if (s->nr_evs > 1 && (event = event_of(s, smp.id)) < 0) {
+		s->bad++;
+		return;
+	}
+	chain = smp.callchain;
+	nr = smp.nr_callchain;
+	/*
+	 * The kernel's chain starts with a context marker and then the IP.
+	 * When it does not hold the IP (no callchain, an empty one, or an
+	 * arch that leaves it out) put [context, ip] in front so the leaf is
+	 * there exactly once.
+	 */
+	for (i = 0; i < nr && chain[i] >= PERF_CONTEXT_MAX; i++)
+		;
+	if (i == nr || chain[i] != smp.ip) {
+		XGROW(s->scratch, s->alloc_scratch, nr + 2);
+		s->scratch[0] = context_of(smp.misc);
+		s->scratch[1] = smp.ip;
+		if (nr)
+			memcpy(s->scratch + 2, chain, nr * sizeof(*chain));
+		chain = s->scratch;
+		nr += 2;
+	}
+	stackagg__add(&s->agg, (uint32_t)event, smp.pid, comm_of(s, smp.pid, smp.tid, smp.time),
+		      chain, (uint32_t)nr, smp.period);
+}
+
+/* Length of a NUL-terminated string starting at off inside the record, or -1. */
+static long record_str(const union perf_event *ev, size_t off)
+{
+	const char *p = (const char *)ev + off;
+	const char *nul;
+
+	if (ev->header.size <= off)
+		return -1;
+	nul = memchr(p, '\0', ev->header.size - off);
+	return nul ? nul - p : -1;
+}
+
+static void handle_event(struct sampler *s, const union perf_event *ev)
+{
+	struct sample id;
+
+	switch (ev->header.type) {
+	case PERF_RECORD_SAMPLE:
+		handle_sample(s, ev);
+		break;
+	case PERF_RECORD_COMM:
+		if (record_str(ev, offsetof(struct perf_record_comm, comm)) < 0)
+			break;
+		if (sample__parse_id_all(ev, s->sample_type, &id))
+			id.time = 0;
+		symbols__comm(s->syms, (pid_t)ev->comm.pid, (pid_t)ev->comm.tid, ev->comm.comm,
+			      ev->header.misc & PERF_RECORD_MISC_COMM_EXEC);
+		set_comm(s, (int32_t)ev->comm.tid, comm_intern(s, ev->comm.comm), id.time);
+		break;
+	case PERF_RECORD_MMAP2:
+		if (ev->mmap2.pid == UINT32_MAX ||
+		    record_str(ev, offsetof(struct perf_record_mmap2, filename)) < 0)
+			break;
+		symbols__mmap(s->syms, (pid_t)ev->mmap2.pid, ev->mmap2.start, ev->mmap2.len,
+			      ev->mmap2.pgoff, ev->mmap2.filename);
+		break;
+	case PERF_RECORD_MMAP:
+		if (ev->mmap.pid == UINT32_MAX ||
+		    record_str(ev, offsetof(struct perf_record_mmap, filename)) < 0)
+			break;
+		symbols__mmap(s->syms, (pid_t)ev->mmap.pid, ev->mmap.start, ev->mmap.len,
+			      ev->mmap.pgoff, ev->mmap.filename);
+		break;
+	case PERF_RECORD_FORK:
+		if (ev->header.size < sizeof(struct perf_record_fork))
+			break;
+		if (ev->fork.pid != ev->fork.ppid)
+			symbols__fork(s->syms, (pid_t)ev->fork.pid, (pid_t)ev->fork.ppid);
+		{
+			/* a new task starts with its parent's name */
+			struct tid_comm *parent = tid_slot(s, (int32_t)ev->fork.ptid, false);
+
+			if (parent && parent->comm)
+				set_comm(s, (int32_t)ev->fork.tid, parent->comm, 0);
+		}
+		break;
+	case PERF_RECORD_LOST:
+		if (ev->header.size >= sizeof(struct perf_record_lost))
+			s->lost += ev->lost.lost;
+		break;
+	case PERF_RECORD_LOST_SAMPLES:
+		if (ev->header.size >= sizeof(struct perf_record_lost_samples))
+			s->lost += ev->lost_samples.lost;
+		break;
+	case PERF_RECORD_THROTTLE:
+		s->throttled++;
+		break;
+	default:
+		break;
+	}
+}
+
+int sampler__drain(struct sampler *s)
+{
+	uint64_t before = s->agg.samples;
+	struct perf_mmap *map;
+	union perf_event *ev;
+
+	if (!s->evlist)
+		return 0;
+	perf_evlist__for_each_mmap(s->evlist, map, false) {
+		if (perf_mmap__read_init(map) < 0)
+			continue;
+		while ((ev = perf_mmap__read_event(map))) {
+			handle_event(s, ev);
+			perf_mmap__consume(map);
+		}
+		perf_mmap__read_done(map);
+	}
+	return (int)(s->agg.samples - before);
+}
+
+void sampler__close(struct sampler *s)
+{
+	if (!s->evlist)
+		return;
+	perf_evlist__disable(s->evlist);
+	sampler__drain(s);
+	teardown(s);
+}
+
+/* ---- results ------------------------------------------------------------- */
+
+void sampler__add_events(struct sampler *s, struct profile *p)
+{
+	size_t i;
+
+	s->first_event = (uint32_t)p->nr_events;
+	for (i = 0; i < s->nr_evs; i++) {
+		const struct evspec *sp = &s->evs[i].spec;
+		struct event_desc d = {
+			.name = profile__intern(p, sp->name),
+			.asked = profile__intern(p, s->evs[i].asked),
+			.type = sp->attr.type,
+			.config = sp->attr.config,
+		};
+
+		if (sp->tracepoint || s->opts.period) {
+			d.freq = 0;
+			d.sample = s->opts.period ? s->opts.period : 1;
+		} else {
+			d.freq = 1;
+			d.sample = (uint64_t)s->opts.freq;
+		}
+		profile__add_event(p, &d);
+	}
+}
+
+static bool frow_eq(const void *ctx, uint32_t row, const void *key)
+{
+	const struct frame_row *a = &((const struct sampler *)ctx)->frows[row];
+	const struct frame_row *b = key;
+
+	return a->addr == b->addr && a->pid == b->pid && a->kernel == b->kernel;
+}
+
+/* The profile frame of an address, resolved once per profile. */
+static uint32_t frame_of(struct sampler *s, struct profile *p, uint32_t pid, uint64_t addr,
+			 bool kernel)
+{
+	struct frame_row key = { .addr = addr, .pid = kernel ? 0 : (int32_t)pid,
+				 .kernel = kernel };
+	uint64_t h = hash__combine(hash__u64(addr), ((uint64_t)(uint32_t)key.pid << 1) | kernel);
+	uint32_t row = hashidx__find(&s->frow_idx, h, frow_eq, s, &key);
+	struct symbol_info si = { 0 };
+	struct frame f = { 0 };
+
+	if (row != HASHIDX_NONE)
+		return s->frows[row].frame;
+	symbols__resolve(s->syms, (pid_t)pid, addr, kernel, &si);
+	f.addr = addr;
+	f.kernel = kernel;
+	f.sym = profile__intern(p, si.sym);
+	f.dso = profile__intern(p, si.dso);
+	f.sym_off = si.sym ? si.sym_off : 0;
+	key.frame = profile__frame(p, &f);
+	XGROW(s->frows, s->alloc_frows, s->nr_frows);
+	s->frows[s->nr_frows] = key;
+	hashidx__insert(&s->frow_idx, h, (uint32_t)s->nr_frows++);
+	return key.frame;
+}
+
+static void reset_caches(struct sampler *s, struct profile *p)
+{
+	s->cache_p = p;
+	s->nr_frows = 0;
+	hashidx__release(&s->frow_idx);
+	hashidx__init(&s->frow_idx);
+	if (s->comm_str)
+		memset(s->comm_str, 0, s->alloc_comm_str * sizeof(*s->comm_str));
+}
+
+int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct run *r)
+{
+	size_t i;
+
+	if (p != s->cache_p)
+		reset_caches(s, p);
+	for (i = 0; i < s->agg.nr_entries; i++) {
+		const struct stackagg_entry *en = &s->agg.entries[i];
+		const uint64_t *chain = stackagg__chain(&s->agg, en);
+		bool kernel = false;
+		size_t n = 0;
+		uint32_t j, node, comm;
+
+		XGROW(s->frames, s->alloc_frames, en->nr);
+		for (j = 0; j < en->nr; j++) {
+			if (chain[j] >= PERF_CONTEXT_MAX) {
+				kernel = chain[j] != PERF_CONTEXT_USER &&
+					 chain[j] != PERF_CONTEXT_GUEST_USER;
+				continue;
+			}
+			s->frames[n++] = frame_of(s, p, en->pid, chain[j], kernel);
+		}
+		if (!n)
+			continue;
+		node = profile__stack(p, s->frames, n);
+		if (s->alloc_comm_str <= en->comm) {
+			size_t old = s->alloc_comm_str;
+
+			XGROW(s->comm_str, s->alloc_comm_str, en->comm);
+			memset(s->comm_str + old, 0, (s->alloc_comm_str - old) * sizeof(*s->comm_str));
+		}
+		comm = s->comm_str[en->comm];
+		if (!comm)
+			comm = s->comm_str[en->comm] =
+				profile__intern(p, en->comm ? s->comms[en->comm] : "[unknown]");
+		profile__add_count(p, run, s->first_event + en->event, comm, node,
+				   en->samples, en->period);
+	}
+	if (r) {
+		r->samples = s->agg.samples;
+		r->lost = s->lost;
+		r->throttled = s->throttled;
+	}
+	stackagg__reset(&s->agg);
+	s->lost = s->throttled = s->bad = 0;
+	return 0;
+}
+
+const char *sampler__note(const struct sampler *s)
+{
+	return s->note[0] ? s->note : NULL;
+}
+
+void sampler__progress(const struct sampler *s, uint64_t *samples, uint64_t *lost)
+{
+	if (samples)
+		*samples = s->agg.samples;
+	if (lost)
+		*lost = s->lost;
+}

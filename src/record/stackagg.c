@@ -1,0 +1,131 @@
+/* stackagg: raw callchain aggregation hash; see include/mmprof/stackagg.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmprof/hashidx.h"
+#include "mmprof/stackagg.h"
+#include "mmprof/xalloc.h"
+
+#define SLOT_EMPTY UINT32_MAX
+
+void stackagg__init(struct stackagg *a)
+{
+	memset(a, 0, sizeof(*a));
+}
+
+void stackagg__release(struct stackagg *a)
+{
+	free(a->entries);
+	free(a->arena);
+	free(a->slots);
+	stackagg__init(a);
+}
+
+void stackagg__reset(struct stackagg *a)
+{
+	a->nr_entries = 0;
+	a->arena_used = 0;
+	a->samples = 0;
+	if (a->slots)
+		memset(a->slots, 0xff, (a->mask + 1) * sizeof(*a->slots));
+}
+
+/*
+ * One multiply per word, then a final avalanche: chains are short (tens of
+ * words) and hashing them is most of the per-sample cost.
+ */
+static inline uint64_t chain_hash(uint32_t event, uint32_t pid, uint32_t comm,
+				  const uint64_t *chain, uint32_t nr)
+{
+	uint64_t h = ((uint64_t)event << 32 | pid) * 0x9e3779b97f4a7c15ULL ^
+		     ((uint64_t)comm << 32 | nr);
+	uint32_t i;
+
+	for (i = 0; i < nr; i++) {
+		h = (h ^ chain[i]) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 29;
+	}
+	return hash__u64(h);
+}
+
+static void grow_table(struct stackagg *a)
+{
+	size_t cap = a->slots ? (a->mask + 1) * 2 : 1024, i;
+
+	free(a->slots);
+	a->slots = xmalloc(cap * sizeof(*a->slots));
+	memset(a->slots, 0xff, cap * sizeof(*a->slots));
+	a->mask = cap - 1;
+	for (i = 0; i < a->nr_entries; i++) {
+		size_t j = a->entries[i].hash & a->mask;
+
+		while (a->slots[j].entry != SLOT_EMPTY)
+			j = (j + 1) & a->mask;
+		a->slots[j].entry = (uint32_t)i;
+		a->slots[j].tag = (uint32_t)a->entries[i].hash;
+	}
+}
+
+static void insert(struct stackagg *a, size_t slot, uint64_t h, uint32_t event,
+		   uint32_t pid, uint32_t comm, const uint64_t *chain, uint32_t nr,
+		   uint64_t period)
+{
+	struct stackagg_entry *e;
+
+	if (a->arena_used + nr > a->arena_alloc) {
+		size_t want = a->arena_alloc ? a->arena_alloc : 4096;
+
+		while (want < a->arena_used + nr)
+			want *= 2;
+		a->arena = xrealloc(a->arena, want * sizeof(*a->arena));
+		a->arena_alloc = want;
+	}
+	if (nr)
+		memcpy(a->arena + a->arena_used, chain, nr * sizeof(*chain));
+	XGROW(a->entries, a->alloc_entries, a->nr_entries);
+	e = &a->entries[a->nr_entries];
+	e->samples = 1;
+	e->period = period;
+	e->chain_off = a->arena_used;
+	e->event = event;
+	e->pid = pid;
+	e->comm = comm;
+	e->nr = nr;
+	e->hash = h;
+	a->arena_used += nr;
+	a->slots[slot].entry = (uint32_t)a->nr_entries;
+	a->slots[slot].tag = (uint32_t)h;
+	a->nr_entries++;
+	/* keep the load under 1/2 so probe runs stay short */
+	if (a->nr_entries * 2 > a->mask + 1)
+		grow_table(a);
+}
+
+void stackagg__add(struct stackagg *a, uint32_t event, uint32_t pid, uint32_t comm,
+		   const uint64_t *chain, uint32_t nr, uint64_t period)
+{
+	uint64_t h = chain_hash(event, pid, comm, chain, nr);
+	size_t i;
+
+	if (!a->slots)
+		grow_table(a);
+	a->samples++;
+	for (i = h & a->mask;; i = (i + 1) & a->mask) {
+		const struct stackagg_slot *sl = &a->slots[i];
+		struct stackagg_entry *e;
+
+		if (sl->entry == SLOT_EMPTY)
+			break;
+		if (sl->tag != (uint32_t)h)
+			continue;
+		e = &a->entries[sl->entry];
+		if (e->hash == h && e->nr == nr && e->pid == pid && e->event == event &&
+		    e->comm == comm &&
+		    (!nr || !memcmp(a->arena + e->chain_off, chain, nr * sizeof(*chain)))) {
+			e->samples++;
+			e->period += period;
+			return;
+		}
+	}
+	insert(a, i, h, event, pid, comm, chain, nr, period);
+}
