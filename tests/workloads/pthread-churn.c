@@ -34,7 +34,7 @@ struct churn_thread {
 /* Some stack use, as a real thread body would have; the result keeps it from being optimised out. */
 WL_NAMED static uint64_t pthread_churn_body(uint64_t seed)
 {
-	volatile char buf[2048];
+	volatile char buf[8192];
 	uint64_t h = seed;
 
 	for (size_t i = 0; i < sizeof(buf); i += 64)

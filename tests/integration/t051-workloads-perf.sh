@@ -1,0 +1,82 @@
+#!/bin/sh
+# t051-workloads-perf: each bundled workload reproduces its kernel
+# situation.  Recorded with perf itself (perf record -g -e cpu-clock, as
+# mmprof samples on a machine without a hardware PMU), the children view
+# must show the kernel path the workload exists for and the workload's own
+# named hot functions, so that mmprof's tests and demo can rely on them.
+# perf is a dependency of this test: without it the test fails, it does
+# not skip.
+
+here=$(cd "$(dirname "$0")/../.." && pwd)
+: "${MMPROF_BUILD:=$here/build}"
+wl=$MMPROF_BUILD/workloads
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t051.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+
+n=0
+failed=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+
+echo "1..22"
+
+command -v perf >/dev/null 2>&1
+ok $? "perf is installed (apt-get install linux-perf)"
+
+# profile NAME WORKLOAD ARGS...: records one run, leaves the children
+# report's "percent percent comm dso [x] symbol" lines in $tmp/NAME.txt.
+profile() {
+	name=$1; shift
+	perf record -q -g -e cpu-clock -o "$tmp/$name.data" -- "$@" \
+		>"$tmp/$name.out" 2>"$tmp/$name.err"
+	rc=$?
+	perf report --children --stdio -i "$tmp/$name.data" 2>/dev/null |
+		grep -E '^ +[0-9.]+% +[0-9.]+% ' >"$tmp/$name.txt"
+	[ $rc -eq 0 ] && [ -s "$tmp/$name.txt" ]
+	ok $? "perf record of $name ($*) succeeds"
+	[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/$name.err" >&2
+}
+
+# expect NAME 'sym1|sym2' WHAT: one of the symbols is in the children view.
+expect() {
+	line=$(grep -E "\] ($2) *\$" "$tmp/$1.txt" | head -1)
+	[ -n "$line" ]
+	ok $? "$1: $3 appears ($(echo "${line:-missing}" | awk '{ print $1, $NF }'))"
+}
+
+profile thp-zap "$wl/thp-zap" --thp on --seconds 1
+expect thp-zap '__split_huge_pmd' "__split_huge_pmd (PMD split by the partial zap)"
+expect thp-zap 'thp_zap_touch' "the user function thp_zap_touch"
+expect thp-zap 'thp_zap_partial' "the user function thp_zap_partial (caller of MADV_DONTNEED)"
+
+profile page-fault "$wl/page-fault" --threads 2 --seconds 1
+expect page-fault 'handle_mm_fault' "handle_mm_fault"
+expect page-fault 'exc_page_fault' "exc_page_fault"
+expect page-fault 'pf_touch_pages' "the user function pf_touch_pages"
+
+profile cow-fork "$wl/cow-fork" --size 32M --seconds 1
+expect cow-fork 'wp_page_copy|do_wp_page' "the copy-on-write fault (wp_page_copy or do_wp_page)"
+expect cow-fork 'cow_fork_child_write' "the user function cow_fork_child_write"
+
+profile pthread-churn "$wl/pthread-churn" --seconds 1
+expect pthread-churn 'kernel_clone|copy_process' "thread creation (kernel_clone or copy_process)"
+expect pthread-churn 'pthread_churn_thread|pthread_churn_body|pthread_churn_spawn|pthread_churn_join' \
+	"a pthread_churn_* user function"
+
+profile pthread-churn-thp "$wl/pthread-churn" --thp on --seconds 1
+expect pthread-churn-thp '__split_huge_pmd' "__split_huge_pmd (the stack zap at thread exit)"
+expect pthread-churn-thp 'pthread_churn_release_stack' "the user function pthread_churn_release_stack"
+
+profile mmap-contend "$wl/mmap-contend" --threads 2 --seconds 1
+expect mmap-contend 'do_mmap' "do_mmap"
+expect mmap-contend '__vm_munmap|do_vmi_munmap' "munmap (__vm_munmap)"
+expect mmap-contend 'mmap_contend_once' "the user function mmap_contend_once"
+
+[ $failed -eq 0 ]
