@@ -78,9 +78,11 @@ int main(int argc, char **argv)
 		wl_die(&r, "--threads %" PRIu64 " is too many (at most 1024)", threads);
 	size = (size + WL_PAGE - 1) & ~(WL_PAGE - 1);
 	wl_thp_setup(&r);
-	t = calloc(threads, sizeof(*t));
+	/* aligned_alloc: calloc would not honour the cache-line alignment of the type */
+	t = aligned_alloc(64, threads * sizeof(*t));
 	if (!t)
 		wl_die(&r, "out of memory");
+	memset(t, 0, threads * sizeof(*t));
 	r.start = wl_now();
 	for (uint64_t i = 0; i < threads; i++) {
 		t[i] = (struct mc_thread){ .r = &r, .size = size, .touch = touch };

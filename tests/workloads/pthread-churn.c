@@ -75,8 +75,8 @@ WL_NAMED static char *pthread_churn_map_stack(const struct wl_run *r)
 	return s;
 }
 
-WL_NAMED static void pthread_churn_spawn(const struct wl_run *r,
-							  struct churn_thread *t, uint64_t n)
+WL_NAMED static void pthread_churn_spawn(const struct wl_run *r, struct churn_thread *t,
+					 uint64_t n)
 {
 	pthread_attr_t attr;
 	int err;

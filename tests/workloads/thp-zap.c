@@ -26,16 +26,15 @@ struct zap_opts {
 };
 
 /* Writes the last `touch` bytes of every chunk, top down like a stack grows. */
-WL_NAMED static void thp_zap_touch(char *p, size_t len, size_t chunk,
-						    size_t touch)
+WL_NAMED static void thp_zap_touch(char *p, size_t len, size_t chunk, size_t touch)
 {
 	for (size_t c = 0; c < len; c += chunk)
 		for (size_t off = chunk; off > chunk - touch; off -= WL_PAGE)
 			*(volatile char *)(p + c + off - WL_PAGE) = 1;
 }
 
-WL_NAMED static void thp_zap_partial(const struct wl_run *r, char *p,
-						      size_t len, size_t chunk, size_t zap)
+WL_NAMED static void thp_zap_partial(const struct wl_run *r, char *p, size_t len,
+				     size_t chunk, size_t zap)
 {
 	int err;
 
