@@ -1,0 +1,89 @@
+#!/bin/sh
+# t100-record-basic: `mmprof record -- CMD` on real workloads writes a
+# .data file with one run, the workload's status and rusage, samples, the
+# perf-stat counters (supported ones counted, unsupported ones flagged),
+# interval readings that add up to the totals, the workload's metric lines
+# (while its stdout still reaches ours), and the machine metadata.
+
+here=$(cd "$(dirname "$0")/../.." && pwd)
+: "${MMPROF_BUILD:=$here/build}"
+: "${MMPROF:=$MMPROF_BUILD/mmprof}"
+wl=$MMPROF_BUILD/workloads
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t100.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+
+n=0
+failed=0
+ok() {	# ok COND-EXIT-STATUS DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+diag() { sed 's/^/# /' "$@"; }
+q() { sqlite3 "$tmp/x.data" "$1"; }
+
+echo "1..20"
+
+# 1-3: a kernel-heavy command: exit 0, file written, one summary line.
+"$MMPROF" record -o "$tmp/x.data" -I 100 -- \
+	dd if=/dev/zero of=/dev/null bs=4k count=400000 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+ok $rc "record -- dd exits 0"
+[ $rc -eq 0 ] || diag "$tmp/err"
+ok "$(test -s "$tmp/x.data"; echo $?)" "the file is written"
+grep -q "^mmprof: 1 run, [0-9]* samples, 0 lost, 0 throttled; wrote '$tmp/x.data'" "$tmp/err"
+ok $? "one summary line with runs, samples, lost, throttled and the path"
+
+# 4-6: the run: status, rusage, samples.
+ok "$(test "$(q 'select count(*) from runs')" = 1; echo $?)" "one run"
+ok "$(test "$(q 'select exit_code || "/" || term_signal from runs')" = "0/0"; echo $?)" \
+	"exit code 0, no signal"
+ok "$(test "$(q 'select (utime_us + stime_us) > 0 and minflt > 0 and maxrss_kb > 0 and wall_ns > 0 and samples > 50 from runs')" = 1; echo $?)" \
+	"rusage, wall time and samples are stored"
+
+# 7-10: counters.
+ok "$(test "$(q "select supported = 1 and value > 0 from counters_v where name = 'page-faults'")" = 1; echo $?)" \
+	"page-faults supported and > 0"
+ok "$(test "$(q "select count(*) from counters_v where name in ('task-clock','cpu-clock','context-switches','cpu-migrations','page-faults','minor-faults','major-faults') and supported = 1")" = 7; echo $?)" \
+	"the seven software counters are supported"
+# cpu-cycles: counted where a core PMU exists, else flagged (this VM has none)
+got=$(q "select supported || '|' || (value > 0) || '|' || enabled from counters_v where name = 'cpu-cycles'")
+if [ -e /sys/bus/event_source/devices/cpu ] || [ -e /sys/bus/event_source/devices/cpu_core ]; then
+	ok "$(test "${got%|*}" = "1|1"; echo $?)" "cpu-cycles counted with a PMU (got '$got')"
+else
+	ok "$(test "$got" = "0|0|0"; echo $?)" "cpu-cycles flagged unsupported, not zero, without a PMU (got '$got')"
+fi
+ok "$(test "$(q "select count(*) from counters_v where supported = 0 and (value != 0 or enabled != 0)")" = 0; echo $?)" \
+	"no unsupported counter carries numbers"
+
+# 11-12: intervals: several readings, summing exactly to the totals.
+ok "$(test "$(q "select count(*) >= 3 from intervals_v where name = 'task-clock'")" = 1; echo $?)" \
+	"-I 100 gives several interval readings"
+ok "$(test "$(q "select count(*) from counters_v c where supported and value != (select sum(value) from intervals_v i where i.name = c.name and i.run = c.run)")" = 0; echo $?)" \
+	"intervals sum to the totals for every counter"
+
+# 13-16: metadata.
+ok "$(test "$(q "select value from meta where key = 'record_mode'")" = fork; echo $?)" "record_mode fork"
+ok "$(q "select value from meta where key = 'cmdline'" | grep -q "^mmprof record -o .* -- dd if=/dev/zero"; echo $?)" \
+	"the command line is stored"
+thp=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled)
+ok "$(test "$(q "select value from meta where key = 'thp_enabled'")" = "$thp"; echo $?)" \
+	"thp_enabled is the bracketed choice ($thp)"
+ok "$(test "$(q "select count(*) from meta where key in ('kernel_release','hostname','cpu_model','nr_cpus_online','start_time','events_used','sample_freq','perf_event_paranoid','kptr_restrict','mmprof_version')")" = 10; echo $?)" \
+	"kernel, host, CPU, start time, events, frequency and sysctls are stored"
+
+# 17-20: a workload's metric lines are passed through and captured.
+"$MMPROF" record -q -o "$tmp/x.data" -F 999 -- "$wl/page-fault" --seconds 0.3 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+ok $rc "record -- page-fault exits 0"
+ok "$(grep -q '^page-fault.ops_per_sec: [0-9]' "$tmp/out"; echo $?)" "the workload's stdout reaches ours"
+ok "$(test "$(q "select count(*) from metrics_v where key = 'page-fault.ops_per_sec' and value > 0")" = 1; echo $?)" \
+	"its metric lines become metrics of the run"
+ok "$(test ! -s "$tmp/err"; echo $?)" "-q: nothing on stderr"
+[ -s "$tmp/err" ] && diag "$tmp/err"
+
+exit $((failed != 0))

@@ -1,0 +1,45 @@
+#!/bin/sh
+# t101-record-repeat: -r 3 runs the workload three times into one file and
+# keeps each run separately: three runs rows with their own status, samples,
+# counters, intervals and metrics; counts of each run are stored apart.
+
+here=$(cd "$(dirname "$0")/../.." && pwd)
+: "${MMPROF_BUILD:=$here/build}"
+: "${MMPROF:=$MMPROF_BUILD/mmprof}"
+wl=$MMPROF_BUILD/workloads
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t101.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+
+n=0
+failed=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+diag() { sed 's/^/# /' "$@"; }
+q() { sqlite3 "$tmp/r.data" "$1"; }
+
+echo "1..8"
+
+"$MMPROF" record -r 3 -I 100 -o "$tmp/r.data" -- "$wl/page-fault" --seconds 0.25 \
+	>"$tmp/out" 2>"$tmp/err"
+rc=$?
+ok $rc "record -r 3 exits 0"
+[ $rc -eq 0 ] || diag "$tmp/err"
+ok "$(test "$(q 'select count(*) from runs')" = 3; echo $?)" "-r 3 gives three runs"
+ok "$(test "$(q 'select count(*) from runs where exit_code = 0 and term_signal = 0 and samples > 0 and minflt > 0')" = 3; echo $?)" \
+	"each run has its status, rusage and samples"
+ok "$(test "$(q 'select count(distinct run) from counts')" = 3; echo $?)" "counts are kept per run"
+ok "$(test "$(q "select count(*) from counters_v where name = 'page-faults' and supported and value > 0")" = 3; echo $?)" \
+	"each run has its own counter totals"
+ok "$(test "$(q "select count(distinct run) from intervals_v")" = 3; echo $?)" "and its own intervals"
+ok "$(test "$(q "select count(*) from metrics_v where key = 'page-fault.ops'")" = 3; echo $?)" \
+	"each run's metric line is kept"
+ok "$(grep -c '^page-fault.ops:' "$tmp/out" | grep -qx 3; echo $?)" "the three outputs were passed through"
+
+exit $((failed != 0))
