@@ -9,8 +9,9 @@
  * Kernel addresses resolve through /proc/kallsyms (modules give the DSO
  * "[module_name]", the core kernel "[kernel.kallsyms]"); user addresses
  * through the ELF symbol tables (.symtab, then .dynsym) of the mapped files,
- * each file loaded once and cached by path (build-id later).  Callers
- * resolve each distinct (pid, address) once, not per sample.
+ * each file loaded once.  A stripped file's full .symtab is taken from
+ * /usr/lib/debug/.build-id/xx/yyyy.debug when installed, as perf does.
+ * Callers resolve each distinct (pid, address) once, not per sample.
  *
  * An exec (COMM with exec set) starts a fresh address space for that pid;
  * maps of exited processes are kept, because their samples are resolved
@@ -114,6 +115,8 @@ void symbols__resolve(struct symbols *s, pid_t pid, uint64_t addr, bool kernel,
  */
 struct dso_info {
 	const char *name;
+	const char *symfile;	/* file the symbols came from (separate
+				 * debuginfo or name itself); NULL if none */
 	const char *build_id;
 	size_t nr_syms;
 	bool loaded;

@@ -10,10 +10,12 @@
  * mapping and are refused.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mmprof/xalloc.h"
 #include "internal.h"
@@ -154,6 +156,79 @@ static void read_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct elf
 	free(exec);
 }
 
+/*
+ * Name the PLT stubs "fn@plt" as perf does, so that a sample in a stub is
+ * not "[unknown]".  Stub i of .plt.sec (IBT builds) or of .plt after its
+ * 16-byte header serves relocation i of .rela.plt (x86-64 layout).
+ */
+static void read_plt(Elf *elf, struct elffile *f, struct arena *names)
+{
+	Elf_Scn *scn = NULL, *rela = NULL, *dynsym;
+	GElf_Shdr sh, rsh = { 0 }, plt = { 0 }, pltsec = { 0 }, dsh;
+	Elf_Data *rd, *dd;
+	uint64_t base, entsize;
+	size_t shstrndx, i, n;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+			continue;
+		if (!strcmp(name, ".rela.plt") && sh.sh_type == SHT_RELA && sh.sh_entsize) {
+			rela = scn;
+			rsh = sh;
+		} else if (!strcmp(name, ".plt")) {
+			plt = sh;
+		} else if (!strcmp(name, ".plt.sec")) {
+			pltsec = sh;
+		}
+	}
+	if (!rela || (!plt.sh_size && !pltsec.sh_size))
+		return;
+	if (pltsec.sh_size) {
+		base = pltsec.sh_addr;
+		entsize = pltsec.sh_entsize ? pltsec.sh_entsize : 16;
+	} else {
+		base = plt.sh_addr + 16;
+		entsize = plt.sh_entsize ? plt.sh_entsize : 16;
+	}
+	dynsym = elf_getscn(elf, rsh.sh_link);
+	if (!dynsym || !gelf_getshdr(dynsym, &dsh) || !(dd = elf_getdata(dynsym, NULL)) ||
+	    !(rd = elf_getdata(rela, NULL)))
+		return;
+	n = rsh.sh_size / rsh.sh_entsize;
+	for (i = 0; i < n; i++) {
+		char buf[512];
+		const char *name;
+		GElf_Rela r;
+		GElf_Sym y;
+		int len;
+
+		if (!gelf_getrela(rd, (int)i, &r) || !GELF_R_SYM(r.r_info) ||
+		    !gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &y) ||
+		    !(name = elf_strptr(elf, dsh.sh_link, y.st_name)) || !*name)
+			continue;
+		len = snprintf(buf, sizeof(buf), "%s@plt", name);
+		if (len <= 0 || (size_t)len >= sizeof(buf))
+			continue;
+		symtab__add(&f->plt, base + i * entsize, entsize,
+			    arena__strndup(names, buf, (size_t)len), NULL, SYM_GLOBAL);
+	}
+}
+
+static void add_all(struct symtab *to, const struct symtab *from)
+{
+	size_t i;
+
+	for (i = 0; i < from->nr; i++) {
+		const struct sym *y = &from->syms[i];
+
+		symtab__add(to, y->start, y->end - y->start, y->name, NULL, y->bind);
+	}
+}
+
 int elffile__parse(struct elffile *f, int fd, void *image, size_t size, struct arena *names)
 {
 	Elf *elf;
@@ -172,11 +247,52 @@ int elffile__parse(struct elffile *f, int fd, void *image, size_t size, struct a
 	if (err)
 		goto out;
 	scn = find_symtab(elf, &sh);
-	if (scn)
+	if (scn) {
+		f->has_symtab = sh.sh_type == SHT_SYMTAB;
 		read_symbols(elf, scn, &sh, f, names);
+	}
+	read_plt(elf, f, names);
+	add_all(&f->tab, &f->plt);
 	symtab__finish(&f->tab, false);
 out:
 	elf_end(elf);
+	return err;
+}
+
+int elffile__use_debuginfo(struct elffile *f, const char *path, struct arena *names)
+{
+	struct elffile dbg = { 0 };
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	Elf *elf;
+	int fd, err = -ENOEXEC;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		goto out_close;
+	scn = find_symtab(elf, &sh);
+	if (!scn || sh.sh_type != SHT_SYMTAB)
+		goto out_end;
+	read_symbols(elf, scn, &sh, &dbg, names);
+	if (!dbg.tab.nr)
+		goto out_end;
+	add_all(&dbg.tab, &f->plt);
+	symtab__finish(&dbg.tab, false);
+	symtab__release(&f->tab);
+	f->tab = dbg.tab;
+	dbg.tab.syms = NULL;
+	f->has_symtab = true;
+	free(f->symfile);
+	f->symfile = xstrdup(path);
+	err = 0;
+out_end:
+	symtab__release(&dbg.tab);
+	elf_end(elf);
+out_close:
+	close(fd);
 	return err;
 }
 
@@ -184,8 +300,10 @@ void elffile__release(struct elffile *f)
 {
 	if (!f)
 		return;
+	free(f->symfile);
 	free(f->loads);
 	symtab__release(&f->tab);
+	symtab__release(&f->plt);
 	memset(f, 0, sizeof(*f));
 }
 

@@ -49,6 +49,7 @@ struct sym {
 	uint64_t start, end;	/* end == start until symtab__finish */
 	const char *name;
 	const char *dso;	/* kallsyms only: module or core kernel */
+	uint32_t seq;		/* order of addition, for kallsyms aliases */
 	unsigned char bind;
 };
 
@@ -62,7 +63,10 @@ void symtab__add(struct symtab *t, uint64_t start, uint64_t size, const char *na
 		 const char *dso, unsigned char bind);
 /*
  * Sort, drop aliases (one name per start address), and end every size-0
- * symbol at the next one.  kallsyms: a symbol followed by one of another
+ * symbol at the next one.  Aliases: ELF files keep perf's best name (see
+ * better()); kallsyms keeps the last one listed, which is what perf ends
+ * up with there (it sizes symbols before dropping aliases, so only the
+ * last of a run has a size and wins).  kallsyms: a symbol followed by one of another
  * module ends at the next page boundary past its start instead, so that
  * the gap between kernel text and modules stays unresolved, as perf does.
  */
@@ -77,9 +81,12 @@ struct elffile {
 	dev_t dev;
 	ino_t ino;
 	char build_id[41];	/* hex, "" when the file has none */
+	bool has_symtab;	/* symbols came from a .symtab, not .dynsym */
+	char *symfile;		/* separate debuginfo that gave them, or NULL */
 	struct load_seg *loads;
 	size_t nr_loads;
 	struct symtab tab;
+	struct symtab plt;	/* "name@plt" stubs, merged into tab */
 };
 
 /*
@@ -89,6 +96,13 @@ struct elffile {
  */
 int elffile__parse(struct elffile *f, int fd, void *image, size_t size, struct arena *names);
 void elffile__release(struct elffile *f);
+
+/*
+ * Replace f's symbols with the .symtab of a separate debuginfo file (which
+ * keeps vaddrs but not file offsets: f's PT_LOADs stay).  Returns 0, or
+ * -ENOENT/-ENOEXEC leaving f as it was.
+ */
+int elffile__use_debuginfo(struct elffile *f, const char *path, struct arena *names);
 
 /* File offset in the mapped file -> ELF vaddr; false when in no PT_LOAD. */
 bool elffile__offset_to_vaddr(const struct elffile *f, uint64_t off, uint64_t *vaddr);

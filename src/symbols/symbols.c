@@ -74,6 +74,8 @@ struct symbols {
 	struct elffile *vdso;
 	int vdso_err;
 	bool vdso_tried;
+
+	const char *debug_dir;	/* root of build-id debuginfo */
 };
 
 struct symbols *symbols__new(void)
@@ -82,6 +84,7 @@ struct symbols *symbols__new(void)
 
 	elf_version(EV_CURRENT);
 	s->kernel_dso = strpool__intern(&s->pool, KERNEL_DSO, strlen(KERNEL_DSO));
+	s->debug_dir = "/usr/lib/debug";
 	return s;
 }
 
@@ -298,6 +301,19 @@ static int load_file(struct symbols *s, const char *path, const struct elffile *
 		elffile__release(f);
 		free(f);
 		return err;
+	}
+	if (!f->has_symtab && f->build_id[0]) {
+		/*
+		 * A stripped file: its full .symtab may be installed apart,
+		 * named by build-id (Debian's -dbg/-dbgsym packages, Fedora's
+		 * debuginfo).  perf looks there too; matching it keeps names
+		 * such as __memmove_avx_unaligned_erms that .dynsym lacks.
+		 */
+		char dbg[128];
+
+		snprintf(dbg, sizeof(dbg), "%s/.build-id/%.2s/%s.debug", s->debug_dir,
+			 f->build_id, f->build_id + 2);
+		elffile__use_debuginfo(f, dbg, &s->names);
 	}
 	f->dev = k.dev;
 	f->ino = k.ino;
@@ -605,6 +621,7 @@ void symbols__dso(const struct symbols *s, size_t i, struct dso_info *out)
 	out->name = d->name;
 	out->build_id = d->file ? d->file->build_id : "";
 	out->nr_syms = d->file ? d->file->tab.nr : 0;
+	out->symfile = d->file ? (d->file->symfile ? d->file->symfile : d->name) : NULL;
 	out->loaded = d->loaded;
 	out->err = d->err;
 }

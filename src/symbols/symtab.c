@@ -96,6 +96,7 @@ void symtab__add(struct symtab *t, uint64_t start, uint64_t size, const char *na
 	y->end = size && start + size > start ? start + size : start;
 	y->name = name;
 	y->dso = dso;
+	y->seq = (uint32_t)(t->nr - 1);
 	y->bind = bind;
 }
 
@@ -105,8 +106,8 @@ static int sym_cmp(const void *a, const void *b)
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	/* Ties broken by name so that the result does not depend on qsort. */
-	return strcmp(x->name, y->name);
+	/* Aliases stay in the order they were added: qsort is not stable. */
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 static size_t underscores(const char *s)
@@ -161,7 +162,7 @@ void symtab__finish(struct symtab *t, bool kallsyms)
 			struct sym *kept = &t->syms[n - 1];
 			uint64_t end = kept->end > t->syms[i].end ? kept->end : t->syms[i].end;
 
-			if (better(&t->syms[i], kept))
+			if (kallsyms || better(&t->syms[i], kept))
 				*kept = t->syms[i];
 			kept->end = end;
 			continue;

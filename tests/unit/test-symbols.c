@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include "mmprof/errmsg.h"
 #include "mmprof/symbols.h"
@@ -174,6 +175,8 @@ static const char synthetic_kallsyms[] =
 	"ffffffff81000200 T __strong_fn\n"
 	"ffffffffc0001000 t mod_fn1\t[mymod]\n"
 	"ffffffff81000400 T last_core\n"
+	"ffffffff81000180 T global_first\n"
+	"ffffffff81000180 t local_second\n"
 	"ffffffffc0010000 T other_fn\t[othermod]\n";
 
 static char *write_tmp(const char *text)
@@ -210,7 +213,9 @@ static void test_kernel_synthetic(void)
 
 	err = symbols__load_kallsyms(s, path, &e);
 	is_int(err, 0, "synthetic kallsyms loads");
+	/* Aliases: the last one listed, as perf report shows kernel aliases. */
 	check_k(s, 0xffffffff81000150, "helper_alias", 0x50, "[kernel.kallsyms]");
+	check_k(s, 0xffffffff81000190, "local_second", 0x10, "[kernel.kallsyms]");
 	check_k(s, 0xffffffff81000250, "__strong_fn", 0x50, "[kernel.kallsyms]");
 	check_k(s, 0xffffffff81000300, "__strong_fn", 0x100, "[kernel.kallsyms]");
 	check_k(s, 0xffffffff81001fff, "last_core", 0x1bff, "[kernel.kallsyms]");
@@ -235,6 +240,32 @@ static void test_kernel_synthetic(void)
 	err = symbols__load_kallsyms(s, "/nonexistent/kallsyms", &e);
 	is_int(err, -ENOENT, "missing kallsyms gives -ENOENT");
 	symbols__free(s);
+}
+
+/*
+ * wmemset is an IFUNC: our GOT holds the implementation the resolver chose
+ * (__wmemset_avx2_unaligned or so), a local symbol that only libc's full
+ * .symtab names.  With libc6-dbg installed it must resolve through the
+ * build-id debuginfo; without, the address is in no .dynsym symbol.
+ */
+static void test_libc_debuginfo(struct symbols *s, const struct dso_info *di)
+{
+	char dbg[128];
+	struct symbol_info si;
+	bool have;
+
+	snprintf(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%.2s/%s.debug", di->build_id,
+		 di->build_id + 2);
+	have = access(dbg, R_OK) == 0;
+	symbols__resolve(s, getpid(), (uintptr_t)&wmemset, false, &si);
+	if (have) {
+		is_str(di->symfile, dbg, "libc symbols from build-id debuginfo");
+		ok(si.sym && strstr(si.sym, "wmemset") && strcmp(si.sym, "wmemset"),
+		   "IFUNC implementation named by debuginfo: %s", si.sym ? si.sym : "null");
+	} else {
+		is_str(di->symfile, di->name, "libc symbols from libc itself (no debuginfo)");
+		ok(!si.sym || !strcmp(si.sym, "wmemset"), "IFUNC implementation without debuginfo");
+	}
 }
 
 static void self_exe(char *buf, size_t size)
@@ -349,6 +380,7 @@ static void test_self(void)
 			bid = strstr(out, "Build ID: ");
 			ok(bid && strlen(di.build_id) == 40 && !strncmp(bid + 10, di.build_id, 40),
 			   "libc build-id %s matches readelf", di.build_id);
+			test_libc_debuginfo(s, &di);
 		}
 		ok(seen, "libc among the DSOs");
 	}
