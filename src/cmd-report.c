@@ -1,10 +1,158 @@
-/* cmd-report: placeholder until the report module lands (issue 2). */
+/*
+ * cmd-report: `mmprof report [options] [FILE]`, a .data file shown as the
+ * kernel test robot's keys (default), a perf-style call tree (--tree),
+ * folded stacks (--folded) or JSON (--json).  Reads aggregates only.
+ */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "mmprof/cmd.h"
+#include "mmprof/datafile.h"
+#include "mmprof/options.h"
+#include "mmprof/report.h"
+
+struct report_opts {
+	int tree, folded, json, runs, period, comm, no_graph;
+	const char *graph;
+	const char *event;
+	double percent_limit;
+	int run;
+};
+
+static const char *const report_usage[] = {
+	"mmprof report [options] [FILE]  (default FILE: mmprof.data)",
+	NULL,
+};
+
+static int print_keys(const struct profile *p, const struct report_opts *o)
+{
+	struct keytab kt;
+	size_t k, r;
+	int err = keytab__build(&kt, p);
+
+	if (err)
+		return err;
+	keytab__sort(&kt);
+	for (k = 0; k < kt.nr; k++) {
+		double mean = keytab__mean(&kt, k);
+		char buf[64];
+
+		if (!keys__shown(kt.keys[k], mean))
+			continue;
+		keys__format_value(kt.keys[k], mean, buf, sizeof(buf));
+		printf("%s: %s", kt.keys[k], buf);
+		if (o->runs) {
+			fputs("  runs:", stdout);
+			for (r = 0; r < kt.nr_runs; r++) {
+				keys__format_value(kt.keys[k], kt.vals[k * kt.nr_runs + r], buf,
+						   sizeof(buf));
+				printf(" %s", buf);
+			}
+		}
+		putchar('\n');
+	}
+	keytab__release(&kt);
+	return 0;
+}
 
 int cmd_report(int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	fprintf(stderr, "mmprof: report is not built yet\n");
+	struct report_opts o = { .percent_limit = 0.5, .run = -1 };
+	const struct option_desc opts[] = {
+		{ OPT_GROUP, 0, NULL, NULL, NULL, "Views (default: the LKP keys, mean over runs)", 0, NULL },
+		{ OPT_BOOL, 0, "tree", &o.tree, NULL, "call graph as perf report --children prints it", 0, NULL },
+		{ OPT_BOOL, 0, "folded", &o.folded, NULL, "folded stacks for flamegraph.pl", 0, NULL },
+		{ OPT_BOOL, 0, "json", &o.json, NULL, "everything as one JSON object", 0, NULL },
+		{ OPT_GROUP, 0, NULL, NULL, NULL, "Options", 0, NULL },
+		{ OPT_BOOL, 0, "runs", &o.runs, NULL, "keys: also print each run's value", 0, NULL },
+		{ OPT_STRING, 'g', "call-graph", &o.graph, "callee|caller",
+		  "tree: callers below each entry (callee, default) or callees (caller)", 0, NULL },
+		{ OPT_BOOL, 0, "no-graph", &o.no_graph, NULL, "tree: entries only", 0, NULL },
+		{ OPT_DOUBLE, 0, "percent-limit", &o.percent_limit, "P",
+		  "tree, json: hide entries and graph nodes under P % (default 0.5)", 0, NULL },
+		{ OPT_STRING, 'e', "event", &o.event, "EVENT",
+		  "tree, folded: only this event (default: tree all, folded the first)", 0, NULL },
+		{ OPT_BOOL, 0, "period", &o.period, NULL, "folded: weigh stacks by period, not samples", 0, NULL },
+		{ OPT_BOOL, 0, "comm", &o.comm, NULL, "folded: the command name as the first frame", 0, NULL },
+		{ OPT_INT, 0, "run", &o.run, "N", "folded: only run N (from 0; default all runs)", 0, NULL },
+		{ OPT_END },
+	};
+	const char *path = "mmprof.data";
+	struct profile *p = NULL;
+	struct errmsg e = { "" };
+	int i, ev = -1, err = 0;
+
+	i = options__parse(argc, argv, opts, report_usage);
+	if (i == -2)
+		return 0;
+	if (i < 0)
+		return EXIT_ERROR;
+	if (argc - i > 1) {
+		fprintf(stderr, "mmprof report: one file at most; see 'mmprof report --help'\n");
+		return EXIT_ERROR;
+	}
+	if (argc - i == 1)
+		path = argv[i];
+	if (o.tree + o.folded + o.json > 1 && !(o.json && o.tree && !o.folded)) {
+		fprintf(stderr, "mmprof report: --tree, --folded and --json are exclusive "
+				"(except --json --tree)\n");
+		return EXIT_ERROR;
+	}
+	if (o.graph && strcmp(o.graph, "caller") && strcmp(o.graph, "callee")) {
+		fprintf(stderr, "mmprof report: invalid value '%s' for --call-graph: "
+				"use caller or callee\n", o.graph);
+		return EXIT_ERROR;
+	}
+	if (!(o.percent_limit >= 0 && o.percent_limit <= 100)) {
+		fprintf(stderr, "mmprof report: --percent-limit must be between 0 and 100\n");
+		return EXIT_ERROR;
+	}
+
+	err = datafile__load(path, &p, &e);
+	if (err) {
+		fprintf(stderr, "mmprof: %s\n", e.msg);
+		return EXIT_ERROR;
+	}
+	if (o.event) {
+		ev = report__find_event(p, o.event);
+		if (ev < 0) {
+			fprintf(stderr, "mmprof: no event '%s' in '%s'; see 'mmprof report --json' "
+					"for its events\n", o.event, path);
+			goto fail;
+		}
+	}
+	if (o.run >= (int)p->nr_runs || o.run < -1) {
+		fprintf(stderr, "mmprof: no run %d in '%s' (it has %zu)\n", o.run, path, p->nr_runs);
+		goto fail;
+	}
+
+	if (o.json) {
+		struct json_opts jo = { .tree = o.tree, .percent_limit = o.percent_limit };
+
+		err = report__json(p, &jo, stdout);
+	} else if (o.tree) {
+		struct tree_opts to = { .event = ev, .percent_limit = o.percent_limit,
+					.caller = o.graph && !strcmp(o.graph, "caller"),
+					.no_graph = o.no_graph };
+
+		err = report__tree(p, &to, stdout);
+	} else if (o.folded) {
+		struct folded_opts fo = { .event = ev < 0 ? (p->nr_events ? 0 : -1) : ev,
+					  .period = o.period, .comm = o.comm, .run = o.run };
+
+		err = report__folded(p, &fo, stdout);
+	} else {
+		err = print_keys(p, &o);
+	}
+	if (err) {
+		fprintf(stderr, "mmprof: cannot report '%s': %s\n", path, strerror(-err));
+		goto fail;
+	}
+	profile__free(p);
+	return 0;
+fail:
+	profile__free(p);
 	return EXIT_ERROR;
 }

@@ -1,0 +1,133 @@
+/*
+ * folded: `mmprof report --folded`, one "root;...;leaf count" line per
+ * distinct symbol stack, the input of flamegraph.pl and difffolded.pl.
+ *
+ * Unlike the LKP view, unresolved frames stay (as "[unknown]", the name
+ * stackcollapse-perf.pl uses) so that the widths add up to every sample.
+ * Lines are sorted (strcmp), as stackcollapse sorts them, which also makes
+ * the output stable for tests and diffs.  Counts are integers: samples,
+ * or periods with --period.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmprof/report.h"
+#include "mmprof/xalloc.h"
+
+struct fline {
+	uint32_t comm, node;	/* comm string id (0 without --comm), symnode */
+	uint64_t count;
+};
+
+struct fset {
+	struct fline *lines;
+	size_t nr, alloc;
+	struct hashidx idx;
+};
+
+static bool fline_eq(const void *ctx, uint32_t row, const void *key)
+{
+	const struct fline *a = &((const struct fset *)ctx)->lines[row];
+	const struct fline *b = key;
+
+	return a->comm == b->comm && a->node == b->node;
+}
+
+static void fset__add(struct fset *s, uint32_t comm, uint32_t node, uint64_t count)
+{
+	struct fline k = { comm, node, 0 };
+	uint64_t h = hash__u64(((uint64_t)comm << 32) | node);
+	uint32_t row = hashidx__find(&s->idx, h, fline_eq, s, &k);
+
+	if (row == HASHIDX_NONE) {
+		XGROW(s->lines, s->alloc, s->nr);
+		row = (uint32_t)s->nr++;
+		s->lines[row] = k;
+		hashidx__insert(&s->idx, h, row);
+	}
+	s->lines[row].count += count;
+}
+
+struct text {
+	char *s;
+	uint64_t count;
+};
+
+static int text_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct text *)a)->s, ((const struct text *)b)->s);
+}
+
+/* "comm;root;...;leaf" of a line, allocated */
+static char *line_text(const struct symview *v, const struct fline *l, uint32_t *path)
+{
+	const char *comm = l->comm ? profile__str(v->p, l->comm) : NULL;
+	size_t n = 0, len = 0, i;
+	uint32_t q;
+	char *s;
+
+	for (q = l->node; q; q = v->nodes[q].parent)
+		path[n++] = v->nodes[q].entry;
+	if (comm)
+		len += strlen(comm) + 1;
+	for (i = 0; i < n; i++)
+		len += strlen(symview__entry_name(v, path[i])) + 1;
+	s = xmalloc(len + 1);
+	len = 0;
+	if (comm)
+		len += (size_t)snprintf(s, strlen(comm) + 2, "%s;", comm);
+	for (i = n; i-- > 0;) {
+		const char *name = symview__entry_name(v, path[i]);
+		size_t nl = strlen(name);
+
+		memcpy(s + len, name, nl);
+		len += nl;
+		s[len++] = ';';
+	}
+	s[len ? len - 1 : 0] = '\0';
+	return s;
+}
+
+int report__folded(const struct profile *p, const struct folded_opts *o, FILE *out)
+{
+	struct fset set = { 0 };
+	struct symview v;
+	struct text *texts;
+	uint32_t *path;
+	size_t i, nr = 0;
+
+	if (o->event >= (int)p->nr_events || o->run >= (int)p->nr_runs)
+		return -EINVAL;
+	symview__init(&v, p, true);
+	hashidx__init(&set.idx);
+	for (i = 0; i < p->nr_counts; i++) {
+		const struct count *c = &p->counts[i];
+
+		if ((o->event >= 0 && c->event != (uint32_t)o->event) ||
+		    (o->run >= 0 && c->run != (uint32_t)o->run) ||
+		    c->node >= p->nr_nodes || !v.node_keep[c->node])
+			continue;
+		fset__add(&set, o->comm ? c->comm : 0, v.node_map[c->node],
+			  o->period ? c->period : c->samples);
+	}
+	path = xmalloc((v.nr_nodes + 1) * sizeof(*path));
+	texts = xmalloc((set.nr + 1) * sizeof(*texts));
+	for (i = 0; i < set.nr; i++) {
+		if (!set.lines[i].count || !set.lines[i].node)
+			continue;
+		texts[nr].s = line_text(&v, &set.lines[i], path);
+		texts[nr++].count = set.lines[i].count;
+	}
+	qsort(texts, nr, sizeof(*texts), text_cmp);
+	for (i = 0; i < nr; i++) {
+		fprintf(out, "%s %llu\n", texts[i].s, (unsigned long long)texts[i].count);
+		free(texts[i].s);
+	}
+	free(texts);
+	free(path);
+	free(set.lines);
+	hashidx__release(&set.idx);
+	symview__release(&v);
+	return 0;
+}

@@ -1,0 +1,322 @@
+/*
+ * tree: `mmprof report --tree`, the call graph as `perf report --children`
+ * shows it: entries (DSO, symbol) sorted by children %, each followed by
+ * its graph, drawn in the expanded style kernel developers paste in mails:
+ *
+ *     55.02%     0.00%  [kernel.kallsyms]     [k] zap_pmd_range.isra.0
+ *             - 55.02% zap_pmd_range.isra.0
+ *                - 53.42% __split_huge_pmd
+ *                     51.74% _raw_spin_lock
+ *
+ * Direction as perf's -g: callee (default) lists the entry's callers below
+ * it, from its innermost occurrence outward; caller lists its callees, from
+ * its outermost occurrence inward.  Percentages are of the event's total
+ * period over resolved samples (perf -U), summed over runs and comms.
+ * The per-entry graph is merged from symnodes in a small trie (ctree) so
+ * the cost is the size of the shown graphs, not the number of samples.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmprof/report.h"
+#include "mmprof/xalloc.h"
+
+struct cnode {
+	uint32_t parent, entry;
+	double weight;
+};
+
+struct ctree {
+	struct cnode *nodes;
+	size_t nr, alloc;
+	struct hashidx idx;
+};
+
+static bool cnode_eq(const void *ctx, uint32_t row, const void *key)
+{
+	const struct cnode *a = &((const struct ctree *)ctx)->nodes[row];
+	const struct cnode *b = key;
+
+	return a->parent == b->parent && a->entry == b->entry;
+}
+
+static uint32_t ctree__child(struct ctree *t, uint32_t parent, uint32_t entry)
+{
+	struct cnode k = { .parent = parent, .entry = entry };
+	uint64_t h = hash__u64(((uint64_t)parent << 32) | entry);
+	uint32_t id = hashidx__find(&t->idx, h, cnode_eq, t, &k);
+
+	if (id != HASHIDX_NONE)
+		return id;
+	XGROW(t->nodes, t->alloc, t->nr);
+	id = (uint32_t)t->nr++;
+	t->nodes[id] = k;
+	hashidx__insert(&t->idx, h, id);
+	return id;
+}
+
+static void ctree__reset(struct ctree *t, uint32_t root_entry)
+{
+	t->nr = 0;
+	hashidx__release(&t->idx);
+	XGROW(t->nodes, t->alloc, 0);
+	t->nodes[0] = (struct cnode){ .parent = 0, .entry = root_entry };
+	t->nr = 1;
+}
+
+struct tree_ctx {
+	const struct symview *v;
+	const struct tree_opts *o;
+	FILE *out;
+	double total, min_weight;
+	const double *sub, *inner;
+	struct ctree t;
+	uint32_t *stack;	/* DFS scratch, nr_nodes */
+	uint32_t *by_entry;	/* symnodes grouped by entry: by_entry[off[e]..off[e+1]) */
+	size_t *off;
+};
+
+static void group_by_entry(struct tree_ctx *c)
+{
+	const struct symview *v = c->v;
+	size_t *fill = xcalloc(v->nr_entries + 1, sizeof(*fill));
+	size_t q;
+
+	c->off = xcalloc(v->nr_entries + 2, sizeof(*c->off));
+	c->by_entry = xmalloc(v->nr_nodes * sizeof(*c->by_entry));
+	for (q = 1; q < v->nr_nodes; q++)
+		c->off[v->nodes[q].entry + 1]++;
+	for (q = 0; q < v->nr_entries; q++)
+		c->off[q + 1] += c->off[q];
+	for (q = 1; q < v->nr_nodes; q++) {
+		uint32_t e = v->nodes[q].entry;
+
+		c->by_entry[c->off[e] + fill[e]++] = (uint32_t)q;
+	}
+	free(fill);
+}
+
+/* callee direction: every innermost occurrence q of the entry, walked up to the root */
+static void build_callers(struct tree_ctx *c, uint32_t entry)
+{
+	const struct symview *v = c->v;
+	size_t i;
+
+	for (i = c->off[entry]; i < c->off[entry + 1]; i++) {
+		uint32_t q = c->by_entry[i], cn = 0, a;
+
+		if (c->inner[q] <= 0)
+			continue;
+		c->t.nodes[0].weight += c->inner[q];
+		for (a = v->nodes[q].parent; a; a = v->nodes[a].parent) {
+			cn = ctree__child(&c->t, cn, v->nodes[a].entry);
+			c->t.nodes[cn].weight += c->inner[q];
+		}
+	}
+}
+
+/* caller direction: the subtree of every outermost occurrence, merged by entry */
+static void build_callees(struct tree_ctx *c, uint32_t entry)
+{
+	const struct symview *v = c->v;
+	uint32_t *map = xmalloc(v->nr_nodes * sizeof(*map));	/* symnode -> cnode */
+	size_t i;
+
+	for (i = c->off[entry]; i < c->off[entry + 1]; i++) {
+		uint32_t q = c->by_entry[i];
+		size_t sp = 0;
+
+		if (v->nodes[q].same_anc != SYMVIEW_NONE || c->sub[q] <= 0)
+			continue;
+		c->t.nodes[0].weight += c->sub[q];
+		map[q] = 0;
+		c->stack[sp++] = q;
+		while (sp) {
+			uint32_t n = c->stack[--sp], ch;
+
+			for (ch = v->nodes[n].first_child; ch != SYMVIEW_NONE;
+			     ch = v->nodes[ch].next_sibling) {
+				if (c->sub[ch] <= 0)
+					continue;
+				map[ch] = ctree__child(&c->t, map[n], v->nodes[ch].entry);
+				c->t.nodes[map[ch]].weight += c->sub[ch];
+				c->stack[sp++] = ch;
+			}
+		}
+	}
+	free(map);
+}
+
+struct kid {
+	uint32_t id;
+	double weight;
+	const char *name;
+};
+
+static int kid_cmp(const void *a, const void *b)
+{
+	const struct kid *x = a, *y = b;
+
+	if (x->weight != y->weight)
+		return x->weight > y->weight ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Visible children of every cnode, sorted; kids[off[i]..off[i+1]) */
+static void print_graph(struct tree_ctx *c)
+{
+	struct ctree *t = &c->t;
+	size_t *count = xcalloc(t->nr + 1, sizeof(*count));
+	size_t *off = xcalloc(t->nr + 1, sizeof(*off));
+	struct kid *kids = xmalloc((t->nr + 1) * sizeof(*kids));
+	uint32_t *stack = xmalloc((t->nr + 1) * sizeof(*stack));
+	uint32_t *level = xmalloc((t->nr + 1) * sizeof(*level));
+	size_t i, sp = 0;
+
+	for (i = 1; i < t->nr; i++)
+		if (t->nodes[i].weight >= c->min_weight)
+			count[t->nodes[i].parent]++;
+	for (i = 0; i < t->nr; i++)
+		off[i + 1] = off[i] + count[i];
+	memset(count, 0, (t->nr + 1) * sizeof(*count));
+	for (i = 1; i < t->nr; i++) {
+		uint32_t par = t->nodes[i].parent;
+
+		if (t->nodes[i].weight < c->min_weight)
+			continue;
+		kids[off[par] + count[par]++] = (struct kid){ (uint32_t)i, t->nodes[i].weight,
+			symview__entry_name(c->v, t->nodes[i].entry) };
+	}
+	for (i = 0; i < t->nr; i++)
+		if (off[i + 1] > off[i])
+			qsort(kids + off[i], off[i + 1] - off[i], sizeof(*kids), kid_cmp);
+
+	stack[sp] = 0;
+	level[sp++] = 0;
+	while (sp) {
+		uint32_t n = stack[--sp], l = level[sp];
+		size_t k;
+
+		fprintf(c->out, "%*s%s%.2f%% %s\n", 12 + 3 * (int)l, "",
+			off[n + 1] > off[n] ? "- " : "  ",
+			100.0 * t->nodes[n].weight / c->total,
+			symview__entry_name(c->v, t->nodes[n].entry));
+		/* push in reverse so the heaviest child prints first */
+		for (k = off[n + 1]; k-- > off[n];) {
+			stack[sp] = kids[k].id;
+			level[sp++] = l + 1;
+		}
+	}
+	fputc('\n', c->out);
+	free(count);
+	free(off);
+	free(kids);
+	free(stack);
+	free(level);
+}
+
+struct row {
+	uint32_t entry;
+	double children, self;
+	const char *name;
+};
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	if (x->children != y->children)
+		return x->children > y->children ? -1 : 1;
+	if (x->self != y->self)
+		return x->self > y->self ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static void tree_event(const struct symview *v, const struct tree_opts *o, uint32_t event,
+		       FILE *out)
+{
+	const struct profile *p = v->p;
+	struct tree_ctx c = { .v = v, .o = o, .out = out };
+	double *w = xmalloc(v->nr_nodes * sizeof(*w));
+	double *sub = xmalloc(v->nr_nodes * sizeof(*sub));
+	double *inner = xmalloc(v->nr_nodes * sizeof(*inner));
+	double *children = xmalloc((v->nr_entries + 1) * sizeof(*children));
+	double *self = xmalloc((v->nr_entries + 1) * sizeof(*self));
+	struct row *rows = xmalloc((v->nr_entries + 1) * sizeof(*rows));
+	const char *evname = profile__str(p, p->events[event].name);
+	uint64_t samples = 0;
+	size_t i, nr = 0;
+	int dso_w = 13;
+
+	for (i = 0; i < p->nr_counts; i++)
+		if (p->counts[i].event == event && v->node_keep[p->counts[i].node])
+			samples += p->counts[i].samples;
+	c.total = symview__weights(v, SYMVIEW_ALL_RUNS, event, true, w);
+	fprintf(out, "# Event '%s': %llu samples, total period %.0f, %zu run%s\n",
+		evname ? evname : "?", (unsigned long long)samples, c.total, p->nr_runs,
+		p->nr_runs == 1 ? "" : "s");
+	if (c.total <= 0) {
+		fprintf(out, "# (no resolved samples)\n\n");
+		goto out;
+	}
+	symview__cumulate(v, w, sub, inner, children, self);
+	c.sub = sub;
+	c.inner = inner;
+	c.min_weight = c.total * o->percent_limit / 100.0;
+	for (i = 0; i < v->nr_entries; i++) {
+		if (children[i] <= 0 || children[i] < c.min_weight)
+			continue;
+		rows[nr++] = (struct row){ (uint32_t)i, children[i], self[i],
+					   symview__entry_name(v, (uint32_t)i) };
+		if ((int)strlen(symview__entry_dso(v, (uint32_t)i)) > dso_w)
+			dso_w = (int)strlen(symview__entry_dso(v, (uint32_t)i));
+	}
+	qsort(rows, nr, sizeof(*rows), row_cmp);
+	fprintf(out, "# Children      Self  %-*s  Symbol\n#\n", dso_w, "Shared Object");
+	c.stack = xmalloc(v->nr_nodes * sizeof(*c.stack));
+	hashidx__init(&c.t.idx);
+	group_by_entry(&c);
+	for (i = 0; i < nr; i++) {
+		fprintf(out, "%9.2f%%%9.2f%%  %-*s  [%c] %s\n", 100.0 * rows[i].children / c.total,
+			100.0 * rows[i].self / c.total, dso_w, symview__entry_dso(v, rows[i].entry),
+			v->entries[rows[i].entry].kernel ? 'k' : '.', rows[i].name);
+		if (o->no_graph)
+			continue;
+		ctree__reset(&c.t, rows[i].entry);
+		if (o->caller)
+			build_callees(&c, rows[i].entry);
+		else
+			build_callers(&c, rows[i].entry);
+		print_graph(&c);
+	}
+	if (o->no_graph || !nr)
+		fputc('\n', out);
+	free(c.stack);
+	free(c.by_entry);
+	free(c.off);
+	free(c.t.nodes);
+	hashidx__release(&c.t.idx);
+out:
+	free(w);
+	free(sub);
+	free(inner);
+	free(children);
+	free(self);
+	free(rows);
+}
+
+int report__tree(const struct profile *p, const struct tree_opts *o, FILE *out)
+{
+	struct symview v;
+	size_t e;
+
+	if (o->event >= (int)p->nr_events)
+		return -EINVAL;
+	symview__init(&v, p, false);
+	for (e = 0; e < p->nr_events; e++)
+		if (o->event < 0 || (size_t)o->event == e)
+			tree_event(&v, o, (uint32_t)e, out);
+	symview__release(&v);
+	return 0;
+}
