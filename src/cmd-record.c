@@ -429,8 +429,6 @@ static int record_run(struct record *rec, uint32_t run)
 	if (!rec->events_added) {
 		sampler__add_events(rec->sampler, rec->p);
 		rec->events_added = true;
-		if (!o->quiet && sampler__note(rec->sampler))
-			fprintf(stderr, "mmprof: %s\n", sampler__note(rec->sampler));
 	}
 	cnt = counting__open(&ct, &e);
 	if (!cnt) {
@@ -448,6 +446,9 @@ static int record_run(struct record *rec, uint32_t run)
 		start = now_ns();
 		start_real = realtime_ns();
 	}
+	/* after the exec check, so that a missing binary gets one line only */
+	if (run == 0 && !o->quiet && sampler__note(rec->sampler))
+		fprintf(stderr, "mmprof: %s\n", sampler__note(rec->sampler));
 	counting__start(cnt, start);
 	if (run == 0)
 		sysinfo__add_start_time(rec->p, start_real);

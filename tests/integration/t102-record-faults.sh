@@ -1,0 +1,106 @@
+#!/bin/sh
+# t102-record-faults: what record promises when things go wrong.
+#   - a missing binary: one line, exit 2, no file (and no temporary left);
+#   - an existing target survives a failed record byte for byte;
+#   - a workload killed by SIGSEGV or SIGKILL: a valid file, its status
+#     stored and printed, exit 0;
+#   - bad options and numbers: one line each, exit 2, nothing written.
+
+here=$(cd "$(dirname "$0")/../.." && pwd)
+: "${MMPROF_BUILD:=$here/build}"
+: "${MMPROF:=$MMPROF_BUILD/mmprof}"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t102.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+
+n=0
+failed=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+diag() { sed 's/^/# /' "$@"; }
+
+# usage_error DESCRIPTION ARGS...: exit 2, exactly one line, no file
+usage_error() {
+	desc=$1
+	shift
+	rm -f "$tmp/u.data"
+	"$MMPROF" record -o "$tmp/u.data" "$@" >"$tmp/uout" 2>"$tmp/uerr"
+	rc=$?
+	lines=$(wc -l <"$tmp/uerr")
+	ok "$(test $rc -eq 2 && test "$lines" -eq 1 && test ! -e "$tmp/u.data" && test ! -s "$tmp/uout"; echo $?)" \
+		"$desc: exit 2, one line, no file"
+	[ $rc -eq 2 ] && [ "$lines" -eq 1 ] || { echo "# rc=$rc"; diag "$tmp/uerr"; }
+}
+
+echo "1..30"
+
+# 1-4: missing binary
+"$MMPROF" record -o "$tmp/m.data" -- /nonexistent/mmprof-nothing arg >"$tmp/out" 2>"$tmp/err"
+rc=$?
+ok "$(test $rc -eq 2; echo $?)" "a missing binary exits 2"
+ok "$(test "$(cat "$tmp/err")" = "mmprof: cannot run '/nonexistent/mmprof-nothing': No such file or directory"; echo $?)" \
+	"and says why in one line"
+[ $? -eq 0 ] || diag "$tmp/err"
+ok "$(test ! -e "$tmp/m.data"; echo $?)" "no file is written"
+ok "$(ls -A "$tmp" | grep -q tmp; test $? -ne 0; echo $?)" "no temporary file is left"
+
+# 5-6: an existing target survives a failed record
+printf 'precious\n' >"$tmp/keep.data"
+"$MMPROF" record -o "$tmp/keep.data" -- /nonexistent/mmprof-nothing 2>/dev/null
+ok "$(test $? -eq 2; echo $?)" "a failed record over an existing file exits 2"
+ok "$(test "$(cat "$tmp/keep.data")" = precious; echo $?)" "the existing file is intact"
+
+# 7-10: SIGSEGV
+"$MMPROF" record -o "$tmp/s.data" -- sh -c 'i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done; kill -SEGV $$' \
+	>"$tmp/out" 2>"$tmp/err"
+rc=$?
+ok $rc "a workload killed by SIGSEGV: record still exits 0"
+[ $rc -eq 0 ] || diag "$tmp/err"
+ok "$(test "$(sqlite3 "$tmp/s.data" 'select exit_code || "/" || term_signal from runs')" = "-1/11"; echo $?)" \
+	"the file is valid and stores term_signal 11"
+ok "$(test "$(sqlite3 "$tmp/s.data" 'select samples > 0 from runs')" = 1; echo $?)" \
+	"the samples before the crash are kept"
+ok "$(grep -qx 'mmprof: workload killed by SIGSEGV in run 1' "$tmp/err"; echo $?)" "the status is printed"
+
+# 11-12: SIGKILL in the second of two runs
+"$MMPROF" record -q -r 2 -o "$tmp/k.data" -- sh -c '[ -e "$0" ] && kill -KILL $$; touch "$0"' "$tmp/once" \
+	>"$tmp/out" 2>"$tmp/err"
+rc=$?
+ok $rc "a workload killed by SIGKILL in run 2: exit 0"
+ok "$(test "$(sqlite3 "$tmp/k.data" 'select group_concat(term_signal) from runs')" = "0,9" &&
+      grep -qx 'mmprof: workload killed by SIGKILL in run 2' "$tmp/err"; echo $?)" \
+	"both runs stored, the second with signal 9, and said so"
+
+# 13: a non-zero exit status is stored and printed, record still succeeds
+"$MMPROF" record -q -o "$tmp/e.data" -- sh -c 'exit 3' 2>"$tmp/err"
+rc=$?
+ok "$(test $rc -eq 0 && test "$(sqlite3 "$tmp/e.data" 'select exit_code from runs')" = 3 &&
+      grep -qx 'mmprof: workload exited with status 3 in run 1' "$tmp/err"; echo $?)" \
+	"exit status 3 stored and printed"
+
+# 14-30: bad input
+usage_error "an unknown option" --no-such-option -- true
+usage_error "an unknown short option" -Z -- true
+usage_error "a missing option value" -F
+usage_error "no target" -F 99
+usage_error "a command and -a" -a -- true
+usage_error "-p and -a" -p 1 -a
+usage_error "-F not a number" -F abc -- true
+usage_error "-F 0" -F 0 -- true
+usage_error "-c 0" -c 0 -- true
+usage_error "-F with -c" -F 99 -c 1000 -- true
+usage_error "-r 0" -r 0 -- true
+usage_error "-r with -a" -r 2 -a --duration 1
+usage_error "-m not a power of 2" -m 3 -- true
+usage_error "-I 5" -I 5 -- true
+usage_error "--duration -1" --duration -1 -- true
+usage_error "-p garbage" -p 12x
+usage_error "-C without -a" -C 0 -- true
+
+exit $((failed != 0))

@@ -1,0 +1,102 @@
+#!/bin/sh
+# t103-record-signals: Ctrl-C (SIGINT) or SIGTERM to mmprof during a long
+# workload stops the workload, completes the file and exits 0; a -r run
+# interrupted in its first run starts no further run.  Attaching (-p) and
+# system-wide (-a) recordings last --duration and leave attached processes
+# alone; --delay/--duration sample only a window of a fork-mode run.
+
+here=$(cd "$(dirname "$0")/../.." && pwd)
+: "${MMPROF_BUILD:=$here/build}"
+: "${MMPROF:=$MMPROF_BUILD/mmprof}"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t103.XXXXXX") || exit 2
+bg=
+trap '[ -n "$bg" ] && kill $bg 2>/dev/null; rm -rf "$tmp"' EXIT
+
+n=0
+failed=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+diag() { sed 's/^/# /' "$@"; }
+alive() { kill -0 "$1" 2>/dev/null; }
+
+# wait_for FILE: up to 10 s for the workload to announce its pid
+wait_for() {
+	i=0
+	while [ ! -s "$1" ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+echo "1..17"
+
+for sig in INT TERM; do
+	rm -f "$tmp/pid" "$tmp/$sig.data"
+	"$MMPROF" record -r 3 -o "$tmp/$sig.data" -- \
+		sh -c 'echo $$ >"$0"; while :; do :; done' "$tmp/pid" >"$tmp/out" 2>"$tmp/err" &
+	mp=$!
+	wait_for "$tmp/pid"
+	sleep 0.5
+	wpid=$(cat "$tmp/pid")
+	kill -$sig $mp
+	wait $mp
+	rc=$?
+	ok $rc "SIG$sig to mmprof: exit 0"
+	[ $rc -eq 0 ] || diag "$tmp/err"
+	ok "$(alive "$wpid"; test $? -ne 0; echo $?)" "SIG$sig: the workload is gone"
+	num=2
+	[ $sig = TERM ] && num=15
+	ok "$(test "$(sqlite3 "$tmp/$sig.data" 'select count(*) || "/" || term_signal from runs')" = "1/$num"; echo $?)" \
+		"SIG$sig: a valid file with the one interrupted run and its signal"
+	ok "$(grep -q "^mmprof: interrupted: 1 run, " "$tmp/err"; echo $?)" "SIG$sig: the summary says it was interrupted"
+done
+
+# 9-12: -p attaches for --duration and leaves the process running
+sh -c 'while :; do :; done' &
+bg=$!
+start=$(date +%s%N)
+"$MMPROF" record -q -p $bg --duration 1 -o "$tmp/p.data" 2>"$tmp/err"
+rc=$?
+end=$(date +%s%N)
+ok $rc "-p PID --duration 1 exits 0"
+[ $rc -eq 0 ] || diag "$tmp/err"
+ok "$(test $(( (end - start) / 1000000 )) -ge 900 && test $(( (end - start) / 1000000 )) -lt 5000; echo $?)" \
+	"it lasts about the duration ($(( (end - start) / 1000000 )) ms)"
+ok "$(test "$(sqlite3 "$tmp/p.data" "select samples > 100 and wall_ns >= 900000000 and exit_code = -1 from runs")" = 1 &&
+      test "$(sqlite3 "$tmp/p.data" "select value from meta where key = 'record_mode'")" = pid; echo $?)" \
+	"the attached process was sampled (pid mode, no exit status of ours)"
+ok "$(alive $bg; echo $?)" "the attached process is left running"
+
+# 13: -p ends when every attached process has exited
+kill $bg
+sleep 1 &
+sl=$!
+"$MMPROF" record -q -p $sl -o "$tmp/p2.data" 2>"$tmp/err"
+ok "$(test $? -eq 0 && test "$(sqlite3 "$tmp/p2.data" 'select count(*) from runs')" = 1; echo $?)" \
+	"-p without --duration stops when the process exits"
+bg=
+
+# 14-15: -a --duration
+"$MMPROF" record -q -a --duration 0.5 -o "$tmp/a.data" 2>"$tmp/err"
+rc=$?
+ok $rc "-a --duration 0.5 exits 0"
+ok "$(test "$(sqlite3 "$tmp/a.data" "select (select value from meta where key = 'record_mode') || '/' || (wall_ns between 450000000 and 3000000000) from runs")" = system/1; echo $?)" \
+	"system mode, the window lasted about 0.5 s"
+
+# 16-17: --delay/--duration window in fork mode: the workload runs on, fewer samples
+"$MMPROF" record -q -F 1000 --delay 0.3 --duration 0.3 -o "$tmp/w.data" -- \
+	sh -c 'i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done' 2>"$tmp/err"
+rc=$?
+ok $rc "--delay 0.3 --duration 0.3 exits 0"
+# at most 0.3 s x 1000 Hz (+ slack) although the workload ran longer
+ok "$(test "$(sqlite3 "$tmp/w.data" "select samples > 0 and samples <= 400 and wall_ns > 700000000 and exit_code = 0 from runs")" = 1; echo $?)" \
+	"only the window was sampled ($(sqlite3 "$tmp/w.data" "select samples || ' samples in ' || (wall_ns / 1000000) || ' ms' from runs"))"
+
+exit $((failed != 0))
