@@ -224,7 +224,8 @@ static int open_db(struct loader *l)
 	char *uri = path_uri(l->path);
 	int rc;
 
-	rc = sqlite3_open_v2(uri, &l->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+	rc = sqlite3_open_v2(uri, &l->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
+			     NULL);
 	free(uri);
 	if (rc != SQLITE_OK)
 		return sql_fail(l, rc);

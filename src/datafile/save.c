@@ -473,6 +473,8 @@ static int write_db(struct saver *s)
 		return err;
 	sqlite3_finalize(s->st);
 	s->st = NULL;
+	if ((err = exec(s, datafile_index_sql)))
+		return err;
 	return exec(s, "COMMIT");
 }
 
@@ -573,7 +575,8 @@ int datafile__save(const struct profile *p, const char *path, struct errmsg *e)
 		return err;
 	}
 
-	rc = sqlite3_open_v2(tmp, &s.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL);
+	rc = sqlite3_open_v2(tmp, &s.db,
+			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
 		err = sql_fail(&s, rc, "cannot open the temporary file");
 		goto out_unlink;

@@ -113,14 +113,15 @@ const char datafile_schema_sql[] =
 	"  FROM nodes n JOIN frames f ON f.id = n.frame\n"
 	"              LEFT JOIN strings s ON s.id = f.sym\n"
 	"              LEFT JOIN strings d ON d.id = f.dso;\n"
-	/* Bottom-up walk: only primary-key lookups, no index on parent needed. */
+	/* Top-down walk: each stack is its parent's plus one frame, so the
+	 * whole view costs O(total length) through the index on parent. */
 	"CREATE VIEW stacks AS\n"
-	"  WITH RECURSIVE up(node, cur, stack) AS (\n"
-	"    SELECT id, parent, symbol FROM nodes_v\n"
+	"  WITH RECURSIVE down(node, depth, stack) AS (\n"
+	"    SELECT id, 1, symbol FROM nodes_v WHERE parent = 0\n"
 	"    UNION ALL\n"
-	"    SELECT up.node, n.parent, n.symbol || ';' || up.stack\n"
-	"    FROM up JOIN nodes_v n ON n.id = up.cur WHERE up.cur <> 0)\n"
-	"  SELECT node, stack FROM up WHERE cur = 0;\n"
+	"    SELECT n.id, down.depth + 1, down.stack || ';' || n.symbol\n"
+	"    FROM down JOIN nodes_v n ON n.parent = down.node)\n"
+	"  SELECT node, depth, stack FROM down;\n"
 	"CREATE VIEW counts_v AS\n"
 	"  SELECT c.run, en.s AS event, m.s AS comm, c.node, n.symbol,\n"
 	"         c.samples, c.period\n"
@@ -128,6 +129,10 @@ const char datafile_schema_sql[] =
 	"               LEFT JOIN strings en ON en.id = e.name\n"
 	"               LEFT JOIN strings m ON m.id = c.comm\n"
 	"               LEFT JOIN nodes_v n ON n.id = c.node;\n";
+
+/* Built after the rows are in: one sort instead of 10^5 random inserts. */
+const char datafile_index_sql[] =
+	"CREATE INDEX nodes_parent ON nodes(parent);\n";
 
 const char *const datafile_tables[] = {
 	"meta", "strings", "events", "runs", "counters", "intervals",

@@ -8,6 +8,9 @@
 /* CREATE statements for every table and view of the current format. */
 extern const char datafile_schema_sql[];
 
+/* Indexes, created once the tables are filled (for the views only). */
+extern const char datafile_index_sql[];
+
 /* Names of the tables a reader requires, NULL-terminated. */
 extern const char *const datafile_tables[];
 
