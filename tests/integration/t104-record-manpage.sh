@@ -1,0 +1,54 @@
+#!/bin/sh
+# t104-record-manpage: man/mmprof-record.1 renders without warnings and
+# documents every option `mmprof record --help` lists (and no option the
+# command does not have).
+
+here=$(cd "$(dirname "$0")/../.." && pwd)
+: "${MMPROF_BUILD:=$here/build}"
+: "${MMPROF:=$MMPROF_BUILD/mmprof}"
+page=$here/man/mmprof-record.1
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t104.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+
+n=0
+failed=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+
+echo "1..5"
+
+"$MMPROF" record --help >"$tmp/help"
+ok $? "record --help exits 0"
+MANWIDTH=80 man -l "$page" >"$tmp/man" 2>"$tmp/warn"
+ok "$(test ! -s "$tmp/warn" && test -s "$tmp/man"; echo $?)" "man -l renders it without warnings"
+groff -ww -man -z "$page" >"$tmp/gwarn" 2>&1
+ok "$(test ! -s "$tmp/gwarn"; echo $?)" "groff -ww finds nothing to warn about"
+sed 's/^# /#   /' "$tmp/gwarn"
+
+# long options of --help ("--[no-]callchain" gives both spellings)
+grep -o -- '--[][a-z-]*' "$tmp/help" | sed 's/\[no-\]//' | sort -u >"$tmp/opts"
+missing=
+for o in $(cat "$tmp/opts"); do
+	grep -q -- "^[^ ]*$o\\b" "$tmp/man" || grep -q -- "$o" "$tmp/man" || missing="$missing $o"
+done
+ok "$(test -z "$missing"; echo $?)" "every option of --help is in the man page${missing:+ (missing:$missing)}"
+
+# options the page documents in OPTIONS must exist
+sed -n '/^OPTIONS/,/^OUTPUT/p' "$tmp/man" | grep -o -- '^ *--*[a-zA-Z][a-z-]*' | sed 's/^ *//' | sort -u >"$tmp/documented"
+extra=
+for o in $(cat "$tmp/documented"); do
+	case $o in
+	--help|-h|--no-callchain) continue ;;
+	esac
+	grep -q -- "$o\\b" "$tmp/help" || extra="$extra $o"
+done
+ok "$(test -z "$extra"; echo $?)" "the page documents no option the command lacks${extra:+ (extra:$extra)}"
+
+exit $((failed != 0))
