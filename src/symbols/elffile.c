@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +158,31 @@ static void read_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct elf
 }
 
 /*
+ * An IRELATIVE slot (a library calling its own IFUNC, e.g. libc's memcpy)
+ * has no symbol, only the resolver's address: name it after the IFUNC
+ * there.  perf 6.1 prints a bare "@plt" for these, newer perf "*ABS*+0x..".
+ */
+static const char *ifunc_at(Elf *elf, Elf_Data *dd, const GElf_Shdr *dsh, uint64_t addr)
+{
+	size_t i, n = dsh->sh_entsize ? dsh->sh_size / dsh->sh_entsize : 0;
+	const char *best = NULL;
+
+	for (i = 1; i < n; i++) {
+		GElf_Sym y;
+		const char *name;
+
+		if (!gelf_getsym(dd, (int)i, &y) || y.st_value != addr ||
+		    GELF_ST_TYPE(y.st_info) != STT_GNU_IFUNC ||
+		    !(name = elf_strptr(elf, dsh->sh_link, y.st_name)))
+			continue;
+		/* Of the aliases, the public name: fewest leading underscores. */
+		if (!best || strspn(name, "_") < strspn(best, "_"))
+			best = name;
+	}
+	return best;
+}
+
+/*
  * Name the PLT stubs "fn@plt" as perf does, so that a sample in a stub is
  * not "[unknown]".  Stub i of .plt.sec (IBT builds) or of .plt after its
  * 16-byte header serves relocation i of .rela.plt (x86-64 layout).
@@ -201,16 +227,24 @@ static void read_plt(Elf *elf, struct elffile *f, struct arena *names)
 	n = rsh.sh_size / rsh.sh_entsize;
 	for (i = 0; i < n; i++) {
 		char buf[512];
-		const char *name;
+		const char *name = NULL;
 		GElf_Rela r;
 		GElf_Sym y;
 		int len;
 
-		if (!gelf_getrela(rd, (int)i, &r) || !GELF_R_SYM(r.r_info) ||
-		    !gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &y) ||
-		    !(name = elf_strptr(elf, dsh.sh_link, y.st_name)) || !*name)
+		if (!gelf_getrela(rd, (int)i, &r))
 			continue;
-		len = snprintf(buf, sizeof(buf), "%s@plt", name);
+		if (GELF_R_SYM(r.r_info)) {
+			if (gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &y))
+				name = elf_strptr(elf, dsh.sh_link, y.st_name);
+		} else {
+			name = ifunc_at(elf, dd, &dsh, (uint64_t)r.r_addend);
+		}
+		if (name && *name)
+			len = snprintf(buf, sizeof(buf), "%s@plt", name);
+		else	/* newer perf's spelling for a slot it cannot name */
+			len = snprintf(buf, sizeof(buf), "*ABS*+0x%" PRIx64 "@plt",
+				       (uint64_t)r.r_addend);
 		if (len <= 0 || (size_t)len >= sizeof(buf))
 			continue;
 		symtab__add(&f->plt, base + i * entsize, entsize,

@@ -491,6 +491,37 @@ static int sample_prog(const char *prog, uint64_t addr[2], struct mapline *ml, s
 	return sscanf(buf, "%" SCNx64 " %" SCNx64, &addr[0], &addr[1]) == 2 ? 0 : -1;
 }
 
+/* PLT stubs against objdump's "<read@plt>:" labels. */
+static void test_plt(struct symbols *s, pid_t pid, const struct built *b, uint64_t bias)
+{
+	static char out[1 << 16];
+	char *argv[] = { "objdump", "-d", "-j", ".plt", (char *)b->path, NULL };
+	int checked = 0, good = 0;
+	char *line;
+
+	run(argv, out, sizeof(out));
+	for (line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+		unsigned long long v;
+		char name[256];
+		struct symbol_info si;
+
+		size_t len;
+
+		/* "<printf@plt-0x10>" is objdump's name for the PLT header. */
+		if (sscanf(line, "%llx <%255[^>]>:", &v, name) != 2 || (len = strlen(name)) < 5 ||
+		    strcmp(name + len - 4, "@plt"))
+			continue;
+		symbols__resolve(s, pid, bias + v + 2, false, &si);
+		checked++;
+		if (si.sym && !strcmp(si.sym, name) && si.sym_off == 2)
+			good++;
+		else
+			printf("#   %s: got %s\n", name, si.sym ? si.sym : "(null)");
+	}
+	ok(checked >= 2 && good == checked, "%s: %d/%d PLT stubs named as objdump names them",
+	   b->what, good, checked);
+}
+
 static void test_built(const char *dir, struct built *b, struct mapline *keep, size_t *nkeep,
 		       uint64_t *keep_alpha)
 {
@@ -520,6 +551,7 @@ static void test_built(const char *dir, struct built *b, struct mapline *keep, s
 		ok(nmv && si.dso_addr == nmv + 1, "%s: vaddr %#" PRIx64 " = nm %#" PRIx64 " + 1",
 		   b->what, si.dso_addr, nmv);
 	}
+	test_plt(s, fake, b, addr[0] - nm_value(b->path, "alpha", b->dynsym_only));
 	if (keep) {
 		memcpy(keep, ml, nml * sizeof(*ml));
 		*nkeep = nml;

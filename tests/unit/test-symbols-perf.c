@@ -1,0 +1,178 @@
+/*
+ * test-symbols-perf: our names against perf's on the same samples.
+ *
+ * perf records a workload (this binary re-executed to spin in its own
+ * noinline functions, then sort and dd: a stripped coreutils binary, libc
+ * with or without debuginfo, PLT stubs, the kernel's read/write paths);
+ * `perf script` prints every sample's IP with perf's symbol and the
+ * COMM/FORK/MMAP2 records.  We replay those records into a symbols context
+ * and resolve every sample IP: the name and offset must be perf's.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mmprof/errmsg.h"
+#include "mmprof/symbols.h"
+#include "tap.h"
+
+__attribute__((noinline)) unsigned long spin_inner(unsigned long x);
+__attribute__((noinline)) unsigned long spin_inner(unsigned long x)
+{
+	__asm__ volatile("" : "+r"(x));
+	return x * 2862933555777941757ULL + 3037000493ULL;
+}
+
+__attribute__((noinline)) unsigned long spin_outer(unsigned long n);
+__attribute__((noinline)) unsigned long spin_outer(unsigned long n)
+{
+	unsigned long x = n, i;
+
+	for (i = 0; i < n; i++)
+		x = spin_inner(x);
+	return x;
+}
+
+static int spin(void)
+{
+	struct timespec t0, t;
+	unsigned long acc = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		acc += spin_outer(100000);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 400000000L);
+	return (int)(acc & 1);
+}
+
+/*
+ * perf 6.1 calls a libc PLT slot for its own IFUNC (IRELATIVE) "@plt"; we
+ * name the IFUNC ("memmove@plt").  Same stub, same offset: agreement.
+ */
+static bool plt_alias(const char *perf, const char *mine)
+{
+	const char *p = strstr(mine, "@plt+");
+
+	return !strncmp(perf, "@plt+", 5) && p && !strcmp(p, perf);
+}
+
+static int run(char *const argv[])
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int main(int argc, char **argv)
+{
+	char dir[] = "/tmp/mmprof-symperf.XXXXXX", data[PATH_MAX], script[PATH_MAX];
+	char rnd[PATH_MAX], cmd[3 * PATH_MAX + 256], exe[PATH_MAX], line[8192];
+	long same = 0, diff = 0, named = 0, spun = 0;
+	struct symbols *s;
+	struct errmsg e;
+	ssize_t n;
+	FILE *fp;
+
+	if (argc > 1 && !strcmp(argv[1], "spin"))
+		return spin();
+	if (run((char *[]){ "sh", "-c", "command -v perf > /dev/null", NULL })) {
+		printf("1..0 # SKIP perf is not installed\n");
+		return 0;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	ok(mkdtemp(dir) != NULL, "temporary directory");
+	snprintf(data, sizeof(data), "%s/perf.data", dir);
+	snprintf(script, sizeof(script), "%s/script.txt", dir);
+	snprintf(rnd, sizeof(rnd), "%s/rnd", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "%s spin; head -c 4000000 /dev/urandom | od -An -tx8 > %s; sort %s > /dev/null; "
+		 "dd if=/dev/zero of=/dev/null bs=4k count=100000 2>/dev/null", exe, rnd, rnd);
+	is_int(run((char *[]){ "perf", "record", "-q", "-e", "cpu-clock", "-F", "4000", "-o",
+			       data, "--", "sh", "-c", cmd, NULL }), 0, "perf record");
+
+	/* perf script writes the samples and the records they depend on, in order. */
+	snprintf(cmd, sizeof(cmd),
+		 "perf script -i %s -G --show-mmap-events --show-task-events "
+		 "-F pid,tid,ip,sym,symoff,dso > %s 2>/dev/null", data, script);
+	is_int(run((char *[]){ "sh", "-c", cmd, NULL }), 0, "perf script");
+
+	s = symbols__new();
+	is_int(symbols__load_kernel(s, &e), 0, "kallsyms");
+	fp = fopen(script, "r");
+	while (fp && fgets(line, sizeof(line), fp)) {
+		int pid, tid, cpid, ppid;
+		unsigned long long a, l, off;
+		char sym[4096], mine[4096], *p;
+		struct symbol_info si;
+
+		line[strcspn(line, "\n")] = '\0';
+		if ((p = strstr(line, "PERF_RECORD_COMM exec: "))) {
+			char *c = p + 23, *colon = strrchr(c, ':');
+
+			if (colon && sscanf(colon + 1, "%d/%d", &pid, &tid) == 2) {
+				*colon = '\0';
+				symbols__comm(s, pid, tid, c, true);
+			}
+		} else if ((p = strstr(line, "PERF_RECORD_FORK("))) {
+			if (sscanf(p, "PERF_RECORD_FORK(%d:%*d):(%d:%*d)", &cpid, &ppid) == 2)
+				symbols__fork(s, cpid, ppid);
+		} else if ((p = strstr(line, "PERF_RECORD_MMAP2 "))) {
+			char *name = strstr(p, "]: ");
+
+			if (!name || !(name = strchr(name + 3, ' ')))
+				continue;
+			/* perf prints a zero offset as "@ 0", others as "@ 0x..". */
+			if (sscanf(p, "PERF_RECORD_MMAP2 %d/%d: [0x%llx(0x%llx) @ %llx", &pid, &tid,
+				   &a, &l, &off) == 5)
+				symbols__mmap(s, pid, a, l, off, name + 1);
+		} else if (!strstr(line, "PERF_RECORD") &&
+			   sscanf(line, "%d/%d %llx %4095s", &pid, &tid, &a, sym) == 4) {
+			symbols__resolve(s, pid, a, a >= 0xffff800000000000ULL, &si);
+			if (si.sym)
+				snprintf(mine, sizeof(mine), "%s+0x%" PRIx64, si.sym, si.sym_off);
+			else
+				snprintf(mine, sizeof(mine), "[unknown]");
+			if (strcmp(sym, "[unknown]"))
+				named++;
+			if (!strncmp(sym, "spin_", 5))
+				spun++;
+			if (!strcmp(mine, sym) || plt_alias(sym, mine)) {
+				same++;
+			} else if (++diff <= 10) {
+				printf("#   %llx: perf %s, mmprof %s (%s)\n", a, sym, mine,
+				       si.dso ? si.dso : "no dso");
+			}
+		}
+	}
+	if (fp)
+		fclose(fp);
+	ok(spun > 100, "perf saw the spin functions (%ld samples)", spun);
+	ok(named > 1000, "perf named %ld samples", named);
+	/* Allow a few for kallsyms changing under us (BPF programs loading). */
+	ok(diff * 1000 <= same + diff, "same symbol and offset as perf: %ld of %ld samples",
+	   same, same + diff);
+	symbols__free(s);
+	unlink(data);
+	unlink(script);
+	unlink(rnd);
+	rmdir(dir);
+	return done_testing();
+}
