@@ -33,12 +33,17 @@
 #define DATAFILE_MAX_ROWS	(1u << 26)	/* rows in any one table */
 #define DATAFILE_MAX_STR	(4u << 20)	/* bytes in any one string */
 #define DATAFILE_MAX_STR_TOTAL	(1ull << 30)	/* bytes in all strings together */
+/* Frames in one stack (trie depth): far above any kernel callchain
+ * (perf_event_max_stack), low enough that a consumer walking a stack
+ * needs no more than a bounded buffer. */
+#define DATAFILE_MAX_DEPTH	65536u
 
 /*
  * Write p to path atomically.  0 or -errno with e filled:
  *   -EINVAL   path exists and is not a regular file, or p breaks an
  *             invariant of the format (the message names the row)
- *   -ERANGE   a count >= 2^63 or a table or string over the limits above
+ *   -ERANGE   a count >= 2^63, or a table, string or stack depth over the
+ *             limits above
  *   -ENOSPC   the disk filled (the target is left as it was)
  *   other     -errno of the failing system call
  */

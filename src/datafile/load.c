@@ -647,6 +647,8 @@ static int load_nodes(struct loader *l)
 		if ((err = get_ref(l, 1, l->nr_nodes, "nodes before it", &parent)) ||
 		    (err = get_ref(l, 2, l->nr_frames, "frames", &frame)))
 			return err;
+		if (l->p->nodes[l->nodemap[parent]].depth >= DATAFILE_MAX_DEPTH)
+			return bad_row(l, "the stack is deeper than %u frames", DATAFILE_MAX_DEPTH);
 		XGROW(l->nodemap, l->alloc_nodemap, l->nr_nodes);
 		l->nodemap[l->nr_nodes++] = profile__node(l->p, l->nodemap[parent],
 							   l->framemap[frame]);

@@ -405,6 +405,9 @@ static int write_nodes(struct saver *s)
 		if (n->parent >= i)
 			return bad(s, -EINVAL, "nodes", i, "parent %u does not precede the node",
 				   n->parent);
+		if (n->depth > DATAFILE_MAX_DEPTH)
+			return bad(s, -ERANGE, "nodes", i, "depth %u exceeds the limit of %u",
+				   n->depth, DATAFILE_MAX_DEPTH);
 		if (n->frame >= p->nr_frames)
 			return bad(s, -EINVAL, "nodes", i, "frame %u does not exist", n->frame);
 		sqlite3_bind_int64(s->st, 1, (int64_t)i);

@@ -445,6 +445,18 @@ static void test_atomic(const char *good)
 	rc = datafile__save(p, target, &e);
 	ok(rc == -EINVAL && strstr(e.msg, "frame 999"), "a dangling frame is refused: %s", e.msg);
 	p->nodes[2].frame = 0;
+	{
+		struct profile *deep = profile__new();
+		struct frame fr = { .addr = 1 };
+		uint32_t f0 = profile__frame(deep, &fr), n = PROFILE_ROOT, k;
+
+		for (k = 0; k <= DATAFILE_MAX_DEPTH; k++)
+			n = profile__node(deep, n, f0);
+		rc = datafile__save(deep, target, &e);
+		ok(rc == -ERANGE && strstr(e.msg, "depth 65537"), "a too deep stack is refused: %s",
+		   e.msg);
+		profile__free(deep);
+	}
 	rc = datafile__load(target, &q, &e);
 	ok(rc == 0 && orig && q && profiles_equal(orig, q), "the previous file is intact");
 	profile__free(q);
@@ -599,6 +611,12 @@ static void test_refusals(const char *good)
 		-EPROTO, "nodes row 1: parent 5", "a parent after its child (a cycle)");
 	refuses(mutate(good, "neg-parent.data", "UPDATE nodes SET parent = -1 WHERE id = 1"),
 		-EPROTO, "parent -1", "a negative parent");
+	refuses(mutate(good, "deep.data",
+		       "INSERT INTO nodes WITH RECURSIVE c(i) AS ("
+		       "  SELECT (SELECT max(id) + 1 FROM nodes) UNION ALL"
+		       "  SELECT i + 1 FROM c WHERE i < (SELECT max(id) FROM nodes) + 70000)"
+		       " SELECT i, i - 1, 0 FROM c"),
+		-EPROTO, "deeper than 65536 frames", "a stack deeper than the limit");
 	refuses(mutate(good, "sparse.data", "UPDATE frames SET id = 100 WHERE id = 3"),
 		-EPROTO, "ids must be dense", "a gap in frame ids");
 	refuses(mutate(good, "type-addr.data", "UPDATE frames SET addr = 'zzz' WHERE id = 0"),
