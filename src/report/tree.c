@@ -216,6 +216,14 @@ static void print_graph(struct tree_ctx *c)
 	free(level);
 }
 
+/* perf shows a DSO by its file name ("libc.so.6"), "[kernel.kallsyms]" as is */
+static const char *dso_short(const char *dso)
+{
+	const char *slash = dso[0] == '[' ? NULL : strrchr(dso, '/');
+
+	return slash && slash[1] ? slash + 1 : dso;
+}
+
 struct row {
 	uint32_t entry;
 	double children, self;
@@ -269,8 +277,8 @@ static void tree_event(const struct symview *v, const struct tree_opts *o, uint3
 			continue;
 		rows[nr++] = (struct row){ (uint32_t)i, children[i], self[i],
 					   symview__entry_name(v, (uint32_t)i) };
-		if ((int)strlen(symview__entry_dso(v, (uint32_t)i)) > dso_w)
-			dso_w = (int)strlen(symview__entry_dso(v, (uint32_t)i));
+		if ((int)strlen(dso_short(symview__entry_dso(v, (uint32_t)i))) > dso_w)
+			dso_w = (int)strlen(dso_short(symview__entry_dso(v, (uint32_t)i)));
 	}
 	qsort(rows, nr, sizeof(*rows), row_cmp);
 	fprintf(out, "# Children      Self  %-*s  Symbol\n#\n", dso_w, "Shared Object");
@@ -279,7 +287,7 @@ static void tree_event(const struct symview *v, const struct tree_opts *o, uint3
 	group_by_entry(&c);
 	for (i = 0; i < nr; i++) {
 		fprintf(out, "%9.2f%%%9.2f%%  %-*s  [%c] %s\n", 100.0 * rows[i].children / c.total,
-			100.0 * rows[i].self / c.total, dso_w, symview__entry_dso(v, rows[i].entry),
+			100.0 * rows[i].self / c.total, dso_w, dso_short(symview__entry_dso(v, rows[i].entry)),
 			v->entries[rows[i].entry].kernel ? 'k' : '.', rows[i].name);
 		if (o->no_graph)
 			continue;

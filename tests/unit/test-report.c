@@ -1,0 +1,288 @@
+/*
+ * test-report: the text views of `mmprof report` on a synthetic profile,
+ * compared byte for byte with tests/golden/report/ files (set
+ * MMPROF_UPDATE_GOLDEN=1 to rewrite them after a deliberate change, then
+ * review the diff).  Also: folded counts add up to every sample, JSON
+ * escaping, and the speed of the key builder on 100 000 distinct stacks.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tap.h"
+#include "mmprof/keys.h"
+#include "mmprof/report.h"
+
+#define GOLDEN_DIR "tests/golden/report/"
+
+static uint32_t frame(struct profile *p, const char *sym, const char *dso, uint64_t addr,
+		      int kernel)
+{
+	struct frame f = { .addr = addr, .sym = profile__intern(p, sym),
+			   .dso = profile__intern(p, dso), .kernel = (uint8_t)kernel };
+
+	return profile__frame(p, &f);
+}
+
+/* root first, UINT32_MAX terminated */
+static uint32_t stack(struct profile *p, const uint32_t *f)
+{
+	uint32_t node = PROFILE_ROOT;
+
+	for (; *f != UINT32_MAX; f++)
+		node = profile__node(p, node, *f);
+	return node;
+}
+
+/*
+ * Two runs of a small page-faulting program: user main -> work -> touch,
+ * touch faulting into the kernel (asm_exc_page_fault -> exc_page_fault ->
+ * handle_mm_fault -> clear_page_erms), a recursive helper, a suffixed
+ * symbol, an unresolved frame, and a second comm.
+ */
+static struct profile *sample_profile(void)
+{
+	struct profile *p = profile__new();
+	struct event_desc ev = { .name = profile__intern(p, "cpu-clock"),
+				 .asked = profile__intern(p, "cycles"), .sample = 4000, .freq = 1 };
+	struct run r = { .wall_ns = 1000000000, .utime_us = 200000, .stime_us = 700000,
+			 .maxrss_kb = 4096, .minflt = 1000, .samples = 100 };
+	const char *bin = "/usr/bin/pf", *k = "[kernel.kallsyms]";
+	uint32_t m = frame(p, "main", bin, 0x1000, 0), w = frame(p, "work", bin, 0x1100, 0);
+	uint32_t t = frame(p, "touch", bin, 0x1200, 0), t2 = frame(p, "touch", bin, 0x1208, 0);
+	uint32_t rec = frame(p, "walk.isra.0", bin, 0x1300, 0);
+	uint32_t a = frame(p, "asm_exc_page_fault", k, 0xffffffff81000010, 1);
+	uint32_t e = frame(p, "exc_page_fault", k, 0xffffffff81000020, 1);
+	uint32_t h = frame(p, "handle_mm_fault", k, 0xffffffff81000030, 1);
+	uint32_t c = frame(p, "clear_page_erms", k, 0xffffffff81000040, 1);
+	struct frame uf = { .addr = 0xdead };
+	uint32_t u = profile__frame(p, &uf);
+	uint32_t s1[] = { m, w, t, a, e, h, c, UINT32_MAX };
+	uint32_t s2[] = { m, w, t, a, e, h, UINT32_MAX };
+	uint32_t s3[] = { m, w, t2, UINT32_MAX };
+	uint32_t s4[] = { m, w, rec, rec, rec, UINT32_MAX };
+	uint32_t s5[] = { m, u, w, UINT32_MAX };
+	uint32_t s6[] = { m, w, u, UINT32_MAX };
+	uint32_t pf = profile__intern(p, "pf"), sh = profile__intern(p, "sh");
+	uint32_t run;
+
+	profile__add_event(p, &ev);
+	profile__set_meta(p, "hostname", "test \"box\"\n");
+	profile__set_meta(p, "cmdline", "mmprof record -- /usr/bin/pf -n 3");
+	for (run = 0; run < 2; run++) {
+		struct counter cc = { .run = run, .name = profile__intern(p, "page-faults"),
+				      .supported = 1, .value = 1000 + 100 * run };
+		struct counter cu = { .run = run, .name = profile__intern(p, "cpu-cycles") };
+
+		profile__add_run(p, &r);
+		profile__add_counter(p, &cc);
+		profile__add_counter(p, &cu);
+		profile__add_metric(p, run, "pf.ops_per_sec", 5000 + 1000 * run);
+		profile__add_count(p, run, 0, pf, stack(p, s1), 40, 40 * 250000);
+		profile__add_count(p, run, 0, pf, stack(p, s2), 10 + run * 10, (10 + run * 10) * 250000);
+		profile__add_count(p, run, 0, pf, stack(p, s3), 20, 20 * 250000);
+		profile__add_count(p, run, 0, sh, stack(p, s4), 15, 15 * 250000);
+		profile__add_count(p, run, 0, pf, stack(p, s5), 5, 5 * 250000);
+		profile__add_count(p, run, 0, pf, stack(p, s6), 10, 10 * 250000);
+	}
+	return p;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = calloc(1, (size_t)n + 1);
+	if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+static void golden(const char *name, const char *got)
+{
+	char path[256];
+	char *want;
+
+	snprintf(path, sizeof(path), GOLDEN_DIR "%s", name);
+	if (getenv("MMPROF_UPDATE_GOLDEN")) {
+		FILE *f = fopen(path, "w");
+
+		ok(f && fputs(got, f) >= 0 && fclose(f) == 0, "wrote golden %s", path);
+		return;
+	}
+	want = slurp(path);
+	ok(want && !strcmp(want, got), "%s matches its golden file", name);
+	if (want && strcmp(want, got))
+		printf("# got:\n%s", got);
+	free(want);
+}
+
+typedef int (*view_fn)(const struct profile *p, const void *opts, FILE *out);
+
+static char *render_tree(const struct profile *p, const struct tree_opts *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	report__tree(p, o, f);
+	fclose(f);
+	return buf;
+}
+
+static char *render_folded(const struct profile *p, const struct folded_opts *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	report__folded(p, o, f);
+	fclose(f);
+	return buf;
+}
+
+static char *render_keys(const struct profile *p)
+{
+	char *buf = NULL, val[64];
+	size_t len = 0, k;
+	FILE *f = open_memstream(&buf, &len);
+	struct keytab kt;
+
+	keytab__build(&kt, p);
+	keytab__sort(&kt);
+	for (k = 0; k < kt.nr; k++) {
+		double mean = keytab__mean(&kt, k);
+
+		if (!keys__shown(kt.keys[k], mean))
+			continue;
+		keys__format_value(kt.keys[k], mean, val, sizeof(val));
+		fprintf(f, "%s: %s\n", kt.keys[k], val);
+	}
+	keytab__release(&kt);
+	fclose(f);
+	return buf;
+}
+
+static void test_goldens(void)
+{
+	struct profile *p = sample_profile();
+	struct tree_opts callee = { .event = 0, .percent_limit = 0.5 };
+	struct tree_opts caller = { .event = 0, .percent_limit = 0.5, .caller = true };
+	struct folded_opts fo = { .event = 0, .run = -1 };
+	struct folded_opts fc = { .event = 0, .run = -1, .comm = true, .period = true };
+	char *s;
+
+	s = render_keys(p);
+	golden("keys.txt", s);
+	free(s);
+	s = render_tree(p, &callee);
+	golden("tree-callee.txt", s);
+	free(s);
+	s = render_tree(p, &caller);
+	golden("tree-caller.txt", s);
+	free(s);
+	s = render_folded(p, &fo);
+	golden("folded.txt", s);
+	free(s);
+	s = render_folded(p, &fc);
+	golden("folded-comm-period.txt", s);
+	free(s);
+	profile__free(p);
+}
+
+/* Folded counts add up to all samples, unresolved ones included. */
+static void test_folded_total(void)
+{
+	struct profile *p = sample_profile();
+	struct folded_opts fo = { .event = 0, .run = -1 };
+	char *s = render_folded(p, &fo), *line, *save = NULL;
+	unsigned long long sum = 0, want = 0;
+	size_t i;
+
+	for (i = 0; i < p->nr_counts; i++)
+		want += p->counts[i].samples;
+	for (line = strtok_r(s, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		sum += strtoull(strrchr(line, ' ') + 1, NULL, 10);
+	is_int(sum, want, "folded counts sum to every sample");
+	free(s);
+	profile__free(p);
+}
+
+static void test_json_string(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	json__string(f, "a\"b\\c\n\x01");
+	fclose(f);
+	is_str(buf, "\"a\\\"b\\\\c\\n\\u0001\"", "JSON string escaping");
+	free(buf);
+}
+
+/*
+ * 100 000 distinct stacks, depth 14 to 44, over 2000 symbols, shaped like
+ * a kernel profile (long shared spines from the entry points, variety near
+ * the leaves): well under a second (a few under sanitizers).
+ */
+static void test_speed(void)
+{
+	struct profile *p = profile__new();
+	struct event_desc ev = { .name = profile__intern(p, "cpu-clock") };
+	struct run r = { .wall_ns = 1000000000 };
+	uint32_t frames[2000];
+	struct keyvals kv = { 0 };
+	struct timespec t0, t1;
+	double secs, limit = 1.0;
+	size_t i, j;
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_UNDEFINED__)
+	limit = 5.0;
+#endif
+	profile__add_event(p, &ev);
+	profile__add_run(p, &r);
+	for (i = 0; i < 2000; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "fn_%zu", i);
+		frames[i] = frame(p, name, "[kernel.kallsyms]", 0x1000 + i * 16, 1);
+	}
+	for (i = 0; i < 100000; i++) {
+		uint32_t node = PROFILE_ROOT;
+		size_t spine = i % 7, depth = 10 + (i / 7) % 31, rest = i / 7;
+
+		for (j = 0; j < depth; j++)
+			node = profile__node(p, node, frames[spine * 40 + j]);
+		for (j = 0; j < 4; j++, rest /= 16)
+			node = profile__node(p, node, frames[400 + 16 * j + rest % 16 + (i % 3) * 100]);
+		profile__add_count(p, 0, 0, 1, node, 1, 250000);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	keys__run(p, 0, &kv);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	ok(secs < limit, "keys__run on 100000 stacks (%zu trie nodes): %.3f s (limit %.0f s)",
+	   p->nr_nodes, secs, limit);
+	ok(kv.nr > 500, "produced %zu keys", kv.nr);
+	keyvals__release(&kv);
+	profile__free(p);
+}
+
+int main(void)
+{
+	test_goldens();
+	test_folded_total();
+	test_json_string();
+	test_speed();
+	return done_testing();
+}
