@@ -60,9 +60,11 @@ void stats__bh(const double *p, size_t n, double *q);
  * new side at most 1 when the base has <= 3 runs), "median" being
  * sorted[n/2]: changed when min_new > median_base && median_new > max_base
  * or the mirror image.  base/new are the per-run values (missing = 0);
- * scratch must hold nb + nn doubles.
+ * scratch must hold nb + nn doubles.  *ratio (when not NULL) gets the
+ * robot's ratio: higher trimmed median / lower one (5 when the lower is
+ * not positive, capped at 5), used by its small-change rule.
  */
 bool stats__robot_changed(const double *base, size_t nb, const double *newv, size_t nn,
-			  double *scratch);
+			  double *scratch, double *ratio);
 
 #endif

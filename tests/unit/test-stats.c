@@ -169,19 +169,25 @@ static void test_robot(void)
 	double b5[40], n5[40];
 	size_t i;
 
-	ok(stats__robot_changed(b1, 3, n1, 3, sc), "robot: separated ranges shown");
-	ok(stats__robot_changed(n1, 3, b1, 3, sc), "robot: mirror image shown");
-	ok(!stats__robot_changed(b2, 3, n2, 3, sc), "robot: overlapping ranges hidden");
-	ok(stats__robot_changed(b3, 3, n3, 3, sc), "robot: min_new > median_base && median_new > max_base");
-	ok(!stats__robot_changed(b4, 3, n4, 3, sc), "robot: median_new below max_base hides");
+	ok(stats__robot_changed(b1, 3, n1, 3, sc, NULL), "robot: separated ranges shown");
+	{
+		double ratio;
+
+		stats__robot_changed(b1, 3, n1, 3, sc, &ratio);
+		is_dbl(ratio, 0.56 / 0.32, 1e-12, "robot: ratio of the medians, high over low");
+	}
+	ok(stats__robot_changed(n1, 3, b1, 3, sc, NULL), "robot: mirror image shown");
+	ok(!stats__robot_changed(b2, 3, n2, 3, sc, NULL), "robot: overlapping ranges hidden");
+	ok(stats__robot_changed(b3, 3, n3, 3, sc, NULL), "robot: min_new > median_base && median_new > max_base");
+	ok(!stats__robot_changed(b4, 3, n4, 3, sc, NULL), "robot: median_new below max_base hides");
 	for (i = 0; i < 40; i++) {
 		b5[i] = 10 + (double)i / 100;
 		n5[i] = 20 + (double)i / 100;
 	}
 	b5[39] = 100;		/* one outlier above everything new */
 	n5[0] = 0;		/* one below everything base */
-	ok(stats__robot_changed(b5, 40, n5, 40, sc), "robot: outliers trimmed with 40 runs");
-	ok(!stats__robot_changed(b5, 20, n5, 20, sc), "robot: no trimming under 32 runs");
+	ok(stats__robot_changed(b5, 40, n5, 40, sc, NULL), "robot: outliers trimmed with 40 runs");
+	ok(!stats__robot_changed(b5, 20, n5, 20, sc, NULL), "robot: no trimming under 32 runs");
 }
 
 /*

@@ -1,0 +1,155 @@
+/*
+ * diff: two sides of runs (base, new) compared key by key.
+ *
+ * Input is each run's flat keys (keys.h, one struct diff_run per run, any
+ * order, borrowed).  Each key becomes one row holding its value in every
+ * run of both sides; a run without the key counts 0 (the robot's rule),
+ * so a key present on one side only is a row marked new or gone, never
+ * dropped.  perf-profile keys are matched by a normalised identity
+ * (diff__normalize_key): compiler clone suffixes the key builder keeps
+ * (.cold, .llvm.N, .lto_priv.N) are removed and the values that then
+ * collide within a run are added, as the robot does for .isra/.constprop.
+ *
+ * Verdicts (the point of mmprof diff over the robot):
+ *   - with >= 2 runs on both sides, Welch's t-test per key, then
+ *     Benjamini-Hochberg across the keys tested (q < alpha).  Only keys
+ *     whose mean over both sides reaches the printing floor are tested
+ *     ("independent filtering": the pooled mean says nothing about the
+ *     difference under the null, so the FDR guarantee holds, and a
+ *     thousand keys at 0.00 % do not dilute the real ones).  A significant
+ *     change smaller than the effect floor (min_points for absolute-change
+ *     keys, min_pct for relative ones) is reported as "small", not as a
+ *     headline;
+ *   - with 1 run on a side there is no variance: rows past labelled
+ *     thresholds are marked "changed?" and nothing is called significant.
+ * The robot's own filter (stats__robot_changed plus its run-count and
+ * presence rules) is computed for every row as well.
+ *
+ * Matching is by hash (hashidx), so 20 runs x 100 000 keys cost O(total).
+ * Memory: one double per (key, run).
+ */
+#ifndef MMPROF_DIFF_H
+#define MMPROF_DIFF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mmprof/hashidx.h"
+#include "mmprof/keys.h"
+#include "mmprof/stats.h"
+
+struct diff_run {
+	const struct key_value *items;	/* borrowed for diff__compute's duration */
+	size_t nr;
+};
+
+struct diff_opts {
+	double alpha;		/* FDR level; 0 = 0.05 */
+	double min_points;	/* effect floor, absolute-change keys; 0 = 0.1 */
+	double min_pct;		/* effect floor, relative keys (%); 0 = 1.0 */
+	double test_floor;	/* perf-profile keys tested when mean >= this; 0 = 0.05 */
+	double novar_points;	/* 1-run threshold, absolute-change keys; 0 = 0.5 */
+	double novar_pct;	/* 1-run threshold, relative keys (%); 0 = 5.0 */
+};
+
+enum diff_verdict {
+	DIFF_SAME,		/* tested, not significant (or under the test floor) */
+	DIFF_UP,		/* significant rise, past the effect floor */
+	DIFF_DOWN,		/* significant fall, past the effect floor */
+	DIFF_SMALL,		/* significant but under the effect floor */
+	DIFF_CHANGED,		/* 1-run mode: past the labelled threshold */
+};
+
+#define DIFF_NEW	1u	/* absent from every base run */
+#define DIFF_GONE	2u	/* absent from every new run */
+#define DIFF_TESTED	4u	/* p and q are set */
+#define DIFF_ROBOT	8u	/* the robot would print this row */
+
+struct diff_row {
+	char *key;		/* owned, normalised */
+	double *v;		/* nb base values then nn new values (into diff.values) */
+	struct stat_summary base, cur;
+	double change;		/* new - base (absolute) or 100*(new-base)/base (relative) */
+	double delta;		/* new - base, always */
+	double rel;		/* 100*(new-base)/base with a zero base as 1e-100 */
+	double p, q;		/* NAN unless DIFF_TESTED */
+	bool absolute;		/* perf-profile* and *% keys */
+	unsigned flags;
+	enum diff_verdict verdict;
+};
+
+struct diff {
+	struct diff_row *rows;
+	size_t nr, alloc;
+	size_t nb, nn;		/* runs on each side */
+	double *values;		/* nr * (nb + nn) */
+	size_t nr_tested;
+	bool novar;		/* a side has < 2 runs: thresholds, no test */
+	struct diff_opts o;	/* with defaults filled in */
+};
+
+/* Compare; d is initialised here.  0 or -EINVAL (no runs on a side). */
+int diff__compute(struct diff *d, const struct diff_run *base, size_t nb,
+		  const struct diff_run *cur, size_t nn, const struct diff_opts *o);
+void diff__release(struct diff *d);
+
+/* The row of key (normalised form), or NULL. */
+const struct diff_row *diff__find(const struct diff *d, const char *key);
+
+/* Rows an output shows, in the robot's order (see lkp-format.md). */
+enum diff_select {
+	DIFF_SELECT_DEFAULT,	/* verdict UP/DOWN (or CHANGED in 1-run mode) */
+	DIFF_SELECT_ALL,	/* every row */
+	DIFF_SELECT_ROBOT,	/* the robot's filter */
+};
+/* Array of row pointers (free() it), *n set. */
+const struct diff_row **diff__select(const struct diff *d, enum diff_select sel, size_t *n);
+
+/* Does a row count for CI gates and headline views (UP/DOWN/CHANGED)? */
+static inline bool diff_row__changed(const struct diff_row *r)
+{
+	return r->verdict == DIFF_UP || r->verdict == DIFF_DOWN || r->verdict == DIFF_CHANGED;
+}
+const char *diff_row__verdict_name(const struct diff_row *r);
+
+/* Absolute change for perf-profile* keys and keys ending in '%'. */
+bool diff__absolute_key(const char *key);
+
+/*
+ * The matching identity of a key: for perf-profile.* keys, every
+ * ".cold", ".cold.N", ".llvm.N", ".lto_priv.N" (N digits) is removed from
+ * the symbol part; other keys are copied.  Returns the length needed
+ * (snprintf-like).
+ */
+size_t diff__normalize_key(const char *key, char *buf, size_t size);
+
+/* ---- text output (into a growing buffer; commands print it) ---- */
+
+struct outbuf {
+	char *s;
+	size_t len, alloc;
+};
+void outbuf__printf(struct outbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void outbuf__release(struct outbuf *b);
+
+/* The robot's two header lines. */
+void diff__lkp_header(struct outbuf *b);
+/*
+ * One robot row: means and population stddevs of both sides, byte for
+ * byte as lkp-tests lib/compare.rb prints them.  marker, when not NULL,
+ * is appended after the key (mmprof's verdict column for --all).
+ */
+void diff__lkp_row(struct outbuf *b, const char *key, double mean_b, double sd_b,
+		   double mean_n, double sd_n, const char *marker);
+
+enum diff_format { DIFF_FORMAT_LKP, DIFF_FORMAT_JSON, DIFF_FORMAT_CSV, DIFF_FORMAT_MARKDOWN };
+
+/* rows (from diff__select) in a format; with_verdict adds the verdict to lkp rows. */
+void diff__format(struct outbuf *b, const struct diff *d, const struct diff_row *const *rows,
+		  size_t n, enum diff_format f, bool with_verdict);
+
+/* JSON string escaping, shared with the callchain and header writers. */
+void outbuf__json_str(struct outbuf *b, const char *s);
+
+#endif

@@ -1,0 +1,433 @@
+/*
+ * diff: rows from two sides of runs, verdicts, the robot's filter and
+ * order.  See include/mmprof/diff.h.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmprof/diff.h"
+#include "mmprof/xalloc.h"
+
+static const char PP[] = "perf-profile.";
+
+bool diff__absolute_key(const char *key)
+{
+	size_t len = strlen(key);
+
+	return !strncmp(key, "perf-profile", 12) || (len && key[len - 1] == '%');
+}
+
+/* Length of ".cold", ".cold.N", ".llvm.N", ".lto_priv.N" at s, else 0. */
+static size_t clone_suffix(const char *s)
+{
+	static const char *const tags[] = { ".cold", ".llvm.", ".lto_priv." };
+	size_t i, n, d;
+
+	/* most dots start a frame name: reject on the first letter */
+	if (s[1] != 'c' && s[1] != 'l')
+		return 0;
+	for (i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
+		n = strlen(tags[i]);
+		if (strncmp(s, tags[i], n))
+			continue;
+		if (i == 0) {
+			/* .cold must end the name: followed by '.', or the end */
+			if (s[n] && s[n] != '.')
+				continue;
+			if (s[n] == '.' && isdigit((unsigned char)s[n + 1])) {
+				for (d = n + 1; isdigit((unsigned char)s[d]); d++)
+					;
+				if (!s[d] || s[d] == '.')
+					return d;
+			}
+			return n;
+		}
+		for (d = n; isdigit((unsigned char)s[d]); d++)
+			;
+		if (d > n && (!s[d] || s[d] == '.'))
+			return d;
+	}
+	return 0;
+}
+
+size_t diff__normalize_key(const char *key, char *buf, size_t size)
+{
+	size_t out = 0, i = 0, skip;
+	bool pp = !strncmp(key, PP, sizeof(PP) - 1);
+
+	while (key[i]) {
+		if (pp && key[i] == '.' && (skip = clone_suffix(key + i))) {
+			i += skip;
+			continue;
+		}
+		if (out + 1 < size)
+			buf[out] = key[i];
+		out++;
+		i++;
+	}
+	if (size)
+		buf[out < size ? out : size - 1] = '\0';
+	return out;
+}
+
+/* ---- building rows ---- */
+
+struct builder {
+	struct diff *d;
+	struct hashidx idx;
+	uint32_t *present;	/* per row: runs of base, runs of new that had it (2 per row) */
+	uint32_t *stamp;	/* per row: 1 + the last run that touched it */
+	size_t alloc_present, alloc_stamp, alloc_values;
+	bool base_has_pp;
+};
+
+static bool row_eq(const void *ctx, uint32_t row, const void *key)
+{
+	const struct diff *d = ctx;
+
+	return !strcmp(d->rows[row].key, key);
+}
+
+static uint32_t builder__row(struct builder *b, const char *key)
+{
+	struct diff *d = b->d;
+	size_t n = d->nb + d->nn;
+	uint64_t h = hash__bytes(key, strlen(key));
+	uint32_t row = hashidx__find(&b->idx, h, row_eq, d, key);
+
+	if (row != HASHIDX_NONE)
+		return row;
+	row = (uint32_t)d->nr;
+	XGROW(d->rows, d->alloc, d->nr);
+	memset(&d->rows[row], 0, sizeof(d->rows[row]));
+	d->rows[row].key = xstrdup(key);
+	d->nr++;
+	XGROW(b->present, b->alloc_present, 2 * (size_t)row + 1);
+	b->present[2 * row] = b->present[2 * row + 1] = 0;
+	XGROW(b->stamp, b->alloc_stamp, row);
+	b->stamp[row] = 0;
+	if ((size_t)(row + 1) * n > b->alloc_values) {
+		size_t want = b->alloc_values ? 2 * b->alloc_values : 64 * n;
+
+		while (want < (size_t)(row + 1) * n)
+			want *= 2;
+		d->values = xrealloc(d->values, want * sizeof(*d->values));
+		b->alloc_values = want;
+	}
+	memset(d->values + (size_t)row * n, 0, n * sizeof(*d->values));
+	hashidx__insert(&b->idx, h, row);
+	return row;
+}
+
+static void builder__add_run(struct builder *b, const struct diff_run *run, size_t col, int side)
+{
+	struct diff *d = b->d;
+	size_t n = d->nb + d->nn, i;
+	char small[1024], *buf = small;
+	size_t bufsize = sizeof(small);
+
+	for (i = 0; i < run->nr; i++) {
+		const char *key = run->items[i].key;
+		size_t need = diff__normalize_key(key, buf, bufsize);
+		double *v;
+		uint32_t row;
+
+		if (need >= bufsize) {
+			bufsize = need + 1;
+			if (buf != small)
+				free(buf);
+			buf = xmalloc(bufsize);
+			diff__normalize_key(key, buf, bufsize);
+		}
+		row = builder__row(b, buf);
+		v = &d->values[(size_t)row * n + col];
+		/* values alone cannot tell "absent" from "present with 0" */
+		if (b->stamp[row] != col + 1) {
+			b->stamp[row] = (uint32_t)(col + 1);
+			b->present[2 * row + side]++;
+		}
+		if (!side && !strncmp(key, PP, sizeof(PP) - 1))
+			b->base_has_pp = true;
+		/* clones that normalise to one key add up, as the robot sums .isra */
+		*v += run->items[i].value;
+	}
+	if (buf != small)
+		free(buf);
+}
+
+static void fill_defaults(struct diff_opts *o)
+{
+	if (!(o->alpha > 0))
+		o->alpha = 0.05;
+	if (!(o->min_points > 0))
+		o->min_points = 0.1;
+	if (!(o->min_pct > 0))
+		o->min_pct = 1.0;
+	if (!(o->test_floor > 0))
+		o->test_floor = 0.05;
+	if (!(o->novar_points > 0))
+		o->novar_points = 0.5;
+	if (!(o->novar_pct > 0))
+		o->novar_pct = 5.0;
+}
+
+/* The robot's monitors; any other first component is the workload's own. */
+static bool monitor_family(const char *key)
+{
+	static const char *const mon[] = {
+		"perf-profile", "perf-stat", "perf-sched", "perf-c2c", "proc-vmstat",
+		"meminfo", "vmstat", "mpstat", "iostat", "cpuidle", "sched_debug",
+		"slabinfo", "softirqs", "interrupts", "turbostat", "numa-vmstat",
+		"numa-meminfo", "numa-numastat", "pagetypeinfo", "buddyinfo",
+		"lock_stat", "uptime", "boot-time", "diskstats", "tracepoint",
+		"latency_stats", "kmsg", "dmesg",
+	};
+	size_t len = strcspn(key, "."), i;
+
+	for (i = 0; i < sizeof(mon) / sizeof(mon[0]); i++)
+		if (strlen(mon[i]) == len && !strncmp(key, mon[i], len))
+			return true;
+	return false;
+}
+
+/* perf_metric? in lkp-tests: exempt from the 5 % small-change rule. */
+static bool robot_perf_metric(const char *key)
+{
+	return !strncmp(key, "perf-stat.", 10) || !strncmp(key, "perf-sched.", 11) ||
+	       !strncmp(key, "perf-c2c.", 9) || !monitor_family(key);
+}
+
+static void classify(struct diff *d, struct diff_row *r, const uint32_t *present,
+		     bool base_has_pp, double *scratch)
+{
+	const struct diff_opts *o = &d->o;
+	bool pp = !strncmp(r->key, PP, sizeof(PP) - 1);
+	double ratio;
+	size_t nb = d->nb, nn = d->nn;
+
+	stats__summary(r->v, nb, scratch, &r->base);
+	stats__summary(r->v + nb, nn, scratch, &r->cur);
+	r->absolute = diff__absolute_key(r->key);
+	r->delta = r->cur.mean - r->base.mean;
+	r->rel = 100.0 * r->delta / (r->base.mean == 0 ? 1e-100 : r->base.mean);
+	r->change = r->absolute ? r->delta : r->rel;
+	r->p = r->q = NAN;
+	if (!present[0])
+		r->flags |= DIFF_NEW;
+	if (!present[1])
+		r->flags |= DIFF_GONE;
+
+	/* the robot: >= 3 runs on a side, in the base, ranges separate, not tiny */
+	if ((nb >= 3 || nn >= 3) && (present[0] || (pp && base_has_pp)) &&
+	    stats__robot_changed(r->v, nb, r->v + nb, nn, scratch, &ratio) &&
+	    (pp || (ratio > 1.01 && (ratio > 1.05 || robot_perf_metric(r->key)))))
+		r->flags |= DIFF_ROBOT;
+
+	if (d->novar) {
+		bool big = r->absolute ? fabs(r->delta) >= o->novar_points
+				       : fabs(r->rel) >= o->novar_pct;
+
+		if (pp && fmax(r->base.mean, r->cur.mean) < o->test_floor)
+			big = false;
+		r->verdict = big ? DIFF_CHANGED : DIFF_SAME;
+		return;
+	}
+	/* independent filtering: the pooled level, not the difference */
+	if (pp ? fmax(r->base.mean, r->cur.mean) < o->test_floor
+	       : r->base.max == 0 && r->cur.max == 0 && r->base.min == 0 && r->cur.min == 0)
+		return;
+	{
+		struct welch w;
+
+		if (!stats__welch(&r->base, &r->cur, &w)) {
+			r->p = w.p;
+			r->flags |= DIFF_TESTED;
+			d->nr_tested++;
+		}
+	}
+}
+
+int diff__compute(struct diff *d, const struct diff_run *base, size_t nb,
+		  const struct diff_run *cur, size_t nn, const struct diff_opts *o)
+{
+	struct builder b;
+	size_t i, n = nb + nn;
+	double *p, *q, *scratch;
+
+	memset(d, 0, sizeof(*d));
+	if (o)
+		d->o = *o;
+	fill_defaults(&d->o);
+	if (!nb || !nn)
+		return -EINVAL;
+	d->nb = nb;
+	d->nn = nn;
+	d->novar = nb < 2 || nn < 2;
+	memset(&b, 0, sizeof(b));
+	b.d = d;
+	hashidx__init(&b.idx);
+	for (i = 0; i < n; i++)
+		builder__add_run(&b, i < nb ? &base[i] : &cur[i - nb], i, i < nb ? 0 : 1);
+
+	hashidx__release(&b.idx);
+
+	scratch = xmalloc((n + 1) * sizeof(*scratch));
+	for (i = 0; i < d->nr; i++) {
+		d->rows[i].v = d->values + i * n;
+		classify(d, &d->rows[i], &b.present[2 * i], b.base_has_pp, scratch);
+	}
+	free(scratch);
+	free(b.present);
+	free(b.stamp);
+
+	p = xmalloc((d->nr + 1) * sizeof(*p));
+	q = xmalloc((d->nr + 1) * sizeof(*q));
+	for (i = 0; i < d->nr; i++)
+		p[i] = d->rows[i].p;
+	stats__bh(p, d->nr, q);
+	for (i = 0; i < d->nr; i++) {
+		struct diff_row *r = &d->rows[i];
+
+		if (!(r->flags & DIFF_TESTED))
+			continue;
+		r->q = q[i];
+		if (r->q < d->o.alpha) {
+			bool big = r->absolute ? fabs(r->delta) >= d->o.min_points
+					       : fabs(r->rel) >= d->o.min_pct;
+
+			r->verdict = !big ? DIFF_SMALL : r->delta > 0 ? DIFF_UP : DIFF_DOWN;
+		}
+	}
+	free(p);
+	free(q);
+	return 0;
+}
+
+void diff__release(struct diff *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr; i++)
+		free(d->rows[i].key);
+	free(d->rows);
+	free(d->values);
+	memset(d, 0, sizeof(*d));
+}
+
+const struct diff_row *diff__find(const struct diff *d, const char *key)
+{
+	size_t i;
+
+	/* used by tests and gates on few keys: a scan is fine */
+	for (i = 0; i < d->nr; i++)
+		if (!strcmp(d->rows[i].key, key))
+			return &d->rows[i];
+	return NULL;
+}
+
+const char *diff_row__verdict_name(const struct diff_row *r)
+{
+	switch (r->verdict) {
+	case DIFF_UP:
+		return (r->flags & DIFF_NEW) ? "new" : "up";
+	case DIFF_DOWN:
+		return (r->flags & DIFF_GONE) ? "gone" : "down";
+	case DIFF_SMALL:
+		return "small";
+	case DIFF_CHANGED:
+		return (r->flags & DIFF_NEW) ? "new?" : (r->flags & DIFF_GONE) ? "gone?" : "changed?";
+	case DIFF_SAME:
+	default:
+		return (r->flags & DIFF_TESTED) ? "same" : "-";
+	}
+}
+
+/* ---- selection and the robot's order ---- */
+
+struct ordered {
+	const struct diff_row *r;
+	size_t family_count;
+	size_t sort_len;	/* compare this many bytes of the key first */
+};
+
+static int cmp_ordered(const void *a, const void *b)
+{
+	const struct ordered *x = a, *y = b;
+	size_t lx = x->sort_len, ly = y->sort_len;
+	int c;
+
+	if (x->family_count != y->family_count)
+		return x->family_count < y->family_count ? -1 : 1;
+	/* the sort keys, as strings of their own lengths */
+	c = strncmp(x->r->key, y->r->key, lx < ly ? lx : ly);
+	if (c)
+		return c;
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
+	if (x->r->change != y->r->change)
+		return x->r->change < y->r->change ? -1 : 1;
+	return strcmp(x->r->key, y->r->key);
+}
+
+static size_t family_len(const char *key)
+{
+	return strcspn(key, ".");
+}
+
+static int cmp_family(const void *a, const void *b)
+{
+	const struct ordered *x = a, *y = b;
+	size_t lx = family_len(x->r->key), ly = family_len(y->r->key);
+	int c = strncmp(x->r->key, y->r->key, lx < ly ? lx : ly);
+
+	return c ? c : lx < ly ? -1 : lx > ly;
+}
+
+/* perf-profile rows sort by "perf-profile.<group>" then change; others by key. */
+static size_t sort_len(const char *key)
+{
+	if (!strncmp(key, PP, sizeof(PP) - 1))
+		return sizeof(PP) - 1 + strcspn(key + sizeof(PP) - 1, ".");
+	return strlen(key);
+}
+
+const struct diff_row **diff__select(const struct diff *d, enum diff_select sel, size_t *n)
+{
+	struct ordered *o = xmalloc((d->nr + 1) * sizeof(*o));
+	const struct diff_row **out;
+	size_t i, m = 0, j;
+
+	for (i = 0; i < d->nr; i++) {
+		const struct diff_row *r = &d->rows[i];
+		bool keep = sel == DIFF_SELECT_ALL ||
+			    (sel == DIFF_SELECT_ROBOT && (r->flags & DIFF_ROBOT)) ||
+			    (sel == DIFF_SELECT_DEFAULT && diff_row__changed(r));
+
+		if (keep) {
+			o[m].r = r;
+			o[m].sort_len = sort_len(r->key);
+			m++;
+		}
+	}
+	/* families with fewer shown rows first; the workload's own first of all */
+	qsort(o, m, sizeof(*o), cmp_family);
+	for (i = 0; i < m; i = j) {
+		size_t fl = family_len(o[i].r->key), k;
+
+		for (j = i + 1; j < m; j++)
+			if (family_len(o[j].r->key) != fl || strncmp(o[j].r->key, o[i].r->key, fl))
+				break;
+		for (k = i; k < j; k++)
+			o[k].family_count = monitor_family(o[i].r->key) ? j - i : 0;
+	}
+	qsort(o, m, sizeof(*o), cmp_ordered);
+	out = xmalloc((m + 1) * sizeof(*out));
+	for (i = 0; i < m; i++)
+		out[i] = o[i].r;
+	free(o);
+	*n = m;
+	return out;
+}

@@ -1,0 +1,324 @@
+/*
+ * format: diff rows as text — the robot's table (byte for byte, from
+ * lkp-tests lib/compare.rb show_perf_header/show_perf_change), JSON, CSV,
+ * and a markdown table for CI summaries.  Everything is written into an
+ * outbuf; only the command prints.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmprof/diff.h"
+#include "mmprof/xalloc.h"
+
+void outbuf__printf(struct outbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		size_t room = b->alloc - b->len;
+
+		va_start(ap, fmt);
+		n = vsnprintf(b->s ? b->s + b->len : NULL, room, fmt, ap);
+		va_end(ap);
+		if (n < 0)
+			return;
+		if ((size_t)n < room) {
+			b->len += (size_t)n;
+			return;
+		}
+		b->alloc = (b->alloc + (size_t)n + 1) * 2;
+		b->s = xrealloc(b->s, b->alloc);
+	}
+}
+
+void outbuf__release(struct outbuf *b)
+{
+	free(b->s);
+	memset(b, 0, sizeof(*b));
+}
+
+void outbuf__json_str(struct outbuf *b, const char *s)
+{
+	outbuf__printf(b, "\"");
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			outbuf__printf(b, "\\%c", c);
+		else if (c < 0x20)
+			outbuf__printf(b, "\\u%04x", c);
+		else
+			outbuf__printf(b, "%c", c);
+	}
+	outbuf__printf(b, "\"");
+}
+
+/* ---- the robot's layout ---- */
+
+enum { ABS_WIDTH = 10, REL_WIDTH = 10, ERR_WIDTH = 6 };
+
+void diff__lkp_header(struct outbuf *b)
+{
+	/* lib/compare.rb show_perf_header(1), trailing blanks included */
+	outbuf__printf(b, "         %%stddev     %%change         %%stddev\n");
+	outbuf__printf(b, "             \\          |                \\  \n");
+}
+
+static void lkp_value(struct outbuf *b, double avg, double sd)
+{
+	double rel;
+
+	if (fabs(avg) < 1000)
+		outbuf__printf(b, "%*.2f", ABS_WIDTH, avg);
+	else if (fabs(avg) > 100000000)
+		outbuf__printf(b, "%*.4g", ABS_WIDTH, avg);
+	else
+		/* Ruby's %d of a Float truncates toward zero */
+		outbuf__printf(b, "%*lld", ABS_WIDTH, (long long)avg);
+	rel = avg != 0 ? 100 * sd / avg : sd;
+	if (rel > 2)
+		outbuf__printf(b, " \xc2\xb1%*d%%", ERR_WIDTH - 3, (int)rel);
+	else
+		outbuf__printf(b, "%*s", ERR_WIDTH, "");
+}
+
+void diff__lkp_row(struct outbuf *b, const char *key, double mean_b, double sd_b,
+		   double mean_n, double sd_n, const char *marker)
+{
+	double p;
+	bool abs_change = diff__absolute_key(key);
+	bool g;
+
+	lkp_value(b, mean_b, sd_b);
+	if (abs_change) {
+		p = mean_n - mean_b;
+	} else {
+		double base = mean_b == 0 ? 1e-100 : mean_b;
+
+		p = 100.0 * (mean_n - base) / base;
+	}
+	g = !(fabs(p) < 100000);
+	if (abs_change)
+		outbuf__printf(b, g ? "%+*.2g  " : "%+*.1f  ", REL_WIDTH, p);
+	else
+		outbuf__printf(b, g ? "%+*.2g%% " : "%+*.1f%% ", REL_WIDTH, p);
+	lkp_value(b, mean_n, sd_n);
+	outbuf__printf(b, "  %s", key);
+	if (marker)
+		outbuf__printf(b, "  [%s]", marker);
+	outbuf__printf(b, "\n");
+}
+
+/* ---- the other formats ---- */
+
+static void json_num(struct outbuf *b, double v)
+{
+	if (isfinite(v))
+		outbuf__printf(b, "%.10g", v);
+	else
+		outbuf__printf(b, "null");
+}
+
+static void json_side(struct outbuf *b, const struct stat_summary *s, const double *v)
+{
+	size_t i;
+
+	outbuf__printf(b, "{\"runs\": %zu, \"mean\": ", s->n);
+	json_num(b, s->mean);
+	outbuf__printf(b, ", \"stddev\": ");
+	json_num(b, s->sd);
+	outbuf__printf(b, ", \"min\": ");
+	json_num(b, s->min);
+	outbuf__printf(b, ", \"median\": ");
+	json_num(b, s->median);
+	outbuf__printf(b, ", \"max\": ");
+	json_num(b, s->max);
+	outbuf__printf(b, ", \"values\": [");
+	for (i = 0; i < s->n; i++) {
+		if (i)
+			outbuf__printf(b, ", ");
+		json_num(b, v[i]);
+	}
+	outbuf__printf(b, "]}");
+}
+
+static void format_json(struct outbuf *b, const struct diff *d, const struct diff_row *const *rows,
+			size_t n)
+{
+	size_t i;
+
+	outbuf__printf(b, "{\"runs\": {\"base\": %zu, \"new\": %zu}, \"mode\": \"%s\", \"alpha\": ",
+		       d->nb, d->nn, d->novar ? "thresholds" : "welch-bh");
+	json_num(b, d->o.alpha);
+	outbuf__printf(b, ", \"keys\": %zu, \"tested\": %zu, \"rows\": [", d->nr, d->nr_tested);
+	for (i = 0; i < n; i++) {
+		const struct diff_row *r = rows[i];
+
+		outbuf__printf(b, "%s\n  {\"key\": ", i ? "," : "");
+		outbuf__json_str(b, r->key);
+		outbuf__printf(b, ", \"base\": ");
+		json_side(b, &r->base, r->v);
+		outbuf__printf(b, ", \"new\": ");
+		json_side(b, &r->cur, r->v + d->nb);
+		outbuf__printf(b, ", \"change\": ");
+		json_num(b, r->change);
+		outbuf__printf(b, ", \"change_unit\": \"%s\", \"delta\": ", r->absolute ? "points" : "%");
+		json_num(b, r->delta);
+		outbuf__printf(b, ", \"p\": ");
+		json_num(b, r->p);
+		outbuf__printf(b, ", \"q\": ");
+		json_num(b, r->q);
+		outbuf__printf(b, ", \"verdict\": \"%s\", \"new_key\": %s, \"gone_key\": %s, \"robot\": %s}",
+			       diff_row__verdict_name(r), (r->flags & DIFF_NEW) ? "true" : "false",
+			       (r->flags & DIFF_GONE) ? "true" : "false",
+			       (r->flags & DIFF_ROBOT) ? "true" : "false");
+	}
+	outbuf__printf(b, "%s]}\n", n ? "\n" : "");
+}
+
+static void csv_str(struct outbuf *b, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		outbuf__printf(b, "%s", s);
+		return;
+	}
+	outbuf__printf(b, "\"");
+	for (; *s; s++)
+		outbuf__printf(b, *s == '"' ? "\"\"" : "%c", *s);
+	outbuf__printf(b, "\"");
+}
+
+static void csv_num(struct outbuf *b, double v)
+{
+	if (isfinite(v))
+		outbuf__printf(b, "%.10g", v);
+}
+
+static void format_csv(struct outbuf *b, const struct diff *d, const struct diff_row *const *rows,
+		       size_t n)
+{
+	size_t i;
+
+	outbuf__printf(b, "key,base_mean,base_stddev,base_runs,new_mean,new_stddev,new_runs,"
+			  "change,change_unit,p,q,verdict,robot\n");
+	for (i = 0; i < n; i++) {
+		const struct diff_row *r = rows[i];
+
+		csv_str(b, r->key);
+		outbuf__printf(b, ",");
+		csv_num(b, r->base.mean);
+		outbuf__printf(b, ",");
+		csv_num(b, r->base.sd);
+		outbuf__printf(b, ",%zu,", r->base.n);
+		csv_num(b, r->cur.mean);
+		outbuf__printf(b, ",");
+		csv_num(b, r->cur.sd);
+		outbuf__printf(b, ",%zu,", r->cur.n);
+		csv_num(b, r->change);
+		outbuf__printf(b, ",%s,", r->absolute ? "points" : "%");
+		csv_num(b, r->p);
+		outbuf__printf(b, ",");
+		csv_num(b, r->q);
+		outbuf__printf(b, ",%s,%d\n", diff_row__verdict_name(r), !!(r->flags & DIFF_ROBOT));
+	}
+	(void)d;
+}
+
+static void md_value(struct outbuf *b, double mean, double sd)
+{
+	double rel = mean != 0 ? 100 * fabs(sd / mean) : 0;
+
+	if (fabs(mean) < 1000)
+		outbuf__printf(b, "%.2f", mean);
+	else
+		outbuf__printf(b, "%.4g", mean);
+	if (rel > 2)
+		outbuf__printf(b, " \xc2\xb1%d%%", (int)rel);
+}
+
+static void md_key(struct outbuf *b, const char *s)
+{
+	/* backticks keep '_' and '*' literal; a '|' would end the cell */
+	outbuf__printf(b, "`");
+	for (; *s; s++)
+		outbuf__printf(b, *s == '|' ? "\\|" : *s == '`' ? "'" : "%c", *s);
+	outbuf__printf(b, "`");
+}
+
+static void format_markdown(struct outbuf *b, const struct diff *d,
+			    const struct diff_row *const *rows, size_t n)
+{
+	size_t i;
+
+	outbuf__printf(b, "| verdict | key | base | new | change | q |\n");
+	outbuf__printf(b, "|---|---|--:|--:|--:|--:|\n");
+	for (i = 0; i < n; i++) {
+		const struct diff_row *r = rows[i];
+		const char *v = diff_row__verdict_name(r);
+
+		outbuf__printf(b, "| %s%s%s | ", diff_row__changed(r) ? "**" : "", v,
+			       diff_row__changed(r) ? "**" : "");
+		md_key(b, r->key);
+		outbuf__printf(b, " | ");
+		md_value(b, r->base.mean, r->base.sd);
+		outbuf__printf(b, " | ");
+		md_value(b, r->cur.mean, r->cur.sd);
+		if (r->absolute)
+			outbuf__printf(b, " | %+.2f | ", r->change);
+		else if (fabs(r->change) < 100000)
+			outbuf__printf(b, " | %+.1f%% | ", r->change);
+		else
+			outbuf__printf(b, " | %+.2g%% | ", r->change);
+		if (isfinite(r->q))
+			outbuf__printf(b, "%.2g |\n", r->q);
+		else
+			outbuf__printf(b, "- |\n");
+	}
+	if (!n)
+		outbuf__printf(b, "| - | (no rows) | | | | |\n");
+	outbuf__printf(b, "\n%zu base run%s, %zu new run%s; %s\n", d->nb, d->nb == 1 ? "" : "s",
+		       d->nn, d->nn == 1 ? "" : "s",
+		       d->novar ? "one run on a side: no variance, rows past labelled thresholds "
+				  "are marked changed? (not significant)"
+				: "verdicts: Welch's t-test, Benjamini-Hochberg q < alpha");
+}
+
+void diff__format(struct outbuf *b, const struct diff *d, const struct diff_row *const *rows,
+		  size_t n, enum diff_format f, bool with_verdict)
+{
+	size_t i;
+
+	switch (f) {
+	case DIFF_FORMAT_JSON:
+		format_json(b, d, rows, n);
+		return;
+	case DIFF_FORMAT_CSV:
+		format_csv(b, d, rows, n);
+		return;
+	case DIFF_FORMAT_MARKDOWN:
+		format_markdown(b, d, rows, n);
+		return;
+	case DIFF_FORMAT_LKP:
+	default:
+		break;
+	}
+	diff__lkp_header(b);
+	for (i = 0; i < n; i++) {
+		const struct diff_row *r = rows[i];
+		char mark[64];
+
+		if (with_verdict) {
+			if (isfinite(r->q))
+				snprintf(mark, sizeof(mark), "%s q=%.2g", diff_row__verdict_name(r), r->q);
+			else
+				snprintf(mark, sizeof(mark), "%s", diff_row__verdict_name(r));
+		}
+		/* the robot prints -1 as the stddev of a single run: never shown */
+		diff__lkp_row(b, r->key, r->base.mean, r->base.sd, r->cur.mean, r->cur.sd,
+			      with_verdict ? mark : NULL);
+	}
+}

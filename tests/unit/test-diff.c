@@ -1,0 +1,418 @@
+/*
+ * test-diff: rows, verdicts, the robot's layout and order.
+ *
+ * Golden: tests/golden/diff/lkp-001.{input,expected} are 57 rows of a
+ * real robot report (001_a29942100598b35d.txt) and per-run values that
+ * give the same means and stddevs (make-lkp-golden.py); the rows printed
+ * here must equal them byte for byte.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tap.h"
+#include "mmprof/diff.h"
+#include "mmprof/xalloc.h"
+
+#define GOLDEN "tests/golden/diff/"
+
+/* Growing per-run key lists for synthetic sides. */
+struct run_keys {
+	struct key_value *items;
+	size_t nr, alloc;
+};
+
+static void rk_add(struct run_keys *r, const char *key, double v)
+{
+	XGROW(r->items, r->alloc, r->nr);
+	r->items[r->nr].key = xstrdup(key);
+	r->items[r->nr].value = v;
+	r->nr++;
+}
+
+static void rk_release(struct run_keys *r, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < r[i].nr; j++)
+			free(r[i].items[j].key);
+		free(r[i].items);
+		memset(&r[i], 0, sizeof(r[i]));
+	}
+}
+
+static int compute(struct diff *d, struct run_keys *runs, size_t nb, size_t nn,
+		   const struct diff_opts *o)
+{
+	struct diff_run dr[64];
+	size_t i;
+
+	for (i = 0; i < nb + nn; i++) {
+		dr[i].items = runs[i].items;
+		dr[i].nr = runs[i].nr;
+	}
+	return diff__compute(d, dr, nb, dr + nb, nn, o);
+}
+
+static char *read_line(FILE *f, char *buf, size_t size)
+{
+	char *s = fgets(buf, (int)size, f);
+
+	if (s)
+		s[strcspn(s, "\n")] = '\0';
+	return s;
+}
+
+static void test_golden(void)
+{
+	FILE *in = fopen(GOLDEN "lkp-001.input", "r"), *ex = fopen(GOLDEN "lkp-001.expected", "r");
+	struct run_keys runs[4] = { { 0 } };
+	char line[1024], want[1024], keys[80][256];
+	size_t nk = 0, i, bad = 0;
+	struct diff d;
+	struct outbuf b = { 0 };
+
+	if (!ok(in && ex, "golden files readable (run from the source root)"))
+		return;
+	while (read_line(in, line, sizeof(line))) {
+		char key[256];
+		double v[4];
+		int k;
+
+		if (line[0] == '#' || sscanf(line, "%255s %lf %lf %lf %lf", key, &v[0], &v[1], &v[2], &v[3]) != 5)
+			continue;
+		for (k = 0; k < 4; k++)
+			rk_add(&runs[k], key, v[k]);
+		snprintf(keys[nk++], sizeof(keys[0]), "%s", key);
+	}
+	fclose(in);
+	is_int(compute(&d, runs, 2, 2, NULL), 0, "golden: diff computed");
+	for (i = 0; i < nk && read_line(ex, want, sizeof(want)); i++) {
+		const struct diff_row *r = diff__find(&d, keys[i]);
+
+		b.len = 0;
+		if (!r) {
+			bad++;
+			continue;
+		}
+		diff__lkp_row(&b, r->key, r->base.mean, r->base.sd, r->cur.mean, r->cur.sd, NULL);
+		b.s[--b.len] = '\0';	/* drop the newline */
+		if (strcmp(b.s, want)) {
+			bad++;
+			printf("# got:  '%s'\n# want: '%s'\n", b.s, want);
+		}
+	}
+	fclose(ex);
+	is_int(i, 57, "golden: 57 rows compared");
+	is_int(bad, 0, "golden: every row of report 001 reproduced byte for byte");
+
+	b.len = 0;
+	diff__lkp_header(&b);
+	is_str(b.s, "         %stddev     %change         %stddev\n"
+		    "             \\          |                \\  \n",
+	       "header lines as lib/compare.rb prints them");
+	b.len = 0;
+	diff__lkp_row(&b, "x.y", 0, 0, 5, 0, NULL);
+	is_str(b.s, "      0.00         +5e+102%       5.00        x.y\n", "zero base: 1e-100, %.2g past 100000 %");
+	b.len = 0;
+	diff__lkp_row(&b, "perf-profile.self.cpu-clock.f", 0.27, 0.27, 0.74, 0.74 * 0.04, NULL);
+	is_str(b.s, "      0.27 \xc2\xb1""100%      +0.5        0.74 \xc2\xb1  4%  perf-profile.self.cpu-clock.f\n",
+	       "perf-profile: absolute change, +-100 %");
+	b.len = 0;
+	diff__lkp_row(&b, "a.b", 1234.9, 0, -5, 0, NULL);
+	is_str(b.s, "      1234          -100.4%      -5.00        a.b\n", "integer column truncates");
+	outbuf__release(&b);
+	diff__release(&d);
+	rk_release(runs, 4);
+}
+
+static void test_normalize(void)
+{
+	static const struct { const char *in, *out; } t[] = {
+		{ "perf-profile.children.cpu-clock.foo.cold", "perf-profile.children.cpu-clock.foo" },
+		{ "perf-profile.self.cpu-clock.foo.cold.12", "perf-profile.self.cpu-clock.foo" },
+		{ "perf-profile.self.cpu-clock.bar.llvm.8843221", "perf-profile.self.cpu-clock.bar" },
+		{ "perf-profile.self.cpu-clock.baz.lto_priv.0", "perf-profile.self.cpu-clock.baz" },
+		{ "perf-profile.calltrace.cpu-clock.a.cold.b.llvm.1.c", "perf-profile.calltrace.cpu-clock.a.b.c" },
+		{ "perf-profile.self.cpu-clock.coldplay", "perf-profile.self.cpu-clock.coldplay" },
+		{ "perf-profile.self.cpu-clock.x.coldy", "perf-profile.self.cpu-clock.x.coldy" },
+		{ "perf-profile.self.cpu-clock.x.llvm.", "perf-profile.self.cpu-clock.x.llvm." },
+		{ "perf-stat.ps.foo.cold", "perf-stat.ps.foo.cold" },
+	};
+	char buf[256], tiny[8];
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		diff__normalize_key(t[i].in, buf, sizeof(buf));
+		is_str(buf, t[i].out, t[i].in);
+	}
+	is_int(diff__normalize_key("perf-profile.self.e.f.cold", tiny, sizeof(tiny)),
+	       strlen("perf-profile.self.e.f"), "normalize returns the needed length");
+	is_int(strlen(tiny), 7, "normalize truncates safely");
+}
+
+static void test_rows(void)
+{
+	struct run_keys r[6] = { { 0 } };
+	struct diff d;
+	const struct diff_row *x;
+	int i;
+
+	/* 3 base runs, 3 new runs */
+	for (i = 0; i < 3; i++) {
+		rk_add(&r[i], "perf-profile.children.cpu-clock.zap", 10 + 0.1 * i);
+		rk_add(&r[i], "perf-profile.self.cpu-clock.gone_fn", 2 + 0.05 * i);
+		rk_add(&r[i], "perf-profile.self.cpu-clock.clone", 1);
+		rk_add(&r[i], "perf-profile.self.cpu-clock.clone.cold", 0.5);
+		rk_add(&r[i], "wl.ops", 1000 + i);
+		rk_add(&r[3 + i], "perf-profile.children.cpu-clock.zap", 20 + 0.1 * i);
+		rk_add(&r[3 + i], "perf-profile.self.cpu-clock.new_fn", 3 + 0.05 * i);
+		rk_add(&r[3 + i], "perf-profile.self.cpu-clock.clone.llvm.77", 1.5);
+		rk_add(&r[3 + i], "wl.ops", 1000 + i);
+	}
+	rk_add(&r[3], "perf-profile.self.cpu-clock.tiny", 0.001);
+	is_int(compute(&d, r, 3, 3, NULL), 0, "rows: computed");
+	x = diff__find(&d, "perf-profile.children.cpu-clock.zap");
+	ok(x && x->verdict == DIFF_UP && x->absolute && fabs(x->change - 10) < 1e-9, "rows: +10 points is up");
+	ok(x && (x->flags & DIFF_ROBOT), "rows: the robot shows it too");
+	x = diff__find(&d, "perf-profile.self.cpu-clock.gone_fn");
+	ok(x && (x->flags & DIFF_GONE) && x->verdict == DIFF_DOWN && !strcmp(diff_row__verdict_name(x), "gone"),
+	   "rows: a key only in base is gone, not dropped");
+	x = diff__find(&d, "perf-profile.self.cpu-clock.new_fn");
+	ok(x && (x->flags & DIFF_NEW) && x->base.mean == 0 && !strcmp(diff_row__verdict_name(x), "new"),
+	   "rows: a key only in new is new, base 0");
+	ok(x && (x->flags & DIFF_ROBOT), "rows: robot shows new perf-profile keys when base has perf-profile");
+	x = diff__find(&d, "perf-profile.self.cpu-clock.clone");
+	ok(x && fabs(x->base.mean - 1.5) < 1e-12 && fabs(x->cur.mean - 1.5) < 1e-12 && x->verdict == DIFF_SAME,
+	   "rows: .cold/.llvm.N clones pair and add up");
+	ok(!diff__find(&d, "perf-profile.self.cpu-clock.clone.cold"), "rows: no separate .cold row");
+	x = diff__find(&d, "perf-profile.self.cpu-clock.tiny");
+	ok(x && !(x->flags & DIFF_TESTED) && x->verdict == DIFF_SAME, "rows: under the test floor, not tested");
+	x = diff__find(&d, "wl.ops");
+	ok(x && x->verdict == DIFF_SAME && !x->absolute && x->change == 0, "rows: equal metric is same, relative");
+	is_int(d.nr_tested, 5, "rows: tested count");
+	diff__release(&d);
+	rk_release(r, 6);
+
+	/* one run a side: thresholds, never significant */
+	rk_add(&r[0], "perf-profile.children.cpu-clock.a", 10);
+	rk_add(&r[1], "perf-profile.children.cpu-clock.a", 10.6);
+	rk_add(&r[0], "perf-profile.children.cpu-clock.b", 10);
+	rk_add(&r[1], "perf-profile.children.cpu-clock.b", 10.4);
+	rk_add(&r[0], "wl.ops", 100);
+	rk_add(&r[1], "wl.ops", 94);
+	rk_add(&r[0], "wl.lat", 100);
+	rk_add(&r[1], "wl.lat", 96);
+	compute(&d, r, 1, 1, NULL);
+	ok(d.novar, "1 run: no-variance mode");
+	x = diff__find(&d, "perf-profile.children.cpu-clock.a");
+	ok(x && x->verdict == DIFF_CHANGED && isnan(x->q) && !strcmp(diff_row__verdict_name(x), "changed?"),
+	   "1 run: +0.6 points past the 0.5 threshold is changed?, no q");
+	x = diff__find(&d, "perf-profile.children.cpu-clock.b");
+	ok(x && x->verdict == DIFF_SAME, "1 run: +0.4 points is under the threshold");
+	x = diff__find(&d, "wl.ops");
+	ok(x && x->verdict == DIFF_CHANGED, "1 run: -6 %% is past 5 %%");
+	x = diff__find(&d, "wl.lat");
+	ok(x && x->verdict == DIFF_SAME, "1 run: -4 %% is not");
+	ok(!(x->flags & DIFF_ROBOT), "1 run: the robot needs 3 runs");
+	diff__release(&d);
+	rk_release(r, 2);
+
+	is_int(compute(&d, r, 0, 1, NULL), -EINVAL, "no base runs: -EINVAL");
+	diff__release(&d);
+}
+
+static uint64_t rng;
+
+static double urand(void)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return ((rng * 2685821657736338717ULL) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static double nrand(void)
+{
+	double u1 = fmax(urand(), 1e-300), u2 = urand();
+
+	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}
+
+/*
+ * A/A through the whole row machinery: 100 diffs of 300 perf-profile keys
+ * (most tiny, as in real profiles), 5 runs a side from one distribution.
+ * The share of diffs with any up/down row must stay under alpha.
+ */
+static void test_aa(void)
+{
+	enum { SIMS = 100, KEYS = 300, RUNS = 5 };
+	int sim, bad = 0, found = 0;
+
+	for (sim = 0; sim < SIMS; sim++) {
+		struct run_keys r[2 * RUNS] = { { 0 } };
+		double mu[KEYS];
+		struct diff d;
+		size_t i;
+		int k, j, any = 0;
+
+		rng = 0x12345678ULL * (uint64_t)(sim + 1) + 1;
+		for (k = 0; k < KEYS; k++)
+			mu[k] = !k ? 5 : k < 30 ? 1 + 20 * urand() : 0.2 * urand();
+		for (j = 0; j < 2 * RUNS; j++)
+			for (k = 0; k < KEYS; k++) {
+				char key[64];
+				/* key 0 moves by 1 point in the second half of the sims */
+				double shift = sim >= SIMS / 2 && k == 0 && j >= RUNS ? 1 : 0;
+				double v = fmax(0, mu[k] + shift + (0.02 * mu[k] + 0.03) * nrand());
+
+				snprintf(key, sizeof(key), "perf-profile.children.cpu-clock.f%d", k);
+				if (v > 0)
+					rk_add(&r[j], key, v);
+			}
+		compute(&d, r, RUNS, RUNS, NULL);
+		for (i = 0; i < d.nr; i++) {
+			bool moved = sim >= SIMS / 2 && !strcmp(d.rows[i].key, "perf-profile.children.cpu-clock.f0");
+
+			if (moved)
+				found += d.rows[i].verdict == DIFF_UP;
+			else if (diff_row__changed(&d.rows[i]))
+				any = 1;
+		}
+		bad += any;
+		diff__release(&d);
+		rk_release(r, 2 * RUNS);
+	}
+	ok(bad <= SIMS * 7 / 100, "A/A: %d of %d diffs had a false up/down row (alpha 5 %%)", bad, SIMS);
+	ok(found >= SIMS / 2 * 9 / 10, "1-point shift found in %d of %d diffs", found, SIMS / 2);
+}
+
+static void test_order(void)
+{
+	/* families from report 004: fewer rows first, workload first, perf-profile grouped */
+	static const char *const keys[] = {
+		"vm-scalability.throughput", "vm-scalability.median", "meminfo.DirectMap4k",
+		"softirqs.SCHED", "vmstat.procs.r", "vmstat.system.cs",
+		"mpstat.cpu.idle%", "mpstat.cpu.usr%", "mpstat.cpu.soft%",
+		"perf-profile.self.cycles-pp.a", "perf-profile.calltrace.cycles-pp.b.c",
+		"perf-profile.children.cycles-pp.d", "perf-profile.children.cycles-pp.e",
+	};
+	static const char *const want[] = {
+		"vm-scalability.median", "vm-scalability.throughput", "meminfo.DirectMap4k",
+		"softirqs.SCHED", "vmstat.procs.r", "vmstat.system.cs",
+		"mpstat.cpu.idle%", "mpstat.cpu.soft%", "mpstat.cpu.usr%",
+		"perf-profile.calltrace.cycles-pp.b.c", "perf-profile.children.cycles-pp.e",
+		"perf-profile.children.cycles-pp.d", "perf-profile.self.cycles-pp.a",
+	};
+	struct run_keys r[6] = { { 0 } };
+	const struct diff_row **rows;
+	struct diff d;
+	size_t i, n, j;
+	int good = 1;
+
+	for (j = 0; j < 6; j++)
+		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+			/* e falls more than d: it sorts first among children */
+			double base = 50 + (double)i, up = !strcmp(keys[i], "perf-profile.children.cycles-pp.e") ? -20 : -10;
+
+			rk_add(&r[j], keys[i], (j < 3 ? base : base + up) + 0.01 * (double)j);
+		}
+	compute(&d, r, 3, 3, NULL);
+	rows = diff__select(&d, DIFF_SELECT_ROBOT, &n);
+	is_int(n, sizeof(want) / sizeof(want[0]), "order: all rows shown by the robot's filter");
+	for (i = 0; i < n && i < sizeof(want) / sizeof(want[0]); i++)
+		if (strcmp(rows[i]->key, want[i])) {
+			good = 0;
+			printf("# %zu: got %s want %s\n", i, rows[i]->key, want[i]);
+		}
+	ok(good, "order: the robot's family and perf-profile order");
+	free(rows);
+	diff__release(&d);
+	rk_release(r, 6);
+}
+
+static void test_formats(void)
+{
+	struct run_keys r[4] = { { 0 } };
+	const struct diff_row **rows;
+	struct outbuf b = { 0 };
+	struct diff d;
+	size_t n;
+	int j;
+
+	for (j = 0; j < 4; j++) {
+		rk_add(&r[j], "perf-profile.children.cpu-clock.x", j < 2 ? 1 + 0.01 * j : 5 + 0.01 * j);
+		rk_add(&r[j], "w,\"odd\".key", 7);
+	}
+	compute(&d, r, 2, 2, NULL);
+	rows = diff__select(&d, DIFF_SELECT_ALL, &n);
+	diff__format(&b, &d, rows, n, DIFF_FORMAT_CSV, false);
+	ok(b.s && !strncmp(b.s, "key,base_mean,base_stddev,base_runs,new_mean", 44), "csv: header");
+	ok(b.s && strstr(b.s, "\n\"w,\"\"odd\"\".key\",7,0,2,7,0,2,0,%,"), "csv: quoting of , and \"");
+	ok(b.s && strstr(b.s, "perf-profile.children.cpu-clock.x,1.005,0.005,2,5.025,0.005,2,4.02,points,"),
+	   "csv: values and unit");
+	b.len = 0;
+	diff__format(&b, &d, rows, n, DIFF_FORMAT_MARKDOWN, false);
+	ok(b.s && strstr(b.s, "| verdict | key | base | new | change | q |\n|---|"), "markdown: header");
+	ok(b.s && strstr(b.s, "| **up** | `perf-profile.children.cpu-clock.x` | 1.00 | 5.03 | +4.02 |"),
+	   "markdown: a verdict per row");
+	b.len = 0;
+	diff__format(&b, &d, rows, n, DIFF_FORMAT_JSON, false);
+	ok(b.s && strstr(b.s, "\"key\": \"w,\\\"odd\\\".key\""), "json: escaped key");
+	ok(b.s && strstr(b.s, "\"verdict\": \"up\""), "json: verdict");
+	b.len = 0;
+	diff__format(&b, &d, rows, n, DIFF_FORMAT_LKP, true);
+	ok(b.s && strstr(b.s, "perf-profile.children.cpu-clock.x  [up q="), "lkp --all: verdict marker");
+	free(rows);
+	outbuf__release(&b);
+	diff__release(&d);
+	rk_release(r, 4);
+}
+
+/* 20 runs of 100 000 keys: hash matching keeps this linear (timing is a diagnostic). */
+static void test_big(void)
+{
+	enum { RUNS = 20, KEYS = 100000 };
+	struct run_keys *r = xcalloc(RUNS, sizeof(*r));
+	struct diff_run dr[RUNS];
+	struct timespec t0, t1;
+	struct diff d;
+	int j, k;
+
+	for (j = 0; j < RUNS; j++)
+		for (k = 0; k < KEYS; k++) {
+			char key[96];
+
+			snprintf(key, sizeof(key), "perf-profile.calltrace.cpu-clock.f%d.g%d.h%d", k, k % 97, k);
+			rk_add(&r[j], key, 0.001 * (k % 100));
+		}
+	for (j = 0; j < RUNS; j++) {
+		dr[j].items = r[j].items;
+		dr[j].nr = r[j].nr;
+	}
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+	diff__compute(&d, dr, RUNS / 2, dr + RUNS / 2, RUNS / 2, NULL);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
+	is_int(d.nr, KEYS, "big: keys matched across 20 runs");
+	printf("# 20 runs x 100000 keys: %.3f s of CPU\n",
+	       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	diff__release(&d);
+	rk_release(r, RUNS);
+	free(r);
+}
+
+int main(void)
+{
+	test_golden();
+	test_normalize();
+	test_rows();
+	test_aa();
+	test_order();
+	test_formats();
+	test_big();
+	return done_testing();
+}
