@@ -51,10 +51,15 @@ expect() {
 	ok $? "$1: $3 appears ($(echo "${line:-missing}" | awk '{ print $1, $NF }'))"
 }
 
+# Runs that split huge pages hold this lock, so that t050's "--thp off
+# splits nothing" check (system-wide /proc/vmstat) does not see them.
+exec 9>"${TMPDIR:-/tmp}/mmprof-thp-split.lock"
+flock -w 300 9
 profile thp-zap "$wl/thp-zap" --thp on --seconds 1
 expect thp-zap '__split_huge_pmd' "__split_huge_pmd (PMD split by the partial zap)"
 expect thp-zap 'thp_zap_touch' "the user function thp_zap_touch"
 expect thp-zap 'thp_zap_partial' "the user function thp_zap_partial (caller of MADV_DONTNEED)"
+flock -u 9
 
 profile page-fault "$wl/page-fault" --threads 2 --seconds 1
 expect page-fault 'handle_mm_fault' "handle_mm_fault"
@@ -70,7 +75,9 @@ expect pthread-churn 'kernel_clone|copy_process' "thread creation (kernel_clone 
 expect pthread-churn 'pthread_churn_thread|pthread_churn_body|pthread_churn_spawn|pthread_churn_join' \
 	"a pthread_churn_* user function"
 
+flock -w 300 9
 profile pthread-churn-thp "$wl/pthread-churn" --thp on --seconds 1
+flock -u 9
 expect pthread-churn-thp '__split_huge_pmd' "__split_huge_pmd (the stack zap at thread exit)"
 expect pthread-churn-thp 'pthread_churn_release_stack' "the user function pthread_churn_release_stack"
 
