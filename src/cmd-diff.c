@@ -1,10 +1,490 @@
-/* cmd-diff: placeholder until the diff module lands (issue 4). */
+/*
+ * cmd-diff: `mmprof diff [options] BASE NEW` or `B1 B2 ... -- N1 N2 ...`.
+ *
+ * Loads the files, turns every run into its flat keys (keys.h), compares
+ * the two pooled sides (diff.h), prints the robot's table (or JSON, CSV,
+ * markdown), the changed call chains on request, and evaluates CI gates.
+ * Exit: 0, 1 when a gate tripped, 2 on any error.
+ */
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmprof/chains.h"
 #include "mmprof/cmd.h"
+#include "mmprof/datafile.h"
+#include "mmprof/diff.h"
+#include "mmprof/gate.h"
+#include "mmprof/keys.h"
+#include "mmprof/options.h"
+#include "mmprof/xalloc.h"
+
+struct diff_cmd {
+	const char *format;
+	int all, robot, callchains, fail_on_any, force, limit;
+	struct strlist fail_on;
+	const char *gate_file;
+	struct diff_opts o;
+};
+
+static const char *const usage[] = {
+	"mmprof diff [options] BASE.data NEW.data",
+	"mmprof diff [options] BASE1.data BASE2.data ... -- NEW1.data NEW2.data ...",
+	NULL,
+};
+
+struct side {
+	const char *name;		/* "base" / "new" */
+	char **paths;
+	size_t nr;
+	struct profile **profiles;
+	struct keyvals *runs;		/* one per run, all files pooled */
+	size_t nr_runs;
+};
+
+static void side__release(struct side *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr; i++)
+		profile__free(s->profiles ? s->profiles[i] : NULL);
+	for (i = 0; i < s->nr_runs; i++)
+		keyvals__release(&s->runs[i]);
+	free(s->profiles);
+	free(s->runs);
+}
+
+static int side__load(struct side *s)
+{
+	size_t i, total = 0, k = 0;
+	struct errmsg e;
+	uint32_t r;
+	int err;
+
+	s->profiles = xcalloc(s->nr, sizeof(*s->profiles));
+	for (i = 0; i < s->nr; i++) {
+		err = datafile__load(s->paths[i], &s->profiles[i], &e);
+		if (err) {
+			fprintf(stderr, "mmprof: %s\n", e.msg);
+			return err;
+		}
+		if (!s->profiles[i]->nr_runs) {
+			fprintf(stderr, "mmprof: '%s' holds no runs; record it again\n", s->paths[i]);
+			return -EINVAL;
+		}
+		total += s->profiles[i]->nr_runs;
+	}
+	s->runs = xcalloc(total, sizeof(*s->runs));
+	for (i = 0; i < s->nr; i++)
+		for (r = 0; r < s->profiles[i]->nr_runs; r++, k++) {
+			err = keys__run(s->profiles[i], r, &s->runs[k]);
+			if (err) {
+				fprintf(stderr, "mmprof: cannot compute the keys of run %u of '%s': %s\n",
+					r + 1, s->paths[i], strerror(-err));
+				return err;
+			}
+		}
+	s->nr_runs = total;
+	return 0;
+}
+
+/* "cpu-clock" list of a side's opened events, comma-separated, sorted as first seen. */
+static void side__events(const struct side *s, char *buf, size_t size)
+{
+	size_t i, j, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < s->nr; i++)
+		for (j = 0; j < s->profiles[i]->nr_events; j++) {
+			const char *ev = profile__str(s->profiles[i], s->profiles[i]->events[j].name);
+			size_t el;
+			char *hit;
+
+			if (!ev)
+				continue;
+			el = strlen(ev);
+			hit = strstr(buf, ev);
+			if (hit && (hit == buf || hit[-1] == ',') && (hit[el] == ',' || !hit[el]))
+				continue;
+			len += (size_t)snprintf(buf + len, len < size ? size - len : 0, "%s%s", len ? "," : "", ev);
+			if (len >= size)
+				return;
+		}
+}
+
+static void side__sampling(const struct side *s, char *buf, size_t size)
+{
+	const struct profile *p = s->profiles[0];
+
+	if (!p->nr_events) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	snprintf(buf, size, p->events[0].freq ? "%llu Hz" : "period %llu",
+		 (unsigned long long)p->events[0].sample);
+}
+
+static void side__durations(const struct side *s, char *buf, size_t size)
+{
+	double sum = 0, lo = INFINITY, hi = 0;
+	size_t i, j, n = 0;
+
+	for (i = 0; i < s->nr; i++)
+		for (j = 0; j < s->profiles[i]->nr_runs; j++) {
+			double w = (double)s->profiles[i]->runs[j].wall_ns / 1e9;
+
+			sum += w;
+			lo = fmin(lo, w);
+			hi = fmax(hi, w);
+			n++;
+		}
+	if (n == 1)
+		snprintf(buf, size, "%.2f s", sum);
+	else
+		snprintf(buf, size, "%.2f s mean (%.2f..%.2f)", sum / (double)n, lo, hi);
+}
+
+/* Distinct values of a meta key over a side's files. */
+static void side__meta(const struct side *s, const char *key, char *buf, size_t size)
+{
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < s->nr; i++) {
+		const char *v = profile__meta(s->profiles[i], key);
+
+		if (!v)
+			v = "?";
+		if (len && strstr(buf, v))
+			continue;
+		len += (size_t)snprintf(buf + len, len < size ? size - len : 0, "%s%s", len ? ", " : "", v);
+		if (len >= size)
+			return;
+	}
+}
+
+static void header_line(struct outbuf *b, const char *what, const char *l, const char *r)
+{
+	outbuf__printf(b, "%-10s %-34s %s\n", what, l, r);
+}
+
+static void header(struct outbuf *b, const struct side *s, const struct diff *d, bool forced)
+{
+	char l[256], r[256];
+	size_t i;
+
+	outbuf__printf(b, "=========================================================================================\n");
+	for (i = 0; i < 2; i++) {
+		const struct side *x = &s[i];
+		size_t j;
+
+		outbuf__printf(b, "%s:", x->name);
+		for (j = 0; j < x->nr; j++)
+			outbuf__printf(b, " %s", x->paths[j]);
+		outbuf__printf(b, "\n");
+	}
+	outbuf__printf(b, "\n");
+	header_line(b, "", "base", "new");
+	side__events(&s[0], l, sizeof(l));
+	side__events(&s[1], r, sizeof(r));
+	header_line(b, "events", l, r);
+	side__sampling(&s[0], l, sizeof(l));
+	side__sampling(&s[1], r, sizeof(r));
+	header_line(b, "sampling", l, r);
+	snprintf(l, sizeof(l), "%zu", s[0].nr_runs);
+	snprintf(r, sizeof(r), "%zu", s[1].nr_runs);
+	header_line(b, "runs", l, r);
+	side__durations(&s[0], l, sizeof(l));
+	side__durations(&s[1], r, sizeof(r));
+	header_line(b, "duration", l, r);
+	side__meta(&s[0], "kernel_release", l, sizeof(l));
+	side__meta(&s[1], "kernel_release", r, sizeof(r));
+	header_line(b, "kernel", l, r);
+	side__meta(&s[0], "hostname", l, sizeof(l));
+	side__meta(&s[1], "hostname", r, sizeof(r));
+	header_line(b, "host", l, r);
+	if (forced)
+		outbuf__printf(b, "WARNING: the sides used different sampling events (--force): "
+				  "perf-profile rows compare unlike things\n");
+	if (d->novar)
+		outbuf__printf(b, "one run on a side: NO VARIANCE, nothing can be called significant; rows "
+				  "past labelled thresholds (%.2g points for perf-profile/%% keys, %.2g%% "
+				  "relative otherwise) are marked changed?\n",
+			       d->o.novar_points, d->o.novar_pct);
+	else
+		outbuf__printf(b, "verdicts: Welch's t-test per key, Benjamini-Hochberg q < %.2g over %zu "
+				  "keys tested; effect floor %.2g points (perf-profile, %% keys) / %.2g%% "
+				  "(others)\n",
+			       d->o.alpha, d->nr_tested, d->o.min_points, d->o.min_pct);
+	outbuf__printf(b, "\n");
+}
+
+static int load_gate_file(const char *path, struct strlist *out)
+{
+	FILE *f = fopen(path, "r");
+	char line[4096];
+	int lineno = 0;
+
+	if (!f) {
+		fprintf(stderr, "mmprof: cannot open gate file '%s': %s\n", path, strerror(errno));
+		return -errno;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *s = line, *hash = strchr(line, '#'), *end;
+
+		lineno++;
+		if (hash)
+			*hash = '\0';
+		while (*s == ' ' || *s == '\t')
+			s++;
+		end = s + strlen(s);
+		while (end > s && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' ' || end[-1] == '\t'))
+			*--end = '\0';
+		if (*s)
+			strlist__add(out, s);
+	}
+	fclose(f);
+	(void)lineno;
+	return 0;
+}
+
+/* Evaluate every gate; print each trip to stderr.  Returns the number tripped. */
+static int run_gates(const struct diff *d, const struct gate *g, size_t ng, bool any)
+{
+	size_t i, j;
+	int tripped = 0;
+
+	for (i = 0; i < ng; i++) {
+		char desc[512];
+		size_t matched = 0;
+
+		gate__describe(&g[i], desc, sizeof(desc));
+		for (j = 0; j < d->nr; j++) {
+			const struct diff_row *r = &d->rows[j];
+
+			if (!gate__matches(&g[i], r->key))
+				continue;
+			matched++;
+			if (!any && !diff_row__changed(r))
+				continue;
+			if (!gate__trips(&g[i], r->delta, r->rel))
+				continue;
+			tripped++;
+			fprintf(stderr, "mmprof diff: gate '%s' tripped: %s %.4g -> %.4g (%+.4g%s, %+.1f%%, q=%.2g, %s)\n",
+				desc, r->key, r->base.mean, r->cur.mean, r->delta,
+				r->absolute ? " points" : "", r->rel, r->q, diff_row__verdict_name(r));
+		}
+		if (!matched)
+			fprintf(stderr, "mmprof diff: note: gate '%s' matches no key\n", desc);
+	}
+	return tripped;
+}
+
+static int parse_args(int argc, char **argv, const struct option_desc *opts,
+		      struct strlist *pos, int *dashdash)
+{
+	char **av = xcalloc((size_t)argc + 1, sizeof(*av));
+	int ac, i = 1, idx;
+
+	*dashdash = -1;
+	/* options may come before, between or after the file names */
+	while (i < argc) {
+		ac = 0;
+		av[ac++] = argv[0];
+		while (i < argc)
+			av[ac++] = argv[i++];
+		av[ac] = NULL;
+		idx = options__parse(ac, av, opts, usage);
+		if (idx < 0) {
+			free(av);
+			return idx;
+		}
+		if (idx > 1 && !strcmp(av[idx - 1], "--") && *dashdash < 0 && pos->nr)
+			*dashdash = (int)pos->nr;
+		i = i - ac + idx;
+		while (i < argc && (argv[i][0] != '-' || !argv[i][1] || !strcmp(argv[i], "--"))) {
+			if (!strcmp(argv[i], "--")) {
+				if (*dashdash >= 0) {
+					fprintf(stderr, "mmprof diff: '--' given twice\n");
+					free(av);
+					return -1;
+				}
+				*dashdash = (int)pos->nr;
+			} else {
+				strlist__add(pos, argv[i]);
+			}
+			i++;
+		}
+	}
+	free(av);
+	return 0;
+}
 
 int cmd_diff(int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	fprintf(stderr, "mmprof: diff is not built yet\n");
-	return EXIT_ERROR;
+	struct diff_cmd c = { .format = "lkp", .limit = 20 };
+	const struct option_desc opts[] = {
+		{ OPT_GROUP, 0, NULL, NULL, NULL, "Output", 0, NULL },
+		{ OPT_STRING, 'f', "format", &c.format, "FMT", "lkp (default), json, csv or markdown", 0, NULL },
+		{ OPT_BOOL, 'a', "all", &c.all, NULL, "every key, with its verdict", 0, NULL },
+		{ OPT_BOOL, 0, "robot", &c.robot, NULL, "rows the kernel test robot would show (no test)", 0, NULL },
+		{ OPT_BOOL, 'g', "callchains", &c.callchains, NULL, "also show changed call chains, caller -> callee", 0, NULL },
+		{ OPT_INT, 0, "limit", &c.limit, "N", "at most N call chains (default 20)", 0, NULL },
+		{ OPT_GROUP, 0, NULL, NULL, NULL, "Statistics", 0, NULL },
+		{ OPT_DOUBLE, 'q', "alpha", &c.o.alpha, "Q", "false discovery rate (default 0.05)", 0, NULL },
+		{ OPT_DOUBLE, 0, "min-points", &c.o.min_points, "P", "effect floor for perf-profile and % keys (default 0.1)", 0, NULL },
+		{ OPT_DOUBLE, 0, "min-pct", &c.o.min_pct, "PCT", "effect floor for other keys, % (default 1)", 0, NULL },
+		{ OPT_DOUBLE, 0, "threshold-points", &c.o.novar_points, "P", "one-run threshold, points (default 0.5)", 0, NULL },
+		{ OPT_DOUBLE, 0, "threshold-pct", &c.o.novar_pct, "PCT", "one-run threshold, % (default 5)", 0, NULL },
+		{ OPT_BOOL, 0, "force", &c.force, NULL, "compare sides recorded with different events", 0, NULL },
+		{ OPT_GROUP, 0, NULL, NULL, NULL, "CI gates", 0, NULL },
+		{ OPT_LIST, 0, "fail-on", &c.fail_on, "EXPR", "exit 1 when a change satisfies EXPR (repeatable)", 0, NULL },
+		{ OPT_STRING, 0, "gate-file", &c.gate_file, "FILE", "gate expressions, one a line (# comments)", 0, NULL },
+		{ OPT_BOOL, 0, "fail-on-any", &c.fail_on_any, NULL, "gates count every change, not only significant ones", 0, NULL },
+		{ OPT_END, 0, NULL, NULL, NULL, NULL, 0, NULL },
+	};
+	struct strlist pos = { 0 };
+	struct side s[2] = { { .name = "base" }, { .name = "new" } };
+	struct diff d = { 0 };
+	struct diff_run *dr = NULL;
+	struct gate *gates = NULL;
+	struct outbuf out = { 0 };
+	const struct diff_row **rows = NULL;
+	enum diff_format fmt;
+	char eb[512], en[512];
+	size_t ng = 0, i, n;
+	int dashdash, ret = EXIT_ERROR, tripped;
+	bool forced = false;
+
+	if (parse_args(argc, argv, opts, &pos, &dashdash) < 0) {
+		int help = 0;
+
+		for (i = 1; i < (size_t)argc; i++)
+			help |= !strcmp(argv[i], "-h") || !strcmp(argv[i], "--help");
+		strlist__release(&pos);
+		strlist__release(&c.fail_on);
+		return help ? 0 : EXIT_ERROR;
+	}
+	if (!strcmp(c.format, "lkp"))
+		fmt = DIFF_FORMAT_LKP;
+	else if (!strcmp(c.format, "json"))
+		fmt = DIFF_FORMAT_JSON;
+	else if (!strcmp(c.format, "csv"))
+		fmt = DIFF_FORMAT_CSV;
+	else if (!strcmp(c.format, "markdown") || !strcmp(c.format, "md"))
+		fmt = DIFF_FORMAT_MARKDOWN;
+	else {
+		fprintf(stderr, "mmprof diff: unknown format '%s'; use lkp, json, csv or markdown\n", c.format);
+		goto out;
+	}
+	if (dashdash < 0) {
+		if (pos.nr != 2) {
+			fprintf(stderr, "mmprof diff: need BASE.data NEW.data, or BASE... -- NEW...; see 'mmprof diff --help'\n");
+			goto out;
+		}
+		dashdash = 1;
+	}
+	if (dashdash == 0 || (size_t)dashdash == pos.nr) {
+		fprintf(stderr, "mmprof diff: both sides of '--' need at least one file\n");
+		goto out;
+	}
+	s[0].paths = pos.items;
+	s[0].nr = (size_t)dashdash;
+	s[1].paths = pos.items + dashdash;
+	s[1].nr = pos.nr - (size_t)dashdash;
+
+	if (c.gate_file && load_gate_file(c.gate_file, &c.fail_on) < 0)
+		goto out;
+	gates = xcalloc(c.fail_on.nr + 1, sizeof(*gates));
+	for (ng = 0; ng < c.fail_on.nr; ng++) {
+		struct errmsg e;
+
+		if (gate__parse(c.fail_on.items[ng], &gates[ng], &e) < 0) {
+			fprintf(stderr, "mmprof diff: %s\n", e.msg);
+			goto out;
+		}
+	}
+
+	if (side__load(&s[0]) < 0 || side__load(&s[1]) < 0)
+		goto out;
+	side__events(&s[0], eb, sizeof(eb));
+	side__events(&s[1], en, sizeof(en));
+	if (strcmp(eb, en)) {
+		if (!c.force) {
+			fprintf(stderr, "mmprof diff: DIFFERENT SAMPLING EVENTS: base used '%s', new used '%s'; "
+					"their perf-profile percentages are not comparable (--force compares anyway)\n",
+				eb, en);
+			goto out;
+		}
+		forced = true;
+		fprintf(stderr, "mmprof diff: WARNING: different sampling events (base '%s', new '%s'), compared because of --force\n",
+			eb, en);
+	}
+
+	dr = xcalloc(s[0].nr_runs + s[1].nr_runs, sizeof(*dr));
+	for (i = 0; i < s[0].nr_runs + s[1].nr_runs; i++) {
+		const struct keyvals *kv = i < s[0].nr_runs ? &s[0].runs[i] : &s[1].runs[i - s[0].nr_runs];
+
+		dr[i].items = kv->items;
+		dr[i].nr = kv->nr;
+	}
+	if (diff__compute(&d, dr, s[0].nr_runs, dr + s[0].nr_runs, s[1].nr_runs, &c.o) < 0) {
+		fprintf(stderr, "mmprof diff: nothing to compare\n");
+		goto out;
+	}
+	rows = diff__select(&d, c.all ? DIFF_SELECT_ALL : c.robot ? DIFF_SELECT_ROBOT : DIFF_SELECT_DEFAULT, &n);
+
+	if (fmt == DIFF_FORMAT_JSON)
+		outbuf__printf(&out, "{\"base\": {\"files\": %zu, \"runs\": %zu, \"events\": \"%s\"}, "
+				     "\"new\": {\"files\": %zu, \"runs\": %zu, \"events\": \"%s\"}, \"diff\": ",
+			       s[0].nr, s[0].nr_runs, eb, s[1].nr, s[1].nr_runs, en);
+	else if (fmt == DIFF_FORMAT_LKP)
+		header(&out, s, &d, forced);
+	diff__format(&out, &d, rows, n, fmt, c.all);
+	if (fmt == DIFF_FORMAT_LKP && !n)
+		outbuf__printf(&out, "(no %s rows)\n", c.robot ? "robot-visible" : "significant");
+
+	if (c.callchains && (fmt == DIFF_FORMAT_LKP || fmt == DIFF_FORMAT_JSON || fmt == DIFF_FORMAT_MARKDOWN)) {
+		struct chain_diff cd;
+		char ev[128];
+
+		snprintf(ev, sizeof(ev), "%.*s", (int)strcspn(eb, ","), eb);
+		if (chains__compute(&cd, (const struct profile *const *)s[0].profiles, s[0].nr,
+				    (const struct profile *const *)s[1].profiles, s[1].nr, ev,
+				    d.o.min_points > 0.5 ? d.o.min_points : 0.5, d.o.alpha) == 0) {
+			if (fmt == DIFF_FORMAT_JSON) {
+				/* replace the closing "}\n" of the diff object */
+				out.len -= 2;
+				outbuf__printf(&out, ", \"callchains\": ");
+				chains__format(&out, &cd, (size_t)(c.limit > 0 ? c.limit : 20), true);
+				outbuf__printf(&out, "}\n");
+			} else {
+				chains__format(&out, &cd, (size_t)(c.limit > 0 ? c.limit : 20), false);
+			}
+			chains__release(&cd);
+		}
+	}
+	if (fmt == DIFF_FORMAT_JSON)
+		outbuf__printf(&out, "}\n");
+	if (out.len)
+		fwrite(out.s, 1, out.len, stdout);
+
+	fflush(stdout);
+	tripped = run_gates(&d, gates, ng, c.fail_on_any);
+	ret = tripped ? EXIT_GATE : 0;
+out:
+	free(rows);
+	outbuf__release(&out);
+	diff__release(&d);
+	free(dr);
+	for (i = 0; i < ng; i++)
+		gate__release(&gates[i]);
+	free(gates);
+	side__release(&s[0]);
+	side__release(&s[1]);
+	strlist__release(&pos);
+	strlist__release(&c.fail_on);
+	return ret;
 }

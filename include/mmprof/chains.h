@@ -1,0 +1,57 @@
+/*
+ * chains: where in the call tree the time moved (mmprof diff --callchains).
+ *
+ * For every path of the call-stack trie (root ... caller -> callee) and
+ * every run, the inclusive period % of that run's total for one event;
+ * paths are matched across files by their normalised symbol names (clone
+ * suffixes removed), so different tries pair.  A path is reported where
+ * a change ends: its own change is large and no child carries >= 90 % of
+ * it further down; it is printed caller -> callee from where the change
+ * starts (the highest ancestor with about the same change), with one
+ * caller of context:
+ *   zap_pmd_range → __split_huge_pmd → _raw_spin_lock → native_queued_spin_lock_slowpath  +51.7
+ * With >= 2 runs a side, paths are tested as diff rows are (Welch, BH).
+ * Workload: a trie of 10^5 nodes per file, 10 runs: O(nodes x runs).
+ */
+#ifndef MMPROF_CHAINS_H
+#define MMPROF_CHAINS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mmprof/diff.h"
+#include "mmprof/profile.h"
+
+struct chain_row {
+	uint64_t hash, parent;		/* path identity; parent 0 for a child of the root */
+	const struct profile *p;	/* a profile holding the path, for its names */
+	uint32_t node;
+	double *v;			/* nb + nn values, % of the run's total */
+	double base, cur, delta, q;	/* means; q NAN when untested */
+	bool shown;
+	char *text;			/* "a → b → c", for shown rows */
+};
+
+struct chain_diff {
+	struct chain_row *rows;
+	size_t nr, alloc;
+	size_t nb, nn;
+	double *values;
+	bool novar;
+};
+
+/*
+ * Compute over base and new profiles (all their runs) for the event named
+ * event (perf's spelling, e.g. "cpu-clock"); min_points is the smallest
+ * change shown, alpha the FDR level.  0 or -EINVAL (no runs of event).
+ */
+int chains__compute(struct chain_diff *cd, const struct profile *const *base, size_t nbp,
+		    const struct profile *const *cur, size_t nnp, const char *event,
+		    double min_points, double alpha);
+void chains__release(struct chain_diff *cd);
+
+/* Shown rows by |change|, at most limit, as text (json: an array). */
+void chains__format(struct outbuf *b, const struct chain_diff *cd, size_t limit, bool json);
+
+#endif
