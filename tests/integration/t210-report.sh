@@ -99,18 +99,22 @@ done
 [ -z "$missing" ]
 ok $? "every --help option is in man/mmprof-report.1${missing:+ (missing:$missing)}"
 
-# Against perf on the same workload (different runs: a few points apart).
+# Against perf on the same workload (different runs: a few points apart;
+# a sanitizer-built recorder competes harder with the workload for the two
+# CPUs of the test machine, so it gets a wider margin).
+tol=10
+case "$MMPROF_BUILD" in *build-san*) tol=20 ;; esac
 if perf record -q -g -e cpu-clock -o "$tmp/perf.data" -- "$wl/page-fault" >/dev/null 2>&1 &&
    perf report -i "$tmp/perf.data" --children --sort=dso,symbol -g none -U --stdio 2>/dev/null >"$tmp/perf.txt"; then
 	bad=
 	for f in asm_exc_page_fault exc_page_fault handle_mm_fault do_anonymous_page; do
 		p=$(awk -v f="$f" '$5 == f && $4 == "[k]" { sub("%", "", $1); print $1; exit }' "$tmp/perf.txt")
 		m=$(key "perf-profile\.children\.cpu-clock\.$f")
-		awk -v p="$p" -v m="$m" 'BEGIN { d = p - m; if (d < 0) d = -d; exit !(p != "" && m != "" && d < 10) }' ||
+		awk -v p="$p" -v m="$m" -v tol=$tol 'BEGIN { d = p - m; if (d < 0) d = -d; exit !(p != "" && m != "" && d < tol) }' ||
 			bad="$bad $f(perf $p, mmprof $m)"
 	done
 	[ -z "$bad" ]
-	ok $? "children% agree with perf report within 10 points${bad:+:$bad}"
+	ok $? "children% agree with perf report within $tol points${bad:+:$bad}"
 else
 	ok 1 "perf record/report on the workload"
 fi
