@@ -33,6 +33,8 @@
 #define DATAFILE_MAX_ROWS	(1u << 26)	/* rows in any one table */
 #define DATAFILE_MAX_STR	(4u << 20)	/* bytes in any one string */
 #define DATAFILE_MAX_STR_TOTAL	(1ull << 30)	/* bytes in all strings together */
+/* Meta keys: few by nature, and profile__set_meta is linear in them. */
+#define DATAFILE_MAX_META	4096u
 /* Frames in one stack (trie depth): far above any kernel callchain
  * (perf_event_max_stack), low enough that a consumer walking a stack
  * needs no more than a bounded buffer. */

@@ -473,6 +473,8 @@ static int load_meta(struct loader *l)
 	if ((err = prepare(l, "meta", "SELECT seq, key, value FROM meta ORDER BY seq")))
 		return err;
 	while ((r = next_row(l, 0)) > 0) {
+		if (l->nr_rows > DATAFILE_MAX_META)
+			return bad_row(l, "more than %u meta keys", DATAFILE_MAX_META);
 		if ((err = get_text(l, 1, false, &k, &klen)) ||
 		    (err = get_text(l, 2, true, &v, &vlen)))
 			return err;

@@ -153,6 +153,10 @@ static int write_meta(struct saver *s)
 	size_t i, seq = 0;
 	int err;
 
+	if (p->nr_meta + 1 > DATAFILE_MAX_META)
+		return errmsg__set(s->e, -ERANGE,
+				   "cannot write '%s': %zu meta keys exceed the format's limit of %u",
+				   s->path, p->nr_meta, DATAFILE_MAX_META);
 	if ((err = check_rows(s, "meta", p->nr_meta + 1)) ||
 	    (err = prepare(s, "INSERT INTO meta VALUES(?,?,?)")))
 		return err;

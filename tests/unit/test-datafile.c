@@ -617,6 +617,12 @@ static void test_refusals(const char *good)
 		       "  SELECT i + 1 FROM c WHERE i < (SELECT max(id) FROM nodes) + 70000)"
 		       " SELECT i, i - 1, 0 FROM c"),
 		-EPROTO, "deeper than 65536 frames", "a stack deeper than the limit");
+	refuses(mutate(good, "manymeta.data",
+		       "INSERT INTO meta WITH RECURSIVE c(i) AS ("
+		       "  SELECT (SELECT max(seq) + 1 FROM meta) UNION ALL"
+		       "  SELECT i + 1 FROM c WHERE i < 5000)"
+		       " SELECT i, 'k' || i, 'v' FROM c"),
+		-EPROTO, "more than 4096 meta keys", "too many meta keys");
 	refuses(mutate(good, "sparse.data", "UPDATE frames SET id = 100 WHERE id = 3"),
 		-EPROTO, "ids must be dense", "a gap in frame ids");
 	refuses(mutate(good, "type-addr.data", "UPDATE frames SET addr = 'zzz' WHERE id = 0"),
