@@ -19,6 +19,7 @@
 #define MMPROF_SAMPLER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -59,6 +60,16 @@ int sampler__poll(struct sampler *s, int timeout_ms);
 
 /* Read and aggregate everything in the ring buffers now.  Returns samples read. */
 int sampler__drain(struct sampler *s);
+
+/*
+ * Feed records laid out as in a ring buffer (each header.size long) through
+ * the same path as sampler__drain, as if sampled with this sampler's events
+ * (the sample_type of sampler__sample_type).  For replaying captured data
+ * and for measuring ingest.  Returns the samples read, or -EINVAL at a
+ * record whose size is malformed (records before it are kept).
+ */
+int sampler__replay(struct sampler *s, const void *buf, size_t len);
+uint64_t sampler__sample_type(const struct sampler *s);
 
 /* Drain, close the run's events and unmap (the sampler stays reusable). */
 void sampler__close(struct sampler *s);

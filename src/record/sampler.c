@@ -203,7 +203,7 @@ static void set_comm(struct sampler *s, int32_t tid, uint32_t comm, uint64_t tim
 {
 	struct tid_comm *t = tid_slot(s, tid, true);
 
-	t->prev = t->comm ? t->comm : comm;
+	t->prev = t->comm;	/* 0 when unknown before this change */
 	t->comm = comm;
 	t->since = time;
 }
@@ -215,12 +215,17 @@ static uint32_t comm_of(struct sampler *s, uint32_t pid, uint32_t tid, uint64_t 
 
 	if (!t)
 		t = tid_slot(s, (int32_t)pid, false);
-	if (t && t->comm)
-		return time && time < t->since ? t->prev : t->comm;
-	/* perf's spelling for a thread whose name was never seen */
+	if (t && t->comm && !(time && time < t->since))
+		return t->comm;
+	if (t && t->prev)
+		return t->prev;
+	/* perf's spelling for a thread whose name was not known then */
 	snprintf(buf, sizeof(buf), ":%" PRIu32, tid);
-	set_comm(s, (int32_t)tid, comm_intern(s, buf), 0);
-	return tid_slot(s, (int32_t)tid, false)->comm;
+	if (!t) {
+		set_comm(s, (int32_t)tid, comm_intern(s, buf), 0);
+		return tid_slot(s, (int32_t)tid, false)->comm;
+	}
+	return comm_intern(s, buf);
 }
 
 /* Comms of the threads of an existing process (no COMM records will come). */
@@ -857,6 +862,10 @@ static void handle_event(struct sampler *s, const union perf_event *ev)
 				set_comm(s, (int32_t)ev->fork.tid, parent->comm, 0);
 		}
 		break;
+	case PERF_RECORD_EXIT:
+		if (ev->header.size >= sizeof(struct perf_record_fork))
+			symbols__exit(s->syms, (pid_t)ev->fork.pid, (pid_t)ev->fork.tid);
+		break;
 	case PERF_RECORD_LOST:
 		if (ev->header.size >= sizeof(struct perf_record_lost))
 			s->lost += ev->lost.lost;
@@ -891,6 +900,28 @@ int sampler__drain(struct sampler *s)
 		perf_mmap__read_done(map);
 	}
 	return (int)(s->agg.samples - before);
+}
+
+int sampler__replay(struct sampler *s, const void *buf, size_t len)
+{
+	uint64_t before = s->agg.samples;
+	const char *p = buf, *end = p + len;
+
+	while (p < end) {
+		const struct perf_event_header *h = (const void *)p;
+
+		if ((size_t)(end - p) < sizeof(*h) || h->size < sizeof(*h) ||
+		    h->size > (size_t)(end - p))
+			return -EINVAL;
+		handle_event(s, (const union perf_event *)p);
+		p += h->size;
+	}
+	return (int)(s->agg.samples - before);
+}
+
+uint64_t sampler__sample_type(const struct sampler *s)
+{
+	return s->sample_type;
 }
 
 void sampler__close(struct sampler *s)

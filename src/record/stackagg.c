@@ -31,21 +31,33 @@ void stackagg__reset(struct stackagg *a)
 }
 
 /*
- * One multiply per word, then a final avalanche: chains are short (tens of
- * words) and hashing them is most of the per-sample cost.
+ * Chains are short (tens of words) and hashing them is most of the
+ * per-sample cost: four independent lanes (multiply, rotate) keep the
+ * multiplier busy instead of waiting on one serial chain; the final
+ * avalanche mixes high bits down into the slot index.
  */
+static inline uint64_t rotl64(uint64_t x, int r)
+{
+	return x << r | x >> (64 - r);
+}
+
 static inline uint64_t chain_hash(uint32_t event, uint32_t pid, uint32_t comm,
 				  const uint64_t *chain, uint32_t nr)
 {
-	uint64_t h = ((uint64_t)event << 32 | pid) * 0x9e3779b97f4a7c15ULL ^
-		     ((uint64_t)comm << 32 | nr);
-	uint32_t i;
+	const uint64_t k0 = 0x9e3779b97f4a7c15ULL, k1 = 0xc2b2ae3d27d4eb4fULL;
+	uint64_t h0 = ((uint64_t)event << 32 | pid) * k0, h1 = ((uint64_t)comm << 32 | nr) * k1;
+	uint64_t h2 = k0 ^ nr, h3 = k1;
+	uint32_t i = 0;
 
-	for (i = 0; i < nr; i++) {
-		h = (h ^ chain[i]) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 29;
+	for (; i + 4 <= nr; i += 4) {
+		h0 = rotl64((h0 ^ chain[i]) * k0, 29);
+		h1 = rotl64((h1 ^ chain[i + 1]) * k1, 31);
+		h2 = rotl64((h2 ^ chain[i + 2]) * k0, 27);
+		h3 = rotl64((h3 ^ chain[i + 3]) * k1, 33);
 	}
-	return hash__u64(h);
+	for (; i < nr; i++)
+		h0 = rotl64((h0 ^ chain[i]) * k1, 29);
+	return hash__u64(h0 ^ rotl64(h1, 17) ^ rotl64(h2, 35) ^ rotl64(h3, 49));
 }
 
 static void grow_table(struct stackagg *a)

@@ -1,0 +1,588 @@
+/*
+ * The sampler against the real perf_event_open: a forked child burns CPU
+ * in a known noinline function, loops on a syscall and faults pages; its
+ * profile must show that function, kernel frames, its comm, no loss at a
+ * low frequency, and the default event's cpu-clock fallback where the
+ * machine has no PMU.  Synthetic ring-buffer data checks what end_run makes
+ * of chains.  `test-sampler --bench [M]` (by hand) measures ingest:
+ * M million replayed samples through parse, comm, hash and count.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+
+#include "mmprof/options.h"
+#include "mmprof/sampler.h"
+#include "mmprof/symbols.h"
+#include "tap.h"
+
+static volatile uint64_t sink;
+
+__attribute__((noinline, noclone)) static void burn_user(int ms)
+{
+	struct timespec t0, t;
+	uint64_t x = 1;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	do {
+		int i;
+
+		for (i = 0; i < 100000; i++)
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		sink = x;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+}
+
+__attribute__((noinline, noclone)) static void syscall_loop(int ms)
+{
+	static char buf[1 << 16];
+	struct timespec t0, t;
+	int fd = open("/dev/zero", O_RDONLY);
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	do {
+		int i;
+
+		for (i = 0; i < 50; i++)
+			if (read(fd, buf, sizeof(buf)) < 0)
+				break;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+	close(fd);
+}
+
+__attribute__((noinline, noclone)) static void fault_loop(int rounds)
+{
+	int r;
+
+	for (r = 0; r < rounds; r++) {
+		size_t len = 4 << 20, off;
+		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			return;
+		for (off = 0; off < len; off += 4096)
+			p[off] = 1;
+		munmap(p, len);
+	}
+}
+
+/* Fork a child that waits for the go byte, then works and exits. */
+static pid_t spawn(int *go_fd)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (pipe(fds))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		char c;
+
+		close(fds[1]);
+		prctl(PR_SET_NAME, "burner");
+		if (read(fds[0], &c, 1) != 1)
+			_exit(3);
+		burn_user(300);
+		syscall_loop(300);
+		fault_loop(20);
+		_exit(0);
+	}
+	close(fds[0]);
+	*go_fd = fds[1];
+	return pid;
+}
+
+/* One run on a fresh child: open, enable, release, drain until it exits. */
+static int record_child(struct sampler *s, struct profile *p, uint32_t run, struct run *r,
+			struct errmsg *e)
+{
+	struct record_target t = { 0 };
+	int go, status, err;
+	pid_t pid = spawn(&go);
+
+	if (pid < 0)
+		return -errno;
+	t.pids = &pid;
+	t.nr_pids = 1;
+	err = sampler__open(s, &t, e);
+	if (!err) {
+		sampler__enable(s);
+		if (write(go, "g", 1) != 1)
+			err = -EIO;
+		while (!err && waitpid(pid, &status, WNOHANG) == 0) {
+			sampler__poll(s, 50);
+			sampler__drain(s);
+		}
+		sampler__close(s);
+	} else {
+		kill(pid, SIGKILL);
+	}
+	close(go);
+	waitpid(pid, &status, 0);
+	if (!err)
+		err = sampler__end_run(s, p, run, r);
+	return err;
+}
+
+static bool pmu_absent(int *why)
+{
+	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_HARDWARE,
+				     .config = PERF_COUNT_HW_CPU_CYCLES, .disabled = 1 };
+	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+
+	if (fd >= 0) {
+		close(fd);
+		return false;
+	}
+	*why = errno;
+	return errno == ENOENT || errno == EOPNOTSUPP || errno == ENODEV || errno == ENXIO;
+}
+
+/* Does any count of event ev in run have a frame named sym (kernel or not)? */
+static uint64_t samples_with(const struct profile *p, uint32_t run, uint32_t ev,
+			     const char *sym, int kernel)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < p->nr_counts; i++) {
+		const struct count *c = &p->counts[i];
+		uint32_t node = c->node;
+
+		if (c->run != run || c->event != ev)
+			continue;
+		for (; node != PROFILE_ROOT; node = p->nodes[node].parent) {
+			const struct frame *f = &p->frames[p->nodes[node].frame];
+			const char *name = profile__str(p, f->sym);
+
+			if ((kernel < 0 || f->kernel == kernel) &&
+			    (!sym || (name && !strcmp(name, sym)))) {
+				n += c->samples;
+				break;
+			}
+		}
+	}
+	return n;
+}
+
+/* Print the heaviest stacks of a run (with MMPROF_TEST_VERBOSE set). */
+static void dump(const struct profile *p, uint32_t run)
+{
+	size_t i;
+
+	if (!getenv("MMPROF_TEST_VERBOSE"))
+		return;
+	for (i = 0; i < p->nr_counts; i++) {
+		const struct count *c = &p->counts[i];
+		uint32_t node = c->node;
+
+		if (c->run != run || c->samples < 5)
+			continue;
+		printf("# ev %u %s x%llu:", c->event, profile__str(p, c->comm),
+		       (unsigned long long)c->samples);
+		for (; node != PROFILE_ROOT; node = p->nodes[node].parent) {
+			const struct frame *f = &p->frames[p->nodes[node].frame];
+
+			printf(" %s%s", f->kernel ? "k:" : "", profile__frame_sym(p, p->nodes[node].frame));
+		}
+		printf("\n");
+	}
+}
+
+/* Samples of run whose stack has kernel frame ksym and, further out, user frame usym. */
+static uint64_t samples_crossing(const struct profile *p, uint32_t run, const char *ksym,
+				 const char *usym)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < p->nr_counts; i++) {
+		uint32_t node = p->counts[i].node;
+		bool k = false;
+
+		if (p->counts[i].run != run)
+			continue;
+		for (; node != PROFILE_ROOT; node = p->nodes[node].parent) {
+			const struct frame *f = &p->frames[p->nodes[node].frame];
+			const char *name = profile__str(p, f->sym);
+
+			if (name && f->kernel && !strcmp(name, ksym))
+				k = true;
+			if (name && k && !f->kernel && !strcmp(name, usym)) {
+				n += p->counts[i].samples;
+				break;
+			}
+		}
+	}
+	return n;
+}
+
+static void test_default_event(struct symbols *syms)
+{
+	struct sampler_opts o = { .freq = 1000 };
+	struct errmsg e = { "" };
+	struct profile *p = profile__new();
+	struct sampler *s = sampler__new(&o, syms, &e);
+	struct run r = { 0 };
+	int why = 0, err;
+	bool absent = pmu_absent(&why);
+	uint64_t total = 0, comm_ok = 0;
+	size_t i;
+
+	err = record_child(s, p, 0, &r, &e);
+	if (!ok(err == 0, "default event: a forked child is sampled"))
+		printf("#   %s\n", e.msg);
+	dump(p, 0);
+	sampler__add_events(s, p);
+	is_int(p->nr_events, 1, "one event added");
+	if (absent) {
+		is_str(profile__str(p, p->events[0].name), "cpu-clock",
+		       "no PMU here: the default falls back to cpu-clock");
+		ok(sampler__note(s) && strstr(sampler__note(s), "no hardware PMU (cycles: ") &&
+		   strstr(sampler__note(s), "sampling cpu-clock instead"),
+		   "and says so: %s", sampler__note(s) ? sampler__note(s) : "(no note)");
+	} else {
+		ok(!strncmp(profile__str(p, p->events[0].name), "cycles", 6) && !sampler__note(s),
+		   "a PMU here: cycles opened (%s)", profile__str(p, p->events[0].name));
+		ok(1, "no fallback note needed");
+	}
+	is_str(profile__str(p, p->events[0].asked), "cycles", "asked for cycles");
+	ok(p->events[0].freq == 1 && p->events[0].sample == 1000, "frequency recorded");
+
+	ok(r.samples > 100, "run has samples (%llu)", (unsigned long long)r.samples);
+	is_int(r.lost, 0, "nothing lost at 1 kHz");
+	for (i = 0; i < p->nr_counts; i++) {
+		total += p->counts[i].samples;
+		if (!strcmp(profile__str(p, p->counts[i].comm), "burner"))
+			comm_ok += p->counts[i].samples;
+	}
+	is_int(total, r.samples, "counts add up to the run's samples");
+	ok(comm_ok * 10 >= total * 9, "the child's comm is on its samples (%llu of %llu)",
+	   (unsigned long long)comm_ok, (unsigned long long)total);
+	{
+		uint64_t burn = samples_with(p, 0, 0, "burn_user", 0);
+		uint64_t kern = samples_with(p, 0, 0, NULL, 1);
+		uint64_t sysread = samples_crossing(p, 0, "ksys_read", "record_child");
+
+		ok(burn * 5 >= total, "burn_user is on the user callchains of %llu of %llu samples",
+		   (unsigned long long)burn, (unsigned long long)total);
+		ok(kern * 5 >= total, "kernel frames in %llu samples", (unsigned long long)kern);
+		ok(sysread > 0, "kernel read path continues into the user caller in %llu samples",
+		   (unsigned long long)sysread);
+		ok(samples_with(p, 0, 0, "ksys_read", 1) + samples_with(p, 0, 0, "vfs_read", 1) > 0,
+		   "the read syscall's kernel path resolved by name");
+	}
+	/* each stack: the leaf frame appears once (the kernel's IP is not doubled) */
+	{
+		size_t dup = 0;
+
+		for (i = 0; i < p->nr_counts; i++) {
+			uint32_t leaf = p->counts[i].node, parent = p->nodes[leaf].parent;
+
+			if (parent != PROFILE_ROOT &&
+			    p->frames[p->nodes[leaf].frame].addr == p->frames[p->nodes[parent].frame].addr)
+				dup++;
+		}
+		is_int(dup, 0, "no stack repeats its leaf address");
+	}
+
+	/* a second run reuses the choice and keeps runs apart */
+	memset(&r, 0, sizeof(r));
+	err = record_child(s, p, 1, &r, &e);
+	ok(err == 0 && r.samples > 100, "second run sampled (%llu)", (unsigned long long)r.samples);
+	ok(samples_with(p, 1, 0, "burn_user", 0) > 0 && samples_with(p, 0, 0, "burn_user", 0) > 0,
+	   "both runs have their own counts");
+	sampler__free(s);
+	profile__free(p);
+}
+
+static void test_two_events(struct symbols *syms)
+{
+	struct strlist ev = { 0 };
+	struct sampler_opts o = { .freq = 1000 };
+	struct errmsg e = { "" };
+	struct profile *p = profile__new();
+	struct sampler *s;
+	struct run r = { 0 };
+	int err;
+
+	strlist__add(&ev, "cpu-clock");
+	strlist__add(&ev, "exceptions:page_fault_user");
+	o.events = &ev;
+	s = sampler__new(&o, syms, &e);
+	if (!ok(s != NULL, "two events accepted"))
+		printf("#   %s\n", e.msg);
+	err = record_child(s, p, 0, &r, &e);
+	if (!ok(err == 0, "cpu-clock and a tracepoint sampled together"))
+		printf("#   %s\n", e.msg);
+	dump(p, 0);
+	sampler__add_events(s, p);
+	is_int(p->nr_events, 2, "two events added");
+	is_str(profile__str(p, p->events[1].name), "exceptions:page_fault_user", "tracepoint name");
+	ok(p->events[1].freq == 0 && p->events[1].sample == 1, "tracepoint samples every hit");
+	ok(samples_with(p, 0, 0, "burn_user", 0) > 0, "cpu-clock samples map to event 0");
+	/* 20 rounds x 1024 pages fault at least 20000 times, each one a sample */
+	ok(samples_with(p, 0, 1, "fault_loop", 0) >= 20000,
+	   "page_fault_user samples map to event 1, in fault_loop (%llu)",
+	   (unsigned long long)samples_with(p, 0, 1, "fault_loop", 0));
+	/* a few are copy-on-write faults elsewhere after fork; nearly all are fault_loop's */
+	ok(samples_with(p, 0, 1, "fault_loop", 0) * 10 >= samples_with(p, 0, 1, NULL, -1) * 9,
+	   "nearly all of them (%llu of %llu)",
+	   (unsigned long long)samples_with(p, 0, 1, "fault_loop", 0),
+	   (unsigned long long)samples_with(p, 0, 1, NULL, -1));
+	ok(samples_with(p, 0, 1, "burn_user", 0) < 100, "few or none in burn_user (%llu)",
+	   (unsigned long long)samples_with(p, 0, 1, "burn_user", 0));
+	is_int(r.lost, 0, "nothing lost");
+	sampler__free(s);
+	profile__free(p);
+	strlist__release(&ev);
+}
+
+static void test_errors(struct symbols *syms)
+{
+	struct strlist ev = { 0 };
+	struct sampler_opts o = { .freq = 1000 };
+	struct errmsg e = { "" };
+	struct sampler *s;
+	struct record_target t = { 0 };
+	pid_t gone;
+	int why = 0, err;
+
+	strlist__add(&ev, "nosuch");
+	o.events = &ev;
+	s = sampler__new(&o, syms, &e);
+	ok(!s && strstr(e.msg, "unknown event 'nosuch'"), "unknown -e refused at new: %s", e.msg);
+	strlist__release(&ev);
+
+	o.events = NULL;
+	o.mmap_pages = 3;
+	ok(!sampler__new(&o, syms, &e), "mmap pages not a power of 2 refused: %s", e.msg);
+	o.mmap_pages = 0;
+
+	/* a process that is gone */
+	gone = fork();
+	if (gone == 0)
+		_exit(0);
+	waitpid(gone, NULL, 0);
+	s = sampler__new(&o, syms, &e);
+	t.pids = &gone;
+	t.nr_pids = 1;
+	err = sampler__open(s, &t, &e);
+	ok(err == -ESRCH && strstr(e.msg, "no such process"), "dead pid: %s", e.msg);
+	sampler__free(s);
+
+	if (pmu_absent(&why)) {
+		pid_t self = getpid();
+
+		strlist__add(&ev, "cycles");
+		o.events = &ev;
+		s = sampler__new(&o, syms, &e);
+		t.pids = &self;
+		err = sampler__open(s, &t, &e);
+		ok(err == -why && strstr(e.msg, "cannot open event 'cycles'") &&
+		   strstr(e.msg, strerror(why)), "explicit cycles without a PMU is an error: %s",
+		   e.msg);
+		ok(sampler__note(s) == NULL, "and no silent fallback");
+		sampler__free(s);
+		strlist__release(&ev);
+	} else {
+		ok(1, "PMU present: explicit cycles opens");
+		ok(1, "PMU present");
+	}
+}
+
+static void test_system_wide(struct symbols *syms)
+{
+	struct sampler_opts o = { .freq = 1000 };
+	struct record_target t = { .system_wide = true };
+	struct errmsg e = { "" };
+	struct profile *p = profile__new();
+	struct sampler *s = sampler__new(&o, syms, &e);
+	struct run r = { 0 };
+	int err, i;
+
+	err = sampler__open(s, &t, &e);
+	if (!ok(err == 0, "system-wide open"))
+		printf("#   %s\n", e.msg);
+	sampler__enable(s);
+	for (i = 0; i < 4; i++) {
+		burn_user(50);
+		sampler__poll(s, 10);
+		sampler__drain(s);
+	}
+	sampler__close(s);
+	sampler__add_events(s, p);
+	sampler__end_run(s, p, 0, &r);
+	ok(r.samples >= 150, "system-wide samples (%llu)", (unsigned long long)r.samples);
+	ok(samples_with(p, 0, 0, "burn_user", 0) > 0, "this process's function seen system-wide");
+	sampler__free(s);
+	profile__free(p);
+}
+
+/* Append a sample record {IP, TID, TIME, CPU, PERIOD, CALLCHAIN}. */
+static size_t put_sample(uint64_t *buf, uint64_t ip, uint32_t pid, uint64_t time,
+			 const uint64_t *chain, uint64_t nr, uint16_t misc)
+{
+	struct perf_event_header *h = (void *)buf;
+	uint32_t pt[2] = { pid, pid };
+	uint64_t *p = buf + 1;
+
+	*p++ = ip;
+	memcpy(p++, pt, 8);
+	*p++ = time;
+	*p++ = 0;
+	*p++ = 1000;
+	*p++ = nr;
+	memcpy(p, chain, nr * 8);
+	p += nr;
+	h->type = PERF_RECORD_SAMPLE;
+	h->misc = misc;
+	h->size = (uint16_t)((char *)p - (char *)buf);
+	return h->size / 8;
+}
+
+static size_t put_comm(uint64_t *buf, uint32_t pid, const char *comm, uint64_t time)
+{
+	struct perf_event_header *h = (void *)buf;
+	uint32_t pt[2] = { pid, pid };
+
+	memset(buf, 0, 8 * 8);
+	memcpy(buf + 1, pt, 8);
+	snprintf((char *)(buf + 2), 16, "%s", comm);
+	memcpy(buf + 4, pt, 8);	/* sample_id_all: TID TIME CPU */
+	buf[5] = time;
+	h->type = PERF_RECORD_COMM;
+	h->size = 7 * 8;
+	return 7;
+}
+
+static void test_replay(struct symbols *syms)
+{
+	struct sampler_opts o = { .freq = 1000 };
+	struct errmsg e = { "" };
+	struct sampler *s = sampler__new(&o, syms, &e);
+	struct profile *p = profile__new();
+	static uint64_t buf[4096];
+	const uint64_t k1 = 0xffffffffdead0010ULL, u1 = 0x10000040, u2 = 0x10000080;
+	const uint64_t c_full[] = { PERF_CONTEXT_KERNEL, k1, PERF_CONTEXT_USER, u1, u2 };
+	const uint64_t c_noip[] = { PERF_CONTEXT_USER, u2 };
+	struct run r = { 0 };
+	size_t n = 0, i;
+	uint32_t leaf;
+	int got;
+
+	n += put_comm(buf + n, 7, "early", 100);
+	n += put_sample(buf + n, k1, 7, 50, c_full, 5, PERF_RECORD_MISC_KERNEL);  /* before the comm */
+	n += put_sample(buf + n, k1, 7, 150, c_full, 5, PERF_RECORD_MISC_KERNEL);
+	n += put_sample(buf + n, k1, 7, 160, c_full, 5, PERF_RECORD_MISC_KERNEL);
+	n += put_sample(buf + n, u1, 7, 170, c_noip, 2, PERF_RECORD_MISC_USER);   /* ip missing */
+	n += put_sample(buf + n, u1, 7, 180, NULL, 0, PERF_RECORD_MISC_USER);      /* no chain */
+	got = sampler__replay(s, buf, n * 8);
+	is_int(got, 5, "replay reads five samples");
+	is_int(sampler__replay(s, buf, 12), -EINVAL, "a cut record is refused");
+	sampler__add_events(s, p);
+	sampler__end_run(s, p, 0, &r);
+	is_int(r.samples, 5, "run samples");
+	/* counts: (comm ":7", full) 1, (early, full) 2, (early, [u1 u2]) 1, (early, [u1]) 1 */
+	is_int(p->nr_counts, 4, "four distinct (comm, stack) cells");
+	for (i = 0; i < p->nr_counts; i++) {
+		const struct count *c = &p->counts[i];
+		const char *comm = profile__str(p, c->comm);
+
+		leaf = c->node;
+		if (p->nodes[leaf].depth == 3) {
+			const struct frame *f = &p->frames[p->nodes[leaf].frame];
+
+			ok(f->addr == k1 && f->kernel && f->sym == 0,
+			   "leaf is the kernel IP, unresolved: raw address kept, sym 0");
+			ok(!strcmp(comm, c->samples == 2 ? "early" : ":7"),
+			   "the comm in force at each sample's time (%s x%llu)", comm,
+			   (unsigned long long)c->samples);
+			ok(!p->frames[p->nodes[p->nodes[leaf].parent].frame].kernel &&
+			   p->frames[p->nodes[p->nodes[leaf].parent].frame].addr == u1,
+			   "then the user frames after the context marker");
+			is_int(c->period, 1000 * c->samples, "period summed");
+		} else if (p->nodes[leaf].depth == 2) {
+			ok(p->frames[p->nodes[leaf].frame].addr == u1 &&
+			   p->frames[p->nodes[p->nodes[leaf].parent].frame].addr == u2,
+			   "a chain without the IP gets it in front, once");
+		} else {
+			ok(p->nodes[leaf].depth == 1 && p->frames[p->nodes[leaf].frame].addr == u1,
+			   "no callchain: the IP alone");
+		}
+	}
+	sampler__free(s);
+	profile__free(p);
+}
+
+static int bench(struct symbols *syms, double millions)
+{
+	enum { NSTACKS = 2000, DEPTH = 30, NREC = 1 << 12 };
+	struct sampler_opts o = { .freq = 4000 };
+	struct sampler *s = sampler__new(&o, syms, NULL);
+	uint64_t *buf = malloc((size_t)NREC * (DEPTH + 8) * 8), chain[DEPTH], rng = 42;
+	size_t n = 0, i, total = (size_t)(millions * 1e6), done = 0;
+	struct timespec t0, t1;
+	double sec;
+
+	for (i = 0; i < NREC; i++) {
+		size_t which, j;
+
+		rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+		which = (rng >> 33) % 4 ? (rng >> 40) % 64 : (rng >> 40) % NSTACKS;
+		chain[0] = PERF_CONTEXT_KERNEL;
+		for (j = 1; j < DEPTH; j++)
+			chain[j] = 0xffffffff81000000ULL + ((which * 2654435761u + j * 40503u) % 65536) * 16;
+		chain[20] = PERF_CONTEXT_USER;
+		n += put_sample(buf + n, chain[1], 1000 + (uint32_t)(which % 4), i, chain, DEPTH,
+				PERF_RECORD_MISC_KERNEL);
+	}
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	while (done < total)
+		done += (size_t)sampler__replay(s, buf, n * 8);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+	sec = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	printf("ingest: %zu samples (%d-entry callchains, %zu bytes each) in %.3f s: "
+	       "%.2f M samples/s per CPU-second on one core (thread CPU time)\n", done, DEPTH, (size_t)(DEPTH + 7) * 8, sec,
+	       (double)done / sec / 1e6);
+	free(buf);
+	sampler__free(s);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct symbols *syms = symbols__new();
+	struct errmsg e = { "" };
+	int err;
+
+	if (argc > 1 && !strcmp(argv[1], "--bench")) {
+		err = bench(syms, argc > 2 ? atof(argv[2]) : 20);
+		symbols__free(syms);
+		return err;
+	}
+	err = symbols__load_kernel(syms, &e);
+	if (!ok(err == 0, "kallsyms loaded"))
+		printf("#   %s\n", e.msg);
+	test_replay(syms);
+	test_default_event(syms);
+	test_two_events(syms);
+	test_errors(syms);
+	test_system_wide(syms);
+	symbols__free(syms);
+	return done_testing();
+}
