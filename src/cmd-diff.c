@@ -272,7 +272,7 @@ static int run_gates(const struct diff *d, const struct gate *g, size_t ng, bool
 			if (!gate__trips(&g[i], r->delta, r->rel))
 				continue;
 			tripped++;
-			fprintf(stderr, "mmprof diff: gate '%s' tripped: %s %.4g -> %.4g (%+.4g%s, %+.1f%%, q=%.2g, %s)\n",
+			fprintf(stderr, "mmprof diff: gate '%s' tripped: %s %.4g -> %.4g (%+.4g%s, %+.3g%%, q=%.2g, %s)\n",
 				desc, r->key, r->base.mean, r->cur.mean, r->delta,
 				r->absolute ? " points" : "", r->rel, r->q, diff_row__verdict_name(r));
 		}

@@ -1,0 +1,144 @@
+#!/bin/sh
+# t300-diff: mmprof diff end to end on real recordings.
+#   - thp-zap with THP off (base) against THP on (new), 3 runs each: the
+#     __split_huge_pmd family rises and is significant, the robot's filter
+#     shows it, --callchains shows the zap path caller -> callee;
+#   - thp-zap THP off against itself (A/A): no perf-profile row significant;
+#   - gates: trip (exit 1), do not trip (exit 0), malformed (exit 2 with the
+#     column), gate files; different sampling events: exit 2 unless --force;
+#   - formats: json parses, csv and markdown have their headers, groups
+#     with '--', one run a side says there is no variance;
+#   - the man page renders cleanly and documents every --help option.
+
+here=$(cd "$(dirname "$0")/../.." && pwd)
+: "${MMPROF_BUILD:=$here/build}"
+: "${MMPROF:=$MMPROF_BUILD/mmprof}"
+wl=$MMPROF_BUILD/workloads
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t300.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+
+n=0
+failed=0
+ok() {	# ok COND-EXIT-STATUS DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+diag() { sed 's/^/# /' "$@"; }
+rec() {	# rec OUT RUNS THP [extra record options]
+	out=$1 runs=$2 thp=$3
+	shift 3
+	"$MMPROF" record -q -r "$runs" -o "$tmp/$out" "$@" -- "$wl/thp-zap" --thp "$thp" -s 1 >/dev/null 2>"$tmp/rec.err"
+}
+SPLIT=perf-profile.children.cpu-clock.__split_huge_pmd
+
+rec off.data 3 off; ok $? "record thp-zap --thp off, 3 runs"
+rec off2.data 3 off; ok $? "record it again (A/A)"
+rec on.data 3 on; ok $? "record thp-zap --thp on, 3 runs"
+diag "$tmp/rec.err"
+
+# THP off -> on
+"$MMPROF" diff "$tmp/off.data" "$tmp/on.data" >"$tmp/out" 2>"$tmp/err"
+ok $? "diff off on exits 0"
+grep -q "^runs  *3  *3" "$tmp/out"; ok $? "header: runs of both sides"
+grep -q "^events  *cpu-clock  *cpu-clock" "$tmp/out"; ok $? "header: events of both sides"
+grep -q "^kernel " "$tmp/out" && grep -q "^host " "$tmp/out"; ok $? "header: kernel and host"
+grep -q "^         %stddev     %change         %stddev$" "$tmp/out"; ok $? "robot's header line"
+grep -q "  $SPLIT\$" "$tmp/out"; ok $? "__split_huge_pmd is a significant row"
+"$MMPROF" diff --all --format csv "$tmp/off.data" "$tmp/on.data" >"$tmp/csv"
+ok $? "--all --format csv"
+v=$(grep "^$SPLIT," "$tmp/csv" | cut -d, -f12)
+test "$v" = up || test "$v" = new; ok $? "__split_huge_pmd verdict is up/new (got '$v')"
+grep -q "^$SPLIT,.*,1\$" "$tmp/csv"; ok $? "the robot's filter shows it too"
+ch=$(grep "^$SPLIT," "$tmp/csv" | cut -d, -f8)
+awk -v c="$ch" 'BEGIN { exit !(c > 1) }'; ok $? "__split_huge_pmd rises by more than a point ($ch)"
+"$MMPROF" diff --robot "$tmp/off.data" "$tmp/on.data" | grep -q "  $SPLIT\$"
+ok $? "--robot shows the row"
+"$MMPROF" diff --callchains "$tmp/off.data" "$tmp/on.data" >"$tmp/chains"
+grep -q "→ __split_huge_pmd" "$tmp/chains"; ok $? "--callchains: a chain reaches __split_huge_pmd, caller → callee"
+sed -n '/^call chains/,$p' "$tmp/chains" | head -4 | diag
+
+# A/A
+"$MMPROF" diff --all --format csv "$tmp/off.data" "$tmp/off2.data" >"$tmp/aa"
+ok $? "A/A diff"
+bad=$(grep '^perf-profile' "$tmp/aa" | awk -F, '$12 == "up" || $12 == "down" || $12 == "new" || $12 == "gone"' | wc -l)
+ok "$(test "$bad" -eq 0; echo $?)" "A/A: no perf-profile row significant ($bad)"
+grep '^perf-profile' "$tmp/aa" | awk -F, '$12 == "up" || $12 == "down"' | head -5 | diag
+
+# gates
+"$MMPROF" diff --fail-on "perf-profile.children.*.__split_huge_pmd > +1.0" "$tmp/off.data" "$tmp/on.data" >/dev/null 2>"$tmp/err"
+ok "$(test $? -eq 1; echo $?)" "--fail-on trips: exit 1"
+grep -q "gate 'perf-profile.children.\*.__split_huge_pmd > +1' tripped: $SPLIT" "$tmp/err"
+ok $? "the tripped gate is named with its key"
+"$MMPROF" diff --fail-on "perf-profile.children.*.__split_huge_pmd < -1.0" "$tmp/off.data" "$tmp/on.data" >/dev/null 2>&1
+ok $? "--fail-on that does not hold: exit 0"
+"$MMPROF" diff --fail-on "perf-profile.children.*.__split_huge_pmd > +1.0" "$tmp/off.data" "$tmp/off2.data" >/dev/null 2>&1
+ok $? "--fail-on on the A/A pair: exit 0"
+"$MMPROF" diff --fail-on "perf-profile.children.* >> 1" "$tmp/off.data" "$tmp/on.data" >/dev/null 2>"$tmp/err"
+ok "$(test $? -eq 2; echo $?)" "malformed gate: exit 2"
+grep -q "column 26: expected a number" "$tmp/err"; ok $? "malformed gate: the column is named"
+printf '# gates\n\nperf-profile.children.*.__split_huge_pmd > 1   # the split path\n' >"$tmp/gates"
+"$MMPROF" diff --gate-file "$tmp/gates" "$tmp/off.data" "$tmp/on.data" >/dev/null 2>&1
+ok "$(test $? -eq 1; echo $?)" "--gate-file trips: exit 1"
+
+# formats and inputs
+"$MMPROF" diff --format json --callchains "$tmp/off.data" "$tmp/on.data" >"$tmp/json"
+python3 -m json.tool "$tmp/json" >/dev/null; ok $? "--format json parses"
+python3 -c "
+import json,sys
+d=json.load(open('$tmp/json'))
+r=[x for x in d['diff']['rows'] if x['key']=='$SPLIT']
+sys.exit(not (r and len(r[0]['new']['values'])==3 and r[0]['verdict'] in ('up','new') and d['diff']['callchains']))"
+ok $? "json: per-run values, verdict, call chains"
+"$MMPROF" diff --format markdown "$tmp/off.data" "$tmp/on.data" >"$tmp/md"
+grep -q "^| verdict | key | base | new | change | q |" "$tmp/md" && grep -q "__split_huge_pmd\` |" "$tmp/md"
+ok $? "--format markdown: a table with the row"
+"$MMPROF" diff --all --format csv "$tmp/off.data" -- "$tmp/on.data" "$tmp/on.data" >"$tmp/grp"
+grep -q "^$SPLIT,[^,]*,[^,]*,3,[^,]*,[^,]*,6," "$tmp/grp"; ok $? "groups: 'A -- B B' pools 6 new runs"
+rec one-a.data 1 off && rec one-b.data 1 on
+"$MMPROF" diff "$tmp/one-a.data" "$tmp/one-b.data" >"$tmp/one"
+ok $? "one run a side"
+grep -q "NO VARIANCE" "$tmp/one"
+ok $? "one run a side: the header says there is no variance"
+"$MMPROF" diff --all --format csv "$tmp/one-a.data" "$tmp/one-b.data" | awk -F, '$12 == "up" || $12 == "down"' | grep -q .
+ok "$(test $? -ne 0; echo $?)" "one run a side: nothing called significant"
+
+# different events
+"$MMPROF" record -q -e task-clock -o "$tmp/tc.data" -- "$wl/thp-zap" --thp off -s 0.3 >/dev/null 2>"$tmp/rec.err"
+if [ $? -eq 0 ]; then
+	"$MMPROF" diff "$tmp/off.data" "$tmp/tc.data" >/dev/null 2>"$tmp/err"
+	ok "$(test $? -eq 2; echo $?)" "different events: exit 2"
+	grep -q "DIFFERENT SAMPLING EVENTS" "$tmp/err"; ok $? "different events: one loud line"
+	"$MMPROF" diff --force "$tmp/off.data" "$tmp/tc.data" >"$tmp/out" 2>/dev/null
+	ok $? "--force compares anyway"
+	grep -q "WARNING" "$tmp/out"; ok $? "--force: the header warns"
+else
+	diag "$tmp/rec.err"
+	ok 1 "record -e task-clock"
+fi
+
+# errors
+"$MMPROF" diff "$tmp/off.data" >/dev/null 2>"$tmp/err"
+ok "$(test $? -eq 2; echo $?)" "one file: exit 2"
+"$MMPROF" diff "$tmp/off.data" "$tmp/missing.data" >/dev/null 2>"$tmp/err"
+ok "$(test $? -eq 2 && test "$(wc -l <"$tmp/err")" -eq 1; echo $?)" "missing file: one line, exit 2"
+
+# man page
+page=$here/man/mmprof-diff.1
+"$MMPROF" diff --help >"$tmp/help"; ok $? "diff --help exits 0"
+MANWIDTH=80 man -l "$page" >"$tmp/man" 2>"$tmp/warn"
+ok "$(test ! -s "$tmp/warn" && test -s "$tmp/man"; echo $?)" "man -l renders it without warnings"
+groff -ww -man -z "$page" >"$tmp/gwarn" 2>&1
+ok "$(test ! -s "$tmp/gwarn"; echo $?)" "groff -ww finds nothing to warn about"
+missing=
+for o in $(grep -o -- '--[a-z][a-z-]*' "$tmp/help" | sort -u); do
+	grep -q -- "$o" "$tmp/man" || missing="$missing $o"
+done
+ok "$(test -z "$missing"; echo $?)" "every option of --help is in the man page${missing:+ (missing:$missing)}"
+
+echo "1..$n"
+exit $((failed != 0))
