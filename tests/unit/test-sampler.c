@@ -447,7 +447,8 @@ static size_t put_sample(uint64_t *buf, uint64_t ip, uint32_t pid, uint64_t time
 	*p++ = 0;
 	*p++ = 1000;
 	*p++ = nr;
-	memcpy(p, chain, nr * 8);
+	if (nr)
+		memcpy(p, chain, nr * 8);
 	p += nr;
 	h->type = PERF_RECORD_SAMPLE;
 	h->misc = misc;
