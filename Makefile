@@ -127,7 +127,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIBMMPROF) tests/unit/tap.h
 
 workloads: $(WL_BIN)
 
-$(BUILD)/workloads/%: tests/workloads/%.c
+$(BUILD)/workloads/%: tests/workloads/%.c $(wildcard tests/workloads/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(WL_CFLAGS) -o $@ $< -lpthread -lm
