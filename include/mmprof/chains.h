@@ -10,7 +10,9 @@
  * starts (the highest ancestor with about the same change), with one
  * caller of context:
  *   zap_pmd_range → __split_huge_pmd → _raw_spin_lock → native_queued_spin_lock_slowpath  +51.7
- * With >= 2 runs a side, paths are tested as diff rows are (Welch, BH).
+ * With >= 2 runs a side, paths are tested as diff rows are (Welch, BH);
+ * q is printed, not used to hide a path (BH over every path of a deep trie
+ * is harsh, and the chain view is for finding where the time went).
  * Workload: a trie of 10^5 nodes per file, 10 runs: O(nodes x runs).
  */
 #ifndef MMPROF_CHAINS_H
@@ -39,6 +41,7 @@ struct chain_diff {
 	size_t nb, nn;
 	double *values;
 	bool novar;
+	double alpha;
 };
 
 /*

@@ -12,7 +12,9 @@
  *
  * Verdicts (the point of mmprof diff over the robot):
  *   - with >= 2 runs on both sides, Welch's t-test per key, then
- *     Benjamini-Hochberg across the keys tested (q < alpha).  Only keys
+ *     Benjamini-Hochberg across the keys tested within each family
+ *     (perf-profile.children, .self, .calltrace, and each other first
+ *     key component), q < alpha.  Only keys
  *     whose mean over both sides reaches the printing floor are tested
  *     ("independent filtering": the pooled mean says nothing about the
  *     difference under the null, so the FDR guarantee holds, and a

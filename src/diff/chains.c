@@ -176,6 +176,7 @@ int chains__compute(struct chain_diff *cd, const struct profile *const *base, si
 	if (!cd->nb || !cd->nn)
 		return -EINVAL;
 	cd->novar = cd->nb < 2 || cd->nn < 2;
+	cd->alpha = alpha;
 	memset(&b, 0, sizeof(b));
 	b.cd = cd;
 	hashidx__init(&b.idx);
@@ -220,8 +221,8 @@ int chains__compute(struct chain_diff *cd, const struct profile *const *base, si
 	for (i = 0; i < cd->nr; i++) {
 		struct chain_row *r = &cd->rows[i];
 
-		r->shown = fabs(r->delta) >= min_points && best[i] < 0.9 * fabs(r->delta) &&
-			   (cd->novar || r->q < alpha);
+		/* q is shown, not used to hide: BH over every path of a deep trie is harsh */
+		r->shown = fabs(r->delta) >= min_points && best[i] < 0.9 * fabs(r->delta);
 		if (r->shown)
 			make_text(cd, r, &b.idx);
 	}
@@ -268,8 +269,8 @@ void chains__format(struct outbuf *b, const struct chain_diff *cd, size_t limit,
 	if (json)
 		outbuf__printf(b, "[");
 	else
-		outbuf__printf(b, "\ncall chains whose share changed (caller \xe2\x86\x92 callee, points of %s total%s):\n",
-			       "the event's", cd->novar ? "; one run on a side: no test" : "; q < alpha");
+		outbuf__printf(b, "\ncall chains whose share changed (caller \xe2\x86\x92 callee, points of the "
+				  "event's total%s):\n", cd->novar ? "; one run on a side: no test" : "");
 	for (i = 0; i < m; i++) {
 		if (json) {
 			outbuf__printf(b, "%s\n  {\"chain\": ", i ? "," : "");
@@ -281,8 +282,11 @@ void chains__format(struct outbuf *b, const struct chain_diff *cd, size_t limit,
 			else
 				outbuf__printf(b, "null}");
 		} else {
-			outbuf__printf(b, "  %s  %+.1f  (%.2f \xe2\x86\x92 %.2f)\n", s[i]->text, s[i]->delta,
+			outbuf__printf(b, "  %s  %+.1f  (%.2f \xe2\x86\x92 %.2f", s[i]->text, s[i]->delta,
 				       s[i]->base, s[i]->cur);
+			if (isfinite(s[i]->q))
+				outbuf__printf(b, ", q=%.2g%s", s[i]->q, s[i]->q < cd->alpha ? "" : ", not significant");
+			outbuf__printf(b, ")\n");
 		}
 	}
 	if (json)

@@ -250,12 +250,33 @@ static void classify(struct diff *d, struct diff_row *r, const uint32_t *present
 	}
 }
 
+/* The family a row's FDR is controlled in: "perf-profile.<group>" or the first component. */
+static size_t fdr_family_len(const char *key)
+{
+	size_t len = strcspn(key, ".");
+
+	if (!strncmp(key, PP, sizeof(PP) - 1))
+		len = sizeof(PP) - 1 + strcspn(key + sizeof(PP) - 1, ".");
+	return len;
+}
+
+static int cmp_row_family(const void *a, const void *b)
+{
+	const struct diff_row *x = *(const struct diff_row *const *)a;
+	const struct diff_row *y = *(const struct diff_row *const *)b;
+	size_t lx = fdr_family_len(x->key), ly = fdr_family_len(y->key);
+	int c = strncmp(x->key, y->key, lx < ly ? lx : ly);
+
+	return c ? c : lx < ly ? -1 : lx > ly;
+}
+
 int diff__compute(struct diff *d, const struct diff_run *base, size_t nb,
 		  const struct diff_run *cur, size_t nn, const struct diff_opts *o)
 {
 	struct builder b;
-	size_t i, n = nb + nn;
+	size_t i, j, n = nb + nn;
 	double *p, *q, *scratch;
+	struct diff_row **order;
 
 	memset(d, 0, sizeof(*d));
 	if (o)
@@ -283,17 +304,33 @@ int diff__compute(struct diff *d, const struct diff_run *base, size_t nb,
 	free(b.present);
 	free(b.stamp);
 
+	/*
+	 * BH within each family (perf-profile.children, .self, .calltrace, and
+	 * every other first component): the FDR holds per family, and the
+	 * headline children rows are not diluted by the many calltrace
+	 * prefixes that repeat them.
+	 */
+	order = xmalloc((d->nr + 1) * sizeof(*order));
+	for (i = 0; i < d->nr; i++)
+		order[i] = &d->rows[i];
+	qsort(order, d->nr, sizeof(*order), cmp_row_family);
 	p = xmalloc((d->nr + 1) * sizeof(*p));
 	q = xmalloc((d->nr + 1) * sizeof(*q));
-	for (i = 0; i < d->nr; i++)
-		p[i] = d->rows[i].p;
-	stats__bh(p, d->nr, q);
+	for (i = 0; i < d->nr; i = j) {
+		size_t k;
+
+		for (j = i; j < d->nr && !cmp_row_family(&order[i], &order[j]); j++)
+			p[j - i] = order[j]->p;
+		stats__bh(p, j - i, q);
+		for (k = i; k < j; k++)
+			order[k]->q = q[k - i];
+	}
+	free(order);
 	for (i = 0; i < d->nr; i++) {
 		struct diff_row *r = &d->rows[i];
 
 		if (!(r->flags & DIFF_TESTED))
 			continue;
-		r->q = q[i];
 		if (r->q < d->o.alpha) {
 			bool big = r->absolute ? fabs(r->delta) >= d->o.min_points
 					       : fabs(r->rel) >= d->o.min_pct;

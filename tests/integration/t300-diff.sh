@@ -1,6 +1,6 @@
 #!/bin/sh
 # t300-diff: mmprof diff end to end on real recordings.
-#   - thp-zap with THP off (base) against THP on (new), 3 runs each: the
+#   - thp-zap with THP off (base) against THP on (new), 4 runs each: the
 #     __split_huge_pmd family rises and is significant, the robot's filter
 #     shows it, --callchains shows the zap path caller -> callee;
 #   - thp-zap THP off against itself (A/A): no perf-profile row significant;
@@ -36,15 +36,15 @@ rec() {	# rec OUT RUNS THP [extra record options]
 }
 SPLIT=perf-profile.children.cpu-clock.__split_huge_pmd
 
-rec off.data 3 off; ok $? "record thp-zap --thp off, 3 runs"
-rec off2.data 3 off; ok $? "record it again (A/A)"
-rec on.data 3 on; ok $? "record thp-zap --thp on, 3 runs"
+rec off.data 4 off; ok $? "record thp-zap --thp off, 4 runs"
+rec off2.data 4 off; ok $? "record it again (A/A)"
+rec on.data 4 on; ok $? "record thp-zap --thp on, 4 runs"
 diag "$tmp/rec.err"
 
 # THP off -> on
 "$MMPROF" diff "$tmp/off.data" "$tmp/on.data" >"$tmp/out" 2>"$tmp/err"
 ok $? "diff off on exits 0"
-grep -q "^runs  *3  *3" "$tmp/out"; ok $? "header: runs of both sides"
+grep -q "^runs  *4  *4" "$tmp/out"; ok $? "header: runs of both sides"
 grep -q "^events  *cpu-clock  *cpu-clock" "$tmp/out"; ok $? "header: events of both sides"
 grep -q "^kernel " "$tmp/out" && grep -q "^host " "$tmp/out"; ok $? "header: kernel and host"
 grep -q "^         %stddev     %change         %stddev$" "$tmp/out"; ok $? "robot's header line"
@@ -92,13 +92,13 @@ python3 -c "
 import json,sys
 d=json.load(open('$tmp/json'))
 r=[x for x in d['diff']['rows'] if x['key']=='$SPLIT']
-sys.exit(not (r and len(r[0]['new']['values'])==3 and r[0]['verdict'] in ('up','new') and d['diff']['callchains']))"
+sys.exit(not (r and len(r[0]['new']['values'])==4 and r[0]['verdict'] in ('up','new') and d['diff']['callchains']))"
 ok $? "json: per-run values, verdict, call chains"
 "$MMPROF" diff --format markdown "$tmp/off.data" "$tmp/on.data" >"$tmp/md"
 grep -q "^| verdict | key | base | new | change | q |" "$tmp/md" && grep -q "__split_huge_pmd\` |" "$tmp/md"
 ok $? "--format markdown: a table with the row"
 "$MMPROF" diff --all --format csv "$tmp/off.data" -- "$tmp/on.data" "$tmp/on.data" >"$tmp/grp"
-grep -q "^$SPLIT,[^,]*,[^,]*,3,[^,]*,[^,]*,6," "$tmp/grp"; ok $? "groups: 'A -- B B' pools 6 new runs"
+grep -q "^$SPLIT,[^,]*,[^,]*,4,[^,]*,[^,]*,8," "$tmp/grp"; ok $? "groups: 'A -- B B' pools 8 new runs"
 rec one-a.data 1 off && rec one-b.data 1 on
 "$MMPROF" diff "$tmp/one-a.data" "$tmp/one-b.data" >"$tmp/one"
 ok $? "one run a side"
