@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -340,8 +341,12 @@ static void pass_output(struct record *rec, struct workload *w, struct line_ctx 
 	if (w->out_fd < 0)
 		return;
 	/* output would be written over the progress line: clear it first */
-	if (rec->progress_shown)
-		progress_clear(rec);
+	if (rec->progress_shown) {
+		struct pollfd pfd = { .fd = w->out_fd, .events = POLLIN };
+
+		if (poll(&pfd, 1, 0) > 0)
+			progress_clear(rec);
+	}
 	workload__read_output(w, STDOUT_FILENO, on_output_line, lc);
 }
 
