@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# demo.sh: `make demo` — mmprof's main job on a bundled workload, start to end.
+#
+# Records tests/workloads/thp-zap with transparent huge pages off (base) and
+# on (new), $DEMO_RUNS runs each, then diffs them.  With THP on, each 2 MiB
+# chunk is one huge page and the partial MADV_DONTNEED must split it: the
+# zap -> __split_huge_pmd family rises (the stress-ng.pthread -84.3% report
+# in miniature).  Prints a focused view first (the family, the gate a CI
+# job would use, the top changed call chains); the full tables and every
+# artifact go to one folder, printed at the end.
+#
+# Takes about a minute on 2 cores after the build (2 x 3 runs of 4 s plus
+# analysis).  Holds the THP split lock (Documentation/workloads.md) while
+# recording: /proc/vmstat's thp counters are system-wide and `make check`
+# may be running the THP tests at the same time.
+#
+# Environment: MMPROF_BUILD (default build), DEMO_RUNS (3), DEMO_SECONDS (4),
+# DEMO_OUT (default $MMPROF_BUILD/demo).
+set -euo pipefail
+build=${MMPROF_BUILD:-build}
+mmprof=$build/mmprof
+wl=$build/workloads/thp-zap
+runs=${DEMO_RUNS:-3}
+secs=${DEMO_SECONDS:-4}
+out=${DEMO_OUT:-$build/demo}
+family='perf-profile.children.*.__split_huge_pmd*'
+gate="$family > +1"
+
+for f in "$mmprof" "$wl"; do
+	[ -x "$f" ] || { echo "mmprof demo: '$f' is missing; run 'make demo' from the top of the tree" >&2; exit 2; }
+done
+
+# Headings stand out on a terminal only (NO_COLOR respected).
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ] && [ "${TERM:-dumb}" != dumb ]; then
+	bold=$'\033[1m' off=$'\033[0m'
+else
+	bold='' off=''
+fi
+say() { printf '\n%s== %s ==%s\n' "$bold" "$*" "$off"; }
+
+rm -rf "$out"
+mkdir -p "$out"
+
+say "recording $(basename "$wl"): THP off (base) and on (new), $runs runs of ${secs}s each"
+exec {lock}>"${TMPDIR:-/tmp}/mmprof-thp-split.lock"
+flock "$lock"
+# Workload output (its metric lines) is kept in the .data file; the
+# progress line and summary of record go to stderr.
+"$mmprof" record -r "$runs" -o "$out/base.data" -- "$wl" --thp off --seconds "$secs" >"$out/base.workload.txt"
+"$mmprof" record -r "$runs" -o "$out/new.data" -- "$wl" --thp on --seconds "$secs" >"$out/new.workload.txt"
+flock -u "$lock"
+exec {lock}>&-
+
+# Every artifact first, quietly; then the focused view from them.
+"$mmprof" report "$out/base.data" >"$out/base.keys.txt"
+"$mmprof" report "$out/new.data" >"$out/new.keys.txt"
+"$mmprof" report --tree "$out/new.data" >"$out/new.tree.txt"
+"$mmprof" report --folded "$out/base.data" >"$out/base.folded"
+"$mmprof" report --folded "$out/new.data" >"$out/new.folded"
+# diff exits 1 when a gate trips: that is the expected outcome here.
+rc=0
+"$mmprof" diff -g --fail-on "$gate" "$out/base.data" "$out/new.data" \
+	>"$out/diff.txt" 2>"$out/gate.txt" || rc=$?
+[ "$rc" -le 1 ] || { cat "$out/gate.txt" >&2; exit "$rc"; }
+"$mmprof" diff -f markdown "$out/base.data" "$out/new.data" >"$out/diff.md"
+"$mmprof" diff -f json -g "$out/base.data" "$out/new.data" >"$out/diff.json"
+"$mmprof" diff --robot "$out/base.data" "$out/new.data" >"$out/diff.robot.txt"
+# Pictures, from the commands that draw them.
+if "$mmprof" --help | grep -q '^ *flamegraph '; then
+	"$mmprof" flamegraph -o "$out/new.flame.svg" "$out/new.data"
+	"$mmprof" flamegraph -o "$out/diff.flame.svg" "$out/base.data" "$out/new.data"
+fi
+if "$mmprof" diff --help | grep -q -- '--html'; then
+	"$mmprof" diff --html "$out/report.html" "$out/base.data" "$out/new.data" >/dev/null || [ $? -le 1 ]
+fi
+
+say "the __split_huge_pmd family and the workload's own keys (robot layout; full table: diff.txt)"
+sed -n '/%stddev/,/\\/p' "$out/diff.txt"
+grep -E '^ .*  (thp-zap\.|perf-profile\.(children|self)\.[^.]*\.(__split_huge_pmd|zap_page_range|madvise))' \
+	"$out/diff.txt" || true
+
+say "top changed call chains, caller -> callee"
+sed -n '/^call chains whose share changed/,$p' "$out/diff.txt" | sed -n '2,11p'
+
+say "a CI gate: mmprof diff --fail-on '$gate'  (exit $rc)"
+cat "$out/gate.txt"
+
+say "artifacts"
+echo "$(cd "$out" && pwd)"
+ls "$out" | sed 's/^/    /'
