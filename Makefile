@@ -147,8 +147,16 @@ check: $(BUILD)/mmprof $(UNIT_BIN) $(WL_BIN)
 demo: $(BUILD)/mmprof $(WL_BIN)
 	$(Q)src/scripts/demo.sh
 
-bench: $(BUILD)/mmprof $(WL_BIN)
-	$(Q)src/scripts/bench.sh
+# Benchmark drivers (tests/bench/*.c), built only for make bench.
+BENCH_BIN := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(wildcard tests/bench/*.c))
+
+$(BUILD)/bench/%: tests/bench/%.c $(LIBMMPROF)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBMMPROF) $(LIBS)
+
+bench: $(BUILD)/mmprof $(WL_BIN) $(BENCH_BIN)
+	$(Q)BUILD=$(BUILD) src/scripts/bench.sh
 
 install: $(BUILD)/mmprof
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
