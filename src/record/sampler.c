@@ -76,6 +76,12 @@ struct frame_row {
 	uint32_t frame;		/* profile frame id */
 };
 
+struct sb_ref {
+	uint64_t time;
+	size_t off;		/* into sb_buf */
+	uint32_t seq;		/* arrival order, to keep equal times stable */
+};
+
 struct sampler {
 	struct sampler_opts opts;
 	struct symbols *syms;
@@ -98,6 +104,19 @@ struct sampler {
 	struct stackagg agg;
 	uint64_t *scratch;
 	size_t alloc_scratch;
+
+	/*
+	 * Side-band records (COMM, MMAP, FORK, EXIT) of this run, copied and
+	 * replayed into the symbols context in time order at the end of the
+	 * run: the per-CPU buffers are read one after another, so an exec's
+	 * COMM on one CPU can be read after the new image's MMAP2s from
+	 * another, and applying it late would wipe those maps.
+	 */
+	unsigned char *sb_buf;
+	size_t sb_len, sb_alloc;
+	struct sb_ref *sb;
+	size_t nr_sb, alloc_sb;
+	uint64_t sb_last_time;
 
 	/* comm strings (local ids, 1-based) and per-thread comm */
 	char (*comms)[COMM_LEN + 8];
@@ -355,6 +374,8 @@ void sampler__free(struct sampler *s)
 	hashidx__release(&s->frow_idx);
 	free(s->comm_str);
 	free(s->frames);
+	free(s->sb_buf);
+	free(s->sb);
 	stackagg__release(&s->agg);
 	free(s);
 }
@@ -818,6 +839,73 @@ static long record_str(const union perf_event *ev, size_t off)
 	return nul ? nul - p : -1;
 }
 
+/* Apply one side-band record to the symbols context (records were checked when queued). */
+static void apply_sideband(struct sampler *s, const union perf_event *ev)
+{
+	switch (ev->header.type) {
+	case PERF_RECORD_COMM:
+		symbols__comm(s->syms, (pid_t)ev->comm.pid, (pid_t)ev->comm.tid, ev->comm.comm,
+			      ev->header.misc & PERF_RECORD_MISC_COMM_EXEC);
+		break;
+	case PERF_RECORD_MMAP2:
+		symbols__mmap(s->syms, (pid_t)ev->mmap2.pid, ev->mmap2.start, ev->mmap2.len,
+			      ev->mmap2.pgoff, ev->mmap2.filename);
+		break;
+	case PERF_RECORD_MMAP:
+		symbols__mmap(s->syms, (pid_t)ev->mmap.pid, ev->mmap.start, ev->mmap.len,
+			      ev->mmap.pgoff, ev->mmap.filename);
+		break;
+	case PERF_RECORD_FORK:
+		if (ev->fork.pid != ev->fork.ppid)
+			symbols__fork(s->syms, (pid_t)ev->fork.pid, (pid_t)ev->fork.ppid);
+		break;
+	case PERF_RECORD_EXIT:
+		symbols__exit(s->syms, (pid_t)ev->fork.pid, (pid_t)ev->fork.tid);
+		break;
+	default:
+		break;
+	}
+}
+
+static void queue_sideband(struct sampler *s, const union perf_event *ev)
+{
+	struct sample id;
+	size_t size = ev->header.size;
+	size_t off = (s->sb_len + 7) & ~(size_t)7;	/* keep records 8-byte aligned */
+
+	if (sample__parse_id_all(ev, s->sample_type, &id) == 0 && id.time)
+		s->sb_last_time = id.time;
+	XGROW(s->sb, s->alloc_sb, s->nr_sb);
+	s->sb[s->nr_sb].time = s->sb_last_time;
+	s->sb[s->nr_sb].off = off;
+	s->sb[s->nr_sb].seq = (uint32_t)s->nr_sb;
+	s->nr_sb++;
+	XGROW(s->sb_buf, s->sb_alloc, off + size);
+	memcpy(s->sb_buf + off, ev, size);
+	s->sb_len = off + size;
+}
+
+static int sb_cmp(const void *a, const void *b)
+{
+	const struct sb_ref *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Replay the queued side-band records in time order and forget them. */
+static void flush_sideband(struct sampler *s)
+{
+	size_t i;
+
+	qsort(s->sb, s->nr_sb, sizeof(*s->sb), sb_cmp);
+	for (i = 0; i < s->nr_sb; i++)
+		apply_sideband(s, (const union perf_event *)(s->sb_buf + s->sb[i].off));
+	s->nr_sb = 0;
+	s->sb_len = 0;
+}
+
 static void handle_event(struct sampler *s, const union perf_event *ev)
 {
 	struct sample id;
@@ -831,29 +919,25 @@ static void handle_event(struct sampler *s, const union perf_event *ev)
 			break;
 		if (sample__parse_id_all(ev, s->sample_type, &id))
 			id.time = 0;
-		symbols__comm(s->syms, (pid_t)ev->comm.pid, (pid_t)ev->comm.tid, ev->comm.comm,
-			      ev->header.misc & PERF_RECORD_MISC_COMM_EXEC);
+		queue_sideband(s, ev);
 		set_comm(s, (int32_t)ev->comm.tid, comm_intern(s, ev->comm.comm), id.time);
 		break;
 	case PERF_RECORD_MMAP2:
 		if (ev->mmap2.pid == UINT32_MAX ||
 		    record_str(ev, offsetof(struct perf_record_mmap2, filename)) < 0)
 			break;
-		symbols__mmap(s->syms, (pid_t)ev->mmap2.pid, ev->mmap2.start, ev->mmap2.len,
-			      ev->mmap2.pgoff, ev->mmap2.filename);
+		queue_sideband(s, ev);
 		break;
 	case PERF_RECORD_MMAP:
 		if (ev->mmap.pid == UINT32_MAX ||
 		    record_str(ev, offsetof(struct perf_record_mmap, filename)) < 0)
 			break;
-		symbols__mmap(s->syms, (pid_t)ev->mmap.pid, ev->mmap.start, ev->mmap.len,
-			      ev->mmap.pgoff, ev->mmap.filename);
+		queue_sideband(s, ev);
 		break;
 	case PERF_RECORD_FORK:
 		if (ev->header.size < sizeof(struct perf_record_fork))
 			break;
-		if (ev->fork.pid != ev->fork.ppid)
-			symbols__fork(s->syms, (pid_t)ev->fork.pid, (pid_t)ev->fork.ppid);
+		queue_sideband(s, ev);
 		{
 			/* a new task starts with its parent's name */
 			struct tid_comm *parent = tid_slot(s, (int32_t)ev->fork.ptid, false);
@@ -864,7 +948,7 @@ static void handle_event(struct sampler *s, const union perf_event *ev)
 		break;
 	case PERF_RECORD_EXIT:
 		if (ev->header.size >= sizeof(struct perf_record_fork))
-			symbols__exit(s->syms, (pid_t)ev->fork.pid, (pid_t)ev->fork.tid);
+			queue_sideband(s, ev);
 		break;
 	case PERF_RECORD_LOST:
 		if (ev->header.size >= sizeof(struct perf_record_lost))
@@ -1010,6 +1094,7 @@ int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct 
 
 	if (p != s->cache_p)
 		reset_caches(s, p);
+	flush_sideband(s);
 	for (i = 0; i < s->agg.nr_entries; i++) {
 		const struct stackagg_entry *en = &s->agg.entries[i];
 		const uint64_t *chain = stackagg__chain(&s->agg, en);

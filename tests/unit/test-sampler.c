@@ -471,6 +471,78 @@ static size_t put_comm(uint64_t *buf, uint32_t pid, const char *comm, uint64_t t
 	return 7;
 }
 
+static size_t put_mmap2(uint64_t *buf, uint32_t pid, uint64_t start, uint64_t len,
+			uint64_t pgoff, const char *file, uint64_t time)
+{
+	struct perf_event_header *h = (void *)buf;
+	uint32_t pt[2] = { pid, pid };
+	size_t flen = (strlen(file) + 8) / 8 * 8, n;
+
+	memset(buf, 0, (10 + flen / 8 + 3) * 8);
+	memcpy(buf + 1, pt, 8);
+	buf[2] = start;
+	buf[3] = len;
+	buf[4] = pgoff;
+	/* maj/min, ino, ino_generation, prot/flags stay 0 */
+	memcpy(buf + 9, file, strlen(file));
+	n = 9 + flen / 8;
+	memcpy(buf + n, pt, 8);	/* sample_id_all: TID TIME CPU */
+	buf[n + 1] = time;
+	n += 3;
+	h->type = PERF_RECORD_MMAP2;
+	h->size = (uint16_t)(n * 8);
+	return n;
+}
+
+/*
+ * Per-CPU buffers are read one after another, so an exec's COMM can be
+ * read after the MMAP2 of the new image that followed it in time.  The
+ * side-band must be applied in time order, or the exec wipes the map.
+ */
+static void test_sideband_order(struct symbols *syms)
+{
+	struct sampler_opts o = { .freq = 1000 };
+	struct errmsg e = { "" };
+	struct sampler *s = sampler__new(&o, syms, &e);
+	struct profile *p = profile__new();
+	static uint64_t buf[1024];
+	uint64_t start = 0, end = 0, pgoff = 0, ip = (uint64_t)(uintptr_t)burn_user + 4;
+	const uint64_t chain[] = { PERF_CONTEXT_USER, ip };
+	char line[512], exe[256] = "";
+	struct run r = { 0 };
+	FILE *f = fopen("/proc/self/maps", "r");
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	size_t n = 0;
+	const char *sym;
+
+	exe[len > 0 ? len : 0] = '\0';
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long a, b, off;
+		char perms[8];
+
+		if (sscanf(line, "%llx-%llx %7s %llx", &a, &b, perms, &off) == 4 &&
+		    perms[2] == 'x' && strstr(line, exe) && ip >= a && ip < b) {
+			start = a;
+			end = b;
+			pgoff = off;
+		}
+	}
+	if (f)
+		fclose(f);
+	ok(start != 0, "found this test's text mapping");
+	n += put_mmap2(buf + n, 4242, start, end - start, pgoff, exe, 200);
+	n += put_sample(buf + n, ip, 4242, 300, chain, 2, PERF_RECORD_MISC_USER);
+	n += put_comm(buf + n, 4242, "exec'd", 100);
+	((struct perf_event_header *)(buf + n - 7))->misc |= PERF_RECORD_MISC_COMM_EXEC;
+	is_int(sampler__replay(s, buf, n * 8), 1, "one sample replayed");
+	sampler__add_events(s, p);
+	sampler__end_run(s, p, 0, &r);
+	sym = p->nr_frames ? profile__str(p, p->frames[0].sym) : NULL;
+	is_str(sym, "burn_user", "the map read before an earlier exec COMM still resolves");
+	profile__free(p);
+	sampler__free(s);
+}
+
 static void test_replay(struct symbols *syms)
 {
 	struct sampler_opts o = { .freq = 1000 };
@@ -580,6 +652,7 @@ int main(int argc, char **argv)
 	if (!ok(err == 0, "kallsyms loaded"))
 		printf("#   %s\n", e.msg);
 	test_replay(syms);
+	test_sideband_order(syms);
 	test_default_event(syms);
 	test_two_events(syms);
 	test_errors(syms);
