@@ -4,6 +4,7 @@
 #   make check           build and run every test (TAP under prove)
 #   make demo            record the bundled THP workload off/on and diff it
 #   make bench           side-by-side benchmarks against perf
+#   make fuzz            run each libFuzzer harness FUZZ_SECONDS (60) [clang]
 #   make install         PREFIX=/usr/local DESTDIR= ; binary and man pages
 #   make V=1             show commands
 #   make SANITIZE=address,undefined   sanitizer build (in build-san/)
@@ -79,7 +80,7 @@ SAN_LDFLAGS := -fsanitize=$(SANITIZE)
 endif
 ALL_CFLAGS  := $(BASE_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS := $(SAN_LDFLAGS) $(LDFLAGS)
-LIBS        := $(LIBPERF_LIBS) $(PKG_LIBS) -lm -lpthread
+LIBS        := $(LIBPERF_LIBS) $(PKG_LIBS) -liberty -lm -lpthread
 
 MAIN_SRC := src/mmprof.c
 LIB_SRC  := $(filter-out $(MAIN_SRC),$(sort $(wildcard src/*.c src/*/*.c)))
@@ -99,7 +100,7 @@ WL_CFLAGS := -std=gnu11 -O2 -g -fno-omit-frame-pointer -D_GNU_SOURCE -Wall -Wext
 
 MAN_SRC  := $(sort $(wildcard man/*.1))
 
-.PHONY: all check clean distclean install demo bench help workloads FORCE
+.PHONY: all check clean distclean install demo bench help workloads fuzz FORCE
 .DEFAULT_GOAL := all
 
 all: mmprof workloads
@@ -158,13 +159,49 @@ $(BUILD)/bench/%: tests/bench/%.c $(LIBMMPROF)
 bench: $(BUILD)/mmprof $(WL_BIN) $(BENCH_BIN)
 	$(Q)BUILD=$(BUILD) src/scripts/bench.sh
 
+# Fuzzing (issue 9): each tests/fuzz/fuzz-<name>.c is linked by clang with
+# libFuzzer against the library compiled for it (build-fuzz/), then runs
+# FUZZ_SECONDS on tests/fuzz/corpus/<name>/; new inputs and crash artifacts
+# stay in build-fuzz/.  A crash stops make with the reproducer's path.
+FUZZ_SECONDS ?= 60
+FUZZ_CC      ?= clang
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE -Iinclude \
+	-DMMPROF_VERSION='"$(VERSION)"' \
+	$(LIBPERF_CFLAGS) $(PKG_CFLAGS) -MMD -MP $(FUZZ_SAN)
+FUZZ_LIB     := build-fuzz/libmmprof.a
+FUZZ_BIN     := $(patsubst tests/fuzz/%.c,build-fuzz/%,$(sort $(wildcard tests/fuzz/fuzz-*.c)))
+
+fuzz: $(FUZZ_BIN)
+	$(Q)set -e; for f in $(FUZZ_BIN); do \
+		n=$${f#build-fuzz/fuzz-}; mkdir -p build-fuzz/corpus/$$n tests/fuzz/corpus/$$n; \
+		echo "  FUZZ    $$n ($(FUZZ_SECONDS) s)"; \
+		$$f -max_total_time=$(FUZZ_SECONDS) -timeout=20 -print_final_stats=0 \
+			-artifact_prefix=build-fuzz/crash-$$n- \
+			build-fuzz/corpus/$$n tests/fuzz/corpus/$$n >build-fuzz/$$n.log 2>&1 || \
+			{ tail -40 build-fuzz/$$n.log; echo "mmprof: fuzz-$$n failed; reproducer in build-fuzz/crash-$$n-*" >&2; exit 1; }; \
+		tail -1 build-fuzz/$$n.log; \
+	done
+
+build-fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_LIB)
+	@echo "  FUZZCC  $<"
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB) $(LIBS)
+
+$(FUZZ_LIB): $(LIB_SRC:%.c=build-fuzz/%.o)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+build-fuzz/%.o: %.c $(LIBPERF_DEP)
+	@mkdir -p $(dir $@)
+	@echo "  FUZZCC  $<"
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
 install: $(BUILD)/mmprof
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(BUILD)/mmprof $(DESTDIR)$(BINDIR)/mmprof
 	$(if $(MAN_SRC),install -m 644 $(MAN_SRC) $(DESTDIR)$(MANDIR)/man1/)
 
 clean:
-	rm -rf build/mmprof build/src build/tests build/workloads build/libmmprof.a build-san mmprof
+	rm -rf build/mmprof build/src build/tests build/workloads build/libmmprof.a build-san build-fuzz mmprof
 
 distclean: clean
 	rm -rf build
@@ -172,4 +209,4 @@ distclean: clean
 help:
 	@sed -n '2,12p' Makefile | sed 's/^# \{0,1\}//'
 
--include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_BIN:=.d)
+-include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_BIN:=.d) $(wildcard build-fuzz/src/*/*.d build-fuzz/src/*.d)
