@@ -4,17 +4,12 @@
  * a sanitizer report, a leak or a hang.  A loaded profile is saved again
  * and reloaded, so the writer's invariant checks see hostile content too.
  *
- * Not built by `make`: it needs clang's -fsanitize=fuzzer.  Build and run
- * from the top of the tree:
+ * Built and run by `make fuzz` (clang -fsanitize=fuzzer,address,undefined
+ * against build-fuzz/libmmprof.a), FUZZ_SECONDS each; by hand:
  *
- *   clang -g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude \
- *         -fsanitize=fuzzer,address,undefined \
- *         tests/fuzz/fuzz-datafile.c src/datafile/load.c src/datafile/save.c \
- *         src/datafile/schema.c src/profile/profile.c \
- *         src/lib/errmsg.c src/lib/hashidx.c src/lib/xalloc.c \
- *         -lsqlite3 -lm -o build/fuzz-datafile
- *   build/fuzz-datafile -max_total_time=60 -max_len=65536 \
- *         build/fuzz-corpus tests/fuzz/corpus/datafile
+ *   make build-fuzz/fuzz-datafile
+ *   build-fuzz/fuzz-datafile -max_total_time=60 -max_len=65536 \
+ *         build-fuzz/corpus/datafile tests/fuzz/corpus/datafile
  *
  * Two kinds of input: raw bytes are the file itself (corruption, foreign
  * formats); an input starting with "SQL:" is SQL run on a copy of a valid
