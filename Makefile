@@ -63,7 +63,7 @@ LIBPERF_LIBS   := $(LIBPERF_DIR)/lib/libperf.a $(LIBPERF_DIR)/lib/libapi.a
 LIBPERF_DEP    := $(LIBPERF_DIR)/lib/libperf.a
 endif
 
-PKGS        := libelf libdw libtraceevent sqlite3
+PKGS        := libelf libdw libtraceevent sqlite3 zlib
 PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 

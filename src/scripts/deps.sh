@@ -19,6 +19,7 @@ if command -v pkg-config >/dev/null 2>&1; then
 	need libdw libdw-dev
 	need libtraceevent libtraceevent-dev
 	need sqlite3 libsqlite3-dev
+	need zlib zlib1g-dev
 fi
 if [ -z "${LIBPERF_KERNEL_TREE:-}" ] && ! pkg-config --exists libperf 2>/dev/null; then
 	ls /usr/src/linux-source-*.tar.xz >/dev/null 2>&1 || missing="$missing linux-source-6.1"
