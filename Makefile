@@ -5,7 +5,7 @@
 #   make demo            record the bundled THP workload off/on and diff it
 #   make bench           side-by-side benchmarks against perf
 #   make fuzz            run each libFuzzer harness FUZZ_SECONDS (60) [clang]
-#   make install         PREFIX=/usr/local DESTDIR= ; binary and man pages
+#   make install         PREFIX=/usr/local DESTDIR= ; binary, man pages, bash completion
 #   make V=1             show commands
 #   make SANITIZE=address,undefined   sanitizer build (in build-san/)
 #   LIBPERF_KERNEL_TREE=/path/to/linux   build libperf from that tree
@@ -17,6 +17,7 @@ PREFIX    ?= /usr/local
 DESTDIR   ?=
 BINDIR    ?= $(PREFIX)/bin
 MANDIR    ?= $(PREFIX)/share/man
+COMPDIR   ?= $(PREFIX)/share/bash-completion/completions
 CC        ?= cc
 SANITIZE  ?=
 VERSION   := 0.1.0
@@ -199,6 +200,8 @@ install: $(BUILD)/mmprof
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(BUILD)/mmprof $(DESTDIR)$(BINDIR)/mmprof
 	$(if $(MAN_SRC),install -m 644 $(MAN_SRC) $(DESTDIR)$(MANDIR)/man1/)
+	install -d $(DESTDIR)$(COMPDIR)
+	install -m 644 src/scripts/mmprof-completion.bash $(DESTDIR)$(COMPDIR)/mmprof
 
 clean:
 	rm -rf build/mmprof build/src build/tests build/workloads build/libmmprof.a build-san build-fuzz mmprof
