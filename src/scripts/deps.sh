@@ -25,6 +25,8 @@ if [ -z "${LIBPERF_KERNEL_TREE:-}" ] && ! pkg-config --exists libperf 2>/dev/nul
 	ls /usr/src/linux-source-*.tar.xz >/dev/null 2>&1 || missing="$missing linux-source-6.1"
 	command -v xz >/dev/null 2>&1 || missing="$missing xz-utils"
 fi
+# libiberty (C++/Rust demangling) has no pkg-config file: look for its header.
+[ -f /usr/include/libiberty/demangle.h ] || missing="$missing libiberty-dev"
 command -v cc >/dev/null 2>&1 || missing="$missing gcc"
 command -v prove >/dev/null 2>&1 || missing="$missing perl"
 command -v perf >/dev/null 2>&1 || missing="$missing linux-perf"
