@@ -22,7 +22,9 @@
  * Invariants: each pid's maps are sorted and never overlap (a new mmap
  * trims or splits what it covers, as the kernel does); ELF files are parsed
  * once per (device, inode) however many paths and processes map them;
- * symbol tables are sorted arrays searched by bisection.  Workload: a few
+ * symbol tables are sorted arrays searched by bisection.  C++ and Rust
+ * names are demangled when a file is loaded (sym), the ELF spelling kept
+ * beside them (raw_sym).  Workload: a few
  * hundred maps per process, tens of DSOs, 100k distinct addresses resolved
  * once each at record end; kallsyms has ~100k-200k text symbols.
  *
@@ -56,7 +58,17 @@ struct symbol_info {
 	uint64_t sym_off;	/* address - symbol start */
 	uint64_t dso_addr;	/* address as the DSO sees it (ELF vaddr, or the
 				 * kernel address); 0 when no loadable file */
+	const char *raw_sym;	/* the mangled ELF name when sym is its
+				 * demangled form, else NULL */
 };
+
+/*
+ * A C++ or Rust symbol name as perf report shows it (libiberty, no
+ * parameter lists, Rust without its hash): "_ZN2ns3fooEi" -> "ns::foo".
+ * Returns a malloc'd string, or NULL when raw is not mangled.  ELF names
+ * are demangled at load; kernel names never are (as perf).
+ */
+char *symbols__demangle(const char *raw);
 
 struct symbols *symbols__new(void);
 void symbols__free(struct symbols *s);	/* NULL is fine */

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mmprof/symbols.h"
 #include "mmprof/xalloc.h"
 #include "internal.h"
 
@@ -124,7 +125,7 @@ static void read_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct elf
 	exec = exec_sections(elf, &nsec);
 	for (i = 0; i < n; i++) {
 		GElf_Sym y;
-		const char *name;
+		const char *name, *dem, *raw;
 		int type;
 		unsigned char bind;
 
@@ -151,8 +152,8 @@ static void read_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct elf
 		default:
 			bind = SYM_LOCAL;
 		}
-		symtab__add(&f->tab, y.st_value, y.st_size,
-			    arena__strndup(names, name, strlen(name)), NULL, bind);
+		dem = symname__intern(names, name, &raw);
+		symtab__add(&f->tab, y.st_value, y.st_size, dem, NULL, bind)->raw = raw;
 	}
 	free(exec);
 }
@@ -226,7 +227,7 @@ static void read_plt(Elf *elf, struct elffile *f, struct arena *names)
 		return;
 	n = rsh.sh_size / rsh.sh_entsize;
 	for (i = 0; i < n; i++) {
-		char buf[512];
+		char buf[512], *dem;
 		const char *name = NULL;
 		GElf_Rela r;
 		GElf_Sym y;
@@ -240,7 +241,11 @@ static void read_plt(Elf *elf, struct elffile *f, struct arena *names)
 		} else {
 			name = ifunc_at(elf, dd, &dsh, (uint64_t)r.r_addend);
 		}
-		if (name && *name)
+		/* perf demangles the target before appending "@plt". */
+		if (name && *name && (dem = symbols__demangle(name))) {
+			len = snprintf(buf, sizeof(buf), "%s@plt", dem);
+			free(dem);
+		} else if (name && *name)
 			len = snprintf(buf, sizeof(buf), "%s@plt", name);
 		else	/* newer perf's spelling for a slot it cannot name */
 			len = snprintf(buf, sizeof(buf), "*ABS*+0x%" PRIx64 "@plt",
@@ -259,7 +264,7 @@ static void add_all(struct symtab *to, const struct symtab *from)
 	for (i = 0; i < from->nr; i++) {
 		const struct sym *y = &from->syms[i];
 
-		symtab__add(to, y->start, y->end - y->start, y->name, NULL, y->bind);
+		symtab__add(to, y->start, y->end - y->start, y->name, NULL, y->bind)->raw = y->raw;
 	}
 }
 

@@ -47,7 +47,8 @@ enum { SYM_LOCAL = 0, SYM_GLOBAL = 1, SYM_WEAK = 2 };
 
 struct sym {
 	uint64_t start, end;	/* end == start until symtab__finish */
-	const char *name;
+	const char *name;	/* demangled when the ELF name was mangled */
+	const char *raw;	/* the ELF spelling when it differs, else NULL */
 	const char *dso;	/* kallsyms only: module or core kernel */
 	uint32_t seq;		/* order of addition, for kallsyms aliases */
 	unsigned char bind;
@@ -59,8 +60,8 @@ struct symtab {
 };
 
 void symtab__release(struct symtab *t);
-void symtab__add(struct symtab *t, uint64_t start, uint64_t size, const char *name,
-		 const char *dso, unsigned char bind);
+struct sym *symtab__add(struct symtab *t, uint64_t start, uint64_t size, const char *name,
+			const char *dso, unsigned char bind);
 /*
  * Sort, drop aliases (one name per start address), and end every size-0
  * symbol at the next one.  Aliases: ELF files keep perf's best name (see
@@ -72,6 +73,12 @@ void symtab__add(struct symtab *t, uint64_t start, uint64_t size, const char *na
  */
 void symtab__finish(struct symtab *t, bool kallsyms);
 const struct sym *symtab__find(const struct symtab *t, uint64_t addr);
+
+/*
+ * A symbol name into the arena, demangled when mangled (demangle.c); the
+ * ELF spelling goes to *raw_out when it differs, else *raw_out is NULL.
+ */
+const char *symname__intern(struct arena *names, const char *raw, const char **raw_out);
 
 struct load_seg {
 	uint64_t offset, vaddr, filesz, memsz;

@@ -605,6 +605,7 @@ void symbols__resolve(struct symbols *s, pid_t pid, uint64_t addr, bool kernel,
 	y = symtab__find(&d->file->tab, vaddr);
 	if (y) {
 		out->sym = y->name;
+		out->raw_sym = y->raw;
 		out->sym_off = vaddr - y->start;
 	}
 }

@@ -85,8 +85,8 @@ void symtab__release(struct symtab *t)
 	memset(t, 0, sizeof(*t));
 }
 
-void symtab__add(struct symtab *t, uint64_t start, uint64_t size, const char *name,
-		 const char *dso, unsigned char bind)
+struct sym *symtab__add(struct symtab *t, uint64_t start, uint64_t size, const char *name,
+			const char *dso, unsigned char bind)
 {
 	struct sym *y;
 
@@ -96,8 +96,10 @@ void symtab__add(struct symtab *t, uint64_t start, uint64_t size, const char *na
 	y->end = size && start + size > start ? start + size : start;
 	y->name = name;
 	y->dso = dso;
+	y->raw = NULL;
 	y->seq = (uint32_t)(t->nr - 1);
 	y->bind = bind;
+	return y;
 }
 
 static int sym_cmp(const void *a, const void *b)

@@ -680,6 +680,116 @@ static void test_programs_and_maps(void)
 }
 
 /*
+ * Demangling.  C++ against c++filt -p (binutils' own tool, parameters left
+ * out as perf report leaves them): nested names, templates, a lambda, a
+ * constructor, an operator, std::.  Rust: c++filt always prints verbose
+ * (legacy hash, v0 crate disambiguator) where perf, and we, do not, so the
+ * expected spellings are written out, from the Rust mangling RFC's rules.
+ */
+static void test_demangle(void)
+{
+	static const char *const cxx[] = {
+		"_ZN2ns4workEi",
+		"_ZN2ns3BoxIjE4spinEjl",
+		"_ZZ4mainENKUliE_clEi",
+		"_ZNSt6vectorIiSaIiEE9push_backERKi",
+		"_ZN3FooC2Ev",
+		"_ZN3FoopLERKS_",
+		"_GLOBAL__sub_I__ZN2ns4workEi",
+	};
+	static const char *const rust[][2] = {
+		{ "_ZN4core3fmt5write17h0123456789abcdefE", "core::fmt::write" },
+		{ "_ZN5alloc3vec12Vec$LT$T$GT$4push17h9d7b6c4bd9e5e0a1E", "alloc::vec::Vec<T>::push" },
+		{ "_RNvCs15kBYyAo9fc_7mycrate3foo", "mycrate::foo" },
+		{ "_RNvMs_NtCs15kBYyAo9fc_7mycrate3fooNtB4_3Bar3baz", "<mycrate::foo::Bar>::baz" },
+	};
+	size_t i;
+	char *d;
+
+	for (i = 0; i < sizeof(cxx) / sizeof(cxx[0]); i++) {
+		char out[4096];
+		char *argv[] = { "c++filt", "-p", (char *)cxx[i], NULL };
+
+		d = symbols__demangle(cxx[i]);
+		if (run(argv, out, sizeof(out))) {
+			ok(0, "c++filt runs");
+			free(d);
+			continue;
+		}
+		out[strcspn(out, "\n")] = '\0';
+		/* NULL: not mangled, the name stays as it is. */
+		ok(!strcmp(d ? d : cxx[i], out), "%s -> %s (c++filt -p: %s)", cxx[i],
+		   d ? d : "(unchanged)", out);
+		free(d);
+	}
+	for (i = 0; i < sizeof(rust) / sizeof(rust[0]); i++) {
+		d = symbols__demangle(rust[i][0]);
+		is_str(d, rust[i][1], rust[i][0]);
+		free(d);
+	}
+	ok(!symbols__demangle("main") && !symbols__demangle("_start") &&
+	   !symbols__demangle("__libc_start_main") && !symbols__demangle("_Zgarbage") &&
+	   !symbols__demangle("") && !symbols__demangle(NULL),
+	   "plain C names and garbage are not demangled");
+}
+
+/* A C++ program's own symbols: demangled name, raw name kept beside it. */
+static const char cxx_prog_src[] =
+	"#include <cstdio>\n"
+	"#include <unistd.h>\n"
+	"namespace ns {\n"
+	"__attribute__((noinline)) int alpha(int x) { asm volatile(\"\" : \"+r\"(x)); return x * 3 + 1; }\n"
+	"template <typename T> struct Tpl { __attribute__((noinline)) static T beta(T x) {\n"
+	"  asm volatile(\"\" : \"+r\"(x)); return alpha((int)x) ^ 7; } };\n"
+	"}\n"
+	"int main() {\n"
+	"  char c = 0;\n"
+	"  printf(\"%lx %lx\\n\", (unsigned long)&ns::alpha, (unsigned long)&ns::Tpl<long>::beta);\n"
+	"  fflush(stdout);\n"
+	"  if (read(0, &c, 1) < 0) return 1;\n"
+	"  return ns::Tpl<long>::beta(c) & 1;\n"
+	"}\n";
+
+static void test_cxx_program(void)
+{
+	static struct mapline ml[64];
+	static const char *const want[2] = { "ns::alpha", "ns::Tpl<long>::beta" };
+	static const char *const raw[2] = { "_ZN2ns5alphaEi", "_ZN2ns3TplIlE4betaEl" };
+	char dir[] = "/tmp/mmprof-symcxx.XXXXXX", src[PATH_MAX], bin[PATH_MAX];
+	struct symbols *s = symbols__new();
+	struct symbol_info si;
+	uint64_t addr[2];
+	size_t nml = 0, i;
+	FILE *fp;
+	int j;
+
+	ok(mkdtemp(dir) != NULL, "temporary directory");
+	snprintf(src, sizeof(src), "%s/prog.cc", dir);
+	snprintf(bin, sizeof(bin), "%s/prog", dir);
+	fp = fopen(src, "w");
+	fputs(cxx_prog_src, fp);
+	fclose(fp);
+	is_int(run((char *[]){ "g++", "-O2", "-o", bin, src, NULL }, NULL, 0), 0, "g++ builds");
+	if (ok(!sample_prog(bin, addr, ml, &nml) && nml, "C++ program ran and mapped")) {
+		for (i = 0; i < nml; i++)
+			symbols__mmap(s, 4242, ml[i].start, ml[i].len, ml[i].pgoff, ml[i].name);
+		for (j = 0; j < 2; j++) {
+			symbols__resolve(s, 4242, addr[j] + 1, false, &si);
+			is_str(si.sym, want[j], "demangled C++ name");
+			is_str(si.raw_sym, raw[j], "raw name kept");
+			ok(nm_value(bin, raw[j], false) + 1 == si.dso_addr, "raw name is nm's");
+		}
+		symbols__resolve(s, 4242, (uint64_t)ml[0].start, false, &si);
+		ok(!si.sym || !si.raw_sym || strcmp(si.sym, si.raw_sym),
+		   "raw_sym only when it differs");
+	}
+	symbols__free(s);
+	unlink(bin);
+	unlink(src);
+	rmdir(dir);
+}
+
+/*
  * The map bookkeeping against a naive model: every mmap kept in time
  * order, the newest one covering an address wins.
  */
@@ -730,5 +840,7 @@ int main(void)
 	test_self();
 	test_programs_and_maps();
 	test_maps_model();
+	test_demangle();
+	test_cxx_program();
 	return done_testing();
 }
