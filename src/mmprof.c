@@ -22,6 +22,7 @@ static const struct command commands[] = {
 	{ "record",  cmd_record,  "run a workload (or watch pids/the system) and write a .data file" },
 	{ "report",  cmd_report,  "show a .data file: LKP keys, call tree, folded stacks, JSON" },
 	{ "diff",    cmd_diff,    "compare two sets of runs: the robot's table with significance, CI gates" },
+	{ "flamegraph", cmd_flamegraph, "draw an interactive SVG flame graph, or the differential graph of two files" },
 	{ "help",    cmd_help,    "show the manual page of a command" },
 	{ "version", cmd_version, "print mmprof's version" },
 };

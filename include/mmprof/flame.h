@@ -1,0 +1,157 @@
+/*
+ * flame: flame graphs (SVG) drawn from a profile's call-stack trie, the
+ * differential flame graph of two sets of runs, and the one-file HTML
+ * report of `mmprof diff --html`.
+ *
+ * A struct flame is a symbol-level tree built once, then laid out and
+ * written as SVG by flame__svg:
+ *   - flame__build   one profile: frames merged by (symbol, DSO, kernel)
+ *                    along the path, weighted by period or samples, summed
+ *                    over runs and comms; optionally callee-rooted (icicle);
+ *   - flame__build_diff  two sides: the paths of chains.h (matched by
+ *                    normalised symbol names, per-run % of the event's
+ *                    total, Welch + Benjamini-Hochberg per path), width
+ *                    from one side, colour from the change and its q.
+ * Invariants: nodes[0] is the root; parent < own id; a node's value is at
+ * least the sum of its children's (inclusive weights).
+ *
+ * Output size is bounded by min-width merging: children narrower than the
+ * limit are drawn as one "[N small frames]" box (or left out when even
+ * that box is too narrow), so a profile of 10^5 distinct stacks yields at
+ * most ~(100 / min_pct) boxes per depth level.  Building is O(trie nodes)
+ * (icicle: O(sum of stack depths)); layout is one pass over drawn nodes.
+ * Library code: writes into a struct outbuf, never to stdout.
+ */
+#ifndef MMPROF_FLAME_H
+#define MMPROF_FLAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mmprof/diff.h"
+#include "mmprof/errmsg.h"
+#include "mmprof/hashidx.h"
+#include "mmprof/profile.h"
+
+#define FLAME_NONE UINT32_MAX
+
+/* Colour state of a frame in a differential graph. */
+enum flame_state {
+	FLAME_SAME,		/* change not significant (or under the effect floor): grey */
+	FLAME_GREW,		/* significant rise: red */
+	FLAME_SHRANK,		/* significant fall: blue */
+};
+
+struct flame_node {
+	uint32_t parent;
+	uint32_t first_child, next_sibling;	/* FLAME_NONE terminated, set by flame__link */
+	uint32_t depth;		/* root 0 */
+	uint32_t sym, dso;	/* string ids of the profile (single graphs): the merge key */
+	const char *name;	/* borrowed: from a profile (or a static "[unknown]") */
+	const char *dso_name;	/* borrowed, may be NULL */
+	uint8_t kernel;
+	double value;		/* inclusive width weight (single: period or samples; diff: % of total) */
+	double samples, period;	/* single graphs: both, for the tooltip */
+	double base, cur, delta, q;	/* diff graphs: mean % of total per side; q NAN if untested */
+	enum flame_state state;
+	bool absent;		/* diff: 0 on the width side, drawn hatched at the other side's width */
+	double lw;		/* layout width (private to the renderer) */
+};
+
+struct flame {
+	struct flame_node *nodes;
+	size_t nr, alloc;
+	bool diff, icicle, novar;
+	bool width_base;	/* diff: widths from base */
+	double total;		/* root value */
+	const char *unit;	/* "period" or "samples" (single), "%" (diff) */
+	struct hashidx idx;	/* private: (parent, sym, dso, kernel) -> node */
+};
+
+struct flame_opts {
+	int event;		/* event index; -1 = the first */
+	bool samples;		/* weigh by samples instead of period */
+	bool icicle;		/* callee-rooted: the root's children are the sampled functions */
+	int run;		/* run index, -1 = all runs summed */
+	const char *const *comms;	/* only these comms (NULL or nr_comms 0: all) */
+	size_t nr_comms;
+	const char *const *dsos;	/* keep stacks with a frame in one of these DSOs */
+	size_t nr_dsos;
+};
+
+/*
+ * Build the graph of one profile.  0, or -EINVAL with e filled (no such
+ * event or run), or -ENOENT (nothing left after the filters).
+ */
+int flame__build(struct flame *f, const struct profile *p, const struct flame_opts *o,
+		 struct errmsg *e);
+
+struct flame_diff_opts {
+	const char *event;	/* perf's event name; NULL = the first event of the new side */
+	bool width_base;	/* widths from base (default: new) */
+	double alpha;		/* FDR level; 0 = 0.05 (diff's default) */
+	double min_points;	/* effect floor; 0 = 0.1 (diff's default) */
+	double novar_points;	/* 1 run a side: coloured past this change; 0 = 0.5 */
+};
+
+/*
+ * Build the differential graph of two sides (all runs of all files of each
+ * side pooled, as `mmprof diff` pools them).  0, or -EINVAL with e filled.
+ */
+int flame__build_diff(struct flame *f, const struct profile *const *base, size_t nbp,
+		      const struct profile *const *cur, size_t nnp, const struct flame_diff_opts *o,
+		      struct errmsg *e);
+
+void flame__release(struct flame *f);
+
+struct flame_render_opts {
+	const char *title;	/* NULL: "Flame Graph" / "Differential Flame Graph" */
+	const char *subtitle;	/* NULL: none */
+	double width;		/* px; 0 = 1200 */
+	double min_width_pct;	/* % of the total; 0 = 0.1, < 0 = draw everything */
+	bool inline_html;	/* for an HTML page: no XML prolog, script left to flame__script */
+	const char *id;		/* id of the <svg> element; NULL = "mmflame" */
+};
+
+/* Statistics of the last render, for tests and the scale check. */
+struct flame_render_stats {
+	size_t drawn;		/* frame boxes written */
+	size_t merged;		/* "[N small frames]" boxes among them */
+	size_t omitted;		/* frames too narrow even when merged */
+	uint32_t max_depth;
+};
+
+/* Write the SVG document (or the inline <svg> element) to b. */
+void flame__svg(struct outbuf *b, const struct flame *f, const struct flame_render_opts *o,
+		struct flame_render_stats *st);
+
+/* The interaction script (plain JavaScript, no "]]>" nor "</script"). */
+const char *flame__script(void);
+
+/* XML/HTML-escape s into b; control characters and invalid UTF-8 become '?'. */
+void outbuf__xml_str(struct outbuf *b, const char *s);
+
+/* Write a buffer to path ("-" = stdout).  0 or -errno with e filled. */
+int flame__write_file(const struct outbuf *b, const char *path, struct errmsg *e);
+
+/* One side of an HTML diff report: the files and their loaded profiles. */
+struct html_side {
+	const char *name;		/* "base" / "new" */
+	char *const *paths;
+	const struct profile *const *profiles;
+	size_t nr;			/* files */
+	size_t nr_runs;
+};
+
+/*
+ * The self-contained HTML report of a diff: both sides' metadata, the rows
+ * (from diff__select) with verdicts in a sortable, filterable table, and
+ * the differential flame graph f inline (NULL: a note that there is none).
+ * No network access: CSS, script and SVG are inline.
+ */
+void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const struct diff *d,
+		      const struct diff_row *const *rows, size_t n, const struct flame *f,
+		      const char *event);
+
+#endif

@@ -1,0 +1,257 @@
+/*
+ * cmd-flamegraph: `mmprof flamegraph [options] FILE` draws an interactive
+ * SVG flame graph; `mmprof flamegraph [options] BASE NEW` the differential
+ * flame graph of two recordings (flame.h).  Exit: 0, or 2 on any error.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmprof/cmd.h"
+#include "mmprof/datafile.h"
+#include "mmprof/flame.h"
+#include "mmprof/options.h"
+#include "mmprof/report.h"
+#include "mmprof/xalloc.h"
+
+struct flamegraph_cmd {
+	const char *output, *title, *event, *min_width, *width_side;
+	int samples, icicle, run, image_width;
+	struct strlist comms, dsos;
+	double alpha, min_points, novar_points;
+};
+
+static const char *const usage[] = {
+	"mmprof flamegraph [options] FILE.data",
+	"mmprof flamegraph [options] BASE.data NEW.data   (differential)",
+	NULL,
+};
+
+/* "0.1" (percent of the total) or "2px" (pixels of the image width) -> percent. */
+static int parse_min_width(const char *s, double image_width, double *pct)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return -1;
+	if (!strcmp(end, "px"))
+		v = 100 * v / (image_width - 20);
+	else if (*end && strcmp(end, "%"))
+		return -1;
+	*pct = v > 0 ? v : -1;	/* 0 draws everything */
+	return 0;
+}
+
+static int single(struct flamegraph_cmd *c, const char *path, struct flame_render_opts *ro)
+{
+	struct flame_opts fo = { .event = 0, .samples = c->samples, .icicle = c->icicle, .run = c->run - 1,
+				 .comms = (const char *const *)c->comms.items, .nr_comms = c->comms.nr,
+				 .dsos = (const char *const *)c->dsos.items, .nr_dsos = c->dsos.nr };
+	struct profile *p = NULL;
+	struct flame f = { 0 };
+	struct outbuf b = { 0 };
+	struct flame_render_stats st;
+	struct errmsg e;
+	char sub[1024];
+	int ret = EXIT_ERROR;
+
+	if (datafile__load(path, &p, &e)) {
+		fprintf(stderr, "mmprof: %s\n", e.msg);
+		return EXIT_ERROR;
+	}
+	if (c->event) {
+		fo.event = report__find_event(p, c->event);
+		if (fo.event < 0) {
+			fprintf(stderr, "mmprof flamegraph: '%s' has no event '%s'\n", path, c->event);
+			goto out;
+		}
+	}
+	if (flame__build(&f, p, &fo, &e)) {
+		fprintf(stderr, "mmprof flamegraph: %s: %s\n", path, e.msg);
+		goto out;
+	}
+	snprintf(sub, sizeof(sub), "%s \xc2\xb7 %s \xc2\xb7 %.0f samples \xc2\xb7 width: %s%s%s",
+		 path, p->nr_events ? profile__str(p, p->events[fo.event].name) : "?", f.nodes[0].samples,
+		 c->samples ? "samples" : "period", c->icicle ? " \xc2\xb7 icicle: callee-rooted (sampled functions at the top)" : "",
+		 c->comms.nr || c->dsos.nr ? " \xc2\xb7 filtered" : "");
+	ro->subtitle = sub;
+	if (!ro->title)
+		ro->title = c->icicle ? "Icicle Graph" : "Flame Graph";
+	flame__svg(&b, &f, ro, &st);
+	if (flame__write_file(&b, c->output, &e)) {
+		fprintf(stderr, "mmprof: %s\n", e.msg);
+		goto out;
+	}
+	ret = 0;
+out:
+	outbuf__release(&b);
+	flame__release(&f);
+	profile__free(p);
+	return ret;
+}
+
+static int differential(struct flamegraph_cmd *c, const char *bpath, const char *npath,
+			struct flame_render_opts *ro)
+{
+	struct profile *p[2] = { NULL, NULL };
+	struct flame_diff_opts fo = { .event = c->event, .alpha = c->alpha, .min_points = c->min_points,
+				      .novar_points = c->novar_points };
+	struct flame f = { 0 };
+	struct outbuf b = { 0 };
+	struct errmsg e;
+	char sub[1024];
+	int ret = EXIT_ERROR;
+	size_t i;
+
+	if (c->width_side && strcmp(c->width_side, "new")) {
+		if (strcmp(c->width_side, "base")) {
+			fprintf(stderr, "mmprof flamegraph: --width takes 'base' or 'new', not '%s'\n", c->width_side);
+			return EXIT_ERROR;
+		}
+		fo.width_base = true;
+	}
+	for (i = 0; i < 2; i++)
+		if (datafile__load(i ? npath : bpath, &p[i], &e)) {
+			fprintf(stderr, "mmprof: %s\n", e.msg);
+			goto out;
+		}
+	if (flame__build_diff(&f, (const struct profile *const *)&p[0], 1, (const struct profile *const *)&p[1], 1,
+			      &fo, &e)) {
+		fprintf(stderr, "mmprof flamegraph: %s\n", e.msg);
+		goto out;
+	}
+	snprintf(sub, sizeof(sub), "base %s (%zu run%s) \xe2\x86\x92 new %s (%zu run%s) \xc2\xb7 %s, %% of each run's total period",
+		 bpath, p[0]->nr_runs, p[0]->nr_runs == 1 ? "" : "s", npath, p[1]->nr_runs,
+		 p[1]->nr_runs == 1 ? "" : "s",
+		 c->event ? c->event : profile__str(p[1], p[1]->events[0].name));
+	ro->subtitle = sub;
+	flame__svg(&b, &f, ro, NULL);
+	if (flame__write_file(&b, c->output, &e)) {
+		fprintf(stderr, "mmprof: %s\n", e.msg);
+		goto out;
+	}
+	ret = 0;
+out:
+	outbuf__release(&b);
+	flame__release(&f);
+	profile__free(p[0]);
+	profile__free(p[1]);
+	return ret;
+}
+
+/*
+ * Options may also follow the file names ("mmprof flamegraph x.data -o x.svg"):
+ * parse, take the non-options, parse again.  Returns the number of files
+ * (in pos, at most 3 kept) or -1 / -2 as options__parse.
+ */
+static int parse_args(int argc, char **argv, const struct option_desc *opts, char **pos)
+{
+	char **av = xcalloc((size_t)argc + 1, sizeof(*av));
+	int i = 1, np = 0, ac, idx;
+
+	while (i < argc) {
+		ac = 0;
+		av[ac++] = argv[0];
+		while (i < argc)
+			av[ac++] = argv[i++];
+		av[ac] = NULL;
+		idx = options__parse(ac, av, opts, usage);
+		if (idx < 0) {
+			free(av);
+			return idx;
+		}
+		i = i - ac + idx;
+		if (idx > 1 && !strcmp(av[idx - 1], "--")) {
+			/* after "--" everything is a file name */
+			for (; i < argc; i++)
+				if (np < 3)
+					pos[np++] = argv[i];
+				else
+					np++;
+			break;
+		}
+		while (i < argc && (argv[i][0] != '-' || !argv[i][1])) {
+			if (np < 3)
+				pos[np] = argv[i];
+			np++;
+			i++;
+		}
+	}
+	free(av);
+	return np;
+}
+
+int cmd_flamegraph(int argc, char **argv)
+{
+	struct flamegraph_cmd c = { .output = "flamegraph.svg", .image_width = 1200 };
+	const struct option_desc opts[] = {
+		{ OPT_GROUP, 0, NULL, NULL, NULL, "Output", 0, NULL },
+		{ OPT_STRING, 'o', "output", &c.output, "FILE", "SVG file to write (default flamegraph.svg; - for stdout)", 0, NULL },
+		{ OPT_STRING, 't', "title", &c.title, "TEXT", "title of the picture", 0, NULL },
+		{ OPT_INT, 0, "image-width", &c.image_width, "PX", "picture width in pixels (default 1200)", 0, NULL },
+		{ OPT_STRING, 0, "min-width", &c.min_width, "PCT", "merge frames narrower than PCT % of the total (default 0.1; Npx: pixels; 0: draw all)", 0, NULL },
+		{ OPT_BOOL, 0, "icicle", &c.icicle, NULL, "callee-rooted icicle: sampled functions on top, callers below", 0, NULL },
+		{ OPT_GROUP, 0, NULL, NULL, NULL, "What to draw", 0, NULL },
+		{ OPT_STRING, 'e', "event", &c.event, "EVENT", "sampling event (default: the first)", 0, NULL },
+		{ OPT_BOOL, 0, "samples", &c.samples, NULL, "widths by sample counts instead of period", 0, NULL },
+		{ OPT_INT, 0, "run", &c.run, "N", "only run N (1-based; default: all runs summed)", 0, NULL },
+		{ OPT_LIST, 0, "comm", &c.comms, "COMM", "only samples of these commands (repeatable, comma-separated)", OPT_SPLIT, NULL },
+		{ OPT_LIST, 0, "dso", &c.dsos, "DSO", "only stacks with a frame in these DSOs (path or basename)", OPT_SPLIT, NULL },
+		{ OPT_GROUP, 0, NULL, NULL, NULL, "Differential graph (BASE NEW)", 0, NULL },
+		{ OPT_STRING, 0, "width", &c.width_side, "SIDE", "frame widths from 'new' (default) or 'base'", 0, NULL },
+		{ OPT_DOUBLE, 'q', "alpha", &c.alpha, "Q", "false discovery rate (default 0.05)", 0, NULL },
+		{ OPT_DOUBLE, 0, "min-points", &c.min_points, "P", "smallest coloured change, points (default 0.1)", 0, NULL },
+		{ OPT_DOUBLE, 0, "threshold-points", &c.novar_points, "P", "one run on a side: colour changes from P points (default 0.5)", 0, NULL },
+		{ OPT_END, 0, NULL, NULL, NULL, NULL, 0, NULL },
+	};
+	struct flame_render_opts ro = { 0 };
+	char *pos[3] = { NULL, NULL, NULL };
+	int np, ret = EXIT_ERROR;
+	double pct = 0;
+
+	np = parse_args(argc, argv, opts, pos);
+	if (np < 0) {
+		ret = np == -2 ? 0 : EXIT_ERROR;
+		goto out;
+	}
+	if (c.image_width < 100 || c.image_width > 1000000) {
+		fprintf(stderr, "mmprof flamegraph: --image-width must be 100..1000000 pixels\n");
+		goto out;
+	}
+	if (c.min_width && parse_min_width(c.min_width, c.image_width, &pct)) {
+		fprintf(stderr, "mmprof flamegraph: bad --min-width '%s'; use a percentage (0.1) or pixels (2px)\n",
+			c.min_width);
+		goto out;
+	}
+	if (c.run < 0) {
+		fprintf(stderr, "mmprof flamegraph: --run counts from 1\n");
+		goto out;
+	}
+	ro.title = c.title;
+	ro.width = c.image_width;
+	ro.min_width_pct = pct;
+	if (np == 1) {
+		if (c.width_side) {
+			fprintf(stderr, "mmprof flamegraph: --width base|new needs two files (BASE NEW)\n");
+			goto out;
+		}
+		ret = single(&c, pos[0], &ro);
+	} else if (np == 2) {
+		if (c.icicle || c.run || c.comms.nr || c.dsos.nr || c.samples) {
+			fprintf(stderr, "mmprof flamegraph: --icicle, --run, --comm, --dso and --samples draw one file; "
+					"a differential graph compares every run's share of the period\n");
+			goto out;
+		}
+		ret = differential(&c, pos[0], pos[1], &ro);
+	} else {
+		fprintf(stderr, "mmprof flamegraph: need FILE.data, or BASE.data NEW.data; see 'mmprof flamegraph --help'\n");
+	}
+out:
+	strlist__release(&c.comms);
+	strlist__release(&c.dsos);
+	return ret;
+}

@@ -1,0 +1,451 @@
+/*
+ * svg: lay a flame tree out and write it as one SVG document.
+ *
+ * Layout width of a frame = max(its own width, the sum of its children's):
+ * equal to the value for a normal tree; larger only above the hatched
+ * frames of a differential graph (absent on the width side, drawn at the
+ * other side's width), so their callers make room for them.  Children
+ * narrower than the minimum width are merged into one box; see flame.h.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mmprof/flame.h"
+#include "mmprof/xalloc.h"
+
+#define FONT_PX 12.0
+#define CHAR_PX (FONT_PX * 0.59)	/* average glyph width of Verdana-like fonts */
+#define FRAME_PX 16.0
+#define PAD_PX 10.0
+
+static void put(struct outbuf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->alloc) {
+		b->alloc = (b->len + n + 1) * 2;
+		b->s = xrealloc(b->s, b->alloc);
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+static void puts_(struct outbuf *b, const char *s)
+{
+	put(b, s, strlen(s));
+}
+
+/* Length of the valid UTF-8 sequence at s (1..4), 0 if invalid or not allowed in XML. */
+static size_t utf8_len(const unsigned char *s)
+{
+	uint32_t cp;
+	size_t n, i;
+
+	if (s[0] < 0x80)
+		return s[0] >= 0x20 || s[0] == '\t' || s[0] == '\n' ? 1 : 0;
+	if ((s[0] & 0xe0) == 0xc0) {
+		n = 2;
+		cp = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		n = 3;
+		cp = s[0] & 0x0f;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		n = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
+		return 0;
+	return n;
+}
+
+/* Escape at most max_chars characters of s (SIZE_MAX: all). */
+static void xml_strn(struct outbuf *b, const char *s, size_t max_chars)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t chars = 0;
+
+	while (*p && chars < max_chars) {
+		size_t n = utf8_len(p);
+		const unsigned char *run = p;
+
+		/* copy plain runs in one go: names are long, escapes rare */
+		while (*p && chars < max_chars && n == 1 && *p != '&' && *p != '<' && *p != '>' &&
+		       *p != '"' && *p != '\'') {
+			p++;
+			chars++;
+			n = utf8_len(p);
+		}
+		if (p > run)
+			put(b, (const char *)run, (size_t)(p - run));
+		if (!*p || chars >= max_chars)
+			break;
+		switch (*p) {
+		case '&': puts_(b, "&amp;"); break;
+		case '<': puts_(b, "&lt;"); break;
+		case '>': puts_(b, "&gt;"); break;
+		case '"': puts_(b, "&quot;"); break;
+		case '\'': puts_(b, "&#39;"); break;
+		default:
+			if (n)
+				put(b, (const char *)p, n);
+			else
+				puts_(b, "?");
+		}
+		p += n ? n : 1;
+		chars++;
+	}
+}
+
+void outbuf__xml_str(struct outbuf *b, const char *s)
+{
+	xml_strn(b, s ? s : "", SIZE_MAX);
+}
+
+static size_t utf8_chars(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+struct box {
+	uint32_t node;		/* FLAME_NONE for a merged box */
+	uint32_t depth, k;	/* k: frames in a merged box */
+	double x, w;		/* layout units */
+	double value, samples, period, base, cur;
+};
+
+struct layout {
+	struct box *boxes;
+	size_t nr, alloc;
+	uint32_t max_depth;
+	size_t omitted;
+};
+
+static void layout__add(struct layout *l, const struct box *bx)
+{
+	XGROW(l->boxes, l->alloc, l->nr);
+	l->boxes[l->nr++] = *bx;
+	if (bx->depth > l->max_depth)
+		l->max_depth = bx->depth;
+}
+
+static double own_width(const struct flame *f, const struct flame_node *n)
+{
+	if (f->diff && n->absent)
+		return f->width_base ? n->cur : n->base;
+	return n->value;
+}
+
+static void layout(struct layout *l, const struct flame *f, const double *lw, double thr)
+{
+	struct stk {
+		uint32_t node;
+		double x;
+	} *stack = xmalloc((f->nr + 1) * sizeof(*stack));
+	size_t sp = 0;
+
+	stack[sp++] = (struct stk){ 0, 0 };
+	while (sp) {
+		struct stk s = stack[--sp];
+		const struct flame_node *n = &f->nodes[s.node];
+		struct box bx = { s.node, n->depth, 0, s.x, lw[s.node], n->value, n->samples,
+				  n->period, n->base, n->cur };
+		struct box mg = { FLAME_NONE, n->depth + 1, 0, 0, 0, 0, 0, 0, 0, 0 };
+		double x = s.x;
+		size_t first = sp;
+		uint32_t c;
+
+		layout__add(l, &bx);
+		for (c = n->first_child; c != FLAME_NONE; c = f->nodes[c].next_sibling) {
+			const struct flame_node *cn = &f->nodes[c];
+
+			if (lw[c] <= 0)
+				continue;
+			if (lw[c] < thr) {
+				mg.k++;
+				mg.w += lw[c];
+				mg.value += cn->value;
+				mg.samples += cn->samples;
+				mg.period += cn->period;
+				mg.base += cn->base;
+				mg.cur += cn->cur;
+				continue;
+			}
+			stack[sp++] = (struct stk){ c, x };
+			x += lw[c];
+		}
+		/* pushed in order; reverse so the first child is drawn first */
+		for (size_t i = first, j = sp; i + 1 < j; i++, j--) {
+			struct stk t = stack[i];
+
+			stack[i] = stack[j - 1];
+			stack[j - 1] = t;
+		}
+		if (mg.k && mg.w >= thr) {
+			mg.x = x;
+			layout__add(l, &mg);
+		} else {
+			l->omitted += mg.k;
+		}
+	}
+	free(stack);
+}
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* Single graphs: kernel frames warm (red..orange), user frames blue-green, stable per name. */
+static void single_fill(const struct flame_node *n, char *buf, size_t size)
+{
+	uint64_t h = name_hash(n->name);
+	double a = (double)(h & 0xff) / 255, bb = (double)((h >> 8) & 0xff) / 255,
+	       c = (double)((h >> 16) & 0xff) / 255;
+
+	if (!strcmp(n->name, "[unknown]"))
+		snprintf(buf, size, "rgb(190,190,180)");
+	else if (n->kernel)
+		snprintf(buf, size, "rgb(%d,%d,%d)", 220 + (int)(35 * a), 70 + (int)(120 * bb), 30 + (int)(40 * c));
+	else
+		snprintf(buf, size, "rgb(%d,%d,%d)", 40 + (int)(60 * a), 150 + (int)(70 * bb), 140 + (int)(90 * c));
+}
+
+static void diff_fill(enum flame_state st, double s, char *buf, size_t size)
+{
+	int v = (int)(235 - 205 * (0.15 + 0.85 * s));
+
+	if (st == FLAME_GREW)
+		snprintf(buf, size, "rgb(255,%d,%d)", v, v);
+	else if (st == FLAME_SHRANK)
+		snprintf(buf, size, "rgb(%d,%d,255)", v, v);
+	else
+		snprintf(buf, size, "rgb(200,200,200)");
+}
+
+static const char *state_class(enum flame_state st)
+{
+	return st == FLAME_GREW ? "grew" : st == FLAME_SHRANK ? "shrank" : "same";
+}
+
+static void title_single(struct outbuf *b, const struct flame *f, const struct box *bx,
+			 const struct flame_node *n)
+{
+	outbuf__printf(b, "\n%.2f%% \xc2\xb7 %.0f samples \xc2\xb7 period %.0f",
+		       f->total > 0 ? 100 * bx->value / f->total : 0, bx->samples, bx->period);
+	if (n && n->dso_name) {
+		puts_(b, "\n");
+		outbuf__xml_str(b, n->dso_name);
+	}
+}
+
+static void title_diff(struct outbuf *b, const struct flame *f, const struct box *bx,
+		       const struct flame_node *n)
+{
+	double d = bx->cur - bx->base;
+
+	outbuf__printf(b, "\nbase %.2f%% \xe2\x86\x92 new %.2f%% (%+.2f points", bx->base, bx->cur, d);
+	if (n && isfinite(n->q))
+		outbuf__printf(b, ", q=%.3g", n->q);
+	else if (n && n->depth)
+		outbuf__printf(b, f->novar ? ", 1 run on a side: untested" : ", untested");
+	puts_(b, ")");
+	if (n && n->depth) {
+		outbuf__printf(b, "\n%s", n->state == FLAME_GREW ? "grew" : n->state == FLAME_SHRANK ?
+			       "shrank" : "not significant");
+		if (n->absent)
+			outbuf__printf(b, f->width_base ? "; absent from base (drawn at its new width)"
+							: "; gone in new (drawn at its base width)");
+	}
+	if (n && n->dso_name) {
+		puts_(b, "\n");
+		outbuf__xml_str(b, n->dso_name);
+	}
+}
+
+void flame__svg(struct outbuf *b, const struct flame *f, const struct flame_render_opts *o,
+		struct flame_render_stats *st)
+{
+	double width = o->width > 0 ? o->width : 1200, gw = width - 2 * PAD_PX;
+	double min_pct = o->min_width_pct == 0 ? 0.1 : o->min_width_pct;
+	const char *id = o->id ? o->id : "mmflame";
+	const char *title = o->title ? o->title : f->diff ? "Differential Flame Graph" : "Flame Graph";
+	double *lw = xcalloc(f->nr + 1, sizeof(*lw));
+	struct layout l = { 0 };
+	double scale, thr, maxd = 0, gy, height;
+	size_t i, merged = 0;
+
+	/* children have larger ids: when i is reached, lw[i] holds its children's sum */
+	for (i = f->nr; i-- > 0;) {
+		const struct flame_node *n = &f->nodes[i];
+
+		lw[i] = fmax(lw[i], i ? own_width(f, n) : f->total);
+		if (i)
+			lw[n->parent] += lw[i];
+	}
+	thr = min_pct > 0 ? min_pct / 100 * lw[0] : 0;
+	layout(&l, f, lw, thr);
+	scale = lw[0] > 0 ? gw / lw[0] : 0;
+	for (i = 0; i < f->nr; i++)
+		if (f->diff && i && f->nodes[i].state != FLAME_SAME)
+			maxd = fmax(maxd, fabs(f->nodes[i].delta));
+
+	gy = f->diff ? 76 : 58;
+	height = gy + (l.max_depth + 1) * FRAME_PX + 34;
+	if (!o->inline_html)
+		puts_(b, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
+	outbuf__printf(b, "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" id=\"%s\" class=\"mmflame\" "
+			  "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" data-gx=\"%.0f\" "
+			  "data-gw=\"%.0f\" data-fw=\"%.2f\" data-fh=\"%.0f\" data-keys=\"%d\" data-frames=\"%zu\">\n",
+		       id, width, height, width, height, PAD_PX, gw, CHAR_PX, FRAME_PX, !o->inline_html, l.nr);
+	outbuf__printf(b, "<defs>\n");
+	for (i = 0; i < 3; i++) {
+		static const char *const col[] = { "rgb(150,150,150)", "rgb(220,40,40)", "rgb(40,40,220)" };
+
+		outbuf__printf(b, "<pattern id=\"%s-hatch-%s\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
+				  "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"white\"/>"
+				  "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"%s\" stroke-width=\"3\"/></pattern>\n",
+			       id, state_class((enum flame_state)i), col[i]);
+	}
+	outbuf__printf(b, "</defs>\n<style>\n"
+			  "#%s text { font-family: Verdana, 'DejaVu Sans', sans-serif; font-size: %.0fpx; fill: black; }\n"
+			  "#%s g.f text { pointer-events: none; }\n"
+			  "#%s g.f:hover rect { stroke: black; stroke-width: 0.5; }\n"
+			  "#%s g.f { cursor: pointer; }\n"
+			  "#%s .title { font-size: 17px; text-anchor: middle; }\n"
+			  "#%s .sub, #%s .legend { font-size: 11px; text-anchor: middle; fill: rgb(60,60,60); }\n"
+			  "#%s .reset, #%s .search { cursor: pointer; fill: rgb(30,60,160); }\n"
+			  "#%s .search, #%s .matched { text-anchor: end; }\n"
+			  "</style>\n",
+		       id, FONT_PX, id, id, id, id, id, id, id, id, id, id);
+	outbuf__printf(b, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"rgb(250,250,245)\"/>\n",
+		       width, height);
+	outbuf__printf(b, "<text class=\"title\" x=\"%.1f\" y=\"24\">", width / 2);
+	outbuf__xml_str(b, title);
+	puts_(b, "</text>\n");
+	if (o->subtitle) {
+		outbuf__printf(b, "<text class=\"sub\" x=\"%.1f\" y=\"42\">", width / 2);
+		outbuf__xml_str(b, o->subtitle);
+		puts_(b, "</text>\n");
+	}
+	if (f->diff)
+		outbuf__printf(b, "<text class=\"legend\" x=\"%.1f\" y=\"60\">width: %s share \xc2\xb7 red grew, blue shrank "
+				  "(deepest at %.2f points) \xc2\xb7 grey: not significant%s \xc2\xb7 hatched: absent from "
+				  "%s, drawn at its %s width</text>\n",
+			       width / 2, f->width_base ? "base" : "new", maxd,
+			       f->novar ? " (1 run on a side: change under the threshold)" : "",
+			       f->width_base ? "base" : "new", f->width_base ? "new" : "base");
+	outbuf__printf(b, "<text class=\"reset\" x=\"%.0f\" y=\"24\">Reset Zoom</text>\n", PAD_PX);
+	outbuf__printf(b, "<text class=\"search\" x=\"%.0f\" y=\"24\">Search</text>\n", width - PAD_PX);
+	outbuf__printf(b, "<text class=\"matched\" x=\"%.0f\" y=\"%.0f\"></text>\n", width - PAD_PX, height - 10);
+	outbuf__printf(b, "<text class=\"details\" x=\"%.0f\" y=\"%.0f\"></text>\n", PAD_PX, height - 10);
+
+	for (i = 0; i < l.nr; i++) {
+		const struct box *bx = &l.boxes[i];
+		const struct flame_node *n = bx->node != FLAME_NONE ? &f->nodes[bx->node] : NULL;
+		double x = PAD_PX + bx->x * scale, w = bx->w * scale;
+		double y = f->icicle ? gy + bx->depth * FRAME_PX : gy + (l.max_depth - bx->depth) * FRAME_PX;
+		char fill[64], name[64];
+		const char *nm;
+		const char *cls;
+		size_t chars, nc;
+
+		if (n) {
+			nm = n->name;
+		} else {
+			snprintf(name, sizeof(name), "[%u small frames]", bx->k);
+			nm = name;
+			merged++;
+		}
+		if (f->diff) {
+			enum flame_state s = n ? n->state : FLAME_SAME;
+
+			cls = state_class(s);
+			if (n && n->absent)
+				snprintf(fill, sizeof(fill), "url(#%s-hatch-%s)", id, cls);
+			else
+				diff_fill(s, maxd > 0 && n ? sqrt(fabs(n->delta) / maxd) : 0, fill, sizeof(fill));
+		} else if (n && bx->depth) {
+			cls = n->kernel ? "k" : "u";
+			single_fill(n, fill, sizeof(fill));
+		} else {
+			cls = n ? "root" : "m";
+			snprintf(fill, sizeof(fill), n ? "rgb(230,230,220)" : "rgb(215,215,215)");
+		}
+		outbuf__printf(b, "<g class=\"f %s%s%s\" data-d=\"%u\"><title>", cls,
+			       f->diff && n && n->absent ? " absent" : "", n ? "" : " m", bx->depth);
+		xml_strn(b, nm, SIZE_MAX);
+		if (f->diff)
+			title_diff(b, f, bx, n);
+		else
+			title_single(b, f, bx, n);
+		outbuf__printf(b, "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.0f\" fill=\"%s\"%s/>",
+			       x, y, w, FRAME_PX - 1, fill,
+			       f->diff && n && n->absent ? " stroke=\"rgb(90,90,90)\" stroke-width=\"0.6\"" : "");
+		nc = w > 6 ? (size_t)((w - 6) / CHAR_PX) : 0;
+		if (nc >= 3) {
+			outbuf__printf(b, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + FRAME_PX - 4);
+			chars = utf8_chars(nm);
+			if (chars <= nc) {
+				xml_strn(b, nm, SIZE_MAX);
+			} else {
+				xml_strn(b, nm, nc - 2);
+				puts_(b, "..");
+			}
+			puts_(b, "</text>");
+		}
+		puts_(b, "</g>\n");
+	}
+	if (!o->inline_html) {
+		puts_(b, "<script type=\"text/ecmascript\"><![CDATA[\n");
+		puts_(b, flame__script());
+		puts_(b, "]]></script>\n");
+	}
+	puts_(b, "</svg>\n");
+	if (st) {
+		st->drawn = l.nr;
+		st->merged = merged;
+		st->omitted = l.omitted;
+		st->max_depth = l.max_depth;
+	}
+	free(l.boxes);
+	free(lw);
+}
+
+int flame__write_file(const struct outbuf *b, const char *path, struct errmsg *e)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	int err = 0;
+
+	if (!f)
+		return errmsg__set(e, -errno, "cannot create '%s': %s", path, strerror(errno));
+	if (b->len && fwrite(b->s, 1, b->len, f) != b->len)
+		err = -errno;
+	if (f == stdout) {
+		if (fflush(f) && !err)
+			err = -errno;
+	} else if (fclose(f) && !err) {
+		err = -errno;
+	}
+	if (err)
+		return errmsg__set(e, err ? err : -EIO, "cannot write '%s': %s", path, strerror(-err));
+	return 0;
+}

@@ -1,0 +1,313 @@
+/* flame trees: one profile, or two sides through chains.h; see include/mmprof/flame.h. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmprof/chains.h"
+#include "mmprof/flame.h"
+#include "mmprof/xalloc.h"
+
+static const char unknown_name[] = "[unknown]";
+
+struct fkey {
+	uint32_t parent, sym, dso;
+	uint8_t kernel;
+};
+
+static bool fkey_eq(const void *ctx, uint32_t row, const void *key)
+{
+	const struct flame_node *n = &((const struct flame *)ctx)->nodes[row];
+	const struct fkey *k = key;
+
+	return n->parent == k->parent && n->sym == k->sym && n->dso == k->dso && n->kernel == k->kernel;
+}
+
+static uint32_t flame__add(struct flame *f, uint32_t parent)
+{
+	struct flame_node *n;
+
+	XGROW(f->nodes, f->alloc, f->nr);
+	n = &f->nodes[f->nr];
+	memset(n, 0, sizeof(*n));
+	n->parent = parent;
+	n->depth = f->nr ? f->nodes[parent].depth + 1 : 0;
+	n->first_child = n->next_sibling = FLAME_NONE;
+	n->q = NAN;
+	return (uint32_t)f->nr++;
+}
+
+static void flame__init(struct flame *f)
+{
+	memset(f, 0, sizeof(*f));
+	hashidx__init(&f->idx);
+	flame__add(f, 0);
+	f->nodes[0].name = "all";
+}
+
+/* The child of parent for profile frame fr, added if new. */
+static uint32_t flame__child(struct flame *f, const struct profile *p, uint32_t parent, uint32_t fr)
+{
+	const struct frame *pf = &p->frames[fr];
+	struct fkey k = { parent, pf->sym, pf->dso, pf->kernel };
+	uint64_t h = hash__combine(hash__combine(hash__u64(parent), pf->sym),
+				   ((uint64_t)pf->dso << 1) | pf->kernel);
+	uint32_t id = hashidx__find(&f->idx, h, fkey_eq, f, &k);
+
+	if (id != HASHIDX_NONE)
+		return id;
+	id = flame__add(f, parent);
+	f->nodes[id].sym = pf->sym;
+	f->nodes[id].dso = pf->dso;
+	f->nodes[id].kernel = pf->kernel;
+	f->nodes[id].name = pf->sym ? profile__str(p, pf->sym) : unknown_name;
+	f->nodes[id].dso_name = profile__str(p, pf->dso);
+	hashidx__insert(&f->idx, h, id);
+	return id;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* A DSO filter matches the whole name or its basename ("libc.so.6", "[kernel.kallsyms]"). */
+static bool dso_match(const char *dso, const struct flame_opts *o)
+{
+	size_t i;
+
+	if (!dso)
+		return false;
+	for (i = 0; i < o->nr_dsos; i++)
+		if (!strcmp(dso, o->dsos[i]) || !strcmp(base_name(dso), o->dsos[i]))
+			return true;
+	return false;
+}
+
+static int cmp_child_name(const void *a, const void *b, void *ctx)
+{
+	const struct flame *f = ctx;
+	const struct flame_node *x = &f->nodes[*(const uint32_t *)a], *y = &f->nodes[*(const uint32_t *)b];
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	if (x->kernel != y->kernel)
+		return x->kernel - y->kernel;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/* Child lists in name order (flamegraph.pl's order: stable, comparable between graphs). */
+static void flame__link(struct flame *f)
+{
+	uint32_t *ord = xmalloc(f->nr * sizeof(*ord));
+	size_t i, m = 0;
+
+	for (i = 1; i < f->nr; i++)
+		ord[m++] = (uint32_t)i;
+	qsort_r(ord, m, sizeof(*ord), cmp_child_name, f);
+	for (i = 0; i < f->nr; i++)
+		f->nodes[i].first_child = f->nodes[i].next_sibling = FLAME_NONE;
+	/* prepend in reverse order so each list ends up sorted */
+	for (i = m; i-- > 0;) {
+		struct flame_node *n = &f->nodes[ord[i]];
+
+		n->next_sibling = f->nodes[n->parent].first_child;
+		f->nodes[n->parent].first_child = ord[i];
+	}
+	free(ord);
+}
+
+int flame__build(struct flame *f, const struct profile *p, const struct flame_opts *o,
+		 struct errmsg *e)
+{
+	double *ws = NULL, *wp = NULL;
+	uint32_t *map = NULL, *comm_ok = NULL;
+	uint8_t *has = NULL;
+	int ev = o->event < 0 ? 0 : o->event, err = 0;
+	size_t i, j;
+
+	flame__init(f);
+	f->icicle = o->icicle;
+	f->unit = o->samples ? "samples" : "period";
+	if (!p->nr_events || (size_t)ev >= p->nr_events)
+		return errmsg__set(e, -EINVAL, "the profile has no event %d (it has %zu)", ev + 1, p->nr_events);
+	if (o->run >= 0 && (size_t)o->run >= p->nr_runs)
+		return errmsg__set(e, -EINVAL, "the profile has no run %d (it has %zu)", o->run + 1, p->nr_runs);
+
+	/* comm filter: by string id, so an unknown comm simply matches nothing */
+	comm_ok = xcalloc(o->nr_comms + 1, sizeof(*comm_ok));
+	for (i = 0; i < o->nr_comms; i++)
+		comm_ok[i] = profile__str_id(p, o->comms[i]);
+	ws = xcalloc(p->nr_nodes + 1, sizeof(*ws));
+	wp = xcalloc(p->nr_nodes + 1, sizeof(*wp));
+	for (i = 0; i < p->nr_counts; i++) {
+		const struct count *c = &p->counts[i];
+
+		if (c->event != (uint32_t)ev || (o->run >= 0 && c->run != (uint32_t)o->run) ||
+		    c->node >= p->nr_nodes || c->node == PROFILE_ROOT)
+			continue;
+		if (o->nr_comms) {
+			for (j = 0; j < o->nr_comms; j++)
+				if (comm_ok[j] && comm_ok[j] == c->comm)
+					break;
+			if (j == o->nr_comms)
+				continue;
+		}
+		ws[c->node] += (double)c->samples;
+		wp[c->node] += (double)c->period;
+	}
+	if (o->nr_dsos) {
+		/* a stack stays when any frame on its path is in a chosen DSO */
+		has = xcalloc(p->nr_nodes + 1, 1);
+		for (i = 1; i < p->nr_nodes; i++)
+			has[i] = has[p->nodes[i].parent] ||
+				 dso_match(profile__str(p, p->frames[p->nodes[i].frame].dso), o);
+		for (i = 1; i < p->nr_nodes; i++)
+			if (!has[i])
+				ws[i] = wp[i] = 0;
+	}
+
+	if (o->icicle) {
+		/* callee-rooted: every stack inserted leaf first */
+		for (i = 1; i < p->nr_nodes; i++) {
+			uint32_t q, cur = 0;
+			double w = o->samples ? ws[i] : wp[i];
+
+			if (ws[i] == 0 && wp[i] == 0)
+				continue;
+			f->nodes[0].value += w;
+			f->nodes[0].samples += ws[i];
+			f->nodes[0].period += wp[i];
+			for (q = (uint32_t)i; q != PROFILE_ROOT; q = p->nodes[q].parent) {
+				cur = flame__child(f, p, cur, p->nodes[q].frame);
+				f->nodes[cur].value += w;
+				f->nodes[cur].samples += ws[i];
+				f->nodes[cur].period += wp[i];
+			}
+		}
+	} else {
+		/* inclusive weights, then one forward pass (parents precede children) */
+		for (i = p->nr_nodes; i-- > 1;) {
+			ws[p->nodes[i].parent] += ws[i];
+			wp[p->nodes[i].parent] += wp[i];
+		}
+		map = xmalloc((p->nr_nodes + 1) * sizeof(*map));
+		map[0] = 0;
+		f->nodes[0].samples = ws[0];
+		f->nodes[0].period = wp[0];
+		f->nodes[0].value = o->samples ? ws[0] : wp[0];
+		for (i = 1; i < p->nr_nodes; i++) {
+			uint32_t id;
+
+			map[i] = FLAME_NONE;
+			if ((ws[i] == 0 && wp[i] == 0) || map[p->nodes[i].parent] == FLAME_NONE)
+				continue;
+			id = flame__child(f, p, map[p->nodes[i].parent], p->nodes[i].frame);
+			map[i] = id;
+			/* sibling trie nodes of one symbol (other addresses) add up */
+			f->nodes[id].samples += ws[i];
+			f->nodes[id].period += wp[i];
+			f->nodes[id].value += o->samples ? ws[i] : wp[i];
+		}
+	}
+	f->total = f->nodes[0].value;
+	if (f->total <= 0)
+		err = errmsg__set(e, -ENOENT, "no samples left to draw (event, run and filters)");
+	else
+		flame__link(f);
+	free(ws);
+	free(wp);
+	free(map);
+	free(has);
+	free(comm_ok);
+	return err;
+}
+
+static bool row_eq(const void *ctx, uint32_t row, const void *key)
+{
+	return ((const struct chain_diff *)ctx)->rows[row].hash == *(const uint64_t *)key;
+}
+
+int flame__build_diff(struct flame *f, const struct profile *const *base, size_t nbp,
+		      const struct profile *const *cur, size_t nnp, const struct flame_diff_opts *o,
+		      struct errmsg *e)
+{
+	double alpha = o->alpha > 0 ? o->alpha : 0.05;
+	double min_points = o->min_points > 0 ? o->min_points : 0.1;
+	double novar_points = o->novar_points > 0 ? o->novar_points : 0.5;
+	const char *event = o->event;
+	struct chain_diff cd;
+	struct hashidx idx;
+	uint32_t *map;
+	size_t i;
+	int err;
+
+	flame__init(f);
+	f->diff = true;
+	f->width_base = o->width_base;
+	f->unit = "%";
+	if (!event) {
+		if (!nnp || !cur[0]->nr_events || !profile__str(cur[0], cur[0]->events[0].name))
+			return errmsg__set(e, -EINVAL, "the new side has no sampling event");
+		event = profile__str(cur[0], cur[0]->events[0].name);
+	}
+	/* min_points = inf: chains shows nothing, so it formats no text */
+	err = chains__compute(&cd, base, nbp, cur, nnp, event, INFINITY, alpha);
+	if (err)
+		return errmsg__set(e, err, "no samples of event '%s' on one side", event);
+	f->novar = cd.novar;
+	hashidx__init(&idx);
+	map = xmalloc((cd.nr + 1) * sizeof(*map));
+	/* rows come in trie order of some profile: a path's parent row precedes it */
+	for (i = 0; i < cd.nr; i++) {
+		const struct chain_row *r = &cd.rows[i];
+		const struct frame *fr = &r->p->frames[r->p->nodes[r->node].frame];
+		uint32_t parent = 0, id;
+		struct flame_node *n;
+
+		hashidx__insert(&idx, r->hash, (uint32_t)i);
+		map[i] = FLAME_NONE;
+		if (r->parent) {
+			uint32_t pr = hashidx__find(&idx, r->parent, row_eq, &cd, &r->parent);
+
+			if (pr == HASHIDX_NONE || map[pr] == FLAME_NONE)
+				continue;
+			parent = map[pr];
+		}
+		if (r->base <= 0 && r->cur <= 0)
+			continue;
+		id = flame__add(f, parent);
+		map[i] = id;
+		n = &f->nodes[id];
+		n->name = profile__frame_sym(r->p, r->p->nodes[r->node].frame);
+		n->dso_name = profile__str(r->p, fr->dso);
+		n->kernel = fr->kernel;
+		n->base = r->base;
+		n->cur = r->cur;
+		n->delta = r->delta;
+		n->q = r->q;
+		n->value = o->width_base ? r->base : r->cur;
+		n->absent = n->value <= 0;
+		if (cd.novar ? fabs(r->delta) >= novar_points
+			     : isfinite(r->q) && r->q < alpha && fabs(r->delta) >= min_points)
+			n->state = r->delta > 0 ? FLAME_GREW : FLAME_SHRANK;
+	}
+	f->nodes[0].value = 100;
+	f->nodes[0].base = f->nodes[0].cur = 100;
+	f->total = 100;
+	flame__link(f);
+	free(map);
+	hashidx__release(&idx);
+	chains__release(&cd);
+	return 0;
+}
+
+void flame__release(struct flame *f)
+{
+	free(f->nodes);
+	hashidx__release(&f->idx);
+	memset(f, 0, sizeof(*f));
+}
