@@ -38,6 +38,7 @@
 #include "mmprof/options.h"
 #include "mmprof/profile.h"
 #include "mmprof/sampler.h"
+#include "mmprof/sched.h"
 #include "mmprof/symbols.h"
 #include "mmprof/sysinfo.h"
 #include "mmprof/workload.h"
@@ -47,6 +48,7 @@
 #define KILL_GRACE_NS		(2 * NSEC_PER_SEC)
 #define PROGRESS_NS		(250 * 1000000LL)
 #define MAX_WAIT_MS		100	/* bounds the reaction to a signal lost before poll */
+#define SCHED_WAIT_MS		10	/* --sched: drain often, sched events come fast */
 #define NSEC_PER_SEC		1000000000LL
 
 enum record_mode { MODE_FORK, MODE_PID, MODE_SYSTEM };
@@ -67,6 +69,7 @@ struct record_opts {
 	int mmap_pages;
 	int callchain;
 	int quiet;
+	int sched;
 };
 
 /*
@@ -98,6 +101,7 @@ struct record {
 	struct profile *p;
 	struct symbols *syms;
 	struct sampler *sampler;
+	struct schedrec *sched;		/* --sched, else NULL */
 	bool events_added;
 	bool progress;			/* a terminal on stderr and not -q */
 	bool progress_shown;
@@ -431,10 +435,17 @@ static int record_run(struct record *rec, uint32_t run)
 	err = sampler__open(rec->sampler, &st, &e);
 	if (err)
 		goto out_err;
+	if (rec->sched && (err = schedrec__open(rec->sched, &st, &e)))
+		goto out_close;
 	if (!rec->events_added) {
 		sampler__add_events(rec->sampler, rec->p);
+		if (rec->sched)
+			schedrec__add_events(rec->sched, rec->p);
 		rec->events_added = true;
 	}
+	/* system-wide tracepoints cannot enable at exec: start them now */
+	if (rec->sched && st.enable_on_exec)
+		schedrec__enable(rec->sched);
 	cnt = counting__open(&ct, &e);
 	if (!cnt) {
 		err = -EINVAL;
@@ -485,10 +496,14 @@ static int record_run(struct record *rec, uint32_t run)
 		}
 		if (!sampling && !sampling_done && t >= enable_at) {
 			sampler__enable(rec->sampler);
+			if (rec->sched)
+				schedrec__enable(rec->sched);
 			sampling = true;
 		}
 		if (sampling && t >= disable_at) {
 			sampler__disable(rec->sampler);
+			if (rec->sched)
+				schedrec__disable(rec->sched);
 			sampling = false;
 			sampling_done = true;
 			/* -p/-a: the window is the recording; fork: the workload runs on */
@@ -518,9 +533,11 @@ static int record_run(struct record *rec, uint32_t run)
 		wait_ns = deadline - t;
 		if (wait_ns < 0)
 			wait_ns = 0;
-		wait_ns = min64(wait_ns, (int64_t)MAX_WAIT_MS * 1000000);
+		wait_ns = min64(wait_ns, (int64_t)(rec->sched ? SCHED_WAIT_MS : MAX_WAIT_MS) * 1000000);
 		polled = sampler__poll(rec->sampler, (int)((wait_ns + 999999) / 1000000));
 		drained = sampler__drain(rec->sampler);
+		if (rec->sched)
+			drained += schedrec__drain(rec->sched);
 		/*
 		 * Ring buffers of exited tasks stay readable (POLLHUP) with
 		 * nothing in them: do not spin on them.
@@ -540,6 +557,8 @@ static int record_run(struct record *rec, uint32_t run)
 		workload__reap(&w, true);
 	}
 	sampler__close(rec->sampler);	/* drains the rest */
+	if (rec->sched)
+		schedrec__close(rec->sched);
 	counting__finish(cnt, rec->p, run, t, intervals);
 
 	r.start_ns = start_real;
@@ -564,6 +583,8 @@ static int record_run(struct record *rec, uint32_t run)
 			    strerror(-err));
 		goto out;
 	}
+	if (rec->sched)
+		schedrec__end_run(rec->sched, rec->p, run, rec->syms, &r.samples, &r.lost);
 	profile__add_run(rec->p, &r);
 	rec->total_samples += r.samples;
 	rec->total_lost += r.lost;
@@ -579,6 +600,8 @@ static int record_run(struct record *rec, uint32_t run)
 
 out_close:
 	sampler__close(rec->sampler);
+	if (rec->sched)
+		schedrec__close(rec->sched);
 out_err:
 out:
 	counting__close(cnt);
@@ -710,6 +733,7 @@ int cmd_record(int argc, char **argv)
 		{ OPT_STRING, 'c', "count", &o.period_str, "PERIOD", "sample every PERIOD events instead of -F", 0, NULL },
 		{ OPT_BOOL, 'g', "callchain", &o.callchain, NULL, "record callchains (the default)", OPT_NEGATABLE, NULL },
 		{ OPT_INT, 'm', "mmap-pages", &o.mmap_pages, "PAGES", "ring buffer pages per CPU, a power of 2", 0, NULL },
+		{ OPT_BOOL, 0, "sched", &o.sched, NULL, "scheduler latency by stack (perf-sched keys, offcpu event)", 0, NULL },
 		{ OPT_INT, 'I', "interval", &o.interval_ms, "MS", "counter readings every MS ms (default 1000, 0: off)", 0, NULL },
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "output", 0, NULL },
 		{ OPT_STRING, 'o', "output", &o.output, "FILE", "write FILE (default mmprof.data)", 0, NULL },
@@ -763,6 +787,14 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "mmprof: %s\n", e.msg[0] ? e.msg : "cannot set up sampling");
 		goto out;
 	}
+	if (o.sched) {
+		rec.sched = schedrec__new(o.mmap_pages, &e);
+		if (!rec.sched) {
+			fprintf(stderr, "mmprof: %s\n", e.msg[0] ? e.msg : "cannot set up --sched");
+			goto out;
+		}
+		profile__set_meta(rec.p, "sched", "1");
+	}
 
 	for (run = 0; run < (uint32_t)o.repeat; run++) {
 		if (nr_stop_signals)
@@ -796,6 +828,7 @@ int cmd_record(int argc, char **argv)
 	print_summary(&rec, (uint32_t)rec.p->nr_runs, interrupted);
 	ret = 0;
 out:
+	schedrec__free(rec.sched);
 	sampler__free(rec.sampler);
 	symbols__free(rec.syms);
 	profile__free(rec.p);
