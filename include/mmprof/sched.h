@@ -1,0 +1,143 @@
+/*
+ * sched: scheduler latency by switch-out stack (`mmprof record --sched`),
+ * the kernel test robot's perf-sched keys and an off-CPU profile.
+ *
+ * Two layers:
+ *
+ * struct sched (pure, unit-tested): fed decoded sched events in time order
+ * per CPU, it keeps per task the pending switch-out (time, runnable or
+ * not, the interned switch-out stack) and per distinct stack the count,
+ * sum and max of
+ *   wait   switch-out to the next switch-in of the same task;
+ *   delay  wakeup (or, for a preempted task, the switch-out) to switch-in;
+ *   both   wait + delay (the robot's "wait_and_delay").
+ * It aggregates as events arrive and never stores events: memory grows
+ * with tasks and distinct stacks only.  Unlike `perf sched timehist`,
+ * which prints a wait on the line of the switch-out that *ends* the
+ * following run, the wait here is charged to the stack that blocked.
+ *
+ * struct schedrec: opens sched:sched_switch (with callchains),
+ * sched:sched_waking (else sched_wakeup), sched:sched_wakeup_new,
+ * sched:sched_migrate_task and sched:sched_process_fork on every CPU
+ * (a task's switch-in happens in another task's context, so per-task
+ * events cannot see it), decodes them with libtraceevent (trace.h) and
+ * feeds struct sched, keeping only the target's tasks (followed across
+ * fork/clone) unless the target is system-wide.
+ *
+ * Results per run (sched__end_run): robot keys stored as run metrics
+ *   perf-sched.{wait_time,sch_delay}.{avg,max}.ms.<stack>
+ *   perf-sched.wait_and_delay.count.<stack>, .{avg,max}.ms.<stack>
+ *   perf-sched.total_{wait_time,sch_delay}.{max,average}.ms
+ *   perf-sched.total_wait_and_delay.{count,max,average}.ms
+ * where <stack> is the switch-out callchain, leaf first, without schedule,
+ * __schedule and preempt_schedule, at most 5 frames joined by '.', only
+ * chains of 2 frames or more; the wait_and_delay trio of a stack is left
+ * out, as the robot does, when its average is under the overall average
+ * and its count under 0.5 % of all switch-outs.  And counts of the pseudo
+ * event "offcpu" (samples = switch-outs, period = ns off CPU) per full
+ * stack, so `report --folded --period -e offcpu` is an off-CPU flame graph.
+ */
+#ifndef MMPROF_SCHED_H
+#define MMPROF_SCHED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mmprof/errmsg.h"
+#include "mmprof/hashidx.h"
+#include "mmprof/profile.h"
+#include "mmprof/sampler.h"
+#include "mmprof/symbols.h"
+
+#define SCHED_COMM_LEN 16
+#define SCHED_OFFCPU_EVENT "offcpu"
+
+struct sched_stat {
+	uint64_t count;
+	uint64_t wait_sum, wait_max;	/* ns */
+	uint64_t delay_sum, delay_max;
+	uint64_t both_sum, both_max;
+};
+
+/* One distinct (process, comm, raw switch-out callchain). */
+struct sched_stack {
+	uint32_t pid, nr;
+	uint64_t chain_off;	/* into the arena; context markers included */
+	uint64_t hash;
+	char comm[SCHED_COMM_LEN];
+	struct sched_stat st;
+};
+
+struct sched_task;
+
+struct sched {
+	struct sched_stack *stacks;
+	size_t nr_stacks, alloc_stacks;
+	uint64_t *arena;
+	size_t arena_used, arena_alloc;
+	struct hashidx stack_idx;
+
+	struct sched_task *tasks;	/* open addressing by tid */
+	size_t task_mask, nr_tasks;
+	bool filter;			/* only watched tasks */
+
+	struct sched_stat total;	/* every completed switch-out */
+	uint64_t switches, wakeups, migrations, forks;
+};
+
+void sched__init(struct sched *s, bool filter);
+void sched__release(struct sched *s);
+/* Forget stacks, tasks and totals (a new run); the watched set is cleared too. */
+void sched__reset(struct sched *s);
+
+/* Follow this task (with filter on, the only ones counted). */
+void sched__watch(struct sched *s, int32_t tid);
+/* A fork or clone: the child is watched when the parent is. */
+void sched__fork(struct sched *s, int32_t parent_tid, int32_t child_tid);
+
+/*
+ * prev (tid, its process pid, comm) leaves the CPU at time with
+ * prev_state (0 = still runnable: preempted) and the switch-out
+ * callchain; next comes in.
+ */
+void sched__switch(struct sched *s, uint64_t time, int32_t prev_tid, uint32_t prev_pid,
+		   const char *prev_comm, uint64_t prev_state, const uint64_t *chain,
+		   uint32_t nr, int32_t next_tid);
+/* tid became runnable (sched_waking/sched_wakeup); the first wakeup counts. */
+void sched__wakeup(struct sched *s, uint64_t time, int32_t tid);
+void sched__migrate(struct sched *s, int32_t tid);
+
+/*
+ * The robot's key of a stack given as symbol names leaf first: drops
+ * schedule/__schedule/preempt_schedule, keeps 5 frames, joins with '.'.
+ * Returns the number of frames kept; fewer than 2 means "no key".
+ */
+size_t sched__key(const char *const *names, size_t n, char *buf, size_t size);
+
+/*
+ * Store the run's keys as metrics of run `run` and, when offcpu_event is
+ * not UINT32_MAX, the off-CPU counts; frames resolved through syms.
+ */
+void sched__end_run(struct sched *s, struct profile *p, uint32_t run, struct symbols *syms,
+		    uint32_t offcpu_event);
+
+/* ---- the recorder ---- */
+
+struct schedrec;
+
+struct schedrec *schedrec__new(int mmap_pages, struct errmsg *e);
+void schedrec__free(struct schedrec *r);	/* NULL is fine */
+/* Open the sched tracepoints on every CPU (-C list for -a) and map them; disabled. */
+int schedrec__open(struct schedrec *r, const struct record_target *t, struct errmsg *e);
+void schedrec__enable(struct schedrec *r);
+void schedrec__disable(struct schedrec *r);
+int schedrec__drain(struct schedrec *r);	/* records read */
+void schedrec__close(struct schedrec *r);	/* disable, drain, close */
+/* Once: the "offcpu" pseudo event, after the sampler's events. */
+void schedrec__add_events(struct schedrec *r, struct profile *p);
+/* Store the run (see sched__end_run); adds the run's records and losses to *records, *lost. */
+void schedrec__end_run(struct schedrec *r, struct profile *p, uint32_t run,
+		       struct symbols *syms, uint64_t *records, uint64_t *lost);
+
+#endif

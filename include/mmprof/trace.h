@@ -1,0 +1,70 @@
+/*
+ * trace: tracepoint formats and field decoding, through libtraceevent.
+ *
+ * A struct trace owns one tep handle and the tracepoints loaded into it,
+ * each by its tracefs "format" file (tracefs is mounted when nothing is,
+ * see evspec__tracefs) or by a format text given directly (tests, files
+ * from elsewhere).  Decoding is done with field handles resolved once per
+ * event (trace__field), so the per-record cost is a bounds check and a
+ * load: sched tracepoints arrive at up to a million records a second.
+ *
+ * Raw data (PERF_SAMPLE_RAW, without its u32 size) is untrusted: every read
+ * checks that the field lies inside the record; a short record gives
+ * -EINVAL, never a read past its end.  Library code: returns 0/-errno and
+ * fills struct errmsg, never prints.
+ */
+#ifndef MMPROF_TRACE_H
+#define MMPROF_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mmprof/errmsg.h"
+
+struct trace;
+
+/* A field of one loaded event; valid as long as its struct trace. */
+struct trace_field {
+	const void *f;		/* private: the library's field, NULL when absent */
+	uint32_t offset, size;
+	uint8_t is_signed, is_array;
+};
+
+struct trace *trace__new(void);
+void trace__free(struct trace *t);	/* NULL is fine */
+
+/*
+ * Load sys:name from tracefs.  Returns the tracepoint id (> 0, what
+ * perf_event_attr.config wants), -ENOENT with e filled when this kernel has
+ * no such tracepoint, or another -errno.  Loading twice is harmless.
+ */
+int trace__load(struct trace *t, const char *sys, const char *name, struct errmsg *e);
+
+/* Parse a format text (the contents of a tracefs "format" file); id as above. */
+int trace__parse_format(struct trace *t, const char *sys, const char *text, size_t len,
+			struct errmsg *e);
+
+/* Does this kernel have sys:name?  (tracefs lookup only; nothing loaded) */
+int trace__exists(const char *sys, const char *name);
+
+/* The tracepoint id of a raw record (its common_type), or -EINVAL. */
+int trace__record_id(const void *raw, uint32_t size);
+
+/*
+ * Resolve a field of the loaded event `id` (as trace__load returned).
+ * -ENOENT when the event has no such field (f->f stays NULL).
+ */
+int trace__field(struct trace *t, int id, const char *name, struct trace_field *f);
+
+/* Event name "sys:name" of a loaded id, or NULL. */
+const char *trace__event_name(struct trace *t, int id);
+
+/* Read a numeric field (sign-extended when signed); -EINVAL when outside raw. */
+int trace__read_u64(const struct trace *t, const struct trace_field *f, const void *raw,
+		    uint32_t size, uint64_t *v);
+
+/* Copy a char-array field (comm) into buf, NUL-terminated; -EINVAL as above. */
+int trace__read_str(const struct trace_field *f, const void *raw, uint32_t size,
+		    char *buf, size_t buflen);
+
+#endif

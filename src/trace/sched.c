@@ -1,0 +1,261 @@
+/*
+ * sched: switch-out stacks, waits and delays; see include/mmprof/sched.h.
+ *
+ * Per task a small state (pending switch-out, wakeup time, the interned
+ * stack); per stack the stats.  Every event is O(1) hash work plus, for a
+ * switch-out, hashing its callchain: the recorder calls this for each of
+ * up to a million events a second.
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmprof/sched.h"
+#include "mmprof/xalloc.h"
+
+#define NO_STACK UINT32_MAX
+#define TASK_STATE_MASK 0xff	/* TASK_REPORT bits; 0 means runnable (R, R+) */
+
+struct sched_task {
+	int32_t tid;		/* -1: free slot */
+	uint8_t watched;
+	uint8_t out;		/* switched out, not yet back */
+	uint8_t runnable;	/* switched out while runnable (preempted) */
+	uint32_t stack;		/* stack of the pending switch-out, NO_STACK if none */
+	uint64_t out_time, ready_time;	/* ready_time 0: not woken yet */
+};
+
+void sched__init(struct sched *s, bool filter)
+{
+	memset(s, 0, sizeof(*s));
+	hashidx__init(&s->stack_idx);
+	s->filter = filter;
+}
+
+void sched__release(struct sched *s)
+{
+	free(s->stacks);
+	free(s->arena);
+	free(s->tasks);
+	hashidx__release(&s->stack_idx);
+	memset(s, 0, sizeof(*s));
+}
+
+void sched__reset(struct sched *s)
+{
+	bool filter = s->filter;
+
+	sched__release(s);
+	sched__init(s, filter);
+}
+
+static struct sched_task *task_slot(struct sched *s, int32_t tid, bool create)
+{
+	size_t i;
+
+	if (!s->tasks) {
+		if (!create)
+			return NULL;
+		s->task_mask = 255;
+		s->tasks = xmalloc((s->task_mask + 1) * sizeof(*s->tasks));
+		for (i = 0; i <= s->task_mask; i++)
+			s->tasks[i].tid = -1;
+	}
+	for (i = hash__u64((uint64_t)(uint32_t)tid) & s->task_mask;; i = (i + 1) & s->task_mask) {
+		if (s->tasks[i].tid == tid)
+			return &s->tasks[i];
+		if (s->tasks[i].tid == -1)
+			break;
+	}
+	if (!create)
+		return NULL;
+	if ((s->nr_tasks + 1) * 2 > s->task_mask + 1) {
+		struct sched_task *old = s->tasks;
+		size_t old_cap = s->task_mask + 1, j;
+
+		s->task_mask = old_cap * 2 - 1;
+		s->tasks = xmalloc((s->task_mask + 1) * sizeof(*s->tasks));
+		for (j = 0; j <= s->task_mask; j++)
+			s->tasks[j].tid = -1;
+		for (j = 0; j < old_cap; j++) {
+			if (old[j].tid == -1)
+				continue;
+			for (i = hash__u64((uint64_t)(uint32_t)old[j].tid) & s->task_mask;
+			     s->tasks[i].tid != -1; i = (i + 1) & s->task_mask)
+				;
+			s->tasks[i] = old[j];
+		}
+		free(old);
+		return task_slot(s, tid, true);
+	}
+	s->nr_tasks++;
+	memset(&s->tasks[i], 0, sizeof(s->tasks[i]));
+	s->tasks[i].tid = tid;
+	s->tasks[i].stack = NO_STACK;
+	return &s->tasks[i];
+}
+
+void sched__watch(struct sched *s, int32_t tid)
+{
+	task_slot(s, tid, true)->watched = 1;
+}
+
+void sched__fork(struct sched *s, int32_t parent_tid, int32_t child_tid)
+{
+	struct sched_task *parent = task_slot(s, parent_tid, false);
+
+	s->forks++;
+	if (parent && parent->watched)
+		sched__watch(s, child_tid);
+}
+
+struct stack_key {
+	uint32_t pid, nr;
+	const char *comm;
+	const uint64_t *chain;
+};
+
+static bool stack_eq(const void *ctx, uint32_t row, const void *key)
+{
+	const struct sched *s = ctx;
+	const struct sched_stack *st = &s->stacks[row];
+	const struct stack_key *k = key;
+
+	return st->pid == k->pid && st->nr == k->nr && !strncmp(st->comm, k->comm, SCHED_COMM_LEN) &&
+	       !memcmp(s->arena + st->chain_off, k->chain, k->nr * sizeof(*k->chain));
+}
+
+static uint32_t intern_stack(struct sched *s, uint32_t pid, const char *comm,
+			     const uint64_t *chain, uint32_t nr)
+{
+	struct stack_key k = { pid, nr, comm, chain };
+	uint64_t h = hash__combine(hash__bytes(chain, nr * sizeof(*chain)),
+				   hash__bytes(comm, strnlen(comm, SCHED_COMM_LEN)));
+	uint32_t row;
+	struct sched_stack *st;
+
+	h = hash__combine(h, pid);
+	row = hashidx__find(&s->stack_idx, h, stack_eq, s, &k);
+	if (row != HASHIDX_NONE)
+		return row;
+	if (s->arena_alloc - s->arena_used < nr) {
+		size_t need = s->arena_used + nr;
+
+		s->arena_alloc = s->arena_alloc ? s->arena_alloc : 4096;
+		while (s->arena_alloc < need)
+			s->arena_alloc *= 2;
+		s->arena = xrealloc(s->arena, s->arena_alloc * sizeof(*s->arena));
+	}
+	if (nr)
+		memcpy(s->arena + s->arena_used, chain, nr * sizeof(*chain));
+	XGROW(s->stacks, s->alloc_stacks, s->nr_stacks);
+	st = &s->stacks[s->nr_stacks];
+	memset(st, 0, sizeof(*st));
+	st->pid = pid;
+	st->nr = nr;
+	st->chain_off = s->arena_used;
+	st->hash = h;
+	snprintf(st->comm, sizeof(st->comm), "%.*s", SCHED_COMM_LEN - 1, comm);
+	s->arena_used += nr;
+	hashidx__insert(&s->stack_idx, h, (uint32_t)s->nr_stacks);
+	return (uint32_t)s->nr_stacks++;
+}
+
+static void stat_add(struct sched_stat *st, uint64_t wait, uint64_t delay)
+{
+	uint64_t both = wait + delay;
+
+	st->count++;
+	st->wait_sum += wait;
+	st->delay_sum += delay;
+	st->both_sum += both;
+	if (wait > st->wait_max)
+		st->wait_max = wait;
+	if (delay > st->delay_max)
+		st->delay_max = delay;
+	if (both > st->both_max)
+		st->both_max = both;
+}
+
+/* next runs again: close its pending switch-out */
+static void switch_in(struct sched *s, uint64_t time, int32_t tid)
+{
+	struct sched_task *t = task_slot(s, tid, false);
+	uint64_t wait, delay = 0;
+
+	if (!t || !t->out)
+		return;
+	t->out = 0;
+	if (time < t->out_time)
+		return;		/* out of order: drop rather than invent */
+	wait = time - t->out_time;
+	if (t->ready_time && t->ready_time <= time)
+		delay = time - t->ready_time;
+	stat_add(&s->total, wait, delay);
+	if (t->stack != NO_STACK)
+		stat_add(&s->stacks[t->stack].st, wait, delay);
+	t->stack = NO_STACK;
+}
+
+void sched__switch(struct sched *s, uint64_t time, int32_t prev_tid, uint32_t prev_pid,
+		   const char *prev_comm, uint64_t prev_state, const uint64_t *chain,
+		   uint32_t nr, int32_t next_tid)
+{
+	struct sched_task *t;
+
+	s->switches++;
+	if (next_tid > 0)
+		switch_in(s, time, next_tid);
+	if (prev_tid <= 0)
+		return;		/* the idle task: not a wait */
+	t = task_slot(s, prev_tid, !s->filter);
+	if (!t || (s->filter && !t->watched))
+		return;
+	t->out = 1;
+	t->out_time = time;
+	t->runnable = (prev_state & TASK_STATE_MASK) == 0;
+	/* a preempted task is ready at once (perf sched timehist does the same) */
+	t->ready_time = t->runnable ? time : 0;
+	t->stack = intern_stack(s, prev_pid, prev_comm ? prev_comm : "", chain, nr);
+}
+
+void sched__wakeup(struct sched *s, uint64_t time, int32_t tid)
+{
+	struct sched_task *t = task_slot(s, tid, false);
+
+	s->wakeups++;
+	if (t && t->out && !t->ready_time)
+		t->ready_time = time;
+}
+
+void sched__migrate(struct sched *s, int32_t tid)
+{
+	(void)tid;
+	s->migrations++;
+}
+
+size_t sched__key(const char *const *names, size_t n, char *buf, size_t size)
+{
+	size_t i, kept = 0, len = 0;
+
+	if (size)
+		buf[0] = '\0';
+	for (i = 0; i < n && kept < 5; i++) {
+		const char *nm = names[i] ? names[i] : "[unknown]";
+		int w;
+
+		if (!strcmp(nm, "schedule") || !strcmp(nm, "__schedule") ||
+		    !strcmp(nm, "preempt_schedule"))
+			continue;
+		if (len >= size)
+			break;
+		w = snprintf(buf + len, size - len, "%s%s", kept ? "." : "", nm);
+		if (w < 0)
+			break;
+		len += (size_t)w;
+		kept++;
+	}
+	return kept;
+}
