@@ -1,0 +1,71 @@
+/*
+ * export: a profile written in formats other tools read.
+ *
+ *   folded  report__folded (report.h) as is: `mmprof export --format
+ *           folded` is the same text as `mmprof report --folded`.
+ *   pprof   profile.proto of github.com/google/pprof, gzipped: what
+ *           `go tool pprof`, Pyroscope, Parca and Grafana read.  The
+ *           protobuf is written by hand (pbuf below, wire format only:
+ *           varints and length-delimited fields) so no protobuf library
+ *           is needed; gzip comes from zlib.
+ *   json    Documentation/export-json.md: meta, events, runs, frames,
+ *           stacks (root-first frame ids) and counts, enough to redraw a
+ *           flame graph or rebuild the profile's samples and periods.
+ *
+ * Both writers are single passes over the profile's tables plus hash
+ * lookups; nothing is per sample.  They return 0 or -errno (-EIO when the
+ * stream failed) and never print anything but the export itself.
+ */
+#ifndef MMPROF_EXPORT_H
+#define MMPROF_EXPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "mmprof/errmsg.h"
+#include "mmprof/profile.h"
+
+/* A growable protobuf encoding buffer (wire format only). */
+struct pbuf {
+	uint8_t *b;
+	size_t len, alloc;
+};
+
+#define PBUF_VARINT 0
+#define PBUF_LEN 2
+
+void pbuf__release(struct pbuf *pb);
+void pbuf__varint(struct pbuf *pb, uint64_t v);
+/* A varint field; int64 values are passed as their two's complement. */
+void pbuf__uint(struct pbuf *pb, uint32_t field, uint64_t v);
+/* A length-delimited field: bytes, a string or an embedded message. */
+void pbuf__bytes(struct pbuf *pb, uint32_t field, const void *data, size_t n);
+/* A packed repeated varint field (nothing when n is 0). */
+void pbuf__packed(struct pbuf *pb, uint32_t field, const uint64_t *v, size_t n);
+
+struct pprof_opts {
+	int run;		/* run index, or -1: every run summed */
+	bool no_gzip;		/* write the bare protobuf (for debugging) */
+};
+
+/*
+ * Write p as a pprof Profile: one sample type pair per event
+ * ("samples"/"count" and "<event>"/unit, where unit is "nanoseconds" for
+ * cpu-clock and task-clock, else "count"), one Sample per (stack, comm)
+ * with a "comm" label, Locations one per frame, Functions one per
+ * (symbol, DSO), Mappings one per DSO, the meta as comments.
+ */
+int export__pprof(const struct profile *p, const struct pprof_opts *o, FILE *out,
+		  struct errmsg *e);
+
+/* Unit of an event's period as pprof and the JSON export name it. */
+const char *export__period_unit(const char *event);
+
+/* Write p as export JSON (Documentation/export-json.md). */
+int export__json(const struct profile *p, FILE *out, struct errmsg *e);
+
+#define EXPORT_JSON_VERSION 1
+
+#endif

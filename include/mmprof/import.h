@@ -1,0 +1,87 @@
+/*
+ * import: profiles made by perf, turned into mmprof's model.
+ *
+ * Two sources: a perf.data file, which import__perf_data hands to
+ * `perf script` (run as a child with an argv array, never a shell: the
+ * file name is untrusted), and `perf script` text a user already has.
+ * Either way the text goes through struct perfscript, a line-at-a-time
+ * parser with no I/O of its own, so that it can be fuzzed:
+ *
+ *   header line   "comm  pid[/tid] [cpu] time: [period] event: [ip sym (dso)]"
+ *                 (perf's default fields or -F comm,pid,tid,time,event,
+ *                 period,ip,sym,symoff,dso; comm may contain spaces)
+ *   frame line    "\t ffffffff81234567 func+0x12 ([kernel.kallsyms])",
+ *                 innermost first; a blank line ends the sample
+ *   "# key : value" comment lines (perf script --header) fill the meta,
+ *   and "# event : name = ..., type = N, config = N, ..." the events.
+ *
+ * Each sample adds (samples 1, its period) to the (run 0, event, comm,
+ * stack) count; a sample with no period counts period 1.  Frames are
+ * kernel frames when the address is in the kernel half (>=
+ * 0xffff800000000000) or the DSO is [kernel.kallsyms], another [name]
+ * other than [vdso]/[vsyscall]/[unknown]..., or a .ko module.
+ *
+ * Bounds (untrusted input): lines over PERFSCRIPT_MAX_LINE bytes, stacks
+ * over PERFSCRIPT_MAX_DEPTH frames, more than PERFSCRIPT_MAX_EVENTS
+ * events, NUL bytes, and text that is not perf script output are refused
+ * with -EPROTO and a message naming the line.  Memory grows with the
+ * number of distinct frames and stacks, not with the number of samples.
+ */
+#ifndef MMPROF_IMPORT_H
+#define MMPROF_IMPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mmprof/errmsg.h"
+#include "mmprof/profile.h"
+
+#define PERFSCRIPT_MAX_LINE	(1u << 16)
+#define PERFSCRIPT_MAX_DEPTH	4096u
+#define PERFSCRIPT_MAX_EVENTS	256u
+
+#define IMPORT_KERNEL_START	0xffff800000000000ull
+
+struct perfscript {
+	struct profile *p;	/* borrowed: where samples go */
+	uint32_t run;
+	uint64_t line_no;
+	uint64_t samples;	/* samples parsed so far */
+	double first_time, last_time;	/* seconds, as perf prints them */
+
+	/* the sample being read */
+	int in_sample;
+	uint32_t event, comm;
+	uint64_t period;
+	uint32_t *frames;	/* leaf first */
+	size_t nr_frames, alloc_frames;
+};
+
+/* Start parsing into p (run 0 is added to p if it has none). */
+void perfscript__init(struct perfscript *ps, struct profile *p);
+void perfscript__release(struct perfscript *ps);
+
+/* One line without its newline.  0 or -EPROTO with e filled. */
+int perfscript__line(struct perfscript *ps, const char *line, size_t len, struct errmsg *e);
+
+/*
+ * End of input: ends the last sample, sets the run's sample count and
+ * duration.  -ENODATA when not a single sample was found.
+ */
+int perfscript__finish(struct perfscript *ps, struct errmsg *e);
+
+/* A whole text in memory (the fuzzer's entry): init, lines, finish. */
+int perfscript__parse(struct profile *p, const char *text, size_t len, struct errmsg *e);
+
+/*
+ * Run `perf script` (perf = the perf binary, NULL for "perf" on PATH) on
+ * path and parse its output into p, with the header (perf version,
+ * hostname, os release, perf's command line, events) in meta and events.
+ * Errors: -ENOENT with "perf is not installed" when perf cannot be run;
+ * -EPROTO with perf's own first error line when perf fails (not a perf.data
+ * file, missing file, ...); parser errors as perfscript__line.
+ */
+int import__perf_data(struct profile *p, const char *path, const char *perf,
+		      struct errmsg *e);
+
+#endif

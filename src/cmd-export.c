@@ -1,0 +1,204 @@
+/*
+ * cmd-export: `mmprof export --format folded|pprof|json FILE [-o OUT]`, a
+ * .data file in a format other tools read (export.h).  Options may come
+ * before or after FILE.  OUT is written to a temporary name beside it and
+ * renamed when complete, so a failed export leaves no half file.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mmprof/cmd.h"
+#include "mmprof/datafile.h"
+#include "mmprof/export.h"
+#include "mmprof/options.h"
+#include "mmprof/report.h"
+#include "mmprof/xalloc.h"
+
+struct export_opts {
+	const char *format, *output, *event;
+	int period, comm, run, no_gzip;
+};
+
+static const char *const export_usage[] = {
+	"mmprof export --format folded|pprof|json [options] FILE [-o OUT]",
+	NULL,
+};
+
+/* The format a name like "x.pb.gz" or "x.json" implies, or NULL. */
+static const char *format_of(const char *out)
+{
+	static const struct { const char *suffix, *format; } by_suffix[] = {
+		{ ".pb.gz", "pprof" }, { ".pprof", "pprof" }, { ".pb", "pprof" },
+		{ ".json", "json" }, { ".folded", "folded" },
+	};
+	size_t i, n = out ? strlen(out) : 0;
+
+	for (i = 0; i < sizeof(by_suffix) / sizeof(by_suffix[0]); i++) {
+		size_t k = strlen(by_suffix[i].suffix);
+
+		if (n > k && !strcmp(out + n - k, by_suffix[i].suffix))
+			return by_suffix[i].format;
+	}
+	return NULL;
+}
+
+static int write_export(const struct profile *p, const struct export_opts *o, int ev,
+			FILE *out, struct errmsg *e)
+{
+	if (!strcmp(o->format, "folded")) {
+		struct folded_opts fo = { .event = ev < 0 ? 0 : ev, .period = o->period,
+					  .comm = o->comm, .run = o->run };
+		int err = report__folded(p, &fo, out);
+
+		return err ? errmsg__set(e, err, "cannot write folded stacks: %s", strerror(-err)) : 0;
+	}
+	if (!strcmp(o->format, "pprof")) {
+		struct pprof_opts po = { .run = o->run, .no_gzip = o->no_gzip };
+
+		return export__pprof(p, &po, out, e);
+	}
+	return export__json(p, out, e);
+}
+
+/* options__parse stops at the first non-option: parse again from there
+ * with the command name in front (see cmd.h). */
+int cmd__parse_anywhere(int argc, char **argv, const struct option_desc *opts,
+			const char *const *usage, char **pos, int max_pos)
+{
+	char **args = xmalloc(((size_t)argc + 1) * sizeof(*args));
+	int nargs = argc, npos = 0, i, ret = 0;
+
+	memcpy(args, argv, (size_t)argc * sizeof(*args));
+	args[argc] = NULL;
+	for (;;) {
+		i = options__parse(nargs, args, opts, usage);
+		if (i < 0) {
+			ret = i;
+			break;
+		}
+		if (i > 1 && !strcmp(args[i - 1], "--")) {	/* the rest is positional */
+			for (; i < nargs; i++)
+				if (npos < max_pos + 1)
+					pos[npos++] = args[i];
+			ret = npos;
+			break;
+		}
+		if (i >= nargs) {
+			ret = npos;
+			break;
+		}
+		if (npos < max_pos + 1)
+			pos[npos++] = args[i];
+		/* drop args[1..i] (parsed options and the positional) */
+		memmove(args + 1, args + i + 1, (size_t)(nargs - i) * sizeof(*args));
+		nargs -= i;
+	}
+	free(args);
+	return ret;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct export_opts o = { .run = -1 };
+	const struct option_desc opts[] = {
+		{ OPT_STRING, 'f', "format", &o.format, "FORMAT",
+		  "folded, pprof or json (default: from OUT's suffix .folded, .pb.gz, .json)", 0, NULL },
+		{ OPT_STRING, 'o', "output", &o.output, "OUT", "write OUT (default: standard output)", 0, NULL },
+		{ OPT_GROUP, 0, NULL, NULL, NULL, "folded", 0, NULL },
+		{ OPT_STRING, 'e', "event", &o.event, "EVENT", "only this event (default: the first)", 0, NULL },
+		{ OPT_BOOL, 0, "period", &o.period, NULL, "weigh stacks by period, not samples", 0, NULL },
+		{ OPT_BOOL, 0, "comm", &o.comm, NULL, "the command name as the first frame", 0, NULL },
+		{ OPT_GROUP, 0, NULL, NULL, NULL, "folded and pprof", 0, NULL },
+		{ OPT_INT, 0, "run", &o.run, "N", "only run N (from 0; default: all runs summed)", 0, NULL },
+		{ OPT_GROUP, 0, NULL, NULL, NULL, "pprof", 0, NULL },
+		{ OPT_BOOL, 0, "no-gzip", &o.no_gzip, NULL, "write the protobuf uncompressed", 0, NULL },
+		{ OPT_END },
+	};
+	char *pos[2] = { NULL, NULL };
+	struct profile *p = NULL;
+	struct errmsg e = { "" };
+	char *tmp = NULL;
+	FILE *out = stdout;
+	int n, ev = -1, err, ret = EXIT_ERROR;
+
+	n = cmd__parse_anywhere(argc, argv, opts, export_usage, pos, 1);
+	if (n == -2)
+		return 0;
+	if (n < 0)
+		return EXIT_ERROR;
+	if (n != 1) {
+		fprintf(stderr, "mmprof export: expected one FILE; see 'mmprof export --help'\n");
+		return EXIT_ERROR;
+	}
+	if (!o.format)
+		o.format = format_of(o.output);
+	if (!o.format) {
+		fprintf(stderr, "mmprof export: which format? use --format folded, pprof or json\n");
+		return EXIT_ERROR;
+	}
+	if (strcmp(o.format, "folded") && strcmp(o.format, "pprof") && strcmp(o.format, "json")) {
+		fprintf(stderr, "mmprof export: invalid value '%s' for --format: use folded, pprof "
+				"or json\n", o.format);
+		return EXIT_ERROR;
+	}
+	if (!strcmp(o.format, "pprof") && !o.output && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "mmprof export: pprof is binary: not writing it to a terminal; "
+				"use -o OUT\n");
+		return EXIT_ERROR;
+	}
+
+	err = datafile__load(pos[0], &p, &e);
+	if (err) {
+		fprintf(stderr, "mmprof: %s\n", e.msg);
+		return EXIT_ERROR;
+	}
+	if (o.event) {
+		ev = report__find_event(p, o.event);
+		if (ev < 0) {
+			fprintf(stderr, "mmprof: no event '%s' in '%s'\n", o.event, pos[0]);
+			goto out;
+		}
+	}
+	if (o.run < -1 || o.run >= (int)p->nr_runs) {
+		fprintf(stderr, "mmprof: no run %d in '%s' (it has %zu)\n", o.run, pos[0], p->nr_runs);
+		goto out;
+	}
+	if (!p->nr_events && strcmp(o.format, "json")) {
+		fprintf(stderr, "mmprof: '%s' has no samples to export as %s\n", pos[0], o.format);
+		goto out;
+	}
+
+	if (o.output && strcmp(o.output, "-")) {
+		size_t len = strlen(o.output) + 32;
+
+		tmp = xmalloc(len);
+		snprintf(tmp, len, "%s.tmp.%ld", o.output, (long)getpid());
+		out = fopen(tmp, "wx");
+		if (!out) {
+			fprintf(stderr, "mmprof: cannot create '%s': %s\n", tmp, strerror(errno));
+			goto out;
+		}
+	}
+	err = write_export(p, &o, ev, out, &e);
+	if (out != stdout) {
+		if (fclose(out) && !err)
+			err = errmsg__set(&e, -errno, "cannot write '%s': %s", tmp, strerror(errno));
+		if (!err && rename(tmp, o.output))
+			err = errmsg__set(&e, -errno, "cannot rename '%s' to '%s': %s", tmp, o.output,
+					  strerror(errno));
+		if (err)
+			unlink(tmp);
+	}
+	if (err) {
+		fprintf(stderr, "mmprof: export of '%s': %s\n", pos[0], e.msg);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(tmp);
+	profile__free(p);
+	return ret;
+}

@@ -1,0 +1,241 @@
+/*
+ * json: `mmprof export --format json`, the format of
+ * Documentation/export-json.md (which is normative; keep them in step).
+ *
+ * Unlike `report --json` (the robot's keys), this is the profile itself:
+ * frames, stacks as root-first arrays of frame ids, and counts per
+ * (run, event, comm, stack), so that another tool can redraw a flame graph
+ * or rebuild any total without knowing the .data schema.  Stacks are only
+ * the trie nodes some count refers to, numbered in trie order.  Addresses
+ * are hex strings (JSON numbers lose bits above 2^53 in most readers);
+ * counts are integers.  Strings that are not valid UTF-8 (symbols from a
+ * foreign file) have each bad byte replaced by U+FFFD so that the output
+ * is always valid JSON.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmprof/export.h"
+#include "mmprof/xalloc.h"
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n, i;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0) {
+		n = 2;
+		cp = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		n = 3;
+		cp = s[0] & 0x0f;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		n = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)	/* also stops at the NUL */
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+static void jstr(FILE *out, const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	if (!s) {
+		fputs("null", out);
+		return;
+	}
+	fputc('"', out);
+	while (*u) {
+		size_t n = utf8_len(u);
+
+		if (!n) {
+			fputs("\\ufffd", out);
+			u++;
+		} else if (*u == '"' || *u == '\\') {
+			fputc('\\', out);
+			fputc(*u++, out);
+		} else if (*u < 0x20 || *u == 0x7f) {
+			fprintf(out, "\\u%04x", *u++);
+		} else {
+			fwrite(u, 1, n, out);
+			u += n;
+		}
+	}
+	fputc('"', out);
+}
+
+static void jnum(FILE *out, double v)
+{
+	if (isfinite(v))
+		fprintf(out, "%.17g", v);
+	else
+		fputs("null", out);
+}
+
+static void meta(const struct profile *p, FILE *out)
+{
+	size_t i;
+
+	fputs("  \"meta\": {", out);
+	for (i = 0; i < p->nr_meta; i++) {
+		fputs(i ? ",\n    " : "\n    ", out);
+		jstr(out, profile__str(p, p->meta[i].key) ? profile__str(p, p->meta[i].key) : "");
+		fputs(": ", out);
+		jstr(out, profile__str(p, p->meta[i].value));
+	}
+	fputs(p->nr_meta ? "\n  },\n" : "},\n", out);
+}
+
+static void events(const struct profile *p, FILE *out)
+{
+	size_t i;
+
+	fputs("  \"events\": [", out);
+	for (i = 0; i < p->nr_events; i++) {
+		const struct event_desc *ev = &p->events[i];
+
+		fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", out);
+		jstr(out, profile__str(p, ev->name));
+		fputs(", \"asked\": ", out);
+		jstr(out, profile__str(p, ev->asked));
+		fprintf(out, ", \"type\": %u, \"config\": %llu, \"freq\": %s, \"sample\": %llu, "
+			"\"period_unit\": ", ev->type, (unsigned long long)ev->config,
+			ev->freq ? "true" : "false", (unsigned long long)ev->sample);
+		jstr(out, export__period_unit(profile__str(p, ev->name)));
+		fputc('}', out);
+	}
+	fputs(p->nr_events ? "\n  ],\n" : "],\n", out);
+}
+
+static void runs(const struct profile *p, FILE *out)
+{
+	size_t r, i, n;
+
+	fputs("  \"runs\": [", out);
+	for (r = 0; r < p->nr_runs; r++) {
+		const struct run *x = &p->runs[r];
+
+		fprintf(out, "%s{\"start_ns\": %lld, \"wall_ns\": %lld, \"exit_code\": %d, "
+			"\"term_signal\": %d, \"utime_us\": %lld, \"stime_us\": %lld, "
+			"\"maxrss_kb\": %lld, \"minflt\": %lld, \"majflt\": %lld, \"nvcsw\": %lld, "
+			"\"nivcsw\": %lld, \"samples\": %llu, \"lost\": %llu, \"throttled\": %llu,\n"
+			"     \"counters\": [", r ? ",\n    " : "\n    ",
+			(long long)x->start_ns, (long long)x->wall_ns, x->exit_code, x->term_signal,
+			(long long)x->utime_us, (long long)x->stime_us, (long long)x->maxrss_kb,
+			(long long)x->minflt, (long long)x->majflt, (long long)x->nvcsw,
+			(long long)x->nivcsw, (unsigned long long)x->samples,
+			(unsigned long long)x->lost, (unsigned long long)x->throttled);
+		for (i = 0, n = 0; i < p->nr_counters; i++) {
+			const struct counter *c = &p->counters[i];
+
+			if (c->run != r)
+				continue;
+			fputs(n++ ? ", {\"name\": " : "{\"name\": ", out);
+			jstr(out, profile__str(p, c->name));
+			fprintf(out, ", \"supported\": %s, \"value\": %llu, \"enabled_ns\": %llu, "
+				"\"running_ns\": %llu}", c->supported ? "true" : "false",
+				(unsigned long long)c->value, (unsigned long long)c->enabled,
+				(unsigned long long)c->running);
+		}
+		fputs("],\n     \"metrics\": {", out);
+		for (i = 0, n = 0; i < p->nr_metrics; i++) {
+			if (p->metrics[i].run != r)
+				continue;
+			fputs(n++ ? ", " : "", out);
+			jstr(out, profile__str(p, p->metrics[i].key) ? profile__str(p, p->metrics[i].key) : "");
+			fputs(": ", out);
+			jnum(out, p->metrics[i].value);
+		}
+		fputs("}}", out);
+	}
+	fputs(p->nr_runs ? "\n  ],\n" : "],\n", out);
+}
+
+static void frames(const struct profile *p, FILE *out)
+{
+	size_t i;
+
+	fputs("  \"frames\": [", out);
+	for (i = 0; i < p->nr_frames; i++) {
+		const struct frame *f = &p->frames[i];
+
+		fputs(i ? ",\n    {\"sym\": " : "\n    {\"sym\": ", out);
+		jstr(out, profile__str(p, f->sym));
+		fputs(", \"dso\": ", out);
+		jstr(out, profile__str(p, f->dso));
+		fprintf(out, ", \"addr\": \"0x%llx\", \"sym_off\": %llu, \"kernel\": %s}",
+			(unsigned long long)f->addr, (unsigned long long)f->sym_off,
+			f->kernel ? "true" : "false");
+	}
+	fputs(p->nr_frames ? "\n  ],\n" : "],\n", out);
+}
+
+int export__json(const struct profile *p, FILE *out, struct errmsg *e)
+{
+	uint32_t *stack_of = xcalloc(p->nr_nodes + 1, sizeof(*stack_of));	/* node -> stack id + 1 */
+	uint32_t *path = xmalloc((p->nr_nodes + 1) * sizeof(*path));
+	uint32_t nr_stacks = 0;
+	size_t i, j, n;
+
+	fprintf(out, "{\n  \"format\": \"mmprof-export\",\n  \"version\": %d,\n",
+		EXPORT_JSON_VERSION);
+	meta(p, out);
+	events(p, out);
+	runs(p, out);
+	frames(p, out);
+
+	/* stacks: every node a count refers to, numbered in trie order (a
+	 * node's id grows with its position in the trie, so the output is
+	 * the same for the same profile) */
+	for (i = 0; i < p->nr_counts; i++)
+		if (p->counts[i].node < p->nr_nodes)
+			stack_of[p->counts[i].node] = 1;
+	fputs("  \"stacks\": [", out);
+	for (i = 0; i < p->nr_nodes; i++) {
+		uint32_t q;
+
+		if (!stack_of[i])
+			continue;
+		stack_of[i] = ++nr_stacks;
+		for (n = 0, q = (uint32_t)i; q && n <= p->nr_nodes; q = p->nodes[q].parent)
+			path[n++] = p->nodes[q].frame;
+		fputs(nr_stacks > 1 ? ",\n    [" : "\n    [", out);
+		for (j = n; j-- > 0;)
+			fprintf(out, j + 1 < n ? ", %u" : "%u", path[j]);
+		fputc(']', out);
+	}
+	fputs(nr_stacks ? "\n  ],\n" : "],\n", out);
+
+	fputs("  \"counts\": [", out);
+	for (i = 0, n = 0; i < p->nr_counts; i++) {
+		const struct count *c = &p->counts[i];
+
+		if (c->node >= p->nr_nodes)
+			continue;
+		fprintf(out, "%s{\"run\": %u, \"event\": %u, \"comm\": ", n++ ? ",\n    " : "\n    ",
+			c->run, c->event);
+		jstr(out, profile__str(p, c->comm));
+		fprintf(out, ", \"stack\": %u, \"samples\": %llu, \"period\": %llu}",
+			stack_of[c->node] - 1, (unsigned long long)c->samples,
+			(unsigned long long)c->period);
+	}
+	fputs(n ? "\n  ]\n}\n" : "]\n}\n", out);
+	free(stack_of);
+	free(path);
+	return ferror(out) ? errmsg__set(e, -EIO, "cannot write the export") : 0;
+}

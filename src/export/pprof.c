@@ -1,0 +1,390 @@
+/*
+ * pprof: a profile as github.com/google/pprof's profile.proto, gzipped.
+ *
+ * Field numbers are those of perftools.profiles.Profile (proto3):
+ *   Profile  1 sample_type  2 sample  3 mapping  4 location  5 function
+ *            6 string_table  9 time_nanos  10 duration_nanos
+ *            11 period_type  12 period  13 comment  14 default_sample_type
+ *   ValueType 1 type 2 unit;  Sample 1 location_id 2 value 3 label
+ *   Label 1 key 2 str;  Mapping 1 id 2 memory_start 3 memory_limit
+ *            5 filename 7 has_functions;  Location 1 id 2 mapping_id
+ *            3 address 4 line;  Line 1 function_id;  Function 1 id 2 name
+ *            3 system_name
+ *
+ * Sample values sum over runs (or take one run): pprof has no notion of
+ * repeated runs, and a sum keeps every total a reader computes equal to
+ * the .data file's.  Unresolved frames become Locations without a Line,
+ * which is how pprof marks "not symbolized" (it shows the address).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "mmprof/export.h"
+#include "mmprof/hashidx.h"
+#include "mmprof/xalloc.h"
+
+/* A set of u64 keys giving dense ids 0, 1, ... in order of insertion. */
+struct keyset {
+	uint64_t *keys;
+	size_t nr, alloc;
+	struct hashidx idx;
+};
+
+static bool keyset_eq(const void *ctx, uint32_t row, const void *key)
+{
+	return ((const struct keyset *)ctx)->keys[row] == *(const uint64_t *)key;
+}
+
+/* Id of k, added when new (*added tells which). */
+static uint32_t keyset__id(struct keyset *s, uint64_t k, bool *added)
+{
+	uint64_t h = hash__u64(k);
+	uint32_t row = hashidx__find(&s->idx, h, keyset_eq, s, &k);
+
+	*added = row == HASHIDX_NONE;
+	if (row == HASHIDX_NONE) {
+		XGROW(s->keys, s->alloc, s->nr);
+		row = (uint32_t)s->nr;
+		s->keys[s->nr++] = k;
+		hashidx__insert(&s->idx, h, row);
+	}
+	return row;
+}
+
+static void keyset__release(struct keyset *s)
+{
+	free(s->keys);
+	hashidx__release(&s->idx);
+}
+
+struct pp {
+	const struct profile *p;
+	/* string table: profile string id -> pprof index (0 = not yet) */
+	int64_t *str_map;
+	const char **strs;	/* pprof index -> text (borrowed) */
+	size_t nr_strs, alloc_strs;
+
+	struct pbuf out, msg, sub;
+};
+
+static int64_t pp_str(struct pp *pp, const char *s)
+{
+	uint32_t id = profile__str_id(pp->p, s);
+	size_t i;
+
+	if (!s || !*s)
+		return 0;
+	if (id) {
+		if (!pp->str_map[id]) {
+			XGROW(pp->strs, pp->alloc_strs, pp->nr_strs);
+			pp->str_map[id] = (int64_t)pp->nr_strs;
+			pp->strs[pp->nr_strs++] = profile__str(pp->p, id);
+		}
+		return pp->str_map[id];
+	}
+	/* our own few words ("samples", "count", "comm"), met before the
+	 * table grows: a linear search over it stays short */
+	for (i = 1; i < pp->nr_strs; i++)
+		if (!strcmp(pp->strs[i], s))
+			return (int64_t)i;
+	XGROW(pp->strs, pp->alloc_strs, pp->nr_strs);
+	pp->strs[pp->nr_strs] = s;
+	return (int64_t)pp->nr_strs++;
+}
+
+static int64_t pp_id(struct pp *pp, uint32_t str_id)
+{
+	return str_id ? pp_str(pp, profile__str(pp->p, str_id)) : 0;
+}
+
+const char *export__period_unit(const char *event)
+{
+	if (event && (!strncmp(event, "cpu-clock", 9) || !strncmp(event, "task-clock", 10)))
+		return "nanoseconds";
+	return "count";
+}
+
+static void value_type(struct pp *pp, uint32_t field, const char *type, const char *unit)
+{
+	pbuf__uint(&pp->sub, 1, (uint64_t)pp_str(pp, type));
+	pbuf__uint(&pp->sub, 2, (uint64_t)pp_str(pp, unit));
+	pbuf__bytes(&pp->out, field, pp->sub.b, pp->sub.len);
+	pp->sub.len = 0;
+}
+
+/* sample_type names: "samples" and the event name, prefixed when several events */
+static void sample_types(struct pp *pp, char (*names)[2][160])
+{
+	const struct profile *p = pp->p;
+	size_t i;
+
+	for (i = 0; i < p->nr_events; i++) {
+		const char *ev = profile__str(p, p->events[i].name);
+		char unnamed[32];
+
+		if (!ev) {
+			snprintf(unnamed, sizeof(unnamed), "event%zu", i);
+			ev = unnamed;
+		}
+		if (p->nr_events == 1)
+			snprintf(names[i][0], sizeof(names[i][0]), "samples");
+		else
+			snprintf(names[i][0], sizeof(names[i][0]), "%s-samples", ev);
+		snprintf(names[i][1], sizeof(names[i][1]), "%s", ev);
+		value_type(pp, 1, names[i][0], "count");
+		value_type(pp, 1, names[i][1], export__period_unit(ev));
+	}
+}
+
+struct dso_range {
+	uint64_t lo, hi;
+	bool all_named;
+};
+
+static int write_gzip(const struct pbuf *pb, FILE *out, struct errmsg *e)
+{
+	unsigned char chunk[1 << 16];
+	z_stream zs;
+	int zr;
+
+	memset(&zs, 0, sizeof(zs));
+	/* windowBits 15 + 16: a gzip wrapper, as profile.proto asks */
+	if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return errmsg__set(e, -ENOMEM, "zlib: cannot start compression");
+	zs.next_in = pb->b;
+	zs.avail_in = 0;
+	{
+		size_t left = pb->len;
+		int flush;
+
+		do {
+			unsigned int step = left > (1u << 30) ? 1u << 30 : (unsigned int)left;
+
+			zs.next_in = pb->b + (pb->len - left);
+			zs.avail_in = step;
+			left -= step;
+			flush = left ? Z_NO_FLUSH : Z_FINISH;
+			do {
+				zs.next_out = chunk;
+				zs.avail_out = sizeof(chunk);
+				zr = deflate(&zs, flush);
+				if (zr == Z_STREAM_ERROR) {
+					deflateEnd(&zs);
+					return errmsg__set(e, -EIO, "zlib: compression failed");
+				}
+				if (fwrite(chunk, 1, sizeof(chunk) - zs.avail_out, out) !=
+				    sizeof(chunk) - zs.avail_out) {
+					deflateEnd(&zs);
+					return errmsg__set(e, -EIO, "cannot write the profile");
+				}
+			} while (zs.avail_out == 0);
+		} while (flush != Z_FINISH);
+	}
+	deflateEnd(&zs);
+	return zr == Z_STREAM_END ? 0 : errmsg__set(e, -EIO, "zlib: compression did not finish");
+}
+
+int export__pprof(const struct profile *p, const struct pprof_opts *o, FILE *out,
+		  struct errmsg *e)
+{
+	struct pp pp = { .p = p };
+	struct keyset samples = { 0 }, funcs = { 0 }, dsos = { 0 };
+	char (*names)[2][160] = NULL;
+	char **comments = NULL;
+	uint64_t *vals = NULL, *locs = NULL;
+	uint32_t *loc_of_frame = NULL, *func_of_frame = NULL;
+	struct dso_range *ranges = NULL;
+	size_t nv = 2 * p->nr_events, i, j, nr_locs = 0;
+	uint64_t total_wall = 0;
+	int64_t comm_key;
+	int err = 0;
+
+	if (o->run >= (int)p->nr_runs)
+		return errmsg__set(e, -EINVAL, "no run %d (the profile has %zu)", o->run, p->nr_runs);
+	if (!p->nr_events)
+		return errmsg__set(e, -EINVAL, "the profile has no sampling event");
+	pp.str_map = xcalloc(p->nr_strs + 1, sizeof(*pp.str_map));
+	XGROW(pp.strs, pp.alloc_strs, 0);
+	pp.strs[pp.nr_strs++] = "";	/* string_table[0] must be "" */
+
+	names = xcalloc(p->nr_events, sizeof(*names));
+	sample_types(&pp, names);
+	comm_key = pp_str(&pp, "comm");
+
+	/* Samples: one per (node, comm), values[2 * event + {samples, period}] */
+	hashidx__init(&samples.idx);
+	for (i = 0; i < p->nr_counts; i++) {
+		const struct count *c = &p->counts[i];
+		bool added;
+		uint32_t s;
+
+		if ((o->run >= 0 && c->run != (uint32_t)o->run) || !c->node ||
+		    c->node >= p->nr_nodes || c->event >= p->nr_events)
+			continue;
+		s = keyset__id(&samples, ((uint64_t)c->node << 32) | c->comm, &added);
+		if (added) {
+			vals = xrealloc(vals, samples.nr * nv * sizeof(*vals));
+			memset(vals + (size_t)s * nv, 0, nv * sizeof(*vals));
+		}
+		vals[(size_t)s * nv + 2 * c->event] += c->samples;
+		vals[(size_t)s * nv + 2 * c->event + 1] += c->period;
+	}
+
+	/* Locations only for frames some sample uses; Mappings per DSO */
+	loc_of_frame = xcalloc(p->nr_frames + 1, sizeof(*loc_of_frame));
+	func_of_frame = xcalloc(p->nr_frames + 1, sizeof(*func_of_frame));
+	hashidx__init(&funcs.idx);
+	hashidx__init(&dsos.idx);
+	locs = xmalloc((p->nr_nodes + 1) * sizeof(*locs));
+	for (i = 0; i < samples.nr; i++) {
+		uint32_t q;
+
+		for (q = (uint32_t)(samples.keys[i] >> 32); q; q = p->nodes[q].parent) {
+			uint32_t f = p->nodes[q].frame;
+			const struct frame *fr = &p->frames[f];
+			bool added;
+			uint32_t d;
+
+			if (loc_of_frame[f])
+				continue;
+			loc_of_frame[f] = (uint32_t)++nr_locs;
+			if (fr->sym)
+				func_of_frame[f] = keyset__id(&funcs,
+					((uint64_t)fr->sym << 32) | fr->dso, &added) + 1;
+			if (!fr->dso)
+				continue;
+			d = keyset__id(&dsos, fr->dso, &added);
+			if (added) {
+				ranges = xrealloc(ranges, dsos.nr * sizeof(*ranges));
+				ranges[d] = (struct dso_range){ fr->addr, fr->addr, true };
+			}
+			if (fr->addr < ranges[d].lo)
+				ranges[d].lo = fr->addr;
+			if (fr->addr > ranges[d].hi)
+				ranges[d].hi = fr->addr;
+			if (!fr->sym)
+				ranges[d].all_named = false;
+		}
+	}
+
+	for (i = 0; i < samples.nr; i++) {
+		uint32_t q, comm = (uint32_t)samples.keys[i];
+		size_t n = 0;
+
+		for (q = (uint32_t)(samples.keys[i] >> 32); q; q = p->nodes[q].parent)
+			locs[n++] = loc_of_frame[p->nodes[q].frame];	/* leaf first */
+		pbuf__packed(&pp.msg, 1, locs, n);
+		pbuf__packed(&pp.msg, 2, vals + i * nv, nv);
+		if (comm) {
+			pbuf__uint(&pp.sub, 1, (uint64_t)comm_key);
+			pbuf__uint(&pp.sub, 2, (uint64_t)pp_id(&pp, comm));
+			pbuf__bytes(&pp.msg, 3, pp.sub.b, pp.sub.len);
+			pp.sub.len = 0;
+		}
+		pbuf__bytes(&pp.out, 2, pp.msg.b, pp.msg.len);
+		pp.msg.len = 0;
+	}
+
+	for (i = 0; i < dsos.nr; i++) {
+		pbuf__uint(&pp.msg, 1, i + 1);
+		pbuf__uint(&pp.msg, 2, ranges[i].lo);
+		pbuf__uint(&pp.msg, 3, ranges[i].hi + 1);
+		pbuf__uint(&pp.msg, 5, (uint64_t)pp_id(&pp, (uint32_t)dsos.keys[i]));
+		if (ranges[i].all_named)
+			pbuf__uint(&pp.msg, 7, 1);
+		pbuf__bytes(&pp.out, 3, pp.msg.b, pp.msg.len);
+		pp.msg.len = 0;
+	}
+
+	/* Locations in id order: walk frames, emit the ones given an id */
+	{
+		uint32_t *by_loc = xcalloc(nr_locs + 1, sizeof(*by_loc));
+
+		for (j = 0; j < p->nr_frames; j++)
+			if (loc_of_frame[j])
+				by_loc[loc_of_frame[j]] = (uint32_t)j;
+		for (i = 1; i <= nr_locs; i++) {
+			const struct frame *fr = &p->frames[by_loc[i]];
+			bool added;
+
+			pbuf__uint(&pp.msg, 1, i);
+			if (fr->dso)
+				pbuf__uint(&pp.msg, 2, keyset__id(&dsos, fr->dso, &added) + 1);
+			pbuf__uint(&pp.msg, 3, fr->addr);
+			if (func_of_frame[by_loc[i]]) {
+				pbuf__uint(&pp.sub, 1, func_of_frame[by_loc[i]]);
+				pbuf__bytes(&pp.msg, 4, pp.sub.b, pp.sub.len);
+				pp.sub.len = 0;
+			}
+			pbuf__bytes(&pp.out, 4, pp.msg.b, pp.msg.len);
+			pp.msg.len = 0;
+		}
+		free(by_loc);
+	}
+
+	for (i = 0; i < funcs.nr; i++) {
+		int64_t name = pp_id(&pp, (uint32_t)(funcs.keys[i] >> 32));
+
+		pbuf__uint(&pp.msg, 1, i + 1);
+		pbuf__uint(&pp.msg, 2, (uint64_t)name);
+		pbuf__uint(&pp.msg, 3, (uint64_t)name);
+		pbuf__bytes(&pp.out, 5, pp.msg.b, pp.msg.len);
+		pp.msg.len = 0;
+	}
+
+	for (i = 0; i < p->nr_runs; i++)
+		if (o->run < 0 || i == (size_t)o->run)
+			total_wall += p->runs[i].wall_ns > 0 ? (uint64_t)p->runs[i].wall_ns : 0;
+	if (p->nr_runs)
+		pbuf__uint(&pp.out, 9, (uint64_t)p->runs[o->run < 0 ? 0 : o->run].start_ns);
+	pbuf__uint(&pp.out, 10, total_wall);
+	value_type(&pp, 11, names[0][1], export__period_unit(names[0][1]));
+	if (!p->events[0].freq && p->events[0].sample)
+		pbuf__uint(&pp.out, 12, p->events[0].sample);
+	/* meta as comments "key=value"; the texts are owned until written */
+	comments = xcalloc(p->nr_meta + 1, sizeof(*comments));
+	for (i = 0; i < p->nr_meta; i++) {
+		const char *k = profile__str(p, p->meta[i].key);
+		const char *v = profile__str(p, p->meta[i].value);
+		size_t len = strlen(k ? k : "") + strlen(v ? v : "") + 2;
+
+		comments[i] = xmalloc(len);
+		snprintf(comments[i], len, "%s=%s", k ? k : "", v ? v : "");
+		XGROW(pp.strs, pp.alloc_strs, pp.nr_strs);
+		pp.strs[pp.nr_strs] = comments[i];
+		pbuf__uint(&pp.out, 13, pp.nr_strs++);
+	}
+	pbuf__uint(&pp.out, 14, (uint64_t)pp_str(&pp, names[0][1]));
+
+	for (i = 0; i < pp.nr_strs; i++)
+		pbuf__bytes(&pp.out, 6, pp.strs[i], strlen(pp.strs[i]));
+
+	if (o->no_gzip) {
+		if (fwrite(pp.out.b, 1, pp.out.len, out) != pp.out.len)
+			err = errmsg__set(e, -EIO, "cannot write the profile");
+	} else {
+		err = write_gzip(&pp.out, out, e);
+	}
+
+	free(names);
+	free(vals);
+	free(locs);
+	free(loc_of_frame);
+	free(func_of_frame);
+	free(ranges);
+	for (i = 0; comments && i < p->nr_meta; i++)
+		free(comments[i]);
+	free(comments);
+	free(pp.str_map);
+	free(pp.strs);
+	keyset__release(&samples);
+	keyset__release(&funcs);
+	keyset__release(&dsos);
+	pbuf__release(&pp.out);
+	pbuf__release(&pp.msg);
+	pbuf__release(&pp.sub);
+	return err;
+}

@@ -1,0 +1,147 @@
+/*
+ * perfdata: a perf.data file imported through `perf script`.
+ *
+ * perf is the only reader that resolves symbols exactly as perf report
+ * does on this machine (its own kallsyms, build-id cache, debuginfo), so
+ * we run it rather than decode perf.data ourselves.  We ask for perf
+ * script's default fields plus the header: that is the same text a user
+ * would pipe into `mmprof import -`, so both paths give the same profile.
+ * perf runs as a child with an argv array (never a shell: the file name
+ * is untrusted) and "--input=PATH" (a name starting with '-' stays a
+ * name); its stderr goes to an anonymous memory file so that a failure
+ * can be reported with perf's own words.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mmprof/import.h"
+#include "mmprof/xalloc.h"
+
+extern char **environ;
+
+/* perf's first meaningful stderr line, trimmed, into buf. */
+static void first_error_line(int fd, char *buf, size_t size)
+{
+	char text[4096];
+	ssize_t n = pread(fd, text, sizeof(text) - 1, 0);
+	char *line, *save = NULL;
+
+	buf[0] = '\0';
+	if (n <= 0)
+		return;
+	text[n] = '\0';
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		size_t len;
+
+		while (*line == ' ' || *line == '\t')
+			line++;
+		len = strlen(line);
+		while (len && (line[len - 1] == ' ' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		if (!len || !strncmp(line, "Warning:", 8))
+			continue;
+		if (!strncmp(line, "Error:", 6)) {
+			line += 6;
+			while (*line == ' ')
+				line++;
+			if (!*line)
+				continue;
+		}
+		snprintf(buf, size, "%s", line);
+		return;
+	}
+}
+
+int import__perf_data(struct profile *p, const char *path, const char *perf,
+		      struct errmsg *e)
+{
+	posix_spawn_file_actions_t fa;
+	struct perfscript ps;
+	char *input = NULL, *line = NULL;
+	char *argv[6];
+	size_t alloc = 0;
+	ssize_t len;
+	int out[2] = { -1, -1 }, errfd, status = 0, err = 0, rc;
+	pid_t pid;
+	FILE *f;
+
+	if (!perf)
+		perf = "perf";
+	errfd = memfd_create("perf-stderr", MFD_CLOEXEC);
+	if (errfd < 0)
+		return errmsg__set(e, -errno, "cannot run perf: memfd_create: %s", strerror(errno));
+	if (pipe2(out, O_CLOEXEC)) {
+		err = errmsg__set(e, -errno, "cannot run perf: pipe: %s", strerror(errno));
+		close(errfd);
+		return err;
+	}
+	input = xmalloc(strlen(path) + 9);
+	snprintf(input, strlen(path) + 9, "--input=%s", path);
+	argv[0] = (char *)perf;
+	argv[1] = (char *)"script";
+	argv[2] = (char *)"--header";
+	argv[3] = input;
+	argv[4] = NULL;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
+	posix_spawn_file_actions_adddup2(&fa, errfd, STDERR_FILENO);
+	rc = posix_spawnp(&pid, perf, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(out[1]);
+	free(input);
+	if (rc) {
+		close(out[0]);
+		close(errfd);
+		if (rc == ENOENT)
+			return errmsg__set(e, -ENOENT, "cannot import '%s': perf is not installed "
+					   "(Debian: apt-get install linux-perf)", path);
+		return errmsg__set(e, -rc, "cannot import '%s': cannot run %s: %s", path, perf,
+				   strerror(rc));
+	}
+
+	f = fdopen(out[0], "r");
+	if (!f) {
+		err = errmsg__set(e, -errno, "fdopen: %s", strerror(errno));
+		close(out[0]);
+	}
+	perfscript__init(&ps, p);
+	while (f && !err && (len = getline(&line, &alloc, f)) >= 0) {
+		if (len && line[len - 1] == '\n')
+			len--;
+		err = perfscript__line(&ps, line, (size_t)len, e);
+	}
+	if (err)	/* stop perf: we will not read the rest */
+		kill(pid, SIGTERM);
+	if (f)
+		fclose(f);
+	free(line);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!err && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+		char msg[256];
+
+		first_error_line(errfd, msg, sizeof(msg));
+		err = errmsg__set(e, -EPROTO, "cannot import '%s': perf script failed: %s", path,
+				  msg[0] ? msg : WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) :
+				  "no message");
+	} else if (!err) {
+		err = perfscript__finish(&ps, e);
+		if (err)
+			errmsg__prefix(e, err, "cannot import '%s'", path);
+	} else {
+		errmsg__prefix(e, err, "cannot import '%s': perf script output", path);
+	}
+	perfscript__release(&ps);
+	close(errfd);
+	return err;
+}

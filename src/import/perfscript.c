@@ -1,0 +1,541 @@
+/*
+ * perfscript: the text `perf script` prints, parsed a line at a time into
+ * a profile (import.h).  The parser is a pure function of its input: no
+ * I/O, no global state, every index checked, so that it can be fuzzed
+ * (tests/fuzz/fuzz-perfscript.c).  It is strict about shape (a header
+ * line it cannot read stops the import with the line's number, so that a
+ * wrong file is refused rather than imported as nonsense) and lenient
+ * about content (any symbol or DSO text is taken as is).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmprof/import.h"
+#include "mmprof/xalloc.h"
+
+#define MAX_TOKENS 64
+
+struct tok {
+	const char *s;
+	size_t len;
+};
+
+void perfscript__init(struct perfscript *ps, struct profile *p)
+{
+	memset(ps, 0, sizeof(*ps));
+	ps->p = p;
+	if (!p->nr_runs) {
+		struct run r = { .exit_code = -1 };
+
+		profile__add_run(p, &r);
+	}
+	ps->run = 0;
+}
+
+void perfscript__release(struct perfscript *ps)
+{
+	free(ps->frames);
+	ps->frames = NULL;
+	ps->nr_frames = ps->alloc_frames = 0;
+}
+
+static bool is_blank(int c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+static size_t tokenize(const char *s, size_t len, struct tok *t, size_t max)
+{
+	size_t i = 0, n = 0;
+
+	while (n < max) {
+		while (i < len && is_blank(s[i]))
+			i++;
+		if (i == len)
+			break;
+		t[n].s = s + i;
+		while (i < len && !is_blank(s[i]))
+			i++;
+		t[n].len = (size_t)(s + i - t[n].s);
+		n++;
+	}
+	return n;
+}
+
+static bool all_digits(const char *s, size_t len)
+{
+	size_t i;
+
+	if (!len)
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isdigit((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+/* "1619.000146:" */
+static bool is_time(const struct tok *t)
+{
+	const char *dot = t->len > 1 ? memchr(t->s, '.', t->len) : NULL;
+
+	return dot && t->s[t->len - 1] == ':' && all_digits(t->s, (size_t)(dot - t->s)) &&
+	       all_digits(dot + 1, t->len - 2 - (size_t)(dot - t->s));
+}
+
+/* "25644" or "25644/25646" */
+static bool is_pid(const struct tok *t)
+{
+	const char *slash = memchr(t->s, '/', t->len);
+
+	if (!slash)
+		return all_digits(t->s, t->len);
+	return all_digits(t->s, (size_t)(slash - t->s)) &&
+	       all_digits(slash + 1, t->len - 1 - (size_t)(slash - t->s));
+}
+
+/* "[001]" */
+static bool is_cpu(const struct tok *t)
+{
+	return t->len > 2 && t->s[0] == '[' && t->s[t->len - 1] == ']' &&
+	       all_digits(t->s + 1, t->len - 2);
+}
+
+static bool parse_hex(const char *s, size_t len, uint64_t *v)
+{
+	size_t i;
+
+	if (!len || len > 16)
+		return false;
+	*v = 0;
+	for (i = 0; i < len; i++) {
+		int c = (unsigned char)s[i], d;
+
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
+			return false;
+		*v = (*v << 4) | (uint64_t)d;
+	}
+	return true;
+}
+
+static double parse_time(const struct tok *t)
+{
+	char buf[64];
+	size_t n = t->len - 1 < sizeof(buf) - 1 ? t->len - 1 : sizeof(buf) - 1;
+
+	memcpy(buf, t->s, n);
+	buf[n] = '\0';
+	return strtod(buf, NULL);
+}
+
+static bool is_kernel_dso(const char *d, size_t len)
+{
+	static const char *const user_brackets[] = {
+		"[vdso]", "[vsyscall]", "[unknown]", "[heap]", "[stack]", "[anon]", "[vvar]",
+		"[uprobes]", "[jit]",
+	};
+	size_t i;
+
+	if (len >= 2 && d[0] == '[' && d[len - 1] == ']') {
+		for (i = 0; i < sizeof(user_brackets) / sizeof(user_brackets[0]); i++)
+			if (len == strlen(user_brackets[i]) && !memcmp(d, user_brackets[i], len))
+				return false;
+		return true;	/* [kernel.kallsyms], [ext4], [bpf_prog], ... */
+	}
+	for (i = 0; i + 3 <= len; i++)	/* module paths: x.ko, x.ko.xz, x.ko.zst */
+		if (!memcmp(d + i, ".ko", 3) && (i + 3 == len || d[i + 3] == '.'))
+			return true;
+	return false;
+}
+
+/*
+ * "ffffffff81234567 func+0x12 ([kernel.kallsyms])" (leading blanks
+ * skipped) into a frame id.  The DSO is the last balanced "(...)" at the
+ * end (a DSO may itself hold parentheses: "/tmp/x (deleted)"); the offset
+ * is a trailing "+0x<hex>" of the symbol.  false if not a frame.
+ */
+static bool parse_frame(struct perfscript *ps, const char *s, size_t len, uint32_t *id)
+{
+	struct frame f = { 0 };
+	size_t i = 0, a, end, sym_end;
+	const char *dso = NULL;
+	size_t dso_len = 0;
+
+	while (i < len && is_blank(s[i]))
+		i++;
+	a = i;
+	while (i < len && !is_blank(s[i]))
+		i++;
+	if (!parse_hex(s + a, i - a, &f.addr))
+		return false;
+	while (i < len && is_blank(s[i]))
+		i++;
+	end = len;
+	while (end > i && is_blank(s[end - 1]))
+		end--;
+	sym_end = end;
+	if (end > i && s[end - 1] == ')') {
+		size_t depth = 0, k = end;
+
+		while (k > i) {
+			k--;
+			if (s[k] == ')')
+				depth++;
+			else if (s[k] == '(' && --depth == 0)
+				break;
+		}
+		if (depth == 0 && s[k] == '(') {
+			dso = s + k + 1;
+			dso_len = end - k - 2;
+			sym_end = k;
+			while (sym_end > i && is_blank(s[sym_end - 1]))
+				sym_end--;
+		}
+	}
+	if (sym_end > i) {
+		const char *sym = s + i;
+		size_t sl = sym_end - i, k;
+
+		/* a trailing "+0x<hex>" is the offset into the symbol */
+		for (k = sl; k > 3; k--)
+			if (sym[k - 1] == 'x' && sym[k - 2] == '0' && sym[k - 3] == '+')
+				break;
+		if (k > 3 && parse_hex(sym + k, sl - k, &f.sym_off))
+			sl = k - 3;
+		if (sl && !(sl == 9 && !memcmp(sym, "[unknown]", 9)))
+			f.sym = profile__intern_len(ps->p, sym, sl);
+		else
+			f.sym_off = 0;
+	}
+	if (dso && dso_len && !(dso_len == 9 && !memcmp(dso, "[unknown]", 9)))
+		f.dso = profile__intern_len(ps->p, dso, dso_len);
+	f.kernel = f.addr >= IMPORT_KERNEL_START || (dso && is_kernel_dso(dso, dso_len));
+	*id = profile__frame(ps->p, &f);
+	return true;
+}
+
+static int end_sample(struct perfscript *ps, struct errmsg *e)
+{
+	uint32_t node;
+
+	if (ps->in_sample != 1) {
+		ps->in_sample = 0;
+		return 0;
+	}
+	ps->in_sample = 0;
+	if (!ps->nr_frames) {	/* no callchain and no ip: one unknown frame */
+		struct frame f = { 0 };
+
+		XGROW(ps->frames, ps->alloc_frames, 0);
+		ps->frames[ps->nr_frames++] = profile__frame(ps->p, &f);
+	}
+	node = profile__stack(ps->p, ps->frames, ps->nr_frames);
+	profile__add_count(ps->p, ps->run, ps->event, ps->comm, node, 1, ps->period);
+	ps->samples++;
+	ps->nr_frames = 0;
+	return 0;
+}
+
+static uint32_t find_event(const struct profile *p, const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_events; i++) {
+		const char *n = profile__str(p, p->events[i].name);
+
+		if (n && strlen(n) == len && !memcmp(n, name, len))
+			return (uint32_t)i;
+	}
+	return UINT32_MAX;
+}
+
+static int event_id(struct perfscript *ps, const char *name, size_t len, uint32_t *id,
+		    struct errmsg *e)
+{
+	struct event_desc ev = { .type = UINT32_MAX };
+
+	*id = find_event(ps->p, name, len);
+	if (*id != UINT32_MAX)
+		return 0;
+	if (ps->p->nr_events >= PERFSCRIPT_MAX_EVENTS)
+		return errmsg__set(e, -EPROTO, "line %llu: more than %u events",
+				   (unsigned long long)ps->line_no, PERFSCRIPT_MAX_EVENTS);
+	ev.name = profile__intern_len(ps->p, name, len);
+	*id = profile__add_event(ps->p, &ev);
+	return 0;
+}
+
+static int bad_header(struct perfscript *ps, struct errmsg *e, const char *why)
+{
+	return errmsg__set(e, -EPROTO, "line %llu: not perf script output: %s",
+			   (unsigned long long)ps->line_no, why);
+}
+
+static int sample_header(struct perfscript *ps, const char *line, size_t len, struct errmsg *e)
+{
+	struct tok t[MAX_TOKENS];
+	size_t n = tokenize(line, len, t, MAX_TOKENS), ti, k, idx;
+	const struct tok *ev;
+	double tm = -1;
+	int err;
+
+	for (ti = 0; ti < n && !is_time(&t[ti]); ti++)
+		;
+	if (ti < n) {
+		tm = parse_time(&t[ti]);
+		k = ti;
+		if (k > 0 && is_cpu(&t[k - 1]))
+			k--;
+		if (k > 0 && is_pid(&t[k - 1]))
+			k--;
+		idx = ti + 1;
+	} else {
+		/* no time field: "comm pid [cpu] [period] event:" */
+		for (k = 1; k < n && !is_pid(&t[k]); k++)
+			;
+		if (k >= n)
+			return bad_header(ps, e, "no pid or time field");
+		idx = k + 1;
+		if (idx < n && is_cpu(&t[idx]))
+			idx++;
+	}
+	if (idx < n && all_digits(t[idx].s, t[idx].len)) {
+		char buf[24];
+
+		if (t[idx].len >= sizeof(buf))
+			return bad_header(ps, e, "period out of range");
+		memcpy(buf, t[idx].s, t[idx].len);
+		buf[t[idx].len] = '\0';
+		ps->period = strtoull(buf, NULL, 10);
+		idx++;
+	} else {
+		ps->period = 1;
+	}
+	if (idx >= n || t[idx].len < 2 || t[idx].s[t[idx].len - 1] != ':')
+		return bad_header(ps, e, "no 'event:' field after the time");
+	ev = &t[idx];
+	if (ev->len > 13 && !memcmp(ev->s, "PERF_RECORD_", 12)) {
+		ps->in_sample = 2;	/* --show-*-events lines: not samples */
+		return 0;
+	}
+	err = event_id(ps, ev->s, ev->len - 1, &ps->event, e);
+	if (err)
+		return err;
+	ps->comm = k ? profile__intern_len(ps->p, t[0].s,
+					   (size_t)(t[k - 1].s + t[k - 1].len - t[0].s)) : 0;
+	if (tm >= 0) {
+		if (!ps->samples || tm < ps->first_time)
+			ps->first_time = tm;
+		if (tm > ps->last_time)
+			ps->last_time = tm;
+	}
+	ps->in_sample = 1;
+	ps->nr_frames = 0;
+	/* without -g, the sampled ip follows the event on the same line */
+	{
+		const char *rest = ev->s + ev->len;
+		uint32_t f;
+
+		if (parse_frame(ps, rest, len - (size_t)(rest - line), &f)) {
+			XGROW(ps->frames, ps->alloc_frames, ps->nr_frames);
+			ps->frames[ps->nr_frames++] = f;
+		}
+	}
+	return 0;
+}
+
+/* "# event : name = cpu-clock, , id = { 1, 2 }, type = 1, ..., freq = 1, ..." */
+static int header_event(struct perfscript *ps, const char *s, size_t len, struct errmsg *e)
+{
+	struct event_desc ev = { .type = UINT32_MAX };
+	size_t i = 0;
+	uint32_t id;
+	int err;
+
+	while (i < len) {
+		size_t start = i, depth = 0, eq, ks, ke, vs, ve, item_end;
+
+		for (; i < len && (depth || s[i] != ','); i++) {
+			if (s[i] == '{')
+				depth++;
+			else if (s[i] == '}' && depth)
+				depth--;
+		}
+		item_end = i++;	/* and past the ',' */
+		/* item s[start..item_end): "key = value" */
+		for (eq = start; eq + 3 <= item_end && memcmp(s + eq, " = ", 3); eq++)
+			;
+		if (eq + 3 > item_end)
+			continue;
+		for (ks = start; ks < eq && is_blank(s[ks]); ks++)
+			;
+		ke = eq;
+		vs = eq + 3;
+		ve = item_end;
+		while (ve > vs && is_blank(s[ve - 1]))
+			ve--;
+		if (ke - ks == 4 && !memcmp(s + ks, "name", 4)) {
+			ev.name = profile__intern_len(ps->p, s + vs, ve - vs);
+		} else if (ve - vs < 24) {
+			char buf[24];
+			uint64_t v;
+
+			memcpy(buf, s + vs, ve - vs);
+			buf[ve - vs] = '\0';
+			v = strtoull(buf, NULL, 0);
+			if (ke - ks == 4 && !memcmp(s + ks, "type", 4))
+				ev.type = (uint32_t)v;
+			else if (ke - ks == 6 && !memcmp(s + ks, "config", 6))
+				ev.config = v;
+			else if (ke - ks == 4 && !memcmp(s + ks, "freq", 4))
+				ev.freq = v != 0;
+			else if ((ke - ks == 13 && !memcmp(s + ks, "sample_period", 13)) ||
+				 (ke - ks == 11 && !memcmp(s + ks, "sample_freq", 11)) ||
+				 (ke - ks >= 9 && !memcmp(s + ks, "{ sample_", 9)))
+				ev.sample = v;
+		}
+	}
+	if (!ev.name)
+		return 0;
+	err = event_id(ps, profile__str(ps->p, ev.name), strlen(profile__str(ps->p, ev.name)),
+		       &id, e);
+	if (err)
+		return err;
+	ev.name = ps->p->events[id].name;
+	ev.asked = ps->p->events[id].asked;
+	ps->p->events[id] = ev;
+	return 0;
+}
+
+/* perf's header keys we keep, and their meta names (bounded: hostile input
+ * cannot grow the meta without limit) */
+static const struct { const char *perf, *meta; } header_keys[] = {
+	{ "captured on", "perf_captured_on" },
+	{ "hostname", "hostname" },
+	{ "os release", "kernel_release" },
+	{ "perf version", "perf_version" },
+	{ "arch", "machine" },
+	{ "nrcpus online", "nr_cpus_online" },
+	{ "cpudesc", "cpu_model" },
+	{ "cmdline", "perf_cmdline" },
+	{ "sample duration", "perf_sample_duration" },
+};
+
+static int comment(struct perfscript *ps, const char *line, size_t len, struct errmsg *e)
+{
+	const char *colon;
+	size_t ks = 1, ke, vs, ve = len, i;
+
+	while (ks < len && is_blank(line[ks]))
+		ks++;
+	colon = memchr(line + ks, ':', len - ks);
+	if (!colon)
+		return 0;
+	ke = (size_t)(colon - line);
+	while (ke > ks && is_blank(line[ke - 1]))
+		ke--;
+	vs = (size_t)(colon - line) + 1;
+	while (vs < len && is_blank(line[vs]))
+		vs++;
+	while (ve > vs && is_blank(line[ve - 1]))
+		ve--;
+	if (ke - ks == 5 && !memcmp(line + ks, "event", 5))
+		return header_event(ps, line + vs, ve - vs, e);
+	for (i = 0; i < sizeof(header_keys) / sizeof(header_keys[0]); i++) {
+		if (strlen(header_keys[i].perf) == ke - ks &&
+		    !memcmp(line + ks, header_keys[i].perf, ke - ks)) {
+			char *v = xstrndup(line + vs, ve - vs);
+
+			profile__set_meta(ps->p, header_keys[i].meta, v);
+			free(v);
+		}
+	}
+	return 0;
+}
+
+int perfscript__line(struct perfscript *ps, const char *line, size_t len, struct errmsg *e)
+{
+	size_t i;
+	uint32_t f;
+
+	ps->line_no++;
+	if (len > PERFSCRIPT_MAX_LINE)
+		return errmsg__set(e, -EPROTO, "line %llu: longer than %u bytes: not perf script "
+				   "output", (unsigned long long)ps->line_no, PERFSCRIPT_MAX_LINE);
+	if (memchr(line, '\0', len))
+		return errmsg__set(e, -EPROTO, "line %llu: a NUL byte: not perf script output",
+				   (unsigned long long)ps->line_no);
+	for (i = 0; i < len && is_blank(line[i]); i++)
+		;
+	if (i == len)
+		return end_sample(ps, e);
+	if (line[0] == '#') {
+		int err = end_sample(ps, e);
+
+		return err ? err : comment(ps, line, len, e);
+	}
+	if (!is_blank(line[0])) {
+		int err = end_sample(ps, e);
+
+		return err ? err : sample_header(ps, line, len, e);
+	}
+	if (!ps->in_sample)
+		return errmsg__set(e, -EPROTO, "line %llu: not perf script output: an indented "
+				   "line outside a sample", (unsigned long long)ps->line_no);
+	if (ps->in_sample == 2)
+		return 0;
+	if (ps->nr_frames >= PERFSCRIPT_MAX_DEPTH)
+		return errmsg__set(e, -EPROTO, "line %llu: a stack deeper than %u frames",
+				   (unsigned long long)ps->line_no, PERFSCRIPT_MAX_DEPTH);
+	if (!parse_frame(ps, line, len, &f))
+		return errmsg__set(e, -EPROTO, "line %llu: not perf script output: expected a "
+				   "frame '<hex address> <symbol> (<dso>)'",
+				   (unsigned long long)ps->line_no);
+	XGROW(ps->frames, ps->alloc_frames, ps->nr_frames);
+	ps->frames[ps->nr_frames++] = f;
+	return 0;
+}
+
+int perfscript__finish(struct perfscript *ps, struct errmsg *e)
+{
+	struct run *r;
+	int err = end_sample(ps, e);
+
+	if (err)
+		return err;
+	if (!ps->samples)
+		return errmsg__set(e, -ENODATA, "no samples in the perf script output");
+	r = &ps->p->runs[ps->run];
+	r->samples += ps->samples;
+	if (ps->last_time > ps->first_time)
+		r->wall_ns = (int64_t)((ps->last_time - ps->first_time) * 1e9 + 0.5);
+	return 0;
+}
+
+int perfscript__parse(struct profile *p, const char *text, size_t len, struct errmsg *e)
+{
+	struct perfscript ps;
+	size_t pos = 0;
+	int err = 0;
+
+	perfscript__init(&ps, p);
+	while (pos < len && !err) {
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
+
+		err = perfscript__line(&ps, text + pos, n, e);
+		pos += n + (nl != NULL);
+	}
+	if (!err)
+		err = perfscript__finish(&ps, e);
+	perfscript__release(&ps);
+	return err;
+}
