@@ -23,6 +23,9 @@ static const struct command commands[] = {
 	{ "report",  cmd_report,  "show a .data file: LKP keys, call tree, folded stacks, JSON" },
 	{ "diff",    cmd_diff,    "compare two sets of runs: the robot's table with significance, CI gates" },
 	{ "flamegraph", cmd_flamegraph, "draw an interactive SVG flame graph, or the differential graph of two files" },
+	{ "export",  cmd_export,  "write a .data file as folded stacks, pprof or JSON" },
+	{ "import",  cmd_import,  "make a .data file from perf.data or perf script text" },
+	{ "strip",   cmd_strip,   "remove kernel addresses and host identity from a .data file before sharing it" },
 	{ "help",    cmd_help,    "show the manual page of a command" },
 	{ "version", cmd_version, "print mmprof's version" },
 };
