@@ -60,6 +60,7 @@ struct counting {
 	struct perf_thread_map *threads;
 	struct perf_evsel *evsel[NR_EVENTS];	/* NULL: not supported here */
 	struct reading last[NR_EVENTS];		/* sums at the previous reading */
+	bool user_only[NR_EVENTS];		/* fell back to exclude_kernel: "name:u" */
 	int64_t t0_ns, last_ns;			/* CLOCK_MONOTONIC */
 };
 
@@ -143,6 +144,16 @@ struct counting *counting__open(const struct counting_target *t, struct errmsg *
 
 		c->evsel[i] = perf_evsel__new(&attr);
 		err = perf_evsel__open(c->evsel[i], c->cpus, c->threads);
+		if ((err == -EACCES || err == -EPERM) && !t->system_wide) {
+			/* perf_event_paranoid 2 lets a user count only user space
+			 * of its own tasks: do that, as perf stat does, and say so
+			 * in the stored name ("task-clock:u"), never as a full count */
+			perf_evsel__delete(c->evsel[i]);
+			attr.exclude_kernel = attr.exclude_hv = 1;
+			c->evsel[i] = perf_evsel__new(&attr);
+			err = perf_evsel__open(c->evsel[i], c->cpus, c->threads);
+			c->user_only[i] = !err;
+		}
 		if (!err)
 			continue;
 		perf_evsel__delete(c->evsel[i]);
@@ -202,6 +213,14 @@ static uint64_t delta(uint64_t now, uint64_t before)
 	return now > before ? now - before : 0;
 }
 
+static uint32_t intern_name(const struct counting *c, struct profile *p, size_t i)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s%s", counting_events[i].name, c->user_only[i] ? ":u" : "");
+	return profile__intern(p, name);
+}
+
 static void add_interval(struct counting *c, struct profile *p, uint32_t run,
 			 int64_t now_ns)
 {
@@ -216,7 +235,7 @@ static void add_interval(struct counting *c, struct profile *p, uint32_t run,
 		read_sum(c, i, &r);
 		memset(&ci, 0, sizeof(ci));
 		ci.run = run;
-		ci.name = profile__intern(p, counting_events[i].name);
+		ci.name = intern_name(c, p, i);
 		ci.t_ns = (uint64_t)(now_ns - c->t0_ns);
 		ci.value = delta(r.val, c->last[i].val);
 		ci.enabled = delta(r.ena, c->last[i].ena);
@@ -245,7 +264,7 @@ void counting__finish(struct counting *c, struct profile *p, uint32_t run, int64
 
 		memset(&ct, 0, sizeof(ct));
 		ct.run = run;
-		ct.name = profile__intern(p, counting_events[i].name);
+		ct.name = intern_name(c, p, i);
 		ct.supported = c->evsel[i] != NULL;
 		if (c->evsel[i]) {
 			/* with intervals, the totals are their sum exactly */
