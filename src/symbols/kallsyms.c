@@ -91,6 +91,15 @@ int kallsyms__read(struct symtab *t, const char *path, struct arena *names,
 		err = errmsg__set(e, -ENODATA, "cannot use '%s': no symbols in it", path);
 		goto fail;
 	}
+	if (!nr_nonzero && kptr_restrict() == 0) {
+		/* kallsyms_show_value(): with kptr_restrict 0 the addresses
+		 * are shown to users only while perf_event_paranoid <= 1 */
+		err = errmsg__set(e, -EACCES,
+				  "cannot use '%s': kernel addresses are hidden (kernel.perf_event_paranoid > 1); "
+				  "run as root or set 'sysctl kernel.perf_event_paranoid=1' to name kernel frames",
+				  path);
+		goto fail;
+	}
 	if (!nr_nonzero) {
 		err = errmsg__set(e, -EACCES,
 				  "cannot use '%s': kernel addresses are hidden (kernel.kptr_restrict=%d); "
