@@ -16,6 +16,7 @@
 #include "mmprof/cmd.h"
 #include "mmprof/datafile.h"
 #include "mmprof/diff.h"
+#include "mmprof/flame.h"
 #include "mmprof/gate.h"
 #include "mmprof/keys.h"
 #include "mmprof/options.h"
@@ -26,6 +27,7 @@ struct diff_cmd {
 	int all, robot, callchains, fail_on_any, force, limit;
 	struct strlist fail_on;
 	const char *gate_file;
+	const char *html;
 	struct diff_opts o;
 };
 
@@ -282,6 +284,39 @@ static int run_gates(const struct diff *d, const struct gate *g, size_t ng, bool
 	return tripped;
 }
 
+/* The HTML report (flame.h): the same rows, both headers, the differential flame graph. */
+static int write_html(const char *path, const struct side *s, const struct diff *d,
+		      const struct diff_row *const *rows, size_t n, const char *events)
+{
+	struct flame_diff_opts fo = { .alpha = d->o.alpha, .min_points = d->o.min_points,
+				      .novar_points = d->o.novar_points };
+	struct html_side hs[2];
+	struct outbuf b = { 0 };
+	struct flame f;
+	struct errmsg e;
+	char ev[128];
+	bool have_graph;
+	int err;
+	size_t i;
+
+	snprintf(ev, sizeof(ev), "%.*s", (int)strcspn(events, ","), events);
+	fo.event = ev;
+	for (i = 0; i < 2; i++)
+		hs[i] = (struct html_side){ s[i].name, s[i].paths, (const struct profile *const *)s[i].profiles,
+					    s[i].nr, s[i].nr_runs };
+	have_graph = flame__build_diff(&f, (const struct profile *const *)s[0].profiles, s[0].nr,
+				       (const struct profile *const *)s[1].profiles, s[1].nr, &fo, &e) == 0;
+	if (!have_graph)
+		fprintf(stderr, "mmprof diff: note: no flame graph in the HTML report: %s\n", e.msg);
+	flame__html_diff(&b, hs, d, rows, n, have_graph ? &f : NULL, ev);
+	err = flame__write_file(&b, path, &e);
+	if (err)
+		fprintf(stderr, "mmprof: %s\n", e.msg);
+	outbuf__release(&b);
+	flame__release(&f);
+	return err;
+}
+
 static int parse_args(int argc, char **argv, const struct option_desc *opts,
 		      struct strlist *pos, int *dashdash)
 {
@@ -332,6 +367,7 @@ int cmd_diff(int argc, char **argv)
 		{ OPT_BOOL, 0, "robot", &c.robot, NULL, "rows the kernel test robot would show (no test)", 0, NULL },
 		{ OPT_BOOL, 'g', "callchains", &c.callchains, NULL, "also show changed call chains, caller -> callee", 0, NULL },
 		{ OPT_INT, 0, "limit", &c.limit, "N", "at most N call chains (default 20)", 0, NULL },
+		{ OPT_STRING, 0, "html", &c.html, "FILE", "also write a one-file HTML report (table, run metadata, differential flame graph)", 0, NULL },
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "Statistics", 0, NULL },
 		{ OPT_DOUBLE, 'q', "alpha", &c.o.alpha, "Q", "false discovery rate (default 0.05)", 0, NULL },
 		{ OPT_DOUBLE, 0, "min-points", &c.o.min_points, "P", "effect floor for perf-profile and % keys (default 0.1)", 0, NULL },
@@ -470,6 +506,8 @@ int cmd_diff(int argc, char **argv)
 		outbuf__printf(&out, "}\n");
 	if (out.len)
 		fwrite(out.s, 1, out.len, stdout);
+	if (c.html && write_html(c.html, s, &d, rows, n, eb) < 0)
+		goto out;
 
 	fflush(stdout);
 	tripped = run_gates(&d, gates, ng, c.fail_on_any);

@@ -1,0 +1,304 @@
+/*
+ * html: the one-file report of `mmprof diff --html`.  Everything is inline
+ * (CSS, scripts, the SVG) so the file opens offline, from a CI artifact
+ * store or a mail attachment.  The table's sort/filter script and the
+ * flame graph script are independent; when both have run, <body> gets
+ * data-ok="1" (the headless-browser test reads it back from the DOM), and
+ * any uncaught script error is recorded as data-error on <html>.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmprof/flame.h"
+#include "mmprof/xalloc.h"
+
+static const char page_css[] =
+	"body { font-family: 'DejaVu Sans', Verdana, sans-serif; margin: 1.5em; color: #222; background: #fff; }\n"
+	"h1 { font-size: 1.5em; margin-bottom: 0.2em; }\n"
+	"h2 { font-size: 1.15em; margin-top: 1.6em; border-bottom: 1px solid #ccc; }\n"
+	"table { border-collapse: collapse; font-size: 0.85em; }\n"
+	"th, td { padding: 2px 8px; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; }\n"
+	"td.n { text-align: right; font-family: 'DejaVu Sans Mono', monospace; }\n"
+	"#rows th { cursor: pointer; background: #f2f2ee; position: sticky; top: 0; }\n"
+	"#rows th.asc::after { content: ' \\25b2'; } #rows th.desc::after { content: ' \\25bc'; }\n"
+	"tr.up td.v { color: #c00; font-weight: bold; } tr.down td.v { color: #0040c0; font-weight: bold; }\n"
+	"tr.changed td.v { color: #a60; }\n"
+	".note { color: #555; font-size: 0.85em; }\n"
+	"#filter { width: 30em; margin: 0.5em 0; }\n"
+	".key { font-family: 'DejaVu Sans Mono', monospace; min-width: 28em; word-break: break-all; }\n"
+	".graph { overflow-x: auto; }\n";
+
+static const char page_script[] =
+	"(function () {\n"
+	"'use strict';\n"
+	"var table = document.getElementById('rows'), body = table.tBodies[0];\n"
+	"var heads = table.tHead.rows[0].cells, filter = document.getElementById('filter');\n"
+	"var shown = document.getElementById('shown');\n"
+	"function val(tr, i) {\n"
+	"  var c = tr.cells[i], v = c.getAttribute('data-v');\n"
+	"  return v === null ? c.textContent : v === '' ? NaN : +v;\n"
+	"}\n"
+	"function sortBy(i) {\n"
+	"  var h = heads[i], desc = h.className !== 'desc';\n"
+	"  var rows = Array.prototype.slice.call(body.rows);\n"
+	"  rows.sort(function (a, b) {\n"
+	"    var x = val(a, i), y = val(b, i), r;\n"
+	"    if (typeof x === 'number') {\n"
+	"      if (isNaN(x)) return isNaN(y) ? 0 : 1;\n"
+	"      if (isNaN(y)) return -1;\n"
+	"      r = x - y;\n"
+	"    } else r = x < y ? -1 : x > y ? 1 : 0;\n"
+	"    return desc ? -r : r;\n"
+	"  });\n"
+	"  for (var k = 0; k < heads.length; k++) heads[k].className = '';\n"
+	"  h.className = desc ? 'desc' : 'asc';\n"
+	"  for (k = 0; k < rows.length; k++) body.appendChild(rows[k]);\n"
+	"}\n"
+	"function applyFilter() {\n"
+	"  var re, n = 0;\n"
+	"  try { re = new RegExp(filter.value, 'i'); } catch (e) { return; }\n"
+	"  for (var k = 0; k < body.rows.length; k++) {\n"
+	"    var tr = body.rows[k], ok = re.test(tr.cells[0].textContent + ' ' + tr.cells[7].textContent);\n"
+	"    tr.style.display = ok ? '' : 'none';\n"
+	"    n += ok;\n"
+	"  }\n"
+	"  shown.textContent = n + ' of ' + body.rows.length + ' rows';\n"
+	"}\n"
+	"for (var k = 0; k < heads.length; k++)\n"
+	"  heads[k].addEventListener('click', (function (i) { return function () { sortBy(i); }; })(k));\n"
+	"filter.addEventListener('input', applyFilter);\n"
+	"applyFilter();\n"
+	"var svg = document.querySelector('svg.mmflame');\n"
+	"var ok = !svg || svg.getAttribute('data-ok') === '1';\n"
+	"document.body.setAttribute('data-rows', String(body.rows.length));\n"
+	"document.body.setAttribute('data-ok', ok ? '1' : '0');\n"
+	"})();\n";
+
+static void put_s(struct outbuf *b, const char *s)
+{
+	outbuf__printf(b, "%s", s);
+}
+
+static void meta_values(struct outbuf *b, const struct html_side *s, const char *key)
+{
+	size_t i, j, shown = 0;
+
+	for (i = 0; i < s->nr; i++) {
+		const char *v = profile__meta(s->profiles[i], key);
+
+		if (!v)
+			continue;
+		for (j = 0; j < i; j++) {
+			const char *w = profile__meta(s->profiles[j], key);
+
+			if (w && !strcmp(v, w))
+				break;
+		}
+		if (j < i)
+			continue;
+		if (shown++)
+			put_s(b, "<br>");
+		outbuf__xml_str(b, v);
+	}
+	if (!shown)
+		put_s(b, "\xe2\x80\x94");
+}
+
+static void side_summary(struct outbuf *b, const struct html_side *s, int what)
+{
+	double sum = 0, lo = INFINITY, hi = 0;
+	size_t i, j, n = 0;
+
+	switch (what) {
+	case 0:
+		for (i = 0; i < s->nr; i++) {
+			put_s(b, i ? "<br>" : "");
+			outbuf__xml_str(b, s->paths[i]);
+		}
+		break;
+	case 1:
+		outbuf__printf(b, "%zu", s->nr_runs);
+		break;
+	case 2:
+		for (i = 0; i < s->nr; i++)
+			for (j = 0; j < s->profiles[i]->nr_events; j++) {
+				const struct event_desc *ev = &s->profiles[i]->events[j];
+
+				put_s(b, i || j ? "<br>" : "");
+				outbuf__xml_str(b, profile__str(s->profiles[i], ev->name));
+				outbuf__printf(b, ev->freq ? " (%llu Hz)" : " (period %llu)",
+					       (unsigned long long)ev->sample);
+			}
+		break;
+	case 3:
+		for (i = 0; i < s->nr; i++)
+			for (j = 0; j < s->profiles[i]->nr_runs; j++) {
+				double w = (double)s->profiles[i]->runs[j].wall_ns / 1e9;
+
+				sum += w;
+				lo = fmin(lo, w);
+				hi = fmax(hi, w);
+				n++;
+			}
+		if (n)
+			outbuf__printf(b, "%.3f s mean (%.3f .. %.3f)", sum / (double)n, lo, hi);
+		break;
+	}
+}
+
+/* Union of the meta keys of every file, in first-seen order. */
+static void meta_table(struct outbuf *b, const struct html_side sides[2])
+{
+	static const char *const rows[] = { "files", "runs", "events", "duration" };
+	const char **keys = NULL;
+	size_t nk = 0, alloc = 0, i, j, k, s;
+
+	put_s(b, "<table id=\"meta\"><thead><tr><th></th><th>base</th><th>new</th></tr></thead><tbody>\n");
+	for (i = 0; i < 4; i++) {
+		outbuf__printf(b, "<tr><th>%s</th>", rows[i]);
+		for (s = 0; s < 2; s++) {
+			put_s(b, "<td>");
+			side_summary(b, &sides[s], (int)i);
+			put_s(b, "</td>");
+		}
+		put_s(b, "</tr>\n");
+	}
+	for (s = 0; s < 2; s++)
+		for (i = 0; i < sides[s].nr; i++) {
+			const struct profile *p = sides[s].profiles[i];
+
+			for (j = 0; j < p->nr_meta; j++) {
+				const char *key = profile__str(p, p->meta[j].key);
+
+				if (!key)
+					continue;
+				for (k = 0; k < nk; k++)
+					if (!strcmp(keys[k], key))
+						break;
+				if (k < nk)
+					continue;
+				XGROW(keys, alloc, nk);
+				keys[nk++] = key;
+			}
+		}
+	for (k = 0; k < nk; k++) {
+		put_s(b, "<tr><th>");
+		outbuf__xml_str(b, keys[k]);
+		put_s(b, "</th>");
+		for (s = 0; s < 2; s++) {
+			put_s(b, "<td>");
+			meta_values(b, &sides[s], keys[k]);
+			put_s(b, "</td>");
+		}
+		put_s(b, "</tr>\n");
+	}
+	put_s(b, "</tbody></table>\n");
+	free(keys);
+}
+
+static const char *row_class(const struct diff_row *r)
+{
+	switch (r->verdict) {
+	case DIFF_UP: return "up";
+	case DIFF_DOWN: return "down";
+	case DIFF_CHANGED: return "changed";
+	case DIFF_SMALL: return "small";
+	default: return "same";
+	}
+}
+
+enum cell { CELL_VALUE, CELL_SD, CELL_POINTS, CELL_PCT, CELL_Q };
+
+static void num_cell(struct outbuf *b, double v, enum cell how)
+{
+	if (!isfinite(v)) {
+		put_s(b, "<td class=\"n\" data-v=\"\">\xe2\x80\x94</td>");
+		return;
+	}
+	outbuf__printf(b, "<td class=\"n\" data-v=\"%.17g\">", v);
+	switch (how) {
+	case CELL_VALUE: outbuf__printf(b, "%.4g", v); break;
+	case CELL_SD: outbuf__printf(b, "%.2g", v); break;
+	case CELL_POINTS: outbuf__printf(b, "%+.2f pt", v); break;
+	case CELL_PCT: outbuf__printf(b, fabs(v) < 1e6 ? "%+.1f%%" : "%+.3g%%", v); break;
+	case CELL_Q: outbuf__printf(b, "%.2g", v); break;
+	}
+	put_s(b, "</td>");
+}
+
+void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const struct diff *d,
+		      const struct diff_row *const *rows, size_t n, const struct flame *f,
+		      const char *event)
+{
+	size_t i;
+
+	put_s(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+		 "<meta name=\"generator\" content=\"mmprof " MMPROF_VERSION "\">\n<title>mmprof diff: ");
+	outbuf__xml_str(b, sides[0].nr ? sides[0].paths[0] : "base");
+	put_s(b, " \xe2\x86\x92 ");
+	outbuf__xml_str(b, sides[1].nr ? sides[1].paths[0] : "new");
+	put_s(b, "</title>\n<script>window.addEventListener('error', function (e) {\n"
+		 "  document.documentElement.setAttribute('data-error', String(e.message));\n});</script>\n<style>\n");
+	put_s(b, page_css);
+	put_s(b, "</style>\n</head>\n<body>\n<h1>mmprof diff</h1>\n");
+	put_s(b, "<p class=\"note\">");
+	if (d->novar)
+		outbuf__printf(b, "One run on a side: no variance, nothing can be called significant; rows past "
+				  "%.2g points (perf-profile, %% keys) or %.2g%% (others) are marked changed?.",
+			       d->o.novar_points, d->o.novar_pct);
+	else
+		outbuf__printf(b, "Verdicts: Welch's t-test per key over %zu base and %zu new runs, "
+				  "Benjamini-Hochberg q &lt; %.2g over %zu keys tested; effect floor %.2g points "
+				  "(perf-profile, %% keys) / %.2g%% (others).",
+			       d->nb, d->nn, d->o.alpha, d->nr_tested, d->o.min_points, d->o.min_pct);
+	put_s(b, "</p>\n<h2>Runs</h2>\n");
+	meta_table(b, sides);
+
+	put_s(b, "<h2>Changes</h2>\n<p><input id=\"filter\" type=\"search\" placeholder=\"filter: regular expression "
+		 "on key or verdict\"> <span id=\"shown\" class=\"note\"></span></p>\n");
+	put_s(b, "<table id=\"rows\"><thead><tr><th>key</th><th>base</th><th>\xc2\xb1sd</th><th>new</th>"
+		 "<th>\xc2\xb1sd</th><th>change</th><th>q</th><th>verdict</th></tr></thead><tbody>\n");
+	for (i = 0; i < n; i++) {
+		const struct diff_row *r = rows[i];
+
+		outbuf__printf(b, "<tr class=\"%s\"><td class=\"key\">", row_class(r));
+		outbuf__xml_str(b, r->key);
+		put_s(b, "</td>");
+		num_cell(b, r->base.mean, CELL_VALUE);
+		num_cell(b, r->base.sd, CELL_SD);
+		num_cell(b, r->cur.mean, CELL_VALUE);
+		num_cell(b, r->cur.sd, CELL_SD);
+		if ((r->flags & DIFF_NEW) && !r->absolute)
+			/* a relative change from 0 is not a number worth printing */
+			put_s(b, "<td class=\"n\" data-v=\"1e300\">new</td>");
+		else
+			num_cell(b, r->change, r->absolute ? CELL_POINTS : CELL_PCT);
+		num_cell(b, r->q, CELL_Q);
+		outbuf__printf(b, "<td class=\"v\">%s</td></tr>\n", diff_row__verdict_name(r));
+	}
+	put_s(b, "</tbody></table>\n");
+	if (!n)
+		put_s(b, "<p class=\"note\">No row to show (run mmprof diff with --all for every key).</p>\n");
+
+	put_s(b, "<h2>Differential flame graph</h2>\n");
+	if (f) {
+		struct flame_render_opts ro = { .inline_html = true, .id = "mmflame" };
+		char sub[256];
+
+		snprintf(sub, sizeof(sub), "%s, %% of each run's total period; hover for values, click to zoom",
+			 event ? event : "");
+		ro.subtitle = sub;
+		put_s(b, "<div class=\"graph\">\n");
+		flame__svg(b, f, &ro, NULL);
+		put_s(b, "</div>\n<script>\n");
+		put_s(b, flame__script());
+		put_s(b, "</script>\n");
+	} else {
+		put_s(b, "<p class=\"note\">No flame graph: the sides have no samples of a common event.</p>\n");
+	}
+	put_s(b, "<script>\n");
+	put_s(b, page_script);
+	put_s(b, "</script>\n</body></html>\n");
+}
