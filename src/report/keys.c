@@ -490,20 +490,25 @@ void keys__workload_name(const struct profile *p, char *buf, size_t size)
 {
 	const char *s = profile__meta(p, "workload");
 	const char *dd;
+	size_t i;
 
 	if (s && *s) {
 		first_word_base(s, buf, size);
 		return;
 	}
-	/* the benchmark's own metrics are "<name>.<metric>" */
-	if (p->nr_metrics) {
-		const char *k = profile__str(p, p->metrics[0].key);
+	/* the benchmark's own metrics are "<name>.<metric>"; record's own
+	 * families (--sched, tracepoint statistics) are not the benchmark */
+	for (i = 0; i < p->nr_metrics; i++) {
+		const char *k = profile__str(p, p->metrics[i].key);
 		const char *dot = k ? strchr(k, '.') : NULL;
 
-		if (dot && dot != k) {
-			snprintf(buf, size, "%.*s", (int)(dot - k), k);
-			return;
-		}
+		if (p->metrics[i].run != p->metrics[0].run)
+			break;
+		if (!dot || dot == k || !strncmp(k, "perf-sched.", 11) ||
+		    !strncmp(k, "tracepoint.", 11))
+			continue;
+		snprintf(buf, size, "%.*s", (int)(dot - k), k);
+		return;
 	}
 	s = profile__meta(p, "cmdline");
 	if (!s)
@@ -555,20 +560,38 @@ static void workload_keys(const struct profile *p, uint32_t run, struct keymap *
 	}
 }
 
-int keys__run(const struct profile *p, uint32_t run, struct keyvals *out)
+static void run_keys(const struct symview *v, uint32_t run, struct keyvals *out)
 {
 	struct keymap m = { 0 };
-	struct symview v;
 	size_t e;
+
+	for (e = 0; e < v->p->nr_events; e++)
+		perf_profile_keys(v, run, (uint32_t)e, &m);
+	perf_stat_keys(v->p, run, &m);
+	workload_keys(v->p, run, &m);
+	keymap__move(&m, out);
+}
+
+int keys__run(const struct profile *p, uint32_t run, struct keyvals *out)
+{
+	struct symview v;
 
 	if (run >= p->nr_runs)
 		return -EINVAL;
 	symview__init(&v, p, false);
-	for (e = 0; e < p->nr_events; e++)
-		perf_profile_keys(&v, run, (uint32_t)e, &m);
+	run_keys(&v, run, out);
 	symview__release(&v);
-	perf_stat_keys(p, run, &m);
-	workload_keys(p, run, &m);
-	keymap__move(&m, out);
 	return 0;
+}
+
+/* The symbol trie is the same for every run: build it once, not once per run. */
+void keys__run_all(const struct profile *p, struct keyvals *out)
+{
+	struct symview v;
+	uint32_t r;
+
+	symview__init(&v, p, false);
+	for (r = 0; r < p->nr_runs; r++)
+		run_keys(&v, r, &out[r]);
+	symview__release(&v);
 }
