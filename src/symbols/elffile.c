@@ -268,6 +268,74 @@ static void add_all(struct symtab *to, const struct symtab *from)
 	}
 }
 
+/*
+ * .gnu_debuglink: the debug file's name, NUL, padding to 4, its CRC-32
+ * (objcopy --add-gnu-debuglink), for stripped files whose debuginfo was
+ * split off without a build-id tree.
+ */
+static void read_debuglink(Elf *elf, struct elffile *f)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+		Elf_Data *d;
+		GElf_Shdr sh;
+		size_t len, crc_off;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    strcmp(name, ".gnu_debuglink") || !(d = elf_getdata(scn, NULL)) || !d->d_buf)
+			continue;
+		len = strnlen(d->d_buf, d->d_size);
+		crc_off = (len + 4) & ~(size_t)3;
+		/* A name with a '/' would leave the directories we search. */
+		if (!len || len >= sizeof(f->debuglink) || crc_off + 4 > d->d_size ||
+		    memchr(d->d_buf, '/', len))
+			return;
+		memcpy(f->debuglink, d->d_buf, len);
+		f->debuglink[len] = '\0';
+		memcpy(&f->debuglink_crc, (const char *)d->d_buf + crc_off, 4);
+		return;
+	}
+}
+
+int elffile__crc32(const char *path, uint32_t *crc)
+{
+	static uint32_t table[256];
+	unsigned char buf[65536];
+	uint32_t c = 0xffffffffu;
+	ssize_t n;
+	int fd;
+
+	/* Built on first use; the same values every time, so races are benign. */
+	if (!table[1]) {
+		uint32_t i, j, v;
+
+		for (i = 0; i < 256; i++) {
+			for (v = i, j = 0; j < 8; j++)
+				v = v & 1 ? 0xedb88320u ^ (v >> 1) : v >> 1;
+			table[i] = v;
+		}
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		ssize_t i;
+
+		for (i = 0; i < n; i++)
+			c = table[(c ^ buf[i]) & 0xff] ^ (c >> 8);
+	}
+	close(fd);
+	if (n < 0)
+		return -EIO;
+	*crc = c ^ 0xffffffffu;
+	return 0;
+}
+
 int elffile__parse(struct elffile *f, int fd, void *image, size_t size, struct arena *names)
 {
 	Elf *elf;
@@ -291,6 +359,7 @@ int elffile__parse(struct elffile *f, int fd, void *image, size_t size, struct a
 		read_symbols(elf, scn, &sh, f, names);
 	}
 	read_plt(elf, f, names);
+	read_debuglink(elf, f);
 	add_all(&f->tab, &f->plt);
 	symtab__finish(&f->tab, false);
 out:

@@ -94,6 +94,9 @@ struct elffile {
 	size_t nr_loads;
 	struct symtab tab;
 	struct symtab plt;	/* "name@plt" stubs, merged into tab */
+	char debuglink[256];	/* .gnu_debuglink file name, "" when none */
+	uint32_t debuglink_crc;	/* its CRC-32 of the debug file */
+	bool absolute;		/* symbols are process addresses (a perf map) */
 };
 
 /*
@@ -110,6 +113,16 @@ void elffile__release(struct elffile *f);
  * -ENOENT/-ENOEXEC leaving f as it was.
  */
 int elffile__use_debuginfo(struct elffile *f, const char *path, struct arena *names);
+
+/* CRC-32 of a whole file as .gnu_debuglink computes it; 0 or -errno. */
+int elffile__crc32(const char *path, uint32_t *crc);
+
+/*
+ * Read a JIT's perf map (/tmp/perf-PID.map: "START SIZE name" per line,
+ * hex, process addresses) into f's table, absolute.  Returns 0 or -errno
+ * (-ENOENT: the JIT wrote none).
+ */
+int perfmap__read(struct elffile *f, const char *path, struct arena *names);
 
 /* File offset in the mapped file -> ELF vaddr; false when in no PT_LOAD. */
 bool elffile__offset_to_vaddr(const struct elffile *f, uint64_t off, uint64_t *vaddr);

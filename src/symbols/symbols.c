@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,18 +40,30 @@ struct task {
 	const char *comm;
 	struct map *maps;	/* sorted by start, never overlapping */
 	size_t nr, alloc;
+	uint64_t mntns;		/* mount namespace inode, 0 unknown */
+	bool mntns_tried;	/* since the last fork or exec */
 	bool known;		/* some event described its address space */
 	bool exited;
 };
 
-enum dso_kind { DSO_FILE, DSO_VDSO, DSO_PSEUDO, DSO_DELETED };
+enum dso_kind { DSO_FILE, DSO_VDSO, DSO_PSEUDO, DSO_DELETED, DSO_PERFMAP };
 
+/*
+ * A DSO is a path as one mount namespace sees it: the same path in a
+ * container and on the host may be two different files (their libc), so
+ * DSOs of another namespace are keyed by (path, namespace) and opened
+ * through /proc/PID/root while a process of it lives: at the mmap, since
+ * by the end of the recording it may be gone.
+ */
 struct dso {
 	char *name;
 	enum dso_kind kind;
+	uint64_t mntns;		/* 0: ours */
+	int fd;			/* opened through /proc/PID/root, or -1 */
 	bool loaded;
 	int err;
-	const struct elffile *file;	/* owned by symbols.files */
+	const struct elffile *file;	/* owned by symbols.files, or own */
+	struct elffile *own;		/* a perf map's symbols */
 };
 
 struct symbols {
@@ -76,7 +89,22 @@ struct symbols {
 	bool vdso_tried;
 
 	const char *debug_dir;	/* root of build-id debuginfo */
+	uint64_t mntns;		/* our mount namespace, 0 unknown */
 };
+
+/* The inode of /proc/PID/ns/mnt ("mnt:[4026531841]"), 0 when unreadable. */
+static uint64_t mntns_of(const char *pid)
+{
+	char path[64], link[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%s/ns/mnt", pid);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return 0;
+	link[n] = '\0';
+	return !strncmp(link, "mnt:[", 5) ? strtoull(link + 5, NULL, 10) : 0;
+}
 
 struct symbols *symbols__new(void)
 {
@@ -85,6 +113,7 @@ struct symbols *symbols__new(void)
 	elf_version(EV_CURRENT);
 	s->kernel_dso = strpool__intern(&s->pool, KERNEL_DSO, strlen(KERNEL_DSO));
 	s->debug_dir = "/usr/lib/debug";
+	s->mntns = mntns_of("self");
 	return s;
 }
 
@@ -98,8 +127,13 @@ void symbols__free(struct symbols *s)
 		free(s->tasks[i].maps);
 	free(s->tasks);
 	hashidx__release(&s->task_idx);
-	for (i = 0; i < s->nr_dsos; i++)
+	for (i = 0; i < s->nr_dsos; i++) {
 		free(s->dsos[i].name);
+		if (s->dsos[i].fd >= 0)
+			close(s->dsos[i].fd);
+		elffile__release(s->dsos[i].own);
+		free(s->dsos[i].own);
+	}
 	free(s->dsos);
 	hashidx__release(&s->dso_idx);
 	for (i = 0; i < s->nr_files; i++) {
@@ -213,6 +247,7 @@ static const struct map *maps_find(const struct task *t, uint64_t addr)
 struct name_key {
 	const char *s;
 	size_t len;
+	uint64_t mntns;
 };
 
 static bool dso_eq(const void *ctx, uint32_t row, const void *key)
@@ -220,7 +255,15 @@ static bool dso_eq(const void *ctx, uint32_t row, const void *key)
 	const struct symbols *s = ctx;
 	const struct name_key *k = key;
 
-	return !strncmp(s->dsos[row].name, k->s, k->len) && s->dsos[row].name[k->len] == '\0';
+	return s->dsos[row].mntns == k->mntns && !strncmp(s->dsos[row].name, k->s, k->len) &&
+	       s->dsos[row].name[k->len] == '\0';
+}
+
+static bool is_perfmap(const char *name)
+{
+	int n = 0;
+
+	return sscanf(name, "/tmp/perf-%*d.map%n", &n) >= 0 && n && !name[n];
 }
 
 static enum dso_kind dso_kind_of(const char *name, size_t len)
@@ -229,6 +272,8 @@ static enum dso_kind dso_kind_of(const char *name, size_t len)
 
 	if (!strcmp(name, "[vdso]"))
 		return DSO_VDSO;
+	if (is_perfmap(name))
+		return DSO_PERFMAP;
 	if (len > sl && !strcmp(name + len - sl, DELETED_SUFFIX))
 		return DSO_DELETED;
 	/* "[heap]", "[vsyscall]", "//anon", "/memfd:x": nothing to open. */
@@ -237,10 +282,14 @@ static enum dso_kind dso_kind_of(const char *name, size_t len)
 	return DSO_FILE;
 }
 
-static uint32_t dso_get(struct symbols *s, const char *name)
+/*
+ * The DSO of name as process pid sees it; mntns is pid's namespace when
+ * that is not ours, else 0.
+ */
+static uint32_t dso_get(struct symbols *s, const char *name, pid_t pid, uint64_t mntns)
 {
-	struct name_key k = { name, strlen(name) };
-	uint64_t h = hash__bytes(name, k.len);
+	struct name_key k = { name, strlen(name), mntns };
+	uint64_t h = hash__combine(hash__bytes(name, k.len), mntns);
 	uint32_t row = hashidx__find(&s->dso_idx, h, dso_eq, s, &k);
 	struct dso *d;
 
@@ -251,6 +300,14 @@ static uint32_t dso_get(struct symbols *s, const char *name)
 	memset(d, 0, sizeof(*d));
 	d->name = xstrdup(name);
 	d->kind = dso_kind_of(name, k.len);
+	d->mntns = mntns;
+	d->fd = -1;
+	if (mntns && d->kind == DSO_FILE) {
+		char path[PATH_MAX + 32];
+
+		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, name);
+		d->fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
 	hashidx__insert(&s->dso_idx, h, (uint32_t)s->nr_dsos);
 	return (uint32_t)s->nr_dsos++;
 }
@@ -268,7 +325,40 @@ static bool file_eq(const void *ctx, uint32_t row, const void *key)
 	return s->files[row]->dev == k->dev && s->files[row]->ino == k->ino;
 }
 
-static int load_file(struct symbols *s, const char *path, const struct elffile **out)
+/*
+ * A stripped file's .gnu_debuglink, searched where gdb and perf look: the
+ * file's directory, its .debug/ subdirectory, and the debug root plus the
+ * file's directory.  Only a file with the recorded CRC is taken: a stale
+ * debug file would name the wrong functions.
+ */
+static void use_debuglink(struct symbols *s, struct elffile *f, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	int dirlen = slash ? (int)(slash - path) : 0, i;
+
+	for (i = 0; i < 3; i++) {
+		char dbg[PATH_MAX];
+		uint32_t crc;
+		int n;
+
+		if (i == 0)
+			n = snprintf(dbg, sizeof(dbg), "%.*s/%s", dirlen, path, f->debuglink);
+		else if (i == 1)
+			n = snprintf(dbg, sizeof(dbg), "%.*s/.debug/%s", dirlen, path, f->debuglink);
+		else
+			n = snprintf(dbg, sizeof(dbg), "%s%.*s/%s", s->debug_dir, dirlen, path,
+				     f->debuglink);
+		if (n <= 0 || (size_t)n >= sizeof(dbg) || !strcmp(dbg, path))
+			continue;
+		if (elffile__crc32(dbg, &crc) || crc != f->debuglink_crc)
+			continue;
+		if (!elffile__use_debuginfo(f, dbg, &s->names))
+			return;
+	}
+}
+
+/* Parse path, or the already open fd0 (closed here) when not -1. */
+static int load_file(struct symbols *s, const char *path, int fd0, const struct elffile **out)
 {
 	struct file_key k;
 	struct elffile *f;
@@ -277,7 +367,7 @@ static int load_file(struct symbols *s, const char *path, const struct elffile *
 	uint64_t h;
 	int fd, err;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = fd0 >= 0 ? fd0 : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st)) {
@@ -315,6 +405,8 @@ static int load_file(struct symbols *s, const char *path, const struct elffile *
 			 f->build_id, f->build_id + 2);
 		elffile__use_debuginfo(f, dbg, &s->names);
 	}
+	if (!f->has_symtab && f->debuglink[0])
+		use_debuglink(s, f, path);
 	f->dev = k.dev;
 	f->ino = k.ino;
 	XGROW(s->files, s->alloc_files, s->nr_files);
@@ -383,7 +475,18 @@ static void dso_load(struct symbols *s, struct dso *d)
 	d->loaded = true;
 	switch (d->kind) {
 	case DSO_FILE:
-		d->err = load_file(s, d->name, &d->file);
+		d->err = load_file(s, d->name, d->fd, &d->file);
+		d->fd = -1;
+		break;
+	case DSO_PERFMAP:
+		d->own = xcalloc(1, sizeof(*d->own));
+		d->err = perfmap__read(d->own, d->name, &s->names);
+		if (d->err) {
+			elffile__release(d->own);
+			free(d->own);
+			d->own = NULL;
+		}
+		d->file = d->own;
 		break;
 	case DSO_VDSO:
 		d->err = load_vdso(s, &d->file);
@@ -415,6 +518,7 @@ void symbols__comm(struct symbols *s, pid_t pid, pid_t tid, const char *comm, bo
 	t->nr = 0;
 	t->known = true;
 	t->exited = false;
+	t->mntns_tried = false;	/* unshare + exec: a new namespace */
 }
 
 void symbols__fork(struct symbols *s, pid_t pid, pid_t ppid)
@@ -439,6 +543,7 @@ void symbols__fork(struct symbols *s, pid_t pid, pid_t ppid)
 	}
 	child->maps = NULL;
 	child->nr = child->alloc = 0;
+	child->mntns_tried = false;
 	child->known = true;
 	child->exited = false;
 	parent = task_find(s, ppid);
@@ -476,8 +581,31 @@ void symbols__mmap(struct symbols *s, pid_t pid, uint64_t start, uint64_t len,
 	m.start = start;
 	m.end = start + len < start ? UINT64_MAX : start + len;
 	m.pgoff = pgoff;
-	m.dso = dso_get(s, filename && *filename ? filename : ANON_DSO);
 	t = task_get(s, pid);
+	if (!t->mntns_tried) {
+		char spid[16];
+
+		snprintf(spid, sizeof(spid), "%d", (int)pid);
+		t->mntns = mntns_of(spid);
+		t->mntns_tried = true;
+	}
+	if (!filename || !*filename || !strcmp(filename, ANON_DSO) ||
+	    !strncmp(filename, "/dev/zero", 9) || !strncmp(filename, "/anon_hugepage", 14)) {
+		/*
+		 * Anonymous executable memory is JIT code: its symbols, if
+		 * any, are in the perf map the JIT writes (perf's convention
+		 * and DSO name), with absolute addresses.
+		 */
+		char perfmap[64];
+
+		snprintf(perfmap, sizeof(perfmap), "/tmp/perf-%d.map", (int)pid);
+		m.dso = dso_get(s, perfmap, pid, 0);
+		m.pgoff = 0;
+	} else {
+		m.dso = dso_get(s, filename, pid,
+				t->mntns && s->mntns && t->mntns != s->mntns ? t->mntns : 0);
+	}
+	t = task_find(s, pid);
 	t->known = true;
 	maps_insert(t, &m);
 }
@@ -599,7 +727,11 @@ void symbols__resolve(struct symbols *s, pid_t pid, uint64_t addr, bool kernel,
 	out->dso = d->name;
 	if (!d->loaded)
 		dso_load(s, d);
-	if (!d->file || !elffile__offset_to_vaddr(d->file, addr - m->start + m->pgoff, &vaddr))
+	if (!d->file)
+		return;
+	if (d->file->absolute)
+		vaddr = addr;
+	else if (!elffile__offset_to_vaddr(d->file, addr - m->start + m->pgoff, &vaddr))
 		return;
 	out->dso_addr = vaddr;
 	y = symtab__find(&d->file->tab, vaddr);

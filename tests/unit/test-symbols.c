@@ -232,7 +232,22 @@ static void test_kernel_synthetic(void)
 			  "0000000000000000 t bar\t[mod]\n");
 	err = symbols__load_kallsyms(s, zeros, &e);
 	is_int(err, -EACCES, "all-zero addresses give -EACCES");
-	ok(strstr(e.msg, "kernel.kptr_restrict") != NULL, "message names kptr_restrict: %s", e.msg);
+	/*
+	 * The setting to change: kptr_restrict, or with kptr_restrict 0
+	 * perf_event_paranoid (kallsyms_show_value() needs both).
+	 */
+	{
+		FILE *kp = fopen("/proc/sys/kernel/kptr_restrict", "r");
+		int kr = -1;
+
+		if (kp) {
+			if (fscanf(kp, "%d", &kr) != 1)
+				kr = -1;
+			fclose(kp);
+		}
+		ok(strstr(e.msg, kr == 0 ? "kernel.perf_event_paranoid" : "kernel.kptr_restrict") != NULL,
+		   "message names the setting that hides addresses: %s", e.msg);
+	}
 	check_k(s, 0xffffffff81000150, NULL, 0, "[kernel.kallsyms]");
 	unlink(zeros);
 	free(zeros);
@@ -461,7 +476,13 @@ struct built {
 };
 
 /* Start prog, read its addresses and maps, let it finish. */
-static int sample_prog(const char *prog, uint64_t addr[2], struct mapline *ml, size_t *nml)
+/*
+ * Start argv, read the two addresses it prints, then (while it waits on
+ * stdin) its maps, or, when s is given, let symbols__add_proc read them;
+ * then let it finish.
+ */
+static int sample_argv(char *const argv[], uint64_t addr[2], struct mapline *ml, size_t *nml,
+		       struct symbols *s, pid_t *pidp)
 {
 	int in[2], out[2], status;
 	char buf[128] = "";
@@ -476,7 +497,7 @@ static int sample_prog(const char *prog, uint64_t addr[2], struct mapline *ml, s
 		dup2(out[1], 1);
 		close(in[1]);
 		close(out[0]);
-		execl(prog, prog, (char *)NULL);
+		execvp(argv[0], argv);
 		_exit(127);
 	}
 	close(in[0]);
@@ -484,11 +505,21 @@ static int sample_prog(const char *prog, uint64_t addr[2], struct mapline *ml, s
 	n = read(out[0], buf, sizeof(buf) - 1);
 	if (n > 0)
 		buf[n] = '\0';
-	*nml = read_maps(pid, ml, 64);
+	if (ml)
+		*nml = read_maps(pid, ml, 64);
+	if (s)
+		symbols__add_proc(s, pid);
+	if (pidp)
+		*pidp = pid;
 	close(in[1]);
 	close(out[0]);
 	waitpid(pid, &status, 0);
 	return sscanf(buf, "%" SCNx64 " %" SCNx64, &addr[0], &addr[1]) == 2 ? 0 : -1;
+}
+
+static int sample_prog(const char *prog, uint64_t addr[2], struct mapline *ml, size_t *nml)
+{
+	return sample_argv((char *[]){ (char *)prog, NULL }, addr, ml, nml, NULL, NULL);
 }
 
 /* PLT stubs against objdump's "<read@plt>:" labels. */
@@ -659,7 +690,7 @@ static void test_programs_and_maps(void)
 		   "deleted file: name kept, no symbol");
 		symbols__mmap(s, 5000, alpha & ~0xfffULL, 4096, 0, "");
 		symbols__resolve(s, 5000, alpha + 1, false, &si);
-		is_str(si.dso, "//anon", "anonymous executable memory");
+		is_str(si.dso, "/tmp/perf-5000.map", "anonymous executable memory: the JIT's perf map");
 
 		/* Out-of-order delivery: the child's own map survives its FORK. */
 		symbols__mmap(s, 5004, 0x10000, 0x1000, 0, "/nonexistent/early.so");
@@ -675,6 +706,173 @@ static void test_programs_and_maps(void)
 	}
 	for (i = 0; i < 3; i++)
 		unlink(b[i].path);
+	unlink(src);
+	rmdir(dir);
+}
+
+/*
+ * A JIT's perf map: a pid above pid_max, so no real process can own the
+ * file name.  Absolute addresses, names verbatim (spaces kept), sizes
+ * bounding each function, lines that are not "START SIZE NAME" ignored.
+ */
+static void test_perfmap(void)
+{
+	struct symbols *s = symbols__new();
+	const pid_t pid = 4194304 + getpid();
+	struct symbol_info si;
+	char path[64];
+	FILE *fp;
+	size_t i, nr;
+	bool listed = false;
+
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
+	fp = fopen(path, "w");
+	fputs("7f0000001000 40 jit_alpha\n"
+	      "0x7f0000001100 0x80 LazyCompile:*run app.js:12\n"
+	      "garbage line\n"
+	      "7f0000002000 zz bad_size\n"
+	      "7f0000003000 10 \n", fp);
+	fclose(fp);
+	symbols__mmap(s, pid, 0x7f0000000000ULL, 0x10000, 0, "//anon");
+	symbols__resolve(s, pid, 0x7f0000001006ULL, false, &si);
+	is_str(si.sym, "jit_alpha", "perf map function");
+	is_int(si.sym_off, 6, "offset into the JIT function");
+	is_str(si.dso, path, "DSO is the perf map, as perf names it");
+	symbols__resolve(s, pid, 0x7f000000117fULL, false, &si);
+	is_str(si.sym, "LazyCompile:*run app.js:12", "0x prefixes and spaces in names");
+	symbols__resolve(s, pid, 0x7f0000001040ULL, false, &si);
+	ok(!si.sym, "the size bounds the function (gap after jit_alpha)");
+	symbols__resolve(s, pid, 0x7f0000002000ULL, false, &si);
+	ok(!si.sym, "malformed lines are skipped");
+	nr = symbols__nr_dsos(s);
+	for (i = 0; i < nr; i++) {
+		struct dso_info di;
+
+		symbols__dso(s, i, &di);
+		if (!strcmp(di.name, path))
+			listed = di.loaded && !di.err && di.nr_syms == 2;
+	}
+	ok(listed, "perf map listed as a loaded DSO with its 2 functions");
+	unlink(path);
+	/* No map written: the DSO stays, the address unresolved (-ENOENT). */
+	symbols__mmap(s, pid + 1, 0x7f0000000000ULL, 0x10000, 0, "//anon");
+	symbols__resolve(s, pid + 1, 0x7f0000001006ULL, false, &si);
+	ok(!si.sym && si.dso && strstr(si.dso, "/tmp/perf-"), "JIT without a map: DSO, no symbol");
+	symbols__free(s);
+}
+
+/*
+ * A stripped binary whose symbols were split off with objcopy and linked
+ * back by .gnu_debuglink (no build-id, so only the link can find them),
+ * in the directory's .debug/; a debug file with the wrong CRC is refused.
+ */
+static void test_debuglink(void)
+{
+	static struct mapline ml[64];
+	char dir[] = "/tmp/mmprof-symlink.XXXXXX", src[PATH_MAX], bin[PATH_MAX + 16];
+	char dbgdir[PATH_MAX + 16], dbg[2 * PATH_MAX];
+	static char cmd[12 * PATH_MAX];
+	struct symbols *s;
+	struct symbol_info si;
+	uint64_t addr[2];
+	size_t nml = 0, i;
+	FILE *fp;
+
+	ok(mkdtemp(dir) != NULL, "temporary directory");
+	snprintf(src, sizeof(src), "%s/prog.c", dir);
+	snprintf(bin, sizeof(bin), "%s/prog", dir);
+	snprintf(dbgdir, sizeof(dbgdir), "%s/.debug", dir);
+	snprintf(dbg, sizeof(dbg), "%s/prog.debug", dbgdir);
+	fp = fopen(src, "w");
+	fputs(prog_src, fp);
+	fclose(fp);
+	snprintf(cmd, sizeof(cmd),
+		 "cc -O2 -g -Wl,--build-id=none -o %s %s && mkdir %s && "
+		 "objcopy --only-keep-debug %s %s && strip --strip-all %s && "
+		 "cd %s && objcopy --add-gnu-debuglink=%s %s", bin, src, dbgdir, bin, dbg, bin,
+		 dbgdir, dbg, bin);
+	is_int(run((char *[]){ "sh", "-c", cmd, NULL }, NULL, 0), 0, "build, split, strip, link");
+	ok(nm_value(bin, "alpha", false) == 0, "the binary itself has no alpha symbol");
+	if (ok(!sample_prog(bin, addr, ml, &nml) && nml, "stripped program ran")) {
+		s = symbols__new();
+		for (i = 0; i < nml; i++)
+			symbols__mmap(s, 4243, ml[i].start, ml[i].len, ml[i].pgoff, ml[i].name);
+		symbols__resolve(s, 4243, addr[0] + 1, false, &si);
+		is_str(si.sym, "alpha", "named through .gnu_debuglink");
+		symbols__resolve(s, 4243, addr[1], false, &si);
+		is_str(si.sym, "beta", "second function too");
+		for (i = 0; i < symbols__nr_dsos(s); i++) {
+			struct dso_info di;
+
+			symbols__dso(s, i, &di);
+			if (!strcmp(di.name, bin))
+				is_str(di.symfile, dbg, "symfile is the linked debug file");
+		}
+		symbols__free(s);
+
+		/* Same name, other contents: CRC mismatch, not used. */
+		fp = fopen(dbg, "a");
+		fputs("x", fp);
+		fclose(fp);
+		s = symbols__new();
+		for (i = 0; i < nml; i++)
+			symbols__mmap(s, 4243, ml[i].start, ml[i].len, ml[i].pgoff, ml[i].name);
+		symbols__resolve(s, 4243, addr[0] + 1, false, &si);
+		ok(!si.sym || strcmp(si.sym, "alpha"), "debug file with a wrong CRC is refused");
+		symbols__free(s);
+	}
+	unlink(dbg);
+	rmdir(dbgdir);
+	unlink(bin);
+	unlink(src);
+	rmdir(dir);
+}
+
+/*
+ * A process in its own mount namespace whose binary exists only there (a
+ * tmpfs mounted over a directory that, on the host, holds another program
+ * under the same name): resolved through /proc/PID/root, also after the
+ * process has exited.
+ */
+static void test_mount_ns(void)
+{
+	char dir[] = "/tmp/mmprof-symns.XXXXXX", src[PATH_MAX], bin[PATH_MAX + 16];
+	char hidden[PATH_MAX + 16];
+	static char cmd[8 * PATH_MAX];
+	struct symbols *s = symbols__new();
+	struct symbol_info si;
+	uint64_t addr[2];
+	pid_t pid = 0;
+	FILE *fp;
+
+	ok(mkdtemp(dir) != NULL, "temporary directory");
+	snprintf(src, sizeof(src), "%s/prog.c", dir);
+	snprintf(bin, sizeof(bin), "%s/prog", dir);
+	snprintf(hidden, sizeof(hidden), "%s/ns", dir);
+	fp = fopen(src, "w");
+	fputs(prog_src, fp);
+	fclose(fp);
+	snprintf(cmd, sizeof(cmd), "cc -O2 -o %s %s && mkdir %s && cp /bin/true %s/prog",
+		 bin, src, hidden, hidden);
+	is_int(run((char *[]){ "sh", "-c", cmd, NULL }, NULL, 0), 0, "build; host decoy");
+	snprintf(cmd, sizeof(cmd), "mount -t tmpfs mmprof-ns %s && cp %s %s/prog && exec %s/prog",
+		 hidden, bin, hidden, hidden);
+	if (ok(!sample_argv((char *[]){ "unshare", "-m", "--propagation", "private", "sh", "-c",
+					cmd, NULL }, addr, NULL, NULL, s, &pid),
+	       "program ran in its own mount namespace")) {
+		symbols__resolve(s, pid, addr[0] + 1, false, &si);
+		is_str(si.sym, "alpha", "binary seen through /proc/PID/root");
+		snprintf(cmd, sizeof(cmd), "%s/prog", hidden);
+		is_str(si.dso, cmd, "DSO keeps the path as the process saw it");
+		ok(access(cmd, X_OK) == 0, "... where the host has another program (the decoy)");
+		symbols__resolve(s, pid, addr[1], false, &si);
+		is_str(si.sym, "beta", "second function, resolved after the process exited");
+	}
+	symbols__free(s);
+	snprintf(cmd, sizeof(cmd), "%s/prog", hidden);
+	unlink(cmd);
+	rmdir(hidden);
+	unlink(bin);
 	unlink(src);
 	rmdir(dir);
 }
@@ -842,5 +1040,8 @@ int main(void)
 	test_maps_model();
 	test_demangle();
 	test_cxx_program();
+	test_perfmap();
+	test_debuglink();
+	test_mount_ns();
 	return done_testing();
 }
