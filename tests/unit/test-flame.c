@@ -1,0 +1,398 @@
+/*
+ * test-flame: flame trees and their SVG on synthetic profiles with known
+ * shares: widths proportional to the shares, icicle (callee-rooted)
+ * merging, comm and DSO filters, min-width merging of 2000 tiny stacks,
+ * XML escaping of hostile names, and the differential graph's colours on
+ * a pair with known changes (grew, shrank, unchanged, vanished), with
+ * several runs (tested) and with one run a side (threshold).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmprof/flame.h"
+#include "tap.h"
+
+struct fr {
+	const char *sym, *dso;
+	int kernel;
+};
+
+static uint32_t frame_of(struct profile *p, const struct fr *f)
+{
+	struct frame x = { .addr = (uint64_t)profile__intern(p, f->sym) * 16, .sym = profile__intern(p, f->sym),
+			   .dso = profile__intern(p, f->dso), .kernel = (uint8_t)f->kernel };
+
+	return profile__frame(p, &x);
+}
+
+/* Add a stack given root first as names ("main;hot;k:kfunc"): k: marks kernel frames. */
+static void add_stack(struct profile *p, uint32_t run, const char *comm, const char *stack,
+		      uint64_t samples, uint64_t period)
+{
+	uint32_t node = PROFILE_ROOT;
+	char buf[512], *save = NULL, *tok;
+
+	snprintf(buf, sizeof(buf), "%s", stack);
+	for (tok = strtok_r(buf, ";", &save); tok; tok = strtok_r(NULL, ";", &save)) {
+		struct fr f = { tok, "/usr/bin/app", 0 };
+
+		if (!strncmp(tok, "k:", 2))
+			f = (struct fr){ tok + 2, "[kernel.kallsyms]", 1 };
+		else if (!strncmp(tok, "c:", 2))
+			f = (struct fr){ tok + 2, "/usr/lib/x86_64-linux-gnu/libc.so.6", 0 };
+		node = profile__node(p, node, frame_of(p, &f));
+	}
+	profile__add_count(p, run, 0, profile__intern(p, comm), node, samples, period);
+}
+
+static struct profile *new_profile(size_t runs)
+{
+	struct profile *p = profile__new();
+	struct event_desc ev = { .name = profile__intern(p, "cpu-clock"), .asked = profile__intern(p, "cpu-clock"),
+				 .freq = 1, .sample = 1000 };
+	struct run r = { .wall_ns = 1000000000 };
+	size_t i;
+
+	profile__add_event(p, &ev);
+	for (i = 0; i < runs; i++)
+		profile__add_run(p, &r);
+	return p;
+}
+
+static const struct flame_node *find(const struct flame *f, uint32_t parent, const char *name)
+{
+	uint32_t c;
+
+	for (c = f->nodes[parent].first_child; c != FLAME_NONE; c = f->nodes[c].next_sibling)
+		if (!strcmp(f->nodes[c].name, name))
+			return &f->nodes[c];
+	return NULL;
+}
+
+/* Width in px of the box whose title starts with "name\n", or -1. */
+static double svg_width(const char *svg, const char *name)
+{
+	char pat[256];
+	const char *s, *w;
+
+	snprintf(pat, sizeof(pat), "<title>%s\n", name);
+	s = strstr(svg, pat);
+	if (!s)
+		return -1;
+	w = strstr(s, " width=\"");
+	return w ? atof(w + 8) : -1;
+}
+
+/* The class attribute of the <g> holding name's box, copied to buf. */
+static const char *svg_class(const char *svg, const char *name, char *buf, size_t size)
+{
+	char pat[256];
+	const char *s, *g, *c;
+
+	snprintf(pat, sizeof(pat), "<title>%s\n", name);
+	s = strstr(svg, pat);
+	buf[0] = '\0';
+	if (!s)
+		return buf;
+	for (g = s; g > svg && strncmp(g, "<g class=\"", 10); g--)
+		;
+	c = g + 10;
+	snprintf(buf, size, "%.*s", (int)strcspn(c, "\""), c);
+	return buf;
+}
+
+static void test_single(void)
+{
+	struct profile *p = new_profile(2);
+	struct flame_opts o = { .event = -1, .run = -1 };
+	struct flame_render_opts ro = { .width = 1020 };	/* graph 1000 px wide */
+	struct flame_render_stats st;
+	struct outbuf b = { 0 };
+	struct flame f;
+	const struct flame_node *mainn, *hot, *cold, *k;
+	struct errmsg e;
+	const char *comms[] = { "other" }, *dsos[] = { "libc.so.6" };
+
+	/* run 0 and run 1 sum: main 1000 = hot 700 (100 of it in the kernel) + cold 200 + libc 100 */
+	add_stack(p, 0, "app", "main;hot", 300, 300000);
+	add_stack(p, 1, "app", "main;hot", 300, 300000);
+	add_stack(p, 0, "app", "main;hot;k:kfunc_a", 100, 100000);
+	add_stack(p, 1, "app", "main;cold", 200, 200000);
+	add_stack(p, 0, "other", "main;c:memcpy", 100, 100000);
+
+	ok(flame__build(&f, p, &o, &e) == 0, "build a single graph");
+	is_dbl(f.total, 1000000, 1e-6, "total is the summed period of all runs and comms");
+	mainn = find(&f, 0, "main");
+	ok(mainn != NULL, "main is a child of the root");
+	hot = mainn ? find(&f, (uint32_t)(mainn - f.nodes), "hot") : NULL;
+	cold = mainn ? find(&f, (uint32_t)(mainn - f.nodes), "cold") : NULL;
+	ok(hot && cold, "hot and cold under main");
+	is_dbl(hot ? hot->value : 0, 700000, 1e-6, "hot is inclusive of its kernel callee");
+	is_dbl(hot ? hot->samples : 0, 700, 1e-6, "hot: samples kept for the tooltip");
+	k = hot ? find(&f, (uint32_t)(hot - f.nodes), "kfunc_a") : NULL;
+	ok(k && k->kernel, "kernel frame flagged");
+
+	flame__svg(&b, &f, &ro, &st);
+	is_dbl(svg_width(b.s, "hot"), 700, 0.05, "hot is 70 % of the width");
+	is_dbl(svg_width(b.s, "cold"), 200, 0.05, "cold is 20 %");
+	is_dbl(svg_width(b.s, "memcpy"), 100, 0.05, "memcpy is 10 %");
+	is_dbl(svg_width(b.s, "main"), 1000, 0.05, "main is all of it");
+	{
+		char cls[64];
+
+		ok(strstr(svg_class(b.s, "kfunc_a", cls, sizeof(cls)), "f k") != NULL, "kernel frame has class k (%s)", cls);
+		ok(strstr(svg_class(b.s, "hot", cls, sizeof(cls)), "f u") != NULL, "user frame has class u (%s)", cls);
+	}
+	ok(strstr(b.s, "<?xml version=\"1.0\"") == b.s, "standalone SVG starts with the XML prolog");
+	ok(strstr(b.s, "<![CDATA[") && strstr(b.s, "]]></script>"), "script embedded in CDATA");
+	ok(!strstr(flame__script(), "]]>") && !strstr(flame__script(), "</script"), "script safe for CDATA and HTML");
+	is_int(st.drawn, 6, "all + main + hot + kfunc_a + cold + memcpy drawn");
+	outbuf__release(&b);
+	flame__release(&f);
+
+	/* samples instead of period: same shares here, but the unit changes */
+	o.samples = true;
+	ok(flame__build(&f, p, &o, &e) == 0 && f.total == 1000, "--samples: total 1000 samples");
+	flame__release(&f);
+	o.samples = false;
+
+	/* one run */
+	o.run = 1;
+	ok(flame__build(&f, p, &o, &e) == 0 && f.total == 500000, "run 2 only: 500000");
+	flame__release(&f);
+	o.run = 5;
+	ok(flame__build(&f, p, &o, &e) == -EINVAL, "a missing run is an error");
+	flame__release(&f);
+	o.run = -1;
+
+	/* comm filter */
+	o.comms = comms;
+	o.nr_comms = 1;
+	ok(flame__build(&f, p, &o, &e) == 0 && f.total == 100000, "--comm other: only its 100 samples");
+	flame__release(&f);
+	comms[0] = "nosuch";
+	ok(flame__build(&f, p, &o, &e) == -ENOENT, "--comm matching nothing: -ENOENT (%s)", e.msg);
+	flame__release(&f);
+	o.nr_comms = 0;
+
+	/* DSO filter: stacks with a frame in libc */
+	o.dsos = dsos;
+	o.nr_dsos = 1;
+	ok(flame__build(&f, p, &o, &e) == 0 && f.total == 100000, "--dso libc.so.6 (basename): the memcpy stack");
+	flame__release(&f);
+	dsos[0] = "[kernel.kallsyms]";
+	ok(flame__build(&f, p, &o, &e) == 0 && f.total == 100000, "--dso [kernel.kallsyms]: the kfunc_a stack");
+	flame__release(&f);
+	o.nr_dsos = 0;
+
+	/* icicle: callee-rooted, merged by sampled function */
+	o.icicle = true;
+	ok(flame__build(&f, p, &o, &e) == 0, "icicle build");
+	hot = find(&f, 0, "hot");
+	k = find(&f, 0, "kfunc_a");
+	ok(hot && hot->value == 600000, "icicle: hot as a sampled function, self only (600000)");
+	ok(k && k->value == 100000, "icicle: kfunc_a at the root");
+	ok(k && find(&f, (uint32_t)(k - f.nodes), "hot") != NULL, "icicle: kfunc_a's child is its caller hot");
+	ok(find(&f, 0, "main") == NULL, "icicle: main never sampled itself, not at the root");
+	flame__svg(&b, &f, &ro, &st);
+	{
+		/* icicle: the root row is at the top, deeper rows further down */
+		const char *r = strstr(b.s, "<title>all\n"), *y = r ? strstr(r, " y=\"") : NULL;
+		const char *r2 = strstr(b.s, "<title>kfunc_a\n"), *y2 = r2 ? strstr(r2, " y=\"") : NULL;
+
+		ok(y && y2 && atof(y + 4) < atof(y2 + 4), "icicle: the root is drawn above its children");
+	}
+	outbuf__release(&b);
+	flame__release(&f);
+	profile__free(p);
+}
+
+static void test_min_width_and_escaping(void)
+{
+	struct profile *p = new_profile(1);
+	struct flame_opts o = { .event = -1, .run = -1 };
+	struct flame_render_opts ro = { 0 };
+	struct flame_render_stats st;
+	struct outbuf b = { 0 };
+	struct flame f;
+	struct errmsg e;
+	char name[64];
+	int i;
+
+	add_stack(p, 0, "app", "main;big", 8000, 8000);
+	for (i = 0; i < 2000; i++) {
+		snprintf(name, sizeof(name), "main;tiny_%04d;leaf", i);
+		add_stack(p, 0, "app", name, 1, 1);	/* 0.01 % each, 20 % together */
+	}
+	add_stack(p, 0, "app", "main;a<b>&\"'\xff\x01z", 50, 50);
+	ok(flame__build(&f, p, &o, &e) == 0, "build 2002 stacks");
+	flame__svg(&b, &f, &ro, &st);
+	ok(st.merged == 1, "the 2000 tiny frames are one merged box (%zu)", st.merged);
+	ok(st.drawn < 10, "few boxes drawn (%zu)", st.drawn);
+	ok(strstr(b.s, "[2000 small frames]") != NULL, "merged box says how many");
+	ok(strstr(b.s, "a&lt;b&gt;&amp;&quot;&#39;??z") != NULL, "name escaped; invalid UTF-8 and control bytes become ?");
+	outbuf__release(&b);
+	ro.min_width_pct = -1;
+	flame__svg(&b, &f, &ro, &st);
+	ok(st.drawn == 3 + 4000 + 1 && st.merged == 0, "min width off: every frame drawn (%zu)", st.drawn);
+	outbuf__release(&b);
+	flame__release(&f);
+	profile__free(p);
+}
+
+/*
+ * Per run, % of the total: grow 10 -> 30, shrink 40 -> 20, same 20 -> 20,
+ * gone 10 -> 0, rest fills up to 100.  Small noise per run keeps the
+ * variances non-zero.
+ */
+static struct profile *diff_side(bool isnew, size_t runs, int seed)
+{
+	struct profile *p = new_profile(runs);
+	size_t r;
+
+	for (r = 0; r < runs; r++) {
+		int jit = (int)((r * 7 + (size_t)seed) % 5) - 2;	/* -2..2 per mille */
+		int grow = isnew ? 300 : 100, shrink = isnew ? 200 : 400, same = 200 + jit, gone = isnew ? 0 : 100;
+		int newfn = isnew ? 50 : 0;
+		int rest = 1000 - grow - shrink - same - gone - newfn;
+
+		add_stack(p, (uint32_t)r, "app", "main;grow_fn", (uint64_t)(grow + jit), (uint64_t)(grow + jit) * 1000);
+		add_stack(p, (uint32_t)r, "app", "main;shrink_fn;k:ksub", (uint64_t)shrink, (uint64_t)shrink * 1000);
+		add_stack(p, (uint32_t)r, "app", "main;same_fn", (uint64_t)same, (uint64_t)same * 1000);
+		if (gone)
+			add_stack(p, (uint32_t)r, "app", "main;gone_fn", (uint64_t)gone, (uint64_t)gone * 1000);
+		if (newfn)
+			add_stack(p, (uint32_t)r, "app", "main;new_fn", (uint64_t)newfn, (uint64_t)newfn * 1000);
+		add_stack(p, (uint32_t)r, "app", "main;rest_fn", (uint64_t)(rest - jit), (uint64_t)(rest - jit) * 1000);
+	}
+	return p;
+}
+
+static void test_diff(void)
+{
+	struct profile *b = diff_side(false, 4, 1), *n = diff_side(true, 4, 3);
+	struct profile *b1 = diff_side(false, 1, 1), *n1 = diff_side(true, 1, 3);
+	const struct profile *bs[] = { b }, *ns[] = { n }, *bs1[] = { b1 }, *ns1[] = { n1 };
+	struct flame_diff_opts o = { 0 };
+	struct flame_render_opts ro = { .width = 1020 };
+	struct outbuf out = { 0 };
+	const struct flame_node *m, *x;
+	struct flame f;
+	struct errmsg e;
+	char cls[64];
+	uint32_t mi;
+
+	ok(flame__build_diff(&f, bs, 1, ns, 1, &o, &e) == 0, "build the differential graph (4 runs a side)");
+	m = find(&f, 0, "main");
+	mi = m ? (uint32_t)(m - f.nodes) : 0;
+	x = find(&f, mi, "grow_fn");
+	ok(x && x->state == FLAME_GREW, "grow_fn grew (q=%g)", x ? x->q : -1);
+	is_dbl(x ? x->delta : 0, 20, 0.5, "grow_fn +20 points");
+	x = find(&f, mi, "shrink_fn");
+	ok(x && x->state == FLAME_SHRANK, "shrink_fn shrank");
+	ok(x && find(&f, (uint32_t)(x - f.nodes), "ksub") && find(&f, (uint32_t)(x - f.nodes), "ksub")->state == FLAME_SHRANK,
+	   "its kernel callee shrank too");
+	x = find(&f, mi, "same_fn");
+	ok(x && x->state == FLAME_SAME, "same_fn not significant");
+	x = find(&f, mi, "gone_fn");
+	ok(x && x->absent && x->cur == 0 && x->base > 9, "gone_fn vanished, kept with its base share");
+	ok(x && x->state == FLAME_SHRANK, "gone_fn shrank (significantly)");
+	ok(m && m->state == FLAME_SAME && m->delta == 0, "main: 100 -> 100, not coloured");
+
+	flame__svg(&out, &f, &ro, NULL);
+	ok(strstr(svg_class(out.s, "grow_fn", cls, sizeof(cls)), "grew") != NULL, "SVG: grow_fn class grew (%s)", cls);
+	ok(strstr(svg_class(out.s, "shrink_fn", cls, sizeof(cls)), "shrank") != NULL, "SVG: shrink_fn class shrank (%s)", cls);
+	ok(strstr(svg_class(out.s, "same_fn", cls, sizeof(cls)), "same") != NULL, "SVG: same_fn class same (%s)", cls);
+	ok(strstr(svg_class(out.s, "gone_fn", cls, sizeof(cls)), "absent") != NULL, "SVG: gone_fn drawn, class absent (%s)", cls);
+	ok(strstr(out.s, "url(#mmflame-hatch-shrank)") != NULL, "the vanished frame is hatched");
+	/* widths from new: grow_fn 30 of 110 layout units (100 new + 10 of gone_fn at its base width) */
+	is_dbl(svg_width(out.s, "grow_fn"), 1000 * 30.0 / 110, 1.0, "grow_fn width from new");
+	is_dbl(svg_width(out.s, "gone_fn"), 1000 * 10.0 / 110, 1.0, "gone_fn at its base width");
+	ok(strstr(out.s, "base 10.") && strstr(out.s, "new 30."), "tooltips carry both values");
+	outbuf__release(&out);
+	flame__release(&f);
+
+	o.width_base = true;
+	ok(flame__build_diff(&f, bs, 1, ns, 1, &o, &e) == 0, "--width base");
+	m = find(&f, 0, "main");
+	mi = m ? (uint32_t)(m - f.nodes) : 0;
+	x = find(&f, mi, "new_fn");
+	ok(x && x->absent && x->state == FLAME_GREW, "new_fn absent from base: hatched at its new width, grew");
+	x = find(&f, mi, "grow_fn");
+	ok(x && x->value > 9 && x->value < 11, "widths from base: grow_fn 10");
+	flame__release(&f);
+	o.width_base = false;
+
+	/* one run a side: no test; coloured only past the threshold (0.5 points) */
+	ok(flame__build_diff(&f, bs1, 1, ns1, 1, &o, &e) == 0 && f.novar, "one run a side");
+	m = find(&f, 0, "main");
+	mi = m ? (uint32_t)(m - f.nodes) : 0;
+	x = find(&f, mi, "grow_fn");
+	ok(x && x->state == FLAME_GREW && !isfinite(x->q), "1 run: grow_fn past the threshold, untested");
+	x = find(&f, mi, "same_fn");
+	ok(x && x->state == FLAME_SAME, "1 run: same_fn under the threshold");
+	flame__release(&f);
+
+	o.event = "page-faults";
+	ok(flame__build_diff(&f, bs, 1, ns, 1, &o, &e) == -EINVAL, "an event neither side has: -EINVAL (%s)", e.msg);
+	flame__release(&f);
+
+	profile__free(b);
+	profile__free(n);
+	profile__free(b1);
+	profile__free(n1);
+}
+
+static void test_html(void)
+{
+	struct profile *b = diff_side(false, 3, 1), *n = diff_side(true, 3, 3);
+	const struct profile *bs[] = { b }, *ns[] = { n };
+	char *bp[] = { "base<1>.data" }, *np[] = { "new.data" };
+	struct html_side hs[2] = { { "base", bp, bs, 1, 3 }, { "new", np, ns, 1, 3 } };
+	struct flame_diff_opts o = { 0 };
+	struct diff_opts dopts = { 0 };
+	struct diff d;
+	struct keyvals kv[6];
+	struct diff_run dr[6];
+	const struct diff_row **rows;
+	struct outbuf out = { 0 };
+	struct flame f;
+	struct errmsg e;
+	size_t i, nr;
+
+	profile__set_meta(b, "hostname", "host&a");
+	memset(kv, 0, sizeof(kv));
+	for (i = 0; i < 6; i++) {
+		ok(keys__run(i < 3 ? b : n, (uint32_t)(i % 3), &kv[i]) == 0, "keys of run %zu", i);
+		dr[i].items = kv[i].items;
+		dr[i].nr = kv[i].nr;
+	}
+	ok(diff__compute(&d, dr, 3, dr + 3, 3, &dopts) == 0, "diff computed");
+	rows = diff__select(&d, DIFF_SELECT_DEFAULT, &nr);
+	ok(flame__build_diff(&f, bs, 1, ns, 1, &o, &e) == 0, "graph for the report");
+	flame__html_diff(&out, hs, &d, rows, nr, &f, "cpu-clock");
+	ok(!strncmp(out.s, "<!DOCTYPE html>", 15), "HTML document");
+	ok(strstr(out.s, "base&lt;1&gt;.data") && strstr(out.s, "host&amp;a"), "metadata escaped");
+	ok(strstr(out.s, "perf-profile.children.cpu-clock.grow_fn") != NULL, "the grow_fn row is in the table");
+	ok(strstr(out.s, "<svg ") && !strstr(out.s, "<?xml"), "SVG inline, no XML prolog");
+	ok(!strstr(out.s, "http://") || !strstr(out.s, "src=\"http"), "nothing loaded from the network");
+	ok(!strstr(out.s, "<link") && !strstr(out.s, " src="), "no external resources");
+	outbuf__release(&out);
+	flame__release(&f);
+	free(rows);
+	diff__release(&d);
+	for (i = 0; i < 6; i++)
+		keyvals__release(&kv[i]);
+	profile__free(b);
+	profile__free(n);
+}
+
+int main(void)
+{
+	test_single();
+	test_min_width_and_escaping();
+	test_diff();
+	test_html();
+	return done_testing();
+}
