@@ -1,0 +1,107 @@
+#!/bin/sh
+# t510-import: a perf.data recorded here by `perf record -g` imports with
+# the children% that `perf report --children -U` prints for the same file
+# (same samples, same symbols: they agree to perf's two decimals); the
+# same perf script text on standard input gives the same profile; the
+# meta says where it came from; garbage, a file that is not perf.data and
+# a missing perf each fail with one line and exit 2.
+
+here=$(cd "$(dirname "$0")/../.." && pwd)
+: "${MMPROF_BUILD:=$here/build}"
+: "${MMPROF:=$MMPROF_BUILD/mmprof}"
+wl=$MMPROF_BUILD/workloads
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t510.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+
+n=0
+failed=0
+ok() {	# ok COND-EXIT-STATUS DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+diag() { sed 's/^/# /' "$@"; }
+
+echo "1..12"
+
+perf record -q -g -e cpu-clock -o "$tmp/perf.data" -- "$wl/page-fault" --seconds 1 \
+	>/dev/null 2>"$tmp/err"
+ok $? "perf record -g the page-fault workload"
+
+"$MMPROF" import "$tmp/perf.data" -o "$tmp/imp.data" 2>"$tmp/err"
+ok $? "import perf.data exits 0"
+[ -s "$tmp/err" ] && diag "$tmp/err"
+
+"$MMPROF" report "$tmp/imp.data" >"$tmp/keys" 2>&1
+perf report -i "$tmp/perf.data" --children --sort=dso,symbol -g none -U --stdio \
+	>"$tmp/perf.txt" 2>/dev/null
+bad=
+for f in asm_exc_page_fault exc_page_fault handle_mm_fault __handle_mm_fault \
+	 do_anonymous_page clear_page_erms pf_touch_pages; do
+	p=$(awk -v f="$f" '$5 == f { sub("%", "", $1); print $1; exit }' "$tmp/perf.txt")
+	m=$(sed -n "s/^perf-profile\.children\.cpu-clock\.$f: //p" "$tmp/keys")
+	awk -v p="$p" -v m="$m" 'BEGIN { d = p - m; if (d < 0) d = -d; exit !(p != "" && m != "" && d <= 0.01) }' ||
+		bad="$bad $f(perf $p, mmprof $m)"
+done
+[ -z "$bad" ]
+ok $? "children% equal perf report --children -U on the same perf.data${bad:+:$bad}"
+
+"$MMPROF" report --json "$tmp/imp.data" >"$tmp/imp.json" &&
+python3 - "$tmp/imp.json" "$(perf version | awk '{print $3}')" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d["meta"]
+assert m["source"] == "perf.data" and m["source_file"] == "perf.data", m
+assert m["perf_version"] == sys.argv[2], (m["perf_version"], sys.argv[2])
+assert "perf record" in m["perf_cmdline"] and m["hostname"] and m["kernel_release"]
+e = d["events"][0]
+assert e["name"] == "cpu-clock" and e["type"] == 1 and e["config"] == 0 and e["freq"] == 4000, e
+assert len(d["runs"]) == 1 and d["runs"][0]["samples"] > 100 and d["runs"][0]["wall_ns"] > 5e8
+PY
+ok $? "meta: source, file, perf version, perf's command line; the event from the header"
+
+# sample count against perf's own
+ps=$(perf script -i "$tmp/perf.data" 2>/dev/null | grep -c '^[^[:space:]#]')
+ms=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["samples"])' "$tmp/imp.json")
+[ "$ps" = "$ms" ]
+ok $? "every sample imported (perf script $ps, mmprof $ms)"
+
+perf script -i "$tmp/perf.data" 2>/dev/null | "$MMPROF" import - -o "$tmp/stdin.data" 2>"$tmp/err"
+ok $? "import - (perf script text on stdin) exits 0"
+"$MMPROF" report "$tmp/stdin.data" >"$tmp/keys2" &&
+	"$MMPROF" report --folded --period "$tmp/imp.data" >"$tmp/f1" &&
+	"$MMPROF" report --folded --period "$tmp/stdin.data" >"$tmp/f2" &&
+	cmp -s "$tmp/keys" "$tmp/keys2" && cmp -s "$tmp/f1" "$tmp/f2" && [ -s "$tmp/f1" ]
+ok $? "stdin gives the same keys and folded stacks as the perf.data path"
+"$MMPROF" report --json "$tmp/stdin.data" | grep -q '"source": "perf script"'
+ok $? "stdin import says source perf script"
+
+head -c 4000 /etc/services | "$MMPROF" import - -o "$tmp/g.data" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "not perf script output" "$tmp/err" &&
+	[ ! -e "$tmp/g.data" ]
+ok $? "garbage on stdin: one line, exit 2, no output file (got $rc: $(cat "$tmp/err"))"
+
+head -c 4000 /etc/services >"$tmp/notperf.data"
+"$MMPROF" import "$tmp/notperf.data" -o "$tmp/g.data" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "perf script failed: ." "$tmp/err"
+ok $? "not a perf.data: perf's message on one line, exit 2 (got $rc: $(cat "$tmp/err"))"
+
+"$MMPROF" import --perf "$tmp/no-such-perf" "$tmp/perf.data" -o "$tmp/g.data" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "perf is not installed" "$tmp/err"
+ok $? "perf missing: says so, exit 2 (got $rc: $(cat "$tmp/err"))"
+
+missing=
+for o in $("$MMPROF" import --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+	grep -q -- "$(echo "$o" | sed 's/-/\\\\-/g')" "$here/man/mmprof-import.1" || missing="$missing $o"
+done
+[ -z "$missing" ]
+ok $? "every --help option is in man/mmprof-import.1${missing:+ (missing:$missing)}"
+
+exit $((failed > 0))
