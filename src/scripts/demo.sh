@@ -7,7 +7,8 @@
 # zap -> __split_huge_pmd family rises (the stress-ng.pthread -84.3% report
 # in miniature).  Prints a focused view first (the family, the gate a CI
 # job would use, the top changed call chains); the full tables and every
-# artifact go to one folder, printed at the end.
+# artifact (both .data files, text/markdown/JSON diffs, folded stacks, flame
+# graphs, the HTML report) go to one folder, printed at the end.
 #
 # Takes about a minute on 2 cores after the build (2 x 3 runs of 4 s plus
 # analysis).  Holds the THP split lock (Documentation/workloads.md) while
@@ -65,14 +66,14 @@ rc=0
 "$mmprof" diff -f markdown "$out/base.data" "$out/new.data" >"$out/diff.md"
 "$mmprof" diff -f json -g "$out/base.data" "$out/new.data" >"$out/diff.json"
 "$mmprof" diff --robot "$out/base.data" "$out/new.data" >"$out/diff.robot.txt"
-# Pictures, from the commands that draw them.
-if "$mmprof" --help | grep -q '^ *flamegraph '; then
-	"$mmprof" flamegraph -o "$out/new.flame.svg" "$out/new.data"
-	"$mmprof" flamegraph -o "$out/diff.flame.svg" "$out/base.data" "$out/new.data"
-fi
-if "$mmprof" diff --help | grep -q -- '--html'; then
-	"$mmprof" diff --html "$out/report.html" "$out/base.data" "$out/new.data" >/dev/null || [ $? -le 1 ]
-fi
+# Pictures: flame graphs of each side, the differential one (red grew,
+# blue shrank, only where significant) and the one-file HTML report.
+"$mmprof" flamegraph -t "thp-zap, THP off" -o "$out/base.svg" "$out/base.data"
+"$mmprof" flamegraph -t "thp-zap, THP on" -o "$out/new.svg" "$out/new.data"
+"$mmprof" flamegraph -t "thp-zap, THP off -> on" -o "$out/diff.svg" "$out/base.data" "$out/new.data"
+rc_html=0
+"$mmprof" diff --html "$out/report.html" "$out/base.data" "$out/new.data" >/dev/null || rc_html=$?
+[ "$rc_html" -le 1 ] || exit "$rc_html"
 
 say "the __split_huge_pmd family and the workload's own keys (robot layout; full table: diff.txt)"
 sed -n '/%stddev/,/\\/p' "$out/diff.txt"
@@ -86,5 +87,7 @@ say "a CI gate: mmprof diff --fail-on '$gate'  (exit $rc)"
 cat "$out/gate.txt"
 
 say "artifacts"
-echo "$(cd "$out" && pwd)"
 ls "$out" | sed 's/^/    /'
+dir=$(cd "$out" && pwd)
+echo "open $dir/report.html (table and differential flame graph) or $dir/diff.svg"
+echo "mmprof demo: artifacts in $dir"
