@@ -17,6 +17,7 @@
  * The result is written through datafile__save: atomically, so stripping a
  * file in place (no -o) never leaves it half-stripped.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,9 +33,41 @@ static const char *const strip_usage[] = {
 /* The meta keys that identify the host or the person recording. */
 static const char *const identity_keys[] = { "hostname", "cmdline" };
 
+/* Does anything but the meta entries dropped refer to string id? */
+static bool str_used(const struct profile *p, uint32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_frames; i++)
+		if (p->frames[i].sym == id || p->frames[i].dso == id)
+			return true;
+	for (i = 0; i < p->nr_counts; i++)
+		if (p->counts[i].comm == id)
+			return true;
+	for (i = 0; i < p->nr_events; i++)
+		if (p->events[i].name == id || p->events[i].asked == id)
+			return true;
+	for (i = 0; i < p->nr_counters; i++)
+		if (p->counters[i].name == id)
+			return true;
+	for (i = 0; i < p->nr_intervals; i++)
+		if (p->intervals[i].name == id)
+			return true;
+	for (i = 0; i < p->nr_metrics; i++)
+		if (p->metrics[i].key == id)
+			return true;
+	for (i = 0; i < p->nr_meta; i++)
+		if (p->meta[i].key == id || p->meta[i].value == id)
+			return true;
+	return false;
+}
+
+/* Drop the identity keys, and blank their values in the string pool (save
+ * writes every string, referenced or not) unless something else uses them. */
 static size_t strip_meta(struct profile *p)
 {
-	size_t i, j, kept = 0, gone = 0;
+	uint32_t dropped[sizeof(identity_keys) / sizeof(identity_keys[0]) * 4];
+	size_t i, j, kept = 0, gone = 0, nd = 0;
 
 	for (i = 0; i < p->nr_meta; i++) {
 		const char *key = profile__str(p, p->meta[i].key);
@@ -42,12 +75,18 @@ static size_t strip_meta(struct profile *p)
 
 		for (j = 0; j < sizeof(identity_keys) / sizeof(identity_keys[0]); j++)
 			drop |= key && !strcmp(key, identity_keys[j]);
+		if (drop && nd < sizeof(dropped) / sizeof(dropped[0]))
+			dropped[nd++] = p->meta[i].value;
 		if (drop)
 			gone++;
 		else
 			p->meta[kept++] = p->meta[i];
 	}
 	p->nr_meta = kept;
+	/* The pool's index goes stale: nothing interns before the save. */
+	for (i = 0; i < nd; i++)
+		if (dropped[i] && dropped[i] < p->nr_strs && !str_used(p, dropped[i]))
+			p->strs[dropped[i]][0] = '\0';
 	return gone;
 }
 
