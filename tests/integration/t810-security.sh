@@ -1,0 +1,109 @@
+#!/bin/sh
+# t810-security: what a .data file and its writer promise (robustness.md):
+#   - a symlink planted at the target or at the temporary name is never
+#     written through (the file it points at stays as it was);
+#   - files are created mode 0644 less umask;
+#   - record stores no environment variable;
+#   - no shell is run with strings from the command line (or at all);
+#   - strip removes raw kernel addresses and host identity and keeps what
+#     report compares.
+
+here=$(cd "$(dirname "$0")/../.." && pwd)
+: "${MMPROF_BUILD:=$here/build}"
+: "${MMPROF:=$MMPROF_BUILD/mmprof}"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t810.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+
+n=0
+failed=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+diag() { sed 's/^/# /' "$@"; }
+wl=$MMPROF_BUILD/workloads/page-fault
+
+echo "1..17"
+
+# 1-2: a symlink at the target
+printf 'victim\n' >"$tmp/victim"
+ln -s "$tmp/victim" "$tmp/t.data"
+"$MMPROF" record -q -e cpu-clock -o "$tmp/t.data" -- true 2>"$tmp/err"
+rc=$?
+ok "$(test $rc -eq 2 && grep -q "^mmprof: cannot write '$tmp/t.data': it exists and is not a regular file" "$tmp/err"; echo $?)" \
+	"a symlink at the target: refused, exit 2"
+ok "$(test "$(cat "$tmp/victim")" = victim && test -L "$tmp/t.data"; echo $?)" "the file it points at is untouched"
+
+# 3-4: a symlink at the temporary name (exec keeps the pid the name uses)
+rm -f "$tmp/t.data"
+sh -c 'ln -s "$1" "$2/.t.data.tmp.$$" && exec "$3" record -q -e cpu-clock -o "$2/t.data" -- true' \
+	sh "$tmp/victim" "$tmp" "$MMPROF" 2>"$tmp/err"
+rc=$?
+ok "$(test "$(cat "$tmp/victim")" = victim; echo $?)" "a symlink at the temporary name: the file it points at is untouched"
+ok "$(test $rc -eq 0 && test -f "$tmp/t.data" && ! test -L "$tmp/t.data" &&
+      test "$(sqlite3 "$tmp/t.data" 'select count(*) from runs')" = 1; echo $?)" \
+	"and the recording is written as a regular file"
+[ $rc -eq 0 ] || diag "$tmp/err"
+
+# 5-6: permissions
+(umask 022 && "$MMPROF" record -q -e cpu-clock -o "$tmp/m1.data" -- true 2>/dev/null)
+(umask 077 && "$MMPROF" record -q -e cpu-clock -o "$tmp/m2.data" -- true 2>/dev/null)
+ok "$(test "$(stat -c %a "$tmp/m1.data")" = 644; echo $?)" "mode 0644 under umask 022"
+ok "$(test "$(stat -c %a "$tmp/m2.data")" = 600; echo $?)" "mode 0600 under umask 077"
+
+# 7-8: no environment variable is stored
+secret=mmprof-secret-$$-4f1b2c
+MMPROF_T810_TOKEN=$secret "$MMPROF" record -q -e cpu-clock -o "$tmp/env.data" -- \
+	sh -c 'test -n "$MMPROF_T810_TOKEN"' 2>"$tmp/err"
+rc=$?
+ok $rc "the workload sees its environment (the variable reached it)"
+ok "$(sqlite3 "$tmp/env.data" .dump | grep -q "$secret"; test $? -ne 0; echo $?)" \
+	"no value of the environment in the file (sqlite3 .dump)"
+
+# 9-10: no shell: metacharacters in arguments are only arguments
+cd "$tmp" || exit 2
+"$MMPROF" record -q -e cpu-clock -o 'x;touch pwned1.data' -- /bin/echo '$(touch pwned2)' '`touch pwned3`' \
+	>"$tmp/out" 2>"$tmp/err"
+ok "$(test $? -eq 0 && test ! -e pwned1.data && test ! -e pwned2 && test ! -e pwned3 &&
+      test -f 'x;touch pwned1.data' && grep -qx '$(touch pwned2) `touch pwned3`' "$tmp/out"; echo $?)" \
+	"shell syntax in -o and in the workload's arguments is never run"
+cd "$here" || exit 2
+ok "$(grep -rnE '\b(system|popen|wordexp)\s*\(|"(/bin/)?sh"|-c"' src --include='*.c' | grep -v '^src/scripts/' >"$tmp/grep"; test $? -ne 0; echo $?)" \
+	"the sources call no shell (system, popen, wordexp, sh -c)"
+[ -s "$tmp/grep" ] && diag "$tmp/grep"
+
+# 11-17: strip
+"$MMPROF" record -q -e cpu-clock -o "$tmp/k.data" -- "$wl" -s 0.3 >/dev/null 2>&1
+kern=$(sqlite3 "$tmp/k.data" 'select count(*) from frames where kernel = 1 and addr != 0')
+ok "$(test "$kern" -gt 0 && test -n "$(sqlite3 "$tmp/k.data" "select value from meta where key = 'hostname'")"; echo $?)" \
+	"a recording holds kernel addresses ($kern frames) and the hostname"
+"$MMPROF" strip "$tmp/k.data" -o "$tmp/ks.data" 2>"$tmp/err"
+rc=$?
+ok "$(test $rc -eq 0 && grep -qx "mmprof: wrote '$tmp/ks.data': $kern kernel addresses and 2 host identity keys removed" "$tmp/err"; echo $?)" \
+	"strip: exit 0 and a summary line"
+[ $rc -eq 0 ] || diag "$tmp/err"
+ok "$(test "$(sqlite3 "$tmp/ks.data" 'select count(*) from frames where kernel = 1 and addr != 0')" = 0 &&
+      test "$(sqlite3 "$tmp/ks.data" 'select count(*) from frames where kernel = 1')" = \
+	   "$(sqlite3 "$tmp/k.data" 'select count(*) from frames where kernel = 1')"; echo $?)" \
+	"no kernel address is left, every kernel frame is"
+host=$(hostname)
+ok "$(test "$(sqlite3 "$tmp/ks.data" "select count(*) from meta where key in ('hostname', 'cmdline')")" = 0 &&
+      ! sqlite3 "$tmp/ks.data" .dump | grep -q "$tmp"; echo $?)" \
+	"no hostname, no command line, no path typed on it"
+ok "$(test "$(sqlite3 "$tmp/ks.data" 'select group_concat(sym_off) from frames where kernel = 1')" = \
+	   "$(sqlite3 "$tmp/k.data" 'select group_concat(sym_off) from frames where kernel = 1')"; echo $?)" \
+	"symbol offsets are kept"
+"$MMPROF" report "$tmp/k.data" >"$tmp/r1" 2>&1
+"$MMPROF" report "$tmp/ks.data" >"$tmp/r2" 2>&1
+ok "$(cmp -s "$tmp/r1" "$tmp/r2"; echo $?)" "report prints the same keys for the stripped file"
+cp "$tmp/k.data" "$tmp/inplace.data"
+"$MMPROF" strip "$tmp/inplace.data" 2>/dev/null
+ok "$(test $? -eq 0 && test "$(sqlite3 "$tmp/inplace.data" 'select count(*) from frames where kernel = 1 and addr != 0')" = 0 &&
+      test -z "$(ls -A "$tmp" | grep '^\.inplace')"; echo $?)" "strip without -o replaces the file, leaving no temporary"
+
+exit $((failed != 0))
