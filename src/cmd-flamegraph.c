@@ -119,6 +119,13 @@ static int differential(struct flamegraph_cmd *c, const char *bpath, const char 
 			fprintf(stderr, "mmprof: %s\n", e.msg);
 			goto out;
 		}
+	if (c->event) {
+		/* accept the robot's spelling too, as a single graph does */
+		int ev = report__find_event(p[1], c->event);
+
+		if (ev >= 0)
+			fo.event = profile__str(p[1], p[1]->events[ev].name);
+	}
 	if (flame__build_diff(&f, (const struct profile *const *)&p[0], 1, (const struct profile *const *)&p[1], 1,
 			      &fo, &e)) {
 		fprintf(stderr, "mmprof flamegraph: %s\n", e.msg);
@@ -127,7 +134,7 @@ static int differential(struct flamegraph_cmd *c, const char *bpath, const char 
 	snprintf(sub, sizeof(sub), "base %s (%zu run%s) \xe2\x86\x92 new %s (%zu run%s) \xc2\xb7 %s, %% of each run's total period",
 		 bpath, p[0]->nr_runs, p[0]->nr_runs == 1 ? "" : "s", npath, p[1]->nr_runs,
 		 p[1]->nr_runs == 1 ? "" : "s",
-		 c->event ? c->event : profile__str(p[1], p[1]->events[0].name));
+		 fo.event ? fo.event : profile__str(p[1], p[1]->events[0].name));
 	ro->subtitle = sub;
 	flame__svg(&b, &f, ro, NULL);
 	if (flame__write_file(&b, c->output, &e)) {
