@@ -26,6 +26,7 @@
 #include "mmprof/errmsg.h"
 #include "mmprof/options.h"
 #include "mmprof/profile.h"
+#include "mmprof/sample.h"
 #include "mmprof/symbols.h"
 
 struct sampler;
@@ -36,6 +37,13 @@ struct sampler_opts {
 	uint64_t period;		/* -c; 0 when a frequency is given */
 	int mmap_pages;			/* per-CPU ring buffer pages (power of 2); 0: default */
 	bool no_callchain;		/* sample IPs only */
+	/*
+	 * Tracepoint events are sampled with PERF_SAMPLE_RAW; each such sample
+	 * is also handed to raw_hook (event index as in sampler__add_events,
+	 * the decoded sample valid only during the call).  NULL: none.
+	 */
+	void (*raw_hook)(void *ctx, uint32_t event, const struct sample *smp);
+	void *raw_ctx;
 };
 
 struct record_target {

@@ -331,6 +331,10 @@ struct sampler *sampler__new(const struct sampler_opts *o, struct symbols *syms,
 			 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
 	if (!o->no_callchain)
 		s->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	/* tracepoint fields (trace.h decodes them) ride in the raw data */
+	for (i = 0; i < s->nr_evs; i++)
+		if (s->evs[i].spec.tracepoint)
+			s->sample_type |= PERF_SAMPLE_RAW;
 	/* samples of several events share a buffer: the id says whose they are */
 	if (s->nr_evs > 1)
 		s->sample_type |= PERF_SAMPLE_IDENTIFIER;
@@ -804,6 +808,8 @@ static void handle_sample(struct sampler *s, const union perf_event *ev)
 		s->bad++;
 		return;
 	}
+	if (smp.raw && s->opts.raw_hook && s->evs[event].spec.tracepoint)
+		s->opts.raw_hook(s->opts.raw_ctx, (uint32_t)event, &smp);
 	chain = smp.callchain;
 	nr = smp.nr_callchain;
 	/*
@@ -926,6 +932,8 @@ static void handle_event(struct sampler *s, const union perf_event *ev)
 		if (ev->mmap2.pid == UINT32_MAX ||
 		    record_str(ev, offsetof(struct perf_record_mmap2, filename)) < 0)
 			break;
+		/* now, while the process lives: a container's files */
+		symbols__watch(s->syms, (pid_t)ev->mmap2.pid, ev->mmap2.filename);
 		queue_sideband(s, ev);
 		break;
 	case PERF_RECORD_MMAP:
