@@ -1,0 +1,67 @@
+#!/bin/sh
+# t700-sched: record --sched on a sleep/wake ping-pong gives the robot's
+# perf-sched keys with plausible values (a pipe_read stack blocked about
+# once per round trip and process, waits > 0, delays <= waits + ...), the
+# totals, and an off-CPU profile whose stacks reach the workload's
+# waiting function.
+
+here=$(cd "$(dirname "$0")/../.." && pwd)
+: "${MMPROF_BUILD:=$here/build}"
+: "${MMPROF:=$MMPROF_BUILD/mmprof}"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t700.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+
+n=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
+}
+# key NAME-REGEX: the first value of a matching key in the report
+val() { awk -v re="$1" '$1 ~ re { sub(/:$/, "", $1); print $2; exit }' "$tmp/keys"; }
+
+echo "1..13"
+N=3000
+"$MMPROF" record -q --sched -o "$tmp/pp.data" -- "$MMPROF_BUILD/workloads/sched-pingpong" -n $N \
+	>"$tmp/out" 2>"$tmp/err"
+ok $? "record --sched of the ping-pong exits 0"
+[ -s "$tmp/err" ] && sed 's/^/# /' "$tmp/err"
+"$MMPROF" report "$tmp/pp.data" >"$tmp/keys"
+ok $? "report reads it"
+
+key=$(awk '$1 ~ /^perf-sched\.wait_and_delay\.count\.[a-z_]*pipe_read\./ { print $1; exit }' "$tmp/keys")
+ok "$(test -n "$key"; echo $?)" "a wait_and_delay stack starts in pipe_read: ${key%:}"
+stack=${key#perf-sched.wait_and_delay.count.}
+stack=${stack%:}
+count=$(val "^perf-sched\\.wait_and_delay\\.count\\.$stack:")
+ok "$(awk -v c="$count" -v n=$N 'BEGIN { exit !(c >= 0.3 * n && c <= 2.5 * n) }'; echo $?)" \
+	"its count ($count) is about one or two per round trip ($N)"
+wavg=$(val "^perf-sched\\.wait_time\\.avg\\.ms\\.$stack:")
+wmax=$(val "^perf-sched\\.wait_time\\.max\\.ms\\.$stack:")
+davg=$(val "^perf-sched\\.sch_delay\\.avg\\.ms\\.$stack:")
+bavg=$(val "^perf-sched\\.wait_and_delay\\.avg\\.ms\\.$stack:")
+ok "$(awk -v w="$wavg" -v m="$wmax" 'BEGIN { exit !(w > 0 && m >= w) }'; echo $?)" \
+	"wait avg $wavg ms > 0, max $wmax >= avg"
+ok "$(awk -v w="$wavg" -v d="$davg" 'BEGIN { exit !(d >= 0 && d <= w + 1e-9) }'; echo $?)" \
+	"the delay ($davg ms) is part of the wait"
+ok "$(awk -v w="$wavg" -v d="$davg" -v b="$bavg" 'BEGIN { x = w + d - b; if (x < 0) x = -x; exit !(x < 0.01 * b + 0.001) }'; echo $?)" \
+	"wait_and_delay avg ($bavg) = wait + delay"
+ok "$(grep -q '^perf-sched\.wait_time\.avg\.ms\..*pipe_read.*' "$tmp/keys"; echo $?)" "wait_time keys"
+total=$(val '^perf-sched\.total_wait_and_delay\.count\.ms:')
+ok "$(awk -v t="$total" -v c="$count" 'BEGIN { exit !(t >= c) }'; echo $?)" \
+	"total count ($total) covers the stack's"
+for k in total_wait_time.max.ms total_wait_time.average.ms total_sch_delay.max.ms \
+	total_sch_delay.average.ms total_wait_and_delay.max.ms total_wait_and_delay.average.ms; do
+	grep -q "^perf-sched\.$k: " "$tmp/keys" || echo "# missing perf-sched.$k"
+done
+ok "$(test "$(grep -c '^perf-sched\.total_' "$tmp/keys")" -eq 7; echo $?)" "all 7 total keys"
+ok "$(grep -q '^sched-pingpong\.time\.user_time:' "$tmp/keys"; echo $?)" \
+	"the workload keeps its name (sched-pingpong.time.*)"
+
+"$MMPROF" report --folded --period -e offcpu "$tmp/pp.data" >"$tmp/folded"
+ok "$(grep -q 'pp_wait_token;.*pipe_read;' "$tmp/folded"; echo $?)" \
+	"the offcpu flame graph has pp_wait_token -> pipe_read"
+# the folded periods (ns off CPU) add up to the total wait
+sum=$(awk '{ s += $NF } END { printf "%.0f", s }' "$tmp/folded")
+avg=$(val '^perf-sched\.total_wait_time\.average\.ms:')
+ok "$(awk -v s="$sum" -v a="$avg" -v t="$total" 'BEGIN { w = a * t * 1e6; exit !(s > 0.9 * w && s < 1.1 * w) }'; echo $?)" \
+	"offcpu periods ($sum ns) match total waits ($avg ms x $total)"
