@@ -88,6 +88,13 @@ double symview__weights(const struct symview *v, uint32_t run, uint32_t event,
 void symview__cumulate(const struct symview *v, const double *w, double *sub,
 		       double *inner, double *children, double *self);
 
+/*
+ * keys__run (keys.h) on a symview built once for the profile: the symbol
+ * trie is the same for every run, so callers doing every run (keytab,
+ * diff) build it once instead of once per run.
+ */
+void keys__run_view(const struct symview *v, uint32_t run, struct keyvals *out);
+
 /* The event's index by perf name or LKP name ("cycles:pp", "cycles-pp"); -1 if none. */
 int report__find_event(const struct profile *p, const char *name);
 

@@ -560,7 +560,7 @@ static void workload_keys(const struct profile *p, uint32_t run, struct keymap *
 	}
 }
 
-static void run_keys(const struct symview *v, uint32_t run, struct keyvals *out)
+void keys__run_view(const struct symview *v, uint32_t run, struct keyvals *out)
 {
 	struct keymap m = { 0 };
 	size_t e;
@@ -579,19 +579,7 @@ int keys__run(const struct profile *p, uint32_t run, struct keyvals *out)
 	if (run >= p->nr_runs)
 		return -EINVAL;
 	symview__init(&v, p, false);
-	run_keys(&v, run, out);
+	keys__run_view(&v, run, out);
 	symview__release(&v);
 	return 0;
-}
-
-/* The symbol trie is the same for every run: build it once, not once per run. */
-void keys__run_all(const struct profile *p, struct keyvals *out)
-{
-	struct symview v;
-	uint32_t r;
-
-	symview__init(&v, p, false);
-	for (r = 0; r < p->nr_runs; r++)
-		run_keys(&v, r, &out[r]);
-	symview__release(&v);
 }

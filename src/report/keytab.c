@@ -36,21 +36,17 @@ static size_t keytab__row(struct keytab *kt, const char *key)
 
 int keytab__build(struct keytab *kt, const struct profile *p)
 {
+	struct symview v;
 	size_t r, i;
-	int err;
 
 	memset(kt, 0, sizeof(*kt));
 	hashidx__init(&kt->idx);
 	kt->nr_runs = p->nr_runs;
+	symview__init(&v, p, false);
 	for (r = 0; r < p->nr_runs; r++) {
 		struct keyvals kv = { 0 };
 
-		err = keys__run(p, (uint32_t)r, &kv);
-		if (err) {
-			keyvals__release(&kv);
-			keytab__release(kt);
-			return err;
-		}
+		keys__run_view(&v, (uint32_t)r, &kv);
 		for (i = 0; i < kv.nr; i++) {
 			size_t row = keytab__row(kt, kv.items[i].key);	/* may move vals */
 
@@ -58,6 +54,7 @@ int keytab__build(struct keytab *kt, const struct profile *p)
 		}
 		keyvals__release(&kv);
 	}
+	symview__release(&v);
 	return 0;
 }
 
