@@ -1,0 +1,136 @@
+#!/bin/sh
+# t400-flamegraph: mmprof flamegraph end to end on real recordings of the
+# bundled thp-zap workload, THP off (base) and on (new), 3 runs each.
+#   - one file: valid XML, the workload's hot user function and the kernel
+#     fault path are frames, kernel frames class k and user frames class u,
+#     root width = image width - padding, --samples, --icicle (sampled
+#     functions at the root), --comm/--dso filters (and errors: a comm or
+#     run that does not exist, bad options, exit 2), --min-width merging;
+#   - two files: valid XML, the __split_huge_pmd frames are red (class grew)
+#     where THP is on, the THP-off fault path (do_anonymous_page) is drawn
+#     hatched though it vanished, --width base;
+#   - the man page documents every --help option.
+
+here=$(cd "$(dirname "$0")/../.." && pwd)
+: "${MMPROF_BUILD:=$here/build}"
+: "${MMPROF:=$MMPROF_BUILD/mmprof}"
+wl=$MMPROF_BUILD/workloads
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t400.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+
+n=0
+failed=0
+ok() {	# ok STATUS DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+xmlok() { python3 -c 'import xml.dom.minidom,sys; xml.dom.minidom.parse(sys.argv[1])' "$1"; }
+# class of the <g> holding the first frame whose title starts with NAME
+class_of() { grep -o "<g class=\"[^\"]*\" data-d=\"[0-9]*\"><title>$2
+" "$1" | head -1 | sed 's/<g class="\([^"]*\)".*/\1/'; }
+# python helper: attributes of frames named NAME: "class width" lines
+frames() {
+	python3 - "$1" "$2" <<'EOF'
+import sys, xml.dom.minidom
+d = xml.dom.minidom.parse(sys.argv[1])
+for g in d.getElementsByTagName('g'):
+    t = g.getElementsByTagName('title')
+    if not t or not g.getAttribute('class').startswith('f '):
+        continue
+    if t[0].firstChild.data.split('\n')[0] == sys.argv[2]:
+        r = g.getElementsByTagName('rect')[0]
+        print(g.getAttribute('class'), r.getAttribute('width'))
+EOF
+}
+
+lock=${TMPDIR:-/tmp}/mmprof-thp-split.lock
+flock "$lock" "$MMPROF" record -q -r 3 -o "$tmp/off.data" -- "$wl/thp-zap" --thp off -s 1 >/dev/null 2>"$tmp/rec.err"
+ok $? "record thp-zap --thp off, 3 runs"
+flock "$lock" "$MMPROF" record -q -r 3 -o "$tmp/on.data" -- "$wl/thp-zap" --thp on -s 1 >/dev/null 2>>"$tmp/rec.err"
+ok $? "record thp-zap --thp on, 3 runs"
+sed 's/^/# /' "$tmp/rec.err"
+
+# ---- one file
+"$MMPROF" flamegraph "$tmp/on.data" -o "$tmp/on.svg" 2>"$tmp/err"
+ok $? "flamegraph on.data exits 0"
+xmlok "$tmp/on.svg"; ok $? "the SVG is valid XML"
+grep -q 'class="f u" data-d="[0-9]*"><title>thp_zap_touch' "$tmp/on.svg"; ok $? "user frame thp_zap_touch, class u"
+grep -q 'class="f k" data-d="[0-9]*"><title>asm_exc_page_fault' "$tmp/on.svg"; ok $? "kernel frame asm_exc_page_fault, class k"
+w=$(frames "$tmp/on.svg" all | awk '{ print $3 }')
+test "$w" = "1180.00"; ok $? "the root spans the graph width ($w)"
+# thp_zap_touch's width / root width = its share; compare with report --folded
+share=$(frames "$tmp/on.svg" thp_zap_touch | awk '{ s += $3 } END { printf "%.3f", s / 1180 }')
+fold=$("$MMPROF" report --folded --period "$tmp/on.data" | awk '{ n = $NF; t += n; if ($0 ~ /;thp_zap_touch(;| )/) s += n } END { printf "%.3f", s / t }')
+awk -v a="$share" -v b="$fold" 'BEGIN { exit !(a - b < 0.01 && b - a < 0.01 && a > 0.3) }'
+ok $? "thp_zap_touch width share $share matches its folded period share $fold"
+grep -q '<script type="text/ecmascript"><!\[CDATA\[' "$tmp/on.svg"; ok $? "interaction script embedded"
+
+"$MMPROF" flamegraph --samples --title 'x < y' "$tmp/on.data" -o "$tmp/s.svg" && xmlok "$tmp/s.svg" &&
+	grep -q '>x &lt; y</text>' "$tmp/s.svg"
+ok $? "--samples and an escaped --title"
+
+"$MMPROF" flamegraph --icicle "$tmp/on.data" -o "$tmp/ice.svg" && xmlok "$tmp/ice.svg"
+ok $? "--icicle"
+grep -q 'data-d="1"><title>clear_page_erms' "$tmp/ice.svg"; ok $? "icicle: a sampled function (clear_page_erms) at depth 1"
+! grep -q 'data-d="1"><title>__libc_start_call_main' "$tmp/ice.svg"; ok $? "icicle: the outermost caller is not at depth 1"
+
+"$MMPROF" flamegraph --dso '[kernel.kallsyms]' "$tmp/on.data" -o "$tmp/k.svg" && xmlok "$tmp/k.svg"
+ok $? "--dso [kernel.kallsyms]"
+"$MMPROF" flamegraph --comm thp-zap --run 2 "$tmp/on.data" -o "$tmp/c.svg" && xmlok "$tmp/c.svg"
+ok $? "--comm thp-zap --run 2"
+"$MMPROF" flamegraph --comm nosuchcomm "$tmp/on.data" -o "$tmp/x.svg" 2>"$tmp/err"
+test $? -eq 2 && grep -q "no samples left" "$tmp/err"; ok $? "a comm with no samples: exit 2 with a message"
+"$MMPROF" flamegraph --run 9 "$tmp/on.data" -o "$tmp/x.svg" 2>"$tmp/err"
+test $? -eq 2 && grep -q "no run 9" "$tmp/err"; ok $? "a run that does not exist: exit 2"
+"$MMPROF" flamegraph --min-width abc "$tmp/on.data" -o "$tmp/x.svg" 2>/dev/null
+test $? -eq 2; ok $? "bad --min-width: exit 2"
+"$MMPROF" flamegraph "$tmp/nonexistent.data" -o "$tmp/x.svg" 2>/dev/null
+test $? -eq 2; ok $? "missing file: exit 2"
+"$MMPROF" flamegraph --icicle "$tmp/off.data" "$tmp/on.data" -o "$tmp/x.svg" 2>/dev/null
+test $? -eq 2; ok $? "--icicle with two files: exit 2"
+
+"$MMPROF" flamegraph --min-width 0 "$tmp/on.data" -o "$tmp/all.svg" &&
+"$MMPROF" flamegraph --min-width 2 "$tmp/on.data" -o "$tmp/coarse.svg"
+ok $? "--min-width 0 and 2"
+a=$(grep -c '<g class="f' "$tmp/all.svg"); c=$(grep -c '<g class="f' "$tmp/coarse.svg"); d=$(grep -c '<g class="f' "$tmp/on.svg")
+test "$a" -gt "$d" && test "$d" -gt "$c"; ok $? "fewer boxes the larger the min width ($a > $d > $c)"
+"$MMPROF" flamegraph --min-width 30px "$tmp/on.data" -o - >"$tmp/px.svg" && xmlok "$tmp/px.svg"
+ok $? "--min-width in px, -o - to stdout"
+
+# ---- two files
+"$MMPROF" flamegraph "$tmp/off.data" "$tmp/on.data" -o "$tmp/diff.svg" 2>"$tmp/err"
+ok $? "differential flamegraph exits 0"
+xmlok "$tmp/diff.svg"; ok $? "the differential SVG is valid XML"
+frames "$tmp/diff.svg" __split_huge_pmd >"$tmp/split"
+grep -q '^f grew ' "$tmp/split"; ok $? "__split_huge_pmd is red (class grew)"
+sed 's/^/# /' "$tmp/split"
+frames "$tmp/diff.svg" do_anonymous_page >"$tmp/gone"
+grep -q ' absent ' "$tmp/gone" || grep -q ' absent$' "$tmp/gone"
+ok $? "the THP-off fault path (do_anonymous_page) vanished and is still drawn (hatched)"
+grep -q "url(#mmflame-hatch-" "$tmp/diff.svg"; ok $? "hatched pattern used"
+grep -q "base [0-9.]*% → new [0-9.]*% ([-+][0-9.]* points, q=" "$tmp/diff.svg"; ok $? "tooltips carry both sides, the change and q"
+"$MMPROF" flamegraph --width base "$tmp/off.data" "$tmp/on.data" -o "$tmp/diffb.svg" && xmlok "$tmp/diffb.svg"
+ok $? "--width base"
+frames "$tmp/diffb.svg" do_huge_pmd_anonymous_page | grep -q absent
+ok $? "--width base: the THP-on fault path is absent from base, drawn hatched"
+"$MMPROF" flamegraph --width middle "$tmp/off.data" "$tmp/on.data" -o "$tmp/x.svg" 2>/dev/null
+test $? -eq 2; ok $? "--width middle: exit 2"
+"$MMPROF" flamegraph -e page-faults "$tmp/off.data" "$tmp/on.data" -o "$tmp/x.svg" 2>/dev/null
+test $? -eq 2; ok $? "an event neither file sampled: exit 2"
+
+# ---- man page
+page=$here/man/mmprof-flamegraph.1
+text=$(MANWIDTH=200 LC_ALL=C.UTF-8 man -l "$page" 2>/dev/null | col -b)
+missing=""
+for o in $("$MMPROF" flamegraph --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+	printf '%s\n' "$text" | grep -q -- "$o" || missing="$missing $o"
+done
+[ -z "$missing" ]; ok $? "the man page documents every --help option${missing:+ (missing:$missing)}"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
