@@ -91,6 +91,15 @@ void symbols__mmap(struct symbols *s, pid_t pid, uint64_t start, uint64_t len,
 		   uint64_t pgoff, const char *filename);
 
 /*
+ * Call as soon as a MMAP/MMAP2 record is read, before records are sorted
+ * and replayed: when pid lives in another mount namespace (a container),
+ * its file is opened now through /proc/PID/root, while the process still
+ * exists; the later symbols__mmap() of the same (pid, filename) uses it.
+ * Cheap for processes of our own namespace (one readlink).
+ */
+void symbols__watch(struct symbols *s, pid_t pid, const char *filename);
+
+/*
  * An EXIT record: the pid's maps stay for resolution, but a later FORK
  * that reuses the pid starts from its parent's maps alone.
  */

@@ -66,6 +66,13 @@ struct dso {
 	struct elffile *own;		/* a perf map's symbols */
 };
 
+struct nsfile {
+	pid_t pid;
+	char *name;
+	uint64_t mntns;
+	int fd;			/* -1 once a DSO took it */
+};
+
 struct symbols {
 	struct arena names;
 	struct strpool pool;
@@ -90,6 +97,11 @@ struct symbols {
 
 	const char *debug_dir;	/* root of build-id debuginfo */
 	uint64_t mntns;		/* our mount namespace, 0 unknown */
+
+	/* Files of other mount namespaces, opened by symbols__watch(). */
+	struct nsfile *nsfiles;
+	size_t nr_nsfiles, alloc_nsfiles;
+	struct hashidx nsfile_idx;
 };
 
 /* The inode of /proc/PID/ns/mnt ("mnt:[4026531841]"), 0 when unreadable. */
@@ -136,6 +148,13 @@ void symbols__free(struct symbols *s)
 	}
 	free(s->dsos);
 	hashidx__release(&s->dso_idx);
+	for (i = 0; i < s->nr_nsfiles; i++) {
+		free(s->nsfiles[i].name);
+		if (s->nsfiles[i].fd >= 0)
+			close(s->nsfiles[i].fd);
+	}
+	free(s->nsfiles);
+	hashidx__release(&s->nsfile_idx);
 	for (i = 0; i < s->nr_files; i++) {
 		elffile__release(s->files[i]);
 		free(s->files[i]);
@@ -286,7 +305,8 @@ static enum dso_kind dso_kind_of(const char *name, size_t len)
  * The DSO of name as process pid sees it; mntns is pid's namespace when
  * that is not ours, else 0.
  */
-static uint32_t dso_get(struct symbols *s, const char *name, pid_t pid, uint64_t mntns)
+static uint32_t dso_get(struct symbols *s, const char *name, pid_t pid, uint64_t mntns,
+		       int *fdp)
 {
 	struct name_key k = { name, strlen(name), mntns };
 	uint64_t h = hash__combine(hash__bytes(name, k.len), mntns);
@@ -302,7 +322,10 @@ static uint32_t dso_get(struct symbols *s, const char *name, pid_t pid, uint64_t
 	d->kind = dso_kind_of(name, k.len);
 	d->mntns = mntns;
 	d->fd = -1;
-	if (mntns && d->kind == DSO_FILE) {
+	if (mntns && d->kind == DSO_FILE && fdp && *fdp >= 0) {
+		d->fd = *fdp;	/* opened while the process lived */
+		*fdp = -1;
+	} else if (mntns && d->kind == DSO_FILE) {
 		char path[PATH_MAX + 32];
 
 		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, name);
@@ -570,9 +593,59 @@ void symbols__exit(struct symbols *s, pid_t pid, pid_t tid)
 		t->exited = true;
 }
 
+struct nsfile_key {
+	pid_t pid;
+	const char *name;
+};
+
+static uint64_t nsfile_hash(pid_t pid, const char *name)
+{
+	return hash__combine(hash__bytes(name, strlen(name)), (uint64_t)pid);
+}
+
+static bool nsfile_eq(const void *ctx, uint32_t row, const void *key)
+{
+	const struct nsfile *f = &((const struct symbols *)ctx)->nsfiles[row];
+	const struct nsfile_key *k = key;
+
+	return f->pid == k->pid && !strcmp(f->name, k->name);
+}
+
+static struct nsfile *nsfile_find(struct symbols *s, pid_t pid, const char *name)
+{
+	struct nsfile_key k = { pid, name };
+	uint32_t row = hashidx__find(&s->nsfile_idx, nsfile_hash(pid, name), nsfile_eq, s, &k);
+
+	return row == HASHIDX_NONE ? NULL : &s->nsfiles[row];
+}
+
+void symbols__watch(struct symbols *s, pid_t pid, const char *filename)
+{
+	char spid[16], path[PATH_MAX + 32];
+	struct nsfile *nf;
+	uint64_t ns;
+
+	if (pid <= 0 || !s->mntns || !filename || filename[0] != '/' ||
+	    dso_kind_of(filename, strlen(filename)) != DSO_FILE)
+		return;
+	snprintf(spid, sizeof(spid), "%d", (int)pid);
+	ns = mntns_of(spid);
+	if (!ns || ns == s->mntns || nsfile_find(s, pid, filename))
+		return;
+	XGROW(s->nsfiles, s->alloc_nsfiles, s->nr_nsfiles);
+	nf = &s->nsfiles[s->nr_nsfiles];
+	nf->pid = pid;
+	nf->name = xstrdup(filename);
+	nf->mntns = ns;
+	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, filename);
+	nf->fd = open(path, O_RDONLY | O_CLOEXEC);
+	hashidx__insert(&s->nsfile_idx, nsfile_hash(pid, filename), (uint32_t)s->nr_nsfiles++);
+}
+
 void symbols__mmap(struct symbols *s, pid_t pid, uint64_t start, uint64_t len,
 		   uint64_t pgoff, const char *filename)
 {
+	struct nsfile *nf;
 	struct map m;
 	struct task *t;
 
@@ -599,11 +672,13 @@ void symbols__mmap(struct symbols *s, pid_t pid, uint64_t start, uint64_t len,
 		char perfmap[64];
 
 		snprintf(perfmap, sizeof(perfmap), "/tmp/perf-%d.map", (int)pid);
-		m.dso = dso_get(s, perfmap, pid, 0);
+		m.dso = dso_get(s, perfmap, pid, 0, NULL);
 		m.pgoff = 0;
+	} else if ((nf = nsfile_find(s, pid, filename))) {
+		m.dso = dso_get(s, filename, pid, nf->mntns, &nf->fd);
 	} else {
 		m.dso = dso_get(s, filename, pid,
-				t->mntns && s->mntns && t->mntns != s->mntns ? t->mntns : 0);
+				t->mntns && s->mntns && t->mntns != s->mntns ? t->mntns : 0, NULL);
 	}
 	t = task_find(s, pid);
 	t->known = true;
