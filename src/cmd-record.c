@@ -41,6 +41,7 @@
 #include "mmprof/sched.h"
 #include "mmprof/symbols.h"
 #include "mmprof/sysinfo.h"
+#include "mmprof/trace.h"
 #include "mmprof/workload.h"
 #include "mmprof/xalloc.h"
 
@@ -70,6 +71,8 @@ struct record_opts {
 	int callchain;
 	int quiet;
 	int sched;
+	int mm;
+	struct strlist fields;
 };
 
 /*
@@ -102,6 +105,7 @@ struct record {
 	struct symbols *syms;
 	struct sampler *sampler;
 	struct schedrec *sched;		/* --sched, else NULL */
+	struct tpstats *tp;		/* tracepoint field statistics, NULL when none */
 	bool events_added;
 	bool progress;			/* a terminal on stderr and not -q */
 	bool progress_shown;
@@ -153,6 +157,41 @@ static int add_events(void *value, const char *arg)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * --mm: the memory-management tracepoints this kernel has (sampled every
+ * hit, so their per-run counts are exact and their callchains kept).
+ * Without -e the profile event is cpu-clock (an explicit event list has no
+ * cycles fallback).
+ */
+static void add_mm_events(struct strlist *events)
+{
+	static const char *const mm[] = {
+		"kmem:mm_page_alloc", "kmem:mm_page_free", "exceptions:page_fault_user",
+		"huge_memory:mm_collapse_huge_page", "huge_memory:mm_khugepaged_scan_pmd",
+		"thp:set_migration_pmd", "thp:remove_migration_pmd",
+		"compaction:mm_compaction_begin", "compaction:mm_compaction_end",
+		"migrate:mm_migrate_pages", "vmscan:mm_vmscan_direct_reclaim_begin",
+		"mmap_lock:mmap_lock_start_locking", "mmap_lock:mmap_lock_acquire_returned",
+	};
+	size_t i;
+
+	if (!events->nr)
+		strlist__add(events, "cpu-clock");
+	for (i = 0; i < sizeof(mm) / sizeof(mm[0]); i++) {
+		char sys[32], *name;
+		size_t k;
+		bool dup = false;
+
+		snprintf(sys, sizeof(sys), "%s", mm[i]);
+		name = strchr(sys, ':');
+		*name++ = '\0';
+		for (k = 0; k < events->nr; k++)
+			dup |= !strcmp(events->items[k], mm[i]);
+		if (!dup && trace__exists(sys, name))
+			strlist__add(events, mm[i]);
+	}
 }
 
 static const char *const record_usage[] = {
@@ -585,6 +624,8 @@ static int record_run(struct record *rec, uint32_t run)
 	}
 	if (rec->sched)
 		schedrec__end_run(rec->sched, rec->p, run, rec->syms, &r.samples, &r.lost);
+	if (rec->tp)
+		tpstats__end_run(rec->tp, rec->p, run);
 	profile__add_run(rec->p, &r);
 	rec->total_samples += r.samples;
 	rec->total_lost += r.lost;
@@ -733,6 +774,8 @@ int cmd_record(int argc, char **argv)
 		{ OPT_STRING, 'c', "count", &o.period_str, "PERIOD", "sample every PERIOD events instead of -F", 0, NULL },
 		{ OPT_BOOL, 'g', "callchain", &o.callchain, NULL, "record callchains (the default)", OPT_NEGATABLE, NULL },
 		{ OPT_INT, 'm', "mmap-pages", &o.mmap_pages, "PAGES", "ring buffer pages per CPU, a power of 2", 0, NULL },
+		{ OPT_BOOL, 0, "mm", &o.mm, NULL, "also sample the memory-management tracepoints this kernel has", 0, NULL },
+		{ OPT_LIST, 0, "field", &o.fields, "SYS:NAME/FIELD", "per-run histogram of a tracepoint field (repeatable)", OPT_SPLIT, NULL },
 		{ OPT_BOOL, 0, "sched", &o.sched, NULL, "scheduler latency by stack (perf-sched keys, offcpu event)", 0, NULL },
 		{ OPT_INT, 'I', "interval", &o.interval_ms, "MS", "counter readings every MS ms (default 1000, 0: off)", 0, NULL },
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "output", 0, NULL },
@@ -776,8 +819,23 @@ int cmd_record(int argc, char **argv)
 	if (err && !o.quiet)
 		fprintf(stderr, "mmprof: warning: %s; kernel frames stay unresolved\n", e.msg);
 
+	if (o.mm)
+		add_mm_events(&o.events);
+	if (o.events.nr) {
+		rec.tp = tpstats__new(&o.events, &o.fields, &e);
+		if (!rec.tp) {
+			fprintf(stderr, "mmprof: %s\n", e.msg[0] ? e.msg : "cannot set up tracepoints");
+			goto out;
+		}
+	} else if (o.fields.nr) {
+		fprintf(stderr, "mmprof record: --field needs its tracepoint in -e\n");
+		goto out;
+	}
+
 	memset(&so, 0, sizeof(so));
 	so.events = o.events.nr ? &o.events : NULL;
+	so.raw_hook = rec.tp ? tpstats__hook : NULL;
+	so.raw_ctx = rec.tp;
 	so.freq = rec.period ? 0 : o.freq;
 	so.period = rec.period;
 	so.mmap_pages = o.mmap_pages;
@@ -829,6 +887,8 @@ int cmd_record(int argc, char **argv)
 	ret = 0;
 out:
 	schedrec__free(rec.sched);
+	tpstats__free(rec.tp);
+	strlist__release(&o.fields);
 	sampler__free(rec.sampler);
 	symbols__free(rec.syms);
 	profile__free(rec.p);
