@@ -20,6 +20,9 @@
 #include <stdint.h>
 
 #include "mmprof/errmsg.h"
+#include "mmprof/options.h"
+#include "mmprof/profile.h"
+#include "mmprof/sample.h"
 
 struct trace;
 
@@ -66,5 +69,32 @@ int trace__read_u64(const struct trace *t, const struct trace_field *f, const vo
 /* Copy a char-array field (comm) into buf, NUL-terminated; -EINVAL as above. */
 int trace__read_str(const struct trace_field *f, const void *raw, uint32_t size,
 		    char *buf, size_t buflen);
+
+/*
+ * tpstats: per-run statistics of sampled tracepoints (`-e sys:name`, --mm),
+ * fed by the sampler's raw_hook, stored as run metrics (never raw events):
+ *   tracepoint.<sys>:<name>.count              hits in the run
+ *   tracepoint.<sys>:<name>.<field>.<value>    hits per field value, the 16
+ *                                              most frequent, the rest in
+ *                                              tracepoint.<...>.<field>.other
+ * Fields with a default: kmem:mm_page_alloc and kmem:mm_page_free by order,
+ * exceptions:page_fault_user/kernel by address in 2 MiB regions (value:
+ * the region's start, hex), mmap_lock acquire latency (start_locking to
+ * acquire_returned of the same task) in power-of-2 microsecond buckets
+ * ("latency_us.<=N").  Extra fields: "sys:name/field" specs (exact values).
+ */
+struct tpstats;
+
+/*
+ * For the sampler's event specs (index i = sampler event i; specs that are
+ * not tracepoints are ignored) and extra "sys:name/field" specs (NULL: none).
+ */
+struct tpstats *tpstats__new(const struct strlist *events, const struct strlist *fields,
+			     struct errmsg *e);
+void tpstats__free(struct tpstats *ts);	/* NULL is fine */
+/* The sampler's raw_hook: ctx is the struct tpstats. */
+void tpstats__hook(void *ctx, uint32_t event, const struct sample *smp);
+/* Store the run's statistics as metrics of run `run` and start afresh. */
+void tpstats__end_run(struct tpstats *ts, struct profile *p, uint32_t run);
 
 #endif
