@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mmprof/chains.h"
 #include "mmprof/cmd.h"
@@ -20,6 +21,7 @@
 #include "mmprof/gate.h"
 #include "mmprof/keys.h"
 #include "mmprof/options.h"
+#include "mmprof/term.h"
 #include "mmprof/xalloc.h"
 
 struct diff_cmd {
@@ -28,6 +30,7 @@ struct diff_cmd {
 	struct strlist fail_on;
 	const char *gate_file;
 	const char *html;
+	int color;		/* -1: on a terminal, unless NO_COLOR */
 	struct diff_opts o;
 };
 
@@ -359,7 +362,7 @@ static int parse_args(int argc, char **argv, const struct option_desc *opts,
 
 int cmd_diff(int argc, char **argv)
 {
-	struct diff_cmd c = { .format = "lkp", .limit = 20 };
+	struct diff_cmd c = { .format = "lkp", .limit = 20, .color = -1 };
 	const struct option_desc opts[] = {
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "Output", 0, NULL },
 		{ OPT_STRING, 'f', "format", &c.format, "FMT", "lkp (default), json, csv or markdown", 0, NULL },
@@ -368,6 +371,7 @@ int cmd_diff(int argc, char **argv)
 		{ OPT_BOOL, 'g', "callchains", &c.callchains, NULL, "also show changed call chains, caller -> callee", 0, NULL },
 		{ OPT_INT, 0, "limit", &c.limit, "N", "at most N call chains (default 20)", 0, NULL },
 		{ OPT_STRING, 0, "html", &c.html, "FILE", "also write a one-file HTML report (table, run metadata, differential flame graph)", 0, NULL },
+		{ OPT_BOOL, 0, "color", &c.color, NULL, "colour rises red, falls blue (default: on a terminal, unless NO_COLOR)", OPT_NEGATABLE, NULL },
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "Statistics", 0, NULL },
 		{ OPT_DOUBLE, 'q', "alpha", &c.o.alpha, "Q", "false discovery rate (default 0.05)", 0, NULL },
 		{ OPT_DOUBLE, 0, "min-points", &c.o.min_points, "P", "effect floor for perf-profile and % keys (default 0.1)", 0, NULL },
@@ -504,8 +508,18 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (fmt == DIFF_FORMAT_JSON)
 		outbuf__printf(&out, "}\n");
-	if (out.len)
+	if (out.len && fmt == DIFF_FORMAT_LKP &&
+	    term__use_color(STDOUT_FILENO, c.color < 0 ? TERM_COLOR_AUTO :
+			    c.color ? TERM_COLOR_ALWAYS : TERM_COLOR_NEVER)) {
+		size_t need = term__color_lkp(out.s, out.len, NULL, 0);
+		char *col = xmalloc(need + 1);
+
+		term__color_lkp(out.s, out.len, col, need + 1);
+		fwrite(col, 1, need, stdout);
+		free(col);
+	} else if (out.len) {
 		fwrite(out.s, 1, out.len, stdout);
+	}
 	if (c.html && write_html(c.html, s, &d, rows, n, eb) < 0)
 		goto out;
 
