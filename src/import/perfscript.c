@@ -319,13 +319,13 @@ static int sample_header(struct perfscript *ps, const char *line, size_t len, st
 	} else {
 		ps->period = 1;
 	}
-	if (idx >= n || t[idx].len < 2 || t[idx].s[t[idx].len - 1] != ':')
-		return bad_header(ps, e, "no 'event:' field after the time");
-	ev = &t[idx];
-	if (ev->len > 13 && !memcmp(ev->s, "PERF_RECORD_", 12)) {
+	if (idx < n && t[idx].len > 12 && !memcmp(t[idx].s, "PERF_RECORD_", 12)) {
 		ps->in_sample = 2;	/* --show-*-events lines: not samples */
 		return 0;
 	}
+	if (idx >= n || t[idx].len < 2 || t[idx].s[t[idx].len - 1] != ':')
+		return bad_header(ps, e, "no 'event:' field after the time");
+	ev = &t[idx];
 	err = event_id(ps, ev->s, ev->len - 1, &ps->event, e);
 	if (err)
 		return err;

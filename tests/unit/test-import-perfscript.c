@@ -1,0 +1,172 @@
+/*
+ * test-import-perfscript: the perf script text parser (import.h) on known
+ * texts: perf's default output with callchains, -F output with pid/tid, a
+ * comm with spaces and a cpu column, the --header block, a sample without
+ * a callchain, PERF_RECORD lines, and every refusal (garbage, NUL, long
+ * line, deep stack, frame outside a sample, no samples) with its message.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmprof/import.h"
+#include "mmprof/xalloc.h"
+#include "tap.h"
+
+static const char default_text[] =
+	"# ========\n"
+	"# hostname : vm\n"
+	"# os release : 6.18.44\n"
+	"# perf version : 6.1.192\n"
+	"# cmdline : /usr/bin/perf record -g -e cpu-clock -- ./w\n"
+	"# event : name = cpu-clock, , id = { 1, 2 }, type = 1, size = 128, "
+	"{ sample_period, sample_freq } = 4000, sample_type = IP|TID, freq = 1, inherit = 1\n"
+	"# ========\n"
+	"#\n"
+	"page-fault 25644  1619.000650:     250000 cpu-clock: \n"
+	"\tffffffff821e8f67 clear_page_erms+0x7 ([kernel.kallsyms])\n"
+	"\tffffffff81000c82 asm_exc_page_fault+0x22 ([kernel.kallsyms])\n"
+	"\t            1e2e pf_touch_pages+0x1e (/w/page-fault)\n"
+	"\t               0 [unknown] ([unknown])\n"
+	"\n"
+	"page-fault 25646  1619.001650:     250000 cpu-clock: \n"
+	"\tffffffff821e8f67 clear_page_erms+0x7 ([kernel.kallsyms])\n"
+	"\tffffffff81000c82 asm_exc_page_fault+0x22 ([kernel.kallsyms])\n"
+	"\t            1e2e pf_touch_pages+0x1e (/w/page-fault)\n"
+	"\t               0 [unknown] ([unknown])\n"
+	"\n"
+	"Web Content 4242/4243 [001]  1620.000650:     500000 cpu-clock: \n"
+	"\t  7f0011 js::Foo(int, char) const+0x10 (/usr/lib/x (deleted))\n"
+	"\tffffffffc0123456 ext4_foo+0x1 ([ext4])\n";
+
+static void test_default(void)
+{
+	struct profile *p = profile__new();
+	struct errmsg e = { "" };
+	const struct frame *f;
+	uint32_t comm_w, c;
+	size_t i;
+	uint64_t samples = 0, period = 0;
+	int err = perfscript__parse(p, default_text, strlen(default_text), &e);
+
+	is_int(err, 0, "default output with header parses");
+	if (err)
+		printf("# %s\n", e.msg);
+	is_int(p->nr_events, 1, "one event");
+	is_str(profile__str(p, p->events[0].name), "cpu-clock", "event name");
+	is_int(p->events[0].type, 1, "event type from the header");
+	is_int(p->events[0].freq, 1, "freq from the header");
+	is_int(p->events[0].sample, 4000, "frequency from the header");
+	is_str(profile__meta(p, "perf_version"), "6.1.192", "perf version in meta");
+	is_str(profile__meta(p, "kernel_release"), "6.18.44", "os release in meta");
+	is_str(profile__meta(p, "perf_cmdline"), "/usr/bin/perf record -g -e cpu-clock -- ./w",
+	       "perf's command line in meta");
+	for (i = 0; i < p->nr_counts; i++) {
+		samples += p->counts[i].samples;
+		period += p->counts[i].period;
+	}
+	is_int(samples, 3, "three samples");
+	is_int(period, 1000000, "periods summed");
+	is_int(p->runs[0].samples, 3, "run sample count");
+	is_int(p->runs[0].wall_ns, 1000000000, "run duration from the first and last times");
+	comm_w = profile__str_id(p, "Web Content");
+	ok(comm_w, "a comm with a space, before pid/tid and [cpu]");
+	is_int(p->nr_counts, 2, "identical stacks of one comm share a count");
+	for (i = 0, c = 0; i < p->nr_counts; i++)
+		if (p->counts[i].comm == profile__str_id(p, "page-fault"))
+			c = p->counts[i].node;
+	/* leaf of the page-fault stack: clear_page_erms, kernel, offset 7 */
+	f = &p->frames[p->nodes[c].frame];
+	is_str(profile__str(p, f->sym), "clear_page_erms", "leaf symbol");
+	is_int(f->sym_off, 7, "symbol offset");
+	is_int(f->kernel, 1, "kernel frame");
+	is_int(f->addr, 0xffffffff821e8f67ull, "address");
+	is_int(p->nodes[c].depth, 4, "stack depth 4 with the [unknown] root frame");
+	f = &p->frames[p->nodes[p->nodes[c].parent].frame];
+	is_str(profile__str(p, f->sym), "asm_exc_page_fault", "caller next");
+	f = &p->frames[p->nodes[p->nodes[p->nodes[c].parent].parent].frame];
+	is_int(f->kernel, 0, "user frame");
+	is_str(profile__str(p, f->dso), "/w/page-fault", "user DSO");
+	f = &p->frames[p->nodes[p->nodes[p->nodes[p->nodes[c].parent].parent].parent].frame];
+	ok(!f->sym && !f->dso && !f->addr, "[unknown] ([unknown]) is unresolved");
+	ok(profile__str_id(p, "js::Foo(int, char) const"), "a symbol with spaces and parentheses");
+	ok(profile__str_id(p, "/usr/lib/x (deleted)"), "a DSO with parentheses");
+	ok(profile__str_id(p, "[ext4]"), "a module DSO");
+	for (i = 0; i < p->nr_frames; i++)
+		if (p->frames[i].dso == profile__str_id(p, "[ext4]"))
+			is_int(p->frames[i].kernel, 1, "module frame is kernel");
+	profile__free(p);
+}
+
+static void test_fields_and_nocallchain(void)
+{
+	static const char text[] =
+		"w 10/11 5.5: 100 task-clock: ffffffff81000000 foo+0x0 ([kernel.kallsyms])\n"
+		"w 10/11 5.6: 100 task-clock:       401000 main (/bin/w)\n"
+		"w 10/11 5.7: PERF_RECORD_MMAP 10/11: [0x400000(0x1000) @ 0]: x /bin/w\n"
+		"w 10 6.0: sched:sched_switch: prev_comm=w prev_pid=10 ==> next_comm=swapper\n";
+	struct profile *p = profile__new();
+	struct errmsg e = { "" };
+	int err = perfscript__parse(p, text, strlen(text), &e);
+
+	is_int(err, 0, "samples without callchains parse");
+	if (err)
+		printf("# %s\n", e.msg);
+	is_int(p->nr_events, 2, "two events, PERF_RECORD lines skipped");
+	is_int(p->runs[0].samples, 3, "three samples");
+	ok(profile__str_id(p, "main"), "the ip after the event is the frame");
+	is_str(profile__str(p, p->events[1].name), "sched:sched_switch", "tracepoint name");
+	is_int(p->events[1].type, UINT32_MAX, "unknown type without a header");
+	profile__free(p);
+}
+
+static void refused(const char *text, size_t len, int want, const char *needle, const char *what)
+{
+	struct profile *p = profile__new();
+	struct errmsg e = { "" };
+	int err = perfscript__parse(p, text, len, &e);
+
+	ok(err == want && strstr(e.msg, needle), "%s: %d '%s'", what, err, e.msg);
+	profile__free(p);
+}
+
+static void test_refusals(void)
+{
+	char *big;
+	size_t i, n;
+
+	refused("hello world\nthis is not it\n", 28, -EPROTO, "line 1: not perf script output",
+		"prose");
+	refused("", 0, -ENODATA, "no samples", "empty");
+	refused("# just a comment\n\n", 18, -ENODATA, "no samples", "comments only");
+	refused("\tffffffff81000000 foo ([k])\n", 28, -EPROTO, "outside a sample",
+		"frame before any header");
+	refused("w 1 1.0: 1 cpu-clock:\n\tnot-hex foo (x)\n", 38, -EPROTO,
+		"line 2: not perf script output: expected a frame", "bad frame");
+	refused("w 1 1.0: 1 cpu-clock:\n\t1 a\0b (x)\n", 32, -EPROTO, "NUL", "NUL byte");
+	refused("w 1 1.0: 1\n", 11, -EPROTO, "event", "no event");
+
+	n = PERFSCRIPT_MAX_LINE + 10;
+	big = xmalloc(n);
+	memset(big, 'a', n);
+	refused(big, n, -EPROTO, "longer than", "long line");
+	free(big);
+
+	n = 64 + (size_t)(PERFSCRIPT_MAX_DEPTH + 1) * 7;
+	big = xmalloc(n);
+	i = (size_t)snprintf(big, n, "w 1 1.0: 1 cpu-clock:\n");
+	while (i + 7 <= n) {
+		memcpy(big + i, "\t1 foo\n", 7);
+		i += 7;
+	}
+	refused(big, i, -EPROTO, "deeper than", "deep stack");
+	free(big);
+}
+
+int main(void)
+{
+	test_default();
+	test_fields_and_nocallchain();
+	test_refusals();
+	return done_testing();
+}
