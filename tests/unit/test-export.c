@@ -1,0 +1,168 @@
+/*
+ * test-export: the protobuf writer against known encodings (the examples
+ * of the protobuf encoding guide), and the pprof writer's uncompressed
+ * output on a small synthetic profile decoded field by field here: the
+ * string table starts with "", each sample carries 2 values per event and
+ * its leaf-first location ids, unresolved frames have no Line.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmprof/export.h"
+#include "tap.h"
+
+static void test_pbuf(void)
+{
+	struct pbuf pb = { 0 };
+
+	pbuf__varint(&pb, 1);
+	pbuf__varint(&pb, 150);
+	pbuf__varint(&pb, UINT64_MAX);
+	ok(pb.len == 1 + 2 + 10 && pb.b[0] == 1 && pb.b[1] == 0x96 && pb.b[2] == 0x01 &&
+	   pb.b[12] == 0x01 && pb.b[11] == 0xff, "varints 1, 150, 2^64-1");
+	pb.len = 0;
+	pbuf__uint(&pb, 1, 150);
+	ok(pb.len == 3 && pb.b[0] == 0x08 && pb.b[1] == 0x96 && pb.b[2] == 0x01, "field 1 = 150");
+	pb.len = 0;
+	pbuf__bytes(&pb, 2, "testing", 7);
+	ok(pb.len == 9 && pb.b[0] == 0x12 && pb.b[1] == 7 && !memcmp(pb.b + 2, "testing", 7),
+	   "field 2 = \"testing\"");
+	pb.len = 0;
+	pbuf__packed(&pb, 4, (const uint64_t[]){ 3, 270, 86942 }, 3);
+	ok(pb.len == 8 && pb.b[0] == 0x22 && pb.b[1] == 6 && pb.b[2] == 3 && pb.b[3] == 0x8e &&
+	   pb.b[4] == 0x02 && pb.b[5] == 0x9e && pb.b[6] == 0xa7 && pb.b[7] == 0x05,
+	   "packed 3, 270, 86942");
+	pbuf__release(&pb);
+}
+
+struct field {
+	uint32_t num, wire;
+	uint64_t v;		/* varint value or length */
+	const uint8_t *data;
+};
+
+static size_t rd_varint(const uint8_t *b, size_t n, size_t *i, uint64_t *v)
+{
+	int shift = 0;
+
+	*v = 0;
+	while (*i < n && shift < 64) {
+		uint8_t c = b[(*i)++];
+
+		*v |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80))
+			return 1;
+		shift += 7;
+	}
+	return 0;
+}
+
+/* next field of b[0..n) at *i; 0 at the end or on error */
+static int next(const uint8_t *b, size_t n, size_t *i, struct field *f)
+{
+	uint64_t k;
+
+	if (*i >= n || !rd_varint(b, n, i, &k))
+		return 0;
+	f->num = (uint32_t)(k >> 3);
+	f->wire = (uint32_t)(k & 7);
+	if (!rd_varint(b, n, i, &f->v))
+		return 0;
+	if (f->wire == 2) {
+		if (f->v > n - *i)
+			return 0;
+		f->data = b + *i;
+		*i += f->v;
+	}
+	return 1;
+}
+
+static void test_pprof(void)
+{
+	struct profile *p = profile__new();
+	struct event_desc ev = { .freq = 1, .sample = 4000, .type = 1 };
+	struct run r = { .wall_ns = 1000 };
+	struct frame fk = { .addr = 0xffffffff81000000ull, .kernel = 1 }, fu = { .addr = 0x1000 },
+		     fx = { .addr = 0x2000 };
+	uint32_t frames[3], node;
+	struct pprof_opts o = { .run = -1, .no_gzip = true };
+	struct errmsg e = { "" };
+	char *buf = NULL;
+	size_t len = 0, i = 0, nr_str = 0, nr_samples = 0, nr_locs = 0, nr_funcs = 0, nr_types = 0;
+	uint64_t values[2] = { 0, 0 };
+	int no_line_locs = 0;
+	struct field f;
+	FILE *out;
+
+	ev.name = profile__intern(p, "cpu-clock");
+	profile__add_event(p, &ev);
+	profile__add_run(p, &r);
+	fk.sym = profile__intern(p, "clear_page");
+	fk.dso = profile__intern(p, "[kernel.kallsyms]");
+	fu.sym = profile__intern(p, "main");
+	fu.dso = profile__intern(p, "/bin/w");
+	fx.dso = fu.dso;	/* unresolved */
+	frames[0] = profile__frame(p, &fk);
+	frames[1] = profile__frame(p, &fx);
+	frames[2] = profile__frame(p, &fu);
+	node = profile__stack(p, frames, 3);
+	profile__add_count(p, 0, 0, profile__intern(p, "w"), node, 3, 750000);
+	profile__add_count(p, 0, 0, profile__intern(p, "w"), profile__stack(p, frames + 2, 1),
+			   1, 250000);
+
+	out = open_memstream(&buf, &len);
+	is_int(export__pprof(p, &o, out, &e), 0, "pprof export");
+	fclose(out);
+	while (next((const uint8_t *)buf, len, &i, &f)) {
+		if (f.num == 6) {
+			if (!nr_str++)
+				is_int(f.v, 0, "string_table[0] is empty");
+		} else if (f.num == 1) {
+			nr_types++;
+		} else if (f.num == 2) {
+			size_t j = 0;
+			struct field g;
+
+			nr_samples++;
+			while (next(f.data, f.v, &j, &g))
+				if (g.num == 2) {	/* packed values */
+					size_t k = 0;
+					uint64_t v;
+
+					rd_varint(g.data, g.v, &k, &v);
+					values[0] += v;
+					rd_varint(g.data, g.v, &k, &v);
+					values[1] += v;
+				}
+		} else if (f.num == 4) {
+			size_t j = 0;
+			struct field g;
+			int has_line = 0;
+
+			nr_locs++;
+			while (next(f.data, f.v, &j, &g))
+				has_line |= g.num == 4;
+			no_line_locs += !has_line;
+		} else if (f.num == 5) {
+			nr_funcs++;
+		}
+	}
+	is_int(i, len, "the whole output decodes");
+	is_int(nr_types, 2, "two sample types (samples, cpu-clock)");
+	is_int(nr_samples, 2, "two samples");
+	is_int(values[0], 4, "samples total");
+	is_int(values[1], 1000000, "period total");
+	is_int(nr_locs, 3, "three locations");
+	is_int(no_line_locs, 1, "the unresolved one has no line");
+	is_int(nr_funcs, 2, "two functions");
+	ok(nr_str > 5, "a string table");
+	free(buf);
+	profile__free(p);
+}
+
+int main(void)
+{
+	test_pbuf();
+	test_pprof();
+	return done_testing();
+}
