@@ -12,9 +12,10 @@
 #include "mmprof/datafile.h"
 #include "mmprof/options.h"
 #include "mmprof/report.h"
+#include "mmprof/trace.h"
 
 struct report_opts {
-	int tree, folded, json, runs, period, comm, no_graph;
+	int tree, folded, json, runs, period, comm, no_graph, tracepoints;
 	const char *graph;
 	const char *event;
 	double percent_limit;
@@ -65,6 +66,7 @@ int cmd_report(int argc, char **argv)
 		{ OPT_BOOL, 0, "tree", &o.tree, NULL, "call graph as perf report --children prints it", 0, NULL },
 		{ OPT_BOOL, 0, "folded", &o.folded, NULL, "folded stacks for flamegraph.pl", 0, NULL },
 		{ OPT_BOOL, 0, "json", &o.json, NULL, "everything as one JSON object", 0, NULL },
+		{ OPT_BOOL, 0, "tracepoints", &o.tracepoints, NULL, "tracepoint counts and field values per run", 0, NULL },
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "Options", 0, NULL },
 		{ OPT_BOOL, 0, "runs", &o.runs, NULL, "keys: also print each run's value", 0, NULL },
 		{ OPT_STRING, 'g', "call-graph", &o.graph, "callee|caller",
@@ -95,6 +97,10 @@ int cmd_report(int argc, char **argv)
 	}
 	if (argc - i == 1)
 		path = argv[i];
+	if (o.tracepoints && o.tree + o.folded + o.json) {
+		fprintf(stderr, "mmprof report: --tracepoints excludes --tree, --folded and --json\n");
+		return EXIT_ERROR;
+	}
 	if (o.tree + o.folded + o.json > 1 && !(o.json && o.tree && !o.folded)) {
 		fprintf(stderr, "mmprof report: --tree, --folded and --json are exclusive "
 				"(except --json --tree)\n");
@@ -128,7 +134,9 @@ int cmd_report(int argc, char **argv)
 		goto fail;
 	}
 
-	if (o.json) {
+	if (o.tracepoints) {
+		err = tpstats__report(p, stdout);
+	} else if (o.json) {
 		struct json_opts jo = { .tree = o.tree, .percent_limit = o.percent_limit };
 
 		err = report__json(p, &jo, stdout);
