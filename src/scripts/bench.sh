@@ -1,0 +1,387 @@
+#!/usr/bin/env bash
+# bench.sh: `make bench` — mmprof measured side by side with perf (issue 8).
+#
+# Every comparison runs both tools in the same invocation, interleaved
+# (A B A B ...), BENCH_REPS times; the table shows medians with min-max and
+# ratios, because these machines are shared and noisy.  Sections:
+#   1. overhead: page-fault throughput unprofiled, under the kernel's floor
+#      (build/bench/floor: same events, buffers drained unread), under
+#      `perf record -g` and under `mmprof record`, per process and -a
+#   2. lost samples at the same settings
+#   3. time to answer: workload end -> children table on screen
+#   4. file size of the same runs
+#   5. ingest: samples/s through record's aggregation path (one core)
+#   6. report and diff on synthetic 10 runs x 100 000 stacks per side
+#   7. scaling of report time and memory with stacks and runs
+# Prints the table and writes it to Documentation/performance.md (with the
+# machine, the date and the command).  No pass/fail: targets are compared
+# in the text, and `make check` carries no timing assertion.
+#
+# Environment: BUILD (build), BENCH_QUICK=1 (smoke run: 1 rep, short runs,
+# small files; writes $BUILD/bench/performance.md instead of the doc),
+# BENCH_REPS (3), BENCH_SECONDS (1), BENCH_DOC (output path), BENCH_TMP.
+set -uo pipefail
+export LC_ALL=C
+build=${BUILD:-build}
+mmprof=$(realpath "$build/mmprof")
+wl=$(realpath "$build/workloads/page-fault")
+floor=$(realpath "$build/bench/floor")
+ingest=$(realpath "$build/bench/ingest")
+gen=$(realpath "$build/bench/gen-profile")
+quick=${BENCH_QUICK:-0}
+if [ "$quick" = 1 ]; then
+	reps=${BENCH_REPS:-1} secs=${BENCH_SECONDS:-0.4} stacks=10000 runs=2
+	ingest_n=1e6 doc=${BENCH_DOC:-$build/bench/performance.md}
+else
+	reps=${BENCH_REPS:-3} secs=${BENCH_SECONDS:-1} stacks=100000 runs=10
+	ingest_n=1e7 doc=${BENCH_DOC:-Documentation/performance.md}
+fi
+freqs="4000 20000"
+pages=256		# ring buffer pages per CPU, the same for every tool (1 MiB)
+wlargs=(-s "$secs" --size 16M)
+
+command -v perf >/dev/null || { echo "mmprof bench: perf is not installed (apt-get install linux-perf)" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "mmprof bench: /usr/bin/time is missing (apt-get install time)" >&2; exit 2; }
+for f in "$mmprof" "$wl" "$floor" "$ingest" "$gen"; do
+	[ -x "$f" ] || { echo "mmprof bench: '$f' is missing; run 'make bench'" >&2; exit 2; }
+done
+tmp=$(mktemp -d "${BENCH_TMP:-${TMPDIR:-/tmp}}/mmprof-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+res=$tmp/results.tsv	# section <tab> row <tab> tool <tab> metric <tab> value
+: >"$res"
+nostat=
+"$mmprof" record --help 2>&1 | grep -q -- '--no-stat' && nostat=1
+t_start=$(date +%s)
+
+put() { printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$res"; }
+now() { date +%s.%N; }
+log() { printf '  %s\n' "$*" >&2; }
+
+# The workload, wrapped so that its end time and CPU time are known: bash
+# writes the time right after it exits, `times` its children's CPU.
+wrapped=(bash -c '"$0" "$@"; rc=$?; date +%s.%N >"$BENCH_END"; times >"$BENCH_TIMES"; exit $rc' "$wl" "${wlargs[@]}")
+export BENCH_END=$tmp/end BENCH_TIMES=$tmp/times
+
+# ops/s and ops per CPU-second of the workload from its output and `times`.
+workload_numbers() {	# section row tool stdout-file
+	local ops rate cpu
+	rate=$(awk '/^page-fault.ops_per_sec:/ {print $2}' "$4")
+	ops=$(awk '/^page-fault.ops:/ {print $2}' "$4")
+	cpu=$(awk 'NR==2 { n=split($0,a," "); s=0; for(i=1;i<=n;i++){ split(a[i],b,"m"); sub("s","",b[2]); s+=b[1]*60+b[2] } print s }' "$BENCH_TIMES" 2>/dev/null)
+	[ -n "$rate" ] && put "$1" "$2" "$3" ops "$rate"
+	[ -n "$ops" ] && [ -n "$cpu" ] && awk -v o="$ops" -v c="$cpu" 'BEGIN{exit !(c>0)}' &&
+		put "$1" "$2" "$3" cpuops "$(awk -v o="$ops" -v c="$cpu" 'BEGIN{printf "%.1f", o/c}')"
+}
+
+perf_lost() {	# perf.data -> lost samples (LOST + LOST_SAMPLES records)
+	perf report --stats -i "$1" 2>/dev/null |
+		awk '/LOST(_SAMPLES)? events:/ { s += $3 } END { print s + 0 }'
+}
+
+# ---- 1-4: per-process runs ------------------------------------------------
+one_fork() {	# freq tool rep
+	local f=$1 tool=$2 row="-F $1" out=$tmp/out err=$tmp/err t0 t1 te
+	rm -f "$BENCH_END" "$BENCH_TIMES"
+	case $tool in
+	none)	"${wrapped[@]}" >"$out" 2>"$err" ;;
+	floor)	"$floor" -F "$f" -m $pages -- "${wrapped[@]}" >"$out" 2>"$err"
+		put fork "$row" "$tool" lost "$(awk '/^floor:/ {print $5}' "$err")" ;;
+	floor+stat) "$floor" -F "$f" -m $pages --counters -- "${wrapped[@]}" >"$out" 2>"$err" ;;
+	perf)	perf record -q -g -e cpu-clock -F "$f" -m $pages -o "$tmp/perf.data" -- \
+			"${wrapped[@]}" >"$out" 2>"$err"
+		/usr/bin/time -f '%U %S' -o "$tmp/rt" \
+			perf report --children --stdio -i "$tmp/perf.data" >"$tmp/answer" 2>/dev/null
+		t1=$(now)
+		te=$(cat "$BENCH_END")
+		put fork "$row" "$tool" answer "$(awk -v a="$t1" -v e="$te" 'BEGIN{printf "%.3f", a-e}')"
+		put fork "$row" "$tool" reportcpu "$(awk '{printf "%.3f", $1+$2}' "$tmp/rt")"
+		put fork "$row" "$tool" size "$(stat -c %s "$tmp/perf.data")"
+		put fork "$row" "$tool" lost "$(perf_lost "$tmp/perf.data")" ;;
+	mmprof|mmprof-nostat)
+		local extra=()
+		[ "$tool" = mmprof-nostat ] && extra=(--no-stat)
+		"$mmprof" record "${extra[@]}" -e cpu-clock -F "$f" -m $pages -o "$tmp/m.data" -- \
+			"${wrapped[@]}" >"$out" 2>"$err"
+		/usr/bin/time -f '%U %S' -o "$tmp/rt" \
+			"$mmprof" report --tree "$tmp/m.data" >"$tmp/answer" 2>/dev/null
+		t1=$(now)
+		te=$(cat "$BENCH_END")
+		put fork "$row" "$tool" answer "$(awk -v a="$t1" -v e="$te" 'BEGIN{printf "%.3f", a-e}')"
+		put fork "$row" "$tool" reportcpu "$(awk '{printf "%.3f", $1+$2}' "$tmp/rt")"
+		put fork "$row" "$tool" size "$(stat -c %s "$tmp/m.data")"
+		put fork "$row" "$tool" lost "$(sed -n 's/.* samples, \([0-9]*\) lost.*/\1/p' "$err" | tail -1)" ;;
+	esac
+	workload_numbers fork "$row" "$tool" "$out"
+}
+
+# ---- 1-2: system-wide (-a) runs, the workload beside the profiler ---------
+one_system() {	# freq tool
+	local f=$1 tool=$2 row="-a -F $1" out=$tmp/out err=$tmp/err pid=
+	local dur
+	dur=$(awk -v s="$secs" 'BEGIN{print s + 1.0}')
+	rm -f "$BENCH_END" "$BENCH_TIMES"
+	case $tool in
+	floor)	"$floor" -F "$f" -m $pages -a "$dur" 2>"$err" & pid=$! ;;
+	perf)	perf record -q -a -g -e cpu-clock -F "$f" -m $pages -o "$tmp/perf.data" -- \
+			sleep "$dur" >/dev/null 2>"$err" & pid=$! ;;
+	mmprof)	"$mmprof" record -a --duration "$dur" -e cpu-clock -F "$f" -m $pages \
+			-o "$tmp/m.data" 2>"$err" & pid=$! ;;
+	esac
+	[ -n "$pid" ] && sleep 0.4
+	"${wrapped[@]}" >"$out" 2>/dev/null
+	[ -n "$pid" ] && wait "$pid"
+	case $tool in
+	floor)	put system "$row" "$tool" lost "$(awk '/^floor:/ {print $5}' "$err")" ;;
+	perf)	put system "$row" "$tool" lost "$(perf_lost "$tmp/perf.data")" ;;
+	mmprof)	put system "$row" "$tool" lost "$(sed -n 's/.* samples, \([0-9]*\) lost.*/\1/p' "$err" | tail -1)" ;;
+	esac
+	workload_numbers system "$row" "$tool" "$out"
+}
+
+fork_tools="none floor floor+stat perf mmprof${nostat:+ mmprof-nostat}"
+system_tools="none floor perf mmprof"
+log "mmprof bench: $reps repetition(s), page-fault ${wlargs[*]}, -F $freqs, -m $pages"
+for rep in $(seq 1 "$reps"); do
+	for f in $freqs; do
+		log "rep $rep/$reps, -F $f: per process ($fork_tools)"
+		for tool in $fork_tools; do one_fork "$f" "$tool"; done
+		log "rep $rep/$reps, -F $f: -a ($system_tools)"
+		for tool in $system_tools; do one_system "$f" "$tool"; done
+	done
+done
+
+# ---- 5: ingest on one core --------------------------------------------------
+log "ingest: replayed samples through the aggregation path"
+for rep in $(seq 1 "$reps"); do
+	for st in 2000 100000; do
+		"$ingest" --samples "$ingest_n" --stacks $st >"$tmp/ing" 2>&1 || continue
+		read -r _ _ n _ _ _ _ _ cpu _ wall _ msps _ rss <"$tmp/ing"
+		put ingest "$st stacks" mmprof msps "$msps"
+		put ingest "$st stacks" mmprof cpu "$cpu"
+		put ingest "$st stacks" mmprof wall "$wall"
+		put ingest "$st stacks" mmprof rss "$rss"
+	done
+done
+
+# ---- 6-7: report and diff on synthetic files -------------------------------
+timed() {	# section row tool -- command...: wall, cpu, peak RSS
+	local sec=$1 row=$2 tool=$3
+	shift 4
+	/usr/bin/time -f '%e %U %S %M' -o "$tmp/tv" "$@" >/dev/null 2>"$tmp/terr" ||
+		{ log "failed: $* ($(head -1 "$tmp/terr"))"; return; }
+	read -r w u s m <"$tmp/tv"
+	put "$sec" "$row" "$tool" wall "$w"
+	put "$sec" "$row" "$tool" cpu "$(awk -v u="$u" -v s="$s" 'BEGIN{printf "%.2f", u+s}')"
+	put "$sec" "$row" "$tool" rss "$((m / 1024))"
+}
+log "synthetic files: $runs runs x $stacks stacks per side"
+"$gen" -o "$tmp/base.data" --runs $runs --stacks $stacks 2>/dev/null &&
+"$gen" -o "$tmp/new.data" --runs $runs --stacks $stacks --side 1 2>/dev/null || {
+	echo "mmprof bench: gen-profile failed" >&2; exit 2; }
+put size-synth "$runs x $stacks" mmprof size "$(stat -c %s "$tmp/base.data")"
+for rep in $(seq 1 "$reps"); do
+	timed synth "report (keys)" mmprof -- "$mmprof" report "$tmp/base.data"
+	timed synth "report --tree" mmprof -- "$mmprof" report --tree "$tmp/base.data"
+	timed synth "diff" mmprof -- "$mmprof" diff "$tmp/base.data" "$tmp/new.data"
+	timed synth "diff -g" mmprof -- "$mmprof" diff -g "$tmp/base.data" "$tmp/new.data"
+done
+
+log "scaling: report time and memory vs stacks and runs"
+if [ "$quick" = 1 ]; then scale="1:1000 1:10000 4:10000"; else scale="1:10000 1:100000 1:300000 10:10000 10:100000 30:100000"; fi
+for rs in $scale; do
+	r=${rs%%:*} st=${rs##*:}
+	"$gen" -o "$tmp/s.data" --runs "$r" --stacks "$st" 2>"$tmp/gen" || continue
+	nodes=$(sed -n 's/.* \([0-9]*\) trie nodes.*/\1/p' "$tmp/gen")
+	row="$r runs x $st stacks ($nodes nodes, $(( $(stat -c %s "$tmp/s.data") / 1048576 )) MB)"
+	timed scale "$row" report -- "$mmprof" report "$tmp/s.data"
+	timed scale "$row" diff -- "$mmprof" diff "$tmp/s.data" "$tmp/s.data"
+done
+for n in 1e6 1e7; do
+	for st in 2000 200000; do
+		[ "$quick" = 1 ] && [ "$n" = 1e7 ] && continue
+		"$ingest" --samples "$n" --stacks $st >"$tmp/ing" 2>&1 || continue
+		read -r _ _ _ _ _ _ _ _ cpu _ wall _ msps _ rss <"$tmp/ing"
+		put scale-ingest "$n samples, $st stacks" record cpu "$cpu"
+		put scale-ingest "$n samples, $st stacks" record msps "$msps"
+		put scale-ingest "$n samples, $st stacks" record rss "$((rss / 1024))"
+	done
+done
+
+# ---- the table -------------------------------------------------------------
+# summary: section|row|tool|metric|median|min|max|n
+sort -t$'\t' -k1,4 -k5,5g "$res" | awk -F'\t' '
+	function flush() { if (n) { m = n % 2 ? v[(n+1)/2] : (v[n/2] + v[n/2+1]) / 2
+		printf "%s|%s|%s|%s|%s|%s|%s|%d\n", key[1], key[2], key[3], key[4], m, v[1], v[n], n } n = 0 }
+	{ k = $1 FS $2 FS $3 FS $4; if (k != prev) { flush(); prev = k; split(k, key, FS) } v[++n] = $5 }
+	END { flush() }' >"$tmp/summary"
+
+get() {	# section row tool metric field(5 median, 6 min, 7 max)
+	awk -F'|' -v s="$1" -v r="$2" -v t="$3" -v m="$4" -v f="$5" \
+		'$1==s && $2==r && $3==t && $4==m { print $f; exit }' "$tmp/summary"
+}
+num() { awk -v x="$1" -v d="${2:-0}" 'BEGIN { if (x == "") print "n/a"; else printf "%.*f", d, x }'; }
+k() { awk -v x="$1" 'BEGIN { if (x == "") print "n/a"; else if (x >= 1e6) printf "%.2f M", x/1e6; else if (x >= 1e3) printf "%.0f k", x/1e3; else printf "%.0f", x }'; }
+mb() { awk -v x="$1" 'BEGIN { if (x == "") print "n/a"; else if (x >= 1048576) printf "%.1f MB", x/1048576; else printf "%.0f KB", x/1024 }'; }
+cell() {	# "median (min–max)" with a formatter
+	local fmt=$1; shift
+	local m lo hi
+	m=$(get "$@" 5) lo=$(get "$@" 6) hi=$(get "$@" 7)
+	[ -z "$m" ] && { echo "n/a"; return; }
+	if [ "$lo" = "$hi" ]; then echo "$($fmt "$m")"; else echo "$($fmt "$m") ($($fmt "$lo")–$($fmt "$hi"))"; fi
+}
+k1() { k "$1"; }
+n0() { num "$1" 0; }
+n2() { num "$1" 2; }
+n3() { num "$1" 3; }
+rel() {	# tool's metric as % of the unprofiled median: "85 % (80–90)"
+	local sec=$1 row=$2 tool=$3 met=$4 base m lo hi
+	base=$(get "$sec" "$row" none "$met" 5)
+	m=$(get "$sec" "$row" "$tool" "$met" 5) lo=$(get "$sec" "$row" "$tool" "$met" 6) hi=$(get "$sec" "$row" "$tool" "$met" 7)
+	[ -z "$m" ] || [ -z "$base" ] && { echo "n/a"; return; }
+	awk -v b="$base" -v m="$m" -v l="$lo" -v h="$hi" \
+		'BEGIN { if (l == h) printf "%.0f %%", 100*m/b; else printf "%.0f %% (%.0f–%.0f)", 100*m/b, 100*l/b, 100*h/b }'
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "n/a"; else printf "%.3g", a/b }'; }
+
+table() {
+	local t_end
+	t_end=$(date +%s)
+	cat <<HDR
+# Performance: mmprof side by side with perf
+
+Generated by \`make bench\` (src/scripts/bench.sh) on $(date -u '+%Y-%m-%d %H:%M UTC'),
+in $(( t_end - t_start )) s.  Do not edit by hand: rerun \`make bench\`.
+
+- machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $(awk '/MemTotal/ {printf "%.0f GB", $2/1048576}' /proc/meminfo) RAM
+- kernel: $(uname -r); perf: $(perf --version 2>/dev/null | sed 's/perf version //'); mmprof $("$mmprof" --version 2>/dev/null | awk '{print $NF}')
+- load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) (other jobs share this machine: read ratios, not absolutes)
+- command: \`make bench\`$( [ "$quick" = 1 ] && echo ' with BENCH_QUICK=1 (smoke run)') — $reps repetition(s), interleaved; cells are median (min–max)
+- workload: \`build/workloads/page-fault ${wlargs[*]}\` (one thread; 4 KiB anonymous faults), cpu-clock, callchains, \`-m $pages\` for every tool
+
+## 1. Overhead: page-fault throughput, % of unprofiled
+
+"floor" is tests/bench/floor.c: the same sampling event opened as mmprof
+opens it, ring buffers drained without reading the samples; "floor +
+counters" also opens the perf-stat counting set that \`mmprof record\`
+opens by default.  Throughput is the workload's own ops/s (wall clock);
+"per CPU-second" divides its operations by its own user+system time,
+which sheds most of the noise of other jobs on the machine.
+
+| setting | unprofiled ops/s | floor | floor + counters | perf record -g | mmprof record |$( [ -n "$nostat" ] && echo ' mmprof --no-stat |')
+|---|---|---|---|---|---|$( [ -n "$nostat" ] && echo '---|')
+HDR
+	for f in $freqs; do
+		printf '| -F %s | %s | %s | %s | %s | %s |' "$f" "$(cell k1 fork "-F $f" none ops)" \
+			"$(rel fork "-F $f" floor ops)" "$(rel fork "-F $f" floor+stat ops)" \
+			"$(rel fork "-F $f" perf ops)" "$(rel fork "-F $f" mmprof ops)"
+		[ -n "$nostat" ] && printf ' %s |' "$(rel fork "-F $f" mmprof-nostat ops)"
+		echo
+	done
+	for f in $freqs; do
+		printf '| -F %s, per CPU-second | %s | %s | %s | %s | %s |' "$f" "$(cell k1 fork "-F $f" none cpuops)" \
+			"$(rel fork "-F $f" floor cpuops)" "$(rel fork "-F $f" floor+stat cpuops)" \
+			"$(rel fork "-F $f" perf cpuops)" "$(rel fork "-F $f" mmprof cpuops)"
+		[ -n "$nostat" ] && printf ' %s |' "$(rel fork "-F $f" mmprof-nostat cpuops)"
+		echo
+	done
+	for f in $freqs; do
+		printf '| -a -F %s | %s | %s | – | %s | %s |' "$f" "$(cell k1 system "-a -F $f" none ops)" \
+			"$(rel system "-a -F $f" floor ops)" "$(rel system "-a -F $f" perf ops)" \
+			"$(rel system "-a -F $f" mmprof ops)"
+		[ -n "$nostat" ] && printf ' – |'
+		echo
+	done
+	cat <<HDR
+
+## 2. Lost samples (per run)
+
+| setting | floor | perf record -g | mmprof record |
+|---|---|---|---|
+HDR
+	for f in $freqs; do
+		echo "| -F $f | $(cell n0 fork "-F $f" floor lost) | $(cell n0 fork "-F $f" perf lost) | $(cell n0 fork "-F $f" mmprof lost) |"
+	done
+	for f in $freqs; do
+		echo "| -a -F $f | $(cell n0 system "-a -F $f" floor lost) | $(cell n0 system "-a -F $f" perf lost) | $(cell n0 system "-a -F $f" mmprof lost) |"
+	done
+	cat <<HDR
+
+## 3. Time to answer and 4. file size (the per-process runs of section 1)
+
+Time to answer: from the workload's exit to the children table written
+(\`perf record\` finishing + \`perf report --children --stdio\`, versus
+\`mmprof record\` finishing + \`mmprof report --tree\`), wall seconds; the
+report's own CPU time beside it.
+
+| setting | perf: answer s | mmprof: answer s | ratio | perf report CPU s | mmprof report CPU s | perf.data | mmprof .data | size ratio |
+|---|---|---|---|---|---|---|---|---|
+HDR
+	for f in $freqs; do
+		echo "| -F $f | $(cell n3 fork "-F $f" perf answer) | $(cell n3 fork "-F $f" mmprof answer) | $(ratio "$(get fork "-F $f" mmprof answer 5)" "$(get fork "-F $f" perf answer 5)") | $(cell n3 fork "-F $f" perf reportcpu) | $(cell n3 fork "-F $f" mmprof reportcpu) | $(cell mb fork "-F $f" perf size) | $(cell mb fork "-F $f" mmprof size) | $(ratio "$(get fork "-F $f" mmprof size 5)" "$(get fork "-F $f" perf size 5)") |"
+	done
+	cat <<HDR
+
+## 5. Ingest: record's aggregation path on one core
+
+tests/bench/ingest.c replays $ingest_n cpu-clock samples with 30-entry
+callchains through \`sampler__replay\` (parse, hash the chain, intern the
+comm, count); the first visits every distinct stack once, then half the
+samples go to 64 hot stacks.  Rate per CPU-second of the replaying thread.
+
+| distinct stacks | M samples/s | CPU s | wall s | RSS growth |
+|---|---|---|---|---|
+HDR
+	for st in 2000 100000; do
+		echo "| $st | $(cell n2 ingest "$st stacks" mmprof msps) | $(cell n3 ingest "$st stacks" mmprof cpu) | $(cell n3 ingest "$st stacks" mmprof wall) | $(cell n0 ingest "$st stacks" mmprof rss) KB |"
+	done
+	cat <<HDR
+
+## 6. Report and diff on synthetic files
+
+tests/bench/gen-profile.c: $runs runs × $stacks distinct stacks per side
+(kernel page-fault-like chains of 19–28 frames sharing callers as a 4-ary
+tree; $(mb "$(get size-synth "$runs x $stacks" mmprof size 5)") per file).  diff compares two such files.
+
+| command | wall s | CPU s | peak RSS MB |
+|---|---|---|---|
+HDR
+	for c in "report (keys)" "report --tree" "diff" "diff -g"; do
+		echo "| mmprof $c | $(cell n2 synth "$c" mmprof wall) | $(cell n2 synth "$c" mmprof cpu) | $(cell n0 synth "$c" mmprof rss) |"
+	done
+	cat <<HDR
+
+## 7. Scaling
+
+Report (keys) and diff (the file against itself) by size of the file,
+one run each; record's aggregation by samples and distinct stacks.
+
+| file | report s (CPU) | report MB | diff s (CPU) | diff MB |
+|---|---|---|---|---|
+HDR
+	awk -F'|' '$1=="scale" {print $2}' "$tmp/summary" | sort -u -t'(' -k1,1 | sort -n -k1,1 -k4,4 |
+	while IFS= read -r row; do
+		echo "| $row | $(num "$(get scale "$row" report cpu 5)" 2) | $(num "$(get scale "$row" report rss 5)") | $(num "$(get scale "$row" diff cpu 5)" 2) | $(num "$(get scale "$row" diff rss 5)") |"
+	done
+	cat <<HDR
+
+| record: samples, distinct stacks | CPU s | M samples/s | aggregate MB |
+|---|---|---|---|
+HDR
+	awk -F'|' '$1=="scale-ingest" {print $2}' "$tmp/summary" | sort -u | sort -g |
+	while IFS= read -r row; do
+		echo "| $row | $(num "$(get scale-ingest "$row" record cpu 5)" 2) | $(num "$(get scale-ingest "$row" record msps 5)" 2) | $(num "$(get scale-ingest "$row" record rss 5)") |"
+	done
+}
+
+mkdir -p "$(dirname "$doc")"
+table >"$tmp/table.md"
+# the measured part, then the hand-written analysis kept below the marker
+if [ -f "$doc" ] && grep -q '^<!-- analysis -->' "$doc"; then
+	sed -n '/^<!-- analysis -->/,$p' "$doc" >"$tmp/analysis"
+	{ cat "$tmp/table.md"; echo; cat "$tmp/analysis"; } >"$doc"
+else
+	{ cat "$tmp/table.md"; echo; echo '<!-- analysis -->'; } >"$doc"
+fi
+cat "$tmp/table.md"
+echo
+echo "mmprof bench: wrote $doc"
