@@ -73,6 +73,18 @@ static const char page_script[] =
 	"var svg = document.querySelector('svg.mmflame');\n"
 	"var ok = !svg || svg.getAttribute('data-ok') === '1';\n"
 	"document.body.setAttribute('data-rows', String(body.rows.length));\n"
+	"/* #mmprof-selftest: exercise search and zoom (the headless-browser test reads the result) */\n"
+	"if (svg && svg.mmflame && location.hash === '#mmprof-selftest') {\n"
+	"  var fl = svg.mmflame, hits = fl.search('split_huge'), res = [];\n"
+	"  res.push('hits=' + hits, svg.querySelector('.matched').textContent);\n"
+	"  fl.search(null);\n"
+	"  for (var j = 0; j < fl.frames.length; j++) if (fl.frames[j].d === 1) { fl.zoom(j); break; }\n"
+	"  var hidden = 0;\n"
+	"  for (j = 0; j < fl.frames.length; j++) hidden += fl.frames[j].g.style.display === 'none';\n"
+	"  res.push('hidden=' + hidden);\n"
+	"  fl.unzoom();\n"
+	"  document.body.setAttribute('data-selftest', res.join(';'));\n"
+	"}\n"
 	"document.body.setAttribute('data-ok', ok ? '1' : '0');\n"
 	"})();\n";
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # t400-flamegraph: mmprof flamegraph end to end on real recordings of the
-# bundled thp-zap workload, THP off (base) and on (new), 3 runs each.
+# bundled thp-zap workload, THP off (base) and on (new), 4 runs each.
 #   - one file: valid XML, the workload's hot user function and the kernel
 #     fault path are frames, kernel frames class k and user frames class u,
 #     root width = image width - padding, --samples, --icicle (sampled
@@ -49,10 +49,10 @@ EOF
 }
 
 lock=${TMPDIR:-/tmp}/mmprof-thp-split.lock
-flock "$lock" "$MMPROF" record -q -r 3 -o "$tmp/off.data" -- "$wl/thp-zap" --thp off -s 1 >/dev/null 2>"$tmp/rec.err"
-ok $? "record thp-zap --thp off, 3 runs"
-flock "$lock" "$MMPROF" record -q -r 3 -o "$tmp/on.data" -- "$wl/thp-zap" --thp on -s 1 >/dev/null 2>>"$tmp/rec.err"
-ok $? "record thp-zap --thp on, 3 runs"
+flock "$lock" "$MMPROF" record -q -r 4 -o "$tmp/off.data" -- "$wl/thp-zap" --thp off -s 1 >/dev/null 2>"$tmp/rec.err"
+ok $? "record thp-zap --thp off, 4 runs"
+flock "$lock" "$MMPROF" record -q -r 4 -o "$tmp/on.data" -- "$wl/thp-zap" --thp on -s 1 >/dev/null 2>>"$tmp/rec.err"
+ok $? "record thp-zap --thp on, 4 runs"
 sed 's/^/# /' "$tmp/rec.err"
 
 # ---- one file

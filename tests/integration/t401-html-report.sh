@@ -1,0 +1,88 @@
+#!/bin/sh
+# t401-html-report: `mmprof diff --html` checked in a real headless browser.
+#   - thp-zap THP off (base) against THP on (new), 4 runs each;
+#   - the file is self-contained: no external script, style, image or font;
+#   - Debian's chromium (installed here when missing and we are root; a
+#     loud failure otherwise, never a skip) loads it with no uncaught
+#     error (console log and the page's own data-error hook), the page
+#     script and the flame graph script both ran (body data-ok="1"), the
+#     table has rows, the graph has the red __split_huge_pmd frames;
+#   - #mmprof-selftest drives search and zoom in the browser;
+#   - a screenshot renders (non-trivial PNG).
+
+here=$(cd "$(dirname "$0")/../.." && pwd)
+: "${MMPROF_BUILD:=$here/build}"
+: "${MMPROF:=$MMPROF_BUILD/mmprof}"
+wl=$MMPROF_BUILD/workloads
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t401.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+
+n=0
+failed=0
+ok() {	# ok STATUS DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+
+lock=${TMPDIR:-/tmp}/mmprof-thp-split.lock
+flock "$lock" "$MMPROF" record -q -r 4 -o "$tmp/off.data" -- "$wl/thp-zap" --thp off -s 1 >/dev/null 2>"$tmp/rec.err"
+ok $? "record thp-zap --thp off, 4 runs"
+flock "$lock" "$MMPROF" record -q -r 4 -o "$tmp/on.data" -- "$wl/thp-zap" --thp on -s 1 >/dev/null 2>>"$tmp/rec.err"
+ok $? "record thp-zap --thp on, 4 runs"
+
+"$MMPROF" diff "$tmp/off.data" "$tmp/on.data" --html "$tmp/report.html" >"$tmp/out" 2>"$tmp/err"
+ok $? "diff --html exits 0"
+grep -q "%stddev" "$tmp/out"; ok $? "the text table is still printed"
+grep -q '^<!DOCTYPE html>' "$tmp/report.html"; ok $? "an HTML document"
+# self-contained: the only URL is the SVG namespace
+! grep -Eq '<link|<img|<iframe| src=|@import|url\(["'"'"']?(https?:|//)' "$tmp/report.html"
+ok $? "no external resources"
+grep -o 'https\?://[^"'"'"'<]*' "$tmp/report.html" | sort -u >"$tmp/urls"
+test "$(cat "$tmp/urls")" = "http://www.w3.org/2000/svg"; ok $? "no URL but the SVG namespace ($(tr '\n' ' ' <"$tmp/urls"))"
+grep -q 'perf-profile.children.cpu-clock.__split_huge_pmd' "$tmp/report.html"; ok $? "the __split_huge_pmd row is in the table"
+
+if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ]; then
+	echo "# chromium missing: installing it (apt-get install -y chromium)"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y chromium >"$tmp/apt.log" 2>&1 || sed 's/^/# /' "$tmp/apt.log" | tail -5
+fi
+command -v chromium >/dev/null 2>&1
+ok $? "chromium is installed (apt-get install chromium; as root this test installs it)"
+
+browse() {	# browse URL-SUFFIX OUT ERR [extra flags]
+	url=$1 out=$2 err=$3
+	shift 3
+	prof=$(mktemp -d "$tmp/chromium.XXXXXX")
+	timeout 180 chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--disable-component-update --disable-sync --no-first-run --user-data-dir="$prof" \
+		--enable-logging=stderr --v=0 "$@" "file://$tmp/report.html$url" >"$out" 2>"$err"
+}
+
+browse "" "$tmp/dom" "$tmp/chr.err" --dump-dom
+ok $? "chromium --dump-dom exits 0"
+grep -q '<body[^>]* data-ok="1"' "$tmp/dom"; ok $? "page and flame graph scripts ran (body data-ok=1)"
+! grep -q 'data-error=' "$tmp/dom"; ok $? "no uncaught error (page hook)"
+! grep -Eq 'Uncaught|CONSOLE.*[Ee]rror' "$tmp/chr.err"; ok $? "no console error"
+grep -E 'Uncaught|CONSOLE' "$tmp/chr.err" | sed 's/^/# /' | head -5
+rows=$(grep -o '<body[^>]* data-rows="[0-9]*"' "$tmp/dom" | sed 's/.*data-rows="//; s/"//')
+test "${rows:-0}" -gt 0; ok $? "the table has rows in the browser ($rows)"
+grep -q '<svg[^>]*class="mmflame"[^>]*data-ok="1"' "$tmp/dom"; ok $? "the flame graph initialised (svg data-ok=1)"
+grep -q 'class="f grew[^"]*" data-d="[0-9]*"><title>__split_huge_pmd' "$tmp/dom"; ok $? "__split_huge_pmd is red in the graph"
+grep -q 'class="reset" [^>]*style="display: none;"' "$tmp/dom"; ok $? "Reset Zoom hidden until a zoom"
+
+browse "#mmprof-selftest" "$tmp/dom2" "$tmp/chr2.err" --dump-dom
+st=$(grep -o 'data-selftest="[^"]*"' "$tmp/dom2")
+echo "# $st"
+echo "$st" | grep -Eq 'hits=[1-9][0-9]*;Matched: [0-9.]+% \([0-9]+ frames\);hidden=[1-9]'
+ok $? "in the browser: search finds split_huge frames with a matched %, a click-zoom hides the rest"
+
+browse "" "$tmp/shot.out" "$tmp/chr3.err" --window-size=1280,2000 --screenshot="$tmp/report.png"
+size=$(wc -c <"$tmp/report.png" 2>/dev/null || echo 0)
+test "$size" -gt 20000; ok $? "screenshot rendered ($size bytes)"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
