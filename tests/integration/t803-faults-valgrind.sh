@@ -1,0 +1,60 @@
+#!/bin/sh
+# t803-faults-valgrind: record, report (every view), diff, export and strip
+# run under valgrind memcheck with no error and no definite leak, on a real
+# recording (the sanitizer build covers the same paths with ASan/UBSan; this
+# covers the ordinary -O2 binary, uninitialised reads included).
+# VALGRIND overrides the command (e.g. with --leak-check=full --show-leak-kinds=all).
+
+here=$(cd "$(dirname "$0")/../.." && pwd)
+: "${MMPROF_BUILD:=$here/build}"
+: "${MMPROF:=$MMPROF_BUILD/mmprof}"
+: "${VALGRIND:=valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite}"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t803.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+
+if ! command -v valgrind >/dev/null 2>&1; then
+	[ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -q valgrind >/dev/null 2>&1
+fi
+
+n=0
+failed=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+
+# vg DESCRIPTION ARGS...: exit 0 under memcheck, no report of valgrind's
+vg() {
+	desc=$1
+	shift
+	$VALGRIND --log-file="$tmp/vg.log" "$MMPROF" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	ok "$(test $rc -eq 0 && test ! -s "$tmp/vg.log"; echo $?)" "valgrind: $desc"
+	if [ $rc -ne 0 ] || [ -s "$tmp/vg.log" ]; then
+		echo "# rc=$rc"
+		head -40 "$tmp/vg.log" "$tmp/err" | sed 's/^/# /'
+	fi
+}
+
+echo "1..9"
+
+vg "record (fork, callchains, counters)" record -q -F 1000 -e cpu-clock -o "$tmp/a.data" -- \
+	sh -c 'i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done'
+"$MMPROF" record -q -F 1000 -e cpu-clock -o "$tmp/b.data" -- \
+	sh -c 'i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done' 2>/dev/null
+vg "report" report "$tmp/a.data"
+vg "report --tree" report --tree "$tmp/a.data"
+vg "report --folded" report --folded "$tmp/a.data"
+vg "report --json" report --json "$tmp/a.data"
+vg "diff" diff "$tmp/a.data" "$tmp/b.data"
+vg "export --format pprof" export --format pprof -o "$tmp/a.pb.gz" "$tmp/a.data"
+vg "strip" strip "$tmp/a.data" -o "$tmp/s.data"
+$VALGRIND --log-file="$tmp/vg.log" "$MMPROF" report "$tmp/missing.data" >/dev/null 2>&1
+ok "$(test $? -eq 2 && test ! -s "$tmp/vg.log"; echo $?)" "valgrind: an error path (missing file) exits 2 cleanly"
+
+exit $((failed != 0))
