@@ -1,0 +1,74 @@
+#!/bin/sh
+# t701-trace: tracepoint fields decoded with libtraceevent.
+#   - exceptions:page_fault_user: the fault addresses of a workload that
+#     prints its buffer range fall inside it (2 MiB regions), and the
+#     count covers the pages it touched;
+#   - --mm on thp-zap --thp on: kmem:mm_page_alloc order 9 (huge page
+#     allocations) is counted, at least once per THP fault the workload
+#     reports; report --tracepoints shows it; --field adds a histogram;
+#   - a --field of an unknown field fails in one line.
+# (On this kernel huge_memory:* and thp:* are khugepaged/migration events
+# that a fault-and-zap workload does not hit; kmem order 9 is its trace.)
+
+here=$(cd "$(dirname "$0")/../.." && pwd)
+: "${MMPROF_BUILD:=$here/build}"
+: "${MMPROF:=$MMPROF_BUILD/mmprof}"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t701.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+
+n=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
+}
+val() { awk -v k="$1:" '$1 == k { print $2; exit }' "$2"; }
+
+echo "1..11"
+
+"$MMPROF" record -q -e exceptions:page_fault_user -o "$tmp/f.data" -- \
+	"$MMPROF_BUILD/workloads/fault-range" --thp off --size 8M >"$tmp/out" 2>"$tmp/err"
+ok $? "record -e exceptions:page_fault_user exits 0"
+range=$(sed -n 's/^fault-range: buffer //p' "$tmp/err")
+start=$(printf '%d' "${range%-*}")
+end=$(printf '%d' "${range#*-}")
+"$MMPROF" report "$tmp/f.data" >"$tmp/keys"
+count=$(val tracepoint.exceptions:page_fault_user.count "$tmp/keys")
+ok "$(test -n "$count" && test "$count" -ge 2048; echo $?)" "faults counted ($count >= 2048 pages)"
+# regions inside the buffer carry the 2048 faults of fr_touch
+inside=0 top= topn=0
+grep '^tracepoint\.exceptions:page_fault_user\.address\.0x' "$tmp/keys" |
+	sed 's/^tracepoint\.exceptions:page_fault_user\.address\.\(0x[0-9a-f]*\): \([0-9]*\)$/\1 \2/' >"$tmp/regions"
+while read -r region hits; do
+	r=$(printf '%d' "$region")
+	[ $((r + 2097152)) -gt "$start" ] && [ "$r" -lt "$end" ] && inside=$((inside + hits))
+	[ "$hits" -gt "$topn" ] && { topn=$hits; top=$region; }
+done <"$tmp/regions"
+ok "$(test "$inside" -ge 2048; echo $?)" "the decoded addresses of $inside faults fall inside the buffer $range"
+r=$(printf '%d' "${top:-0}")
+ok "$(test $((r + 2097152)) -gt "$start" && test "$r" -lt "$end"; echo $?)" \
+	"the busiest region ($top) is the buffer's"
+
+lock=${TMPDIR:-/tmp}/mmprof-thp-split.lock
+flock "$lock" "$MMPROF" record -q --mm --field kmem:mm_page_alloc/gfp_flags -o "$tmp/mm.data" -- \
+	"$MMPROF_BUILD/workloads/thp-zap" --thp on -n 10 >"$tmp/out" 2>"$tmp/err"
+ok $? "record --mm of thp-zap --thp on exits 0"
+[ -s "$tmp/err" ] && sed 's/^/# /' "$tmp/err"
+"$MMPROF" report "$tmp/mm.data" >"$tmp/keys"
+thp=$(val thp-zap.thp_fault_alloc "$tmp/keys")
+o9=$(val tracepoint.kmem:mm_page_alloc.order.9 "$tmp/keys")
+ok "$(test -n "$o9" && test "$o9" -gt 0 && test "$o9" -ge "${thp:-1}"; echo $?)" \
+	"order-9 page allocations ($o9) cover the THP faults ($thp)"
+ok "$(grep -q '^tracepoint\.kmem:mm_page_alloc\.gfp_flags\.' "$tmp/keys"; echo $?)" "--field adds a histogram"
+"$MMPROF" report --tracepoints "$tmp/mm.data" >"$tmp/tp"
+ok "$(grep -q '^kmem:mm_page_alloc  *[0-9]' "$tmp/tp" && grep -q '^  order=9  ' "$tmp/tp"; echo $?)" \
+	"report --tracepoints lists the event and order=9"
+ok "$(grep -c '^[a-z_]*:[a-z_]* ' "$tmp/tp" | awk '{ exit !($1 >= 3) }'; echo $?)" \
+	"and the other mm tracepoints of this kernel"
+
+"$MMPROF" record -q -e kmem:mm_page_alloc --field kmem:mm_page_alloc/nope -o "$tmp/x.data" -- true \
+	>/dev/null 2>"$tmp/err"
+rc=$?
+ok "$(test $rc -eq 2 && test "$(wc -l <"$tmp/err")" -eq 1 && test ! -e "$tmp/x.data"; echo $?)" \
+	"an unknown field: exit 2, one line ($(cat "$tmp/err"))"
+"$MMPROF" report --tracepoints "$tmp/f.data" >/dev/null && "$MMPROF" report --tracepoints --json "$tmp/f.data" 2>/dev/null
+ok "$(test $? -eq 2; echo $?)" "--tracepoints excludes --json"
