@@ -482,7 +482,7 @@ struct built {
  * then let it finish.
  */
 static int sample_argv(char *const argv[], uint64_t addr[2], struct mapline *ml, size_t *nml,
-		       struct symbols *s, pid_t *pidp)
+		       struct symbols *s, pid_t *pidp, struct symbols *watch)
 {
 	int in[2], out[2], status;
 	char buf[128] = "";
@@ -507,6 +507,8 @@ static int sample_argv(char *const argv[], uint64_t addr[2], struct mapline *ml,
 		buf[n] = '\0';
 	if (ml)
 		*nml = read_maps(pid, ml, 64);
+	for (size_t i = 0; watch && ml && i < *nml; i++)
+		symbols__watch(watch, pid, ml[i].name);
 	if (s)
 		symbols__add_proc(s, pid);
 	if (pidp)
@@ -519,7 +521,7 @@ static int sample_argv(char *const argv[], uint64_t addr[2], struct mapline *ml,
 
 static int sample_prog(const char *prog, uint64_t addr[2], struct mapline *ml, size_t *nml)
 {
-	return sample_argv((char *[]){ (char *)prog, NULL }, addr, ml, nml, NULL, NULL);
+	return sample_argv((char *[]){ (char *)prog, NULL }, addr, ml, nml, NULL, NULL, NULL);
 }
 
 /* PLT stubs against objdump's "<read@plt>:" labels. */
@@ -839,7 +841,9 @@ static void test_mount_ns(void)
 	char dir[] = "/tmp/mmprof-symns.XXXXXX", src[PATH_MAX], bin[PATH_MAX + 16];
 	char hidden[PATH_MAX + 16];
 	static char cmd[8 * PATH_MAX];
-	struct symbols *s = symbols__new();
+	static struct mapline ml[64];
+	struct symbols *s = symbols__new(), *w = symbols__new();
+	size_t nml = 0, i;
 	struct symbol_info si;
 	uint64_t addr[2];
 	pid_t pid = 0;
@@ -858,8 +862,13 @@ static void test_mount_ns(void)
 	snprintf(cmd, sizeof(cmd), "mount -t tmpfs mmprof-ns %s && cp %s %s/prog && exec %s/prog",
 		 hidden, bin, hidden, hidden);
 	if (ok(!sample_argv((char *[]){ "unshare", "-m", "--propagation", "private", "sh", "-c",
-					cmd, NULL }, addr, NULL, NULL, s, &pid),
+					cmd, NULL }, addr, ml, &nml, s, &pid, w),
 	       "program ran in its own mount namespace")) {
+		/* As record does it: watch while alive, maps replayed after the exit. */
+		for (i = 0; i < nml; i++)
+			symbols__mmap(w, pid, ml[i].start, ml[i].len, ml[i].pgoff, ml[i].name);
+		symbols__resolve(w, pid, addr[0] + 1, false, &si);
+		is_str(si.sym, "alpha", "watched at the mmap, replayed after the exit");
 		symbols__resolve(s, pid, addr[0] + 1, false, &si);
 		is_str(si.sym, "alpha", "binary seen through /proc/PID/root");
 		snprintf(cmd, sizeof(cmd), "%s/prog", hidden);
@@ -869,6 +878,7 @@ static void test_mount_ns(void)
 		is_str(si.sym, "beta", "second function, resolved after the process exited");
 	}
 	symbols__free(s);
+	symbols__free(w);
 	snprintf(cmd, sizeof(cmd), "%s/prog", hidden);
 	unlink(cmd);
 	rmdir(hidden);

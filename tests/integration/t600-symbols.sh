@@ -1,0 +1,163 @@
+#!/bin/sh
+# t600-symbols: programs built here, recorded by mmprof and by perf; the
+# two hottest functions mmprof names must be perf's (perf report
+# --no-children --sort sym), for the cases issue 3 lists:
+#   - a C++ program (templates, overloads, a lambda): demangled names;
+#   - a JIT-style program running code from anonymous memory it names in
+#     /tmp/perf-PID.map;
+#   - a stripped program whose symbols are found by .gnu_debuglink;
+#   - a program in its own mount namespace (unshare -m) whose binary exists
+#     only on a tmpfs inside it.  perf cannot name it afterwards (the
+#     namespace is gone when perf report runs), so perf's names come from
+#     the same binary recorded outside the namespace.
+
+here=$(cd "$(dirname "$0")/../.." && pwd)
+: "${MMPROF_BUILD:=$here/build}"
+: "${MMPROF:=$MMPROF_BUILD/mmprof}"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t600.XXXXXX") || exit 2
+jitpids=""
+trap 'for p in $jitpids; do rm -f /tmp/perf-$p.map; done; umount "$tmp/ns" 2>/dev/null; rm -rf "$tmp"' EXIT
+
+n=0
+failed=0
+ok() {	# ok COND-EXIT-STATUS DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+
+echo "1..13"
+
+# The two hottest leaf functions of an mmprof recording, one per line.
+mmprof_top() {
+	"$MMPROF" report --folded "$1" | awk '
+		{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s); k = split(s, f, ";"); t[f[k]] += c }
+		END { for (x in t) printf "%d\t%s\n", t[x], x }' |
+		sort -t "$(printf '\t')" -k1,1nr | head -2 | cut -f2 | sort
+}
+# The same from perf report (user functions; the kernel's share is tiny).
+perf_top() {
+	perf report -i "$1" --no-children --sort sym --stdio -g none 2>/dev/null |
+		sed -n 's/^ *[0-9.]*% *\[\.\] //p' | head -2 | sed 's/ *$//' | sort
+}
+# compare NAME MMPROF-DATA PERF-DATA
+compare() {
+	mmprof_top "$2" >"$tmp/$1.m"
+	perf_top "$3" >"$tmp/$1.p"
+	[ "$(wc -l <"$tmp/$1.m")" -eq 2 ] && cmp -s "$tmp/$1.m" "$tmp/$1.p"
+	ok $? "$1: hottest functions as perf names them ($(tr '\n' ',' <"$tmp/$1.m"))"
+	cmp -s "$tmp/$1.m" "$tmp/$1.p" || { echo "# perf:"; sed 's/^/#   /' "$tmp/$1.p"; }
+}
+rec() {	# rec NAME CMD...: both recorders, same program
+	name=$1
+	shift
+	"$MMPROF" record -q -o "$tmp/$name.mdata" -- "$@" >"$tmp/$name.mout" 2>"$tmp/$name.err"
+	ok $? "$name: mmprof record"
+	perf record -q -e cpu-clock -F 4000 -o "$tmp/$name.pdata" -- "$@" >"$tmp/$name.pout" 2>&1
+}
+
+# --- C++ -------------------------------------------------------------
+cat >"$tmp/cxx.cc" <<'EOF'
+#include <cstdio>
+#include <string>
+namespace ns {
+template <typename T> struct Box {
+	__attribute__((noinline)) T spin(T x, long n) {
+		for (long i = 0; i < n; i++) { asm volatile("" : "+r"(x)); x = x * 3 + 1; }
+		return x;
+	}
+};
+__attribute__((noinline)) long work(long x, const std::string &s)
+{ Box<long> b; return b.spin(x + (long)s.size(), 80000000); }
+__attribute__((noinline)) long work(int x) { Box<unsigned> b; return b.spin((unsigned)x, 40000000); }
+}
+int main() {
+	std::string s("abc");
+	auto f = [&](int k) __attribute__((noinline)) { return ns::work(k) + ns::work(k, s); };
+	printf("%ld\n", f(3));
+}
+EOF
+g++ -O2 -g -fno-omit-frame-pointer -o "$tmp/cxx" "$tmp/cxx.cc"
+ok $? "g++ builds the C++ program"
+rec cxx "$tmp/cxx"
+compare cxx "$tmp/cxx.mdata" "$tmp/cxx.pdata"
+"$MMPROF" report --folded "$tmp/cxx.mdata" | grep -F ';main;main::{lambda(int)#1}::operator();' |
+	grep -qF 'ns::Box<unsigned int>::spin'
+ok $? "cxx: the lambda's stack is demangled frame by frame"
+
+# --- JIT with a perf map ----------------------------------------------
+cat >"$tmp/jit.c" <<'EOF'
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+/* x86-64: mov %rdi,%rax; 1: dec %rdi; jnz 1b; ret */
+static const unsigned char code[] = { 0x48, 0x89, 0xf8, 0x48, 0xff, 0xcf, 0x75, 0xfb, 0xc3 };
+int main(void)
+{
+	unsigned char *mem = mmap(NULL, 8192, PROT_READ | PROT_WRITE | PROT_EXEC,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long (*fa)(long), (*fb)(long), acc = 0;
+	char path[64];
+	FILE *fp;
+	int i;
+
+	if (mem == MAP_FAILED)
+		return 1;
+	memcpy(mem + 0x100, code, sizeof(code));
+	memcpy(mem + 0x900, code, sizeof(code));
+	fa = (long (*)(long))(mem + 0x100);
+	fb = (long (*)(long))(mem + 0x900);
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	if (!(fp = fopen(path, "w")))
+		return 1;
+	fprintf(fp, "%lx 40 jit_alpha\n%lx 40 JitBeta::run(int)\n", (unsigned long)fa,
+		(unsigned long)fb);
+	fclose(fp);
+	for (i = 0; i < 20; i++)
+		acc += fa(12000000) + fb(6000000);
+	printf("pid %d %ld\n", (int)getpid(), acc);
+	return 0;
+}
+EOF
+cc -O2 -o "$tmp/jit" "$tmp/jit.c"
+ok $? "cc builds the JIT-style program"
+rec jit "$tmp/jit"
+jitpids=$(sed -n 's/^pid \([0-9]*\) .*/\1/p' "$tmp/jit.mout" "$tmp/jit.pout")
+compare jit "$tmp/jit.mdata" "$tmp/jit.pdata"
+
+# --- stripped, symbols through .gnu_debuglink ---------------------------
+cat >"$tmp/hot.c" <<'EOF'
+#include <stdio.h>
+__attribute__((noinline)) unsigned long hot_alpha(unsigned long x, long n)
+{ for (long i = 0; i < n; i++) { __asm__ volatile("" : "+r"(x)); x = x * 3 + 1; } return x; }
+__attribute__((noinline)) unsigned long hot_beta(unsigned long x, long n)
+{ for (long i = 0; i < n; i++) { __asm__ volatile("" : "+r"(x)); x = x * 5 + 1; } return x; }
+int main(void) { printf("%lu\n", hot_alpha(1, 120000000) + hot_beta(2, 60000000)); return 0; }
+EOF
+mkdir "$tmp/dl" &&
+	cc -O2 -g -fno-omit-frame-pointer -Wl,--build-id=none -o "$tmp/dl/hot" "$tmp/hot.c" &&
+	objcopy --only-keep-debug "$tmp/dl/hot" "$tmp/dl/hot.debug" &&
+	strip --strip-all "$tmp/dl/hot" &&
+	(cd "$tmp/dl" && objcopy --add-gnu-debuglink=hot.debug hot) &&
+	! nm "$tmp/dl/hot" 2>/dev/null | grep -q hot_alpha
+ok $? "stripped program with a .gnu_debuglink"
+rec debuglink "$tmp/dl/hot"
+compare debuglink "$tmp/debuglink.mdata" "$tmp/debuglink.pdata"
+
+# --- another mount namespace ------------------------------------------
+mkdir "$tmp/ns" && cc -O2 -g -fno-omit-frame-pointer -o "$tmp/hot" "$tmp/hot.c" &&
+	cp /bin/true "$tmp/ns/hot"	# a decoy at the same path on the host
+ok $? "namespace program and a host decoy built"
+inner="mount -t tmpfs mmprof-t600 $tmp/ns && cp $tmp/hot $tmp/ns/hot && exec $tmp/ns/hot"
+"$MMPROF" record -q -o "$tmp/ns.mdata" -- unshare -m --propagation private sh -c "$inner" \
+	>"$tmp/ns.mout" 2>"$tmp/ns.err"
+ok $? "mmprof record -- unshare -m (binary only inside the namespace)"
+perf record -q -e cpu-clock -F 4000 -o "$tmp/ns.pdata" -- "$tmp/hot" >/dev/null 2>&1
+compare mntns "$tmp/ns.mdata" "$tmp/ns.pdata"
+
+[ "$failed" -eq 0 ]
