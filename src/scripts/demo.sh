@@ -63,6 +63,7 @@ rc=0
 "$mmprof" diff -g --fail-on "$gate" "$out/base.data" "$out/new.data" \
 	>"$out/diff.txt" 2>"$out/gate.txt" || rc=$?
 [ "$rc" -le 1 ] || { cat "$out/gate.txt" >&2; exit "$rc"; }
+"$mmprof" diff --all "$out/base.data" "$out/new.data" >"$out/diff.all.txt"
 "$mmprof" diff -f markdown "$out/base.data" "$out/new.data" >"$out/diff.md"
 "$mmprof" diff -f json -g "$out/base.data" "$out/new.data" >"$out/diff.json"
 "$mmprof" diff --robot "$out/base.data" "$out/new.data" >"$out/diff.robot.txt"
@@ -75,10 +76,10 @@ rc_html=0
 "$mmprof" diff --html "$out/report.html" "$out/base.data" "$out/new.data" >/dev/null || rc_html=$?
 [ "$rc_html" -le 1 ] || exit "$rc_html"
 
-say "the __split_huge_pmd family and the workload's own keys (robot layout; full table: diff.txt)"
-sed -n '/%stddev/,/\\/p' "$out/diff.txt"
-grep -E '^ .*  (thp-zap\.|perf-profile\.(children|self)\.[^.]*\.(__split_huge_pmd|zap_page_range|madvise))' \
-	"$out/diff.txt" || true
+say "the __split_huge_pmd family and the workload's own keys, with verdicts (every row: diff.all.txt)"
+sed -n '/%stddev/,/\\/p' "$out/diff.all.txt"
+grep -E '^ .*  (thp-zap\.(ops|thp_)|perf-profile\.(children|self)\.[^.]*\.(__split_huge_pmd|zap_page_range|madvise))' \
+	"$out/diff.all.txt" || true
 
 say "top changed call chains, caller -> callee"
 sed -n '/^call chains whose share changed/,$p' "$out/diff.txt" | sed -n '2,11p'

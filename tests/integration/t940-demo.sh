@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# t940-demo: `make demo`'s script end to end, shortened (3 runs of 1 s a
+# side): it exits 0, prints the __split_huge_pmd family rising and the
+# tripped CI gate, names the artifacts folder last, and that folder holds
+# every artifact, each non-empty.  demo.sh takes the THP split lock itself.
+
+here=$(cd "$(dirname "$0")/../.." && pwd)
+: "${MMPROF_BUILD:=$here/build}"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t940.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+
+n=0
+failed=0
+ok() {	# ok STATUS DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
+}
+
+(cd "$here" && MMPROF_BUILD=$MMPROF_BUILD DEMO_RUNS=3 DEMO_SECONDS=1 DEMO_OUT=$tmp/demo \
+	src/scripts/demo.sh) >"$tmp/out" 2>"$tmp/err"
+ok $? "demo.sh exits 0$(tail -n 2 "$tmp/err" | tr '\n' ' ' | sed 's/^/: /')"
+
+# Verdicts depend on the machine's load (short runs); the rise does not.
+grep -qE '^ +0\.00 +\+[1-9][0-9.]* +[0-9.]+.*perf-profile\.children\.[^.]+\.__split_huge_pmd  \[' "$tmp/out"
+ok $? "the focused view shows perf-profile.children.*.__split_huge_pmd rising from 0, with its verdict"
+if grep -qE 'children\.[^.]+\.__split_huge_pmd  \[(new|up) ' "$tmp/out"; then
+	grep -q "gate 'perf-profile.children.\*.__split_huge_pmd\* > +1' tripped" "$tmp/out" &&
+		grep -q "(exit 1)" "$tmp/out"
+else
+	grep -q "(exit 0)" "$tmp/out"
+fi
+ok $? "the CI gate trips (exit 1) exactly when the family's rise is significant"
+[ "$(tail -n 1 "$tmp/out")" = "mmprof demo: artifacts in $tmp/demo" ]
+ok $? "the last line names the artifacts folder"
+
+missing=""
+for f in base.data new.data diff.txt diff.all.txt diff.md diff.json diff.robot.txt base.folded new.folded \
+	 new.tree.txt base.svg new.svg diff.svg report.html; do
+	[ -s "$tmp/demo/$f" ] || missing="$missing $f"
+done
+[ -z "$missing" ]
+ok $? "every artifact is there and non-empty${missing:+ (missing:$missing)}"
+grep -q '__split_huge_pmd' "$tmp/demo/diff.svg" && grep -q '__split_huge_pmd' "$tmp/demo/report.html"
+ok $? "the differential flame graph and the HTML report show __split_huge_pmd"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
