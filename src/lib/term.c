@@ -106,7 +106,7 @@ size_t term__color_lkp(const char *text, size_t len, char *out, size_t size)
 
 		/* with --all, rows the test did not call changed stay plain */
 		if (change_token(line, ll, &s, &e) && !memmem(line, ll, "  [same", 7) &&
-		    !memmem(line, ll, "  [small", 8)) {
+		    !memmem(line, ll, "  [small", 8) && !memmem(line, ll, "  [-]", 5)) {
 			const char *c = term__sgr(line[s] == '+' ? TERM_RED : TERM_BLUE, true);
 			const char *r = term__sgr(TERM_RESET, true);
 
