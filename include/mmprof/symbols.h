@@ -128,6 +128,17 @@ void symbols__resolve(struct symbols *s, pid_t pid, uint64_t addr, bool kernel,
 		      struct symbol_info *out);
 
 /*
+ * The inline chain at a user address of pid, as `addr2line -i -f` lists
+ * it: the functions inlined there, innermost first, then the function
+ * they were inlined into (normally the symbol resolve gives).  Needs DWARF
+ * (the file's own or its separate debuginfo).  Fills up to max names
+ * (living as long as the context) and returns how many; 0 without DWARF,
+ * 1 when nothing is inlined at addr.
+ */
+size_t symbols__inline_chain(struct symbols *s, pid_t pid, uint64_t addr, const char **names,
+			     size_t max);
+
+/*
  * The user-space DSOs named by maps, for the data file and for "why
  * unknown" hints.  loaded says whether resolution tried to read it; then
  * err is 0, or the -errno of loading (-ENOENT missing file, -ENOEXEC not

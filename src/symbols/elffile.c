@@ -408,6 +408,7 @@ void elffile__release(struct elffile *f)
 {
 	if (!f)
 		return;
+	elffile__close_dwarf(f);
 	free(f->symfile);
 	free(f->loads);
 	symtab__release(&f->tab);

@@ -97,7 +97,20 @@ struct elffile {
 	char debuglink[256];	/* .gnu_debuglink file name, "" when none */
 	uint32_t debuglink_crc;	/* its CRC-32 of the debug file */
 	bool absolute;		/* symbols are process addresses (a perf map) */
+	struct Dwarf *dwarf;	/* DWARF for inline chains, opened on demand */
+	int dwarf_fd;
+	bool dwarf_tried;
 };
+
+/*
+ * Names of the functions inlined at vaddr of f, innermost first, ending
+ * with the function they were inlined into; DWARF read from path (the
+ * separate debuginfo, or the mapped file) on first use.  Returns the count
+ * (at most max), 0 without DWARF for vaddr.
+ */
+size_t elffile__inline_chain(struct elffile *f, const char *path, uint64_t vaddr,
+			     const char **names, size_t max, struct arena *arena);
+void elffile__close_dwarf(struct elffile *f);
 
 /*
  * Parse an ELF image: from an open fd (image NULL) or from memory (fd -1;

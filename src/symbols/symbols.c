@@ -62,7 +62,7 @@ struct dso {
 	int fd;			/* opened through /proc/PID/root, or -1 */
 	bool loaded;
 	int err;
-	const struct elffile *file;	/* owned by symbols.files, or own */
+	struct elffile *file;		/* owned by symbols.files, or own */
 	struct elffile *own;		/* a perf map's symbols */
 };
 
@@ -381,7 +381,7 @@ static void use_debuglink(struct symbols *s, struct elffile *f, const char *path
 }
 
 /* Parse path, or the already open fd0 (closed here) when not -1. */
-static int load_file(struct symbols *s, const char *path, int fd0, const struct elffile **out)
+static int load_file(struct symbols *s, const char *path, int fd0, struct elffile **out)
 {
 	struct file_key k;
 	struct elffile *f;
@@ -466,7 +466,7 @@ static int vdso_range(uint64_t *start, uint64_t *end)
 	return err;
 }
 
-static int load_vdso(struct symbols *s, const struct elffile **out)
+static int load_vdso(struct symbols *s, struct elffile **out)
 {
 	uint64_t start, end;
 	void *image;
@@ -815,6 +815,26 @@ void symbols__resolve(struct symbols *s, pid_t pid, uint64_t addr, bool kernel,
 		out->raw_sym = y->raw;
 		out->sym_off = vaddr - y->start;
 	}
+}
+
+size_t symbols__inline_chain(struct symbols *s, pid_t pid, uint64_t addr, const char **names,
+			     size_t max)
+{
+	const struct task *t = task_find(s, pid);
+	const struct map *m = t ? maps_find(t, addr) : NULL;
+	struct dso *d;
+	uint64_t vaddr;
+
+	if (!m)
+		return 0;
+	d = &s->dsos[m->dso];
+	if (!d->loaded)
+		dso_load(s, d);
+	/* DWARF is read by path: only files of our namespace, not the vdso. */
+	if (!d->file || d->file->absolute || d->kind != DSO_FILE || d->mntns ||
+	    !elffile__offset_to_vaddr(d->file, addr - m->start + m->pgoff, &vaddr))
+		return 0;
+	return elffile__inline_chain(d->file, d->name, vaddr, names, max, &s->names);
 }
 
 size_t symbols__nr_dsos(const struct symbols *s)

@@ -888,6 +888,101 @@ static void test_mount_ns(void)
 }
 
 /*
+ * Inline chains of an -O2 program against addr2line -i -f, at every byte
+ * of the function that received two levels of inlining (and of main).
+ */
+static const char inline_src[] =
+	"#include <stdio.h>\n"
+	"#include <unistd.h>\n"
+	"static volatile int sink;\n"
+	"static inline __attribute__((always_inline)) int leaf(int x)\n"
+	"{ for (int i = 0; i < x; i++) sink += i * x; return sink; }\n"
+	"static inline __attribute__((always_inline)) int mid(int x) { return leaf(x + 1) * 3 + leaf(x); }\n"
+	"__attribute__((noinline)) int outer(int x) { return mid(x) + sink; }\n"
+	"int main(void)\n"
+	"{\n"
+	"\tchar c = 0;\n"
+	"\tprintf(\"%lx %lx\\n\", (unsigned long)&outer, (unsigned long)&main);\n"
+	"\tfflush(stdout);\n"
+	"\tif (read(0, &c, 1) < 0)\n"
+	"\t\treturn 1;\n"
+	"\treturn outer(c) & 1;\n"
+	"}\n";
+
+static void test_inline(void)
+{
+	static struct mapline ml[64];
+	static char out[1 << 20], cmd[1 << 16];
+	char dir[] = "/tmp/mmprof-syminl.XXXXXX", src[PATH_MAX], bin[PATH_MAX];
+	struct symbols *s = symbols__new();
+	uint64_t addr[2], base, size = 0;
+	size_t nml = 0, i;
+	int checked = 0, same = 0, deep = 0, len;
+	char *p, *line, *save = NULL;
+	FILE *fp;
+
+	ok(mkdtemp(dir) != NULL, "temporary directory");
+	snprintf(src, sizeof(src), "%s/prog.c", dir);
+	snprintf(bin, sizeof(bin), "%s/prog", dir);
+	fp = fopen(src, "w");
+	fputs(inline_src, fp);
+	fclose(fp);
+	is_int(run((char *[]){ "cc", "-O2", "-g", "-o", bin, src, NULL }, NULL, 0), 0, "cc -O2 -g");
+	base = nm_value(bin, "outer", false);
+	/* outer's size from nm -S */
+	snprintf(cmd, sizeof(cmd), "nm -S %s | awk '$4 == \"outer\" { print $2 }'", bin);
+	if (!run((char *[]){ "sh", "-c", cmd, NULL }, out, sizeof(out)))
+		size = strtoull(out, NULL, 16);
+	if (!ok(base && size && size < 4096 && !sample_prog(bin, addr, ml, &nml) && nml,
+		"program ran; outer is %" PRIu64 " bytes", size))
+		goto out;
+	for (i = 0; i < nml; i++)
+		symbols__mmap(s, 4244, ml[i].start, ml[i].len, ml[i].pgoff, ml[i].name);
+	len = snprintf(cmd, sizeof(cmd), "addr2line -a -i -f -e %s", bin);
+	for (i = 0; i < size && len > 0 && (size_t)len + 32 < sizeof(cmd); i++)
+		len += snprintf(cmd + len, sizeof(cmd) - (size_t)len, " %#" PRIx64, base + i);
+	ok(!run((char *[]){ "sh", "-c", cmd, NULL }, out, sizeof(out)), "addr2line -i -f");
+	/* Groups: "0x<addr>", then (function, file:line) pairs. */
+	p = out;
+	line = strtok_r(p, "\n", &save);
+	while (line) {
+		unsigned long long a = strtoull(line, NULL, 16);
+		const char *want[16], *got[16];
+		size_t nw = 0, ng, k;
+		bool eq;
+
+		while ((line = strtok_r(NULL, "\n", &save)) && strncmp(line, "0x", 2)) {
+			if (nw < 16)
+				want[nw++] = line;
+			strtok_r(NULL, "\n", &save);	/* file:line */
+		}
+		ng = symbols__inline_chain(s, 4244, addr[0] + (a - base), got, 16);
+		eq = ng == nw;
+		for (k = 0; eq && k < ng; k++)
+			eq = !strcmp(got[k], want[k]);
+		checked++;
+		same += eq;
+		deep += eq && ng == 3;
+		if (!eq && checked - same <= 3)
+			printf("#   %#llx: addr2line %zu names (%s), mmprof %zu (%s)\n", a, nw,
+			       nw ? want[0] : "-", ng, ng ? got[0] : "-");
+	}
+	ok(checked == (int)size && same == checked,
+	   "inline chains equal addr2line -i at %d/%d addresses", same, checked);
+	ok(deep > 0, "leaf inlined in mid inlined in outer: %d addresses with 3 levels", deep);
+	{
+		const char *got[4];
+
+		ok(symbols__inline_chain(s, 4244, 16, got, 4) == 0, "unmapped address: no chain");
+	}
+out:
+	symbols__free(s);
+	unlink(bin);
+	unlink(src);
+	rmdir(dir);
+}
+
+/*
  * Demangling.  C++ against c++filt -p (binutils' own tool, parameters left
  * out as perf report leaves them): nested names, templates, a lambda, a
  * constructor, an operator, std::.  Rust: c++filt always prints verbose
@@ -1053,5 +1148,6 @@ int main(void)
 	test_perfmap();
 	test_debuglink();
 	test_mount_ns();
+	test_inline();
 	return done_testing();
 }
