@@ -67,6 +67,7 @@ struct record_opts {
 	const char *period_str;
 	int repeat;
 	int interval_ms;
+	int no_stat;
 	int mmap_pages;
 	int callchain;
 	int quiet;
@@ -485,10 +486,13 @@ static int record_run(struct record *rec, uint32_t run)
 	/* system-wide tracepoints cannot enable at exec: start them now */
 	if (rec->sched && st.enable_on_exec)
 		schedrec__enable(rec->sched);
-	cnt = counting__open(&ct, &e);
-	if (!cnt) {
-		err = -EINVAL;
-		goto out_close;
+	/* --no-stat: each counter is one more software event per page fault */
+	if (!o->no_stat) {
+		cnt = counting__open(&ct, &e);
+		if (!cnt) {
+			err = -EINVAL;
+			goto out_close;
+		}
 	}
 
 	if (rec->mode == MODE_FORK) {
@@ -504,14 +508,15 @@ static int record_run(struct record *rec, uint32_t run)
 	/* after the exec check, so that a missing binary gets one line only */
 	if (run == 0 && !o->quiet && sampler__note(rec->sampler))
 		fprintf(stderr, "mmprof: %s\n", sampler__note(rec->sampler));
-	counting__start(cnt, start);
+	if (cnt)
+		counting__start(cnt, start);
 	if (run == 0)
 		sysinfo__add_start_time(rec->p, start_real);
 
 	enable_at = start + (int64_t)(o->delay * 1e9);
 	disable_at = o->duration > 0 ? enable_at + (int64_t)(o->duration * 1e9) : INT64_MAX;
 	sampling = st.enable_on_exec;
-	next_tick = intervals ? start + (int64_t)o->interval_ms * 1000000 : INT64_MAX;
+	next_tick = intervals && cnt ? start + (int64_t)o->interval_ms * 1000000 : INT64_MAX;
 	next_progress = rec->progress ? start + PROGRESS_NS : INT64_MAX;
 
 	for (;;) {
@@ -598,7 +603,8 @@ static int record_run(struct record *rec, uint32_t run)
 	sampler__close(rec->sampler);	/* drains the rest */
 	if (rec->sched)
 		schedrec__close(rec->sched);
-	counting__finish(cnt, rec->p, run, t, intervals);
+	if (cnt)
+		counting__finish(cnt, rec->p, run, t, intervals);
 
 	r.start_ns = start_real;
 	if (rec->mode == MODE_FORK) {
@@ -778,6 +784,7 @@ int cmd_record(int argc, char **argv)
 		{ OPT_LIST, 0, "field", &o.fields, "SYS:NAME/FIELD", "per-run histogram of a tracepoint field (repeatable)", OPT_SPLIT, NULL },
 		{ OPT_BOOL, 0, "sched", &o.sched, NULL, "scheduler latency by stack (perf-sched keys, offcpu event)", 0, NULL },
 		{ OPT_INT, 'I', "interval", &o.interval_ms, "MS", "counter readings every MS ms (default 1000, 0: off)", 0, NULL },
+		{ OPT_BOOL, 0, "no-stat", &o.no_stat, NULL, "no perf-stat counters (less overhead per page fault)", 0, NULL },
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "output", 0, NULL },
 		{ OPT_STRING, 'o', "output", &o.output, "FILE", "write FILE (default mmprof.data)", 0, NULL },
 		{ OPT_BOOL, 'q', "quiet", &o.quiet, NULL, "no progress and no summary (warnings stay)", 0, NULL },
