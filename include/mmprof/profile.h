@@ -43,6 +43,9 @@ struct frame {
 	uint32_t sym;		/* string id of the symbol name, 0 = unresolved */
 	uint32_t dso;		/* string id: "[kernel.kallsyms]", "[ext4]", a path; 0 = unknown */
 	uint8_t kernel;		/* 1 for a kernel-space frame */
+	uint8_t inlined;	/* 1: a function inlined at addr into the next
+				 * (outer) frame, which has the same addr
+				 * (record --inline); keys and folded skip it */
 };
 
 struct stack_node {

@@ -612,19 +612,35 @@ static int load_metrics(struct loader *l)
 	return r;
 }
 
+/* Does frames have the nullable "inlined" column (files written before it do not)? */
+static bool frames_have_inlined(struct loader *l)
+{
+	sqlite3_stmt *st = NULL;
+	bool yes;
+
+	if (sqlite3_prepare_v2(l->db, "SELECT 1 FROM pragma_table_info('frames') "
+				      "WHERE name = 'inlined'", -1, &st, NULL) != SQLITE_OK)
+		return false;
+	yes = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return yes;
+}
+
 static int load_frames(struct loader *l)
 {
 	int err, r;
 
-	if ((err = prepare(l, "frames",
-			   "SELECT id, addr, sym_off, sym, dso, kernel FROM frames ORDER BY id")))
+	if ((err = prepare(l, "frames", frames_have_inlined(l) ?
+			   "SELECT id, addr, sym_off, sym, dso, kernel, inlined FROM frames ORDER BY id" :
+			   "SELECT id, addr, sym_off, sym, dso, kernel, NULL FROM frames ORDER BY id")))
 		return err;
 	while ((r = next_row(l, 0)) > 0) {
-		struct frame f;
+		struct frame f = { 0 };
 
 		if ((err = get_u64(l, 1, &f.addr)) || (err = get_u64(l, 2, &f.sym_off)) ||
 		    (err = get_str(l, 3, &f.sym)) || (err = get_str(l, 4, &f.dso)) ||
-		    (err = get_bool(l, 5, &f.kernel)))
+		    (err = get_bool(l, 5, &f.kernel)) ||
+		    (sqlite3_column_type(l->st, 6) != SQLITE_NULL && (err = get_bool(l, 6, &f.inlined))))
 			return err;
 		XGROW(l->framemap, l->alloc_framemap, l->nr_frames);
 		l->framemap[l->nr_frames++] = profile__frame(l->p, &f);

@@ -373,7 +373,7 @@ static int write_frames(struct saver *s)
 	int err;
 
 	if ((err = check_rows(s, "frames", p->nr_frames)) ||
-	    (err = prepare(s, "INSERT INTO frames VALUES(?,?,?,?,?,?)")))
+	    (err = prepare(s, "INSERT INTO frames VALUES(?,?,?,?,?,?,?)")))
 		return err;
 	for (i = 0; i < p->nr_frames; i++) {
 		const struct frame *f = &p->frames[i];
@@ -387,6 +387,10 @@ static int write_frames(struct saver *s)
 		bind_str(s->st, 4, f->sym);
 		bind_str(s->st, 5, f->dso);
 		sqlite3_bind_int64(s->st, 6, f->kernel ? 1 : 0);
+		if (f->inlined)
+			sqlite3_bind_int64(s->st, 7, 1);
+		else
+			sqlite3_bind_null(s->st, 7);
 		if ((err = step(s)))
 			return err;
 	}

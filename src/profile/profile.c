@@ -155,7 +155,7 @@ static uint64_t frame_hash(const struct frame *f)
 
 	h = hash__combine(h, f->sym_off);
 	h = hash__combine(h, ((uint64_t)f->sym << 32) | f->dso);
-	return hash__combine(h, f->kernel);
+	return hash__combine(h, (uint64_t)f->kernel | (uint64_t)(f->inlined ? 2 : 0));
 }
 
 static bool frame_eq(const void *ctx, uint32_t row, const void *key)
@@ -164,7 +164,8 @@ static bool frame_eq(const void *ctx, uint32_t row, const void *key)
 	const struct frame *b = key;
 
 	return a->addr == b->addr && a->sym == b->sym && a->dso == b->dso &&
-	       a->kernel == b->kernel && a->sym_off == b->sym_off;
+	       a->kernel == b->kernel && a->sym_off == b->sym_off &&
+	       !a->inlined == !b->inlined;
 }
 
 uint32_t profile__frame(struct profile *p, const struct frame *f)
@@ -178,6 +179,7 @@ uint32_t profile__frame(struct profile *p, const struct frame *f)
 	id = (uint32_t)p->nr_frames++;
 	p->frames[id] = *f;
 	p->frames[id].kernel = f->kernel ? 1 : 0;
+	p->frames[id].inlined = f->inlined ? 1 : 0;
 	hashidx__insert(&p->frame_idx, h, id);
 	return id;
 }

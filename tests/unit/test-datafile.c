@@ -182,7 +182,7 @@ static int profiles_equal(const struct profile *a, const struct profile *b)
 	for (i = 0; i < a->nr_frames; i++) {
 		CMP(frames[i].addr, "frame"); CMP(frames[i].sym_off, "frame");
 		CMP(frames[i].sym, "frame"); CMP(frames[i].dso, "frame");
-		CMP(frames[i].kernel, "frame");
+		CMP(frames[i].kernel, "frame"); CMP(frames[i].inlined, "frame");
 	}
 	for (i = 0; i < a->nr_nodes; i++) {
 		CMP(nodes[i].parent, "node"); CMP(nodes[i].frame, "node");
@@ -344,6 +344,57 @@ static void test_roundtrip(const char *good)
 	profile__free(b);
 	profile__free(c);
 	is_int(count_temps(), 0, "no temporary files left behind");
+}
+
+/*
+ * Inline frames (record --inline) travel in the nullable frames.inlined
+ * column; files written before that column existed still load, every
+ * frame then a real one.
+ */
+static void test_inlined(const char *good)
+{
+	struct profile *a = build_profile(), *b = NULL;
+	struct errmsg e = { "" };
+	struct frame f = { 0 };
+	uint32_t st[2], comm, n;
+	const char *old;
+	int rc;
+
+	f.addr = 0x401234;
+	f.sym = profile__intern(a, "main");
+	f.dso = profile__intern(a, "/usr/bin/page_fault1");
+	st[1] = profile__frame(a, &f);
+	f.sym = profile__intern(a, "inl_helper");
+	f.inlined = 1;
+	st[0] = profile__frame(a, &f);
+	ok(st[0] != st[1] && a->frames[st[0]].inlined, "an inline frame is a frame of its own");
+	comm = profile__intern(a, "page_fault1");
+	n = profile__stack(a, st, 2);
+	profile__add_count(a, 0, 0, comm, n, 7, 7000);
+	rc = datafile__save(a, path_in("inl.data"), &e);
+	if (!rc)
+		rc = datafile__load(path_in("inl.data"), &b, &e);
+	ok(rc == 0 && b && profiles_equal(a, b), "inline flag round-trips: %s", rc ? e.msg : "ok");
+	profile__free(b);
+	b = NULL;
+	unlink(path_in("inl.data"));
+	profile__free(a);
+
+	old = mutate(good, "old-frames.data",
+		     "DROP VIEW counts_v; DROP VIEW stacks; DROP VIEW nodes_v; DROP VIEW frames_v;"
+		     "ALTER TABLE frames DROP COLUMN inlined;");
+	rc = datafile__load(old, &b, &e);
+	ok(rc == 0 && b && b->nr_frames > 0, "a file without frames.inlined loads: %s",
+	   rc ? e.msg : "ok");
+	if (b) {
+		size_t i, inl = 0;
+
+		for (i = 0; i < b->nr_frames; i++)
+			inl += b->frames[i].inlined;
+		is_int(inl, 0, "... with no inline frames");
+	}
+	profile__free(b);
+	unlink(old);
 }
 
 /* The views of the spec work from plain SQL. */
@@ -700,7 +751,7 @@ static void test_duplicates(const char *good)
 	struct errmsg e = { "" };
 	const char *p = mutate(good, "dups.data",
 			       "INSERT INTO strings SELECT max(id) + 1, 'main' FROM strings;"
-			       "INSERT INTO frames SELECT (SELECT max(id) + 1 FROM frames), addr, sym_off, sym, dso, kernel"
+			       "INSERT INTO frames SELECT (SELECT max(id) + 1 FROM frames), addr, sym_off, sym, dso, kernel, inlined"
 			       "  FROM frames WHERE id = 2;"
 			       "INSERT INTO nodes SELECT max(id) + 1, 0, (SELECT max(id) FROM frames)"
 			       "  FROM nodes;"
@@ -751,6 +802,7 @@ int main(void)
 	umask(022);
 	snprintf(good, sizeof(good), "%s", path_in("good.data"));
 	test_roundtrip(good);
+	test_inlined(good);
 	test_views(good);
 	test_speed();
 	test_atomic(good);
