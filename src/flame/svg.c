@@ -150,8 +150,26 @@ static double own_width(const struct flame *f, const struct flame_node *n)
 	return n->value;
 }
 
+static int cmp_name(const void *a, const void *b, void *ctx)
+{
+	const struct flame *f = ctx;
+	const struct flame_node *x = &f->nodes[*(const uint32_t *)a], *y = &f->nodes[*(const uint32_t *)b];
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	if (x->kernel != y->kernel)
+		return x->kernel - y->kernel;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/*
+ * Children of drawn frames, in name order (flamegraph.pl's order: stable,
+ * so two graphs of similar profiles look alike).
+ */
 static void layout(struct layout *l, const struct flame *f, const double *lw, double thr)
 {
+	uint32_t *kids = xmalloc((f->nr + 1) * sizeof(*kids));
 	struct stk {
 		uint32_t node;
 		double x;
@@ -169,12 +187,18 @@ static void layout(struct layout *l, const struct flame *f, const double *lw, do
 		size_t first = sp;
 		uint32_t c;
 
-		layout__add(l, &bx);
-		for (c = n->first_child; c != FLAME_NONE; c = f->nodes[c].next_sibling) {
-			const struct flame_node *cn = &f->nodes[c];
+		size_t nk = 0, k;
 
-			if (lw[c] <= 0)
-				continue;
+		layout__add(l, &bx);
+		for (c = n->first_child; c != FLAME_NONE; c = f->nodes[c].next_sibling)
+			if (lw[c] > 0)
+				kids[nk++] = c;
+		qsort_r(kids, nk, sizeof(*kids), cmp_name, (void *)f);
+		for (k = 0; k < nk; k++) {
+			const struct flame_node *cn = &f->nodes[kids[k]];
+
+			c = kids[k];
+
 			if (lw[c] < thr) {
 				mg.k++;
 				mg.w += lw[c];
@@ -203,6 +227,7 @@ static void layout(struct layout *l, const struct flame *f, const double *lw, do
 		}
 	}
 	free(stack);
+	free(kids);
 }
 
 static uint64_t name_hash(const char *s)

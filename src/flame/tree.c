@@ -86,38 +86,23 @@ static bool dso_match(const char *dso, const struct flame_opts *o)
 	return false;
 }
 
-static int cmp_child_name(const void *a, const void *b, void *ctx)
-{
-	const struct flame *f = ctx;
-	const struct flame_node *x = &f->nodes[*(const uint32_t *)a], *y = &f->nodes[*(const uint32_t *)b];
-	int c = strcmp(x->name, y->name);
-
-	if (c)
-		return c;
-	if (x->kernel != y->kernel)
-		return x->kernel - y->kernel;
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
-}
-
-/* Child lists in name order (flamegraph.pl's order: stable, comparable between graphs). */
+/*
+ * Child lists in id order; the renderer orders the children of the frames
+ * it draws by name (sorting all 10^6 nodes of a big trie up front cost more
+ * than everything else together, and most of them are never drawn).
+ */
 static void flame__link(struct flame *f)
 {
-	uint32_t *ord = xmalloc(f->nr * sizeof(*ord));
-	size_t i, m = 0;
+	size_t i;
 
-	for (i = 1; i < f->nr; i++)
-		ord[m++] = (uint32_t)i;
-	qsort_r(ord, m, sizeof(*ord), cmp_child_name, f);
 	for (i = 0; i < f->nr; i++)
 		f->nodes[i].first_child = f->nodes[i].next_sibling = FLAME_NONE;
-	/* prepend in reverse order so each list ends up sorted */
-	for (i = m; i-- > 0;) {
-		struct flame_node *n = &f->nodes[ord[i]];
+	for (i = f->nr; i-- > 1;) {
+		struct flame_node *n = &f->nodes[i];
 
 		n->next_sibling = f->nodes[n->parent].first_child;
-		f->nodes[n->parent].first_child = ord[i];
+		f->nodes[n->parent].first_child = (uint32_t)i;
 	}
-	free(ord);
 }
 
 int flame__build(struct flame *f, const struct profile *p, const struct flame_opts *o,
