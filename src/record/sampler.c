@@ -132,6 +132,9 @@ struct sampler {
 	struct hashidx frow_idx;
 	uint32_t *comm_str;	/* local comm id -> profile string id */
 	size_t alloc_comm_str;
+	/* --inline: per real frame id, 1 + where its inline frames start in inl_ids */
+	uint32_t *inl_at, *inl_ids;	/* inl_ids: count, then the frame ids */
+	size_t alloc_inl_at, nr_inl_ids, alloc_inl_ids;
 	uint32_t *frames;
 	size_t alloc_frames;
 	uint32_t first_event;
@@ -176,6 +179,9 @@ static struct tid_comm *tid_slot(struct sampler *s, int32_t tid, bool create)
 {
 	size_t i;
 
+	/* -1 marks a free slot: a record that says tid -1 must not match one */
+	if (tid == -1)
+		return NULL;
 	if (!s->tids) {
 		if (!create)
 			return NULL;
@@ -222,6 +228,8 @@ static void set_comm(struct sampler *s, int32_t tid, uint32_t comm, uint64_t tim
 {
 	struct tid_comm *t = tid_slot(s, tid, true);
 
+	if (!t)
+		return;
 	t->prev = t->comm;	/* 0 when unknown before this change */
 	t->comm = comm;
 	t->since = time;
@@ -240,7 +248,7 @@ static uint32_t comm_of(struct sampler *s, uint32_t pid, uint32_t tid, uint64_t 
 		return t->prev;
 	/* perf's spelling for a thread whose name was not known then */
 	snprintf(buf, sizeof(buf), ":%" PRIu32, tid);
-	if (!t) {
+	if (!t && (int32_t)tid != -1) {
 		set_comm(s, (int32_t)tid, comm_intern(s, buf), 0);
 		return tid_slot(s, (int32_t)tid, false)->comm;
 	}
@@ -377,6 +385,8 @@ void sampler__free(struct sampler *s)
 	free(s->frows);
 	hashidx__release(&s->frow_idx);
 	free(s->comm_str);
+	free(s->inl_at);
+	free(s->inl_ids);
 	free(s->frames);
 	free(s->sb_buf);
 	free(s->sb);
@@ -1086,10 +1096,57 @@ static uint32_t frame_of(struct sampler *s, struct profile *p, uint32_t pid, uin
 	return key.frame;
 }
 
+/*
+ * --inline: append to s->frames (from n) the functions inlined at the
+ * real frame's address, innermost first, as frames flagged inlined; the
+ * caller appends the real frame after them.  A caller's address is a
+ * return address, so its inline scope is looked up at addr - 1 (exact:
+ * the sampled IP).  Computed once per real frame.
+ */
+static size_t push_inline(struct sampler *s, struct profile *p, uint32_t pid, uint64_t addr,
+			  bool exact, uint32_t real, size_t n)
+{
+	const char *names[32];
+	size_t k, nr, at;
+
+	if (real >= s->alloc_inl_at) {
+		size_t old = s->alloc_inl_at;
+
+		XGROW(s->inl_at, s->alloc_inl_at, real);
+		memset(s->inl_at + old, 0, (s->alloc_inl_at - old) * sizeof(*s->inl_at));
+	}
+	if (!s->inl_at[real]) {
+		struct frame f = p->frames[real];
+
+		nr = symbols__inline_chain(s->syms, (pid_t)pid, exact ? addr : addr - 1, names,
+					   sizeof(names) / sizeof(names[0]));
+		at = s->nr_inl_ids;
+		XGROW(s->inl_ids, s->alloc_inl_ids, at + nr);
+		s->inl_ids[at] = 0;
+		/* the last name is the real function itself */
+		for (k = 0; k + 1 < nr; k++) {
+			f.sym = profile__intern(p, names[k]);
+			f.sym_off = 0;
+			f.inlined = 1;
+			s->inl_ids[at + 1 + s->inl_ids[at]++] = profile__frame(p, &f);
+		}
+		s->nr_inl_ids = at + 1 + s->inl_ids[at];
+		s->inl_at[real] = (uint32_t)at + 1;
+	}
+	at = s->inl_at[real] - 1;
+	XGROW(s->frames, s->alloc_frames, n + s->inl_ids[at] + 1);
+	for (k = 0; k < s->inl_ids[at]; k++)
+		s->frames[n++] = s->inl_ids[at + 1 + k];
+	return n;
+}
+
 static void reset_caches(struct sampler *s, struct profile *p)
 {
 	s->cache_p = p;
 	s->nr_frows = 0;
+	if (s->inl_at)
+		memset(s->inl_at, 0, s->alloc_inl_at * sizeof(*s->inl_at));
+	s->nr_inl_ids = 0;
 	hashidx__release(&s->frow_idx);
 	hashidx__init(&s->frow_idx);
 	if (s->comm_str)
@@ -1106,9 +1163,9 @@ int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct 
 	for (i = 0; i < s->agg.nr_entries; i++) {
 		const struct stackagg_entry *en = &s->agg.entries[i];
 		const uint64_t *chain = stackagg__chain(&s->agg, en);
-		bool kernel = false;
+		bool kernel = false, leaf = true;
 		size_t n = 0;
-		uint32_t j, node, comm;
+		uint32_t j, node, comm, f;
 
 		XGROW(s->frames, s->alloc_frames, en->nr);
 		for (j = 0; j < en->nr; j++) {
@@ -1117,7 +1174,12 @@ int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct 
 					 chain[j] != PERF_CONTEXT_GUEST_USER;
 				continue;
 			}
-			s->frames[n++] = frame_of(s, p, en->pid, chain[j], kernel);
+			f = frame_of(s, p, en->pid, chain[j], kernel);
+			if (!kernel && symbols__inline(s->syms) && p->frames[f].sym)
+				n = push_inline(s, p, en->pid, chain[j], leaf, f, n);
+			XGROW(s->frames, s->alloc_frames, n);
+			s->frames[n++] = f;
+			leaf = false;
 		}
 		if (!n)
 			continue;
