@@ -54,10 +54,11 @@ flock "$lock" "$MMPROF" record -q --mm --field kmem:mm_page_alloc/gfp_flags -o "
 ok $? "record --mm of thp-zap --thp on exits 0"
 [ -s "$tmp/err" ] && sed 's/^/# /' "$tmp/err"
 "$MMPROF" report "$tmp/mm.data" >"$tmp/keys"
-thp=$(val thp-zap.thp_fault_alloc "$tmp/keys")
+# (thp-zap.thp_fault_alloc is a system-wide /proc/vmstat delta that tests
+# running in parallel inflate: compare with the iterations instead)
 o9=$(val tracepoint.kmem:mm_page_alloc.order.9 "$tmp/keys")
-ok "$(test -n "$o9" && test "$o9" -gt 0 && test "$o9" -ge "${thp:-1}"; echo $?)" \
-	"order-9 page allocations ($o9) cover the THP faults ($thp)"
+ok "$(test -n "$o9" && test "$o9" -ge 10; echo $?)" \
+	"order-9 page allocations ($o9): at least one huge page per iteration (10)"
 ok "$(grep -q '^tracepoint\.kmem:mm_page_alloc\.gfp_flags\.' "$tmp/keys"; echo $?)" "--field adds a histogram"
 "$MMPROF" report --tracepoints "$tmp/mm.data" >"$tmp/tp"
 ok "$(grep -q '^kmem:mm_page_alloc  *[0-9]' "$tmp/tp" && grep -q '^  order=9  ' "$tmp/tp"; echo $?)" \
