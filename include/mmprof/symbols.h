@@ -139,6 +139,14 @@ size_t symbols__inline_chain(struct symbols *s, pid_t pid, uint64_t addr, const 
 			     size_t max);
 
 /*
+ * Whether record expands user frames into their inline chains (record
+ * --inline; off by default: DWARF lookups cost time at record end, and
+ * most distro binaries have no DWARF installed).
+ */
+void symbols__set_inline(struct symbols *s, bool on);
+bool symbols__inline(const struct symbols *s);
+
+/*
  * The user-space DSOs named by maps, for the data file and for "why
  * unknown" hints.  loaded says whether resolution tried to read it; then
  * err is 0, or the -errno of loading (-ENOENT missing file, -ENOEXEC not

@@ -97,6 +97,7 @@ struct symbols {
 
 	const char *debug_dir;	/* root of build-id debuginfo */
 	uint64_t mntns;		/* our mount namespace, 0 unknown */
+	bool inline_frames;	/* record --inline */
 
 	/* Files of other mount namespaces, opened by symbols__watch(). */
 	struct nsfile *nsfiles;
@@ -835,6 +836,16 @@ size_t symbols__inline_chain(struct symbols *s, pid_t pid, uint64_t addr, const 
 	    !elffile__offset_to_vaddr(d->file, addr - m->start + m->pgoff, &vaddr))
 		return 0;
 	return elffile__inline_chain(d->file, d->name, vaddr, names, max, &s->names);
+}
+
+void symbols__set_inline(struct symbols *s, bool on)
+{
+	s->inline_frames = on;
+}
+
+bool symbols__inline(const struct symbols *s)
+{
+	return s->inline_frames;
 }
 
 size_t symbols__nr_dsos(const struct symbols *s)
