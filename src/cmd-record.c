@@ -70,6 +70,7 @@ struct record_opts {
 	int no_stat;
 	int mmap_pages;
 	int callchain;
+	int inline_frames;
 	int quiet;
 	int sched;
 	int mm;
@@ -779,6 +780,7 @@ int cmd_record(int argc, char **argv)
 		{ OPT_INT, 'F', "freq", &o.freq, "HZ", "sampling frequency (default 4000)", 0, NULL },
 		{ OPT_STRING, 'c', "count", &o.period_str, "PERIOD", "sample every PERIOD events instead of -F", 0, NULL },
 		{ OPT_BOOL, 'g', "callchain", &o.callchain, NULL, "record callchains (the default)", OPT_NEGATABLE, NULL },
+		{ OPT_BOOL, 0, "inline", &o.inline_frames, NULL, "expand user frames into their inline chains (needs DWARF)", 0, NULL },
 		{ OPT_INT, 'm', "mmap-pages", &o.mmap_pages, "PAGES", "ring buffer pages per CPU, a power of 2", 0, NULL },
 		{ OPT_BOOL, 0, "mm", &o.mm, NULL, "also sample the memory-management tracepoints this kernel has", 0, NULL },
 		{ OPT_LIST, 0, "field", &o.fields, "SYS:NAME/FIELD", "per-run histogram of a tracepoint field (repeatable)", OPT_SPLIT, NULL },
@@ -822,6 +824,7 @@ int cmd_record(int argc, char **argv)
 	add_record_meta(&rec, argc, argv);
 
 	rec.syms = symbols__new();
+	symbols__set_inline(rec.syms, o.inline_frames);
 	err = symbols__load_kernel(rec.syms, &e);
 	if (err && !o.quiet)
 		fprintf(stderr, "mmprof: warning: %s; kernel frames stay unresolved\n", e.msg);
