@@ -50,6 +50,7 @@ struct symnode {
 struct symview {
 	const struct profile *p;
 	bool keep_unresolved;
+	bool keep_inline;	/* inline frames (record --inline) as entries */
 
 	struct symview_entry *entries;
 	size_t nr_entries, alloc_entries;
@@ -64,6 +65,14 @@ struct symview {
 };
 
 void symview__init(struct symview *v, const struct profile *p, bool keep_unresolved);
+/*
+ * The same, choosing whether inline frames (frame.inlined) are entries of
+ * their own (the tree shows the inline chain) or are folded into the real
+ * function they were inlined into (symview__init: LKP keys, folded, so
+ * that keys stay those of the real functions perf-profile names).
+ */
+void symview__init_inline(struct symview *v, const struct profile *p, bool keep_unresolved,
+			  bool keep_inline);
 void symview__release(struct symview *v);
 
 /* Display name of an entry: the symbol, or "[unknown]". */

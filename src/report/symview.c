@@ -109,12 +109,19 @@ static void link_same_ancestors(struct symview *v)
 
 void symview__init(struct symview *v, const struct profile *p, bool keep_unresolved)
 {
+	symview__init_inline(v, p, keep_unresolved, false);
+}
+
+void symview__init_inline(struct symview *v, const struct profile *p, bool keep_unresolved,
+			  bool keep_inline)
+{
 	uint32_t *frame_entry;
 	size_t i;
 
 	memset(v, 0, sizeof(*v));
 	v->p = p;
 	v->keep_unresolved = keep_unresolved;
+	v->keep_inline = keep_inline;
 	hashidx__init(&v->entry_idx);
 	hashidx__init(&v->node_idx);
 	XGROW(v->nodes, v->alloc_nodes, 0);
@@ -125,7 +132,9 @@ void symview__init(struct symview *v, const struct profile *p, bool keep_unresol
 
 	frame_entry = xmalloc((p->nr_frames + 1) * sizeof(*frame_entry));
 	for (i = 0; i < p->nr_frames; i++)
-		frame_entry[i] = p->frames[i].sym || keep_unresolved ?
+		/* skipped frames hand their samples to the frame above */
+		frame_entry[i] = (p->frames[i].sym || keep_unresolved) &&
+				 (keep_inline || !p->frames[i].inlined) ?
 				 entry_of(v, &p->frames[i]) : SYMVIEW_NONE;
 
 	v->node_map = xcalloc(p->nr_nodes ? p->nr_nodes : 1, sizeof(*v->node_map));
@@ -136,6 +145,9 @@ void symview__init(struct symview *v, const struct profile *p, bool keep_unresol
 
 		if (e == SYMVIEW_NONE) {
 			v->node_map[i] = v->node_map[n->parent];
+			/* a skipped inline frame: its samples are the real function's */
+			if (n->frame < p->nr_frames && p->frames[n->frame].inlined)
+				v->node_keep[i] = v->node_keep[n->parent];
 			continue;
 		}
 		v->node_map[i] = symnode_of(v, v->node_map[n->parent], e);

@@ -321,7 +321,7 @@ int report__tree(const struct profile *p, const struct tree_opts *o, FILE *out)
 
 	if (o->event >= (int)p->nr_events)
 		return -EINVAL;
-	symview__init(&v, p, false);
+	symview__init_inline(&v, p, false, true);
 	for (e = 0; e < p->nr_events; e++)
 		if (o->event < 0 || (size_t)o->event == e)
 			tree_event(&v, o, (uint32_t)e, out);

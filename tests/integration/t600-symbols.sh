@@ -9,7 +9,10 @@
 #   - a program in its own mount namespace (unshare -m) whose binary exists
 #     only on a tmpfs inside it.  perf cannot name it afterwards (the
 #     namespace is gone when perf report runs), so perf's names come from
-#     the same binary recorded outside the namespace.
+#     the same binary recorded outside the namespace;
+#   - record --inline on an -O2 program with two levels of inlining: the
+#     tree shows the chain, keys and folded stacks keep the real function
+#     (perf report's hottest function).
 
 here=$(cd "$(dirname "$0")/../.." && pwd)
 : "${MMPROF_BUILD:=$here/build}"
@@ -30,7 +33,7 @@ ok() {	# ok COND-EXIT-STATUS DESCRIPTION
 	fi
 }
 
-echo "1..13"
+echo "1..18"
 
 # The two hottest leaf functions of an mmprof recording, one per line.
 mmprof_top() {
@@ -159,5 +162,35 @@ inner="mount -t tmpfs mmprof-t600 $tmp/ns && cp $tmp/hot $tmp/ns/hot && exec $tm
 ok $? "mmprof record -- unshare -m (binary only inside the namespace)"
 perf record -q -e cpu-clock -F 4000 -o "$tmp/ns.pdata" -- "$tmp/hot" >/dev/null 2>&1
 compare mntns "$tmp/ns.mdata" "$tmp/ns.pdata"
+
+# --- inline chains ------------------------------------------------------
+cat >"$tmp/inl.c" <<'EOF'
+#include <stdio.h>
+static volatile unsigned long sink;
+static inline __attribute__((always_inline)) unsigned long leaf(unsigned long x)
+{ for (unsigned long i = 0; i < x; i++) sink += i * x; return sink; }
+static inline __attribute__((always_inline)) unsigned long mid(unsigned long x)
+{ return leaf(x + 1) * 3 + leaf(x); }
+__attribute__((noinline)) unsigned long outer(unsigned long x) { return mid(x) + sink; }
+int main(void)
+{ unsigned long a = 0; for (int i = 0; i < 10; i++) a += outer(20000000); printf("%lu\n", a); return 0; }
+EOF
+cc -O2 -g -fno-omit-frame-pointer -o "$tmp/inl" "$tmp/inl.c"
+ok $? "cc -O2 -g builds the inlining program"
+"$MMPROF" record -q --inline -o "$tmp/inl.mdata" -- "$tmp/inl" >/dev/null 2>"$tmp/inl.err"
+ok $? "mmprof record --inline"
+perf record -q -e cpu-clock -F 4000 -o "$tmp/inl.pdata" -- "$tmp/inl" >/dev/null 2>&1
+"$MMPROF" report --tree --no-graph "$tmp/inl.mdata" >"$tmp/inl.tree"
+grep -q '\[\.\] leaf$' "$tmp/inl.tree" && grep -q '\[\.\] mid$' "$tmp/inl.tree" &&
+	grep -q '\[\.\] outer$' "$tmp/inl.tree"
+ok $? "tree shows the inline chain leaf, mid, outer"
+top=$("$MMPROF" report "$tmp/inl.mdata" | grep '^perf-profile\.self\.' | sort -t: -k2 -rn |
+	head -1 | sed 's/^perf-profile\.self\.cpu-clock\.//; s/:.*//')
+ptop=$(perf_top "$tmp/inl.pdata" | head -1)
+[ "$top" = outer ] && [ "$(perf report -i "$tmp/inl.pdata" --no-children --sort sym --stdio -g none 2>/dev/null |
+	sed -n 's/^ *[0-9.]*% *\[\.\] //p' | head -1 | sed 's/ *$//')" = outer ]
+ok $? "the hottest self key is the real function, as perf report's ($top; perf: $ptop)"
+! "$MMPROF" report --folded "$tmp/inl.mdata" | grep -q ';leaf\|;mid'
+ok $? "folded stacks end at the real function"
 
 [ "$failed" -eq 0 ]
