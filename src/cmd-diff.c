@@ -21,6 +21,7 @@
 #include "mmprof/gate.h"
 #include "mmprof/keys.h"
 #include "mmprof/options.h"
+#include "mmprof/report.h"
 #include "mmprof/term.h"
 #include "mmprof/xalloc.h"
 
@@ -82,15 +83,15 @@ static int side__load(struct side *s)
 		total += s->profiles[i]->nr_runs;
 	}
 	s->runs = xcalloc(total, sizeof(*s->runs));
-	for (i = 0; i < s->nr; i++)
-		for (r = 0; r < s->profiles[i]->nr_runs; r++, k++) {
-			err = keys__run(s->profiles[i], r, &s->runs[k]);
-			if (err) {
-				fprintf(stderr, "mmprof: cannot compute the keys of run %u of '%s': %s\n",
-					r + 1, s->paths[i], strerror(-err));
-				return err;
-			}
-		}
+	for (i = 0; i < s->nr; i++) {
+		struct symview v;
+
+		/* one symbol trie per file, shared by its runs */
+		symview__init(&v, s->profiles[i], false);
+		for (r = 0; r < s->profiles[i]->nr_runs; r++, k++)
+			keys__run_view(&v, r, &s->runs[k]);
+		symview__release(&v);
+	}
 	s->nr_runs = total;
 	return 0;
 }
