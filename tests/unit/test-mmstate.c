@@ -1,0 +1,201 @@
+/*
+ * test-mmstate: /proc/vmstat deltas and levels, /proc/meminfo snapshots
+ * and the THP/hugetlb/NUMA settings, first on files with known contents
+ * (every number hand-computed), then on the real /proc around a loop that
+ * faults a known number of pages in.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tap.h"
+#include "mmprof/mmstate.h"
+
+static char tmpdir[] = "/tmp/test-mmstate.XXXXXX";
+
+static void write_file(const char *rel, const char *text)
+{
+	char path[512], *slash;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s%s", tmpdir, rel);
+	/* mkdir -p of the parent */
+	for (slash = strchr(path + strlen(tmpdir) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		mkdir(path, 0755);
+		*slash = '/';
+	}
+	f = fopen(path, "w");
+	if (!f) {
+		perror(path);
+		exit(2);
+	}
+	fputs(text, f);
+	fclose(f);
+}
+
+/* value of metric key in run, or -12345 when absent */
+static double metric(const struct profile *p, uint32_t run, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_metrics; i++)
+		if (p->metrics[i].run == run &&
+		    !strcmp(profile__str(p, p->metrics[i].key), key))
+			return p->metrics[i].value;
+	return -12345;
+}
+
+static void test_files(void)
+{
+	struct profile *p = profile__new();
+	struct mmstate s;
+	char vm[512], mi[512];
+
+	snprintf(vm, sizeof(vm), "%s/vmstat", tmpdir);
+	snprintf(mi, sizeof(mi), "%s/meminfo", tmpdir);
+	memset(&s, 0, sizeof(s));
+	s.vmstat_path = vm;
+	s.meminfo_path = mi;
+
+	write_file("/vmstat", "nr_free_pages 1000\npgfault 500\nthp_split_pmd 3\n"
+			      "nr_dirtied 10\nnuma_hit 40\nonly_before 1\nworkingset_nodes 8\n");
+	is_int(mmstate__begin(&s), 0, "begin reads the file");
+	write_file("/vmstat", "thp_split_pmd 515\npgfault 1700\nnr_free_pages 600\n"
+			      "nr_dirtied 25\nnuma_hit 30\nonly_after 7\nworkingset_nodes 4\n");
+	write_file("/meminfo", "MemTotal:        2014812 kB\nActive(anon):      1234 kB\n"
+			       "HugePages_Total:       4\nbogus line\n");
+	is_int(mmstate__end(&s, p, 0), 0, "end reads both files");
+	is_dbl(metric(p, 0, "proc-vmstat.pgfault"), 1200, 0, "counter: after - before");
+	is_dbl(metric(p, 0, "proc-vmstat.thp_split_pmd"), 512, 0, "thp_split_pmd delta");
+	is_dbl(metric(p, 0, "proc-vmstat.nr_free_pages"), 800, 0, "level: mean of the two readings");
+	is_dbl(metric(p, 0, "proc-vmstat.workingset_nodes"), 6, 0, "workingset_nodes is a level");
+	is_dbl(metric(p, 0, "proc-vmstat.nr_dirtied"), 15, 0, "nr_dirtied counts events: delta");
+	is_dbl(metric(p, 0, "proc-vmstat.numa_hit"), -10, 0, "a counter that went down stays visible");
+	ok(metric(p, 0, "proc-vmstat.only_before") == -12345 &&
+	   metric(p, 0, "proc-vmstat.only_after") == -12345, "fields of one reading only: absent");
+	is_dbl(metric(p, 0, "meminfo.MemTotal"), 2014812, 0, "meminfo in kB as printed");
+	is_dbl(metric(p, 0, "meminfo.Active(anon)"), 1234, 0, "meminfo field with parentheses");
+	is_dbl(metric(p, 0, "meminfo.HugePages_Total"), 4, 0, "meminfo count without unit");
+	ok(metric(p, 0, "meminfo.bogus line") == -12345, "malformed line skipped");
+
+	/* a second run reuses the struct; a missing file is an error, meminfo still stored */
+	s.vmstat_path = "/nonexistent/vmstat";
+	ok(mmstate__begin(&s) < 0, "begin on a missing file fails");
+	ok(mmstate__end(&s, p, 1) == 0 && metric(p, 1, "proc-vmstat.pgfault") == -12345 &&
+	   metric(p, 1, "meminfo.MemTotal") == 2014812,
+	   "without a before reading: meminfo only, no error");
+	mmstate__release(&s);
+	profile__free(p);
+}
+
+static void test_levels(void)
+{
+	ok(mmstate__is_level("nr_anon_transparent_hugepages"), "nr_anon_transparent_hugepages level");
+	ok(mmstate__is_level("nr_dirty_threshold"), "nr_dirty_threshold level");
+	ok(!mmstate__is_level("nr_foll_pin_acquired"), "nr_foll_pin_acquired counter");
+	ok(!mmstate__is_level("nr_tlb_remote_flush"), "nr_tlb_remote_flush counter");
+	ok(!mmstate__is_level("thp_fault_alloc"), "thp_fault_alloc counter");
+	is_int(mmstate__count_list("0"), 1, "node list 0");
+	is_int(mmstate__count_list("0-3,8\n"), 5, "node list 0-3,8");
+	is_int(mmstate__count_list("0,2,4-5"), 4, "node list 0,2,4-5");
+	is_int(mmstate__count_list("3-1"), 0, "reversed range rejected");
+	is_int(mmstate__count_list("x"), 0, "garbage rejected");
+}
+
+static void test_settings(void)
+{
+	struct profile *p = profile__new();
+	const char *v;
+
+	write_file("/sys/kernel/mm/transparent_hugepage/enabled", "always [madvise] never\n");
+	write_file("/sys/kernel/mm/transparent_hugepage/defrag",
+		   "always defer defer+madvise [madvise] never\n");
+	write_file("/sys/kernel/mm/transparent_hugepage/khugepaged/defrag", "1\n");
+	write_file("/sys/kernel/mm/transparent_hugepage/use_zero_page", "0\n");
+	/* shmem_enabled missing: left out */
+	write_file("/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages", "16\n");
+	write_file("/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages", "0\n");
+	write_file("/sys/devices/system/node/online", "0-1\n");
+	mmstate__add_settings(p, tmpdir);
+	v = profile__meta(p, "thp_enabled");
+	is_str(v ? v : "(null)", "madvise", "thp_enabled: the bracketed choice");
+	v = profile__meta(p, "thp_defrag");
+	is_str(v ? v : "(null)", "madvise", "thp_defrag");
+	v = profile__meta(p, "thp_khugepaged_defrag");
+	is_str(v ? v : "(null)", "1", "khugepaged/defrag: a number");
+	v = profile__meta(p, "thp_use_zero_page");
+	is_str(v ? v : "(null)", "0", "use_zero_page");
+	ok(!profile__meta(p, "thp_shmem_enabled"), "unreadable setting left out");
+	v = profile__meta(p, "hugetlb_2048kB_nr_hugepages");
+	is_str(v ? v : "(null)", "16", "hugetlb 2 MB pool");
+	v = profile__meta(p, "hugetlb_1048576kB_nr_hugepages");
+	is_str(v ? v : "(null)", "0", "hugetlb 1 GB pool");
+	v = profile__meta(p, "numa_nodes");
+	is_str(v ? v : "(null)", "2", "numa_nodes from 0-1");
+	profile__free(p);
+
+	/* the real machine: every file of the brief exists here */
+	p = profile__new();
+	mmstate__add_settings(p, NULL);
+	ok(profile__meta(p, "thp_enabled") && profile__meta(p, "thp_shmem_enabled") &&
+	   profile__meta(p, "thp_khugepaged_defrag") && profile__meta(p, "thp_use_zero_page"),
+	   "real THP settings read");
+	ok(profile__meta(p, "numa_nodes") && atoi(profile__meta(p, "numa_nodes")) >= 1,
+	   "real numa_nodes >= 1");
+	ok(profile__meta(p, "hugetlb_2048kB_nr_hugepages") != NULL, "real hugetlb 2048kB pool");
+	profile__free(p);
+}
+
+/* Fault N fresh pages between the readings: pgfault grows by at least N. */
+static void test_real(void)
+{
+	struct profile *p = profile__new();
+	struct mmstate s;
+	long pagesz = sysconf(_SC_PAGESIZE);
+	size_t n = 2000, i;
+	char *buf;
+
+	memset(&s, 0, sizeof(s));
+	is_int(mmstate__begin(&s), 0, "real /proc/vmstat read");
+	buf = mmap(NULL, n * (size_t)pagesz, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ok(buf != MAP_FAILED, "mmap");
+	if (buf != MAP_FAILED) {
+		madvise(buf, n * (size_t)pagesz, MADV_NOHUGEPAGE);
+		for (i = 0; i < n; i++)
+			buf[i * (size_t)pagesz] = 1;
+	}
+	is_int(mmstate__end(&s, p, 0), 0, "real end");
+	ok(metric(p, 0, "proc-vmstat.pgfault") >= (double)n,
+	   "pgfault delta %.0f >= %zu pages touched (system-wide)",
+	   metric(p, 0, "proc-vmstat.pgfault"), n);
+	ok(metric(p, 0, "meminfo.MemTotal") > 0, "meminfo.MemTotal %.0f kB",
+	   metric(p, 0, "meminfo.MemTotal"));
+	ok(metric(p, 0, "proc-vmstat.nr_free_pages") > 0, "nr_free_pages level > 0");
+	if (buf != MAP_FAILED)
+		munmap(buf, n * (size_t)pagesz);
+	mmstate__release(&s);
+	mmstate__release(&s);	/* twice is fine */
+	profile__free(p);
+}
+
+int main(void)
+{
+	char cmd[600];
+
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 2;
+	}
+	test_files();
+	test_levels();
+	test_settings();
+	test_real();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		ok(0, "cleanup");
+	return done_testing();
+}
