@@ -31,10 +31,10 @@ gen=$(realpath "$build/bench/gen-profile")
 quick=${BENCH_QUICK:-0}
 if [ "$quick" = 1 ]; then
 	reps=${BENCH_REPS:-1} secs=${BENCH_SECONDS:-0.4} stacks=10000 runs=2
-	ingest_n=1e6 doc=${BENCH_DOC:-$build/bench/performance.md}
+	ingest_n=1e6 doc=${BENCH_DOC:-$build/bench/performance.md} long_secs=1
 else
 	reps=${BENCH_REPS:-3} secs=${BENCH_SECONDS:-1} stacks=100000 runs=10
-	ingest_n=1e7 doc=${BENCH_DOC:-Documentation/performance.md}
+	ingest_n=1e7 doc=${BENCH_DOC:-Documentation/performance.md} long_secs=5
 fi
 freqs="4000 20000"
 pages=256		# ring buffer pages per CPU, the same for every tool (1 MiB)
@@ -59,7 +59,11 @@ log() { printf '  %s\n' "$*" >&2; }
 
 # The workload, wrapped so that its end time and CPU time are known: bash
 # writes the time right after it exits, `times` its children's CPU.
-wrapped=(bash -c '"$0" "$@"; rc=$?; date +%s.%N >"$BENCH_END"; times >"$BENCH_TIMES"; exit $rc' "$wl" "${wlargs[@]}")
+wrap() {	# seconds -> the wrapped command in the array wrapped
+	wrapped=(bash -c '"$0" "$@"; rc=$?; date +%s.%N >"$BENCH_END"; times >"$BENCH_TIMES"; exit $rc'
+		 "$wl" -s "$1" --size 16M)
+}
+wrap "$secs"
 export BENCH_END=$tmp/end BENCH_TIMES=$tmp/times
 
 # ops/s and ops per CPU-second of the workload from its output and `times`.
@@ -73,19 +77,28 @@ workload_numbers() {	# section row tool stdout-file
 		put "$1" "$2" "$3" cpuops "$(awk -v o="$ops" -v c="$cpu" 'BEGIN{printf "%.1f", o/c}')"
 }
 
-perf_lost() {	# perf.data -> lost samples (LOST + LOST_SAMPLES records)
-	perf report --stats -i "$1" 2>/dev/null |
-		awk '/LOST(_SAMPLES)? events:/ { s += $3 } END { print s + 0 }'
+perf_counts() {	# section row perf.data: samples and lost (LOST + LOST_SAMPLES records)
+	perf report --stats -i "$3" 2>/dev/null >"$tmp/stats"
+	put "$1" "$2" perf lost "$(awk '/LOST(_SAMPLES)? events:/ { s += $3 } END { print s + 0 }' "$tmp/stats")"
+	put "$1" "$2" perf samples "$(awk '/SAMPLE events:/ { print $3; exit }' "$tmp/stats")"
+}
+mmprof_counts() {	# section row stderr of mmprof record
+	put "$1" "$2" mmprof lost "$(sed -n 's/.* samples, \([0-9]*\) lost.*/\1/p' "$3" | tail -1)"
+	put "$1" "$2" mmprof samples "$(sed -n 's/.* \([0-9]*\) samples, [0-9]* lost.*/\1/p' "$3" | tail -1)"
+}
+floor_counts() {	# section row stderr of floor
+	put "$1" "$2" floor lost "$(awk '/^floor:/ {print $5}' "$3")"
+	put "$1" "$2" floor samples "$(awk '/^floor:/ {print $3}' "$3")"
 }
 
 # ---- 1-4: per-process runs ------------------------------------------------
-one_fork() {	# freq tool rep
-	local f=$1 tool=$2 row="-F $1" out=$tmp/out err=$tmp/err t0 t1 te
+one_fork() {	# freq tool [row]
+	local f=$1 tool=$2 row=${3:-"-F $1"} out=$tmp/out err=$tmp/err t1 te
 	rm -f "$BENCH_END" "$BENCH_TIMES"
 	case $tool in
 	none)	"${wrapped[@]}" >"$out" 2>"$err" ;;
 	floor)	"$floor" -F "$f" -m $pages -- "${wrapped[@]}" >"$out" 2>"$err"
-		put fork "$row" "$tool" lost "$(awk '/^floor:/ {print $5}' "$err")" ;;
+		floor_counts fork "$row" "$err" ;;
 	floor+stat) "$floor" -F "$f" -m $pages --counters -- "${wrapped[@]}" >"$out" 2>"$err" ;;
 	perf)	perf record -q -g -e cpu-clock -F "$f" -m $pages -o "$tmp/perf.data" -- \
 			"${wrapped[@]}" >"$out" 2>"$err"
@@ -96,7 +109,7 @@ one_fork() {	# freq tool rep
 		put fork "$row" "$tool" answer "$(awk -v a="$t1" -v e="$te" 'BEGIN{printf "%.3f", a-e}')"
 		put fork "$row" "$tool" reportcpu "$(awk '{printf "%.3f", $1+$2}' "$tmp/rt")"
 		put fork "$row" "$tool" size "$(stat -c %s "$tmp/perf.data")"
-		put fork "$row" "$tool" lost "$(perf_lost "$tmp/perf.data")" ;;
+		perf_counts fork "$row" "$tmp/perf.data" ;;
 	mmprof|mmprof-nostat)
 		local extra=()
 		[ "$tool" = mmprof-nostat ] && extra=(--no-stat)
@@ -109,7 +122,7 @@ one_fork() {	# freq tool rep
 		put fork "$row" "$tool" answer "$(awk -v a="$t1" -v e="$te" 'BEGIN{printf "%.3f", a-e}')"
 		put fork "$row" "$tool" reportcpu "$(awk '{printf "%.3f", $1+$2}' "$tmp/rt")"
 		put fork "$row" "$tool" size "$(stat -c %s "$tmp/m.data")"
-		put fork "$row" "$tool" lost "$(sed -n 's/.* samples, \([0-9]*\) lost.*/\1/p' "$err" | tail -1)" ;;
+		[ "$tool" = mmprof ] && mmprof_counts fork "$row" "$err" ;;
 	esac
 	workload_numbers fork "$row" "$tool" "$out"
 }
@@ -131,9 +144,9 @@ one_system() {	# freq tool
 	"${wrapped[@]}" >"$out" 2>/dev/null
 	[ -n "$pid" ] && wait "$pid"
 	case $tool in
-	floor)	put system "$row" "$tool" lost "$(awk '/^floor:/ {print $5}' "$err")" ;;
-	perf)	put system "$row" "$tool" lost "$(perf_lost "$tmp/perf.data")" ;;
-	mmprof)	put system "$row" "$tool" lost "$(sed -n 's/.* samples, \([0-9]*\) lost.*/\1/p' "$err" | tail -1)" ;;
+	floor)	floor_counts system "$row" "$err" ;;
+	perf)	perf_counts system "$row" "$tmp/perf.data" ;;
+	mmprof)	mmprof_counts system "$row" "$err" ;;
 	esac
 	workload_numbers system "$row" "$tool" "$out"
 }
@@ -148,6 +161,11 @@ for rep in $(seq 1 "$reps"); do
 		log "rep $rep/$reps, -F $f: -a ($system_tools)"
 		for tool in $system_tools; do one_system "$f" "$tool"; done
 	done
+	# a longer run for file size and time to answer, where samples pile up
+	log "rep $rep/$reps, -F 20000, $long_secs s: perf, mmprof"
+	wrap "$long_secs"
+	for tool in perf mmprof; do one_fork 20000 "$tool" "long"; done
+	wrap "$secs"
 done
 
 # ---- 5: ingest on one core --------------------------------------------------
@@ -293,16 +311,15 @@ HDR
 	done
 	cat <<HDR
 
-## 2. Lost samples (per run)
+## 2. Lost samples per run (and samples taken)
 
-| setting | floor | perf record -g | mmprof record |
-|---|---|---|---|
+| setting | floor lost | perf lost | mmprof lost | floor samples | perf samples | mmprof samples |
+|---|---|---|---|---|---|---|
 HDR
-	for f in $freqs; do
-		echo "| -F $f | $(cell n0 fork "-F $f" floor lost) | $(cell n0 fork "-F $f" perf lost) | $(cell n0 fork "-F $f" mmprof lost) |"
-	done
-	for f in $freqs; do
-		echo "| -a -F $f | $(cell n0 system "-a -F $f" floor lost) | $(cell n0 system "-a -F $f" perf lost) | $(cell n0 system "-a -F $f" mmprof lost) |"
+	for row in "-F 4000" "-F 20000" long "-a -F 4000" "-a -F 20000"; do
+		sec=fork
+		case $row in -a*) sec=system ;; esac
+		echo "| $([ "$row" = long ] && echo "-F 20000, $long_secs s run" || echo "$row") | $(cell n0 $sec "$row" floor lost) | $(cell n0 $sec "$row" perf lost) | $(cell n0 $sec "$row" mmprof lost) | $(cell k1 $sec "$row" floor samples) | $(cell k1 $sec "$row" perf samples) | $(cell k1 $sec "$row" mmprof samples) |"
 	done
 	cat <<HDR
 
@@ -316,8 +333,9 @@ report's own CPU time beside it.
 | setting | perf: answer s | mmprof: answer s | ratio | perf report CPU s | mmprof report CPU s | perf.data | mmprof .data | size ratio |
 |---|---|---|---|---|---|---|---|---|
 HDR
-	for f in $freqs; do
-		echo "| -F $f | $(cell n3 fork "-F $f" perf answer) | $(cell n3 fork "-F $f" mmprof answer) | $(ratio "$(get fork "-F $f" mmprof answer 5)" "$(get fork "-F $f" perf answer 5)") | $(cell n3 fork "-F $f" perf reportcpu) | $(cell n3 fork "-F $f" mmprof reportcpu) | $(cell mb fork "-F $f" perf size) | $(cell mb fork "-F $f" mmprof size) | $(ratio "$(get fork "-F $f" mmprof size 5)" "$(get fork "-F $f" perf size 5)") |"
+	for f in $freqs long; do
+		[ "$f" = long ] && row=long || row="-F $f"
+		echo "| $( [ "$f" = long ] && echo "-F 20000, $long_secs s run" || echo "-F $f") | $(cell n3 fork "$row" perf answer) | $(cell n3 fork "$row" mmprof answer) | $(ratio "$(get fork "$row" mmprof answer 5)" "$(get fork "$row" perf answer 5)") | $(cell n3 fork "$row" perf reportcpu) | $(cell n3 fork "$row" mmprof reportcpu) | $(cell mb fork "$row" perf size) | $(cell mb fork "$row" mmprof size) | $(ratio "$(get fork "$row" mmprof size 5)" "$(get fork "$row" perf size 5)") |"
 	done
 	cat <<HDR
 
