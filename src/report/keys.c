@@ -497,7 +497,7 @@ void keys__workload_name(const struct profile *p, char *buf, size_t size)
 		return;
 	}
 	/* the benchmark's own metrics are "<name>.<metric>"; record's own
-	 * families (--sched, tracepoint statistics) are not the benchmark */
+	 * families (--sched, tracepoint statistics, mm state) are not the benchmark */
 	for (i = 0; i < p->nr_metrics; i++) {
 		const char *k = profile__str(p, p->metrics[i].key);
 		const char *dot = k ? strchr(k, '.') : NULL;
@@ -505,7 +505,8 @@ void keys__workload_name(const struct profile *p, char *buf, size_t size)
 		if (p->metrics[i].run != p->metrics[0].run)
 			break;
 		if (!dot || dot == k || !strncmp(k, "perf-sched.", 11) ||
-		    !strncmp(k, "tracepoint.", 11))
+		    !strncmp(k, "tracepoint.", 11) || !strncmp(k, "proc-vmstat.", 12) ||
+		    !strncmp(k, "meminfo.", 8))
 			continue;
 		snprintf(buf, size, "%.*s", (int)(dot - k), k);
 		return;
