@@ -35,6 +35,7 @@
 #include "mmprof/cmd.h"
 #include "mmprof/counting.h"
 #include "mmprof/datafile.h"
+#include "mmprof/mmstate.h"
 #include "mmprof/options.h"
 #include "mmprof/profile.h"
 #include "mmprof/sampler.h"
@@ -439,6 +440,7 @@ static int record_run(struct record *rec, uint32_t run)
 	struct record_opts *o = rec->o;
 	struct workload w = { .pid = 0, .go_fd = -1, .err_fd = -1, .out_fd = -1 };
 	struct counting *cnt = NULL;
+	struct mmstate ms = { 0 };
 	struct record_target st;
 	struct counting_target ct;
 	struct line_ctx lc = { rec->p, run };
@@ -496,6 +498,8 @@ static int record_run(struct record *rec, uint32_t run)
 		}
 	}
 
+	/* system-wide, so read as close to the release as possible; unreadable: left out */
+	mmstate__begin(&ms);
 	if (rec->mode == MODE_FORK) {
 		err = workload__go(&w, rec->cmd_argv[0], &e);
 		if (err)
@@ -601,6 +605,7 @@ static int record_run(struct record *rec, uint32_t run)
 		pass_output(rec, &w, &lc);
 		workload__reap(&w, true);
 	}
+	mmstate__end(&ms, rec->p, run);
 	sampler__close(rec->sampler);	/* drains the rest */
 	if (rec->sched)
 		schedrec__close(rec->sched);
@@ -653,6 +658,7 @@ out_close:
 out_err:
 out:
 	counting__close(cnt);
+	mmstate__release(&ms);
 	workload__release(&w);
 	if (err) {
 		progress_clear(rec);
@@ -821,6 +827,7 @@ int cmd_record(int argc, char **argv)
 
 	rec.p = profile__new();
 	sysinfo__add_host(rec.p);
+	mmstate__add_settings(rec.p, NULL);
 	add_record_meta(&rec, argc, argv);
 
 	rec.syms = symbols__new();
