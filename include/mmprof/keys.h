@@ -7,6 +7,9 @@
  *   perf-profile.self.<ev>.<sym>         exclusive %
  *   perf-profile.calltrace.<ev>.<f1>...  leaf-first 5-frame chain prefixes, %
  *   perf-stat.{ps,i,total,overall}.*     from counters and intervals
+ *   perf-stat.scaled.<event>%            share of a multiplexed counter's value
+ *                                        that was extrapolated (absent: none)
+ *   proc-vmstat.*, meminfo.*             mm state metrics (mmstate.h)
  *   <workload metrics>, <name>.time.*    from struct metric and struct run
  * Symbol suffixes .isra.N/.constprop.N/.part.N are stripped and colliding
  * keys summed, as the robot does.  Keys under the robot's floors (0.05 for

@@ -359,6 +359,11 @@ static int interval_cmp(const void *a, const void *b)
 /*
  * perf-stat.i.*: each interval gives per-second rates and its own derived
  * ratios; a key's value is the mean over the intervals where it exists.
+ * An interval's length is its own: t_ns minus the previous reading's t_ns
+ * (the last one is usually shorter than -I).  The robot's parser never
+ * prints the last interval, leaves it out of the sums behind ps.* and
+ * overall.*, yet divides ps.* by the whole run time, so its ps.* run a
+ * little low; mmprof keeps every interval and the exact totals.
  */
 static void interval_keys(const struct profile *p, uint32_t run, const uint8_t *blocked,
 			  struct keymap *m)
@@ -392,6 +397,9 @@ static void interval_keys(const struct profile *p, uint32_t run, const uint8_t *
 			const char *name = profile__str(p, ci->name);
 			double v = (double)ci->value;
 
+			/* multiplexed out for the whole interval: unknown, not 0 */
+			if (!ci->running && ci->enabled)
+				continue;
 			if (ci->running && ci->running != ci->enabled)
 				v *= (double)ci->enabled / (double)ci->running;
 			stat_set__add(&s, name, v * unit_scale(name));
@@ -453,6 +461,17 @@ static void perf_stat_keys(const struct profile *p, uint32_t run, struct keymap 
 			continue;
 		}
 		stat_set__add(&s, name, counter__scaled(c) * unit_scale(name));
+		/*
+		 * Multiplexed: the value is extrapolated from the share of the
+		 * run the counter was on the PMU.  Say how much was estimated,
+		 * 100 * (1 - running/enabled); absent means counted throughout,
+		 * which is what diff's "missing is 0" reads it as.
+		 */
+		if (c->running < c->enabled) {
+			snprintf(key, sizeof(key), "perf-stat.scaled.%s%%", name);
+			keymap__add(m, key, 100.0 * (double)(c->enabled - c->running) /
+					    (double)c->enabled);
+		}
 	}
 	if (secs > 0) {
 		for (i = 0; i < s.nr; i++) {
