@@ -42,6 +42,8 @@ struct frame {
 	uint64_t sym_off;	/* addr - symbol start; 0 when unresolved */
 	uint32_t sym;		/* string id of the symbol name, 0 = unresolved */
 	uint32_t dso;		/* string id: "[kernel.kallsyms]", "[ext4]", a path; 0 = unknown */
+	uint32_t raw;		/* string id of the mangled ELF name when sym is its
+				 * demangled form (C++, Rust); 0 otherwise */
 	uint8_t kernel;		/* 1 for a kernel-space frame */
 	uint8_t inlined;	/* 1: a function inlined at addr into the next
 				 * (outer) frame, which has the same addr

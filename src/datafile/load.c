@@ -612,15 +612,16 @@ static int load_metrics(struct loader *l)
 	return r;
 }
 
-/* Does frames have the nullable "inlined" column (files written before it do not)? */
-static bool frames_have_inlined(struct loader *l)
+/* Does frames have this nullable column (files written before it do not)? */
+static bool frames_have(struct loader *l, const char *column)
 {
 	sqlite3_stmt *st = NULL;
 	bool yes;
 
 	if (sqlite3_prepare_v2(l->db, "SELECT 1 FROM pragma_table_info('frames') "
-				      "WHERE name = 'inlined'", -1, &st, NULL) != SQLITE_OK)
+				      "WHERE name = ?1", -1, &st, NULL) != SQLITE_OK)
 		return false;
+	sqlite3_bind_text(st, 1, column, -1, SQLITE_STATIC);
 	yes = sqlite3_step(st) == SQLITE_ROW;
 	sqlite3_finalize(st);
 	return yes;
@@ -628,11 +629,13 @@ static bool frames_have_inlined(struct loader *l)
 
 static int load_frames(struct loader *l)
 {
+	char sql[160];
 	int err, r;
 
-	if ((err = prepare(l, "frames", frames_have_inlined(l) ?
-			   "SELECT id, addr, sym_off, sym, dso, kernel, inlined FROM frames ORDER BY id" :
-			   "SELECT id, addr, sym_off, sym, dso, kernel, NULL FROM frames ORDER BY id")))
+	snprintf(sql, sizeof(sql), "SELECT id, addr, sym_off, sym, dso, kernel, %s, %s "
+		 "FROM frames ORDER BY id", frames_have(l, "inlined") ? "inlined" : "NULL",
+		 frames_have(l, "raw") ? "raw" : "NULL");
+	if ((err = prepare(l, "frames", sql)))
 		return err;
 	while ((r = next_row(l, 0)) > 0) {
 		struct frame f = { 0 };
@@ -640,7 +643,8 @@ static int load_frames(struct loader *l)
 		if ((err = get_u64(l, 1, &f.addr)) || (err = get_u64(l, 2, &f.sym_off)) ||
 		    (err = get_str(l, 3, &f.sym)) || (err = get_str(l, 4, &f.dso)) ||
 		    (err = get_bool(l, 5, &f.kernel)) ||
-		    (sqlite3_column_type(l->st, 6) != SQLITE_NULL && (err = get_bool(l, 6, &f.inlined))))
+		    (sqlite3_column_type(l->st, 6) != SQLITE_NULL && (err = get_bool(l, 6, &f.inlined))) ||
+		    (err = get_str(l, 7, &f.raw)))
 			return err;
 		XGROW(l->framemap, l->alloc_framemap, l->nr_frames);
 		l->framemap[l->nr_frames++] = profile__frame(l->p, &f);

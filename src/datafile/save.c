@@ -373,13 +373,14 @@ static int write_frames(struct saver *s)
 	int err;
 
 	if ((err = check_rows(s, "frames", p->nr_frames)) ||
-	    (err = prepare(s, "INSERT INTO frames VALUES(?,?,?,?,?,?,?)")))
+	    (err = prepare(s, "INSERT INTO frames VALUES(?,?,?,?,?,?,?,?)")))
 		return err;
 	for (i = 0; i < p->nr_frames; i++) {
 		const struct frame *f = &p->frames[i];
 
 		if ((err = check_str(s, "frames", i, f->sym)) ||
-		    (err = check_str(s, "frames", i, f->dso)))
+		    (err = check_str(s, "frames", i, f->dso)) ||
+		    (err = check_str(s, "frames", i, f->raw)))
 			return err;
 		sqlite3_bind_int64(s->st, 1, (int64_t)i);
 		bind_u64(s->st, 2, f->addr);
@@ -391,6 +392,7 @@ static int write_frames(struct saver *s)
 			sqlite3_bind_int64(s->st, 7, 1);
 		else
 			sqlite3_bind_null(s->st, 7);
+		bind_str(s->st, 8, f->raw);
 		if ((err = step(s)))
 			return err;
 	}

@@ -165,7 +165,7 @@ static bool frame_eq(const void *ctx, uint32_t row, const void *key)
 
 	return a->addr == b->addr && a->sym == b->sym && a->dso == b->dso &&
 	       a->kernel == b->kernel && a->sym_off == b->sym_off &&
-	       !a->inlined == !b->inlined;
+	       !a->inlined == !b->inlined && a->raw == b->raw;
 }
 
 uint32_t profile__frame(struct profile *p, const struct frame *f)

@@ -1088,6 +1088,7 @@ static uint32_t frame_of(struct sampler *s, struct profile *p, uint32_t pid, uin
 	f.kernel = kernel;
 	f.sym = profile__intern(p, si.sym);
 	f.dso = profile__intern(p, si.dso);
+	f.raw = profile__intern(p, si.raw_sym);	/* 0 unless demangled */
 	f.sym_off = si.sym ? si.sym_off : 0;
 	key.frame = profile__frame(p, &f);
 	XGROW(s->frows, s->alloc_frows, s->nr_frows);

@@ -183,6 +183,7 @@ static int profiles_equal(const struct profile *a, const struct profile *b)
 		CMP(frames[i].addr, "frame"); CMP(frames[i].sym_off, "frame");
 		CMP(frames[i].sym, "frame"); CMP(frames[i].dso, "frame");
 		CMP(frames[i].kernel, "frame"); CMP(frames[i].inlined, "frame");
+		CMP(frames[i].raw, "frame");
 	}
 	for (i = 0; i < a->nr_nodes; i++) {
 		CMP(nodes[i].parent, "node"); CMP(nodes[i].frame, "node");
@@ -367,6 +368,11 @@ static void test_inlined(const char *good)
 	f.sym = profile__intern(a, "inl_helper");
 	f.inlined = 1;
 	st[0] = profile__frame(a, &f);
+	f.addr = 0x401300;	/* a C++ function: demangled name, raw name kept */
+	f.sym = profile__intern(a, "ns::Box<int>::spin");
+	f.raw = profile__intern(a, "_ZN2ns3BoxIiE4spinEi");
+	f.inlined = 0;
+	profile__frame(a, &f);
 	ok(st[0] != st[1] && a->frames[st[0]].inlined, "an inline frame is a frame of its own");
 	comm = profile__intern(a, "page_fault1");
 	n = profile__stack(a, st, 2);
@@ -374,7 +380,8 @@ static void test_inlined(const char *good)
 	rc = datafile__save(a, path_in("inl.data"), &e);
 	if (!rc)
 		rc = datafile__load(path_in("inl.data"), &b, &e);
-	ok(rc == 0 && b && profiles_equal(a, b), "inline flag round-trips: %s", rc ? e.msg : "ok");
+	ok(rc == 0 && b && profiles_equal(a, b), "inline flag and raw name round-trip: %s",
+	   rc ? e.msg : "ok");
 	profile__free(b);
 	b = NULL;
 	unlink(path_in("inl.data"));
@@ -382,9 +389,9 @@ static void test_inlined(const char *good)
 
 	old = mutate(good, "old-frames.data",
 		     "DROP VIEW counts_v; DROP VIEW stacks; DROP VIEW nodes_v; DROP VIEW frames_v;"
-		     "ALTER TABLE frames DROP COLUMN inlined;");
+		     "ALTER TABLE frames DROP COLUMN inlined; ALTER TABLE frames DROP COLUMN raw;");
 	rc = datafile__load(old, &b, &e);
-	ok(rc == 0 && b && b->nr_frames > 0, "a file without frames.inlined loads: %s",
+	ok(rc == 0 && b && b->nr_frames > 0, "a file without frames.inlined and .raw loads: %s",
 	   rc ? e.msg : "ok");
 	if (b) {
 		size_t i, inl = 0;
@@ -751,7 +758,7 @@ static void test_duplicates(const char *good)
 	struct errmsg e = { "" };
 	const char *p = mutate(good, "dups.data",
 			       "INSERT INTO strings SELECT max(id) + 1, 'main' FROM strings;"
-			       "INSERT INTO frames SELECT (SELECT max(id) + 1 FROM frames), addr, sym_off, sym, dso, kernel, inlined"
+			       "INSERT INTO frames SELECT (SELECT max(id) + 1 FROM frames), addr, sym_off, sym, dso, kernel, inlined, raw"
 			       "  FROM frames WHERE id = 2;"
 			       "INSERT INTO nodes SELECT max(id) + 1, 0, (SELECT max(id) FROM frames)"
 			       "  FROM nodes;"
