@@ -20,6 +20,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "record",  cmd_record,  "run a workload (or watch pids/the system) and write a .data file" },
+	{ "stat",    cmd_stat,    "count events of a command like perf stat (mean +- error over -r runs)" },
 	{ "report",  cmd_report,  "show a .data file: LKP keys, call tree, folded stacks, JSON" },
 	{ "diff",    cmd_diff,    "compare two sets of runs: the robot's table with significance, CI gates" },
 	{ "flamegraph", cmd_flamegraph, "draw an interactive SVG flame graph, or the differential graph of two files" },

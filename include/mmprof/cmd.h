@@ -14,6 +14,7 @@
 #define EXIT_ERROR 2
 
 int cmd_record(int argc, char **argv);
+int cmd_stat(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_flamegraph(int argc, char **argv);
