@@ -1,0 +1,579 @@
+/*
+ * cmd-stat: `mmprof stat`, counters only, printed the way `perf stat`
+ * prints them.
+ *
+ * Each run goes through countrun (the perf-stat counting set, /proc/vmstat
+ * around the run, the workload's status and rusage) into a scratch
+ * profile; the events asked for with -e are copied into the file's profile,
+ * so that -o writes only those.  At the end the mean over runs of each
+ * counter is printed with perf stat's comments ("# 0.73 insn per cycle",
+ * "# 1.234 K/sec"), "<not supported>" for counters this machine lacks,
+ * "(scaled from NN%)" for multiplexed ones and, with -r, perf's "( +- N% )":
+ * the standard error of the mean relative to the mean.  Like perf stat the
+ * table goes to stderr, leaving stdout to the workload.
+ *
+ * Exit status: 0 when the runs were counted (whatever the workload's own
+ * status, which is reported), 2 on an error.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mmprof/cmd.h"
+#include "mmprof/counting.h"
+#include "mmprof/countrun.h"
+#include "mmprof/datafile.h"
+#include "mmprof/mmstate.h"
+#include "mmprof/options.h"
+#include "mmprof/profile.h"
+#include "mmprof/sysinfo.h"
+#include "mmprof/xalloc.h"
+
+struct stat_opts {
+	int repeat;
+	struct strlist events;
+	int interval_ms;
+	int system_wide;
+	const char *cpu_list;
+	const char *pid_list;
+	double duration;
+	const char *output;
+};
+
+/* Handlers can reach nothing else: the only file-scope mutable state. */
+static volatile sig_atomic_t nr_stops, stop_sig;
+
+static void on_stop(int sig)
+{
+	stop_sig = sig;
+	nr_stops++;
+}
+
+static void on_wake(int sig)
+{
+	(void)sig;	/* SIGCHLD, SIGIO: cutting the wait short is the point */
+}
+
+static int install_signals(void)
+{
+	static const int stops[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_stop;
+	for (i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
+		if (sigaction(stops[i], &sa, NULL) < 0)
+			return -errno;
+	sa.sa_handler = on_wake;
+	if (sigaction(SIGCHLD, &sa, NULL) < 0 || sigaction(SIGIO, &sa, NULL) < 0)
+		return -errno;
+	sa.sa_handler = SIG_IGN;
+	return sigaction(SIGPIPE, &sa, NULL) < 0 ? -errno : 0;
+}
+
+/* perf's short names for events of the set */
+static const struct {
+	const char *alias, *name;
+} aliases[] = {
+	{ "cycles", "cpu-cycles" }, { "branches", "branch-instructions" },
+	{ "faults", "page-faults" }, { "cs", "context-switches" },
+	{ "migrations", "cpu-migrations" },
+};
+
+static const char *set_name(const char *ev)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (!strcmp(ev, aliases[i].alias))
+			ev = aliases[i].name;
+	for (i = 0; i < counting_nr_events; i++)
+		if (!strcmp(ev, counting_events[i].name))
+			return counting_events[i].name;
+	return NULL;
+}
+
+/* "task-clock:u" (user-only fallback) is the set's "task-clock" */
+static bool wanted(const struct strlist *sel, const char *name)
+{
+	size_t i, len = strcspn(name, ":");
+
+	if (!sel->nr)
+		return true;
+	for (i = 0; i < sel->nr; i++)
+		if (strlen(sel->items[i]) == len && !strncmp(sel->items[i], name, len))
+			return true;
+	return false;
+}
+
+/* Copy run 0 of src into dst as run `run`, keeping only the selected counters. */
+static void copy_run(struct profile *dst, const struct profile *src, uint32_t run,
+		     const struct strlist *sel)
+{
+	size_t i;
+
+	for (i = 0; i < src->nr_counters; i++) {
+		struct counter c = src->counters[i];
+		const char *name = profile__str(src, c.name);
+
+		if (!name || !wanted(sel, name))
+			continue;
+		c.run = run;
+		c.name = profile__intern(dst, name);
+		profile__add_counter(dst, &c);
+	}
+	for (i = 0; i < src->nr_intervals; i++) {
+		struct counter_interval ci = src->intervals[i];
+		const char *name = profile__str(src, ci.name);
+
+		if (!name || !wanted(sel, name))
+			continue;
+		ci.run = run;
+		ci.name = profile__intern(dst, name);
+		profile__add_interval(dst, &ci);
+	}
+	for (i = 0; i < src->nr_metrics; i++)
+		profile__add_metric(dst, run, profile__str(src, src->metrics[i].key),
+				    src->metrics[i].value);
+	profile__add_run(dst, &src->runs[0]);
+}
+
+static int parse_pids(const char *list, pid_t **pids, size_t *nr)
+{
+	size_t alloc = 0;
+	const char *s = list;
+
+	while (*s) {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(s, &end, 10);
+		if (errno || end == s || v <= 0 || v > INT_MAX || (*end && *end != ',')) {
+			fprintf(stderr, "mmprof stat: invalid value '%s' for -p; expected PID[,PID...]\n",
+				list);
+			return -1;
+		}
+		if (kill((pid_t)v, 0) < 0 && errno == ESRCH) {
+			fprintf(stderr, "mmprof stat: no process with pid %ld\n", v);
+			return -1;
+		}
+		XGROW(*pids, alloc, *nr);
+		(*pids)[(*nr)++] = (pid_t)v;
+		s = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+/* Mean and perf's "+-": the standard error of the mean, relative (%). */
+struct avg {
+	double sum, sumsq;
+	unsigned n;
+};
+
+static void avg__add(struct avg *a, double v)
+{
+	a->sum += v;
+	a->sumsq += v * v;
+	a->n++;
+}
+
+static double avg__mean(const struct avg *a)
+{
+	return a->n ? a->sum / a->n : 0;
+}
+
+static double avg__rel_err(const struct avg *a)
+{
+	double mean = avg__mean(a), var;
+
+	if (a->n < 2 || mean == 0)
+		return 0;
+	var = (a->sumsq - a->n * mean * mean) / (a->n - 1);
+	if (var < 0)
+		var = 0;
+	return 100.0 * sqrt(var / a->n) / fabs(mean);
+}
+
+/* One counter name over all runs. */
+struct stat_row {
+	const char *name;	/* owned by the profile */
+	bool supported, counted;	/* counted: on the PMU at least once */
+	struct avg val;		/* scaled value; clocks in msec */
+	double enabled, running;
+};
+
+static bool is_clock(const char *name)
+{
+	return !strncmp(name, "task-clock", 10) || !strncmp(name, "cpu-clock", 9);
+}
+
+static const struct stat_row *find_row(const struct stat_row *rows, size_t nr, const char *name)
+{
+	size_t i, len = strlen(name);
+
+	for (i = 0; i < nr; i++)
+		if (!strncmp(rows[i].name, name, len) &&
+		    (rows[i].name[len] == '\0' || rows[i].name[len] == ':'))
+			return rows[i].counted ? &rows[i] : NULL;
+	return NULL;
+}
+
+/* "# <ratio> <what>" as perf stat prints beside a counter, or "" */
+static void comment(const struct stat_row *rows, size_t nr, const struct stat_row *r,
+		    double elapsed_s, char *buf, size_t size)
+{
+	static const char *const denoms[] = { "s", "-references", "-instructions" };
+	const struct stat_row *task = find_row(rows, nr, "task-clock");
+	const struct stat_row *cyc = find_row(rows, nr, "cpu-cycles");
+	const char *name = r->name;
+	size_t len = strcspn(name, ":");
+	double v = avg__mean(&r->val), secs;
+
+	buf[0] = '\0';
+	if (is_clock(name)) {
+		if (elapsed_s > 0)
+			snprintf(buf, size, "# %8.3f %-25s", v / 1e3 / elapsed_s, "CPUs utilized");
+		return;
+	}
+	if (!strncmp(name, "instructions", len) && len == 12) {
+		if (cyc && avg__mean(&cyc->val) > 0)
+			snprintf(buf, size, "# %8.2f %-25s", v / avg__mean(&cyc->val), "insn per cycle");
+		return;
+	}
+	if (!strncmp(name, "cpu-cycles", len) && len == 10) {
+		if (task && avg__mean(&task->val) > 0)
+			snprintf(buf, size, "# %8.3f %-25s", v / (avg__mean(&task->val) * 1e6), "GHz");
+		return;
+	}
+	if (len > 7 && !strncmp(name + len - 7, "-misses", 7)) {
+		size_t d;
+
+		for (d = 0; d < 3; d++) {
+			char other[128];
+			const struct stat_row *o;
+
+			snprintf(other, sizeof(other), "%.*s%s", (int)(len - 7), name, denoms[d]);
+			o = find_row(rows, nr, other);
+			if (o && avg__mean(&o->val) > 0) {
+				char what[160];
+
+				snprintf(what, sizeof(what), "of all %.100s", other);
+				snprintf(buf, size, "# %7.2f%% %-25s", 100.0 * v / avg__mean(&o->val), what);
+				return;
+			}
+		}
+	}
+	/* rates per second of task-clock, as perf does; else of elapsed time */
+	secs = task && avg__mean(&task->val) > 0 ? avg__mean(&task->val) / 1e3 : elapsed_s;
+	if (secs > 0) {
+		double rate = v / secs;
+		const char *unit = "/sec";
+
+		if (rate >= 1e9) {
+			rate /= 1e9;
+			unit = "G/sec";
+		} else if (rate >= 1e6) {
+			rate /= 1e6;
+			unit = "M/sec";
+		} else if (rate >= 1e3) {
+			rate /= 1e3;
+			unit = "K/sec";
+		}
+		snprintf(buf, size, "# %8.3f %-25s", rate, unit);
+	}
+}
+
+static void print_table(const struct profile *p, const char *what, unsigned nr_runs)
+{
+	struct stat_row *rows = NULL;
+	size_t nr = 0, alloc = 0, i, k;
+	struct avg elapsed = { 0 }, user = { 0 }, sys = { 0 };
+	uint32_t run;
+	bool forked = false;
+
+	for (i = 0; i < p->nr_counters; i++) {
+		const struct counter *c = &p->counters[i];
+		const char *name = profile__str(p, c->name);
+		struct stat_row *r = NULL;
+
+		if (!name)
+			continue;
+		for (k = 0; k < nr; k++)
+			if (!strcmp(rows[k].name, name))
+				r = &rows[k];
+		if (!r) {
+			XGROW(rows, alloc, nr);
+			r = &rows[nr++];
+			memset(r, 0, sizeof(*r));
+			r->name = name;
+		}
+		if (!c->supported)
+			continue;
+		r->supported = true;
+		r->enabled += (double)c->enabled;
+		r->running += (double)c->running;
+		if (c->running == 0 && c->enabled > 0)
+			continue;
+		r->counted = true;
+		avg__add(&r->val, counter__scaled(c) / (is_clock(name) ? 1e6 : 1));
+	}
+	for (run = 0; run < p->nr_runs; run++) {
+		const struct run *r = &p->runs[run];
+
+		avg__add(&elapsed, (double)r->wall_ns / 1e9);
+		avg__add(&user, (double)r->utime_us / 1e6);
+		avg__add(&sys, (double)r->stime_us / 1e6);
+		forked |= r->exit_code >= 0 || r->term_signal;
+	}
+
+	fprintf(stderr, "\n Performance counter stats for %s", what);
+	if (nr_runs > 1)
+		fprintf(stderr, " (%u runs)", nr_runs);
+	fprintf(stderr, ":\n\n");
+	for (i = 0; i < nr; i++) {
+		const struct stat_row *r = &rows[i];
+		char value[64], note[512], line[1024];
+		int n;
+
+		if (!r->supported || !r->counted) {
+			fprintf(stderr, "%18s      %s\n", r->supported ? "<not counted>" : "<not supported>",
+				r->name);
+			continue;
+		}
+		if (is_clock(r->name))
+			snprintf(value, sizeof(value), "%18.2f msec", avg__mean(&r->val));
+		else
+			snprintf(value, sizeof(value), "%18.0f     ", avg__mean(&r->val));
+		comment(rows, nr, r, avg__mean(&elapsed), note, sizeof(note));
+		n = snprintf(line, sizeof(line), "%s %-32s %s", value, r->name, note);
+		if (nr_runs > 1 && n > 0 && (size_t)n < sizeof(line))
+			n += snprintf(line + n, sizeof(line) - (size_t)n, "  ( +- %5.2f%% )",
+				      avg__rel_err(&r->val));
+		if (r->running < r->enabled && n > 0 && (size_t)n < sizeof(line))
+			snprintf(line + n, sizeof(line) - (size_t)n, "  (scaled from %.2f%%)",
+				 100.0 * r->running / r->enabled);
+		/* trailing blanks of an empty comment are noise */
+		for (n = (int)strlen(line); n > 0 && line[n - 1] == ' '; n--)
+			line[n - 1] = '\0';
+		fprintf(stderr, "%s\n", line);
+	}
+	fprintf(stderr, "\n");
+	if (nr_runs > 1) {
+		double err = avg__rel_err(&elapsed);
+
+		fprintf(stderr, "%18.4f +- %.4f seconds time elapsed  ( +- %5.2f%% )\n",
+			avg__mean(&elapsed), avg__mean(&elapsed) * err / 100, err);
+		if (forked) {
+			fprintf(stderr, "\n%18.4f +- %.4f seconds user\n", avg__mean(&user),
+				avg__mean(&user) * avg__rel_err(&user) / 100);
+			fprintf(stderr, "%18.4f +- %.4f seconds sys\n", avg__mean(&sys),
+				avg__mean(&sys) * avg__rel_err(&sys) / 100);
+		}
+	} else {
+		fprintf(stderr, "%18.9f seconds time elapsed\n", avg__mean(&elapsed));
+		if (forked)
+			fprintf(stderr, "\n%18.9f seconds user\n%18.9f seconds sys\n",
+				avg__mean(&user), avg__mean(&sys));
+	}
+	fprintf(stderr, "\n");
+	free(rows);
+}
+
+static const char *const stat_usage[] = {
+	"mmprof stat [options] -- CMD [ARGS]",
+	"mmprof stat [options] -p PID[,PID...]",
+	"mmprof stat [options] -a [-C CPU-LIST]",
+	NULL,
+};
+
+static void add_meta(struct profile *p, const struct stat_opts *o, int argc, char **argv)
+{
+	char **full = xcalloc((size_t)argc + 2, sizeof(*full));
+	char buf[1024];
+	size_t i, n = 0;
+	int k;
+
+	full[0] = (char *)"mmprof";
+	for (k = 0; k < argc; k++)
+		full[k + 1] = argv[k];
+	sysinfo__add_cmdline(p, argc + 1, full);
+	free(full);
+	profile__set_meta(p, "record_mode", o->system_wide ? "system" : o->pid_list ? "pid" : "fork");
+	profile__set_meta(p, "stat_only", "1");
+	buf[0] = '\0';
+	for (i = 0; i < o->events.nr && n < sizeof(buf); i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", i ? "," : "", o->events.items[i]);
+	profile__set_meta(p, "counters_asked", o->events.nr ? buf : "default");
+	snprintf(buf, sizeof(buf), "%d", o->interval_ms);
+	profile__set_meta(p, "interval_ms", buf);
+	if (o->pid_list)
+		profile__set_meta(p, "target", o->pid_list);
+	else if (o->system_wide)
+		profile__set_meta(p, "target", o->cpu_list ? o->cpu_list : "all");
+}
+
+int cmd_stat(int argc, char **argv)
+{
+	struct stat_opts o = { .repeat = 1 };
+	const struct option_desc opts[] = {
+		{ OPT_GROUP, 0, NULL, NULL, NULL, "target (exactly one: a command after '--', -p or -a)", 0, NULL },
+		{ OPT_STRING, 'p', "pid", &o.pid_list, "PID[,PID...]", "count running processes until they exit or Ctrl-C", 0, NULL },
+		{ OPT_BOOL, 'a', "all-cpus", &o.system_wide, NULL, "system-wide, every CPU", 0, NULL },
+		{ OPT_STRING, 'C', "cpu", &o.cpu_list, "CPU-LIST", "with -a: only these CPUs (0-3,8)", 0, NULL },
+		{ OPT_DOUBLE, 0, "duration", &o.duration, "SEC", "with -p or -a: stop after SEC seconds", 0, NULL },
+		{ OPT_GROUP, 0, NULL, NULL, NULL, "counting", 0, NULL },
+		{ OPT_INT, 'r', "repeat", &o.repeat, "N", "run the command N times; print mean and +- error", 0, NULL },
+		{ OPT_LIST, 'e', "event", &o.events, "EVENT[,EVENT]", "only these counters of the perf-stat set (repeatable)", OPT_SPLIT, NULL },
+		{ OPT_INT, 'I', "interval", &o.interval_ms, "MS", "store counter readings every MS ms (perf-stat.i.* keys)", 0, NULL },
+		{ OPT_GROUP, 0, NULL, NULL, NULL, "output", 0, NULL },
+		{ OPT_STRING, 'o', "output", &o.output, "FILE", "also write the runs to FILE (for report and diff)", 0, NULL },
+		{ OPT_END, 0, NULL, NULL, NULL, NULL, 0, NULL },
+	};
+	struct countrun_opts co;
+	struct profile *p = NULL;
+	struct errmsg e = { "" };
+	pid_t *pids = NULL;
+	size_t nr_pids = 0, i;
+	char *what = NULL;
+	int first, ret = EXIT_ERROR, kinds, err;
+	uint32_t run;
+
+	first = options__parse(argc, argv, opts, stat_usage);
+	if (first == -2)
+		return 0;
+	if (first < 0)
+		goto out;
+	kinds = (first < argc) + (o.pid_list != NULL) + (o.system_wide != 0);
+	if (kinds != 1) {
+		fprintf(stderr, kinds ? "mmprof stat: give only one of a command, -p or -a\n"
+				      : "mmprof stat: nothing to count: give a command after '--', -p PID or -a\n");
+		goto out;
+	}
+	if (o.cpu_list && !o.system_wide) {
+		fprintf(stderr, "mmprof stat: -C needs -a\n");
+		goto out;
+	}
+	if (o.repeat < 1 || o.repeat > 10000) {
+		fprintf(stderr, "mmprof stat: invalid value '%d' for -r; expected 1 to 10000\n", o.repeat);
+		goto out;
+	}
+	if (o.repeat != 1 && first >= argc) {
+		fprintf(stderr, "mmprof stat: -r needs a command to repeat\n");
+		goto out;
+	}
+	if (o.interval_ms < 0 || (o.interval_ms > 0 && o.interval_ms < 10)) {
+		fprintf(stderr, "mmprof stat: invalid value '%d' for -I; expected 0 (off) or >= 10 ms\n",
+			o.interval_ms);
+		goto out;
+	}
+	if (!(o.duration >= 0 && o.duration < 1e7)) {
+		fprintf(stderr, "mmprof stat: invalid --duration; expected seconds >= 0\n");
+		goto out;
+	}
+	if (o.output && !o.output[0]) {
+		fprintf(stderr, "mmprof stat: empty output file name\n");
+		goto out;
+	}
+	for (i = 0; i < o.events.nr; i++) {
+		const char *name = set_name(o.events.items[i]);
+
+		if (!name) {
+			fprintf(stderr, "mmprof stat: unknown counter '%s'; 'mmprof stat' counts the "
+				"perf-stat set (see mmprof-stat(1)): task-clock, page-faults, cpu-cycles, ...\n",
+				o.events.items[i]);
+			goto out;
+		}
+		free(o.events.items[i]);
+		o.events.items[i] = xstrdup(name);
+	}
+	if (o.pid_list && parse_pids(o.pid_list, &pids, &nr_pids) < 0)
+		goto out;
+	err = install_signals();
+	if (err) {
+		fprintf(stderr, "mmprof: cannot install signal handlers: %s\n", strerror(-err));
+		goto out;
+	}
+
+	p = profile__new();
+	sysinfo__add_host(p);
+	mmstate__add_settings(p, NULL);
+	add_meta(p, &o, argc, argv);
+
+	memset(&co, 0, sizeof(co));
+	co.argv = first < argc ? argv + first : NULL;
+	co.pids = pids;
+	co.nr_pids = nr_pids;
+	co.system_wide = o.system_wide;
+	co.cpu_list = o.cpu_list;
+	co.interval_ms = o.interval_ms;
+	co.duration = o.duration;
+	co.nr_stops = &nr_stops;
+	co.stop_sig = &stop_sig;
+	for (run = 0; run < (uint32_t)o.repeat && !nr_stops; run++) {
+		struct profile *one = profile__new();
+
+		err = countrun__run(&co, one, 0, &e);
+		if (!err) {
+			copy_run(p, one, run, &o.events);
+			if (one->runs[0].term_signal)
+				fprintf(stderr, "mmprof: workload killed by SIG%s in run %u\n",
+					sigabbrev_np(one->runs[0].term_signal) ?
+					sigabbrev_np(one->runs[0].term_signal) : "?", run + 1);
+			else if (co.argv && one->runs[0].exit_code)
+				fprintf(stderr, "mmprof: workload exited with status %d in run %u\n",
+					one->runs[0].exit_code, run + 1);
+		}
+		profile__free(one);
+		if (err) {
+			fprintf(stderr, "mmprof: %s\n", e.msg[0] ? e.msg : strerror(-err));
+			goto out;
+		}
+	}
+	if (!p->nr_runs)
+		goto out;	/* interrupted before the first run */
+
+	if (co.argv) {
+		char *q = sysinfo__quote_argv(argc - first, argv + first);
+		size_t len = strlen(q) + 3;
+
+		what = xmalloc(len);
+		snprintf(what, len, "'%s'", q);
+		free(q);
+	} else {
+		size_t len = 64 + (o.pid_list ? strlen(o.pid_list) : 0);
+
+		what = xmalloc(len);
+		if (o.pid_list)
+			snprintf(what, len, "process id '%s'", o.pid_list);
+		else
+			snprintf(what, len, "'system wide'");
+	}
+	print_table(p, what, (unsigned)p->nr_runs);
+
+	if (o.output) {
+		char buf[32];
+
+		snprintf(buf, sizeof(buf), "%zu", p->nr_runs);
+		profile__set_meta(p, "nr_runs", buf);
+		err = datafile__save(p, o.output, &e);
+		if (err) {
+			fprintf(stderr, "mmprof: %s\n", e.msg[0] ? e.msg : strerror(-err));
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	free(what);
+	free(pids);
+	profile__free(p);
+	strlist__release(&o.events);
+	return ret;
+}
