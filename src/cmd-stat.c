@@ -355,7 +355,7 @@ static void print_table(const struct profile *p, const char *what, unsigned nr_r
 		comment(rows, nr, r, avg__mean(&elapsed), note, sizeof(note));
 		n = snprintf(line, sizeof(line), "%s %-32s %s", value, r->name, note);
 		if (nr_runs > 1 && n > 0 && (size_t)n < sizeof(line))
-			n += snprintf(line + n, sizeof(line) - (size_t)n, "  ( +- %5.2f%% )",
+			n += snprintf(line + n, sizeof(line) - (size_t)n, "( +- %5.2f%% )",
 				      avg__rel_err(&r->val));
 		if (r->running < r->enabled && n > 0 && (size_t)n < sizeof(line))
 			snprintf(line + n, sizeof(line) - (size_t)n, "  (scaled from %.2f%%)",
