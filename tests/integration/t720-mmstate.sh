@@ -1,0 +1,68 @@
+#!/bin/sh
+# t720-mmstate: mm state in record's file and in diff.
+#   - thp-zap --thp on (holding the THP split lock: /proc/vmstat is
+#     system-wide and tests run in parallel) gives proc-vmstat.thp_split_pmd
+#     and thp_fault_alloc > 0 in every run, at least the workload's own count;
+#   - meminfo.* keys exist (MemTotal > 0), and THP/hugetlb/NUMA settings are
+#     in the file's meta;
+#   - diff of thp-zap --thp off vs on shows proc-vmstat.thp_split_pmd with
+#     its statistics, as a significant rise.
+
+here=$(cd "$(dirname "$0")/../.." && pwd)
+: "${MMPROF_BUILD:=$here/build}"
+: "${MMPROF:=$MMPROF_BUILD/mmprof}"
+wl=$MMPROF_BUILD/workloads
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t720.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+lock=${TMPDIR:-/tmp}/mmprof-thp-split.lock
+
+n=0
+failed=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
+}
+diag() { sed 's/^/# /' "$@"; }
+meta() { sqlite3 "$tmp/on.data" "select value from meta where key = '$1'"; }
+
+echo "1..9"
+
+flock "$lock" "$MMPROF" record -q -F 200 -r 3 -I 0 -o "$tmp/on.data" -- \
+	"$wl/thp-zap" --thp on --iterations 8 >/dev/null 2>"$tmp/err"
+rc=$?
+ok $rc "record thp-zap --thp on -r 3"
+[ $rc -eq 0 ] || diag "$tmp/err"
+flock "$lock" "$MMPROF" record -q -F 200 -r 3 -I 0 -o "$tmp/off.data" -- \
+	"$wl/thp-zap" --thp off --iterations 8 >/dev/null 2>"$tmp/err"
+ok $? "record thp-zap --thp off -r 3"
+
+"$MMPROF" report --runs "$tmp/on.data" >"$tmp/keys" 2>&1
+# every run: vmstat delta > 0 and >= what the workload counted itself
+check_runs() {	# key
+	awk -v k="$1:" -v w="$2:" '
+		$1 == k { for (i = 4; i <= NF; i++) v[i] = $i; nv = NF }
+		$1 == w { for (i = 4; i <= NF; i++) o[i] = $i }
+		END { if (!nv) exit 1; for (i = 4; i <= nv; i++) if (!(v[i] > 0 && v[i] >= o[i])) exit 1 }' "$tmp/keys"
+}
+check_runs proc-vmstat.thp_split_pmd thp-zap.thp_split_pmd
+ok $? "proc-vmstat.thp_split_pmd > 0 in every run, >= the workload's own count"
+check_runs proc-vmstat.thp_fault_alloc thp-zap.thp_fault_alloc
+ok $? "proc-vmstat.thp_fault_alloc > 0 in every run"
+[ $failed -eq 0 ] || grep -E 'thp_(split_pmd|fault_alloc)' "$tmp/keys" | diag
+awk '$1 == "meminfo.MemTotal:" && $2 > 0 { f = 1 } END { exit !f }' "$tmp/keys" &&
+	grep -q '^meminfo.AnonHugePages: ' "$tmp/keys" && grep -q '^proc-vmstat.nr_free_pages: ' "$tmp/keys"
+ok $? "meminfo.MemTotal, meminfo.AnonHugePages and level fields present"
+ok "$(test -n "$(meta thp_enabled)" && test -n "$(meta thp_khugepaged_defrag)" &&
+	test -n "$(meta thp_use_zero_page)" && test -n "$(meta thp_shmem_enabled)"; echo $?)" \
+	"THP settings in meta"
+ok "$(test "$(meta numa_nodes)" -ge 1 && test -n "$(meta hugetlb_2048kB_nr_hugepages)"; echo $?)" \
+	"NUMA node count and hugetlb pool in meta"
+
+"$MMPROF" diff -a "$tmp/off.data" "$tmp/on.data" >"$tmp/diff" 2>&1
+rc=$?
+ok $rc "diff off vs on exits 0"
+grep -E 'proc-vmstat\.thp_split_pmd' "$tmp/diff" | grep -Eq '^ +0\.00 .*%.* [0-9.]+.* proc-vmstat\.thp_split_pmd +\[up '
+ok $? "diff: proc-vmstat.thp_split_pmd 0 -> N, a significant rise"
+[ $failed -eq 0 ] || grep -E 'thp_split_pmd|%stddev' "$tmp/diff" | diag
+
+[ $failed -eq 0 ]
