@@ -39,6 +39,7 @@
 
 #include "mmprof/hashidx.h"
 #include "mmprof/keys.h"
+#include "mmprof/outbuf.h"
 #include "mmprof/stats.h"
 
 struct diff_run {
@@ -126,14 +127,7 @@ bool diff__absolute_key(const char *key);
  */
 size_t diff__normalize_key(const char *key, char *buf, size_t size);
 
-/* ---- text output (into a growing buffer; commands print it) ---- */
-
-struct outbuf {
-	char *s;
-	size_t len, alloc;
-};
-void outbuf__printf(struct outbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void outbuf__release(struct outbuf *b);
+/* ---- text output (into an outbuf, outbuf.h; commands print it) ---- */
 
 /* The robot's two header lines. */
 void diff__lkp_header(struct outbuf *b);
@@ -150,8 +144,5 @@ enum diff_format { DIFF_FORMAT_LKP, DIFF_FORMAT_JSON, DIFF_FORMAT_CSV, DIFF_FORM
 /* rows (from diff__select) in a format; with_verdict adds the verdict to lkp rows. */
 void diff__format(struct outbuf *b, const struct diff *d, const struct diff_row *const *rows,
 		  size_t n, enum diff_format f, bool with_verdict);
-
-/* JSON string escaping, shared with the callchain and header writers. */
-void outbuf__json_str(struct outbuf *b, const char *s);
 
 #endif

@@ -5,57 +5,11 @@
  * outbuf; only the command prints.
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mmprof/diff.h"
-#include "mmprof/xalloc.h"
-
-void outbuf__printf(struct outbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	for (;;) {
-		size_t room = b->alloc - b->len;
-
-		va_start(ap, fmt);
-		n = vsnprintf(b->s ? b->s + b->len : NULL, room, fmt, ap);
-		va_end(ap);
-		if (n < 0)
-			return;
-		if ((size_t)n < room) {
-			b->len += (size_t)n;
-			return;
-		}
-		b->alloc = (b->alloc + (size_t)n + 1) * 2;
-		b->s = xrealloc(b->s, b->alloc);
-	}
-}
-
-void outbuf__release(struct outbuf *b)
-{
-	free(b->s);
-	memset(b, 0, sizeof(*b));
-}
-
-void outbuf__json_str(struct outbuf *b, const char *s)
-{
-	outbuf__printf(b, "\"");
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			outbuf__printf(b, "\\%c", c);
-		else if (c < 0x20)
-			outbuf__printf(b, "\\u%04x", c);
-		else
-			outbuf__printf(b, "%c", c);
-	}
-	outbuf__printf(b, "\"");
-}
 
 /* ---- the robot's layout ---- */
 

@@ -18,38 +18,8 @@
 #include <string.h>
 
 #include "mmprof/export.h"
+#include "mmprof/utf8.h"
 #include "mmprof/xalloc.h"
-
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n, i;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0) {
-		n = 2;
-		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		n = 3;
-		cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		n = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)	/* also stops at the NUL */
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
 
 static void jstr(FILE *out, const char *s)
 {
@@ -61,7 +31,8 @@ static void jstr(FILE *out, const char *s)
 	}
 	fputc('"', out);
 	while (*u) {
-		size_t n = utf8_len(u);
+		uint32_t cp;
+		size_t n = utf8__len(u, &cp);
 
 		if (!n) {
 			fputs("\\ufffd", out);

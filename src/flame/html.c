@@ -88,11 +88,6 @@ static const char page_script[] =
 	"document.body.setAttribute('data-ok', ok ? '1' : '0');\n"
 	"})();\n";
 
-static void put_s(struct outbuf *b, const char *s)
-{
-	outbuf__printf(b, "%s", s);
-}
-
 static void meta_values(struct outbuf *b, const struct html_side *s, const char *key)
 {
 	size_t i, j, shown = 0;
@@ -111,11 +106,11 @@ static void meta_values(struct outbuf *b, const struct html_side *s, const char 
 		if (j < i)
 			continue;
 		if (shown++)
-			put_s(b, "<br>");
+			outbuf__puts(b, "<br>");
 		outbuf__xml_str(b, v);
 	}
 	if (!shown)
-		put_s(b, "\xe2\x80\x94");
+		outbuf__puts(b, "\xe2\x80\x94");
 }
 
 static void side_summary(struct outbuf *b, const struct html_side *s, int what)
@@ -126,7 +121,7 @@ static void side_summary(struct outbuf *b, const struct html_side *s, int what)
 	switch (what) {
 	case 0:
 		for (i = 0; i < s->nr; i++) {
-			put_s(b, i ? "<br>" : "");
+			outbuf__puts(b, i ? "<br>" : "");
 			outbuf__xml_str(b, s->paths[i]);
 		}
 		break;
@@ -138,7 +133,7 @@ static void side_summary(struct outbuf *b, const struct html_side *s, int what)
 			for (j = 0; j < s->profiles[i]->nr_events; j++) {
 				const struct event_desc *ev = &s->profiles[i]->events[j];
 
-				put_s(b, i || j ? "<br>" : "");
+				outbuf__puts(b, i || j ? "<br>" : "");
 				outbuf__xml_str(b, profile__str(s->profiles[i], ev->name));
 				outbuf__printf(b, ev->freq ? " (%llu Hz)" : " (period %llu)",
 					       (unsigned long long)ev->sample);
@@ -167,15 +162,15 @@ static void meta_table(struct outbuf *b, const struct html_side sides[2])
 	const char **keys = NULL;
 	size_t nk = 0, alloc = 0, i, j, k, s;
 
-	put_s(b, "<table id=\"meta\"><thead><tr><th></th><th>base</th><th>new</th></tr></thead><tbody>\n");
+	outbuf__puts(b, "<table id=\"meta\"><thead><tr><th></th><th>base</th><th>new</th></tr></thead><tbody>\n");
 	for (i = 0; i < 4; i++) {
 		outbuf__printf(b, "<tr><th>%s</th>", rows[i]);
 		for (s = 0; s < 2; s++) {
-			put_s(b, "<td>");
+			outbuf__puts(b, "<td>");
 			side_summary(b, &sides[s], (int)i);
-			put_s(b, "</td>");
+			outbuf__puts(b, "</td>");
 		}
-		put_s(b, "</tr>\n");
+		outbuf__puts(b, "</tr>\n");
 	}
 	for (s = 0; s < 2; s++)
 		for (i = 0; i < sides[s].nr; i++) {
@@ -196,17 +191,17 @@ static void meta_table(struct outbuf *b, const struct html_side sides[2])
 			}
 		}
 	for (k = 0; k < nk; k++) {
-		put_s(b, "<tr><th>");
+		outbuf__puts(b, "<tr><th>");
 		outbuf__xml_str(b, keys[k]);
-		put_s(b, "</th>");
+		outbuf__puts(b, "</th>");
 		for (s = 0; s < 2; s++) {
-			put_s(b, "<td>");
+			outbuf__puts(b, "<td>");
 			meta_values(b, &sides[s], keys[k]);
-			put_s(b, "</td>");
+			outbuf__puts(b, "</td>");
 		}
-		put_s(b, "</tr>\n");
+		outbuf__puts(b, "</tr>\n");
 	}
-	put_s(b, "</tbody></table>\n");
+	outbuf__puts(b, "</tbody></table>\n");
 	free(keys);
 }
 
@@ -226,7 +221,7 @@ enum cell { CELL_VALUE, CELL_SD, CELL_POINTS, CELL_PCT, CELL_Q };
 static void num_cell(struct outbuf *b, double v, enum cell how)
 {
 	if (!isfinite(v)) {
-		put_s(b, "<td class=\"n\" data-v=\"\">\xe2\x80\x94</td>");
+		outbuf__puts(b, "<td class=\"n\" data-v=\"\">\xe2\x80\x94</td>");
 		return;
 	}
 	outbuf__printf(b, "<td class=\"n\" data-v=\"%.17g\">", v);
@@ -237,7 +232,7 @@ static void num_cell(struct outbuf *b, double v, enum cell how)
 	case CELL_PCT: outbuf__printf(b, fabs(v) < 1e6 ? "%+.1f%%" : "%+.3g%%", v); break;
 	case CELL_Q: outbuf__printf(b, "%.2g", v); break;
 	}
-	put_s(b, "</td>");
+	outbuf__puts(b, "</td>");
 }
 
 void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const struct diff *d,
@@ -246,16 +241,16 @@ void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const s
 {
 	size_t i;
 
-	put_s(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-		 "<meta name=\"generator\" content=\"mmprof " MMPROF_VERSION "\">\n<title>mmprof diff: ");
+	outbuf__puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+		     "<meta name=\"generator\" content=\"mmprof " MMPROF_VERSION "\">\n<title>mmprof diff: ");
 	outbuf__xml_str(b, sides[0].nr ? sides[0].paths[0] : "base");
-	put_s(b, " \xe2\x86\x92 ");
+	outbuf__puts(b, " \xe2\x86\x92 ");
 	outbuf__xml_str(b, sides[1].nr ? sides[1].paths[0] : "new");
-	put_s(b, "</title>\n<script>window.addEventListener('error', function (e) {\n"
-		 "  document.documentElement.setAttribute('data-error', String(e.message));\n});</script>\n<style>\n");
-	put_s(b, page_css);
-	put_s(b, "</style>\n</head>\n<body>\n<h1>mmprof diff</h1>\n");
-	put_s(b, "<p class=\"note\">");
+	outbuf__puts(b, "</title>\n<script>window.addEventListener('error', function (e) {\n"
+		     "  document.documentElement.setAttribute('data-error', String(e.message));\n});</script>\n<style>\n");
+	outbuf__puts(b, page_css);
+	outbuf__puts(b, "</style>\n</head>\n<body>\n<h1>mmprof diff</h1>\n");
+	outbuf__puts(b, "<p class=\"note\">");
 	if (d->novar)
 		outbuf__printf(b, "One run on a side: no variance, nothing can be called significant; rows past "
 				  "%.2g points (perf-profile, %% keys) or %.2g%% (others) are marked changed?.",
@@ -265,36 +260,36 @@ void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const s
 				  "Benjamini-Hochberg q &lt; %.2g over %zu keys tested; effect floor %.2g points "
 				  "(perf-profile, %% keys) / %.2g%% (others).",
 			       d->nb, d->nn, d->o.alpha, d->nr_tested, d->o.min_points, d->o.min_pct);
-	put_s(b, "</p>\n<h2>Runs</h2>\n");
+	outbuf__puts(b, "</p>\n<h2>Runs</h2>\n");
 	meta_table(b, sides);
 
-	put_s(b, "<h2>Changes</h2>\n<p><input id=\"filter\" type=\"search\" placeholder=\"filter: regular expression "
-		 "on key or verdict\"> <span id=\"shown\" class=\"note\"></span></p>\n");
-	put_s(b, "<table id=\"rows\"><thead><tr><th>key</th><th>base</th><th>\xc2\xb1sd</th><th>new</th>"
-		 "<th>\xc2\xb1sd</th><th>change</th><th>q</th><th>verdict</th></tr></thead><tbody>\n");
+	outbuf__puts(b, "<h2>Changes</h2>\n<p><input id=\"filter\" type=\"search\" placeholder=\"filter: regular expression "
+		     "on key or verdict\"> <span id=\"shown\" class=\"note\"></span></p>\n");
+	outbuf__puts(b, "<table id=\"rows\"><thead><tr><th>key</th><th>base</th><th>\xc2\xb1sd</th><th>new</th>"
+		     "<th>\xc2\xb1sd</th><th>change</th><th>q</th><th>verdict</th></tr></thead><tbody>\n");
 	for (i = 0; i < n; i++) {
 		const struct diff_row *r = rows[i];
 
 		outbuf__printf(b, "<tr class=\"%s\"><td class=\"key\">", row_class(r));
 		outbuf__xml_str(b, r->key);
-		put_s(b, "</td>");
+		outbuf__puts(b, "</td>");
 		num_cell(b, r->base.mean, CELL_VALUE);
 		num_cell(b, r->base.sd, CELL_SD);
 		num_cell(b, r->cur.mean, CELL_VALUE);
 		num_cell(b, r->cur.sd, CELL_SD);
 		if ((r->flags & DIFF_NEW) && !r->absolute)
 			/* a relative change from 0 is not a number worth printing */
-			put_s(b, "<td class=\"n\" data-v=\"1e300\">new</td>");
+			outbuf__puts(b, "<td class=\"n\" data-v=\"1e300\">new</td>");
 		else
 			num_cell(b, r->change, r->absolute ? CELL_POINTS : CELL_PCT);
 		num_cell(b, r->q, CELL_Q);
 		outbuf__printf(b, "<td class=\"v\">%s</td></tr>\n", diff_row__verdict_name(r));
 	}
-	put_s(b, "</tbody></table>\n");
+	outbuf__puts(b, "</tbody></table>\n");
 	if (!n)
-		put_s(b, "<p class=\"note\">No row to show (run mmprof diff with --all for every key).</p>\n");
+		outbuf__puts(b, "<p class=\"note\">No row to show (run mmprof diff with --all for every key).</p>\n");
 
-	put_s(b, "<h2>Differential flame graph</h2>\n");
+	outbuf__puts(b, "<h2>Differential flame graph</h2>\n");
 	if (f) {
 		struct flame_render_opts ro = { .inline_html = true, .id = "mmflame" };
 		char sub[256];
@@ -302,15 +297,15 @@ void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const s
 		snprintf(sub, sizeof(sub), "%s, %% of each run's total period; hover for values, click to zoom",
 			 event ? event : "");
 		ro.subtitle = sub;
-		put_s(b, "<div class=\"graph\">\n");
+		outbuf__puts(b, "<div class=\"graph\">\n");
 		flame__svg(b, f, &ro, NULL);
-		put_s(b, "</div>\n<script>\n");
-		put_s(b, flame__script());
-		put_s(b, "</script>\n");
+		outbuf__puts(b, "</div>\n<script>\n");
+		outbuf__puts(b, flame__script());
+		outbuf__puts(b, "</script>\n");
 	} else {
-		put_s(b, "<p class=\"note\">No flame graph: the sides have no samples of a common event.</p>\n");
+		outbuf__puts(b, "<p class=\"note\">No flame graph: the sides have no samples of a common event.</p>\n");
 	}
-	put_s(b, "<script>\n");
-	put_s(b, page_script);
-	put_s(b, "</script>\n</body></html>\n");
+	outbuf__puts(b, "<script>\n");
+	outbuf__puts(b, page_script);
+	outbuf__puts(b, "</script>\n</body></html>\n");
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "mmprof/flame.h"
+#include "mmprof/utf8.h"
 #include "mmprof/xalloc.h"
 
 #define FONT_PX 12.0
@@ -22,49 +23,16 @@
 #define FRAME_PX 16.0
 #define PAD_PX 10.0
 
-static void put(struct outbuf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->alloc) {
-		b->alloc = (b->len + n + 1) * 2;
-		b->s = xrealloc(b->s, b->alloc);
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
-
-static void puts_(struct outbuf *b, const char *s)
-{
-	put(b, s, strlen(s));
-}
-
-/* Length of the valid UTF-8 sequence at s (1..4), 0 if invalid or not allowed in XML. */
+/*
+ * Length of the valid UTF-8 sequence at s (1..4), 0 if invalid or not an
+ * XML 1.0 Char (C0 controls but tab and newline, U+FFFE, U+FFFF).
+ */
 static size_t utf8_len(const unsigned char *s)
 {
 	uint32_t cp;
-	size_t n, i;
+	size_t n = utf8__len(s, &cp);
 
-	if (s[0] < 0x80)
-		return s[0] >= 0x20 || s[0] == '\t' || s[0] == '\n' ? 1 : 0;
-	if ((s[0] & 0xe0) == 0xc0) {
-		n = 2;
-		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		n = 3;
-		cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		n = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
+	if (!n || (cp < 0x20 && cp != '\t' && cp != '\n') || cp == 0xfffe || cp == 0xffff)
 		return 0;
 	return n;
 }
@@ -87,20 +55,20 @@ static void xml_strn(struct outbuf *b, const char *s, size_t max_chars)
 			n = utf8_len(p);
 		}
 		if (p > run)
-			put(b, (const char *)run, (size_t)(p - run));
+			outbuf__add(b, (const char *)run, (size_t)(p - run));
 		if (!*p || chars >= max_chars)
 			break;
 		switch (*p) {
-		case '&': puts_(b, "&amp;"); break;
-		case '<': puts_(b, "&lt;"); break;
-		case '>': puts_(b, "&gt;"); break;
-		case '"': puts_(b, "&quot;"); break;
-		case '\'': puts_(b, "&#39;"); break;
+		case '&': outbuf__puts(b, "&amp;"); break;
+		case '<': outbuf__puts(b, "&lt;"); break;
+		case '>': outbuf__puts(b, "&gt;"); break;
+		case '"': outbuf__puts(b, "&quot;"); break;
+		case '\'': outbuf__puts(b, "&#39;"); break;
 		default:
 			if (n)
-				put(b, (const char *)p, n);
+				outbuf__add(b, (const char *)p, n);
 			else
-				puts_(b, "?");
+				outbuf__puts(b, "?");
 		}
 		p += n ? n : 1;
 		chars++;
@@ -277,7 +245,7 @@ static void title_single(struct outbuf *b, const struct flame *f, const struct b
 	outbuf__printf(b, "\n%.2f%% \xc2\xb7 %.0f samples \xc2\xb7 period %.0f",
 		       f->total > 0 ? 100 * bx->value / f->total : 0, bx->samples, bx->period);
 	if (n && n->dso_name) {
-		puts_(b, "\n");
+		outbuf__puts(b, "\n");
 		outbuf__xml_str(b, n->dso_name);
 	}
 }
@@ -292,7 +260,7 @@ static void title_diff(struct outbuf *b, const struct flame *f, const struct box
 		outbuf__printf(b, ", q=%.3g", n->q);
 	else if (n && n->depth)
 		outbuf__printf(b, f->novar ? ", 1 run on a side: untested" : ", untested");
-	puts_(b, ")");
+	outbuf__puts(b, ")");
 	if (n && n->depth) {
 		outbuf__printf(b, "\n%s", n->state == FLAME_GREW ? "grew" : n->state == FLAME_SHRANK ?
 			       "shrank" : "not significant");
@@ -301,7 +269,7 @@ static void title_diff(struct outbuf *b, const struct flame *f, const struct box
 							: "; gone in new (drawn at its base width)");
 	}
 	if (n && n->dso_name) {
-		puts_(b, "\n");
+		outbuf__puts(b, "\n");
 		outbuf__xml_str(b, n->dso_name);
 	}
 }
@@ -336,7 +304,7 @@ void flame__svg(struct outbuf *b, const struct flame *f, const struct flame_rend
 	gy = f->diff ? 76 : 58;
 	height = gy + (l.max_depth + 1) * FRAME_PX + 34;
 	if (!o->inline_html)
-		puts_(b, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
+		outbuf__puts(b, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
 	outbuf__printf(b, "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" id=\"%s\" class=\"mmflame\" "
 			  "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" data-gx=\"%.0f\" "
 			  "data-gw=\"%.0f\" data-fw=\"%.2f\" data-fh=\"%.0f\" data-keys=\"%d\" data-frames=\"%zu\">\n",
@@ -365,11 +333,11 @@ void flame__svg(struct outbuf *b, const struct flame *f, const struct flame_rend
 		       width, height);
 	outbuf__printf(b, "<text class=\"title\" x=\"%.1f\" y=\"24\">", width / 2);
 	outbuf__xml_str(b, title);
-	puts_(b, "</text>\n");
+	outbuf__puts(b, "</text>\n");
 	if (o->subtitle) {
 		outbuf__printf(b, "<text class=\"sub\" x=\"%.1f\" y=\"42\">", width / 2);
 		outbuf__xml_str(b, o->subtitle);
-		puts_(b, "</text>\n");
+		outbuf__puts(b, "</text>\n");
 	}
 	if (f->diff)
 		outbuf__printf(b, "<text class=\"legend\" x=\"%.1f\" y=\"60\">width: %s share \xc2\xb7 red grew, blue shrank "
@@ -433,18 +401,18 @@ void flame__svg(struct outbuf *b, const struct flame *f, const struct flame_rend
 				xml_strn(b, nm, SIZE_MAX);
 			} else {
 				xml_strn(b, nm, nc - 2);
-				puts_(b, "..");
+				outbuf__puts(b, "..");
 			}
-			puts_(b, "</text>");
+			outbuf__puts(b, "</text>");
 		}
-		puts_(b, "</g>\n");
+		outbuf__puts(b, "</g>\n");
 	}
 	if (!o->inline_html) {
-		puts_(b, "<script type=\"text/ecmascript\"><![CDATA[\n");
-		puts_(b, flame__script());
-		puts_(b, "]]></script>\n");
+		outbuf__puts(b, "<script type=\"text/ecmascript\"><![CDATA[\n");
+		outbuf__puts(b, flame__script());
+		outbuf__puts(b, "]]></script>\n");
 	}
-	puts_(b, "</svg>\n");
+	outbuf__puts(b, "</svg>\n");
 	if (st) {
 		st->drawn = l.nr;
 		st->merged = merged;

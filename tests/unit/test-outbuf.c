@@ -1,0 +1,82 @@
+/*
+ * test-outbuf: the shared output buffer (outbuf.h) and UTF-8 decoder
+ * (utf8.h) that the diff, flame and export writers are built on.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmprof/outbuf.h"
+#include "mmprof/utf8.h"
+#include "tap.h"
+
+static void test_outbuf(void)
+{
+	struct outbuf b = { 0 };
+	char big[5000];
+	size_t i;
+
+	outbuf__add(&b, "", 0);
+	ok(b.s && b.len == 0 && b.s[0] == '\0', "an empty add leaves an empty, terminated string");
+	outbuf__puts(&b, "ab");
+	outbuf__add(&b, "cdef", 2);
+	outbuf__printf(&b, "%d-%s", 42, "x");
+	is_str(b.s, "abcd42-x", "puts, add of a prefix and printf append in order");
+	is_int((long long)b.len, 8, "len counts the bytes");
+
+	memset(big, 'z', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	for (i = 0; i < 20; i++)
+		outbuf__printf(&b, "%s", big);
+	is_int((long long)b.len, 8 + 20 * (long long)(sizeof(big) - 1), "printf grows past many reallocations");
+	ok(b.s[b.len] == '\0' && b.s[b.len - 1] == 'z' && b.alloc > b.len, "still terminated after growth");
+	outbuf__release(&b);
+	ok(!b.s && !b.len && !b.alloc, "release zeroes the struct");
+	outbuf__release(&b);
+	ok(1, "release twice is harmless");
+
+	outbuf__json_str(&b, "a\"b\\c\n\x01\x7f\xc3\xa9");
+	is_str(b.s, "\"a\\\"b\\\\c\\u000a\\u0001\x7f\xc3\xa9\"", "json_str: quote, backslash and C0 escaped, rest copied");
+	outbuf__release(&b);
+}
+
+static void test_utf8(void)
+{
+	static const struct {
+		const char *s;
+		size_t len;
+		uint32_t cp;
+		const char *what;
+	} cases[] = {
+		{ "A", 1, 'A', "ASCII" },
+		{ "", 1, 0, "NUL is one byte" },
+		{ "\xc3\xa9", 2, 0xe9, "two bytes (e acute)" },
+		{ "\xe2\x86\x92", 3, 0x2192, "three bytes (arrow)" },
+		{ "\xf0\x9f\x94\xa5", 4, 0x1f525, "four bytes" },
+		{ "\xef\xbf\xbf", 3, 0xffff, "U+FFFF is well-formed (XML rejects it itself)" },
+		{ "\x80", 0, 0, "a lone continuation byte" },
+		{ "\xc3", 0, 0, "a truncated sequence (NUL next)" },
+		{ "\xc3" "A", 0, 0, "a lead byte followed by ASCII" },
+		{ "\xc0\xaf", 0, 0, "an overlong slash" },
+		{ "\xe0\x80\xaf", 0, 0, "an overlong three-byte form" },
+		{ "\xed\xa0\x80", 0, 0, "a surrogate" },
+		{ "\xf4\x90\x80\x80", 0, 0, "above U+10FFFF" },
+		{ "\xf8\x88\x80\x80\x80", 0, 0, "a five-byte lead" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint32_t cp = 12345;
+		size_t n = utf8__len((const unsigned char *)cases[i].s, &cp);
+
+		ok(n == cases[i].len && cp == cases[i].cp, "utf8__len: %s (got %zu, U+%04X)", cases[i].what, n,
+		   (unsigned int)cp);
+	}
+}
+
+int main(void)
+{
+	test_outbuf();
+	test_utf8();
+	return done_testing();
+}
