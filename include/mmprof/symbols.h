@@ -159,10 +159,19 @@ struct dso_info {
 				 * debuginfo or name itself); NULL if none */
 	const char *build_id;
 	size_t nr_syms;
+	bool full_symtab;	/* a .symtab (own or debuginfo), not only .dynsym */
 	bool loaded;
 	int err;
 };
 size_t symbols__nr_dsos(const struct symbols *s);
 void symbols__dso(const struct symbols *s, size_t i, struct dso_info *out);
+
+/*
+ * Why addresses in a loaded DSO may stay "[unknown]", as a one-line hint
+ * for the reader of a report (record stores it in the data file's meta as
+ * "symbols.hint <dso>"), or NULL when the DSO loaded with symbols.  buf
+ * receives the text (at most size bytes); the return value is buf or NULL.
+ */
+const char *symbols__hint(const struct dso_info *di, char *buf, size_t size);
 
 #endif

@@ -848,6 +848,37 @@ bool symbols__inline(const struct symbols *s)
 	return s->inline_frames;
 }
 
+const char *symbols__hint(const struct dso_info *di, char *buf, size_t size)
+{
+	if (!di->loaded)
+		return NULL;
+	if (is_perfmap(di->name) && di->err == -ENOENT)
+		snprintf(buf, size, "JIT code without a perf map: the JIT should write %s "
+			 "(e.g. node --perf-basic-prof, java -XX:+DumpPerfMapAtExit)", di->name);
+	else if (di->err == -ENOENT)
+		snprintf(buf, size, "file gone at record end (removed, or in a container that exited)");
+	else if (di->err == -ESTALE)
+		snprintf(buf, size, "file deleted or replaced while it ran: its symbols are lost");
+	else if (di->err == -ENOEXEC)
+		snprintf(buf, size, "not an ELF file mmprof can place");
+	else if (di->err == -EOPNOTSUPP)
+		snprintf(buf, size, "no file behind this mapping (heap, stack or anonymous code)");
+	else if (di->err)
+		snprintf(buf, size, "cannot read it: %s", strerror(-di->err));
+	else if (!di->nr_syms && di->build_id[0])
+		snprintf(buf, size, "stripped, no symbols: install its debuginfo "
+			 "(/usr/lib/debug/.build-id/%.2s/%s.debug)", di->build_id, di->build_id + 2);
+	else if (!di->nr_syms)
+		snprintf(buf, size, "stripped, no symbols and no build-id: rebuild with -g or keep "
+			 "a .gnu_debuglink file");
+	else if (!di->full_symtab && di->build_id[0])
+		snprintf(buf, size, "stripped, only exported symbols (.dynsym): install its debuginfo "
+			 "(/usr/lib/debug/.build-id/%.2s/%s.debug)", di->build_id, di->build_id + 2);
+	else
+		return NULL;
+	return buf;
+}
+
 size_t symbols__nr_dsos(const struct symbols *s)
 {
 	return s->nr_dsos;
@@ -860,6 +891,7 @@ void symbols__dso(const struct symbols *s, size_t i, struct dso_info *out)
 	out->name = d->name;
 	out->build_id = d->file ? d->file->build_id : "";
 	out->nr_syms = d->file ? d->file->tab.nr : 0;
+	out->full_symtab = d->file && (d->file->has_symtab || d->file->absolute);
 	out->symfile = d->file ? (d->file->symfile ? d->file->symfile : d->name) : NULL;
 	out->loaded = d->loaded;
 	out->err = d->err;

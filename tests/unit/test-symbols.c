@@ -982,6 +982,31 @@ out:
 	rmdir(dir);
 }
 
+/* The one-line causes report --unresolved prints. */
+static void test_hints(void)
+{
+	char buf[512];
+	struct dso_info di = { .name = "/usr/bin/x", .build_id = "4cb6176339e9f19e91c0243649454e602e8bf8cd",
+			       .nr_syms = 0, .loaded = true, .err = 0 };
+
+	ok(symbols__hint(&di, buf, sizeof(buf)) &&
+	   strstr(buf, "/usr/lib/debug/.build-id/4c/b6176339e9f19e91c0243649454e602e8bf8cd.debug"),
+	   "no symbols: the build-id debuginfo path (%s)", buf);
+	di.nr_syms = 10;
+	ok(symbols__hint(&di, buf, sizeof(buf)) && strstr(buf, ".dynsym"), "only .dynsym: %s", buf);
+	di.full_symtab = true;
+	ok(!symbols__hint(&di, buf, sizeof(buf)), "a full symbol table: no hint");
+	di.name = "/tmp/perf-42.map";
+	di.err = -ENOENT;
+	ok(symbols__hint(&di, buf, sizeof(buf)) && strstr(buf, "JIT") && strstr(buf, "/tmp/perf-42.map"),
+	   "JIT without a map: %s", buf);
+	di.name = "/usr/lib/y.so (deleted)";
+	di.err = -ESTALE;
+	ok(symbols__hint(&di, buf, sizeof(buf)) && strstr(buf, "deleted"), "deleted: %s", buf);
+	di.loaded = false;
+	ok(!symbols__hint(&di, buf, sizeof(buf)), "never sampled: no hint");
+}
+
 /*
  * Demangling.  C++ against c++filt -p (binutils' own tool, parameters left
  * out as perf report leaves them): nested names, templates, a lambda, a
@@ -1149,5 +1174,6 @@ int main(void)
 	test_debuglink();
 	test_mount_ns();
 	test_inline();
+	test_hints();
 	return done_testing();
 }
