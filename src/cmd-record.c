@@ -894,6 +894,22 @@ int cmd_record(int argc, char **argv)
 			profile__set_meta(rec.p, "interrupted", sigabbrev_np(stop_signal) ?
 					  sigabbrev_np(stop_signal) : "signal");
 	}
+	{
+		/* why a sampled DSO may stay [unknown], for report --unresolved */
+		size_t i, nr = symbols__nr_dsos(rec.syms), kept = 0;
+
+		for (i = 0; i < nr && kept < 256; i++) {
+			char key[512], hint[512];
+			struct dso_info di;
+
+			symbols__dso(rec.syms, i, &di);
+			if (!symbols__hint(&di, hint, sizeof(hint)))
+				continue;
+			snprintf(key, sizeof(key), "symbols.hint %s", di.name);
+			profile__set_meta(rec.p, key, hint);
+			kept++;
+		}
+	}
 
 	err = datafile__save(rec.p, o.output, &e);
 	if (err) {

@@ -15,7 +15,7 @@
 #include "mmprof/trace.h"
 
 struct report_opts {
-	int tree, folded, json, runs, period, comm, no_graph, tracepoints;
+	int tree, folded, json, runs, period, comm, no_graph, tracepoints, unresolved;
 	const char *graph;
 	const char *event;
 	double percent_limit;
@@ -67,6 +67,7 @@ int cmd_report(int argc, char **argv)
 		{ OPT_BOOL, 0, "folded", &o.folded, NULL, "folded stacks for flamegraph.pl", 0, NULL },
 		{ OPT_BOOL, 0, "json", &o.json, NULL, "everything as one JSON object", 0, NULL },
 		{ OPT_BOOL, 0, "tracepoints", &o.tracepoints, NULL, "tracepoint counts and field values per run", 0, NULL },
+		{ OPT_BOOL, 0, "unresolved", &o.unresolved, NULL, "[unknown] samples per DSO, with the likely cause", 0, NULL },
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "Options", 0, NULL },
 		{ OPT_BOOL, 0, "runs", &o.runs, NULL, "keys: also print each run's value", 0, NULL },
 		{ OPT_STRING, 'g', "call-graph", &o.graph, "callee|caller",
@@ -97,6 +98,10 @@ int cmd_report(int argc, char **argv)
 	}
 	if (argc - i == 1)
 		path = argv[i];
+	if (o.unresolved && o.tracepoints + o.tree + o.folded + o.json) {
+		fprintf(stderr, "mmprof report: --unresolved excludes the other views\n");
+		return EXIT_ERROR;
+	}
 	if (o.tracepoints && o.tree + o.folded + o.json) {
 		fprintf(stderr, "mmprof report: --tracepoints excludes --tree, --folded and --json\n");
 		return EXIT_ERROR;
@@ -134,7 +139,9 @@ int cmd_report(int argc, char **argv)
 		goto fail;
 	}
 
-	if (o.tracepoints) {
+	if (o.unresolved) {
+		err = report__unresolved(p, ev, stdout);
+	} else if (o.tracepoints) {
 		err = tpstats__report(p, stdout);
 	} else if (o.json) {
 		struct json_opts jo = { .tree = o.tree, .percent_limit = o.percent_limit };

@@ -108,6 +108,13 @@ void keys__run_view(const struct symview *v, uint32_t run, struct keyvals *out);
 int report__find_event(const struct profile *p, const char *name);
 
 /*
+ * report --unresolved: the samples of event (-1: the first) whose address
+ * has no name, and those whose caller has none (frame pointers missing),
+ * per DSO with the likely cause; see src/report/unresolved.c.  0 or -EIO.
+ */
+int report__unresolved(const struct profile *p, int event, FILE *out);
+
+/*
  * keytab: keys of every run side by side, for printing means (report) and
  * statistics (diff).  A key missing from a run is 0 in that run.
  */

@@ -33,7 +33,7 @@ ok() {	# ok COND-EXIT-STATUS DESCRIPTION
 	fi
 }
 
-echo "1..18"
+echo "1..22"
 
 # The two hottest leaf functions of an mmprof recording, one per line.
 mmprof_top() {
@@ -100,7 +100,7 @@ cat >"$tmp/jit.c" <<'EOF'
 #include <unistd.h>
 /* x86-64: mov %rdi,%rax; 1: dec %rdi; jnz 1b; ret */
 static const unsigned char code[] = { 0x48, 0x89, 0xf8, 0x48, 0xff, 0xcf, 0x75, 0xfb, 0xc3 };
-int main(void)
+int main(int argc, char **argv)
 {
 	unsigned char *mem = mmap(NULL, 8192, PROT_READ | PROT_WRITE | PROT_EXEC,
 				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -116,11 +116,13 @@ int main(void)
 	fa = (long (*)(long))(mem + 0x100);
 	fb = (long (*)(long))(mem + 0x900);
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
-	if (!(fp = fopen(path, "w")))
-		return 1;
-	fprintf(fp, "%lx 40 jit_alpha\n%lx 40 JitBeta::run(int)\n", (unsigned long)fa,
-		(unsigned long)fb);
-	fclose(fp);
+	if (argc < 2 || !argv[1]) {	/* "nomap": a JIT that publishes nothing */
+		if (!(fp = fopen(path, "w")))
+			return 1;
+		fprintf(fp, "%lx 40 jit_alpha\n%lx 40 JitBeta::run(int)\n", (unsigned long)fa,
+			(unsigned long)fb);
+		fclose(fp);
+	}
 	for (i = 0; i < 20; i++)
 		acc += fa(12000000) + fb(6000000);
 	printf("pid %d %ld\n", (int)getpid(), acc);
@@ -192,5 +194,21 @@ ptop=$(perf_top "$tmp/inl.pdata" | head -1)
 ok $? "the hottest self key is the real function, as perf report's ($top; perf: $ptop)"
 ! "$MMPROF" report --folded "$tmp/inl.mdata" | grep -q ';leaf\|;mid'
 ok $? "folded stacks end at the real function"
+
+# --- report --unresolved --------------------------------------------------
+cp "$tmp/hot" "$tmp/stripped" && strip --strip-all "$tmp/stripped" &&
+	"$MMPROF" record -q -o "$tmp/strip.mdata" -- "$tmp/stripped" >/dev/null 2>&1
+ok $? "record a stripped program"
+"$MMPROF" report --unresolved "$tmp/strip.mdata" >"$tmp/strip.unres"
+awk -v f="$tmp/stripped:" '$4 == f && $3 == "address" && $1 + 0 > 80 && /stripped/ { found = 1 }
+	END { exit !found }' "$tmp/strip.unres"
+ok $? "--unresolved: the stripped program holds most samples, with a 'stripped' hint"
+"$MMPROF" record -q -o "$tmp/nomap.mdata" -- "$tmp/jit" nomap >"$tmp/nomap.out" 2>&1
+"$MMPROF" report --unresolved "$tmp/nomap.mdata" >"$tmp/nomap.unres"
+grep -q '^ *[0-9.]*%  *[0-9]*  address  */tmp/perf-[0-9]*\.map: JIT code without a perf map' "$tmp/nomap.unres"
+ok $? "--unresolved: a JIT without a perf map is named as such"
+u=$("$MMPROF" report --unresolved "$tmp/cxx.mdata" | sed -n '1s/.*: \([0-9.]*\)% of .*/\1/p')
+awk -v u="$u" 'BEGIN { exit !(u != "" && u + 0 < 1) }'
+ok $? "frame-pointer C++ build: under 1 % of samples unresolved ($u %)"
 
 [ "$failed" -eq 0 ]
