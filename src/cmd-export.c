@@ -63,43 +63,6 @@ static int write_export(const struct profile *p, const struct export_opts *o, in
 	return export__json(p, out, e);
 }
 
-/* options__parse stops at the first non-option: parse again from there
- * with the command name in front (see cmd.h). */
-int cmd__parse_anywhere(int argc, char **argv, const struct option_desc *opts,
-			const char *const *usage, char **pos, int max_pos)
-{
-	char **args = xmalloc(((size_t)argc + 1) * sizeof(*args));
-	int nargs = argc, npos = 0, i, ret = 0;
-
-	memcpy(args, argv, (size_t)argc * sizeof(*args));
-	args[argc] = NULL;
-	for (;;) {
-		i = options__parse(nargs, args, opts, usage);
-		if (i < 0) {
-			ret = i;
-			break;
-		}
-		if (i > 1 && !strcmp(args[i - 1], "--")) {	/* the rest is positional */
-			for (; i < nargs; i++)
-				if (npos < max_pos + 1)
-					pos[npos++] = args[i];
-			ret = npos;
-			break;
-		}
-		if (i >= nargs) {
-			ret = npos;
-			break;
-		}
-		if (npos < max_pos + 1)
-			pos[npos++] = args[i];
-		/* drop args[1..i] (parsed options and the positional) */
-		memmove(args + 1, args + i + 1, (size_t)(nargs - i) * sizeof(*args));
-		nargs -= i;
-	}
-	free(args);
-	return ret;
-}
-
 int cmd_export(int argc, char **argv)
 {
 	struct export_opts o = { .run = -1 };
@@ -124,7 +87,7 @@ int cmd_export(int argc, char **argv)
 	FILE *out = stdout;
 	int n, ev = -1, err, ret = EXIT_ERROR;
 
-	n = cmd__parse_anywhere(argc, argv, opts, export_usage, pos, 1);
+	n = options__parse_anywhere(argc, argv, opts, export_usage, pos, 1);
 	if (n == -2)
 		return 0;
 	if (n < 0)

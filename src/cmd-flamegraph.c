@@ -13,7 +13,6 @@
 #include "mmprof/flame.h"
 #include "mmprof/options.h"
 #include "mmprof/report.h"
-#include "mmprof/xalloc.h"
 
 struct flamegraph_cmd {
 	const char *output, *title, *event, *min_width, *width_side;
@@ -150,48 +149,6 @@ out:
 	return ret;
 }
 
-/*
- * Options may also follow the file names ("mmprof flamegraph x.data -o x.svg"):
- * parse, take the non-options, parse again.  Returns the number of files
- * (in pos, at most 3 kept) or -1 / -2 as options__parse.
- */
-static int parse_args(int argc, char **argv, const struct option_desc *opts, char **pos)
-{
-	char **av = xcalloc((size_t)argc + 1, sizeof(*av));
-	int i = 1, np = 0, ac, idx;
-
-	while (i < argc) {
-		ac = 0;
-		av[ac++] = argv[0];
-		while (i < argc)
-			av[ac++] = argv[i++];
-		av[ac] = NULL;
-		idx = options__parse(ac, av, opts, usage);
-		if (idx < 0) {
-			free(av);
-			return idx;
-		}
-		i = i - ac + idx;
-		if (idx > 1 && !strcmp(av[idx - 1], "--")) {
-			/* after "--" everything is a file name */
-			for (; i < argc; i++)
-				if (np < 3)
-					pos[np++] = argv[i];
-				else
-					np++;
-			break;
-		}
-		while (i < argc && (argv[i][0] != '-' || !argv[i][1])) {
-			if (np < 3)
-				pos[np] = argv[i];
-			np++;
-			i++;
-		}
-	}
-	free(av);
-	return np;
-}
-
 int cmd_flamegraph(int argc, char **argv)
 {
 	struct flamegraph_cmd c = { .output = "flamegraph.svg", .image_width = 1200 };
@@ -220,7 +177,8 @@ int cmd_flamegraph(int argc, char **argv)
 	int np, ret = EXIT_ERROR;
 	double pct = 0;
 
-	np = parse_args(argc, argv, opts, pos);
+	/* options may also follow the file names ("mmprof flamegraph x.data -o x.svg") */
+	np = options__parse_anywhere(argc, argv, opts, usage, pos, 2);
 	if (np < 0) {
 		ret = np == -2 ? 0 : EXIT_ERROR;
 		goto out;

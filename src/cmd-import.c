@@ -65,7 +65,7 @@ int cmd_import(int argc, char **argv)
 	char buf[32], *copy;
 	int n, err, from_stdin;
 
-	n = cmd__parse_anywhere(argc, argv, opts, import_usage, pos, 1);
+	n = options__parse_anywhere(argc, argv, opts, import_usage, pos, 1);
 	if (n == -2)
 		return 0;
 	if (n < 0)

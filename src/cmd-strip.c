@@ -118,7 +118,7 @@ int cmd_strip(int argc, char **argv)
 	size_t addrs, keys;
 	int n;
 
-	n = cmd__parse_anywhere(argc, argv, opts, strip_usage, pos, 1);
+	n = options__parse_anywhere(argc, argv, opts, strip_usage, pos, 1);
 	if (n == -2)
 		return 0;
 	if (n < 0)

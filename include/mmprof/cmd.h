@@ -24,15 +24,4 @@ int cmd_import(int argc, char **argv);
 int cmd_strip(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 
-/*
- * For commands whose options may also follow their arguments
- * ("mmprof export FILE -o OUT"): parse opts anywhere in argv, collect up
- * to max_pos + 1 positional arguments in pos (everything after "--" is
- * positional).  Returns how many were found (more than max_pos means too
- * many), or -1 / -2 as options__parse.
- */
-struct option_desc;
-int cmd__parse_anywhere(int argc, char **argv, const struct option_desc *opts,
-			const char *const *usage, char **pos, int max_pos);
-
 #endif

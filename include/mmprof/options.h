@@ -51,6 +51,16 @@ struct option_desc {
 int options__parse(int argc, char **argv, const struct option_desc *opts,
 		   const char *const *usage);
 
+/*
+ * For commands whose options may also follow their arguments
+ * ("mmprof export FILE -o OUT"): parse opts anywhere in argv, collect up
+ * to max_pos + 1 positional arguments in pos (everything after "--" is
+ * positional).  Returns how many were found (more than max_pos means too
+ * many), or -1 / -2 as options__parse.
+ */
+int options__parse_anywhere(int argc, char **argv, const struct option_desc *opts,
+			    const char *const *usage, char **pos, int max_pos);
+
 /* Print usage lines and the option table to stdout. */
 void options__usage(const struct option_desc *opts, const char *const *usage);
 

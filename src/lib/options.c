@@ -219,3 +219,40 @@ out:
 	free(lopts);
 	return ret;
 }
+
+/* options__parse stops at the first non-option: parse again from there
+ * with the command name in front (see options.h). */
+int options__parse_anywhere(int argc, char **argv, const struct option_desc *opts,
+			    const char *const *usage, char **pos, int max_pos)
+{
+	char **args = xmalloc(((size_t)argc + 1) * sizeof(*args));
+	int nargs = argc, npos = 0, i, ret = 0;
+
+	memcpy(args, argv, (size_t)argc * sizeof(*args));
+	args[argc] = NULL;
+	for (;;) {
+		i = options__parse(nargs, args, opts, usage);
+		if (i < 0) {
+			ret = i;
+			break;
+		}
+		if (i > 1 && !strcmp(args[i - 1], "--")) {	/* the rest is positional */
+			for (; i < nargs; i++)
+				if (npos < max_pos + 1)
+					pos[npos++] = args[i];
+			ret = npos;
+			break;
+		}
+		if (i >= nargs) {
+			ret = npos;
+			break;
+		}
+		if (npos < max_pos + 1)
+			pos[npos++] = args[i];
+		/* drop args[1..i] (parsed options and the positional) */
+		memmove(args + 1, args + i + 1, (size_t)(nargs - i) * sizeof(*args));
+		nargs -= i;
+	}
+	free(args);
+	return ret;
+}
