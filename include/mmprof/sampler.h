@@ -97,6 +97,13 @@ int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct 
 /* A note for the user (the cpu-clock fallback), or NULL. */
 const char *sampler__note(const struct sampler *s);
 
+/*
+ * Side-band records read but not yet applied to the symbols context: they
+ * wait only until every buffer has been read past their time, so this
+ * stays about one drain round's worth however long the run (tests).
+ */
+size_t sampler__sideband_held(const struct sampler *s);
+
 /* Samples, lost records and throttle events so far in this run (progress line). */
 void sampler__progress(const struct sampler *s, uint64_t *samples, uint64_t *lost);
 

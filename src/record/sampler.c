@@ -79,7 +79,7 @@ struct frame_row {
 struct sb_ref {
 	uint64_t time;
 	size_t off;		/* into sb_buf */
-	uint32_t seq;		/* arrival order, to keep equal times stable */
+	uint64_t seq;		/* arrival order, to keep equal times stable */
 };
 
 struct sampler {
@@ -106,17 +106,25 @@ struct sampler {
 	size_t alloc_scratch;
 
 	/*
-	 * Side-band records (COMM, MMAP, FORK, EXIT) of this run, copied and
-	 * replayed into the symbols context in time order at the end of the
-	 * run: the per-CPU buffers are read one after another, so an exec's
-	 * COMM on one CPU can be read after the new image's MMAP2s from
-	 * another, and applying it late would wipe those maps.
+	 * Side-band records (COMM, MMAP, FORK, EXIT), copied and applied to
+	 * the symbols context in time order: the per-CPU buffers are read one
+	 * after another, so an exec's COMM on one CPU can be read after the
+	 * new image's MMAP2s from another, and applying it late would wipe
+	 * those maps.  A record is held only until no earlier one can still
+	 * come (perf's ordered-events rule): after each full drain round,
+	 * those stamped no later than the newest time read by the end of the
+	 * round before are applied, since they were written before this
+	 * round began reading.  So the queue holds about one round of
+	 * records, not the run's (fork-heavy loads made that grow with time).
 	 */
-	unsigned char *sb_buf;
-	size_t sb_len, sb_alloc;
+	unsigned char *sb_buf, *sb_spare;
+	size_t sb_len, sb_alloc, sb_spare_alloc;
 	struct sb_ref *sb;
 	size_t nr_sb, alloc_sb;
 	uint64_t sb_last_time;
+	uint64_t sb_seq;	/* records queued so far */
+	uint64_t seen_max;	/* newest record time read */
+	uint64_t sb_safe;	/* seen_max at the end of the last round, 0: none yet */
 
 	/* comm strings (local ids, 1-based) and per-thread comm */
 	char (*comms)[COMM_LEN + 8];
@@ -389,6 +397,7 @@ void sampler__free(struct sampler *s)
 	free(s->inl_ids);
 	free(s->frames);
 	free(s->sb_buf);
+	free(s->sb_spare);
 	free(s->sb);
 	stackagg__release(&s->agg);
 	free(s);
@@ -839,6 +848,8 @@ static void handle_sample(struct sampler *s, const union perf_event *ev)
 		chain = s->scratch;
 		nr += 2;
 	}
+	if (smp.time > s->seen_max)
+		s->seen_max = smp.time;
 	stackagg__add(&s->agg, (uint32_t)event, smp.pid, comm_of(s, smp.pid, smp.tid, smp.time),
 		      chain, (uint32_t)nr, smp.period);
 }
@@ -891,10 +902,12 @@ static void queue_sideband(struct sampler *s, const union perf_event *ev)
 
 	if (sample__parse_id_all(ev, s->sample_type, &id) == 0 && id.time)
 		s->sb_last_time = id.time;
+	if (s->sb_last_time > s->seen_max)
+		s->seen_max = s->sb_last_time;
 	XGROW(s->sb, s->alloc_sb, s->nr_sb);
 	s->sb[s->nr_sb].time = s->sb_last_time;
 	s->sb[s->nr_sb].off = off;
-	s->sb[s->nr_sb].seq = (uint32_t)s->nr_sb;
+	s->sb[s->nr_sb].seq = s->sb_seq++;
 	s->nr_sb++;
 	XGROW(s->sb_buf, s->sb_alloc, off + size);
 	memcpy(s->sb_buf + off, ev, size);
@@ -910,16 +923,45 @@ static int sb_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Replay the queued side-band records in time order and forget them. */
-static void flush_sideband(struct sampler *s)
+/*
+ * Apply the queued side-band records stamped no later than limit, in time
+ * order, and forget them; the rest move to the front of the spare buffer,
+ * which becomes the queue (no allocation once both buffers are grown).
+ */
+static void flush_sideband(struct sampler *s, uint64_t limit)
 {
-	size_t i;
+	unsigned char *t;
+	size_t i, j, len = 0;
 
 	qsort(s->sb, s->nr_sb, sizeof(*s->sb), sb_cmp);
-	for (i = 0; i < s->nr_sb; i++)
+	for (i = 0; i < s->nr_sb && s->sb[i].time <= limit; i++)
 		apply_sideband(s, (const union perf_event *)(s->sb_buf + s->sb[i].off));
-	s->nr_sb = 0;
-	s->sb_len = 0;
+	for (j = i; j < s->nr_sb; j++) {
+		const struct perf_event_header *h = (const void *)(s->sb_buf + s->sb[j].off);
+		size_t off = (len + 7) & ~(size_t)7;
+
+		XGROW(s->sb_spare, s->sb_spare_alloc, off + h->size);
+		memcpy(s->sb_spare + off, h, h->size);
+		s->sb[j - i] = s->sb[j];
+		s->sb[j - i].off = off;
+		len = off + h->size;
+	}
+	s->nr_sb -= i;
+	s->sb_len = len;
+	t = s->sb_buf;
+	s->sb_buf = s->sb_spare;
+	s->sb_spare = t;
+	j = s->sb_alloc;
+	s->sb_alloc = s->sb_spare_alloc;
+	s->sb_spare_alloc = j;
+}
+
+/* The end of a round that read every buffer up to its head (see struct sampler). */
+static void end_round(struct sampler *s)
+{
+	if (s->sb_safe)
+		flush_sideband(s, s->sb_safe);
+	s->sb_safe = s->seen_max;
 }
 
 static void handle_event(struct sampler *s, const union perf_event *ev)
@@ -1001,6 +1043,7 @@ int sampler__drain(struct sampler *s)
 		}
 		perf_mmap__read_done(map);
 	}
+	end_round(s);
 	return (int)(s->agg.samples - before);
 }
 
@@ -1018,6 +1061,8 @@ int sampler__replay(struct sampler *s, const void *buf, size_t len)
 		handle_event(s, (const union perf_event *)p);
 		p += h->size;
 	}
+	/* one call is one round, as if its records were one drain's */
+	end_round(s);
 	return (int)(s->agg.samples - before);
 }
 
@@ -1160,7 +1205,8 @@ int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct 
 
 	if (p != s->cache_p)
 		reset_caches(s, p);
-	flush_sideband(s);
+	flush_sideband(s, UINT64_MAX);
+	s->sb_safe = s->seen_max = s->sb_last_time = 0;
 	for (i = 0; i < s->agg.nr_entries; i++) {
 		const struct stackagg_entry *en = &s->agg.entries[i];
 		const uint64_t *chain = stackagg__chain(&s->agg, en);
@@ -1211,6 +1257,11 @@ int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct 
 const char *sampler__note(const struct sampler *s)
 {
 	return s->note[0] ? s->note : NULL;
+}
+
+size_t sampler__sideband_held(const struct sampler *s)
+{
+	return s->nr_sb;
 }
 
 void sampler__progress(const struct sampler *s, uint64_t *samples, uint64_t *lost)

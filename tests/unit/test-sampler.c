@@ -543,6 +543,90 @@ static void test_sideband_order(struct symbols *syms)
 	sampler__free(s);
 }
 
+/* FORK or EXIT (same layout): pid, ppid, tid, ptid, time, then sample_id_all. */
+static size_t put_task(uint64_t *buf, uint32_t type, uint32_t pid, uint32_t ppid, uint64_t time)
+{
+	struct perf_event_header *h = (void *)buf;
+	uint32_t pp[2] = { pid, ppid }, pt[2] = { pid, pid };
+
+	memset(buf, 0, 7 * 8);
+	memcpy(buf + 1, pp, 8);
+	memcpy(buf + 2, pp, 8);	/* tid = pid, ptid = ppid: a process, not a thread */
+	buf[3] = time;
+	memcpy(buf + 4, pt, 8);	/* sample_id_all: TID TIME CPU */
+	buf[5] = time;
+	h->type = (uint16_t)type;
+	h->size = 7 * 8;
+	return 7;
+}
+
+/*
+ * A fork-heavy system-wide run (stress-ng, a build) sees processes come
+ * and go all the time.  Side-band records must be applied as the run goes,
+ * not held to its end: 100 000 short-lived processes, each fork, exec
+ * (its COMM read after its MMAP2, as from another CPU), mmap, one sample
+ * and exit, replayed a thousand processes per drain round.  The records
+ * held stay about one round's worth, and every sample still resolves.
+ */
+static void test_sideband_bounded(struct symbols *syms)
+{
+	enum { NPROC = 100000, PER_ROUND = 1000 };
+	struct sampler_opts o = { .freq = 1000 };
+	struct sampler *s = sampler__new(&o, syms, NULL);
+	struct profile *p = profile__new();
+	uint64_t start = 0, end = 0, pgoff = 0, ip = (uint64_t)(uintptr_t)burn_user + 4;
+	const uint64_t chain[] = { PERF_CONTEXT_USER, ip };
+	uint64_t *buf = malloc((size_t)PER_ROUND * 64 * 8);
+	char line[512], exe[256] = "";
+	FILE *f = fopen("/proc/self/maps", "r");
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	size_t held = 0, i, n = 0, samples = 0;
+	struct run r = { 0 };
+
+	exe[len > 0 ? len : 0] = '\0';
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long a, b, off;
+		char perms[8];
+
+		if (sscanf(line, "%llx-%llx %7s %llx", &a, &b, perms, &off) == 4 &&
+		    perms[2] == 'x' && strstr(line, exe) && ip >= a && ip < b) {
+			start = a;
+			end = b;
+			pgoff = off;
+		}
+	}
+	if (f)
+		fclose(f);
+	for (i = 0; i < NPROC; i++) {
+		uint32_t pid = 200000 + (uint32_t)i;
+		uint64_t t = 1000 + (uint64_t)i * 10;
+
+		n += put_task(buf + n, PERF_RECORD_FORK, pid, 1, t);
+		n += put_mmap2(buf + n, pid, start, end - start, pgoff, exe, t + 2);
+		n += put_comm(buf + n, pid, "short", t + 1);
+		((struct perf_event_header *)(buf + n - 7))->misc |= PERF_RECORD_MISC_COMM_EXEC;
+		n += put_sample(buf + n, ip, pid, t + 3, chain, 2, PERF_RECORD_MISC_USER);
+		n += put_task(buf + n, PERF_RECORD_EXIT, pid, 1, t + 4);
+		if ((i + 1) % PER_ROUND == 0) {
+			samples += (size_t)sampler__replay(s, buf, n * 8);
+			if (sampler__sideband_held(s) > held)
+				held = sampler__sideband_held(s);
+			n = 0;
+		}
+	}
+	is_int(samples, NPROC, "every sample of 100 000 short-lived processes read");
+	ok(held <= 2 * 4 * PER_ROUND, "side-band held at most two rounds' worth (peak %zu records "
+	   "of %d)", held, 4 * NPROC);
+	sampler__add_events(s, p);
+	sampler__end_run(s, p, 0, &r);
+	is_int(samples_with(p, 0, 0, "burn_user", 0), NPROC,
+	       "every sample resolves through maps applied during the run");
+	is_int(sampler__sideband_held(s), 0, "nothing held after the run ends");
+	profile__free(p);
+	sampler__free(s);
+	free(buf);
+}
+
 static void test_replay(struct symbols *syms)
 {
 	struct sampler_opts o = { .freq = 1000 };
@@ -653,6 +737,7 @@ int main(int argc, char **argv)
 		printf("#   %s\n", e.msg);
 	test_replay(syms);
 	test_sideband_order(syms);
+	test_sideband_bounded(syms);
 	test_default_event(syms);
 	test_two_events(syms);
 	test_errors(syms);
