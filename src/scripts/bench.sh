@@ -23,18 +23,13 @@
 set -uo pipefail
 export LC_ALL=C
 build=${BUILD:-build}
-mmprof=$(realpath "$build/mmprof")
-wl=$(realpath "$build/workloads/page-fault")
-floor=$(realpath "$build/bench/floor")
-ingest=$(realpath "$build/bench/ingest")
-gen=$(realpath "$build/bench/gen-profile")
 quick=${BENCH_QUICK:-0}
 if [ "$quick" = 1 ]; then
 	reps=${BENCH_REPS:-1} secs=${BENCH_SECONDS:-0.4} stacks=10000 runs=2
 	ingest_n=1e6 doc=${BENCH_DOC:-$build/bench/performance.md} long_secs=1
 else
-	reps=${BENCH_REPS:-3} secs=${BENCH_SECONDS:-1} stacks=100000 runs=10
-	ingest_n=1e7 doc=${BENCH_DOC:-Documentation/performance.md} long_secs=5
+	reps=${BENCH_REPS:-5} secs=${BENCH_SECONDS:-0.5} stacks=100000 runs=10
+	ingest_n=1e7 doc=${BENCH_DOC:-Documentation/performance.md} long_secs=3
 fi
 freqs="4000 20000"
 pages=256		# ring buffer pages per CPU, the same for every tool (1 MiB)
@@ -42,11 +37,17 @@ wlargs=(-s "$secs" --size 16M)
 
 command -v perf >/dev/null || { echo "mmprof bench: perf is not installed (apt-get install linux-perf)" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "mmprof bench: /usr/bin/time is missing (apt-get install time)" >&2; exit 2; }
-for f in "$mmprof" "$wl" "$floor" "$ingest" "$gen"; do
-	[ -x "$f" ] || { echo "mmprof bench: '$f' is missing; run 'make bench'" >&2; exit 2; }
+for f in mmprof workloads/page-fault bench/floor bench/ingest bench/gen-profile; do
+	[ -x "$build/$f" ] || { echo "mmprof bench: '$build/$f' is missing; run 'make bench'" >&2; exit 2; }
 done
 tmp=$(mktemp -d "${BENCH_TMP:-${TMPDIR:-/tmp}}/mmprof-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+# private copies: a rebuild in the tree during the run must not swap binaries
+mkdir "$tmp/bin"
+cp "$build/mmprof" "$build/workloads/page-fault" "$build/bench/floor" "$build/bench/ingest" \
+	"$build/bench/gen-profile" "$tmp/bin/"
+mmprof=$tmp/bin/mmprof wl=$tmp/bin/page-fault floor=$tmp/bin/floor
+ingest=$tmp/bin/ingest gen=$tmp/bin/gen-profile
 res=$tmp/results.tsv	# section <tab> row <tab> tool <tab> metric <tab> value
 : >"$res"
 nostat=
@@ -105,8 +106,8 @@ one_fork() {	# freq tool [row]
 		/usr/bin/time -f '%U %S' -o "$tmp/rt" \
 			perf report --children --stdio -i "$tmp/perf.data" >"$tmp/answer" 2>/dev/null
 		t1=$(now)
-		te=$(cat "$BENCH_END")
-		put fork "$row" "$tool" answer "$(awk -v a="$t1" -v e="$te" 'BEGIN{printf "%.3f", a-e}')"
+		te=$(cat "$BENCH_END" 2>/dev/null)
+		[ -n "$te" ] && put fork "$row" "$tool" answer "$(awk -v a="$t1" -v e="$te" 'BEGIN{printf "%.3f", a-e}')"
 		put fork "$row" "$tool" reportcpu "$(awk '{printf "%.3f", $1+$2}' "$tmp/rt")"
 		put fork "$row" "$tool" size "$(stat -c %s "$tmp/perf.data")"
 		perf_counts fork "$row" "$tmp/perf.data" ;;
@@ -118,8 +119,8 @@ one_fork() {	# freq tool [row]
 		/usr/bin/time -f '%U %S' -o "$tmp/rt" \
 			"$mmprof" report --tree "$tmp/m.data" >"$tmp/answer" 2>/dev/null
 		t1=$(now)
-		te=$(cat "$BENCH_END")
-		put fork "$row" "$tool" answer "$(awk -v a="$t1" -v e="$te" 'BEGIN{printf "%.3f", a-e}')"
+		te=$(cat "$BENCH_END" 2>/dev/null)
+		[ -n "$te" ] && put fork "$row" "$tool" answer "$(awk -v a="$t1" -v e="$te" 'BEGIN{printf "%.3f", a-e}')"
 		put fork "$row" "$tool" reportcpu "$(awk '{printf "%.3f", $1+$2}' "$tmp/rt")"
 		put fork "$row" "$tool" size "$(stat -c %s "$tmp/m.data")"
 		[ "$tool" = mmprof ] && mmprof_counts fork "$row" "$err" ;;
@@ -170,7 +171,7 @@ done
 
 # ---- 5: ingest on one core --------------------------------------------------
 log "ingest: replayed samples through the aggregation path"
-for rep in $(seq 1 "$reps"); do
+for rep in $(seq 1 $(( reps < 3 ? reps : 3 ))); do
 	for st in 2000 100000; do
 		"$ingest" --samples "$ingest_n" --stacks $st >"$tmp/ing" 2>&1 || continue
 		read -r _ _ n _ _ _ _ _ cpu _ wall _ msps _ rss <"$tmp/ing"
@@ -197,7 +198,7 @@ log "synthetic files: $runs runs x $stacks stacks per side"
 "$gen" -o "$tmp/new.data" --runs $runs --stacks $stacks --side 1 2>/dev/null || {
 	echo "mmprof bench: gen-profile failed" >&2; exit 2; }
 put size-synth "$runs x $stacks" mmprof size "$(stat -c %s "$tmp/base.data")"
-for rep in $(seq 1 "$reps"); do
+for rep in $(seq 1 $(( reps < 3 ? reps : 3 ))); do
 	timed synth "report (keys)" mmprof -- "$mmprof" report "$tmp/base.data"
 	timed synth "report --tree" mmprof -- "$mmprof" report --tree "$tmp/base.data"
 	timed synth "diff" mmprof -- "$mmprof" diff "$tmp/base.data" "$tmp/new.data"
@@ -205,7 +206,7 @@ for rep in $(seq 1 "$reps"); do
 done
 
 log "scaling: report time and memory vs stacks and runs"
-if [ "$quick" = 1 ]; then scale="1:1000 1:10000 4:10000"; else scale="1:10000 1:100000 1:300000 10:10000 10:100000 30:100000"; fi
+if [ "$quick" = 1 ]; then scale="1:1000 1:10000 4:10000"; else scale="1:10000 1:100000 1:200000 10:10000 10:100000 20:100000"; fi
 for rs in $scale; do
 	r=${rs%%:*} st=${rs##*:}
 	"$gen" -o "$tmp/s.data" --runs "$r" --stacks "$st" 2>"$tmp/gen" || continue
@@ -330,7 +331,7 @@ Time to answer: from the workload's exit to the children table written
 \`mmprof record\` finishing + \`mmprof report --tree\`), wall seconds; the
 report's own CPU time beside it.
 
-| setting | perf: answer s | mmprof: answer s | ratio | perf report CPU s | mmprof report CPU s | perf.data | mmprof .data | size ratio |
+| setting | perf: answer s | mmprof: answer s | ratio | perf report CPU s | mmprof report CPU s (10 ms ticks) | perf.data | mmprof .data | size ratio |
 |---|---|---|---|---|---|---|---|---|
 HDR
 	for f in $freqs long; do
