@@ -8,43 +8,28 @@
 # "madvise"); with "never" they fail loudly: the demo and the THP on/off
 # diff cannot work on such a machine either.
 
-here=$(cd "$(dirname "$0")/../.." && pwd)
-: "${MMPROF_BUILD:=$here/build}"
-wl=$MMPROF_BUILD/workloads
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t050.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tap_setup t050
 
-n=0
-failed=0
-ok() {	# ok COND-EXIT-STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-diag() { sed 's/^/# /' "$@" >&2; }
 metric() {	# metric FILE KEY: the value of KEY in a workload's stdout
 	sed -n "s/^$2: //p" "$1"
 }
 vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 
 workloads="thp-zap page-fault cow-fork pthread-churn mmap-contend"
-echo "1..37"
+plan 37
 
 # 1-15: each workload, a short timed run: exit 0, stdout only metric lines, ops > 0.
 for w in $workloads; do
 	"$wl/$w" --seconds 0.3 >"$tmp/$w.out" 2>"$tmp/$w.err"
 	rc=$?
 	ok $rc "$w --seconds 0.3 exits 0"
-	[ $rc -eq 0 ] || diag "$tmp/$w.err"
+	[ $rc -eq 0 ] || diag "$tmp/$w.err" >&2
 	bad=$(grep -cvE "^$w\.[a-z_]+: [0-9]+(\.[0-9]+)?\$" "$tmp/$w.out")
 	lines=$(wc -l <"$tmp/$w.out")
 	[ "$bad" -eq 0 ] && [ "$lines" -ge 2 ] && [ ! -s "$tmp/$w.err" ]
 	ok $? "$w prints only '$w.<metric>: value' lines ($lines) and nothing on stderr"
-	[ "$bad" -eq 0 ] || diag "$tmp/$w.out"
+	[ "$bad" -eq 0 ] || diag "$tmp/$w.out" >&2
 	ops=$(metric "$tmp/$w.out" "$w.ops")
 	rate=$(metric "$tmp/$w.out" "$w.ops_per_sec")
 	[ "${ops:-0}" -gt 0 ] && [ -n "$rate" ]
@@ -58,7 +43,7 @@ check_iter() {	# check_iter EXPECTED-OPS WORKLOAD ARGS...
 	got=$(metric "$tmp/it.out" "$w.ops")
 	[ "$got" = "$exp" ]
 	ok $? "$w $* does exactly $exp ops (got ${got:-nothing})"
-	[ "$got" = "$exp" ] || diag "$tmp/it.err"
+	[ "$got" = "$exp" ] || diag "$tmp/it.err" >&2
 }
 check_iter 32 thp-zap --iterations 2 --size 32M
 check_iter 4096 page-fault -n 1 -t 2 --size 8M
@@ -97,7 +82,7 @@ ok $? "thp-zap --thp on: thp_split_pmd +$((s1 - s0)) >= $ops chunks"
 [ "$(metric "$tmp/on.out" thp-zap.anon_huge_kb)" -gt 0 ] &&
 	[ "$(metric "$tmp/on.out" thp-zap.thp_split_pmd)" -ge "$ops" ]
 ok $? "thp-zap --thp on reports its own huge pages and splits"
-[ -s "$tmp/on.err" ] && diag "$tmp/on.err"
+[ -s "$tmp/on.err" ] && diag "$tmp/on.err" >&2
 
 # 35-37: --thp off: no huge page in this process, and (system-wide) next to
 # no splits.  Tests that split huge pages (t051 here; anyone may join) hold
@@ -125,4 +110,4 @@ kb=$(metric "$tmp/sys.out" thp-zap.anon_huge_kb)
 if [ "$thp" = always ]; then [ "${kb:-0}" -gt 0 ]; else [ "$kb" = 0 ]; fi
 ok $? "thp-zap --thp system follows the system setting ($thp: anon_huge_kb ${kb:-missing})"
 
-[ $failed -eq 0 ]
+done_testing

@@ -7,25 +7,10 @@
 # perf is a dependency of this test: without it the test fails, it does
 # not skip.
 
-here=$(cd "$(dirname "$0")/../.." && pwd)
-: "${MMPROF_BUILD:=$here/build}"
-wl=$MMPROF_BUILD/workloads
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t051.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tap_setup t051
 
-n=0
-failed=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-
-echo "1..22"
+plan 22
 
 command -v perf >/dev/null 2>&1
 ok $? "perf is installed (apt-get install linux-perf)"
@@ -86,4 +71,4 @@ expect mmap-contend 'do_mmap' "do_mmap"
 expect mmap-contend '__vm_munmap|do_vmi_munmap' "munmap (__vm_munmap)"
 expect mmap-contend 'mmap_contend_once' "the user function mmap_contend_once"
 
-[ $failed -eq 0 ]
+done_testing

@@ -5,28 +5,12 @@
 # interval readings that add up to the totals, the workload's metric lines
 # (while its stdout still reaches ours), and the machine metadata.
 
-here=$(cd "$(dirname "$0")/../.." && pwd)
-: "${MMPROF_BUILD:=$here/build}"
-: "${MMPROF:=$MMPROF_BUILD/mmprof}"
-wl=$MMPROF_BUILD/workloads
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t100.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tap_setup t100
 
-n=0
-failed=0
-ok() {	# ok COND-EXIT-STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-diag() { sed 's/^/# /' "$@"; }
 q() { sqlite3 "$tmp/x.data" "$1"; }
 
-echo "1..20"
+plan 20
 
 # 1-3: a kernel-heavy command: exit 0, file written, one summary line.
 "$MMPROF" record -o "$tmp/x.data" -I 100 -- \
@@ -86,4 +70,4 @@ ok "$(test "$(q "select count(*) from metrics_v where key = 'page-fault.ops_per_
 ok "$(test ! -s "$tmp/err"; echo $?)" "-q: nothing on stderr"
 [ -s "$tmp/err" ] && diag "$tmp/err"
 
-exit $((failed != 0))
+done_testing

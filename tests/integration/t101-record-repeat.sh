@@ -3,28 +3,12 @@
 # keeps each run separately: three runs rows with their own status, samples,
 # counters, intervals and metrics; counts of each run are stored apart.
 
-here=$(cd "$(dirname "$0")/../.." && pwd)
-: "${MMPROF_BUILD:=$here/build}"
-: "${MMPROF:=$MMPROF_BUILD/mmprof}"
-wl=$MMPROF_BUILD/workloads
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t101.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tap_setup t101
 
-n=0
-failed=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-diag() { sed 's/^/# /' "$@"; }
 q() { sqlite3 "$tmp/r.data" "$1"; }
 
-echo "1..8"
+plan 8
 
 "$MMPROF" record -r 3 -I 100 -o "$tmp/r.data" -- "$wl/page-fault" --seconds 0.25 \
 	>"$tmp/out" 2>"$tmp/err"
@@ -42,4 +26,4 @@ ok "$(test "$(q "select count(*) from metrics_v where key = 'page-fault.ops'")" 
 	"each run's metric line is kept"
 ok "$(grep -c '^page-fault.ops:' "$tmp/out" | grep -qx 3; echo $?)" "the three outputs were passed through"
 
-exit $((failed != 0))
+done_testing

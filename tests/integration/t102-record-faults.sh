@@ -6,24 +6,8 @@
 #     stored and printed, exit 0;
 #   - bad options and numbers: one line each, exit 2, nothing written.
 
-here=$(cd "$(dirname "$0")/../.." && pwd)
-: "${MMPROF_BUILD:=$here/build}"
-: "${MMPROF:=$MMPROF_BUILD/mmprof}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t102.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
-
-n=0
-failed=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-diag() { sed 's/^/# /' "$@"; }
+. "$(dirname "$0")/lib.sh"
+tap_setup t102
 
 # usage_error DESCRIPTION ARGS...: exit 2, exactly one line, no file
 usage_error() {
@@ -38,7 +22,7 @@ usage_error() {
 	[ $rc -eq 2 ] && [ "$lines" -eq 1 ] || { echo "# rc=$rc"; diag "$tmp/uerr"; }
 }
 
-echo "1..30"
+plan 30
 
 # 1-4: missing binary
 "$MMPROF" record -o "$tmp/m.data" -- /nonexistent/mmprof-nothing arg >"$tmp/out" 2>"$tmp/err"
@@ -103,4 +87,4 @@ usage_error "--duration -1" --duration -1 -- true
 usage_error "-p garbage" -p 12x
 usage_error "-C without -a" -C 0 -- true
 
-exit $((failed != 0))
+done_testing

@@ -5,25 +5,11 @@
 # system-wide (-a) recordings last --duration and leave attached processes
 # alone; --delay/--duration sample only a window of a fork-mode run.
 
-here=$(cd "$(dirname "$0")/../.." && pwd)
-: "${MMPROF_BUILD:=$here/build}"
-: "${MMPROF:=$MMPROF_BUILD/mmprof}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t103.XXXXXX") || exit 2
+. "$(dirname "$0")/lib.sh"
+tap_setup t103
 bg=
-trap '[ -n "$bg" ] && kill $bg 2>/dev/null; rm -rf "$tmp"' EXIT
+cleanup_hook() { [ -n "$bg" ] && kill $bg 2>/dev/null; }
 
-n=0
-failed=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-diag() { sed 's/^/# /' "$@"; }
 alive() { kill -0 "$1" 2>/dev/null; }
 
 # wait_for FILE: up to 10 s for the workload to announce its pid
@@ -35,7 +21,7 @@ wait_for() {
 	done
 }
 
-echo "1..17"
+plan 17
 
 for sig in INT TERM; do
 	rm -f "$tmp/pid" "$tmp/$sig.data"
@@ -99,4 +85,4 @@ ok $rc "--delay 0.3 --duration 0.3 exits 0"
 ok "$(test "$(sqlite3 "$tmp/w.data" "select samples > 0 and samples <= 400 and wall_ns > 700000000 and exit_code = 0 from runs")" = 1; echo $?)" \
 	"only the window was sampled ($(sqlite3 "$tmp/w.data" "select samples || ' samples in ' || (wall_ns / 1000000) || ' ms' from runs"))"
 
-exit $((failed != 0))
+done_testing

@@ -3,26 +3,11 @@
 # documents every option `mmprof record --help` lists (and no option the
 # command does not have).
 
-here=$(cd "$(dirname "$0")/../.." && pwd)
-: "${MMPROF_BUILD:=$here/build}"
-: "${MMPROF:=$MMPROF_BUILD/mmprof}"
+. "$(dirname "$0")/lib.sh"
 page=$here/man/mmprof-record.1
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t104.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
+tap_setup t104
 
-n=0
-failed=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-
-echo "1..5"
+plan 5
 
 "$MMPROF" record --help >"$tmp/help"
 ok $? "record --help exits 0"
@@ -51,4 +36,4 @@ for o in $(cat "$tmp/documented"); do
 done
 ok "$(test -z "$extra"; echo $?)" "the page documents no option the command lacks${extra:+ (extra:$extra)}"
 
-exit $((failed != 0))
+done_testing

@@ -7,28 +7,12 @@
 # mmprof's children% for its main kernel functions agree with
 # `perf report --children -U` within a few points.
 
-here=$(cd "$(dirname "$0")/../.." && pwd)
-: "${MMPROF_BUILD:=$here/build}"
-: "${MMPROF:=$MMPROF_BUILD/mmprof}"
-wl=$MMPROF_BUILD/workloads
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t210.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tap_setup t210
 
-n=0
-failed=0
-ok() {	# ok COND-EXIT-STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-diag() { sed 's/^/# /' "$@"; }
 key() { sed -n "s/^$1: //p" "$tmp/keys"; }	# value of a key (regex-quoted)
 
-echo "1..22"
+plan 22
 
 "$MMPROF" record -r 2 -o "$tmp/pf.data" -- "$wl/page-fault" >/dev/null 2>"$tmp/err"
 ok $? "record -r 2 the page-fault workload"
@@ -119,4 +103,4 @@ else
 	ok 1 "perf record/report on the workload"
 fi
 
-exit $((failed > 0))
+done_testing

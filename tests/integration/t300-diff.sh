@@ -10,25 +10,9 @@
 #     with '--', one run a side says there is no variance;
 #   - the man page renders cleanly and documents every --help option.
 
-here=$(cd "$(dirname "$0")/../.." && pwd)
-: "${MMPROF_BUILD:=$here/build}"
-: "${MMPROF:=$MMPROF_BUILD/mmprof}"
-wl=$MMPROF_BUILD/workloads
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t300.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tap_setup t300
 
-n=0
-failed=0
-ok() {	# ok COND-EXIT-STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-diag() { sed 's/^/# /' "$@"; }
 rec() {	# rec OUT RUNS THP [extra record options]
 	out=$1 runs=$2 thp=$3
 	shift 3
@@ -149,5 +133,4 @@ for o in $(grep -o -- '--[a-z][a-z-]*' "$tmp/help" | sort -u); do
 done
 ok "$(test -z "$missing"; echo $?)" "every option of --help is in the man page${missing:+ (missing:$missing)}"
 
-echo "1..$n"
-exit $((failed != 0))
+done_testing

@@ -11,24 +11,9 @@
 #     hatched though it vanished, --width base;
 #   - the man page documents every --help option.
 
-here=$(cd "$(dirname "$0")/../.." && pwd)
-: "${MMPROF_BUILD:=$here/build}"
-: "${MMPROF:=$MMPROF_BUILD/mmprof}"
-wl=$MMPROF_BUILD/workloads
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t400.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tap_setup t400
 
-n=0
-failed=0
-ok() {	# ok STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
 xmlok() { python3 -c 'import xml.dom.minidom,sys; xml.dom.minidom.parse(sys.argv[1])' "$1"; }
 # class of the <g> holding the first frame whose title starts with NAME
 class_of() { grep -o "<g class=\"[^\"]*\" data-d=\"[0-9]*\"><title>$2
@@ -132,5 +117,4 @@ for o in $("$MMPROF" flamegraph --help | grep -o -- '--[a-z][a-z-]*' | sort -u);
 done
 [ -z "$missing" ]; ok $? "the man page documents every --help option${missing:+ (missing:$missing)}"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+done_testing

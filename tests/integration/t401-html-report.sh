@@ -10,24 +10,8 @@
 #   - #mmprof-selftest drives search and zoom in the browser;
 #   - a screenshot renders (non-trivial PNG).
 
-here=$(cd "$(dirname "$0")/../.." && pwd)
-: "${MMPROF_BUILD:=$here/build}"
-: "${MMPROF:=$MMPROF_BUILD/mmprof}"
-wl=$MMPROF_BUILD/workloads
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t401.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
-
-n=0
-failed=0
-ok() {	# ok STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
+. "$(dirname "$0")/lib.sh"
+tap_setup t401
 
 lock=${TMPDIR:-/tmp}/mmprof-thp-split.lock
 flock "$lock" "$MMPROF" record -q -r 4 -o "$tmp/off.data" -- "$wl/thp-zap" --thp off -s 1 >/dev/null 2>"$tmp/rec.err"
@@ -84,5 +68,4 @@ browse "" "$tmp/shot.out" "$tmp/chr3.err" --window-size=1280,2000 --screenshot="
 size=$(wc -c <"$tmp/report.png" 2>/dev/null || echo 0)
 test "$size" -gt 20000; ok $? "screenshot rendered ($size bytes)"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+done_testing

@@ -7,27 +7,10 @@
 # folded lines, and whose totals equal the profile's samples and period.
 # Errors exit 2 with one line; every --help option is in the man page.
 
-here=$(cd "$(dirname "$0")/../.." && pwd)
-: "${MMPROF_BUILD:=$here/build}"
-: "${MMPROF:=$MMPROF_BUILD/mmprof}"
-wl=$MMPROF_BUILD/workloads
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t500.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tap_setup t500
 
-n=0
-failed=0
-ok() {	# ok COND-EXIT-STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-diag() { sed 's/^/# /' "$@"; }
-
-echo "1..15"
+plan 15
 
 "$MMPROF" record -r 2 -o "$tmp/pf.data" -- "$wl/page-fault" --seconds 1 >/dev/null 2>"$tmp/err"
 ok $? "record -r 2 the page-fault workload"
@@ -159,4 +142,4 @@ done
 [ -z "$missing" ]
 ok $? "every --help option is in man/mmprof-export.1${missing:+ (missing:$missing)}"
 
-exit $((failed > 0))
+done_testing

@@ -6,27 +6,10 @@
 # meta says where it came from; garbage, a file that is not perf.data and
 # a missing perf each fail with one line and exit 2.
 
-here=$(cd "$(dirname "$0")/../.." && pwd)
-: "${MMPROF_BUILD:=$here/build}"
-: "${MMPROF:=$MMPROF_BUILD/mmprof}"
-wl=$MMPROF_BUILD/workloads
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t510.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tap_setup t510
 
-n=0
-failed=0
-ok() {	# ok COND-EXIT-STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-diag() { sed 's/^/# /' "$@"; }
-
-echo "1..12"
+plan 12
 
 perf record -q -g -e cpu-clock -o "$tmp/perf.data" -- "$wl/page-fault" --seconds 1 \
 	>/dev/null 2>"$tmp/err"
@@ -104,4 +87,4 @@ done
 [ -z "$missing" ]
 ok $? "every --help option is in man/mmprof-import.1${missing:+ (missing:$missing)}"
 
-exit $((failed > 0))
+done_testing

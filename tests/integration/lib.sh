@@ -1,0 +1,64 @@
+# lib.sh: the preamble every integration test shares, sourced (POSIX sh,
+# so both the sh and the bash tests can use it) as
+#
+#	. "$(dirname "$0")/lib.sh"
+#	tap_setup t100		# only if the test needs a scratch folder
+#	plan 20			# or let done_testing count
+#	ok $? "description"
+#	...
+#	done_testing
+#
+# It sets $here (the top of the tree), defaults $MMPROF_BUILD and $MMPROF to
+# the tree's build/ when a test is run by hand (make check passes both),
+# and $wl to the bundled workloads.  Its names are the test's own: n and
+# failed count the assertions, tmp is the scratch folder; the lib's private
+# state starts with tap_.  It is not matched by the t*.sh glob, so prove
+# does not run it as a test.
+
+here=$(cd "$(dirname "$0")/../.." && pwd)
+: "${MMPROF_BUILD:=$here/build}"
+: "${MMPROF:=$MMPROF_BUILD/mmprof}"
+wl=$MMPROF_BUILD/workloads
+
+n=0
+failed=0
+tap_planned=
+
+# tap_setup NAME: a fresh $tmp, removed when the test exits.  A test with
+# more to undo (background processes, mounts, sysctls) defines
+# cleanup_hook, which runs first, while $tmp still exists.
+tap_setup() {
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX") || exit 2
+	trap tap_cleanup EXIT
+}
+
+tap_cleanup() {
+	if command -v cleanup_hook >/dev/null 2>&1; then
+		cleanup_hook
+	fi
+	rm -rf "$tmp"
+}
+
+# plan N: print the plan up front (done_testing then does not print it)
+plan() {
+	echo "1..$1"
+	tap_planned=$1
+}
+
+ok() {	# ok STATUS DESCRIPTION: one TAP line, STATUS 0 passes
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+
+diag() { sed 's/^/# /' "$@"; }	# diag [FILE...]: as TAP comments
+
+# done_testing: the plan if none was printed, and exit 1 if anything failed
+done_testing() {
+	[ -n "$tap_planned" ] || echo "1..$n"
+	exit $((failed != 0))
+}
