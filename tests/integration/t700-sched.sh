@@ -5,21 +5,13 @@
 # totals, and an off-CPU profile whose stacks reach the workload's
 # waiting function.
 
-here=$(cd "$(dirname "$0")/../.." && pwd)
-: "${MMPROF_BUILD:=$here/build}"
-: "${MMPROF:=$MMPROF_BUILD/mmprof}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t700.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tap_setup t700
 
-n=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
-}
 # key NAME-REGEX: the first value of a matching key in the report
 val() { awk -v re="$1" '$1 ~ re { sub(/:$/, "", $1); print $2; exit }' "$tmp/keys"; }
 
-echo "1..13"
+plan 13
 N=3000
 "$MMPROF" record -q --sched -o "$tmp/pp.data" -- "$MMPROF_BUILD/workloads/sched-pingpong" -n $N \
 	>"$tmp/out" 2>"$tmp/err"
@@ -65,3 +57,5 @@ sum=$(awk '{ s += $NF } END { printf "%.0f", s }' "$tmp/folded")
 avg=$(val '^perf-sched\.total_wait_time\.average\.ms:')
 ok "$(awk -v s="$sum" -v a="$avg" -v t="$total" 'BEGIN { w = a * t * 1e6; exit !(s > 0.9 * w && s < 1.1 * w) }'; echo $?)" \
 	"offcpu periods ($sum ns) match total waits ($avg ms x $total)"
+
+done_testing

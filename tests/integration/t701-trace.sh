@@ -10,20 +10,12 @@
 # (On this kernel huge_memory:* and thp:* are khugepaged/migration events
 # that a fault-and-zap workload does not hit; kmem order 9 is its trace.)
 
-here=$(cd "$(dirname "$0")/../.." && pwd)
-: "${MMPROF_BUILD:=$here/build}"
-: "${MMPROF:=$MMPROF_BUILD/mmprof}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t701.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tap_setup t701
 
-n=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
-}
 val() { awk -v k="$1:" '$1 == k { print $2; exit }' "$2"; }
 
-echo "1..11"
+plan 11
 
 "$MMPROF" record -q -e exceptions:page_fault_user -o "$tmp/f.data" -- \
 	"$MMPROF_BUILD/workloads/fault-range" --thp off --size 8M >"$tmp/out" 2>"$tmp/err"
@@ -73,3 +65,5 @@ ok "$(test $rc -eq 2 && test "$(wc -l <"$tmp/err")" -eq 1 && test ! -e "$tmp/x.d
 	"an unknown field: exit 2, one line ($(cat "$tmp/err"))"
 "$MMPROF" report --tracepoints "$tmp/f.data" >/dev/null && "$MMPROF" report --tracepoints --json "$tmp/f.data" 2>/dev/null
 ok "$(test $? -eq 2; echo $?)" "--tracepoints excludes --json"
+
+done_testing

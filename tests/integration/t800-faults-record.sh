@@ -13,33 +13,17 @@
 #     then the counters say they are user-only too.
 # Needs root (mount, setpriv, sysctl): the project's tests run as root.
 
-here=$(cd "$(dirname "$0")/../.." && pwd)
-: "${MMPROF_BUILD:=$here/build}"
-: "${MMPROF:=$MMPROF_BUILD/mmprof}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t800.XXXXXX") || exit 2
+. "$(dirname "$0")/lib.sh"
+tap_setup t800
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
 bg=
-cleanup() {
+cleanup_hook() {
 	[ -n "$bg" ] && kill -KILL $bg 2>/dev/null
 	echo "$paranoid" >/proc/sys/kernel/perf_event_paranoid
 	mountpoint -q "$tmp/full" && umount "$tmp/full"
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
 trap 'exit 2' INT TERM HUP
 
-n=0
-failed=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-diag() { sed 's/^/# /' "$@"; }
 wait_for() {
 	i=0
 	while [ ! -s "$1" ] && [ $i -lt 100 ]; do
@@ -49,7 +33,7 @@ wait_for() {
 }
 wl=$MMPROF_BUILD/workloads/page-fault
 
-echo "1..21"
+plan 21
 
 # 1-3: SIGKILL to mmprof mid-recording leaves the previous file intact
 "$MMPROF" record -q -e cpu-clock -o "$tmp/prev.data" -- true 2>"$tmp/err"
@@ -149,4 +133,4 @@ ok "$(grep -q "kernel.perf_event_paranoid" "$tmp/err" && ! grep -q 'kptr_restric
 echo "$paranoid" >/proc/sys/kernel/perf_event_paranoid
 ok "$(test "$(cat /proc/sys/kernel/perf_event_paranoid)" = "$paranoid"; echo $?)" "perf_event_paranoid restored ($paranoid)"
 
-exit $((failed != 0))
+done_testing

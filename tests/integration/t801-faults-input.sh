@@ -6,23 +6,8 @@
 # incompatible events.  Fuzzing (tests/fuzz, `make fuzz`) covers the same
 # parsers with random input; this test pins the messages users see.
 
-here=$(cd "$(dirname "$0")/../.." && pwd)
-: "${MMPROF_BUILD:=$here/build}"
-: "${MMPROF:=$MMPROF_BUILD/mmprof}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t801.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
-
-n=0
-failed=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
+. "$(dirname "$0")/lib.sh"
+tap_setup t801
 
 # bad DESCRIPTION PATTERN ARGS...: exit 2, one line matching PATTERN, no stdout
 bad() {
@@ -47,7 +32,7 @@ cp "$tmp/a.data" "$tmp/newer.data"
 sqlite3 "$tmp/newer.data" 'pragma user_version = 99'
 printf '\211PNG\r\n\032\n' >"$tmp/png.data"
 
-echo "1..26"
+plan 26
 
 for cmd in record report diff strip export flamegraph; do
 	bad "$cmd: an unknown option" "unknown option '--no-such-option'" $cmd --no-such-option
@@ -79,4 +64,4 @@ bad "strip: a newer format is not rewritten" "format 99 > supported 1" strip "$t
 ok "$(test ! -e "$tmp/s.data" && test "$(sqlite3 "$tmp/newer.data" 'pragma user_version')" = 99; echo $?)" \
 	"and neither the input nor an output is touched"
 
-exit $((failed != 0))
+done_testing

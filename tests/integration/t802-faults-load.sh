@@ -5,26 +5,12 @@
 # manual run in Documentation/robustness.md used LOAD_SECONDS=60.
 # Peak RSS: the kernel's VmHWM of mmprof, sampled every 0.2 s from /proc.
 
-here=$(cd "$(dirname "$0")/../.." && pwd)
-: "${MMPROF_BUILD:=$here/build}"
-: "${MMPROF:=$MMPROF_BUILD/mmprof}"
+. "$(dirname "$0")/lib.sh"
 : "${LOAD_SECONDS:=8}"
 : "${LOAD_MAX_RSS_MB:=400}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t802.XXXXXX") || exit 2
+tap_setup t802
 st=
-trap '[ -n "$st" ] && kill $st 2>/dev/null; rm -rf "$tmp"' EXIT
-
-n=0
-failed=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
+cleanup_hook() { [ -n "$st" ] && kill $st 2>/dev/null; }
 
 if ! command -v stress-ng >/dev/null 2>&1; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -36,7 +22,7 @@ if ! command -v stress-ng >/dev/null 2>&1; then
 	exit 0
 fi
 
-echo "1..6"
+plan 6
 
 sched=
 "$MMPROF" record --help 2>&1 | grep -q -- '--sched' && sched=--sched
@@ -71,4 +57,4 @@ ok "$(test $rrc -eq 0 && grep -q '^perf-' "$tmp/rep"; echo $?)" "report reads it
 ok "$(test "$(sqlite3 "$tmp/load.data" 'pragma integrity_check')" = ok; echo $?)" "sqlite integrity_check: ok"
 echo "# load: $(cat "$tmp/err" | tr '\n' ' ')"
 
-exit $((failed != 0))
+done_testing

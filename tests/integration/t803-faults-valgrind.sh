@@ -5,28 +5,13 @@
 # covers the ordinary -O2 binary, uninitialised reads included).
 # VALGRIND overrides the command (e.g. with --leak-check=full --show-leak-kinds=all).
 
-here=$(cd "$(dirname "$0")/../.." && pwd)
-: "${MMPROF_BUILD:=$here/build}"
-: "${MMPROF:=$MMPROF_BUILD/mmprof}"
+. "$(dirname "$0")/lib.sh"
 : "${VALGRIND:=valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t803.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
+tap_setup t803
 
 if ! command -v valgrind >/dev/null 2>&1; then
 	[ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -q valgrind >/dev/null 2>&1
 fi
-
-n=0
-failed=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
 
 # vg DESCRIPTION ARGS...: exit 0 under memcheck, no report of valgrind's
 vg() {
@@ -41,7 +26,7 @@ vg() {
 	fi
 }
 
-echo "1..9"
+plan 9
 
 vg "record (fork, callchains, counters)" record -q -F 1000 -e cpu-clock -o "$tmp/a.data" -- \
 	sh -c 'i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done'
@@ -57,4 +42,4 @@ vg "strip" strip "$tmp/a.data" -o "$tmp/s.data"
 $VALGRIND --log-file="$tmp/vg.log" "$MMPROF" report "$tmp/missing.data" >/dev/null 2>&1
 ok "$(test $? -eq 2 && test ! -s "$tmp/vg.log"; echo $?)" "valgrind: an error path (missing file) exits 2 cleanly"
 
-exit $((failed != 0))
+done_testing

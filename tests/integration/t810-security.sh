@@ -8,27 +8,12 @@
 #   - strip removes raw kernel addresses and host identity and keeps what
 #     report compares.
 
-here=$(cd "$(dirname "$0")/../.." && pwd)
-: "${MMPROF_BUILD:=$here/build}"
-: "${MMPROF:=$MMPROF_BUILD/mmprof}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t810.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tap_setup t810
 
-n=0
-failed=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-diag() { sed 's/^/# /' "$@"; }
 wl=$MMPROF_BUILD/workloads/page-fault
 
-echo "1..17"
+plan 17
 
 # 1-2: a symlink at the target
 printf 'victim\n' >"$tmp/victim"
@@ -106,4 +91,4 @@ cp "$tmp/k.data" "$tmp/inplace.data"
 ok "$(test $? -eq 0 && test "$(sqlite3 "$tmp/inplace.data" 'select count(*) from frames where kernel = 1 and addr != 0')" = 0 &&
       test -z "$(ls -A "$tmp" | grep '^\.inplace')"; echo $?)" "strip without -o replaces the file, leaving no temporary"
 
-exit $((failed != 0))
+done_testing
