@@ -14,17 +14,9 @@
 # Commands are read from `mmprof --help`, so a command added later is
 # checked without an edit here.
 
-here=$(cd "$(dirname "$0")/../.." && pwd)
-: "${MMPROF_BUILD:=$here/build}"
-: "${MMPROF:=$MMPROF_BUILD/mmprof}"
+. "$(dirname "$0")/lib.sh"
 man_dir=$here/man
 
-n=0
-failed=0
-ok() {	# ok STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
 render() {	# render PAGE: plain text, wide lines so options are not hyphenated
 	MANWIDTH=200 LC_ALL=C.UTF-8 man -l "$1" 2>/dev/null | col -b
 }
@@ -90,5 +82,4 @@ rc=$?
 [ "$rc" -eq 2 ] && grep -q "no-such-command" <<<"$out"
 ok $? "'mmprof help no-such-command' fails with status 2 and names it (status $rc)"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+done_testing

@@ -6,19 +6,9 @@
 # options are checked against `mmprof --help` and `mmprof CMD --help`
 # themselves, so a command or option added later must complete too.
 
-here=$(cd "$(dirname "$0")/../.." && pwd)
-: "${MMPROF_BUILD:=$here/build}"
-: "${MMPROF:=$MMPROF_BUILD/mmprof}"
+. "$(dirname "$0")/lib.sh"
 script=$here/src/scripts/mmprof-completion.bash
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t910.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
-
-n=0
-failed=0
-ok() {	# ok STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
+tap_setup t910
 
 # comp WORD... : the candidates for the last word, one a line, sorted.
 comp() {
@@ -108,5 +98,4 @@ got=$(comp "$MMPROF" record -r 3 -- "$tmp/files/no")
 has "$tmp/files/notes.txt" "$got"
 ok $? "after 'record --' the workload's command line completes"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+done_testing

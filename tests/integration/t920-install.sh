@@ -7,18 +7,8 @@
 # meanwhile cannot trigger a rebuild here (the test checks install, not the
 # build).
 
-here=$(cd "$(dirname "$0")/../.." && pwd)
-: "${MMPROF_BUILD:=$here/build}"
-: "${MMPROF:=$MMPROF_BUILD/mmprof}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t920.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
-
-n=0
-failed=0
-ok() {	# ok STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
+. "$(dirname "$0")/lib.sh"
+tap_setup t920
 
 # The build dir make knows: build/ or build-san/ (relative to the top).
 build=$(basename "$MMPROF_BUILD")
@@ -58,5 +48,4 @@ ok $? "the bash completion is installed as share/bash-completion/completions/mmp
 bash --norc --noprofile -i -c 'source "$0" && complete -p mmprof' "$comp" 2>/dev/null | grep -q _mmprof
 ok $? "the installed completion loads"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+done_testing

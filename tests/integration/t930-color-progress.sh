@@ -7,19 +7,10 @@
 #     the text without escapes is the same in every case.
 # Recordings are short runs of the bundled page-fault workload (no THP).
 
-here=$(cd "$(dirname "$0")/../.." && pwd)
-: "${MMPROF_BUILD:=$here/build}"
-: "${MMPROF:=$MMPROF_BUILD/mmprof}"
+. "$(dirname "$0")/lib.sh"
 wl=$MMPROF_BUILD/workloads/page-fault
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t930.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
+tap_setup t930
 
-n=0
-failed=0
-ok() {	# ok STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
 esc=$'\033'
 # on_tty CMD...: run CMD on a pseudo-terminal, its output (both streams) on stdout
 on_tty() {
@@ -72,5 +63,4 @@ ok $? "--color colours into a pipe"
 [ $? -ne 0 ]
 ok $? "machine formats (csv) are never coloured"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+done_testing

@@ -4,17 +4,8 @@
 # tripped CI gate, names the artifacts folder last, and that folder holds
 # every artifact, each non-empty.  demo.sh takes the THP split lock itself.
 
-here=$(cd "$(dirname "$0")/../.." && pwd)
-: "${MMPROF_BUILD:=$here/build}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t940.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
-
-n=0
-failed=0
-ok() {	# ok STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
+. "$(dirname "$0")/lib.sh"
+tap_setup t940
 
 (cd "$here" && MMPROF_BUILD=$MMPROF_BUILD DEMO_RUNS=3 DEMO_SECONDS=1 DEMO_OUT=$tmp/demo \
 	src/scripts/demo.sh) >"$tmp/out" 2>"$tmp/err"
@@ -43,5 +34,4 @@ ok $? "every artifact is there and non-empty${missing:+ (missing:$missing)}"
 grep -q '__split_huge_pmd' "$tmp/demo/diff.svg" && grep -q '__split_huge_pmd' "$tmp/demo/report.html"
 ok $? "the differential flame graph and the HTML report show __split_huge_pmd"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+done_testing
