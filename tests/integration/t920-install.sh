@@ -10,10 +10,11 @@
 . "$(dirname "$0")/lib.sh"
 tap_setup t920
 
-# The build dir make knows: build/ or build-san/ (relative to the top).
-build=$(basename "$MMPROF_BUILD")
+# The build dir as make knows it: build/, build-san/ (relative to the top)
+# or any other path (make BUILD=/tmp/x check), which install takes as is.
+build=$MMPROF_BUILD
 san=
-[ "$build" = build-san ] && san=address,undefined
+[ "$(basename "$build")" = build-san ] && san=address,undefined
 stage=$tmp/stage
 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$here" -o "$build/mmprof" \
 	BUILD="$build" SANITIZE="$san" DESTDIR="$stage" PREFIX=/usr install >"$tmp/log" 2>&1
