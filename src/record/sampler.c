@@ -933,6 +933,8 @@ static void flush_sideband(struct sampler *s, uint64_t limit)
 	unsigned char *t;
 	size_t i, j, len = 0;
 
+	if (!s->nr_sb)
+		return;		/* s->sb may be NULL: qsort must not see it */
 	qsort(s->sb, s->nr_sb, sizeof(*s->sb), sb_cmp);
 	for (i = 0; i < s->nr_sb && s->sb[i].time <= limit; i++)
 		apply_sideband(s, (const union perf_event *)(s->sb_buf + s->sb[i].off));
