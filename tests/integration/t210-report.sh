@@ -38,7 +38,7 @@ grep -q '^perf-stat\.ps\.page-faults: ' "$tmp/keys" && grep -q '^perf-stat\.i\.p
 ok $? "perf-stat ps and i keys for page-faults"
 grep -q '^page-fault\.time\.elapsed_time: ' "$tmp/keys" && grep -q '^page-fault\.ops_per_sec: ' "$tmp/keys"
 ok $? "workload metric and time keys"
-LC_ALL=C sort -c -t. -k1,1 "$tmp/keys" 2>/dev/null
+LC_ALL=C sort -c -s -t. -k1,1 "$tmp/keys" 2>/dev/null
 ok $? "keys sorted by family"
 
 "$MMPROF" report --runs "$tmp/pf.data" | grep -q '^page-fault\.ops_per_sec: [0-9.]*  runs: [0-9.]* [0-9.]*$'
