@@ -196,7 +196,9 @@ static int parse_tracepoint(const char *sys, const char *name, struct evspec *ev
 	ev->attr.type = PERF_TYPE_TRACEPOINT;
 	ev->attr.config = id;
 	ev->tracepoint = true;
-	snprintf(ev->name, sizeof(ev->name), "%s:%s", sys, name);
+	if ((size_t)snprintf(ev->name, sizeof(ev->name), "%.*s:%.*s", 63, sys, 63, name) >=
+	    sizeof(ev->name) || strlen(sys) > 63 || strlen(name) > 63)
+		return errmsg__set(e, -EINVAL, "tracepoint name '%s:%s' is too long", sys, name);
 	return 0;
 }
 
@@ -206,7 +208,7 @@ static int parse_tracepoint(const char *sys, const char *name, struct evspec *ev
  */
 static int apply_format(struct perf_event_attr *attr, const char *fmt, uint64_t value)
 {
-	uint64_t *dst;
+	__u64 *dst;
 	const char *p;
 	int vbit = 0;
 
