@@ -73,7 +73,7 @@ WARNINGS := -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes \
 	-Wno-unused-parameter -Wvla -Wundef
 OPT      ?= -O2 -g
 BASE_CFLAGS := -std=gnu11 $(OPT) $(WARNINGS) -fno-omit-frame-pointer \
-	-D_GNU_SOURCE -DMMPROF_VERSION='"$(VERSION)"' -Iinclude \
+	-D_GNU_SOURCE -DMMPROF_VERSION='"$(VERSION)"' -DMMPROF_SOURCE_MAN='"$(abspath man)"' -Iinclude \
 	$(LIBPERF_CFLAGS) $(PKG_CFLAGS) -MMD -MP
 ifneq ($(SANITIZE),)
 BASE_CFLAGS += -fsanitize=$(SANITIZE) -fno-sanitize-recover=all
