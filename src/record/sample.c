@@ -45,6 +45,16 @@ static int read_words(const uint64_t *p, const uint64_t *end, uint64_t rf, uint3
 
 int sample__parse(const void *ev, uint64_t type, uint64_t rf, struct sample *s)
 {
+	if (type & PERF_SAMPLE_REGS_USER) {
+		memset(s, 0, sizeof(*s));
+		return -EOPNOTSUPP;
+	}
+	return sample__parse_regs(ev, type, rf, 0, s);
+}
+
+int sample__parse_regs(const void *ev, uint64_t type, uint64_t rf, uint64_t regs_mask,
+		       struct sample *s)
+{
 	const struct perf_event_header *h = ev;
 	const uint64_t *p, *end;
 
@@ -118,6 +128,32 @@ int sample__parse(const void *ev, uint64_t type, uint64_t rf, struct sample *s)
 		s->raw_size = size;
 		s->raw = (const char *)p + 4;
 		p = (const uint64_t *)((const char *)p + ((4 + (uint64_t)size + 7) & ~7ULL));
+	}
+	/* (BRANCH_STACK would come here: refused above) */
+	if (type & PERF_SAMPLE_REGS_USER) {
+		NEED(1);
+		s->regs_user_abi = *p++;
+		if (s->regs_user_abi != PERF_SAMPLE_REGS_ABI_NONE) {
+			s->nr_regs_user = (uint32_t)__builtin_popcountll(regs_mask);
+			NEED(s->nr_regs_user);
+			s->regs_user = p;
+			p += s->nr_regs_user;
+		}
+	}
+	if (type & PERF_SAMPLE_STACK_USER) {
+		/* u64 size, then (only when size > 0) size bytes and u64 dyn_size */
+		NEED(1);
+		s->stack_size = *p++;
+		if (s->stack_size) {
+			if (s->stack_size % 8)
+				return -EINVAL;
+			NEED(s->stack_size / 8 + 1);
+			s->stack_user = p;
+			p += s->stack_size / 8;
+			s->stack_dyn_size = *p++;
+			if (s->stack_dyn_size > s->stack_size)
+				return -EINVAL;
+		}
 	}
 #undef NEED
 	return 0;

@@ -20,12 +20,18 @@ static const uint64_t tested_bits[] = {
 	PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP, PERF_SAMPLE_TID, PERF_SAMPLE_TIME,
 	PERF_SAMPLE_ADDR, PERF_SAMPLE_ID, PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU,
 	PERF_SAMPLE_PERIOD, PERF_SAMPLE_READ, PERF_SAMPLE_CALLCHAIN, PERF_SAMPLE_RAW,
+	PERF_SAMPLE_REGS_USER, PERF_SAMPLE_STACK_USER,
 };
 #define NR_BITS (sizeof(tested_bits) / sizeof(tested_bits[0]))
 
 static const uint64_t chain[] = { PERF_CONTEXT_KERNEL, 0xffffffff81000010ULL,
 				  0xffffffff81000020ULL, PERF_CONTEXT_USER, 0x401000 };
 static const char raw_data[] = "raw tracepoint payload";	/* 23 bytes with NUL */
+/* x86_64's mask for DWARF unwinding: 20 registers (no DS ES FS GS) */
+#define REGS_MASK 0xff0fffULL
+#define NR_REGS 20
+#define STACK_WORDS 6		/* stack copy sent: 48 bytes */
+#define STACK_DYN 40		/* of which valid */
 
 /* Lay out a sample of this type the way the kernel does (perf_output_sample). */
 static size_t build(uint64_t *buf, uint64_t type, uint64_t rf)
@@ -99,6 +105,21 @@ static size_t build(uint64_t *buf, uint64_t type, uint64_t rf)
 		memcpy(c + 4, raw_data, sizeof(raw_data));
 		p = (uint64_t *)(c + 4 + size);
 	}
+	if (type & PERF_SAMPLE_REGS_USER) {
+		uint64_t i;
+
+		*p++ = PERF_SAMPLE_REGS_ABI_64;
+		for (i = 0; i < NR_REGS; i++)
+			*p++ = 0x100 + i;
+	}
+	if (type & PERF_SAMPLE_STACK_USER) {
+		uint64_t i;
+
+		*p++ = STACK_WORDS * 8;
+		for (i = 0; i < STACK_WORDS; i++)
+			*p++ = 0x7ffd0000 + i;
+		*p++ = STACK_DYN;
+	}
 	h->type = PERF_RECORD_SAMPLE;
 	h->misc = PERF_RECORD_MISC_KERNEL;
 	h->size = (uint16_t)((char *)p - (char *)buf);
@@ -133,6 +154,23 @@ static int check(const struct sample *s, uint64_t type, uint64_t rf)
 		bad += s->callchain != NULL;
 	if (type & PERF_SAMPLE_RAW)
 		bad += s->raw_size < sizeof(raw_data) || memcmp(s->raw, raw_data, sizeof(raw_data));
+	if (type & PERF_SAMPLE_REGS_USER)
+		bad += s->regs_user_abi != PERF_SAMPLE_REGS_ABI_64 || s->nr_regs_user != NR_REGS ||
+		       !s->regs_user || s->regs_user[0] != 0x100 || s->regs_user[NR_REGS - 1] != 0x100 + NR_REGS - 1;
+	else
+		bad += s->regs_user != NULL || s->nr_regs_user != 0;
+	if (type & PERF_SAMPLE_STACK_USER) {
+		uint64_t w[STACK_WORDS];
+
+		bad += s->stack_size != STACK_WORDS * 8 || s->stack_dyn_size != STACK_DYN ||
+		       !s->stack_user;
+		if (s->stack_user) {
+			memcpy(w, s->stack_user, sizeof(w));
+			bad += w[0] != 0x7ffd0000 || w[STACK_WORDS - 1] != 0x7ffd0000 + STACK_WORDS - 1;
+		}
+	} else {
+		bad += s->stack_user != NULL || s->stack_size != 0;
+	}
 	bad += s->misc != PERF_RECORD_MISC_KERNEL;
 	return bad;
 }
@@ -151,7 +189,7 @@ static int truncations_refused(uint64_t *buf, size_t size, uint64_t type, uint64
 
 		memcpy(copy, buf, cut);
 		((struct perf_event_header *)copy)->size = (uint16_t)cut;
-		wrong += sample__parse(copy, type, rf, &s) != -EINVAL;
+		wrong += sample__parse_regs(copy, type, rf, REGS_MASK, &s) != -EINVAL;
 		free(copy);
 	}
 	h->size = (uint16_t)size;
@@ -160,7 +198,7 @@ static int truncations_refused(uint64_t *buf, size_t size, uint64_t type, uint64
 
 int main(void)
 {
-	uint64_t all = 0, buf[128], *heap;
+	uint64_t all = 0, buf[160], *heap;
 	struct perf_event_header *hdr = (void *)buf;
 	struct sample s;
 	size_t i, size;
@@ -179,7 +217,7 @@ int main(void)
 		size = build(buf, type, rf);
 		heap = malloc(size);
 		memcpy(heap, buf, size);
-		bad = sample__parse(heap, type, rf, &s) ? 100 : check(&s, type, rf);
+		bad = sample__parse_regs(heap, type, rf, REGS_MASK, &s) ? 100 : check(&s, type, rf);
 		is_int(bad, 0, i < NR_BITS ? "one bit parses back" : "all bits parse back");
 		wrong = truncations_refused(heap, size, type, rf);
 		is_int(wrong, 0, "every truncation of it is refused");
@@ -223,6 +261,37 @@ int main(void)
 		memcpy(buf + 1, &huge, 4);
 	}
 	is_int(sample__parse(buf, PERF_SAMPLE_RAW, 0, &s), -EINVAL, "raw size past the record is refused");
+
+	/* user registers and stack */
+	{
+		uint64_t type = PERF_SAMPLE_IP | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+
+		size = build(buf, type, 0);
+		is_int(sample__parse(buf, type, 0, &s), -EOPNOTSUPP,
+		       "REGS_USER without the register mask is refused, not misread");
+		/* a kernel thread: abi NONE, no registers, stack size 0 */
+		buf[2] = PERF_SAMPLE_REGS_ABI_NONE;
+		buf[3] = 0;
+		hdr->size = 4 * 8;
+		ok(sample__parse_regs(buf, type, 0, REGS_MASK, &s) == 0 && !s.regs_user &&
+		   s.nr_regs_user == 0 && !s.stack_user && s.stack_size == 0,
+		   "abi NONE and an empty stack: no registers, no stack");
+		size = build(buf, type, 0);
+		buf[2 + 1 + NR_REGS + 1 + STACK_WORDS] = STACK_WORDS * 8 + 8;
+		is_int(sample__parse_regs(buf, type, 0, REGS_MASK, &s), -EINVAL,
+		       "stack dyn_size above its size is refused");
+		size = build(buf, type, 0);
+		buf[2 + 1 + NR_REGS] = 1ULL << 40;
+		is_int(sample__parse_regs(buf, type, 0, REGS_MASK, &s), -EINVAL,
+		       "stack size past the record is refused");
+		buf[2 + 1 + NR_REGS] = 12;
+		is_int(sample__parse_regs(buf, type, 0, REGS_MASK, &s), -EINVAL,
+		       "stack size not a multiple of 8 is refused");
+		size = build(buf, type, 0);
+		is_int(sample__parse_regs(buf, type, 0, (1ULL << 62) - 1, &s), -EINVAL,
+		       "a mask with more registers than the record holds is refused");
+		(void)size;
+	}
 
 	/* bits we do not understand, and non-samples */
 	size = build(buf, PERF_SAMPLE_IP, 0);
