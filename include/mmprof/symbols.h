@@ -115,6 +115,16 @@ int symbols__add_proc(struct symbols *s, pid_t pid);
 /* Has any event or add_proc described the address space of pid? */
 bool symbols__known(const struct symbols *s, pid_t pid);
 
+/*
+ * Whether addr lies in an executable mapping of pid as known now (files,
+ * [vdso], anonymous executable memory such as JIT code).  True when
+ * nothing is known of pid: without information nothing is judged bad.
+ * One bisection of the pid's maps; called per sampled user frame, so the
+ * sampler can cut the garbage a frame-pointer walk returns from code
+ * built without frame pointers.
+ */
+bool symbols__is_exec_mapped(const struct symbols *s, pid_t pid, uint64_t addr);
+
 /* Last comm of tid, else of pid, else NULL; lives as long as the context. */
 const char *symbols__comm_of(const struct symbols *s, pid_t pid, pid_t tid);
 

@@ -101,6 +101,7 @@ struct sampler {
 	struct id_map *ids;
 	size_t nr_ids, alloc_ids;
 	uint64_t lost, throttled, bad;
+	uint64_t chains_cut;	/* all runs: user chains cut at a junk frame */
 	struct stackagg agg;
 	uint64_t *scratch;
 	size_t alloc_scratch;
@@ -812,6 +813,51 @@ static uint64_t context_of(uint16_t misc)
 	}
 }
 
+/* Does a side-band record of pid wait in the queue (its maps may be about to change)? */
+static bool sideband_pending(const struct sampler *s, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_sb; i++) {
+		const union perf_event *ev = (const void *)(s->sb_buf + s->sb[i].off);
+
+		/* COMM, MMAP, MMAP2, FORK and EXIT all start with the pid */
+		if (ev->header.type != PERF_RECORD_SAMPLE && ev->comm.pid == pid)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Code built without frame pointers (most distro binaries) makes the
+ * kernel's frame-pointer walk return junk after the leaf: whatever the
+ * register and stack held.  Each junk chain is a new aggregate entry, so
+ * memory grew with samples under such loads.  Cut the user part at its
+ * first return address outside the pid's executable maps (the leaf IP is
+ * kept always); perf keeps those frames and shows them as [unknown].
+ * When the pid's maps are unknown, or side-band records of it are still
+ * queued (an exec or mmap not applied yet), nothing is cut.  Returns the
+ * new length.
+ */
+static uint64_t cut_user_chain(struct sampler *s, uint32_t pid, const uint64_t *chain,
+			       uint64_t nr)
+{
+	uint64_t i, u;
+
+	for (u = 0; u < nr && chain[u] != PERF_CONTEXT_USER; u++)
+		;
+	for (i = u + 2; i < nr; i++) {
+		if (chain[i] >= PERF_CONTEXT_MAX)
+			return nr;
+		if (!symbols__is_exec_mapped(s->syms, (pid_t)pid, chain[i]))
+			break;
+	}
+	if (i >= nr || sideband_pending(s, pid))
+		return nr;
+	s->chains_cut++;
+	return i;
+}
+
 static void handle_sample(struct sampler *s, const union perf_event *ev)
 {
 	const uint64_t *chain;
@@ -850,6 +896,7 @@ static void handle_sample(struct sampler *s, const union perf_event *ev)
 	}
 	if (smp.time > s->seen_max)
 		s->seen_max = smp.time;
+	nr = cut_user_chain(s, smp.pid, chain, nr);
 	stackagg__add(&s->agg, (uint32_t)event, smp.pid, comm_of(s, smp.pid, smp.tid, smp.time),
 		      chain, (uint32_t)nr, smp.period);
 }
@@ -1250,6 +1297,12 @@ int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct 
 		r->samples = s->agg.samples;
 		r->lost = s->lost;
 		r->throttled = s->throttled;
+	}
+	if (s->chains_cut) {
+		char v[32];
+
+		snprintf(v, sizeof(v), "%" PRIu64, s->chains_cut);
+		profile__set_meta(p, "user_chains_truncated", v);
 	}
 	stackagg__reset(&s->agg);
 	s->lost = s->throttled = s->bad = 0;

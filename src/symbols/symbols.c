@@ -763,6 +763,14 @@ bool symbols__known(const struct symbols *s, pid_t pid)
 	return t && t->known;
 }
 
+bool symbols__is_exec_mapped(const struct symbols *s, pid_t pid, uint64_t addr)
+{
+	const struct task *t = task_find(s, pid);
+
+	/* only executable maps are kept (MMAP records, /proc filtered on 'x') */
+	return !t || !t->known || maps_find(t, addr);
+}
+
 const char *symbols__comm_of(const struct symbols *s, pid_t pid, pid_t tid)
 {
 	const struct task *t = task_find(s, tid);

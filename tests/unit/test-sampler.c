@@ -686,6 +686,115 @@ static void test_replay(struct symbols *syms)
 	profile__free(p);
 }
 
+/* The executable mapping of this test binary that holds ip; 0 when not found. */
+static uint64_t own_text_map(uint64_t ip, uint64_t *end, uint64_t *pgoff, char *exe, size_t size)
+{
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+	ssize_t len = readlink("/proc/self/exe", exe, size - 1);
+	uint64_t start = 0;
+
+	exe[len > 0 ? len : 0] = '\0';
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long a, b, off;
+		char perms[8];
+
+		if (sscanf(line, "%llx-%llx %7s %llx", &a, &b, perms, &off) == 4 &&
+		    perms[2] == 'x' && strstr(line, exe) && ip >= a && ip < b) {
+			start = a;
+			*end = b;
+			*pgoff = off;
+		}
+	}
+	if (f)
+		fclose(f);
+	return start;
+}
+
+/* Addresses of the stack of the count whose leaf is at leaf (leaf first); its length. */
+static size_t stack_of(const struct profile *p, uint64_t leaf, uint64_t *out, size_t max)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < p->nr_counts; i++) {
+		uint32_t node = p->counts[i].node;
+
+		if (p->frames[p->nodes[node].frame].addr != leaf)
+			continue;
+		for (; node != PROFILE_ROOT && n < max; node = p->nodes[node].parent)
+			out[n++] = p->frames[p->nodes[node].frame].addr;
+		return n;
+	}
+	return 0;
+}
+
+/*
+ * Code without frame pointers leaves junk after the leaf of a user chain
+ * (seen under stress-ng: bffa804a0c2ebffe, 3fdcc66e9931c45e, 0).  The
+ * sampler cuts the user part at the first address outside the pid's
+ * executable maps, keeps the leaf and the kernel part, leaves valid chains
+ * alone, and cuts nothing while the pid's side-band records wait.
+ */
+static void test_junk_frames(struct symbols *syms)
+{
+	struct sampler_opts o = { .freq = 1000 };
+	struct sampler *s = sampler__new(&o, syms, NULL);
+	struct profile *p = profile__new();
+	static uint64_t buf[1024];
+	const uint64_t base = (uint64_t)(uintptr_t)burn_user;
+	const uint64_t ipa = base + 1, ipb = base + 2, ipc = base + 3, ipd = base + 5;
+	const uint64_t va = (uint64_t)(uintptr_t)syscall_loop + 7;
+	const uint64_t vb = (uint64_t)(uintptr_t)fault_loop + 9;
+	const uint64_t j1 = 0xbffa804a0c2ebffeULL, j2 = 0x3fdcc66e9931c45eULL;
+	const uint64_t k1 = 0xffffffffdead0010ULL;
+	const uint64_t ca[] = { PERF_CONTEXT_USER, ipa, va, j1, j2, 0 };
+	const uint64_t cb[] = { PERF_CONTEXT_USER, ipb, va, vb };
+	const uint64_t cc[] = { PERF_CONTEXT_KERNEL, k1, PERF_CONTEXT_USER, ipc, 16 };
+	const uint64_t cd[] = { PERF_CONTEXT_USER, ipd, va, j1 };
+	uint64_t start, end = 0, pgoff = 0, got[8];
+	char exe[256];
+	struct run r = { 0 };
+	const char *meta;
+	size_t n = 0, k;
+
+	start = own_text_map(base, &end, &pgoff, exe, sizeof(exe));
+	ok(start && va >= start && va < end && vb >= start && vb < end,
+	   "the valid frames lie in this test's text mapping");
+	n += put_comm(buf + n, 4243, "junky", 100);
+	((struct perf_event_header *)(buf + n - 7))->misc |= PERF_RECORD_MISC_COMM_EXEC;
+	n += put_mmap2(buf + n, 4243, start, end - start, pgoff, exe, 110);
+	sampler__replay(s, buf, n * 8);
+	sampler__replay(s, buf, 0);	/* a second round applies the first's records */
+	is_int(sampler__sideband_held(s), 0, "the maps of pid 4243 are applied");
+	n = 0;
+	n += put_sample(buf + n, ipa, 4243, 300, ca, 6, PERF_RECORD_MISC_USER);
+	n += put_sample(buf + n, ipb, 4243, 310, cb, 4, PERF_RECORD_MISC_USER);
+	n += put_sample(buf + n, k1, 4243, 320, cc, 5, PERF_RECORD_MISC_KERNEL);
+	/* an mmap of 4243 waits in the queue: its maps may be about to grow */
+	n += put_mmap2(buf + n, 4243, 0x7000000000, 4096, 0, "//anon", 330);
+	n += put_sample(buf + n, ipd, 4243, 340, cd, 4, PERF_RECORD_MISC_USER);
+	is_int(sampler__replay(s, buf, n * 8), 4, "four samples replayed");
+	sampler__add_events(s, p);
+	sampler__end_run(s, p, 0, &r);
+
+	k = stack_of(p, ipa, got, 8);
+	ok(k == 2 && got[0] == ipa && got[1] == va,
+	   "junk after a valid frame is cut: the stack ends at it (%zu frames)", k);
+	k = stack_of(p, ipb, got, 8);
+	ok(k == 3 && got[0] == ipb && got[1] == va && got[2] == vb,
+	   "a chain of valid frames is kept whole (%zu frames)", k);
+	k = stack_of(p, k1, got, 8);
+	ok(k == 2 && got[0] == k1 && got[1] == ipc,
+	   "kernel frames and the user leaf stay, the junk after them goes (%zu frames)", k);
+	k = stack_of(p, ipd, got, 8);
+	ok(k == 3 && got[2] == j1, "nothing is cut while the pid's side-band waits (%zu frames)",
+	   k);
+	meta = profile__meta(p, "user_chains_truncated");
+	is_str(meta, "2", "meta user_chains_truncated counts the cut chains");
+	profile__free(p);
+	sampler__free(s);
+}
+
 static int bench(struct symbols *syms, double millions)
 {
 	enum { NSTACKS = 2000, DEPTH = 30, NREC = 1 << 12 };
@@ -738,6 +847,7 @@ int main(int argc, char **argv)
 	test_replay(syms);
 	test_sideband_order(syms);
 	test_sideband_bounded(syms);
+	test_junk_frames(syms);
 	test_default_event(syms);
 	test_two_events(syms);
 	test_errors(syms);
