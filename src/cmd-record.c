@@ -39,6 +39,7 @@
 #include "mmprof/options.h"
 #include "mmprof/profile.h"
 #include "mmprof/sampler.h"
+#include "mmprof/unwind.h"
 #include "mmprof/sched.h"
 #include "mmprof/symbols.h"
 #include "mmprof/sysinfo.h"
@@ -71,6 +72,8 @@ struct record_opts {
 	int no_stat;
 	int mmap_pages;
 	int callchain;
+	enum call_graph call_graph;	/* --call-graph */
+	uint32_t stack_size;		/* --call-graph dwarf,SIZE */
 	int inline_frames;
 	int quiet;
 	int sched;
@@ -129,6 +132,40 @@ static int64_t realtime_ns(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/* --call-graph fp | dwarf[,SIZE] | lbr (value: the record_opts); implies -g. */
+static int parse_call_graph(void *value, const char *arg)
+{
+	struct record_opts *o = value;
+	char *end;
+	unsigned long size;
+
+	o->callchain = 1;
+	o->stack_size = UNWIND__STACK_DEFAULT;
+	if (!strcmp(arg, "fp")) {
+		o->call_graph = CALL_GRAPH_FP;
+	} else if (!strcmp(arg, "lbr")) {
+		o->call_graph = CALL_GRAPH_LBR;
+	} else if (!strncmp(arg, "dwarf", 5) && (!arg[5] || arg[5] == ',')) {
+		o->call_graph = CALL_GRAPH_DWARF;
+		if (arg[5]) {
+			errno = 0;
+			size = strtoul(arg + 6, &end, 0);
+			if (errno || *end || end == arg + 6 || !size || size % 8 ||
+			    size > UNWIND__STACK_MAX) {
+				fprintf(stderr, "mmprof record: --call-graph dwarf,%s: the stack size must "
+					"be a multiple of 8 from 8 to %u\n", arg + 6, UNWIND__STACK_MAX);
+				return -1;
+			}
+			o->stack_size = (uint32_t)size;
+		}
+	} else {
+		fprintf(stderr, "mmprof record: --call-graph '%s': expected fp, dwarf[,SIZE] or lbr\n",
+			arg);
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -722,6 +759,12 @@ static void add_record_meta(struct record *rec, int argc, char **argv)
 		profile__set_meta(rec->p, "duration", buf);
 	}
 	profile__set_meta(rec->p, "callchain", o->callchain ? "1" : "0");
+	if (o->callchain && o->call_graph == CALL_GRAPH_DWARF) {
+		char cg[32];
+
+		snprintf(cg, sizeof(cg), "dwarf,%u", o->stack_size);
+		profile__set_meta(rec->p, "call_graph", cg);
+	}
 	if (rec->mode == MODE_PID)
 		profile__set_meta(rec->p, "target", o->pid_list);
 	else if (rec->mode == MODE_SYSTEM)
@@ -786,6 +829,7 @@ int cmd_record(int argc, char **argv)
 		{ OPT_INT, 'F', "freq", &o.freq, "HZ", "sampling frequency (default 4000)", 0, NULL },
 		{ OPT_STRING, 'c', "count", &o.period_str, "PERIOD", "sample every PERIOD events instead of -F", 0, NULL },
 		{ OPT_BOOL, 'g', "callchain", &o.callchain, NULL, "record callchains (the default)", OPT_NEGATABLE, NULL },
+		{ OPT_CALLBACK, 0, "call-graph", &o, "fp|dwarf[,SIZE]|lbr", "user stacks: frame pointers (default), DWARF unwinding of SIZE (8192) bytes of stack, or LBR", 0, parse_call_graph },
 		{ OPT_BOOL, 0, "inline", &o.inline_frames, NULL, "expand user frames into their inline chains (needs DWARF)", 0, NULL },
 		{ OPT_INT, 'm', "mmap-pages", &o.mmap_pages, "PAGES", "ring buffer pages per CPU, a power of 2", 0, NULL },
 		{ OPT_BOOL, 0, "mm", &o.mm, NULL, "also sample the memory-management tracepoints this kernel has", 0, NULL },
@@ -857,6 +901,8 @@ int cmd_record(int argc, char **argv)
 	so.period = rec.period;
 	so.mmap_pages = o.mmap_pages;
 	so.no_callchain = !o.callchain;
+	so.call_graph = o.call_graph;
+	so.stack_size = o.stack_size;
 	rec.sampler = sampler__new(&so, rec.syms, &e);
 	if (!rec.sampler) {
 		fprintf(stderr, "mmprof: %s\n", e.msg[0] ? e.msg : "cannot set up sampling");

@@ -38,6 +38,15 @@ struct sampler_opts {
 	int mmap_pages;			/* per-CPU ring buffer pages (power of 2); 0: default */
 	bool no_callchain;		/* sample IPs only */
 	/*
+	 * How user stacks are walked (record --call-graph): FP is the
+	 * kernel's frame-pointer walk; DWARF samples the user registers and
+	 * stack_size bytes of stack (a multiple of 8, at most
+	 * UNWIND__STACK_MAX) and unwinds them with libdw as the run goes
+	 * (unwind.h); LBR is refused with a message (not implemented).
+	 */
+	enum call_graph { CALL_GRAPH_FP, CALL_GRAPH_DWARF, CALL_GRAPH_LBR } call_graph;
+	uint32_t stack_size;
+	/*
 	 * Tracepoint events are sampled with PERF_SAMPLE_RAW; each such sample
 	 * is also handed to raw_hook (event index as in sampler__add_events,
 	 * the decoded sample valid only during the call).  NULL: none.

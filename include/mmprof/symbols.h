@@ -184,4 +184,25 @@ void symbols__dso(const struct symbols *s, size_t i, struct dso_info *out);
  */
 const char *symbols__hint(const struct dso_info *di, char *buf, size_t size);
 
+/*
+ * For the DWARF unwinder (unwind.h): the executable mapping of pid that
+ * covers addr as known now; false when none does.  file is the path to
+ * read the mapped contents from (offset addr - start + pgoff), NULL when
+ * there is no such file of our mount namespace (anonymous or JIT memory,
+ * [vdso], a deleted file, a container's file).  Valid until the next
+ * event that changes pid's maps.
+ */
+struct map_view {
+	uint64_t start, end, pgoff;
+	const char *file;
+};
+bool symbols__map_of(const struct symbols *s, pid_t pid, uint64_t addr, struct map_view *out);
+
+/*
+ * A number that changes whenever pid's maps change (mmap, exec, fork,
+ * add_proc), 0 when pid is unknown: a cache built from pid's maps stays
+ * valid while it is the same.
+ */
+uint64_t symbols__maps_gen(const struct symbols *s, pid_t pid);
+
 #endif

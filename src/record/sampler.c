@@ -41,10 +41,12 @@
 #include "mmprof/sample.h"
 #include "mmprof/sampler.h"
 #include "mmprof/stackagg.h"
+#include "mmprof/unwind.h"
 #include "mmprof/xalloc.h"
 
 #define DEFAULT_FREQ		4000	/* perf record's default -F */
 #define DEFAULT_MMAP_PAGES	256	/* 1 MiB per CPU with 4 KiB pages */
+#define DWARF_MMAP_PAGES	1024	/* --call-graph dwarf: samples of ~8 KiB each */
 #define COMM_LEN		16	/* TASK_COMM_LEN */
 
 /* Present from the libperf that renamed the cpu map constructors on (6.8),
@@ -103,6 +105,14 @@ struct sampler {
 	uint64_t lost, throttled, bad;
 	uint64_t chains_cut;	/* all runs: user chains cut at a junk frame */
 	struct stackagg agg;
+	/*
+	 * --call-graph dwarf: samples carry a user stack copy and wait in the
+	 * side-band queue, so that each is unwound with the maps of its own
+	 * time (an exec or dlopen read later from another CPU is applied
+	 * first); counted when queued (in) and when unwound (out).
+	 */
+	struct unwinder *unwinder;
+	uint64_t deferred_in, deferred_out;
 	uint64_t *scratch;
 	size_t alloc_scratch;
 
@@ -312,9 +322,24 @@ struct sampler *sampler__new(const struct sampler_opts *o, struct symbols *syms,
 		errmsg__set(e, -EINVAL, "sampling frequency %d Hz is negative", o->freq);
 		return NULL;
 	}
+	if (o->call_graph == CALL_GRAPH_DWARF &&
+	    (!o->stack_size || o->stack_size % 8 || o->stack_size > UNWIND__STACK_MAX)) {
+		errmsg__set(e, -EINVAL, "--call-graph dwarf: stack size %u is not a multiple of 8 "
+			    "between 8 and %u", o->stack_size, UNWIND__STACK_MAX);
+		return NULL;
+	}
+	if (o->call_graph == CALL_GRAPH_LBR) {
+		errmsg__set(e, -EOPNOTSUPP, "%s",
+			    access("/sys/bus/event_source/devices/cpu/caps/branches", F_OK) ?
+			    "--call-graph lbr: this machine's PMU has no last branch records; use dwarf or fp" :
+			    "--call-graph lbr: not implemented by mmprof; use dwarf or fp");
+		return NULL;
+	}
 	s = xcalloc(1, sizeof(*s));
 	s->opts = *o;
 	s->opts.events = NULL;
+	if (o->call_graph == CALL_GRAPH_DWARF && !o->no_callchain && !s->opts.mmap_pages)
+		s->opts.mmap_pages = DWARF_MMAP_PAGES;
 	if (!s->opts.freq && !s->opts.period)
 		s->opts.freq = DEFAULT_FREQ;
 	if (!s->opts.mmap_pages)
@@ -348,6 +373,10 @@ struct sampler *sampler__new(const struct sampler_opts *o, struct symbols *syms,
 			 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
 	if (!o->no_callchain)
 		s->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (!o->no_callchain && o->call_graph == CALL_GRAPH_DWARF) {
+		s->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		s->unwinder = unwinder__new(syms);
+	}
 	/* tracepoint fields (trace.h decodes them) ride in the raw data */
 	for (i = 0; i < s->nr_evs; i++)
 		if (s->evs[i].spec.tracepoint)
@@ -388,6 +417,7 @@ void sampler__free(struct sampler *s)
 	free(s->pids);
 	free(s->ids);
 	free(s->scratch);
+	unwinder__free(s->unwinder);
 	free(s->comms);
 	hashidx__release(&s->comm_idx);
 	free(s->tids);
@@ -421,6 +451,12 @@ static void make_attr(const struct sampler *s, const struct evspec *sp, bool fir
 	} else {
 		a->freq = 1;
 		a->sample_freq = (uint64_t)s->opts.freq;
+	}
+	if (s->unwinder) {
+		/* perf's --call-graph dwarf: the kernel's chain stops at the user boundary */
+		a->sample_regs_user = UNWIND__REGS_MASK;
+		a->sample_stack_user = s->opts.stack_size;
+		a->exclude_callchain_user = 1;
 	}
 	a->sample_id_all = 1;
 	a->inherit = 1;
@@ -858,6 +894,8 @@ static uint64_t cut_user_chain(struct sampler *s, uint32_t pid, const uint64_t *
 	return i;
 }
 
+static void defer_sample(struct sampler *s, const union perf_event *ev);
+
 static void handle_sample(struct sampler *s, const union perf_event *ev)
 {
 	const uint64_t *chain;
@@ -865,6 +903,10 @@ static void handle_sample(struct sampler *s, const union perf_event *ev)
 	uint64_t nr, i;
 	int event = 0;
 
+	if (s->unwinder) {
+		defer_sample(s, ev);
+		return;
+	}
 	if (sample__parse(ev, s->sample_type, 0, &smp)) {
 		s->bad++;
 		return;
@@ -897,6 +939,75 @@ static void handle_sample(struct sampler *s, const union perf_event *ev)
 	if (smp.time > s->seen_max)
 		s->seen_max = smp.time;
 	nr = cut_user_chain(s, smp.pid, chain, nr);
+	stackagg__add(&s->agg, (uint32_t)event, smp.pid, comm_of(s, smp.pid, smp.tid, smp.time),
+		      chain, (uint32_t)nr, smp.period);
+}
+
+static void queue_sideband(struct sampler *s, const union perf_event *ev);
+
+/* --call-graph dwarf, as read: what cannot wait (the raw hook), then into the queue. */
+static void defer_sample(struct sampler *s, const union perf_event *ev)
+{
+	struct sample smp;
+	int event = 0;
+
+	if (sample__parse_regs(ev, s->sample_type, 0, UNWIND__REGS_MASK, &smp) ||
+	    (s->nr_evs > 1 && (event = event_of(s, smp.id)) < 0)) {
+		s->bad++;
+		return;
+	}
+	if (smp.raw && s->opts.raw_hook && s->evs[event].spec.tracepoint)
+		s->opts.raw_hook(s->opts.raw_ctx, (uint32_t)event, &smp);
+	if (smp.time > s->seen_max)
+		s->seen_max = smp.time;
+	if (smp.time)
+		s->sb_last_time = smp.time;
+	queue_sideband(s, ev);
+	s->deferred_in++;
+}
+
+/*
+ * --call-graph dwarf, in time order with the side-band records: the
+ * kernel's part of the chain (exclude_callchain_user leaves it without
+ * user entries), then PERF_CONTEXT_USER and the unwound user stack.
+ */
+static void add_unwound(struct sampler *s, const union perf_event *ev)
+{
+	struct sample smp;
+	uint64_t nr = 0, i, *chain;
+	size_t n;
+	int event = 0;
+
+	s->deferred_out++;
+	if (sample__parse_regs(ev, s->sample_type, 0, UNWIND__REGS_MASK, &smp))
+		return;		/* parsed when queued: cannot fail */
+	if (s->nr_evs > 1)
+		event = event_of(s, smp.id);
+	XGROW(s->scratch, s->alloc_scratch, smp.nr_callchain + 3 + UNWIND__MAX_FRAMES);
+	chain = s->scratch;
+	for (i = 0; i < smp.nr_callchain && smp.callchain[i] != PERF_CONTEXT_USER; i++)
+		chain[nr++] = smp.callchain[i];
+	for (i = 0; i < nr && chain[i] >= PERF_CONTEXT_MAX; i++)
+		;
+	if (i == nr) {
+		/* no kernel frames: a kernel-mode sample keeps its IP as the leaf */
+		nr = 0;
+		if (context_of(smp.misc) != PERF_CONTEXT_USER) {
+			chain[0] = context_of(smp.misc);
+			chain[1] = smp.ip;
+			nr = 2;
+		}
+	}
+	n = unwinder__unwind(s->unwinder, (pid_t)smp.pid, &smp, chain + nr + 1,
+			     UNWIND__MAX_FRAMES);
+	if (n) {
+		chain[nr] = PERF_CONTEXT_USER;
+		nr += 1 + n;
+	} else if (!nr) {
+		chain[0] = context_of(smp.misc);
+		chain[1] = smp.ip;
+		nr = 2;
+	}
 	stackagg__add(&s->agg, (uint32_t)event, smp.pid, comm_of(s, smp.pid, smp.tid, smp.time),
 		      chain, (uint32_t)nr, smp.period);
 }
@@ -936,6 +1047,9 @@ static void apply_sideband(struct sampler *s, const union perf_event *ev)
 	case PERF_RECORD_EXIT:
 		symbols__exit(s->syms, (pid_t)ev->fork.pid, (pid_t)ev->fork.tid);
 		break;
+	case PERF_RECORD_SAMPLE:
+		add_unwound(s, ev);
+		break;
 	default:
 		break;
 	}
@@ -947,7 +1061,9 @@ static void queue_sideband(struct sampler *s, const union perf_event *ev)
 	size_t size = ev->header.size;
 	size_t off = (s->sb_len + 7) & ~(size_t)7;	/* keep records 8-byte aligned */
 
-	if (sample__parse_id_all(ev, s->sample_type, &id) == 0 && id.time)
+	/* (a deferred sample's time was taken from its body) */
+	if (ev->header.type != PERF_RECORD_SAMPLE &&
+	    sample__parse_id_all(ev, s->sample_type, &id) == 0 && id.time)
 		s->sb_last_time = id.time;
 	if (s->sb_last_time > s->seen_max)
 		s->seen_max = s->sb_last_time;
@@ -1077,7 +1193,7 @@ static void handle_event(struct sampler *s, const union perf_event *ev)
 
 int sampler__drain(struct sampler *s)
 {
-	uint64_t before = s->agg.samples;
+	uint64_t before = s->agg.samples - s->deferred_in + s->deferred_out;
 	struct perf_mmap *map;
 	union perf_event *ev;
 
@@ -1093,7 +1209,8 @@ int sampler__drain(struct sampler *s)
 		perf_mmap__read_done(map);
 	}
 	end_round(s);
-	return (int)(s->agg.samples - before);
+	/* samples read: those queued for unwinding count when read */
+	return (int)(s->agg.samples - s->deferred_in + s->deferred_out - before);
 }
 
 int sampler__replay(struct sampler *s, const void *buf, size_t len)
