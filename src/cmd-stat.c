@@ -4,8 +4,8 @@
  *
  * Each run goes through countrun (the perf-stat counting set, /proc/vmstat
  * around the run, the workload's status and rusage) into a scratch
- * profile; the events asked for with -e are copied into the file's profile,
- * so that -o writes only those.  At the end the mean over runs of each
+ * profile, then copied into the file's profile.  With -e only the events
+ * asked for are opened (and so stored and printed).  At the end the mean over runs of each
  * counter is printed with perf stat's comments ("# 0.73 insn per cycle",
  * "# 1.234 K/sec"), "<not supported>" for counters this machine lacks,
  * "(scaled from NN%)" for multiplexed ones and, with -r, perf's "( +- N% )":
@@ -514,6 +514,9 @@ int cmd_stat(int argc, char **argv)
 	co.system_wide = o.system_wide;
 	co.cpu_list = o.cpu_list;
 	co.interval_ms = o.interval_ms;
+	/* open only what is asked: each event costs descriptors and switch-time work */
+	for (i = 0; i < o.events.nr; i++)
+		co.events |= UINT64_C(1) << counting__find(o.events.items[i]);
 	co.duration = o.duration;
 	co.nr_stops = &nr_stops;
 	co.stop_sig = &stop_sig;

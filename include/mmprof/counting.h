@@ -47,6 +47,13 @@ struct counting_target {
 	bool system_wide;	/* -a: per CPU, every task */
 	const char *cpu_list;	/* -a -C LIST; NULL: all online CPUs */
 	bool enable_on_exec;	/* fork mode: start counting at the child's exec */
+	/*
+	 * Which events of the set to open: bit i is counting_events[i]; 0 is
+	 * the whole set.  Events left out are neither opened nor stored (an
+	 * open costs a descriptor per CPU or thread and a little work per
+	 * context switch).
+	 */
+	uint64_t events;
 };
 
 /* One row of the built-in set (exposed for tests and documentation). */
@@ -58,8 +65,11 @@ struct counting_event {
 extern const struct counting_event counting_events[];
 extern const size_t counting_nr_events;
 
+/* Index of the event of the set named name (perf's spelling), or -1. */
+int counting__find(const char *name);
+
 /*
- * Open the whole set on the target: enabled at once, or at the child's
+ * Open the set (or the events of t->events) on the target: enabled at once, or at the child's
  * exec with enable_on_exec.  Set the time origin with counting__start.
  * NULL with e filled when nothing could be opened for a reason other than
  * "not supported" (permissions, no such process, out of descriptors).
@@ -69,7 +79,7 @@ struct counting *counting__open(const struct counting_target *t, struct errmsg *
 /* Set the time origin of the run (the workload's release). */
 void counting__start(struct counting *c, int64_t t_start_ns);
 
-/* Number of events of the set that this machine supports. */
+/* Number of events opened that this machine supports. */
 size_t counting__nr_supported(const struct counting *c);
 
 /* Add one interval per supported counter to p (deltas since the last reading). */
@@ -78,7 +88,7 @@ void counting__interval(struct counting *c, struct profile *p, uint32_t run, int
 /*
  * End of the run: store the final partial interval (when intervals are
  * kept and time has passed since the last one) and the totals of every
- * event of the set (unsupported ones with supported = 0).
+ * event asked for (unsupported ones with supported = 0).
  */
 void counting__finish(struct counting *c, struct profile *p, uint32_t run, int64_t now_ns,
 		      bool intervals);

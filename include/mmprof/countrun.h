@@ -38,6 +38,7 @@ struct countrun_opts {
 	bool system_wide;		/* -a */
 	const char *cpu_list;		/* -a -C; NULL: every online CPU */
 	int interval_ms;		/* counter readings every interval_ms; 0: totals only */
+	uint64_t events;		/* counting_target.events: 0 the whole set */
 	double duration;		/* -p/-a: stop after this many seconds; 0: no limit */
 	volatile sig_atomic_t *nr_stops;	/* the caller's signal flags (may be NULL) */
 	volatile sig_atomic_t *stop_sig;

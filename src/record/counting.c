@@ -50,6 +50,7 @@ const struct counting_event counting_events[] = {
 const size_t counting_nr_events = sizeof(counting_events) / sizeof(counting_events[0]);
 
 #define NR_EVENTS (sizeof(counting_events) / sizeof(counting_events[0]))
+_Static_assert(NR_EVENTS <= 64, "counting_target.events is a 64-bit mask");
 
 struct reading {
 	uint64_t val, ena, run;
@@ -61,6 +62,7 @@ struct counting {
 	struct perf_evsel *evsel[NR_EVENTS];	/* NULL: not supported here */
 	struct reading last[NR_EVENTS];		/* sums at the previous reading */
 	bool user_only[NR_EVENTS];		/* fell back to exclude_kernel: "name:u" */
+	uint64_t asked;				/* bit i: event i was asked for */
 	int64_t t0_ns, last_ns;			/* CLOCK_MONOTONIC */
 };
 
@@ -108,6 +110,16 @@ static struct perf_thread_map *threads_of(const pid_t *pids, size_t nr, bool lis
 	return map;
 }
 
+int counting__find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NR_EVENTS; i++)
+		if (!strcmp(name, counting_events[i].name))
+			return (int)i;
+	return -1;
+}
+
 struct counting *counting__open(const struct counting_target *t, struct errmsg *e)
 {
 	struct counting *c = xcalloc(1, sizeof(*c));
@@ -129,9 +141,12 @@ struct counting *counting__open(const struct counting_target *t, struct errmsg *
 		return NULL;
 	}
 
+	c->asked = t->events ? t->events : ~(uint64_t)0;
 	for (i = 0; i < NR_EVENTS; i++) {
 		struct perf_event_attr attr;
 
+		if (!(c->asked & (UINT64_C(1) << i)))
+			continue;
 		memset(&attr, 0, sizeof(attr));
 		attr.size = sizeof(attr);
 		attr.type = counting_events[i].type;
@@ -262,6 +277,8 @@ void counting__finish(struct counting *c, struct profile *p, uint32_t run, int64
 		struct counter ct;
 		struct reading r;
 
+		if (!(c->asked & (UINT64_C(1) << i)))
+			continue;
 		memset(&ct, 0, sizeof(ct));
 		ct.run = run;
 		ct.name = intern_name(c, p, i);

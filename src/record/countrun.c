@@ -128,6 +128,7 @@ int countrun__run(const struct countrun_opts *o, struct profile *p, uint32_t run
 		ct.pids = o->pids;
 		ct.nr_pids = o->nr_pids;
 	}
+	ct.events = o->events;
 	cnt = counting__open(&ct, e);
 	if (!cnt) {
 		err = -EINVAL;

@@ -29,7 +29,7 @@ diag() { sed 's/^/# /' "$@"; }
 # value of a counter line "   123      name ..." (first field), or empty
 val() { awk -v ev="$2" '$2 == ev || ($2 == "msec" && $3 == ev) { print $1; exit }' "$1"; }
 
-echo "1..19"
+echo "1..20"
 
 # 8 iterations of 4 MiB: 8192 pages, one fault each (THP off)
 "$MMPROF" stat -- "$wl/page-fault" --iterations 8 --size 4M --thp off >"$tmp/out" 2>"$tmp/err"
@@ -103,5 +103,16 @@ wait $pid
 ok "$(test $rc -eq 0 && grep -q "for process id '$pid'" "$tmp/errp" && grep -q 'task-clock' "$tmp/errp"; echo $?)" \
 	"-p counts a process until it exits"
 [ $rc -eq 0 ] || diag "$tmp/errp"
+
+# -e opens only what it asks for: at the lowest descriptor limit under which
+# `stat -e page-faults` runs, the whole set cannot even open (7+ counters)
+lim=4
+while [ $lim -lt 64 ] && ! (ulimit -n $lim && exec "$MMPROF" stat -e page-faults -- true) >/dev/null 2>&1; do
+	lim=$((lim + 1))
+done
+(ulimit -n $lim && exec "$MMPROF" stat -- true) >/dev/null 2>"$tmp/errfd"
+rc=$?
+ok "$(test $lim -lt 64 && test $rc -eq 2 && grep -q 'Too many open files' "$tmp/errfd"; echo $?)" \
+	"-e opens only the asked counters (page-faults alone fits in $lim descriptors, the set does not)"
 
 [ $failed -eq 0 ]

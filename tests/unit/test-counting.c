@@ -3,6 +3,7 @@
  * process while it faults pages in, intervals summing to totals, and
  * unsupported events kept as such (never as zero counts).
  */
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -179,11 +180,78 @@ static void test_system_wide(void)
 	profile__free(p);
 }
 
+/* Descriptors this process holds now. */
+static size_t nr_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	size_t n = 0;
+
+	while (d && (de = readdir(d)))
+		n += de->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/*
+ * stat -e: only the events asked for are opened (descriptors prove it,
+ * one per event on a single thread) and stored; an asked event the
+ * machine lacks is stored as unsupported, never dropped.
+ */
+static void test_selected(void)
+{
+	pid_t self = getpid();
+	int pf = counting__find("page-faults"), tc = counting__find("task-clock");
+	int cyc = counting__find("cpu-cycles");
+	struct counting_target t = { .pids = &self, .nr_pids = 1 };
+	struct profile *p = profile__new();
+	struct errmsg e = { "" };
+	struct counting *c;
+	const struct counter *ct;
+	size_t before, opened, n;
+	int64_t t0;
+
+	ok(pf >= 0 && tc >= 0 && cyc >= 0 && counting__find("no-such-event") == -1,
+	   "counting__find knows the set's names, and only those");
+	t.events = (UINT64_C(1) << pf) | (UINT64_C(1) << tc) | (UINT64_C(1) << cyc);
+	before = nr_fds();
+	c = counting__open(&t, &e);
+	opened = nr_fds() - before;
+	ok(c != NULL, "counting opens with an event mask (%s)", e.msg);
+	if (!c) {
+		profile__free(p);
+		return;
+	}
+	ok(counting__nr_supported(c) == 2 || counting__nr_supported(c) == 3,
+	   "two or three events opened, not the set (%zu)", counting__nr_supported(c));
+	is_int(opened, counting__nr_supported(c), "one descriptor per opened event, no more");
+	t0 = mono_ns();
+	counting__start(c, t0);
+	touch_pages(300);
+	counting__interval(c, p, 0, t0 + 1000000);
+	counting__finish(c, p, 0, t0 + 2000000, true);
+	counting__close(c);
+	is_int(p->nr_counters, 3, "one total per asked event, none for the others");
+	ct = find_counter(p, "page-faults");
+	ok(ct && ct->supported && ct->value >= 300, "page-faults counted (%llu)",
+	   ct ? (unsigned long long)ct->value : 0ULL);
+	ok(find_counter(p, "cpu-cycles") != NULL, "an asked event is stored even where unsupported");
+	ok(!find_counter(p, "context-switches"), "an event not asked for is not stored");
+	interval_sum(p, "context-switches", &n);
+	is_int(n, 0, "nor its intervals");
+	for (n = 0, before = 0; n < p->nr_counters; n++)
+		before += p->counters[n].supported;
+	is_int(p->nr_intervals, 2 * before, "two intervals per supported asked event, no others");
+	profile__free(p);
+}
+
 int main(void)
 {
 	test_names();
 	test_self();
 	test_bad_target();
 	test_system_wide();
+	test_selected();
 	return done_testing();
 }
