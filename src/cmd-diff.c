@@ -46,7 +46,8 @@ struct side {
 	char **paths;
 	size_t nr;
 	struct profile **profiles;
-	struct keyvals *runs;		/* one per run, all files pooled */
+	struct keycache **caches;	/* one per file: the key strings the runs borrow */
+	struct diff_run *runs;		/* one per run, all files pooled; ids are the cache's */
 	size_t nr_runs;
 };
 
@@ -56,8 +57,13 @@ static void side__release(struct side *s)
 
 	for (i = 0; i < s->nr; i++)
 		profile__free(s->profiles ? s->profiles[i] : NULL);
-	for (i = 0; i < s->nr_runs; i++)
-		keyvals__release(&s->runs[i]);
+	for (i = 0; i < s->nr_runs; i++) {
+		free((void *)s->runs[i].items);
+		free((void *)s->runs[i].ids);
+	}
+	for (i = 0; s->caches && i < s->nr; i++)
+		keycache__free(s->caches[i]);
+	free(s->caches);
 	free(s->profiles);
 	free(s->runs);
 }
@@ -83,14 +89,36 @@ static int side__load(struct side *s)
 		total += s->profiles[i]->nr_runs;
 	}
 	s->runs = xcalloc(total, sizeof(*s->runs));
+	s->caches = xcalloc(s->nr, sizeof(*s->caches));
 	for (i = 0; i < s->nr; i++) {
 		struct symview v;
+		size_t first = k;
 
-		/* one symbol trie per file, shared by its runs */
+		/* one symbol trie and one set of key strings per file, shared by its runs */
 		symview__init(&v, s->profiles[i], false);
-		for (r = 0; r < s->profiles[i]->nr_runs; r++, k++)
-			keys__run_view(&v, r, &s->runs[k]);
-		symview__release(&v);
+		s->caches[i] = keycache__new(&v);
+		for (r = 0; r < s->profiles[i]->nr_runs; r++, k++) {
+			struct key_value *items;
+			uint32_t *ids;
+			struct keyrun kr;
+			size_t j;
+
+			keycache__run(s->caches[i], r, &kr);
+			items = xmalloc((kr.nr ? kr.nr : 1) * sizeof(*items));
+			ids = xmalloc((kr.nr ? kr.nr : 1) * sizeof(*ids));
+			memcpy(ids, kr.ids, kr.nr * sizeof(*ids));
+			for (j = 0; j < kr.nr; j++) {
+				/* borrowed from the cache, which lives as long as the side */
+				items[j].key = (char *)keycache__name(s->caches[i], kr.ids[j]);
+				items[j].value = kr.vals[j];
+			}
+			s->runs[k] = (struct diff_run){ .items = items, .nr = kr.nr, .ids = ids,
+							.id_space = s->caches[i] };
+			s->nr_runs = k + 1;
+		}
+		symview__release(&v);	/* the cache keeps the names the runs borrow */
+		for (; first < k; first++)
+			s->runs[first].nr_ids = keycache__nr(s->caches[i]);
 	}
 	s->nr_runs = total;
 	return 0;
@@ -465,12 +493,8 @@ int cmd_diff(int argc, char **argv)
 	}
 
 	dr = xcalloc(s[0].nr_runs + s[1].nr_runs, sizeof(*dr));
-	for (i = 0; i < s[0].nr_runs + s[1].nr_runs; i++) {
-		const struct keyvals *kv = i < s[0].nr_runs ? &s[0].runs[i] : &s[1].runs[i - s[0].nr_runs];
-
-		dr[i].items = kv->items;
-		dr[i].nr = kv->nr;
-	}
+	for (i = 0; i < s[0].nr_runs + s[1].nr_runs; i++)
+		dr[i] = i < s[0].nr_runs ? s[0].runs[i] : s[1].runs[i - s[0].nr_runs];
 	if (diff__compute(&d, dr, s[0].nr_runs, dr + s[0].nr_runs, s[1].nr_runs, &c.o) < 0) {
 		fprintf(stderr, "mmprof diff: nothing to compare\n");
 		goto out;

@@ -45,6 +45,15 @@
 struct diff_run {
 	const struct key_value *items;	/* borrowed for diff__compute's duration */
 	size_t nr;
+	/*
+	 * Optional (NULL: match by the key text alone): ids[i] < nr_ids names
+	 * items[i].key within id_space, equal ids meaning equal keys (e.g. a
+	 * keycache's ids, report.h).  Runs of one file share a space, so a
+	 * key is normalised and hashed once per file instead of once per run.
+	 */
+	const uint32_t *ids;
+	const void *id_space;
+	size_t nr_ids;
 };
 
 struct diff_opts {

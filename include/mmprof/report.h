@@ -104,6 +104,29 @@ void symview__cumulate(const struct symview *v, const double *w, double *sub,
  */
 void keys__run_view(const struct symview *v, uint32_t run, struct keyvals *out);
 
+/*
+ * keycache: the key strings of one symview, each formatted and interned
+ * once (ids 0..keycache__nr()-1), so that callers doing every run of a
+ * file (keytab, diff) pay for a key's text once per file, not once per
+ * run.  keycache__run gives one run's keys as ids and values in exactly
+ * the order and with the values keys__run_view gives; the arrays stay
+ * valid until the next keycache__run or keycache__free.  Borrows v for
+ * keycache__run only: once the last run is done v may be released, and
+ * the names stay valid until keycache__free.  Memory: one id per symnode
+ * and entry per event.
+ */
+struct keycache;
+struct keyrun {
+	const uint32_t *ids;
+	const double *vals;
+	size_t nr;
+};
+struct keycache *keycache__new(const struct symview *v);
+void keycache__free(struct keycache *c);	/* NULL is fine */
+void keycache__run(struct keycache *c, uint32_t run, struct keyrun *out);
+const char *keycache__name(const struct keycache *c, uint32_t id);
+size_t keycache__nr(const struct keycache *c);
+
 /* The event's index by perf name or LKP name ("cycles:pp", "cycles-pp"); -1 if none. */
 int report__find_event(const struct profile *p, const char *name);
 

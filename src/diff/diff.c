@@ -82,7 +82,37 @@ struct builder {
 	uint32_t *stamp;	/* per row: 1 + the last run that touched it */
 	size_t alloc_present, alloc_stamp, alloc_values;
 	bool base_has_pp;
+	/* per id space of the runs (diff_run.ids): id -> row, NONE when unseen */
+	struct id_rows {
+		const void *space;
+		uint32_t *row;
+		size_t nr;
+	} *spaces;
+	size_t nr_spaces, alloc_spaces;
 };
+
+/* The id -> row array of a run's id space (nr_ids grows with later runs). */
+static uint32_t *builder__space(struct builder *b, const struct diff_run *run)
+{
+	struct id_rows *s = NULL;
+	size_t i;
+
+	for (i = 0; i < b->nr_spaces; i++)
+		if (b->spaces[i].space == run->id_space)
+			s = &b->spaces[i];
+	if (!s) {
+		XGROW(b->spaces, b->alloc_spaces, b->nr_spaces);
+		s = &b->spaces[b->nr_spaces++];
+		memset(s, 0, sizeof(*s));
+		s->space = run->id_space;
+	}
+	if (run->nr_ids > s->nr) {
+		s->row = xrealloc(s->row, run->nr_ids * sizeof(*s->row));
+		memset(s->row + s->nr, 0xff, (run->nr_ids - s->nr) * sizeof(*s->row));
+		s->nr = run->nr_ids;
+	}
+	return s->row;
+}
 
 static bool row_eq(const void *ctx, uint32_t row, const void *key)
 {
@@ -129,20 +159,29 @@ static void builder__add_run(struct builder *b, const struct diff_run *run, size
 	char small[1024], *buf = small;
 	size_t bufsize = sizeof(small);
 
+	uint32_t *id_row = run->ids ? builder__space(b, run) : NULL;
+
 	for (i = 0; i < run->nr; i++) {
 		const char *key = run->items[i].key;
-		size_t need = diff__normalize_key(key, buf, bufsize);
 		double *v;
-		uint32_t row;
+		uint32_t row = HASHIDX_NONE;
 
-		if (need >= bufsize) {
-			bufsize = need + 1;
-			if (buf != small)
-				free(buf);
-			buf = xmalloc(bufsize);
-			diff__normalize_key(key, buf, bufsize);
+		if (id_row && run->ids[i] < run->nr_ids)
+			row = id_row[run->ids[i]];
+		if (row == HASHIDX_NONE) {
+			size_t need = diff__normalize_key(key, buf, bufsize);
+
+			if (need >= bufsize) {
+				bufsize = need + 1;
+				if (buf != small)
+					free(buf);
+				buf = xmalloc(bufsize);
+				diff__normalize_key(key, buf, bufsize);
+			}
+			row = builder__row(b, buf);
+			if (id_row && run->ids[i] < run->nr_ids)
+				id_row[run->ids[i]] = row;
 		}
-		row = builder__row(b, buf);
 		v = &d->values[(size_t)row * n + col];
 		/* values alone cannot tell "absent" from "present with 0" */
 		if (b->stamp[row] != col + 1) {
@@ -294,6 +333,9 @@ int diff__compute(struct diff *d, const struct diff_run *base, size_t nb,
 		builder__add_run(&b, i < nb ? &base[i] : &cur[i - nb], i, i < nb ? 0 : 1);
 
 	hashidx__release(&b.idx);
+	for (i = 0; i < b.nr_spaces; i++)
+		free(b.spaces[i].row);
+	free(b.spaces);
 
 	scratch = xmalloc((n + 1) * sizeof(*scratch));
 	for (i = 0; i < d->nr; i++) {

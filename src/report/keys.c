@@ -143,20 +143,6 @@ static void keymap__add(struct keymap *m, const char *key, double value)
 	m->items[row].value += value;
 }
 
-/* Move everything into out (the strings change owner). */
-static void keymap__move(struct keymap *m, struct keyvals *out)
-{
-	size_t i;
-
-	for (i = 0; i < m->nr; i++) {
-		XGROW(out->items, out->alloc, out->nr);
-		out->items[out->nr++] = m->items[i];
-	}
-	free(m->items);
-	hashidx__release(&m->idx);
-	memset(m, 0, sizeof(*m));
-}
-
 /* "perf-profile.<family>.<ev>.<stripped sym>" into buf. */
 static void profile_key(char *buf, size_t size, const char *family, const char *ev,
 			const char *sym)
@@ -167,56 +153,205 @@ static void profile_key(char *buf, size_t size, const char *family, const char *
 	snprintf(buf, size, "perf-profile.%s.%s.%s", family, ev, stripped);
 }
 
-static void perf_profile_keys(const struct symview *v, uint32_t run, uint32_t event,
-			      struct keymap *m)
+/*
+ * keycache: every key string of one symview, numbered once.  A key's text
+ * depends only on the symview (entry, symnode, event), never on the run,
+ * so it is formatted and hashed once per file instead of once per run;
+ * runs then add values into dense arrays indexed by key id.  Per event:
+ * entry -> children and self key ids, symnode -> calltrace key id, filled
+ * lazily (most calltrace nodes never pass the 0.5 % floor).
+ */
+#define KEY_NONE UINT32_MAX
+
+struct keycache {
+	const struct symview *v;	/* only keycache__run reads it */
+	size_t nr_events;
+	char **names;
+	size_t nr, alloc;
+	struct hashidx idx;
+	uint32_t **children, **self, **calltrace;	/* [event][entry or symnode] */
+	char (*ev)[256];	/* [event] the robot's spelling */
+	/* the run being built: values by key id, present when stamp == gen */
+	double *val;
+	uint32_t *stamp;
+	size_t alloc_val;
+	uint32_t gen;
+	uint32_t *order;	/* key ids in first-add order */
+	double *out_vals;
+	size_t nr_order, alloc_order, alloc_out;
+};
+
+static bool keycache_eq(const void *ctx, uint32_t row, const void *key)
+{
+	return !strcmp(((const struct keycache *)ctx)->names[row], key);
+}
+
+static uint32_t keycache__intern(struct keycache *c, const char *key)
+{
+	uint64_t h = hash__bytes(key, strlen(key));
+	uint32_t id = hashidx__find(&c->idx, h, keycache_eq, c, key);
+
+	if (id != HASHIDX_NONE)
+		return id;
+	XGROW(c->names, c->alloc, c->nr);
+	id = (uint32_t)c->nr++;
+	c->names[id] = xstrdup(key);
+	hashidx__insert(&c->idx, h, id);
+	return id;
+}
+
+/* Add value to key id in the run being built (colliding keys add up). */
+static void keycache__add(struct keycache *c, uint32_t id, double value)
+{
+	if (id >= c->alloc_val) {
+		size_t old = c->alloc_val;
+
+		c->alloc_val = c->alloc > id ? c->alloc : (size_t)id + 1;
+		c->val = xrealloc(c->val, c->alloc_val * sizeof(*c->val));
+		c->stamp = xrealloc(c->stamp, c->alloc_val * sizeof(*c->stamp));
+		memset(c->stamp + old, 0, (c->alloc_val - old) * sizeof(*c->stamp));
+	}
+	if (c->stamp[id] != c->gen) {
+		c->stamp[id] = c->gen;
+		c->val[id] = 0;
+		XGROW(c->order, c->alloc_order, c->nr_order);
+		c->order[c->nr_order++] = id;
+	}
+	c->val[id] += value;
+}
+
+static uint32_t *ids_none(size_t n)
+{
+	uint32_t *a = xmalloc((n ? n : 1) * sizeof(*a));
+
+	memset(a, 0xff, (n ? n : 1) * sizeof(*a));
+	return a;
+}
+
+struct keycache *keycache__new(const struct symview *v)
 {
 	const struct profile *p = v->p;
+	struct keycache *c = xcalloc(1, sizeof(*c));
+	size_t e;
+
+	c->v = v;
+	c->nr_events = p->nr_events;
+	hashidx__init(&c->idx);
+	c->children = xcalloc(p->nr_events + 1, sizeof(*c->children));
+	c->self = xcalloc(p->nr_events + 1, sizeof(*c->self));
+	c->calltrace = xcalloc(p->nr_events + 1, sizeof(*c->calltrace));
+	c->ev = xcalloc(p->nr_events + 1, sizeof(*c->ev));
+	for (e = 0; e < p->nr_events; e++) {
+		const char *evname = profile__str(p, p->events[e].name);
+
+		keys__event_name(evname ? evname : "unknown", c->ev[e], sizeof(c->ev[e]));
+		c->children[e] = ids_none(v->nr_entries);
+		c->self[e] = ids_none(v->nr_entries);
+		c->calltrace[e] = ids_none(v->nr_nodes);
+	}
+	return c;
+}
+
+void keycache__free(struct keycache *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->nr_events; i++) {
+		free(c->children[i]);
+		free(c->self[i]);
+		free(c->calltrace[i]);
+	}
+	for (i = 0; i < c->nr; i++)
+		free(c->names[i]);
+	free(c->names);
+	free(c->children);
+	free(c->self);
+	free(c->calltrace);
+	free(c->ev);
+	free(c->val);
+	free(c->stamp);
+	free(c->order);
+	free(c->out_vals);
+	hashidx__release(&c->idx);
+	free(c);
+}
+
+const char *keycache__name(const struct keycache *c, uint32_t id)
+{
+	return id < c->nr ? c->names[id] : NULL;
+}
+
+size_t keycache__nr(const struct keycache *c)
+{
+	return c->nr;
+}
+
+static uint32_t entry_key(struct keycache *c, uint32_t **ids, const char *family,
+			  uint32_t event, uint32_t entry)
+{
+	char key[4096];
+
+	if (ids[event][entry] == KEY_NONE) {
+		profile_key(key, sizeof(key), family, c->ev[event],
+			    symview__entry_name(c->v, entry));
+		ids[event][entry] = keycache__intern(c, key);
+	}
+	return ids[event][entry];
+}
+
+static uint32_t calltrace_key(struct keycache *c, uint32_t event, uint32_t node)
+{
+	const struct symview *v = c->v;
+	char key[4096];
+	uint32_t q = node;
+	size_t n, k;
+
+	if (c->calltrace[event][node] != KEY_NONE)
+		return c->calltrace[event][node];
+	n = (size_t)snprintf(key, sizeof(key), "perf-profile.calltrace.%s", c->ev[event]);
+	for (k = 0; k < CALLTRACE_FRAMES && q; k++, q = v->nodes[q].parent) {
+		char stripped[1024];
+
+		keys__strip_suffixes(symview__entry_name(v, v->nodes[q].entry),
+				     stripped, sizeof(stripped));
+		if (n < sizeof(key))
+			n += (size_t)snprintf(key + n, sizeof(key) - n, ".%s", stripped);
+	}
+	return c->calltrace[event][node] = keycache__intern(c, key);
+}
+
+static void perf_profile_keys(struct keycache *c, uint32_t run, uint32_t event)
+{
+	const struct symview *v = c->v;
 	double *w = xmalloc(v->nr_nodes * sizeof(*w));
 	double *inner = xmalloc(v->nr_nodes * sizeof(*inner));
 	double *children = xmalloc((v->nr_entries + 1) * sizeof(*children));
 	double *self = xmalloc((v->nr_entries + 1) * sizeof(*self));
-	const char *evname = profile__str(p, p->events[event].name);
-	char ev[256], key[4096];
 	double total, min_hit;
 	size_t i;
 
-	keys__event_name(evname ? evname : "unknown", ev, sizeof(ev));
 	total = symview__weights(v, run, event, true, w);
 	if (total <= 0)
 		goto out;
 	symview__cumulate(v, w, NULL, inner, children, self);
 
 	for (i = 0; i < v->nr_entries; i++) {
-		const char *sym = symview__entry_name(v, (uint32_t)i);
-
-		if (children[i] > 0) {
-			profile_key(key, sizeof(key), "children", ev, sym);
-			keymap__add(m, key, 100.0 * children[i] / total);
-		}
-		if (self[i] > 0) {
-			profile_key(key, sizeof(key), "self", ev, sym);
-			keymap__add(m, key, 100.0 * self[i] / total);
-		}
+		if (children[i] > 0)
+			keycache__add(c, entry_key(c, c->children, "children", event, (uint32_t)i),
+				      100.0 * children[i] / total);
+		if (self[i] > 0)
+			keycache__add(c, entry_key(c, c->self, "self", event, (uint32_t)i),
+				      100.0 * self[i] / total);
 	}
 
 	min_hit = floor(total * (CALLTRACE_MIN_PERCENT / 100.0));
 	for (i = 1; i < v->nr_nodes; i++) {
-		uint32_t q = (uint32_t)i;
-		size_t n, k;
-
 		/* perf: "node->hit && node->hit >= min_hit"; weights are integers */
 		if (inner[i] < 1 || inner[i] < min_hit)
 			continue;
-		n = (size_t)snprintf(key, sizeof(key), "perf-profile.calltrace.%s", ev);
-		for (k = 0; k < CALLTRACE_FRAMES && q; k++, q = v->nodes[q].parent) {
-			char stripped[1024];
-
-			keys__strip_suffixes(symview__entry_name(v, v->nodes[q].entry),
-					     stripped, sizeof(stripped));
-			if (n < sizeof(key))
-				n += (size_t)snprintf(key + n, sizeof(key) - n, ".%s", stripped);
-		}
-		keymap__add(m, key, 100.0 * inner[i] / total);
+		keycache__add(c, calltrace_key(c, event, (uint32_t)i), 100.0 * inner[i] / total);
 	}
 out:
 	free(w);
@@ -580,16 +715,48 @@ static void workload_keys(const struct profile *p, uint32_t run, struct keymap *
 	}
 }
 
+void keycache__run(struct keycache *c, uint32_t run, struct keyrun *out)
+{
+	struct keymap m = { 0 };	/* perf-stat and workload keys: a few per run */
+	size_t e, i;
+
+	if (!++c->gen) {	/* wrapped: forget every stamp */
+		memset(c->stamp, 0, c->alloc_val * sizeof(*c->stamp));
+		c->gen = 1;
+	}
+	c->nr_order = 0;
+	for (e = 0; e < c->v->p->nr_events; e++)
+		perf_profile_keys(c, run, (uint32_t)e);
+	perf_stat_keys(c->v->p, run, &m);
+	workload_keys(c->v->p, run, &m);
+	/* after the perf-profile keys, in their order, as one map had them */
+	for (i = 0; i < m.nr; i++) {
+		keycache__add(c, keycache__intern(c, m.items[i].key), m.items[i].value);
+		free(m.items[i].key);
+	}
+	free(m.items);
+	hashidx__release(&m.idx);
+	if (c->nr_order > c->alloc_out) {
+		c->alloc_out = c->alloc_order;
+		c->out_vals = xrealloc(c->out_vals, c->alloc_out * sizeof(*c->out_vals));
+	}
+	for (i = 0; i < c->nr_order; i++)
+		c->out_vals[i] = c->val[c->order[i]];
+	out->ids = c->order;
+	out->vals = c->out_vals;
+	out->nr = c->nr_order;
+}
+
 void keys__run_view(const struct symview *v, uint32_t run, struct keyvals *out)
 {
-	struct keymap m = { 0 };
-	size_t e;
+	struct keycache *c = keycache__new(v);
+	struct keyrun kr;
+	size_t i;
 
-	for (e = 0; e < v->p->nr_events; e++)
-		perf_profile_keys(v, run, (uint32_t)e, &m);
-	perf_stat_keys(v->p, run, &m);
-	workload_keys(v->p, run, &m);
-	keymap__move(&m, out);
+	keycache__run(c, run, &kr);
+	for (i = 0; i < kr.nr; i++)
+		keyvals__add(out, c->names[kr.ids[i]], kr.vals[i]);
+	keycache__free(c);
 }
 
 int keys__run(const struct profile *p, uint32_t run, struct keyvals *out)

@@ -37,23 +37,36 @@ static size_t keytab__row(struct keytab *kt, const char *key)
 int keytab__build(struct keytab *kt, const struct profile *p)
 {
 	struct symview v;
-	size_t r, i;
+	struct keycache *c;
+	uint32_t *row_of = NULL;	/* key id of the cache -> row, UINT32_MAX: none yet */
+	size_t alloc_row_of = 0, r, i;
 
 	memset(kt, 0, sizeof(*kt));
 	hashidx__init(&kt->idx);
 	kt->nr_runs = p->nr_runs;
 	symview__init(&v, p, false);
+	c = keycache__new(&v);
 	for (r = 0; r < p->nr_runs; r++) {
-		struct keyvals kv = { 0 };
+		struct keyrun kr;
 
-		keys__run_view(&v, (uint32_t)r, &kv);
-		for (i = 0; i < kv.nr; i++) {
-			size_t row = keytab__row(kt, kv.items[i].key);	/* may move vals */
+		keycache__run(c, (uint32_t)r, &kr);
+		if (keycache__nr(c) > alloc_row_of) {
+			size_t old = alloc_row_of;
 
-			kt->vals[row * kt->nr_runs + r] += kv.items[i].value;
+			alloc_row_of = keycache__nr(c) * 2;
+			row_of = xrealloc(row_of, alloc_row_of * sizeof(*row_of));
+			memset(row_of + old, 0xff, (alloc_row_of - old) * sizeof(*row_of));
 		}
-		keyvals__release(&kv);
+		for (i = 0; i < kr.nr; i++) {
+			uint32_t id = kr.ids[i];
+
+			if (row_of[id] == UINT32_MAX)	/* keytab__row may move vals */
+				row_of[id] = (uint32_t)keytab__row(kt, keycache__name(c, id));
+			kt->vals[row_of[id] * kt->nr_runs + r] += kr.vals[i];
+		}
 	}
+	free(row_of);
+	keycache__free(c);
 	symview__release(&v);
 	return 0;
 }
