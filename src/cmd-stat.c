@@ -9,8 +9,9 @@
  * counter is printed with perf stat's comments ("# 0.73 insn per cycle",
  * "# 1.234 K/sec"), "<not supported>" for counters this machine lacks,
  * "(scaled from NN%)" for multiplexed ones and, with -r, perf's "( +- N% )":
- * the standard error of the mean relative to the mean.  Like perf stat the
- * table goes to stderr, leaving stdout to the workload.
+ * the standard error of the mean relative to the mean.  With -I each
+ * reading is printed as it is taken, in perf stat -I's layout.  Like perf
+ * stat the table goes to stderr, leaving stdout to the workload.
  *
  * Exit status: 0 when the runs were counted (whatever the workload's own
  * status, which is reported), 2 on an error.
@@ -291,6 +292,91 @@ static void comment(const struct stat_row *rows, size_t nr, const struct stat_ro
 	}
 }
 
+/*
+ * One counter line on stderr, as perf stat prints it: prefix (the time of
+ * an interval, or ""), value (clocks in msec), name, comment, and with
+ * several runs or multiplexing their notes.
+ */
+static void print_row(const struct stat_row *rows, size_t nr, const struct stat_row *r,
+		      const char *prefix, double elapsed_s, unsigned nr_runs)
+{
+	char value[64], note[512], line[1024];
+	int n;
+
+	if (!r->supported || !r->counted) {
+		fprintf(stderr, "%s%18s      %s\n", prefix,
+			r->supported ? "<not counted>" : "<not supported>", r->name);
+		return;
+	}
+	if (is_clock(r->name))
+		snprintf(value, sizeof(value), "%18.2f msec", avg__mean(&r->val));
+	else
+		snprintf(value, sizeof(value), "%18.0f     ", avg__mean(&r->val));
+	comment(rows, nr, r, elapsed_s, note, sizeof(note));
+	n = snprintf(line, sizeof(line), "%s%s %-32s %s", prefix, value, r->name, note);
+	if (nr_runs > 1 && n > 0 && (size_t)n < sizeof(line))
+		n += snprintf(line + n, sizeof(line) - (size_t)n, "( +- %5.2f%% )",
+			      avg__rel_err(&r->val));
+	if (r->running < r->enabled && n > 0 && (size_t)n < sizeof(line))
+		snprintf(line + n, sizeof(line) - (size_t)n, "  (scaled from %.2f%%)",
+			 100.0 * r->running / r->enabled);
+	/* trailing blanks of an empty comment are noise */
+	for (n = (int)strlen(line); n > 0 && line[n - 1] == ' '; n--)
+		line[n - 1] = '\0';
+	fprintf(stderr, "%s\n", line);
+}
+
+/* Where the interval printer is in the current run. */
+struct interval_printer {
+	uint64_t last_t_ns;	/* end of the previous interval of this run */
+	bool header_done;
+};
+
+/*
+ * countrun's on_interval: one block per reading, as `perf stat -I` prints
+ * it ("     1.001234567              12345      page-faults  # ..."), the
+ * header line once per run.  Rates are over the interval: its task-clock,
+ * else its length.
+ */
+static void print_interval(void *ctx, const struct profile *p, size_t first)
+{
+	struct interval_printer *ip = ctx;
+	struct stat_row *rows;
+	size_t nr = 0, i;
+	uint64_t t_ns = p->intervals[first].t_ns;
+	char prefix[32];
+
+	rows = xcalloc(p->nr_intervals - first, sizeof(*rows));
+	for (i = first; i < p->nr_intervals; i++) {
+		const struct counter_interval *ci = &p->intervals[i];
+		struct stat_row *r = &rows[nr++];
+		const char *name = profile__str(p, ci->name);
+		double v = (double)ci->value;
+
+		r->name = name ? name : "?";
+		r->supported = true;	/* only supported counters have intervals */
+		r->enabled = (double)ci->enabled;
+		r->running = (double)ci->running;
+		if (ci->running == 0 && ci->enabled > 0)
+			continue;
+		r->counted = true;
+		if (ci->running < ci->enabled)
+			v = v * (double)ci->enabled / (double)ci->running;
+		avg__add(&r->val, v / (is_clock(r->name) ? 1e6 : 1));
+	}
+	fflush(stdout);		/* the workload's lines so far come first on a terminal */
+	if (!ip->header_done)
+		fprintf(stderr, "#           time             counts unit events\n");
+	ip->header_done = true;
+	snprintf(prefix, sizeof(prefix), "%6llu.%09llu ", (unsigned long long)(t_ns / 1000000000),
+		 (unsigned long long)(t_ns % 1000000000));
+	for (i = 0; i < nr; i++)
+		print_row(rows, nr, &rows[i], prefix,
+			  t_ns > ip->last_t_ns ? (double)(t_ns - ip->last_t_ns) / 1e9 : 0, 1);
+	ip->last_t_ns = t_ns;
+	free(rows);
+}
+
 static void print_table(const struct profile *p, const char *what, unsigned nr_runs)
 {
 	struct stat_row *rows = NULL;
@@ -338,33 +424,8 @@ static void print_table(const struct profile *p, const char *what, unsigned nr_r
 	if (nr_runs > 1)
 		fprintf(stderr, " (%u runs)", nr_runs);
 	fprintf(stderr, ":\n\n");
-	for (i = 0; i < nr; i++) {
-		const struct stat_row *r = &rows[i];
-		char value[64], note[512], line[1024];
-		int n;
-
-		if (!r->supported || !r->counted) {
-			fprintf(stderr, "%18s      %s\n", r->supported ? "<not counted>" : "<not supported>",
-				r->name);
-			continue;
-		}
-		if (is_clock(r->name))
-			snprintf(value, sizeof(value), "%18.2f msec", avg__mean(&r->val));
-		else
-			snprintf(value, sizeof(value), "%18.0f     ", avg__mean(&r->val));
-		comment(rows, nr, r, avg__mean(&elapsed), note, sizeof(note));
-		n = snprintf(line, sizeof(line), "%s %-32s %s", value, r->name, note);
-		if (nr_runs > 1 && n > 0 && (size_t)n < sizeof(line))
-			n += snprintf(line + n, sizeof(line) - (size_t)n, "( +- %5.2f%% )",
-				      avg__rel_err(&r->val));
-		if (r->running < r->enabled && n > 0 && (size_t)n < sizeof(line))
-			snprintf(line + n, sizeof(line) - (size_t)n, "  (scaled from %.2f%%)",
-				 100.0 * r->running / r->enabled);
-		/* trailing blanks of an empty comment are noise */
-		for (n = (int)strlen(line); n > 0 && line[n - 1] == ' '; n--)
-			line[n - 1] = '\0';
-		fprintf(stderr, "%s\n", line);
-	}
+	for (i = 0; i < nr; i++)
+		print_row(rows, nr, &rows[i], "", avg__mean(&elapsed), nr_runs);
 	fprintf(stderr, "\n");
 	if (nr_runs > 1) {
 		double err = avg__rel_err(&elapsed);
@@ -432,12 +493,13 @@ int cmd_stat(int argc, char **argv)
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "counting", 0, NULL },
 		{ OPT_INT, 'r', "repeat", &o.repeat, "N", "run the command N times; print mean and +- error", 0, NULL },
 		{ OPT_LIST, 'e', "event", &o.events, "EVENT[,EVENT]", "only these counters of the perf-stat set (repeatable)", OPT_SPLIT, NULL },
-		{ OPT_INT, 'I', "interval", &o.interval_ms, "MS", "store counter readings every MS ms (perf-stat.i.* keys)", 0, NULL },
+		{ OPT_INT, 'I', "interval", &o.interval_ms, "MS", "print and store counter readings every MS ms (perf-stat.i.* keys)", 0, NULL },
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "output", 0, NULL },
 		{ OPT_STRING, 'o', "output", &o.output, "FILE", "also write the runs to FILE (for report and diff)", 0, NULL },
 		{ OPT_END, 0, NULL, NULL, NULL, NULL, 0, NULL },
 	};
 	struct countrun_opts co;
+	struct interval_printer iprint;
 	struct profile *p = NULL;
 	struct errmsg e = { "" };
 	pid_t *pids = NULL;
@@ -518,11 +580,16 @@ int cmd_stat(int argc, char **argv)
 	for (i = 0; i < o.events.nr; i++)
 		co.events |= UINT64_C(1) << counting__find(o.events.items[i]);
 	co.duration = o.duration;
+	if (o.interval_ms > 0) {
+		co.on_interval = print_interval;
+		co.ctx = &iprint;
+	}
 	co.nr_stops = &nr_stops;
 	co.stop_sig = &stop_sig;
 	for (run = 0; run < (uint32_t)o.repeat && !nr_stops; run++) {
 		struct profile *one = profile__new();
 
+		memset(&iprint, 0, sizeof(iprint));
 		err = countrun__run(&co, one, 0, &e);
 		if (!err) {
 			copy_run(p, one, run, &o.events);

@@ -40,6 +40,14 @@ struct countrun_opts {
 	int interval_ms;		/* counter readings every interval_ms; 0: totals only */
 	uint64_t events;		/* counting_target.events: 0 the whole set */
 	double duration;		/* -p/-a: stop after this many seconds; 0: no limit */
+	/*
+	 * With interval_ms: called after each reading, the final partial one
+	 * included, with the profile and the index in p->intervals of the
+	 * first interval that reading added (stat prints them as they come).
+	 * NULL: none.
+	 */
+	void (*on_interval)(void *ctx, const struct profile *p, size_t first);
+	void *ctx;
 	volatile sig_atomic_t *nr_stops;	/* the caller's signal flags (may be NULL) */
 	volatile sig_atomic_t *stop_sig;
 };

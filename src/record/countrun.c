@@ -107,6 +107,7 @@ int countrun__run(const struct countrun_opts *o, struct profile *p, uint32_t run
 	bool fork_mode = o->argv != NULL, forwarded = false;
 	int64_t start, start_real, t, next_tick = INT64_MAX, kill_at = 0, end_at = INT64_MAX;
 	int nr_seen = o->nr_stops ? *o->nr_stops : 0, err;
+	size_t before;
 	pid_t child;
 
 	memset(&ct, 0, sizeof(ct));
@@ -171,7 +172,11 @@ int countrun__run(const struct countrun_opts *o, struct profile *p, uint32_t run
 			kill_at = 0;
 		}
 		if (t >= next_tick) {
+			size_t first = p->nr_intervals;
+
 			counting__interval(cnt, p, run, t);
+			if (o->on_interval)
+				o->on_interval(o->ctx, p, first);
 			while (next_tick <= t)
 				next_tick += (int64_t)o->interval_ms * 1000000;
 		}
@@ -199,7 +204,10 @@ int countrun__run(const struct countrun_opts *o, struct profile *p, uint32_t run
 		r.exit_code = -1;
 	}
 	mmstate__end(&ms, p, run);
+	before = p->nr_intervals;
 	counting__finish(cnt, p, run, t, o->interval_ms > 0);
+	if (o->on_interval && p->nr_intervals > before)
+		o->on_interval(o->ctx, p, before);
 	r.start_ns = start_real;
 	profile__add_run(p, &r);
 	err = 0;
