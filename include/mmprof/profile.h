@@ -179,6 +179,13 @@ uint32_t profile__stack(struct profile *p, const uint32_t *frames_leaf_first, si
 void profile__add_count(struct profile *p, uint32_t run, uint32_t event,
 			uint32_t comm, uint32_t node, uint64_t samples, uint64_t period);
 
+/*
+ * Append a cell the caller knows is not in p yet (a loader that checked
+ * its cells are distinct), without hashing it: the index catches up at
+ * the next profile__add_count.  A duplicate appended here is a bug.
+ */
+void profile__append_count(struct profile *p, const struct count *c);
+
 void profile__add_counter(struct profile *p, const struct counter *c);
 void profile__add_interval(struct profile *p, const struct counter_interval *ci);
 void profile__add_metric(struct profile *p, uint32_t run, const char *key, double value);

@@ -226,13 +226,33 @@ static bool count_eq(const void *ctx, uint32_t row, const void *key)
 	       a->comm == b->comm;
 }
 
+static uint64_t count_hash(uint32_t run, uint32_t event, uint32_t comm, uint32_t node)
+{
+	return hash__combine(hash__u64(((uint64_t)run << 32) | event),
+			     ((uint64_t)comm << 32) | node);
+}
+
+void profile__append_count(struct profile *p, const struct count *c)
+{
+	XGROW(p->counts, p->alloc_counts, p->nr_counts);
+	p->counts[p->nr_counts++] = *c;
+}
+
 void profile__add_count(struct profile *p, uint32_t run, uint32_t event,
 			uint32_t comm, uint32_t node, uint64_t samples, uint64_t period)
 {
 	struct count k = { .run = run, .event = event, .comm = comm, .node = node };
-	uint64_t h = hash__combine(hash__u64(((uint64_t)run << 32) | event),
-				   ((uint64_t)comm << 32) | node);
-	uint32_t id = hashidx__find(&p->count_idx, h, count_eq, p, &k);
+	uint64_t h = count_hash(run, event, comm, node);
+	uint32_t id;
+
+	/* the index covers the first count_idx.nr rows: catch up on appended ones */
+	while (p->count_idx.nr < p->nr_counts) {
+		const struct count *c = &p->counts[p->count_idx.nr];
+
+		hashidx__insert(&p->count_idx, count_hash(c->run, c->event, c->comm, c->node),
+				(uint32_t)p->count_idx.nr);
+	}
+	id = hashidx__find(&p->count_idx, h, count_eq, p, &k);
 
 	if (id == HASHIDX_NONE) {
 		XGROW(p->counts, p->alloc_counts, p->nr_counts);
