@@ -198,11 +198,4 @@ struct map_view {
 };
 bool symbols__map_of(const struct symbols *s, pid_t pid, uint64_t addr, struct map_view *out);
 
-/*
- * A number that changes whenever pid's maps change (mmap, exec, fork,
- * add_proc), 0 when pid is unknown: a cache built from pid's maps stays
- * valid while it is the same.
- */
-uint64_t symbols__maps_gen(const struct symbols *s, pid_t pid);
-
 #endif

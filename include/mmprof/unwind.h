@@ -11,10 +11,11 @@
  * caller.  This is perf's tools/perf/util/unwind-libdw.c, done while the
  * recording runs instead of at report time.
  *
- * One Dwfl per process, cached (a small direct-mapped table by pid) and
- * rebuilt when the process's maps change (symbols__maps_gen): reporting
- * modules and reading their CFI is the expensive part, done once per
- * file per process.  Modules are reported lazily, only for addresses an
+ * One Dwfl per process, cached (a small direct-mapped table by pid):
+ * reporting modules and reading their CFI is the expensive part, done
+ * once per file per process.  A module is checked against the current
+ * map (same file, same base) each time an unwind uses it; a mismatch
+ * (munmap and a new mmap there, an exec) rebuilds the process's Dwfl.  Modules are reported lazily, only for addresses an
  * unwind reaches.  Memory reads inside [SP, SP + dyn_size) come from the
  * stack copy, others from the mapped file (perf reads the DSO the same
  * way); nothing is read from the live process, so samples of processes
@@ -64,8 +65,5 @@ void unwinder__free(struct unwinder *u);	/* NULL is fine */
  */
 size_t unwinder__unwind(struct unwinder *u, pid_t pid, const struct sample *smp,
 			uint64_t *pcs, size_t max);
-
-/* Samples unwound, and frames they gave in all (averages for tests and bench). */
-void unwinder__stats(const struct unwinder *u, uint64_t *samples, uint64_t *frames);
 
 #endif

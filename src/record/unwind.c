@@ -38,7 +38,6 @@ static const unsigned char dwarf_to_perf[17] = {
 
 struct proc_dwfl {
 	pid_t pid;
-	uint64_t gen;		/* symbols__maps_gen when built */
 	Dwfl *dwfl;		/* NULL: slot empty */
 	bool attached;
 };
@@ -63,8 +62,7 @@ struct unwinder {
 	uint64_t sp;
 	uint64_t *pcs;
 	size_t nr, max;
-
-	uint64_t samples, frames;
+	bool stale;		/* a reported module no longer matches the maps */
 };
 
 struct unwinder *unwinder__new(struct symbols *syms)
@@ -94,12 +92,6 @@ void unwinder__free(struct unwinder *u)
 		if (u->files[i].fd >= 0)
 			close(u->files[i].fd);
 	free(u);
-}
-
-void unwinder__stats(const struct unwinder *u, uint64_t *samples, uint64_t *frames)
-{
-	*samples = u->samples;
-	*frames = u->frames;
 }
 
 /* Value of perf register r in the sample, false when the mask left it out. */
@@ -207,14 +199,30 @@ static bool report_module(struct unwinder *u, Dwfl *dwfl, uint64_t pc)
 {
 	struct map_view mv;
 	Dwfl_Module *mod;
+	const char *file = NULL;
+	void **base;
 
-	if (dwfl_addrmodule(dwfl, pc))
-		return true;
 	if (!symbols__map_of(u->syms, u->pid, pc, &mv) || !mv.file)
 		return false;
+	mod = dwfl_addrmodule(dwfl, pc);
+	if (mod) {
+		/*
+		 * Reported for an earlier map at this address: still right
+		 * when the same file sits at the same base; else (munmap and
+		 * another mmap, an exec) the Dwfl is stale and is rebuilt.
+		 */
+		dwfl_module_info(mod, &base, NULL, NULL, NULL, NULL, &file, NULL);
+		if (*base == (void *)(uintptr_t)(mv.start - mv.pgoff) && file &&
+		    !strcmp(file, mv.file))
+			return true;
+		u->stale = true;
+		return false;
+	}
 	mod = dwfl_report_elf(dwfl, mv.file, mv.file, -1, mv.start - mv.pgoff, false);
 	if (!mod)
 		return false;
+	dwfl_module_info(mod, &base, NULL, NULL, NULL, NULL, NULL, NULL);
+	*base = (void *)(uintptr_t)(mv.start - mv.pgoff);
 	/* module lookups see new modules only after the report ends */
 	dwfl_report_end(dwfl, NULL, NULL);
 	return dwfl_addrmodule(dwfl, pc) == mod;
@@ -239,13 +247,17 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	return DWARF_CB_OK;
 }
 
-/* The cached Dwfl of pid, rebuilt when its maps changed; NULL when libdw fails. */
-static struct proc_dwfl *proc_get(struct unwinder *u, pid_t pid)
+/*
+ * The cached Dwfl of pid (a fresh one when fresh is set); NULL when libdw
+ * fails.  Kept across new mmaps: modules are checked against the maps as
+ * they are used (report_module), so only a stale one costs a rebuild, not
+ * every dlopen of a starting process.
+ */
+static struct proc_dwfl *proc_get(struct unwinder *u, pid_t pid, bool fresh)
 {
 	struct proc_dwfl *c = &u->cache[(uint32_t)pid % NR_CACHE];
-	uint64_t gen = symbols__maps_gen(u->syms, pid);
 
-	if (c->dwfl && (c->pid != pid || c->gen != gen)) {
+	if (c->dwfl && (c->pid != pid || fresh)) {
 		dwfl_end(c->dwfl);
 		c->dwfl = NULL;
 	}
@@ -254,7 +266,6 @@ static struct proc_dwfl *proc_get(struct unwinder *u, pid_t pid)
 		if (!c->dwfl)
 			return NULL;
 		c->pid = pid;
-		c->gen = gen;
 		c->attached = false;
 	}
 	return c;
@@ -265,35 +276,44 @@ size_t unwinder__unwind(struct unwinder *u, pid_t pid, const struct sample *smp,
 {
 	struct proc_dwfl *c;
 	uint64_t ip;
+	int tries;
 
 	if (!max || !smp->regs_user || !reg_value(smp, PREG_IP, &ip))
 		return 0;
-	u->samples++;
 	pcs[0] = ip;
+	u->nr = 0;
 	if (max == 1 || !smp->stack_user || !reg_value(smp, PREG_SP, &u->sp))
 		goto leaf;
-	c = proc_get(u, pid);
 	u->pid = pid;
-	if (!c || !report_module(u, c->dwfl, ip))
-		goto leaf;
-	if (!c->attached) {
-		/* the architecture comes from the module just reported */
-		if (!dwfl_attach_state(c->dwfl, NULL, pid, &thread_cbs, u))
+	for (tries = 0; tries < 2; tries++) {
+		u->stale = false;
+		c = proc_get(u, pid, tries > 0);
+		if (!c)
 			goto leaf;
-		c->attached = true;
+		if (!report_module(u, c->dwfl, ip)) {
+			if (u->stale)
+				continue;
+			goto leaf;
+		}
+		if (!c->attached) {
+			/* the architecture comes from the module just reported */
+			if (!dwfl_attach_state(c->dwfl, NULL, pid, &thread_cbs, u))
+				goto leaf;
+			c->attached = true;
+		}
+		u->smp = smp;
+		u->pcs = pcs;
+		u->nr = 0;
+		u->max = max;
+		/* an error ends the walk; the frames so far stand (perf does the same) */
+		dwfl_getthread_frames(c->dwfl, pid, frame_cb, u);
+		u->smp = NULL;
+		if (!u->stale)
+			break;
 	}
-	u->smp = smp;
-	u->pcs = pcs;
-	u->nr = 0;
-	u->max = max;
-	/* an error ends the walk; the frames so far stand (perf does the same) */
-	dwfl_getthread_frames(c->dwfl, pid, frame_cb, u);
-	u->smp = NULL;
 	if (!u->nr)
 		goto leaf;
-	u->frames += u->nr;
 	return u->nr;
 leaf:
-	u->frames++;
 	return 1;
 }

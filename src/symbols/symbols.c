@@ -44,7 +44,6 @@ struct task {
 	bool mntns_tried;	/* since the last fork or exec */
 	bool known;		/* some event described its address space */
 	bool exited;
-	uint64_t gen;		/* symbols.maps_gen when its maps last changed */
 };
 
 enum dso_kind { DSO_FILE, DSO_VDSO, DSO_PSEUDO, DSO_DELETED, DSO_PERFMAP };
@@ -99,7 +98,6 @@ struct symbols {
 	const char *debug_dir;	/* root of build-id debuginfo */
 	uint64_t mntns;		/* our mount namespace, 0 unknown */
 	bool inline_frames;	/* record --inline */
-	uint64_t maps_gen;	/* bumped by every change of some task's maps */
 
 	/* Files of other mount namespaces, opened by symbols__watch(). */
 	struct nsfile *nsfiles;
@@ -545,7 +543,6 @@ void symbols__comm(struct symbols *s, pid_t pid, pid_t tid, const char *comm, bo
 	t->known = true;
 	t->exited = false;
 	t->mntns_tried = false;	/* unshare + exec: a new namespace */
-	t->gen = ++s->maps_gen;
 }
 
 void symbols__fork(struct symbols *s, pid_t pid, pid_t ppid)
@@ -586,7 +583,6 @@ void symbols__fork(struct symbols *s, pid_t pid, pid_t ppid)
 	}
 	for (i = 0; i < nr_own; i++)
 		maps_insert(child, &own[i]);
-	child->gen = ++s->maps_gen;
 	free(own);
 }
 
@@ -688,7 +684,6 @@ void symbols__mmap(struct symbols *s, pid_t pid, uint64_t start, uint64_t len,
 	t = task_find(s, pid);
 	t->known = true;
 	maps_insert(t, &m);
-	t->gen = ++s->maps_gen;
 }
 
 static void read_comm(struct symbols *s, const char *path, pid_t tid)
@@ -722,7 +717,6 @@ int symbols__add_proc(struct symbols *s, pid_t pid)
 	t->nr = 0;
 	t->known = true;
 	t->exited = false;
-	t->gen = ++s->maps_gen;
 	while (getline(&line, &cap, fp) > 0) {
 		unsigned long long a, b, off, ino;
 		unsigned int maj, mnr;
@@ -912,13 +906,6 @@ void symbols__dso(const struct symbols *s, size_t i, struct dso_info *out)
 }
 
 /* For the DWARF unwinder */
-
-uint64_t symbols__maps_gen(const struct symbols *s, pid_t pid)
-{
-	const struct task *t = task_find(s, pid);
-
-	return t ? t->gen : 0;
-}
 
 bool symbols__map_of(const struct symbols *s, pid_t pid, uint64_t addr, struct map_view *out)
 {
