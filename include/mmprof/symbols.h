@@ -125,6 +125,14 @@ bool symbols__known(const struct symbols *s, pid_t pid);
  */
 bool symbols__is_exec_mapped(const struct symbols *s, pid_t pid, uint64_t addr);
 
+/*
+ * The same over a chain: how many of the n addresses, from the first on,
+ * are executable-mapped in pid (n when pid is unknown).  One task lookup
+ * for the whole chain: the sampler calls it per sample.
+ */
+size_t symbols__exec_mapped_prefix(const struct symbols *s, pid_t pid, const uint64_t *addrs,
+				   size_t n);
+
 /* Last comm of tid, else of pid, else NULL; lives as long as the context. */
 const char *symbols__comm_of(const struct symbols *s, pid_t pid, pid_t tid);
 

@@ -880,15 +880,17 @@ static uint64_t cut_user_chain(struct sampler *s, uint32_t pid, const uint64_t *
 {
 	uint64_t i, u;
 
-	for (u = 0; u < nr && chain[u] != PERF_CONTEXT_USER; u++)
+	/*
+	 * From the end: the user part is last and usually the shorter, and
+	 * this first touch of a long kernel part was most of the cost.
+	 */
+	for (u = nr; u > 0 && chain[u - 1] != PERF_CONTEXT_USER; u--)
 		;
-	for (i = u + 2; i < nr; i++) {
-		if (chain[i] >= PERF_CONTEXT_MAX)
-			return nr;
-		if (!symbols__is_exec_mapped(s->syms, (pid_t)pid, chain[i]))
-			break;
-	}
-	if (i >= nr || sideband_pending(s, pid))
+	if (u == 0 || u + 1 >= nr)
+		return nr;	/* no user part, or the leaf alone: chain[u] is the leaf */
+	i = u + 1 + symbols__exec_mapped_prefix(s->syms, (pid_t)pid, chain + u + 1, nr - u - 1);
+	/* a context marker after the user part (not expected): leave it all */
+	if (i >= nr || chain[i] >= PERF_CONTEXT_MAX || sideband_pending(s, pid))
 		return nr;
 	s->chains_cut++;
 	return i;

@@ -771,6 +771,19 @@ bool symbols__is_exec_mapped(const struct symbols *s, pid_t pid, uint64_t addr)
 	return !t || !t->known || maps_find(t, addr);
 }
 
+size_t symbols__exec_mapped_prefix(const struct symbols *s, pid_t pid, const uint64_t *addrs,
+				   size_t n)
+{
+	const struct task *t = task_find(s, pid);
+	size_t i;
+
+	if (!t || !t->known)
+		return n;
+	for (i = 0; i < n && maps_find(t, addrs[i]); i++)
+		;
+	return i;
+}
+
 const char *symbols__comm_of(const struct symbols *s, pid_t pid, pid_t tid)
 {
 	const struct task *t = task_find(s, tid);
