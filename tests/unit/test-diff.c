@@ -48,7 +48,7 @@ static void rk_release(struct run_keys *r, size_t n)
 static int compute(struct diff *d, struct run_keys *runs, size_t nb, size_t nn,
 		   const struct diff_opts *o)
 {
-	struct diff_run dr[64];
+	struct diff_run dr[64] = { 0 };
 	size_t i;
 
 	for (i = 0; i < nb + nn; i++) {
@@ -378,7 +378,7 @@ static void test_big(void)
 {
 	enum { RUNS = 20, KEYS = 100000 };
 	struct run_keys *r = xcalloc(RUNS, sizeof(*r));
-	struct diff_run dr[RUNS];
+	struct diff_run dr[RUNS] = { 0 };
 	struct timespec t0, t1;
 	struct diff d;
 	int j, k;

@@ -354,7 +354,7 @@ static void test_html(void)
 	struct diff_opts dopts = { 0 };
 	struct diff d;
 	struct keyvals kv[6];
-	struct diff_run dr[6];
+	struct diff_run dr[6] = { 0 };
 	const struct diff_row **rows;
 	struct outbuf out = { 0 };
 	struct flame f;
