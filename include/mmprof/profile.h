@@ -170,6 +170,14 @@ uint32_t profile__frame(struct profile *p, const struct frame *f);
 uint32_t profile__node(struct profile *p, uint32_t parent, uint32_t frame);
 
 /*
+ * Append the child of parent with this frame, which the caller knows is not
+ * in p yet (a loader that checked its edges are distinct), without hashing
+ * it: the index catches up at the next profile__node.  parent < nr_nodes.
+ * A duplicate edge appended here is a bug.
+ */
+void profile__append_node(struct profile *p, uint32_t parent, uint32_t frame);
+
+/*
  * The node of a whole stack given innermost first (as the kernel delivers
  * callchains): frames[0] is the sampled IP, frames[n-1] the outermost caller.
  */

@@ -192,11 +192,34 @@ static bool node_eq(const void *ctx, uint32_t row, const void *key)
 	return a->parent == b->parent && a->frame == b->frame;
 }
 
+static uint64_t node_hash(uint32_t parent, uint32_t frame)
+{
+	return hash__u64(((uint64_t)parent << 32) | frame);
+}
+
+void profile__append_node(struct profile *p, uint32_t parent, uint32_t frame)
+{
+	XGROW(p->nodes, p->alloc_nodes, p->nr_nodes);
+	p->nodes[p->nr_nodes] = (struct stack_node){ .parent = parent, .frame = frame,
+		.depth = p->nodes[parent].depth + 1 };
+	p->nr_nodes++;
+}
+
 uint32_t profile__node(struct profile *p, uint32_t parent, uint32_t frame)
 {
 	struct stack_node k = { .parent = parent, .frame = frame };
-	uint64_t h = hash__u64(((uint64_t)parent << 32) | frame);
-	uint32_t id = hashidx__find(&p->node_idx, h, node_eq, p, &k);
+	uint64_t h = node_hash(parent, frame);
+	uint32_t id;
+
+	/* the index covers nodes 1..node_idx.nr (the root is never a child):
+	 * catch up on appended ones */
+	while (p->node_idx.nr + 1 < p->nr_nodes) {
+		uint32_t row = (uint32_t)p->node_idx.nr + 1;
+
+		hashidx__insert(&p->node_idx, node_hash(p->nodes[row].parent, p->nodes[row].frame),
+				row);
+	}
+	id = hashidx__find(&p->node_idx, h, node_eq, p, &k);
 
 	if (id != HASHIDX_NONE)
 		return id;

@@ -779,6 +779,62 @@ static void test_duplicates(const char *good)
 	profile__free(b);
 }
 
+/*
+ * The loaders append without hashing and merge only when a check finds a
+ * repeat: a repeated count cell must load with its counts summed, a
+ * repeated trie edge must collapse onto the first node, with its counts.
+ */
+static void test_repeats(const char *good)
+{
+	struct profile *a = NULL, *b = NULL;
+	struct errmsg e = { "" };
+	const char *p = mutate(good, "repeats.data",
+			       "INSERT INTO counts SELECT (SELECT max(id) + 1 FROM counts), run, event,"
+			       "  comm, node, samples, period FROM counts WHERE id = 0;"
+			       "INSERT INTO nodes SELECT (SELECT max(id) + 1 FROM nodes), parent, frame"
+			       "  FROM nodes WHERE id = 1;"
+			       "INSERT INTO counts SELECT (SELECT max(id) + 1 FROM counts), 0, 0, NULL,"
+			       "  (SELECT max(id) FROM nodes), 5, 50 FROM counts LIMIT 1;");
+	const struct count *c0;
+	uint64_t on1 = 0, on1_a = 0;
+	size_t i;
+	int rc;
+
+	datafile__load(good, &a, &e);
+	rc = datafile__load(p, &b, &e);
+	if (!ok(rc == 0 && a && b, "a file repeating a count cell and a trie edge loads"))
+		printf("#   %s\n", e.msg);
+	if (!a || !b) {
+		profile__free(a);
+		profile__free(b);
+		return;
+	}
+	ok(b->nr_nodes == a->nr_nodes, "the repeated edge collapses onto the first node");
+	c0 = &a->counts[0];
+	for (i = 0; i < b->nr_counts; i++) {
+		const struct count *c = &b->counts[i];
+
+		if (c->run == c0->run && c->event == c0->event && c->comm == c0->comm &&
+		    c->node == c0->node)
+			is_int((long long)c->samples, (long long)(2 * c0->samples),
+			       "the repeated count cell loads with its samples summed");
+		if (c->run == 0 && c->event == 0 && c->comm == 0 && c->node == 1)
+			on1 += c->samples;
+	}
+	for (i = 0; i < a->nr_counts; i++) {
+		const struct count *c = &a->counts[i];
+
+		if (c->run == 0 && c->event == 0 && c->comm == 0 && c->node == 1)
+			on1_a += c->samples;
+	}
+	is_int((long long)on1, (long long)(on1_a + 5),
+	       "the repeated edge's count lands on the first node");
+	is_int((long long)b->nr_counts, (long long)a->nr_counts + (on1_a ? 0 : 1),
+	       "no cell appears twice");
+	profile__free(a);
+	profile__free(b);
+}
+
 static void cleanup(void)
 {
 	struct dirent *de;
@@ -815,6 +871,7 @@ int main(void)
 	test_atomic(good);
 	test_refusals(good);
 	test_duplicates(good);
+	test_repeats(good);
 	cleanup();
 	return done_testing();
 }
