@@ -119,7 +119,10 @@ awk '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 }
      on && $2 ~ /^[0-9]+:$/ { s += $1; p += substr($2, 1, length($2) - 1) }
      END { print s, p }' "$tmp/raw" >"$tmp/raw.sum"
 [ "$(cat "$tmp/raw.sum")" = "$json_samples $json_period" ]
-ok $? "pprof -raw totals: samples and cpu-clock nanoseconds ($(cat "$tmp/raw.sum") vs $json_samples $json_period)"
+rc=$?
+ok $rc "pprof -raw totals: samples and cpu-clock nanoseconds ($(cat "$tmp/raw.sum") vs $json_samples $json_period)"
+# a CI log shows stderr only: say what pprof printed when the totals differ
+[ $rc -eq 0 ] || { diag "$tmp/pprof.err"; sed -n '1,/^Locations/p' "$tmp/raw" | head -20 | diag; } >&2
 grep -q 'M=[0-9]* clear_page_erms ' "$tmp/raw" && grep -q 'M=[0-9]* pf_touch_pages ' "$tmp/raw" &&
 	grep -q '\[kernel.kallsyms\]' "$tmp/raw" && grep -q 'source\|record_mode' "$tmp/raw"
 ok $? "pprof sees the functions, the kernel mapping and the meta comments"
