@@ -55,20 +55,53 @@ static uint32_t entry_of(struct symview *v, const struct frame *f)
 	return id;
 }
 
-static uint32_t symnode_of(struct symview *v, uint32_t parent, uint32_t entry)
+/*
+ * Most symnodes have a handful of children, so a child is looked up along
+ * its parent's list (first_child/next_sibling, rebuilt in id order once the
+ * trie is complete); only a parent with more than FEW_CHILDREN children
+ * has its children in node_idx, so a hostile or very flat trie stays
+ * linear.  Hashing every node cost a tenth of a report.  Ids come out the
+ * same whichever way the lookup goes.
+ */
+#define FEW_CHILDREN 8
+
+static void symnode__index(struct symview *v, uint32_t id)
+{
+	const struct symnode *n = &v->nodes[id];
+
+	hashidx__insert(&v->node_idx, hash__u64(((uint64_t)n->parent << 32) | n->entry), id);
+}
+
+static uint32_t symnode_of(struct symview *v, uint32_t *nr_children, uint32_t parent,
+			   uint32_t entry)
 {
 	struct symnode k = { .parent = parent, .entry = entry };
-	uint64_t h = hash__u64(((uint64_t)parent << 32) | entry);
-	uint32_t id = hashidx__find(&v->node_idx, h, symnode_eq, v, &k);
+	uint32_t id, c;
 
-	if (id != HASHIDX_NONE)
-		return id;
+	if (nr_children[parent] <= FEW_CHILDREN) {
+		for (c = v->nodes[parent].first_child; c != SYMVIEW_NONE; c = v->nodes[c].next_sibling)
+			if (v->nodes[c].entry == entry)
+				return c;
+	} else {
+		id = hashidx__find(&v->node_idx, hash__u64(((uint64_t)parent << 32) | entry),
+				   symnode_eq, v, &k);
+		if (id != HASHIDX_NONE)
+			return id;
+	}
 	XGROW(v->nodes, v->alloc_nodes, v->nr_nodes);
 	id = (uint32_t)v->nr_nodes++;
-	k.first_child = k.next_sibling = k.same_anc = SYMVIEW_NONE;
+	k.first_child = k.same_anc = SYMVIEW_NONE;
+	k.next_sibling = v->nodes[parent].first_child;
 	k.depth = v->nodes[parent].depth + 1;
 	v->nodes[id] = k;
-	hashidx__insert(&v->node_idx, h, id);
+	v->nodes[parent].first_child = id;
+	nr_children[id] = 0;
+	if (++nr_children[parent] == FEW_CHILDREN + 1) {
+		for (c = v->nodes[parent].first_child; c != SYMVIEW_NONE; c = v->nodes[c].next_sibling)
+			symnode__index(v, c);
+	} else if (nr_children[parent] > FEW_CHILDREN + 1) {
+		symnode__index(v, id);
+	}
 	return id;
 }
 
@@ -115,7 +148,7 @@ void symview__init(struct symview *v, const struct profile *p, bool keep_unresol
 void symview__init_inline(struct symview *v, const struct profile *p, bool keep_unresolved,
 			  bool keep_inline)
 {
-	uint32_t *frame_entry;
+	uint32_t *frame_entry, *nr_children;
 	size_t i;
 
 	memset(v, 0, sizeof(*v));
@@ -139,6 +172,9 @@ void symview__init_inline(struct symview *v, const struct profile *p, bool keep_
 
 	v->node_map = xcalloc(p->nr_nodes ? p->nr_nodes : 1, sizeof(*v->node_map));
 	v->node_keep = xcalloc(p->nr_nodes ? p->nr_nodes : 1, sizeof(*v->node_keep));
+	/* at most one symnode per profile node, plus the root */
+	nr_children = xmalloc((p->nr_nodes + 1) * sizeof(*nr_children));
+	nr_children[0] = 0;
 	for (i = 1; i < p->nr_nodes; i++) {
 		const struct stack_node *n = &p->nodes[i];
 		uint32_t e = n->frame < p->nr_frames ? frame_entry[n->frame] : SYMVIEW_NONE;
@@ -150,12 +186,15 @@ void symview__init_inline(struct symview *v, const struct profile *p, bool keep_
 				v->node_keep[i] = v->node_keep[n->parent];
 			continue;
 		}
-		v->node_map[i] = symnode_of(v, v->node_map[n->parent], e);
+		v->node_map[i] = symnode_of(v, nr_children, v->node_map[n->parent], e);
 		v->node_keep[i] = 1;
 	}
 	free(frame_entry);
+	free(nr_children);
 
 	/* child lists in increasing id order: push front while walking down */
+	for (i = 0; i < v->nr_nodes; i++)
+		v->nodes[i].first_child = SYMVIEW_NONE;
 	for (i = v->nr_nodes; i-- > 1;) {
 		struct symnode *parent = &v->nodes[v->nodes[i].parent];
 
