@@ -141,6 +141,9 @@ $(LIBPERF_DIR)/lib/libperf.a:
 # Integration tests find the binaries through these.
 export MMPROF_BUILD := $(abspath $(BUILD))
 export MMPROF := $(abspath $(BUILD)/mmprof)
+# Tests that cannot use a sanitizer build (valgrind) or whose memory bounds
+# ASan's shadow and quarantine would break need to know.
+export MMPROF_SANITIZE := $(SANITIZE)
 
 check: $(BUILD)/mmprof $(UNIT_BIN) $(WL_BIN)
 	@echo "  PROVE   unit and integration tests"

@@ -7,7 +7,8 @@
 
 . "$(dirname "$0")/lib.sh"
 : "${LOAD_SECONDS:=8}"
-: "${LOAD_MAX_RSS_MB:=400}"
+# ASan's shadow memory and quarantine come on top under SANITIZE=...
+if [ -n "${MMPROF_SANITIZE:-}" ]; then : "${LOAD_MAX_RSS_MB:=1500}"; else : "${LOAD_MAX_RSS_MB:=400}"; fi
 tap_setup t802
 st=
 cleanup_hook() { [ -n "$st" ] && kill $st 2>/dev/null; }
