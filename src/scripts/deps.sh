@@ -31,6 +31,13 @@ command -v cc >/dev/null 2>&1 || missing="$missing gcc"
 command -v prove >/dev/null 2>&1 || missing="$missing perl"
 command -v perf >/dev/null 2>&1 || missing="$missing linux-perf"
 command -v addr2line >/dev/null 2>&1 || missing="$missing binutils"
+# tools the tests use to check mmprof's output against independent readers
+command -v sqlite3 >/dev/null 2>&1 || missing="$missing sqlite3"
+command -v python3 >/dev/null 2>&1 || missing="$missing python3"
+command -v g++ >/dev/null 2>&1 || missing="$missing g++"
+command -v man >/dev/null 2>&1 || missing="$missing man-db"
+command -v groff >/dev/null 2>&1 || missing="$missing groff-base"
+command -v clang >/dev/null 2>&1 || missing="$missing clang"
 
 [ -z "$missing" ] && exit 0
 
