@@ -179,7 +179,78 @@ struct keycache {
 	uint32_t *order;	/* key ids in first-add order */
 	double *out_vals;
 	size_t nr_order, alloc_order, alloc_out;
+	/* while runs are being built: the profile's counts grouped by run (in
+	 * file order within a run) and the weight buffers, dropped after the
+	 * last run so that a kept cache holds only its names */
+	uint32_t *by_run;
+	size_t *run_start;	/* [run] .. [run + 1]: a run's part of by_run */
+	double *w, *sub, *inner, *children_w, *self_w;
 };
+
+static void keycache__drop_work(struct keycache *c)
+{
+	free(c->by_run);
+	free(c->run_start);
+	free(c->w);
+	free(c->sub);
+	free(c->inner);
+	free(c->children_w);
+	free(c->self_w);
+	c->by_run = NULL;
+	c->run_start = NULL;
+	c->w = c->sub = c->inner = c->children_w = c->self_w = NULL;
+}
+
+/*
+ * The first run of a batch: group the counts by run once (a stable
+ * counting sort), so that each run reads its own counts rather than
+ * scanning them all (10 runs x 1 M counts in a large file), and allocate
+ * the weight buffers once for all runs.
+ */
+static void keycache__start_work(struct keycache *c)
+{
+	const struct symview *v = c->v;
+	const struct profile *p = v->p;
+	size_t i, r;
+
+	c->run_start = xcalloc(p->nr_runs + 2, sizeof(*c->run_start));
+	c->by_run = xmalloc((p->nr_counts + 1) * sizeof(*c->by_run));
+	for (i = 0; i < p->nr_counts; i++)
+		if (p->counts[i].run < p->nr_runs)
+			c->run_start[p->counts[i].run + 2]++;
+	for (r = 0; r < p->nr_runs; r++)
+		c->run_start[r + 2] += c->run_start[r + 1];
+	for (i = 0; i < p->nr_counts; i++)
+		if (p->counts[i].run < p->nr_runs)
+			c->by_run[c->run_start[p->counts[i].run + 1]++] = (uint32_t)i;
+	c->w = xmalloc((v->nr_nodes + 1) * sizeof(*c->w));
+	c->sub = xmalloc((v->nr_nodes + 1) * sizeof(*c->sub));
+	c->inner = xmalloc((v->nr_nodes + 1) * sizeof(*c->inner));
+	c->children_w = xmalloc((v->nr_entries + 1) * sizeof(*c->children_w));
+	c->self_w = xmalloc((v->nr_entries + 1) * sizeof(*c->self_w));
+}
+
+/* symview__weights (period) of one run, over that run's counts only. */
+static double keycache__weights(const struct keycache *c, uint32_t run, uint32_t event, double *w)
+{
+	const struct symview *v = c->v;
+	const struct profile *p = v->p;
+	double total = 0;
+	size_t i;
+
+	memset(w, 0, v->nr_nodes * sizeof(*w));
+	for (i = c->run_start[run]; i < c->run_start[run + 1]; i++) {
+		const struct count *ct = &p->counts[c->by_run[i]];
+		double x;
+
+		if (ct->event != event || ct->node >= p->nr_nodes || !v->node_keep[ct->node])
+			continue;
+		x = (double)ct->period;
+		w[v->node_map[ct->node]] += x;
+		total += x;
+	}
+	return total;
+}
 
 static bool keycache_eq(const void *ctx, uint32_t row, const void *key)
 {
@@ -274,6 +345,7 @@ void keycache__free(struct keycache *c)
 	free(c->stamp);
 	free(c->order);
 	free(c->out_vals);
+	keycache__drop_work(c);
 	hashidx__release(&c->idx);
 	free(c);
 }
@@ -325,17 +397,14 @@ static uint32_t calltrace_key(struct keycache *c, uint32_t event, uint32_t node)
 static void perf_profile_keys(struct keycache *c, uint32_t run, uint32_t event)
 {
 	const struct symview *v = c->v;
-	double *w = xmalloc(v->nr_nodes * sizeof(*w));
-	double *inner = xmalloc(v->nr_nodes * sizeof(*inner));
-	double *children = xmalloc((v->nr_entries + 1) * sizeof(*children));
-	double *self = xmalloc((v->nr_entries + 1) * sizeof(*self));
+	double *inner = c->inner, *children = c->children_w, *self = c->self_w;
 	double total, min_hit;
 	size_t i;
 
-	total = symview__weights(v, run, event, true, w);
+	total = keycache__weights(c, run, event, c->w);
 	if (total <= 0)
-		goto out;
-	symview__cumulate(v, w, NULL, inner, children, self);
+		return;
+	symview__cumulate(v, c->w, c->sub, inner, children, self);
 
 	for (i = 0; i < v->nr_entries; i++) {
 		if (children[i] > 0)
@@ -353,11 +422,6 @@ static void perf_profile_keys(struct keycache *c, uint32_t run, uint32_t event)
 			continue;
 		keycache__add(c, calltrace_key(c, event, (uint32_t)i), 100.0 * inner[i] / total);
 	}
-out:
-	free(w);
-	free(inner);
-	free(children);
-	free(self);
 }
 
 /*
@@ -725,8 +789,14 @@ void keycache__run(struct keycache *c, uint32_t run, struct keyrun *out)
 		c->gen = 1;
 	}
 	c->nr_order = 0;
-	for (e = 0; e < c->v->p->nr_events; e++)
-		perf_profile_keys(c, run, (uint32_t)e);
+	if (run < c->v->p->nr_runs) {
+		if (!c->by_run)
+			keycache__start_work(c);
+		for (e = 0; e < c->v->p->nr_events; e++)
+			perf_profile_keys(c, run, (uint32_t)e);
+		if (run + 1 == c->v->p->nr_runs)
+			keycache__drop_work(c);	/* rebuilt if runs are asked again */
+	}
 	perf_stat_keys(c->v->p, run, &m);
 	workload_keys(c->v->p, run, &m);
 	/* after the perf-profile keys, in their order, as one map had them */
