@@ -32,6 +32,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "mmprof/clock.h"
 #include "mmprof/cmd.h"
 #include "mmprof/counting.h"
 #include "mmprof/datafile.h"
@@ -52,7 +53,6 @@
 #define PROGRESS_NS		(250 * 1000000LL)
 #define MAX_WAIT_MS		100	/* bounds the reaction to a signal lost before poll */
 #define SCHED_WAIT_MS		10	/* --sched: drain often, sched events come fast */
-#define NSEC_PER_SEC		1000000000LL
 
 enum record_mode { MODE_FORK, MODE_PID, MODE_SYSTEM };
 
@@ -117,22 +117,6 @@ struct record {
 	bool progress_shown;
 	uint64_t total_samples, total_lost, total_throttled;
 };
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
-static int64_t realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
 
 /* --call-graph fp | dwarf[,SIZE] | lbr (value: the record_opts); implies -g. */
 static int parse_call_graph(void *value, const char *arg)
@@ -241,32 +225,6 @@ static const char *const record_usage[] = {
 	NULL,
 };
 
-static int parse_pids(struct record *rec, const char *list)
-{
-	const char *s = list;
-
-	while (*s) {
-		char *end;
-		long v;
-
-		errno = 0;
-		v = strtol(s, &end, 10);
-		if (errno || end == s || v <= 0 || v > INT_MAX || (*end && *end != ',')) {
-			fprintf(stderr, "mmprof record: invalid value '%s' for -p; expected PID[,PID...]\n",
-				list);
-			return -1;
-		}
-		if (kill((pid_t)v, 0) < 0 && errno == ESRCH) {
-			fprintf(stderr, "mmprof record: no process with pid %ld\n", v);
-			return -1;
-		}
-		XGROW(rec->pids, rec->alloc_pids, rec->nr_pids);
-		rec->pids[rec->nr_pids++] = (pid_t)v;
-		s = *end ? end + 1 : end;
-	}
-	return 0;
-}
-
 static bool is_pow2(int v)
 {
 	return v > 0 && (v & (v - 1)) == 0;
@@ -336,7 +294,7 @@ static int validate(struct record *rec, int argc, char **argv, int first)
 		fprintf(stderr, "mmprof record: empty output file name\n");
 		return -1;
 	}
-	if (rec->mode == MODE_PID && parse_pids(rec, o->pid_list) < 0)
+	if (rec->mode == MODE_PID && options__parse_pids("record", o->pid_list, &rec->pids, &rec->nr_pids, &rec->alloc_pids) < 0)
 		return -1;
 	return 0;
 }
@@ -544,8 +502,8 @@ static int record_run(struct record *rec, uint32_t run)
 		start = w.start_ns;
 		start_real = w.start_real_ns;
 	} else {
-		start = now_ns();
-		start_real = realtime_ns();
+		start = clock__ns(CLOCK_MONOTONIC);
+		start_real = clock__ns(CLOCK_REALTIME);
 	}
 	/* after the exec check, so that a missing binary gets one line only */
 	if (run == 0 && !o->quiet && sampler__note(rec->sampler))
@@ -565,7 +523,7 @@ static int record_run(struct record *rec, uint32_t run)
 		int64_t deadline, wait_ns;
 		int polled, drained;
 
-		t = now_ns();
+		t = clock__ns(CLOCK_MONOTONIC);
 		if (nr_stops_seen != nr_stop_signals) {
 			nr_stops_seen = nr_stop_signals;
 			if (rec->mode != MODE_FORK)
@@ -635,7 +593,7 @@ static int record_run(struct record *rec, uint32_t run)
 		}
 	}
 
-	t = now_ns();
+	t = clock__ns(CLOCK_MONOTONIC);
 	if (rec->mode == MODE_FORK) {
 		/* whatever the child wrote before exiting; a grandchild holding
 		 * the pipe open must not keep us here, so read once more only */

@@ -146,33 +146,6 @@ static void copy_run(struct profile *dst, const struct profile *src, uint32_t ru
 	profile__add_run(dst, &src->runs[0]);
 }
 
-static int parse_pids(const char *list, pid_t **pids, size_t *nr)
-{
-	size_t alloc = 0;
-	const char *s = list;
-
-	while (*s) {
-		char *end;
-		long v;
-
-		errno = 0;
-		v = strtol(s, &end, 10);
-		if (errno || end == s || v <= 0 || v > INT_MAX || (*end && *end != ',')) {
-			fprintf(stderr, "mmprof stat: invalid value '%s' for -p; expected PID[,PID...]\n",
-				list);
-			return -1;
-		}
-		if (kill((pid_t)v, 0) < 0 && errno == ESRCH) {
-			fprintf(stderr, "mmprof stat: no process with pid %ld\n", v);
-			return -1;
-		}
-		XGROW(*pids, alloc, *nr);
-		(*pids)[(*nr)++] = (pid_t)v;
-		s = *end ? end + 1 : end;
-	}
-	return 0;
-}
-
 /* Mean and perf's "+-": the standard error of the mean, relative (%). */
 struct avg {
 	double sum, sumsq;
@@ -503,7 +476,7 @@ int cmd_stat(int argc, char **argv)
 	struct profile *p = NULL;
 	struct errmsg e = { "" };
 	pid_t *pids = NULL;
-	size_t nr_pids = 0, i;
+	size_t nr_pids = 0, alloc_pids = 0, i;
 	char *what = NULL;
 	int first, ret = EXIT_ERROR, kinds, err;
 	uint32_t run;
@@ -556,7 +529,7 @@ int cmd_stat(int argc, char **argv)
 		free(o.events.items[i]);
 		o.events.items[i] = xstrdup(name);
 	}
-	if (o.pid_list && parse_pids(o.pid_list, &pids, &nr_pids) < 0)
+	if (o.pid_list && options__parse_pids("stat", o.pid_list, &pids, &nr_pids, &alloc_pids) < 0)
 		goto out;
 	err = install_signals();
 	if (err) {

@@ -10,6 +10,7 @@
 #define MMPROF_OPTIONS_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 enum opt_type {
 	OPT_END = 0,
@@ -60,6 +61,14 @@ int options__parse(int argc, char **argv, const struct option_desc *opts,
  */
 int options__parse_anywhere(int argc, char **argv, const struct option_desc *opts,
 			    const char *const *usage, char **pos, int max_pos);
+
+/*
+ * A -p PID[,PID...] argument: appends each pid to *pids (grown with
+ * *alloc); 0, or -1 after one error line naming cmd (a malformed list, a
+ * pid that does not exist).
+ */
+int options__parse_pids(const char *cmd, const char *list, pid_t **pids, size_t *nr,
+			size_t *alloc);
 
 /* Print usage lines and the option table to stdout. */
 void options__usage(const struct option_desc *opts, const char *const *usage);

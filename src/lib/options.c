@@ -1,5 +1,7 @@
 /* options: table-driven option parsing and --help; see include/mmprof/options.h. */
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,33 @@ void strlist__add(struct strlist *l, const char *s)
 {
 	XGROW(l->items, l->alloc, l->nr);
 	l->items[l->nr++] = xstrdup(s);
+}
+
+int options__parse_pids(const char *cmd, const char *list, pid_t **pids, size_t *nr,
+			size_t *alloc)
+{
+	const char *s = list;
+
+	while (*s) {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(s, &end, 10);
+		if (errno || end == s || v <= 0 || v > INT_MAX || (*end && *end != ',')) {
+			fprintf(stderr, "mmprof %s: invalid value '%s' for -p; expected PID[,PID...]\n",
+				cmd, list);
+			return -1;
+		}
+		if (kill((pid_t)v, 0) < 0 && errno == ESRCH) {
+			fprintf(stderr, "mmprof %s: no process with pid %ld\n", cmd, v);
+			return -1;
+		}
+		XGROW(*pids, *alloc, *nr);
+		(*pids)[(*nr)++] = (pid_t)v;
+		s = *end ? end + 1 : end;
+	}
+	return 0;
 }
 
 void strlist__release(struct strlist *l)

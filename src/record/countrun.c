@@ -11,29 +11,13 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
+#include "mmprof/clock.h"
 #include "mmprof/countrun.h"
 #include "mmprof/counting.h"
 #include "mmprof/mmstate.h"
 
-#define NSEC_PER_SEC	1000000000LL
 #define KILL_GRACE_NS	(2 * NSEC_PER_SEC)
 #define MAX_WAIT_MS	100	/* bounds the reaction to a SIGCHLD lost before poll */
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
-static int64_t real_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
 
 static int64_t min64(int64_t a, int64_t b)
 {
@@ -143,8 +127,8 @@ int countrun__run(const struct countrun_opts *o, struct profile *p, uint32_t run
 		start = w.start_ns;
 		start_real = w.start_real_ns;
 	} else {
-		start = mono_ns();
-		start_real = real_ns();
+		start = clock__ns(CLOCK_MONOTONIC);
+		start_real = clock__ns(CLOCK_REALTIME);
 		if (o->duration > 0)
 			end_at = start + (int64_t)(o->duration * 1e9);
 	}
@@ -156,7 +140,7 @@ int countrun__run(const struct countrun_opts *o, struct profile *p, uint32_t run
 		struct pollfd pfd = { .fd = w.out_fd, .events = POLLIN };
 		int64_t deadline;
 
-		t = mono_ns();
+		t = clock__ns(CLOCK_MONOTONIC);
 		if (o->nr_stops && nr_seen != *o->nr_stops) {
 			nr_seen = *o->nr_stops;
 			if (!fork_mode)
@@ -193,7 +177,7 @@ int countrun__run(const struct countrun_opts *o, struct profile *p, uint32_t run
 		poll(&pfd, w.out_fd >= 0 ? 1 : 0, (int)((deadline + 999999) / 1000000));
 	}
 
-	t = mono_ns();
+	t = clock__ns(CLOCK_MONOTONIC);
 	if (fork_mode) {
 		/* once more: what the child wrote just before it exited */
 		workload__read_output(&w, STDOUT_FILENO, on_line, &lc);

@@ -13,20 +13,13 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
+#include "mmprof/clock.h"
 #include "mmprof/workload.h"
 #include "mmprof/xalloc.h"
 
 /* Longest output line we keep for metric parsing; longer ones are passed
  * through but not parsed (a metric line is short). */
 #define LINE_MAX_KEEP 4096
-
-static int64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static void close_fd(int *fd)
 {
@@ -133,8 +126,8 @@ int workload__go(struct workload *w, const char *name, struct errmsg *e)
 	int child_errno = 0;
 	char c = 'g';
 
-	w->start_ns = now_ns(CLOCK_MONOTONIC);
-	w->start_real_ns = now_ns(CLOCK_REALTIME);
+	w->start_ns = clock__ns(CLOCK_MONOTONIC);
+	w->start_real_ns = clock__ns(CLOCK_REALTIME);
 	do
 		n = write(w->go_fd, &c, 1);
 	while (n < 0 && errno == EINTR);
@@ -256,7 +249,7 @@ int workload__reap(struct workload *w, bool block)
 		memset(&w->ru, 0, sizeof(w->ru));
 		w->status = 0;
 	}
-	w->wall_ns = now_ns(CLOCK_MONOTONIC) - w->start_ns;
+	w->wall_ns = clock__ns(CLOCK_MONOTONIC) - w->start_ns;
 	w->exited = true;
 	w->pid = 0;
 	return 1;
