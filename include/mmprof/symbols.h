@@ -194,16 +194,28 @@ const char *symbols__hint(const struct dso_info *di, char *buf, size_t size);
 
 /*
  * For the DWARF unwinder (unwind.h): the executable mapping of pid that
- * covers addr as known now; false when none does.  file is the path to
- * read the mapped contents from (offset addr - start + pgoff), NULL when
- * there is no such file of our mount namespace (anonymous or JIT memory,
- * [vdso], a deleted file, a container's file).  Valid until the next
- * event that changes pid's maps.
+ * covers addr as known now; false when none does.  file is a path to read
+ * the mapped contents from (offset addr - start + pgoff): the mapped path
+ * for files of our mount namespace, "/proc/self/fd/N" for a container's
+ * file (opened through /proc/PID/root by symbols__watch or at the mmap)
+ * and for the vdso once symbols__copy_vdso() made its copy; NULL when
+ * there is no such file (anonymous or JIT memory, a deleted file, a
+ * container's file that could not be opened).  file stays valid and
+ * names the same file for the life of the context.
  */
 struct map_view {
 	uint64_t start, end, pgoff;
 	const char *file;
 };
 bool symbols__map_of(const struct symbols *s, pid_t pid, uint64_t addr, struct map_view *out);
+
+/*
+ * Write our own [vdso] image (the same in every 64-bit process of this
+ * kernel) to a memfd, so that symbols__map_of() gives the unwinder a file
+ * for [vdso] maps: perf writes it to ~/.debug for the same reason.  Once
+ * per context (later calls return 0); the memfd goes with the context.
+ * Returns 0 or -errno (-ENOENT: no [vdso] here).
+ */
+int symbols__copy_vdso(struct symbols *s);
 
 #endif

@@ -71,6 +71,12 @@ struct unwinder *unwinder__new(struct symbols *syms)
 	size_t i;
 
 	u->syms = syms;
+	/*
+	 * Stacks pass through the vdso (clock_gettime, gettimeofday); its
+	 * CFI is in an image no file holds, so symbols keeps a copy in a
+	 * memfd.  Without one, unwinds stop at the vdso as before.
+	 */
+	symbols__copy_vdso(syms);
 	u->cbs.find_elf = dwfl_build_id_find_elf;
 	u->cbs.find_debuginfo = dwfl_standard_find_debuginfo;
 	u->cbs.debuginfo_path = &u->debuginfo_path;
@@ -192,8 +198,10 @@ static const Dwfl_Thread_Callbacks thread_cbs = {
 
 /*
  * Make sure the module covering pc is reported: the ELF file of the map
- * placed at map start - pgoff, as perf does.  False when pc is in no
- * file-backed map (JIT code, [vdso], unknown): the walk stops there.
+ * placed at map start - pgoff, as perf does.  The file is the one
+ * symbols names (a container's file and the vdso through /proc/self/fd).
+ * False when pc is in no map with a file (JIT code, unknown): the walk
+ * stops there.
  */
 static bool report_module(struct unwinder *u, Dwfl *dwfl, uint64_t pc)
 {

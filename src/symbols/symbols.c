@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -59,7 +60,11 @@ struct dso {
 	char *name;
 	enum dso_kind kind;
 	uint64_t mntns;		/* 0: ours */
-	int fd;			/* opened through /proc/PID/root, or -1 */
+	int fd;			/* opened through /proc/PID/root, or -1; kept
+				 * open until symbols__free (the unwinder reads
+				 * the file through fdpath) */
+	char *fdpath;		/* "/proc/self/fd/N" of fd, NULL when fd is -1
+				 * (allocated: dsos[] moves, the path must not) */
 	bool loaded;
 	int err;
 	struct elffile *file;		/* owned by symbols.files, or own */
@@ -94,6 +99,9 @@ struct symbols {
 	struct elffile *vdso;
 	int vdso_err;
 	bool vdso_tried;
+	int vdso_fd;		/* memfd copy of our [vdso] for the unwinder, or -1 */
+	char vdso_path[32];	/* "/proc/self/fd/N" of vdso_fd */
+	uint64_t vdso_size;
 
 	const char *debug_dir;	/* root of build-id debuginfo */
 	uint64_t mntns;		/* our mount namespace, 0 unknown */
@@ -127,6 +135,7 @@ struct symbols *symbols__new(void)
 	s->kernel_dso = strpool__intern(&s->pool, KERNEL_DSO, strlen(KERNEL_DSO));
 	s->debug_dir = "/usr/lib/debug";
 	s->mntns = mntns_of("self");
+	s->vdso_fd = -1;
 	return s;
 }
 
@@ -142,6 +151,7 @@ void symbols__free(struct symbols *s)
 	hashidx__release(&s->task_idx);
 	for (i = 0; i < s->nr_dsos; i++) {
 		free(s->dsos[i].name);
+		free(s->dsos[i].fdpath);
 		if (s->dsos[i].fd >= 0)
 			close(s->dsos[i].fd);
 		elffile__release(s->dsos[i].own);
@@ -164,6 +174,8 @@ void symbols__free(struct symbols *s)
 	hashidx__release(&s->file_idx);
 	elffile__release(s->vdso);
 	free(s->vdso);
+	if (s->vdso_fd >= 0)
+		close(s->vdso_fd);
 	symtab__release(&s->kernel);
 	strpool__release(&s->pool);
 	arena__release(&s->names);
@@ -332,6 +344,12 @@ static uint32_t dso_get(struct symbols *s, const char *name, pid_t pid, uint64_t
 		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, name);
 		d->fd = open(path, O_RDONLY | O_CLOEXEC);
 	}
+	if (d->fd >= 0) {
+		char fdpath[32];
+
+		snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", d->fd);
+		d->fdpath = xstrdup(fdpath);
+	}
 	hashidx__insert(&s->dso_idx, h, (uint32_t)s->nr_dsos);
 	return (uint32_t)s->nr_dsos++;
 }
@@ -494,13 +512,50 @@ static int load_vdso(struct symbols *s, struct elffile **out)
 	return s->vdso_err;
 }
 
+int symbols__copy_vdso(struct symbols *s)
+{
+	uint64_t start, end, done = 0;
+	int fd, err;
+
+	if (s->vdso_fd >= 0)
+		return 0;
+	err = vdso_range(&start, &end);
+	if (err)
+		return err;
+	if (end <= start || end - start > (64u << 20))
+		return -ENOEXEC;
+	fd = memfd_create("mmprof-vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (done < end - start) {
+		ssize_t n = write(fd, (const char *)(uintptr_t)start + done, end - start - done);
+
+		if (n <= 0) {
+			err = n < 0 ? -errno : -EIO;
+			close(fd);
+			return err;
+		}
+		done += (uint64_t)n;
+	}
+	s->vdso_fd = fd;
+	s->vdso_size = end - start;
+	snprintf(s->vdso_path, sizeof(s->vdso_path), "/proc/self/fd/%d", fd);
+	return 0;
+}
+
 static void dso_load(struct symbols *s, struct dso *d)
 {
 	d->loaded = true;
 	switch (d->kind) {
 	case DSO_FILE:
-		d->err = load_file(s, d->name, d->fd, &d->file);
-		d->fd = -1;
+		if (d->fd >= 0) {
+			/* a copy: d->fd stays for the unwinder's reads (fdpath) */
+			int fd = fcntl(d->fd, F_DUPFD_CLOEXEC, 0);
+
+			d->err = fd < 0 ? -errno : load_file(s, d->name, fd, &d->file);
+		} else {
+			d->err = load_file(s, d->name, -1, &d->file);
+		}
 		break;
 	case DSO_PERFMAP:
 		d->own = xcalloc(1, sizeof(*d->own));
@@ -934,11 +989,17 @@ bool symbols__map_of(const struct symbols *s, pid_t pid, uint64_t addr, struct m
 	out->end = m->end;
 	out->pgoff = m->pgoff;
 	/*
-	 * Only files of our own mount namespace: a container's file is
-	 * reachable through its fd only while symbols holds it, and the
-	 * unwinder opens paths.
+	 * Paths the unwinder can open: a container's file through the fd
+	 * opened in its namespace (kept until symbols__free, so the path
+	 * names one file all along); the vdso through our copy when the
+	 * mapping has its size (a 32-bit process's vdso is another image).
 	 */
 	if (d->kind == DSO_FILE && !d->mntns)
 		out->file = d->name;
+	else if (d->kind == DSO_FILE && d->fdpath)
+		out->file = d->fdpath;
+	else if (d->kind == DSO_VDSO && s->vdso_fd >= 0 && !m->pgoff &&
+		 m->end - m->start == s->vdso_size)
+		out->file = s->vdso_path;
 	return true;
 }

@@ -6,10 +6,19 @@
 # which shows the test can fail).  perf record --call-graph dwarf on the
 # same program gives main's share of samples (perf report --children):
 # mmprof's must be within a few points.  Also: a SIZE, bad sizes, lbr.
+# Through the vdso: a loop calling clock_gettime (main -> a -> b -> loop,
+# the same flags) spends most samples in __vdso_clock_gettime, which no
+# file holds; those stacks must still reach main (the vdso's CFI comes
+# from symbols' copy of our own [vdso]).
+# In another mount namespace: the chain program run from a tmpfs mounted
+# inside `unshare -m` (the host has a decoy at that path); its files are
+# read through the fds symbols opened in /proc/PID/root, so its stacks
+# reach main too.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t610
-plan 11
+cleanup_hook() { umount "$tmp/ns" 2>/dev/null; }
+plan 17
 
 cat >"$tmp/chain.c" <<'PROG'
 #include <stdlib.h>
@@ -114,5 +123,56 @@ ok $? "main's share within 5 points of perf report --children (mmprof $m %, perf
 
 [ "$(sqlite3 "$tmp/dwarf.data" "select value from meta where key = 'call_graph'")" = "dwarf,8192" ]
 ok $? "the data file says how stacks were recorded (meta call_graph = dwarf,8192)"
+
+# --- through the vdso ---------------------------------------------------
+cat >"$tmp/vdso.c" <<'PROG'
+#include <stdlib.h>
+#include <time.h>
+volatile unsigned long sink;
+__attribute__((noinline)) void loop(double secs)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do {
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		sink += (unsigned long)b.tv_nsec;
+	} while ((b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9 < secs);
+}
+__attribute__((noinline)) void b(double secs) { loop(secs); sink++; }
+__attribute__((noinline)) void a(double secs) { b(secs); sink++; }
+int main(int argc, char **argv)
+{
+	a(argc > 1 ? atof(argv[1]) : 1.0);
+	return 0;
+}
+PROG
+cc -O2 -g -fomit-frame-pointer -o "$tmp/vdso" "$tmp/vdso.c" &&
+	"$MMPROF" record -q -e cpu-clock --call-graph dwarf -o "$tmp/vdso.data" -- "$tmp/vdso" 1
+ok $? "record --call-graph dwarf of a clock_gettime loop (-O2 -fomit-frame-pointer)"
+# samples whose user leaf is in the vdso (kernel frames of interrupts may follow)
+"$MMPROF" report --folded "$tmp/vdso.data" >"$tmp/vdso.folded"
+vd=$(awk '/(^|;)__vdso_clock_gettime( |;)/ { s += $NF } END { print s + 0 }' "$tmp/vdso.folded")
+vm=$(awk '/(^|;)main;a;b;loop;([^;]*;)?__vdso_clock_gettime( |;)/ { s += $NF } END { print s + 0 }' \
+	"$tmp/vdso.folded")
+all=$(awk '{ s += $NF } END { print s + 0 }' "$tmp/vdso.folded")
+echo "# vdso: $vd of $all samples in __vdso_clock_gettime, $vm of them unwind to main;a;b;loop"
+awk -v v="$vd" -v a="$all" 'BEGIN { exit !(a > 0 && v > a / 5) }'
+ok $? "a fifth of the samples or more are in __vdso_clock_gettime ($vd of $all)"
+awk -v v="$vd" -v m="$vm" 'BEGIN { exit !(v > 0 && m > 0.8 * v) }'
+ok $? "over 80 % of those unwind through the vdso to main;a;b;loop ($vm of $vd)"
+
+# --- another mount namespace ---------------------------------------------
+mkdir "$tmp/ns" && cp /bin/true "$tmp/ns/chain"	# the decoy the host sees
+ok $? "a host decoy at the namespace program's path"
+inner="mount -t tmpfs mmprof-t610 $tmp/ns && cp $tmp/chain $tmp/ns/chain && exec $tmp/ns/chain 1"
+"$MMPROF" record -q -e cpu-clock --call-graph dwarf -o "$tmp/ns.data" -- \
+	unshare -m --propagation private sh -c "$inner" >"$tmp/ns.out" 2>&1
+ok $? "record --call-graph dwarf -- unshare -m (binary only inside the namespace)"
+diag "$tmp/ns.out"
+ns=$(share "$tmp/ns.data" "$chain")
+echo "# namespace: $ns % of samples show main;level1;level2;hot_loop"
+awk -v v="$ns" 'BEGIN { exit !(v > 80) }'
+ok $? "namespace: more than 80 % of the samples unwind to main;level1;level2;hot_loop ($ns %)"
 
 done_testing
