@@ -8,6 +8,9 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,19 +71,80 @@ static void side__release(struct side *s)
 	free(s->runs);
 }
 
-static int side__load(struct side *s)
+/*
+ * The files of both sides are loaded two at a time (the loader is most of
+ * a diff's time and each load is independent: its own SQLite connection
+ * and profile); errors are then reported in command-line order, as a
+ * one-at-a-time load would have found them.
+ */
+struct load_job {
+	const char *path;
+	struct profile *p;
+	struct errmsg e;
+	int err;
+};
+
+struct load_pool {
+	struct load_job *jobs;
+	size_t nr;
+	_Atomic size_t next;
+};
+
+static void *load_pool__work(void *arg)
+{
+	struct load_pool *pool = arg;
+	size_t i;
+
+	while ((i = atomic_fetch_add(&pool->next, 1)) < pool->nr) {
+		struct load_job *j = &pool->jobs[i];
+
+		j->err = datafile__load(j->path, &j->p, &j->e);
+	}
+	return NULL;
+}
+
+static struct load_job *load_all(char **paths, size_t n)
+{
+	struct load_pool pool = { .jobs = xcalloc(n ? n : 1, sizeof(*pool.jobs)), .nr = n };
+	pthread_t helper;
+	bool helped;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		pool.jobs[i].path = paths[i];
+	atomic_init(&pool.next, 0);
+	/* no helper thread (n < 2, or none to be had): this thread loads all */
+	helped = n > 1 && pthread_create(&helper, NULL, load_pool__work, &pool) == 0;
+	load_pool__work(&pool);
+	if (helped)
+		pthread_join(helper, NULL);
+	return pool.jobs;
+}
+
+static void load_jobs__free(struct load_job *jobs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; jobs && i < n; i++)
+		profile__free(jobs[i].p);
+	free(jobs);
+}
+
+/* Take the side's loaded profiles from jobs (now the side's to free). */
+static int side__load(struct side *s, struct load_job *jobs)
 {
 	size_t i, total = 0, k = 0;
-	struct errmsg e;
 	uint32_t r;
-	int err;
 
 	s->profiles = xcalloc(s->nr, sizeof(*s->profiles));
 	for (i = 0; i < s->nr; i++) {
-		err = datafile__load(s->paths[i], &s->profiles[i], &e);
-		if (err) {
-			fprintf(stderr, "mmprof: %s\n", e.msg);
-			return err;
+		s->profiles[i] = jobs[i].p;
+		jobs[i].p = NULL;
+	}
+	for (i = 0; i < s->nr; i++) {
+		if (jobs[i].err) {
+			fprintf(stderr, "mmprof: %s\n", jobs[i].e.msg);
+			return jobs[i].err;
 		}
 		if (!s->profiles[i]->nr_runs) {
 			fprintf(stderr, "mmprof: '%s' holds no runs; record it again\n", s->paths[i]);
@@ -418,6 +482,7 @@ int cmd_diff(int argc, char **argv)
 	struct side s[2] = { { .name = "base" }, { .name = "new" } };
 	struct diff d = { 0 };
 	struct diff_run *dr = NULL;
+	struct load_job *jobs = NULL;
 	struct gate *gates = NULL;
 	struct outbuf out = { 0 };
 	const struct diff_row **rows = NULL;
@@ -476,7 +541,8 @@ int cmd_diff(int argc, char **argv)
 		}
 	}
 
-	if (side__load(&s[0]) < 0 || side__load(&s[1]) < 0)
+	jobs = load_all(pos.items, pos.nr);
+	if (side__load(&s[0], jobs) < 0 || side__load(&s[1], jobs + s[0].nr) < 0)
 		goto out;
 	side__events(&s[0], eb, sizeof(eb));
 	side__events(&s[1], en, sizeof(en));
@@ -561,6 +627,7 @@ out:
 	free(gates);
 	side__release(&s[0]);
 	side__release(&s[1]);
+	load_jobs__free(jobs, pos.nr);
 	strlist__release(&pos);
 	strlist__release(&c.fail_on);
 	return ret;
