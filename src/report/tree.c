@@ -75,7 +75,43 @@ struct tree_ctx {
 	uint32_t *stack;	/* DFS scratch, nr_nodes */
 	uint32_t *by_entry;	/* symnodes grouped by entry: by_entry[off[e]..off[e+1]) */
 	size_t *off;
+	const uint8_t *inl;	/* per entry, 1: inlined code only; NULL: none */
 };
+
+/*
+ * Entries every frame of which is an inline frame (record --inline),
+ * printed "name (inlined)" as perf does; NULL when the profile has no
+ * inline frames, so such profiles print as before.  A function inlined in
+ * some places and called in others is one entry (symview keys on DSO and
+ * name) and is left unmarked.
+ */
+static uint8_t *inline_entries(const struct symview *v)
+{
+	const struct profile *p = v->p;
+	uint8_t *mark;
+	size_t i;
+
+	for (i = 0; i < p->nr_frames && !p->frames[i].inlined; i++)
+		;
+	if (i == p->nr_frames)
+		return NULL;
+	mark = xcalloc(v->nr_entries + 1, 1);	/* bit 0: inline frame seen, bit 1: real */
+	for (i = 1; i < p->nr_nodes; i++) {
+		uint32_t f = p->nodes[i].frame, q = v->node_map[i];
+
+		/* a frame without a name is skipped: q is its caller's */
+		if (f < p->nr_frames && p->frames[f].sym && q)
+			mark[v->nodes[q].entry] |= p->frames[f].inlined ? 1 : 2;
+	}
+	for (i = 0; i < v->nr_entries; i++)
+		mark[i] = mark[i] == 1;
+	return mark;
+}
+
+static const char *inline_tag(const struct tree_ctx *c, uint32_t entry)
+{
+	return c->inl && entry < c->v->nr_entries && c->inl[entry] ? " (inlined)" : "";
+}
 
 static void group_by_entry(struct tree_ctx *c)
 {
@@ -198,10 +234,10 @@ static void print_graph(struct tree_ctx *c)
 		uint32_t n = stack[--sp], l = level[sp];
 		size_t k;
 
-		fprintf(c->out, "%*s%s%.2f%% %s\n", 12 + 3 * (int)l, "",
+		fprintf(c->out, "%*s%s%.2f%% %s%s\n", 12 + 3 * (int)l, "",
 			off[n + 1] > off[n] ? "- " : "  ",
 			100.0 * t->nodes[n].weight / c->total,
-			symview__entry_name(c->v, t->nodes[n].entry));
+			symview__entry_name(c->v, t->nodes[n].entry), inline_tag(c, t->nodes[n].entry));
 		/* push in reverse so the heaviest child prints first */
 		for (k = off[n + 1]; k-- > off[n];) {
 			stack[sp] = kids[k].id;
@@ -242,10 +278,10 @@ static int row_cmp(const void *a, const void *b)
 }
 
 static void tree_event(const struct symview *v, const struct tree_opts *o, uint32_t event,
-		       FILE *out)
+		       const uint8_t *inl, FILE *out)
 {
 	const struct profile *p = v->p;
-	struct tree_ctx c = { .v = v, .o = o, .out = out };
+	struct tree_ctx c = { .v = v, .o = o, .out = out, .inl = inl };
 	double *w = xmalloc(v->nr_nodes * sizeof(*w));
 	double *sub = xmalloc(v->nr_nodes * sizeof(*sub));
 	double *inner = xmalloc(v->nr_nodes * sizeof(*inner));
@@ -286,9 +322,10 @@ static void tree_event(const struct symview *v, const struct tree_opts *o, uint3
 	hashidx__init(&c.t.idx);
 	group_by_entry(&c);
 	for (i = 0; i < nr; i++) {
-		fprintf(out, "%9.2f%%%9.2f%%  %-*s  [%c] %s\n", 100.0 * rows[i].children / c.total,
+		fprintf(out, "%9.2f%%%9.2f%%  %-*s  [%c] %s%s\n", 100.0 * rows[i].children / c.total,
 			100.0 * rows[i].self / c.total, dso_w, dso_short(symview__entry_dso(v, rows[i].entry)),
-			v->entries[rows[i].entry].kernel ? 'k' : '.', rows[i].name);
+			v->entries[rows[i].entry].kernel ? 'k' : '.', rows[i].name,
+			inline_tag(&c, rows[i].entry));
 		if (o->no_graph)
 			continue;
 		ctree__reset(&c.t, rows[i].entry);
@@ -317,14 +354,17 @@ out:
 int report__tree(const struct profile *p, const struct tree_opts *o, FILE *out)
 {
 	struct symview v;
+	uint8_t *inl;
 	size_t e;
 
 	if (o->event >= (int)p->nr_events)
 		return -EINVAL;
 	symview__init_inline(&v, p, false, true);
+	inl = inline_entries(&v);
 	for (e = 0; e < p->nr_events; e++)
 		if (o->event < 0 || (size_t)o->event == e)
-			tree_event(&v, o, (uint32_t)e, out);
+			tree_event(&v, o, (uint32_t)e, inl, out);
+	free(inl);
 	symview__release(&v);
 	return 0;
 }
