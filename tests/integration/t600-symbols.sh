@@ -11,7 +11,7 @@
 #     namespace is gone when perf report runs), so perf's names come from
 #     the same binary recorded outside the namespace;
 #   - record --inline on an -O2 program with two levels of inlining: the
-#     tree shows the chain, keys and folded stacks keep the real function
+#     tree shows the chain (inline frames marked "(inlined)", as perf does), keys and folded stacks keep the real function
 #     (perf report's hottest function).
 
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -183,9 +183,9 @@ ok $? "cc -O2 -g builds the inlining program"
 ok $? "mmprof record --inline"
 perf record -q -e cpu-clock -F 4000 -o "$tmp/inl.pdata" -- "$tmp/inl" >/dev/null 2>&1
 "$MMPROF" report --tree --no-graph "$tmp/inl.mdata" >"$tmp/inl.tree"
-grep -q '\[\.\] leaf$' "$tmp/inl.tree" && grep -q '\[\.\] mid$' "$tmp/inl.tree" &&
+grep -q '\[\.\] leaf (inlined)$' "$tmp/inl.tree" && grep -q '\[\.\] mid (inlined)$' "$tmp/inl.tree" &&
 	grep -q '\[\.\] outer$' "$tmp/inl.tree"
-ok $? "tree shows the inline chain leaf, mid, outer"
+ok $? "tree shows the inline chain leaf (inlined), mid (inlined), outer"
 top=$("$MMPROF" report "$tmp/inl.mdata" | grep '^perf-profile\.self\.' | sort -t: -k2 -rn |
 	head -1 | sed 's/^perf-profile\.self\.cpu-clock\.//; s/:.*//')
 ptop=$(perf_top "$tmp/inl.pdata" | head -1)
