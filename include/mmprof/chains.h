@@ -29,7 +29,6 @@ struct chain_row {
 	uint64_t hash, parent;		/* path identity; parent 0 for a child of the root */
 	const struct profile *p;	/* a profile holding the path, for its names */
 	uint32_t node;
-	double *v;			/* nb + nn values, % of the run's total */
 	double base, cur, delta, q;	/* means; q NAN when untested */
 	bool shown;
 	char *text;			/* "a → b → c", for shown rows */
@@ -39,7 +38,6 @@ struct chain_diff {
 	struct chain_row *rows;
 	size_t nr, alloc;
 	size_t nb, nn;
-	double *values;
 	bool novar;
 	double alpha;
 };

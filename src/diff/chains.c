@@ -329,7 +329,6 @@ void chains__release(struct chain_diff *cd)
 	for (i = 0; i < cd->nr; i++)
 		free(cd->rows[i].text);
 	free(cd->rows);
-	free(cd->values);
 	memset(cd, 0, sizeof(*cd));
 }
 
