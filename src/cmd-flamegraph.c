@@ -13,11 +13,14 @@
 #include "mmprof/flame.h"
 #include "mmprof/options.h"
 #include "mmprof/report.h"
+#include "mmprof/xalloc.h"
 
 struct flamegraph_cmd {
 	const char *output, *title, *event, *min_width, *width_side;
 	int samples, icicle, run, image_width;
-	struct strlist comms, dsos;
+	struct strlist comms, dsos, pid_args;
+	uint32_t *pids;
+	size_t nr_pids;
 	double alpha, min_points, novar_points;
 };
 
@@ -45,11 +48,34 @@ static int parse_min_width(const char *s, double image_width, double *pct)
 	return 0;
 }
 
+/* --pid values: the process ids of the recording (which need not run now). */
+static int parse_pid_list(struct flamegraph_cmd *c)
+{
+	size_t i;
+
+	c->pids = xcalloc(c->pid_args.nr + 1, sizeof(*c->pids));
+	for (i = 0; i < c->pid_args.nr; i++) {
+		const char *s = c->pid_args.items[i];
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(s, &end, 10);
+		if (errno || end == s || *end || v < 0 || v > INT32_MAX) {
+			fprintf(stderr, "mmprof flamegraph: invalid --pid '%s'; expected a process id\n", s);
+			return -1;
+		}
+		c->pids[c->nr_pids++] = (uint32_t)v;
+	}
+	return 0;
+}
+
 static int single(struct flamegraph_cmd *c, const char *path, struct flame_render_opts *ro)
 {
 	struct flame_opts fo = { .event = 0, .samples = c->samples, .icicle = c->icicle, .run = c->run - 1,
 				 .comms = (const char *const *)c->comms.items, .nr_comms = c->comms.nr,
-				 .dsos = (const char *const *)c->dsos.items, .nr_dsos = c->dsos.nr };
+				 .dsos = (const char *const *)c->dsos.items, .nr_dsos = c->dsos.nr,
+				 .pids = c->pids, .nr_pids = c->nr_pids };
 	struct profile *p = NULL;
 	struct flame f = { 0 };
 	struct outbuf b = { 0 };
@@ -76,7 +102,7 @@ static int single(struct flamegraph_cmd *c, const char *path, struct flame_rende
 	snprintf(sub, sizeof(sub), "%s \xc2\xb7 %s \xc2\xb7 %.0f samples \xc2\xb7 width: %s%s%s",
 		 path, p->nr_events ? profile__str(p, p->events[fo.event].name) : "?", f.nodes[0].samples,
 		 c->samples ? "samples" : "period", c->icicle ? " \xc2\xb7 icicle: callee-rooted (sampled functions at the top)" : "",
-		 c->comms.nr || c->dsos.nr ? " \xc2\xb7 filtered" : "");
+		 c->comms.nr || c->dsos.nr || c->nr_pids ? " \xc2\xb7 filtered" : "");
 	ro->subtitle = sub;
 	if (!ro->title)
 		ro->title = c->icicle ? "Icicle Graph" : "Flame Graph";
@@ -165,6 +191,7 @@ int cmd_flamegraph(int argc, char **argv)
 		{ OPT_INT, 0, "run", &c.run, "N", "only run N (1-based; default: all runs summed)", 0, NULL },
 		{ OPT_LIST, 0, "comm", &c.comms, "COMM", "only samples of these commands (repeatable, comma-separated)", OPT_SPLIT, NULL },
 		{ OPT_LIST, 0, "dso", &c.dsos, "DSO", "only stacks with a frame in these DSOs (path or basename)", OPT_SPLIT, NULL },
+		{ OPT_LIST, 0, "pid", &c.pid_args, "PID", "only samples of these processes (repeatable, comma-separated)", OPT_SPLIT, NULL },
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "Differential graph (BASE NEW)", 0, NULL },
 		{ OPT_STRING, 0, "width", &c.width_side, "SIDE", "frame widths from 'new' (default) or 'base'", 0, NULL },
 		{ OPT_DOUBLE, 'q', "alpha", &c.alpha, "Q", "false discovery rate (default 0.05)", 0, NULL },
@@ -196,6 +223,8 @@ int cmd_flamegraph(int argc, char **argv)
 		fprintf(stderr, "mmprof flamegraph: --run counts from 1\n");
 		goto out;
 	}
+	if (parse_pid_list(&c))
+		goto out;
 	ro.title = c.title;
 	ro.width = c.image_width;
 	ro.min_width_pct = pct;
@@ -206,8 +235,8 @@ int cmd_flamegraph(int argc, char **argv)
 		}
 		ret = single(&c, pos[0], &ro);
 	} else if (np == 2) {
-		if (c.icicle || c.run || c.comms.nr || c.dsos.nr || c.samples) {
-			fprintf(stderr, "mmprof flamegraph: --icicle, --run, --comm, --dso and --samples draw one file; "
+		if (c.icicle || c.run || c.comms.nr || c.dsos.nr || c.nr_pids || c.samples) {
+			fprintf(stderr, "mmprof flamegraph: --icicle, --run, --comm, --dso, --pid and --samples draw one file; "
 					"a differential graph compares every run's share of the period\n");
 			goto out;
 		}
@@ -218,5 +247,7 @@ int cmd_flamegraph(int argc, char **argv)
 out:
 	strlist__release(&c.comms);
 	strlist__release(&c.dsos);
+	strlist__release(&c.pid_args);
+	free(c.pids);
 	return ret;
 }

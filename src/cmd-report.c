@@ -3,6 +3,7 @@
  * kernel test robot's keys (default), a perf-style call tree (--tree),
  * folded stacks (--folded) or JSON (--json).  Reads aggregates only.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,7 @@
 struct report_opts {
 	int tree, folded, json, runs, period, comm, no_graph, tracepoints, unresolved;
 	const char *graph;
-	const char *event;
+	const char *event, *pid;
 	double percent_limit;
 	int run;
 };
@@ -80,12 +81,14 @@ int cmd_report(int argc, char **argv)
 		{ OPT_BOOL, 0, "period", &o.period, NULL, "folded: weigh stacks by period, not samples", 0, NULL },
 		{ OPT_BOOL, 0, "comm", &o.comm, NULL, "folded: the command name as the first frame", 0, NULL },
 		{ OPT_INT, 0, "run", &o.run, "N", "folded: only run N (from 0; default all runs)", 0, NULL },
+		{ OPT_STRING, 0, "pid", &o.pid, "PID", "folded: only the samples of process PID", 0, NULL },
 		{ OPT_END },
 	};
 	const char *path = "mmprof.data";
 	struct profile *p = NULL;
 	struct errmsg e = { "" };
 	int i, ev = -1, err = 0;
+	long pid = -1;
 
 	i = options__parse(argc, argv, opts, report_usage);
 	if (i == -2)
@@ -115,6 +118,16 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "mmprof report: invalid value '%s' for --call-graph: "
 				"use caller or callee\n", o.graph);
 		return EXIT_ERROR;
+	}
+	if (o.pid) {
+		char *end;
+
+		errno = 0;
+		pid = strtol(o.pid, &end, 10);
+		if (errno || end == o.pid || *end || pid < 0 || pid > INT32_MAX || !o.folded) {
+			fprintf(stderr, "mmprof report: --pid takes a process id and goes with --folded\n");
+			return EXIT_ERROR;
+		}
 	}
 	if (!(o.percent_limit >= 0 && o.percent_limit <= 100)) {
 		fprintf(stderr, "mmprof report: --percent-limit must be between 0 and 100\n");
@@ -155,7 +168,8 @@ int cmd_report(int argc, char **argv)
 		err = report__tree(p, &to, stdout);
 	} else if (o.folded) {
 		struct folded_opts fo = { .event = ev < 0 ? (p->nr_events ? 0 : -1) : ev,
-					  .period = o.period, .comm = o.comm, .run = o.run };
+					  .period = o.period, .comm = o.comm, .run = o.run,
+					  .one_pid = pid >= 0, .pid = (uint32_t)pid };
 
 		err = report__folded(p, &fo, stdout);
 	} else {

@@ -78,6 +78,8 @@ struct flame_opts {
 	size_t nr_comms;
 	const char *const *dsos;	/* keep stacks with a frame in one of these DSOs */
 	size_t nr_dsos;
+	const uint32_t *pids;	/* only these processes (count.pid; nr_pids 0: all) */
+	size_t nr_pids;
 };
 
 /*

@@ -52,6 +52,7 @@ struct perfscript {
 	/* the sample being read */
 	int in_sample;
 	uint32_t event, comm;
+	uint32_t pid;		/* "pid/tid" -> pid; 0 for a lone number (perf's tid) */
 	uint64_t period;
 	uint32_t *frames;	/* leaf first */
 	size_t nr_frames, alloc_frames;

@@ -9,7 +9,7 @@
  *   nodes     a call-stack trie, root first: node 0 is the root sentinel,
  *             every other node has parent < its own id and one frame.  A
  *             stack is the node of its innermost frame (the sampled IP).
- *   counts    (run, event, comm, node) -> samples and summed period
+ *   counts    (run, event, comm, pid, node) -> samples and summed period
  *   events    the sampling events (as asked and as really opened)
  *   runs      one per workload execution (record -r N gives N runs)
  *   counters  per run: perf-stat style totals with enabled/running times
@@ -57,7 +57,9 @@ struct stack_node {
 };
 
 struct count {
-	uint32_t run, event, comm, node;
+	uint32_t run, event, comm;
+	uint32_t pid;		/* process (tgid) sampled; 0: the idle task or not known */
+	uint32_t node;
 	uint64_t samples;
 	uint64_t period;	/* sum of sample periods (ns for cpu-clock) */
 };
@@ -183,9 +185,13 @@ void profile__append_node(struct profile *p, uint32_t parent, uint32_t frame);
  */
 uint32_t profile__stack(struct profile *p, const uint32_t *frames_leaf_first, size_t n);
 
-/* Add samples and period to the (run, event, comm, node) cell. */
-void profile__add_count(struct profile *p, uint32_t run, uint32_t event,
-			uint32_t comm, uint32_t node, uint64_t samples, uint64_t period);
+/*
+ * Add samples and period to the (run, event, comm, pid, node) cell.  Views
+ * that do not ask for the pid (report, keys, diff) sum over it, as they sum
+ * over comms.
+ */
+void profile__add_count(struct profile *p, uint32_t run, uint32_t event, uint32_t comm,
+			uint32_t pid, uint32_t node, uint64_t samples, uint64_t period);
 
 /*
  * Append a cell the caller knows is not in p yet (a loader that checked

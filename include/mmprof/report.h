@@ -175,6 +175,8 @@ struct folded_opts {
 	bool period;		/* weigh by period instead of samples */
 	bool comm;		/* first frame is the command name */
 	int run;		/* run index, or -1: all runs */
+	bool one_pid;		/* only the samples of process pid */
+	uint32_t pid;
 };
 
 int report__folded(const struct profile *p, const struct folded_opts *o, FILE *out);

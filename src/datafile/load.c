@@ -765,7 +765,7 @@ static int load_nodes(struct loader *l)
 }
 
 struct cell {
-	uint32_t run, event, comm;	/* a count's key but its node */
+	uint32_t run, event, comm, pid;	/* a count's key but its node */
 };
 
 static int cell_cmp(const void *a, const void *b)
@@ -776,15 +776,17 @@ static int cell_cmp(const void *a, const void *b)
 		return x->run < y->run ? -1 : 1;
 	if (x->event != y->event)
 		return x->event < y->event ? -1 : 1;
-	return x->comm < y->comm ? -1 : x->comm > y->comm;
+	if (x->comm != y->comm)
+		return x->comm < y->comm ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
 /*
- * Are the (run, event, comm, node) cells all different?  A file written by
+ * Are the (run, event, comm, pid, node) cells all different?  A file written by
  * save always has them so; hashing a million cells to prove it cost a fifth
  * of a report.  Group the cells by node (counting sort, sequential), then
- * compare within each node's group, which holds runs x events x comms
- * cells: pairwise when small, sorted when a hostile file makes it large.
+ * compare within each node's group, which holds runs x events x comms x
+ * pids cells: pairwise when small, sorted when a hostile file makes it large.
  */
 static bool counts_distinct(const struct profile *p)
 {
@@ -800,7 +802,7 @@ static bool counts_distinct(const struct profile *p)
 	for (i = 0; i < n; i++) {
 		const struct count *c = &p->counts[i];
 
-		byn[start[c->node]++] = (struct cell){ c->run, c->event, c->comm };
+		byn[start[c->node]++] = (struct cell){ c->run, c->event, c->comm, c->pid };
 	}
 	/* start[x] is now the end of node x's group, the start of x + 1's */
 	for (i = 0, j = 0; ok && j < n; i++) {
@@ -835,8 +837,8 @@ static void merge_counts(struct profile *p)
 	p->nr_counts = p->alloc_counts = 0;
 	hashidx__release(&p->count_idx);
 	for (i = 0; i < n; i++)
-		profile__add_count(p, cells[i].run, cells[i].event, cells[i].comm, cells[i].node,
-				   cells[i].samples, cells[i].period);
+		profile__add_count(p, cells[i].run, cells[i].event, cells[i].comm, cells[i].pid,
+				   cells[i].node, cells[i].samples, cells[i].period);
 	free(cells);
 }
 
@@ -845,21 +847,26 @@ static int load_counts(struct loader *l)
 	int err, r;
 
 	if ((err = prepare(l, "counts",
-			   "SELECT id, run, event, comm, node, samples, period FROM counts ORDER BY id")))
+			   "SELECT id, run, event, comm, pid, node, samples, period FROM counts "
+			   "ORDER BY id")))
 		return err;
 	while ((r = next_row(l, 0)) > 0) {
 		uint32_t run, event, comm, node;
 		uint64_t samples, period;
+		int64_t pid;
 
+		/* pid: a pid_t that is a process, so 0 (the idle task, or not
+		 * known) up to INT32_MAX; -1 (perf's "none") is not stored */
 		if ((err = get_ref(l, 1, l->nr_runs, "runs", &run)) ||
 		    (err = get_ref(l, 2, l->nr_events, "events", &event)) ||
 		    (err = get_str(l, 3, &comm)) ||
-		    (err = get_ref(l, 4, l->nr_nodes, "nodes", &node)) ||
-		    (err = get_count(l, 5, &samples)) || (err = get_count(l, 6, &period)))
+		    (err = get_range(l, 4, 0, INT32_MAX, &pid)) ||
+		    (err = get_ref(l, 5, l->nr_nodes, "nodes", &node)) ||
+		    (err = get_count(l, 6, &samples)) || (err = get_count(l, 7, &period)))
 			return err;
 		profile__append_count(l->p, &(struct count){ .run = run, .event = event,
-			.comm = comm, .node = l->nodemap[node], .samples = samples,
-			.period = period });
+			.comm = comm, .pid = (uint32_t)pid, .node = l->nodemap[node],
+			.samples = samples, .period = period });
 	}
 	if (r == 0 && !counts_distinct(l->p))
 		merge_counts(l->p);

@@ -436,7 +436,7 @@ static int write_counts(struct saver *s)
 	int err;
 
 	if ((err = check_rows(s, "counts", p->nr_counts)) ||
-	    (err = prepare(s, "INSERT INTO counts VALUES(?,?,?,?,?,?,?)")))
+	    (err = prepare(s, "INSERT INTO counts VALUES(?,?,?,?,?,?,?,?)")))
 		return err;
 	for (i = 0; i < p->nr_counts; i++) {
 		const struct count *c = &p->counts[i];
@@ -450,13 +450,16 @@ static int write_counts(struct saver *s)
 			return bad(s, -EINVAL, "counts", i, "event %u does not exist", c->event);
 		if (c->node >= p->nr_nodes)
 			return bad(s, -EINVAL, "counts", i, "node %u does not exist", c->node);
+		if (c->pid > INT32_MAX)
+			return bad(s, -EINVAL, "counts", i, "pid %u is out of range", c->pid);
 		sqlite3_bind_int64(s->st, 1, (int64_t)i);
 		sqlite3_bind_int64(s->st, 2, c->run);
 		sqlite3_bind_int64(s->st, 3, c->event);
 		bind_str(s->st, 4, c->comm);
-		sqlite3_bind_int64(s->st, 5, c->node);
-		sqlite3_bind_int64(s->st, 6, (int64_t)c->samples);
-		sqlite3_bind_int64(s->st, 7, (int64_t)c->period);
+		sqlite3_bind_int64(s->st, 5, c->pid);
+		sqlite3_bind_int64(s->st, 6, c->node);
+		sqlite3_bind_int64(s->st, 7, (int64_t)c->samples);
+		sqlite3_bind_int64(s->st, 8, (int64_t)c->period);
 		if ((err = step(s)))
 			return err;
 	}

@@ -201,8 +201,8 @@ int export__json(const struct profile *p, FILE *out, struct errmsg *e)
 		fprintf(out, "%s{\"run\": %u, \"event\": %u, \"comm\": ", n++ ? ",\n    " : "\n    ",
 			c->run, c->event);
 		jstr(out, profile__str(p, c->comm));
-		fprintf(out, ", \"stack\": %u, \"samples\": %llu, \"period\": %llu}",
-			stack_of[c->node] - 1, (unsigned long long)c->samples,
+		fprintf(out, ", \"pid\": %u, \"stack\": %u, \"samples\": %llu, \"period\": %llu}",
+			c->pid, stack_of[c->node] - 1, (unsigned long long)c->samples,
 			(unsigned long long)c->period);
 	}
 	fputs(n ? "\n  ]\n}\n" : "]\n}\n", out);

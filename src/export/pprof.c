@@ -191,7 +191,7 @@ int export__pprof(const struct profile *p, const struct pprof_opts *o, FILE *out
 		  struct errmsg *e)
 {
 	struct pp pp = { .p = p };
-	struct keyset samples = { 0 }, funcs = { 0 }, dsos = { 0 };
+	struct keyset samples = { 0 }, funcs = { 0 }, dsos = { 0 }, tags = { 0 };
 	char (*names)[2][160] = NULL;
 	char **comments = NULL;
 	uint64_t *vals = NULL, *locs = NULL;
@@ -199,7 +199,7 @@ int export__pprof(const struct profile *p, const struct pprof_opts *o, FILE *out
 	struct dso_range *ranges = NULL;
 	size_t nv = 2 * p->nr_events, i, j, nr_locs = 0;
 	uint64_t total_wall = 0;
-	int64_t comm_key;
+	int64_t comm_key, pid_key;
 	int err = 0;
 
 	if (o->run >= (int)p->nr_runs)
@@ -213,9 +213,15 @@ int export__pprof(const struct profile *p, const struct pprof_opts *o, FILE *out
 	names = xcalloc(p->nr_events, sizeof(*names));
 	sample_types(&pp, names);
 	comm_key = pp_str(&pp, "comm");
+	pid_key = pp_str(&pp, "pid");
 
-	/* Samples: one per (node, comm), values[2 * event + {samples, period}] */
+	/*
+	 * Samples: one per (node, comm, pid), values[2 * event + {samples,
+	 * period}]; a (comm, pid) pair is a tag numbered in tags, so that a
+	 * sample key still fits 64 bits.
+	 */
 	hashidx__init(&samples.idx);
+	hashidx__init(&tags.idx);
 	for (i = 0; i < p->nr_counts; i++) {
 		const struct count *c = &p->counts[i];
 		bool added;
@@ -224,7 +230,8 @@ int export__pprof(const struct profile *p, const struct pprof_opts *o, FILE *out
 		if ((o->run >= 0 && c->run != (uint32_t)o->run) || !c->node ||
 		    c->node >= p->nr_nodes || c->event >= p->nr_events)
 			continue;
-		s = keyset__id(&samples, ((uint64_t)c->node << 32) | c->comm, &added);
+		s = keyset__id(&tags, ((uint64_t)c->comm << 32) | c->pid, &added);
+		s = keyset__id(&samples, ((uint64_t)c->node << 32) | s, &added);
 		if (added) {
 			vals = xrealloc(vals, samples.nr * nv * sizeof(*vals));
 			memset(vals + (size_t)s * nv, 0, nv * sizeof(*vals));
@@ -271,7 +278,8 @@ int export__pprof(const struct profile *p, const struct pprof_opts *o, FILE *out
 	}
 
 	for (i = 0; i < samples.nr; i++) {
-		uint32_t q, comm = (uint32_t)samples.keys[i];
+		uint64_t tag = tags.keys[(uint32_t)samples.keys[i]];
+		uint32_t q, comm = (uint32_t)(tag >> 32), pid = (uint32_t)tag;
 		size_t n = 0;
 
 		for (q = (uint32_t)(samples.keys[i] >> 32); q; q = p->nodes[q].parent)
@@ -281,6 +289,12 @@ int export__pprof(const struct profile *p, const struct pprof_opts *o, FILE *out
 		if (comm) {
 			pbuf__uint(&pp.sub, 1, (uint64_t)comm_key);
 			pbuf__uint(&pp.sub, 2, (uint64_t)pp_id(&pp, comm));
+			pbuf__bytes(&pp.msg, 3, pp.sub.b, pp.sub.len);
+			pp.sub.len = 0;
+		}
+		if (pid) {	/* a numeric label: Label.num */
+			pbuf__uint(&pp.sub, 1, (uint64_t)pid_key);
+			pbuf__uint(&pp.sub, 3, pid);
 			pbuf__bytes(&pp.msg, 3, pp.sub.b, pp.sub.len);
 			pp.sub.len = 0;
 		}
@@ -381,6 +395,7 @@ int export__pprof(const struct profile *p, const struct pprof_opts *o, FILE *out
 	free(pp.str_map);
 	free(pp.strs);
 	keyset__release(&samples);
+	keyset__release(&tags);
 	keyset__release(&funcs);
 	keyset__release(&dsos);
 	pbuf__release(&pp.out);

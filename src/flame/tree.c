@@ -141,6 +141,12 @@ int flame__build(struct flame *f, const struct profile *p, const struct flame_op
 			if (j == o->nr_comms)
 				continue;
 		}
+		if (o->nr_pids) {
+			for (j = 0; j < o->nr_pids && o->pids[j] != c->pid; j++)
+				;
+			if (j == o->nr_pids)
+				continue;
+		}
 		ws[c->node] += (double)c->samples;
 		wp[c->node] += (double)c->period;
 	}

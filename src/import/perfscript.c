@@ -96,6 +96,27 @@ static bool is_pid(const struct tok *t)
 	       all_digits(slash + 1, t->len - 1 - (size_t)(slash - t->s));
 }
 
+/*
+ * The process of a "pid/tid" token (is_pid); 0 (not known) for a lone
+ * number, which perf script prints for its default field, the tid: taking
+ * it for the process would split one process's threads.  0 past pid_t.
+ */
+static uint32_t pid_of(const struct tok *t)
+{
+	const char *slash = memchr(t->s, '/', t->len);
+	uint64_t v = 0;
+	size_t i;
+
+	if (!slash)
+		return 0;
+	for (i = 0; t->s + i < slash; i++) {
+		v = v * 10 + (uint64_t)(t->s[i] - '0');
+		if (v > INT32_MAX)
+			return 0;
+	}
+	return (uint32_t)v;
+}
+
 /* "[001]" */
 static bool is_cpu(const struct tok *t)
 {
@@ -238,7 +259,7 @@ static int end_sample(struct perfscript *ps, struct errmsg *e)
 		ps->frames[ps->nr_frames++] = profile__frame(ps->p, &f);
 	}
 	node = profile__stack(ps->p, ps->frames, ps->nr_frames);
-	profile__add_count(ps->p, ps->run, ps->event, ps->comm, node, 1, ps->period);
+	profile__add_count(ps->p, ps->run, ps->event, ps->comm, ps->pid, node, 1, ps->period);
 	ps->samples++;
 	ps->nr_frames = 0;
 	return 0;
@@ -329,6 +350,7 @@ static int sample_header(struct perfscript *ps, const char *line, size_t len, st
 	err = event_id(ps, ev->s, ev->len - 1, &ps->event, e);
 	if (err)
 		return err;
+	ps->pid = k < n && is_pid(&t[k]) ? pid_of(&t[k]) : 0;
 	ps->comm = k ? profile__intern_len(ps->p, t[0].s,
 					   (size_t)(t[k - 1].s + t[k - 1].len - t[0].s)) : 0;
 	if (tm >= 0) {

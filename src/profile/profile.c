@@ -246,13 +246,14 @@ static bool count_eq(const void *ctx, uint32_t row, const void *key)
 	const struct count *b = key;
 
 	return a->node == b->node && a->run == b->run && a->event == b->event &&
-	       a->comm == b->comm;
+	       a->comm == b->comm && a->pid == b->pid;
 }
 
-static uint64_t count_hash(uint32_t run, uint32_t event, uint32_t comm, uint32_t node)
+static uint64_t count_hash(uint32_t run, uint32_t event, uint32_t comm, uint32_t pid,
+			   uint32_t node)
 {
-	return hash__combine(hash__u64(((uint64_t)run << 32) | event),
-			     ((uint64_t)comm << 32) | node);
+	return hash__combine(hash__combine(hash__u64(((uint64_t)run << 32) | event),
+					   ((uint64_t)comm << 32) | node), pid);
 }
 
 void profile__append_count(struct profile *p, const struct count *c)
@@ -261,18 +262,18 @@ void profile__append_count(struct profile *p, const struct count *c)
 	p->counts[p->nr_counts++] = *c;
 }
 
-void profile__add_count(struct profile *p, uint32_t run, uint32_t event,
-			uint32_t comm, uint32_t node, uint64_t samples, uint64_t period)
+void profile__add_count(struct profile *p, uint32_t run, uint32_t event, uint32_t comm,
+			uint32_t pid, uint32_t node, uint64_t samples, uint64_t period)
 {
-	struct count k = { .run = run, .event = event, .comm = comm, .node = node };
-	uint64_t h = count_hash(run, event, comm, node);
+	struct count k = { .run = run, .event = event, .comm = comm, .pid = pid, .node = node };
+	uint64_t h = count_hash(run, event, comm, pid, node);
 	uint32_t id;
 
 	/* the index covers the first count_idx.nr rows: catch up on appended ones */
 	while (p->count_idx.nr < p->nr_counts) {
 		const struct count *c = &p->counts[p->count_idx.nr];
 
-		hashidx__insert(&p->count_idx, count_hash(c->run, c->event, c->comm, c->node),
+		hashidx__insert(&p->count_idx, count_hash(c->run, c->event, c->comm, c->pid, c->node),
 				(uint32_t)p->count_idx.nr);
 	}
 	id = hashidx__find(&p->count_idx, h, count_eq, p, &k);

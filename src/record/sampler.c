@@ -1409,8 +1409,9 @@ int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct 
 		if (!comm)
 			comm = s->comm_str[en->comm] =
 				profile__intern(p, en->comm ? s->comms[en->comm] : "[unknown]");
-		profile__add_count(p, run, s->first_event + en->event, comm, node,
-				   en->samples, en->period);
+		/* a pid past pid_t cannot come from the kernel: keep the file valid */
+		profile__add_count(p, run, s->first_event + en->event, comm,
+				   en->pid <= INT32_MAX ? en->pid : 0, node, en->samples, en->period);
 	}
 	if (r) {
 		r->samples = s->agg.samples;

@@ -106,7 +106,7 @@ int report__folded(const struct profile *p, const struct folded_opts *o, FILE *o
 
 		if ((o->event >= 0 && c->event != (uint32_t)o->event) ||
 		    (o->run >= 0 && c->run != (uint32_t)o->run) ||
-		    c->node >= p->nr_nodes || !v.node_keep[c->node])
+		    (o->one_pid && c->pid != o->pid) || c->node >= p->nr_nodes || !v.node_keep[c->node])
 			continue;
 		fset__add(&set, o->comm ? c->comm : 0, v.node_map[c->node],
 			  o->period ? c->period : c->samples);

@@ -130,7 +130,7 @@ void sched__end_run(struct sched *s, struct profile *p, uint32_t run, struct sym
 		n = resolve(p, syms, st, s->arena + st->chain_off, frames, names);
 		if (n && offcpu_event != UINT32_MAX)
 			profile__add_count(p, run, offcpu_event, profile__intern(p, st->comm),
-					   profile__stack(p, frames, n), st->st.count,
+					   st->pid, profile__stack(p, frames, n), st->st.count,
 					   st->st.wait_sum);
 		if (sched__key(names, n < KEY_FRAMES ? n : KEY_FRAMES, key, sizeof(key)) >= 2)
 			keyset__add(&ks, key, &st->st);

@@ -162,7 +162,7 @@ int main(int argc, char **argv)
 				w *= 2;
 			n = (uint64_t)w + 1;
 			total += n;
-			profile__add_count(p, (uint32_t)r, 0, comm, leaf[s], n, n * 250000);
+			profile__add_count(p, (uint32_t)r, 0, comm, 0, leaf[s], n, n * 250000);
 		}
 		memset(&run, 0, sizeof(run));
 		run.start_ns = 1700000000LL * 1000000000LL + r * 10000000000LL;

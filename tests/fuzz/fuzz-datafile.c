@@ -62,8 +62,8 @@ static void make_base(void)
 	st[2] = profile__frame(p, &f);
 	f.sym = 0;
 	st[1] = profile__frame(p, &f);
-	profile__add_count(p, 0, 0, profile__intern(p, "w"), profile__stack(p, st, 3), 3, 3000);
-	profile__add_count(p, 0, 0, 0, profile__stack(p, st + 1, 2), 1, 1000);
+	profile__add_count(p, 0, 0, profile__intern(p, "w"), 0, profile__stack(p, st, 3), 3, 3000);
+	profile__add_count(p, 0, 0, 0, 0, profile__stack(p, st + 1, 2), 1, 1000);
 	if (datafile__save(p, base, &e))
 		abort();
 	profile__free(p);

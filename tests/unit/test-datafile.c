@@ -143,13 +143,15 @@ static struct profile *build_profile(void)
 		uint32_t st2[] = { fr[3], fr[2] };
 
 		n = profile__stack(p, st1, 3);
-		profile__add_count(p, 0, 0, comm, n, 900, 900000);
-		profile__add_count(p, 1, 0, comm, n, 800, 800000);
-		profile__add_count(p, 1, 1, 0, n, 1, (uint64_t)INT64_MAX);
+		profile__add_count(p, 0, 0, comm, 4242, n, 900, 900000);
+		/* the same cell in another process: a cell of its own */
+		profile__add_count(p, 0, 0, comm, 4243, n, 9, 9000);
+		profile__add_count(p, 1, 0, comm, INT32_MAX, n, 800, 800000);
+		profile__add_count(p, 1, 1, 0, 0, n, 1, (uint64_t)INT64_MAX);
 		n = profile__stack(p, st2, 2);
-		profile__add_count(p, 0, 0, comm, n, 100, 100000);
+		profile__add_count(p, 0, 0, comm, 0, n, 100, 100000);
 		/* a sample without a callchain counts on the root */
-		profile__add_count(p, 0, 0, comm, PROFILE_ROOT, 5, 5000);
+		profile__add_count(p, 0, 0, comm, 0, PROFILE_ROOT, 5, 5000);
 	}
 	for (i = 0; i < 3; i++)
 		profile__node(p, PROFILE_ROOT, fr[i]);
@@ -192,6 +194,7 @@ static int profiles_equal(const struct profile *a, const struct profile *b)
 	for (i = 0; i < a->nr_counts; i++) {
 		CMP(counts[i].run, "count"); CMP(counts[i].event, "count");
 		CMP(counts[i].comm, "count"); CMP(counts[i].node, "count");
+		CMP(counts[i].pid, "count");
 		CMP(counts[i].samples, "count"); CMP(counts[i].period, "count");
 	}
 	for (i = 0; i < a->nr_events; i++) {
@@ -376,7 +379,7 @@ static void test_inlined(const char *good)
 	ok(st[0] != st[1] && a->frames[st[0]].inlined, "an inline frame is a frame of its own");
 	comm = profile__intern(a, "page_fault1");
 	n = profile__stack(a, st, 2);
-	profile__add_count(a, 0, 0, comm, n, 7, 7000);
+	profile__add_count(a, 0, 0, comm, 0, n, 7, 7000);
 	rc = datafile__save(a, path_in("inl.data"), &e);
 	if (!rc)
 		rc = datafile__load(path_in("inl.data"), &b, &e);
@@ -458,7 +461,7 @@ static struct profile *big_profile(size_t nodes)
 		uint32_t n = profile__node(p, (uint32_t)rand() % p->nr_nodes,
 					   frames[rand() % 5000]);
 
-		profile__add_count(p, 0, 0, comm[n & 3], n, 1 + (uint64_t)(rand() % 100),
+		profile__add_count(p, 0, 0, comm[n & 3], 0, n, 1 + (uint64_t)(rand() % 100),
 				   (uint64_t)rand() * 1000);
 	}
 	return p;
@@ -711,6 +714,12 @@ static void test_refusals(const char *good)
 		-EPROTO, "NUL byte", "a string with a NUL byte");
 	refuses(mutate(good, "neg-count.data", "UPDATE counts SET samples = -1 WHERE id = 1"),
 		-EPROTO, "counts row 1: samples -1 is negative", "a negative count");
+	refuses(mutate(good, "neg-pid.data", "UPDATE counts SET pid = -1 WHERE id = 1"),
+		-EPROTO, "counts row 1: pid -1 is out of range 0..2147483647", "a pid of -1");
+	refuses(mutate(good, "big-pid.data", "UPDATE counts SET pid = 2147483648 WHERE id = 0"),
+		-EPROTO, "pid 2147483648 is out of range", "a pid beyond pid_t");
+	refuses(mutate(good, "text-pid.data", "UPDATE counts SET pid = 'x12' WHERE id = 0"),
+		-EPROTO, "counts row 0: pid is text, not an integer", "a pid as text");
 	refuses(mutate(good, "neg-lost.data", "UPDATE runs SET lost = -3 WHERE id = 0"),
 		-EPROTO, "lost -3 is negative", "a negative lost count");
 	refuses(mutate(good, "bad-str.data", "UPDATE frames SET sym = 99999 WHERE id = 1"),
@@ -762,7 +771,7 @@ static void test_duplicates(const char *good)
 			       "  FROM frames WHERE id = 2;"
 			       "INSERT INTO nodes SELECT max(id) + 1, 0, (SELECT max(id) FROM frames)"
 			       "  FROM nodes;"
-			       "INSERT INTO counts SELECT max(id) + 1, 0, 0, NULL,"
+			       "INSERT INTO counts SELECT max(id) + 1, 0, 0, NULL, 0,"
 			       "  (SELECT max(id) FROM nodes), 3, 30 FROM counts;");
 	int rc;
 
@@ -790,10 +799,10 @@ static void test_repeats(const char *good)
 	struct errmsg e = { "" };
 	const char *p = mutate(good, "repeats.data",
 			       "INSERT INTO counts SELECT (SELECT max(id) + 1 FROM counts), run, event,"
-			       "  comm, node, samples, period FROM counts WHERE id = 0;"
+			       "  comm, pid, node, samples, period FROM counts WHERE id = 0;"
 			       "INSERT INTO nodes SELECT (SELECT max(id) + 1 FROM nodes), parent, frame"
 			       "  FROM nodes WHERE id = 1;"
-			       "INSERT INTO counts SELECT (SELECT max(id) + 1 FROM counts), 0, 0, NULL,"
+			       "INSERT INTO counts SELECT (SELECT max(id) + 1 FROM counts), 0, 0, NULL, 0,"
 			       "  (SELECT max(id) FROM nodes), 5, 50 FROM counts LIMIT 1;");
 	const struct count *c0;
 	uint64_t on1 = 0, on1_a = 0;
@@ -815,16 +824,16 @@ static void test_repeats(const char *good)
 		const struct count *c = &b->counts[i];
 
 		if (c->run == c0->run && c->event == c0->event && c->comm == c0->comm &&
-		    c->node == c0->node)
+		    c->pid == c0->pid && c->node == c0->node)
 			is_int((long long)c->samples, (long long)(2 * c0->samples),
 			       "the repeated count cell loads with its samples summed");
-		if (c->run == 0 && c->event == 0 && c->comm == 0 && c->node == 1)
+		if (c->run == 0 && c->event == 0 && c->comm == 0 && c->pid == 0 && c->node == 1)
 			on1 += c->samples;
 	}
 	for (i = 0; i < a->nr_counts; i++) {
 		const struct count *c = &a->counts[i];
 
-		if (c->run == 0 && c->event == 0 && c->comm == 0 && c->node == 1)
+		if (c->run == 0 && c->event == 0 && c->comm == 0 && c->pid == 0 && c->node == 1)
 			on1_a += c->samples;
 	}
 	is_int((long long)on1, (long long)(on1_a + 5),

@@ -90,7 +90,7 @@ static void test_pprof(void)
 	char *buf = NULL;
 	size_t len = 0, i = 0, nr_str = 0, nr_samples = 0, nr_locs = 0, nr_funcs = 0, nr_types = 0;
 	uint64_t values[2] = { 0, 0 };
-	int no_line_locs = 0;
+	int no_line_locs = 0, pid_labels = 0;
 	struct field f;
 	FILE *out;
 
@@ -106,9 +106,11 @@ static void test_pprof(void)
 	frames[1] = profile__frame(p, &fx);
 	frames[2] = profile__frame(p, &fu);
 	node = profile__stack(p, frames, 3);
-	profile__add_count(p, 0, 0, profile__intern(p, "w"), node, 3, 750000);
-	profile__add_count(p, 0, 0, profile__intern(p, "w"), profile__stack(p, frames + 2, 1),
+	profile__add_count(p, 0, 0, profile__intern(p, "w"), 0, node, 3, 750000);
+	profile__add_count(p, 0, 0, profile__intern(p, "w"), 0, profile__stack(p, frames + 2, 1),
 			   1, 250000);
+	/* the same stack and comm in another process: a Sample of its own */
+	profile__add_count(p, 0, 0, profile__intern(p, "w"), 77, node, 1, 250000);
 
 	out = open_memstream(&buf, &len);
 	is_int(export__pprof(p, &o, out, &e), 0, "pprof export");
@@ -125,7 +127,13 @@ static void test_pprof(void)
 
 			nr_samples++;
 			while (next(f.data, f.v, &j, &g))
-				if (g.num == 2) {	/* packed values */
+				if (g.num == 3) {	/* a Label: num (3) only on pid */
+					size_t k = 0;
+					struct field h;
+
+					while (next(g.data, g.v, &k, &h))
+						pid_labels += h.num == 3 && h.v == 77;
+				} else if (g.num == 2) {	/* packed values */
 					size_t k = 0;
 					uint64_t v;
 
@@ -149,9 +157,10 @@ static void test_pprof(void)
 	}
 	is_int(i, len, "the whole output decodes");
 	is_int(nr_types, 2, "two sample types (samples, cpu-clock)");
-	is_int(nr_samples, 2, "two samples");
-	is_int(values[0], 4, "samples total");
-	is_int(values[1], 1000000, "period total");
+	is_int(nr_samples, 3, "three samples: a stack in two processes is two");
+	is_int(pid_labels, 1, "one sample has the numeric label pid 77");
+	is_int(values[0], 5, "samples total");
+	is_int(values[1], 1250000, "period total");
 	is_int(nr_locs, 3, "three locations");
 	is_int(no_line_locs, 1, "the unresolved one has no line");
 	is_int(nr_funcs, 2, "two functions");

@@ -43,7 +43,7 @@ static void add_stack(struct profile *p, uint32_t run, const char *comm, const c
 			f = (struct fr){ tok + 2, "/usr/lib/x86_64-linux-gnu/libc.so.6", 0 };
 		node = profile__node(p, node, frame_of(p, &f));
 	}
-	profile__add_count(p, run, 0, profile__intern(p, comm), node, samples, period);
+	profile__add_count(p, run, 0, profile__intern(p, comm), 0, node, samples, period);
 }
 
 static struct profile *new_profile(size_t runs)

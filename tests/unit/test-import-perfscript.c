@@ -73,6 +73,14 @@ static void test_default(void)
 	ok(comm_w, "a comm with a space, before pid/tid and [cpu]");
 	is_int(p->nr_counts, 2, "identical stacks of one comm share a count");
 	for (i = 0, c = 0; i < p->nr_counts; i++)
+		if (p->counts[i].comm == comm_w)
+			c = p->counts[i].pid;
+	is_int(c, 4242, "pid/tid gives the process");
+	for (i = 0, c = 1; i < p->nr_counts; i++)
+		if (p->counts[i].comm == profile__str_id(p, "page-fault"))
+			c = p->counts[i].pid;
+	is_int(c, 0, "a lone number (perf's tid) gives no pid");
+	for (i = 0, c = 0; i < p->nr_counts; i++)
 		if (p->counts[i].comm == profile__str_id(p, "page-fault"))
 			c = p->counts[i].node;
 	/* leaf of the page-fault stack: clear_page_erms, kernel, offset 7 */

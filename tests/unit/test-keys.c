@@ -88,12 +88,12 @@ static void test_hand_example(void)
 	uint32_t s5[] = { m, unk, f, UINT32_MAX }, s6[] = { m, f, unk, UINT32_MAX };
 	struct keyvals kv = { 0 };
 
-	profile__add_count(p, 0, 0, comm, stack(p, s1), 10, 100);
-	profile__add_count(p, 0, 0, comm, stack(p, s2), 2, 200);
-	profile__add_count(p, 0, 0, comm, stack(p, s3), 1, 50);
-	profile__add_count(p, 0, 0, profile__intern(p, "other"), stack(p, s4), 1, 50);
-	profile__add_count(p, 0, 0, comm, stack(p, s5), 1, 100);
-	profile__add_count(p, 0, 0, comm, stack(p, s6), 5, 500);
+	profile__add_count(p, 0, 0, comm, 0, stack(p, s1), 10, 100);
+	profile__add_count(p, 0, 0, comm, 0, stack(p, s2), 2, 200);
+	profile__add_count(p, 0, 0, comm, 0, stack(p, s3), 1, 50);
+	profile__add_count(p, 0, 0, profile__intern(p, "other"), 0, stack(p, s4), 1, 50);
+	profile__add_count(p, 0, 0, comm, 0, stack(p, s5), 1, 100);
+	profile__add_count(p, 0, 0, comm, 0, stack(p, s6), 5, 500);
 
 	is_int(keys__run(p, 0, &kv), 0, "keys__run succeeds");
 	is_dbl(get(&kv, "perf-profile.children.cpu-clock.main"), 100, 1e-9, "children main 100");
@@ -161,11 +161,11 @@ static void test_chain_floor(void)
 	static const char *const c5[] = { "k", "m" };
 	struct keyvals kv = { 0 };
 
-	profile__add_count(p, 0, 0, 1, chain(p, c1, 7), 3, 3);
-	profile__add_count(p, 0, 0, 1, chain(p, c2, 7), 3, 3);
-	profile__add_count(p, 0, 0, 1, chain(p, c3, 7), 6, 6);
-	profile__add_count(p, 0, 0, 1, chain(p, c4, 7), 6, 6);
-	profile__add_count(p, 0, 0, 1, chain(p, c5, 2), 982, 982);
+	profile__add_count(p, 0, 0, 1, 0, chain(p, c1, 7), 3, 3);
+	profile__add_count(p, 0, 0, 1, 0, chain(p, c2, 7), 3, 3);
+	profile__add_count(p, 0, 0, 1, 0, chain(p, c3, 7), 6, 6);
+	profile__add_count(p, 0, 0, 1, 0, chain(p, c4, 7), 6, 6);
+	profile__add_count(p, 0, 0, 1, 0, chain(p, c5, 2), 982, 982);
 	keys__run(p, 0, &kv);
 	is_dbl(get(&kv, "perf-profile.calltrace.cpu-clock.a.b.c.d.e"), 1.2, 1e-9,
 	       "chains under 0.5 % dropped before truncation; kept ones summed");
@@ -189,8 +189,8 @@ static void test_period_weighting(void)
 	static const char *const x[] = { "x" }, *const y[] = { "y" };
 	struct keyvals kv = { 0 };
 
-	profile__add_count(p, 0, 0, 1, chain(p, x, 1), 1, 300);
-	profile__add_count(p, 0, 0, 1, chain(p, y, 1), 3, 100);
+	profile__add_count(p, 0, 0, 1, 0, chain(p, x, 1), 1, 300);
+	profile__add_count(p, 0, 0, 1, 0, chain(p, y, 1), 3, 100);
 	keys__run(p, 0, &kv);
 	is_dbl(get(&kv, "perf-profile.self.cpu-clock.x"), 75, 1e-9, "self by period: 300/400");
 	is_dbl(get(&kv, "perf-profile.self.cpu-clock.y"), 25, 1e-9, "self by period: 100/400");
@@ -279,8 +279,8 @@ static void test_workload_and_runs(void)
 	profile__add_run(p, &r2);
 	profile__add_metric(p, 0, "bench.ops", 42);
 	profile__add_metric(p, 1, "bench.ops", 44);
-	profile__add_count(p, 0, 0, 1, chain(p, x, 1), 1, 100);
-	profile__add_count(p, 1, 0, 1, chain(p, y, 1), 1, 100);
+	profile__add_count(p, 0, 0, 1, 0, chain(p, x, 1), 1, 100);
+	profile__add_count(p, 1, 0, 1, 0, chain(p, y, 1), 1, 100);
 
 	keys__run(p, 0, &kv);
 	is_dbl(get(&kv, "bench.ops"), 42, 0, "workload metric as its own key");
@@ -373,7 +373,7 @@ static void test_against_naive(void)
 			st[i][j] = rnd() % (NSYM + 1);	/* root first */
 			node = profile__node(p, node, frames[st[i][j]]);
 		}
-		profile__add_count(p, 0, 0, 1, node, 1, per[i]);
+		profile__add_count(p, 0, 0, 1, 0, node, 1, per[i]);
 		if (st[i][depth[i] - 1] == NSYM)
 			continue;	/* unresolved IP: dropped */
 		total += (double)per[i];

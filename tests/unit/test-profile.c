@@ -73,10 +73,14 @@ int main(void)
 	is_str(profile__frame_sym(p, profile__frame(p, &f)), "[unknown]", "unresolved frame");
 
 	n = profile__node(p, PROFILE_ROOT, fa);
-	profile__add_count(p, 0, 0, a, n, 1, 100);
-	profile__add_count(p, 0, 0, a, n, 2, 200);
-	profile__add_count(p, 1, 0, a, n, 1, 50);
-	is_int(p->nr_counts, 2, "counts aggregate per (run, event, comm, node)");
+	profile__add_count(p, 0, 0, a, 0, n, 1, 100);
+	profile__add_count(p, 0, 0, a, 0, n, 2, 200);
+	profile__add_count(p, 1, 0, a, 0, n, 1, 50);
+	profile__add_count(p, 0, 0, a, 77, n, 4, 400);	/* another process: its own cell */
+	profile__add_count(p, 0, 0, a, 77, n, 1, 100);
+	is_int(p->nr_counts, 3, "counts aggregate per (run, event, comm, pid, node)");
+	is_int(p->counts[2].pid, 77, "the pid is kept");
+	is_int(p->counts[2].samples, 5, "a pid's cell sums its own samples");
 	is_int(p->counts[0].samples, 3, "samples summed");
 	is_int(p->counts[0].period, 300, "period summed");
 

@@ -53,9 +53,9 @@ static struct profile *inline_profile(void)
 
 	profile__add_event(p, &ev);
 	profile__add_run(p, &r);
-	profile__add_count(p, 0, 0, comm, stack(p, s1), 60, 60 * 250000);
-	profile__add_count(p, 0, 0, comm, stack(p, s2), 25, 25 * 250000);
-	profile__add_count(p, 0, 0, comm, stack(p, s3), 15, 15 * 250000);
+	profile__add_count(p, 0, 0, comm, 0, stack(p, s1), 60, 60 * 250000);
+	profile__add_count(p, 0, 0, comm, 0, stack(p, s2), 25, 25 * 250000);
+	profile__add_count(p, 0, 0, comm, 0, stack(p, s3), 15, 15 * 250000);
 	return p;
 }
 

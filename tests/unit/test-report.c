@@ -78,12 +78,12 @@ static struct profile *sample_profile(void)
 		profile__add_counter(p, &cc);
 		profile__add_counter(p, &cu);
 		profile__add_metric(p, run, "pf.ops_per_sec", 5000 + 1000 * run);
-		profile__add_count(p, run, 0, pf, stack(p, s1), 40, 40 * 250000);
-		profile__add_count(p, run, 0, pf, stack(p, s2), 10 + run * 10, (10 + run * 10) * 250000);
-		profile__add_count(p, run, 0, pf, stack(p, s3), 20, 20 * 250000);
-		profile__add_count(p, run, 0, sh, stack(p, s4), 15, 15 * 250000);
-		profile__add_count(p, run, 0, pf, stack(p, s5), 5, 5 * 250000);
-		profile__add_count(p, run, 0, pf, stack(p, s6), 10, 10 * 250000);
+		profile__add_count(p, run, 0, pf, 0, stack(p, s1), 40, 40 * 250000);
+		profile__add_count(p, run, 0, pf, 0, stack(p, s2), 10 + run * 10, (10 + run * 10) * 250000);
+		profile__add_count(p, run, 0, pf, 0, stack(p, s3), 20, 20 * 250000);
+		profile__add_count(p, run, 0, sh, 0, stack(p, s4), 15, 15 * 250000);
+		profile__add_count(p, run, 0, pf, 0, stack(p, s5), 5, 5 * 250000);
+		profile__add_count(p, run, 0, pf, 0, stack(p, s6), 10, 10 * 250000);
 	}
 	return p;
 }
@@ -265,7 +265,7 @@ static void test_speed(void)
 			node = profile__node(p, node, frames[spine * 40 + j]);
 		for (j = 0; j < 4; j++, rest /= 16)
 			node = profile__node(p, node, frames[400 + 16 * j + rest % 16 + (i % 3) * 100]);
-		profile__add_count(p, 0, 0, 1, node, 1, 250000);
+		profile__add_count(p, 0, 0, 1, 0, node, 1, 250000);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	keys__run(p, 0, &kv);
