@@ -1,7 +1,8 @@
 /*
  * cmd-report: `mmprof report [options] [FILE]`, a .data file shown as the
  * kernel test robot's keys (default), a perf-style call tree (--tree),
- * folded stacks (--folded) or JSON (--json).  Reads aggregates only.
+ * folded stacks (--folded), JSON (--json) or a one-file HTML page (--html).
+ * Reads aggregates only.
  */
 #include <errno.h>
 #include <math.h>
@@ -11,13 +12,16 @@
 
 #include "mmprof/cmd.h"
 #include "mmprof/datafile.h"
+#include "mmprof/flame.h"
+#include "mmprof/keys.h"
 #include "mmprof/options.h"
 #include "mmprof/report.h"
 #include "mmprof/trace.h"
+#include "mmprof/xalloc.h"
 
 struct report_opts {
-	int tree, folded, json, runs, period, comm, no_graph, tracepoints, unresolved;
-	const char *graph;
+	int tree, folded, json, runs, period, comm, no_graph, tracepoints, unresolved, html;
+	const char *graph, *output;
 	const char *event, *pid;
 	double percent_limit;
 	int run;
@@ -59,6 +63,82 @@ static int print_keys(const struct profile *p, const struct report_opts *o)
 	return 0;
 }
 
+static int row_sym_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct html_key_row *)a)->sym, ((const struct html_key_row *)b)->sym);
+}
+
+static int row_children_cmp(const void *a, const void *b)
+{
+	const struct html_key_row *x = a, *y = b;
+
+	if (x->children != y->children)
+		return x->children > y->children ? -1 : 1;
+	return strcmp(x->sym, y->sym);
+}
+
+/*
+ * --html: the event's perf-profile children and self keys (means over the
+ * runs, the robot's 0.05 floor on children) as rows, and its flame graph.
+ */
+static int write_html(const struct profile *p, const char *path, int ev, const char *output)
+{
+	char evk[128], pre_c[160], pre_s[160];
+	const char *event = profile__str(p, p->events[ev].name);
+	struct html_key_row *rows = NULL, key;
+	size_t nr = 0, alloc = 0, k, lc, ls;
+	struct flame_opts fo = { .event = ev, .run = -1 };
+	struct html_side side = { .name = "recording", .paths = (char *const *)&path,
+				  .profiles = &p, .nr = 1, .nr_runs = p->nr_runs };
+	struct outbuf b = { 0 };
+	struct flame f = { 0 };
+	struct keytab kt;
+	struct errmsg e;
+	bool have_graph;
+	int err = keytab__build(&kt, p);
+
+	if (err)
+		return err;
+	keys__event_name(event ? event : "", evk, sizeof(evk));
+	snprintf(pre_c, sizeof(pre_c), "perf-profile.children.%s.", evk);
+	snprintf(pre_s, sizeof(pre_s), "perf-profile.self.%s.", evk);
+	lc = strlen(pre_c);
+	ls = strlen(pre_s);
+	for (k = 0; k < kt.nr; k++) {
+		double mean = keytab__mean(&kt, k);
+
+		if (strncmp(kt.keys[k], pre_c, lc) || !keys__shown(kt.keys[k], mean))
+			continue;
+		XGROW(rows, alloc, nr);
+		rows[nr++] = (struct html_key_row){ kt.keys[k] + lc, mean, 0 };
+	}
+	qsort(rows, nr, sizeof(*rows), row_sym_cmp);
+	for (k = 0; k < kt.nr; k++) {
+		struct html_key_row *r;
+
+		if (strncmp(kt.keys[k], pre_s, ls))
+			continue;
+		key.sym = kt.keys[k] + ls;
+		r = nr ? bsearch(&key, rows, nr, sizeof(*rows), row_sym_cmp) : NULL;
+		if (r)
+			r->self = keytab__mean(&kt, k);
+	}
+	qsort(rows, nr, sizeof(*rows), row_children_cmp);
+
+	have_graph = flame__build(&f, p, &fo, &e) == 0;
+	if (!have_graph)
+		fprintf(stderr, "mmprof report: note: no flame graph in the HTML report: %s\n", e.msg);
+	flame__html_report(&b, &side, rows, nr, have_graph ? &f : NULL, event);
+	err = flame__write_file(&b, output, &e);
+	if (err)
+		fprintf(stderr, "mmprof: %s\n", e.msg);
+	outbuf__release(&b);
+	flame__release(&f);
+	free(rows);
+	keytab__release(&kt);
+	return err ? 1 : 0;	/* 1: failed, and said why */
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = { .percent_limit = 0.5, .run = -1 };
@@ -69,6 +149,8 @@ int cmd_report(int argc, char **argv)
 		{ OPT_BOOL, 0, "json", &o.json, NULL, "everything as one JSON object", 0, NULL },
 		{ OPT_BOOL, 0, "tracepoints", &o.tracepoints, NULL, "tracepoint counts and field values per run", 0, NULL },
 		{ OPT_BOOL, 0, "unresolved", &o.unresolved, NULL, "[unknown] samples per DSO, with the likely cause", 0, NULL },
+		{ OPT_BOOL, 0, "html", &o.html, NULL, "one self-contained HTML page: metadata, top functions, flame graph", 0, NULL },
+		{ OPT_STRING, 'o', "output", &o.output, "FILE", "html: the file to write (default mmprof.html; - for stdout)", 0, NULL },
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "Options", 0, NULL },
 		{ OPT_BOOL, 0, "runs", &o.runs, NULL, "keys: also print each run's value", 0, NULL },
 		{ OPT_STRING, 'g', "call-graph", &o.graph, "callee|caller",
@@ -85,22 +167,32 @@ int cmd_report(int argc, char **argv)
 		{ OPT_END },
 	};
 	const char *path = "mmprof.data";
+	char *pos[2] = { NULL, NULL };
 	struct profile *p = NULL;
 	struct errmsg e = { "" };
 	int i, ev = -1, err = 0;
 	long pid = -1;
 
-	i = options__parse(argc, argv, opts, report_usage);
+	/* options may follow the file too ("mmprof report --html x.data -o x.html") */
+	i = options__parse_anywhere(argc, argv, opts, report_usage, pos, 1);
 	if (i == -2)
 		return 0;
 	if (i < 0)
 		return EXIT_ERROR;
-	if (argc - i > 1) {
+	if (i > 1) {
 		fprintf(stderr, "mmprof report: one file at most; see 'mmprof report --help'\n");
 		return EXIT_ERROR;
 	}
-	if (argc - i == 1)
-		path = argv[i];
+	if (i == 1)
+		path = pos[0];
+	if (o.html && o.unresolved + o.tracepoints + o.tree + o.folded + o.json) {
+		fprintf(stderr, "mmprof report: --html excludes the other views\n");
+		return EXIT_ERROR;
+	}
+	if (o.output && !o.html) {
+		fprintf(stderr, "mmprof report: -o goes with --html; the text views print to stdout\n");
+		return EXIT_ERROR;
+	}
 	if (o.unresolved && o.tracepoints + o.tree + o.folded + o.json) {
 		fprintf(stderr, "mmprof report: --unresolved excludes the other views\n");
 		return EXIT_ERROR;
@@ -152,7 +244,15 @@ int cmd_report(int argc, char **argv)
 		goto fail;
 	}
 
-	if (o.unresolved) {
+	if (o.html) {
+		if (!p->nr_events) {
+			fprintf(stderr, "mmprof report: '%s' has no sampling event to draw\n", path);
+			goto fail;
+		}
+		err = write_html(p, path, ev < 0 ? 0 : ev, o.output ? o.output : "mmprof.html");
+		if (err > 0)
+			goto fail;	/* already said why */
+	} else if (o.unresolved) {
 		err = report__unresolved(p, ev, stdout);
 	} else if (o.tracepoints) {
 		err = tpstats__report(p, stdout);

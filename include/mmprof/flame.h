@@ -1,7 +1,7 @@
 /*
  * flame: flame graphs (SVG) drawn from a profile's call-stack trie, the
  * differential flame graph of two sets of runs, and the one-file HTML
- * report of `mmprof diff --html`.
+ * reports of `mmprof diff --html` and `mmprof report --html`.
  *
  * A struct flame is a symbol-level tree built once, then laid out and
  * written as SVG by flame__svg:
@@ -155,5 +155,19 @@ struct html_side {
 void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const struct diff *d,
 		      const struct diff_row *const *rows, size_t n, const struct flame *f,
 		      const char *event);
+
+/* A row of the single-profile report: a function's shares of the event's total, %. */
+struct html_key_row {
+	const char *sym;	/* borrowed */
+	double children, self;
+};
+
+/*
+ * The self-contained HTML report of one recording (`mmprof report --html`):
+ * its metadata (s: one side, the file), the rows in a sortable, filterable
+ * table, and the flame graph f inline (NULL: a note that there is none).
+ */
+void flame__html_report(struct outbuf *b, const struct html_side *s, const struct html_key_row *rows,
+			size_t n, const struct flame *f, const char *event);
 
 #endif

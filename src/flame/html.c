@@ -1,5 +1,6 @@
 /*
- * html: the one-file report of `mmprof diff --html`.  Everything is inline
+ * html: the one-file reports of `mmprof diff --html` and `mmprof report
+ * --html`.  Everything is inline
  * (CSS, scripts, the SVG) so the file opens offline, from a CI artifact
  * store or a mail attachment.  The table's sort/filter script and the
  * flame graph script are independent; when both have run, <body> gets
@@ -30,6 +31,12 @@ static const char page_css[] =
 	".key { font-family: 'DejaVu Sans Mono', monospace; min-width: 28em; word-break: break-all; }\n"
 	".graph { overflow-x: auto; }\n";
 
+/*
+ * The table and graph script both pages share; each page defines
+ * rowText(tr), the text the filter matches (declarations are hoisted).
+ * #mmprof-selftest[=TERM] exercises search (TERM, default split_huge) and
+ * zoom; the headless-browser tests read the result back.
+ */
 static const char page_script[] =
 	"(function () {\n"
 	"'use strict';\n"
@@ -60,7 +67,7 @@ static const char page_script[] =
 	"  var re, n = 0;\n"
 	"  try { re = new RegExp(filter.value, 'i'); } catch (e) { return; }\n"
 	"  for (var k = 0; k < body.rows.length; k++) {\n"
-	"    var tr = body.rows[k], ok = re.test(tr.cells[0].textContent + ' ' + tr.cells[7].textContent);\n"
+	"    var tr = body.rows[k], ok = re.test(rowText(tr));\n"
 	"    tr.style.display = ok ? '' : 'none';\n"
 	"    n += ok;\n"
 	"  }\n"
@@ -74,8 +81,10 @@ static const char page_script[] =
 	"var ok = !svg || svg.getAttribute('data-ok') === '1';\n"
 	"document.body.setAttribute('data-rows', String(body.rows.length));\n"
 	"/* #mmprof-selftest: exercise search and zoom (the headless-browser test reads the result) */\n"
-	"if (svg && svg.mmflame && location.hash === '#mmprof-selftest') {\n"
-	"  var fl = svg.mmflame, hits = fl.search('split_huge'), res = [];\n"
+	"var term = location.hash.indexOf('#mmprof-selftest') === 0 ?\n"
+	"  decodeURIComponent(location.hash.slice(17)) || 'split_huge' : null;\n"
+	"if (svg && svg.mmflame && term) {\n"
+	"  var fl = svg.mmflame, hits = fl.search(term), res = [];\n"
 	"  res.push('hits=' + hits, svg.querySelector('.matched').textContent);\n"
 	"  fl.search(null);\n"
 	"  for (var j = 0; j < fl.frames.length; j++) if (fl.frames[j].d === 1) { fl.zoom(j); break; }\n"
@@ -85,7 +94,14 @@ static const char page_script[] =
 	"  fl.unzoom();\n"
 	"  document.body.setAttribute('data-selftest', res.join(';'));\n"
 	"}\n"
-	"document.body.setAttribute('data-ok', ok ? '1' : '0');\n"
+	"document.body.setAttribute('data-ok', ok ? '1' : '0');\n";
+
+static const char diff_row_text[] =
+	"function rowText(tr) { return tr.cells[0].textContent + ' ' + tr.cells[7].textContent; }\n"
+	"})();\n";
+
+static const char report_row_text[] =
+	"function rowText(tr) { return tr.cells[0].textContent; }\n"
 	"})();\n";
 
 static void meta_values(struct outbuf *b, const struct html_side *s, const char *key)
@@ -155,24 +171,30 @@ static void side_summary(struct outbuf *b, const struct html_side *s, int what)
 	}
 }
 
-/* Union of the meta keys of every file, in first-seen order. */
-static void meta_table(struct outbuf *b, const struct html_side sides[2])
+/* Union of the meta keys of every file, in first-seen order; a column per side. */
+static void meta_table(struct outbuf *b, const struct html_side *sides, size_t nr_sides)
 {
 	static const char *const rows[] = { "files", "runs", "events", "duration" };
 	const char **keys = NULL;
 	size_t nk = 0, alloc = 0, i, j, k, s;
 
-	outbuf__puts(b, "<table id=\"meta\"><thead><tr><th></th><th>base</th><th>new</th></tr></thead><tbody>\n");
+	outbuf__puts(b, "<table id=\"meta\"><thead><tr><th></th>");
+	for (s = 0; s < nr_sides; s++) {
+		outbuf__puts(b, "<th>");
+		outbuf__xml_str(b, sides[s].name);
+		outbuf__puts(b, "</th>");
+	}
+	outbuf__puts(b, "</tr></thead><tbody>\n");
 	for (i = 0; i < 4; i++) {
 		outbuf__printf(b, "<tr><th>%s</th>", rows[i]);
-		for (s = 0; s < 2; s++) {
+		for (s = 0; s < nr_sides; s++) {
 			outbuf__puts(b, "<td>");
 			side_summary(b, &sides[s], (int)i);
 			outbuf__puts(b, "</td>");
 		}
 		outbuf__puts(b, "</tr>\n");
 	}
-	for (s = 0; s < 2; s++)
+	for (s = 0; s < nr_sides; s++)
 		for (i = 0; i < sides[s].nr; i++) {
 			const struct profile *p = sides[s].profiles[i];
 
@@ -194,7 +216,7 @@ static void meta_table(struct outbuf *b, const struct html_side sides[2])
 		outbuf__puts(b, "<tr><th>");
 		outbuf__xml_str(b, keys[k]);
 		outbuf__puts(b, "</th>");
-		for (s = 0; s < 2; s++) {
+		for (s = 0; s < nr_sides; s++) {
 			outbuf__puts(b, "<td>");
 			meta_values(b, &sides[s], keys[k]);
 			outbuf__puts(b, "</td>");
@@ -261,7 +283,7 @@ void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const s
 				  "(perf-profile, %% keys) / %.2g%% (others).",
 			       d->nb, d->nn, d->o.alpha, d->nr_tested, d->o.min_points, d->o.min_pct);
 	outbuf__puts(b, "</p>\n<h2>Runs</h2>\n");
-	meta_table(b, sides);
+	meta_table(b, sides, 2);
 
 	outbuf__puts(b, "<h2>Changes</h2>\n<p><input id=\"filter\" type=\"search\" placeholder=\"filter: regular expression "
 		     "on key or verdict\"> <span id=\"shown\" class=\"note\"></span></p>\n");
@@ -307,5 +329,67 @@ void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const s
 	}
 	outbuf__puts(b, "<script>\n");
 	outbuf__puts(b, page_script);
+	outbuf__puts(b, diff_row_text);
 	outbuf__puts(b, "</script>\n</body></html>\n");
+}
+
+/* The flame graph and both scripts of a page (f NULL: a note instead). */
+static void graph_and_scripts(struct outbuf *b, const struct flame *f, const char *subtitle,
+			      const char *row_text)
+{
+	if (f) {
+		struct flame_render_opts ro = { .inline_html = true, .id = "mmflame", .subtitle = subtitle };
+
+		outbuf__puts(b, "<div class=\"graph\">\n");
+		flame__svg(b, f, &ro, NULL);
+		outbuf__puts(b, "</div>\n<script>\n");
+		outbuf__puts(b, flame__script());
+		outbuf__puts(b, "</script>\n");
+	} else {
+		outbuf__puts(b, "<p class=\"note\">No flame graph: the profile has no samples of this event.</p>\n");
+	}
+	outbuf__puts(b, "<script>\n");
+	outbuf__puts(b, page_script);
+	outbuf__puts(b, row_text);
+	outbuf__puts(b, "</script>\n</body></html>\n");
+}
+
+void flame__html_report(struct outbuf *b, const struct html_side *s, const struct html_key_row *rows,
+			size_t n, const struct flame *f, const char *event)
+{
+	char sub[256];
+	size_t i;
+
+	outbuf__puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+		     "<meta name=\"generator\" content=\"mmprof " MMPROF_VERSION "\">\n<title>mmprof report: ");
+	outbuf__xml_str(b, s->nr ? s->paths[0] : "profile");
+	outbuf__puts(b, "</title>\n<script>window.addEventListener('error', function (e) {\n"
+		     "  document.documentElement.setAttribute('data-error', String(e.message));\n});</script>\n<style>\n");
+	outbuf__puts(b, page_css);
+	outbuf__puts(b, "</style>\n</head>\n<body>\n<h1>mmprof report</h1>\n");
+	outbuf__puts(b, "<p class=\"note\">Shares of the ");
+	outbuf__xml_str(b, event ? event : "first event");
+	outbuf__puts(b, " total period, mean over the runs: <i>children</i> counts every sample whose stack "
+		     "holds the function, <i>self</i> the samples it was executing.</p>\n<h2>Run</h2>\n");
+	meta_table(b, s, 1);
+
+	outbuf__puts(b, "<h2>Top functions</h2>\n<p><input id=\"filter\" type=\"search\" placeholder=\"filter: regular "
+		     "expression on the function\"> <span id=\"shown\" class=\"note\"></span></p>\n");
+	outbuf__puts(b, "<table id=\"rows\"><thead><tr><th>function</th><th>children</th><th>self</th>"
+		     "</tr></thead><tbody>\n");
+	for (i = 0; i < n; i++) {
+		outbuf__puts(b, "<tr><td class=\"key\">");
+		outbuf__xml_str(b, rows[i].sym);
+		outbuf__printf(b, "</td><td class=\"n\" data-v=\"%.17g\">%.2f%%</td>"
+				  "<td class=\"n\" data-v=\"%.17g\">%.2f%%</td></tr>\n",
+			       rows[i].children, rows[i].children, rows[i].self, rows[i].self);
+	}
+	outbuf__puts(b, "</tbody></table>\n");
+	if (!n)
+		outbuf__puts(b, "<p class=\"note\">No function at or above 0.05 % of the total.</p>\n");
+
+	outbuf__puts(b, "<h2>Flame graph</h2>\n");
+	snprintf(sub, sizeof(sub), "%s, period summed over the runs; hover for values, click to zoom",
+		 event ? event : "");
+	graph_and_scripts(b, f, sub, report_row_text);
 }

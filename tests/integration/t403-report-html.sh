@@ -1,0 +1,87 @@
+#!/bin/sh
+# t403-report-html: `mmprof report --html FILE -o OUT` checked in a real
+# headless browser (Debian's chromium, as t401 does for diff --html).
+#   - a recording of the page-fault workload, 2 runs;
+#   - the file is self-contained: no external resource, no URL but the
+#     SVG namespace;
+#   - the table's children and self values are the ones `mmprof report`
+#     prints as keys (pf_touch_pages), sorted by children;
+#   - chromium loads it with no uncaught error, both scripts ran (body
+#     data-ok="1"), the table has rows, the flame graph initialised and
+#     holds the workload's frames; #mmprof-selftest=pf_touch_pages searches
+#     in the browser and matches the children share of the table;
+#   - usage errors (-o without --html, --html with --tree): exit 2.
+
+. "$(dirname "$0")/lib.sh"
+tap_setup t403
+
+"$MMPROF" record -q -r 2 -o "$tmp/pf.data" -- "$wl/page-fault" -s 1 >/dev/null 2>"$tmp/rec.err"
+ok $? "record page-fault, 2 runs"
+diag "$tmp/rec.err"
+
+"$MMPROF" report --html "$tmp/pf.data" -o "$tmp/report.html" >"$tmp/out" 2>"$tmp/err"
+ok $? "report --html FILE -o OUT exits 0"
+diag "$tmp/err"
+test ! -s "$tmp/out"; ok $? "nothing on stdout"
+grep -q '^<!DOCTYPE html>' "$tmp/report.html"; ok $? "an HTML document"
+! grep -Eq '<link|<img|<iframe| src=|@import|url\(["'"'"']?(https?:|//)' "$tmp/report.html"
+ok $? "no external resources"
+grep -o 'https\?://[^"'"'"'<]*' "$tmp/report.html" | sort -u >"$tmp/urls"
+test "$(cat "$tmp/urls")" = "http://www.w3.org/2000/svg"; ok $? "no URL but the SVG namespace ($(tr '\n' ' ' <"$tmp/urls"))"
+
+# the table agrees with the keys report prints
+"$MMPROF" report "$tmp/pf.data" >"$tmp/keys"
+kc=$(sed -n 's/^perf-profile\.children\.cpu-clock\.pf_touch_pages: //p' "$tmp/keys")
+ks=$(sed -n 's/^perf-profile\.self\.cpu-clock\.pf_touch_pages: //p' "$tmp/keys")
+row=$(grep -o '<tr><td class="key">pf_touch_pages</td>.*</tr>' "$tmp/report.html" | sed 's/<[^>]*>/ /g')
+hc=$(echo "$row" | awk '{ sub("%", "", $2); print $2 }')
+hs=$(echo "$row" | awk '{ sub("%", "", $3); print $3 }')
+test -n "$kc" && test "$hc" = "$kc" && test "$hs" = "${ks:-0.00}"
+ok $? "pf_touch_pages: children $hc% self $hs% as report's keys ($kc, $ks)"
+grep -o '<tr><td class="key">[^<]*</td><td class="n" data-v="[^"]*"' "$tmp/report.html" |
+	sed 's/.*data-v="//; s/"//' >"$tmp/children"
+sort -g -r "$tmp/children" | cmp -s - "$tmp/children"; ok $? "rows sorted by children share"
+grep -q 'Metadata\|<table id="meta">' "$tmp/report.html" && grep -q '<th>cmdline</th>\|<th>kernel' "$tmp/report.html"
+ok $? "run metadata table"
+
+if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ]; then
+	echo "# chromium missing: installing it (apt-get install -y chromium)"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y chromium >"$tmp/apt.log" 2>&1 || sed 's/^/# /' "$tmp/apt.log" | tail -5
+fi
+command -v chromium >/dev/null 2>&1
+ok $? "chromium is installed (apt-get install chromium; as root this test installs it)"
+
+browse() {	# browse URL-SUFFIX OUT ERR
+	prof=$(mktemp -d "$tmp/chromium.XXXXXX")
+	timeout 180 chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--disable-component-update --disable-sync --no-first-run --user-data-dir="$prof" \
+		--enable-logging=stderr --v=0 --dump-dom "file://$tmp/report.html$1" >"$2" 2>"$3"
+}
+
+browse "" "$tmp/dom" "$tmp/chr.err"
+ok $? "chromium --dump-dom exits 0"
+grep -q '<body[^>]* data-ok="1"' "$tmp/dom"; ok $? "page and flame graph scripts ran (body data-ok=1)"
+! grep -q 'data-error=' "$tmp/dom"; ok $? "no uncaught error (page hook)"
+! grep -Eq 'Uncaught|CONSOLE.*[Ee]rror' "$tmp/chr.err"; ok $? "no console error"
+grep -E 'Uncaught|CONSOLE' "$tmp/chr.err" | sed 's/^/# /' | head -5
+rows=$(grep -o '<body[^>]* data-rows="[0-9]*"' "$tmp/dom" | sed 's/.*data-rows="//; s/"//')
+test "${rows:-0}" -gt 5; ok $? "the table has rows in the browser ($rows)"
+grep -q '<svg[^>]*class="mmflame"[^>]*data-ok="1"' "$tmp/dom"; ok $? "the flame graph initialised (svg data-ok=1)"
+grep -q 'class="f u" data-d="[0-9]*"><title>pf_touch_pages' "$tmp/dom" &&
+	grep -q 'class="f k" data-d="[0-9]*"><title>asm_exc_page_fault' "$tmp/dom"
+ok $? "the graph holds the workload's user and kernel frames"
+
+browse "#mmprof-selftest=pf_touch_pages" "$tmp/dom2" "$tmp/chr2.err"
+st=$(grep -o 'data-selftest="[^"]*"' "$tmp/dom2")
+echo "# $st"
+m=$(echo "$st" | sed -n 's/.*Matched: \([0-9.]*\)%.*/\1/p')
+echo "$st" | grep -Eq 'hits=[1-9][0-9]*;Matched: [0-9.]+% \([0-9]+ frames\);hidden=[1-9]' &&
+	awk -v a="$m" -v b="$hc" 'BEGIN { exit !(a - b < 0.2 && b - a < 0.2) }'
+ok $? "in the browser: search matches pf_touch_pages at $m% (table: $hc%), a zoom hides the rest"
+
+"$MMPROF" report -o "$tmp/x.html" "$tmp/pf.data" >/dev/null 2>&1
+test $? -eq 2; ok $? "-o without --html: exit 2"
+"$MMPROF" report --html --tree "$tmp/pf.data" -o "$tmp/x.html" >/dev/null 2>&1
+test $? -eq 2; ok $? "--html with --tree: exit 2"
+
+done_testing
