@@ -115,14 +115,21 @@ ok $rc "pprof's traces rebuild the folded lines exactly"
 ok $? "pprof's sample total equals the JSON's ($json_samples)"
 
 go tool pprof -raw -symbolize=none "$tmp/pf.pb.gz" >"$tmp/raw" 2>"$tmp/pprof.err"
+# printf, not print: mawk prints a sum past 2^31 (2.2 s of cpu-clock) as 2.2e+09
 awk '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 }
      on && $2 ~ /^[0-9]+:$/ { s += $1; p += substr($2, 1, length($2) - 1) }
-     END { print s, p }' "$tmp/raw" >"$tmp/raw.sum"
+     END { printf "%.0f %.0f\n", s, p }' "$tmp/raw" >"$tmp/raw.sum"
 [ "$(cat "$tmp/raw.sum")" = "$json_samples $json_period" ]
 rc=$?
 ok $rc "pprof -raw totals: samples and cpu-clock nanoseconds ($(cat "$tmp/raw.sum") vs $json_samples $json_period)"
 # a CI log shows stderr only: say what pprof printed when the totals differ
-[ $rc -eq 0 ] || { diag "$tmp/pprof.err"; sed -n '1,/^Locations/p' "$tmp/raw" | head -20 | diag; } >&2
+[ $rc -eq 0 ] || {
+	echo "# pprof -raw sums: $(cat "$tmp/raw.sum"); JSON: $json_samples $json_period"
+	diag "$tmp/pprof.err"
+	# the Samples section's lines that the sum above did not read
+	awk '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 }
+	     on && !($2 ~ /^[0-9]+:$/) && $1 !~ /:\[/' "$tmp/raw" | head -20 | diag
+} >&2
 grep -q 'M=[0-9]* clear_page_erms ' "$tmp/raw" && grep -q 'M=[0-9]* pf_touch_pages ' "$tmp/raw" &&
 	grep -q '\[kernel.kallsyms\]' "$tmp/raw" && grep -q 'source\|record_mode' "$tmp/raw"
 ok $? "pprof sees the functions, the kernel mapping and the meta comments"
