@@ -537,7 +537,8 @@ int perfscript__finish(struct perfscript *ps, struct errmsg *e)
 		return errmsg__set(e, -ENODATA, "no samples in the perf script output");
 	r = &ps->p->runs[ps->run];
 	r->samples += ps->samples;
-	if (ps->last_time > ps->first_time)
+	/* hostile timestamps can be huge or infinite: no wall time then */
+	if (ps->last_time > ps->first_time && ps->last_time - ps->first_time < 9.2e9)
 		r->wall_ns = (int64_t)((ps->last_time - ps->first_time) * 1e9 + 0.5);
 	return 0;
 }

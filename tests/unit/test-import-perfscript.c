@@ -171,9 +171,27 @@ static void test_refusals(void)
 	free(big);
 }
 
+/* Found by fuzz-perfscript: timestamps far apart overflowed the wall time. */
+static void test_huge_times(void)
+{
+	static const char text[] =
+		"w 10/11 1.0: 100 task-clock: ffffffff81000000 foo+0x0 ([kernel.kallsyms])\n"
+		"w 10/11 1000000000000000000000000000000000000000000000000000000000000.5: 100 "
+		"task-clock: ffffffff81000000 foo+0x0 ([kernel.kallsyms])\n";
+	struct profile *p = profile__new();
+	struct errmsg e = { "" };
+	int err = perfscript__parse(p, text, strlen(text), &e);
+
+	ok(err == 0 || err == -EPROTO, "a 61-digit timestamp: parsed or refused, no overflow");
+	if (!err)
+		is_int(p->runs[0].wall_ns, 0, "no wall time from absurd timestamps");
+	profile__free(p);
+}
+
 int main(void)
 {
 	test_default();
+	test_huge_times();
 	test_fields_and_nocallchain();
 	test_refusals();
 	return done_testing();
