@@ -167,7 +167,10 @@ bench: $(BUILD)/mmprof $(WL_BIN) $(BENCH_BIN)
 # libFuzzer against the library compiled for it (build-fuzz/), then runs
 # FUZZ_SECONDS on tests/fuzz/corpus/<name>/; new inputs and crash artifacts
 # stay in build-fuzz/.  A crash stops make with the reproducer's path.
+# FUZZ_SEED=N fixes libFuzzer's random seed (CI's smoke run uses one, so
+# that a red CI is a regression to reproduce, not a new find by chance).
 FUZZ_SECONDS ?= 60
+FUZZ_SEED    ?=
 FUZZ_CC      ?= clang
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE -Iinclude \
@@ -181,6 +184,7 @@ fuzz: $(FUZZ_BIN)
 		n=$${f#build-fuzz/fuzz-}; mkdir -p build-fuzz/corpus/$$n tests/fuzz/corpus/$$n; \
 		echo "  FUZZ    $$n ($(FUZZ_SECONDS) s)"; \
 		$$f -max_total_time=$(FUZZ_SECONDS) -timeout=20 -print_final_stats=0 \
+			$(if $(FUZZ_SEED),-seed=$(FUZZ_SEED)) \
 			-artifact_prefix=build-fuzz/crash-$$n- \
 			build-fuzz/corpus/$$n tests/fuzz/corpus/$$n >build-fuzz/$$n.log 2>&1 || \
 			{ tail -40 build-fuzz/$$n.log; echo "mmprof: fuzz-$$n failed; reproducer in build-fuzz/crash-$$n-*" >&2; exit 1; }; \
