@@ -35,6 +35,7 @@
 #include "mmprof/clock.h"
 #include "mmprof/cmd.h"
 #include "mmprof/counting.h"
+#include "mmprof/countrun.h"
 #include "mmprof/datafile.h"
 #include "mmprof/mmstate.h"
 #include "mmprof/options.h"
@@ -362,22 +363,7 @@ static void progress_show(struct record *rec, uint32_t run, int64_t elapsed_ns)
 	rec->progress_shown = true;
 }
 
-struct line_ctx {
-	struct profile *p;
-	uint32_t run;
-};
-
-static void on_output_line(void *ctx, const char *line, size_t len)
-{
-	struct line_ctx *lc = ctx;
-	char key[256];
-	double v;
-
-	if (workload__parse_metric(line, len, key, sizeof(key), &v))
-		profile__add_metric(lc->p, lc->run, key, v);
-}
-
-static void pass_output(struct record *rec, struct workload *w, struct line_ctx *lc)
+static void pass_output(struct record *rec, struct workload *w, struct metric_sink *lc)
 {
 	if (w->out_fd < 0)
 		return;
@@ -388,7 +374,7 @@ static void pass_output(struct record *rec, struct workload *w, struct line_ctx 
 		if (poll(&pfd, 1, 0) > 0)
 			progress_clear(rec);
 	}
-	workload__read_output(w, STDOUT_FILENO, on_output_line, lc);
+	workload__read_output(w, STDOUT_FILENO, workload__store_metric, lc);
 }
 
 /* An attached process is gone when it no longer exists or is a zombie. */
@@ -438,7 +424,7 @@ static int record_run(struct record *rec, uint32_t run)
 	struct mmstate ms = { 0 };
 	struct record_target st;
 	struct counting_target ct;
-	struct line_ctx lc = { rec->p, run };
+	struct metric_sink lc = { rec->p, run };
 	struct errmsg e = { "" };
 	struct run r;
 	pid_t child;
@@ -609,16 +595,7 @@ static int record_run(struct record *rec, uint32_t run)
 
 	r.start_ns = start_real;
 	if (rec->mode == MODE_FORK) {
-		r.wall_ns = w.wall_ns;
-		r.exit_code = WIFEXITED(w.status) ? WEXITSTATUS(w.status) : -1;
-		r.term_signal = WIFSIGNALED(w.status) ? WTERMSIG(w.status) : 0;
-		r.utime_us = (int64_t)w.ru.ru_utime.tv_sec * 1000000 + w.ru.ru_utime.tv_usec;
-		r.stime_us = (int64_t)w.ru.ru_stime.tv_sec * 1000000 + w.ru.ru_stime.tv_usec;
-		r.maxrss_kb = w.ru.ru_maxrss;
-		r.minflt = w.ru.ru_minflt;
-		r.majflt = w.ru.ru_majflt;
-		r.nvcsw = w.ru.ru_nvcsw;
-		r.nivcsw = w.ru.ru_nivcsw;
+		countrun__fill_run(&r, &w);
 	} else {
 		r.wall_ns = t - start;
 		r.exit_code = -1;

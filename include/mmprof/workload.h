@@ -93,4 +93,15 @@ void workload__release(struct workload *w);
 bool workload__parse_metric(const char *line, size_t len, char *key, size_t key_size,
 			    double *value);
 
+/*
+ * A workload__read_output callback storing each metric line of the
+ * workload's output as a metric of one run: ctx is a struct metric_sink.
+ */
+struct profile;
+struct metric_sink {
+	struct profile *p;
+	uint32_t run;
+};
+void workload__store_metric(void *ctx, const char *line, size_t len);
+
 #endif

@@ -38,21 +38,6 @@ void countrun__fill_run(struct run *r, const struct workload *w)
 	r->nivcsw = w->ru.ru_nivcsw;
 }
 
-struct line_ctx {
-	struct profile *p;
-	uint32_t run;
-};
-
-static void on_line(void *ctx, const char *line, size_t len)
-{
-	struct line_ctx *lc = ctx;
-	char key[256];
-	double v;
-
-	if (workload__parse_metric(line, len, key, sizeof(key), &v))
-		profile__add_metric(lc->p, lc->run, key, v);
-}
-
 /* An attached process is gone when kill(0) says so (zombies count as gone). */
 static bool any_alive(const pid_t *pids, size_t nr)
 {
@@ -86,7 +71,7 @@ int countrun__run(const struct countrun_opts *o, struct profile *p, uint32_t run
 	struct counting_target ct;
 	struct counting *cnt = NULL;
 	struct mmstate ms;
-	struct line_ctx lc = { p, run };
+	struct metric_sink lc = { p, run };
 	struct run r;
 	bool fork_mode = o->argv != NULL, forwarded = false;
 	int64_t start, start_real, t, next_tick = INT64_MAX, kill_at = 0, end_at = INT64_MAX;
@@ -165,7 +150,7 @@ int countrun__run(const struct countrun_opts *o, struct profile *p, uint32_t run
 				next_tick += (int64_t)o->interval_ms * 1000000;
 		}
 		if (w.out_fd >= 0)
-			workload__read_output(&w, STDOUT_FILENO, on_line, &lc);
+			workload__read_output(&w, STDOUT_FILENO, workload__store_metric, &lc);
 		if (fork_mode && workload__reap(&w, false))
 			break;
 		if (!fork_mode && (t >= end_at || (!o->system_wide && !any_alive(o->pids, o->nr_pids))))
@@ -180,7 +165,7 @@ int countrun__run(const struct countrun_opts *o, struct profile *p, uint32_t run
 	t = clock__ns(CLOCK_MONOTONIC);
 	if (fork_mode) {
 		/* once more: what the child wrote just before it exited */
-		workload__read_output(&w, STDOUT_FILENO, on_line, &lc);
+		workload__read_output(&w, STDOUT_FILENO, workload__store_metric, &lc);
 		workload__reap(&w, true);
 		countrun__fill_run(&r, &w);
 	} else {

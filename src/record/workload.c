@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 
 #include "mmprof/clock.h"
+#include "mmprof/profile.h"
 #include "mmprof/workload.h"
 #include "mmprof/xalloc.h"
 
@@ -321,4 +322,14 @@ bool workload__parse_metric(const char *line, size_t len, char *key, size_t key_
 	key[klen] = '\0';
 	*value = v;
 	return true;
+}
+
+void workload__store_metric(void *ctx, const char *line, size_t len)
+{
+	struct metric_sink *ms = ctx;
+	char key[256];
+	double v;
+
+	if (workload__parse_metric(line, len, key, sizeof(key), &v))
+		profile__add_metric(ms->p, ms->run, key, v);
 }
