@@ -145,9 +145,14 @@ export MMPROF := $(abspath $(BUILD)/mmprof)
 # ASan's shadow and quarantine would break need to know.
 export MMPROF_SANITIZE := $(SANITIZE)
 
-check: $(BUILD)/mmprof $(UNIT_BIN) $(WL_BIN)
+check: $(BUILD)/mmprof $(UNIT_BIN) $(WL_BIN) $(BUILD)/.test-deps-ok
 	@echo "  PROVE   unit and integration tests"
 	$(Q)prove -j2 $(PROVE_FLAGS) $(UNIT_BIN) $(INTEG)
+
+# The tools tests read mmprof's output with (chromium, go tool pprof, ...).
+$(BUILD)/.test-deps-ok:
+	$(Q)src/scripts/deps.sh --tests
+	$(Q)touch $@
 
 demo: $(BUILD)/mmprof $(WL_BIN)
 	$(Q)src/scripts/demo.sh

@@ -38,6 +38,15 @@ command -v g++ >/dev/null 2>&1 || missing="$missing g++"
 command -v man >/dev/null 2>&1 || missing="$missing man-db"
 command -v groff >/dev/null 2>&1 || missing="$missing groff-base"
 command -v clang >/dev/null 2>&1 || missing="$missing clang"
+# --tests (make check): the independent readers and loads some tests drive,
+# installed here once rather than by tests running in parallel (two apt-get
+# at once fail on dpkg's lock)
+if [ "${1:-}" = --tests ]; then
+	command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
+	command -v go >/dev/null 2>&1 || missing="$missing golang-go"
+	command -v stress-ng >/dev/null 2>&1 || missing="$missing stress-ng"
+	command -v valgrind >/dev/null 2>&1 || missing="$missing valgrind"
+fi
 
 [ -z "$missing" ] && exit 0
 
@@ -57,9 +66,9 @@ fi
 
 echo "mmprof: installing build dependencies:$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq >&2 || true
+$sudo apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 || true
 # shellcheck disable=SC2086
-if ! $sudo apt-get install -y -qq --no-install-recommends $missing >&2; then
+if ! $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $missing >&2; then
 	echo "mmprof: apt-get install failed; install by hand:$missing" >&2
 	exit 2
 fi

@@ -46,7 +46,7 @@ ok $? "run metadata table"
 
 if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ]; then
 	echo "# chromium missing: installing it (apt-get install -y chromium)"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y chromium >"$tmp/apt.log" 2>&1 || sed 's/^/# /' "$tmp/apt.log" | tail -5
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y chromium >"$tmp/apt.log" 2>&1 || sed 's/^/# /' "$tmp/apt.log" | tail -5
 fi
 command -v chromium >/dev/null 2>&1
 ok $? "chromium is installed (apt-get install chromium; as root this test installs it)"

@@ -59,7 +59,7 @@ read -r json_samples json_period <"$tmp/json.out"
 
 # An independent pprof reader: the real one.
 if ! command -v go >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends golang-go \
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends golang-go \
 		>"$tmp/apt.log" 2>&1 || diag "$tmp/apt.log"
 fi
 command -v go >/dev/null 2>&1

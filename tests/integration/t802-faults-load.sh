@@ -15,7 +15,7 @@ cleanup_hook() { [ -n "$st" ] && kill $st 2>/dev/null; }
 
 if ! command -v stress-ng >/dev/null 2>&1; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q stress-ng >/dev/null 2>&1
+		DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q stress-ng >/dev/null 2>&1
 	fi
 fi
 if ! command -v stress-ng >/dev/null 2>&1; then

@@ -18,7 +18,7 @@ if [ -n "${MMPROF_SANITIZE:-}" ]; then
 fi
 
 if ! command -v valgrind >/dev/null 2>&1; then
-	[ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -q valgrind >/dev/null 2>&1
+	[ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q valgrind >/dev/null 2>&1
 fi
 
 # vg DESCRIPTION ARGS...: exit 0 under memcheck, no report of valgrind's
