@@ -257,10 +257,32 @@ static void num_cell(struct outbuf *b, double v, enum cell how)
 	outbuf__puts(b, "</td>");
 }
 
+/* The flame graph and both scripts of a page (f NULL: the note instead). */
+static void graph_and_scripts(struct outbuf *b, const struct flame *f, const char *subtitle,
+			      const char *no_graph, const char *row_text)
+{
+	if (f) {
+		struct flame_render_opts ro = { .inline_html = true, .id = "mmflame", .subtitle = subtitle };
+
+		outbuf__puts(b, "<div class=\"graph\">\n");
+		flame__svg(b, f, &ro, NULL);
+		outbuf__puts(b, "</div>\n<script>\n");
+		outbuf__puts(b, flame__script());
+		outbuf__puts(b, "</script>\n");
+	} else {
+		outbuf__printf(b, "<p class=\"note\">%s</p>\n", no_graph);
+	}
+	outbuf__puts(b, "<script>\n");
+	outbuf__puts(b, page_script);
+	outbuf__puts(b, row_text);
+	outbuf__puts(b, "</script>\n</body></html>\n");
+}
+
 void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const struct diff *d,
 		      const struct diff_row *const *rows, size_t n, const struct flame *f,
 		      const char *event)
 {
+	char sub[256];
 	size_t i;
 
 	outbuf__puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -312,47 +334,12 @@ void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const s
 		outbuf__puts(b, "<p class=\"note\">No row to show (run mmprof diff with --all for every key).</p>\n");
 
 	outbuf__puts(b, "<h2>Differential flame graph</h2>\n");
-	if (f) {
-		struct flame_render_opts ro = { .inline_html = true, .id = "mmflame" };
-		char sub[256];
-
-		snprintf(sub, sizeof(sub), "%s, %% of each run's total period; hover for values, click to zoom",
-			 event ? event : "");
-		ro.subtitle = sub;
-		outbuf__puts(b, "<div class=\"graph\">\n");
-		flame__svg(b, f, &ro, NULL);
-		outbuf__puts(b, "</div>\n<script>\n");
-		outbuf__puts(b, flame__script());
-		outbuf__puts(b, "</script>\n");
-	} else {
-		outbuf__puts(b, "<p class=\"note\">No flame graph: the sides have no samples of a common event.</p>\n");
-	}
-	outbuf__puts(b, "<script>\n");
-	outbuf__puts(b, page_script);
-	outbuf__puts(b, diff_row_text);
-	outbuf__puts(b, "</script>\n</body></html>\n");
+	snprintf(sub, sizeof(sub), "%s, %% of each run's total period; hover for values, click to zoom",
+		 event ? event : "");
+	graph_and_scripts(b, f, sub, "No flame graph: the sides have no samples of a common event.",
+			  diff_row_text);
 }
 
-/* The flame graph and both scripts of a page (f NULL: a note instead). */
-static void graph_and_scripts(struct outbuf *b, const struct flame *f, const char *subtitle,
-			      const char *row_text)
-{
-	if (f) {
-		struct flame_render_opts ro = { .inline_html = true, .id = "mmflame", .subtitle = subtitle };
-
-		outbuf__puts(b, "<div class=\"graph\">\n");
-		flame__svg(b, f, &ro, NULL);
-		outbuf__puts(b, "</div>\n<script>\n");
-		outbuf__puts(b, flame__script());
-		outbuf__puts(b, "</script>\n");
-	} else {
-		outbuf__puts(b, "<p class=\"note\">No flame graph: the profile has no samples of this event.</p>\n");
-	}
-	outbuf__puts(b, "<script>\n");
-	outbuf__puts(b, page_script);
-	outbuf__puts(b, row_text);
-	outbuf__puts(b, "</script>\n</body></html>\n");
-}
 
 void flame__html_report(struct outbuf *b, const struct html_side *s, const struct html_key_row *rows,
 			size_t n, const struct flame *f, const char *event)
@@ -391,5 +378,6 @@ void flame__html_report(struct outbuf *b, const struct html_side *s, const struc
 	outbuf__puts(b, "<h2>Flame graph</h2>\n");
 	snprintf(sub, sizeof(sub), "%s, period summed over the runs; hover for values, click to zoom",
 		 event ? event : "");
-	graph_and_scripts(b, f, sub, report_row_text);
+	graph_and_scripts(b, f, sub, "No flame graph: the profile has no samples of this event.",
+			  report_row_text);
 }
