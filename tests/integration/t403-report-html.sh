@@ -77,7 +77,7 @@ echo "# $st"
 m=$(echo "$st" | sed -n 's/.*Matched: \([0-9.]*\)%.*/\1/p')
 echo "$st" | grep -Eq 'hits=[1-9][0-9]*;Matched: [0-9.]+% \([0-9]+ frames\);hidden=[1-9]' &&
 	awk -v a="$m" -v b="$hc" 'BEGIN { exit !(a - b < 0.2 && b - a < 0.2) }'
-ok $? "in the browser: search matches pf_touch_pages at $m% (table: $hc%), a zoom hides the rest"
+ok $? "in the browser: search matches pf_touch_pages at $m% (table: $hc%), a zoom into it hides the rest"
 
 "$MMPROF" report -o "$tmp/x.html" "$tmp/pf.data" >/dev/null 2>&1
 test $? -eq 2; ok $? "-o without --html: exit 2"
