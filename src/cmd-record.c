@@ -76,6 +76,7 @@ struct record_opts {
 	enum call_graph call_graph;	/* --call-graph */
 	uint32_t stack_size;		/* --call-graph dwarf,SIZE */
 	int inline_frames;
+	const char *vmlinux;		/* --vmlinux: kernel DWARF for inline chains */
 	int quiet;
 	int sched;
 	int mm;
@@ -766,6 +767,7 @@ int cmd_record(int argc, char **argv)
 		{ OPT_BOOL, 'g', "callchain", &o.callchain, NULL, "record callchains (the default)", OPT_NEGATABLE, NULL },
 		{ OPT_CALLBACK, 0, "call-graph", &o, "fp|dwarf[,SIZE]|lbr", "user stacks: frame pointers (default), DWARF unwinding of SIZE (8192) bytes of stack, or LBR", 0, parse_call_graph },
 		{ OPT_BOOL, 0, "inline", &o.inline_frames, NULL, "expand user frames into their inline chains (needs DWARF)", 0, NULL },
+		{ OPT_STRING, 0, "vmlinux", &o.vmlinux, "PATH", "kernel image with DWARF (build-id of the running kernel): inline chains for kernel frames", 0, NULL },
 		{ OPT_INT, 'm', "mmap-pages", &o.mmap_pages, "PAGES", "ring buffer pages per CPU, a power of 2", 0, NULL },
 		{ OPT_BOOL, 0, "mm", &o.mm, NULL, "also sample the memory-management tracepoints this kernel has", 0, NULL },
 		{ OPT_LIST, 0, "field", &o.fields, "SYS:NAME/FIELD", "per-run histogram of a tracepoint field (repeatable)", OPT_SPLIT, NULL },
@@ -814,6 +816,24 @@ int cmd_record(int argc, char **argv)
 	err = symbols__load_kernel(rec.syms, &e);
 	if (err && !o.quiet)
 		fprintf(stderr, "mmprof: warning: %s; kernel frames stay unresolved\n", e.msg);
+	if (o.vmlinux || o.inline_frames) {
+		/*
+		 * Kernel inline chains: --vmlinux asks for them; --inline looks
+		 * for the running kernel's vmlinux and is silent when none is
+		 * installed (the common case).
+		 */
+		e.msg[0] = '\0';
+		err = symbols__load_vmlinux(rec.syms, o.vmlinux, &e);
+		if (o.vmlinux && err && err != -ESTALE && err != -ENOEXEC && err != -ENODATA) {
+			fprintf(stderr, "mmprof: --vmlinux '%s': %s\n", o.vmlinux, e.msg);
+			goto out;
+		}
+		if (o.vmlinux && err)
+			fprintf(stderr, "mmprof: warning: --vmlinux %s: %s; kernel inline frames off\n",
+				o.vmlinux, e.msg);
+		if (!err)
+			profile__set_meta(rec.p, "symbols.vmlinux", symbols__vmlinux(rec.syms));
+	}
 
 	if (o.mm)
 		add_mm_events(&o.events);

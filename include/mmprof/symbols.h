@@ -165,6 +165,49 @@ void symbols__set_inline(struct symbols *s, bool on);
 bool symbols__inline(const struct symbols *s);
 
 /*
+ * Kernel inline chains come from a vmlinux's DWARF (kallsyms still names
+ * the real kernel frames).  A vmlinux serves only when its build-id is
+ * the running kernel's (/sys/kernel/notes); its addresses are moved by
+ * KASLR's slide, kallsyms' _text (else _stext) minus its own.  Load
+ * kallsyms first: the slide is measured from it.
+ *
+ * symbols__load_vmlinux: path is record --vmlinux, or NULL to search the
+ * build-id link /usr/lib/debug/.build-id/xx/rest.debug, then
+ * /usr/lib/debug/boot/vmlinux-REL, /usr/lib/debug/lib/modules/REL/vmlinux,
+ * /boot/vmlinux-REL, /lib/modules/REL/build/vmlinux and
+ * /usr/lib/debug/boot/vmlinux-REL.debug (REL: uname -r), taking the first
+ * that matches.  Returns 0 when one is attached, or -errno with e filled
+ * (the message does not repeat the path): -ENOENT or another open error
+ * for a path that cannot be read (the search: nothing matched), -ESTALE
+ * another build-id, -ENOEXEC not an ELF file, -ENODATA no _text/_stext to
+ * place it by (e.g. kallsyms hidden).
+ *
+ * symbols__use_vmlinux is the same for one file, checking its build-id
+ * against want_build_id (hex; NULL or "" accepts any).
+ */
+int symbols__load_vmlinux(struct symbols *s, const char *path, struct errmsg *e);
+int symbols__use_vmlinux(struct symbols *s, const char *path, const char *want_build_id,
+			 struct errmsg *e);
+/* The vmlinux attached, or NULL: then kernel frames get no inline chain. */
+const char *symbols__vmlinux(const struct symbols *s);
+
+/*
+ * symbols__inline_chain() for a kernel address (the running one, before
+ * KASLR is undone): 0 without an attached vmlinux or without DWARF there.
+ */
+size_t symbols__kernel_inline_chain(struct symbols *s, uint64_t addr, const char **names,
+				    size_t max);
+
+/*
+ * The GNU build-id (NT_GNU_BUILD_ID, lower-case hex) in a buffer of ELF
+ * notes such as /sys/kernel/notes.  Returns 0, -ENOENT when no such note,
+ * -EINVAL for a truncated note, -ENOSPC when hex (size bytes) is too
+ * small.  symbols__read_build_id_notes reads the notes from a file.
+ */
+int symbols__note_build_id(const void *notes, size_t len, char *hex, size_t size);
+int symbols__read_build_id_notes(const char *path, char *hex, size_t size);
+
+/*
  * The user-space DSOs named by maps, for the data file and for "why
  * unknown" hints.  loaded says whether resolution tried to read it; then
  * err is 0, or the -errno of loading (-ENOENT missing file, -ENOEXEC not

@@ -17,6 +17,7 @@
 #define MMPROF_SYMBOLS_INTERNAL_H
 
 #include <stdbool.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -148,5 +149,30 @@ bool elffile__offset_to_vaddr(const struct elffile *f, uint64_t off, uint64_t *v
 struct errmsg;
 int kallsyms__read(struct symtab *t, const char *path, struct arena *names,
 		   struct strpool *pool, const char *kernel_dso, struct errmsg *e);
+
+/*
+ * The addresses of _text and _stext in the last file kallsyms__read()
+ * read (0 when absent): the anchors KASLR's slide is measured from.
+ * Aliases are dropped from the symtab, so they are caught while reading.
+ */
+struct kallsyms_anchors {
+	uint64_t text, stext;
+};
+void kallsyms__anchors(const char *path, struct kallsyms_anchors *a);
+
+/*
+ * vmlinux.c.  Check that path is an ELF file whose build-id is
+ * want_build_id (not checked when NULL or ""), and set *slide to what
+ * turns its addresses into running ones (kallsyms' _text minus its _text,
+ * else the same with _stext).  Returns 0, or -errno with e filled:
+ * -ENOENT and other open errors, -ENOEXEC not ELF, -ESTALE another
+ * build-id, -ENODATA no common anchor symbol.
+ */
+int vmlinux__check(const char *path, const char *want_build_id, uint64_t ktext,
+		   uint64_t kstext, uint64_t *slide, struct errmsg *e);
+/* Where a vmlinux for release may be, best first; fills out, returns count. */
+size_t vmlinux__candidates(const char *release, const char *build_id, char (*out)[PATH_MAX],
+			   size_t max);
+void vmlinux__release(char *buf, size_t size);
 
 #endif

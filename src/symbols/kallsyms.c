@@ -113,3 +113,30 @@ fail:
 	symtab__release(t);
 	return err;
 }
+
+void kallsyms__anchors(const char *path, struct kallsyms_anchors *a)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *fp;
+
+	memset(a, 0, sizeof(*a));
+	fp = fopen(path, "re");
+	if (!fp)
+		return;
+	/* both sit at the start of kernel text, among the first lines */
+	while ((!a->text || !a->stext) && getline(&line, &cap, fp) > 0) {
+		char name[16];
+		unsigned long long addr;
+		char type;
+
+		if (sscanf(line, "%llx %c %15s", &addr, &type, name) != 3 || (type != 'T' && type != 't'))
+			continue;
+		if (!strcmp(name, "_text"))
+			a->text = addr;
+		else if (!strcmp(name, "_stext"))
+			a->stext = addr;
+	}
+	free(line);
+	fclose(fp);
+}

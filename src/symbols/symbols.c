@@ -107,6 +107,12 @@ struct symbols {
 	uint64_t mntns;		/* our mount namespace, 0 unknown */
 	bool inline_frames;	/* record --inline */
 
+	/* Kernel DWARF for inline chains (vmlinux.c); kallsyms names. */
+	const char *kallsyms_path;	/* what load_kallsyms read, for anchors */
+	struct elffile vmlinux;		/* only its Dwarf handle is used */
+	char *vmlinux_path;		/* NULL: kernel frames get no chain */
+	uint64_t vmlinux_slide;		/* running address - vmlinux address */
+
 	/* Files of other mount namespaces, opened by symbols__watch(). */
 	struct nsfile *nsfiles;
 	size_t nr_nsfiles, alloc_nsfiles;
@@ -136,6 +142,7 @@ struct symbols *symbols__new(void)
 	s->debug_dir = "/usr/lib/debug";
 	s->mntns = mntns_of("self");
 	s->vdso_fd = -1;
+	s->vmlinux.dwarf_fd = -1;
 	return s;
 }
 
@@ -177,6 +184,8 @@ void symbols__free(struct symbols *s)
 	if (s->vdso_fd >= 0)
 		close(s->vdso_fd);
 	symtab__release(&s->kernel);
+	elffile__release(&s->vmlinux);
+	free(s->vmlinux_path);
 	strpool__release(&s->pool);
 	arena__release(&s->names);
 	free(s);
@@ -185,6 +194,7 @@ void symbols__free(struct symbols *s)
 int symbols__load_kallsyms(struct symbols *s, const char *path, struct errmsg *e)
 {
 	symtab__release(&s->kernel);
+	s->kallsyms_path = strpool__intern(&s->pool, path, strlen(path));
 	return kallsyms__read(&s->kernel, path, &s->names, &s->pool, s->kernel_dso, e);
 }
 
@@ -912,6 +922,64 @@ size_t symbols__inline_chain(struct symbols *s, pid_t pid, uint64_t addr, const 
 	    !elffile__offset_to_vaddr(d->file, addr - m->start + m->pgoff, &vaddr))
 		return 0;
 	return elffile__inline_chain(d->file, d->name, vaddr, names, max, &s->names);
+}
+
+int symbols__use_vmlinux(struct symbols *s, const char *path, const char *want_build_id,
+			 struct errmsg *e)
+{
+	struct kallsyms_anchors a = { 0, 0 };
+	uint64_t slide = 0;
+	int err;
+
+	if (s->kallsyms_path)
+		kallsyms__anchors(s->kallsyms_path, &a);
+	err = vmlinux__check(path, want_build_id, a.text, a.stext, &slide, e);
+	if (err)
+		return err;
+	elffile__release(&s->vmlinux);
+	s->vmlinux.dwarf_fd = -1;
+	free(s->vmlinux_path);
+	s->vmlinux_path = xstrdup(path);
+	s->vmlinux_slide = slide;
+	return 0;
+}
+
+int symbols__load_vmlinux(struct symbols *s, const char *path, struct errmsg *e)
+{
+	char running[64], release[128], cand[8][PATH_MAX];
+	size_t i, nr;
+
+	if (symbols__read_build_id_notes("/sys/kernel/notes", running, sizeof(running)))
+		running[0] = '\0';
+	if (path)
+		return symbols__use_vmlinux(s, path, running, e);
+	vmlinux__release(release, sizeof(release));
+	nr = vmlinux__candidates(release, running, cand, sizeof(cand) / sizeof(cand[0]));
+	for (i = 0; i < nr; i++) {
+		struct errmsg skip = { "" };
+
+		/* unknown running build-id: only files named for this release */
+		if (!running[0] && strstr(cand[i], "/.build-id/"))
+			continue;
+		if (!symbols__use_vmlinux(s, cand[i], running, &skip))
+			return 0;
+	}
+	return errmsg__set(e, -ENOENT, "no vmlinux with the running kernel's build-id %s",
+			   running[0] ? running : "(unknown)");
+}
+
+const char *symbols__vmlinux(const struct symbols *s)
+{
+	return s->vmlinux_path;
+}
+
+size_t symbols__kernel_inline_chain(struct symbols *s, uint64_t addr, const char **names,
+				    size_t max)
+{
+	if (!s->vmlinux_path)
+		return 0;
+	return elffile__inline_chain(&s->vmlinux, s->vmlinux_path, addr - s->vmlinux_slide, names,
+				     max, &s->names);
 }
 
 void symbols__set_inline(struct symbols *s, bool on)
