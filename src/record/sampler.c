@@ -1318,7 +1318,7 @@ static uint32_t frame_of(struct sampler *s, struct profile *p, uint32_t pid, uin
  * the sampled IP).  Computed once per real frame.
  */
 static size_t push_inline(struct sampler *s, struct profile *p, uint32_t pid, uint64_t addr,
-			  bool exact, uint32_t real, size_t n)
+			  bool exact, bool kernel, uint32_t real, size_t n)
 {
 	const char *names[32];
 	size_t k, nr, at;
@@ -1332,8 +1332,11 @@ static size_t push_inline(struct sampler *s, struct profile *p, uint32_t pid, ui
 	if (!s->inl_at[real]) {
 		struct frame f = p->frames[real];
 
-		nr = symbols__inline_chain(s->syms, (pid_t)pid, exact ? addr : addr - 1, names,
-					   sizeof(names) / sizeof(names[0]));
+		addr = exact ? addr : addr - 1;
+		nr = kernel ? symbols__kernel_inline_chain(s->syms, addr, names,
+							   sizeof(names) / sizeof(names[0]))
+			    : symbols__inline_chain(s->syms, (pid_t)pid, addr, names,
+						    sizeof(names) / sizeof(names[0]));
 		at = s->nr_inl_ids;
 		XGROW(s->inl_ids, s->alloc_inl_ids, at + nr);
 		s->inl_ids[at] = 0;
@@ -1390,8 +1393,10 @@ int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct 
 				continue;
 			}
 			f = frame_of(s, p, en->pid, chain[j], kernel);
-			if (!kernel && symbols__inline(s->syms) && p->frames[f].sym)
-				n = push_inline(s, p, en->pid, chain[j], leaf, f, n);
+			/* kernel frames: whenever record attached a vmlinux */
+			if ((kernel ? symbols__vmlinux(s->syms) != NULL : symbols__inline(s->syms)) &&
+			    p->frames[f].sym)
+				n = push_inline(s, p, en->pid, chain[j], leaf, kernel, f, n);
 			XGROW(s->frames, s->alloc_frames, n);
 			s->frames[n++] = f;
 			leaf = false;
