@@ -11,6 +11,10 @@
  * earlier ones, so a record with any other bit is refused with -EOPNOTSUPP
  * rather than misread).  REGS_USER's length depends on the attr's
  * sample_regs_user mask, which only sample__parse_regs is given.
+ * BRANCH_STACK is read as mmprof asks for it: without
+ * PERF_SAMPLE_BRANCH_HW_INDEX or PERF_SAMPLE_BRANCH_COUNTERS in the attr's
+ * branch_sample_type (either would add words the record does not say it
+ * has).
  */
 #ifndef MMPROF_SAMPLE_H
 #define MMPROF_SAMPLE_H
@@ -22,7 +26,8 @@
 			   PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |    \
 			   PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | \
 			   PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | \
-			   PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
+			   PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER |	     \
+			   PERF_SAMPLE_STACK_USER)
 
 struct sample {
 	uint64_t id;		/* IDENTIFIER or ID */
@@ -39,6 +44,14 @@ struct sample {
 	uint64_t nr_callchain;
 	const void *raw;	/* RAW: raw_size bytes */
 	uint32_t raw_size;
+	/*
+	 * BRANCH_STACK: nr_branches {from, to, flags} entries, newest first.
+	 * With PERF_SAMPLE_BRANCH_CALL_STACK (--call-graph lbr) they are the
+	 * calls not yet returned: branches[0].to is the entry of the function
+	 * running, each .from a call site in its caller, outward.
+	 */
+	const struct perf_branch_entry *branches;
+	uint64_t nr_branches;
 	/*
 	 * REGS_USER: abi (PERF_SAMPLE_REGS_ABI_*; NONE for a kernel thread,
 	 * then no registers follow) and one u64 per set bit of the attr's
@@ -80,6 +93,34 @@ int sample__parse_regs(const void *ev, uint64_t sample_type, uint64_t read_forma
  * of the record.  -EINVAL when the record is too short to hold it.
  */
 int sample__parse_id_all(const void *ev, uint64_t sample_type, struct sample *s);
+
+/*
+ * --call-graph lbr: the callchain of a sample that has both CALLCHAIN and
+ * BRANCH_STACK (call-stack mode), leaf first as the kernel lays chains out,
+ * built as perf's resolve_lbr_callchain_sample does (callee order): the
+ * kernel's part (every entry before its first PERF_CONTEXT_USER), then
+ * PERF_CONTEXT_USER, the user leaf, and each branch's .from outward.  The
+ * kernel's own user part (a frame-pointer walk) is dropped but for its
+ * first entry, the user IP from the saved registers, which is the leaf:
+ * for a user-mode sample that is the sample IP; where the kernel gave no
+ * user part, the sample IP (user mode) or else branches[0].to (the entry
+ * of the running function, perf's choice for every sample).  perf shows
+ * branches[0].to, not the IP, as the leaf of the chain; both name the same
+ * function, the IP keeps the line and inline scope.  Entries that are not
+ * user addresses (0, or in the context-marker range) are skipped.
+ *
+ * A sample without a user part (a kernel thread: no PERF_CONTEXT_USER and
+ * not user mode) keeps the kernel's chain unchanged, as perf does; an
+ * empty branch stack (nothing on the call stack the LBR saw, e.g. _start,
+ * or a PMU that gave none) leaves the user part at the leaf alone.
+ * out must hold sample__lbr_chain_max(s) entries; returns the length.
+ */
+uint64_t sample__lbr_chain(const struct sample *s, uint64_t *out);
+
+static inline uint64_t sample__lbr_chain_max(const struct sample *s)
+{
+	return s->nr_callchain + s->nr_branches + 2;
+}
 
 /* The id of a sample with PERF_SAMPLE_IDENTIFIER (first u64), or -EINVAL. */
 int sample__identifier(const void *ev, uint64_t *id);

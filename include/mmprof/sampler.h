@@ -42,7 +42,11 @@ struct sampler_opts {
 	 * kernel's frame-pointer walk; DWARF samples the user registers and
 	 * stack_size bytes of stack (a multiple of 8, at most
 	 * UNWIND__STACK_MAX) and unwinds them with libdw as the run goes
-	 * (unwind.h); LBR is refused with a message (not implemented).
+	 * (unwind.h); LBR samples the PMU's call stack of user calls
+	 * (PERF_SAMPLE_BRANCH_STACK, call-stack mode) and builds the user part
+	 * of each chain from it (sample__lbr_chain): a hardware event only;
+	 * without one that has branch records the open fails with a message
+	 * and the default event does not fall back to cpu-clock.
 	 */
 	enum call_graph { CALL_GRAPH_FP, CALL_GRAPH_DWARF, CALL_GRAPH_LBR } call_graph;
 	uint32_t stack_size;

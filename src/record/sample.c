@@ -1,5 +1,6 @@
 /* sample: bounds-checked PERF_RECORD_SAMPLE decoding; see include/mmprof/sample.h. */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "mmprof/sample.h"
@@ -129,7 +130,15 @@ int sample__parse_regs(const void *ev, uint64_t type, uint64_t rf, uint64_t regs
 		s->raw = (const char *)p + 4;
 		p = (const uint64_t *)((const char *)p + ((4 + (uint64_t)size + 7) & ~7ULL));
 	}
-	/* (BRANCH_STACK would come here: refused above) */
+	if (type & PERF_SAMPLE_BRANCH_STACK) {
+		/* u64 nr, then nr {from, to, flags} (no hw_idx: see sample.h) */
+		NEED(1);
+		s->nr_branches = *p++;
+		if (s->nr_branches > (uint64_t)(end - p) / 3)
+			return -EINVAL;
+		s->branches = (const struct perf_branch_entry *)p;
+		p += s->nr_branches * 3;
+	}
 	if (type & PERF_SAMPLE_REGS_USER) {
 		NEED(1);
 		s->regs_user_abi = *p++;
@@ -199,4 +208,54 @@ int sample__parse_id_all(const void *ev, uint64_t type, struct sample *s)
 	if (type & PERF_SAMPLE_IDENTIFIER)
 		s->id = *p++;
 	return 0;
+}
+
+/* Whether the sample's IP is user code (header.misc's cpumode). */
+static bool ip_is_user(const struct sample *s)
+{
+	uint16_t mode = s->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+
+	return mode == PERF_RECORD_MISC_USER || mode == PERF_RECORD_MISC_GUEST_USER;
+}
+
+uint64_t sample__lbr_chain(const struct sample *s, uint64_t *out)
+{
+	const uint64_t *chain = s->callchain;
+	uint64_t nr = s->nr_callchain, u, n, k, leaf = 0;
+
+	for (u = 0; u < nr && chain[u] != PERF_CONTEXT_USER; u++)
+		;
+	/* LBR only speaks of the user stack: no user part, nothing to add */
+	if (u == nr && !ip_is_user(s)) {
+		if (nr)
+			memcpy(out, chain, nr * sizeof(*chain));
+		return nr;
+	}
+	if (u)
+		memcpy(out, chain, u * sizeof(*chain));
+	n = u;
+	if (u + 1 < nr && chain[u + 1] && chain[u + 1] < PERF_CONTEXT_MAX)
+		leaf = chain[u + 1];	/* the user IP the kernel saved */
+	else if (ip_is_user(s))
+		leaf = s->ip;
+	else if (s->nr_branches)
+		leaf = s->branches[0].to;
+	if (leaf && leaf < PERF_CONTEXT_MAX) {
+		out[n++] = PERF_CONTEXT_USER;
+		out[n++] = leaf;
+	} else if (!s->nr_branches) {
+		return n;	/* no user frame at all */
+	} else {
+		out[n++] = PERF_CONTEXT_USER;
+	}
+	for (k = 0; k < s->nr_branches; k++) {
+		uint64_t from = s->branches[k].from;
+
+		if (from && from < PERF_CONTEXT_MAX)
+			out[n++] = from;
+	}
+	/* a lone marker (every entry skipped) is no frame */
+	if (n && out[n - 1] == PERF_CONTEXT_USER)
+		n--;
+	return n;
 }

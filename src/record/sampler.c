@@ -48,6 +48,8 @@
 #define DEFAULT_MMAP_PAGES	256	/* 1 MiB per CPU with 4 KiB pages */
 #define DWARF_MMAP_PAGES	1024	/* --call-graph dwarf: samples of ~8 KiB each */
 #define COMM_LEN		16	/* TASK_COMM_LEN */
+/* branch_sample_type bits that only save work: dropped if the kernel refuses them */
+#define LBR_OPTIONAL		(PERF_SAMPLE_BRANCH_NO_FLAGS | PERF_SAMPLE_BRANCH_NO_CYCLES)
 
 /* Present from the libperf that renamed the cpu map constructors on (6.8),
  * whose perf_evsel__delete puts the evsel's maps itself. */
@@ -115,6 +117,14 @@ struct sampler {
 	uint64_t deferred_in, deferred_out;
 	uint64_t *scratch;
 	size_t alloc_scratch;
+	/*
+	 * --call-graph lbr: the branch_sample_type asked for (NO_FLAGS and
+	 * NO_CYCLES dropped if the kernel refuses them) and the chain each
+	 * sample's branch stack is turned into (sample__lbr_chain).
+	 */
+	uint64_t branch_type;
+	uint64_t *lbr;
+	size_t alloc_lbr;
 
 	/*
 	 * Side-band records (COMM, MMAP, FORK, EXIT), copied and applied to
@@ -328,13 +338,22 @@ struct sampler *sampler__new(const struct sampler_opts *o, struct symbols *syms,
 			    "between 8 and %u", o->stack_size, UNWIND__STACK_MAX);
 		return NULL;
 	}
-	if (o->call_graph == CALL_GRAPH_LBR) {
-		errmsg__set(e, -EOPNOTSUPP, "%s",
-			    access("/sys/bus/event_source/devices/cpu/caps/branches", F_OK) ?
-			    "--call-graph lbr: this machine's PMU has no last branch records; use dwarf or fp" :
-			    "--call-graph lbr: not implemented by mmprof; use dwarf or fp");
-		return NULL;
-	}
+	if (o->call_graph == CALL_GRAPH_LBR && !o->no_callchain && o->events)
+		for (i = 0; i < o->events->nr; i++) {
+			struct evspec sp;
+
+			/* software events and tracepoints never carry branch records */
+			if (evspec__parse(o->events->items[i], &sp, NULL) == 0 &&
+			    (sp.tracepoint || sp.attr.type == PERF_TYPE_SOFTWARE ||
+			     sp.attr.type == PERF_TYPE_TRACEPOINT ||
+			     sp.attr.type == PERF_TYPE_BREAKPOINT)) {
+				errmsg__set(e, -EOPNOTSUPP, "--call-graph lbr: event '%s' has no "
+					    "last branch records (only hardware events such as "
+					    "cycles do); use --call-graph dwarf or fp",
+					    o->events->items[i]);
+				return NULL;
+			}
+		}
 	s = xcalloc(1, sizeof(*s));
 	s->opts = *o;
 	s->opts.events = NULL;
@@ -377,6 +396,16 @@ struct sampler *sampler__new(const struct sampler_opts *o, struct symbols *syms,
 		s->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		s->unwinder = unwinder__new(syms);
 	}
+	if (!o->no_callchain && o->call_graph == CALL_GRAPH_LBR) {
+		/*
+		 * As perf: user calls only, as a call stack, without the cycle
+		 * counts and flags nobody reads.  No HW_INDEX: mmprof does not
+		 * stitch stacks deeper than the LBR (perf's --stitch-lbr).
+		 */
+		s->sample_type |= PERF_SAMPLE_BRANCH_STACK;
+		s->branch_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_CALL_STACK |
+				 PERF_SAMPLE_BRANCH_NO_FLAGS | PERF_SAMPLE_BRANCH_NO_CYCLES;
+	}
 	/* tracepoint fields (trace.h decodes them) ride in the raw data */
 	for (i = 0; i < s->nr_evs; i++)
 		if (s->evs[i].spec.tracepoint)
@@ -417,6 +446,7 @@ void sampler__free(struct sampler *s)
 	free(s->pids);
 	free(s->ids);
 	free(s->scratch);
+	free(s->lbr);
 	unwinder__free(s->unwinder);
 	free(s->comms);
 	hashidx__release(&s->comm_idx);
@@ -458,6 +488,12 @@ static void make_attr(const struct sampler *s, const struct evspec *sp, bool fir
 		a->sample_stack_user = s->opts.stack_size;
 		a->exclude_callchain_user = 1;
 	}
+	/*
+	 * --call-graph lbr keeps the kernel's user chain, as perf does: its
+	 * PERF_CONTEXT_USER marks where the LBR's part goes, and its first
+	 * entry is the user IP of a sample taken in the kernel.
+	 */
+	a->branch_sample_type = s->branch_type;
 	a->sample_id_all = 1;
 	a->inherit = 1;
 	a->disabled = 1;
@@ -488,6 +524,13 @@ static int try_open(struct sampler *s, size_t i, const struct evspec *sp, bool e
 		return -ENOMEM;
 	perf_evlist__add(s->evlist, evsel);
 	err = perf_evsel__open(evsel, perf_evsel__cpus(evsel), perf_evsel__threads(evsel));
+	if (err == -EINVAL && (s->branch_type & LBR_OPTIONAL)) {
+		/* kernels before 4.7 know neither NO_FLAGS nor NO_CYCLES */
+		perf_evsel__attr(evsel)->branch_sample_type &= ~(uint64_t)LBR_OPTIONAL;
+		err = perf_evsel__open(evsel, perf_evsel__cpus(evsel), perf_evsel__threads(evsel));
+		if (!err)
+			s->branch_type &= ~(uint64_t)LBR_OPTIONAL;
+	}
 	if (err) {
 		perf_evlist__remove(s->evlist, evsel);
 		if (!perf_cpu_map__new_any_cpu) {
@@ -515,6 +558,34 @@ static long read_sysctl(const char *path)
 	return v;
 }
 
+/*
+ * --call-graph lbr, an open refused for want of branch records: no
+ * hardware PMU at all (virtual machines), or one without LBR (AMD before
+ * Zen 4, or a hypervisor that does not pass it through).
+ */
+static int lbr_error(const char *name, int err, struct errmsg *e)
+{
+	const char *why;
+	char caps[16] = "";
+	FILE *f;
+
+	if (access("/sys/bus/event_source/devices/cpu", F_OK) &&
+	    access("/sys/bus/event_source/devices/cpu_core", F_OK)) {
+		why = "no hardware PMU";
+	} else {
+		f = fopen("/sys/bus/event_source/devices/cpu/caps/branches", "r");
+		if (f) {
+			if (!fgets(caps, sizeof(caps), f))
+				caps[0] = '\0';
+			fclose(f);
+		}
+		why = atoi(caps) > 0 ? "the PMU refused them" : "the cpu PMU lists none";
+	}
+	return errmsg__set(e, err, "--call-graph lbr: this machine's PMU has no last branch "
+			   "records (%s; %s: %s); use --call-graph dwarf or fp", why, name,
+			   strerror(-err));
+}
+
 static int open_error(const struct sampler *s, const char *name, int err, struct errmsg *e)
 {
 	long v;
@@ -530,6 +601,8 @@ static int open_error(const struct sampler *s, const char *name, int err, struct
 	case EOPNOTSUPP:
 	case ENODEV:
 	case ENXIO:
+		if (s->branch_type)
+			return lbr_error(name, err, e);
 		return errmsg__set(e, err, "cannot open event '%s': %s; this machine does not "
 				   "have it ('perf list' shows the events it has)", name, strerror(-err));
 	case EINVAL:
@@ -538,6 +611,8 @@ static int open_error(const struct sampler *s, const char *name, int err, struct
 			return errmsg__set(e, err, "cannot open event '%s': -F %d is above "
 					   "kernel.perf_event_max_sample_rate (%ld): lower -F",
 					   name, s->opts.freq, v);
+		if (s->branch_type)
+			return lbr_error(name, err, e);
 		return errmsg__set(e, err, "cannot open event '%s': %s; the event, its modifiers "
 				   "or the sampling settings are not supported here", name,
 				   strerror(-err));
@@ -579,7 +654,8 @@ static int open_default(struct sampler *s, bool eoe, struct errmsg *e)
 		    err == -ENOMEM)
 			return open_error(s, "cycles", err, e);
 	}
-	if (!no_pmu(err))
+	/* a software event has no branch records: no cpu-clock fallback for lbr */
+	if (!no_pmu(err) || s->branch_type)
 		return open_error(s, "cycles", err, e);
 	snprintf(s->note, sizeof(s->note), "no hardware PMU (cycles: %s); sampling cpu-clock "
 		 "instead", strerror(-err));
@@ -921,6 +997,12 @@ static void handle_sample(struct sampler *s, const union perf_event *ev)
 		s->opts.raw_hook(s->opts.raw_ctx, (uint32_t)event, &smp);
 	chain = smp.callchain;
 	nr = smp.nr_callchain;
+	if (s->branch_type) {
+		/* --call-graph lbr: the user part comes from the branch stack */
+		XGROW(s->lbr, s->alloc_lbr, sample__lbr_chain_max(&smp));
+		nr = sample__lbr_chain(&smp, s->lbr);
+		chain = s->lbr;
+	}
 	/*
 	 * The kernel's chain starts with a context marker and then the IP.
 	 * When it does not hold the IP (no callchain, an empty one, or an

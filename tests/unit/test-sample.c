@@ -20,13 +20,16 @@ static const uint64_t tested_bits[] = {
 	PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP, PERF_SAMPLE_TID, PERF_SAMPLE_TIME,
 	PERF_SAMPLE_ADDR, PERF_SAMPLE_ID, PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU,
 	PERF_SAMPLE_PERIOD, PERF_SAMPLE_READ, PERF_SAMPLE_CALLCHAIN, PERF_SAMPLE_RAW,
-	PERF_SAMPLE_REGS_USER, PERF_SAMPLE_STACK_USER,
+	PERF_SAMPLE_BRANCH_STACK, PERF_SAMPLE_REGS_USER, PERF_SAMPLE_STACK_USER,
 };
 #define NR_BITS (sizeof(tested_bits) / sizeof(tested_bits[0]))
 
 static const uint64_t chain[] = { PERF_CONTEXT_KERNEL, 0xffffffff81000010ULL,
 				  0xffffffff81000020ULL, PERF_CONTEXT_USER, 0x401000 };
 static const char raw_data[] = "raw tracepoint payload";	/* 23 bytes with NUL */
+/* BRANCH_STACK: {from, to, flags} as the kernel copies struct perf_branch_entry */
+static const uint64_t branch_words[] = { 0x401100, 0x401200, 0, 0x401300, 0x401400, 0 };
+#define NR_BRANCHES 2
 /* x86_64's mask for DWARF unwinding: 20 registers (no DS ES FS GS) */
 #define REGS_MASK 0xff0fffULL
 #define NR_REGS 20
@@ -105,6 +108,11 @@ static size_t build(uint64_t *buf, uint64_t type, uint64_t rf)
 		memcpy(c + 4, raw_data, sizeof(raw_data));
 		p = (uint64_t *)(c + 4 + size);
 	}
+	if (type & PERF_SAMPLE_BRANCH_STACK) {
+		*p++ = NR_BRANCHES;
+		memcpy(p, branch_words, sizeof(branch_words));
+		p += NR_BRANCHES * 3;
+	}
 	if (type & PERF_SAMPLE_REGS_USER) {
 		uint64_t i;
 
@@ -154,6 +162,12 @@ static int check(const struct sample *s, uint64_t type, uint64_t rf)
 		bad += s->callchain != NULL;
 	if (type & PERF_SAMPLE_RAW)
 		bad += s->raw_size < sizeof(raw_data) || memcmp(s->raw, raw_data, sizeof(raw_data));
+	if (type & PERF_SAMPLE_BRANCH_STACK)
+		bad += s->nr_branches != NR_BRANCHES || !s->branches ||
+		       s->branches[0].from != 0x401100 || s->branches[0].to != 0x401200 ||
+		       s->branches[1].from != 0x401300 || s->branches[1].to != 0x401400;
+	else
+		bad += s->branches != NULL || s->nr_branches != 0;
 	if (type & PERF_SAMPLE_REGS_USER)
 		bad += s->regs_user_abi != PERF_SAMPLE_REGS_ABI_64 || s->nr_regs_user != NR_REGS ||
 		       !s->regs_user || s->regs_user[0] != 0x100 || s->regs_user[NR_REGS - 1] != 0x100 + NR_REGS - 1;
@@ -261,6 +275,19 @@ int main(void)
 		memcpy(buf + 1, &huge, 4);
 	}
 	is_int(sample__parse(buf, PERF_SAMPLE_RAW, 0, &s), -EINVAL, "raw size past the record is refused");
+	/* a branch stack claiming more entries than the record holds */
+	size = build(buf, PERF_SAMPLE_BRANCH_STACK, 0);
+	buf[1] = NR_BRANCHES + 1;
+	is_int(sample__parse(buf, PERF_SAMPLE_BRANCH_STACK, 0, &s), -EINVAL,
+	       "branch stack longer than the record is refused");
+	buf[1] = UINT64_MAX / 3 + 1;	/* nr * 24 wraps to a small size */
+	is_int(sample__parse(buf, PERF_SAMPLE_BRANCH_STACK, 0, &s), -EINVAL,
+	       "branch stack nr that overflows a size is refused");
+	/* the kernel writes nr = 0 alone when the PMU gave no stack */
+	buf[1] = 0;
+	hdr->size = 2 * 8;
+	ok(sample__parse(buf, PERF_SAMPLE_BRANCH_STACK, 0, &s) == 0 && s.nr_branches == 0,
+	   "an empty branch stack parses");
 
 	/* user registers and stack */
 	{
@@ -295,7 +322,7 @@ int main(void)
 
 	/* bits we do not understand, and non-samples */
 	size = build(buf, PERF_SAMPLE_IP, 0);
-	is_int(sample__parse(buf, PERF_SAMPLE_IP | PERF_SAMPLE_BRANCH_STACK, 0, &s), -EOPNOTSUPP,
+	is_int(sample__parse(buf, PERF_SAMPLE_IP | PERF_SAMPLE_WEIGHT, 0, &s), -EOPNOTSUPP,
 	       "an unsupported bit is refused, not misread");
 	hdr->type = PERF_RECORD_COMM;
 	is_int(sample__parse(buf, PERF_SAMPLE_IP, 0, &s), -EINVAL, "a non-sample record is refused");
