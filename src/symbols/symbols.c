@@ -939,7 +939,10 @@ int symbols__use_vmlinux(struct symbols *s, const char *path, const char *want_b
 	elffile__release(&s->vmlinux);
 	s->vmlinux.dwarf_fd = -1;
 	free(s->vmlinux_path);
-	s->vmlinux_path = xstrdup(path);
+	/* absolute: the path goes into the data file's meta */
+	s->vmlinux_path = realpath(path, NULL);
+	if (!s->vmlinux_path)
+		s->vmlinux_path = xstrdup(path);
 	s->vmlinux_slide = slide;
 	return 0;
 }
