@@ -574,6 +574,8 @@ static int lbr_error(const char *name, int err, struct errmsg *e)
 		why = "no hardware PMU";
 	} else {
 		f = fopen("/sys/bus/event_source/devices/cpu/caps/branches", "r");
+		if (!f)		/* hybrid Intel: the big cores' PMU */
+			f = fopen("/sys/bus/event_source/devices/cpu_core/caps/branches", "r");
 		if (f) {
 			if (!fgets(caps, sizeof(caps), f))
 				caps[0] = '\0';
