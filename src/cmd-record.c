@@ -768,7 +768,7 @@ int cmd_record(int argc, char **argv)
 		{ OPT_STRING, 'c', "count", &o.period_str, "PERIOD", "sample every PERIOD events instead of -F", 0, NULL },
 		{ OPT_BOOL, 'g', "callchain", &o.callchain, NULL, "record callchains (the default)", OPT_NEGATABLE, NULL },
 		{ OPT_CALLBACK, 0, "call-graph", &o, "fp|dwarf[,SIZE]|lbr", "user stacks: frame pointers (default), DWARF unwinding of SIZE (8192) bytes of stack, or the PMU's last branch records (LBR: Intel, a hardware event)", 0, parse_call_graph },
-		{ OPT_BOOL, 0, "inline", &o.inline_frames, NULL, "expand user frames into their inline chains (needs DWARF)", 0, NULL },
+		{ OPT_BOOL, 0, "inline", &o.inline_frames, NULL, "expand frames into their inline chains (user: DWARF; kernel: a vmlinux, see --vmlinux)", 0, NULL },
 		{ OPT_STRING, 0, "vmlinux", &o.vmlinux, "PATH", "kernel image with DWARF (build-id of the running kernel): inline chains for kernel frames", 0, NULL },
 		{ OPT_INT, 'm', "mmap-pages", &o.mmap_pages, "PAGES", "ring buffer pages per CPU, a power of 2", 0, NULL },
 		{ OPT_BOOL, 0, "mm", &o.mm, NULL, "also sample the memory-management tracepoints this kernel has", 0, NULL },
