@@ -931,6 +931,9 @@ int symbols__use_vmlinux(struct symbols *s, const char *path, const char *want_b
 	uint64_t slide = 0;
 	int err;
 
+	/* the search tries paths that mostly do not exist: no kallsyms scan for them */
+	if (access(path, R_OK))
+		return errmsg__set(e, -errno, "cannot open: %s", strerror(errno));
 	if (s->kallsyms_path)
 		kallsyms__anchors(s->kallsyms_path, &a);
 	err = vmlinux__check(path, want_build_id, a.text, a.stext, &slide, e);
