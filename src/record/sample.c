@@ -213,9 +213,8 @@ int sample__parse_id_all(const void *ev, uint64_t type, struct sample *s)
 /* Whether the sample's IP is user code (header.misc's cpumode). */
 static bool ip_is_user(const struct sample *s)
 {
-	uint16_t mode = s->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-
-	return mode == PERF_RECORD_MISC_USER || mode == PERF_RECORD_MISC_GUEST_USER;
+	/* (guests are excluded from sampling: exclude_guest) */
+	return (s->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER;
 }
 
 uint64_t sample__lbr_chain(const struct sample *s, uint64_t *out)
