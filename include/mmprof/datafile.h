@@ -52,6 +52,14 @@
 int datafile__save(const struct profile *p, const char *path, struct errmsg *e);
 
 /*
+ * As datafile__save, in format version (1 .. PROFILE_FORMAT_VERSION), for
+ * a reader that knows only an older one, and for the tests of the readers
+ * of older versions.  -EINVAL for a version this writer does not know.
+ */
+int datafile__save_version(const struct profile *p, const char *path, int version,
+			   struct errmsg *e);
+
+/*
  * Read path into a new profile (*out, to be freed with profile__free; NULL
  * on error).  Ids of strings, frames, nodes, events and runs are those of
  * the file when the file is canonical (as written by save).  0 or:

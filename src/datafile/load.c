@@ -247,7 +247,7 @@ static int check_tables(struct loader *l)
 				-1, &l->st, NULL);
 	if (rc != SQLITE_OK)
 		return sql_fail(l, rc);
-	for (t = datafile_tables; *t && !err; t++) {
+	for (t = datafile_tables(l->version); *t && !err; t++) {
 		const unsigned char *type;
 
 		sqlite3_bind_text(l->st, 1, *t, -1, SQLITE_STATIC);
@@ -842,7 +842,8 @@ static void merge_counts(struct profile *p)
 	free(cells);
 }
 
-static int load_counts(struct loader *l)
+/* Format 1: a row per count. */
+static int load_count_rows(struct loader *l)
 {
 	int err, r;
 
@@ -868,9 +869,74 @@ static int load_counts(struct loader *l)
 			.comm = comm, .pid = (uint32_t)pid, .node = l->nodemap[node],
 			.samples = samples, .period = period });
 	}
-	if (r == 0 && !counts_distinct(l->p))
-		merge_counts(l->p);
 	return r;
+}
+
+static uint64_t be64(const unsigned char *b)
+{
+	return (uint64_t)be32(b) << 32 | be32(b + 4);
+}
+
+/*
+ * Format 2: rows of (run, event, comm, pid) with their cells in a blob
+ * (schema.h).  The blob's length must be a whole number of cells, at most
+ * DATAFILE_CELLS_PER_ROW; every cell is checked as a format-1 row is.
+ */
+static int load_count_cells(struct loader *l)
+{
+	size_t nr_cells = 0;
+	int err, r;
+
+	if ((err = prepare(l, "stack_counts",
+			   "SELECT id, run, event, comm, pid, cells FROM stack_counts ORDER BY id")))
+		return err;
+	while ((r = next_row(l, 0)) > 0) {
+		uint32_t run, event, comm;
+		sqlite3_value *x;
+		const unsigned char *b;
+		int64_t pid;
+		size_t n, i;
+		int t;
+
+		if ((err = get_ref(l, 1, l->nr_runs, "runs", &run)) ||
+		    (err = get_ref(l, 2, l->nr_events, "events", &event)) ||
+		    (err = get_str(l, 3, &comm)) ||
+		    (err = get_range(l, 4, 0, INT32_MAX, &pid)))
+			return err;
+		x = sqlite3_column_value(l->st, 5);
+		if ((t = sqlite3_value_type(x)) != SQLITE_BLOB)
+			return bad_row(l, "cells is %s, not a blob", type_name(t));
+		n = (size_t)sqlite3_value_bytes(x);
+		b = sqlite3_value_blob(x);
+		if (n % DATAFILE_CELL_SIZE || n > DATAFILE_CELLS_PER_ROW * DATAFILE_CELL_SIZE || (n && !b))
+			return bad_row(l, "cells holds %zu bytes, not a whole number of %u-byte cells up to %u",
+				       n, DATAFILE_CELL_SIZE, DATAFILE_CELLS_PER_ROW);
+		n /= DATAFILE_CELL_SIZE;
+		if ((nr_cells += n) > DATAFILE_MAX_ROWS)
+			return bad_row(l, "more than %u counts", DATAFILE_MAX_ROWS);
+		for (i = 0; i < n; i++, b += DATAFILE_CELL_SIZE) {
+			uint32_t node = be32(b);
+			uint64_t samples = be64(b + 4), period = be64(b + 12);
+
+			if (node >= l->nr_nodes)
+				return bad_row(l, "cell %zu: node %u does not exist", i, node);
+			if (samples > INT64_MAX || period > INT64_MAX)
+				return bad_row(l, "cell %zu: a count of 2^63 or more", i);
+			profile__append_count(l->p, &(struct count){ .run = run, .event = event,
+				.comm = comm, .pid = (uint32_t)pid, .node = l->nodemap[node],
+				.samples = samples, .period = period });
+		}
+	}
+	return r;
+}
+
+static int load_counts(struct loader *l)
+{
+	int err = l->version == 1 ? load_count_rows(l) : load_count_cells(l);
+
+	if (!err && !counts_distinct(l->p))
+		merge_counts(l->p);
+	return err;
 }
 
 int datafile__load(const char *path, struct profile **out, struct errmsg *e)

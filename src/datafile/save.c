@@ -33,6 +33,7 @@
 
 struct saver {
 	const struct profile *p;
+	int version;		/* of the format written */
 	const char *path;
 	struct errmsg *e;
 	sqlite3 *db;
@@ -160,7 +161,7 @@ static int write_meta(struct saver *s)
 	if ((err = check_rows(s, "meta", p->nr_meta + 1)) ||
 	    (err = prepare(s, "INSERT INTO meta VALUES(?,?,?)")))
 		return err;
-	snprintf(ver, sizeof(ver), "%d", PROFILE_FORMAT_VERSION);
+	snprintf(ver, sizeof(ver), "%d", s->version);
 	sqlite3_bind_int64(s->st, 1, (int64_t)seq++);
 	sqlite3_bind_text(s->st, 2, DATAFILE_META_FORMAT, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s->st, 3, ver, -1, SQLITE_TRANSIENT);
@@ -429,7 +430,28 @@ static int write_nodes(struct saver *s)
 	return 0;
 }
 
-static int write_counts(struct saver *s)
+static int check_cell(struct saver *s, size_t i)
+{
+	const struct profile *p = s->p;
+	const struct count *c = &p->counts[i];
+	int err;
+
+	if ((err = check_run(s, "counts", i, c->run)) ||
+	    (err = check_str(s, "counts", i, c->comm)) ||
+	    (err = check_count(s, "counts", i, c->samples)) ||
+	    (err = check_count(s, "counts", i, c->period)))
+		return err;
+	if (c->event >= p->nr_events)
+		return bad(s, -EINVAL, "counts", i, "event %u does not exist", c->event);
+	if (c->node >= p->nr_nodes)
+		return bad(s, -EINVAL, "counts", i, "node %u does not exist", c->node);
+	if (c->pid > INT32_MAX)
+		return bad(s, -EINVAL, "counts", i, "pid %u is out of range", c->pid);
+	return 0;
+}
+
+/* Format 1: a row per count. */
+static int write_count_rows(struct saver *s)
 {
 	const struct profile *p = s->p;
 	size_t i;
@@ -441,17 +463,8 @@ static int write_counts(struct saver *s)
 	for (i = 0; i < p->nr_counts; i++) {
 		const struct count *c = &p->counts[i];
 
-		if ((err = check_run(s, "counts", i, c->run)) ||
-		    (err = check_str(s, "counts", i, c->comm)) ||
-		    (err = check_count(s, "counts", i, c->samples)) ||
-		    (err = check_count(s, "counts", i, c->period)))
+		if ((err = check_cell(s, i)))
 			return err;
-		if (c->event >= p->nr_events)
-			return bad(s, -EINVAL, "counts", i, "event %u does not exist", c->event);
-		if (c->node >= p->nr_nodes)
-			return bad(s, -EINVAL, "counts", i, "node %u does not exist", c->node);
-		if (c->pid > INT32_MAX)
-			return bad(s, -EINVAL, "counts", i, "pid %u is out of range", c->pid);
 		sqlite3_bind_int64(s->st, 1, (int64_t)i);
 		sqlite3_bind_int64(s->st, 2, c->run);
 		sqlite3_bind_int64(s->st, 3, c->event);
@@ -466,6 +479,85 @@ static int write_counts(struct saver *s)
 	return 0;
 }
 
+static void put_be(unsigned char *b, uint64_t v, unsigned n)
+{
+	while (n--) {
+		b[n] = (unsigned char)v;
+		v >>= 8;
+	}
+}
+
+/* By (run, event, comm, pid), the key of a row; by node within it. */
+static int count_order(const void *a, const void *b, void *counts)
+{
+	const struct count *x = (const struct count *)counts + *(const uint32_t *)a;
+	const struct count *y = (const struct count *)counts + *(const uint32_t *)b;
+
+	if (x->run != y->run)
+		return x->run < y->run ? -1 : 1;
+	if (x->event != y->event)
+		return x->event < y->event ? -1 : 1;
+	if (x->comm != y->comm)
+		return x->comm < y->comm ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->node < y->node ? -1 : x->node > y->node;
+}
+
+static bool same_row(const struct count *x, const struct count *y)
+{
+	return x->run == y->run && x->event == y->event && x->comm == y->comm && x->pid == y->pid;
+}
+
+/*
+ * Format 2: the counts sorted by their row key and node, each key's in
+ * blocks of at most DATAFILE_CELLS_WRITTEN cells.  Sorting costs a
+ * fraction of the save; readers then get the cells of a run together.
+ */
+static int write_count_cells(struct saver *s)
+{
+	const struct profile *p = s->p;
+	uint32_t *order = xmalloc((p->nr_counts ? p->nr_counts : 1) * sizeof(*order));
+	unsigned char *cells = xmalloc(DATAFILE_CELLS_WRITTEN * DATAFILE_CELL_SIZE);
+	size_t i, j, n, row = 0;
+	int err;
+
+	if ((err = check_rows(s, "counts", p->nr_counts)) ||
+	    (err = prepare(s, "INSERT INTO stack_counts VALUES(?,?,?,?,?,?)")))
+		goto out;
+	for (i = 0; i < p->nr_counts; i++) {
+		if ((err = check_cell(s, i)))
+			goto out;
+		order[i] = (uint32_t)i;
+	}
+	qsort_r(order, p->nr_counts, sizeof(*order), count_order, p->counts);
+	for (i = 0; i < p->nr_counts; i = j, row++) {
+		const struct count *c = &p->counts[order[i]];
+
+		for (j = i, n = 0; j < p->nr_counts && n < DATAFILE_CELLS_WRITTEN &&
+		     same_row(c, &p->counts[order[j]]); j++, n++) {
+			const struct count *x = &p->counts[order[j]];
+			unsigned char *b = cells + n * DATAFILE_CELL_SIZE;
+
+			put_be(b, x->node, 4);
+			put_be(b + 4, x->samples, 8);
+			put_be(b + 12, x->period, 8);
+		}
+		sqlite3_bind_int64(s->st, 1, (int64_t)row);
+		sqlite3_bind_int64(s->st, 2, c->run);
+		sqlite3_bind_int64(s->st, 3, c->event);
+		bind_str(s->st, 4, c->comm);
+		sqlite3_bind_int64(s->st, 5, c->pid);
+		sqlite3_bind_blob(s->st, 6, cells, (int)(n * DATAFILE_CELL_SIZE), SQLITE_STATIC);
+		if ((err = step(s)))
+			goto out;
+	}
+out:
+	free(cells);
+	free(order);
+	return err;
+}
+
 static int write_db(struct saver *s)
 {
 	char sql[128];
@@ -477,15 +569,17 @@ static int write_db(struct saver *s)
 			   "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-16384")))
 		return err;
 	snprintf(sql, sizeof(sql), "PRAGMA application_id=%d; PRAGMA user_version=%d",
-		 (int)DATAFILE_APP_ID, PROFILE_FORMAT_VERSION);
+		 (int)DATAFILE_APP_ID, s->version);
 	if ((err = exec(s, sql)) || (err = exec(s, "BEGIN")) ||
-	    (err = exec(s, datafile_schema_sql)))
+	    (err = exec(s, datafile_schema_sql)) ||
+	    (err = exec(s, datafile_counts_sql(s->version))))
 		return err;
 	if ((err = write_meta(s)) || (err = write_strings(s)) ||
 	    (err = write_events(s)) || (err = write_runs(s)) ||
 	    (err = write_counters(s)) || (err = write_intervals(s)) ||
 	    (err = write_metrics(s)) || (err = write_frames(s)) ||
-	    (err = write_nodes(s)) || (err = write_counts(s)))
+	    (err = write_nodes(s)) ||
+	    (err = s->version == 1 ? write_count_rows(s) : write_count_cells(s)))
 		return err;
 	sqlite3_finalize(s->st);
 	s->st = NULL;
@@ -557,12 +651,22 @@ static void sync_dir(const char *dir)
 
 int datafile__save(const struct profile *p, const char *path, struct errmsg *e)
 {
-	struct saver s = { .p = p, .path = path, .e = e };
+	return datafile__save_version(p, path, PROFILE_FORMAT_VERSION, e);
+}
+
+int datafile__save_version(const struct profile *p, const char *path, int version,
+			   struct errmsg *e)
+{
+	struct saver s = { .p = p, .version = version, .path = path, .e = e };
 	char *dir = NULL, *tmp = NULL;
 	const char *base;
 	struct stat st, fst;
 	size_t tlen;
 	int fd = -1, err, rc, tries;
+
+	if (version < 1 || version > PROFILE_FORMAT_VERSION)
+		return errmsg__set(e, -EINVAL, "cannot write '%s': format %d is not one this mmprof writes (1..%d)",
+				   path, version, PROFILE_FORMAT_VERSION);
 
 	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
 		return errmsg__set(e, -EINVAL,

@@ -79,15 +79,6 @@ const char datafile_schema_sql[] =
 	"  id     INTEGER PRIMARY KEY,\n"
 	"  parent INTEGER NOT NULL,\n"
 	"  frame  INTEGER NOT NULL REFERENCES frames(id));\n"
-	"CREATE TABLE counts(\n"
-	"  id      INTEGER PRIMARY KEY,\n"
-	"  run     INTEGER NOT NULL REFERENCES runs(id),\n"
-	"  event   INTEGER NOT NULL REFERENCES events(id),\n"
-	"  comm    INTEGER REFERENCES strings(id),\n"
-	"  pid     INTEGER NOT NULL,\n"
-	"  node    INTEGER NOT NULL,\n"
-	"  samples INTEGER NOT NULL,\n"
-	"  period  INTEGER NOT NULL);\n"
 	/* Views: the same data with names instead of ids, for sqlite3 by hand. */
 	"CREATE VIEW frames_v AS\n"
 	"  SELECT f.id, printf('%#x', f.addr) AS addr, s.s AS symbol, f.sym_off,\n"
@@ -124,20 +115,93 @@ const char datafile_schema_sql[] =
 	"    UNION ALL\n"
 	"    SELECT n.id, down.depth + 1, down.stack || ';' || n.symbol\n"
 	"    FROM down JOIN nodes_v n ON n.parent = down.node)\n"
-	"  SELECT node, depth, stack FROM down;\n"
-	"CREATE VIEW counts_v AS\n"
-	"  SELECT c.run, en.s AS event, m.s AS comm, c.pid, c.node, n.symbol,\n"
-	"         c.samples, c.period\n"
-	"  FROM counts c LEFT JOIN events e ON e.id = c.event\n"
-	"               LEFT JOIN strings en ON en.id = e.name\n"
-	"               LEFT JOIN strings m ON m.id = c.comm\n"
-	"               LEFT JOIN nodes_v n ON n.id = c.node;\n";
+	"  SELECT node, depth, stack FROM down;\n";
+
+/* The counts with names, over format 1's table or format 2's view. */
+#define COUNTS_V \
+	"CREATE VIEW counts_v AS\n" \
+	"  SELECT c.run, en.s AS event, m.s AS comm, c.pid, c.node, n.symbol,\n" \
+	"         c.samples, c.period\n" \
+	"  FROM counts c LEFT JOIN events e ON e.id = c.event\n" \
+	"               LEFT JOIN strings en ON en.id = e.name\n" \
+	"               LEFT JOIN strings m ON m.id = c.comm\n" \
+	"               LEFT JOIN nodes_v n ON n.id = c.node;\n"
+
+/* Format 1: a row per count. */
+static const char counts_v1_sql[] =
+	"CREATE TABLE counts(\n"
+	"  id      INTEGER PRIMARY KEY,\n"
+	"  run     INTEGER NOT NULL REFERENCES runs(id),\n"
+	"  event   INTEGER NOT NULL REFERENCES events(id),\n"
+	"  comm    INTEGER REFERENCES strings(id),\n"
+	"  pid     INTEGER NOT NULL,\n"
+	"  node    INTEGER NOT NULL,\n"
+	"  samples INTEGER NOT NULL,\n"
+	"  period  INTEGER NOT NULL);\n"
+	COUNTS_V;
+
+/*
+ * Format 2: the counts of one (run, event, comm, pid) in blocks of up to
+ * DATAFILE_CELLS_PER_ROW fixed-width cells, so a reader decodes a million
+ * counts from a few hundred blobs instead of stepping a million rows (the
+ * larger part of a diff's time in format 1).  The view "counts" gives the
+ * format-1 rows back for sqlite3 by hand: a recursive walk over the cells
+ * carrying its row's blob (a join per step costs more), each cell read as
+ * 40 hex digits (SQLite has no blob-to-integer function).
+ */
+#define HX(k) "(instr('0123456789ABCDEF',substr(h," #k ",1))-1)"
+#define NIB(k, sh) "(" HX(k) "<<" #sh ")"
+static const char counts_v2_sql[] =
+	"CREATE TABLE stack_counts(\n"
+	"  id      INTEGER PRIMARY KEY,\n"
+	"  run     INTEGER NOT NULL REFERENCES runs(id),\n"
+	"  event   INTEGER NOT NULL REFERENCES events(id),\n"
+	"  comm    INTEGER REFERENCES strings(id),\n"
+	"  pid     INTEGER NOT NULL,\n"
+	"  cells   BLOB NOT NULL);\n"
+	"CREATE VIEW counts AS\n"
+	"  WITH RECURSIVE cell(run, event, comm, pid, b, i, h) AS (\n"
+	"    SELECT run, event, comm, pid, cells, 0, hex(substr(cells, 1, 20))\n"
+	"    FROM stack_counts WHERE length(cells) >= 20\n"
+	"    UNION ALL\n"
+	"    SELECT run, event, comm, pid, b, i + 1, hex(substr(b, (i + 1) * 20 + 1, 20))\n"
+	"    FROM cell WHERE (i + 2) * 20 <= length(b))\n"
+	"  SELECT run, event, comm, pid,\n"
+	"    " NIB(1, 28) "|" NIB(2, 24) "|" NIB(3, 20) "|" NIB(4, 16) "|"
+	NIB(5, 12) "|" NIB(6, 8) "|" NIB(7, 4) "|" NIB(8, 0) " AS node,\n"
+	"    " NIB(9, 60) "|" NIB(10, 56) "|" NIB(11, 52) "|" NIB(12, 48) "|"
+	NIB(13, 44) "|" NIB(14, 40) "|" NIB(15, 36) "|" NIB(16, 32) "|"
+	NIB(17, 28) "|" NIB(18, 24) "|" NIB(19, 20) "|" NIB(20, 16) "|"
+	NIB(21, 12) "|" NIB(22, 8) "|" NIB(23, 4) "|" NIB(24, 0) " AS samples,\n"
+	"    " NIB(25, 60) "|" NIB(26, 56) "|" NIB(27, 52) "|" NIB(28, 48) "|"
+	NIB(29, 44) "|" NIB(30, 40) "|" NIB(31, 36) "|" NIB(32, 32) "|"
+	NIB(33, 28) "|" NIB(34, 24) "|" NIB(35, 20) "|" NIB(36, 16) "|"
+	NIB(37, 12) "|" NIB(38, 8) "|" NIB(39, 4) "|" NIB(40, 0) " AS period\n"
+	"  FROM cell;\n"
+	COUNTS_V;
+#undef NIB
+#undef HX
+
+const char *datafile_counts_sql(int version)
+{
+	return version == 1 ? counts_v1_sql : counts_v2_sql;
+}
 
 /* Built after the rows are in: one sort instead of 10^5 random inserts. */
 const char datafile_index_sql[] =
 	"CREATE INDEX nodes_parent ON nodes(parent);\n";
 
-const char *const datafile_tables[] = {
+static const char *const tables_v1[] = {
 	"meta", "strings", "events", "runs", "counters", "intervals",
 	"metrics", "frames", "nodes", "counts", NULL,
 };
+
+static const char *const tables_v2[] = {
+	"meta", "strings", "events", "runs", "counters", "intervals",
+	"metrics", "frames", "nodes", "stack_counts", NULL,
+};
+
+const char *const *datafile_tables(int version)
+{
+	return version == 1 ? tables_v1 : tables_v2;
+}

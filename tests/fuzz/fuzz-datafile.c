@@ -15,8 +15,9 @@
  * formats); an input starting with "SQL:" is SQL run on a copy of a valid
  * file built at start-up (hostile *content* in a well-formed database:
  * dangling ids, cycles, wrong types, huge values), which byte flips rarely
- * reach.  Seeds in tests/fuzz/corpus/datafile/: a valid file with every
- * record type (512-byte pages to keep it small) and a few SQL edits.
+ * reach; "SQL1:" does the same on a format-1 file (a row per count).
+ * Seeds in tests/fuzz/corpus/datafile/: valid files of both formats with
+ * every record type (512-byte pages to keep them small) and SQL edits.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -32,8 +33,20 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char path[64], again[80], base[80];
-static void *base_bytes;
-static size_t base_size;
+static void *base_bytes[2];	/* the current format's base, format 1's */
+static size_t base_size[2];
+
+static void read_base(int i)
+{
+	FILE *in = fopen(base, "rb");
+
+	if (!in)
+		abort();
+	base_bytes[i] = malloc(1 << 20);
+	base_size[i] = fread(base_bytes[i], 1, 1 << 20, in);
+	fclose(in);
+	unlink(base);
+}
 
 /* A small valid profile with every record type: the base of SQL inputs. */
 static void make_base(void)
@@ -47,7 +60,6 @@ static void make_base(void)
 			   .dso = profile__intern(p, "[kernel.kallsyms]"), .kernel = 1 };
 	uint32_t st[3];
 	struct errmsg e;
-	FILE *in;
 
 	profile__set_meta(p, "hostname", "h");
 	profile__add_event(p, &ev);
@@ -66,14 +78,11 @@ static void make_base(void)
 	profile__add_count(p, 0, 0, 0, 0, profile__stack(p, st + 1, 2), 1, 1000);
 	if (datafile__save(p, base, &e))
 		abort();
-	profile__free(p);
-	in = fopen(base, "rb");
-	if (!in)
+	read_base(0);
+	if (datafile__save_version(p, base, 1, &e))
 		abort();
-	base_bytes = malloc(1 << 20);
-	base_size = fread(base_bytes, 1, 1 << 20, in);
-	fclose(in);
-	unlink(base);
+	read_base(1);
+	profile__free(p);
 }
 
 /* The SQL edits one file: no other files (ATTACH, VACUUM INTO), no
@@ -111,13 +120,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		snprintf(base, sizeof(base), "%s.base", path);
 		make_base();
 	}
-	if (size >= 4 && !memcmp(data, "SQL:", 4)) {
-		char *sql = malloc(size - 3);
+	if ((size >= 4 && !memcmp(data, "SQL:", 4)) || (size >= 5 && !memcmp(data, "SQL1:", 5))) {
+		int v1 = data[3] == '1';
+		size_t skip = v1 ? 5 : 4;
+		char *sql = malloc(size - skip + 1);
 		sqlite3 *db = NULL;
 
-		memcpy(sql, data + 4, size - 4);
-		sql[size - 4] = 0;
-		write_file(base_bytes, base_size);
+		memcpy(sql, data + skip, size - skip);
+		sql[size - skip] = 0;
+		write_file(base_bytes[v1], base_size[v1]);
 		if (!strcasestr(sql, "vacuum") && sqlite3_open(path, &db) == SQLITE_OK) {
 			int steps = 0;
 

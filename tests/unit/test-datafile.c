@@ -161,6 +161,38 @@ static struct profile *build_profile(void)
 #define CMP(field, what) do { if ((a->field) != (b->field)) { \
 	printf("#   %s: %s differs at %zu\n", what, #field, i); bad++; } } while (0)
 
+static int count_cmp(const void *a, const void *b)
+{
+	const struct count *x = a, *y = b;
+	uint32_t kx[5] = { x->run, x->event, x->comm, x->pid, x->node };
+	uint32_t ky[5] = { y->run, y->event, y->comm, y->pid, y->node };
+	int i;
+
+	for (i = 0; i < 5; i++)
+		if (kx[i] != ky[i])
+			return kx[i] < ky[i] ? -1 : 1;
+	return 0;
+}
+
+/* A copy of p's counts in key order, padding zeroed for memcmp. */
+static struct count *sorted_counts(const struct profile *p)
+{
+	struct count *c = calloc(p->nr_counts + 1, sizeof(*c));
+	size_t i;
+
+	for (i = 0; i < p->nr_counts; i++) {
+		c[i].run = p->counts[i].run;
+		c[i].event = p->counts[i].event;
+		c[i].comm = p->counts[i].comm;
+		c[i].pid = p->counts[i].pid;
+		c[i].node = p->counts[i].node;
+		c[i].samples = p->counts[i].samples;
+		c[i].period = p->counts[i].period;
+	}
+	qsort(c, p->nr_counts, sizeof(*c), count_cmp);
+	return c;
+}
+
 /* Field-by-field equality, ids included (save+load is the identity). */
 static int profiles_equal(const struct profile *a, const struct profile *b)
 {
@@ -191,11 +223,17 @@ static int profiles_equal(const struct profile *a, const struct profile *b)
 		CMP(nodes[i].parent, "node"); CMP(nodes[i].frame, "node");
 		CMP(nodes[i].depth, "node");
 	}
-	for (i = 0; i < a->nr_counts; i++) {
-		CMP(counts[i].run, "count"); CMP(counts[i].event, "count");
-		CMP(counts[i].comm, "count"); CMP(counts[i].node, "count");
-		CMP(counts[i].pid, "count");
-		CMP(counts[i].samples, "count"); CMP(counts[i].period, "count");
+	{
+		/* counts have no ids: format 2 stores them sorted by their key */
+		struct count *x = sorted_counts(a), *y = sorted_counts(b);
+
+		for (i = 0; i < a->nr_counts; i++)
+			if (memcmp(&x[i], &y[i], sizeof(x[i]))) {
+				printf("#   count %zu differs\n", i);
+				bad++;
+			}
+		free(x);
+		free(y);
 	}
 	for (i = 0; i < a->nr_events; i++) {
 		CMP(events[i].name, "event"); CMP(events[i].asked, "event");
@@ -608,7 +646,8 @@ static void test_atomic(const char *good)
 	(void)good;
 }
 
-static void test_refusals(const char *good)
+/* good: the current format; good1: format 1, whose counts are rows. */
+static void test_refusals(const char *good, const char *good1)
 {
 	char buf[8192];
 	struct stat st;
@@ -659,14 +698,18 @@ static void test_refusals(const char *good)
 		sqlite3_close(db);
 		refuses(path_in("foreign.db"), -EINVAL, "another application", "a foreign SQLite database");
 	}
-	refuses(mutate(good, "newer.data", "PRAGMA user_version=2"), -EPROTONOSUPPORT,
-		"format 2 > supported 1; upgrade mmprof", "a newer format version");
+	refuses(mutate(good, "newer.data", "PRAGMA user_version=3"), -EPROTONOSUPPORT,
+		"format 3 > supported 2; upgrade mmprof", "a newer format version");
 	refuses(mutate(good, "v0.data", "PRAGMA user_version=0"), -EPROTONOSUPPORT,
 		"format 0", "format version 0");
 	refuses(mutate(good, "wal.data", "PRAGMA journal_mode=WAL"), -EPROTO, "WAL mode",
 		"a database in WAL mode");
-	refuses(mutate(good, "nocounts.data", "DROP VIEW counts_v; DROP TABLE counts"), -EPROTO,
+	refuses(mutate(good1, "nocounts.data", "DROP VIEW counts_v; DROP TABLE counts"), -EPROTO,
 		"table 'counts' is missing", "a missing table");
+	refuses(mutate(good, "nocells.data", "DROP VIEW counts_v; DROP VIEW counts; DROP TABLE stack_counts"),
+		-EPROTO, "table 'stack_counts' is missing", "a missing table (format 2)");
+	refuses(mutate(good, "v1-as-v2.data", "PRAGMA user_version=1; UPDATE meta SET value = '1' WHERE key = 'format_version'"),
+		-EPROTO, "table 'counts' is missing", "a format-2 file labelled format 1");
 	refuses(mutate(good, "viewnodes.data",
 		       "DROP VIEW stacks; DROP VIEW counts_v; DROP VIEW nodes_v; DROP TABLE nodes;"
 		       "CREATE VIEW nodes AS SELECT 1 AS id, 0 AS parent, 0 AS frame"),
@@ -699,7 +742,7 @@ static void test_refusals(const char *good)
 		-EPROTO, "ids must be dense", "a gap in frame ids");
 	refuses(mutate(good, "type-addr.data", "UPDATE frames SET addr = 'zzz' WHERE id = 0"),
 		-EPROTO, "frames row 0: addr is text, not an integer", "text in an integer column");
-	refuses(mutate(good, "type-real.data", "UPDATE counts SET samples = 1.5 WHERE id = 0"),
+	refuses(mutate(good1, "type-real.data", "UPDATE counts SET samples = 1.5 WHERE id = 0"),
 		-EPROTO, "samples is a real", "a real in an integer column");
 	refuses(mutate(good, "type-blob.data", "UPDATE strings SET s = x'00ff' WHERE id = 1"),
 		-EPROTO, "s is a blob, not text", "a blob in a text column");
@@ -712,13 +755,13 @@ static void test_refusals(const char *good)
 		-EPROTO, "strings holds a value over 4194304 bytes", "a 5 MB string");
 	refuses(mutate(good, "nul.data", "UPDATE strings SET s = CAST(x'610062' AS TEXT) WHERE id = 1"),
 		-EPROTO, "NUL byte", "a string with a NUL byte");
-	refuses(mutate(good, "neg-count.data", "UPDATE counts SET samples = -1 WHERE id = 1"),
+	refuses(mutate(good1, "neg-count.data", "UPDATE counts SET samples = -1 WHERE id = 1"),
 		-EPROTO, "counts row 1: samples -1 is negative", "a negative count");
-	refuses(mutate(good, "neg-pid.data", "UPDATE counts SET pid = -1 WHERE id = 1"),
+	refuses(mutate(good1, "neg-pid.data", "UPDATE counts SET pid = -1 WHERE id = 1"),
 		-EPROTO, "counts row 1: pid -1 is out of range 0..2147483647", "a pid of -1");
-	refuses(mutate(good, "big-pid.data", "UPDATE counts SET pid = 2147483648 WHERE id = 0"),
+	refuses(mutate(good1, "big-pid.data", "UPDATE counts SET pid = 2147483648 WHERE id = 0"),
 		-EPROTO, "pid 2147483648 is out of range", "a pid beyond pid_t");
-	refuses(mutate(good, "text-pid.data", "UPDATE counts SET pid = 'x12' WHERE id = 0"),
+	refuses(mutate(good1, "text-pid.data", "UPDATE counts SET pid = 'x12' WHERE id = 0"),
 		-EPROTO, "counts row 0: pid is text, not an integer", "a pid as text");
 	refuses(mutate(good, "neg-lost.data", "UPDATE runs SET lost = -3 WHERE id = 0"),
 		-EPROTO, "lost -3 is negative", "a negative lost count");
@@ -728,9 +771,9 @@ static void test_refusals(const char *good)
 		-EPROTO, "stored as NULL", "string id 0");
 	refuses(mutate(good, "bad-run.data", "UPDATE counters SET run = 7 WHERE id = 0"),
 		-EPROTO, "counters row 0: run 7 does not exist", "a dangling run index");
-	refuses(mutate(good, "bad-event.data", "UPDATE counts SET event = 2 WHERE id = 0"),
+	refuses(mutate(good1, "bad-event.data", "UPDATE counts SET event = 2 WHERE id = 0"),
 		-EPROTO, "counts row 0: event 2 does not exist", "a dangling event index");
-	refuses(mutate(good, "bad-node.data", "UPDATE counts SET node = 1000000 WHERE id = 0"),
+	refuses(mutate(good1, "bad-node.data", "UPDATE counts SET node = 1000000 WHERE id = 0"),
 		-EPROTO, "node 1000000 does not exist", "a dangling node in counts");
 	refuses(mutate(good, "exit.data", "UPDATE runs SET exit_code = 4294967296 WHERE id = 0"),
 		-EPROTO, "exit_code 4294967296 is out of range", "an exit code beyond int32");
@@ -761,11 +804,11 @@ static void test_refusals(const char *good)
 }
 
 /* Duplicates in a hostile but consistent file collapse without harm. */
-static void test_duplicates(const char *good)
+static void test_duplicates(const char *good1)
 {
 	struct profile *a = NULL, *b = NULL;
 	struct errmsg e = { "" };
-	const char *p = mutate(good, "dups.data",
+	const char *p = mutate(good1, "dups.data",
 			       "INSERT INTO strings SELECT max(id) + 1, 'main' FROM strings;"
 			       "INSERT INTO frames SELECT (SELECT max(id) + 1 FROM frames), addr, sym_off, sym, dso, kernel, inlined, raw"
 			       "  FROM frames WHERE id = 2;"
@@ -775,7 +818,7 @@ static void test_duplicates(const char *good)
 			       "  (SELECT max(id) FROM nodes), 3, 30 FROM counts;");
 	int rc;
 
-	datafile__load(good, &a, &e);
+	datafile__load(good1, &a, &e);
 	rc = datafile__load(p, &b, &e);
 	if (!ok(rc == 0 && b, "a file with duplicate strings, frames and nodes loads"))
 		printf("#   %s\n", e.msg);
@@ -793,11 +836,11 @@ static void test_duplicates(const char *good)
  * repeat: a repeated count cell must load with its counts summed, a
  * repeated trie edge must collapse onto the first node, with its counts.
  */
-static void test_repeats(const char *good)
+static void test_repeats(const char *good1)
 {
 	struct profile *a = NULL, *b = NULL;
 	struct errmsg e = { "" };
-	const char *p = mutate(good, "repeats.data",
+	const char *p = mutate(good1, "repeats.data",
 			       "INSERT INTO counts SELECT (SELECT max(id) + 1 FROM counts), run, event,"
 			       "  comm, pid, node, samples, period FROM counts WHERE id = 0;"
 			       "INSERT INTO nodes SELECT (SELECT max(id) + 1 FROM nodes), parent, frame"
@@ -809,7 +852,7 @@ static void test_repeats(const char *good)
 	size_t i;
 	int rc;
 
-	datafile__load(good, &a, &e);
+	datafile__load(good1, &a, &e);
 	rc = datafile__load(p, &b, &e);
 	if (!ok(rc == 0 && a && b, "a file repeating a count cell and a trie edge loads"))
 		printf("#   %s\n", e.msg);
@@ -844,6 +887,132 @@ static void test_repeats(const char *good)
 	profile__free(b);
 }
 
+/* The first row of sql's result as "a|b|c" lines, all rows joined. */
+static void query(const char *path, const char *sql, char *out, size_t size)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	size_t len = 0;
+	int i;
+
+	out[0] = 0;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		printf("# query %s: %s\n", sql, sqlite3_errmsg(db));
+	while (st && sqlite3_step(st) == SQLITE_ROW && len < size)
+		for (i = 0; i < sqlite3_column_count(st) && len < size; i++)
+			len += (size_t)snprintf(out + len, size - len, "%s%c",
+						sqlite3_column_text(st, i) ? (const char *)sqlite3_column_text(st, i) : "NULL",
+						i + 1 < sqlite3_column_count(st) ? '|' : '\n');
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+/*
+ * Format 1 stays readable and writable on request; format 2's "counts"
+ * view gives back format 1's rows, so SQL written for either still works.
+ */
+static void test_formats(const char *good, const char *good1)
+{
+	struct profile *a = build_profile(), *b = NULL, *c = NULL;
+	struct errmsg e = { "" };
+	static char v1[65536], v2[65536];
+	int rc;
+
+	rc = datafile__save_version(a, good1, 1, &e);
+	if (!ok(rc == 0, "save in format 1 on request"))
+		printf("#   %s\n", e.msg);
+	query(good1, "PRAGMA user_version", v1, sizeof(v1));
+	query(good, "PRAGMA user_version", v2, sizeof(v2));
+	ok(!strcmp(v1, "1\n") && !strcmp(v2, "2\n"), "user_version 1 on request, 2 by default");
+	rc = datafile__load(good1, &b, &e);
+	if (!ok(rc == 0 && b && profiles_equal(a, b), "a format-1 file loads equal"))
+		printf("#   %s\n", e.msg);
+	/* format 1 -> load -> save: format 2, same profile */
+	rc = b ? datafile__save(b, path_in("upgraded.data"), &e) : -1;
+	if (!rc)
+		rc = datafile__load(path_in("upgraded.data"), &c, &e);
+	ok(rc == 0 && c && profiles_equal(a, c), "loaded from format 1, saved as format 2, equal");
+	query(good1, "SELECT run, event, comm, pid, node, samples, period FROM counts"
+		     " ORDER BY run, event, comm, pid, node", v1, sizeof(v1));
+	query(good, "SELECT run, event, comm, pid, node, samples, period FROM counts"
+		    " ORDER BY run, event, comm, pid, node", v2, sizeof(v2));
+	if (!ok(v1[0] && !strcmp(v1, v2), "format 2's counts view gives format 1's rows"))
+		printf("# format 1:\n%s# format 2:\n%s", v1, v2);
+	query(good1, "SELECT count(*), sum(samples), sum(period) FROM counts_v", v1, sizeof(v1));
+	query(good, "SELECT count(*), sum(samples), sum(period) FROM counts_v", v2, sizeof(v2));
+	is_str(v2, v1, "counts_v agrees across the formats");
+	is_int(datafile__save_version(a, path_in("v3.data"), 3, &e), -EINVAL, "no format 3 to write");
+	is_int(datafile__save_version(a, path_in("v0.data"), 0, &e), -EINVAL, "no format 0 to write");
+	profile__free(a);
+	profile__free(b);
+	profile__free(c);
+}
+
+/* Format 2's cells are as hostile as any row. */
+static void test_cells(const char *good)
+{
+	struct profile *a = NULL, *b = NULL;
+	struct errmsg e = { "" };
+	char key[256];
+	unsigned run, event, pid;
+	int comm;
+	uint64_t ta = 0, tb = 0, t0 = 0;
+	size_t i;
+	int rc;
+
+	refuses(mutate(good, "cells-text.data", "UPDATE stack_counts SET cells = 'abc' WHERE id = 0"),
+		-EPROTO, "stack_counts row 0: cells is text, not a blob", "cells as text");
+	refuses(mutate(good, "cells-19.data", "UPDATE stack_counts SET cells = substr(cells, 1, 19) WHERE id = 0"),
+		-EPROTO, "cells holds 19 bytes, not a whole number of 20-byte cells", "a cut cell");
+	refuses(mutate(good, "cells-many.data", "UPDATE stack_counts SET cells = zeroblob(4097 * 20) WHERE id = 0"),
+		-EPROTO, "cells holds 81940 bytes", "too many cells in a row");
+	refuses(mutate(good, "cells-node.data",
+		       "UPDATE stack_counts SET cells = CAST(x'00ffffff' || substr(cells, 5) AS BLOB) WHERE id = 0"),
+		-EPROTO, "stack_counts row 0: cell 0: node 16777215 does not exist", "a dangling node in a cell");
+	refuses(mutate(good, "cells-big.data",
+		       "UPDATE stack_counts SET cells = CAST(substr(cells, 1, 4) || x'8000000000000000'"
+		       " || substr(cells, 13) AS BLOB) WHERE id = 0"),
+		-EPROTO, "cell 0: a count of 2^63 or more", "a cell count of 2^63");
+	refuses(mutate(good, "cells-run.data", "UPDATE stack_counts SET run = 9 WHERE id = 0"),
+		-EPROTO, "stack_counts row 0: run 9 does not exist", "a dangling run");
+	refuses(mutate(good, "cells-pid.data", "UPDATE stack_counts SET pid = -1 WHERE id = 0"),
+		-EPROTO, "pid -1 is out of range", "a pid of -1 in a row of cells");
+	refuses(mutate(good, "cells-sparse.data", "UPDATE stack_counts SET id = 50 WHERE id = 0"),
+		-EPROTO, "ids must be dense", "a gap in row ids");
+
+	rc = datafile__load(mutate(good, "cells-empty.data", "UPDATE stack_counts SET cells = x'' WHERE id = 0"),
+			    &b, &e);
+	ok(rc == 0 && b, "a row of no cells loads: %s", rc ? e.msg : "ok");
+	profile__free(b);
+	b = NULL;
+
+	/* a repeated row: its cells add to the first's */
+	query(good, "SELECT run, event, coalesce(comm, 0), pid FROM stack_counts WHERE id = 0", key, sizeof(key));
+	if (sscanf(key, "%u|%u|%d|%u", &run, &event, &comm, &pid) != 4)
+		printf("# no row 0: '%s'\n", key);
+	datafile__load(good, &a, &e);
+	rc = datafile__load(mutate(good, "cells-repeat.data",
+				   "INSERT INTO stack_counts SELECT (SELECT max(id) + 1 FROM stack_counts),"
+				   " run, event, comm, pid, cells FROM stack_counts WHERE id = 0"), &b, &e);
+	if (!ok(rc == 0 && a && b, "a repeated row of cells loads"))
+		printf("#   %s\n", e.msg);
+	for (i = 0; a && i < a->nr_counts; i++) {
+		const struct count *c = &a->counts[i];
+
+		ta += c->samples;
+		if (c->run == run && c->event == event && c->comm == (uint32_t)comm && c->pid == pid)
+			t0 += c->samples;
+	}
+	for (i = 0; b && i < b->nr_counts; i++)
+		tb += b->counts[i].samples;
+	ok(a && b && b->nr_counts == a->nr_counts && t0 && tb == ta + t0,
+	   "its counts add up on the same cells (%llu = %llu + %llu)",
+	   (unsigned long long)tb, (unsigned long long)ta, (unsigned long long)t0);
+	profile__free(a);
+	profile__free(b);
+}
+
 static void cleanup(void)
 {
 	struct dirent *de;
@@ -864,7 +1033,7 @@ static void cleanup(void)
 
 int main(void)
 {
-	static char good[256];
+	static char good[256], good1[256];
 
 	snprintf(dir, sizeof(dir), "/tmp/mmprof-datafile.XXXXXX");
 	if (!mkdtemp(dir)) {
@@ -873,14 +1042,17 @@ int main(void)
 	}
 	umask(022);
 	snprintf(good, sizeof(good), "%s", path_in("good.data"));
+	snprintf(good1, sizeof(good1), "%s", path_in("good1.data"));
 	test_roundtrip(good);
 	test_inlined(good);
 	test_views(good);
 	test_speed();
 	test_atomic(good);
-	test_refusals(good);
-	test_duplicates(good);
-	test_repeats(good);
+	test_formats(good, good1);
+	test_refusals(good, good1);
+	test_cells(good);
+	test_duplicates(good1);
+	test_repeats(good1);
 	cleanup();
 	return done_testing();
 }
