@@ -72,17 +72,52 @@ static void side__release(struct side *s)
 }
 
 /*
- * The files of both sides are loaded two at a time (the loader is most of
- * a diff's time and each load is independent: its own SQLite connection
- * and profile); errors are then reported in command-line order, as a
- * one-at-a-time load would have found them.
+ * The files of both sides are loaded, and their runs turned into keys, two
+ * at a time: each file's work is independent (its own SQLite connection,
+ * profile, symbol trie and key cache) and is nearly all of a diff's time.
+ * Errors are then reported in command-line order, as a one-at-a-time load
+ * would have found them.
  */
 struct load_job {
 	const char *path;
 	struct profile *p;
+	struct keycache *cache;		/* the key strings its runs borrow */
+	struct diff_run *runs;		/* one per run of p */
 	struct errmsg e;
 	int err;
 };
+
+/* One diff_run per run of j->p: one symbol trie and key cache per file. */
+static void load_job__keys(struct load_job *j)
+{
+	struct symview v;
+	uint32_t r;
+
+	symview__init(&v, j->p, false);
+	j->cache = keycache__new(&v);
+	j->runs = xcalloc(j->p->nr_runs, sizeof(*j->runs));
+	for (r = 0; r < j->p->nr_runs; r++) {
+		struct key_value *items;
+		uint32_t *ids;
+		struct keyrun kr;
+		size_t i;
+
+		keycache__run(j->cache, r, &kr);
+		items = xmalloc((kr.nr ? kr.nr : 1) * sizeof(*items));
+		ids = xmalloc((kr.nr ? kr.nr : 1) * sizeof(*ids));
+		memcpy(ids, kr.ids, kr.nr * sizeof(*ids));
+		for (i = 0; i < kr.nr; i++) {
+			/* borrowed from the cache, which lives as long as the side */
+			items[i].key = (char *)keycache__name(j->cache, kr.ids[i]);
+			items[i].value = kr.vals[i];
+		}
+		j->runs[r] = (struct diff_run){ .items = items, .nr = kr.nr, .ids = ids,
+						.id_space = j->cache };
+	}
+	symview__release(&v);	/* the cache keeps the names the runs borrow */
+	for (r = 0; r < j->p->nr_runs; r++)
+		j->runs[r].nr_ids = keycache__nr(j->cache);
+}
 
 struct load_pool {
 	struct load_job *jobs;
@@ -99,6 +134,8 @@ static void *load_pool__work(void *arg)
 		struct load_job *j = &pool->jobs[i];
 
 		j->err = datafile__load(j->path, &j->p, &j->e);
+		if (!j->err && j->p->nr_runs)
+			load_job__keys(j);
 	}
 	return NULL;
 }
@@ -124,67 +161,49 @@ static struct load_job *load_all(char **paths, size_t n)
 static void load_jobs__free(struct load_job *jobs, size_t n)
 {
 	size_t i;
+	uint32_t r;
 
-	for (i = 0; jobs && i < n; i++)
+	for (i = 0; jobs && i < n; i++) {
+		for (r = 0; jobs[i].runs && r < jobs[i].p->nr_runs; r++) {
+			free((void *)jobs[i].runs[r].items);
+			free((void *)jobs[i].runs[r].ids);
+		}
+		free(jobs[i].runs);
+		keycache__free(jobs[i].cache);
 		profile__free(jobs[i].p);
+	}
 	free(jobs);
 }
 
-/* Take the side's loaded profiles from jobs (now the side's to free). */
+/* Take the side's loaded profiles, caches and runs from jobs (now the side's to free). */
 static int side__load(struct side *s, struct load_job *jobs)
 {
-	size_t i, total = 0, k = 0;
-	uint32_t r;
+	size_t i, total = 0;
 
 	s->profiles = xcalloc(s->nr, sizeof(*s->profiles));
-	for (i = 0; i < s->nr; i++) {
-		s->profiles[i] = jobs[i].p;
-		jobs[i].p = NULL;
-	}
+	s->caches = xcalloc(s->nr, sizeof(*s->caches));
 	for (i = 0; i < s->nr; i++) {
 		if (jobs[i].err) {
 			fprintf(stderr, "mmprof: %s\n", jobs[i].e.msg);
 			return jobs[i].err;
 		}
-		if (!s->profiles[i]->nr_runs) {
+		if (!jobs[i].p->nr_runs) {
 			fprintf(stderr, "mmprof: '%s' holds no runs; record it again\n", s->paths[i]);
 			return -EINVAL;
 		}
-		total += s->profiles[i]->nr_runs;
+		total += jobs[i].p->nr_runs;
 	}
 	s->runs = xcalloc(total, sizeof(*s->runs));
-	s->caches = xcalloc(s->nr, sizeof(*s->caches));
 	for (i = 0; i < s->nr; i++) {
-		struct symview v;
-		size_t first = k;
-
-		/* one symbol trie and one set of key strings per file, shared by its runs */
-		symview__init(&v, s->profiles[i], false);
-		s->caches[i] = keycache__new(&v);
-		for (r = 0; r < s->profiles[i]->nr_runs; r++, k++) {
-			struct key_value *items;
-			uint32_t *ids;
-			struct keyrun kr;
-			size_t j;
-
-			keycache__run(s->caches[i], r, &kr);
-			items = xmalloc((kr.nr ? kr.nr : 1) * sizeof(*items));
-			ids = xmalloc((kr.nr ? kr.nr : 1) * sizeof(*ids));
-			memcpy(ids, kr.ids, kr.nr * sizeof(*ids));
-			for (j = 0; j < kr.nr; j++) {
-				/* borrowed from the cache, which lives as long as the side */
-				items[j].key = (char *)keycache__name(s->caches[i], kr.ids[j]);
-				items[j].value = kr.vals[j];
-			}
-			s->runs[k] = (struct diff_run){ .items = items, .nr = kr.nr, .ids = ids,
-							.id_space = s->caches[i] };
-			s->nr_runs = k + 1;
-		}
-		symview__release(&v);	/* the cache keeps the names the runs borrow */
-		for (; first < k; first++)
-			s->runs[first].nr_ids = keycache__nr(s->caches[i]);
+		memcpy(s->runs + s->nr_runs, jobs[i].runs, jobs[i].p->nr_runs * sizeof(*s->runs));
+		s->nr_runs += jobs[i].p->nr_runs;
+		free(jobs[i].runs);
+		jobs[i].runs = NULL;
+		s->caches[i] = jobs[i].cache;
+		jobs[i].cache = NULL;
+		s->profiles[i] = jobs[i].p;
+		jobs[i].p = NULL;
 	}
-	s->nr_runs = total;
 	return 0;
 }
 
