@@ -43,6 +43,7 @@
 #include "mmprof/sampler.h"
 #include "mmprof/unwind.h"
 #include "mmprof/sched.h"
+#include "mmprof/stopsig.h"
 #include "mmprof/symbols.h"
 #include "mmprof/sysinfo.h"
 #include "mmprof/trace.h"
@@ -82,24 +83,6 @@ struct record_opts {
 	int mm;
 	struct strlist fields;
 };
-
-/*
- * Signal flags: the only mutable file-scope state, because a handler can
- * reach nothing else.  Handlers set them; the loop acts on them.
- */
-static volatile sig_atomic_t stop_signal;	/* last of SIGINT/SIGTERM/SIGHUP */
-static volatile sig_atomic_t nr_stop_signals;
-
-static void on_stop(int sig)
-{
-	stop_signal = sig;
-	nr_stop_signals++;
-}
-
-static void on_wake(int sig)
-{
-	(void)sig;	/* SIGCHLD, SIGIO: interrupting poll() is the point */
-}
 
 /* Everything one record needs, passed down instead of kept in globals. */
 struct record {
@@ -321,29 +304,6 @@ static int check_output_dir(const char *path)
 	return ret;
 }
 
-static int install_signals(void)
-{
-	static const int stops[] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction sa;
-	size_t i;
-
-	memset(&sa, 0, sizeof(sa));
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = 0;	/* no SA_RESTART: the signal must end a poll */
-	sa.sa_handler = on_stop;
-	for (i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
-		if (sigaction(stops[i], &sa, NULL) < 0)
-			return -errno;
-	sa.sa_handler = on_wake;
-	if (sigaction(SIGCHLD, &sa, NULL) < 0 || sigaction(SIGIO, &sa, NULL) < 0)
-		return -errno;
-	/* A closed stdout must not kill us before the file is written. */
-	sa.sa_handler = SIG_IGN;
-	if (sigaction(SIGPIPE, &sa, NULL) < 0)
-		return -errno;
-	return 0;
-}
-
 static void progress_clear(struct record *rec)
 {
 	if (rec->progress_shown) {
@@ -511,12 +471,12 @@ static int record_run(struct record *rec, uint32_t run)
 		int polled, drained;
 
 		t = clock__ns(CLOCK_MONOTONIC);
-		if (nr_stops_seen != nr_stop_signals) {
-			nr_stops_seen = nr_stop_signals;
+		if (nr_stops_seen != stopsig_count) {
+			nr_stops_seen = stopsig_count;
 			if (rec->mode != MODE_FORK)
 				break;
 			/* first signal: pass it on; a second one, or a deaf workload: SIGKILL */
-			workload__kill(&w, forwarded ? SIGKILL : stop_signal);
+			workload__kill(&w, forwarded ? SIGKILL : stopsig_last);
 			if (!forwarded)
 				kill_at = t + KILL_GRACE_NS;
 			forwarded = true;
@@ -801,7 +761,7 @@ int cmd_record(int argc, char **argv)
 		o.freq = rec.period ? 0 : DEFAULT_FREQ;
 	if (check_output_dir(o.output) < 0)
 		goto out;
-	err = install_signals();
+	err = stopsig__install();
 	if (err) {
 		fprintf(stderr, "mmprof: cannot install signal handlers: %s\n", strerror(-err));
 		goto out;
@@ -875,12 +835,12 @@ int cmd_record(int argc, char **argv)
 	}
 
 	for (run = 0; run < (uint32_t)o.repeat; run++) {
-		if (nr_stop_signals)
+		if (stopsig_count)
 			break;
 		if (record_run(&rec, run) < 0)
 			goto out;
 	}
-	interrupted = nr_stop_signals != 0;
+	interrupted = stopsig_count != 0;
 
 	if (rec.events_added) {
 		char buf[1024];
@@ -894,8 +854,8 @@ int cmd_record(int argc, char **argv)
 		snprintf(buf, sizeof(buf), "%zu", rec.p->nr_runs);
 		profile__set_meta(rec.p, "nr_runs", buf);
 		if (interrupted)
-			profile__set_meta(rec.p, "interrupted", sigabbrev_np(stop_signal) ?
-					  sigabbrev_np(stop_signal) : "signal");
+			profile__set_meta(rec.p, "interrupted", sigabbrev_np(stopsig_last) ?
+					  sigabbrev_np(stopsig_last) : "signal");
 	}
 	{
 		/* why a sampled DSO may stay [unknown], for report --unresolved */

@@ -32,6 +32,7 @@
 #include "mmprof/mmstate.h"
 #include "mmprof/options.h"
 #include "mmprof/profile.h"
+#include "mmprof/stopsig.h"
 #include "mmprof/sysinfo.h"
 #include "mmprof/xalloc.h"
 
@@ -45,39 +46,6 @@ struct stat_opts {
 	double duration;
 	const char *output;
 };
-
-/* Handlers can reach nothing else: the only file-scope mutable state. */
-static volatile sig_atomic_t nr_stops, stop_sig;
-
-static void on_stop(int sig)
-{
-	stop_sig = sig;
-	nr_stops++;
-}
-
-static void on_wake(int sig)
-{
-	(void)sig;	/* SIGCHLD, SIGIO: cutting the wait short is the point */
-}
-
-static int install_signals(void)
-{
-	static const int stops[] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction sa;
-	size_t i;
-
-	memset(&sa, 0, sizeof(sa));
-	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = on_stop;
-	for (i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
-		if (sigaction(stops[i], &sa, NULL) < 0)
-			return -errno;
-	sa.sa_handler = on_wake;
-	if (sigaction(SIGCHLD, &sa, NULL) < 0 || sigaction(SIGIO, &sa, NULL) < 0)
-		return -errno;
-	sa.sa_handler = SIG_IGN;
-	return sigaction(SIGPIPE, &sa, NULL) < 0 ? -errno : 0;
-}
 
 /* perf's short names for events of the set */
 static const struct {
@@ -531,7 +499,7 @@ int cmd_stat(int argc, char **argv)
 	}
 	if (o.pid_list && options__parse_pids("stat", o.pid_list, &pids, &nr_pids, &alloc_pids) < 0)
 		goto out;
-	err = install_signals();
+	err = stopsig__install();
 	if (err) {
 		fprintf(stderr, "mmprof: cannot install signal handlers: %s\n", strerror(-err));
 		goto out;
@@ -557,9 +525,9 @@ int cmd_stat(int argc, char **argv)
 		co.on_interval = print_interval;
 		co.ctx = &iprint;
 	}
-	co.nr_stops = &nr_stops;
-	co.stop_sig = &stop_sig;
-	for (run = 0; run < (uint32_t)o.repeat && !nr_stops; run++) {
+	co.nr_stops = &stopsig_count;
+	co.stop_sig = &stopsig_last;
+	for (run = 0; run < (uint32_t)o.repeat && !stopsig_count; run++) {
 		struct profile *one = profile__new();
 
 		memset(&iprint, 0, sizeof(iprint));
