@@ -17,37 +17,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mmprof/json.h"
 #include "mmprof/export.h"
-#include "mmprof/utf8.h"
 #include "mmprof/xalloc.h"
 
 static void jstr(FILE *out, const char *s)
 {
-	const unsigned char *u = (const unsigned char *)s;
-
-	if (!s) {
+	if (s)
+		json__fputs(out, s);
+	else
 		fputs("null", out);
-		return;
-	}
-	fputc('"', out);
-	while (*u) {
-		uint32_t cp;
-		size_t n = utf8__len(u, &cp);
-
-		if (!n) {
-			fputs("\\ufffd", out);
-			u++;
-		} else if (*u == '"' || *u == '\\') {
-			fputc('\\', out);
-			fputc(*u++, out);
-		} else if (*u < 0x20 || *u == 0x7f) {
-			fprintf(out, "\\u%04x", *u++);
-		} else {
-			fwrite(u, 1, n, out);
-			u += n;
-		}
-	}
-	fputc('"', out);
 }
 
 static void jnum(FILE *out, double v)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mmprof/json.h"
 #include "mmprof/outbuf.h"
 #include "mmprof/xalloc.h"
 
@@ -51,18 +52,12 @@ void outbuf__release(struct outbuf *b)
 	memset(b, 0, sizeof(*b));
 }
 
+static void put_outbuf(void *ctx, const char *p, size_t n)
+{
+	outbuf__add(ctx, p, n);
+}
+
 void outbuf__json_str(struct outbuf *b, const char *s)
 {
-	outbuf__printf(b, "\"");
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			outbuf__printf(b, "\\%c", c);
-		else if (c < 0x20)
-			outbuf__printf(b, "\\u%04x", c);
-		else
-			outbuf__printf(b, "%c", c);
-	}
-	outbuf__printf(b, "\"");
+	json__escape(s, put_outbuf, b);
 }

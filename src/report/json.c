@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mmprof/json.h"
 #include "mmprof/report.h"
 #include "mmprof/xalloc.h"
 
@@ -19,34 +20,7 @@
 
 void json__string(FILE *out, const char *s)
 {
-	const unsigned char *u = (const unsigned char *)(s ? s : "");
-
-	fputc('"', out);
-	for (; *u; u++) {
-		switch (*u) {
-		case '"':
-			fputs("\\\"", out);
-			break;
-		case '\\':
-			fputs("\\\\", out);
-			break;
-		case '\n':
-			fputs("\\n", out);
-			break;
-		case '\r':
-			fputs("\\r", out);
-			break;
-		case '\t':
-			fputs("\\t", out);
-			break;
-		default:
-			if (*u < 0x20 || *u == 0x7f)
-				fprintf(out, "\\u%04x", *u);
-			else
-				fputc(*u, out);
-		}
-	}
-	fputc('"', out);
+	json__fputs(out, s ? s : "");
 }
 
 static void json_num(FILE *out, double x)

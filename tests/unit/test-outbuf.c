@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mmprof/json.h"
 #include "mmprof/outbuf.h"
 #include "mmprof/utf8.h"
 #include "tap.h"
@@ -35,9 +36,22 @@ static void test_outbuf(void)
 	outbuf__release(&b);
 	ok(1, "release twice is harmless");
 
-	outbuf__json_str(&b, "a\"b\\c\n\x01\x7f\xc3\xa9");
-	is_str(b.s, "\"a\\\"b\\\\c\\u000a\\u0001\x7f\xc3\xa9\"", "json_str: quote, backslash and C0 escaped, rest copied");
+	outbuf__json_str(&b, "a\"b\\c\n\r\t\x01\x7f\xc3\xa9\xe2\x86\x92");
+	is_str(b.s, "\"a\\\"b\\\\c\\n\\r\\t\\u0001\\u007f\xc3\xa9\xe2\x86\x92\"",
+	       "json_str: quote, backslash, C0 and DEL escaped, UTF-8 copied");
 	outbuf__release(&b);
+	outbuf__json_str(&b, "x\xff\xe2\x86y\xc0\xaf");
+	is_str(b.s, "\"x\\ufffd\\ufffd\\ufffdy\\ufffd\\ufffd\"",
+	       "json_str: each byte outside well-formed UTF-8 becomes U+FFFD");
+	outbuf__release(&b);
+	{
+		char buf[64] = "";
+		FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+		json__fputs(f, "k\"\x01\xff");
+		fclose(f);
+		is_str(buf, "\"k\\\"\\u0001\\ufffd\"", "json__fputs escapes as outbuf__json_str");
+	}
 }
 
 static void test_utf8(void)
