@@ -126,6 +126,17 @@ void keycache__free(struct keycache *c);	/* NULL is fine */
 void keycache__run(struct keycache *c, uint32_t run, struct keyrun *out);
 const char *keycache__name(const struct keycache *c, uint32_t id);
 size_t keycache__nr(const struct keycache *c);
+/*
+ * The original spellings behind the perf-profile keys (issue 3: keys are
+ * a normalised identity, the raw names stay visible): [id] is NULL when
+ * every frame behind key id was spelled as the key's symbol part (the
+ * text after "perf-profile.<family>.<event>."), else those frames' raw
+ * spellings, '\n'-separated, first seen first (the key's own text among
+ * them when some frame was spelled so); a calltrace key's spelling is its
+ * chain of raw names joined by '.'.  Indexed by id, keycache__nr() long;
+ * valid until the next keycache__run or keycache__free.
+ */
+const char *const *keycache__spellings(const struct keycache *c);
 
 /* The event's index by perf name or LKP name ("cycles:pp", "cycles-pp"); -1 if none. */
 int report__find_event(const struct profile *p, const char *name);

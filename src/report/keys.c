@@ -168,6 +168,14 @@ struct keycache {
 	size_t nr_events;
 	char **names;
 	size_t nr, alloc;
+	/*
+	 * [id] the raw spellings of a perf-profile key's symbol part, '\n'-
+	 * separated, when a frame behind it was spelled otherwise (hot.isra.0
+	 * for ...hot); NULL when every one was spelled as the key, which is
+	 * nearly always, so this costs a pointer per key and no string.
+	 */
+	char **spell;
+	size_t alloc_spell;
 	struct hashidx idx;
 	uint32_t **children, **self, **calltrace;	/* [event][entry or symnode] */
 	char (*ev)[256];	/* [event] the robot's spelling */
@@ -268,6 +276,59 @@ static uint32_t keycache__intern(struct keycache *c, const char *key)
 	id = (uint32_t)c->nr++;
 	c->names[id] = xstrdup(key);
 	hashidx__insert(&c->idx, h, id);
+	if (c->alloc_spell < c->alloc) {
+		c->spell = xrealloc(c->spell, c->alloc * sizeof(*c->spell));
+		memset(c->spell + c->alloc_spell, 0, (c->alloc - c->alloc_spell) * sizeof(*c->spell));
+		c->alloc_spell = c->alloc;
+	}
+	return id;
+}
+
+/* Is s one of the lines of the '\n'-separated list? */
+static bool spell_has(const char *list, const char *s, size_t len)
+{
+	while (list) {
+		const char *nl = strchr(list, '\n');
+		size_t l = nl ? (size_t)(nl - list) : strlen(list);
+
+		if (l == len && !memcmp(list, s, len))
+			return true;
+		list = nl ? nl + 1 : NULL;
+	}
+	return false;
+}
+
+static void spell_add(char **list, const char *s)
+{
+	size_t len = strlen(s), old;
+
+	if (spell_has(*list, s, len))
+		return;
+	old = *list ? strlen(*list) : 0;
+	*list = xrealloc(*list, old + !!old + len + 1);
+	if (old)
+		(*list)[old++] = '\n';
+	memcpy(*list + old, s, len + 1);
+}
+
+/*
+ * keycache__intern for a perf-profile key whose symbol part starts at
+ * key + sym and was spelled raw in the frames: remember raw when it is
+ * not the key's own text.  fresh: the key was not interned before, so
+ * no frame spelled as the key has been seen yet.
+ */
+static uint32_t keycache__intern_spelled(struct keycache *c, const char *key, size_t sym,
+					 const char *raw)
+{
+	size_t nr = c->nr;
+	uint32_t id = keycache__intern(c, key);
+	bool fresh = c->nr > nr, plain = !strcmp(raw, key + sym);
+
+	if (plain && !c->spell[id])
+		return id;
+	if (!fresh && !c->spell[id])
+		spell_add(&c->spell[id], key + sym);	/* seen before: as the key */
+	spell_add(&c->spell[id], raw);
 	return id;
 }
 
@@ -334,9 +395,12 @@ void keycache__free(struct keycache *c)
 		free(c->self[i]);
 		free(c->calltrace[i]);
 	}
-	for (i = 0; i < c->nr; i++)
+	for (i = 0; i < c->nr; i++) {
 		free(c->names[i]);
+		free(c->spell[i]);
+	}
 	free(c->names);
+	free(c->spell);
 	free(c->children);
 	free(c->self);
 	free(c->calltrace);
@@ -360,15 +424,24 @@ size_t keycache__nr(const struct keycache *c)
 	return c->nr;
 }
 
+const char *const *keycache__spellings(const struct keycache *c)
+{
+	return (const char *const *)c->spell;
+}
+
 static uint32_t entry_key(struct keycache *c, uint32_t **ids, const char *family,
 			  uint32_t event, uint32_t entry)
 {
 	char key[4096];
 
 	if (ids[event][entry] == KEY_NONE) {
-		profile_key(key, sizeof(key), family, c->ev[event],
-			    symview__entry_name(c->v, entry));
-		ids[event][entry] = keycache__intern(c, key);
+		const char *raw = symview__entry_name(c->v, entry);
+		size_t sym = (size_t)snprintf(key, sizeof(key), "perf-profile.%s.%s.", family,
+					      c->ev[event]);
+
+		profile_key(key, sizeof(key), family, c->ev[event], raw);
+		ids[event][entry] = sym < sizeof(key) ?
+			keycache__intern_spelled(c, key, sym, raw) : keycache__intern(c, key);
 	}
 	return ids[event][entry];
 }
@@ -378,20 +451,35 @@ static uint32_t calltrace_key(struct keycache *c, uint32_t event, uint32_t node)
 	const struct symview *v = c->v;
 	char key[4096];
 	uint32_t q = node;
-	size_t n, k;
+	size_t n, k, sym;
+	bool spelled = false;
 
 	if (c->calltrace[event][node] != KEY_NONE)
 		return c->calltrace[event][node];
 	n = (size_t)snprintf(key, sizeof(key), "perf-profile.calltrace.%s", c->ev[event]);
+	sym = n + 1;
 	for (k = 0; k < CALLTRACE_FRAMES && q; k++, q = v->nodes[q].parent) {
+		const char *name = symview__entry_name(v, v->nodes[q].entry);
 		char stripped[1024];
 
-		keys__strip_suffixes(symview__entry_name(v, v->nodes[q].entry),
-				     stripped, sizeof(stripped));
+		keys__strip_suffixes(name, stripped, sizeof(stripped));
+		spelled |= strcmp(stripped, name) != 0;
 		if (n < sizeof(key))
 			n += (size_t)snprintf(key + n, sizeof(key) - n, ".%s", stripped);
 	}
-	return c->calltrace[event][node] = keycache__intern(c, key);
+	if (spelled && n < sizeof(key)) {
+		/* the same chain as its frames spell it: rare, so built only then */
+		char raw[4096];
+		size_t r = 0;
+
+		for (k = 0, q = node; k < CALLTRACE_FRAMES && q; k++, q = v->nodes[q].parent)
+			if (r < sizeof(raw))
+				r += (size_t)snprintf(raw + r, sizeof(raw) - r, "%s%s", k ? "." : "",
+						      symview__entry_name(v, v->nodes[q].entry));
+		if (r < sizeof(raw))
+			return c->calltrace[event][node] = keycache__intern_spelled(c, key, sym, raw);
+	}
+	return c->calltrace[event][node] = keycache__intern_spelled(c, key, sym, key + sym);
 }
 
 static void perf_profile_keys(struct keycache *c, uint32_t run, uint32_t event)
