@@ -9,6 +9,10 @@
  * (diff__normalize_key): compiler clone suffixes the key builder keeps
  * (.cold, .llvm.N, .lto_priv.N) are removed and the values that then
  * collide within a run are added, as the robot does for .isra/.constprop.
+ * The original spellings stay visible (issue 3): for a perf-profile row
+ * whose frames were spelled otherwise than its key on a side (hot.isra.1
+ * for ...hot), diff__spelling gives each side's raw names; rows spelled
+ * as their key, nearly all of them, cost nothing for it.
  *
  * Verdicts (the point of mmprof diff over the robot):
  *   - with >= 2 runs on both sides, Welch's t-test per key, then
@@ -54,6 +58,12 @@ struct diff_run {
 	const uint32_t *ids;
 	const void *id_space;
 	size_t nr_ids;
+	/*
+	 * Optional, with ids (keycache__spellings, report.h): [ids[i]] NULL
+	 * when every frame behind a perf-profile key was spelled as the key's
+	 * symbol part, else their raw spellings, '\n'-separated.
+	 */
+	const char *const *spellings;
 };
 
 struct diff_opts {
@@ -77,6 +87,7 @@ enum diff_verdict {
 #define DIFF_GONE	2u	/* absent from every new run */
 #define DIFF_TESTED	4u	/* p and q are set */
 #define DIFF_ROBOT	8u	/* the robot would print this row */
+#define DIFF_AS_KEY	16u	/* << side: a frame on that side was spelled as the key */
 
 struct diff_row {
 	char *key;		/* owned, normalised */
@@ -89,6 +100,13 @@ struct diff_row {
 	bool absolute;		/* perf-profile* and *% keys */
 	unsigned flags;
 	enum diff_verdict verdict;
+	uint32_t spelling;	/* 1 + index into diff.spellings; 0: spelled as the key */
+};
+
+/* The raw spellings of a perf-profile row's symbol part on each side. */
+struct diff_spelling {
+	char **name[2];		/* [side] owned, first seen first */
+	size_t nr[2], alloc[2];
 };
 
 struct diff {
@@ -99,12 +117,25 @@ struct diff {
 	size_t nr_tested;
 	bool novar;		/* a side has < 2 runs: thresholds, no test */
 	struct diff_opts o;	/* with defaults filled in */
+	struct diff_spelling *spellings;	/* only for rows spelled otherwise */
+	size_t nr_spellings, alloc_spellings;
 };
 
 /* Compare; d is initialised here.  0 or -EINVAL (no runs on a side). */
 int diff__compute(struct diff *d, const struct diff_run *base, size_t nb,
 		  const struct diff_run *cur, size_t nn, const struct diff_opts *o);
 void diff__release(struct diff *d);
+
+/*
+ * How a perf-profile row's frames were spelled, or NULL when every frame
+ * on both sides was spelled as the key's symbol part (diff__key_symbol).
+ * A side's list is empty when the side lacks the key.
+ */
+const struct diff_spelling *diff__spelling(const struct diff *d, const struct diff_row *r);
+/* Both sides have the key, spelled differently: a function renamed between builds. */
+bool diff_spelling__renamed(const struct diff_spelling *s);
+/* The symbol part of a perf-profile key (after "perf-profile.<family>.<event>."), or NULL. */
+const char *diff__key_symbol(const char *key);
 
 /* The row of key (normalised form), or NULL. */
 const struct diff_row *diff__find(const struct diff *d, const char *key);

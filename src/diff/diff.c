@@ -82,9 +82,10 @@ struct builder {
 	uint32_t *stamp;	/* per row: 1 + the last run that touched it */
 	size_t alloc_present, alloc_stamp, alloc_values;
 	bool base_has_pp;
-	/* per id space of the runs (diff_run.ids): id -> row, NONE when unseen */
+	/* per id space and side of the runs (diff_run.ids): id -> row, NONE when unseen */
 	struct id_rows {
 		const void *space;
+		int side;
 		uint32_t *row;
 		size_t nr;
 	} *spaces;
@@ -92,19 +93,21 @@ struct builder {
 };
 
 /* The id -> row array of a run's id space (nr_ids grows with later runs). */
-static uint32_t *builder__space(struct builder *b, const struct diff_run *run)
+static uint32_t *builder__space(struct builder *b, const struct diff_run *run, int side)
 {
 	struct id_rows *s = NULL;
 	size_t i;
 
+	/* by side too: an id's first sight on a side records its spellings there */
 	for (i = 0; i < b->nr_spaces; i++)
-		if (b->spaces[i].space == run->id_space)
+		if (b->spaces[i].space == run->id_space && b->spaces[i].side == side)
 			s = &b->spaces[i];
 	if (!s) {
 		XGROW(b->spaces, b->alloc_spaces, b->nr_spaces);
 		s = &b->spaces[b->nr_spaces++];
 		memset(s, 0, sizeof(*s));
 		s->space = run->id_space;
+		s->side = side;
 	}
 	if (run->nr_ids > s->nr) {
 		s->row = xrealloc(s->row, run->nr_ids * sizeof(*s->row));
@@ -112,6 +115,76 @@ static uint32_t *builder__space(struct builder *b, const struct diff_run *run)
 		s->nr = run->nr_ids;
 	}
 	return s->row;
+}
+
+const char *diff__key_symbol(const char *key)
+{
+	const char *s;
+
+	if (strncmp(key, PP, sizeof(PP) - 1))
+		return NULL;
+	s = strchr(key + sizeof(PP) - 1, '.');	/* after the family */
+	s = s ? strchr(s + 1, '.') : NULL;	/* after the event */
+	return s ? s + 1 : NULL;
+}
+
+/*
+ * Row row was seen spelled s (len bytes) on side.  Spelled as the key is
+ * a flag bit; only another spelling makes a row its struct diff_spelling,
+ * which then lists the key's own text too on the sides that had it.
+ */
+static void diff__add_spelling(struct diff *d, uint32_t row, int side, const char *s, size_t len)
+{
+	struct diff_row *r = &d->rows[row];
+	const char *rsym = diff__key_symbol(r->key);
+	bool plain = strlen(rsym) == len && !memcmp(rsym, s, len);
+	struct diff_spelling *sp;
+	size_t i;
+	int sd;
+
+	if (plain && !r->spelling) {
+		r->flags |= DIFF_AS_KEY << side;
+		return;
+	}
+	if (!r->spelling) {
+		XGROW(d->spellings, d->alloc_spellings, d->nr_spellings);
+		sp = &d->spellings[d->nr_spellings++];
+		memset(sp, 0, sizeof(*sp));
+		r->spelling = (uint32_t)d->nr_spellings;
+		for (sd = 0; sd < 2; sd++)
+			if (r->flags & (DIFF_AS_KEY << sd)) {
+				XGROW(sp->name[sd], sp->alloc[sd], sp->nr[sd]);
+				sp->name[sd][sp->nr[sd]++] = xstrdup(rsym);
+			}
+	}
+	sp = &d->spellings[r->spelling - 1];
+	for (i = 0; i < sp->nr[side]; i++)
+		if (strlen(sp->name[side][i]) == len && !memcmp(sp->name[side][i], s, len))
+			return;
+	XGROW(sp->name[side], sp->alloc[side], sp->nr[side]);
+	sp->name[side][sp->nr[side]++] = xstrndup(s, len);
+}
+
+/* A perf-profile key's spellings (list: its '\n'-separated raw names, or NULL) into row. */
+static void builder__spell(struct builder *b, uint32_t row, int side, const char *key,
+			   const char *list)
+{
+	const char *ksym = diff__key_symbol(key);
+
+	if (!ksym || !diff__key_symbol(b->d->rows[row].key))
+		return;
+	if (!list) {
+		/* .llvm.N and the like: the key itself is a spelling of the row */
+		diff__add_spelling(b->d, row, side, ksym, strlen(ksym));
+		return;
+	}
+	while (list) {
+		const char *nl = strchr(list, '\n');
+		size_t len = nl ? (size_t)(nl - list) : strlen(list);
+
+		diff__add_spelling(b->d, row, side, list, len);
+		list = nl ? nl + 1 : NULL;
+	}
 }
 
 static bool row_eq(const void *ctx, uint32_t row, const void *key)
@@ -159,7 +232,7 @@ static void builder__add_run(struct builder *b, const struct diff_run *run, size
 	char small[1024], *buf = small;
 	size_t bufsize = sizeof(small);
 
-	uint32_t *id_row = run->ids ? builder__space(b, run) : NULL;
+	uint32_t *id_row = run->ids ? builder__space(b, run, side) : NULL;
 
 	for (i = 0; i < run->nr; i++) {
 		const char *key = run->items[i].key;
@@ -179,8 +252,13 @@ static void builder__add_run(struct builder *b, const struct diff_run *run, size
 				diff__normalize_key(key, buf, bufsize);
 			}
 			row = builder__row(b, buf);
-			if (id_row && run->ids[i] < run->nr_ids)
+			if (id_row && run->ids[i] < run->nr_ids) {
 				id_row[run->ids[i]] = row;
+				builder__spell(b, row, side, key,
+					       run->spellings ? run->spellings[run->ids[i]] : NULL);
+			} else {
+				builder__spell(b, row, side, key, NULL);
+			}
 		}
 		v = &d->values[(size_t)row * n + col];
 		/* values alone cannot tell "absent" from "present with 0" */
@@ -389,11 +467,42 @@ void diff__release(struct diff *d)
 {
 	size_t i;
 
+	size_t j;
+	int sd;
+
 	for (i = 0; i < d->nr; i++)
 		free(d->rows[i].key);
+	for (i = 0; i < d->nr_spellings; i++)
+		for (sd = 0; sd < 2; sd++) {
+			for (j = 0; j < d->spellings[i].nr[sd]; j++)
+				free(d->spellings[i].name[sd][j]);
+			free(d->spellings[i].name[sd]);
+		}
+	free(d->spellings);
 	free(d->rows);
 	free(d->values);
 	memset(d, 0, sizeof(*d));
+}
+
+const struct diff_spelling *diff__spelling(const struct diff *d, const struct diff_row *r)
+{
+	return r->spelling && r->spelling <= d->nr_spellings ? &d->spellings[r->spelling - 1] : NULL;
+}
+
+bool diff_spelling__renamed(const struct diff_spelling *s)
+{
+	size_t i, j;
+
+	if (!s || !s->nr[0] || !s->nr[1] || s->nr[0] != s->nr[1])
+		return s && s->nr[0] && s->nr[1];
+	for (i = 0; i < s->nr[0]; i++) {
+		for (j = 0; j < s->nr[1]; j++)
+			if (!strcmp(s->name[0][i], s->name[1][j]))
+				break;
+		if (j == s->nr[1])
+			return true;
+	}
+	return false;
 }
 
 const struct diff_row *diff__find(const struct diff *d, const char *key)

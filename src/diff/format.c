@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "mmprof/diff.h"
+#include "mmprof/xalloc.h"
 
 /* ---- the robot's layout ---- */
 
@@ -69,6 +70,13 @@ void diff__lkp_row(struct outbuf *b, const char *key, double mean_b, double sd_b
 
 /* ---- the other formats ---- */
 
+/* Take back the '}' just written, to add a field to the object. */
+static void out_unclose(struct outbuf *b)
+{
+	if (b->len && b->s[b->len - 1] == '}')
+		b->len--;
+}
+
 static void json_num(struct outbuf *b, double v)
 {
 	if (isfinite(v))
@@ -98,6 +106,26 @@ static void json_side(struct outbuf *b, const struct stat_summary *s, const doub
 		json_num(b, v[i]);
 	}
 	outbuf__printf(b, "]}");
+}
+
+/* "spellings": {"base": [...], "new": [...]} of a row spelled otherwise than its key. */
+static void json_spellings(struct outbuf *b, const struct diff_spelling *sp)
+{
+	static const char *const side[2] = { "base", "new" };
+	size_t i;
+	int sd;
+
+	outbuf__printf(b, ", \"spellings\": {");
+	for (sd = 0; sd < 2; sd++) {
+		outbuf__printf(b, "%s\"%s\": [", sd ? ", " : "", side[sd]);
+		for (i = 0; i < sp->nr[sd]; i++) {
+			if (i)
+				outbuf__printf(b, ", ");
+			outbuf__json_str(b, sp->name[sd][i]);
+		}
+		outbuf__printf(b, "]");
+	}
+	outbuf__printf(b, "}");
 }
 
 static void format_json(struct outbuf *b, const struct diff *d, const struct diff_row *const *rows,
@@ -130,6 +158,11 @@ static void format_json(struct outbuf *b, const struct diff *d, const struct dif
 			       diff_row__verdict_name(r), (r->flags & DIFF_NEW) ? "true" : "false",
 			       (r->flags & DIFF_GONE) ? "true" : "false",
 			       (r->flags & DIFF_ROBOT) ? "true" : "false");
+		if (diff__spelling(d, r)) {
+			out_unclose(b);
+			json_spellings(b, diff__spelling(d, r));
+			outbuf__printf(b, "}");
+		}
 	}
 	outbuf__printf(b, "%s]}\n", n ? "\n" : "");
 }
@@ -182,6 +215,72 @@ static void format_csv(struct outbuf *b, const struct diff *d, const struct diff
 	(void)d;
 }
 
+/* s inside a markdown code span */
+static void md_code(struct outbuf *b, const char *s)
+{
+	for (; *s; s++)
+		outbuf__printf(b, *s == '|' ? "\\|" : *s == '`' ? "'" : "%c", *s);
+}
+
+/* "a, b" of one side's spellings into b. */
+static void spelled_side(struct outbuf *b, const struct diff_spelling *sp, int side, bool md)
+{
+	size_t i;
+
+	for (i = 0; i < sp->nr[side]; i++) {
+		outbuf__printf(b, "%s%s", i ? ", " : "", md ? "`" : "");
+		if (md)
+			md_code(b, sp->name[side][i]);
+		else
+			outbuf__puts(b, sp->name[side][i]);
+		outbuf__printf(b, "%s", md ? "`" : "");
+	}
+}
+
+/*
+ * After the table: the functions of the shown perf-profile.children and
+ * .self rows that each build spelled its own way (hot.isra.0 -> hot.isra.1),
+ * once each.  The table keeps the robot's keys; this says what they stand
+ * for.  Calltrace rows are left out: their frames are children rows too.
+ */
+static void renamed_section(struct outbuf *b, const struct diff *d,
+			    const struct diff_row *const *rows, size_t n, bool md)
+{
+	char **seen = NULL;
+	size_t i, j, nr = 0, alloc = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct diff_spelling *sp = diff__spelling(d, rows[i]);
+		const char *fam = rows[i]->key + strlen("perf-profile.");
+		struct outbuf line = { 0 };
+
+		if (!diff_spelling__renamed(sp) ||
+		    (strncmp(fam, "children.", 9) && strncmp(fam, "self.", 5)))
+			continue;
+		spelled_side(&line, sp, 0, md);
+		outbuf__puts(&line, " \xe2\x86\x92 ");
+		spelled_side(&line, sp, 1, md);
+		/* children and self rows of one function give the same line */
+		for (j = 0; j < nr && strcmp(seen[j], line.s); j++)
+			;
+		if (j < nr) {
+			outbuf__release(&line);
+			continue;
+		}
+		if (!nr)
+			outbuf__printf(b, md ? "\n**renamed between builds** (base \xe2\x86\x92 new; "
+					       "the rows above pair them):\n\n"
+					     : "\nrenamed between builds (base \xe2\x86\x92 new; "
+					       "the rows above pair them):\n");
+		outbuf__printf(b, "%s%s\n", md ? "- " : "  ", line.s);
+		XGROW(seen, alloc, nr);
+		seen[nr++] = line.s;	/* owned now */
+	}
+	for (j = 0; j < nr; j++)
+		free(seen[j]);
+	free(seen);
+}
+
 static void md_value(struct outbuf *b, double mean, double sd)
 {
 	double rel = mean != 0 ? 100 * fabs(sd / mean) : 0;
@@ -198,8 +297,7 @@ static void md_key(struct outbuf *b, const char *s)
 {
 	/* backticks keep '_' and '*' literal; a '|' would end the cell */
 	outbuf__printf(b, "`");
-	for (; *s; s++)
-		outbuf__printf(b, *s == '|' ? "\\|" : *s == '`' ? "'" : "%c", *s);
+	md_code(b, s);
 	outbuf__printf(b, "`");
 }
 
@@ -239,6 +337,7 @@ static void format_markdown(struct outbuf *b, const struct diff *d,
 		       d->novar ? "one run on a side: no variance, rows past labelled thresholds "
 				  "are marked changed? (not significant)"
 				: "verdicts: Welch's t-test, Benjamini-Hochberg q < alpha");
+	renamed_section(b, d, rows, n, true);
 }
 
 void diff__format(struct outbuf *b, const struct diff *d, const struct diff_row *const *rows,
@@ -275,4 +374,5 @@ void diff__format(struct outbuf *b, const struct diff *d, const struct diff_row 
 		diff__lkp_row(b, r->key, r->base.mean, r->base.sd, r->cur.mean, r->cur.sd,
 			      with_verdict ? mark : NULL);
 	}
+	renamed_section(b, d, rows, n, false);
 }
