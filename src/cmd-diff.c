@@ -115,8 +115,10 @@ static void load_job__keys(struct load_job *j)
 						.id_space = j->cache };
 	}
 	symview__release(&v);	/* the cache keeps the names the runs borrow */
-	for (r = 0; r < j->p->nr_runs; r++)
+	for (r = 0; r < j->p->nr_runs; r++) {
 		j->runs[r].nr_ids = keycache__nr(j->cache);
+		j->runs[r].spellings = keycache__spellings(j->cache);
+	}
 }
 
 struct load_pool {
