@@ -6,7 +6,8 @@
  * and syncing off: the temporary has no previous content to protect, and
  * durability comes from one fsync of the finished file before the rename
  * and one of the directory after it.  A failure at any step unlinks the
- * temporary and leaves the target as it was.
+ * temporary and leaves the target as it was.  The file is mode 0600 when
+ * it holds raw kernel addresses, else 0644 (less the umask).
  *
  * The profile is checked against the format's invariants while it is
  * written (references in range, counts below 2^63, sizes within limits),
@@ -649,6 +650,21 @@ static void sync_dir(const char *dir)
 	}
 }
 
+/*
+ * Raw kernel addresses reveal where KASLR put the kernel: a file holding
+ * them is its owner's alone, as perf.data is (`mmprof strip` removes them
+ * and writes a file others may read).
+ */
+static mode_t file_mode(const struct profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_frames; i++)
+		if (p->frames[i].kernel && p->frames[i].addr)
+			return 0600;
+	return 0644;
+}
+
 int datafile__save(const struct profile *p, const char *path, struct errmsg *e)
 {
 	return datafile__save_version(p, path, PROFILE_FORMAT_VERSION, e);
@@ -683,7 +699,7 @@ int datafile__save_version(const struct profile *p, const char *path, int versio
 	 * never written through; a leftover of ours (same pid, so its writer
 	 * is gone or is us) is removed once and the create retried. */
 	for (tries = 0; tries < 2; tries++) {
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, file_mode(p));
 		if (fd >= 0 || errno != EEXIST || unlink(tmp))
 			break;
 	}

@@ -2,7 +2,8 @@
 # t810-security: what a .data file and its writer promise (robustness.md):
 #   - a symlink planted at the target or at the temporary name is never
 #     written through (the file it points at stays as it was);
-#   - files are created mode 0644 less umask;
+#   - files holding raw kernel addresses are created mode 0600, others
+#     (stripped) 0644, less umask;
 #   - record stores no environment variable;
 #   - no shell is run with strings from the command line (or at all);
 #   - strip removes raw kernel addresses and host identity and keeps what
@@ -35,11 +36,14 @@ ok "$(test $rc -eq 0 && test -f "$tmp/t.data" && ! test -L "$tmp/t.data" &&
 	"and the recording is written as a regular file"
 [ $rc -eq 0 ] || diag "$tmp/err"
 
-# 5-6: permissions
-(umask 022 && "$MMPROF" record -q -e cpu-clock -o "$tmp/m1.data" -- true 2>/dev/null)
-(umask 077 && "$MMPROF" record -q -e cpu-clock -o "$tmp/m2.data" -- true 2>/dev/null)
-ok "$(test "$(stat -c %a "$tmp/m1.data")" = 644; echo $?)" "mode 0644 under umask 022"
-ok "$(test "$(stat -c %a "$tmp/m2.data")" = 600; echo $?)" "mode 0600 under umask 077"
+# 5-6: permissions: kernel addresses (KASLR) are the owner's alone, as in perf.data
+(umask 022 && "$MMPROF" record -q -e cpu-clock -o "$tmp/m1.data" -- "$wl" -s 0.3 2>/dev/null &&
+	"$MMPROF" strip "$tmp/m1.data" -o "$tmp/m1s.data" 2>/dev/null)
+(umask 077 && "$MMPROF" strip "$tmp/m1.data" -o "$tmp/m2.data" 2>/dev/null)
+ok "$(test "$(sqlite3 "$tmp/m1.data" 'select count(*) > 0 from frames where kernel and addr')" = 1 &&
+      test "$(stat -c %a "$tmp/m1.data")" = 600 && test "$(stat -c %a "$tmp/m1s.data")" = 644; echo $?)" \
+	"umask 022: mode 0600 with kernel addresses, 0644 once stripped"
+ok "$(test "$(stat -c %a "$tmp/m2.data")" = 600; echo $?)" "umask 077: a stripped file 0600"
 
 # 7-8: no environment variable is stored
 secret=mmprof-secret-$$-4f1b2c

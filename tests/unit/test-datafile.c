@@ -353,7 +353,8 @@ static void test_roundtrip(const char *good)
 	rc = datafile__save(a, good, &e);
 	if (!ok(rc == 0, "save a profile with every record type"))
 		printf("#   %s\n", e.msg);
-	ok(stat(good, &st) == 0 && (st.st_mode & 0777) == 0644, "file mode 0644 under umask 022");
+	ok(stat(good, &st) == 0 && (st.st_mode & 0777) == 0600,
+	   "mode 0600 with raw kernel addresses, under umask 022");
 	rc = datafile__load(good, &b, &e);
 	if (!ok(rc == 0 && b, "load it back"))
 		printf("#   %s\n", e.msg);
@@ -609,6 +610,19 @@ static void test_atomic(const char *good)
 		umask(old);
 		ok(rc == 0 && stat(path_in("private.data"), &st) == 0 &&
 		   (st.st_mode & 0777) == 0600, "mode 0644 less umask 077 is 0600");
+	}
+	/* without kernel addresses (stripped) others may read it */
+	{
+		struct profile *stripped = build_profile();
+		size_t i;
+
+		for (i = 0; i < stripped->nr_frames; i++)
+			if (stripped->frames[i].kernel)
+				stripped->frames[i].addr = 0;
+		rc = datafile__save(stripped, path_in("shared.data"), &e);
+		ok(rc == 0 && stat(path_in("shared.data"), &st) == 0 &&
+		   (st.st_mode & 0777) == 0644, "mode 0644 without raw kernel addresses, under umask 022");
+		profile__free(stripped);
 	}
 
 	/* a full disk: a tiny tmpfs holding a previous small file */
