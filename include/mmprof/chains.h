@@ -13,6 +13,8 @@
  * With >= 2 runs a side, paths are tested as diff rows are (Welch, BH);
  * q is printed, not used to hide a path (BH over every path of a deep trie
  * is harsh, and the chain view is for finding where the time went).
+ * A frame spelled otherwise in the new build (clone suffixes) shows both
+ * spellings, base's first:  main → (hot.isra.0 → hot.isra.1).
  * Workload: a trie of 10^5 nodes per file, 10 runs: O(nodes x runs).
  */
 #ifndef MMPROF_CHAINS_H
@@ -29,8 +31,11 @@ struct chain_row {
 	uint64_t hash, parent;		/* path identity; parent 0 for a child of the root */
 	const struct profile *p;	/* a profile holding the path, for its names */
 	uint32_t node;
+	uint32_t node_new;		/* the path's node in chain_diff.cur[file_new] */
 	double base, cur, delta, q;	/* means; q NAN when untested */
 	bool shown;
+	bool renamed;			/* text shows a frame's two spellings */
+	uint32_t file_new;		/* the first new file holding the path; UINT32_MAX: none */
 	char *text;			/* "a → b → c", for shown rows */
 };
 
@@ -40,6 +45,8 @@ struct chain_diff {
 	size_t nb, nn;
 	bool novar;
 	double alpha;
+	const struct profile *const *cur;	/* borrowed: the new side's profiles */
+	size_t nnp;
 };
 
 /*
@@ -51,6 +58,13 @@ int chains__compute(struct chain_diff *cd, const struct profile *const *base, si
 		    const struct profile *const *cur, size_t nnp, const char *event,
 		    double min_points, double alpha);
 void chains__release(struct chain_diff *cd);
+
+/*
+ * The new side's spelling of a row's frame when it differs from the name
+ * r->p gives it (a function renamed between builds: hot.isra.1 for
+ * hot.isra.0), else NULL.  Borrowed from the new profile.
+ */
+const char *chain_row__new_name(const struct chain_diff *cd, const struct chain_row *r);
 
 /* Shown rows by |change|, at most limit, as text (json: an array). */
 void chains__format(struct outbuf *b, const struct chain_diff *cd, size_t limit, bool json);

@@ -34,14 +34,21 @@ static bool hash_eq(const void *ctx, uint32_t row, const void *key)
 	return cd->rows[row].hash == *(const uint64_t *)key;
 }
 
+/* file_new: p's index among the new side's files, UINT32_MAX for a base file. */
 static uint32_t cbuild__row(struct cbuild *b, uint64_t h, uint64_t parent,
-			    const struct profile *p, uint32_t node)
+			    const struct profile *p, uint32_t node, uint32_t file_new)
 {
 	struct chain_diff *cd = b->cd;
 	uint32_t row = hashidx__find(&b->idx, h, hash_eq, cd, &h);
 
-	if (row != HASHIDX_NONE)
+	if (row != HASHIDX_NONE) {
+		/* the new side's first spelling of the path, beside the base's */
+		if (cd->rows[row].file_new == UINT32_MAX && file_new != UINT32_MAX) {
+			cd->rows[row].file_new = file_new;
+			cd->rows[row].node_new = node;
+		}
 		return row;
+	}
 	row = (uint32_t)cd->nr;
 	XGROW(cd->rows, cd->alloc, cd->nr);
 	memset(&cd->rows[row], 0, sizeof(cd->rows[row]));
@@ -49,9 +56,26 @@ static uint32_t cbuild__row(struct cbuild *b, uint64_t h, uint64_t parent,
 	cd->rows[row].parent = parent;
 	cd->rows[row].p = p;
 	cd->rows[row].node = node;
+	cd->rows[row].file_new = file_new;
+	cd->rows[row].node_new = node;
 	cd->nr++;
 	hashidx__insert(&b->idx, h, row);
 	return row;
+}
+
+const char *chain_row__new_name(const struct chain_diff *cd, const struct chain_row *r)
+{
+	const struct profile *pn;
+	const char *a, *n;
+
+	if (r->file_new == UINT32_MAX || r->file_new >= cd->nnp)
+		return NULL;
+	pn = cd->cur[r->file_new];
+	if (pn == r->p || r->node_new >= pn->nr_nodes)
+		return NULL;
+	a = profile__frame_sym(r->p, r->p->nodes[r->node].frame);
+	n = profile__frame_sym(pn, pn->nodes[r->node_new].frame);
+	return strcmp(a, n) ? n : NULL;
 }
 
 /* The symbol a path is matched by: robot suffixes and clone suffixes removed. */
@@ -67,7 +91,7 @@ static uint64_t sym_hash(const struct profile *p, uint32_t frame)
 }
 
 /* The rows of p's paths; 1, or 0 when p lacks the event (its columns are 0). */
-static int add_profile(struct cbuild *b, struct cprof *cp, const char *event)
+static int add_profile(struct cbuild *b, struct cprof *cp, const char *event, uint32_t file_new)
 {
 	const struct profile *p = cp->p;
 	uint64_t *h;
@@ -87,7 +111,8 @@ static int add_profile(struct cbuild *b, struct cprof *cp, const char *event)
 
 		/* parents precede children (profile.h), so one forward pass */
 		h[i] = hash__combine(h[sn->parent], sym_hash(p, sn->frame));
-		cp->rows[i] = cbuild__row(b, h[i], sn->parent ? h[sn->parent] : 0, p, (uint32_t)i);
+		cp->rows[i] = cbuild__row(b, h[i], sn->parent ? h[sn->parent] : 0, p, (uint32_t)i,
+					  file_new);
 	}
 	free(h);
 	/* the counts of each run, in file order (a stable counting sort): a run
@@ -191,9 +216,10 @@ static void summary(size_t n, double mean, double ss, struct stat_summary *s)
 
 static void make_text(struct chain_diff *cd, struct chain_row *r, const struct hashidx *idx)
 {
-	const char *names[MAX_FRAMES + 1];
+	const char *names[MAX_FRAMES + 1], *renamed[MAX_FRAMES + 1];
+	const struct profile *pn = r->file_new < cd->nnp ? cd->cur[r->file_new] : NULL;
 	struct chain_row *top = r;
-	uint32_t node = r->node;
+	uint32_t node = r->node, node_new = r->node_new;
 	size_t nf = 0, depth, i;
 	struct outbuf b = { 0 };
 	bool cut;
@@ -216,14 +242,29 @@ static void make_text(struct chain_diff *cd, struct chain_row *r, const struct h
 	cut = depth > MAX_FRAMES;
 	if (cut)
 		depth = MAX_FRAMES;
+	if (pn == r->p || (pn && node_new >= pn->nr_nodes))
+		pn = NULL;
 	while (nf < depth && node) {
-		names[nf++] = profile__frame_sym(r->p, r->p->nodes[node].frame);
+		/* the same path in the new build: its frames pair one to one */
+		names[nf] = profile__frame_sym(r->p, r->p->nodes[node].frame);
+		renamed[nf] = pn && node_new ? profile__frame_sym(pn, pn->nodes[node_new].frame) : NULL;
+		if (renamed[nf] && !strcmp(renamed[nf], names[nf]))
+			renamed[nf] = NULL;
+		nf++;
 		node = r->p->nodes[node].parent;
+		node_new = pn ? pn->nodes[node_new].parent : 0;
 	}
 	if (cut)
 		outbuf__printf(&b, "\xe2\x80\xa6 \xe2\x86\x92 ");
-	for (i = nf; i-- > 0;)
-		outbuf__printf(&b, "%s%s", names[i], i ? " \xe2\x86\x92 " : "");
+	for (i = nf; i-- > 0;) {
+		if (renamed[i]) {
+			outbuf__printf(&b, "(%s \xe2\x86\x92 %s)", names[i], renamed[i]);
+			r->renamed = true;
+		}
+		else
+			outbuf__puts(&b, names[i]);
+		outbuf__printf(&b, "%s", i ? " \xe2\x86\x92 " : "");
+	}
 	r->text = b.s;
 }
 
@@ -246,13 +287,15 @@ int chains__compute(struct chain_diff *cd, const struct profile *const *base, si
 		return -EINVAL;
 	cd->novar = cd->nb < 2 || cd->nn < 2;
 	cd->alpha = alpha;
+	cd->cur = cur;
+	cd->nnp = nnp;
 	memset(&b, 0, sizeof(b));
 	b.cd = cd;
 	hashidx__init(&b.idx);
 	cps = xcalloc(ncp, sizeof(*cps));
 	for (i = 0; i < ncp; i++) {
 		cps[i].p = i < nbp ? base[i] : cur[i - nbp];
-		used += add_profile(&b, &cps[i], event);
+		used += add_profile(&b, &cps[i], event, i < nbp ? UINT32_MAX : (uint32_t)(i - nbp));
 	}
 	if (!used) {
 		for (i = 0; i < ncp; i++)
@@ -332,6 +375,17 @@ void chains__release(struct chain_diff *cd)
 	memset(cd, 0, sizeof(*cd));
 }
 
+/* Does a shown chain hold a frame spelled differently in the new build? */
+static bool chains__any_renamed(const struct chain_row *const *s, size_t m)
+{
+	size_t i;
+
+	for (i = 0; i < m; i++)
+		if (s[i]->renamed)
+			return true;
+	return false;
+}
+
 static int cmp_abs_delta(const void *a, const void *b)
 {
 	const struct chain_row *x = *(const struct chain_row *const *)a;
@@ -357,7 +411,9 @@ void chains__format(struct outbuf *b, const struct chain_diff *cd, size_t limit,
 		outbuf__printf(b, "[");
 	else
 		outbuf__printf(b, "\ncall chains whose share changed (caller \xe2\x86\x92 callee, points of the "
-				  "event's total%s):\n", cd->novar ? "; one run on a side: no test" : "");
+				  "event's total%s%s):\n", cd->novar ? "; one run on a side: no test" : "",
+			       chains__any_renamed(s, m) ?
+			       "; (a \xe2\x86\x92 b): a frame spelled a in base, b in new" : "");
 	for (i = 0; i < m; i++) {
 		if (json) {
 			outbuf__printf(b, "%s\n  {\"chain\": ", i ? "," : "");
