@@ -11,7 +11,9 @@
  *   - flame__build_diff  two sides: the paths of chains.h (matched by
  *                    normalised symbol names, per-run % of the event's
  *                    total, Welch + Benjamini-Hochberg per path), width
- *                    from one side, colour from the change and its q.
+ *                    from one side, colour from the change and its q; a
+ *                    frame renamed between builds is drawn and titled
+ *                    "hot.isra.0 → hot.isra.1".
  * Invariants: nodes[0] is the root; parent < own id; a node's value is at
  * least the sum of its children's (inclusive weights).
  *
@@ -49,6 +51,8 @@ struct flame_node {
 	uint32_t depth;		/* root 0 */
 	uint32_t sym, dso;	/* string ids of the profile (single graphs): the merge key */
 	const char *name;	/* borrowed: from a profile (or a static "[unknown]") */
+	const char *name_new;	/* diff: the new build's spelling when it differs from name
+				 * (hot.isra.1 for hot.isra.0), else NULL; borrowed */
 	const char *dso_name;	/* borrowed, may be NULL */
 	uint8_t kernel;
 	double value;		/* inclusive width weight (single: period or samples; diff: % of total) */

@@ -280,6 +280,27 @@ static void graph_and_scripts(struct outbuf *b, const struct flame *f, const cha
 	outbuf__puts(b, "</script>\n</body></html>\n");
 }
 
+/* A key cell's tooltip: the raw names behind a key spelled otherwise (hot.isra.0 for ...hot). */
+static void key_spellings(struct outbuf *b, const struct diff_spelling *sp)
+{
+	size_t i;
+	int sd;
+
+	if (!sp)
+		return;
+	outbuf__puts(b, " title=\"spelled");
+	for (sd = 0; sd < 2; sd++) {
+		outbuf__puts(b, sd ? "; new: " : " in base: ");
+		for (i = 0; i < sp->nr[sd]; i++) {
+			outbuf__puts(b, i ? ", " : "");
+			outbuf__xml_str(b, sp->name[sd][i]);
+		}
+		if (!sp->nr[sd])
+			outbuf__puts(b, "-");
+	}
+	outbuf__puts(b, "\"");
+}
+
 void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const struct diff *d,
 		      const struct diff_row *const *rows, size_t n, const struct flame *f,
 		      const char *event)
@@ -316,7 +337,9 @@ void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const s
 	for (i = 0; i < n; i++) {
 		const struct diff_row *r = rows[i];
 
-		outbuf__printf(b, "<tr class=\"%s\"><td class=\"key\">", row_class(r));
+		outbuf__printf(b, "<tr class=\"%s\"><td class=\"key\"", row_class(r));
+		key_spellings(b, diff__spelling(d, r));
+		outbuf__puts(b, ">");
 		outbuf__xml_str(b, r->key);
 		outbuf__puts(b, "</td>");
 		num_cell(b, r->base.mean, CELL_VALUE);

@@ -283,6 +283,7 @@ void flame__svg(struct outbuf *b, const struct flame *f, const struct flame_rend
 	const char *title = o->title ? o->title : f->diff ? "Differential Flame Graph" : "Flame Graph";
 	double *lw = xcalloc(f->nr + 1, sizeof(*lw));
 	struct layout l = { 0 };
+	struct outbuf both = { 0 };	/* "a → b" of a renamed frame */
 	double scale, thr, maxd = 0, gy, height;
 	size_t i, merged = 0;
 
@@ -361,7 +362,12 @@ void flame__svg(struct outbuf *b, const struct flame *f, const struct flame_rend
 		const char *cls;
 		size_t chars, nc;
 
-		if (n) {
+		if (n && n->name_new) {
+			/* renamed between builds: both spellings, in the title and the label */
+			both.len = 0;
+			outbuf__printf(&both, "%s \xe2\x86\x92 %s", n->name, n->name_new);
+			nm = both.s;
+		} else if (n) {
 			nm = n->name;
 		} else {
 			snprintf(name, sizeof(name), "[%u small frames]", bx->k);
@@ -421,6 +427,7 @@ void flame__svg(struct outbuf *b, const struct flame *f, const struct flame_rend
 	}
 	free(l.boxes);
 	free(lw);
+	outbuf__release(&both);
 }
 
 int flame__write_file(const struct outbuf *b, const char *path, struct errmsg *e)

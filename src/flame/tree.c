@@ -274,6 +274,7 @@ int flame__build_diff(struct flame *f, const struct profile *const *base, size_t
 		map[i] = id;
 		n = &f->nodes[id];
 		n->name = profile__frame_sym(r->p, r->p->nodes[r->node].frame);
+		n->name_new = chain_row__new_name(&cd, r);
 		n->dso_name = profile__str(r->p, fr->dso);
 		n->kernel = fr->kernel;
 		n->base = r->base;
