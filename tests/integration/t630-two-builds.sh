@@ -12,8 +12,11 @@
 # lkp table and in --format json.  A third build whose function is really
 # another (hot2.isra.0) shows the test can fail: that one is gone/new.
 # The original spellings stay where mmprof shows symbols: report --tree
-# and --folded of each file, the keys of each file (.llvm kept), and the
-# base's in diff --callchains and the HTML flame graph.
+# and --folded of each file, the keys of each file (.llvm kept); in diff,
+# both builds' spellings: "spellings" of the json rows, a "renamed between
+# builds" list after the lkp and markdown tables (the robot's rows stay as
+# they are), and "hot.isra.0 → hot.isra.1" frames in --callchains and the
+# HTML flame graph.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t630
@@ -40,25 +43,30 @@ __attribute__((noipa)) unsigned long warm(unsigned long n)
 		x = x * 2862933555777941757UL + 3037000493UL + i;
 	return x;
 }
+#ifndef HOT_N
+#define HOT_N 3000000
+#endif
 int main(int argc, char **argv)
 {
 	unsigned long rounds = argc > 1 ? strtoul(argv[1], NULL, 0) : 10, r;
 
 	for (r = 0; r < rounds; r++) {
-		sink += hot(3000000);
+		sink += hot(HOT_N);
 		sink += warm(2000000);
 	}
 	return 0;
 }
 PROG
 
-# build DIR HOT WARM
+# build DIR HOT WARM [HOT_N]
 build() {
 	mkdir -p "$tmp/$1" &&
 	cc -O2 -g -fno-omit-frame-pointer -DHOT_SYM="\"$2\"" -DWARM_SYM="\"$3\"" \
-		-o "$tmp/$1/prog" "$tmp/prog.c"
+		-DHOT_N="${4:-3000000}" -o "$tmp/$1/prog" "$tmp/prog.c"
 }
-build a hot.isra.0 warm.llvm.123 && build b hot.isra.1 warm.llvm.4567 &&
+# b's hot does a third more work (hot ~60 % -> ~67 %): its chains move by
+# several points, so diff --callchains shows them whatever the noise
+build a hot.isra.0 warm.llvm.123 && build b hot.isra.1 warm.llvm.4567 4000000 &&
 	build c hot2.isra.0 warm.llvm.123
 ok $? "three builds of the program"
 nm "$tmp/a/prog" | grep -q ' hot\.isra\.0$' && nm "$tmp/b/prog" | grep -q ' hot\.isra\.1$' &&
@@ -151,25 +159,67 @@ rows children hot "$tmp/ctl.txt" | grep -q '\[gone' &&
 	rows children warm "$tmp/ctl.txt" | grep -v -q -E '\[(new|gone)'
 ok $? "control: hot -> hot2 is gone + new (the pairing test can fail), warm still pairs"
 
-# ---- spellings in what diff shows of frames ----
+# ---- both builds' spellings, in every diff output ----
+sed -n '/^renamed between builds/,$p' "$tmp/diff.txt" >"$tmp/renamed.txt"
+diag "$tmp/renamed.txt"
+grep -q '^  hot\.isra\.0 → hot\.isra\.1$' "$tmp/renamed.txt" &&
+	grep -q '^  warm\.llvm\.123 → warm\.llvm\.4567$' "$tmp/renamed.txt" &&
+	[ "$(grep -c 'hot\.isra' "$tmp/renamed.txt")" -eq 1 ]
+ok $? "lkp: after the table, the renamed pairs once each (children and self rows pair them)"
+! grep -q '^renamed between builds' "$tmp/ctl.txt"
+ok $? "lkp: a real rename (hot -> hot2, gone + new) is not listed as renamed"
+"$MMPROF" diff -a "$tmp/a.data" "$tmp/a.data" >"$tmp/aa.txt" 2>/dev/null &&
+	! grep -q 'renamed between builds' "$tmp/aa.txt"
+ok $? "lkp: one build against itself lists nothing renamed"
+"$MMPROF" diff -a -f markdown "$tmp/a.data" "$tmp/b.data" >"$tmp/diff.md" 2>/dev/null &&
+	grep -q '^- `hot\.isra\.0` → `hot\.isra\.1`$' "$tmp/diff.md" &&
+	! grep '^|' "$tmp/diff.md" | grep -q 'isra'
+ok $? "markdown: the renamed list after the table, none in its rows"
+
+python3 - "$tmp/diff.json" <<'PY' >"$tmp/spell.out" 2>&1
+import json, sys
+rows = json.load(open(sys.argv[1]))["diff"]["rows"]
+want = {"hot": (["hot.isra.0"], ["hot.isra.1"]), "warm": (["warm.llvm.123"], ["warm.llvm.4567"])}
+bad = 0
+for kind in ("children", "self"):
+    for f, (b, n) in want.items():
+        r = [r for r in rows if r["key"] == "perf-profile.%s.cpu-clock.%s" % (kind, f)]
+        sp = r[0].get("spellings") if r else None
+        print(kind, f, sp)
+        bad += sp != {"base": b, "new": n}
+plain = [r for r in rows if r["key"] == "perf-profile.children.cpu-clock.__libc_start_call_main"]
+print("__libc_start_call_main:", [r.get("spellings") for r in plain])
+bad += len(plain) != 1 or "spellings" in plain[0]
+bad += any("spellings" in r for r in rows if not r["key"].startswith("perf-profile."))
+sys.exit(bad)
+PY
+ok $? "json: spellings per side on hot and warm rows, none on rows spelled as their key"
+diag "$tmp/spell.out"
+
 "$MMPROF" diff -a -g --limit 1000 "$tmp/a.data" "$tmp/b.data" >"$tmp/chains.txt" 2>/dev/null
-grep -q 'hot\.isra\.0' "$tmp/chains.txt"
-ok $? "diff --callchains names frames by their spelling (the base's: hot.isra.0)"
-grep -E 'hot|warm' "$tmp/chains.txt" | head -4 | diag
+grep -E 'hot|warm' "$tmp/chains.txt" | grep '→' | head -4 | diag
+grep -q '→ (hot\.isra\.0 → hot\.isra\.1)  ' "$tmp/chains.txt" &&
+	grep -q '→ (warm\.llvm\.123 → warm\.llvm\.4567)  ' "$tmp/chains.txt" &&
+	grep -q '(a → b): a frame spelled a in base, b in new' "$tmp/chains.txt"
+ok $? "diff --callchains: a renamed frame shows both spellings, (hot.isra.0 → hot.isra.1)"
+"$MMPROF" diff -g "$tmp/a.data" "$tmp/a.data" 2>/dev/null | grep -q -E 'isra\.[0-9] →|\(a → b\)'
+[ $? -ne 0 ]
+ok $? "diff --callchains: one build against itself shows single spellings"
 "$MMPROF" diff --html "$tmp/d.html" "$tmp/a.data" "$tmp/b.data" >/dev/null 2>&1
 python3 - "$tmp/d.html" <<'PY'
 import re, sys
 s = open(sys.argv[1]).read()
-# one flame-graph node for hot, carrying both sides' shares
+# one flame-graph node for hot, carrying both spellings and both sides' shares
 titles = re.findall(r"<title>(hot[^\n<]*)\n(base [^<]*)</title>", s)
-sys.exit(0 if len(titles) == 1 and "new" in titles[0][1] and titles[0][0] == "hot.isra.0" else 1)
+labels = re.findall(r"<text [^>]*>(hot[^<]*)</text>", s)
+print(titles, labels)
+sys.exit(0 if len(titles) == 1 and "new" in titles[0][1]
+         and titles[0][0] == "hot.isra.0 \u2192 hot.isra.1"
+         and all(l.startswith("hot.isra.0 \u2192") for l in labels) else 1)
 PY
-ok $? "diff --html: one flame-graph node hot.isra.0 with base and new shares"
-# the new build's spelling is shown nowhere by diff yet (reported to the lead)
-if grep -q 'hot\.isra\.1' "$tmp/chains.txt" "$tmp/d.html"; then
-	echo "ok $((n = n + 1)) - diff shows the new build's spelling too # TODO both spellings of a paired frame"
-else
-	echo "not ok $((n = n + 1)) - diff shows the new build's spelling too # TODO both spellings of a paired frame"
-fi
+ok $? "diff --html: one flame-graph node 'hot.isra.0 → hot.isra.1' with base and new shares"
+"$MMPROF" diff -a --html "$tmp/da.html" "$tmp/a.data" "$tmp/b.data" >/dev/null 2>&1 &&
+	grep -q 'title="spelled in base: hot\.isra\.0; new: hot\.isra\.1">perf-profile\.children\.cpu-clock\.hot<' "$tmp/da.html"
+ok $? "diff --html: the table's key cell carries both spellings as a tooltip"
 
 done_testing
