@@ -373,6 +373,155 @@ static void test_formats(void)
 	rk_release(r, 4);
 }
 
+/* Does side sd of sp hold exactly the names of want (NULL-terminated), in order? */
+static bool spelled(const struct diff_spelling *sp, int sd, const char *const *want)
+{
+	size_t i;
+
+	for (i = 0; want[i]; i++)
+		if (!sp || i >= sp->nr[sd] || strcmp(sp->name[sd][i], want[i]))
+			return false;
+	return sp && sp->nr[sd] == i;
+}
+
+static const struct diff_spelling *spelling_of(const struct diff *d, const char *key)
+{
+	const struct diff_row *r = diff__find(d, key);
+
+	return r ? diff__spelling(d, r) : NULL;
+}
+
+/*
+ * The raw spellings behind keys (issue 3): runs with key ids and their
+ * spellings, as a keycache gives them (report.h), one id space per file.
+ * base: hot spelled hot.isra.0, warm.llvm.1 (a key diff normalises), x
+ * spelled as itself and x.llvm.5; new: hot.isra.1, warm.llvm.22, x, and
+ * only.isra.3 (a key the base lacks).  main and a perf-stat key are
+ * spelled as themselves everywhere.
+ */
+static void test_spellings(void)
+{
+	static const char *const bkeys[] = {
+		"perf-profile.children.cpu-clock.hot", "perf-profile.children.cpu-clock.warm.llvm.1",
+		"perf-profile.children.cpu-clock.main", "perf-stat.ps.page-faults",
+		"perf-profile.children.cpu-clock.x", "perf-profile.children.cpu-clock.x.llvm.5",
+		"perf-profile.self.cpu-clock.hot",
+	};
+	static const char *const bspell[] = { "hot.isra.0", NULL, NULL, NULL, NULL, NULL, "hot.isra.0" };
+	static const char *const nkeys[] = {
+		"perf-profile.children.cpu-clock.hot", "perf-profile.children.cpu-clock.warm.llvm.22",
+		"perf-profile.children.cpu-clock.main", "perf-stat.ps.page-faults",
+		"perf-profile.children.cpu-clock.x", "perf-profile.children.cpu-clock.only",
+		"perf-profile.self.cpu-clock.hot",
+	};
+	static const char *const nspell[] = { "hot.isra.1", NULL, NULL, NULL, NULL, "only.isra.3", "hot.isra.1" };
+	static const uint32_t ids[] = { 0, 1, 2, 3, 4, 5, 6 };
+	struct key_value bi[7], ni[7];
+	struct diff_run dr[4];
+	struct outbuf b = { 0 };
+	const struct diff_row **rows;
+	const struct diff_spelling *sp;
+	struct run_keys r[4] = { { 0 } };
+	struct diff d;
+	size_t i, n;
+	int bsp, nsp;	/* two distinct id spaces */
+
+	for (i = 0; i < 7; i++) {
+		bi[i] = (struct key_value){ (char *)bkeys[i], 10.0 + (double)i };
+		ni[i] = (struct key_value){ (char *)nkeys[i], 10.5 + (double)i };
+	}
+	for (i = 0; i < 4; i++)
+		dr[i] = (struct diff_run){ .items = i < 2 ? bi : ni, .nr = 7, .ids = ids,
+					   .id_space = i < 2 ? (void *)&bsp : (void *)&nsp, .nr_ids = 7,
+					   .spellings = i < 2 ? bspell : nspell };
+	ok(diff__compute(&d, dr, 2, dr + 2, 2, NULL) == 0, "spellings: computed");
+	sp = spelling_of(&d, "perf-profile.children.cpu-clock.hot");
+	ok(spelled(sp, 0, (const char *[]){ "hot.isra.0", NULL }) &&
+	   spelled(sp, 1, (const char *[]){ "hot.isra.1", NULL }) && diff_spelling__renamed(sp),
+	   "hot: hot.isra.0 in base, hot.isra.1 in new, renamed");
+	sp = spelling_of(&d, "perf-profile.children.cpu-clock.warm");
+	ok(spelled(sp, 0, (const char *[]){ "warm.llvm.1", NULL }) &&
+	   spelled(sp, 1, (const char *[]){ "warm.llvm.22", NULL }) && diff_spelling__renamed(sp),
+	   "warm: a key diff normalises is its own spelling (warm.llvm.1 / warm.llvm.22)");
+	sp = spelling_of(&d, "perf-profile.children.cpu-clock.x");
+	ok(spelled(sp, 0, (const char *[]){ "x", "x.llvm.5", NULL }) &&
+	   spelled(sp, 1, (const char *[]){ "x", NULL }) && diff_spelling__renamed(sp),
+	   "x: the key's own text listed when a frame was spelled so beside a clone");
+	sp = spelling_of(&d, "perf-profile.children.cpu-clock.only");
+	ok(sp && sp->nr[0] == 0 && spelled(sp, 1, (const char *[]){ "only.isra.3", NULL }) &&
+	   !diff_spelling__renamed(sp), "only: new side's spelling, none in base, not a rename");
+	ok(diff__find(&d, "perf-profile.children.cpu-clock.main") &&
+	   !spelling_of(&d, "perf-profile.children.cpu-clock.main") &&
+	   !spelling_of(&d, "perf-stat.ps.page-faults"), "rows spelled as their key carry nothing");
+	is_str(diff__key_symbol("perf-profile.calltrace.cycles-pp.a.b.c"), "a.b.c", "key symbol of a calltrace");
+	ok(!diff__key_symbol("perf-stat.ps.x") && !diff__key_symbol("perf-profile.children"),
+	   "no key symbol outside perf-profile.<family>.<event>.");
+
+	rows = diff__select(&d, DIFF_SELECT_ALL, &n);
+	diff__format(&b, &d, rows, n, DIFF_FORMAT_LKP, false);
+	/* in the rows' order: by change, as the table */
+	ok(b.s && strstr(b.s, "\n\nrenamed between builds (base \xe2\x86\x92 new; the rows above pair them):\n"
+			      "  x, x.llvm.5 \xe2\x86\x92 x\n  hot.isra.0 \xe2\x86\x92 hot.isra.1\n") &&
+	   strstr(b.s, "\n  warm.llvm.1 \xe2\x86\x92 warm.llvm.22\n") &&
+	   strstr(b.s, "\n  x, x.llvm.5 \xe2\x86\x92 x\n"), "lkp: the renamed list after the table");
+	ok(b.s && strstr(b.s, "  hot.isra.0") && !strstr(strstr(b.s, "  hot.isra.0") + 12, "hot.isra.0") &&
+	   !strstr(b.s, "only.isra"),
+	   "lkp: children and self of hot listed once; a one-sided key not at all");
+	ok(b.s && !strstr(b.s, "isra.0  ") && strstr(b.s, "  perf-profile.children.cpu-clock.hot\n"),
+	   "lkp: the rows keep the robot's keys");
+	b.len = 0;
+	diff__format(&b, &d, rows, n, DIFF_FORMAT_JSON, false);
+	ok(b.s && strstr(b.s, "\"robot\": false, \"spellings\": {\"base\": [\"hot.isra.0\"], "
+			      "\"new\": [\"hot.isra.1\"]}}"), "json: spellings per side");
+	ok(b.s && strstr(b.s, "\"spellings\": {\"base\": [], \"new\": [\"only.isra.3\"]}"),
+	   "json: an empty list for the side without the key");
+	{
+		/* each row object is one line */
+		const char *m = b.s ? strstr(b.s, "\"key\": \"perf-profile.children.cpu-clock.main\"") : NULL;
+		const char *e = m ? strchr(m, '\n') : NULL;
+
+		ok(m && e && !memmem(m, (size_t)(e - m), "spellings", 9), "json: no spellings on main");
+	}
+	b.len = 0;
+	diff__format(&b, &d, rows, n, DIFF_FORMAT_MARKDOWN, false);
+	ok(b.s && strstr(b.s, "\n**renamed between builds** (base \xe2\x86\x92 new; the rows above pair them):\n\n- ") &&
+	   strstr(b.s, "\n- `hot.isra.0` \xe2\x86\x92 `hot.isra.1`\n"), "markdown: the renamed list");
+	b.len = 0;
+	diff__format(&b, &d, rows, n, DIFF_FORMAT_CSV, false);
+	ok(b.s && !strstr(b.s, "isra") && !strstr(b.s, "renamed"), "csv: unchanged columns, no spellings");
+	free(rows);
+	diff__release(&d);
+
+	/* one id space on both sides (a file against itself): spelled alike, no rename */
+	for (i = 0; i < 4; i++) {
+		dr[i].items = bi;
+		dr[i].id_space = &bsp;
+		dr[i].spellings = bspell;
+	}
+	ok(diff__compute(&d, dr, 2, dr + 2, 2, NULL) == 0, "spellings: a file against itself");
+	sp = spelling_of(&d, "perf-profile.children.cpu-clock.hot");
+	ok(spelled(sp, 0, (const char *[]){ "hot.isra.0", NULL }) &&
+	   spelled(sp, 1, (const char *[]){ "hot.isra.0", NULL }) && !diff_spelling__renamed(sp),
+	   "a shared id space records each side's spellings");
+	b.len = 0;
+	rows = diff__select(&d, DIFF_SELECT_ALL, &n);
+	diff__format(&b, &d, rows, n, DIFF_FORMAT_LKP, false);
+	ok(b.s && !strstr(b.s, "renamed"), "lkp: nothing renamed");
+	free(rows);
+	diff__release(&d);
+
+	/* runs without ids: keys diff normalises are spellings of their row */
+	for (i = 0; i < 4; i++)
+		rk_add(&r[i], i < 2 ? "perf-profile.self.cpu-clock.f.llvm.1" : "perf-profile.self.cpu-clock.f.llvm.2", 3);
+	compute(&d, r, 2, 2, NULL);
+	sp = spelling_of(&d, "perf-profile.self.cpu-clock.f");
+	ok(spelled(sp, 0, (const char *[]){ "f.llvm.1", NULL }) &&
+	   spelled(sp, 1, (const char *[]){ "f.llvm.2", NULL }), "no ids: f.llvm.1 / f.llvm.2");
+	diff__release(&d);
+	rk_release(r, 4);
+	outbuf__release(&b);
+}
+
 /* 20 runs of 100 000 keys: hash matching keeps this linear (timing is a diagnostic). */
 static void test_big(void)
 {
@@ -413,6 +562,7 @@ int main(void)
 	test_aa();
 	test_order();
 	test_formats();
+	test_spellings();
 	test_big();
 	return done_testing();
 }

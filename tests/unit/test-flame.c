@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mmprof/chains.h"
 #include "mmprof/flame.h"
 #include "tap.h"
 
@@ -388,11 +389,70 @@ static void test_html(void)
 	profile__free(n);
 }
 
+/*
+ * Two builds spelling one function differently (hot.isra.0 / hot.isra.1,
+ * warm.llvm.1 / warm.llvm.2): one path each, both spellings shown in the
+ * flame graph (title and label) and in diff --callchains; main, spelled
+ * alike, shows one name.
+ */
+static void test_renamed(void)
+{
+	struct profile *b = new_profile(2), *n = new_profile(2);
+	const struct profile *bs[] = { b }, *ns[] = { n };
+	struct flame_diff_opts o = { 0 };
+	struct flame_render_opts ro = { .width = 1200 };
+	struct outbuf out = { 0 };
+	const struct flame_node *m, *x;
+	struct chain_diff cd;
+	struct flame f;
+	struct errmsg e;
+	uint32_t r;
+
+	for (r = 0; r < 2; r++) {
+		add_stack(b, r, "app", "main;hot.isra.0", 600 + r, (600 + r) * 1000);
+		add_stack(b, r, "app", "main;warm.llvm.1", 400 - r, (400 - r) * 1000);
+		add_stack(n, r, "app", "main;hot.isra.1", 800 + r, (800 + r) * 1000);
+		add_stack(n, r, "app", "main;warm.llvm.2", 200 - r, (200 - r) * 1000);
+	}
+	ok(flame__build_diff(&f, bs, 1, ns, 1, &o, &e) == 0, "renamed: build the differential graph");
+	m = find(&f, 0, "main");
+	x = m ? find(&f, (uint32_t)(m - f.nodes), "hot.isra.0") : NULL;
+	ok(m && !m->name_new, "main: one spelling");
+	ok(x && x->name_new && !strcmp(x->name_new, "hot.isra.1") && x->base > 59 && x->cur > 79,
+	   "hot: one node, base spelling hot.isra.0, new hot.isra.1, both shares");
+	ok(m && !find(&f, (uint32_t)(m - f.nodes), "hot.isra.1"), "no second node for hot.isra.1");
+	flame__svg(&out, &f, &ro, NULL);
+	ok(out.s && strstr(out.s, "<title>hot.isra.0 \xe2\x86\x92 hot.isra.1\nbase 60.") &&
+	   strstr(out.s, ">hot.isra.0 \xe2\x86\x92 hot.isra.1</text>"), "SVG: title and label show both spellings");
+	ok(out.s && strstr(out.s, "<title>main\n"), "SVG: main titled by its one spelling");
+	outbuf__release(&out);
+	flame__release(&f);
+
+	ok(chains__compute(&cd, bs, 1, ns, 1, "cpu-clock", 0.5, 0.05) == 0, "renamed: chains computed");
+	chains__format(&out, &cd, 20, false);
+	ok(out.s && strstr(out.s, "  main \xe2\x86\x92 (hot.isra.0 \xe2\x86\x92 hot.isra.1)  +20.0") &&
+	   strstr(out.s, "  main \xe2\x86\x92 (warm.llvm.1 \xe2\x86\x92 warm.llvm.2)  -20.0") &&
+	   strstr(out.s, "; (a \xe2\x86\x92 b): a frame spelled a in base, b in new):\n"),
+	   "chains: renamed frames in parentheses, with the legend");
+	chains__release(&cd);
+	outbuf__release(&out);
+
+	ok(chains__compute(&cd, bs, 1, bs, 1, "cpu-clock", 0, 0.05) == 0, "a build against itself");
+	for (r = 0; r < cd.nr; r++)
+		if (chain_row__new_name(&cd, &cd.rows[r]))
+			break;
+	ok(r == cd.nr, "no frame has a second spelling");
+	chains__release(&cd);
+	profile__free(b);
+	profile__free(n);
+}
+
 int main(void)
 {
 	test_single();
 	test_min_width_and_escaping();
 	test_diff();
+	test_renamed();
 	test_html();
 	return done_testing();
 }

@@ -408,9 +408,63 @@ static void test_against_naive(void)
 	profile__free(p);
 }
 
+/* The keycache's spelling of key, or "(none)" when it has no such key. */
+static const char *spelling(const struct keycache *c, const char *key)
+{
+	const char *const *sp = keycache__spellings(c);
+	size_t i;
+
+	for (i = 0; i < keycache__nr(c); i++)
+		if (!strcmp(keycache__name(c, (uint32_t)i), key))
+			return sp[i] ? sp[i] : "(as the key)";
+	return "(none)";
+}
+
+/*
+ * keycache__spellings: the raw names behind stripped keys.  Stacks (root
+ * first, equal periods): main g.isra.0 / main g.constprop.1 / main h /
+ * main h.isra.2 / main k.
+ */
+static void test_spellings(void)
+{
+	static const char *const stacks[][2] = {
+		{ "main", "g.isra.0" }, { "main", "g.constprop.1" }, { "main", "h" },
+		{ "main", "h.isra.2" }, { "main", "k" },
+	};
+	struct profile *p = base_profile();
+	struct symview v;
+	struct keycache *c;
+	struct keyrun kr;
+	size_t i;
+
+	for (i = 0; i < 5; i++) {
+		uint32_t f[3] = { frame(p, stacks[i][0], "/bin/app", 0x100),
+				  frame(p, stacks[i][1], "/bin/app", 0x200 + 0x10 * i), UINT32_MAX };
+
+		profile__add_count(p, 0, 0, profile__intern(p, "app"), 0, stack(p, f), 1, 100);
+	}
+	symview__init(&v, p, false);
+	c = keycache__new(&v);
+	keycache__run(c, 0, &kr);
+	is_str(spelling(c, "perf-profile.children.cpu-clock.g"), "g.isra.0\ng.constprop.1",
+	       "children g: both clones' spellings, first seen first");
+	is_str(spelling(c, "perf-profile.self.cpu-clock.g"), "g.isra.0\ng.constprop.1", "self g too");
+	is_str(spelling(c, "perf-profile.children.cpu-clock.h"), "h\nh.isra.2",
+	       "children h: the key's own text listed when a frame was spelled so");
+	is_str(spelling(c, "perf-profile.children.cpu-clock.k"), "(as the key)", "k: spelled as the key, NULL");
+	is_str(spelling(c, "perf-profile.children.cpu-clock.main"), "(as the key)", "main: NULL");
+	is_str(spelling(c, "perf-profile.calltrace.cpu-clock.g.main"), "g.isra.0.main\ng.constprop.1.main",
+	       "calltrace: the raw chain, joined by dots");
+	is_str(spelling(c, "perf-profile.calltrace.cpu-clock.k.main"), "(as the key)", "calltrace k: NULL");
+	keycache__free(c);
+	symview__release(&v);
+	profile__free(p);
+}
+
 int main(void)
 {
 	test_names();
+	test_spellings();
 	test_hand_example();
 	test_chain_floor();
 	test_period_weighting();
