@@ -35,6 +35,7 @@ struct chain_row {
 	double base, cur, delta, q;	/* means; q NAN when untested */
 	bool shown;
 	bool renamed;			/* text shows a frame's two spellings */
+	bool clone;			/* some file spells the frame with a clone suffix */
 	uint32_t file_new;		/* the first new file holding the path; UINT32_MAX: none */
 	char *text;			/* "a → b → c", for shown rows */
 };

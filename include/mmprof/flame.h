@@ -54,12 +54,12 @@ struct flame_node {
 	const char *name_new;	/* diff: the new build's spelling when it differs from name
 				 * (hot.isra.1 for hot.isra.0), else NULL; borrowed */
 	const char *dso_name;	/* borrowed, may be NULL */
-	uint8_t kernel;
 	double value;		/* inclusive width weight (single: period or samples; diff: % of total) */
 	double samples, period;	/* single graphs: both, for the tooltip */
 	double base, cur, delta, q;	/* diff graphs: mean % of total per side; q NAN if untested */
 	enum flame_state state;
 	bool absent;		/* diff: 0 on the width side, drawn hatched at the other side's width */
+	uint8_t kernel;		/* a kernel frame (beside state and absent: no padding) */
 	double lw;		/* layout width (private to the renderer) */
 };
 

@@ -133,8 +133,9 @@ size_t keycache__nr(const struct keycache *c);
  * text after "perf-profile.<family>.<event>."), else those frames' raw
  * spellings, '\n'-separated, first seen first (the key's own text among
  * them when some frame was spelled so); a calltrace key's spelling is its
- * chain of raw names joined by '.'.  Indexed by id, keycache__nr() long;
- * valid until the next keycache__run or keycache__free.
+ * chain of raw names joined by '.'.  Indexed by id, keycache__nr() long,
+ * or NULL when no key has a spelling of its own (the usual file); valid
+ * until the next keycache__run or keycache__free.
  */
 const char *const *keycache__spellings(const struct keycache *c);
 

@@ -34,14 +34,18 @@ static bool hash_eq(const void *ctx, uint32_t row, const void *key)
 	return cd->rows[row].hash == *(const uint64_t *)key;
 }
 
-/* file_new: p's index among the new side's files, UINT32_MAX for a base file. */
+/*
+ * file_new: p's index among the new side's files, UINT32_MAX for a base
+ * file; clone: p spells the node's frame with a clone suffix.
+ */
 static uint32_t cbuild__row(struct cbuild *b, uint64_t h, uint64_t parent,
-			    const struct profile *p, uint32_t node, uint32_t file_new)
+			    const struct profile *p, uint32_t node, uint32_t file_new, bool clone)
 {
 	struct chain_diff *cd = b->cd;
 	uint32_t row = hashidx__find(&b->idx, h, hash_eq, cd, &h);
 
 	if (row != HASHIDX_NONE) {
+		cd->rows[row].clone |= clone;
 		/* the new side's first spelling of the path, beside the base's */
 		if (cd->rows[row].file_new == UINT32_MAX && file_new != UINT32_MAX) {
 			cd->rows[row].file_new = file_new;
@@ -58,6 +62,7 @@ static uint32_t cbuild__row(struct cbuild *b, uint64_t h, uint64_t parent,
 	cd->rows[row].node = node;
 	cd->rows[row].file_new = file_new;
 	cd->rows[row].node_new = node;
+	cd->rows[row].clone = clone;
 	cd->nr++;
 	hashidx__insert(&b->idx, h, row);
 	return row;
@@ -68,7 +73,8 @@ const char *chain_row__new_name(const struct chain_diff *cd, const struct chain_
 	const struct profile *pn;
 	const char *a, *n;
 
-	if (r->file_new == UINT32_MAX || r->file_new >= cd->nnp)
+	/* spelled without a suffix on both sides: the same name, no lookup */
+	if (!r->clone || r->file_new == UINT32_MAX || r->file_new >= cd->nnp)
 		return NULL;
 	pn = cd->cur[r->file_new];
 	if (pn == r->p || r->node_new >= pn->nr_nodes)
@@ -78,16 +84,24 @@ const char *chain_row__new_name(const struct chain_diff *cd, const struct chain_
 	return strcmp(a, n) ? n : NULL;
 }
 
-/* The symbol a path is matched by: robot suffixes and clone suffixes removed. */
-static uint64_t sym_hash(const struct profile *p, uint32_t frame)
+/*
+ * The symbol a path is matched by: robot suffixes and clone suffixes
+ * removed.  *clone: the frame's own spelling is not that (it had a suffix,
+ * or was too long to compare): only such paths may be spelled otherwise
+ * by the other build.
+ */
+static uint64_t sym_hash(const struct profile *p, uint32_t frame, bool *clone)
 {
+	const char *sym = profile__frame_sym(p, frame);
 	char a[512], k[600], out[600];
-	size_t plen = strlen("perf-profile.x.");
+	size_t plen = strlen("perf-profile.x."), len;
 
-	keys__strip_suffixes(profile__frame_sym(p, frame), a, sizeof(a));
+	keys__strip_suffixes(sym, a, sizeof(a));
 	snprintf(k, sizeof(k), "perf-profile.x.%s", a);
 	diff__normalize_key(k, out, sizeof(out));
-	return hash__bytes(out + plen, strlen(out + plen));
+	len = strlen(out + plen);
+	*clone = strncmp(out + plen, sym, len + 1) != 0;
+	return hash__bytes(out + plen, len);
 }
 
 /* The rows of p's paths; 1, or 0 when p lacks the event (its columns are 0). */
@@ -109,10 +123,12 @@ static int add_profile(struct cbuild *b, struct cprof *cp, const char *event, ui
 	for (i = 1; i < p->nr_nodes; i++) {
 		const struct stack_node *sn = &p->nodes[i];
 
+		bool clone;
+
 		/* parents precede children (profile.h), so one forward pass */
-		h[i] = hash__combine(h[sn->parent], sym_hash(p, sn->frame));
+		h[i] = hash__combine(h[sn->parent], sym_hash(p, sn->frame, &clone));
 		cp->rows[i] = cbuild__row(b, h[i], sn->parent ? h[sn->parent] : 0, p, (uint32_t)i,
-					  file_new);
+					  file_new, clone);
 	}
 	free(h);
 	/* the counts of each run, in file order (a stable counting sort): a run

@@ -172,7 +172,8 @@ struct keycache {
 	 * [id] the raw spellings of a perf-profile key's symbol part, '\n'-
 	 * separated, when a frame behind it was spelled otherwise (hot.isra.0
 	 * for ...hot); NULL when every one was spelled as the key, which is
-	 * nearly always, so this costs a pointer per key and no string.
+	 * nearly always.  The array itself exists only once some key needs
+	 * it (then alloc_spell == alloc): a file without clones pays nothing.
 	 */
 	char **spell;
 	size_t alloc_spell;
@@ -265,6 +266,13 @@ static bool keycache_eq(const void *ctx, uint32_t row, const void *key)
 	return !strcmp(((const struct keycache *)ctx)->names[row], key);
 }
 
+static void keycache__grow_spell(struct keycache *c)
+{
+	c->spell = xrealloc(c->spell, c->alloc * sizeof(*c->spell));
+	memset(c->spell + c->alloc_spell, 0, (c->alloc - c->alloc_spell) * sizeof(*c->spell));
+	c->alloc_spell = c->alloc;
+}
+
 static uint32_t keycache__intern(struct keycache *c, const char *key)
 {
 	uint64_t h = hash__bytes(key, strlen(key));
@@ -276,11 +284,8 @@ static uint32_t keycache__intern(struct keycache *c, const char *key)
 	id = (uint32_t)c->nr++;
 	c->names[id] = xstrdup(key);
 	hashidx__insert(&c->idx, h, id);
-	if (c->alloc_spell < c->alloc) {
-		c->spell = xrealloc(c->spell, c->alloc * sizeof(*c->spell));
-		memset(c->spell + c->alloc_spell, 0, (c->alloc - c->alloc_spell) * sizeof(*c->spell));
-		c->alloc_spell = c->alloc;
-	}
+	if (c->spell && c->alloc_spell < c->alloc)
+		keycache__grow_spell(c);
 	return id;
 }
 
@@ -324,8 +329,10 @@ static uint32_t keycache__intern_spelled(struct keycache *c, const char *key, si
 	uint32_t id = keycache__intern(c, key);
 	bool fresh = c->nr > nr, plain = !strcmp(raw, key + sym);
 
-	if (plain && !c->spell[id])
+	if (plain && (!c->spell || !c->spell[id]))
 		return id;
+	if (!c->spell)
+		keycache__grow_spell(c);
 	if (!fresh && !c->spell[id])
 		spell_add(&c->spell[id], key + sym);	/* seen before: as the key */
 	spell_add(&c->spell[id], raw);
@@ -397,7 +404,8 @@ void keycache__free(struct keycache *c)
 	}
 	for (i = 0; i < c->nr; i++) {
 		free(c->names[i]);
-		free(c->spell[i]);
+		if (c->spell)
+			free(c->spell[i]);
 	}
 	free(c->names);
 	free(c->spell);

@@ -416,7 +416,7 @@ static const char *spelling(const struct keycache *c, const char *key)
 
 	for (i = 0; i < keycache__nr(c); i++)
 		if (!strcmp(keycache__name(c, (uint32_t)i), key))
-			return sp[i] ? sp[i] : "(as the key)";
+			return sp && sp[i] ? sp[i] : "(as the key)";
 	return "(none)";
 }
 
@@ -456,6 +456,22 @@ static void test_spellings(void)
 	is_str(spelling(c, "perf-profile.calltrace.cpu-clock.g.main"), "g.isra.0.main\ng.constprop.1.main",
 	       "calltrace: the raw chain, joined by dots");
 	is_str(spelling(c, "perf-profile.calltrace.cpu-clock.k.main"), "(as the key)", "calltrace k: NULL");
+	keycache__free(c);
+	symview__release(&v);
+	profile__free(p);
+
+	/* no clone anywhere: no array at all */
+	p = base_profile();
+	{
+		uint32_t f[3] = { frame(p, "main", "/bin/app", 0x100), frame(p, "k", "/bin/app", 0x200),
+				  UINT32_MAX };
+
+		profile__add_count(p, 0, 0, profile__intern(p, "app"), 0, stack(p, f), 1, 100);
+	}
+	symview__init(&v, p, false);
+	c = keycache__new(&v);
+	keycache__run(c, 0, &kr);
+	ok(keycache__nr(c) > 2 && !keycache__spellings(c), "a file without clones: no spellings array");
 	keycache__free(c);
 	symview__release(&v);
 	profile__free(p);
