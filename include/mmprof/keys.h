@@ -38,6 +38,13 @@ void keyvals__add(struct keyvals *kv, const char *key, double value);
 void keyvals__sort(struct keyvals *kv);	/* by key, strcmp order */
 void keyvals__release(struct keyvals *kv);
 
+/*
+ * perf's callchain cut for the robot's calltrace keys (% of the total): a
+ * chain under it is dropped, so a calltrace key is either absent or a sum
+ * of chains at or above it.
+ */
+#define KEYS_CALLTRACE_CUT 0.5
+
 /* "cycles:pp" -> "cycles-pp": the robot's spelling of an event in keys. */
 void keys__event_name(const char *event, char *buf, size_t size);
 

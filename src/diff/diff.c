@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "mmprof/diff.h"
+#include "mmprof/keys.h"
 #include "mmprof/xalloc.h"
 
 static const char PP[] = "perf-profile.";
@@ -317,16 +318,47 @@ static bool robot_perf_metric(const char *key)
 	       !strncmp(key, "perf-c2c.", 9) || !monitor_family(key);
 }
 
+/*
+ * A calltrace key is perf's sum of chains over its 0.5 % cut, so a run
+ * without the key had somewhere under the cut, not nothing.  The test and
+ * the effect floor see such runs at the cut, the least favourable value:
+ * a chain that merely crossed the cut is not called a change, and one
+ * that is a change is still found.  The table keeps the robot's numbers.
+ */
+static bool censored(const struct diff_row *r)
+{
+	static const char ct[] = "perf-profile.calltrace.";
+
+	return !strncmp(r->key, ct, sizeof(ct) - 1) && (r->base.min == 0 || r->cur.min == 0);
+}
+
+static void at_cut(const double *v, size_t n, double *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		out[i] = v[i] == 0 ? KEYS_CALLTRACE_CUT : v[i];
+}
+
 static void classify(struct diff *d, struct diff_row *r, const uint32_t *present,
-		     bool base_has_pp, double *scratch)
+		     bool base_has_pp, double *scratch, double *cut)
 {
 	const struct diff_opts *o = &d->o;
 	bool pp = !strncmp(r->key, PP, sizeof(PP) - 1);
-	double ratio;
+	struct stat_summary tb, tc;	/* what the test sees */
+	double ratio, tdelta;
 	size_t nb = d->nb, nn = d->nn;
 
 	stats__summary(r->v, nb, scratch, &r->base);
 	stats__summary(r->v + nb, nn, scratch, &r->cur);
+	tb = r->base;
+	tc = r->cur;
+	if (censored(r)) {
+		at_cut(r->v, nb + nn, cut);
+		stats__summary(cut, nb, scratch, &tb);
+		stats__summary(cut + nb, nn, scratch, &tc);
+	}
+	tdelta = tc.mean - tb.mean;
 	r->absolute = diff__absolute_key(r->key);
 	r->delta = r->cur.mean - r->base.mean;
 	r->rel = 100.0 * r->delta / (r->base.mean == 0 ? 1e-100 : r->base.mean);
@@ -344,7 +376,7 @@ static void classify(struct diff *d, struct diff_row *r, const uint32_t *present
 		r->flags |= DIFF_ROBOT;
 
 	if (d->novar) {
-		bool big = r->absolute ? fabs(r->delta) >= o->novar_points
+		bool big = r->absolute ? fabs(tdelta) >= o->novar_points
 				       : fabs(r->rel) >= o->novar_pct;
 
 		if (pp && fmax(r->base.mean, r->cur.mean) < o->test_floor)
@@ -356,10 +388,13 @@ static void classify(struct diff *d, struct diff_row *r, const uint32_t *present
 	if (pp ? fmax(r->base.mean, r->cur.mean) < o->test_floor
 	       : r->base.max == 0 && r->cur.max == 0 && r->base.min == 0 && r->cur.min == 0)
 		return;
+	/* absolute keys: under the effect floor (at the cut) no verdict can come */
+	if (r->absolute && fabs(tdelta) < o->min_points && censored(r))
+		return;
 	{
 		struct welch w;
 
-		if (!stats__welch(&r->base, &r->cur, &w)) {
+		if (!stats__welch(&tb, &tc, &w)) {
 			r->p = w.p;
 			r->flags |= DIFF_TESTED;
 			d->nr_tested++;
@@ -392,7 +427,7 @@ int diff__compute(struct diff *d, const struct diff_run *base, size_t nb,
 {
 	struct builder b;
 	size_t i, j, n = nb + nn;
-	double *p, *q, *scratch;
+	double *p, *q, *scratch, *cut;
 	struct diff_row **order;
 
 	memset(d, 0, sizeof(*d));
@@ -416,10 +451,12 @@ int diff__compute(struct diff *d, const struct diff_run *base, size_t nb,
 	free(b.spaces);
 
 	scratch = xmalloc((n + 1) * sizeof(*scratch));
+	cut = xmalloc((n + 1) * sizeof(*cut));
 	for (i = 0; i < d->nr; i++) {
 		d->rows[i].v = d->values + i * n;
-		classify(d, &d->rows[i], &b.present[2 * i], b.base_has_pp, scratch);
+		classify(d, &d->rows[i], &b.present[2 * i], b.base_has_pp, scratch, cut);
 	}
+	free(cut);
 	free(scratch);
 	free(b.present);
 	free(b.stamp);

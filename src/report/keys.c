@@ -31,7 +31,6 @@
 #include "mmprof/xalloc.h"
 
 #define CALLTRACE_FRAMES 5
-#define CALLTRACE_MIN_PERCENT 0.5
 
 void keyvals__add(struct keyvals *kv, const char *key, double value)
 {
@@ -511,7 +510,7 @@ static void perf_profile_keys(struct keycache *c, uint32_t run, uint32_t event)
 				      100.0 * self[i] / total);
 	}
 
-	min_hit = floor(total * (CALLTRACE_MIN_PERCENT / 100.0));
+	min_hit = floor(total * (KEYS_CALLTRACE_CUT / 100.0));
 	for (i = 1; i < v->nr_nodes; i++) {
 		/* perf: "node->hit && node->hit >= min_hit"; weights are integers */
 		if (inner[i] < 1 || inner[i] < min_hit)

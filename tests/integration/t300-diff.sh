@@ -25,17 +25,20 @@ rec off.data 4 off; ok $? "record thp-zap --thp off, 4 runs"
 # b a ...), so that a drift of the machine's load over time (tests run in
 # parallel) falls on both sides alike, linear trends included, instead of
 # looking like a change.
-aa_ok=0 A="" B=""
-for i in 1 2 3 4 5 6; do
-	case $i in 1|3|5) first=a second=b ;; *) first=b second=a ;; esac
-	for side in $first $second; do
-		"$MMPROF" record -q -o "$tmp/a$side$i.data" -- "$wl/thp-zap" --thp off -s 0.6 \
-			>/dev/null 2>"$tmp/rec.err" || aa_ok=1
+record_aa() {	# record_aa TAG: sets AA to "A-files -- B-files", aa_ok
+	aa_ok=0 A="" B=""
+	for i in 1 2 3 4 5 6; do
+		case $i in 1|3|5) first=a second=b ;; *) first=b second=a ;; esac
+		for side in $first $second; do
+			"$MMPROF" record -q -o "$tmp/$1$side$i.data" -- "$wl/thp-zap" --thp off -s 0.6 \
+				>/dev/null 2>"$tmp/rec.err" || aa_ok=1
+		done
+		A="$A $tmp/${1}a$i.data" B="$B $tmp/${1}b$i.data"
 	done
-	A="$A $tmp/aa$i.data" B="$B $tmp/ab$i.data"
-done
+	AA="$A --$B"
+}
+record_aa a
 ok $aa_ok "record it again, interleaved ABBA, as two groups of 6 (A/A)"
-AA="$A --$B"
 rec on.data 4 on; ok $? "record thp-zap --thp on, 4 runs"
 diag "$tmp/rec.err"
 
@@ -60,10 +63,25 @@ ok $? "--robot shows the row"
 grep -q "→ __split_huge_pmd" "$tmp/chains"; ok $? "--callchains: a chain reaches __split_huge_pmd, caller → callee"
 sed -n '/^call chains/,$p' "$tmp/chains" | head -4 | diag
 
-# A/A
-"$MMPROF" diff --all --format csv $AA >"$tmp/aa"
+# A/A.  The tests beside this one load the machine unevenly; once in a
+# while that makes the two groups really differ (a chain above perf's 0.5 %
+# cut in every run of one group, under it in every run of the other).  So
+# a pair that flags rows is recorded once more: a tool that flags A/A rows
+# by itself flags the second pair too.
+aa_bad() {
+	bad=1
+	"$MMPROF" diff --all --format csv $AA >"$tmp/aa" || return 1
+	bad=$(grep '^perf-profile' "$tmp/aa" | awk -F, '$12 == "up" || $12 == "down" || $12 == "new" || $12 == "gone"' | wc -l)
+}
+aa_bad
 ok $? "A/A diff"
-bad=$(grep '^perf-profile' "$tmp/aa" | awk -F, '$12 == "up" || $12 == "down" || $12 == "new" || $12 == "gone"' | wc -l)
+if [ "$bad" -ne 0 ]; then
+	echo "# A/A: $bad row(s) flagged in the first pair; recording a second pair:"
+	grep '^perf-profile' "$tmp/aa" | awk -F, '$12 == "up" || $12 == "down" || $12 == "new" || $12 == "gone"' |
+		head -3 | sed 's/^/#   /'
+	record_aa r
+	aa_bad
+fi
 ok "$(test "$bad" -eq 0; echo $?)" "A/A: no perf-profile row significant ($bad)"
 [ "$bad" -eq 0 ] || grep '^perf-profile' "$tmp/aa" |
 	awk -F, '$12 == "up" || $12 == "down" || $12 == "new" || $12 == "gone"' | head -5 | diag >&2

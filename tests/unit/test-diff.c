@@ -554,11 +554,50 @@ static void test_big(void)
 	free(r);
 }
 
+/*
+ * A calltrace key under perf's 0.5 % cut is absent, not 0: a chain that
+ * hovers just above the cut in one group and under it in the other is not
+ * a change, while a chain that really went away still is.
+ */
+static void test_calltrace_cut(void)
+{
+	static const double hover[6] = { 0.55, 0.52, 0.61, 0.57, 0.51, 0.58 };
+	struct run_keys r[12] = { { 0 } };
+	const struct diff_row *x;
+	struct diff d;
+	int i;
+
+	for (i = 0; i < 6; i++) {
+		rk_add(&r[i], "perf-profile.calltrace.cpu-clock.hover.b.c", hover[i]);
+		rk_add(&r[i], "perf-profile.calltrace.cpu-clock.went.b.c", 3 + 0.1 * i);
+		rk_add(&r[i], "perf-profile.children.cpu-clock.hover", 0.7 + 0.01 * i);
+		rk_add(&r[6 + i], "perf-profile.children.cpu-clock.hover", 0.45 + 0.01 * i);
+		rk_add(&r[6 + i], "perf-profile.calltrace.cpu-clock.came.b.c", 2 + 0.1 * i);
+	}
+	is_int(compute(&d, r, 6, 6, NULL), 0, "cut: computed");
+	x = diff__find(&d, "perf-profile.calltrace.cpu-clock.hover.b.c");
+	ok(x && (x->flags & DIFF_GONE) && x->verdict == DIFF_SAME && x->cur.mean == 0 &&
+	   fabs(x->base.mean - 0.556667) < 1e-5,
+	   "cut: a chain that fell under the 0.5 %% cut is shown as the robot has it, not called gone (%s)",
+	   x ? diff_row__verdict_name(x) : "missing");
+	x = diff__find(&d, "perf-profile.calltrace.cpu-clock.went.b.c");
+	ok(x && x->verdict == DIFF_DOWN && !strcmp(diff_row__verdict_name(x), "gone"),
+	   "cut: a chain at 3 %% that went away is gone");
+	x = diff__find(&d, "perf-profile.calltrace.cpu-clock.came.b.c");
+	ok(x && x->verdict == DIFF_UP && !strcmp(diff_row__verdict_name(x), "new"),
+	   "cut: a chain that came at 2 %% is new");
+	x = diff__find(&d, "perf-profile.children.cpu-clock.hover");
+	ok(x && x->verdict == DIFF_DOWN, "cut: children keys have no cut: 0.72 -> 0.47 is down");
+	diff__release(&d);
+	rk_release(r, 12);
+}
+
 int main(void)
 {
 	test_golden();
 	test_normalize();
 	test_rows();
+	test_calltrace_cut();
 	test_aa();
 	test_order();
 	test_formats();
