@@ -872,6 +872,20 @@ static int load_count_rows(struct loader *l)
 	return r;
 }
 
+/* The order of save: (run, event, comm, pid), then node. */
+static int count_key_cmp(const struct count *x, const struct count *y)
+{
+	if (x->run != y->run)
+		return x->run < y->run ? -1 : 1;
+	if (x->event != y->event)
+		return x->event < y->event ? -1 : 1;
+	if (x->comm != y->comm)
+		return x->comm < y->comm ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->node < y->node ? -1 : x->node > y->node;
+}
+
 static uint64_t be64(const unsigned char *b)
 {
 	return (uint64_t)be32(b) << 32 | be32(b + 4);
@@ -882,8 +896,9 @@ static uint64_t be64(const unsigned char *b)
  * (schema.h).  The blob's length must be a whole number of cells, at most
  * DATAFILE_CELLS_PER_ROW; every cell is checked as a format-1 row is.
  */
-static int load_count_cells(struct loader *l)
+static int load_count_cells(struct loader *l, bool *ascending)
 {
+	struct count last = { 0 };	/* the previous cell, mapped */
 	size_t nr_cells = 0;
 	int err, r;
 
@@ -917,14 +932,19 @@ static int load_count_cells(struct loader *l)
 		for (i = 0; i < n; i++, b += DATAFILE_CELL_SIZE) {
 			uint32_t node = be32(b);
 			uint64_t samples = be64(b + 4), period = be64(b + 12);
+			struct count c = { .run = run, .event = event, .comm = comm,
+					   .pid = (uint32_t)pid, .samples = samples, .period = period };
 
 			if (node >= l->nr_nodes)
 				return bad_row(l, "cell %zu: node %u does not exist", i, node);
 			if (samples > INT64_MAX || period > INT64_MAX)
 				return bad_row(l, "cell %zu: a count of 2^63 or more", i);
-			profile__append_count(l->p, &(struct count){ .run = run, .event = event,
-				.comm = comm, .pid = (uint32_t)pid, .node = l->nodemap[node],
-				.samples = samples, .period = period });
+			c.node = l->nodemap[node];
+			/* cells in strictly ascending order are distinct: no check needed */
+			if (*ascending && nr_cells + i > n && count_key_cmp(&last, &c) >= 0)
+				*ascending = false;
+			last = c;
+			profile__append_count(l->p, &c);
 		}
 	}
 	return r;
@@ -932,9 +952,10 @@ static int load_count_cells(struct loader *l)
 
 static int load_counts(struct loader *l)
 {
-	int err = l->version == 1 ? load_count_rows(l) : load_count_cells(l);
+	bool ascending = l->version > 1;
+	int err = l->version == 1 ? load_count_rows(l) : load_count_cells(l, &ascending);
 
-	if (!err && !counts_distinct(l->p))
+	if (!err && !ascending && !counts_distinct(l->p))
 		merge_counts(l->p);
 	return err;
 }
