@@ -48,13 +48,14 @@ cp "$build/mmprof" "$build/workloads/page-fault" "$build/bench/floor" "$build/be
 	"$build/bench/gen-profile" "$tmp/bin/"
 mmprof=$tmp/bin/mmprof wl=$tmp/bin/page-fault floor=$tmp/bin/floor
 ingest=$tmp/bin/ingest gen=$tmp/bin/gen-profile
-res=$tmp/results.tsv	# section <tab> row <tab> tool <tab> metric <tab> value
+res=$tmp/results.tsv	# section <tab> row <tab> tool <tab> metric <tab> value <tab> repetition
 : >"$res"
 nostat=
 "$mmprof" record --help 2>&1 | grep -q -- '--no-stat' && nostat=1
 t_start=$(date +%s)
 
-put() { printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$res"; }
+# the repetition goes last: paired ratios compare runs of the same one
+put() { printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$@" "${rep:-0}" >>"$res"; }
 now() { date +%s.%N; }
 log() { printf '  %s\n' "$*" >&2; }
 
@@ -261,6 +262,17 @@ rel() {	# tool's metric as % of the unprofiled median: "85 % (80–90)"
 		'BEGIN { if (l == h) printf "%.0f %%", 100*m/b; else printf "%.0f %% (%.0f–%.0f)", 100*m/b, 100*l/b, 100*h/b }'
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "n/a"; else printf "%.3g", a/b }'; }
+# A's metric as % of B's within each repetition (runs minutes apart share
+# the machine's state far less than adjacent ones): "median % (min–max)".
+paired() {	# section row metric toolA toolB
+	awk -F'\t' -v s="$1" -v r="$2" -v m="$3" -v a="$4" -v b="$5" '
+		$1 == s && $2 == r && $4 == m && ($3 == a || $3 == b) { v[$3, $6] = $5; reps[$6] = 1 }
+		END { for (k in reps) if (((a, k) in v) && ((b, k) in v) && v[b, k] > 0) print 100 * v[a, k] / v[b, k] }' "$res" |
+	sort -g | awk '{ x[++n] = $1 }
+		END { if (!n) { print "n/a"; exit }
+		      m = n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
+		      printf "%.1f %% (%.0f–%.0f)", m, x[1], x[n] }'
+}
 
 table() {
 	local t_end
@@ -309,6 +321,22 @@ HDR
 			"$(rel system "-a -F $f" mmprof ops)"
 		[ -n "$nostat" ] && printf ' – |'
 		echo
+	done
+	cat <<HDR
+
+Paired: the first tool's throughput as % of the second's in the same
+repetition (the runs are seconds apart, so slow phases of the machine
+fall on both), median (min–max) over the repetitions; per CPU-second for
+the per-process runs, wall clock for -a.
+
+| setting | perf / floor | mmprof --no-stat / floor | mmprof / (floor + counters) | mmprof --no-stat / perf | mmprof / perf |
+|---|---|---|---|---|---|
+HDR
+	for f in $freqs; do
+		echo "| -F $f | $(paired fork "-F $f" cpuops perf floor) | $(paired fork "-F $f" cpuops mmprof-nostat floor) | $(paired fork "-F $f" cpuops mmprof floor+stat) | $(paired fork "-F $f" cpuops mmprof-nostat perf) | $(paired fork "-F $f" cpuops mmprof perf) |"
+	done
+	for f in $freqs; do
+		echo "| -a -F $f | $(paired system "-a -F $f" ops perf floor) | – | – | – | $(paired system "-a -F $f" ops mmprof perf) |"
 	done
 	cat <<HDR
 
