@@ -1,6 +1,8 @@
 /* chains: changed call paths, caller -> callee; see include/mmprof/chains.h. */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +23,10 @@ struct cbuild {
 /* One profile's part: its event, its nodes' rows, its counts by run. */
 struct cprof {
 	const struct profile *p;
+	const char *event;
 	uint32_t ev;		/* UINT32_MAX: the event is not in p (zero columns) */
+	uint64_t *h;		/* [node] path hash, until the rows are made */
+	bool *clone;		/* [node] the frame is spelled with a clone suffix */
 	uint32_t *rows;		/* [node] row of the node's path */
 	uint32_t *by_run;	/* indexes of p's counts of ev, grouped by run */
 	size_t *run_start;	/* [run] .. [run + 1]: a run's part of by_run */
@@ -104,33 +109,31 @@ static uint64_t sym_hash(const struct profile *p, uint32_t frame, bool *clone)
 	return hash__bytes(out + plen, len);
 }
 
-/* The rows of p's paths; 1, or 0 when p lacks the event (its columns are 0). */
-static int add_profile(struct cbuild *b, struct cprof *cp, const char *event, uint32_t file_new)
+/*
+ * What needs no other profile: the event, every node's path hash and
+ * clone flag (the string work: suffixes stripped, names normalised), and
+ * the counts grouped by run.  Profiles are prepared two at a time.
+ */
+static void *prepare(void *arg)
 {
+	struct cprof *cp = arg;
 	const struct profile *p = cp->p;
-	uint64_t *h;
 	size_t i, r;
 
 	cp->ev = UINT32_MAX;
 	for (i = 0; i < p->nr_events; i++)
-		if (profile__str(p, p->events[i].name) && !strcmp(profile__str(p, p->events[i].name), event))
+		if (profile__str(p, p->events[i].name) &&
+		    !strcmp(profile__str(p, p->events[i].name), cp->event))
 			cp->ev = (uint32_t)i;
 	if (cp->ev == UINT32_MAX)
-		return 0;
-	h = xmalloc((p->nr_nodes + 1) * sizeof(*h));
-	cp->rows = xmalloc((p->nr_nodes + 1) * sizeof(*cp->rows));
-	h[0] = 0x6d6d70726f66ULL;
-	for (i = 1; i < p->nr_nodes; i++) {
-		const struct stack_node *sn = &p->nodes[i];
-
-		bool clone;
-
-		/* parents precede children (profile.h), so one forward pass */
-		h[i] = hash__combine(h[sn->parent], sym_hash(p, sn->frame, &clone));
-		cp->rows[i] = cbuild__row(b, h[i], sn->parent ? h[sn->parent] : 0, p, (uint32_t)i,
-					  file_new, clone);
-	}
-	free(h);
+		return NULL;
+	cp->h = xmalloc((p->nr_nodes + 1) * sizeof(*cp->h));
+	cp->clone = xcalloc(p->nr_nodes + 1, sizeof(*cp->clone));
+	cp->h[0] = 0x6d6d70726f66ULL;
+	/* parents precede children (profile.h), so one forward pass */
+	for (i = 1; i < p->nr_nodes; i++)
+		cp->h[i] = hash__combine(cp->h[p->nodes[i].parent],
+					 sym_hash(p, p->nodes[i].frame, &cp->clone[i]));
 	/* the counts of each run, in file order (a stable counting sort): a run
 	 * then reads only its own counts, and adds them in the same order */
 	cp->run_start = xcalloc(p->nr_runs + 2, sizeof(*cp->run_start));
@@ -150,6 +153,56 @@ static int add_profile(struct cbuild *b, struct cprof *cp, const char *event, ui
 			cp->by_run[cp->run_start[c->run + 1]++] = (uint32_t)i;
 	}
 	/* run_start[r] .. run_start[r + 1] is now run r's part */
+	return NULL;
+}
+
+/* Run fa(a) on a second thread and fb(b) on this one; both on this one without a thread. */
+static void in_parallel(void *(*fa)(void *), void *a, void *(*fb)(void *), void *b)
+{
+	pthread_t t;
+	bool helped = pthread_create(&t, NULL, fa, a) == 0;
+
+	if (!helped)
+		fa(a);
+	fb(b);
+	if (helped)
+		pthread_join(t, NULL);
+}
+
+struct prep_half {
+	struct cprof *cps;
+	size_t ncp, first;	/* profiles first, first + 2, ... */
+};
+
+static void *prepare_half(void *arg)
+{
+	struct prep_half *h = arg;
+	size_t i;
+
+	for (i = h->first; i < h->ncp; i += 2)
+		prepare(&h->cps[i]);
+	return NULL;
+}
+
+/* The rows of p's paths (in order: row numbers do not depend on threads); 1, or 0 without the event. */
+static int add_profile(struct cbuild *b, struct cprof *cp, uint32_t file_new)
+{
+	const struct profile *p = cp->p;
+	size_t i;
+
+	if (cp->ev == UINT32_MAX)
+		return 0;
+	cp->rows = xmalloc((p->nr_nodes + 1) * sizeof(*cp->rows));
+	for (i = 1; i < p->nr_nodes; i++) {
+		uint32_t parent = p->nodes[i].parent;
+
+		cp->rows[i] = cbuild__row(b, cp->h[i], parent ? cp->h[parent] : 0, p, (uint32_t)i,
+					  file_new, cp->clone[i]);
+	}
+	free(cp->h);
+	free(cp->clone);
+	cp->h = NULL;
+	cp->clone = NULL;
 	return 1;
 }
 
@@ -187,38 +240,46 @@ static void column(const struct cprof *cp, uint32_t r, double *incl, double *cel
  * mean in column order), without keeping the rows x runs matrix: two
  * sweeps over the columns, each rebuilt from the counts.  The matrix was
  * 160 bytes a path (20 runs), 180 MB for two 10-run files of 573 k nodes.
- * sum[2 * row + side] holds the sum, then the mean; ss the squared
- * deviations.
+ * One side's columns are its own (sum[side], ss[side]): the two sides
+ * sweep on two threads.  sum holds the sum, then the mean.
  */
-static void sweep(const struct cprof *cps, size_t ncp, size_t nb, size_t nr,
-		  double *sum, double *ss, bool second)
+struct side_sweep {
+	const struct cprof *cps;	/* the side's profiles */
+	size_t ncp, nr, n;		/* profiles, rows, runs */
+	double *sum, *ss;
+};
+
+static void *sweep(void *arg)
 {
-	size_t i, k, col = 0, maxn = 1;
-	double *incl, *cell = xmalloc((nr + 1) * sizeof(*cell));
+	struct side_sweep *w = arg;
+	size_t i, k, maxn = 1;
+	double *incl, *cell = xmalloc((w->nr + 1) * sizeof(*cell));
 	uint32_t r;
 
-	for (k = 0; k < ncp; k++)
-		if (cps[k].p->nr_nodes > maxn)
-			maxn = cps[k].p->nr_nodes;
+	for (k = 0; k < w->ncp; k++)
+		if (w->cps[k].p->nr_nodes > maxn)
+			maxn = w->cps[k].p->nr_nodes;
 	incl = xmalloc(maxn * sizeof(*incl));
-	for (k = 0; k < ncp; k++)
-		for (r = 0; r < cps[k].p->nr_runs; r++, col++) {
-			size_t side = col >= nb;
+	for (k = 0; k < w->ncp; k++)
+		for (r = 0; r < w->cps[k].p->nr_runs; r++) {
+			column(&w->cps[k], r, incl, cell, w->nr);
+			for (i = 0; i < w->nr; i++)
+				w->sum[i] += cell[i];
+		}
+	for (i = 0; i < w->nr; i++)
+		w->sum[i] /= (double)w->n;
+	for (k = 0; k < w->ncp; k++)
+		for (r = 0; r < w->cps[k].p->nr_runs; r++) {
+			column(&w->cps[k], r, incl, cell, w->nr);
+			for (i = 0; i < w->nr; i++) {
+				double d = cell[i] - w->sum[i];
 
-			column(&cps[k], r, incl, cell, nr);
-			if (!second) {
-				for (i = 0; i < nr; i++)
-					sum[2 * i + side] += cell[i];
-			} else {
-				for (i = 0; i < nr; i++) {
-					double d = cell[i] - sum[2 * i + side];
-
-					ss[2 * i + side] += d * d;
-				}
+				w->ss[i] += d * d;
 			}
 		}
 	free(incl);
 	free(cell);
+	return NULL;
 }
 
 static void summary(size_t n, double mean, double ss, struct stat_summary *s)
@@ -291,7 +352,7 @@ int chains__compute(struct chain_diff *cd, const struct profile *const *base, si
 	struct cbuild b;
 	struct cprof *cps;
 	size_t i, used = 0, ncp = nbp + nnp;
-	double *p, *q, *best, *sum, *ss;
+	double *p, *q, *best, *sum[2], *ss[2];
 	struct stat_summary sb, sn;
 
 	memset(cd, 0, sizeof(*cd));
@@ -311,23 +372,34 @@ int chains__compute(struct chain_diff *cd, const struct profile *const *base, si
 	cps = xcalloc(ncp, sizeof(*cps));
 	for (i = 0; i < ncp; i++) {
 		cps[i].p = i < nbp ? base[i] : cur[i - nbp];
-		used += add_profile(&b, &cps[i], event, i < nbp ? UINT32_MAX : (uint32_t)(i - nbp));
+		cps[i].event = event;
 	}
+	{
+		struct prep_half h0 = { cps, ncp, 0 }, h1 = { cps, ncp, 1 };
+
+		in_parallel(prepare_half, &h1, prepare_half, &h0);
+	}
+	for (i = 0; i < ncp; i++)
+		used += add_profile(&b, &cps[i], i < nbp ? UINT32_MAX : (uint32_t)(i - nbp));
 	if (!used) {
-		for (i = 0; i < ncp; i++)
-			free(cps[i].rows);	/* NULL: no profile had the event */
+		for (i = 0; i < ncp; i++) {
+			free(cps[i].by_run);	/* NULL: no profile had the event */
+			free(cps[i].run_start);
+		}
 		free(cps);
 		hashidx__release(&b.idx);
 		return -EINVAL;
 	}
-	sum = xcalloc(2 * cd->nr + 2, sizeof(*sum));
-	ss = xcalloc(2 * cd->nr + 2, sizeof(*ss));
-	sweep(cps, ncp, cd->nb, cd->nr, sum, ss, false);
-	for (i = 0; i < cd->nr; i++) {
-		sum[2 * i] /= (double)cd->nb;
-		sum[2 * i + 1] /= (double)cd->nn;
+	for (i = 0; i < 2; i++) {
+		sum[i] = xcalloc(cd->nr + 1, sizeof(*sum[i]));
+		ss[i] = xcalloc(cd->nr + 1, sizeof(*ss[i]));
 	}
-	sweep(cps, ncp, cd->nb, cd->nr, sum, ss, true);
+	{
+		struct side_sweep wb = { cps, nbp, cd->nr, cd->nb, sum[0], ss[0] };
+		struct side_sweep wn = { cps + nbp, nnp, cd->nr, cd->nn, sum[1], ss[1] };
+
+		in_parallel(sweep, &wn, sweep, &wb);
+	}
 	for (i = 0; i < ncp; i++) {
 		free(cps[i].rows);
 		free(cps[i].by_run);
@@ -341,8 +413,8 @@ int chains__compute(struct chain_diff *cd, const struct profile *const *base, si
 		struct chain_row *r = &cd->rows[i];
 		struct welch w;
 
-		summary(cd->nb, sum[2 * i], ss[2 * i], &sb);
-		summary(cd->nn, sum[2 * i + 1], ss[2 * i + 1], &sn);
+		summary(cd->nb, sum[0][i], ss[0][i], &sb);
+		summary(cd->nn, sum[1][i], ss[1][i], &sn);
 		r->base = sb.mean;
 		r->cur = sn.mean;
 		r->delta = sn.mean - sb.mean;
@@ -375,8 +447,10 @@ int chains__compute(struct chain_diff *cd, const struct profile *const *base, si
 	free(best);
 	free(p);
 	free(q);
-	free(sum);
-	free(ss);
+	for (i = 0; i < 2; i++) {
+		free(sum[i]);
+		free(ss[i]);
+	}
 	hashidx__release(&b.idx);
 	return 0;
 }
