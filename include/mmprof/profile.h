@@ -200,6 +200,9 @@ void profile__add_count(struct profile *p, uint32_t run, uint32_t event, uint32_
  */
 void profile__append_count(struct profile *p, const struct count *c);
 
+/* Order of counts by (run, event, comm, pid), then node: <0, 0, >0. */
+int count__cmp(const struct count *x, const struct count *y);
+
 void profile__add_counter(struct profile *p, const struct counter *c);
 void profile__add_interval(struct profile *p, const struct counter_interval *ci);
 void profile__add_metric(struct profile *p, uint32_t run, const char *key, double value);

@@ -872,20 +872,6 @@ static int load_count_rows(struct loader *l)
 	return r;
 }
 
-/* The order of save: (run, event, comm, pid), then node. */
-static int count_key_cmp(const struct count *x, const struct count *y)
-{
-	if (x->run != y->run)
-		return x->run < y->run ? -1 : 1;
-	if (x->event != y->event)
-		return x->event < y->event ? -1 : 1;
-	if (x->comm != y->comm)
-		return x->comm < y->comm ? -1 : 1;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->node < y->node ? -1 : x->node > y->node;
-}
-
 static uint64_t be64(const unsigned char *b)
 {
 	return (uint64_t)be32(b) << 32 | be32(b + 4);
@@ -941,7 +927,7 @@ static int load_count_cells(struct loader *l, bool *ascending)
 				return bad_row(l, "cell %zu: a count of 2^63 or more", i);
 			c.node = l->nodemap[node];
 			/* cells in strictly ascending order are distinct: no check needed */
-			if (*ascending && nr_cells + i > n && count_key_cmp(&last, &c) >= 0)
+			if (*ascending && nr_cells + i > n && count__cmp(&last, &c) >= 0)
 				*ascending = false;
 			last = c;
 			profile__append_count(l->p, &c);

@@ -491,18 +491,9 @@ static void put_be(unsigned char *b, uint64_t v, unsigned n)
 /* By (run, event, comm, pid), the key of a row; by node within it. */
 static int count_order(const void *a, const void *b, void *counts)
 {
-	const struct count *x = (const struct count *)counts + *(const uint32_t *)a;
-	const struct count *y = (const struct count *)counts + *(const uint32_t *)b;
+	const struct count *c = counts;
 
-	if (x->run != y->run)
-		return x->run < y->run ? -1 : 1;
-	if (x->event != y->event)
-		return x->event < y->event ? -1 : 1;
-	if (x->comm != y->comm)
-		return x->comm < y->comm ? -1 : 1;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->node < y->node ? -1 : x->node > y->node;
+	return count__cmp(&c[*(const uint32_t *)a], &c[*(const uint32_t *)b]);
 }
 
 static bool same_row(const struct count *x, const struct count *y)

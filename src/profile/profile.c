@@ -256,6 +256,19 @@ static uint64_t count_hash(uint32_t run, uint32_t event, uint32_t comm, uint32_t
 					   ((uint64_t)comm << 32) | node), pid);
 }
 
+int count__cmp(const struct count *x, const struct count *y)
+{
+	if (x->run != y->run)
+		return x->run < y->run ? -1 : 1;
+	if (x->event != y->event)
+		return x->event < y->event ? -1 : 1;
+	if (x->comm != y->comm)
+		return x->comm < y->comm ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->node < y->node ? -1 : x->node > y->node;
+}
+
 void profile__append_count(struct profile *p, const struct count *c)
 {
 	XGROW(p->counts, p->alloc_counts, p->nr_counts);
