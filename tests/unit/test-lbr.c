@@ -19,6 +19,7 @@
 #include "mmprof/sample.h"
 #include "mmprof/sampler.h"
 #include "mmprof/symbols.h"
+#include "perf-records.h"
 #include "tap.h"
 
 #define K1 0xffffffff81100010ULL	/* kernel frames */
@@ -226,28 +227,6 @@ __attribute__((noinline)) static void outer(void)
 __attribute__((noinline)) static void decoy(void)
 {
 	sink += 7;
-}
-
-static size_t put_mmap2(uint64_t *buf, uint32_t pid, uint64_t start, uint64_t len,
-			uint64_t pgoff, const char *file, uint64_t time)
-{
-	struct perf_event_header *h = (void *)buf;
-	uint32_t pt[2] = { pid, pid };
-	size_t flen = (strlen(file) + 8) / 8 * 8, n;
-
-	memset(buf, 0, (10 + flen / 8 + 3) * 8);
-	memcpy(buf + 1, pt, 8);
-	buf[2] = start;
-	buf[3] = len;
-	buf[4] = pgoff;
-	memcpy(buf + 9, file, strlen(file));
-	n = 9 + flen / 8;
-	memcpy(buf + n, pt, 8);	/* sample_id_all: TID TIME CPU */
-	buf[n + 1] = time;
-	n += 3;
-	h->type = PERF_RECORD_MMAP2;
-	h->size = (uint16_t)(n * 8);
-	return n;
 }
 
 /* Every executable mapping of this test's binary, as MMAP2 records. */
