@@ -279,6 +279,12 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "mmprof: cannot report '%s': %s\n", path, strerror(-err));
 		goto fail;
 	}
+	if (!o.unresolved && !o.tracepoints && p->nr_events) {
+		char w[1024];
+
+		if (report__unresolved_warning(p, ev, w, sizeof(w)))
+			fprintf(stderr, "mmprof: warning: '%s': %s\n", path, w);
+	}
 	profile__free(p);
 	return 0;
 fail:

@@ -150,6 +150,17 @@ int report__find_event(const struct profile *p, const char *name);
 int report__unresolved(const struct profile *p, int event, FILE *out);
 
 /*
+ * One line for the reader of any other view when names or stacks are
+ * missing on a scale that changes the answer: a DSO holding at least
+ * REPORT_WARN_UNRESOLVED_PCT % of the samples unresolved, or at least
+ * REPORT_WARN_SHORT_PCT % of them in user stacks that stop short of main
+ * (no frame pointers).  buf, or NULL when nothing is worth a warning.
+ */
+#define REPORT_WARN_UNRESOLVED_PCT 10.0
+#define REPORT_WARN_SHORT_PCT 20.0
+const char *report__unresolved_warning(const struct profile *p, int event, char *buf, size_t size);
+
+/*
  * keytab: keys of every run side by side, for printing means (report) and
  * statistics (diff).  A key missing from a run is 0 in that run.
  */

@@ -2,28 +2,65 @@
  * unresolved: where a recording's "[unknown]" frames come from, per DSO,
  * with the likely cause (report --unresolved).
  *
- * Two kinds of loss, counted over the samples of one event:
+ * Three kinds of loss, counted over the samples of one event:
  *   - the sampled address itself has no name: counted for the DSO of that
  *     address ("[unmapped]" when no mapping was known), hint from the
  *     recorder's meta "symbols.hint <dso>" (no debuginfo, JIT without a
  *     map, deleted file, ...) or from the kind of frame;
  *   - the sampled address is named but its caller is not: the usual sign
- *     of code built without frame pointers, counted for the sampled DSO.
+ *     of code built without frame pointers, counted for the sampled DSO;
+ *   - the user stack stops short: its outermost frame is not a process or
+ *     thread entry (_start, __libc_start_call_main, start_thread, ...).
+ *     The kernel's frame-pointer walk ends quietly at a function that
+ *     keeps no frame pointer (or record cut it at a junk return address),
+ *     so nothing is [unknown] and the stack is just too short; counted
+ *     for the DSO of that outermost frame.
  * One pass over the counts; arrays indexed by DSO string id.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mmprof/report.h"
 #include "mmprof/xalloc.h"
 
+enum unres_kind { UNRES_ADDRESS, UNRES_CALLERS, UNRES_SHORT, UNRES_KINDS };
+
 struct unres_row {
 	uint32_t dso;		/* string id, 0: no mapping */
 	uint8_t kernel;
-	uint8_t callers;	/* 1: the callers are lost, not the address */
+	uint8_t kind;		/* enum unres_kind */
 	uint64_t samples;
 };
+
+/*
+ * Where a complete user stack begins: the C runtime's and the thread
+ * library's entries (glibc, musl), main itself, and Go's.
+ */
+static bool stack_entry(const char *sym)
+{
+	static const char *const entries[] = {
+		"_start", "__libc_start_main", "__libc_start_call_main", "_dl_start_user",
+		"_dl_start", "main", "start_thread", "clone", "clone3", "__clone",
+		"__clone3", "thread_start", "runtime.goexit", "runtime.goexit.abi0",
+		"runtime.mstart", "runtime.rt0_go", "runtime.rt0_go.abi0",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(entries) / sizeof(entries[0]); i++)
+		if (!strcmp(sym, entries[i]))
+			return true;
+	return false;
+}
+
+/* The outermost frame of the stack at node n (the root's child), or NULL. */
+static const struct frame *outermost(const struct profile *p, uint32_t n)
+{
+	while (n != PROFILE_ROOT && p->nodes[n].parent != PROFILE_ROOT)
+		n = p->nodes[n].parent;
+	return n == PROFILE_ROOT ? NULL : &p->frames[p->nodes[n].frame];
+}
 
 static int row_cmp(const void *a, const void *b)
 {
@@ -31,8 +68,8 @@ static int row_cmp(const void *a, const void *b)
 
 	if (x->samples != y->samples)
 		return x->samples < y->samples ? 1 : -1;
-	if (x->callers != y->callers)
-		return x->callers - y->callers;
+	if (x->kind != y->kind)
+		return x->kind - y->kind;
 	return x->dso < y->dso ? -1 : x->dso > y->dso;
 }
 
@@ -41,9 +78,13 @@ static const char *hint_of(const struct profile *p, const struct unres_row *r, c
 {
 	const char *dso = profile__str(p, r->dso), *h;
 
-	if (r->callers)
+	if (r->kind == UNRES_CALLERS)
 		return "callers unresolved: built without frame pointers? "
 		       "rebuild with -fno-omit-frame-pointer";
+	if (r->kind == UNRES_SHORT)
+		return "user stacks stop here, short of main or a thread entry: built without "
+		       "frame pointers? record with --call-graph dwarf, or rebuild with "
+		       "-fno-omit-frame-pointer";
 	if (dso) {
 		snprintf(buf, size, "symbols.hint %s", dso);
 		if ((h = profile__meta(p, buf)))
@@ -58,28 +99,45 @@ static const char *hint_of(const struct profile *p, const struct unres_row *r, c
 	return "address outside every symbol (stripped code or hand-written assembly)";
 }
 
-int report__unresolved(const struct profile *p, int event, FILE *out)
-{
-	size_t nslots = (p->nr_strs ? p->nr_strs : 1) * 2, i, nr = 0;
-	uint64_t *by = xcalloc(nslots, sizeof(*by)), total = 0, lost = 0;
-	uint8_t *kern = xcalloc(nslots, sizeof(*kern));
-	struct unres_row *rows;
-	const char *ev;
-	char buf[4352];
+struct unres {
+	size_t nslots;
+	uint64_t *by;		/* [dso * UNRES_KINDS + kind] samples */
+	uint8_t *kern;
+	uint64_t total, lost, user, shorts;
+};
 
-	if (event < 0)
-		event = 0;
+/* One pass over the counts of event. */
+static void unres__count(struct unres *u, const struct profile *p, int event)
+{
+	size_t i;
+
+	memset(u, 0, sizeof(*u));
+	u->nslots = (p->nr_strs ? p->nr_strs : 1) * UNRES_KINDS;
+	u->by = xcalloc(u->nslots, sizeof(*u->by));
+	u->kern = xcalloc(u->nslots, sizeof(*u->kern));
 	for (i = 0; i < p->nr_counts; i++) {
 		const struct count *c = &p->counts[i];
 		const struct stack_node *n;
-		const struct frame *f, *up;
+		const struct frame *f, *up, *top;
 		size_t slot;
 
 		if (c->event != (uint32_t)event)
 			continue;
-		total += c->samples;
+		u->total += c->samples;
 		if (c->node == PROFILE_ROOT || c->node >= p->nr_nodes)
 			continue;
+		/* user stacks (outermost frame in user space) that stop short */
+		top = outermost(p, c->node);
+		if (top && !top->kernel) {
+			const char *sym = profile__str(p, top->sym);
+
+			u->user += c->samples;
+			if (!sym || !stack_entry(sym)) {
+				slot = (top->dso < p->nr_strs ? top->dso : 0) * UNRES_KINDS + UNRES_SHORT;
+				u->by[slot] += c->samples;
+				u->shorts += c->samples;
+			}
+		}
 		n = &p->nodes[c->node];
 		f = &p->frames[n->frame];
 		/* the outermost of an inline chain stands for the address */
@@ -88,41 +146,106 @@ int report__unresolved(const struct profile *p, int event, FILE *out)
 			f = &p->frames[n->frame];
 		}
 		if (!f->sym) {
-			slot = (f->dso < p->nr_strs ? f->dso : 0) * 2;
+			slot = (f->dso < p->nr_strs ? f->dso : 0) * UNRES_KINDS + UNRES_ADDRESS;
 		} else if (!f->kernel && n->parent != PROFILE_ROOT &&
 			   !(up = &p->frames[p->nodes[n->parent].frame])->sym && !up->kernel) {
-			slot = (f->dso < p->nr_strs ? f->dso : 0) * 2 + 1;
+			slot = (f->dso < p->nr_strs ? f->dso : 0) * UNRES_KINDS + UNRES_CALLERS;
 		} else {
 			continue;
 		}
-		by[slot] += c->samples;
-		kern[slot] |= f->kernel;
-		if (!(slot & 1))
-			lost += c->samples;
+		u->by[slot] += c->samples;
+		u->kern[slot] |= f->kernel;
+		if (slot % UNRES_KINDS == UNRES_ADDRESS)
+			u->lost += c->samples;
 	}
-	rows = xcalloc(nslots, sizeof(*rows));
-	for (i = 0; i < nslots; i++) {
-		if (!by[i])
-			continue;
-		rows[nr++] = (struct unres_row){ .dso = (uint32_t)(i / 2), .kernel = kern[i],
-						 .callers = (uint8_t)(i & 1), .samples = by[i] };
-	}
-	qsort(rows, nr, sizeof(*rows), row_cmp);
+}
+
+static void unres__release(struct unres *u)
+{
+	free(u->by);
+	free(u->kern);
+}
+
+/* The rows with samples, largest first; *nr of them. */
+static struct unres_row *unres__rows(const struct unres *u, size_t *nr)
+{
+	struct unres_row *rows = xcalloc(u->nslots + 1, sizeof(*rows));
+	size_t i;
+
+	*nr = 0;
+	for (i = 0; i < u->nslots; i++)
+		if (u->by[i])
+			rows[(*nr)++] = (struct unres_row){ .dso = (uint32_t)(i / UNRES_KINDS),
+				.kernel = u->kern[i], .kind = (uint8_t)(i % UNRES_KINDS),
+				.samples = u->by[i] };
+	qsort(rows, *nr, sizeof(*rows), row_cmp);
+	return rows;
+}
+
+int report__unresolved(const struct profile *p, int event, FILE *out)
+{
+	static const char *const what[UNRES_KINDS] = { "address", "callers", "stack" };
+	struct unres u;
+	struct unres_row *rows;
+	const char *ev;
+	char buf[4352];
+	size_t i, nr;
+
+	if (event < 0)
+		event = 0;
+	unres__count(&u, p, event);
+	rows = unres__rows(&u, &nr);
 	ev = event < (int)p->nr_events ? profile__str(p, p->events[event].name) : NULL;
 	fprintf(out, "# Unresolved samples of '%s': %.2f%% of %llu samples have no name for "
-		"the sampled address\n", ev ? ev : "?", total ? 100.0 * (double)lost / (double)total : 0.0,
-		(unsigned long long)total);
+		"the sampled address\n", ev ? ev : "?",
+		u.total ? 100.0 * (double)u.lost / (double)u.total : 0.0, (unsigned long long)u.total);
+	fprintf(out, "# Short user stacks: %.2f%% of samples have a user stack that stops short "
+		"of main or a thread entry (%llu of %llu with a user stack)\n",
+		u.total ? 100.0 * (double)u.shorts / (double)u.total : 0.0,
+		(unsigned long long)u.shorts, (unsigned long long)u.user);
 	fprintf(out, "#    Share  Samples  What       DSO: hint\n");
 	for (i = 0; i < nr; i++) {
 		const char *dso = profile__str(p, rows[i].dso);
 
 		fprintf(out, "%8.2f%%  %7llu  %-9s  %s: %s\n",
-			total ? 100.0 * (double)rows[i].samples / (double)total : 0.0,
-			(unsigned long long)rows[i].samples, rows[i].callers ? "callers" : "address",
+			u.total ? 100.0 * (double)rows[i].samples / (double)u.total : 0.0,
+			(unsigned long long)rows[i].samples, what[rows[i].kind],
 			dso ? dso : "[unmapped]", hint_of(p, &rows[i], buf, sizeof(buf)));
 	}
 	free(rows);
-	free(by);
-	free(kern);
+	unres__release(&u);
 	return ferror(out) ? -EIO : 0;
+}
+
+const char *report__unresolved_warning(const struct profile *p, int event, char *buf, size_t size)
+{
+	struct unres u;
+	struct unres_row *rows;
+	const char *ret = NULL;
+	size_t i, nr;
+
+	if (event < 0)
+		event = 0;
+	unres__count(&u, p, event);
+	rows = unres__rows(&u, &nr);
+	for (i = 0; i < nr && !ret; i++) {
+		double share = u.total ? 100.0 * (double)rows[i].samples / (double)u.total : 0;
+		const char *dso = profile__str(p, rows[i].dso);
+
+		if (rows[i].kind == UNRES_SHORT && share >= REPORT_WARN_SHORT_PCT)
+			snprintf(buf, size, "%.0f%% of samples have user stacks that stop in %s, short of "
+				 "main: built without frame pointers? record with --call-graph dwarf "
+				 "(details: report --unresolved)", share, dso ? dso : "[unmapped]");
+		else if (rows[i].kind != UNRES_SHORT && share >= REPORT_WARN_UNRESOLVED_PCT)
+			snprintf(buf, size, "%.0f%% of samples have %s unresolved in %s "
+				 "(details: report --unresolved)", share,
+				 rows[i].kind == UNRES_ADDRESS ? "the sampled address" : "callers",
+				 dso ? dso : "[unmapped]");
+		else
+			continue;
+		ret = buf;
+	}
+	free(rows);
+	unres__release(&u);
+	return ret;
 }

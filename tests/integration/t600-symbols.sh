@@ -10,6 +10,9 @@
 #     only on a tmpfs inside it.  perf cannot name it afterwards (the
 #     namespace is gone when perf report runs), so perf's names come from
 #     the same binary recorded outside the namespace;
+#   - a program built without frame pointers: report --unresolved names it
+#     as where user stacks stop short, report warns in one line; recorded
+#     with --call-graph dwarf its stacks reach main;
 #   - record --inline on an -O2 program with two levels of inlining: the
 #     tree shows the chain (inline frames marked "(inlined)", as perf does), keys and folded stacks keep the real function
 #     (perf report's hottest function).
@@ -33,7 +36,7 @@ ok() {	# ok COND-EXIT-STATUS DESCRIPTION
 	fi
 }
 
-echo "1..22"
+echo "1..27"
 
 # The two hottest leaf functions of an mmprof recording, one per line.
 mmprof_top() {
@@ -210,5 +213,32 @@ ok $? "--unresolved: a JIT without a perf map is named as such"
 u=$("$MMPROF" report --unresolved "$tmp/cxx.mdata" | sed -n '1s/.*: \([0-9.]*\)% of .*/\1/p')
 awk -v u="$u" 'BEGIN { exit !(u != "" && u + 0 < 1) }'
 ok $? "frame-pointer C++ build: under 1 % of samples unresolved ($u %)"
+
+# --- short user stacks: no frame pointers --------------------------------
+cat >"$tmp/nofp.c" <<'EOF'
+volatile unsigned long sink;
+__attribute__((noinline)) unsigned long leaf_work(unsigned long n)
+{ unsigned long x = 0; for (unsigned long i = 0; i < n; i++) x = x * 6364136223846793005UL + i; return x; }
+__attribute__((noinline)) unsigned long middle(unsigned long n) { unsigned long r = leaf_work(n); sink += r; return r + 1; }
+int main(void) { for (int i = 0; i < 150; i++) sink += middle(1000000); return 0; }
+EOF
+cc -O2 -fomit-frame-pointer -o "$tmp/nofp" "$tmp/nofp.c" &&
+	"$MMPROF" record -q -o "$tmp/nofp.mdata" -- "$tmp/nofp" >/dev/null 2>&1 &&
+	"$MMPROF" record -q --call-graph dwarf -o "$tmp/nofpd.mdata" -- "$tmp/nofp" >/dev/null 2>&1
+ok $? "a program built without frame pointers, recorded with fp and with dwarf"
+"$MMPROF" report --unresolved "$tmp/nofp.mdata" >"$tmp/nofp.unres"
+awk -v f="$tmp/nofp:" '$4 == f && $3 == "stack" && $1 + 0 > 50 && /frame pointers/ { found = 1 }
+	END { exit !found }' "$tmp/nofp.unres"
+ok $? "--unresolved: its user stacks stop short in it, with a frame-pointer hint"
+sed -n 2p "$tmp/nofp.unres" | sed 's/^/# /'
+"$MMPROF" report "$tmp/nofp.mdata" >/dev/null 2>"$tmp/nofp.err"
+grep -q "^mmprof: warning: '$tmp/nofp.mdata': [0-9]*% of samples have user stacks that stop in $tmp/nofp, short of main: .*--call-graph dwarf" "$tmp/nofp.err"
+ok $? "report (keys) warns in one line, naming the DSO and --call-graph dwarf"
+s=$("$MMPROF" report --unresolved "$tmp/nofpd.mdata" | sed -n '2s/.*: \([0-9.]*\)% of .*/\1/p')
+"$MMPROF" report "$tmp/nofpd.mdata" >/dev/null 2>"$tmp/nofpd.err"
+awk -v s="$s" 'BEGIN { exit !(s != "" && s + 0 < 5) }' && ! test -s "$tmp/nofpd.err"
+ok $? "with --call-graph dwarf the stacks reach main ($s % short) and report does not warn"
+"$MMPROF" report "$tmp/cxx.mdata" >/dev/null 2>"$tmp/cxx.err"
+! test -s "$tmp/cxx.err"; ok $? "a frame-pointer build gets no warning"
 
 [ "$failed" -eq 0 ]
