@@ -301,6 +301,27 @@ static void key_spellings(struct outbuf *b, const struct diff_spelling *sp)
 	outbuf__puts(b, "\"");
 }
 
+/*
+ * The page up to its heading "mmprof WHAT": title "mmprof WHAT: first"
+ * (" -> second" when given), the hook that records an uncaught error on
+ * the document for the headless-browser tests, and the style sheet.
+ */
+static void page_open(struct outbuf *b, const char *what, const char *first, const char *second)
+{
+	outbuf__printf(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+			  "<meta name=\"generator\" content=\"mmprof %s\">\n"
+			  "<title>mmprof %s: ", MMPROF_VERSION, what);
+	outbuf__xml_str(b, first);
+	if (second) {
+		outbuf__puts(b, " \xe2\x86\x92 ");
+		outbuf__xml_str(b, second);
+	}
+	outbuf__puts(b, "</title>\n<script>window.addEventListener('error', function (e) {\n"
+		     "  document.documentElement.setAttribute('data-error', String(e.message));\n});</script>\n<style>\n");
+	outbuf__puts(b, page_css);
+	outbuf__printf(b, "</style>\n</head>\n<body>\n<h1>mmprof %s</h1>\n", what);
+}
+
 void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const struct diff *d,
 		      const struct diff_row *const *rows, size_t n, const struct flame *f,
 		      const char *event)
@@ -308,15 +329,8 @@ void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const s
 	char sub[256];
 	size_t i;
 
-	outbuf__puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-		     "<meta name=\"generator\" content=\"mmprof " MMPROF_VERSION "\">\n<title>mmprof diff: ");
-	outbuf__xml_str(b, sides[0].nr ? sides[0].paths[0] : "base");
-	outbuf__puts(b, " \xe2\x86\x92 ");
-	outbuf__xml_str(b, sides[1].nr ? sides[1].paths[0] : "new");
-	outbuf__puts(b, "</title>\n<script>window.addEventListener('error', function (e) {\n"
-		     "  document.documentElement.setAttribute('data-error', String(e.message));\n});</script>\n<style>\n");
-	outbuf__puts(b, page_css);
-	outbuf__puts(b, "</style>\n</head>\n<body>\n<h1>mmprof diff</h1>\n");
+	page_open(b, "diff", sides[0].nr ? sides[0].paths[0] : "base",
+		  sides[1].nr ? sides[1].paths[0] : "new");
 	outbuf__puts(b, "<p class=\"note\">");
 	if (d->novar)
 		outbuf__printf(b, "One run on a side: no variance, nothing can be called significant; rows past "
@@ -372,13 +386,7 @@ void flame__html_report(struct outbuf *b, const struct html_side *s, const struc
 	char sub[256];
 	size_t i;
 
-	outbuf__puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-		     "<meta name=\"generator\" content=\"mmprof " MMPROF_VERSION "\">\n<title>mmprof report: ");
-	outbuf__xml_str(b, s->nr ? s->paths[0] : "profile");
-	outbuf__puts(b, "</title>\n<script>window.addEventListener('error', function (e) {\n"
-		     "  document.documentElement.setAttribute('data-error', String(e.message));\n});</script>\n<style>\n");
-	outbuf__puts(b, page_css);
-	outbuf__puts(b, "</style>\n</head>\n<body>\n<h1>mmprof report</h1>\n");
+	page_open(b, "report", s->nr ? s->paths[0] : "profile", NULL);
 	outbuf__puts(b, "<p class=\"note\">Shares of the ");
 	outbuf__xml_str(b, event ? event : "first event");
 	outbuf__puts(b, " total period, mean over the runs: <i>children</i> counts every sample whose stack "
