@@ -247,18 +247,9 @@ static void side__sampling(const struct side *s, char *buf, size_t size)
 
 static void side__durations(const struct side *s, char *buf, size_t size)
 {
-	double sum = 0, lo = INFINITY, hi = 0;
-	size_t i, j, n = 0;
+	double sum, lo, hi;
+	size_t n = profile__run_walls((const struct profile *const *)s->profiles, s->nr, &sum, &lo, &hi);
 
-	for (i = 0; i < s->nr; i++)
-		for (j = 0; j < s->profiles[i]->nr_runs; j++) {
-			double w = (double)s->profiles[i]->runs[j].wall_ns / 1e9;
-
-			sum += w;
-			lo = fmin(lo, w);
-			hi = fmax(hi, w);
-			n++;
-		}
 	if (n == 1)
 		snprintf(buf, size, "%.2f s", sum);
 	else

@@ -200,6 +200,13 @@ void profile__add_count(struct profile *p, uint32_t run, uint32_t event, uint32_
  */
 void profile__append_count(struct profile *p, const struct count *c);
 
+/*
+ * Wall times, in seconds, of every run of the nr profiles ps: how many
+ * runs, their sum, shortest and longest (0, +inf and 0 without a run).
+ */
+size_t profile__run_walls(const struct profile *const *ps, size_t nr, double *sum, double *lo,
+			  double *hi);
+
 /* Order of counts by (run, event, comm, pid), then node: <0, 0, >0. */
 int count__cmp(const struct count *x, const struct count *y);
 

@@ -133,8 +133,8 @@ static void meta_values(struct outbuf *b, const struct html_side *s, const char 
 
 static void side_summary(struct outbuf *b, const struct html_side *s, int what)
 {
-	double sum = 0, lo = INFINITY, hi = 0;
-	size_t i, j, n = 0;
+	double sum, lo, hi;
+	size_t i, j, n;
 
 	switch (what) {
 	case 0:
@@ -158,16 +158,7 @@ static void side_summary(struct outbuf *b, const struct html_side *s, int what)
 			}
 		break;
 	case 3:
-		for (i = 0; i < s->nr; i++)
-			for (j = 0; j < s->profiles[i]->nr_runs; j++) {
-				double w = (double)s->profiles[i]->runs[j].wall_ns / 1e9;
-
-				sum += w;
-				lo = fmin(lo, w);
-				hi = fmax(hi, w);
-				n++;
-			}
-		if (n)
+		if ((n = profile__run_walls(s->profiles, s->nr, &sum, &lo, &hi)))
 			outbuf__printf(b, "%.3f s mean (%.3f .. %.3f)", sum / (double)n, lo, hi);
 		break;
 	}

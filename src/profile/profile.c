@@ -4,6 +4,7 @@
  * Interning goes through hashidx indexes whose keys live in the tables
  * themselves, so a frame, a trie edge or a count cell is stored once.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -254,6 +255,26 @@ static uint64_t count_hash(uint32_t run, uint32_t event, uint32_t comm, uint32_t
 {
 	return hash__combine(hash__combine(hash__u64(((uint64_t)run << 32) | event),
 					   ((uint64_t)comm << 32) | node), pid);
+}
+
+size_t profile__run_walls(const struct profile *const *ps, size_t nr, double *sum, double *lo,
+			  double *hi)
+{
+	size_t i, j, n = 0;
+
+	*sum = 0;
+	*lo = INFINITY;
+	*hi = 0;
+	for (i = 0; i < nr; i++)
+		for (j = 0; j < ps[i]->nr_runs; j++) {
+			double w = (double)ps[i]->runs[j].wall_ns / 1e9;
+
+			*sum += w;
+			*lo = fmin(*lo, w);
+			*hi = fmax(*hi, w);
+			n++;
+		}
+	return n;
 }
 
 int count__cmp(const struct count *x, const struct count *y)
