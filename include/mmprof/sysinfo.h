@@ -28,6 +28,7 @@
 #ifndef MMPROF_SYSINFO_H
 #define MMPROF_SYSINFO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -54,5 +55,11 @@ int sysinfo__iso8601(int64_t realtime_ns, char *buf, size_t size);
  * -EINVAL (empty, or an unterminated bracket).
  */
 int sysinfo__selected(const char *text, char *out, size_t size);
+
+/*
+ * The first line of a small file (sysfs, procfs) into buf, trailing
+ * newline and blanks trimmed; false when it cannot be read or is empty.
+ */
+bool sysinfo__read_line(const char *path, char *buf, size_t size);
 
 #endif

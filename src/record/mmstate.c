@@ -176,21 +176,9 @@ void mmstate__release(struct mmstate *s)
 static bool read_setting(const char *root, const char *rel, char *buf, size_t size)
 {
 	char path[512];
-	FILE *f;
-	size_t len;
 
 	snprintf(path, sizeof(path), "%s%s", root, rel);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	if (!fgets(buf, (int)size, f)) {
-		fclose(f);
-		return false;
-	}
-	fclose(f);
-	len = strcspn(buf, "\n");
-	buf[len] = '\0';
-	return len > 0;
+	return sysinfo__read_line(path, buf, size);
 }
 
 unsigned mmstate__count_list(const char *list)

@@ -12,8 +12,7 @@
 #include "mmprof/sysinfo.h"
 #include "mmprof/xalloc.h"
 
-/* First line of a small file, trimmed; false if it cannot be read. */
-static bool read_line(const char *path, char *buf, size_t size)
+bool sysinfo__read_line(const char *path, char *buf, size_t size)
 {
 	FILE *f = fopen(path, "re");
 	size_t len;
@@ -28,7 +27,7 @@ static bool read_line(const char *path, char *buf, size_t size)
 	len = strlen(buf);
 	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
 		buf[--len] = '\0';
-	return true;
+	return len > 0;
 }
 
 int sysinfo__selected(const char *text, char *out, size_t size)
@@ -62,7 +61,7 @@ static void add_sysfs_choice(struct profile *p, const char *key, const char *pat
 {
 	char line[256], word[64];
 
-	if (read_line(path, line, sizeof(line)) && !sysinfo__selected(line, word, sizeof(word)))
+	if (sysinfo__read_line(path, line, sizeof(line)) && !sysinfo__selected(line, word, sizeof(word)))
 		profile__set_meta(p, key, word);
 }
 
@@ -70,7 +69,7 @@ static void add_file_line(struct profile *p, const char *key, const char *path)
 {
 	char line[256];
 
-	if (read_line(path, line, sizeof(line)) && line[0])
+	if (sysinfo__read_line(path, line, sizeof(line)))
 		profile__set_meta(p, key, line);
 }
 
