@@ -301,19 +301,15 @@ which sheds most of the noise of other jobs on the machine.
 | setting | unprofiled ops/s | floor | floor + counters | perf record -g | mmprof record |$( [ -n "$nostat" ] && echo ' mmprof --no-stat |')
 |---|---|---|---|---|---|$( [ -n "$nostat" ] && echo '---|')
 HDR
-	for f in $freqs; do
-		printf '| -F %s | %s | %s | %s | %s | %s |' "$f" "$(cell k1 fork "-F $f" none ops)" \
-			"$(rel fork "-F $f" floor ops)" "$(rel fork "-F $f" floor+stat ops)" \
-			"$(rel fork "-F $f" perf ops)" "$(rel fork "-F $f" mmprof ops)"
-		[ -n "$nostat" ] && printf ' %s |' "$(rel fork "-F $f" mmprof-nostat ops)"
-		echo
-	done
-	for f in $freqs; do
-		printf '| -F %s, per CPU-second | %s | %s | %s | %s | %s |' "$f" "$(cell k1 fork "-F $f" none cpuops)" \
-			"$(rel fork "-F $f" floor cpuops)" "$(rel fork "-F $f" floor+stat cpuops)" \
-			"$(rel fork "-F $f" perf cpuops)" "$(rel fork "-F $f" mmprof cpuops)"
-		[ -n "$nostat" ] && printf ' %s |' "$(rel fork "-F $f" mmprof-nostat cpuops)"
-		echo
+	for met in ops cpuops; do
+		for f in $freqs; do
+			printf '| -F %s%s | %s | %s | %s | %s | %s |' "$f" \
+				"$([ $met = cpuops ] && echo ', per CPU-second')" "$(cell k1 fork "-F $f" none $met)" \
+				"$(rel fork "-F $f" floor $met)" "$(rel fork "-F $f" floor+stat $met)" \
+				"$(rel fork "-F $f" perf $met)" "$(rel fork "-F $f" mmprof $met)"
+			[ -n "$nostat" ] && printf ' %s |' "$(rel fork "-F $f" mmprof-nostat $met)"
+			echo
+		done
 	done
 	for f in $freqs; do
 		printf '| -a -F %s | %s | %s | – | %s | %s |' "$f" "$(cell k1 system "-a -F $f" none ops)" \
