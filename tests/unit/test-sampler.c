@@ -484,29 +484,14 @@ static void test_sideband_order(struct symbols *syms)
 	struct sampler *s = sampler__new(&o, syms, &e);
 	struct profile *p = profile__new();
 	static uint64_t buf[1024];
-	uint64_t start = 0, end = 0, pgoff = 0, ip = (uint64_t)(uintptr_t)burn_user + 4;
+	uint64_t start, end = 0, pgoff = 0, ip = (uint64_t)(uintptr_t)burn_user + 4;
 	const uint64_t chain[] = { PERF_CONTEXT_USER, ip };
-	char line[512], exe[256] = "";
+	char exe[256] = "";
 	struct run r = { 0 };
-	FILE *f = fopen("/proc/self/maps", "r");
-	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	size_t n = 0;
 	const char *sym;
 
-	exe[len > 0 ? len : 0] = '\0';
-	while (f && fgets(line, sizeof(line), f)) {
-		unsigned long long a, b, off;
-		char perms[8];
-
-		if (sscanf(line, "%llx-%llx %7s %llx", &a, &b, perms, &off) == 4 &&
-		    perms[2] == 'x' && strstr(line, exe) && ip >= a && ip < b) {
-			start = a;
-			end = b;
-			pgoff = off;
-		}
-	}
-	if (f)
-		fclose(f);
+	start = own_text_map(ip, &end, &pgoff, exe, sizeof(exe));
 	ok(start != 0, "found this test's text mapping");
 	n += put_mmap2(buf + n, 4242, start, end - start, pgoff, exe, 200);
 	n += put_sample(buf + n, ip, 4242, 300, chain, 2, PERF_RECORD_MISC_USER);
@@ -552,29 +537,14 @@ static void test_sideband_bounded(struct symbols *syms)
 	struct sampler_opts o = { .freq = 1000 };
 	struct sampler *s = sampler__new(&o, syms, NULL);
 	struct profile *p = profile__new();
-	uint64_t start = 0, end = 0, pgoff = 0, ip = (uint64_t)(uintptr_t)burn_user + 4;
+	uint64_t start, end = 0, pgoff = 0, ip = (uint64_t)(uintptr_t)burn_user + 4;
 	const uint64_t chain[] = { PERF_CONTEXT_USER, ip };
 	uint64_t *buf = malloc((size_t)PER_ROUND * 64 * 8);
-	char line[512], exe[256] = "";
-	FILE *f = fopen("/proc/self/maps", "r");
-	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char exe[256] = "";
 	size_t held = 0, i, n = 0, samples = 0;
 	struct run r = { 0 };
 
-	exe[len > 0 ? len : 0] = '\0';
-	while (f && fgets(line, sizeof(line), f)) {
-		unsigned long long a, b, off;
-		char perms[8];
-
-		if (sscanf(line, "%llx-%llx %7s %llx", &a, &b, perms, &off) == 4 &&
-		    perms[2] == 'x' && strstr(line, exe) && ip >= a && ip < b) {
-			start = a;
-			end = b;
-			pgoff = off;
-		}
-	}
-	if (f)
-		fclose(f);
+	start = own_text_map(ip, &end, &pgoff, exe, sizeof(exe));
 	for (i = 0; i < NPROC; i++) {
 		uint32_t pid = 200000 + (uint32_t)i;
 		uint64_t t = 1000 + (uint64_t)i * 10;
@@ -662,31 +632,6 @@ static void test_replay(struct symbols *syms)
 	}
 	sampler__free(s);
 	profile__free(p);
-}
-
-/* The executable mapping of this test binary that holds ip; 0 when not found. */
-static uint64_t own_text_map(uint64_t ip, uint64_t *end, uint64_t *pgoff, char *exe, size_t size)
-{
-	char line[512];
-	FILE *f = fopen("/proc/self/maps", "r");
-	ssize_t len = readlink("/proc/self/exe", exe, size - 1);
-	uint64_t start = 0;
-
-	exe[len > 0 ? len : 0] = '\0';
-	while (f && fgets(line, sizeof(line), f)) {
-		unsigned long long a, b, off;
-		char perms[8];
-
-		if (sscanf(line, "%llx-%llx %7s %llx", &a, &b, perms, &off) == 4 &&
-		    perms[2] == 'x' && strstr(line, exe) && ip >= a && ip < b) {
-			start = a;
-			*end = b;
-			*pgoff = off;
-		}
-	}
-	if (f)
-		fclose(f);
-	return start;
 }
 
 /* Addresses of the stack of the count whose leaf is at leaf (leaf first); its length. */
