@@ -17,26 +17,15 @@
 #     tree shows the chain (inline frames marked "(inlined)", as perf does), keys and folded stacks keep the real function
 #     (perf report's hottest function).
 
-here=$(cd "$(dirname "$0")/../.." && pwd)
-: "${MMPROF_BUILD:=$here/build}"
-: "${MMPROF:=$MMPROF_BUILD/mmprof}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t600.XXXXXX") || exit 2
+. "$(dirname "$0")/lib.sh"
+tap_setup t600
 jitpids=""
-trap 'for p in $jitpids; do rm -f /tmp/perf-$p.map; done; umount "$tmp/ns" 2>/dev/null; rm -rf "$tmp"' EXIT
-
-n=0
-failed=0
-ok() {	# ok COND-EXIT-STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
+cleanup_hook() {
+	for p in $jitpids; do rm -f /tmp/perf-$p.map; done
+	umount "$tmp/ns" 2>/dev/null
 }
 
-echo "1..27"
+plan 27
 
 # The two hottest leaf functions of an mmprof recording, one per line.
 mmprof_top() {
@@ -241,4 +230,4 @@ ok $? "with --call-graph dwarf the stacks reach main ($s % short) and report doe
 "$MMPROF" report "$tmp/cxx.mdata" >/dev/null 2>"$tmp/cxx.err"
 ! test -s "$tmp/cxx.err"; ok $? "a frame-pointer build gets no warning"
 
-[ "$failed" -eq 0 ]
+done_testing

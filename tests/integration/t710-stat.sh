@@ -12,24 +12,12 @@
 #   - -o writes a sample-less file whose keys report prints and diff compares;
 #   - -p counts a running process until it exits.
 
-here=$(cd "$(dirname "$0")/../.." && pwd)
-: "${MMPROF_BUILD:=$here/build}"
-: "${MMPROF:=$MMPROF_BUILD/mmprof}"
-wl=$MMPROF_BUILD/workloads
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t710.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
-
-n=0
-failed=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
-diag() { sed 's/^/# /' "$@"; }
+. "$(dirname "$0")/lib.sh"
+tap_setup t710
 # value of a counter line "   123      name ..." (first field), or empty
 val() { awk -v ev="$2" '$2 == ev || ($2 == "msec" && $3 == ev) { print $1; exit }' "$1"; }
 
-echo "1..20"
+plan 20
 
 # 8 iterations of 4 MiB: 8192 pages, one fault each (THP off)
 "$MMPROF" stat -- "$wl/page-fault" --iterations 8 --size 4M --thp off >"$tmp/out" 2>"$tmp/err"
@@ -115,4 +103,4 @@ rc=$?
 ok "$(test $lim -lt 64 && test $rc -eq 2 && grep -q 'Too many open files' "$tmp/errfd"; echo $?)" \
 	"-e opens only the asked counters (page-faults alone fits in $lim descriptors, the set does not)"
 
-[ $failed -eq 0 ]
+done_testing

@@ -8,24 +8,12 @@
 #   - diff of thp-zap --thp off vs on shows proc-vmstat.thp_split_pmd with
 #     its statistics, as a significant rise.
 
-here=$(cd "$(dirname "$0")/../.." && pwd)
-: "${MMPROF_BUILD:=$here/build}"
-: "${MMPROF:=$MMPROF_BUILD/mmprof}"
-wl=$MMPROF_BUILD/workloads
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t720.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+tap_setup t720
 lock=${TMPDIR:-/tmp}/mmprof-thp-split.lock
-
-n=0
-failed=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
-diag() { sed 's/^/# /' "$@"; }
 meta() { sqlite3 "$tmp/on.data" "select value from meta where key = '$1'"; }
 
-echo "1..9"
+plan 9
 
 flock "$lock" "$MMPROF" record -q -F 200 -r 3 -I 0 -o "$tmp/on.data" -- \
 	"$wl/thp-zap" --thp on --iterations 8 >/dev/null 2>"$tmp/err"
@@ -65,4 +53,4 @@ grep -E 'proc-vmstat\.thp_split_pmd' "$tmp/diff" | grep -Eq '^ +0\.00 .*%.* [0-9
 ok $? "diff: proc-vmstat.thp_split_pmd 0 -> N, a significant rise"
 [ $failed -eq 0 ] || grep -E 'thp_split_pmd|%stddev' "$tmp/diff" | diag
 
-[ $failed -eq 0 ]
+done_testing
