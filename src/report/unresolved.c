@@ -54,12 +54,20 @@ static bool stack_entry(const char *sym)
 	return false;
 }
 
-/* The outermost frame of the stack at node n (the root's child), or NULL. */
-static const struct frame *outermost(const struct profile *p, uint32_t n)
+/*
+ * [node] the outermost node of its stack (the root's child; the root for
+ * itself), in one pass: parents precede their children (profile.h), so
+ * every count then finds its outermost frame without walking its stack.
+ */
+static uint32_t *outermost_nodes(const struct profile *p)
 {
-	while (n != PROFILE_ROOT && p->nodes[n].parent != PROFILE_ROOT)
-		n = p->nodes[n].parent;
-	return n == PROFILE_ROOT ? NULL : &p->frames[p->nodes[n].frame];
+	uint32_t *top = xmalloc((p->nr_nodes + 1) * sizeof(*top));
+	size_t i;
+
+	top[PROFILE_ROOT] = PROFILE_ROOT;
+	for (i = 1; i < p->nr_nodes; i++)
+		top[i] = p->nodes[i].parent == PROFILE_ROOT ? (uint32_t)i : top[p->nodes[i].parent];
+	return top;
 }
 
 static int row_cmp(const void *a, const void *b)
@@ -109,12 +117,17 @@ struct unres {
 /* One pass over the counts of event. */
 static void unres__count(struct unres *u, const struct profile *p, int event)
 {
+	enum { TOP_UNJUDGED, TOP_KERNEL, TOP_ENTRY, TOP_SHORT };
+	uint32_t *tops, t;
+	uint8_t *judged;
 	size_t i;
 
 	memset(u, 0, sizeof(*u));
 	u->nslots = (p->nr_strs ? p->nr_strs : 1) * UNRES_KINDS;
 	u->by = xcalloc(u->nslots, sizeof(*u->by));
 	u->kern = xcalloc(u->nslots, sizeof(*u->kern));
+	tops = outermost_nodes(p);
+	judged = xcalloc(p->nr_nodes + 1, sizeof(*judged));
 	for (i = 0; i < p->nr_counts; i++) {
 		const struct count *c = &p->counts[i];
 		const struct stack_node *n;
@@ -126,17 +139,21 @@ static void unres__count(struct unres *u, const struct profile *p, int event)
 		u->total += c->samples;
 		if (c->node == PROFILE_ROOT || c->node >= p->nr_nodes)
 			continue;
-		/* user stacks (outermost frame in user space) that stop short */
-		top = outermost(p, c->node);
-		if (top && !top->kernel) {
+		/* user stacks (outermost frame in user space) that stop short;
+		 * each outermost node is judged once, on its first count */
+		t = tops[c->node];
+		top = &p->frames[p->nodes[t].frame];
+		if (!judged[t]) {
 			const char *sym = profile__str(p, top->sym);
 
+			judged[t] = top->kernel ? TOP_KERNEL : sym && stack_entry(sym) ? TOP_ENTRY : TOP_SHORT;
+		}
+		if (judged[t] != TOP_KERNEL)
 			u->user += c->samples;
-			if (!sym || !stack_entry(sym)) {
-				slot = (top->dso < p->nr_strs ? top->dso : 0) * UNRES_KINDS + UNRES_SHORT;
-				u->by[slot] += c->samples;
-				u->shorts += c->samples;
-			}
+		if (judged[t] == TOP_SHORT) {
+			slot = (top->dso < p->nr_strs ? top->dso : 0) * UNRES_KINDS + UNRES_SHORT;
+			u->by[slot] += c->samples;
+			u->shorts += c->samples;
 		}
 		n = &p->nodes[c->node];
 		f = &p->frames[n->frame];
@@ -158,6 +175,8 @@ static void unres__count(struct unres *u, const struct profile *p, int event)
 		if (slot % UNRES_KINDS == UNRES_ADDRESS)
 			u->lost += c->samples;
 	}
+	free(judged);
+	free(tops);
 }
 
 static void unres__release(struct unres *u)
