@@ -147,7 +147,10 @@ export MMPROF_SANITIZE := $(SANITIZE)
 
 check: $(BUILD)/mmprof $(UNIT_BIN) $(WL_BIN) $(BUILD)/.test-deps-ok
 	@echo "  PROVE   unit and integration tests"
-	$(Q)prove -j2 $(PROVE_FLAGS) $(UNIT_BIN) $(INTEG)
+	$(Q)rm -rf $(BUILD)/test-logs
+	$(Q)export TEST_LOGS=$(abspath $(BUILD))/test-logs; \
+		prove -j2 --exec tests/run-test.sh $(PROVE_FLAGS) $(UNIT_BIN) $(INTEG) || \
+		{ tests/run-test.sh --show-failed; exit 1; }
 
 # The tools tests read mmprof's output with (chromium, go tool pprof, ...).
 $(BUILD)/.test-deps-ok:

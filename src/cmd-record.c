@@ -72,6 +72,7 @@ struct record_opts {
 	int repeat;
 	int interval_ms;
 	int no_stat;
+	int strict_freq;
 	int mmap_pages;
 	int callchain;
 	enum call_graph call_graph;	/* --call-graph */
@@ -420,6 +421,13 @@ static int record_run(struct record *rec, uint32_t run)
 	err = sampler__open(rec->sampler, &st, &e);
 	if (err)
 		goto out_err;
+	if (sampler__freq_note(rec->sampler)) {
+		char hz[16];
+
+		fprintf(stderr, "mmprof: warning: %s\n", sampler__freq_note(rec->sampler));
+		snprintf(hz, sizeof(hz), "%d", sampler__freq(rec->sampler));
+		profile__set_meta(rec->p, "sample_freq_lowered", hz);
+	}
 	if (rec->sched && (err = schedrec__open(rec->sched, &st, &e)))
 		goto out_close;
 	if (!rec->events_added) {
@@ -735,6 +743,7 @@ int cmd_record(int argc, char **argv)
 		{ OPT_LIST, 0, "field", &o.fields, "SYS:NAME/FIELD", "per-run histogram of a tracepoint field (repeatable)", OPT_SPLIT, NULL },
 		{ OPT_BOOL, 0, "sched", &o.sched, NULL, "scheduler latency by stack (perf-sched keys, offcpu event)", 0, NULL },
 		{ OPT_INT, 'I', "interval", &o.interval_ms, "MS", "counter readings every MS ms (default 1000, 0: off)", 0, NULL },
+		{ OPT_BOOL, 0, "strict-freq", &o.strict_freq, NULL, "refuse a -F above kernel.perf_event_max_sample_rate (default: sample at that limit, with a warning)", 0, NULL },
 		{ OPT_BOOL, 0, "no-stat", &o.no_stat, NULL, "no perf-stat counters (less overhead per page fault)", 0, NULL },
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "output", 0, NULL },
 		{ OPT_STRING, 'o', "output", &o.output, "FILE", "write FILE (default mmprof.data)", 0, NULL },
@@ -816,6 +825,7 @@ int cmd_record(int argc, char **argv)
 	so.raw_ctx = rec.tp;
 	so.freq = rec.period ? 0 : o.freq;
 	so.period = rec.period;
+	so.strict_freq = o.strict_freq;
 	so.mmap_pages = o.mmap_pages;
 	so.no_callchain = !o.callchain;
 	so.call_graph = o.call_graph;

@@ -34,6 +34,14 @@ struct sampler;
 struct sampler_opts {
 	const struct strlist *events;	/* -e specs; NULL or empty: the default */
 	int freq;			/* -F Hz; 0 when a period is given */
+	/*
+	 * The kernel lowers kernel.perf_event_max_sample_rate by itself when
+	 * its sampling interrupts take too long, and refuses a frequency above
+	 * it.  Each open then samples at that maximum and says so in
+	 * sampler__freq_note(), as perf record does; strict_freq (record
+	 * --strict-freq) makes the open fail instead.
+	 */
+	bool strict_freq;
 	uint64_t period;		/* -c; 0 when a frequency is given */
 	int mmap_pages;			/* per-CPU ring buffer pages (power of 2); 0: default */
 	bool no_callchain;		/* sample IPs only */
@@ -109,6 +117,13 @@ int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct 
 
 /* A note for the user (the cpu-clock fallback), or NULL. */
 const char *sampler__note(const struct sampler *s);
+/*
+ * Set by sampler__open when it lowered -F to the kernel's maximum rate
+ * (see strict_freq), else NULL; each open clears it.  The frequency used is
+ * sampler__freq().
+ */
+const char *sampler__freq_note(const struct sampler *s);
+int sampler__freq(const struct sampler *s);
 
 /*
  * Side-band records read but not yet applied to the symbols context: they

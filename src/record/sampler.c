@@ -94,6 +94,7 @@ struct sampler {
 	bool is_default;	/* no -e: cycles with fallback */
 	bool chosen;		/* events settled by a successful open */
 	char note[256];
+	char freq_note[256];	/* this open lowered -F; empty: it did not */
 	uint64_t sample_type;
 
 	/* this run */
@@ -611,8 +612,9 @@ static int open_error(const struct sampler *s, const char *name, int err, struct
 		v = read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate");
 		if (s->opts.freq && v != LONG_MIN && s->opts.freq > v)
 			return errmsg__set(e, err, "cannot open event '%s': -F %d is above "
-					   "kernel.perf_event_max_sample_rate (%ld): lower -F",
-					   name, s->opts.freq, v);
+					   "kernel.perf_event_max_sample_rate (%ld): lower -F, "
+					   "or leave out --strict-freq to sample at %ld Hz",
+					   name, s->opts.freq, v, v);
 		if (s->branch_type)
 			return lbr_error(name, err, e);
 		return errmsg__set(e, err, "cannot open event '%s': %s; the event, its modifiers "
@@ -759,6 +761,30 @@ static int make_maps(struct sampler *s, const struct record_target *t,
 	return *threads ? 0 : -ENOMEM;
 }
 
+/*
+ * The kernel refuses a frequency above kernel.perf_event_max_sample_rate,
+ * and lowers that limit itself while sampling when its interrupts take too
+ * long (a busy machine after a few high-frequency runs), so a -F that
+ * worked a minute ago can fail now.  Sample at the limit and say so, as
+ * perf record does, unless --strict-freq.
+ */
+static void lower_freq(struct sampler *s)
+{
+	long max;
+
+	s->freq_note[0] = '\0';
+	if (!s->opts.freq || s->opts.strict_freq)
+		return;
+	max = read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate");
+	if (max == LONG_MIN || max <= 0 || s->opts.freq <= max)
+		return;
+	snprintf(s->freq_note, sizeof(s->freq_note), "-F %d is above "
+		 "kernel.perf_event_max_sample_rate; sampling at %ld Hz (the kernel lowers "
+		 "that limit when sampling interrupts take too long; --strict-freq refuses "
+		 "instead)", s->opts.freq, max);
+	s->opts.freq = (int)max;
+}
+
 int sampler__open(struct sampler *s, const struct record_target *t, struct errmsg *e)
 {
 	struct perf_cpu_map *cpus = NULL;
@@ -767,6 +793,7 @@ int sampler__open(struct sampler *s, const struct record_target *t, struct errms
 	int err;
 
 	teardown(s);
+	lower_freq(s);
 	libperf_init(libperf_quiet);
 	err = make_maps(s, t, &cpus, &threads, e);
 	if (err)
@@ -1460,6 +1487,13 @@ int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct 
 
 	if (p != s->cache_p)
 		reset_caches(s, p);
+	/* a run whose open lowered -F: the file says the lowest frequency used */
+	for (i = 0; i < s->nr_evs; i++) {
+		struct event_desc *d = &p->events[s->first_event + i];
+
+		if (d->freq && s->opts.freq && (uint64_t)s->opts.freq < d->sample)
+			d->sample = (uint64_t)s->opts.freq;
+	}
 	flush_sideband(s, UINT64_MAX);
 	s->sb_safe = s->seen_max = s->sb_last_time = 0;
 	for (i = 0; i < s->agg.nr_entries; i++) {
@@ -1521,6 +1555,16 @@ int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct 
 const char *sampler__note(const struct sampler *s)
 {
 	return s->note[0] ? s->note : NULL;
+}
+
+const char *sampler__freq_note(const struct sampler *s)
+{
+	return s->freq_note[0] ? s->freq_note : NULL;
+}
+
+int sampler__freq(const struct sampler *s)
+{
+	return s->opts.freq;
 }
 
 size_t sampler__sideband_held(const struct sampler *s)

@@ -4,7 +4,10 @@
 #   - an existing target survives a failed record byte for byte;
 #   - a workload killed by SIGSEGV or SIGKILL: a valid file, its status
 #     stored and printed, exit 0;
-#   - bad options and numbers: one line each, exit 2, nothing written.
+#   - bad options and numbers: one line each, exit 2, nothing written;
+#   - -F above kernel.perf_event_max_sample_rate (which the kernel lowers
+#     by itself on a busy machine): sampled at the limit with a warning, the
+#     file says so; --strict-freq refuses in one line.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t102
@@ -22,7 +25,7 @@ usage_error() {
 	[ $rc -eq 2 ] && [ "$lines" -eq 1 ] || { echo "# rc=$rc"; diag "$tmp/uerr"; }
 }
 
-plan 30
+plan 34
 
 # 1-4: missing binary
 "$MMPROF" record -o "$tmp/m.data" -- /nonexistent/mmprof-nothing arg >"$tmp/out" 2>"$tmp/err"
@@ -86,5 +89,18 @@ usage_error "-I 5" -I 5 -- true
 usage_error "--duration -1" --duration -1 -- true
 usage_error "-p garbage" -p 12x
 usage_error "-C without -a" -C 0 -- true
+
+# 31-34: above the kernel's current limit, whatever it is now
+max=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+above=$((max + 1))
+usage_error "--strict-freq with -F $above above the limit $max" --strict-freq -F $above -- true
+"$MMPROF" record -o "$tmp/f.data" -F $above -- true >"$tmp/out" 2>"$tmp/err"
+rc=$?
+ok "$(test $rc -eq 0; echo $?)" "-F $above above the limit $max: recorded, exit 0"
+ok "$(grep -q "^mmprof: warning: -F $above is above kernel.perf_event_max_sample_rate; sampling at $max Hz" "$tmp/err"; echo $?)" \
+	"with one warning naming the frequency used"
+[ $? -eq 0 ] || diag "$tmp/err"
+ok "$(test "$(sqlite3 "$tmp/f.data" "select group_concat(sample) from events where freq = 1; select value from meta where key = 'sample_freq_lowered'" | tr '\n' ' ')" = "$max $max "; echo $?)" \
+	"the file keeps the frequency used (events.sample, meta sample_freq_lowered)"
 
 done_testing
