@@ -770,10 +770,14 @@ static int make_maps(struct sampler *s, const struct record_target *t,
  */
 static void lower_freq(struct sampler *s)
 {
+	bool sampled = false;
+	size_t i;
 	long max;
 
 	s->freq_note[0] = '\0';
-	if (!s->opts.freq || s->opts.strict_freq)
+	for (i = 0; i < s->nr_evs; i++)
+		sampled |= !s->evs[i].spec.tracepoint;	/* tracepoints: every hit */
+	if (!sampled || !s->opts.freq || s->opts.strict_freq)
 		return;
 	max = read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate");
 	if (max == LONG_MIN || max <= 0 || s->opts.freq <= max)
