@@ -1492,7 +1492,7 @@ int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct 
 	if (p != s->cache_p)
 		reset_caches(s, p);
 	/* a run whose open lowered -F: the file says the lowest frequency used */
-	for (i = 0; i < s->nr_evs; i++) {
+	for (i = 0; i < s->nr_evs && s->first_event + i < p->nr_events; i++) {
 		struct event_desc *d = &p->events[s->first_event + i];
 
 		if (d->freq && s->opts.freq && (uint64_t)s->opts.freq < d->sample)
