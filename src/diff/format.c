@@ -51,6 +51,9 @@ void diff__lkp_row(struct outbuf *b, const char *key, double mean_b, double sd_b
 	lkp_value(b, mean_b, sd_b);
 	if (abs_change) {
 		p = mean_n - mean_b;
+	} else if (mean_b == 0 && mean_n == 0) {
+		/* the robot's 1e-100 would make 0 -> 0 read -100 %: no change is no change */
+		p = 0;
 	} else {
 		double base = mean_b == 0 ? 1e-100 : mean_b;
 
