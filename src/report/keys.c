@@ -653,11 +653,17 @@ static int interval_cmp(const void *a, const void *b)
 /*
  * perf-stat.i.*: each interval gives per-second rates and its own derived
  * ratios; a key's value is the mean over the intervals where it exists.
- * An interval's length is its own: t_ns minus the previous reading's t_ns
- * (the last one is usually shorter than -I).  The robot's parser never
- * prints the last interval, leaves it out of the sums behind ps.* and
- * overall.*, yet divides ps.* by the whole run time, so its ps.* run a
- * little low; mmprof keeps every interval and the exact totals.
+ * An interval's length is its own: t_ns minus the previous reading's t_ns.
+ * The last reading of a run is taken when the run ends, between two ticks:
+ * its interval is a fraction of -I (often a few ms) and its rates are
+ * noise (a 10 ms tail of process exit gave 3x the mean page-fault rate),
+ * yet an unweighted mean gives it the weight of a full second.  The robot's
+ * parser never uses the last interval of perf stat -I, so perf-stat.i.*
+ * leaves it out too, as long as another interval remains (a run shorter
+ * than -I has only that one, and it covers the whole run).  The robot also
+ * leaves it out of the sums behind ps.* and overall.* yet divides ps.* by
+ * the whole run time, so its ps.* run a little low; mmprof's ps.* and
+ * overall.* use the exact totals of the run.
  */
 static void interval_keys(const struct profile *p, uint32_t run, const uint8_t *blocked,
 			  struct keymap *m)
@@ -680,6 +686,13 @@ static void interval_keys(const struct profile *p, uint32_t run, const uint8_t *
 	if (!n)
 		goto out;
 	qsort(iv, n, sizeof(*iv), interval_cmp);
+	/* drop the last reading (the run's partial tail) unless it is the only one */
+	if (iv[0]->t_ns != iv[n - 1]->t_ns) {
+		uint64_t last = iv[n - 1]->t_ns;
+
+		while (iv[n - 1]->t_ns == last)
+			n--;
+	}
 	for (i = 0; i < n; i = j) {
 		struct stat_set s = { 0 };
 		struct keymap one = { 0 };

@@ -239,6 +239,10 @@ static void test_perf_stat(void)
 	interval(p, "cpu-cycles", 1000000000, 100);
 	interval(p, "instructions", 3000000000ULL, 100);
 	interval(p, "cpu-cycles", 3000000000ULL, 100);
+	/* the run's end, 10 ms after the last tick: a burst that is no rate */
+	interval(p, "page-faults", 3010000000ULL, 50);
+	interval(p, "instructions", 3010000000ULL, 1000);
+	interval(p, "cpu-cycles", 3010000000ULL, 10);
 	keys__run(p, 0, &kv);
 
 	is_dbl(get(&kv, "perf-stat.ps.instructions"), 1000, 1e-9, "ps = total / wall seconds");
@@ -256,8 +260,17 @@ static void test_perf_stat(void)
 	is_dbl(get(&kv, "perf-stat.overall.iTLB-load-miss-rate%"), -1, 0, "no iTLB rate without iTLB-loads");
 	is_dbl(get(&kv, "perf-stat.ps.node-loads"), -1, 0, "unsupported counter: no key");
 	is_dbl(get(&kv, "perf-stat.ps.task-clock"), -1, 0, "counter that never ran: no key");
-	is_dbl(get(&kv, "perf-stat.i.page-faults"), 15, 1e-9, "i = mean of per-interval rates (10/1, 40/2)");
-	is_dbl(get(&kv, "perf-stat.i.ipc"), 2, 1e-12, "i.ipc = mean of per-interval ipc (3, 1)");
+	is_dbl(get(&kv, "perf-stat.i.page-faults"), 15, 1e-9,
+	       "i = mean of per-interval rates (10/1, 40/2), the 10 ms tail (5000/s) left out");
+	is_dbl(get(&kv, "perf-stat.i.ipc"), 2, 1e-12, "i.ipc = mean of per-interval ipc (3, 1), not the tail's 100");
+	keyvals__release(&kv);
+	profile__free(p);
+
+	/* a run shorter than -I: its one reading is the whole run, and kept */
+	p = base_profile();
+	interval(p, "page-faults", 500000000, 10);
+	keys__run(p, 0, &kv);
+	is_dbl(get(&kv, "perf-stat.i.page-faults"), 20, 1e-9, "a single interval is kept (10 in 0.5 s)");
 	keyvals__release(&kv);
 	profile__free(p);
 }
