@@ -328,6 +328,10 @@ static void header(struct outbuf *b, const struct side *s, const struct diff *d,
 				  "keys tested; effect floor %.2g points (perf-profile, %% keys) / %.2g%% "
 				  "(others)\n",
 			       d->o.alpha, d->nr_tested, d->o.min_points, d->o.min_pct);
+	if (d->nr_address)
+		outbuf__printf(b, "not compared: %zu tracepoint key%s bucketed by address (ASLR moves the "
+				  "buckets every run; --all lists them as [address])\n",
+			       d->nr_address, d->nr_address == 1 ? "" : "s");
 	outbuf__printf(b, "\n");
 }
 
@@ -374,7 +378,8 @@ static int run_gates(const struct diff *d, const struct gate *g, size_t ng, bool
 		for (j = 0; j < d->nr; j++) {
 			const struct diff_row *r = &d->rows[j];
 
-			if (!gate__matches(&g[i], r->key))
+			/* an address bucket is not the same thing in two runs: never gated */
+			if ((r->flags & DIFF_ADDRESS) || !gate__matches(&g[i], r->key))
 				continue;
 			matched++;
 			if (!any && !diff_row__changed(r))

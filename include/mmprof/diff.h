@@ -28,6 +28,8 @@
  *     headline;
  *   - with 1 run on a side there is no variance: rows past labelled
  *     thresholds are marked "changed?" and nothing is called significant.
+ * Rows that cannot be compared between runs get no verdict and never count
+ * in a family's FDR: address buckets of tracepoint histograms (DIFF_ADDRESS).
  * The robot's own filter (stats__robot_changed plus its run-count and
  * presence rules) is computed for every row as well.
  *
@@ -88,6 +90,8 @@ enum diff_verdict {
 #define DIFF_TESTED	4u	/* p and q are set */
 #define DIFF_ROBOT	8u	/* the robot would print this row */
 #define DIFF_AS_KEY	16u	/* << side: a frame on that side was spelled as the key */
+/* (DIFF_AS_KEY << 1 is the new side's bit) */
+#define DIFF_ADDRESS	64u	/* an address bucket (diff__address_key): not compared */
 
 struct diff_row {
 	char *key;		/* owned, normalised */
@@ -115,6 +119,7 @@ struct diff {
 	size_t nb, nn;		/* runs on each side */
 	double *values;		/* nr * (nb + nn) */
 	size_t nr_tested;
+	size_t nr_address;	/* rows flagged DIFF_ADDRESS */
 	bool novar;		/* a side has < 2 runs: thresholds, no test */
 	struct diff_opts o;	/* with defaults filled in */
 	struct diff_spelling *spellings;	/* only for rows spelled otherwise */
@@ -155,6 +160,16 @@ static inline bool diff_row__changed(const struct diff_row *r)
 	return r->verdict == DIFF_UP || r->verdict == DIFF_DOWN || r->verdict == DIFF_CHANGED;
 }
 const char *diff_row__verdict_name(const struct diff_row *r);
+
+/*
+ * Is the key a tracepoint histogram bucket named by an address
+ * ("tracepoint.exceptions:page_fault_user.address.0x7f3a00000000", trace.h)?
+ * Such buckets are regions of one process's address space: ASLR moves them
+ * every run, so the same bucket in two runs is a coincidence, not a match.
+ * diff neither tests nor gates them (nor the ".other" rest of the same
+ * histogram): they are flagged DIFF_ADDRESS and shown only by --all.
+ */
+bool diff__address_key(const char *key);
 
 /* Absolute change for perf-profile* keys and keys ending in '%'. */
 bool diff__absolute_key(const char *key);

@@ -21,6 +21,68 @@ bool diff__absolute_key(const char *key)
 	return !strncmp(key, "perf-profile", 12) || (len && key[len - 1] == '%');
 }
 
+static const char TP[] = "tracepoint.";
+
+bool diff__address_key(const char *key)
+{
+	const char *last = strrchr(key, '.');
+	size_t i;
+
+	/* tpstats spells a 2 MiB region "0x<hex>" and no other bucket so */
+	if (strncmp(key, TP, sizeof(TP) - 1) || !last || strncmp(last + 1, "0x", 2) || !last[3])
+		return false;
+	for (i = 3; last[i]; i++)
+		if (!isxdigit((unsigned char)last[i]))
+			return false;
+	return true;
+}
+
+/*
+ * Flag the address buckets, and the ".other" row of each histogram that
+ * has them: what fell outside the 16 buckets kept is as much a matter of
+ * where ASLR put things as the buckets are.
+ */
+static void mark_addresses(struct diff *d)
+{
+	char **hist = NULL;	/* "tracepoint.<ev>.<field>." prefixes with address buckets */
+	size_t nr = 0, alloc = 0, i, j;
+
+	for (i = 0; i < d->nr; i++) {
+		const char *key = d->rows[i].key;
+		size_t len;
+
+		if (!diff__address_key(key))
+			continue;
+		d->rows[i].flags |= DIFF_ADDRESS;
+		d->nr_address++;
+		len = (size_t)(strrchr(key, '.') - key) + 1;
+		for (j = 0; j < nr && (strlen(hist[j]) != len || strncmp(hist[j], key, len)); j++)
+			;
+		if (j == nr) {
+			XGROW(hist, alloc, nr);
+			hist[nr++] = xstrndup(key, len);
+		}
+	}
+	for (i = 0; nr && i < d->nr; i++) {
+		const char *key = d->rows[i].key;
+
+		if (strncmp(key, TP, sizeof(TP) - 1) || (d->rows[i].flags & DIFF_ADDRESS))
+			continue;
+		for (j = 0; j < nr; j++) {
+			size_t len = strlen(hist[j]);
+
+			if (!strncmp(key, hist[j], len) && !strcmp(key + len, "other")) {
+				d->rows[i].flags |= DIFF_ADDRESS;
+				d->nr_address++;
+				break;
+			}
+		}
+	}
+	for (j = 0; j < nr; j++)
+		free(hist[j]);
+	free(hist);
+}
+
 /* Length of ".cold", ".cold.N", ".llvm.N", ".lto_priv.N" at s, else 0. */
 static size_t clone_suffix(const char *s)
 {
@@ -368,6 +430,8 @@ static void classify(struct diff *d, struct diff_row *r, const uint32_t *present
 		r->flags |= DIFF_NEW;
 	if (!present[1])
 		r->flags |= DIFF_GONE;
+	if (r->flags & DIFF_ADDRESS)
+		return;		/* not comparable: no verdict, not in any family's FDR */
 
 	/* the robot: >= 3 runs on a side, in the base, ranges separate, not tiny */
 	if ((nb >= 3 || nn >= 3) && (present[0] || (pp && base_has_pp)) &&
@@ -450,6 +514,7 @@ int diff__compute(struct diff *d, const struct diff_run *base, size_t nb,
 		free(b.spaces[i].row);
 	free(b.spaces);
 
+	mark_addresses(d);
 	scratch = xmalloc((n + 1) * sizeof(*scratch));
 	cut = xmalloc((n + 1) * sizeof(*cut));
 	for (i = 0; i < d->nr; i++) {
@@ -566,6 +631,8 @@ const char *diff_row__verdict_name(const struct diff_row *r)
 		return (r->flags & DIFF_NEW) ? "new?" : (r->flags & DIFF_GONE) ? "gone?" : "changed?";
 	case DIFF_SAME:
 	default:
+		if (r->flags & DIFF_ADDRESS)
+			return "address";
 		return (r->flags & DIFF_TESTED) ? "same" : "-";
 	}
 }

@@ -340,6 +340,10 @@ static void format_markdown(struct outbuf *b, const struct diff *d,
 		       d->novar ? "one run on a side: no variance, rows past labelled thresholds "
 				  "are marked changed? (not significant)"
 				: "verdicts: Welch's t-test, Benjamini-Hochberg q < alpha");
+	if (d->nr_address)
+		outbuf__printf(b, "\n%zu tracepoint key%s bucketed by address not compared "
+				  "(ASLR moves the buckets every run)\n",
+			       d->nr_address, d->nr_address == 1 ? "" : "s");
 	renamed_section(b, d, rows, n, true);
 }
 
