@@ -960,6 +960,7 @@ int datafile__load(const char *path, struct profile **out, struct errmsg *e)
 	    (err = load_metrics(&l)) || (err = load_frames(&l)) || (err = load_nodes(&l)) ||
 	    (err = load_counts(&l)))
 		goto out;
+	profile__shrink(l.p);
 	*out = l.p;
 	l.p = NULL;
 out:
