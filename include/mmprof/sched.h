@@ -26,7 +26,8 @@
  *
  * Results per run (sched__end_run): robot keys stored as run metrics
  *   perf-sched.{wait_time,sch_delay}.{avg,max}.ms.<stack>
- *   perf-sched.wait_and_delay.count.<stack>, .{avg,max}.ms.<stack>
+ *   perf-sched.wait_and_delay.{count,avg,max}.ms.<stack> (count: a number
+ *   of switch-outs, named with ".ms" as the robot names it)
  *   perf-sched.total_{wait_time,sch_delay}.{max,average}.ms
  *   perf-sched.total_wait_and_delay.{count,max,average}.ms
  * where <stack> is the switch-out callchain, leaf first, without schedule,

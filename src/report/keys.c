@@ -873,9 +873,27 @@ static void workload_keys(const struct profile *p, uint32_t run, struct keymap *
 
 	for (i = 0; i < p->nr_metrics; i++) {
 		const char *k = profile__str(p, p->metrics[i].key);
+		static const char old_count[] = "perf-sched.wait_and_delay.count.";
 
-		if (p->metrics[i].run == run && k)
-			keymap__add(m, k, p->metrics[i].value);
+		if (p->metrics[i].run != run || !k)
+			continue;
+		/*
+		 * Files recorded before the robot's name was used say
+		 * "wait_and_delay.count.<stack>"; the robot (and record now)
+		 * says "wait_and_delay.count.ms.<stack>".  Renamed here so that
+		 * diff pairs an old file's keys with a new one's.
+		 */
+		if (!strncmp(k, old_count, sizeof(old_count) - 1) &&
+		    strncmp(k + sizeof(old_count) - 1, "ms.", 3)) {
+			size_t len = strlen(k) + 4;
+			char *renamed = xmalloc(len);
+
+			snprintf(renamed, len, "%sms.%s", old_count, k + sizeof(old_count) - 1);
+			keymap__add(m, renamed, p->metrics[i].value);
+			free(renamed);
+			continue;
+		}
+		keymap__add(m, k, p->metrics[i].value);
 	}
 	/* only a forked workload has rusage (attach and -a runs do not) */
 	if (!(r->utime_us || r->stime_us || r->maxrss_kb))

@@ -152,7 +152,7 @@ void sched__end_run(struct sched *s, struct profile *p, uint32_t run, struct sym
 		/* the robot's rule: rare stacks under the overall average are noise */
 		if (both < avg_both && n < 0.005 * (double)t->count)
 			continue;
-		metric(p, run, "wait_and_delay.count", k, n);
+		metric(p, run, "wait_and_delay.count.ms", k, n);	/* the robot's name, ".ms" and all */
 		metric(p, run, "wait_and_delay.avg.ms", k, both);
 		metric(p, run, "wait_and_delay.max.ms", k, ms(st->both_max));
 	}

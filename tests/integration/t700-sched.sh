@@ -11,7 +11,7 @@ tap_setup t700
 # key NAME-REGEX: the first value of a matching key in the report
 val() { awk -v re="$1" '$1 ~ re { sub(/:$/, "", $1); print $2; exit }' "$tmp/keys"; }
 
-plan 13
+plan 14
 N=3000
 "$MMPROF" record -q --sched -o "$tmp/pp.data" -- "$MMPROF_BUILD/workloads/sched-pingpong" -n $N \
 	>"$tmp/out" 2>"$tmp/err"
@@ -20,11 +20,11 @@ ok $? "record --sched of the ping-pong exits 0"
 "$MMPROF" report "$tmp/pp.data" >"$tmp/keys"
 ok $? "report reads it"
 
-key=$(awk '$1 ~ /^perf-sched\.wait_and_delay\.count\.[a-z_]*pipe_read\./ { print $1; exit }' "$tmp/keys")
+key=$(awk '$1 ~ /^perf-sched\.wait_and_delay\.count\.ms\.[a-z_]*pipe_read\./ { print $1; exit }' "$tmp/keys")
 ok "$(test -n "$key"; echo $?)" "a wait_and_delay stack starts in pipe_read: ${key%:}"
-stack=${key#perf-sched.wait_and_delay.count.}
+stack=${key#perf-sched.wait_and_delay.count.ms.}
 stack=${stack%:}
-count=$(val "^perf-sched\\.wait_and_delay\\.count\\.$stack:")
+count=$(val "^perf-sched\\.wait_and_delay\\.count\\.ms\\.$stack:")
 ok "$(awk -v c="$count" -v n=$N 'BEGIN { exit !(c >= 0.3 * n && c <= 2.5 * n) }'; echo $?)" \
 	"its count ($count) is about one or two per round trip ($N)"
 wavg=$(val "^perf-sched\\.wait_time\\.avg\\.ms\\.$stack:")
@@ -46,6 +46,13 @@ for k in total_wait_time.max.ms total_wait_time.average.ms total_sch_delay.max.m
 	grep -q "^perf-sched\.$k: " "$tmp/keys" || echo "# missing perf-sched.$k"
 done
 ok "$(test "$(grep -c '^perf-sched\.total_' "$tmp/keys")" -eq 7; echo $?)" "all 7 total keys"
+# every perf-sched key is one of the robot's (lkp-format.md), ".ms" included
+bad=$(grep '^perf-sched\.' "$tmp/keys" | grep -Ev \
+	-e '^perf-sched\.(wait_time|sch_delay)\.(avg|max)\.ms\.[^ ]+\.[^ ]+: ' \
+	-e '^perf-sched\.wait_and_delay\.(count|avg|max)\.ms\.[^ ]+\.[^ ]+: ' \
+	-e '^perf-sched\.total_(wait_time|sch_delay)\.(max|average)\.ms: ' \
+	-e '^perf-sched\.total_wait_and_delay\.(count|max|average)\.ms: ' | head -3)
+ok "$(test -z "$bad"; echo $?)" "every perf-sched key has the robot's name${bad:+ (not: $bad)}"
 ok "$(grep -q '^sched-pingpong\.time\.user_time:' "$tmp/keys"; echo $?)" \
 	"the workload keeps its name (sched-pingpong.time.*)"
 

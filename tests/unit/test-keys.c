@@ -275,6 +275,26 @@ static void test_perf_stat(void)
 	profile__free(p);
 }
 
+/* files recorded before perf-sched used the robot's "wait_and_delay.count.ms" */
+static void test_old_sched_count(void)
+{
+	struct profile *p = base_profile();
+	struct keyvals kv = { 0 };
+
+	profile__add_metric(p, 0, "perf-sched.wait_and_delay.count.pipe_read.vfs_read", 7);
+	profile__add_metric(p, 0, "perf-sched.wait_and_delay.count.ms.a.b", 3);
+	profile__add_metric(p, 0, "perf-sched.total_wait_and_delay.count.ms", 10);
+	keys__run(p, 0, &kv);
+	is_dbl(get(&kv, "perf-sched.wait_and_delay.count.ms.pipe_read.vfs_read"), 7, 0,
+	       "an old file's wait_and_delay.count.<stack> reads as the robot's count.ms.<stack>");
+	is_dbl(get(&kv, "perf-sched.wait_and_delay.count.pipe_read.vfs_read"), -1, 0,
+	       "and the old name is gone");
+	is_dbl(get(&kv, "perf-sched.wait_and_delay.count.ms.a.b"), 3, 0, "the robot's name stays");
+	is_dbl(get(&kv, "perf-sched.total_wait_and_delay.count.ms"), 10, 0, "the total stays");
+	keyvals__release(&kv);
+	profile__free(p);
+}
+
 static void test_workload_and_runs(void)
 {
 	struct profile *p = base_profile();
@@ -498,6 +518,7 @@ int main(void)
 	test_chain_floor();
 	test_period_weighting();
 	test_perf_stat();
+	test_old_sched_count();
 	test_workload_and_runs();
 	test_against_naive();
 	return done_testing();

@@ -268,9 +268,9 @@ static void test_skip_rule(void)
 	sched__switch(&s, 200000000000ULL, 2, 2, "b", 0, rare, 4, 0);
 	sched__switch(&s, 200000000010ULL, 0, 0, "i", 0, NULL, 0, 2);
 	sched__end_run(&s, p, 0, NULL, UINT32_MAX);
-	is_dbl(metric(p, "perf-sched.wait_and_delay.count.[unknown].[unknown]"), 999, 0,
+	is_dbl(metric(p, "perf-sched.wait_and_delay.count.ms.[unknown].[unknown]"), 999, 0,
 	       "the common stack keeps wait_and_delay");
-	ok(isnan(metric(p, "perf-sched.wait_and_delay.count.[unknown].[unknown].[unknown]")),
+	ok(isnan(metric(p, "perf-sched.wait_and_delay.count.ms.[unknown].[unknown].[unknown]")),
 	   "the rare, short stack loses wait_and_delay");
 	is_dbl(metric(p, "perf-sched.wait_time.max.ms.[unknown].[unknown].[unknown]"), 1e-5, 1e-12,
 	       "but keeps its wait_time keys");
