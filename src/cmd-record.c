@@ -37,6 +37,7 @@
 #include "mmprof/counting.h"
 #include "mmprof/countrun.h"
 #include "mmprof/datafile.h"
+#include "mmprof/evspec.h"
 #include "mmprof/mmstate.h"
 #include "mmprof/options.h"
 #include "mmprof/profile.h"
@@ -173,9 +174,11 @@ static int add_events(void *value, const char *arg)
  * --mm: the memory-management tracepoints this kernel has (sampled every
  * hit, so their per-run counts are exact and their callchains kept).
  * Without -e the profile event is cpu-clock (an explicit event list has no
- * cycles fallback).
+ * cycles fallback).  The preset's names that this kernel lacks (an older
+ * kernel, a config without THP or compaction) go into missing, comma
+ * separated, for one note and the file's meta.
  */
-static void add_mm_events(struct strlist *events)
+static int add_mm_events(struct strlist *events, char *missing, size_t size)
 {
 	static const char *const mm[] = {
 		"kmem:mm_page_alloc", "kmem:mm_page_free", "exceptions:page_fault_user",
@@ -185,23 +188,43 @@ static void add_mm_events(struct strlist *events)
 		"migrate:mm_migrate_pages", "vmscan:mm_vmscan_direct_reclaim_begin",
 		"mmap_lock:mmap_lock_start_locking", "mmap_lock:mmap_lock_acquire_returned",
 	};
-	size_t i;
+	struct errmsg e = { "" };
+	const char *dir = evspec__tracefs(&e);
+	char path[512];
+	size_t i, n = 0;
 
+	missing[0] = '\0';
+	/* an unreadable tracefs is not a kernel without these tracepoints */
+	if (!dir) {
+		fprintf(stderr, "mmprof: --mm: %s\n", e.msg);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/events", dir);
+	if (access(path, R_OK | X_OK) < 0) {
+		fprintf(stderr, "mmprof: --mm: cannot read '%s': %s; run as root\n", path,
+			strerror(errno));
+		return -1;
+	}
 	if (!events->nr)
 		strlist__add(events, "cpu-clock");
 	for (i = 0; i < sizeof(mm) / sizeof(mm[0]); i++) {
-		char sys[32], *name;
+		/* sized by the name: a fixed buffer once cut the longer ones off */
+		const char *colon = strchr(mm[i], ':');
+		char *sys = xstrndup(mm[i], (size_t)(colon - mm[i]));
 		size_t k;
 		bool dup = false;
 
-		snprintf(sys, sizeof(sys), "%s", mm[i]);
-		name = strchr(sys, ':');
-		*name++ = '\0';
 		for (k = 0; k < events->nr; k++)
 			dup |= !strcmp(events->items[k], mm[i]);
-		if (!dup && trace__exists(sys, name))
-			strlist__add(events, mm[i]);
+		if (trace__exists(sys, colon + 1)) {
+			if (!dup)
+				strlist__add(events, mm[i]);
+		} else if (n < size) {
+			n += (size_t)snprintf(missing + n, size - n, "%s%s", n ? "," : "", mm[i]);
+		}
+		free(sys);
 	}
+	return 0;
 }
 
 static const char *const record_usage[] = {
@@ -806,8 +829,19 @@ int cmd_record(int argc, char **argv)
 			profile__set_meta(rec.p, "symbols.vmlinux", symbols__vmlinux(rec.syms));
 	}
 
-	if (o.mm)
-		add_mm_events(&o.events);
+	if (o.mm) {
+		char missing[1024];
+
+		if (add_mm_events(&o.events, missing, sizeof(missing)) < 0)
+			goto out;
+		if (missing[0]) {
+			/* not an error: the preset takes what this kernel has */
+			if (!o.quiet)
+				fprintf(stderr, "mmprof: --mm: this kernel has no %s; recording "
+					"the other memory-management tracepoints\n", missing);
+			profile__set_meta(rec.p, "mm_events_missing", missing);
+		}
+	}
 	if (o.events.nr) {
 		rec.tp = tpstats__new(&o.events, &o.fields, &e);
 		if (!rec.tp) {

@@ -146,9 +146,21 @@ const char *evspec__tracefs(struct errmsg *e)
 	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
 	size_t i;
 
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+	int denied = -1;
+
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		errno = 0;
 		if (has_events(dirs[i]))
 			return dirs[i];
+		if (errno == EACCES && denied < 0)
+			denied = (int)i;
+	}
+	/* mounted but closed to this user (tracefs is 0700 root): mounting again cannot help */
+	if (denied >= 0) {
+		errmsg__set(e, -EACCES, "cannot read the tracepoints in %s: %s; run as root",
+			    dirs[denied], strerror(EACCES));
+		return NULL;
+	}
 	/* Nothing mounted: mount it where the kernel provides the mount point. */
 	if (mount("nodev", dirs[0], "tracefs", 0, NULL) == 0 && has_events(dirs[0]))
 		return dirs[0];

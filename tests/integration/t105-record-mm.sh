@@ -1,0 +1,81 @@
+#!/bin/sh
+# t105-record-mm: `record --mm` records every preset tracepoint the running
+# kernel has (the events_used meta against the tracefs directory; a fixed
+# name buffer once dropped the five names of 32 characters or more), names
+# the ones this kernel lacks in one note and the mm_events_missing meta,
+# and does not add an -e tracepoint twice.
+
+. "$(dirname "$0")/lib.sh"
+tap_setup t105
+
+# the preset, as man/mmprof-record.1 lists it
+preset="kmem:mm_page_alloc kmem:mm_page_free exceptions:page_fault_user
+huge_memory:mm_collapse_huge_page huge_memory:mm_khugepaged_scan_pmd
+thp:set_migration_pmd thp:remove_migration_pmd
+compaction:mm_compaction_begin compaction:mm_compaction_end
+migrate:mm_migrate_pages vmscan:mm_vmscan_direct_reclaim_begin
+mmap_lock:mmap_lock_start_locking mmap_lock:mmap_lock_acquire_returned"
+
+tracefs=
+for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+	[ -d "$d/events" ] && { tracefs=$d; break; }
+done
+if [ -z "$tracefs" ]; then	# as record does: mount it where the kernel provides the mount point
+	mount -t tracefs nodev /sys/kernel/tracing && tracefs=/sys/kernel/tracing
+fi
+
+have=
+missing=
+for ev in $preset; do
+	if [ -e "$tracefs/events/${ev%%:*}/${ev#*:}/format" ]; then
+		have="$have $ev"
+	else
+		missing="${missing:+$missing,}$ev"
+	fi
+done
+
+plan 7
+
+q() { sqlite3 "$tmp/mm.data" "$1"; }
+
+# 1-2: record --mm on a command that allocates and faults pages
+"$MMPROF" record --mm -o "$tmp/mm.data" -- dd if=/dev/zero of=/dev/null bs=1M count=20 \
+	>"$tmp/out" 2>"$tmp/err"
+rc=$?
+ok $rc "record --mm exits 0"
+[ $rc -eq 0 ] || diag "$tmp/err"
+used=$(q "select value from meta where key = 'events_used'" | tr ',' '\n' | sort | tr '\n' ' ')
+want=$(printf '%s\n' cpu-clock $have | sort | tr '\n' ' ')
+ok "$(test "$used" = "$want"; echo $?)" \
+	"events_used is cpu-clock and every preset tracepoint in $tracefs/events ($(echo $have | wc -w) of 13)"
+[ "$used" = "$want" ] || { echo "# used: $used"; echo "# want: $want"; }
+
+# 3: each of them is an event of the file, sampled every hit
+got=$(q "select count(*) from events_v where freq = 0 and sample = 1 and name in ('$(echo $have | sed "s/ /','/g")')")
+ok "$(test "$got" = "$(echo $have | wc -w)"; echo $?)" "each is an event sampled every hit (got $got)"
+
+# 4-5: the ones this kernel lacks: one note and the meta, or neither
+if [ -n "$missing" ]; then
+	ok "$(test "$(grep -c '^mmprof: --mm: ' "$tmp/err")" = 1 &&
+	      grep -qF "this kernel has no $missing;" "$tmp/err"; echo $?)" \
+		"one note names the missing $missing"
+	ok "$(test "$(q "select value from meta where key = 'mm_events_missing'")" = "$missing"; echo $?)" \
+		"mm_events_missing is $missing"
+else
+	ok "$(grep -q -- '--mm' "$tmp/err"; test $? -ne 0; echo $?)" "none missing here: no note"
+	ok "$(test -z "$(q "select value from meta where key = 'mm_events_missing'")"; echo $?)" \
+		"and no mm_events_missing meta"
+fi
+
+# 6-7: an -e tracepoint of the preset is not added twice; -e keeps its event
+"$MMPROF" record -q --mm -e page-faults,kmem:mm_page_alloc -o "$tmp/mm.data" -- true 2>"$tmp/err"
+rc=$?
+ok $rc "record --mm -e page-faults,kmem:mm_page_alloc exits 0"
+[ $rc -eq 0 ] || diag "$tmp/err"
+used=$(q "select value from meta where key = 'events_used'" | tr ',' '\n')
+ok "$(test "$(echo "$used" | grep -c '^kmem:mm_page_alloc$')" = 1 &&
+      test "$(echo "$used" | head -1)" = page-faults &&
+      ! echo "$used" | grep -q '^cpu-clock$'; echo $?)" \
+	"kmem:mm_page_alloc once, page-faults first, no cpu-clock added"
+
+done_testing
