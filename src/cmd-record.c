@@ -308,12 +308,24 @@ static int validate(struct record *rec, int argc, char **argv, int first)
 	return 0;
 }
 
-/* Fail before a long run, not after it, when the file cannot be written. */
+/*
+ * Fail before a long run, not after it, when the file cannot be written:
+ * its folder is not writable, or the name is taken by something that is
+ * not a regular file (a symlink, a folder), which datafile__save refuses
+ * to replace.  Save checks again (the name may change meanwhile).
+ */
 static int check_output_dir(const char *path)
 {
 	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	struct stat st;
 	int ret = 0;
 
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "mmprof: cannot write '%s': it exists and is not a regular file; "
+			"remove it or choose another name\n", path);
+		free(dir);
+		return -1;
+	}
 	if (!slash)
 		snprintf(dir, strlen(dir) + 1, ".");
 	else if (slash == dir)

@@ -7,7 +7,9 @@
 #   - bad options and numbers: one line each, exit 2, nothing written;
 #   - -F above kernel.perf_event_max_sample_rate (which the kernel lowers
 #     by itself on a busy machine): sampled at the limit with a warning, the
-#     file says so; --strict-freq refuses in one line.
+#     file says so; --strict-freq refuses in one line;
+#   - an -o name taken by a symlink (dangling or not) or a folder: refused
+#     in one line before the workload starts, the link and its target intact.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t102
@@ -25,7 +27,7 @@ usage_error() {
 	[ $rc -eq 2 ] && [ "$lines" -eq 1 ] || { echo "# rc=$rc"; diag "$tmp/uerr"; }
 }
 
-plan 34
+plan 43
 
 # 1-4: missing binary
 "$MMPROF" record -o "$tmp/m.data" -- /nonexistent/mmprof-nothing arg >"$tmp/out" 2>"$tmp/err"
@@ -102,5 +104,28 @@ ok "$(grep -q "^mmprof: warning: -F $above is above kernel.perf_event_max_sample
 [ $? -eq 0 ] || diag "$tmp/err"
 ok "$(test "$(sqlite3 "$tmp/f.data" "select group_concat(sample) from events where freq = 1; select value from meta where key = 'sample_freq_lowered'" | tr '\n' ' ')" = "$max $max "; echo $?)" \
 	"the file keeps the frequency used (events.sample, meta sample_freq_lowered)"
+
+# 35-43: -o is a symlink or a folder: refused up front, the workload never runs
+printf 'target\n' >"$tmp/target"
+ln -s "$tmp/target" "$tmp/link.data"
+ln -s "$tmp/nowhere" "$tmp/dangling.data"
+mkdir "$tmp/dir.data"
+for o in link.data dangling.data dir.data; do
+	"$MMPROF" record -o "$tmp/$o" -- sh -c ': >"$0"' "$tmp/ran-$o" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	ok "$(test $rc -eq 2 && test "$(wc -l <"$tmp/err")" -eq 1 &&
+	      grep -qx "mmprof: cannot write '$tmp/$o': it exists and is not a regular file; remove it or choose another name" "$tmp/err"
+	      echo $?)" "-o $o: exit 2 and one line"
+	[ $rc -eq 2 ] || { echo "# rc=$rc"; diag "$tmp/err"; }
+	ok "$(test ! -e "$tmp/ran-$o"; echo $?)" "-o $o: refused before the workload ran"
+	case $o in
+	link.data)	ok "$(test -L "$tmp/$o" && test "$(cat "$tmp/target")" = target; echo $?)" \
+				"the symlink and its target are intact" ;;
+	dangling.data)	ok "$(test -L "$tmp/$o" && test ! -e "$tmp/nowhere"; echo $?)" \
+				"the dangling symlink stays, nothing is created through it" ;;
+	dir.data)	ok "$(test -d "$tmp/$o" && test -z "$(ls -A "$tmp/$o")"; echo $?)" \
+				"the folder stays empty" ;;
+	esac
+done
 
 done_testing
