@@ -126,7 +126,7 @@ int cmd_export(int argc, char **argv)
 		}
 	}
 	if (o.run < -1 || o.run >= (int)p->nr_runs) {
-		fprintf(stderr, "mmprof: no run %d in '%s' (it has %zu)\n", o.run, pos[0], p->nr_runs);
+		fprintf(stderr, "mmprof: no run %d in '%s' (it has %zu, numbered from 0)\n", o.run, pos[0], p->nr_runs);
 		goto out;
 	}
 	if (!p->nr_events && strcmp(o.format, "json")) {

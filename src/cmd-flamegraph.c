@@ -72,7 +72,7 @@ static int parse_pid_list(struct flamegraph_cmd *c)
 
 static int single(struct flamegraph_cmd *c, const char *path, struct flame_render_opts *ro)
 {
-	struct flame_opts fo = { .event = 0, .samples = c->samples, .icicle = c->icicle, .run = c->run - 1,
+	struct flame_opts fo = { .event = 0, .samples = c->samples, .icicle = c->icicle, .run = c->run,
 				 .comms = (const char *const *)c->comms.items, .nr_comms = c->comms.nr,
 				 .dsos = (const char *const *)c->dsos.items, .nr_dsos = c->dsos.nr,
 				 .pids = c->pids, .nr_pids = c->nr_pids };
@@ -177,7 +177,7 @@ out:
 
 int cmd_flamegraph(int argc, char **argv)
 {
-	struct flamegraph_cmd c = { .output = "flamegraph.svg", .image_width = 1200 };
+	struct flamegraph_cmd c = { .output = "flamegraph.svg", .image_width = 1200, .run = -1 };
 	const struct option_desc opts[] = {
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "Output", 0, NULL },
 		{ OPT_STRING, 'o', "output", &c.output, "FILE", "SVG file to write (default flamegraph.svg; - for stdout)", 0, NULL },
@@ -188,7 +188,7 @@ int cmd_flamegraph(int argc, char **argv)
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "What to draw", 0, NULL },
 		{ OPT_STRING, 'e', "event", &c.event, "EVENT", "sampling event (default: the first)", 0, NULL },
 		{ OPT_BOOL, 0, "samples", &c.samples, NULL, "widths by sample counts instead of period", 0, NULL },
-		{ OPT_INT, 0, "run", &c.run, "N", "only run N (1-based; default: all runs summed)", 0, NULL },
+		{ OPT_INT, 0, "run", &c.run, "N", "only run N (from 0, as report --run and export --run; default: all runs summed)", 0, NULL },
 		{ OPT_LIST, 0, "comm", &c.comms, "COMM", "only samples of these commands (repeatable, comma-separated)", OPT_SPLIT, NULL },
 		{ OPT_LIST, 0, "dso", &c.dsos, "DSO", "only stacks with a frame in these DSOs (path or basename)", OPT_SPLIT, NULL },
 		{ OPT_LIST, 0, "pid", &c.pid_args, "PID", "only samples of these processes (repeatable, comma-separated)", OPT_SPLIT, NULL },
@@ -219,8 +219,8 @@ int cmd_flamegraph(int argc, char **argv)
 			c.min_width);
 		goto out;
 	}
-	if (c.run < 0) {
-		fprintf(stderr, "mmprof flamegraph: --run counts from 1\n");
+	if (c.run < -1) {
+		fprintf(stderr, "mmprof flamegraph: --run counts from 0 (the first run is 0)\n");
 		goto out;
 	}
 	if (parse_pid_list(&c))
@@ -235,7 +235,7 @@ int cmd_flamegraph(int argc, char **argv)
 		}
 		ret = single(&c, pos[0], &ro);
 	} else if (np == 2) {
-		if (c.icicle || c.run || c.comms.nr || c.dsos.nr || c.nr_pids || c.samples) {
+		if (c.icicle || c.run >= 0 || c.comms.nr || c.dsos.nr || c.nr_pids || c.samples) {
 			fprintf(stderr, "mmprof flamegraph: --icicle, --run, --comm, --dso, --pid and --samples draw one file; "
 					"a differential graph compares every run's share of the period\n");
 			goto out;

@@ -240,7 +240,7 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	if (o.run >= (int)p->nr_runs || o.run < -1) {
-		fprintf(stderr, "mmprof: no run %d in '%s' (it has %zu)\n", o.run, path, p->nr_runs);
+		fprintf(stderr, "mmprof: no run %d in '%s' (it has %zu, numbered from 0)\n", o.run, path, p->nr_runs);
 		goto fail;
 	}
 

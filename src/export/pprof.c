@@ -203,7 +203,7 @@ int export__pprof(const struct profile *p, const struct pprof_opts *o, FILE *out
 	int err = 0;
 
 	if (o->run >= (int)p->nr_runs)
-		return errmsg__set(e, -EINVAL, "no run %d (the profile has %zu)", o->run, p->nr_runs);
+		return errmsg__set(e, -EINVAL, "no run %d (the profile has %zu, numbered from 0)", o->run, p->nr_runs);
 	if (!p->nr_events)
 		return errmsg__set(e, -EINVAL, "the profile has no sampling event");
 	pp.str_map = xcalloc(p->nr_strs + 1, sizeof(*pp.str_map));

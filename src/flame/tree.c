@@ -120,7 +120,7 @@ int flame__build(struct flame *f, const struct profile *p, const struct flame_op
 	if (!p->nr_events || (size_t)ev >= p->nr_events)
 		return errmsg__set(e, -EINVAL, "the profile has no event %d (it has %zu)", ev + 1, p->nr_events);
 	if (o->run >= 0 && (size_t)o->run >= p->nr_runs)
-		return errmsg__set(e, -EINVAL, "the profile has no run %d (it has %zu)", o->run + 1, p->nr_runs);
+		return errmsg__set(e, -EINVAL, "the profile has no run %d (it has %zu, numbered from 0)", o->run, p->nr_runs);
 
 	/* comm filter: by string id, so an unknown comm simply matches nothing */
 	comm_ok = xcalloc(o->nr_comms + 1, sizeof(*comm_ok));
