@@ -6,7 +6,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,15 +105,15 @@ static int parse_cache(const char *s, struct evspec *ev)
 	return -ENOENT;
 }
 
+/* perf's raw config: 1 to 16 hex digits, no 0x, no sign (strtoull takes both) */
 static int parse_hex(const char *s, uint64_t *v)
 {
-	char *end;
+	size_t n = strspn(s, "0123456789abcdefABCDEF");
 
-	if (!*s || !isxdigit((unsigned char)*s))
+	if (!n || n > 16 || s[n])
 		return -EINVAL;
-	errno = 0;
-	*v = strtoull(s, &end, 16);
-	return errno || *end ? -EINVAL : 0;
+	*v = strtoull(s, NULL, 16);
+	return 0;
 }
 
 static int read_file(const char *path, char *buf, size_t size)
@@ -365,7 +364,8 @@ static int parse_base(const char *base, struct evspec *ev)
 	if (base[0] == 'r' && !parse_hex(base + 1, &v)) {
 		ev->attr.type = PERF_TYPE_RAW;
 		ev->attr.config = v;
-		snprintf(ev->name, sizeof(ev->name), "r%" PRIx64, v);
+		/* as typed, as perf names it: "r00c0" must not become "rc0" in messages */
+		snprintf(ev->name, sizeof(ev->name), "%s", base);
 		return 0;
 	}
 	return parse_cache(base, ev);

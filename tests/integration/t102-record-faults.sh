@@ -9,7 +9,8 @@
 #     by itself on a busy machine): sampled at the limit with a warning, the
 #     file says so; --strict-freq refuses in one line;
 #   - an -o name taken by a symlink (dangling or not) or a folder: refused
-#     in one line before the workload starts, the link and its target intact.
+#     in one line before the workload starts, the link and its target intact;
+#   - a raw event (-e r00c0) is named as typed, in the file or in the error.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t102
@@ -27,7 +28,7 @@ usage_error() {
 	[ $rc -eq 2 ] && [ "$lines" -eq 1 ] || { echo "# rc=$rc"; diag "$tmp/uerr"; }
 }
 
-plan 43
+plan 45
 
 # 1-4: missing binary
 "$MMPROF" record -o "$tmp/m.data" -- /nonexistent/mmprof-nothing arg >"$tmp/out" 2>"$tmp/err"
@@ -127,5 +128,21 @@ for o in link.data dangling.data dir.data; do
 				"the folder stays empty" ;;
 	esac
 done
+
+# 44-45: -e r00c0 (PERF_TYPE_RAW, config 0xc0): recorded where the core PMU
+# takes it, else refused in one line; either way named as typed, not 'rc0'
+"$MMPROF" record -q -o "$tmp/r.data" -e r00c0 -- true >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 0 ]; then
+	ok "$(test "$(sqlite3 "$tmp/r.data" "select name || '/' || type || '/' || config from events_v")" = "r00c0/4/0xc0"; echo $?)" \
+		"-e r00c0 recorded as raw event r00c0, config 0xc0"
+	ok "$(test "$(sqlite3 "$tmp/r.data" "select value from meta where key = 'events_used'")" = r00c0; echo $?)" \
+		"events_used names it as typed"
+else
+	ok "$(test $rc -eq 2 && test "$(wc -l <"$tmp/err")" -eq 1; echo $?)" "-e r00c0 without a PMU for it: exit 2, one line"
+	ok "$(grep -q "^mmprof: cannot open event 'r00c0': " "$tmp/err"; echo $?)" \
+		"the error quotes 'r00c0' as typed"
+	diag "$tmp/err"
+fi
 
 done_testing

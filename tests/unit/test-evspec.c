@@ -43,7 +43,9 @@ static const struct row rows[] = {
 	{ "emulation-faults", 0, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS, "emulation-faults" },
 	{ "dummy", 0, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY, "dummy" },
 	{ "r1a8", 0, PERF_TYPE_RAW, 0x1a8, "r1a8" },
-	{ "r00C0", 0, PERF_TYPE_RAW, 0xc0, "rc0" },
+	{ "r00C0", 0, PERF_TYPE_RAW, 0xc0, "r00C0" },	/* named as typed, as perf does */
+	{ "r00c0:u", 0, PERF_TYPE_RAW, 0xc0, "r00c0:u" },
+	{ "rffffffffffffffff", 0, PERF_TYPE_RAW, 0xffffffffffffffffULL, "rffffffffffffffff" },
 	{ "L1-dcache-loads", 0, PERF_TYPE_HW_CACHE, 0x000000, "L1-dcache-loads" },
 	{ "L1-dcache-load-misses", 0, PERF_TYPE_HW_CACHE, 0x010000, "L1-dcache-load-misses" },
 	{ "L1-dcache-stores", 0, PERF_TYPE_HW_CACHE, 0x000100, "L1-dcache-stores" },
@@ -68,6 +70,9 @@ static const struct row rows[] = {
 	{ "nosuchevent", -EINVAL, 0, 0, NULL },
 	{ "r", -EINVAL, 0, 0, NULL },
 	{ "rxyz", -EINVAL, 0, 0, NULL },
+	{ "r0xc0", -EINVAL, 0, 0, NULL },		/* perf: hex digits only */
+	{ "r-1", -EINVAL, 0, 0, NULL },
+	{ "r10000000000000000", -EINVAL, 0, 0, NULL },	/* 17 digits */
 	{ "L1-dcache-bogus", -EINVAL, 0, 0, NULL },
 	{ "cycles:x", -EINVAL, 0, 0, NULL },
 	{ "cycles:pppp", -EINVAL, 0, 0, NULL },
@@ -109,6 +114,14 @@ int main(void)
 	evspec__parse("bogus", &ev, &e);
 	is_str(e.msg, "unknown event 'bogus'; 'perf list' shows the events this machine has",
 	       "unknown event message");
+
+	/* a raw event's errors quote it as typed */
+	evspec__parse("r00c0:x", &ev, &e);
+	is_str(e.msg, "unknown modifier 'x' in event 'r00c0:x' (known: u, k, h, p, pp, ppp)",
+	       "raw event with a bad modifier: quoted as typed");
+	evspec__parse("r0xc0", &ev, &e);
+	is_str(e.msg, "unknown event 'r0xc0'; 'perf list' shows the events this machine has",
+	       "r0xc0 is not raw (perf's rNNNN is hex digits only)");
 
 	/* modifiers: u/k select, p raises precision */
 	evspec__parse("cycles:u", &ev, NULL);
