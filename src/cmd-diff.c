@@ -52,7 +52,62 @@ struct side {
 	struct keycache **caches;	/* one per file: the key strings the runs borrow */
 	struct diff_run *runs;		/* one per run, all files pooled; ids are the cache's */
 	size_t nr_runs;
+	struct file_samples *samples;	/* one per file: what runs[].samples point into */
 };
+
+/* A file's samples per (run, event), with the events as keys spell them. */
+struct file_samples {
+	struct diff_samples *cell;	/* nr_runs * nr_events, run-major */
+	char **event;			/* nr_events, owned */
+	size_t nr_events;
+};
+
+static void file_samples__release(struct file_samples *fs)
+{
+	size_t i;
+
+	for (i = 0; i < fs->nr_events; i++)
+		free(fs->event[i]);
+	free(fs->event);
+	free(fs->cell);
+	memset(fs, 0, sizeof(*fs));
+}
+
+/*
+ * The samples behind each event's perf-profile keys, per run of p (the
+ * diff's floor for sampling noise, diff.h), into fs; runs[r] points at them.
+ */
+static void file_samples__count(struct file_samples *fs, const struct profile *p,
+				struct diff_run *runs)
+{
+	size_t ne = p->nr_events, i;
+
+	memset(fs, 0, sizeof(*fs));
+	if (!ne)
+		return;
+	fs->nr_events = ne;
+	fs->event = xcalloc(ne, sizeof(*fs->event));
+	fs->cell = xcalloc(p->nr_runs * ne, sizeof(*fs->cell));
+	for (i = 0; i < ne; i++) {
+		const char *name = profile__str(p, p->events[i].name);
+		char buf[256];
+
+		keys__event_name(name ? name : "unknown", buf, sizeof(buf));
+		fs->event[i] = xstrdup(buf);
+	}
+	for (i = 0; i < p->nr_runs * ne; i++)
+		fs->cell[i].event = fs->event[i % ne];
+	for (i = 0; i < p->nr_counts; i++) {
+		const struct count *c = &p->counts[i];
+
+		if (c->run < p->nr_runs && c->event < ne)
+			fs->cell[(size_t)c->run * ne + c->event].n += (double)c->samples;
+	}
+	for (i = 0; i < p->nr_runs; i++) {
+		runs[i].samples = fs->cell + i * ne;
+		runs[i].nr_samples = ne;
+	}
+}
 
 static void side__release(struct side *s)
 {
@@ -66,6 +121,9 @@ static void side__release(struct side *s)
 	}
 	for (i = 0; s->caches && i < s->nr; i++)
 		keycache__free(s->caches[i]);
+	for (i = 0; s->samples && i < s->nr; i++)
+		file_samples__release(&s->samples[i]);
+	free(s->samples);
 	free(s->caches);
 	free(s->profiles);
 	free(s->runs);
@@ -83,6 +141,7 @@ struct load_job {
 	struct profile *p;
 	struct keycache *cache;		/* the key strings its runs borrow */
 	struct diff_run *runs;		/* one per run of p */
+	struct file_samples samples;	/* runs[].samples point into it */
 	struct errmsg e;
 	int err;
 };
@@ -119,6 +178,7 @@ static void load_job__keys(struct load_job *j)
 		j->runs[r].nr_ids = keycache__nr(j->cache);
 		j->runs[r].spellings = keycache__spellings(j->cache);
 	}
+	file_samples__count(&j->samples, j->p, j->runs);
 }
 
 struct load_pool {
@@ -172,6 +232,7 @@ static void load_jobs__free(struct load_job *jobs, size_t n)
 		}
 		free(jobs[i].runs);
 		keycache__free(jobs[i].cache);
+		file_samples__release(&jobs[i].samples);
 		profile__free(jobs[i].p);
 	}
 	free(jobs);
@@ -184,6 +245,7 @@ static int side__load(struct side *s, struct load_job *jobs)
 
 	s->profiles = xcalloc(s->nr, sizeof(*s->profiles));
 	s->caches = xcalloc(s->nr, sizeof(*s->caches));
+	s->samples = xcalloc(s->nr, sizeof(*s->samples));
 	for (i = 0; i < s->nr; i++) {
 		if (jobs[i].err) {
 			fprintf(stderr, "mmprof: %s\n", jobs[i].e.msg);
@@ -203,6 +265,8 @@ static int side__load(struct side *s, struct load_job *jobs)
 		jobs[i].runs = NULL;
 		s->caches[i] = jobs[i].cache;
 		jobs[i].cache = NULL;
+		s->samples[i] = jobs[i].samples;
+		memset(&jobs[i].samples, 0, sizeof(jobs[i].samples));
 		s->profiles[i] = jobs[i].p;
 		jobs[i].p = NULL;
 	}
@@ -321,7 +385,8 @@ static void header(struct outbuf *b, const struct side *s, const struct diff *d,
 	if (d->novar)
 		outbuf__printf(b, "one run on a side: NO VARIANCE, nothing can be called significant; rows "
 				  "past labelled thresholds (%.2g points for perf-profile/%% keys, %.2g%% "
-				  "relative otherwise) are marked changed?\n",
+				  "relative otherwise; perf-profile rows also past 3 standard errors of sampling "
+				  "noise) are marked changed?\n",
 			       d->o.novar_points, d->o.novar_pct);
 	else
 		outbuf__printf(b, "verdicts: Welch's t-test per key, Benjamini-Hochberg q < %.2g over %zu "

@@ -28,6 +28,14 @@
  *     headline;
  *   - with 1 run on a side there is no variance: rows past labelled
  *     thresholds are marked "changed?" and nothing is called significant.
+ * Sampling noise: a perf-profile % is a count of samples out of n, and a
+ * few samples can repeat exactly (1, 1, 1 against 0, 0, 0), a sample
+ * variance of 0 that Welch would take for certainty.  When the runs say
+ * how many samples they hold (diff_run.samples), each side's variance in
+ * the test is at least the binomial p(1-p)/n of a run, p the share pooled
+ * over both sides (its value under "no change"), so that a handful of
+ * samples is never significant.  In 1-run mode a perf-profile change must
+ * also exceed 3 such standard errors to be marked "changed?".
  * Rows that cannot be compared between runs get no verdict and never count
  * in a family's FDR: address buckets of tracepoint histograms (DIFF_ADDRESS).
  * The robot's own filter (stats__robot_changed plus its run-count and
@@ -48,9 +56,23 @@
 #include "mmprof/outbuf.h"
 #include "mmprof/stats.h"
 
+/* The samples behind one event's perf-profile keys in a run. */
+struct diff_samples {
+	const char *event;	/* the event as keys spell it (keys__event_name): "cpu-clock" */
+	double n;		/* samples of the run */
+};
+
 struct diff_run {
 	const struct key_value *items;	/* borrowed for diff__compute's duration */
 	size_t nr;
+	/*
+	 * Optional (nr_samples 0: not known): per sampling event, the samples
+	 * its perf-profile percentages of this run were counted from.  A
+	 * share p of n samples is binomial, variance p(1-p)/n: the test never
+	 * takes a side for less noisy than that (see Verdicts above).
+	 */
+	const struct diff_samples *samples;
+	size_t nr_samples;
 	/*
 	 * Optional (NULL: match by the key text alone): ids[i] < nr_ids names
 	 * items[i].key within id_space, equal ids meaning equal keys (e.g. a

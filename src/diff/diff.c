@@ -402,9 +402,36 @@ static void at_cut(const double *v, size_t n, double *out)
 		out[i] = v[i] == 0 ? KEYS_CALLTRACE_CUT : v[i];
 }
 
-static void classify(struct diff *d, struct diff_row *r, const uint32_t *present,
-		     bool base_has_pp, double *scratch, double *cut)
+/*
+ * The sampling variance of one run's value of a perf-profile row, in
+ * points^2, averaged over a side's runs (the variance of the side's mean
+ * is this over the runs): 1e4 p(1-p) mean(1/n_i) over the runs with
+ * samples.  0 when no run of the side says how many samples it holds.
+ */
+static double sampling_var(double pct, const double *nsamp, size_t n)
 {
+	double p = pct / 100, inv = 0;
+	size_t i, k = 0;
+
+	if (!nsamp)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (nsamp[i] > 0) {
+			inv += 1 / nsamp[i];
+			k++;
+		}
+	if (!k || !(p > 0))
+		return 0;
+	if (p > 1)
+		p = 1;
+	return 1e4 * p * (1 - p) * inv / (double)k;
+}
+
+/* nsamp: per run (base then new), the samples behind the row's event, or NULL. */
+static void classify(struct diff *d, struct diff_row *r, const uint32_t *present,
+		     bool base_has_pp, double *scratch, double *cut, const double *nsamp)
+{
+	double vb = 0, vc = 0;	/* sampling variance floor of a run, each side */
 	const struct diff_opts *o = &d->o;
 	bool pp = !strncmp(r->key, PP, sizeof(PP) - 1);
 	struct stat_summary tb, tc;	/* what the test sees */
@@ -421,6 +448,17 @@ static void classify(struct diff *d, struct diff_row *r, const uint32_t *present
 		stats__summary(cut + nb, nn, scratch, &tc);
 	}
 	tdelta = tc.mean - tb.mean;
+	if (pp && nsamp) {
+		/* the share under "no change": pooled over both sides */
+		double pooled = (tb.mean * (double)nb + tc.mean * (double)nn) / (double)(nb + nn);
+
+		vb = sampling_var(pooled, nsamp, nb);
+		vc = sampling_var(pooled, nsamp + nb, nn);
+		if (tb.var1 < vb)
+			tb.var1 = vb;
+		if (tc.var1 < vc)
+			tc.var1 = vc;
+	}
 	r->absolute = diff__absolute_key(r->key);
 	r->delta = r->cur.mean - r->base.mean;
 	r->rel = 100.0 * r->delta / (r->base.mean == 0 ? 1e-100 : r->base.mean);
@@ -445,6 +483,9 @@ static void classify(struct diff *d, struct diff_row *r, const uint32_t *present
 
 		if (pp && fmax(r->base.mean, r->cur.mean) < o->test_floor)
 			big = false;
+		/* nor a change that a few samples' luck explains */
+		if (pp && fabs(tdelta) < 3 * sqrt(vb / (double)nb + vc / (double)nn))
+			big = false;
 		r->verdict = big ? DIFF_CHANGED : DIFF_SAME;
 		return;
 	}
@@ -464,6 +505,42 @@ static void classify(struct diff *d, struct diff_row *r, const uint32_t *present
 			d->nr_tested++;
 		}
 	}
+}
+
+/*
+ * The samples behind a perf-profile row in every run (base then new) into
+ * nsamp, or NULL when the row is not perf-profile or no run knows them.
+ * Rows come event by event in practice: ev, ev_len and known cache the event
+ * nsamp was last filled for.
+ */
+static const double *row_samples(const char *key, const struct diff_run *base, size_t nb,
+				 const struct diff_run *cur, size_t nn, double *nsamp,
+				 const char **ev, size_t *ev_len, bool *known)
+{
+	const char *e = strncmp(key, PP, sizeof(PP) - 1) ? NULL : strchr(key + sizeof(PP) - 1, '.');
+	size_t len, i, j;
+
+	if (!e)
+		return NULL;
+	e++;
+	len = strcspn(e, ".");
+	if (*ev && *ev_len == len && !memcmp(*ev, e, len))
+		return *known ? nsamp : NULL;
+	*ev = e;
+	*ev_len = len;
+	*known = false;
+	for (i = 0; i < nb + nn; i++) {
+		const struct diff_run *run = i < nb ? &base[i] : &cur[i - nb];
+
+		nsamp[i] = 0;
+		for (j = 0; j < run->nr_samples; j++)
+			if (strlen(run->samples[j].event) == len && !memcmp(run->samples[j].event, e, len)) {
+				nsamp[i] = run->samples[j].n;
+				*known |= nsamp[i] > 0;
+				break;
+			}
+	}
+	return *known ? nsamp : NULL;
 }
 
 /* The family a row's FDR is controlled in: "perf-profile.<group>" or the first component. */
@@ -491,8 +568,11 @@ int diff__compute(struct diff *d, const struct diff_run *base, size_t nb,
 {
 	struct builder b;
 	size_t i, j, n = nb + nn;
-	double *p, *q, *scratch, *cut;
+	double *p, *q, *scratch, *cut, *nsamp;
 	struct diff_row **order;
+	const char *ev = NULL;
+	size_t ev_len = 0;
+	bool known = false;
 
 	memset(d, 0, sizeof(*d));
 	if (o)
@@ -517,10 +597,13 @@ int diff__compute(struct diff *d, const struct diff_run *base, size_t nb,
 	mark_addresses(d);
 	scratch = xmalloc((n + 1) * sizeof(*scratch));
 	cut = xmalloc((n + 1) * sizeof(*cut));
+	nsamp = xmalloc((n + 1) * sizeof(*nsamp));
 	for (i = 0; i < d->nr; i++) {
 		d->rows[i].v = d->values + i * n;
-		classify(d, &d->rows[i], &b.present[2 * i], b.base_has_pp, scratch, cut);
+		classify(d, &d->rows[i], &b.present[2 * i], b.base_has_pp, scratch, cut,
+			 row_samples(d->rows[i].key, base, nb, cur, nn, nsamp, &ev, &ev_len, &known));
 	}
+	free(nsamp);
 	free(cut);
 	free(scratch);
 	free(b.present);

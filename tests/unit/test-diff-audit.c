@@ -7,8 +7,12 @@
  *     every run) were tested, and as ~100 new/gone keys per diff they
  *     swamped the tracepoint family's FDR: a real 0 -> 3600 order-9 row
  *     came out "same";
+ *   - a perf-profile row of one sample in every run against none (0.102 %
+ *     x3 vs 0 x3 at -F 1000) was "new" with q=1e-4: Welch with zero
+ *     variance on both sides calls any difference certain.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,18 +47,157 @@ static void rk_release(struct run_keys *r, size_t n)
 	}
 }
 
-static int compute(struct diff *d, struct run_keys *runs, size_t nb, size_t nn,
-		   const struct diff_opts *o)
+/* samples: per run, the cpu-clock samples behind its perf-profile keys (NULL: unknown) */
+static int compute_n(struct diff *d, struct run_keys *runs, size_t nb, size_t nn,
+		     const struct diff_opts *o, const double *samples)
 {
 	struct diff_run dr[16] = { 0 };
+	struct diff_samples ds[16];
 	size_t i;
 
 	for (i = 0; i < nb + nn; i++) {
 		dr[i].items = runs[i].items;
 		dr[i].nr = runs[i].nr;
+		if (samples) {
+			ds[i].event = "cpu-clock";
+			ds[i].n = samples[i];
+			dr[i].samples = &ds[i];
+			dr[i].nr_samples = 1;
+		}
 	}
 	return diff__compute(d, dr, nb, dr + nb, nn, o);
 }
+
+static int compute(struct diff *d, struct run_keys *runs, size_t nb, size_t nn,
+		   const struct diff_opts *o)
+{
+	return compute_n(d, runs, nb, nn, o, NULL);
+}
+
+static uint64_t rng = 88172645463325252ULL;
+
+static double urand(void)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return (double)((rng * 2685821657736338717ULL) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/*
+ * The audit's rows: 3 runs a side of ~980 samples; handle_mm_fault has one
+ * sample in every new run and none in the base, another function 0, 0, 0
+ * against 2, 2, 2.  A real change (5 % -> 8 % of the samples, counts as
+ * sampled) must still be found.
+ */
+static void test_few_samples(void)
+{
+	static const double n[6] = { 980, 975, 982, 979, 981, 977 };
+	static const double split[6] = { 49, 50, 48, 78, 80, 79 };
+	struct run_keys r[6] = { { 0 } };
+	const struct diff_row *x;
+	struct diff d;
+	size_t i;
+
+	for (i = 0; i < 6; i++) {
+		if (i >= 3) {
+			rk_add(&r[i], "perf-profile.self.cpu-clock.handle_mm_fault", 100.0 / n[i]);
+			rk_add(&r[i], "perf-profile.children.cpu-clock.handle_mm_fault", 200.0 / n[i]);
+		}
+		rk_add(&r[i], "perf-profile.children.cpu-clock.__split_huge_pmd", 100 * split[i] / n[i]);
+		rk_add(&r[i], "perf-profile.children.cpu-clock.main", 90);
+	}
+	is_int(compute_n(&d, r, 3, 3, NULL, n), 0, "few samples: computed");
+	x = diff__find(&d, "perf-profile.self.cpu-clock.handle_mm_fault");
+	ok(x && x->verdict == DIFF_SAME && (x->flags & DIFF_TESTED) && x->p > 0.05,
+	   "1 sample a run vs none: not significant (p=%.2g)", x ? x->p : NAN);
+	x = diff__find(&d, "perf-profile.children.cpu-clock.handle_mm_fault");
+	ok(x && x->verdict == DIFF_SAME, "2 samples a run vs none: not significant (p=%.2g)",
+	   x ? x->p : NAN);
+	x = diff__find(&d, "perf-profile.children.cpu-clock.__split_huge_pmd");
+	ok(x && x->verdict == DIFF_UP, "5 %% -> 8 %% of ~980 samples: up (q=%.2g)", x ? x->q : NAN);
+	diff__release(&d);
+	/* without sample counts the test has only the runs to go by (as before) */
+	compute(&d, r, 3, 3, NULL);
+	x = diff__find(&d, "perf-profile.children.cpu-clock.__split_huge_pmd");
+	ok(x && x->verdict == DIFF_UP, "no sample counts: the real change is still up");
+	diff__release(&d);
+	rk_release(r, 6);
+
+	/* one run a side: the threshold must also exceed the sampling noise */
+	rk_add(&r[0], "perf-profile.children.cpu-clock.a", 100 * 10 / 1000.0);
+	rk_add(&r[1], "perf-profile.children.cpu-clock.a", 100 * 16 / 1000.0);
+	rk_add(&r[0], "perf-profile.children.cpu-clock.b", 100 * 100 / 1000.0);
+	rk_add(&r[1], "perf-profile.children.cpu-clock.b", 100 * 250 / 1000.0);
+	compute_n(&d, r, 1, 1, NULL, (const double[]){ 1000, 1000 });
+	x = diff__find(&d, "perf-profile.children.cpu-clock.a");
+	ok(x && x->verdict == DIFF_SAME, "1 run: 10 -> 16 samples (+0.6 points) is sampling noise");
+	x = diff__find(&d, "perf-profile.children.cpu-clock.b");
+	ok(x && x->verdict == DIFF_CHANGED, "1 run: 100 -> 250 samples is changed?");
+	diff__release(&d);
+	rk_release(r, 2);
+}
+
+/*
+ * A/A at a low sample count: 200 diffs of 3 runs a side, each run 1000
+ * samples drawn from one distribution over 60 functions, most of them rare
+ * (0.05 .. 0.5 % of the samples: 0 to a few samples a run).  The share of
+ * diffs flagging any row must stay near alpha; Welch without the sampling
+ * floor flags a large share of them (equal counts like 1, 1, 1 vs 0, 0, 0).
+ */
+static void test_aa_sampled(void)
+{
+	enum { FUNCS = 60, RUNS = 6, SEEDS = 200, N = 1000 };
+	double prob[FUNCS], cum[FUNCS], sum = 0, count[FUNCS], nsamp[RUNS];
+	struct run_keys r[RUNS] = { { 0 } };
+	int seed, f, i, k, flagged = 0, flagged_plain = 0;
+	char key[64];
+
+	for (f = 0; f < FUNCS; f++) {
+		prob[f] = f < 4 ? 20 : 0.05 + 0.45 * (f % 10) / 9.0;
+		sum += prob[f];
+	}
+	for (f = 0; f < FUNCS; f++)
+		cum[f] = (f ? cum[f - 1] : 0) + prob[f] / sum;
+	for (seed = 0; seed < SEEDS; seed++) {
+		struct diff d;
+		size_t j;
+		bool any = false, any_plain = false;
+
+		for (i = 0; i < RUNS; i++) {
+			memset(count, 0, sizeof(count));
+			for (k = 0; k < N; k++) {
+				double u = urand();
+
+				for (f = 0; f < FUNCS - 1 && u > cum[f]; f++)
+					;
+				count[f]++;
+			}
+			nsamp[i] = N;
+			for (f = 0; f < FUNCS; f++)
+				if (count[f]) {
+					snprintf(key, sizeof(key), "perf-profile.self.cpu-clock.f%d", f);
+					rk_add(&r[i], key, 100 * count[f] / N);
+				}
+		}
+		compute_n(&d, r, 3, 3, NULL, nsamp);
+		for (j = 0; j < d.nr; j++)
+			any |= diff_row__changed(&d.rows[j]);
+		diff__release(&d);
+		compute(&d, r, 3, 3, NULL);
+		for (j = 0; j < d.nr; j++)
+			any_plain |= diff_row__changed(&d.rows[j]);
+		diff__release(&d);
+		flagged += any;
+		flagged_plain += any_plain;
+		rk_release(r, RUNS);
+	}
+	ok(flagged <= SEEDS / 10, "A/A at 1000 samples a run: %d of %d diffs flag a row (<= 10 %%)",
+	   flagged, SEEDS);
+	printf("# without sample counts (the test alone): %d of %d\n", flagged_plain, SEEDS);
+}
+
+
 
 /*
  * The audit's case: 3 runs a side of --mm tracepoints; page_fault_user by
@@ -133,5 +276,7 @@ int main(void)
 {
 	test_zero_zero();
 	test_address_buckets();
+	test_few_samples();
+	test_aa_sampled();
 	return done_testing();
 }
