@@ -70,6 +70,15 @@ static int parse_pid_list(struct flamegraph_cmd *c)
 	return 0;
 }
 
+/* Widths are shares of the samples kept: say so when some were lost. */
+static void warn_lost(const struct profile *p, const char *path)
+{
+	char w[512];
+
+	if (report__lost_warning(p, w, sizeof(w)))
+		fprintf(stderr, "mmprof: warning: '%s': %s\n", path, w);
+}
+
 static int single(struct flamegraph_cmd *c, const char *path, struct flame_render_opts *ro)
 {
 	struct flame_opts fo = { .event = 0, .samples = c->samples, .icicle = c->icicle, .run = c->run,
@@ -88,6 +97,7 @@ static int single(struct flamegraph_cmd *c, const char *path, struct flame_rende
 		fprintf(stderr, "mmprof: %s\n", e.msg);
 		return EXIT_ERROR;
 	}
+	warn_lost(p, path);
 	if (c->event) {
 		fo.event = report__find_event(p, c->event);
 		if (fo.event < 0) {
@@ -143,6 +153,8 @@ static int differential(struct flamegraph_cmd *c, const char *bpath, const char 
 		if (datafile__load(i ? npath : bpath, &p[i], &e)) {
 			fprintf(stderr, "mmprof: %s\n", e.msg);
 			goto out;
+		} else {
+			warn_lost(p[i], i ? npath : bpath);
 		}
 	if (c->event) {
 		/* accept the robot's spelling too, as a single graph does */

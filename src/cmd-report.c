@@ -285,6 +285,13 @@ int cmd_report(int argc, char **argv)
 		if (report__unresolved_warning(p, ev, w, sizeof(w)))
 			fprintf(stderr, "mmprof: warning: '%s': %s\n", path, w);
 	}
+	{
+		char w[512];
+
+		/* every view: each share printed is of the samples kept */
+		if (report__lost_warning(p, w, sizeof(w)))
+			fprintf(stderr, "mmprof: warning: '%s': %s\n", path, w);
+	}
 	profile__free(p);
 	return 0;
 fail:

@@ -161,6 +161,13 @@ int report__unresolved(const struct profile *p, int event, FILE *out);
 const char *report__unresolved_warning(const struct profile *p, int event, char *buf, size_t size);
 
 /*
+ * One line when the file's runs lost samples (runs.lost > 0): the count, its
+ * share of all samples (kept + lost, as record prints it) and how many runs
+ * lost some.  buf, or NULL when nothing was lost.
+ */
+const char *report__lost_warning(const struct profile *p, char *buf, size_t size);
+
+/*
  * keytab: keys of every run side by side, for printing means (report) and
  * statistics (diff).  A key missing from a run is 0 in that run.
  */

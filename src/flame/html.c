@@ -161,13 +161,31 @@ static void side_summary(struct outbuf *b, const struct html_side *s, int what)
 		if ((n = profile__run_walls(s->profiles, s->nr, &sum, &lo, &hi)))
 			outbuf__printf(b, "%.3f s mean (%.3f .. %.3f)", sum / (double)n, lo, hi);
 		break;
+	case 4: {
+		/* kept and lost (ring buffer full) over every run of the side */
+		uint64_t kept = 0, lost = 0;
+
+		for (i = 0; i < s->nr; i++)
+			for (j = 0; j < s->profiles[i]->nr_runs; j++) {
+				kept += s->profiles[i]->runs[j].samples;
+				lost += s->profiles[i]->runs[j].lost;
+			}
+		outbuf__printf(b, "%llu kept", (unsigned long long)kept);
+		if (lost)
+			outbuf__printf(b, ", <b class=\"lost\">%llu lost (%.1f%%)</b>",
+				       (unsigned long long)lost,
+				       100.0 * (double)lost / (double)(kept + lost));
+		else
+			outbuf__puts(b, ", none lost");
+		break;
+	}
 	}
 }
 
 /* Union of the meta keys of every file, in first-seen order; a column per side. */
 static void meta_table(struct outbuf *b, const struct html_side *sides, size_t nr_sides)
 {
-	static const char *const rows[] = { "files", "runs", "events", "duration" };
+	static const char *const rows[] = { "files", "runs", "events", "duration", "samples" };
 	const char **keys = NULL;
 	size_t nk = 0, alloc = 0, i, j, k, s;
 
@@ -178,7 +196,7 @@ static void meta_table(struct outbuf *b, const struct html_side *sides, size_t n
 		outbuf__puts(b, "</th>");
 	}
 	outbuf__puts(b, "</tr></thead><tbody>\n");
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		outbuf__printf(b, "<tr><th>%s</th>", rows[i]);
 		for (s = 0; s < nr_sides; s++) {
 			outbuf__puts(b, "<td>");
