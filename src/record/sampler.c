@@ -589,17 +589,106 @@ static int lbr_error(const char *name, int err, struct errmsg *e)
 			   strerror(-err));
 }
 
-static int open_error(const struct sampler *s, const char *name, int err, struct errmsg *e)
+/* CAP_PERFMON (38) or CAP_SYS_ADMIN (21) in the effective set: paranoid does not apply. */
+static bool perfmon_capable(void)
 {
+	char line[128];
+	unsigned long long caps = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return geteuid() == 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "CapEff:", 7))
+			caps = strtoull(line + 7, NULL, 16);
+	fclose(f);
+	return caps & (1ULL << 38 | 1ULL << 21);
+}
+
+/*
+ * name with its kernel and hypervisor modifiers replaced by u (precision
+ * kept): what a user may sample at kernel.perf_event_paranoid 2.  The
+ * default event suggests what this machine can open: cycles with a core
+ * PMU, cpu-clock without.
+ */
+static void user_only(const struct sampler *s, const char *name, char *buf, size_t size)
+{
+	const char *mods = strstr(name, "/:"), *m;
+	size_t blen, n;
+
+	if (s->is_default && !s->chosen)
+		name = access("/sys/bus/event_source/devices/cpu", F_OK) &&
+		       access("/sys/bus/event_source/devices/cpu_core", F_OK) ? "cpu-clock" : "cycles";
+	if (mods)
+		mods++;
+	else if (!strchr(name, '/'))
+		mods = strchr(name, ':');
+	blen = mods ? (size_t)(mods - name) : strlen(name);
+	n = (size_t)snprintf(buf, size, "%.*s:u", (int)blen, name);
+	for (m = mods ? mods + 1 : ""; *m && n + 1 < size; m++)
+		if (*m == 'p')
+			buf[n++] = 'p', buf[n] = '\0';
+}
+
+/*
+ * EACCES/EPERM: what kernel.perf_event_paranoid allows a user without
+ * CAP_PERFMON, as perf's evsel__open_strerror lists it, and what works at
+ * that level: user space only (:u) at 2, a command or -p at 1, -a at 0,
+ * tracepoints (their raw data) only at -1.  3 and above is a distribution
+ * patch (Debian, Android) that allows nothing.
+ */
+static int access_error(const struct sampler *s, const struct evspec *sp,
+			const struct record_target *t, int err, struct errmsg *e)
+{
+	static const char *const allows[] = {
+		"everything",
+		"any event on their own processes and CPU-wide (-a), except tracepoints",
+		"their own processes, user and kernel space, but not CPU-wide (-a)",
+		"only the user space of their own processes",
+		"no perf events at all",
+	};
+	char what[320], user[160];
+	long v = read_sysctl("/proc/sys/kernel/perf_event_paranoid");
+	const char *name = sp->name;
+
+	if (perfmon_capable())
+		return errmsg__set(e, err, "cannot open event '%s': %s, even with CAP_PERFMON: a "
+				   "security module (SELinux, AppArmor, lockdown) refuses it",
+				   name, strerror(-err));
+	if (v == LONG_MIN)
+		return errmsg__set(e, err, "cannot open event '%s': %s; cannot read "
+				   "kernel.perf_event_paranoid: run as root", name, strerror(-err));
+	if (v >= 3)
+		snprintf(what, sizeof(what), "run as root (or `sysctl kernel.perf_event_paranoid=2` "
+			 "allows user-space-only recording of your own processes)");
+	else if (sp->tracepoint && v >= 0)
+		snprintf(what, sizeof(what), "tracepoints need root or "
+			 "`sysctl kernel.perf_event_paranoid=-1`");
+	else if (t->system_wide && v >= 1)
+		snprintf(what, sizeof(what), "-a needs root or `sysctl kernel.perf_event_paranoid=0`; "
+			 "or record a command or -p PID%s", v >= 2 ? " with :u events" : "");
+	else if (!sp->attr.exclude_kernel && v >= 2) {
+		user_only(s, name, user, sizeof(user));
+		snprintf(what, sizeof(what), "add :u (-e %s), or run as root "
+			 "(`sysctl kernel.perf_event_paranoid=1` allows the kernel too)", user);
+	} else
+		snprintf(what, sizeof(what), "the process is not yours (or a security module "
+			 "refuses it): run as root");
+	return errmsg__set(e, err, "cannot open event '%s': %s; kernel.perf_event_paranoid is %ld, "
+			   "which allows users without CAP_PERFMON %s: %s", name, strerror(-err), v,
+			   allows[v < -1 ? 0 : v > 3 ? 4 : v + 1], what);
+}
+
+static int open_error(const struct sampler *s, const struct evspec *sp,
+		      const struct record_target *t, int err, struct errmsg *e)
+{
+	const char *name = sp->name;
 	long v;
 
 	switch (-err) {
 	case EACCES:
 	case EPERM:
-		v = read_sysctl("/proc/sys/kernel/perf_event_paranoid");
-		return errmsg__set(e, err, "cannot open event '%s': %s; kernel.perf_event_paranoid "
-				   "is %ld: run as root or `sysctl kernel.perf_event_paranoid=-1`",
-				   name, strerror(-err), v);
+		return access_error(s, sp, t, err, e);
 	case ENOENT:
 	case EOPNOTSUPP:
 	case ENODEV:
@@ -640,9 +729,10 @@ static bool no_pmu(int err)
 }
 
 /* cycles:ppp down to cycles, then cpu-clock when there is no PMU at all. */
-static int open_default(struct sampler *s, bool eoe, struct errmsg *e)
+static int open_default(struct sampler *s, const struct record_target *t, struct errmsg *e)
 {
 	struct evspec sp = s->evs[0].spec;
+	bool eoe = t->enable_on_exec;
 	int precise, err = 0;
 
 	for (precise = 3; precise >= 0; precise--) {
@@ -656,17 +746,17 @@ static int open_default(struct sampler *s, bool eoe, struct errmsg *e)
 		}
 		if (err == -EACCES || err == -EPERM || err == -EMFILE || err == -ESRCH ||
 		    err == -ENOMEM)
-			return open_error(s, "cycles", err, e);
+			return open_error(s, &sp, t, err, e);
 	}
 	/* a software event has no branch records: no cpu-clock fallback for lbr */
 	if (!no_pmu(err) || s->branch_type)
-		return open_error(s, "cycles", err, e);
+		return open_error(s, &sp, t, err, e);
 	snprintf(s->note, sizeof(s->note), "no hardware PMU (cycles: %s); sampling cpu-clock "
 		 "instead", strerror(-err));
 	evspec__parse("cpu-clock", &sp, NULL);
 	err = try_open(s, 0, &sp, eoe);
 	if (err)
-		return open_error(s, "cpu-clock", err, e);
+		return open_error(s, &sp, t, err, e);
 	s->evs[0].spec = sp;
 	return 0;
 }
@@ -811,9 +901,9 @@ int sampler__open(struct sampler *s, const struct record_target *t, struct errms
 
 	for (i = 0; i < s->nr_evs; i++) {
 		if (s->is_default && !s->chosen)
-			err = open_default(s, t->enable_on_exec, e);
+			err = open_default(s, t, e);
 		else if ((err = try_open(s, i, &s->evs[i].spec, t->enable_on_exec)))
-			open_error(s, s->evs[i].spec.name, err, e);
+			open_error(s, &s->evs[i].spec, t, err, e);
 		if (err)
 			goto out_teardown;
 	}
