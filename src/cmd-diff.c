@@ -305,6 +305,11 @@ static void side__sampling(const struct side *s, char *buf, size_t size)
 		snprintf(buf, size, "-");
 		return;
 	}
+	/* perf script text (mmprof import -) does not say how it was sampled */
+	if (!p->events[0].sample) {
+		snprintf(buf, size, "unknown");
+		return;
+	}
 	snprintf(buf, size, p->events[0].freq ? "%llu Hz" : "period %llu",
 		 (unsigned long long)p->events[0].sample);
 }
@@ -397,6 +402,17 @@ static void header(struct outbuf *b, const struct side *s, const struct diff *d,
 		outbuf__printf(b, "not compared: %zu tracepoint key%s bucketed by address (ASLR moves the "
 				  "buckets every run; --all lists them as [address])\n",
 			       d->nr_address, d->nr_address == 1 ? "" : "s");
+	for (i = 0; i < 2; i++) {
+		size_t j;
+
+		if (!d->nr_one_side[i])
+			continue;
+		outbuf__printf(b, "not compared: measured in %s only (absent there is not measured, not "
+				  "gone; --all lists them as [one-side]):", s[i].name);
+		for (j = 0; j < d->nr_one_side[i]; j++)
+			outbuf__printf(b, "%s %s", j ? "," : "", d->one_side[i][j]);
+		outbuf__printf(b, "\n");
+	}
 	outbuf__printf(b, "\n");
 }
 
@@ -443,8 +459,8 @@ static int run_gates(const struct diff *d, const struct gate *g, size_t ng, bool
 		for (j = 0; j < d->nr; j++) {
 			const struct diff_row *r = &d->rows[j];
 
-			/* an address bucket is not the same thing in two runs: never gated */
-			if ((r->flags & DIFF_ADDRESS) || !gate__matches(&g[i], r->key))
+			/* an address bucket, or a key one side never measured: never gated */
+			if ((r->flags & (DIFF_ADDRESS | DIFF_ONE_SIDE)) || !gate__matches(&g[i], r->key))
 				continue;
 			matched++;
 			if (!any && !diff_row__changed(r))

@@ -37,7 +37,9 @@
  * samples is never significant.  In 1-run mode a perf-profile change must
  * also exceed 3 such standard errors to be marked "changed?".
  * Rows that cannot be compared between runs get no verdict and never count
- * in a family's FDR: address buckets of tracepoint histograms (DIFF_ADDRESS).
+ * in a family's FDR: address buckets of tracepoint histograms (DIFF_ADDRESS),
+ * and every key of a family that one side did not measure at all
+ * (DIFF_ONE_SIDE: a file without perf-stat is not a perf-stat drop to 0).
  * The robot's own filter (stats__robot_changed plus its run-count and
  * presence rules) is computed for every row as well.
  *
@@ -114,6 +116,7 @@ enum diff_verdict {
 #define DIFF_AS_KEY	16u	/* << side: a frame on that side was spelled as the key */
 /* (DIFF_AS_KEY << 1 is the new side's bit) */
 #define DIFF_ADDRESS	64u	/* an address bucket (diff__address_key): not compared */
+#define DIFF_ONE_SIDE	128u	/* its family was measured on one side only: not compared */
 
 struct diff_row {
 	char *key;		/* owned, normalised */
@@ -142,6 +145,14 @@ struct diff {
 	double *values;		/* nr * (nb + nn) */
 	size_t nr_tested;
 	size_t nr_address;	/* rows flagged DIFF_ADDRESS */
+	/*
+	 * Families (first key component: "perf-stat", "meminfo", "<workload>")
+	 * with keys on one side only ([0]: base only, [1]: new only), e.g. a
+	 * perf.data import has no perf-stat or workload keys.  Their rows are
+	 * flagged DIFF_ONE_SIDE: absent is "not measured", not "gone".
+	 */
+	char **one_side[2];
+	size_t nr_one_side[2], alloc_one_side[2];
 	bool novar;		/* a side has < 2 runs: thresholds, no test */
 	struct diff_opts o;	/* with defaults filled in */
 	struct diff_spelling *spellings;	/* only for rows spelled otherwise */

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,6 +82,56 @@ static void mark_addresses(struct diff *d)
 	for (j = 0; j < nr; j++)
 		free(hist[j]);
 	free(hist);
+}
+
+/*
+ * Families with keys on one side only: every row of such a family is
+ * flagged DIFF_ONE_SIDE and the family listed in d->one_side[side].
+ * present: per row, the runs of base and of new that had the key.
+ */
+static void mark_one_sided(struct diff *d, const uint32_t *present)
+{
+	struct fam {
+		const char *name;	/* a row's key; the family is its first len bytes */
+		size_t len;
+		bool side[2];
+	} *fam = NULL;
+	size_t nr = 0, alloc = 0, i, j, last = SIZE_MAX;
+	size_t *of = xmalloc((d->nr + 1) * sizeof(*of));
+
+	for (i = 0; i < d->nr; i++) {
+		const char *key = d->rows[i].key;
+		size_t len = strcspn(key, ".");
+
+		/* rows of a family mostly come together: try the last one first */
+		if (last != SIZE_MAX && fam[last].len == len && !strncmp(fam[last].name, key, len)) {
+			j = last;
+		} else {
+			for (j = 0; j < nr && (fam[j].len != len || strncmp(fam[j].name, key, len)); j++)
+				;
+			if (j == nr) {
+				XGROW(fam, alloc, nr);
+				fam[nr++] = (struct fam){ key, len, { false, false } };
+			}
+		}
+		fam[j].side[0] |= present[2 * i] > 0;
+		fam[j].side[1] |= present[2 * i + 1] > 0;
+		of[i] = last = j;
+	}
+	for (j = 0; j < nr; j++) {
+		int sd;
+
+		if (fam[j].side[0] == fam[j].side[1])
+			continue;
+		sd = fam[j].side[0] ? 0 : 1;
+		XGROW(d->one_side[sd], d->alloc_one_side[sd], d->nr_one_side[sd]);
+		d->one_side[sd][d->nr_one_side[sd]++] = xstrndup(fam[j].name, fam[j].len);
+	}
+	for (i = 0; i < d->nr; i++)
+		if (fam[of[i]].side[0] != fam[of[i]].side[1])
+			d->rows[i].flags |= DIFF_ONE_SIDE;
+	free(of);
+	free(fam);
 }
 
 /* Length of ".cold", ".cold.N", ".llvm.N", ".lto_priv.N" at s, else 0. */
@@ -468,7 +519,7 @@ static void classify(struct diff *d, struct diff_row *r, const uint32_t *present
 		r->flags |= DIFF_NEW;
 	if (!present[1])
 		r->flags |= DIFF_GONE;
-	if (r->flags & DIFF_ADDRESS)
+	if (r->flags & (DIFF_ADDRESS | DIFF_ONE_SIDE))
 		return;		/* not comparable: no verdict, not in any family's FDR */
 
 	/* the robot: >= 3 runs on a side, in the base, ranges separate, not tiny */
@@ -595,6 +646,7 @@ int diff__compute(struct diff *d, const struct diff_run *base, size_t nb,
 	free(b.spaces);
 
 	mark_addresses(d);
+	mark_one_sided(d, b.present);
 	scratch = xmalloc((n + 1) * sizeof(*scratch));
 	cut = xmalloc((n + 1) * sizeof(*cut));
 	nsamp = xmalloc((n + 1) * sizeof(*nsamp));
@@ -664,6 +716,11 @@ void diff__release(struct diff *d)
 			free(d->spellings[i].name[sd]);
 		}
 	free(d->spellings);
+	for (sd = 0; sd < 2; sd++) {
+		for (j = 0; j < d->nr_one_side[sd]; j++)
+			free(d->one_side[sd][j]);
+		free(d->one_side[sd]);
+	}
 	free(d->rows);
 	free(d->values);
 	memset(d, 0, sizeof(*d));
@@ -716,6 +773,8 @@ const char *diff_row__verdict_name(const struct diff_row *r)
 	default:
 		if (r->flags & DIFF_ADDRESS)
 			return "address";
+		if (r->flags & DIFF_ONE_SIDE)
+			return "one-side";
 		return (r->flags & DIFF_TESTED) ? "same" : "-";
 	}
 }

@@ -139,7 +139,24 @@ static void format_json(struct outbuf *b, const struct diff *d, const struct dif
 	outbuf__printf(b, "{\"runs\": {\"base\": %zu, \"new\": %zu}, \"mode\": \"%s\", \"alpha\": ",
 		       d->nb, d->nn, d->novar ? "thresholds" : "welch-bh");
 	json_num(b, d->o.alpha);
-	outbuf__printf(b, ", \"keys\": %zu, \"tested\": %zu, \"rows\": [", d->nr, d->nr_tested);
+	outbuf__printf(b, ", \"keys\": %zu, \"tested\": %zu, ", d->nr, d->nr_tested);
+	if (d->nr_one_side[0] || d->nr_one_side[1]) {
+		/* families that only one side measured: their rows have verdict "one-side" */
+		outbuf__printf(b, "\"one_side_families\": {");
+		for (i = 0; i < 2; i++) {
+			size_t j;
+
+			outbuf__printf(b, "%s\"%s\": [", i ? ", " : "", i ? "new" : "base");
+			for (j = 0; j < d->nr_one_side[i]; j++) {
+				if (j)
+					outbuf__printf(b, ", ");
+				outbuf__json_str(b, d->one_side[i][j]);
+			}
+			outbuf__printf(b, "]");
+		}
+		outbuf__printf(b, "}, ");
+	}
+	outbuf__printf(b, "\"rows\": [");
 	for (i = 0; i < n; i++) {
 		const struct diff_row *r = rows[i];
 
@@ -344,6 +361,16 @@ static void format_markdown(struct outbuf *b, const struct diff *d,
 		outbuf__printf(b, "\n%zu tracepoint key%s bucketed by address not compared "
 				  "(ASLR moves the buckets every run)\n",
 			       d->nr_address, d->nr_address == 1 ? "" : "s");
+	for (i = 0; i < 2; i++) {
+		size_t j;
+
+		if (!d->nr_one_side[i])
+			continue;
+		outbuf__printf(b, "\nnot compared, measured in %s only:", i ? "new" : "base");
+		for (j = 0; j < d->nr_one_side[i]; j++)
+			outbuf__printf(b, "%s `%s`", j ? "," : "", d->one_side[i][j]);
+		outbuf__printf(b, "\n");
+	}
 	renamed_section(b, d, rows, n, true);
 }
 

@@ -9,7 +9,10 @@
  *     came out "same";
  *   - a perf-profile row of one sample in every run against none (0.102 %
  *     x3 vs 0 x3 at -F 1000) was "new" with q=1e-4: Welch with zero
- *     variance on both sides calls any difference certain.
+ *     variance on both sides calls any difference certain;
+ *   - against a file that never measured a family (a perf.data import has
+ *     no perf-stat, meminfo, proc-vmstat or time keys) every key of it
+ *     read as gone, -100 %.
  */
 #include <math.h>
 #include <stdint.h>
@@ -257,6 +260,54 @@ static void test_address_buckets(void)
 	rk_release(r, 6);
 }
 
+/* A family one side did not measure at all is not compared, nor gated. */
+static void test_one_side(void)
+{
+	struct run_keys r[6] = { { 0 } };
+	const struct diff_row *x, **rows;
+	struct outbuf b = { 0 };
+	struct diff d;
+	size_t i, n;
+
+	for (i = 0; i < 6; i++) {
+		rk_add(&r[i], "perf-profile.children.cpu-clock.main", 90 + (double)(i % 3));
+		if (i < 3) {
+			rk_add(&r[i], "perf-profile.children.cpu-clock.old_fn", 5 + 0.1 * (double)i);
+			rk_add(&r[i], "perf-stat.ps.page-faults", 1e6 + 1e3 * (double)i);
+			rk_add(&r[i], "thp-zap.time.elapsed_time", 1.0);
+			rk_add(&r[i], "meminfo.AnonHugePages", 2048);
+		} else {
+			rk_add(&r[i], "tracepoint.kmem:mm_page_alloc.count", 100);
+		}
+	}
+	compute(&d, r, 3, 3, NULL);
+	x = diff__find(&d, "perf-stat.ps.page-faults");
+	ok(x && (x->flags & DIFF_ONE_SIDE) && !diff_row__changed(x) && !(x->flags & DIFF_TESTED) &&
+	   !strcmp(diff_row__verdict_name(x), "one-side"), "perf-stat only in base: one-side, not gone");
+	x = diff__find(&d, "perf-profile.children.cpu-clock.old_fn");
+	ok(x && !(x->flags & DIFF_ONE_SIDE) && x->verdict == DIFF_DOWN &&
+	   !strcmp(diff_row__verdict_name(x), "gone"), "a key gone from a family both measured: gone");
+	is_int((int)d.nr_one_side[0], 3, "three families measured in base only");
+	ok(d.nr_one_side[0] == 3 && !strcmp(d.one_side[0][0], "perf-stat") &&
+	   !strcmp(d.one_side[0][1], "thp-zap") && !strcmp(d.one_side[0][2], "meminfo"),
+	   "named by their first key component");
+	ok(d.nr_one_side[1] == 1 && !strcmp(d.one_side[1][0], "tracepoint"), "and one in new only");
+	rows = diff__select(&d, DIFF_SELECT_DEFAULT, &n);
+	for (i = 0; i < n; i++)
+		ok(!(rows[i]->flags & DIFF_ONE_SIDE), "default rows: %s is not one-side", rows[i]->key);
+	free(rows);
+	rows = diff__select(&d, DIFF_SELECT_ROBOT, &n);
+	for (i = 0; i < n; i++)
+		ok(!(rows[i]->flags & DIFF_ONE_SIDE), "robot rows: %s is not one-side", rows[i]->key);
+	free(rows);
+	diff__format(&b, &d, NULL, 0, DIFF_FORMAT_JSON, false);
+	ok(b.s && strstr(b.s, "\"one_side_families\": {\"base\": [\"perf-stat\", \"thp-zap\", "
+				 "\"meminfo\"], \"new\": [\"tracepoint\"]}"), "json: the families per side");
+	outbuf__release(&b);
+	diff__release(&d);
+	rk_release(r, 6);
+}
+
 /* 0 -> 0 is no change, in the robot's table as anywhere else. */
 static void test_zero_zero(void)
 {
@@ -278,5 +329,6 @@ int main(void)
 	test_address_buckets();
 	test_few_samples();
 	test_aa_sampled();
+	test_one_side();
 	return done_testing();
 }
