@@ -82,7 +82,10 @@ int trace__read_str(const struct trace_field *f, const void *raw, uint32_t size,
  * exceptions:page_fault_user/kernel by address in 2 MiB regions (value:
  * the region's start, hex), mmap_lock acquire latency (start_locking to
  * acquire_returned of the same task) in power-of-2 microsecond buckets
- * ("latency_us.<=N").  Extra fields: "sys:name/field" specs (exact values).
+ * ("latency_us.<=N"), every bucket kept (at most 64), stored under
+ * acquire_returned: only acquisitions with a start_locking before them are
+ * timed (trylocks have none), so the buckets sum to fewer than its hits.
+ * Extra fields: "sys:name/field" specs (exact values).
  */
 struct tpstats;
 

@@ -312,9 +312,11 @@ static void store_hist(struct profile *p, uint32_t run, const char *event, struc
 	char key[320];
 	size_t i, j, best;
 	uint64_t other = h->other;
+	/* a latency histogram has at most 64 buckets: keep its shape whole */
+	size_t top = h->bucket == B_LOG2_US ? SIZE_MAX : TOP_VALUES;
 
-	/* the TOP_VALUES most frequent, then the rest summed */
-	for (j = 0; j < TOP_VALUES; j++) {
+	/* the top most frequent, then the rest summed */
+	for (j = 0; j < top; j++) {
 		best = SIZE_MAX;
 		for (i = 0; h->vals && i <= h->mask; i++)
 			if (h->vals[i] != UINT64_MAX && h->counts[i] &&
