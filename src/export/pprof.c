@@ -11,6 +11,14 @@
  *            3 address 4 line;  Line 1 function_id;  Function 1 id 2 name
  *            3 system_name
  *
+ * Mapping order: pprof takes mapping[0] as the main binary (`go tool pprof`
+ * prints "File: <its name>", and symbolizers start there), so the
+ * recorded command's executable goes first (matched by path, then by
+ * basename, against the command after " -- " in meta cmdline); without
+ * one (-a, -p, or a command that was never sampled) the DSO with the most
+ * samples at the sampled address (for -a usually the kernel).  Otherwise
+ * mappings keep the order in which samples first reach them.
+ *
  * Sample values sum over runs (or take one run): pprof has no notion of
  * repeated runs, and a sum keeps every total a reader computes equal to
  * the .data file's.  Unresolved frames become Locations without a Line,
@@ -143,6 +151,90 @@ struct dso_range {
 	bool all_named;
 };
 
+/* The workload's executable, as written after " -- " in meta cmdline, into buf. */
+static bool command_exe(const struct profile *p, char *buf, size_t size)
+{
+	const char *cmd = profile__meta(p, "cmdline"), *s;
+	size_t n = 0;
+
+	s = cmd ? strstr(cmd, " -- ") : NULL;
+	if (!s || size < 2)
+		return false;
+	/* one word, unquoting sysinfo__quote_argv's '...' and '\'' */
+	for (s += 4; *s && *s != ' ' && n + 1 < size; s++) {
+		if (*s == '\'') {
+			for (s++; *s && *s != '\''; s++)
+				if (n + 1 < size)
+					buf[n++] = *s;
+			if (!*s)
+				break;
+			continue;
+		}
+		if (*s == '\\' && s[1])
+			s++;
+		buf[n++] = *s;
+	}
+	buf[n] = '\0';
+	return n > 0;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/*
+ * Index in dsos of the main binary: the command's executable by path, then
+ * by basename; else the DSO sampled most often (leaf frames, every event).
+ */
+static size_t main_dso(const struct profile *p, const struct keyset *dsos,
+		       const struct keyset *samples, const uint64_t *vals, size_t nv)
+{
+	char exe[4096];
+	size_t i, j, best = 0, by_base = SIZE_MAX;
+	uint64_t *hits;
+
+	if (command_exe(p, exe, sizeof(exe))) {
+		for (i = 0; i < dsos->nr; i++) {
+			const char *d = profile__str(p, (uint32_t)dsos->keys[i]);
+
+			if (!d)
+				continue;
+			if (!strcmp(d, exe))
+				return i;
+			if (by_base == SIZE_MAX && !strcmp(base_name(d), base_name(exe)))
+				by_base = i;
+		}
+		if (by_base != SIZE_MAX)
+			return by_base;
+	}
+	hits = xcalloc(dsos->nr + 1, sizeof(*hits));
+	for (i = 0; i < samples->nr; i++) {
+		const struct frame *fr = &p->frames[p->nodes[samples->keys[i] >> 32].frame];
+		uint32_t d;
+
+		if (!fr->dso)
+			continue;
+		d = hashidx__find(&dsos->idx, hash__u64(fr->dso), keyset_eq, dsos,
+				  &(uint64_t){ fr->dso });
+		for (j = 0; d != HASHIDX_NONE && j < nv; j += 2)
+			hits[d] += vals[i * nv + j];
+	}
+	for (i = 1; i < dsos->nr; i++)
+		if (hits[i] > hits[best])
+			best = i;
+	free(hits);
+	return best;
+}
+
+/* Mapping id (from 1) of dsos index d when index main_d is moved first. */
+static uint64_t mapping_id(size_t d, size_t main_d)
+{
+	return d == main_d ? 1 : d < main_d ? d + 2 : d + 1;
+}
+
 static int write_gzip(const struct pbuf *pb, FILE *out, struct errmsg *e)
 {
 	unsigned char chunk[1 << 16];
@@ -197,7 +289,7 @@ int export__pprof(const struct profile *p, const struct pprof_opts *o, FILE *out
 	uint64_t *vals = NULL, *locs = NULL;
 	uint32_t *loc_of_frame = NULL, *func_of_frame = NULL;
 	struct dso_range *ranges = NULL;
-	size_t nv = 2 * p->nr_events, i, j, nr_locs = 0;
+	size_t nv = 2 * p->nr_events, i, j, nr_locs = 0, main_d = 0;
 	uint64_t total_wall = 0;
 	int64_t comm_key, pid_key;
 	int err = 0;
@@ -302,8 +394,12 @@ int export__pprof(const struct profile *p, const struct pprof_opts *o, FILE *out
 		pp.msg.len = 0;
 	}
 
-	for (i = 0; i < dsos.nr; i++) {
-		pbuf__uint(&pp.msg, 1, i + 1);
+	/* the main binary first, as mapping 1; the others after it in order */
+	if (dsos.nr)
+		main_d = main_dso(p, &dsos, &samples, vals, nv);
+	for (j = 0; j < dsos.nr; j++) {
+		i = j == 0 ? main_d : (j <= main_d ? j - 1 : j);
+		pbuf__uint(&pp.msg, 1, mapping_id(i, main_d));
 		pbuf__uint(&pp.msg, 2, ranges[i].lo);
 		pbuf__uint(&pp.msg, 3, ranges[i].hi + 1);
 		pbuf__uint(&pp.msg, 5, (uint64_t)pp_id(&pp, (uint32_t)dsos.keys[i]));
@@ -326,7 +422,7 @@ int export__pprof(const struct profile *p, const struct pprof_opts *o, FILE *out
 
 			pbuf__uint(&pp.msg, 1, i);
 			if (fr->dso)
-				pbuf__uint(&pp.msg, 2, keyset__id(&dsos, fr->dso, &added) + 1);
+				pbuf__uint(&pp.msg, 2, mapping_id(keyset__id(&dsos, fr->dso, &added), main_d));
 			pbuf__uint(&pp.msg, 3, fr->addr);
 			if (func_of_frame[by_loc[i]]) {
 				pbuf__uint(&pp.sub, 1, func_of_frame[by_loc[i]]);

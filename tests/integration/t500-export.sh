@@ -4,13 +4,14 @@
 # (python3) and its stacks and counts rebuild exactly the folded lines and
 # totals; pprof is read by the real `go tool pprof` (golang-go is installed
 # with apt when missing), whose per-trace values rebuild exactly the same
-# folded lines, and whose totals equal the profile's samples and period.
+# folded lines, and whose totals equal the profile's samples and period;
+# its main binary (mapping 1, "File:") is the recorded command's.
 # Errors exit 2 with one line; every --help option is in the man page.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t500
 
-plan 15
+plan 16
 
 "$MMPROF" record -r 2 -o "$tmp/pf.data" -- "$wl/page-fault" --seconds 1 >/dev/null 2>"$tmp/err"
 ok $? "record -r 2 the page-fault workload"
@@ -74,6 +75,14 @@ go tool pprof -traces -symbolize=none -sample_index=samples "$tmp/pf.pb.gz" \
 	>"$tmp/traces" 2>"$tmp/pprof.err"
 ok $? "go tool pprof reads the export"
 [ -s "$tmp/traces" ] || diag "$tmp/pprof.err"
+
+# pprof takes mapping[0] as the main binary ("File:" of every view): the
+# recorded command's executable, not the first DSO a stack met (ld-linux)
+go tool pprof -top -symbolize=none "$tmp/pf.pb.gz" 2>"$tmp/pprof.err" | head -1 >"$tmp/file"
+go tool pprof -raw -symbolize=none "$tmp/pf.pb.gz" 2>>"$tmp/pprof.err" |
+	sed -n '/^Mappings/{n;p;q}' >"$tmp/map1"
+test "$(cat "$tmp/file")" = "File: page-fault" && grep -q "^1: .* $wl/page-fault " "$tmp/map1"
+ok $? "mapping 1 is the workload's executable: $(cat "$tmp/file"); $(cat "$tmp/map1")"
 
 # -traces: per sample a "----+----" line, label lines ("      comm:  x"),
 # then frames leaf first, the value in the first 10 columns of the first.

@@ -3,7 +3,9 @@
  * of the protobuf encoding guide), and the pprof writer's uncompressed
  * output on a small synthetic profile decoded field by field here: the
  * string table starts with "", each sample carries 2 values per event and
- * its leaf-first location ids, unresolved frames have no Line.
+ * its leaf-first location ids, unresolved frames have no Line; mapping[0]
+ * (pprof's main binary) is the recorded command's executable, else the
+ * most sampled DSO, and locations keep pointing at their own DSO.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -169,9 +171,165 @@ static void test_pprof(void)
 	profile__free(p);
 }
 
+/*
+ * Main binary: the decoded mappings in order, and for every location the
+ * filename of its mapping next to its function's name, so that a
+ * reordering that forgot the locations' mapping_id shows.
+ */
+struct decoded {
+	const char *str[64];
+	size_t nr_str;
+	uint64_t map_id[8], map_file[8];
+	size_t nr_maps;
+	uint64_t loc_map[16], loc_func[16];
+	size_t nr_locs;
+	uint64_t func_id[16], func_name[16];
+	size_t nr_funcs;
+	char buf[64][64];
+};
+
+static void decode(const char *b, size_t len, struct decoded *d)
+{
+	size_t i = 0;
+	struct field f;
+
+	memset(d, 0, sizeof(*d));
+	while (next((const uint8_t *)b, len, &i, &f)) {
+		size_t j = 0;
+		struct field g;
+
+		if (f.num == 6 && d->nr_str < 64) {
+			snprintf(d->buf[d->nr_str], sizeof(d->buf[0]), "%.*s", (int)f.v, (const char *)f.data);
+			d->str[d->nr_str] = d->buf[d->nr_str];
+			d->nr_str++;
+		} else if (f.num == 3 && d->nr_maps < 8) {
+			while (next(f.data, f.v, &j, &g))
+				if (g.num == 1)
+					d->map_id[d->nr_maps] = g.v;
+				else if (g.num == 5)
+					d->map_file[d->nr_maps] = g.v;
+			d->nr_maps++;
+		} else if (f.num == 4 && d->nr_locs < 16) {
+			while (next(f.data, f.v, &j, &g))
+				if (g.num == 2) {
+					d->loc_map[d->nr_locs] = g.v;
+				} else if (g.num == 4) {
+					size_t k = 0;
+					struct field h;
+
+					while (next(g.data, g.v, &k, &h))
+						if (h.num == 1)
+							d->loc_func[d->nr_locs] = h.v;
+				}
+			d->nr_locs++;
+		} else if (f.num == 5 && d->nr_funcs < 16) {
+			while (next(f.data, f.v, &j, &g))
+				if (g.num == 1)
+					d->func_id[d->nr_funcs] = g.v;
+				else if (g.num == 2)
+					d->func_name[d->nr_funcs] = g.v;
+			d->nr_funcs++;
+		}
+	}
+}
+
+static const char *str_of(const struct decoded *d, uint64_t i)
+{
+	return i < d->nr_str ? d->str[i] : "?";
+}
+
+static const char *map_file(const struct decoded *d, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_maps; i++)
+		if (d->map_id[i] == id)
+			return str_of(d, d->map_file[i]);
+	return "?";
+}
+
+/* every location's mapping is the DSO its function was given */
+static bool locations_consistent(const struct decoded *d)
+{
+	static const char *const owner[][2] = {
+		{ "_dl_start", "/lib/ld.so" }, { "memset", "/lib/libc.so" }, { "main", "/bin/w" },
+	};
+	size_t i, j, k;
+
+	for (i = 0; i < d->nr_locs; i++)
+		for (j = 0; j < d->nr_funcs; j++) {
+			if (d->func_id[j] != d->loc_func[i])
+				continue;
+			for (k = 0; k < 3; k++)
+				if (!strcmp(str_of(d, d->func_name[j]), owner[k][0]) &&
+				    strcmp(map_file(d, d->loc_map[i]), owner[k][1]))
+					return false;
+		}
+	return d->nr_locs == 3;
+}
+
+static const char *first_mapping(const char *cmdline, struct decoded *d)
+{
+	struct profile *p = profile__new();
+	struct event_desc ev = { .freq = 1, .sample = 4000, .type = 1 };
+	struct run r = { .wall_ns = 1000 };
+	struct frame fl = { .addr = 0x7000 }, fc = { .addr = 0x8000 }, fm = { .addr = 0x1000 };
+	uint32_t s1[2], s2[2];
+	struct pprof_opts o = { .run = -1, .no_gzip = true };
+	struct errmsg e = { "" };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	ev.name = profile__intern(p, "cpu-clock");
+	profile__add_event(p, &ev);
+	profile__add_run(p, &r);
+	if (cmdline)
+		profile__set_meta(p, "cmdline", cmdline);
+	fl.sym = profile__intern(p, "_dl_start");
+	fl.dso = profile__intern(p, "/lib/ld.so");
+	fc.sym = profile__intern(p, "memset");
+	fc.dso = profile__intern(p, "/lib/libc.so");
+	fm.sym = profile__intern(p, "main");
+	fm.dso = profile__intern(p, "/bin/w");
+	/* leaf first: the loader's stack is met first, libc is sampled most */
+	s1[1] = profile__frame(p, &fm);
+	s1[0] = profile__frame(p, &fl);
+	s2[1] = s1[1];
+	s2[0] = profile__frame(p, &fc);
+	profile__add_count(p, 0, 0, profile__intern(p, "w"), 1, profile__stack(p, s1, 2), 1, 250000);
+	profile__add_count(p, 0, 0, profile__intern(p, "w"), 1, profile__stack(p, s2, 2), 5, 1250000);
+	out = open_memstream(&buf, &len);
+	if (export__pprof(p, &o, out, &e))
+		len = 0;
+	fclose(out);
+	decode(buf, len, d);
+	free(buf);
+	profile__free(p);
+	return d->nr_maps ? str_of(d, d->map_file[0]) : "none";
+}
+
+static void test_pprof_main_mapping(void)
+{
+	struct decoded d;
+
+	is_str(first_mapping("mmprof record -o x.data -- /bin/w --fast", &d), "/bin/w",
+	       "mapping[0] is the recorded command's executable (by path)");
+	is_int(d.map_id[0], 1, "and its id is 1");
+	ok(locations_consistent(&d), "every location still points at its own DSO's mapping");
+	is_str(first_mapping("mmprof record -- 'w' 3", &d), "/bin/w",
+	       "by basename, the command quoted");
+	is_str(first_mapping("mmprof record -a --duration 1", &d), "/lib/libc.so",
+	       "no command (-a): the DSO with the most samples at the sampled address");
+	ok(locations_consistent(&d), "and the locations follow the reordering");
+	is_int(d.nr_maps == 3 && d.map_id[1] == 2 && d.map_id[2] == 3, 1, "mapping ids stay 1, 2, 3 in order");
+	is_str(first_mapping(NULL, &d), "/lib/libc.so", "no cmdline at all: the same");
+}
+
 int main(void)
 {
 	test_pbuf();
 	test_pprof();
+	test_pprof_main_mapping();
 	return done_testing();
 }
