@@ -349,7 +349,43 @@ static void header_line(struct outbuf *b, const char *what, const char *l, const
 	outbuf__printf(b, "%-10s %-34s %s\n", what, l, r);
 }
 
-static void header(struct outbuf *b, const struct side *s, const struct diff *d, bool forced)
+/*
+ * A side's label for the robot's column heads: its first file's name
+ * without directory and ".data", "+N" when N more files are pooled.
+ */
+static void side__label(const struct side *s, char *buf, size_t size)
+{
+	const char *base = strrchr(s->paths[0], '/');
+	size_t len;
+
+	base = base ? base + 1 : s->paths[0];
+	len = strlen(base);
+	if (len > 5 && !strcmp(base + len - 5, ".data"))
+		len -= 5;
+	if (s->nr > 1)
+		snprintf(buf, size, "%.*s+%zu", (int)len, base, s->nr - 1);
+	else
+		snprintf(buf, size, "%.*s", (int)len, base);
+}
+
+/*
+ * lkp-tests lib/compare.rb show_group_header's last two lines: each
+ * side's label right-aligned over its columns (16 = value + stddev, 27 =
+ * change + value + stddev), cut to that width, and the ruler, trailing
+ * blanks included.
+ */
+static void robot_column_heads(struct outbuf *b, const struct side *s)
+{
+	char l[256], r[256];
+
+	side__label(&s[0], l, sizeof(l));
+	side__label(&s[1], r, sizeof(r));
+	outbuf__printf(b, "%16.16s %27.27s \n", l, r);
+	outbuf__printf(b, "---------------- --------------------------- \n");
+}
+
+static void header(struct outbuf *b, const struct side *s, const struct diff *d, bool forced,
+		   bool robot)
 {
 	char l[256], r[256];
 	size_t i;
@@ -387,7 +423,11 @@ static void header(struct outbuf *b, const struct side *s, const struct diff *d,
 	if (forced)
 		outbuf__printf(b, "WARNING: the sides used different sampling events (--force): "
 				  "perf-profile rows compare unlike things\n");
-	if (d->novar)
+	if (robot)
+		outbuf__printf(b, "rows: the kernel test robot's filter (at least 3 runs on a side%s, key in "
+				  "the base, ranges that separate); no significance test, no verdicts\n",
+			       d->nb < 3 && d->nn < 3 ? ", which neither side has: no row can pass" : "");
+	else if (d->novar)
 		outbuf__printf(b, "one run on a side: NO VARIANCE, nothing can be called significant; rows "
 				  "past labelled thresholds (%.2g points for perf-profile/%% keys, %.2g%% "
 				  "relative otherwise; perf-profile rows also past 3 standard errors of sampling "
@@ -414,6 +454,7 @@ static void header(struct outbuf *b, const struct side *s, const struct diff *d,
 		outbuf__printf(b, "\n");
 	}
 	outbuf__printf(b, "\n");
+	robot_column_heads(b, s);
 }
 
 static int load_gate_file(const char *path, struct strlist *out)
@@ -670,7 +711,7 @@ int cmd_diff(int argc, char **argv)
 				     "\"new\": {\"files\": %zu, \"runs\": %zu, \"events\": \"%s\"}, \"diff\": ",
 			       s[0].nr, s[0].nr_runs, eb, s[1].nr, s[1].nr_runs, en);
 	else if (fmt == DIFF_FORMAT_LKP)
-		header(&out, s, &d, forced);
+		header(&out, s, &d, forced, c.robot && !c.all);
 	diff__format(&out, &d, rows, n, fmt, c.all);
 	if (fmt == DIFF_FORMAT_LKP && !n)
 		outbuf__printf(&out, "(no %s rows)\n", c.robot ? "robot-visible" : "significant");

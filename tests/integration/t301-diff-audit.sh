@@ -1,0 +1,102 @@
+#!/bin/sh
+# t301-diff-audit: what an audit of `mmprof diff` found (issue 4), end to
+# end on real recordings (page-fault --mm, 2 runs each) and a perf script
+# import made from synthetic text:
+#   - address-bucketed tracepoint keys are counted in the header, never a
+#     default row, labelled [address] by --all;
+#   - 0 -> 0 rows print no change, not -100.0 %;
+#   - against an import (no perf-stat, meminfo, proc-vmstat, time keys) the
+#     header names the families measured on one side only and none of
+#     their keys is a row; the import's sampling is "unknown", not period 0;
+#   - the robot's column heads (labels and ruler) precede the table; --robot
+#     says it uses the robot's filter, not Welch's test.
+
+. "$(dirname "$0")/lib.sh"
+tap_setup t301
+
+rec() {	# rec OUT [record options]
+	out=$1
+	shift
+	"$MMPROF" record -q -r 2 -F 1000 -o "$tmp/$out" "$@" -- "$wl/page-fault" --seconds 0.3 \
+		>/dev/null 2>"$tmp/rec.err"
+}
+rec mm-a.data --mm; ok $? "record page-fault --mm -r 2"
+[ -s "$tmp/rec.err" ] && diag "$tmp/rec.err"
+rec mm-b.data --mm; ok $? "record it again"
+rec pf.data; ok $? "record it without --mm (cpu-clock only, as the import)"
+
+# ---- address buckets ----
+"$MMPROF" diff "$tmp/mm-a.data" "$tmp/mm-b.data" >"$tmp/out" 2>"$tmp/err"
+ok $? "diff mm-a mm-b"
+grep -q "^not compared: [0-9]* tracepoint keys bucketed by address" "$tmp/out"
+ok $? "header: the address buckets are counted as not compared"
+! grep -q "\.address\.0x" "$tmp/out"
+ok $? "no address bucket among the default rows"
+"$MMPROF" diff --all "$tmp/mm-a.data" "$tmp/mm-b.data" >"$tmp/all"
+naddr=$(grep -c "\.address\.0x[0-9a-f]*  \[address\]$" "$tmp/all")
+test "$naddr" -gt 0 && ! grep "\.address\.0x" "$tmp/all" | grep -qv "\[address\]$"
+ok $? "--all: every address bucket labelled [address] ($naddr)"
+"$MMPROF" diff --all --format csv "$tmp/mm-a.data" "$tmp/mm-b.data" >"$tmp/csv"
+awk -F, '$1 ~ /^tracepoint\..*\.address\.0x/ && $12 != "address"' "$tmp/csv" | grep -q .
+ok "$(test $? -ne 0; echo $?)" "csv: their verdict is address, and no q"
+grep -q "^tracepoint.exceptions:page_fault_user.count,.*,same,\|^tracepoint.exceptions:page_fault_user.count,.*,up,\|^tracepoint.exceptions:page_fault_user.count,.*,down," "$tmp/csv"
+ok $? "the event's count is still tested"
+
+# ---- 0 -> 0 ----
+! grep -q "^ *0\.00 *-100\.0% *0\.00 " "$tmp/all"
+ok $? "--all: no 0.00 -100.0% 0.00 row"
+grep -q "^ *0\.00 *+0\.0% *0\.00 " "$tmp/all"
+ok $? "--all: 0 -> 0 rows print +0.0%"
+
+# ---- one side did not measure a family ----
+awk 'BEGIN {
+	t = 100
+	for (i = 0; i < 1500; i++) {
+		t += 0.00025
+		leaf = (i % 8 == 7) ? "do_anonymous_page" : "clear_page_erms"
+		printf "page-fault  1234 [000] %.6f:     250000 cpu-clock: \n", t
+		printf "\tffffffff81000000 %s+0x10 ([kernel.kallsyms])\n", leaf
+		printf "\tffffffff81000100 handle_mm_fault+0x20 ([kernel.kallsyms])\n"
+		printf "\t    555555555000 main+0x10 (/tmp/page-fault)\n\n"
+	}
+}' >"$tmp/script.txt"
+"$MMPROF" import - -o "$tmp/imp.data" <"$tmp/script.txt" 2>"$tmp/err"
+ok $? "import perf script text"
+"$MMPROF" diff "$tmp/pf.data" "$tmp/imp.data" >"$tmp/out" 2>"$tmp/err"
+ok $? "diff recording against the import"
+fams=$(sed -n 's/^not compared: measured in base only[^:]*: //p' "$tmp/out")
+for f in perf-stat meminfo proc-vmstat page-fault; do
+	case ", $fams," in *", $f,"*) ;; *) false ;; esac || break
+done
+ok $? "header: families measured in base only ($fams)"
+! grep -E "  (perf-stat|meminfo|proc-vmstat|page-fault)\." "$tmp/out"
+ok $? "none of their keys is a row"
+"$MMPROF" diff --all --format csv "$tmp/pf.data" "$tmp/imp.data" >"$tmp/csv"
+awk -F, '$1 ~ /^perf-stat\./ && $12 != "one-side"' "$tmp/csv" | grep -q .
+ok "$(test $? -ne 0; echo $?)" "--all: their verdict is one-side"
+grep -q "^sampling   1000 Hz  *unknown$" "$tmp/out" && ! grep -q "period 0" "$tmp/out"
+ok $? "header: the import's sampling is unknown, not period 0"
+"$MMPROF" diff --format json "$tmp/pf.data" "$tmp/imp.data" |
+	python3 -c 'import json,sys; d=json.load(sys.stdin)["diff"]; sys.exit("perf-stat" not in d["one_side_families"]["base"])'
+ok $? "json: one_side_families"
+
+# ---- the robot's column heads; --robot's header ----
+"$MMPROF" diff "$tmp/mm-a.data" "$tmp/mm-b.data" >"$tmp/out"
+heads=$(printf '%16s %27s \n' mm-a mm-b)
+grep -n -A3 -x -F "$heads" "$tmp/out" >"$tmp/heads"
+ok $? "labels right-aligned over the columns, with the robot's trailing blank"
+sed -n 2p "$tmp/heads" | grep -q -x -- "[0-9]*-"'---------------- --------------------------- '
+ok $? "then the ruler"
+sed -n 3p "$tmp/heads" | grep -q -- "-         %stddev     %change         %stddev$"
+ok $? "then the %stddev line"
+grep -q "^verdicts: Welch's t-test" "$tmp/out"; ok $? "default: verdicts by Welch's test"
+"$MMPROF" diff --robot "$tmp/mm-a.data" "$tmp/mm-b.data" >"$tmp/robot"
+! grep -q "Welch" "$tmp/robot" && grep -q "^rows: the kernel test robot's filter.*no significance test" "$tmp/robot"
+ok $? "--robot: the header names the robot's filter, not Welch's test"
+grep -q "which neither side has: no row can pass" "$tmp/robot"
+ok $? "--robot with 2 runs a side: says no row can pass"
+"$MMPROF" diff "$tmp/mm-a.data" -- "$tmp/mm-b.data" "$tmp/mm-b.data" >"$tmp/out"
+grep -q -x -F "$(printf '%16s %27s \n' mm-a mm-b+1)" "$tmp/out"
+ok $? "a side of two files is labelled mm-b+1"
+
+done_testing
