@@ -344,6 +344,26 @@ static void side__meta(const struct side *s, const char *key, char *buf, size_t 
 	}
 }
 
+/* A side's lost samples over its runs ("120 (1.4%)"); false when none were lost. */
+static bool side__lost(const struct side *s, char *buf, size_t size)
+{
+	uint64_t lost = 0, kept = 0;
+	size_t i, r;
+
+	for (i = 0; i < s->nr; i++)
+		for (r = 0; r < s->profiles[i]->nr_runs; r++) {
+			lost += s->profiles[i]->runs[r].lost;
+			kept += s->profiles[i]->runs[r].samples;
+		}
+	if (!lost) {
+		snprintf(buf, size, "0");
+		return false;
+	}
+	snprintf(buf, size, "%llu (%.2g%%)", (unsigned long long)lost,
+		 100.0 * (double)lost / (double)(lost + kept));
+	return true;
+}
+
 static void header_line(struct outbuf *b, const char *what, const char *l, const char *r)
 {
 	outbuf__printf(b, "%-10s %-34s %s\n", what, l, r);
@@ -420,6 +440,12 @@ static void header(struct outbuf *b, const struct side *s, const struct diff *d,
 	side__meta(&s[0], "hostname", l, sizeof(l));
 	side__meta(&s[1], "hostname", r, sizeof(r));
 	header_line(b, "host", l, r);
+	if (side__lost(&s[0], l, sizeof(l)) | side__lost(&s[1], r, sizeof(r))) {
+		header_line(b, "lost", l, r);
+		outbuf__printf(b, "WARNING: samples were lost (the ring buffer overflowed): the profile "
+				  "misses what ran while it was full; record again with a lower -F or a "
+				  "larger -m\n");
+	}
 	if (forced)
 		outbuf__printf(b, "WARNING: the sides used different sampling events (--force): "
 				  "perf-profile rows compare unlike things\n");

@@ -9,7 +9,8 @@
 #     header names the families measured on one side only and none of
 #     their keys is a row; the import's sampling is "unknown", not period 0;
 #   - the robot's column heads (labels and ruler) precede the table; --robot
-#     says it uses the robot's filter, not Welch's test.
+#     says it uses the robot's filter, not Welch's test;
+#   - lost samples of a side are in the header.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t301
@@ -98,5 +99,13 @@ ok $? "--robot with 2 runs a side: says no row can pass"
 "$MMPROF" diff "$tmp/mm-a.data" -- "$tmp/mm-b.data" "$tmp/mm-b.data" >"$tmp/out"
 grep -q -x -F "$(printf '%16s %27s \n' mm-a mm-b+1)" "$tmp/out"
 ok $? "a side of two files is labelled mm-b+1"
+
+# ---- lost samples ----
+cp "$tmp/mm-b.data" "$tmp/lost.data" && sqlite3 "$tmp/lost.data" "update runs set lost = 30"
+"$MMPROF" diff "$tmp/mm-a.data" "$tmp/lost.data" >"$tmp/out"
+grep -q "^lost  *0  *60 ([0-9.]*%)$" "$tmp/out" && grep -q "^WARNING: samples were lost" "$tmp/out"
+ok $? "header: lost samples per side, with a warning"
+"$MMPROF" diff "$tmp/mm-a.data" "$tmp/mm-b.data" | grep -q "^lost "
+ok "$(test $? -ne 0; echo $?)" "no lost line when nothing was lost"
 
 done_testing
