@@ -30,7 +30,7 @@
 
 struct diff_cmd {
 	const char *format;
-	int all, robot, callchains, fail_on_any, force, limit;
+	int all, robot, callchains, fail_on_any, force, limit, allow_unmatched;
 	struct strlist fail_on;
 	const char *gate_file;
 	const char *html;
@@ -512,6 +512,46 @@ static int load_gate_file(const char *path, struct strlist *out)
 	return 0;
 }
 
+/*
+ * Gates that match no compared key can never trip: a typo in a CI gate
+ * would pass forever.  Each is one line on stderr; an error (returns the
+ * number of them) unless allow, when they are notes (returns 0).
+ */
+static size_t unmatched_gates(const struct diff *d, const struct gate *g, size_t ng, bool allow)
+{
+	size_t i, j, bad = 0;
+
+	for (i = 0; i < ng; i++) {
+		size_t matched = 0, uncompared = 0;
+		char desc[512];
+
+		for (j = 0; j < d->nr; j++) {
+			const struct diff_row *r = &d->rows[j];
+
+			if (!gate__matches(&g[i], r->key))
+				continue;
+			if (r->flags & (DIFF_ADDRESS | DIFF_ONE_SIDE))
+				uncompared++;
+			else
+				matched++;
+		}
+		if (matched)
+			continue;
+		gate__describe(&g[i], desc, sizeof(desc));
+		bad++;
+		if (uncompared)
+			fprintf(stderr, "mmprof diff: %sgate '%s' matches only keys that are not compared "
+					"(address buckets, or families one side did not measure): it can never "
+					"trip%s\n",
+				allow ? "note: " : "", desc, allow ? "" : " (--allow-unmatched accepts that)");
+		else
+			fprintf(stderr, "mmprof diff: %sgate '%s' matches no key of either side: a typo? "
+					"'mmprof report FILE' lists the keys%s\n",
+				allow ? "note: " : "", desc, allow ? "" : " (--allow-unmatched accepts that)");
+	}
+	return allow ? 0 : bad;
+}
+
 /* Evaluate every gate; print each trip to stderr.  Returns the number tripped. */
 static int run_gates(const struct diff *d, const struct gate *g, size_t ng, bool any)
 {
@@ -520,7 +560,6 @@ static int run_gates(const struct diff *d, const struct gate *g, size_t ng, bool
 
 	for (i = 0; i < ng; i++) {
 		char desc[512];
-		size_t matched = 0;
 
 		gate__describe(&g[i], desc, sizeof(desc));
 		for (j = 0; j < d->nr; j++) {
@@ -529,7 +568,6 @@ static int run_gates(const struct diff *d, const struct gate *g, size_t ng, bool
 			/* an address bucket, or a key one side never measured: never gated */
 			if ((r->flags & (DIFF_ADDRESS | DIFF_ONE_SIDE)) || !gate__matches(&g[i], r->key))
 				continue;
-			matched++;
 			if (!any && !diff_row__changed(r))
 				continue;
 			if (!gate__trips(&g[i], r->delta, r->rel))
@@ -539,8 +577,6 @@ static int run_gates(const struct diff *d, const struct gate *g, size_t ng, bool
 				desc, r->key, r->base.mean, r->cur.mean, r->delta,
 				r->absolute ? " points" : "", r->rel, r->q, diff_row__verdict_name(r));
 		}
-		if (!matched)
-			fprintf(stderr, "mmprof diff: note: gate '%s' matches no key\n", desc);
 	}
 	return tripped;
 }
@@ -641,6 +677,7 @@ int cmd_diff(int argc, char **argv)
 		{ OPT_LIST, 0, "fail-on", &c.fail_on, "EXPR", "exit 1 when a change satisfies EXPR (repeatable)", 0, NULL },
 		{ OPT_STRING, 0, "gate-file", &c.gate_file, "FILE", "gate expressions, one a line (# comments)", 0, NULL },
 		{ OPT_BOOL, 0, "fail-on-any", &c.fail_on_any, NULL, "gates count every change, not only significant ones", 0, NULL },
+		{ OPT_BOOL, 0, "allow-unmatched", &c.allow_unmatched, NULL, "a gate that matches no compared key is a note, not an error", 0, NULL },
 		{ OPT_END, 0, NULL, NULL, NULL, NULL, 0, NULL },
 	};
 	struct strlist pos = { 0 };
@@ -730,6 +767,8 @@ int cmd_diff(int argc, char **argv)
 		fprintf(stderr, "mmprof diff: nothing to compare\n");
 		goto out;
 	}
+	if (unmatched_gates(&d, gates, ng, c.allow_unmatched))
+		goto out;
 	rows = diff__select(&d, c.all ? DIFF_SELECT_ALL : c.robot ? DIFF_SELECT_ROBOT : DIFF_SELECT_DEFAULT, &n);
 
 	if (fmt == DIFF_FORMAT_JSON)

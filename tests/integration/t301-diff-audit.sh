@@ -10,7 +10,9 @@
 #     their keys is a row; the import's sampling is "unknown", not period 0;
 #   - the robot's column heads (labels and ruler) precede the table; --robot
 #     says it uses the robot's filter, not Welch's test;
-#   - lost samples of a side are in the header.
+#   - lost samples of a side are in the header;
+#   - a gate matching no key is an error (exit 2, one line) unless
+#     --allow-unmatched.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t301
@@ -107,5 +109,21 @@ grep -q "^lost  *0  *60 ([0-9.]*%)$" "$tmp/out" && grep -q "^WARNING: samples we
 ok $? "header: lost samples per side, with a warning"
 "$MMPROF" diff "$tmp/mm-a.data" "$tmp/mm-b.data" | grep -q "^lost "
 ok "$(test $? -ne 0; echo $?)" "no lost line when nothing was lost"
+
+# ---- gates that match nothing ----
+"$MMPROF" diff --fail-on 'perf-profile.children.*.handle_mm_faultt > +1' \
+	"$tmp/mm-a.data" "$tmp/mm-b.data" >/dev/null 2>"$tmp/err"
+ok "$(test $? -eq 2; echo $?)" "a gate matching no key: exit 2"
+test "$(wc -l <"$tmp/err")" -eq 1 && grep -q "gate 'perf-profile.children.\*.handle_mm_faultt > +1' matches no key.*mmprof report" "$tmp/err"
+ok $? "one line naming the gate and mmprof report"
+"$MMPROF" diff --allow-unmatched --fail-on 'perf-profile.children.*.handle_mm_faultt > +1' \
+	"$tmp/mm-a.data" "$tmp/mm-b.data" >/dev/null 2>"$tmp/err"
+ok $? "--allow-unmatched: exit 0"
+grep -q "note: gate" "$tmp/err"; ok $? "--allow-unmatched: still a note"
+"$MMPROF" diff --fail-on 'perf-stat.ps.page-faults < -5%' "$tmp/pf.data" "$tmp/imp.data" >/dev/null 2>"$tmp/err"
+ok "$(test $? -eq 2; echo $?)" "a gate on a family one side did not measure: exit 2"
+grep -q "matches only keys that are not compared" "$tmp/err"; ok $? "and says why"
+"$MMPROF" diff --fail-on 'perf-profile.children.*.handle_mm_fault > +50' "$tmp/mm-a.data" "$tmp/mm-b.data" >/dev/null 2>&1
+ok $? "a gate that matches and does not trip: exit 0"
 
 done_testing
