@@ -93,8 +93,13 @@ grep -q "gate 'perf-profile.children.\*.__split_huge_pmd > +1' tripped: $SPLIT" 
 ok $? "the tripped gate is named with its key"
 "$MMPROF" diff --fail-on "perf-profile.children.*.__split_huge_pmd < -1.0" "$tmp/off.data" "$tmp/on.data" >/dev/null 2>&1
 ok $? "--fail-on that does not hold: exit 0"
-"$MMPROF" diff --fail-on "perf-profile.children.*.__split_huge_pmd > +1.0" $AA >/dev/null 2>&1
+# (THP off may have no __split_huge_pmd key at all, and a gate matching
+# nothing is an error: every children row is a gate that must not trip)
+"$MMPROF" diff --fail-on "perf-profile.children.* > +1.0" --fail-on "perf-profile.children.* < -1.0" $AA >/dev/null 2>"$tmp/err"
 ok $? "--fail-on on the A/A pair: exit 0"
+[ -s "$tmp/err" ] && diag "$tmp/err"
+"$MMPROF" diff --fail-on "perf-profile.children.*.__split_huge_pmdd > +1.0" "$tmp/off.data" "$tmp/on.data" >/dev/null 2>"$tmp/err"
+ok "$(test $? -eq 2 && grep -q "matches no key" "$tmp/err"; echo $?)" "a gate with a typo matches no key: exit 2, not a pass"
 "$MMPROF" diff --fail-on "perf-profile.children.* >> 1" "$tmp/off.data" "$tmp/on.data" >/dev/null 2>"$tmp/err"
 ok "$(test $? -eq 2; echo $?)" "malformed gate: exit 2"
 grep -q "column 26: expected a number" "$tmp/err"; ok $? "malformed gate: the column is named"
