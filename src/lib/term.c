@@ -104,9 +104,14 @@ size_t term__color_lkp(const char *text, size_t len, char *out, size_t size)
 		const char *line = text + i;
 		size_t s, e;
 
-		/* with --all, rows the test did not call changed stay plain */
+		/*
+		 * with --all, rows the test did not call changed stay plain:
+		 * same, small, untested, and the uncompared address buckets
+		 * and one-side families
+		 */
 		if (change_token(line, ll, &s, &e) && !memmem(line, ll, "  [same", 7) &&
-		    !memmem(line, ll, "  [small", 8) && !memmem(line, ll, "  [-]", 5)) {
+		    !memmem(line, ll, "  [small", 8) && !memmem(line, ll, "  [-]", 5) &&
+		    !memmem(line, ll, "  [address]", 11) && !memmem(line, ll, "  [one-side]", 12)) {
 			const char *c = term__sgr(line[s] == '+' ? TERM_RED : TERM_BLUE, true);
 			const char *r = term__sgr(TERM_RESET, true);
 

@@ -18,6 +18,8 @@ static const char table[] =
 	"      0.00       +3.3e+106%      32768        thp-zap.anon_huge_kb\n"
 	"    759214 \xc2\xb1 16%     -98.3%      13265 \xc2\xb1 21%  thp-zap.time.minor_page_faults\n"
 	"      4.05            -1.1%       4.01        thp-zap.time.elapsed_time  [same q=0.2]\n"
+	"      0.00       +3.3e+106%         12        tracepoint.exceptions:page_fault_user.address.0x7f00  [address]\n"
+	"    262144          -100.0%       0.00        page-fault.ops  [one-side]\n"
 	"\n"
 	"call chains whose share changed (caller \xe2\x86\x92 callee, points of the event's total):\n"
 	"  __handle_mm_fault \xe2\x86\x92 do_anonymous_page  -51.7  (51.70 \xe2\x86\x92 0.00, q=0.0025)\n";
@@ -60,6 +62,8 @@ int main(void)
 	ok(strstr(out, "\033[31m+3.3e+106%\033[0m") != NULL, "a rise from zero is red");
 	ok(strstr(out, "\033[34m-98.3%\033[0m") != NULL, "a fall after the stddev column is blue");
 	ok(strstr(out, "      4.05            -1.1%       4.01") != NULL, "a [same] row stays plain");
+	ok(strstr(out, "      0.00       +3.3e+106%         12") != NULL, "an [address] row stays plain");
+	ok(strstr(out, "    262144          -100.0%       0.00") != NULL, "a [one-side] row stays plain");
 	ok(strstr(out, "         %stddev     %change         %stddev\n") == out, "the header stays plain");
 	ok(strstr(out, "do_anonymous_page  -51.7  (") != NULL, "call chain lines stay plain");
 	is_int((long)strlen(out), (long)strlen(table) + 3 * (5 + 4), "exactly three rows gained escapes");
