@@ -345,16 +345,25 @@ static void side__meta(const struct side *s, const char *key, char *buf, size_t 
 }
 
 /* A side's lost samples over its runs ("120 (1.4%)"); false when none were lost. */
-static bool side__lost(const struct side *s, char *buf, size_t size)
+/* Samples lost (ring buffer full) over every run of the side; *kept: those taken. */
+static uint64_t side__lost_count(const struct side *s, uint64_t *kept)
 {
-	uint64_t lost = 0, kept = 0;
+	uint64_t lost = 0;
 	size_t i, r;
 
+	*kept = 0;
 	for (i = 0; i < s->nr; i++)
 		for (r = 0; r < s->profiles[i]->nr_runs; r++) {
 			lost += s->profiles[i]->runs[r].lost;
-			kept += s->profiles[i]->runs[r].samples;
+			*kept += s->profiles[i]->runs[r].samples;
 		}
+	return lost;
+}
+
+static bool side__lost(const struct side *s, char *buf, size_t size)
+{
+	uint64_t kept, lost = side__lost_count(s, &kept);
+
 	if (!lost) {
 		snprintf(buf, size, "0");
 		return false;
@@ -763,6 +772,7 @@ int cmd_diff(int argc, char **argv)
 	dr = xcalloc(s[0].nr_runs + s[1].nr_runs, sizeof(*dr));
 	for (i = 0; i < s[0].nr_runs + s[1].nr_runs; i++)
 		dr[i] = i < s[0].nr_runs ? s[0].runs[i] : s[1].runs[i - s[0].nr_runs];
+	c.o.robot = c.robot && !c.all;
 	if (diff__compute(&d, dr, s[0].nr_runs, dr + s[0].nr_runs, s[1].nr_runs, &c.o) < 0) {
 		fprintf(stderr, "mmprof diff: nothing to compare\n");
 		goto out;
@@ -771,12 +781,21 @@ int cmd_diff(int argc, char **argv)
 		goto out;
 	rows = diff__select(&d, c.all ? DIFF_SELECT_ALL : c.robot ? DIFF_SELECT_ROBOT : DIFF_SELECT_DEFAULT, &n);
 
-	if (fmt == DIFF_FORMAT_JSON)
-		outbuf__printf(&out, "{\"base\": {\"files\": %zu, \"runs\": %zu, \"events\": \"%s\"}, "
-				     "\"new\": {\"files\": %zu, \"runs\": %zu, \"events\": \"%s\"}, \"diff\": ",
-			       s[0].nr, s[0].nr_runs, eb, s[1].nr, s[1].nr_runs, en);
-	else if (fmt == DIFF_FORMAT_LKP)
+	if (fmt == DIFF_FORMAT_JSON) {
+		uint64_t kept[2], lost[2];
+
+		lost[0] = side__lost_count(&s[0], &kept[0]);
+		lost[1] = side__lost_count(&s[1], &kept[1]);
+		outbuf__printf(&out, "{\"base\": {\"files\": %zu, \"runs\": %zu, \"events\": \"%s\", "
+				     "\"samples\": %llu, \"lost\": %llu}, "
+				     "\"new\": {\"files\": %zu, \"runs\": %zu, \"events\": \"%s\", "
+				     "\"samples\": %llu, \"lost\": %llu}, \"diff\": ",
+			       s[0].nr, s[0].nr_runs, eb, (unsigned long long)kept[0],
+			       (unsigned long long)lost[0], s[1].nr, s[1].nr_runs, en,
+			       (unsigned long long)kept[1], (unsigned long long)lost[1]);
+	} else if (fmt == DIFF_FORMAT_LKP) {
 		header(&out, s, &d, forced, c.robot && !c.all);
+	}
 	diff__format(&out, &d, rows, n, fmt, c.all);
 	if (fmt == DIFF_FORMAT_LKP && !n)
 		outbuf__printf(&out, "(no %s rows)\n", c.robot ? "robot-visible" : "significant");

@@ -99,6 +99,11 @@ struct diff_opts {
 	double test_floor;	/* perf-profile keys tested when mean >= this; 0 = 0.05 */
 	double novar_points;	/* 1-run threshold, absolute-change keys; 0 = 0.5 */
 	double novar_pct;	/* 1-run threshold, relative keys (%); 0 = 5.0 */
+	/*
+	 * Rows are the robot's filter's (diff --robot without --all): the
+	 * outputs say no significance test chose them.  Changes no number.
+	 */
+	bool robot;
 };
 
 enum diff_verdict {

@@ -354,9 +354,11 @@ static void format_markdown(struct outbuf *b, const struct diff *d,
 		outbuf__printf(b, "| - | (no rows) | | | | |\n");
 	outbuf__printf(b, "\n%zu base run%s, %zu new run%s; %s\n", d->nb, d->nb == 1 ? "" : "s",
 		       d->nn, d->nn == 1 ? "" : "s",
-		       d->novar ? "one run on a side: no variance, rows past labelled thresholds "
-				  "are marked changed? (not significant)"
-				: "verdicts: Welch's t-test, Benjamini-Hochberg q < alpha");
+		       d->o.robot ? "rows: the kernel test robot's filter (at least 3 runs on a side, "
+				    "key in the base, ranges that separate); no significance test"
+		       : d->novar ? "one run on a side: no variance, rows past labelled thresholds "
+				    "are marked changed? (not significant)"
+		       : "verdicts: Welch's t-test, Benjamini-Hochberg q < alpha");
 	if (d->nr_address)
 		outbuf__printf(b, "\n%zu tracepoint key%s bucketed by address not compared "
 				  "(ASLR moves the buckets every run)\n",

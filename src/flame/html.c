@@ -341,7 +341,10 @@ void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const s
 	page_open(b, "diff", sides[0].nr ? sides[0].paths[0] : "base",
 		  sides[1].nr ? sides[1].paths[0] : "new");
 	outbuf__puts(b, "<p class=\"note\">");
-	if (d->novar)
+	if (d->o.robot)
+		outbuf__puts(b, "Rows: the kernel test robot's filter (at least 3 runs on a side, key in the "
+				"base, ranges that separate); no significance test, no verdicts.");
+	else if (d->novar)
 		outbuf__printf(b, "One run on a side: no variance, nothing can be called significant; rows past "
 				  "%.2g points (perf-profile, %% keys) or %.2g%% (others) are marked changed?.",
 			       d->o.novar_points, d->o.novar_pct);
@@ -350,6 +353,21 @@ void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const s
 				  "Benjamini-Hochberg q &lt; %.2g over %zu keys tested; effect floor %.2g points "
 				  "(perf-profile, %% keys) / %.2g%% (others).",
 			       d->nb, d->nn, d->o.alpha, d->nr_tested, d->o.min_points, d->o.min_pct);
+	if (d->nr_address)
+		outbuf__printf(b, " Not compared: %zu tracepoint key%s bucketed by address (ASLR moves the "
+				  "buckets every run).", d->nr_address, d->nr_address == 1 ? "" : "s");
+	for (i = 0; i < 2; i++) {
+		size_t j;
+
+		if (!d->nr_one_side[i])
+			continue;
+		outbuf__printf(b, " Not compared, measured in %s only:", i ? "new" : "base");
+		for (j = 0; j < d->nr_one_side[i]; j++) {
+			outbuf__puts(b, j ? ", " : " ");
+			outbuf__xml_str(b, d->one_side[i][j]);
+		}
+		outbuf__puts(b, ".");
+	}
 	outbuf__puts(b, "</p>\n<h2>Runs</h2>\n");
 	meta_table(b, sides, 2);
 

@@ -110,6 +110,25 @@ ok $? "header: lost samples per side, with a warning"
 "$MMPROF" diff "$tmp/mm-a.data" "$tmp/mm-b.data" | grep -q "^lost "
 ok "$(test $? -ne 0; echo $?)" "no lost line when nothing was lost"
 
+sqlite3 "$tmp/lost.data" "select sum(samples) from runs" >"$tmp/kept"
+"$MMPROF" diff --format json "$tmp/mm-a.data" "$tmp/lost.data" |
+	python3 -c 'import json,sys; d=json.load(sys.stdin); k=int(sys.argv[1]); sys.exit(not (d["new"]["lost"] == 60 and d["new"]["samples"] == k and d["base"]["lost"] == 0))' "$(cat "$tmp/kept")"
+ok $? "json: each side's samples and lost"
+
+# ---- --robot and the notes in markdown and HTML ----
+"$MMPROF" diff --robot --format markdown "$tmp/mm-a.data" "$tmp/mm-b.data" >"$tmp/md"
+! grep -q "Welch" "$tmp/md" && grep -q "robot's filter.*no significance test" "$tmp/md"
+ok $? "--robot --format markdown: the footer names the robot's filter, not Welch's test"
+"$MMPROF" diff --robot --html "$tmp/robot.html" "$tmp/mm-a.data" "$tmp/mm-b.data" >/dev/null
+! grep -q "Welch" "$tmp/robot.html" && grep -q "Rows: the kernel test robot's filter" "$tmp/robot.html"
+ok $? "--robot --html: the note names the robot's filter, not Welch's test"
+"$MMPROF" diff --html "$tmp/imp.html" "$tmp/pf.data" "$tmp/imp.data" >/dev/null
+grep -q "Not compared, measured in base only: .*perf-stat" "$tmp/imp.html"
+ok $? "--html: families measured on one side only are named"
+"$MMPROF" diff --html "$tmp/mm.html" "$tmp/mm-a.data" "$tmp/mm-b.data" >/dev/null
+grep -q "Not compared: [0-9]* tracepoint keys bucketed by address" "$tmp/mm.html"
+ok $? "--html: the address buckets are counted as not compared"
+
 # ---- gates that match nothing ----
 "$MMPROF" diff --fail-on 'perf-profile.children.*.handle_mm_faultt > +1' \
 	"$tmp/mm-a.data" "$tmp/mm-b.data" >/dev/null 2>"$tmp/err"
