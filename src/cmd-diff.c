@@ -7,6 +7,7 @@
  * Exit: 0, 1 when a gate tripped, 2 on any error.
  */
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -273,19 +274,26 @@ static int side__load(struct side *s, struct load_job *jobs)
 	return 0;
 }
 
-/* "cpu-clock" list of a side's opened events, comma-separated, sorted as first seen. */
-static void side__events(const struct side *s, char *buf, size_t size)
+/*
+ * "cpu-clock" list of a side's opened events, comma-separated, sorted as
+ * first seen.  sampling_only: without tracepoints and pseudo events
+ * (offcpu), which sample every hit, so that a side recorded with --mm or
+ * --sched still compares with one recorded without.
+ */
+static void side__events(const struct side *s, bool sampling_only, char *buf, size_t size)
 {
 	size_t i, j, len = 0;
 
 	buf[0] = '\0';
 	for (i = 0; i < s->nr; i++)
 		for (j = 0; j < s->profiles[i]->nr_events; j++) {
-			const char *ev = profile__str(s->profiles[i], s->profiles[i]->events[j].name);
+			const struct event_desc *d = &s->profiles[i]->events[j];
+			const char *ev = profile__str(s->profiles[i], d->name);
 			size_t el;
 			char *hit;
 
-			if (!ev)
+			if (!ev || (sampling_only && (d->type == PERF_TYPE_TRACEPOINT ||
+						      d->type == PERF_TYPE_MAX)))
 				continue;
 			el = strlen(ev);
 			hit = strstr(buf, ev);
@@ -431,8 +439,8 @@ static void header(struct outbuf *b, const struct side *s, const struct diff *d,
 	}
 	outbuf__printf(b, "\n");
 	header_line(b, "", "base", "new");
-	side__events(&s[0], l, sizeof(l));
-	side__events(&s[1], r, sizeof(r));
+	side__events(&s[0], false, l, sizeof(l));
+	side__events(&s[1], false, r, sizeof(r));
 	header_line(b, "events", l, r);
 	side__sampling(&s[0], l, sizeof(l));
 	side__sampling(&s[1], r, sizeof(r));
@@ -755,8 +763,8 @@ int cmd_diff(int argc, char **argv)
 	jobs = load_all(pos.items, pos.nr);
 	if (side__load(&s[0], jobs) < 0 || side__load(&s[1], jobs + s[0].nr) < 0)
 		goto out;
-	side__events(&s[0], eb, sizeof(eb));
-	side__events(&s[1], en, sizeof(en));
+	side__events(&s[0], true, eb, sizeof(eb));
+	side__events(&s[1], true, en, sizeof(en));
 	if (strcmp(eb, en)) {
 		if (!c.force) {
 			fprintf(stderr, "mmprof diff: DIFFERENT SAMPLING EVENTS: base used '%s', new used '%s'; "

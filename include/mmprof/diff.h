@@ -151,10 +151,12 @@ struct diff {
 	size_t nr_tested;
 	size_t nr_address;	/* rows flagged DIFF_ADDRESS */
 	/*
-	 * Families (first key component: "perf-stat", "meminfo", "<workload>")
+	 * Families (first key component: "perf-stat", "meminfo", "<workload>";
+	 * per event for "perf-profile.*.<event>" and "tracepoint.<event>")
 	 * with keys on one side only ([0]: base only, [1]: new only), e.g. a
-	 * perf.data import has no perf-stat or workload keys.  Their rows are
-	 * flagged DIFF_ONE_SIDE: absent is "not measured", not "gone".
+	 * perf.data import has no perf-stat or workload keys, a side recorded
+	 * with --mm has tracepoints the other lacks.  Their rows are flagged
+	 * DIFF_ONE_SIDE: absent is "not measured", not "gone".
 	 */
 	char **one_side[2];
 	size_t nr_one_side[2], alloc_one_side[2];

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,6 +86,27 @@ static void mark_addresses(struct diff *d)
 }
 
 /*
+ * What is measured or not as a whole: a key's first component, except
+ * that each event is its own unit in perf-profile.<kind>.<event> (shares
+ * of an event one side did not record, or took no sample of, are 0/0)
+ * and in tracepoint.<event> (a side recorded with --mm, the other without).
+ */
+static size_t measured_unit_len(const char *key)
+{
+	size_t n = strcspn(key, "."), parts, i;
+
+	if (!strncmp(key, PP, sizeof(PP) - 1))
+		parts = 3;
+	else if (!strncmp(key, "tracepoint.", 11))
+		parts = 2;
+	else
+		return n;
+	for (i = 1; i < parts && key[n]; i++)
+		n += 1 + strcspn(key + n + 1, ".");
+	return n;
+}
+
+/*
  * Families with keys on one side only: every row of such a family is
  * flagged DIFF_ONE_SIDE and the family listed in d->one_side[side].
  * present: per row, the runs of base and of new that had the key.
@@ -101,7 +123,7 @@ static void mark_one_sided(struct diff *d, const uint32_t *present)
 
 	for (i = 0; i < d->nr; i++) {
 		const char *key = d->rows[i].key;
-		size_t len = strcspn(key, ".");
+		size_t len = measured_unit_len(key);
 
 		/* rows of a family mostly come together: try the last one first */
 		if (last != SIZE_MAX && fam[last].len == len && !strncmp(fam[last].name, key, len)) {
@@ -119,13 +141,33 @@ static void mark_one_sided(struct diff *d, const uint32_t *present)
 		of[i] = last = j;
 	}
 	for (j = 0; j < nr; j++) {
+		char *name;
+		size_t k;
 		int sd;
 
 		if (fam[j].side[0] == fam[j].side[1])
 			continue;
 		sd = fam[j].side[0] ? 0 : 1;
+		/* an event's children, self and calltrace units are listed once */
+		if (!strncmp(fam[j].name, PP, sizeof(PP) - 1)) {
+			const char *ev = fam[j].name + sizeof(PP) - 1;
+			const char *dot = memchr(ev, '.', fam[j].len - (size_t)(ev - fam[j].name));
+
+			ev = dot ? dot + 1 : ev;
+			name = xmalloc(sizeof(PP) + 2 + fam[j].len);
+			snprintf(name, sizeof(PP) + 2 + fam[j].len, "%s*.%.*s", PP,
+				 (int)(fam[j].len - (size_t)(ev - fam[j].name)), ev);
+		} else {
+			name = xstrndup(fam[j].name, fam[j].len);
+		}
+		for (k = 0; k < d->nr_one_side[sd] && strcmp(d->one_side[sd][k], name); k++)
+			;
+		if (k < d->nr_one_side[sd]) {
+			free(name);
+			continue;
+		}
 		XGROW(d->one_side[sd], d->alloc_one_side[sd], d->nr_one_side[sd]);
-		d->one_side[sd][d->nr_one_side[sd]++] = xstrndup(fam[j].name, fam[j].len);
+		d->one_side[sd][d->nr_one_side[sd]++] = name;
 	}
 	for (i = 0; i < d->nr; i++)
 		if (fam[of[i]].side[0] != fam[of[i]].side[1])

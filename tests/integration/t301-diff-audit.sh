@@ -129,6 +129,19 @@ ok $? "--html: families measured on one side only are named"
 grep -q "Not compared: [0-9]* tracepoint keys bucketed by address" "$tmp/mm.html"
 ok $? "--html: the address buckets are counted as not compared"
 
+# ---- a side recorded with --mm against one without ----
+"$MMPROF" diff "$tmp/pf.data" "$tmp/mm-a.data" >"$tmp/out" 2>"$tmp/err"
+ok $? "without --mm against --mm: compared, no --force needed (tracepoints are not sampling events)"
+[ -s "$tmp/err" ] && diag "$tmp/err"
+only=$(sed -n 's/^not compared: measured in new only[^:]*: //p' "$tmp/out")
+case ", $only," in *", perf-profile.*.kmem-mm_page_alloc,"*", tracepoint.kmem:mm_page_alloc,"*) true ;; *) false ;; esac
+ok $? "header: the --mm events' perf-profile and tracepoint keys are measured in new only"
+! grep -qE "  (perf-profile\.[a-z]*\.kmem-|tracepoint\.kmem:)" "$tmp/out"
+ok $? "none of their keys is a row (not 'new')"
+"$MMPROF" diff --all --format csv "$tmp/pf.data" "$tmp/mm-a.data" >"$tmp/csv"
+awk -F, '$1 ~ /^perf-profile\.children\.cpu-clock\./ && $12 == "one-side"' "$tmp/csv" | grep -q .
+ok "$(test $? -ne 0; echo $?)" "the cpu-clock rows are compared"
+
 # ---- gates that match nothing ----
 "$MMPROF" diff --fail-on 'perf-profile.children.*.handle_mm_faultt > +1' \
 	"$tmp/mm-a.data" "$tmp/mm-b.data" >/dev/null 2>"$tmp/err"
