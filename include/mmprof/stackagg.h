@@ -5,12 +5,25 @@
  * PERF_CONTEXT_* markers included, so kernel/user is part of the key at no
  * cost).  Value: samples and summed period.  The workload is one add() per
  * sample, millions per second, against a few thousand to a few hundred
- * thousand distinct keys: chains are copied once into an arena when new,
- * the table is open addressing with a 32-bit tag per slot so most probes
- * never touch the entries, and nothing is allocated per sample.
+ * thousand distinct keys, nothing allocated per sample.
  *
- * Entries are kept in insertion order and read back by index; reset()
- * empties the aggregate but keeps its memory for the next run.
+ * With many distinct keys the cost is memory latency, not instructions, so
+ * the layout keeps a lookup to two cache-miss streams: an open-addressing
+ * table of 8-byte slots (record offset and a 24-bit tag from the hash bits
+ * the index does not use, so most probes of a wrong key stop at the slot),
+ * and one 64-byte-aligned arena record per key holding the entry header and
+ * its chain back to back.  add() does not count at once: it copies the
+ * sample into a short queue, hashes it and prefetches its slot; half a
+ * queue later the slot is read and the record prefetched; a queue later
+ * the sample is counted, by then mostly from cache.  The queue keeps the
+ * order, so entries, counts and their order are exactly those of counting
+ * each sample at once.
+ *
+ * Invariants: samples counts every add() at once; entries (nr_entries,
+ * stackagg__entry) hold only what has been counted: call flush() before
+ * reading them.  Entries are kept in insertion order and read back by
+ * index; reset() empties the aggregate (queue included) but keeps its
+ * memory for the next run.
  */
 #ifndef MMPROF_STACKAGG_H
 #define MMPROF_STACKAGG_H
@@ -18,40 +31,59 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Header of one arena record; the key's chain (nr words) follows it. */
 struct stackagg_entry {
-	uint64_t samples, period;
-	uint64_t chain_off;	/* index of the chain's first word in the arena */
-	uint32_t event, pid, comm, nr;
 	uint64_t hash;
+	uint64_t samples, period;
+	uint32_t event, pid, comm, nr;
 };
 
-struct stackagg_slot {
-	uint32_t entry;		/* index into entries, UINT32_MAX when empty */
-	uint32_t tag;		/* low 32 bits of the entry's hash */
+/* Samples added but not yet counted: a power of 2, two prefetch stages. */
+#define STACKAGG_AHEAD 8
+
+struct stackagg_pending {
+	uint64_t hash, period;
+	uint32_t event, pid, comm, nr;
+	uint64_t *chain;	/* own copy: the caller's buffer is reused */
+	size_t alloc;
 };
 
 struct stackagg {
-	struct stackagg_entry *entries;
-	size_t nr_entries, alloc_entries;
-	uint64_t *arena;	/* all distinct chains, back to back */
-	size_t arena_used, arena_alloc;
-	struct stackagg_slot *slots;
+	uint64_t *arena;	/* records, each starting on a 64-byte line */
+	size_t arena_used, arena_alloc;	/* in words */
+	size_t arena_shift;	/* bytes from arena_raw to the first aligned line */
+	void *arena_raw;
+	uint64_t *recs;		/* arena line of each entry, in insertion order */
+	size_t nr_entries, alloc_recs;
+	uint64_t *slots;	/* 0 empty, else (line + 1) << 24 | tag */
 	size_t mask;		/* capacity - 1 (power of 2), 0 when no table */
 	uint64_t samples;	/* total adds since the last reset */
+	struct stackagg_pending pend[STACKAGG_AHEAD];
+	unsigned pend_head, nr_pend;
 };
 
 void stackagg__init(struct stackagg *a);
 void stackagg__release(struct stackagg *a);
 void stackagg__reset(struct stackagg *a);
 
-/* Count one sample (nr may be 0). */
+/* Count one sample (nr may be 0); chain may be reused once this returns. */
 void stackagg__add(struct stackagg *a, uint32_t event, uint32_t pid, uint32_t comm,
 		   const uint64_t *chain, uint32_t nr, uint64_t period);
+
+/* Count every queued sample, so that the entries are complete. */
+void stackagg__flush(struct stackagg *a);
+
+/* Entry i (< nr_entries) in insertion order; valid until the next add/flush/reset. */
+static inline struct stackagg_entry *stackagg__entry(const struct stackagg *a, size_t i)
+{
+	return (struct stackagg_entry *)(a->arena + a->recs[i] * 8);
+}
 
 static inline const uint64_t *stackagg__chain(const struct stackagg *a,
 					      const struct stackagg_entry *e)
 {
-	return a->arena + e->chain_off;
+	(void)a;
+	return (const uint64_t *)(e + 1);
 }
 
 #endif

@@ -1590,8 +1590,9 @@ int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct 
 	}
 	flush_sideband(s, UINT64_MAX);
 	s->sb_safe = s->seen_max = s->sb_last_time = 0;
+	stackagg__flush(&s->agg);	/* after the side band: it may add unwound samples */
 	for (i = 0; i < s->agg.nr_entries; i++) {
-		const struct stackagg_entry *en = &s->agg.entries[i];
+		const struct stackagg_entry *en = stackagg__entry(&s->agg, i);
 		const uint64_t *chain = stackagg__chain(&s->agg, en);
 		bool kernel = false, leaf = true;
 		size_t n = 0;

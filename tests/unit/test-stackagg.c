@@ -80,9 +80,10 @@ static void run_model(struct stackagg *a, unsigned universe, size_t nsamples, co
 		total_period += period;
 	}
 	is_int(a->samples, total, "total samples agree");
+	stackagg__flush(a);
 	is_int(a->nr_entries, nm, "number of distinct keys agrees");
 	for (i = 0; i < a->nr_entries; i++) {
-		const struct stackagg_entry *e = &a->entries[i];
+		const struct stackagg_entry *e = stackagg__entry(a, i);
 
 		memset(&k, 0, sizeof(k));
 		k.event = e->event, k.pid = e->pid, k.comm = e->comm, k.nr = e->nr;
@@ -126,6 +127,7 @@ static int bench(double millions)
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
 	for (i = 0; i < n; i++)
 		stackagg__add(&a, 0, 1000, 1, stacks[pick[i % NPICK]], DEPTH, 250000);
+	stackagg__flush(&a);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
 	s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	printf("stackagg: %zu adds of %d-word chains, %zu distinct: %.3f s, %.1f M adds/s\n",
@@ -144,7 +146,9 @@ int main(int argc, char **argv)
 	stackagg__init(&a);
 	stackagg__add(&a, 0, 1, 0, NULL, 0, 5);
 	stackagg__add(&a, 0, 1, 0, NULL, 0, 7);
-	ok(a.nr_entries == 1 && a.entries[0].samples == 2 && a.entries[0].period == 12,
+	stackagg__flush(&a);
+	ok(a.nr_entries == 1 && stackagg__entry(&a, 0)->samples == 2 &&
+	   stackagg__entry(&a, 0)->period == 12,
 	   "empty chains aggregate too");
 	stackagg__reset(&a);
 	is_int(a.nr_entries, 0, "reset empties");
