@@ -118,6 +118,8 @@ static void *prepare(void *arg)
 {
 	struct cprof *cp = arg;
 	const struct profile *p = cp->p;
+	uint64_t *fh;
+	bool *fclone;
 	size_t i, r;
 
 	cp->ev = UINT32_MAX;
@@ -130,10 +132,25 @@ static void *prepare(void *arg)
 	cp->h = xmalloc((p->nr_nodes + 1) * sizeof(*cp->h));
 	cp->clone = xcalloc(p->nr_nodes + 1, sizeof(*cp->clone));
 	cp->h[0] = 0x6d6d70726f66ULL;
+	/*
+	 * The string work once per frame, not per node: a trie of 500 k nodes
+	 * may have a few thousand frames (it was a sixth of diff -g).
+	 */
+	fh = xmalloc((p->nr_frames + 1) * sizeof(*fh));
+	fclone = xmalloc((p->nr_frames + 1) * sizeof(*fclone));
+	for (i = 0; i < p->nr_frames; i++)
+		fh[i] = sym_hash(p, (uint32_t)i, &fclone[i]);
 	/* parents precede children (profile.h), so one forward pass */
-	for (i = 1; i < p->nr_nodes; i++)
-		cp->h[i] = hash__combine(cp->h[p->nodes[i].parent],
-					 sym_hash(p, p->nodes[i].frame, &cp->clone[i]));
+	for (i = 1; i < p->nr_nodes; i++) {
+		uint32_t f = p->nodes[i].frame;
+		bool clone;
+		uint64_t h = f < p->nr_frames ? fh[f] : sym_hash(p, f, &clone);
+
+		cp->clone[i] = f < p->nr_frames ? fclone[f] : clone;
+		cp->h[i] = hash__combine(cp->h[p->nodes[i].parent], h);
+	}
+	free(fh);
+	free(fclone);
 	/* the counts of each run, in file order (a stable counting sort): a run
 	 * then reads only its own counts, and adds them in the same order */
 	cp->run_start = xcalloc(p->nr_runs + 2, sizeof(*cp->run_start));
@@ -381,6 +398,11 @@ int chains__compute(struct chain_diff *cd, const struct profile *const *base, si
 	}
 	for (i = 0; i < ncp; i++)
 		used += add_profile(&b, &cps[i], i < nbp ? UINT32_MAX : (uint32_t)(i - nbp));
+	/* the rows are complete: give back the doubling's slack before the sweep's columns */
+	if (cd->nr && cd->nr < cd->alloc) {
+		cd->rows = xrealloc(cd->rows, cd->nr * sizeof(*cd->rows));
+		cd->alloc = cd->nr;
+	}
 	if (!used) {
 		for (i = 0; i < ncp; i++) {
 			free(cps[i].by_run);	/* NULL: no profile had the event */
