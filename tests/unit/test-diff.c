@@ -14,36 +14,12 @@
 #include <time.h>
 
 #include "tap.h"
+#include "run-keys.h"
 #include "mmprof/diff.h"
 #include "mmprof/xalloc.h"
 
 #define GOLDEN "tests/golden/diff/"
 
-/* Growing per-run key lists for synthetic sides. */
-struct run_keys {
-	struct key_value *items;
-	size_t nr, alloc;
-};
-
-static void rk_add(struct run_keys *r, const char *key, double v)
-{
-	XGROW(r->items, r->alloc, r->nr);
-	r->items[r->nr].key = xstrdup(key);
-	r->items[r->nr].value = v;
-	r->nr++;
-}
-
-static void rk_release(struct run_keys *r, size_t n)
-{
-	size_t i, j;
-
-	for (i = 0; i < n; i++) {
-		for (j = 0; j < r[i].nr; j++)
-			free(r[i].items[j].key);
-		free(r[i].items);
-		memset(&r[i], 0, sizeof(r[i]));
-	}
-}
 
 static int compute(struct diff *d, struct run_keys *runs, size_t nb, size_t nn,
 		   const struct diff_opts *o)
