@@ -86,24 +86,27 @@ static void mark_addresses(struct diff *d)
 }
 
 /*
- * What is measured or not as a whole: a key's first component, except
- * that each event is its own unit in perf-profile.<kind>.<event> (shares
- * of an event one side did not record, or took no sample of, are 0/0)
- * and in tracepoint.<event> (a side recorded with --mm, the other without).
+ * What is measured or not as a whole, written to buf: a key's first
+ * component, except that each event is its own unit: perf-profile.*.<event>
+ * for the children, self and calltrace keys of an event (shares of an
+ * event one side did not record, or took no sample of, are 0/0) and
+ * tracepoint.<event> (a side recorded with --mm, the other without).
  */
-static size_t measured_unit_len(const char *key)
+static void measured_unit(const char *key, char *buf, size_t size)
 {
-	size_t n = strcspn(key, "."), parts, i;
+	size_t n = strcspn(key, ".");
 
-	if (!strncmp(key, PP, sizeof(PP) - 1))
-		parts = 3;
-	else if (!strncmp(key, "tracepoint.", 11))
-		parts = 2;
-	else
-		return n;
-	for (i = 1; i < parts && key[n]; i++)
-		n += 1 + strcspn(key + n + 1, ".");
-	return n;
+	if (!strncmp(key, PP, sizeof(PP) - 1)) {
+		const char *ev = key + sizeof(PP) - 1;
+
+		ev += strcspn(ev, ".");
+		ev += *ev == '.';
+		snprintf(buf, size, "%s*.%.*s", PP, (int)strcspn(ev, "."), ev);
+		return;
+	}
+	if (!strncmp(key, "tracepoint.", 11))
+		n += key[n] ? 1 + strcspn(key + n + 1, ".") : 0;
+	snprintf(buf, size, "%.*s", (int)n, key);
 }
 
 /*
@@ -114,26 +117,24 @@ static size_t measured_unit_len(const char *key)
 static void mark_one_sided(struct diff *d, const uint32_t *present)
 {
 	struct fam {
-		const char *name;	/* a row's key; the family is its first len bytes */
-		size_t len;
+		char *name;
 		bool side[2];
 	} *fam = NULL;
 	size_t nr = 0, alloc = 0, i, j, last = SIZE_MAX;
 	size_t *of = xmalloc((d->nr + 1) * sizeof(*of));
+	char unit[256];
 
 	for (i = 0; i < d->nr; i++) {
-		const char *key = d->rows[i].key;
-		size_t len = measured_unit_len(key);
-
+		measured_unit(d->rows[i].key, unit, sizeof(unit));
 		/* rows of a family mostly come together: try the last one first */
-		if (last != SIZE_MAX && fam[last].len == len && !strncmp(fam[last].name, key, len)) {
+		if (last != SIZE_MAX && !strcmp(fam[last].name, unit)) {
 			j = last;
 		} else {
-			for (j = 0; j < nr && (fam[j].len != len || strncmp(fam[j].name, key, len)); j++)
+			for (j = 0; j < nr && strcmp(fam[j].name, unit); j++)
 				;
 			if (j == nr) {
 				XGROW(fam, alloc, nr);
-				fam[nr++] = (struct fam){ key, len, { false, false } };
+				fam[nr++] = (struct fam){ xstrdup(unit), { false, false } };
 			}
 		}
 		fam[j].side[0] |= present[2 * i] > 0;
@@ -141,37 +142,19 @@ static void mark_one_sided(struct diff *d, const uint32_t *present)
 		of[i] = last = j;
 	}
 	for (j = 0; j < nr; j++) {
-		char *name;
-		size_t k;
 		int sd;
 
 		if (fam[j].side[0] == fam[j].side[1])
 			continue;
 		sd = fam[j].side[0] ? 0 : 1;
-		/* an event's children, self and calltrace units are listed once */
-		if (!strncmp(fam[j].name, PP, sizeof(PP) - 1)) {
-			const char *ev = fam[j].name + sizeof(PP) - 1;
-			const char *dot = memchr(ev, '.', fam[j].len - (size_t)(ev - fam[j].name));
-
-			ev = dot ? dot + 1 : ev;
-			name = xmalloc(sizeof(PP) + 2 + fam[j].len);
-			snprintf(name, sizeof(PP) + 2 + fam[j].len, "%s*.%.*s", PP,
-				 (int)(fam[j].len - (size_t)(ev - fam[j].name)), ev);
-		} else {
-			name = xstrndup(fam[j].name, fam[j].len);
-		}
-		for (k = 0; k < d->nr_one_side[sd] && strcmp(d->one_side[sd][k], name); k++)
-			;
-		if (k < d->nr_one_side[sd]) {
-			free(name);
-			continue;
-		}
 		XGROW(d->one_side[sd], d->alloc_one_side[sd], d->nr_one_side[sd]);
-		d->one_side[sd][d->nr_one_side[sd]++] = name;
+		d->one_side[sd][d->nr_one_side[sd]++] = xstrdup(fam[j].name);
 	}
 	for (i = 0; i < d->nr; i++)
 		if (fam[of[i]].side[0] != fam[of[i]].side[1])
 			d->rows[i].flags |= DIFF_ONE_SIDE;
+	for (j = 0; j < nr; j++)
+		free(fam[j].name);
 	free(of);
 	free(fam);
 }

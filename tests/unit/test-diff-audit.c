@@ -254,9 +254,16 @@ static void test_one_side(void)
 			rk_add(&r[i], "meminfo.AnonHugePages", 2048);
 		} else {
 			rk_add(&r[i], "tracepoint.kmem:mm_page_alloc.count", 100);
+			rk_add(&r[i], "perf-profile.children.kmem-mm_page_alloc.__alloc_pages", 100);
+			rk_add(&r[i], "perf-profile.self.cpu-clock.main", 40);
 		}
 	}
 	compute(&d, r, 3, 3, NULL);
+	x = diff__find(&d, "perf-profile.children.kmem-mm_page_alloc.__alloc_pages");
+	ok(x && (x->flags & DIFF_ONE_SIDE), "an event sampled in new only: its perf-profile keys are one-side");
+	x = diff__find(&d, "perf-profile.self.cpu-clock.main");
+	ok(x && !(x->flags & DIFF_ONE_SIDE) && !strcmp(diff_row__verdict_name(x), "new"),
+	   "a self key of an event both sides sampled: new, whatever the kind");
 	x = diff__find(&d, "perf-stat.ps.page-faults");
 	ok(x && (x->flags & DIFF_ONE_SIDE) && !diff_row__changed(x) && !(x->flags & DIFF_TESTED) &&
 	   !strcmp(diff_row__verdict_name(x), "one-side"), "perf-stat only in base: one-side, not gone");
@@ -267,7 +274,9 @@ static void test_one_side(void)
 	ok(d.nr_one_side[0] == 3 && !strcmp(d.one_side[0][0], "perf-stat") &&
 	   !strcmp(d.one_side[0][1], "thp-zap") && !strcmp(d.one_side[0][2], "meminfo"),
 	   "named by their first key component");
-	ok(d.nr_one_side[1] == 1 && !strcmp(d.one_side[1][0], "tracepoint"), "and one in new only");
+	ok(d.nr_one_side[1] == 2 && !strcmp(d.one_side[1][0], "tracepoint.kmem:mm_page_alloc") &&
+	   !strcmp(d.one_side[1][1], "perf-profile.*.kmem-mm_page_alloc"),
+	   "and two in new only, each event its own family");
 	rows = diff__select(&d, DIFF_SELECT_DEFAULT, &n);
 	for (i = 0; i < n; i++)
 		ok(!(rows[i]->flags & DIFF_ONE_SIDE), "default rows: %s is not one-side", rows[i]->key);
@@ -278,7 +287,8 @@ static void test_one_side(void)
 	free(rows);
 	diff__format(&b, &d, NULL, 0, DIFF_FORMAT_JSON, false);
 	ok(b.s && strstr(b.s, "\"one_side_families\": {\"base\": [\"perf-stat\", \"thp-zap\", "
-				 "\"meminfo\"], \"new\": [\"tracepoint\"]}"), "json: the families per side");
+				 "\"meminfo\"], \"new\": [\"tracepoint.kmem:mm_page_alloc\", \"perf-profile.*.kmem-mm_page_alloc\"]}"),
+	   "json: the families per side");
 	outbuf__release(&b);
 	diff__release(&d);
 	rk_release(r, 6);
