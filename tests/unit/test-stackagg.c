@@ -15,7 +15,7 @@
 #include "mmprof/stackagg.h"
 #include "tap.h"
 
-#define MAXNR 12
+#define MAXNR 200
 
 struct key {
 	uint32_t event, pid, comm, nr;
@@ -41,7 +41,8 @@ static void random_key(struct key *k, unsigned universe)
 	k->event = next() % 2;
 	k->pid = 100 + next() % 3;
 	k->comm = next() % 2;
-	k->nr = next() % MAXNR;	/* 0 included */
+	/* mostly short (0 included), some long: records of many lines */
+	k->nr = next() % 8 ? next() % 12 : next() % MAXNR;
 	for (i = 0; i < k->nr; i++)
 		k->chain[i] = next() % universe;
 }
@@ -62,7 +63,7 @@ static void run_model(struct stackagg *a, unsigned universe, size_t nsamples, co
 	struct key *m = calloc(nsamples, sizeof(*m)), k, *f;
 	uint64_t total = 0, total_period = 0, sum = 0;
 	size_t nm = 0, i;
-	int bad = 0;
+	int bad = 0, order = 0;
 
 	for (i = 0; i < nsamples; i++) {
 		uint64_t period = 1 + next() % 1000;
@@ -95,10 +96,14 @@ static void run_model(struct stackagg *a, unsigned universe, size_t nsamples, co
 		f = model_find(m, nm, &k);
 		if (!f || f->samples != e->samples || f->period != e->period)
 			bad++;
+		/* the model lists keys as first seen: the queue must not reorder */
+		if (f != &m[i])
+			order++;
 		sum += e->period;
 	}
 	is_int(bad, 0, "every entry's samples and period equal the model's");
 	is_int(sum, total_period, "total period agrees");
+	is_int(order, 0, "entries in first-seen order");
 	printf("# %s: %zu samples, %zu distinct\n", what, nsamples, nm);
 	free(m);
 }
@@ -160,6 +165,29 @@ int main(int argc, char **argv)
 	run_model(&a, 1u << 30, 6000, "distinct");
 	stackagg__reset(&a);
 	run_model(&a, 4, 8000, "after reset");
+	stackagg__reset(&a);
+
+	/* samples still queued when reset: gone, and the next run starts clean */
+	{
+		uint64_t c[2] = { 1, 2 };
+
+		stackagg__add(&a, 0, 1, 0, c, 2, 3);
+		stackagg__add(&a, 0, 1, 0, c, 1, 3);
+		stackagg__reset(&a);
+		stackagg__add(&a, 0, 1, 0, c, 2, 4);
+		stackagg__flush(&a);
+		stackagg__flush(&a);
+		ok(a.samples == 1 && a.nr_entries == 1 && stackagg__entry(&a, 0)->samples == 1 &&
+		   stackagg__entry(&a, 0)->period == 4 && stackagg__entry(&a, 0)->nr == 2,
+		   "reset drops queued samples; flush twice counts once");
+		/* the caller's buffer is reused at once: the queue keeps its own copy */
+		c[1] = 5;
+		stackagg__add(&a, 0, 1, 0, c, 2, 1);
+		c[1] = 2;
+		stackagg__flush(&a);
+		ok(a.nr_entries == 2 && stackagg__chain(&a, stackagg__entry(&a, 1))[1] == 5,
+		   "a chain changed by the caller after add() is counted as it was");
+	}
 	stackagg__release(&a);
 	stackagg__release(&a);	/* release twice is harmless */
 	return done_testing();
