@@ -459,7 +459,6 @@ static int record_run(struct record *rec, uint32_t run)
 	if (sampler__freq_note(rec->sampler)) {
 		char hz[16];
 
-		fprintf(stderr, "mmprof: warning: %s\n", sampler__freq_note(rec->sampler));
 		snprintf(hz, sizeof(hz), "%d", sampler__freq(rec->sampler));
 		profile__set_meta(rec->p, "sample_freq_lowered", hz);
 	}
@@ -498,6 +497,9 @@ static int record_run(struct record *rec, uint32_t run)
 	/* after the exec check, so that a missing binary gets one line only */
 	if (run == 0 && !o->quiet && sampler__note(rec->sampler))
 		fprintf(stderr, "mmprof: %s\n", sampler__note(rec->sampler));
+	/* a warning, so even with -q: the file's frequency is not the one asked */
+	if (sampler__freq_note(rec->sampler))
+		fprintf(stderr, "mmprof: warning: %s\n", sampler__freq_note(rec->sampler));
 	if (cnt)
 		counting__start(cnt, start);
 	if (run == 0)

@@ -57,6 +57,15 @@ ok() {	# ok STATUS DESCRIPTION: one TAP line, STATUS 0 passes
 
 diag() { sed 's/^/# /' "$@"; }	# diag [FILE...]: as TAP comments
 
+# drop_env_warnings FILE: record's stderr in FILE without the warnings a
+# kernel that lowered kernel.perf_event_max_sample_rate (it does so itself
+# when sampling interrupts take too long) adds to any recording: -F lowered
+# to the limit, sampling throttled.  For tests that check stderr exactly.
+drop_env_warnings() {
+	grep -v -e '^mmprof: warning: -F [0-9]* is above kernel.perf_event_max_sample_rate' \
+		-e '^mmprof: warning: the kernel throttled sampling' "$1" || true
+}
+
 # done_testing: the plan if none was printed, and exit 1 if anything failed
 done_testing() {
 	[ -n "$tap_planned" ] || echo "1..$n"
