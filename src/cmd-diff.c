@@ -463,7 +463,11 @@ static void header(struct outbuf *b, const struct side *s, const struct diff *d,
 				  "misses what ran while it was full; record again with a lower -F or a "
 				  "larger -m\n");
 	}
-	if (forced)
+	if (forced && d->o.alias_from)
+		outbuf__printf(b, "WARNING: the sides used different sampling events (--force): "
+				  "perf-profile rows compare unlike things; new's %s rows are read as %s's\n",
+			       d->o.alias_from, d->o.alias_to);
+	else if (forced)
 		outbuf__printf(b, "WARNING: the sides used different sampling events (--force): "
 				  "perf-profile rows compare unlike things\n");
 	if (robot)
@@ -710,6 +714,7 @@ int cmd_diff(int argc, char **argv)
 	size_t ng = 0, i, n;
 	int dashdash, ret = EXIT_ERROR, tripped;
 	bool forced = false;
+	char alias_from[128], alias_to[128];
 
 	if (parse_args(argc, argv, opts, &pos, &dashdash) < 0) {
 		int help = 0;
@@ -781,6 +786,19 @@ int cmd_diff(int argc, char **argv)
 	for (i = 0; i < s[0].nr_runs + s[1].nr_runs; i++)
 		dr[i] = i < s[0].nr_runs ? s[0].runs[i] : s[1].runs[i - s[0].nr_runs];
 	c.o.robot = c.robot && !c.all;
+	/*
+	 * --force with one sampling event a side: pair the perf-profile rows
+	 * of the two events (the keys name their event), as a forced
+	 * comparison asks; several events a side stay apart.
+	 */
+	if (forced && !strchr(eb, ',') && !strchr(en, ',') && *eb && *en) {
+		keys__event_name(eb, alias_to, sizeof(alias_to));
+		keys__event_name(en, alias_from, sizeof(alias_from));
+		if (strcmp(alias_to, alias_from)) {
+			c.o.alias_from = alias_from;
+			c.o.alias_to = alias_to;
+		}
+	}
 	if (diff__compute(&d, dr, s[0].nr_runs, dr + s[0].nr_runs, s[1].nr_runs, &c.o) < 0) {
 		fprintf(stderr, "mmprof diff: nothing to compare\n");
 		goto out;

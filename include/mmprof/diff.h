@@ -104,6 +104,13 @@ struct diff_opts {
 	 * outputs say no significance test chose them.  Changes no number.
 	 */
 	bool robot;
+	/*
+	 * diff --force with one sampling event a side that differs (cycles
+	 * against cpu-clock): the new side's perf-profile keys of event token
+	 * alias_from (the key's third component, "cpu-clock") are read as
+	 * alias_to's, so that the rows pair.  NULL: keys as they are.
+	 */
+	const char *alias_from, *alias_to;
 };
 
 enum diff_verdict {

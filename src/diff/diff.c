@@ -364,6 +364,24 @@ static uint32_t builder__row(struct builder *b, const char *key)
 	return row;
 }
 
+/* diff_opts.alias_from/to: key with its event token replaced (in tmp), or key itself. */
+static const char *alias_key(const struct diff_opts *o, const char *key, char *tmp, size_t size)
+{
+	const char *ev;
+	size_t fl;
+
+	if (!o->alias_from || !o->alias_to || strncmp(key, PP, sizeof(PP) - 1))
+		return key;
+	ev = strchr(key + sizeof(PP) - 1, '.');
+	fl = strlen(o->alias_from);
+	if (!ev || strncmp(ev + 1, o->alias_from, fl) || ev[1 + fl] != '.')
+		return key;
+	if (snprintf(tmp, size, "%.*s%s%s", (int)(ev + 1 - key), key, o->alias_to,
+		     ev + 1 + fl) >= (int)size)
+		return key;
+	return tmp;
+}
+
 static void builder__add_run(struct builder *b, const struct diff_run *run, size_t col, int side)
 {
 	struct diff *d = b->d;
@@ -374,7 +392,9 @@ static void builder__add_run(struct builder *b, const struct diff_run *run, size
 	uint32_t *id_row = run->ids ? builder__space(b, run, side) : NULL;
 
 	for (i = 0; i < run->nr; i++) {
-		const char *key = run->items[i].key;
+		char atmp[1024];
+		const char *key = side ? alias_key(&d->o, run->items[i].key, atmp, sizeof(atmp))
+				       : run->items[i].key;
 		double *v;
 		uint32_t row = HASHIDX_NONE;
 
@@ -589,7 +609,8 @@ static void classify(struct diff *d, struct diff_row *r, const uint32_t *present
  * Rows come event by event in practice: ev, ev_len and known cache the event
  * nsamp was last filled for.
  */
-static const double *row_samples(const char *key, const struct diff_run *base, size_t nb,
+static const double *row_samples(const struct diff_opts *o, const char *key,
+				 const struct diff_run *base, size_t nb,
 				 const struct diff_run *cur, size_t nn, double *nsamp,
 				 const char **ev, size_t *ev_len, bool *known)
 {
@@ -607,10 +628,19 @@ static const double *row_samples(const char *key, const struct diff_run *base, s
 	*known = false;
 	for (i = 0; i < nb + nn; i++) {
 		const struct diff_run *run = i < nb ? &base[i] : &cur[i - nb];
+		const char *want = e;
+		size_t wlen = len;
 
+		/* --force's alias: the new side's samples are of its own event */
+		if (i >= nb && o->alias_from && o->alias_to && strlen(o->alias_to) == len &&
+		    !memcmp(o->alias_to, e, len)) {
+			want = o->alias_from;
+			wlen = strlen(want);
+		}
 		nsamp[i] = 0;
 		for (j = 0; j < run->nr_samples; j++)
-			if (strlen(run->samples[j].event) == len && !memcmp(run->samples[j].event, e, len)) {
+			if (strlen(run->samples[j].event) == wlen &&
+			    !memcmp(run->samples[j].event, want, wlen)) {
 				nsamp[i] = run->samples[j].n;
 				*known |= nsamp[i] > 0;
 				break;
@@ -678,7 +708,7 @@ int diff__compute(struct diff *d, const struct diff_run *base, size_t nb,
 	for (i = 0; i < d->nr; i++) {
 		d->rows[i].v = d->values + i * n;
 		classify(d, &d->rows[i], &b.present[2 * i], b.base_has_pp, scratch, cut,
-			 row_samples(d->rows[i].key, base, nb, cur, nn, nsamp, &ev, &ev_len, &known));
+			 row_samples(&d->o, d->rows[i].key, base, nb, cur, nn, nsamp, &ev, &ev_len, &known));
 	}
 	free(nsamp);
 	free(cut);

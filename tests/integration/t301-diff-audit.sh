@@ -142,6 +142,18 @@ ok $? "none of their keys is a row (not 'new')"
 awk -F, '$1 ~ /^perf-profile\.children\.cpu-clock\./ && $12 == "one-side"' "$tmp/csv" | grep -q .
 ok "$(test $? -ne 0; echo $?)" "the cpu-clock rows are compared"
 
+# ---- --force across sampling events ----
+rec tc.data -e task-clock; ok $? "record it with -e task-clock"
+"$MMPROF" diff "$tmp/pf.data" "$tmp/tc.data" >/dev/null 2>"$tmp/err"
+ok "$(test $? -eq 2 && grep -q "DIFFERENT SAMPLING EVENTS: base used 'cpu-clock', new used 'task-clock'" "$tmp/err"; echo $?)" \
+	"cpu-clock against task-clock: refused, exit 2"
+"$MMPROF" diff --force --all --format csv "$tmp/pf.data" "$tmp/tc.data" >"$tmp/csv" 2>/dev/null
+awk -F, '$1 ~ /^perf-profile\.children\.cpu-clock\./ && $12 != "one-side" && $12 != "new" && $12 != "gone"' "$tmp/csv" | grep -q . &&
+	! grep -q '^perf-profile\.[a-z]*\.task-clock\.' "$tmp/csv"
+ok $? "--force: the new side's task-clock rows pair with the base's cpu-clock rows"
+"$MMPROF" diff --force "$tmp/pf.data" "$tmp/tc.data" 2>/dev/null | grep -q "^WARNING: .*new's task-clock rows are read as cpu-clock's"
+ok $? "--force: the header says which rows were read as which"
+
 # ---- gates that match nothing ----
 "$MMPROF" diff --fail-on 'perf-profile.children.*.handle_mm_faultt > +1' \
 	"$tmp/mm-a.data" "$tmp/mm-b.data" >/dev/null 2>"$tmp/err"
