@@ -117,7 +117,11 @@ int flame__build(struct flame *f, const struct profile *p, const struct flame_op
 	flame__init(f);
 	f->icicle = o->icicle;
 	f->unit = o->samples ? "samples" : "period";
-	if (!p->nr_events || (size_t)ev >= p->nr_events)
+	/* a counting recording (mmprof stat -o) has counters but no sampling event */
+	if (!p->nr_events)
+		return errmsg__set(e, -ENOENT, "the profile has no samples to draw (a counting "
+				   "recording?); record samples with 'mmprof record'");
+	if ((size_t)ev >= p->nr_events)
 		return errmsg__set(e, -EINVAL, "the profile has no event %d (it has %zu)", ev + 1, p->nr_events);
 	if (o->run >= 0 && (size_t)o->run >= p->nr_runs)
 		return errmsg__set(e, -EINVAL, "the profile has no run %d (it has %zu, numbered from 0)", o->run, p->nr_runs);

@@ -5,7 +5,7 @@
 #     fault path are frames, kernel frames class k and user frames class u,
 #     root width = image width - padding, --samples, --icicle (sampled
 #     functions at the root), --comm/--dso filters (and errors: a comm or
-#     run that does not exist, bad options, exit 2), --min-width merging;
+#     run that does not exist, a counting recording, bad options, exit 2), --min-width merging;
 #   - two files: valid XML, the __split_huge_pmd frames are red (class grew)
 #     where THP is on, the THP-off fault path (do_anonymous_page) is drawn
 #     hatched though it vanished, --width base;
@@ -76,6 +76,10 @@ test $? -eq 2 && grep -q "no run 9" "$tmp/err"; ok $? "a run that does not exist
 test $? -eq 2; ok $? "bad --min-width: exit 2"
 "$MMPROF" flamegraph "$tmp/nonexistent.data" -o "$tmp/x.svg" 2>/dev/null
 test $? -eq 2; ok $? "missing file: exit 2"
+"$MMPROF" stat -o "$tmp/stat.data" -- true >/dev/null 2>&1 &&
+"$MMPROF" flamegraph "$tmp/stat.data" -o "$tmp/x.svg" 2>"$tmp/err"
+test $? -eq 2 && grep -q "has no samples to draw" "$tmp/err" && ! grep -q "no event" "$tmp/err"
+ok $? "a counting recording (stat -o): exit 2, no samples to draw"
 "$MMPROF" flamegraph --icicle "$tmp/off.data" "$tmp/on.data" -o "$tmp/x.svg" 2>/dev/null
 test $? -eq 2; ok $? "--icicle with two files: exit 2"
 
