@@ -30,20 +30,38 @@ static const char *const usage[] = {
 	NULL,
 };
 
-/* "0.1" (percent of the total) or "2px" (pixels of the image width) -> percent. */
+/*
+ * "0.1" (percent of the total) or "2px" (pixels of the image width) ->
+ * percent.  A limit of the whole width or more would merge every frame
+ * into the root and draw only "all": refused, as a too-small --image-width is.
+ */
 static int parse_min_width(const char *s, double image_width, double *pct)
 {
+	double graph = image_width - 20;	/* the frames' width: 10 px padding a side */
 	char *end;
 	double v;
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
+	if (errno || end == s || !(v >= 0)) {
+		fprintf(stderr, "mmprof flamegraph: bad --min-width '%s'; use a percentage (0.1) or pixels (2px)\n", s);
 		return -1;
-	if (!strcmp(end, "px"))
-		v = 100 * v / (image_width - 20);
-	else if (*end && strcmp(end, "%"))
+	}
+	if (!strcmp(end, "px")) {
+		if (v >= graph) {
+			fprintf(stderr, "mmprof flamegraph: --min-width %s is the whole graph (%.0f px) or more; "
+					"use pixels below %.0fpx\n", s, graph, graph);
+			return -1;
+		}
+		v = 100 * v / graph;
+	} else if (*end && strcmp(end, "%")) {
+		fprintf(stderr, "mmprof flamegraph: bad --min-width '%s'; use a percentage (0.1) or pixels (2px)\n", s);
 		return -1;
+	} else if (v >= 100) {
+		fprintf(stderr, "mmprof flamegraph: --min-width %s is 100%% of the total or more; "
+				"use a percentage below 100 (default 0.1)\n", s);
+		return -1;
+	}
 	*pct = v > 0 ? v : -1;	/* 0 draws everything */
 	return 0;
 }
@@ -226,11 +244,8 @@ int cmd_flamegraph(int argc, char **argv)
 		fprintf(stderr, "mmprof flamegraph: --image-width must be 100..1000000 pixels\n");
 		goto out;
 	}
-	if (c.min_width && parse_min_width(c.min_width, c.image_width, &pct)) {
-		fprintf(stderr, "mmprof flamegraph: bad --min-width '%s'; use a percentage (0.1) or pixels (2px)\n",
-			c.min_width);
+	if (c.min_width && parse_min_width(c.min_width, c.image_width, &pct))
 		goto out;
-	}
 	if (c.run < -1) {
 		fprintf(stderr, "mmprof flamegraph: --run counts from 0 (the first run is 0)\n");
 		goto out;

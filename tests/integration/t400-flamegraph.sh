@@ -74,6 +74,14 @@ test $? -eq 2 && grep -q "no samples left" "$tmp/err"; ok $? "a comm with no sam
 test $? -eq 2 && grep -q "no run 9" "$tmp/err"; ok $? "a run that does not exist: exit 2"
 "$MMPROF" flamegraph --min-width abc "$tmp/on.data" -o "$tmp/x.svg" 2>/dev/null
 test $? -eq 2; ok $? "bad --min-width: exit 2"
+for mw in 100 200 1180px 2000px; do
+	"$MMPROF" flamegraph --min-width $mw "$tmp/on.data" -o "$tmp/x.svg" 2>"$tmp/err"
+	test $? -eq 2 && test "$(wc -l <"$tmp/err")" -eq 1 && grep -q -- "--min-width $mw is" "$tmp/err"
+	ok $? "--min-width $mw (would draw only the root): exit 2, one line"
+done
+"$MMPROF" flamegraph --min-width 99 "$tmp/on.data" -o "$tmp/x.svg" &&
+"$MMPROF" flamegraph --min-width 1179px "$tmp/on.data" -o "$tmp/x.svg"
+ok $? "--min-width 99 and 1179px (just below the whole width) are accepted"
 "$MMPROF" flamegraph "$tmp/nonexistent.data" -o "$tmp/x.svg" 2>/dev/null
 test $? -eq 2; ok $? "missing file: exit 2"
 "$MMPROF" stat -o "$tmp/stat.data" -- true >/dev/null 2>&1 &&
