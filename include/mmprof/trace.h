@@ -85,7 +85,10 @@ int trace__read_str(const struct trace_field *f, const void *raw, uint32_t size,
  * ("latency_us.<=N"), every bucket kept (at most 64), stored under
  * acquire_returned: only acquisitions with a start_locking before them are
  * timed (trylocks have none), so the buckets sum to fewer than its hits.
- * Extra fields: "sys:name/field" specs (exact values).
+ * Extra fields: "sys:name/field" specs (exact values).  A field has one
+ * histogram however often it is named: a repeated spec, or one naming a
+ * field a default covers, adds nothing (the default's buckets stay), so
+ * each hit counts once per field.
  */
 struct tpstats;
 

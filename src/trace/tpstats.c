@@ -133,17 +133,28 @@ static uint64_t bucket_of(enum bucket b, uint64_t v)
 	}
 }
 
-static void tp_add_hist(struct tpstats *ts, struct tp *tp, const char *field, const char *label,
-			enum bucket b)
+/*
+ * A histogram of `field` on tp, unless tp has one of that field already: a
+ * --field repeated, or naming a field a default covers, must not count a
+ * hit twice (the first, the default's bucketing, stays).  -ENOENT when
+ * this kernel's event lacks the field (nothing added: counts only).
+ */
+static int tp_add_hist(struct tpstats *ts, struct tp *tp, const char *field, const char *label,
+		       enum bucket b)
 {
 	struct hist *h;
+	size_t k;
 
+	for (k = 0; k < tp->nr_hists; k++)
+		if (!strcmp(tp->hists[k].label, label))
+			return 0;
 	tp->hists = xrealloc(tp->hists, (tp->nr_hists + 1) * sizeof(*tp->hists));
 	h = &tp->hists[tp->nr_hists];
 	hist_init(h, label, b);
 	if (trace__field(ts->trace, tp->id, field, &h->f))
-		return;		/* this kernel's event lacks it: counts only */
+		return -ENOENT;
 	tp->nr_hists++;
+	return 0;
 }
 
 static const struct {
@@ -227,8 +238,7 @@ struct tpstats *tpstats__new(const struct strlist *events, const struct strlist 
 			    strncmp(tp->name, fields->items[k], (size_t)(slash - fields->items[k])))
 				continue;
 			found = true;
-			tp_add_hist(ts, tp, slash + 1, slash + 1, B_EXACT);
-			if (!tp->nr_hists || strcmp(tp->hists[tp->nr_hists - 1].label, slash + 1)) {
+			if (tp_add_hist(ts, tp, slash + 1, slash + 1, B_EXACT)) {
 				errmsg__set(e, -ENOENT, "tracepoint '%s' has no field '%s'",
 					    tp->name, slash + 1);
 				tpstats__free(ts);

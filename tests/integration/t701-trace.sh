@@ -6,6 +6,8 @@
 #   - --mm on thp-zap --thp on: kmem:mm_page_alloc order 9 (huge page
 #     allocations) is counted, at least once per THP fault the workload
 #     reports; report --tracepoints shows it; --field adds a histogram;
+#   - a --field given twice, or naming a field a default covers, counts
+#     each hit once: every histogram sums to the event's count;
 #   - a --field of an unknown field fails in one line.
 # (On this kernel huge_memory:* and thp:* are khugepaged/migration events
 # that a fault-and-zap workload does not hit; kmem order 9 is its trace.)
@@ -15,7 +17,7 @@ tap_setup t701
 
 val() { awk -v k="$1:" '$1 == k { print $2; exit }' "$2"; }
 
-plan 11
+plan 13
 
 "$MMPROF" record -q -e exceptions:page_fault_user -o "$tmp/f.data" -- \
 	"$MMPROF_BUILD/workloads/fault-range" --thp off --size 8M >"$tmp/out" 2>"$tmp/err"
@@ -57,6 +59,22 @@ ok "$(grep -q '^kmem:mm_page_alloc  *[0-9]' "$tmp/tp" && grep -q '^  order=9  ' 
 	"report --tracepoints lists the event and order=9"
 ok "$(grep -c '^[a-z_]*:[a-z_]* ' "$tmp/tp" | awk '{ exit !($1 >= 3) }'; echo $?)" \
 	"and the other mm tracepoints of this kernel"
+
+# each hit once per field: the histograms (top values + other) sum to the count
+"$MMPROF" record -q -e kmem:mm_page_alloc,exceptions:page_fault_user \
+	--field kmem:mm_page_alloc/order --field kmem:mm_page_alloc/order \
+	--field exceptions:page_fault_user/address -o "$tmp/d.data" -- \
+	"$MMPROF_BUILD/workloads/fault-range" --thp off --size 8M >"$tmp/out" 2>"$tmp/err"
+ok $? "record with a repeated --field and one a default covers exits 0"
+"$MMPROF" report "$tmp/d.data" >"$tmp/keys"
+sums=
+for f in kmem:mm_page_alloc.order exceptions:page_fault_user.address; do
+	c=$(val "tracepoint.${f%.*}.count" "$tmp/keys")
+	s=$(grep "^tracepoint\.$f\." "$tmp/keys" | awk '{ s += $2 } END { print s + 0 }')
+	sums="$sums $f $s of $c;"
+	[ -n "$c" ] && [ "$c" -gt 0 ] && [ "$s" = "$c" ] || sums="$sums MISMATCH"
+done
+ok "$(echo "$sums" | grep -qv MISMATCH; echo $?)" "each hit counted once per field:$sums"
 
 "$MMPROF" record -q -e kmem:mm_page_alloc --field kmem:mm_page_alloc/nope -o "$tmp/x.data" -- true \
 	>/dev/null 2>"$tmp/err"
