@@ -170,6 +170,92 @@ static int add_events(void *value, const char *arg)
 	return 0;
 }
 
+/* The event list being built by expand_events: names, and which came from a glob. */
+struct event_set {
+	struct strlist names, keys;	/* keys: the display names (event_key) */
+	bool *from_glob;
+	size_t alloc_glob;
+	bool adding_glob;
+};
+
+/* The display name two specs would share in the profile (the spec itself if unparsable). */
+static void event_key(const char *spec, char *key, size_t size)
+{
+	struct evspec ev;
+
+	if (evspec__parse(spec, &ev, NULL) == 0)
+		snprintf(key, size, "%s", ev.name);
+	else
+		snprintf(key, size, "%s", spec);
+}
+
+/*
+ * Add spec unless its event is there already: a glob's match that repeats
+ * an event is dropped (globs overlap by nature), but an event written twice
+ * would be two events under one name in the file (its counts merged under
+ * one key): refused.
+ */
+static int event_set__add(void *ctx, const char *spec)
+{
+	struct event_set *set = ctx;
+	char key[128];
+	size_t i;
+
+	event_key(spec, key, sizeof(key));
+	for (i = 0; i < set->names.nr; i++) {
+		if (strcmp(key, set->keys.items[i]))
+			continue;
+		if (set->adding_glob || set->from_glob[i])
+			return 0;
+		fprintf(stderr, "mmprof record: event '%s' is given twice (-e %s and -e %s); "
+			"give each event once\n", key, set->names.items[i], spec);
+		return -EEXIST;
+	}
+	strlist__add(&set->names, spec);
+	strlist__add(&set->keys, key);
+	XGROW(set->from_glob, set->alloc_glob, set->names.nr - 1);
+	set->from_glob[set->names.nr - 1] = set->adding_glob;
+	return 0;
+}
+
+/*
+ * -e after parsing: tracepoint globs (huge_memory:*) expanded against
+ * tracefs, as perf expands them, and duplicate events refused.  0 or -1
+ * (message printed).
+ */
+static int expand_events(struct strlist *events)
+{
+	struct event_set set = { { NULL, 0, 0 }, { NULL, 0, 0 }, NULL, 0, false };
+	struct errmsg e = { "" };
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < events->nr && !err; i++) {
+		set.adding_glob = evspec__is_glob(events->items[i]);
+		if (!set.adding_glob) {
+			err = event_set__add(&set, events->items[i]);
+			continue;
+		}
+		err = evspec__glob(events->items[i], event_set__add, &set, &e);
+		if (err == -EEXIST)
+			break;
+		if (err < 0) {
+			fprintf(stderr, "mmprof record: %s\n", e.msg);
+			break;
+		}
+		err = 0;
+	}
+	free(set.from_glob);
+	strlist__release(&set.keys);
+	if (err) {
+		strlist__release(&set.names);
+		return -1;
+	}
+	strlist__release(events);
+	*events = set.names;
+	return 0;
+}
+
 /*
  * --mm: the memory-management tracepoints this kernel has (sampled every
  * hit, so their per-run counts are exact and their callchains kept).
@@ -768,7 +854,7 @@ int cmd_record(int argc, char **argv)
 		{ OPT_DOUBLE, 0, "duration", &o.duration, "SEC", "sample for SEC seconds (-p/-a: record that long)", 0, NULL },
 		{ OPT_INT, 'r', "repeat", &o.repeat, "N", "run the command N times into one file", 0, NULL },
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "sampling and counting", 0, NULL },
-		{ OPT_CALLBACK, 'e', "event", &o.events, "EVENT[,EVENT]", "sampling events (repeatable); default cycles, else cpu-clock", 0, add_events },
+		{ OPT_CALLBACK, 'e', "event", &o.events, "EVENT[,EVENT]", "sampling events (repeatable; tracepoint globs: sys:*); default cycles, else cpu-clock", 0, add_events },
 		{ OPT_INT, 'F', "freq", &o.freq, "HZ", "sampling frequency (default 4000)", 0, NULL },
 		{ OPT_STRING, 'c', "count", &o.period_str, "PERIOD", "sample every PERIOD events instead of -F", 0, NULL },
 		{ OPT_BOOL, 'g', "callchain", &o.callchain, NULL, "record callchains (the default)", OPT_NEGATABLE, NULL },
@@ -843,6 +929,8 @@ int cmd_record(int argc, char **argv)
 			profile__set_meta(rec.p, "symbols.vmlinux", symbols__vmlinux(rec.syms));
 	}
 
+	if (expand_events(&o.events) < 0)
+		goto out;
 	if (o.mm) {
 		char missing[1024];
 

@@ -7,7 +7,9 @@
  *   software   cpu-clock, task-clock, page-faults/faults, context-switches/cs, ...
  *   raw        rNNNN (hex config of the core PMU)
  *   cache      L1-dcache-loads, LLC-load-misses, dTLB-store-misses, ...
- *   tracepoint sys:name (id read from tracefs, mounted if needed)
+ *   tracepoint sys:name (id read from tracefs, mounted if needed); a glob
+ *              in sys or name (huge_memory:*, kmem:mm_page_*) is expanded
+ *              by evspec__glob into the tracepoints tracefs lists
  *   PMU        pmu/term=value,.../ with config, config1, config2 or the
  *              PMU's own format terms (event=, umask=, ...)
  * followed by modifiers :u :k :h (count only user/kernel/hypervisor) and
@@ -44,5 +46,22 @@ int evspec__parse(const char *spec, struct evspec *ev, struct errmsg *e);
  * /sys/kernel/tracing when nothing is mounted), or NULL with e filled.
  */
 const char *evspec__tracefs(struct errmsg *e);
+
+/*
+ * A tracepoint glob: sys:name[:mods] with *, ? or [ in sys or name, as
+ * perf accepts them ("huge_memory:*", "sys:prefix*").  Such a spec is not
+ * an event for evspec__parse: expand it with evspec__glob first.
+ */
+bool evspec__is_glob(const char *spec);
+
+/*
+ * Call add(ctx, "sys:name[:mods]") for every tracefs tracepoint that the
+ * glob spec matches (fnmatch on sys and on name), in name order; stops at
+ * the first add that returns non-zero and returns that.  Returns the number
+ * of matches (> 0), or -ENOENT with e filled when nothing matches, or the
+ * -errno of an unreadable tracefs.
+ */
+int evspec__glob(const char *spec, int (*add)(void *ctx, const char *spec), void *ctx,
+		 struct errmsg *e);
 
 #endif

@@ -5,7 +5,9 @@
  * round-trip with `perf list` / `perf stat` output.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -425,4 +427,91 @@ int evspec__parse(const char *spec, struct evspec *ev, struct errmsg *e)
 	}
 	return errmsg__set(e, -EINVAL, "unknown event '%s'; 'perf list' shows the events "
 			   "this machine has", spec);
+}
+
+static bool glob_chars(const char *s, size_t n)
+{
+	return memchr(s, '*', n) || memchr(s, '?', n) || memchr(s, '[', n);
+}
+
+bool evspec__is_glob(const char *spec)
+{
+	const char *colon, *c2;
+
+	if (!spec || strchr(spec, '/'))
+		return false;
+	colon = strchr(spec, ':');
+	if (!colon)
+		return false;
+	c2 = strchr(colon + 1, ':');
+	return glob_chars(spec, (size_t)((c2 ? c2 : colon + strlen(colon)) - spec));
+}
+
+/* scandir filters: tracefs keeps files (enable, filter, header_page) beside the folders */
+static int is_subdir(const struct dirent *d)
+{
+	return d->d_name[0] != '.' && (d->d_type == DT_DIR || d->d_type == DT_UNKNOWN);
+}
+
+static void free_names(struct dirent **l, int n)
+{
+	while (n > 0)
+		free(l[--n]);
+	free(l);
+}
+
+int evspec__glob(const char *spec, int (*add)(void *ctx, const char *spec), void *ctx,
+		 struct errmsg *e)
+{
+	char sys_pat[128], name_pat[128], path[512], out[320];
+	const char *colon = strchr(spec, ':'), *c2, *mods, *dir;
+	struct dirent **sys = NULL, **ev = NULL;
+	int nsys, nev = 0, i, j, matched = 0, err = 0;
+	size_t slen, nlen;
+
+	if (!evspec__is_glob(spec))
+		return errmsg__set(e, -EINVAL, "'%s' is not a tracepoint glob (sys:name with * or ?)", spec);
+	c2 = strchr(colon + 1, ':');
+	mods = c2 ? c2 : "";
+	slen = (size_t)(colon - spec);
+	nlen = c2 ? (size_t)(c2 - colon - 1) : strlen(colon + 1);
+	if (!slen || !nlen || slen >= sizeof(sys_pat) || nlen >= sizeof(name_pat))
+		return errmsg__set(e, -EINVAL, "cannot parse tracepoint glob '%s'; want sys:name "
+				   "with * or ? (huge_memory:*)", spec);
+	memcpy(sys_pat, spec, slen);
+	sys_pat[slen] = '\0';
+	memcpy(name_pat, colon + 1, nlen);
+	name_pat[nlen] = '\0';
+	dir = evspec__tracefs(e);
+	if (!dir)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/events", dir);
+	nsys = scandir(path, &sys, is_subdir, alphasort);
+	if (nsys < 0)
+		return errmsg__set(e, -errno, "cannot list '%s': %s", path, strerror(errno));
+	for (i = 0; i < nsys && !err; i++) {
+		if (fnmatch(sys_pat, sys[i]->d_name, 0))
+			continue;
+		snprintf(path, sizeof(path), "%s/events/%s", dir, sys[i]->d_name);
+		nev = scandir(path, &ev, is_subdir, alphasort);
+		if (nev < 0)
+			continue;	/* a file where a folder was expected: not a subsystem */
+		for (j = 0; j < nev && !err; j++) {
+			if (fnmatch(name_pat, ev[j]->d_name, 0))
+				continue;
+			if ((size_t)snprintf(out, sizeof(out), "%s:%s%s", sys[i]->d_name, ev[j]->d_name,
+					     mods) >= sizeof(out))
+				continue;
+			matched++;
+			err = add(ctx, out);
+		}
+		free_names(ev, nev);
+	}
+	free_names(sys, nsys);
+	if (err)
+		return err;
+	if (!matched)
+		return errmsg__set(e, -ENOENT, "no tracepoint matches '%s'; 'perf list tracepoint' "
+				   "shows the events this machine has", spec);
+	return matched;
 }

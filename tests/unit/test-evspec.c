@@ -85,6 +85,68 @@ static const struct row rows[] = {
 	{ "../..:x", -EINVAL, 0, 0, NULL },
 };
 
+struct globbed {
+	char names[64][128];
+	int nr;
+};
+
+static int collect(void *ctx, const char *spec)
+{
+	struct globbed *g = ctx;
+
+	if (g->nr < 64)
+		snprintf(g->names[g->nr], sizeof(g->names[0]), "%s", spec);
+	g->nr++;
+	return 0;
+}
+
+static int refuse(void *ctx, const char *spec)
+{
+	(void)ctx;
+	(void)spec;
+	return -EEXIST;
+}
+
+/* Tracepoint globs (perf's sys:* and sys:prefix*), against this machine's tracefs. */
+static void test_globs(void)
+{
+	struct globbed g = { .nr = 0 };
+	struct errmsg e = { "" };
+	struct evspec ev;
+	int i, n, sorted = 1, all_parse = 1;
+
+	ok(evspec__is_glob("huge_memory:*") && evspec__is_glob("sched:sched_s*:k") &&
+	   evspec__is_glob("sch?d:sched_switch"), "sys:*, sys:prefix*:mods and sys? are globs");
+	ok(!evspec__is_glob("sched:sched_switch") && !evspec__is_glob("cycles:pp") &&
+	   !evspec__is_glob("cpu/event=0x3c/") && !evspec__is_glob("*") &&
+	   !evspec__is_glob("sched:sched_switch:*"), "plain events, PMU terms, a bare * and "
+	   "a * among the modifiers are not");
+	n = evspec__glob("sched:sched_s*", collect, &g, &e);
+	ok(n == g.nr && n >= 2, "sched:sched_s* matches %d tracepoints (%s)", n, e.msg);
+	for (i = 0; i < g.nr && i < 64; i++) {
+		sorted &= i == 0 || strcmp(g.names[i - 1], g.names[i]) < 0;
+		all_parse &= !strncmp(g.names[i], "sched:sched_s", 13) &&
+			     evspec__parse(g.names[i], &ev, NULL) == 0 && ev.tracepoint;
+	}
+	ok(sorted && all_parse, "each match is a sched:sched_s... tracepoint that parses, in name order");
+	for (i = 0; i < g.nr && i < 64 && strcmp(g.names[i], "sched:sched_switch"); i++)
+		;
+	ok(i < g.nr, "sched:sched_switch is among them");
+	g.nr = 0;
+	n = evspec__glob("sch?d:sched_switch:k", collect, &g, &e);
+	ok(n == 1 && !strcmp(g.names[0], "sched:sched_switch:k"), "a glob in sys, modifiers kept: %s",
+	   g.nr ? g.names[0] : "(none)");
+	g.nr = 0;
+	e.msg[0] = '\0';
+	n = evspec__glob("no_such_subsystem:*", collect, &g, &e);
+	ok(n == -ENOENT && g.nr == 0 && strstr(e.msg, "no tracepoint matches 'no_such_subsystem:*'"),
+	   "a glob that matches nothing: -ENOENT, %s", e.msg);
+	n = evspec__glob("sched:*", refuse, NULL, &e);
+	is_int(n, -EEXIST, "an add that fails stops the expansion with its error");
+	n = evspec__parse("huge_memory:*", &ev, &e);
+	ok(n < 0, "evspec__parse does not take a glob itself");
+}
+
 int main(void)
 {
 	struct errmsg e = { "" };
@@ -166,5 +228,6 @@ int main(void)
 	   "tracepoint with a modifier");
 	err = evspec__parse("sched:no_such_tracepoint", &ev, &e);
 	ok(strstr(e.msg, "sched:no_such_tracepoint") != NULL, "unknown tracepoint named: %s", e.msg);
+	test_globs();
 	return done_testing();
 }
