@@ -77,6 +77,7 @@ struct record_opts {
 	int mmap_pages;
 	int callchain;
 	enum call_graph call_graph;	/* --call-graph */
+	bool call_graph_given;		/* --call-graph on the command line */
 	uint32_t stack_size;		/* --call-graph dwarf,SIZE */
 	int inline_frames;
 	const char *vmlinux;		/* --vmlinux: kernel DWARF for inline chains */
@@ -105,14 +106,17 @@ struct record {
 	uint64_t total_samples, total_lost, total_throttled;
 };
 
-/* --call-graph fp | dwarf[,SIZE] | lbr (value: the record_opts); implies -g. */
+/*
+ * --call-graph fp | dwarf[,SIZE] | lbr (value: the record_opts).  Callchains
+ * are on by default; with --no-callchain (in either order) validate refuses.
+ */
 static int parse_call_graph(void *value, const char *arg)
 {
 	struct record_opts *o = value;
 	char *end;
 	unsigned long size;
 
-	o->callchain = 1;
+	o->call_graph_given = true;
 	o->stack_size = UNWIND__STACK_DEFAULT;
 	if (!strcmp(arg, "fp")) {
 		o->call_graph = CALL_GRAPH_FP;
@@ -350,6 +354,12 @@ static int validate(struct record *rec, int argc, char **argv, int first)
 	if (o->repeat < 1 || o->repeat > 10000) {
 		fprintf(stderr, "mmprof record: invalid value '%d' for -r; expected 1 to 10000\n",
 			o->repeat);
+		return -1;
+	}
+	/* either order: the later one would silently win over the other */
+	if (o->call_graph_given && !o->callchain) {
+		fprintf(stderr, "mmprof record: --no-callchain and --call-graph exclude each other; "
+			"drop one\n");
 		return -1;
 	}
 	if (o->freq != INT_MIN && o->period_str) {

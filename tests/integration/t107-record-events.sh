@@ -5,7 +5,8 @@
 #     folder), overlap with another -e without a duplicate, and a glob
 #     that matches nothing is one error line, exit 2;
 #   - an event given twice (two events of one name: their keys collided)
-#     is one error line, exit 2, and no file is written.
+#     is one error line, exit 2, and no file is written;
+#   - --no-callchain with --call-graph, in either order: exit 2.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t107
@@ -55,5 +56,13 @@ test $? -eq 2 && one_line "$tmp/err" "event 'page-faults:u' is given twice"
 ok $? "a duplicate within one comma list (with a modifier): exit 2"
 "$MMPROF" record -q -e page-faults:u -e page-faults:k -o "$tmp/x.data" -- true 2>"$tmp/err"
 ok $? "one event with different modifiers is two events: accepted"
+
+# ---- --no-callchain with --call-graph
+for args in "--no-callchain --call-graph dwarf" "--call-graph fp --no-callchain"; do
+	# shellcheck disable=SC2086
+	"$MMPROF" record -q $args -o "$tmp/x.data" -- true 2>"$tmp/err"
+	test $? -eq 2 && one_line "$tmp/err" "--no-callchain and --call-graph exclude each other"
+	ok $? "record $args: one line, exit 2"
+done
 
 done_testing
