@@ -104,6 +104,7 @@ struct record {
 	bool progress;			/* a terminal on stderr and not -q */
 	bool progress_shown;
 	uint64_t total_samples, total_lost, total_throttled;
+	uint32_t runs_before_delay;	/* runs that ended before --delay enabled sampling */
 };
 
 /*
@@ -682,6 +683,9 @@ static int record_run(struct record *rec, uint32_t run)
 	}
 
 	t = clock__ns(CLOCK_MONOTONIC);
+	/* sampling never started: the workload (or -p's processes) ended within --delay */
+	if (o->delay > 0 && !sampling && !sampling_done && !stopsig_count)
+		rec->runs_before_delay++;
 	if (rec->mode == MODE_FORK) {
 		/* whatever the child wrote before exiting; a grandchild holding
 		 * the pipe open must not keep us here, so read once more only */
@@ -834,6 +838,15 @@ static void print_summary(struct record *rec, uint32_t nr_runs, bool interrupted
 			(unsigned long long)rec->total_lost,
 			(unsigned long long)rec->total_throttled,
 			path, *unit == 'B' ? 0 : 1, size, unit);
+	/* an empty file is not what --delay asked for: say why, even with -q */
+	if (rec->runs_before_delay == nr_runs)
+		fprintf(stderr, "mmprof: warning: the workload ended within --delay %g s%s: no "
+			"sampling window, no samples; lower --delay\n", rec->o->delay,
+			nr_runs > 1 ? " in every run" : "");
+	else if (rec->runs_before_delay)
+		fprintf(stderr, "mmprof: warning: the workload ended within --delay %g s in %u of %u "
+			"runs: no samples from those runs; lower --delay\n", rec->o->delay,
+			rec->runs_before_delay, nr_runs);
 	/* never silent about loss, even with -q */
 	all = (double)(rec->total_samples + rec->total_lost);
 	if (rec->total_lost)

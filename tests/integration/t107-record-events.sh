@@ -6,7 +6,8 @@
 #     that matches nothing is one error line, exit 2;
 #   - an event given twice (two events of one name: their keys collided)
 #     is one error line, exit 2, and no file is written;
-#   - --no-callchain with --call-graph, in either order: exit 2.
+#   - --no-callchain with --call-graph, in either order: exit 2;
+#   - a workload that ends within --delay: a warning, even with -q.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t107
@@ -64,5 +65,14 @@ for args in "--no-callchain --call-graph dwarf" "--call-graph fp --no-callchain"
 	test $? -eq 2 && one_line "$tmp/err" "--no-callchain and --call-graph exclude each other"
 	ok $? "record $args: one line, exit 2"
 done
+
+# ---- --delay longer than the workload
+"$MMPROF" record -q -e cpu-clock --delay 5 -o "$tmp/d.data" -- sleep 0.2 2>"$tmp/err"
+test $? -eq 0 && grep -q "warning: the workload ended within --delay 5 s: no sampling window" "$tmp/err"
+ok $? "--delay 5 on a 0.2 s workload: a warning (with -q)"
+diag "$tmp/err"
+"$MMPROF" record -q -e cpu-clock --delay 0.05 -o "$tmp/d.data" -- "$wl/page-fault" -s 0.5 --size 4M \
+	>/dev/null 2>"$tmp/err"
+test $? -eq 0 && ! grep -q -- "--delay" "$tmp/err"; ok $? "a workload that outlasts --delay: no such warning"
 
 done_testing
