@@ -107,6 +107,22 @@ int cmd_export(int argc, char **argv)
 				"or json\n", o.format);
 		return EXIT_ERROR;
 	}
+	/*
+	 * Options of another format would be ignored in silence: pprof and
+	 * json carry every event with both its samples and its period (pprof's
+	 * default sample type is the period) and the comm as a label; json
+	 * holds every run.
+	 */
+	if (strcmp(o.format, "folded") && (o.event || o.period || o.comm)) {
+		fprintf(stderr, "mmprof export: %s is for --format folded only; %s already has the "
+				"samples, period and comm of every event's stacks\n",
+			o.event ? "-e" : o.period ? "--period" : "--comm", o.format);
+		return EXIT_ERROR;
+	}
+	if (!strcmp(o.format, "json") && o.run != -1) {
+		fprintf(stderr, "mmprof export: --run is for folded and pprof; json holds every run\n");
+		return EXIT_ERROR;
+	}
 	if (!strcmp(o.format, "pprof") && !o.output && isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "mmprof export: pprof is binary: not writing it to a terminal; "
 				"use -o OUT\n");

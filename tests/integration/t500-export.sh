@@ -6,7 +6,8 @@
 # with apt when missing), whose per-trace values rebuild exactly the same
 # folded lines, and whose totals equal the profile's samples and period;
 # its main binary (mapping 1, "File:") is the recorded command's.
-# Errors exit 2 with one line; every --help option is in the man page.
+# Errors (and another format's option, as --period with pprof) exit 2
+# with one line; every --help option is in the man page.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t500
@@ -151,6 +152,14 @@ ok $? "missing file: one line, exit 2 (got $rc)"
 rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && ! ls "$tmp"/*.tmp.* >/dev/null 2>&1
 ok $? "unknown format: one line, exit 2 (got $rc)"
+for args in "--format pprof --period" "--format pprof -e cpu-clock" "--format json --comm" "--format json --run 0"; do
+	# shellcheck disable=SC2086
+	"$MMPROF" export $args "$tmp/pf.data" -o "$tmp/opt.out" 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && [ ! -e "$tmp/opt.out" ] &&
+		grep -q "^mmprof export: .* is for " "$tmp/err"
+	ok $? "export $args (another format's option): one line, exit 2 (got $rc)"
+done
 "$MMPROF" export -o "$tmp/x.json" "$tmp/pf.data" && python3 -m json.tool "$tmp/x.json" >/dev/null
 ok $? "the format follows from OUT's suffix"
 
