@@ -12,6 +12,10 @@
  *                 period,ip,sym,symoff,dso; comm may contain spaces)
  *   frame line    "\t ffffffff81234567 func+0x12 ([kernel.kallsyms])",
  *                 innermost first; a blank line ends the sample
+ *   Without callchains (perf record without -g) the ip follows the event
+ *   on the header line, perf right-aligns the comm and prints no blank
+ *   lines: a header is known by its fields (comm, pid, time, event), not
+ *   by column 0, and its stack is the one frame of the ip.
  *   "# key : value" comment lines (perf script --header) fill the meta,
  *   and "# event : name = ..., type = N, config = N, ..." the events.
  *
@@ -47,6 +51,7 @@ struct perfscript {
 	uint32_t run;
 	uint64_t line_no;
 	uint64_t samples;	/* samples parsed so far */
+	uint64_t chain_samples;	/* of which with callchain lines (perf record -g) */
 	double first_time, last_time;	/* seconds, as perf prints them */
 
 	/* the sample being read */
@@ -54,6 +59,7 @@ struct perfscript {
 	uint32_t event, comm;
 	uint32_t pid;		/* "pid/tid" -> pid; 0 for a lone number (perf's tid) */
 	uint64_t period;
+	int chained;		/* it has callchain lines */
 	uint32_t *frames;	/* leaf first */
 	size_t nr_frames, alloc_frames;
 };

@@ -258,6 +258,7 @@ static int end_sample(struct perfscript *ps, struct errmsg *e)
 		XGROW(ps->frames, ps->alloc_frames, 0);
 		ps->frames[ps->nr_frames++] = profile__frame(ps->p, &f);
 	}
+	ps->chain_samples += ps->chained;
 	node = profile__stack(ps->p, ps->frames, ps->nr_frames);
 	profile__add_count(ps->p, ps->run, ps->event, ps->comm, ps->pid, node, 1, ps->period);
 	ps->samples++;
@@ -300,34 +301,93 @@ static int bad_header(struct perfscript *ps, struct errmsg *e, const char *why)
 			   (unsigned long long)ps->line_no, why);
 }
 
+/*
+ * Where the fields of a sample header are: t[0..k) the comm, t[k] the
+ * pid when there is one, t[ti] the time (ti == n: none), t[idx] the
+ * period or the event.  NULL, or why this is not a header.
+ */
+struct shape {
+	size_t k, ti, idx;
+};
+
+static const char *header_shape(const struct tok *t, size_t n, struct shape *sh)
+{
+	size_t i;
+
+	for (sh->ti = 0; sh->ti < n && !is_time(&t[sh->ti]); sh->ti++)
+		;
+	if (sh->ti < n) {
+		sh->k = sh->ti;
+		if (sh->k > 0 && is_cpu(&t[sh->k - 1]))
+			sh->k--;
+		if (sh->k > 0 && is_pid(&t[sh->k - 1]))
+			sh->k--;
+		sh->idx = sh->ti + 1;
+	} else {
+		/* no time field: "comm pid [cpu] [period] event:" */
+		for (sh->k = 1; sh->k < n && !is_pid(&t[sh->k]); sh->k++)
+			;
+		if (sh->k >= n)
+			return "no pid or time field";
+		sh->idx = sh->k + 1;
+		if (sh->idx < n && is_cpu(&t[sh->idx]))
+			sh->idx++;
+	}
+	i = sh->idx;
+	if (i < n && all_digits(t[i].s, t[i].len))
+		i++;
+	if (i < n && t[i].len > 12 && !memcmp(t[i].s, "PERF_RECORD_", 12))
+		return NULL;
+	if (i >= n || t[i].len < 2 || t[i].s[t[i].len - 1] != ':')
+		return "no 'event:' field after the time";
+	return NULL;
+}
+
+/*
+ * An indented line that is a sample header: without callchains perf
+ * script right-aligns the comm ("%16s"), so a header may start with
+ * blanks.  Only the full shape counts, comm, pid, time and event (with
+ * time: 1), or comm, pid and event (0); anything else is -1 and is read
+ * as a callchain frame.
+ */
+static int indented_header(const char *line, size_t len)
+{
+	struct tok t[MAX_TOKENS];
+	size_t n = tokenize(line, len, t, MAX_TOKENS);
+	struct shape sh;
+
+	if (header_shape(t, n, &sh) || !sh.k || !is_pid(&t[sh.k]))
+		return -1;
+	return sh.ti < n;
+}
+
+/* Does the line start with a hex address, as a callchain frame does? */
+static bool frame_shaped(const char *line, size_t len)
+{
+	struct tok t[1];
+	uint64_t v;
+
+	return tokenize(line, len, t, 1) == 1 && parse_hex(t[0].s, t[0].len, &v);
+}
+
 static int sample_header(struct perfscript *ps, const char *line, size_t len, struct errmsg *e)
 {
 	struct tok t[MAX_TOKENS];
 	size_t n = tokenize(line, len, t, MAX_TOKENS), ti, k, idx;
 	const struct tok *ev;
+	const char *why;
+	struct shape sh;
 	double tm = -1;
 	int err;
 
-	for (ti = 0; ti < n && !is_time(&t[ti]); ti++)
-		;
-	if (ti < n) {
+	why = header_shape(t, n, &sh);
+	if (why)
+		return bad_header(ps, e, why);
+	ti = sh.ti;
+	k = sh.k;
+	idx = sh.idx;
+	if (ti < n)
 		tm = parse_time(&t[ti]);
-		k = ti;
-		if (k > 0 && is_cpu(&t[k - 1]))
-			k--;
-		if (k > 0 && is_pid(&t[k - 1]))
-			k--;
-		idx = ti + 1;
-	} else {
-		/* no time field: "comm pid [cpu] [period] event:" */
-		for (k = 1; k < n && !is_pid(&t[k]); k++)
-			;
-		if (k >= n)
-			return bad_header(ps, e, "no pid or time field");
-		idx = k + 1;
-		if (idx < n && is_cpu(&t[idx]))
-			idx++;
-	}
 	if (idx < n && all_digits(t[idx].s, t[idx].len)) {
 		char buf[24];
 
@@ -344,9 +404,7 @@ static int sample_header(struct perfscript *ps, const char *line, size_t len, st
 		ps->in_sample = 2;	/* --show-*-events lines: not samples */
 		return 0;
 	}
-	if (idx >= n || t[idx].len < 2 || t[idx].s[t[idx].len - 1] != ':')
-		return bad_header(ps, e, "no 'event:' field after the time");
-	ev = &t[idx];
+	ev = &t[idx];	/* header_shape checked it is "event:" */
 	err = event_id(ps, ev->s, ev->len - 1, &ps->event, e);
 	if (err)
 		return err;
@@ -360,6 +418,7 @@ static int sample_header(struct perfscript *ps, const char *line, size_t len, st
 			ps->last_time = tm;
 	}
 	ps->in_sample = 1;
+	ps->chained = 0;
 	ps->nr_frames = 0;
 	/* without -g, the sampled ip follows the event on the same line */
 	{
@@ -487,6 +546,7 @@ int perfscript__line(struct perfscript *ps, const char *line, size_t len, struct
 {
 	size_t i;
 	uint32_t f;
+	int hdr;
 
 	ps->line_no++;
 	if (len > PERFSCRIPT_MAX_LINE)
@@ -504,7 +564,16 @@ int perfscript__line(struct perfscript *ps, const char *line, size_t len, struct
 
 		return err ? err : comment(ps, line, len, e);
 	}
-	if (!is_blank(line[0])) {
+	/*
+	 * A header at column 0, or indented (perf pads the comm with spaces
+	 * when it prints no callchain) when its fields say so.  perf indents
+	 * frames with a tab: a tab-indented line without a time field that
+	 * could be a frame of the sample being read is read as one.
+	 */
+	hdr = is_blank(line[0]) ? indented_header(line, len) : 1;
+	if (hdr == 0 && line[0] == '\t' && ps->in_sample == 1 && frame_shaped(line, len))
+		hdr = -1;
+	if (hdr >= 0) {
 		int err = end_sample(ps, e);
 
 		return err ? err : sample_header(ps, line, len, e);
@@ -521,6 +590,7 @@ int perfscript__line(struct perfscript *ps, const char *line, size_t len, struct
 		return errmsg__set(e, -EPROTO, "line %llu: not perf script output: expected a "
 				   "frame '<hex address> <symbol> (<dso>)'",
 				   (unsigned long long)ps->line_no);
+	ps->chained = 1;
 	XGROW(ps->frames, ps->alloc_frames, ps->nr_frames);
 	ps->frames[ps->nr_frames++] = f;
 	return 0;
@@ -537,6 +607,8 @@ int perfscript__finish(struct perfscript *ps, struct errmsg *e)
 		return errmsg__set(e, -ENODATA, "no samples in the perf script output");
 	r = &ps->p->runs[ps->run];
 	r->samples += ps->samples;
+	/* as record says it: "0" when perf recorded no callchains (no -g) */
+	profile__set_meta(ps->p, "callchain", ps->chain_samples ? "1" : "0");
 	/* hostile timestamps can be huge or infinite: no wall time then */
 	if (ps->last_time > ps->first_time && ps->last_time - ps->first_time < 9.2e9)
 		r->wall_ns = (int64_t)((ps->last_time - ps->first_time) * 1e9 + 0.5);

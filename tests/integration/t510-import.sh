@@ -3,13 +3,15 @@
 # the children% that `perf report --children -U` prints for the same file
 # (same samples, same symbols: they agree to perf's two decimals); the
 # same perf script text on standard input gives the same profile; the
-# meta says where it came from; garbage, a file that is not perf.data and
+# meta says where it came from; a perf.data recorded without -g (one
+# event or two: perf script pads the comm, no callchain) imports with one
+# frame a sample, every sample; garbage, a file that is not perf.data and
 # a missing perf each fail with one line and exit 2.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t510
 
-plan 12
+plan 14
 
 # perf samples at 4000 Hz unless the kernel's limit is lower (perf lowers it)
 max=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
@@ -65,6 +67,23 @@ ok $? "import - (perf script text on stdin) exits 0"
 ok $? "stdin gives the same keys and folded stacks as the perf.data path"
 "$MMPROF" report --json "$tmp/stdin.data" | grep -q '"source": "perf script"'
 ok $? "stdin import says source perf script"
+
+# without -g: sample lines start with the padded comm, no callchain
+perf record -q -F "$freq" -e cpu-clock,page-faults -o "$tmp/nog.perf" -- "$wl/page-fault" --seconds 0.3 \
+	>/dev/null 2>"$tmp/err" &&
+	"$MMPROF" import "$tmp/nog.perf" -o "$tmp/nog.data" 2>"$tmp/err"
+rc=$?
+ok $rc "import of a perf.data recorded without -g, two events, exits 0 (got $rc: $(cat "$tmp/err"))"
+ps=$(perf script -i "$tmp/nog.perf" 2>/dev/null | grep -c '^ *[^[:space:]#]')
+"$MMPROF" report --json "$tmp/nog.data" >"$tmp/nog.json" 2>/dev/null &&
+python3 - "$tmp/nog.json" "$ps" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [e["name"] for e in d["events"]] == ["cpu-clock", "page-faults"], d["events"]
+assert d["runs"][0]["samples"] == int(sys.argv[2]) > 10, (d["runs"][0]["samples"], sys.argv[2])
+assert d["meta"]["callchain"] == "0", d["meta"]
+PY
+ok $? "every sample ($ps) of both events, meta callchain 0"
 
 head -c 4000 /etc/services | "$MMPROF" import - -o "$tmp/g.data" >"$tmp/out" 2>"$tmp/err"
 rc=$?

@@ -188,11 +188,69 @@ static void test_huge_times(void)
 	profile__free(p);
 }
 
+/*
+ * perf record without -g: perf script right-aligns the comm, so every
+ * sample line starts with blanks, and there are no blank lines between
+ * samples (regression: "an indented line outside a sample").  The comm
+ * "cc" is hex-shaped; perf indents frames with a tab, headers with spaces.
+ */
+static void test_padded_nocallchain(void)
+{
+	static const char text[] =
+		"# cmdline : /usr/bin/perf record -F 1000 -o nog.perf -- ./prog \n"
+		"# event : name = cpu-clock:ppp, , id = { 1354077, 1354078 }, type = 1, size = 128, "
+		"{ sample_period, sample_freq } = 1000, sample_type = IP|TID|TIME|PERIOD, "
+		"freq = 1, precise_ip = 3, sample_id_all = 1\n"
+		"# event : name = page-faults, , id = { 3 }, type = 1, size = 128, config = 0x2, "
+		"{ sample_period, sample_freq } = 1000, freq = 1\n"
+		"#\n"
+		"              sh 11592 21806.422200:    1000000 cpu-clock:ppp:      7fd6241d3910 "
+		"__strcmp_avx2+0x0 (/usr/lib/x86_64-linux-gnu/libc.so.6)\n"
+		"              cc 11593 21806.423208:    1000000 cpu-clock:ppp:      5624687ac130 "
+		"[unknown] (/usr/bin/dash)\n"
+		"     Web Content 4242 21806.424212:    1000000 cpu-clock:ppp:  ffffffff81000c82 "
+		"asm_exc_page_fault+0x22 ([kernel.kallsyms])\n"
+		"     fault-range 17328 21971.549306:          1 page-faults:  ffffffff8175336a "
+		"elf_load+0x28a ([kernel.kallsyms])\n"
+		"              dd 17329 page-faults:  ffffffff81b73c18 _copy_to_user\n";
+	static const char tabbed[] = "w 1 1.0: 1 cpu-clock:\n\tcc 12 x: (y)\n\n";
+	struct profile *p = profile__new();
+	struct errmsg e = { "" };
+	int err = perfscript__parse(p, text, strlen(text), &e);
+	size_t i;
+	int depth1 = 1;
+
+	is_int(err, 0, "no-callchain output with padded comms parses");
+	if (err)
+		printf("# %s\n", e.msg);
+	is_int(p->runs[0].samples, 5, "five samples");
+	is_int(p->nr_events, 2, "two events");
+	for (i = 0; i < p->nr_counts; i++)
+		if (p->nodes[p->counts[i].node].depth != 1)
+			depth1 = 0;
+	ok(depth1 && p->nr_counts == 5, "each a stack of one frame, the ip");
+	ok(profile__str_id(p, "cc") && profile__str_id(p, "dd") && profile__str_id(p, "Web Content"),
+	   "hex-shaped and spaced comms are comms");
+	ok(profile__str_id(p, "__strcmp_avx2") && profile__str_id(p, "_copy_to_user"),
+	   "the ips' symbols");
+	is_str(profile__meta(p, "callchain"), "0", "meta callchain 0: perf recorded none");
+	profile__free(p);
+
+	/* a tab-indented frame line still belongs to its sample */
+	p = profile__new();
+	err = perfscript__parse(p, tabbed, strlen(tabbed), &e);
+	ok(!err && p->runs[0].samples == 1 && profile__str_id(p, "12 x:"),
+	   "a tab-indented frame that looks like a header without time is a frame");
+	is_str(profile__meta(p, "callchain"), "1", "meta callchain 1 with frames");
+	profile__free(p);
+}
+
 int main(void)
 {
 	test_default();
 	test_huge_times();
 	test_fields_and_nocallchain();
 	test_refusals();
+	test_padded_nocallchain();
 	return done_testing();
 }
