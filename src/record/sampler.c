@@ -1231,6 +1231,22 @@ static long record_str(const union perf_event *ev, size_t off)
 	return nul ? nul - p : -1;
 }
 
+/*
+ * The mapped file's identity (device, inode, generation): symbols take
+ * names only from that file.  A record carrying a build-id instead (we
+ * do not ask for those) gives none.
+ */
+static void mmap2_file_id(const union perf_event *ev, struct file_id *id)
+{
+	memset(id, 0, sizeof(*id));
+	if (ev->header.misc & PERF_RECORD_MISC_MMAP_BUILD_ID)
+		return;
+	id->maj = ev->mmap2.maj;
+	id->min = ev->mmap2.min;
+	id->ino = ev->mmap2.ino;
+	id->gen = ev->mmap2.ino_generation;
+}
+
 /* Apply one side-band record to the symbols context (records were checked when queued). */
 static void apply_sideband(struct sampler *s, const union perf_event *ev)
 {
@@ -1239,10 +1255,14 @@ static void apply_sideband(struct sampler *s, const union perf_event *ev)
 		symbols__comm(s->syms, (pid_t)ev->comm.pid, (pid_t)ev->comm.tid, ev->comm.comm,
 			      ev->header.misc & PERF_RECORD_MISC_COMM_EXEC);
 		break;
-	case PERF_RECORD_MMAP2:
-		symbols__mmap(s->syms, (pid_t)ev->mmap2.pid, ev->mmap2.start, ev->mmap2.len,
-			      ev->mmap2.pgoff, ev->mmap2.filename);
+	case PERF_RECORD_MMAP2: {
+		struct file_id id;
+
+		mmap2_file_id(ev, &id);
+		symbols__mmap2(s->syms, (pid_t)ev->mmap2.pid, ev->mmap2.start, ev->mmap2.len,
+			       ev->mmap2.pgoff, ev->mmap2.filename, &id);
 		break;
+	}
 	case PERF_RECORD_MMAP:
 		symbols__mmap(s->syms, (pid_t)ev->mmap.pid, ev->mmap.start, ev->mmap.len,
 			      ev->mmap.pgoff, ev->mmap.filename);
@@ -1356,8 +1376,14 @@ static void handle_event(struct sampler *s, const union perf_event *ev)
 		if (ev->mmap2.pid == UINT32_MAX ||
 		    record_str(ev, offsetof(struct perf_record_mmap2, filename)) < 0)
 			break;
-		/* now, while the process lives: a container's files */
-		symbols__watch(s->syms, (pid_t)ev->mmap2.pid, ev->mmap2.filename);
+		/* now, while the process lives: the mapped file, deleted or replaced later */
+		{
+			struct file_id fid;
+
+			mmap2_file_id(ev, &fid);
+			symbols__watch2(s->syms, (pid_t)ev->mmap2.pid, ev->mmap2.start,
+					ev->mmap2.len, ev->mmap2.filename, &fid);
+		}
 		queue_sideband(s, ev);
 		break;
 	case PERF_RECORD_MMAP:
