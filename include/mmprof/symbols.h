@@ -37,8 +37,15 @@
  *
  * DSO names: the mapped path as the kernel gave it (report may shorten it),
  * "[kernel.kallsyms]", "[module]", "[vdso]", "//anon" for anonymous
- * executable memory (JIT), "path (deleted)" for a removed file (no symbols:
- * the file on disk, if any, is no longer what was mapped).
+ * executable memory (JIT), "path (deleted)" for a file removed before it
+ * was mapped (symbols only when symbols__watch2() could open the mapping).
+ *
+ * Deleted or replaced files: a DSO is a path plus, when MMAP2 gives it,
+ * the file's identity (device, inode, generation), so one path mapping
+ * two files in turn (a binary rebuilt and run again) makes two DSOs.
+ * symbols__watch2() keeps an fd on each distinct file when first seen;
+ * without one, a file whose identity changed resolves to nothing (err
+ * -ESTALE and its hint), never to another file's names.
  */
 #ifndef MMPROF_SYMBOLS_H
 #define MMPROF_SYMBOLS_H
@@ -91,13 +98,47 @@ void symbols__mmap(struct symbols *s, pid_t pid, uint64_t start, uint64_t len,
 		   uint64_t pgoff, const char *filename);
 
 /*
+ * Which file a mapping maps, as MMAP2 records and /proc/PID/maps say:
+ * device, inode and (MMAP2 only, 0 when unknown) the inode's generation.
+ * All zero: unknown (plain MMAP records, MMAP2 carrying a build-id).
+ */
+struct file_id {
+	uint32_t maj, min;
+	uint64_t ino, gen;
+};
+
+/*
+ * symbols__mmap() for a mapping whose file identity is known (id may be
+ * NULL or all zero: then it is symbols__mmap()).  Symbols then come only
+ * from that very file: the one symbols__watch2() kept open, else the
+ * file at filename if it is still that inode; a file replaced or deleted
+ * since (another inode at the path, or none) leaves the mapping's frames
+ * unresolved with err -ESTALE, never with the names of another file.
+ */
+void symbols__mmap2(struct symbols *s, pid_t pid, uint64_t start, uint64_t len,
+		    uint64_t pgoff, const char *filename, const struct file_id *id);
+
+/*
  * Call as soon as a MMAP/MMAP2 record is read, before records are sorted
- * and replayed: when pid lives in another mount namespace (a container),
- * its file is opened now through /proc/PID/root, while the process still
- * exists; the later symbols__mmap() of the same (pid, filename) uses it.
- * Cheap for processes of our own namespace (one readlink).
+ * and replayed, while the process most likely still exists.
+ *
+ * symbols__watch2: the first time a file (filename, id) is seen, open it
+ * now and keep the fd, so that a file deleted or replaced later in the
+ * run still gives its own symbols at record end.  Opened through the
+ * path (through /proc/PID/root for a process in another mount namespace,
+ * e.g. a container), else through /proc/PID/map_files/START-END (the
+ * mapped file itself, even when already deleted or replaced; needs
+ * CAP_SYS_ADMIN), and kept only when it is the inode id names.  Once per
+ * distinct file: every later mapping of it costs one hash lookup and one
+ * readlink.  The fds kept are bounded (a quarter of RLIMIT_NOFILE, at
+ * most 4096); past that a file's symbols are read at once instead.
+ *
+ * symbols__watch: the same without an identity: only files of another
+ * mount namespace are opened (their path means nothing at record end).
  */
 void symbols__watch(struct symbols *s, pid_t pid, const char *filename);
+void symbols__watch2(struct symbols *s, pid_t pid, uint64_t start, uint64_t len,
+		     const char *filename, const struct file_id *id);
 
 /*
  * An EXIT record: the pid's maps stay for resolution, but a later FORK

@@ -18,8 +18,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "mmprof/errmsg.h"
@@ -54,28 +58,42 @@ enum dso_kind { DSO_FILE, DSO_VDSO, DSO_PSEUDO, DSO_DELETED, DSO_PERFMAP };
  * container and on the host may be two different files (their libc), so
  * DSOs of another namespace are keyed by (path, namespace) and opened
  * through /proc/PID/root while a process of it lives: at the mmap, since
- * by the end of the recording it may be gone.
+ * by the end of the recording it may be gone.  When MMAP2 says which
+ * inode was mapped, that identity is part of the key too: a path that
+ * maps another file later in the run (rebuilt, replaced) is another DSO.
  */
 struct dso {
 	char *name;
 	enum dso_kind kind;
 	uint64_t mntns;		/* 0: ours */
-	int fd;			/* opened through /proc/PID/root, or -1; kept
-				 * open until symbols__free (the unwinder reads
-				 * the file through fdpath) */
+	struct file_id id;	/* all zero: unknown */
+	int fd;			/* the mapped file, opened while a process of
+				 * it lived (symbols__watch2, or through
+				 * /proc/PID/root), or -1; kept open until
+				 * symbols__free (the unwinder reads the file
+				 * through fdpath) */
 	char *fdpath;		/* "/proc/self/fd/N" of fd, NULL when fd is -1
 				 * (allocated: dsos[] moves, the path must not) */
+	bool stale;		/* an open found another inode at the path */
 	bool loaded;
 	int err;
 	struct elffile *file;		/* owned by symbols.files, or own */
 	struct elffile *own;		/* a perf map's symbols */
 };
 
+/*
+ * A file of another mount namespace as (pid, path, identity) saw it: the
+ * later symbols__mmap2() of the same record finds its DSO here, whatever
+ * became of the process meanwhile.  With an identity the DSO is made at
+ * once (dso); without, the fd waits for symbols__mmap() to make it.
+ */
 struct nsfile {
 	pid_t pid;
 	char *name;
+	struct file_id id;
 	uint64_t mntns;
 	int fd;			/* -1 once a DSO took it */
+	uint32_t dso;		/* HASHIDX_NONE: made by symbols__mmap() */
 };
 
 struct symbols {
@@ -106,6 +124,7 @@ struct symbols {
 	const char *debug_dir;	/* root of build-id debuginfo */
 	uint64_t mntns;		/* our mount namespace, 0 unknown */
 	bool inline_frames;	/* record --inline */
+	size_t nr_fds, max_fds;	/* DSO fds kept open, and their bound */
 
 	/* Kernel DWARF for inline chains (vmlinux.c); kallsyms names. */
 	const char *kallsyms_path;	/* what load_kallsyms read, for anchors */
@@ -143,6 +162,16 @@ struct symbols *symbols__new(void)
 	s->mntns = mntns_of("self");
 	s->vdso_fd = -1;
 	s->vmlinux.dwarf_fd = -1;
+	{
+		/* a quarter of the fd limit: the events' fds need the rest */
+		struct rlimit rl;
+
+		s->max_fds = 256;
+		if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY)
+			s->max_fds = rl.rlim_cur / 4;
+		if (s->max_fds > 4096)
+			s->max_fds = 4096;
+	}
 	return s;
 }
 
@@ -290,15 +319,68 @@ struct name_key {
 	const char *s;
 	size_t len;
 	uint64_t mntns;
+	struct file_id id;
 };
+
+static const struct file_id no_id;
+
+static bool id_known(const struct file_id *id)
+{
+	return id && id->ino;
+}
+
+static bool id_eq(const struct file_id *a, const struct file_id *b)
+{
+	return a->maj == b->maj && a->min == b->min && a->ino == b->ino && a->gen == b->gen;
+}
 
 static bool dso_eq(const void *ctx, uint32_t row, const void *key)
 {
 	const struct symbols *s = ctx;
 	const struct name_key *k = key;
 
-	return s->dsos[row].mntns == k->mntns && !strncmp(s->dsos[row].name, k->s, k->len) &&
-	       s->dsos[row].name[k->len] == '\0';
+	return s->dsos[row].mntns == k->mntns && id_eq(&s->dsos[row].id, &k->id) &&
+	       !strncmp(s->dsos[row].name, k->s, k->len) && s->dsos[row].name[k->len] == '\0';
+}
+
+/*
+ * Whether the open file fd is the inode id names.  st_dev and MMAP2's
+ * device agree on block-device filesystems; on btrfs subvolumes and
+ * overlayfs, stat() gives one anonymous device (major 0) and the mapping
+ * another, so two anonymous devices leave the inode (and its generation)
+ * to decide.  from_mapping: fd came from /proc/PID/map_files, the mapping
+ * itself: the inode alone decides (the range could have been remapped).
+ */
+static bool id_matches(int fd, const struct file_id *id, bool from_mapping)
+{
+	struct stat st;
+	long gen = 0;
+
+	if (fstat(fd, &st) || (uint64_t)st.st_ino != id->ino)
+		return false;
+	if (!from_mapping && st.st_dev != makedev(id->maj, id->min) &&
+	    (major(st.st_dev) || id->maj))
+		return false;
+	/*
+	 * An inode number is reused once its file is gone: the generation
+	 * tells the new file apart where the filesystem gives it (ext4,
+	 * btrfs; filesystems write an int into the long).
+	 */
+	if (id->gen && !ioctl(fd, FS_IOC_GETVERSION, &gen) && (uint32_t)gen != (uint32_t)id->gen)
+		return false;
+	return true;
+}
+
+/* Open path and keep it only when it is the file id names; else -1. */
+static int open_checked(const char *path, const struct file_id *id, bool from_mapping)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0 && !id_matches(fd, id, from_mapping)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
 }
 
 static bool is_perfmap(const char *name)
@@ -324,18 +406,59 @@ static enum dso_kind dso_kind_of(const char *name, size_t len)
 	return DSO_FILE;
 }
 
+static uint64_t dso_hash(const struct name_key *k)
+{
+	return hash__combine(hash__combine(hash__bytes(k->s, k->len), k->mntns),
+			     hash__combine(k->id.ino, ((uint64_t)k->id.maj << 32) | k->id.min));
+}
+
+static void name_key_init(struct name_key *k, const char *name, uint64_t mntns,
+			  const struct file_id *id)
+{
+	k->s = name;
+	k->len = strlen(name);
+	k->mntns = mntns;
+	k->id = id_known(id) ? *id : no_id;
+}
+
+static uint32_t dso_find(const struct symbols *s, const struct name_key *k)
+{
+	return hashidx__find(&s->dso_idx, dso_hash(k), dso_eq, s, k);
+}
+
+static void load_file_now(struct symbols *s, struct dso *d, int fd);
+
+/* Give d the open file fd (or, past the bound on kept fds, its symbols). */
+static void dso_keep_fd(struct symbols *s, struct dso *d, int fd)
+{
+	char fdpath[32];
+
+	if (s->nr_fds >= s->max_fds) {
+		load_file_now(s, d, fd);
+		return;
+	}
+	d->fd = fd;
+	s->nr_fds++;
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+	d->fdpath = xstrdup(fdpath);
+}
+
 /*
  * The DSO of name as process pid sees it; mntns is pid's namespace when
- * that is not ours, else 0.
+ * that is not ours, else 0; id the mapped file's identity, or NULL.
+ * *fdp, when not -1, is the file opened while the process lived: the new
+ * DSO takes it (sets *fdp to -1).
  */
 static uint32_t dso_get(struct symbols *s, const char *name, pid_t pid, uint64_t mntns,
-		       int *fdp)
+			int *fdp, const struct file_id *id)
 {
-	struct name_key k = { name, strlen(name), mntns };
-	uint64_t h = hash__combine(hash__bytes(name, k.len), mntns);
-	uint32_t row = hashidx__find(&s->dso_idx, h, dso_eq, s, &k);
+	struct name_key k;
+	uint32_t row;
 	struct dso *d;
+	int fd = -1;
 
+	name_key_init(&k, name, mntns, id);
+	row = dso_find(s, &k);
 	if (row != HASHIDX_NONE)
 		return row;
 	XGROW(s->dsos, s->alloc_dsos, s->nr_dsos);
@@ -344,24 +467,26 @@ static uint32_t dso_get(struct symbols *s, const char *name, pid_t pid, uint64_t
 	d->name = xstrdup(name);
 	d->kind = dso_kind_of(name, k.len);
 	d->mntns = mntns;
+	d->id = k.id;
 	d->fd = -1;
-	if (mntns && d->kind == DSO_FILE && fdp && *fdp >= 0) {
-		d->fd = *fdp;	/* opened while the process lived */
+	hashidx__insert(&s->dso_idx, dso_hash(&k), (uint32_t)s->nr_dsos++);
+	if (fdp && *fdp >= 0 && (d->kind == DSO_FILE || d->kind == DSO_DELETED)) {
+		fd = *fdp;	/* opened while the process lived */
 		*fdp = -1;
 	} else if (mntns && d->kind == DSO_FILE) {
 		char path[PATH_MAX + 32];
 
 		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, name);
-		d->fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && id_known(&d->id) && !id_matches(fd, &d->id, false)) {
+			close(fd);
+			fd = -1;
+			d->stale = true;
+		}
 	}
-	if (d->fd >= 0) {
-		char fdpath[32];
-
-		snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", d->fd);
-		d->fdpath = xstrdup(fdpath);
-	}
-	hashidx__insert(&s->dso_idx, h, (uint32_t)s->nr_dsos);
-	return (uint32_t)s->nr_dsos++;
+	if (fd >= 0)
+		dso_keep_fd(s, d, fd);
+	return (uint32_t)(d - s->dsos);
 }
 
 struct file_key {
@@ -468,6 +593,14 @@ static int load_file(struct symbols *s, const char *path, int fd0, struct elffil
 	return 0;
 }
 
+static void load_file_now(struct symbols *s, struct dso *d, int fd)
+{
+	d->loaded = true;
+	d->err = load_file(s, d->name, fd, &d->file);
+	if (d->err)
+		d->file = NULL;
+}
+
 /*
  * The vdso is the same image in every process of this kernel (64-bit
  * ones; a 32-bit process has another), so ours serves for all: copy it
@@ -558,11 +691,27 @@ static void dso_load(struct symbols *s, struct dso *d)
 	d->loaded = true;
 	switch (d->kind) {
 	case DSO_FILE:
+	case DSO_DELETED:
 		if (d->fd >= 0) {
 			/* a copy: d->fd stays for the unwinder's reads (fdpath) */
 			int fd = fcntl(d->fd, F_DUPFD_CLOEXEC, 0);
 
 			d->err = fd < 0 ? -errno : load_file(s, d->name, fd, &d->file);
+		} else if (d->kind == DSO_DELETED || d->stale) {
+			d->err = -ESTALE;
+		} else if (id_known(&d->id)) {
+			/* only the file that was mapped: another one's names would lie */
+			int fd = open(d->name, O_RDONLY | O_CLOEXEC);
+
+			if (fd < 0) {
+				d->err = -errno;
+			} else if (!id_matches(fd, &d->id, false)) {
+				close(fd);
+				d->stale = true;
+				d->err = -ESTALE;
+			} else {
+				d->err = load_file(s, d->name, fd, &d->file);
+			}
 		} else {
 			d->err = load_file(s, d->name, -1, &d->file);
 		}
@@ -579,9 +728,6 @@ static void dso_load(struct symbols *s, struct dso *d)
 		break;
 	case DSO_VDSO:
 		d->err = load_vdso(s, &d->file);
-		break;
-	case DSO_DELETED:
-		d->err = -ESTALE;
 		break;
 	case DSO_PSEUDO:
 		d->err = -EOPNOTSUPP;
@@ -662,11 +808,13 @@ void symbols__exit(struct symbols *s, pid_t pid, pid_t tid)
 struct nsfile_key {
 	pid_t pid;
 	const char *name;
+	struct file_id id;
 };
 
-static uint64_t nsfile_hash(pid_t pid, const char *name)
+static uint64_t nsfile_hash(const struct nsfile_key *k)
 {
-	return hash__combine(hash__bytes(name, strlen(name)), (uint64_t)pid);
+	return hash__combine(hash__combine(hash__bytes(k->name, strlen(k->name)), (uint64_t)k->pid),
+			     k->id.ino);
 }
 
 static bool nsfile_eq(const void *ctx, uint32_t row, const void *key)
@@ -674,42 +822,117 @@ static bool nsfile_eq(const void *ctx, uint32_t row, const void *key)
 	const struct nsfile *f = &((const struct symbols *)ctx)->nsfiles[row];
 	const struct nsfile_key *k = key;
 
-	return f->pid == k->pid && !strcmp(f->name, k->name);
+	return f->pid == k->pid && id_eq(&f->id, &k->id) && !strcmp(f->name, k->name);
 }
 
-static struct nsfile *nsfile_find(struct symbols *s, pid_t pid, const char *name)
+static struct nsfile *nsfile_find(struct symbols *s, pid_t pid, const char *name,
+				  const struct file_id *id)
 {
-	struct nsfile_key k = { pid, name };
-	uint32_t row = hashidx__find(&s->nsfile_idx, nsfile_hash(pid, name), nsfile_eq, s, &k);
+	struct nsfile_key k = { pid, name, id_known(id) ? *id : no_id };
+	uint32_t row = hashidx__find(&s->nsfile_idx, nsfile_hash(&k), nsfile_eq, s, &k);
 
 	return row == HASHIDX_NONE ? NULL : &s->nsfiles[row];
 }
 
-void symbols__watch(struct symbols *s, pid_t pid, const char *filename)
+static struct nsfile *nsfile_add(struct symbols *s, pid_t pid, const char *name,
+				 const struct file_id *id, uint64_t ns)
 {
-	char spid[16], path[PATH_MAX + 32];
+	struct nsfile_key k = { pid, name, id_known(id) ? *id : no_id };
 	struct nsfile *nf;
-	uint64_t ns;
 
-	if (pid <= 0 || !s->mntns || !filename || filename[0] != '/' ||
-	    dso_kind_of(filename, strlen(filename)) != DSO_FILE)
-		return;
-	snprintf(spid, sizeof(spid), "%d", (int)pid);
-	ns = mntns_of(spid);
-	if (!ns || ns == s->mntns || nsfile_find(s, pid, filename))
-		return;
 	XGROW(s->nsfiles, s->alloc_nsfiles, s->nr_nsfiles);
 	nf = &s->nsfiles[s->nr_nsfiles];
 	nf->pid = pid;
-	nf->name = xstrdup(filename);
+	nf->name = xstrdup(name);
+	nf->id = k.id;
 	nf->mntns = ns;
-	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, filename);
-	nf->fd = open(path, O_RDONLY | O_CLOEXEC);
-	hashidx__insert(&s->nsfile_idx, nsfile_hash(pid, filename), (uint32_t)s->nr_nsfiles++);
+	nf->fd = -1;
+	nf->dso = HASHIDX_NONE;
+	hashidx__insert(&s->nsfile_idx, nsfile_hash(&k), (uint32_t)s->nr_nsfiles++);
+	return nf;
+}
+
+void symbols__watch(struct symbols *s, pid_t pid, const char *filename)
+{
+	symbols__watch2(s, pid, 0, 0, filename, NULL);
+}
+
+/*
+ * The file (name, id) as pid maps it at [start, end): through the path
+ * (root: "/proc/PID/root" for another namespace, "" for ours), else
+ * through the mapping itself, which still reaches a file deleted or
+ * replaced since.  -1 when neither is that file now.
+ */
+static int open_mapped(pid_t pid, uint64_t start, uint64_t end, const char *name, bool path_ok,
+		       const char *root, const struct file_id *id)
+{
+	char path[PATH_MAX + 64];
+	int fd = -1;
+
+	if (path_ok) {
+		snprintf(path, sizeof(path), "%s%s", root, name);
+		fd = id ? open_checked(path, id, false) : open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0 && end > start) {
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid,
+			 start, end);
+		fd = open_checked(path, id, true);
+	}
+	return fd;
+}
+
+void symbols__watch2(struct symbols *s, pid_t pid, uint64_t start, uint64_t len,
+		     const char *filename, const struct file_id *id)
+{
+	char spid[16], root[48];
+	enum dso_kind kind;
+	struct nsfile *nf;
+	struct name_key k;
+	uint64_t ns;
+	bool foreign;
+	int fd;
+
+	if (pid <= 0 || !filename || filename[0] != '/')
+		return;
+	kind = dso_kind_of(filename, strlen(filename));
+	if (kind != DSO_FILE && !(kind == DSO_DELETED && id_known(id)))
+		return;
+	snprintf(spid, sizeof(spid), "%d", (int)pid);
+	ns = s->mntns ? mntns_of(spid) : 0;
+	foreign = ns && ns != s->mntns;
+	if (!id_known(id)) {
+		/* no identity: only a container's path needs opening now */
+		if (!foreign || nsfile_find(s, pid, filename, NULL))
+			return;
+		nf = nsfile_add(s, pid, filename, NULL, ns);
+		snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+		nf->fd = open_mapped(pid, 0, 0, filename, true, root, NULL);
+		return;
+	}
+	if (foreign && (nf = nsfile_find(s, pid, filename, id)))
+		return;
+	name_key_init(&k, filename, foreign ? ns : 0, id);
+	if (dso_find(s, &k) == HASHIDX_NONE) {
+		/* first sight of this file: the one open of it */
+		snprintf(root, sizeof(root), foreign ? "/proc/%d/root" : "", (int)pid);
+		fd = open_mapped(pid, start, start + len < start ? UINT64_MAX : start + len,
+				 filename, kind == DSO_FILE, root, id);
+		dso_get(s, filename, pid, k.mntns, &fd, id);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (foreign)
+		nsfile_add(s, pid, filename, id, ns)->dso = dso_find(s, &k);
 }
 
 void symbols__mmap(struct symbols *s, pid_t pid, uint64_t start, uint64_t len,
 		   uint64_t pgoff, const char *filename)
+{
+	symbols__mmap2(s, pid, start, len, pgoff, filename, NULL);
+}
+
+void symbols__mmap2(struct symbols *s, pid_t pid, uint64_t start, uint64_t len,
+		    uint64_t pgoff, const char *filename, const struct file_id *id)
 {
 	struct nsfile *nf;
 	struct map m;
@@ -738,13 +961,16 @@ void symbols__mmap(struct symbols *s, pid_t pid, uint64_t start, uint64_t len,
 		char perfmap[64];
 
 		snprintf(perfmap, sizeof(perfmap), "/tmp/perf-%d.map", (int)pid);
-		m.dso = dso_get(s, perfmap, pid, 0, NULL);
+		m.dso = dso_get(s, perfmap, pid, 0, NULL, NULL);
 		m.pgoff = 0;
-	} else if ((nf = nsfile_find(s, pid, filename))) {
-		m.dso = dso_get(s, filename, pid, nf->mntns, &nf->fd);
+	} else if ((nf = nsfile_find(s, pid, filename, id)) && nf->dso != HASHIDX_NONE) {
+		m.dso = nf->dso;
+	} else if (nf) {
+		m.dso = dso_get(s, filename, pid, nf->mntns, &nf->fd, id);
 	} else {
 		m.dso = dso_get(s, filename, pid,
-				t->mntns && s->mntns && t->mntns != s->mntns ? t->mntns : 0, NULL);
+				t->mntns && s->mntns && t->mntns != s->mntns ? t->mntns : 0, NULL,
+				id);
 	}
 	t = task_find(s, pid);
 	t->known = true;
@@ -785,6 +1011,7 @@ int symbols__add_proc(struct symbols *s, pid_t pid)
 	while (getline(&line, &cap, fp) > 0) {
 		unsigned long long a, b, off, ino;
 		unsigned int maj, mnr;
+		struct file_id id;
 		char perms[8];
 		int n = 0;
 		char *name;
@@ -797,7 +1024,12 @@ int symbols__add_proc(struct symbols *s, pid_t pid)
 			continue;
 		name = line + n;
 		name[strcspn(name, "\n")] = '\0';
-		symbols__mmap(s, pid, a, b - a, off, name);
+		id.maj = maj;
+		id.min = mnr;
+		id.ino = ino;
+		id.gen = 0;	/* /proc does not say */
+		symbols__watch2(s, pid, a, b - a, name, &id);
+		symbols__mmap2(s, pid, a, b - a, off, name, &id);
 	}
 	free(line);
 	fclose(fp);
@@ -917,11 +1149,16 @@ size_t symbols__inline_chain(struct symbols *s, pid_t pid, uint64_t addr, const 
 	d = &s->dsos[m->dso];
 	if (!d->loaded)
 		dso_load(s, d);
-	/* DWARF is read by path: only files of our namespace, not the vdso. */
-	if (!d->file || d->file->absolute || d->kind != DSO_FILE || d->mntns ||
+	/*
+	 * DWARF is read by path: the fd kept on the mapped file, else the
+	 * path of a file of our namespace; not the vdso.
+	 */
+	if (!d->file || d->file->absolute || (d->kind != DSO_FILE && !d->fdpath) ||
+	    (d->mntns && !d->fdpath) ||
 	    !elffile__offset_to_vaddr(d->file, addr - m->start + m->pgoff, &vaddr))
 		return 0;
-	return elffile__inline_chain(d->file, d->name, vaddr, names, max, &s->names);
+	return elffile__inline_chain(d->file, d->fdpath ? d->fdpath : d->name, vaddr, names, max,
+				     &s->names);
 }
 
 int symbols__use_vmlinux(struct symbols *s, const char *path, const char *want_build_id,
@@ -1008,7 +1245,8 @@ const char *symbols__hint(const struct dso_info *di, char *buf, size_t size)
 	else if (di->err == -ENOENT)
 		snprintf(buf, size, "file gone at record end (removed, or in a container that exited)");
 	else if (di->err == -ESTALE)
-		snprintf(buf, size, "file deleted or replaced while it ran: its symbols are lost");
+		snprintf(buf, size, "file deleted or replaced while it ran, before mmprof could "
+			 "open it: its symbols are lost");
 	else if (di->err == -ENOEXEC)
 		snprintf(buf, size, "not an ELF file mmprof can place");
 	else if (di->err == -EOPNOTSUPP)
@@ -1063,15 +1301,17 @@ bool symbols__map_of(const struct symbols *s, pid_t pid, uint64_t addr, struct m
 	out->end = m->end;
 	out->pgoff = m->pgoff;
 	/*
-	 * Paths the unwinder can open: a container's file through the fd
-	 * opened in its namespace (kept until symbols__free, so the path
-	 * names one file all along); the vdso through our copy when the
-	 * mapping has its size (a 32-bit process's vdso is another image).
+	 * Paths the unwinder can open: the fd kept on the mapped file (a
+	 * container's, or one that may be deleted or replaced by now; kept
+	 * until symbols__free, so the path names one file all along), else
+	 * the path of a file of our namespace not known to be stale; the
+	 * vdso through our copy when the mapping has its size (a 32-bit
+	 * process's vdso is another image).
 	 */
-	if (d->kind == DSO_FILE && !d->mntns)
-		out->file = d->name;
-	else if (d->kind == DSO_FILE && d->fdpath)
+	if ((d->kind == DSO_FILE || d->kind == DSO_DELETED) && d->fdpath)
 		out->file = d->fdpath;
+	else if (d->kind == DSO_FILE && !d->mntns && !d->stale)
+		out->file = d->name;
 	else if (d->kind == DSO_VDSO && s->vdso_fd >= 0 && !m->pgoff &&
 		 m->end - m->start == s->vdso_size)
 		out->file = s->vdso_path;
