@@ -19,6 +19,11 @@
  *   "# key : value" comment lines (perf script --header) fill the meta,
  *   and "# event : name = ..., type = N, config = N, ..." the events.
  *
+ * Events are stored under perf's names less the precise modifiers perf
+ * chose itself ("cpu-clock:ppp" -> "cpu-clock": a software event, or no
+ * -e on perf's command line), perf's spelling kept as the event's asked
+ * name, so that an import compares with an mmprof recording.
+ *
  * Each sample adds (samples 1, its period) to the (run 0, event, comm,
  * stack) count; a sample with no period counts period 1.  Frames are
  * kernel frames when the address is in the kernel half (>=

@@ -5,13 +5,15 @@
 # same perf script text on standard input gives the same profile; the
 # meta says where it came from; a perf.data recorded without -g (one
 # event or two: perf script pads the comm, no callchain) imports with one
-# frame a sample, every sample; garbage, a file that is not perf.data and
+# frame a sample, every sample; perf's own default event (cpu-clock:ppp
+# here, perf added the precision) is stored as cpu-clock, so that diff
+# compares an mmprof recording with it without --force; garbage, a file that is not perf.data and
 # a missing perf each fail with one line and exit 2.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t510
 
-plan 14
+plan 16
 
 # perf samples at 4000 Hz unless the kernel's limit is lower (perf lowers it)
 max=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
@@ -84,6 +86,21 @@ assert d["runs"][0]["samples"] == int(sys.argv[2]) > 10, (d["runs"][0]["samples"
 assert d["meta"]["callchain"] == "0", d["meta"]
 PY
 ok $? "every sample ($ps) of both events, meta callchain 0"
+
+# perf's default event (no -e): perf names it cpu-clock:ppp on this machine
+perf record -q -g -F "$freq" -o "$tmp/def.perf" -- "$wl/page-fault" --seconds 0.3 >/dev/null 2>&1 &&
+	"$MMPROF" import "$tmp/def.perf" -o "$tmp/def.data" 2>"$tmp/err" &&
+	"$MMPROF" report --json "$tmp/def.data" >"$tmp/def.json" 2>/dev/null &&
+	python3 - "$tmp/def.json" "$(perf evlist -i "$tmp/def.perf" 2>/dev/null)" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1]))["events"]
+assert len(e) == 1 and e[0]["name"] == "cpu-clock" and e[0]["asked"] == sys.argv[2], (e, sys.argv[2])
+PY
+ok $? "perf's default event ($(perf evlist -i "$tmp/def.perf" 2>/dev/null)) imports as cpu-clock"
+"$MMPROF" record -q -o "$tmp/mm.data" -- "$wl/page-fault" --seconds 0.3 >/dev/null 2>&1 &&
+	"$MMPROF" diff "$tmp/mm.data" "$tmp/def.data" >"$tmp/diff" 2>"$tmp/err" &&
+	! grep -q "DIFFERENT SAMPLING EVENTS" "$tmp/err" && grep -q 'perf-profile\.children\.cpu-clock\.' "$tmp/diff"
+ok $? "diff of an mmprof recording and the import compares without --force ($(head -1 "$tmp/err"))"
 
 head -c 4000 /etc/services | "$MMPROF" import - -o "$tmp/g.data" >"$tmp/out" 2>"$tmp/err"
 rc=$?

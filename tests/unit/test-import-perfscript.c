@@ -245,6 +245,57 @@ static void test_padded_nocallchain(void)
 	profile__free(p);
 }
 
+/*
+ * perf adds precise modifiers by itself (cpu-clock:ppp on a machine
+ * without a PMU, cycles:P); the import stores the plain name, so that it
+ * compares with an mmprof recording of the same event.
+ */
+static void test_event_names(void)
+{
+	static const struct {
+		const char *text, *name, *asked, *what;
+	} cases[] = {
+		{ "# event : name = cpu-clock:ppp, , type = 1, freq = 1\n"
+		  "w 1 1.0: 1 cpu-clock:ppp: 1 f (x)\n", "cpu-clock", "cpu-clock:ppp",
+		  "software event (header type 1): no precise levels" },
+		{ "w 1 1.0: 1 cpu-clock:ppp: 1 f (x)\n", "cpu-clock", "cpu-clock:ppp",
+		  "software event by name, no header" },
+		{ "w 1 1.0: 1 task-clock:upp: 1 f (x)\n", "task-clock:u", "task-clock:upp",
+		  "other modifiers stay" },
+		{ "# cmdline : /usr/bin/perf record -g -- ./w\n"
+		  "# event : name = cycles:P, , type = 0, freq = 1\n"
+		  "w 1 1.0: 1 cycles:P: 1 f (x)\n", "cycles", "cycles:P",
+		  "perf's default event (no -e): its precision was perf's choice" },
+		{ "# cmdline : /usr/bin/perf record -e cycles:pp -- ./w\n"
+		  "# event : name = cycles:pp, , type = 0, freq = 1\n"
+		  "w 1 1.0: 1 cycles:pp: 1 f (x)\n", "cycles:pp", NULL,
+		  "a hardware event the user asked precise stays" },
+		{ "# cmdline : /usr/bin/perf record -ge cycles:P -- ./w\n"
+		  "w 1 1.0: 1 cycles:P: 1 f (x)\n", "cycles:P", NULL,
+		  "-ge names an event too" },
+		{ "w 1 1.0: 1 cycles:P: 1 f (x)\n", "cycles:P", NULL,
+		  "a hardware event without a header stays" },
+		{ "w 1 1.0: sched:sched_switch: prev_comm=w\n", "sched:sched_switch", NULL,
+		  "a tracepoint is not a modifier list" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct profile *p = profile__new();
+		struct errmsg e = { "" };
+		int err = perfscript__parse(p, cases[i].text, strlen(cases[i].text), &e);
+		const char *asked = p->nr_events ? profile__str(p, p->events[0].asked) : NULL;
+
+		ok(!err && p->nr_events == 1 &&
+		   !strcmp(profile__str(p, p->events[0].name), cases[i].name) &&
+		   (cases[i].asked ? asked && !strcmp(asked, cases[i].asked) : !asked || !*asked),
+		   "%s: '%s' (asked '%s') %s", cases[i].what,
+		   p->nr_events ? profile__str(p, p->events[0].name) : "-", asked ? asked : "",
+		   err ? e.msg : "");
+		profile__free(p);
+	}
+}
+
 int main(void)
 {
 	test_default();
@@ -252,5 +303,6 @@ int main(void)
 	test_fields_and_nocallchain();
 	test_refusals();
 	test_padded_nocallchain();
+	test_event_names();
 	return done_testing();
 }
