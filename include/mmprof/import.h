@@ -89,7 +89,9 @@ int perfscript__parse(struct profile *p, const char *text, size_t len, struct er
  * Run `perf script` (perf = the perf binary, NULL for "perf" on PATH) on
  * path and parse its output into p, with the header (perf version,
  * hostname, os release, perf's command line, events) in meta and events.
- * Errors: -ENOENT with "perf is not installed" when perf cannot be run;
+ * Errors: -EINVAL when path is an SQLite file (an mmprof .data file, said
+ * so, or another database), checked before perf runs;
+ * -ENOENT with "perf is not installed" when perf cannot be run;
  * -EPROTO with perf's own first error line when perf fails (not a perf.data
  * file, missing file, ...); parser errors as perfscript__line.
  */

@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "mmprof/datafile.h"
 #include "mmprof/import.h"
 #include "mmprof/xalloc.h"
 
@@ -60,6 +61,34 @@ static void first_error_line(int fd, char *buf, size_t size)
 	}
 }
 
+/*
+ * An SQLite file is no perf.data, and perf would only say "incompatible
+ * file format": name what it is instead, an mmprof .data file (its
+ * application_id, big-endian at offset 68 of the 100-byte header) or
+ * another SQLite database.  0 when the file is neither (or unreadable:
+ * perf's own message then says why).
+ */
+static int refuse_sqlite(const char *path, struct errmsg *e)
+{
+	static const char magic[16] = "SQLite format 3";	/* with its NUL */
+	unsigned char h[100];
+	ssize_t n = -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd >= 0) {
+		n = pread(fd, h, sizeof(h), 0);
+		close(fd);
+	}
+	if (n < (ssize_t)sizeof(magic) || memcmp(h, magic, sizeof(magic)))
+		return 0;
+	if (n >= 72 && ((uint32_t)h[68] << 24 | (uint32_t)h[69] << 16 | (uint32_t)h[70] << 8 |
+			h[71]) == DATAFILE_APP_ID)
+		return errmsg__set(e, -EINVAL, "cannot import '%s': it is already an mmprof .data "
+				   "file; use it as it is (mmprof report '%s')", path, path);
+	return errmsg__set(e, -EINVAL, "cannot import '%s': an SQLite database, not a perf.data "
+			   "file", path);
+}
+
 int import__perf_data(struct profile *p, const char *path, const char *perf,
 		      struct errmsg *e)
 {
@@ -75,6 +104,9 @@ int import__perf_data(struct profile *p, const char *path, const char *perf,
 
 	if (!perf)
 		perf = "perf";
+	err = refuse_sqlite(path, e);
+	if (err)
+		return err;
 	errfd = memfd_create("perf-stderr", MFD_CLOEXEC);
 	if (errfd < 0)
 		return errmsg__set(e, -errno, "cannot run perf: memfd_create: %s", strerror(errno));

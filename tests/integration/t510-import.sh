@@ -7,13 +7,14 @@
 # event or two: perf script pads the comm, no callchain) imports with one
 # frame a sample, every sample; perf's own default event (cpu-clock:ppp
 # here, perf added the precision) is stored as cpu-clock, so that diff
-# compares an mmprof recording with it without --force; garbage, a file that is not perf.data and
+# compares an mmprof recording with it without --force; an mmprof .data
+# file given as perf.data is named as one; garbage, a file that is not perf.data and
 # a missing perf each fail with one line and exit 2.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t510
 
-plan 16
+plan 17
 
 # perf samples at 4000 Hz unless the kernel's limit is lower (perf lowers it)
 max=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
@@ -113,6 +114,12 @@ head -c 4000 /etc/services >"$tmp/notperf.data"
 rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "perf script failed: ." "$tmp/err"
 ok $? "not a perf.data: perf's message on one line, exit 2 (got $rc: $(cat "$tmp/err"))"
+
+"$MMPROF" import "$tmp/imp.data" -o "$tmp/g.data" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "already an mmprof .data file" "$tmp/err" &&
+	[ ! -e "$tmp/g.data" ]
+ok $? "an mmprof .data file: says it is one, exit 2 (got $rc: $(cat "$tmp/err"))"
 
 "$MMPROF" import --perf "$tmp/no-such-perf" "$tmp/perf.data" -o "$tmp/g.data" >"$tmp/out" 2>"$tmp/err"
 rc=$?
