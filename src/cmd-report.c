@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,79 @@ static const char *const report_usage[] = {
 	"mmprof report [options] [FILE]  (default FILE: mmprof.data)",
 	NULL,
 };
+
+/*
+ * A stream that passes everything to another and counts the bytes: whether
+ * a view printed anything once its filters were applied.
+ */
+struct counted {
+	FILE *to;
+	size_t bytes;
+};
+
+static ssize_t counted_write(void *cookie, const char *buf, size_t n)
+{
+	struct counted *c = cookie;
+	size_t w = fwrite(buf, 1, n, c->to);
+
+	c->bytes += w;
+	return (ssize_t)w;
+}
+
+/* "-e E, --run N, --pid P" for the filters given, or "" */
+static void describe_filters(const struct report_opts *o, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (o->event)
+		n += (size_t)snprintf(buf + n, size - n, "-e %s", o->event);
+	if (o->run >= 0 && n < size)
+		n += (size_t)snprintf(buf + n, size - n, "%s--run %d", n ? ", " : "", o->run);
+	if (o->pid && n < size)
+		snprintf(buf + n, size - n, "%s--pid %s", n ? ", " : "", o->pid);
+}
+
+/*
+ * A view option of another view would be ignored in silence: say which
+ * view it goes with instead.  0, or -1 with the line printed.
+ */
+static int check_view_options(const struct report_opts *o, bool percent_given)
+{
+	bool keys = !(o->tree || o->folded || o->json || o->tracepoints || o->unresolved || o->html);
+	bool tree = o->tree && !o->json;
+	const char *view = o->html ? "--html" : o->unresolved ? "--unresolved" :
+			   o->tracepoints ? "--tracepoints" : o->json ? "--json" :
+			   o->tree ? "--tree" : o->folded ? "--folded" : "the keys view";
+
+	if (o->runs && !keys) {
+		fprintf(stderr, "mmprof report: --runs goes with the keys view (no other view "
+				"option), not with %s\n", view);
+		return -1;
+	}
+	if ((o->graph || o->no_graph) && !tree) {
+		fprintf(stderr, "mmprof report: %s goes with --tree, not with %s\n",
+			o->graph ? "-g/--call-graph" : "--no-graph", view);
+		return -1;
+	}
+	if (percent_given && !o->tree && !o->json) {
+		fprintf(stderr, "mmprof report: --percent-limit goes with --tree or --json, not with %s\n",
+			view);
+		return -1;
+	}
+	if (o->event && (keys || o->json || o->tracepoints)) {
+		fprintf(stderr, "mmprof report: -e goes with --tree, --folded, --html or --unresolved, "
+				"not with %s (which %s every event)\n", view,
+			o->json || keys ? "shows" : "counts");
+		return -1;
+	}
+	if ((o->period || o->comm || o->run != -1) && !o->folded) {
+		fprintf(stderr, "mmprof report: %s goes with --folded, not with %s\n",
+			o->period ? "--period" : o->comm ? "--comm" : "--run", view);
+		return -1;
+	}
+	return 0;
+}
 
 static int print_keys(const struct profile *p, const struct report_opts *o)
 {
@@ -141,7 +215,7 @@ static int write_html(const struct profile *p, const char *path, int ev, const c
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_opts o = { .percent_limit = 0.5, .run = -1 };
+	struct report_opts o = { .percent_limit = -1, .run = -1 };
 	const struct option_desc opts[] = {
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "Views (default: the LKP keys, mean over runs)", 0, NULL },
 		{ OPT_BOOL, 0, "tree", &o.tree, NULL, "call graph as perf report --children prints it", 0, NULL },
@@ -159,7 +233,7 @@ int cmd_report(int argc, char **argv)
 		{ OPT_DOUBLE, 0, "percent-limit", &o.percent_limit, "P",
 		  "tree, json: hide entries and graph nodes under P % (default 0.5)", 0, NULL },
 		{ OPT_STRING, 'e', "event", &o.event, "EVENT",
-		  "tree, folded: only this event (default: tree all, folded the first)", 0, NULL },
+		  "tree, folded, html, unresolved: only this event (default: tree and unresolved all, else the first)", 0, NULL },
 		{ OPT_BOOL, 0, "period", &o.period, NULL, "folded: weigh stacks by period, not samples", 0, NULL },
 		{ OPT_BOOL, 0, "comm", &o.comm, NULL, "folded: the command name as the first frame", 0, NULL },
 		{ OPT_INT, 0, "run", &o.run, "N", "folded: only run N (from 0; default all runs)", 0, NULL },
@@ -172,6 +246,7 @@ int cmd_report(int argc, char **argv)
 	struct errmsg e = { "" };
 	int i, ev = -1, err = 0;
 	long pid = -1;
+	bool percent_given;
 
 	/* options may follow the file too ("mmprof report --html x.data -o x.html") */
 	i = options__parse_anywhere(argc, argv, opts, report_usage, pos, 1);
@@ -206,6 +281,12 @@ int cmd_report(int argc, char **argv)
 				"(except --json --tree)\n");
 		return EXIT_ERROR;
 	}
+	/* -1: not given (the option parser cannot say) */
+	percent_given = o.percent_limit != -1;
+	if (!percent_given)
+		o.percent_limit = 0.5;
+	if (check_view_options(&o, percent_given))
+		return EXIT_ERROR;
 	if (o.graph && strcmp(o.graph, "caller") && strcmp(o.graph, "callee")) {
 		fprintf(stderr, "mmprof report: invalid value '%s' for --call-graph: "
 				"use caller or callee\n", o.graph);
@@ -264,14 +345,44 @@ int cmd_report(int argc, char **argv)
 		struct tree_opts to = { .event = ev, .percent_limit = o.percent_limit,
 					.caller = o.graph && !strcmp(o.graph, "caller"),
 					.no_graph = o.no_graph };
+		uint64_t samples = 0;
+		size_t k;
 
+		/* the event asked for has nothing to show: as folded and flamegraph, an error */
+		for (k = 0; ev >= 0 && k < p->nr_counts; k++)
+			if (p->counts[k].event == (uint32_t)ev)
+				samples += p->counts[k].samples;
+		if (ev >= 0 && !samples) {
+			fprintf(stderr, "mmprof report: '%s' has no samples of event '%s' to show\n",
+				path, o.event);
+			goto fail;
+		}
 		err = report__tree(p, &to, stdout);
 	} else if (o.folded) {
 		struct folded_opts fo = { .event = ev < 0 ? (p->nr_events ? 0 : -1) : ev,
 					  .period = o.period, .comm = o.comm, .run = o.run,
 					  .one_pid = pid >= 0, .pid = (uint32_t)pid };
+		static const cookie_io_functions_t io = { .write = counted_write };
+		struct counted cnt = { stdout, 0 };
+		FILE *out = fopencookie(&cnt, "w", io);
 
-		err = report__folded(p, &fo, stdout);
+		if (!out) {
+			fprintf(stderr, "mmprof: cannot report '%s': %s\n", path, strerror(errno));
+			goto fail;
+		}
+		err = report__folded(p, &fo, out);
+		fclose(out);
+		if (!err && !cnt.bytes) {
+			char filters[256];
+
+			describe_filters(&o, filters, sizeof(filters));
+			if (filters[0])
+				fprintf(stderr, "mmprof report: no samples left to fold in '%s' (%s)\n",
+					path, filters);
+			else
+				fprintf(stderr, "mmprof report: '%s' has no samples to fold\n", path);
+			goto fail;
+		}
 	} else {
 		err = print_keys(p, &o);
 	}
