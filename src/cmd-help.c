@@ -61,6 +61,12 @@ int cmd_help(int argc, char **argv)
 	char *slash;
 	int ret;
 
+	/* not a page to look for: the user mistyped a command */
+	if (topic && !cmd__exists(topic)) {
+		fprintf(stderr, "mmprof help: '%s' is not a command; 'mmprof --help' lists them\n",
+			topic);
+		return EXIT_ERROR;
+	}
 	if (topic && strchr(topic, '/') == NULL && strcmp(topic, "help") &&
 	    strcmp(topic, "version"))
 		snprintf(page, sizeof(page), "mmprof-%s", topic);

@@ -31,6 +31,16 @@ static const struct command commands[] = {
 	{ "version", cmd_version, "print mmprof's version" },
 };
 
+int cmd__exists(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i].name, name))
+			return 1;
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	size_t i;

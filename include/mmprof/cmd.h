@@ -24,4 +24,7 @@ int cmd_import(int argc, char **argv);
 int cmd_strip(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 
+/* Whether name is a row of the command table (src/mmprof.c). */
+int cmd__exists(const char *name);
+
 #endif

@@ -79,7 +79,8 @@ ok $? "'mmprof help' shows mmprof.1"
 
 out=$(MANPAGER=cat PAGER=cat "$MMPROF" help no-such-command 2>&1 </dev/null)
 rc=$?
-[ "$rc" -eq 2 ] && grep -q "no-such-command" <<<"$out"
-ok $? "'mmprof help no-such-command' fails with status 2 and names it (status $rc)"
+[ "$rc" -eq 2 ] && grep -q "'no-such-command' is not a command; 'mmprof --help' lists them" <<<"$out" &&
+	! grep -q "mmprof no-such-command --help" <<<"$out"
+ok $? "'mmprof help no-such-command' fails with status 2, says it is no command, points to mmprof --help (status $rc)"
 
 done_testing
