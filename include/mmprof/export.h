@@ -55,7 +55,10 @@ struct pprof_opts {
  * ("samples"/"count" and "<event>"/unit, where unit is "nanoseconds" for
  * cpu-clock and task-clock, else "count"), one Sample per (stack, comm)
  * with a "comm" label, Locations one per frame, Functions one per
- * (symbol, DSO), Mappings one per DSO, the meta as comments.
+ * (symbol, DSO), Mappings one per DSO, the meta as comments (less the
+ * install-debuginfo hints of pseudo DSOs, [vdso]), Period the first
+ * event's (fixed period; at a frequency 1e9/freq ns for a clock event,
+ * else the mean period of its samples).
  */
 int export__pprof(const struct profile *p, const struct pprof_opts *o, FILE *out,
 		  struct errmsg *e);

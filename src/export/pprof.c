@@ -279,6 +279,50 @@ static int write_gzip(const struct pbuf *pb, FILE *out, struct errmsg *e)
 	return zr == Z_STREAM_END ? 0 : errmsg__set(e, -EIO, "zlib: compression did not finish");
 }
 
+/*
+ * Profile.period of the first event (the one period_type names): a fixed
+ * period as recorded; with a frequency, 1e9/freq ns for a clock event
+ * (the kernel programs cpu-clock and task-clock so), otherwise the mean
+ * period of its samples in the exported runs (the kernel adapts a counting
+ * event's period to the frequency).  0 when nothing says (pprof: unset).
+ */
+static uint64_t sampling_period(const struct profile *p, int run)
+{
+	const struct event_desc *ev = &p->events[0];
+	uint64_t samples = 0, period = 0;
+	size_t i;
+
+	if (!ev->freq)
+		return ev->sample;
+	if (ev->sample && !strcmp(export__period_unit(profile__str(p, ev->name)), "nanoseconds"))
+		return (1000000000ull + ev->sample / 2) / ev->sample;
+	for (i = 0; i < p->nr_counts; i++) {
+		const struct count *c = &p->counts[i];
+
+		if (c->event == 0 && (run < 0 || c->run == (uint32_t)run)) {
+			samples += c->samples;
+			period += c->period;
+		}
+	}
+	return samples ? (period + samples / 2) / samples : 0;
+}
+
+/*
+ * "symbols.hint [vdso]=stripped, ...: install its debuginfo": the
+ * recorder's hint about a pseudo DSO (the kernel's [vdso], [vsyscall],
+ * [kernel.kallsyms]) telling to install or rebuild something nobody can
+ * install for it; pprof comments leave such hints out (the .data file
+ * keeps them for report --unresolved).
+ */
+static bool pseudo_dso_debuginfo_hint(const char *key, const char *value)
+{
+	static const char prefix[] = "symbols.hint [";
+
+	return key && value && !strncmp(key, prefix, sizeof(prefix) - 1) &&
+	       key[strlen(key) - 1] == ']' &&
+	       (strstr(value, "debuginfo") || strstr(value, "stripped"));
+}
+
 int export__pprof(const struct profile *p, const struct pprof_opts *o, FILE *out,
 		  struct errmsg *e)
 {
@@ -452,8 +496,8 @@ int export__pprof(const struct profile *p, const struct pprof_opts *o, FILE *out
 		pbuf__uint(&pp.out, 9, (uint64_t)p->runs[o->run < 0 ? 0 : o->run].start_ns);
 	pbuf__uint(&pp.out, 10, total_wall);
 	value_type(&pp, 11, names[0][1], export__period_unit(names[0][1]));
-	if (!p->events[0].freq && p->events[0].sample)
-		pbuf__uint(&pp.out, 12, p->events[0].sample);
+	if (sampling_period(p, o->run))
+		pbuf__uint(&pp.out, 12, sampling_period(p, o->run));
 	/* meta as comments "key=value"; the texts are owned until written */
 	comments = xcalloc(p->nr_meta + 1, sizeof(*comments));
 	for (i = 0; i < p->nr_meta; i++) {
@@ -461,6 +505,8 @@ int export__pprof(const struct profile *p, const struct pprof_opts *o, FILE *out
 		const char *v = profile__str(p, p->meta[i].value);
 		size_t len = strlen(k ? k : "") + strlen(v ? v : "") + 2;
 
+		if (pseudo_dso_debuginfo_hint(k, v))
+			continue;
 		comments[i] = xmalloc(len);
 		snprintf(comments[i], len, "%s=%s", k ? k : "", v ? v : "");
 		XGROW(pp.strs, pp.alloc_strs, pp.nr_strs);

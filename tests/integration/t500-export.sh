@@ -5,14 +5,16 @@
 # totals; pprof is read by the real `go tool pprof` (golang-go is installed
 # with apt when missing), whose per-trace values rebuild exactly the same
 # folded lines, and whose totals equal the profile's samples and period;
-# its main binary (mapping 1, "File:") is the recorded command's.
+# its main binary (mapping 1, "File:") is the recorded command's; its
+# Period is the event's (1e9/freq ns for cpu-clock at a frequency) and no
+# pseudo DSO ([vdso]) gets an install-debuginfo comment.
 # Errors (and another format's option, as --period with pprof) exit 2
 # with one line; every --help option is in the man page.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t500
 
-plan 16
+plan 21
 
 "$MMPROF" record -r 2 -o "$tmp/pf.data" -- "$wl/page-fault" --seconds 1 >/dev/null 2>"$tmp/err"
 ok $? "record -r 2 the page-fault workload"
@@ -143,6 +145,12 @@ ok $rc "pprof -raw totals: samples and cpu-clock nanoseconds ($(cat "$tmp/raw.su
 grep -q 'M=[0-9]* clear_page_erms ' "$tmp/raw" && grep -q 'M=[0-9]* pf_touch_pages ' "$tmp/raw" &&
 	grep -q '\[kernel.kallsyms\]' "$tmp/raw" && grep -q 'source\|record_mode' "$tmp/raw"
 ok $? "pprof sees the functions, the kernel mapping and the meta comments"
+freq=$(python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["events"][0]; print(e["sample"] if e["freq"] else "")' "$tmp/pf.json")
+period=$(sed -n 's/^Period: //p' "$tmp/raw")
+[ -n "$freq" ] && [ "$period" = "$(( (1000000000 + freq / 2) / freq ))" ] &&
+	grep -q '^PeriodType: cpu-clock nanoseconds' "$tmp/raw" &&
+	! grep -q '^Comment: symbols\.hint \[[^]]*\]=.*debuginfo' "$tmp/raw"
+ok $? "pprof Period $period ns is 1e9/freq ($freq Hz); no pseudo-DSO debuginfo hint"
 
 "$MMPROF" export --format json "$tmp/missing.data" >"$tmp/out" 2>"$tmp/err"
 rc=$?

@@ -326,10 +326,106 @@ static void test_pprof_main_mapping(void)
 	is_str(first_mapping(NULL, &d), "/lib/libc.so", "no cmdline at all: the same");
 }
 
+/*
+ * Profile.period (field 12) and the comments (13): the period follows the
+ * event (regression: "Period: 0" beside a PeriodType), and a pseudo DSO's
+ * install-debuginfo hint ([vdso]) is not a comment.
+ */
+struct pp_tail {
+	uint64_t period;
+	int has_period;
+	char comments[8][160];
+	size_t nr_comments;
+};
+
+static void export_tail(const char *event, int freq, uint64_t sample, struct pp_tail *t)
+{
+	struct profile *p = profile__new();
+	struct event_desc ev = { .freq = (uint8_t)freq, .sample = sample, .type = 1 };
+	struct run r = { .wall_ns = 1000 };
+	struct frame fm = { .addr = 0x1000 };
+	struct pprof_opts o = { .run = -1, .no_gzip = true };
+	struct errmsg e = { "" };
+	const char *strs[128];
+	uint64_t cidx[8];
+	size_t len = 0, i = 0, nr_str = 0, nc = 0;
+	char *buf = NULL;
+	struct field f;
+	uint32_t node;
+	FILE *out;
+
+	memset(t, 0, sizeof(*t));
+	ev.name = profile__intern(p, event);
+	profile__add_event(p, &ev);
+	profile__add_run(p, &r);
+	fm.sym = profile__intern(p, "main");
+	fm.dso = profile__intern(p, "/bin/w");
+	node = profile__stack(p, (uint32_t[]){ profile__frame(p, &fm) }, 1);
+	/* 4 samples of periods summing to 10: a mean of 2.5 */
+	profile__add_count(p, 0, 0, profile__intern(p, "w"), 1, node, 4, 10);
+	profile__set_meta(p, "symbols.hint [vdso]", "stripped, only exported symbols (.dynsym): "
+			  "install its debuginfo (/usr/lib/debug/.build-id/e0/25.debug)");
+	profile__set_meta(p, "symbols.hint /bin/w", "stripped, no symbols: install its debuginfo "
+			  "(/usr/lib/debug/.build-id/13/5a.debug)");
+	profile__set_meta(p, "symbols.hint [kernel.kallsyms]", "cannot read it: Permission denied");
+	out = open_memstream(&buf, &len);
+	ok(export__pprof(p, &o, out, &e) == 0, "pprof export of %s %s", event, e.msg);
+	fclose(out);
+	while (next((const uint8_t *)buf, len, &i, &f)) {
+		if (f.num == 6 && nr_str < 128)	/* f.v bytes, not NUL-ended */
+			strs[nr_str++] = strndup((const char *)f.data, f.v);
+		if (f.num == 12) {
+			t->period = f.v;
+			t->has_period = 1;
+		}
+		if (f.num == 13 && nc < 8)
+			cidx[nc++] = f.v;
+	}
+	for (i = 0; i < nc; i++)
+		snprintf(t->comments[t->nr_comments++], sizeof(t->comments[0]), "%s",
+			 cidx[i] < nr_str ? strs[cidx[i]] : "?");
+	for (i = 0; i < nr_str; i++)
+		free((char *)strs[i]);
+	free(buf);
+	profile__free(p);
+}
+
+static bool has_comment(const struct pp_tail *t, const char *prefix)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_comments; i++)
+		if (!strncmp(t->comments[i], prefix, strlen(prefix)))
+			return true;
+	return false;
+}
+
+static void test_pprof_period_comments(void)
+{
+	struct pp_tail t;
+
+	export_tail("cpu-clock", 1, 4000, &t);
+	ok(t.has_period && t.period == 250000, "cpu-clock at 4000 Hz: period 250000 ns (%llu)",
+	   (unsigned long long)t.period);
+	ok(!has_comment(&t, "symbols.hint [vdso]="), "no install-debuginfo hint for [vdso]");
+	ok(has_comment(&t, "symbols.hint /bin/w=stripped"), "a real DSO's hint stays");
+	ok(has_comment(&t, "symbols.hint [kernel.kallsyms]=cannot read"),
+	   "a pseudo DSO's hint that is not about debuginfo stays");
+	export_tail("task-clock", 1, 997, &t);
+	is_int(t.period, 1003009, "task-clock at 997 Hz: 1e9/997 rounded");
+	export_tail("cpu-clock", 0, 100000, &t);
+	is_int(t.period, 100000, "a period event: its period");
+	export_tail("page-faults", 1, 1000, &t);
+	is_int(t.period, 3, "a counting event at a frequency: the mean period of its samples");
+	export_tail("page-faults", 0, 0, &t);
+	ok(!t.has_period, "no period known: field left unset");
+}
+
 int main(void)
 {
 	test_pbuf();
 	test_pprof();
 	test_pprof_main_mapping();
+	test_pprof_period_comments();
 	return done_testing();
 }
