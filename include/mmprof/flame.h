@@ -70,6 +70,10 @@ struct flame {
 	bool width_base;	/* diff: widths from base */
 	double total;		/* root value */
 	const char *unit;	/* "period" or "samples" (single), "%" (diff) */
+	const char *period_name;	/* single: the tooltip's word for the period: "period",
+					 * or "off-CPU" for --sched's offcpu event */
+	bool period_ns;		/* single: the period is nanoseconds (cpu-clock, task-clock,
+				 * offcpu): the tooltip shows it in ms */
 	struct hashidx idx;	/* private: (parent, sym, dso, kernel) -> node */
 };
 

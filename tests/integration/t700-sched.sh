@@ -3,7 +3,7 @@
 # perf-sched keys with plausible values (a pipe_read stack blocked about
 # once per round trip and process, waits > 0, delays <= waits + ...), the
 # totals, and an off-CPU profile whose stacks reach the workload's
-# waiting function.
+# waiting function; its flame graph's tooltips give off-CPU time in ms.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t700
@@ -11,7 +11,7 @@ tap_setup t700
 # key NAME-REGEX: the first value of a matching key in the report
 val() { awk -v re="$1" '$1 ~ re { sub(/:$/, "", $1); print $2; exit }' "$tmp/keys"; }
 
-plan 14
+plan 15
 N=3000
 "$MMPROF" record -q --sched -o "$tmp/pp.data" -- "$MMPROF_BUILD/workloads/sched-pingpong" -n $N \
 	>"$tmp/out" 2>"$tmp/err"
@@ -64,5 +64,17 @@ sum=$(awk '{ s += $NF } END { printf "%.0f", s }' "$tmp/folded")
 avg=$(val '^perf-sched\.total_wait_time\.average\.ms:')
 ok "$(awk -v s="$sum" -v a="$avg" -v t="$total" 'BEGIN { w = a * t * 1e6; exit !(s > 0.9 * w && s < 1.1 * w) }'; echo $?)" \
 	"offcpu periods ($sum ns) match total waits ($avg ms x $total)"
+
+# the off-CPU flame graph's tooltips give time off CPU in ms, not a raw period
+"$MMPROF" flamegraph -e offcpu "$tmp/pp.data" -o "$tmp/off.svg" 2>"$tmp/err" &&
+	python3 - "$tmp/off.svg" "$sum" <<'EOF'
+import re, sys
+svg = open(sys.argv[1]).read()
+root = re.search(r'<title>all\n[0-9.]+% · [0-9]+ samples · off-CPU ([0-9.]+) ms', svg)
+assert root, "no 'off-CPU N ms' on the root"
+assert abs(float(root.group(1)) * 1e6 - float(sys.argv[2])) <= 0.01e6, (root.group(1), sys.argv[2])
+assert not re.search(r'· period [0-9]', svg), "a raw period left"
+EOF
+ok $? "flamegraph -e offcpu: tooltips say 'off-CPU N ms' (root = the folded total)"
 
 done_testing
