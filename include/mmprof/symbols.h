@@ -279,11 +279,12 @@ const char *symbols__hint(const struct dso_info *di, char *buf, size_t size);
 /*
  * For the DWARF unwinder (unwind.h): the executable mapping of pid that
  * covers addr as known now; false when none does.  file is a path to read
- * the mapped contents from (offset addr - start + pgoff): the mapped path
- * for files of our mount namespace, "/proc/self/fd/N" for a container's
- * file (opened through /proc/PID/root by symbols__watch or at the mmap)
- * and for the vdso once symbols__copy_vdso() made its copy; NULL when
- * there is no such file (anonymous or JIT memory, a deleted file, a
+ * the mapped contents from (offset addr - start + pgoff): "/proc/self/fd/N"
+ * for a file kept open since its mapping was seen (symbols__watch2, or a
+ * container's file opened through /proc/PID/root) and for the vdso once
+ * symbols__copy_vdso() made its copy; else the mapped path for files of
+ * our mount namespace not known to be stale; NULL when there is no such
+ * file (anonymous or JIT memory, a deleted or replaced file not kept, a
  * container's file that could not be opened).  file stays valid and
  * names the same file for the life of the context.
  */
