@@ -9,7 +9,8 @@
  * replaced or deleted, also through /proc/PID/map_files once the path is
  * gone; without that, a changed identity (inode, or generation) leaves
  * the address unresolved with the stale hint; a path that maps another
- * file later is another DSO with that file's names; one open per file.
+ * file later is another DSO with that file's names; one open per file;
+ * the fds kept stay under their bound and files past it still resolve.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -23,6 +24,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -286,6 +288,58 @@ static void test_deleted(const struct text_map *tm)
 	symbols__free(t);
 }
 
+/*
+ * The bound on kept fds (a quarter of RLIMIT_NOFILE): with a limit of 48,
+ * 12 files keep at most 12 fds, and files past the bound, read at once,
+ * still give the names that ran after all were replaced.
+ */
+static void test_fd_bound(const struct text_map *tm)
+{
+	enum { NR = 16 };
+	char a[NR][PATH_MAX], b[PATH_MAX];
+	struct file_id id[NR];
+	struct rlimit old, low;
+	struct symbols *s;
+	struct dso_info di;
+	size_t fds, i, named = 0;
+
+	snprintf(b, sizeof(b), "%s/twin", dir);
+	for (i = 0; i < NR; i++) {
+		snprintf(a[i], sizeof(a[i]), "%s/bound%zu", dir, i);
+		if (run3("cp", "", exe, a[i]) || file_id_of(a[i], &id[i]))
+			break;
+	}
+	if (!ok(i == NR && !run3("objcopy", "--redefine-sym stale_victim=stale_impostor", exe, b) &&
+		!getrlimit(RLIMIT_NOFILE, &old), "%d copies of this binary and a twin", NR))
+		return;
+	low = old;
+	low.rlim_cur = 48;
+	setrlimit(RLIMIT_NOFILE, &low);
+	s = symbols__new();
+	setrlimit(RLIMIT_NOFILE, &old);
+	fds = count_fds();
+	for (i = 0; i < NR; i++)
+		symbols__watch2(s, FAKE_PID + (pid_t)i, tm->start, tm->len, a[i], &id[i]);
+	is_int(count_fds() - fds, 12, "fds kept: 12 (48 / 4), not one per file");
+	for (i = 0; i < NR; i++) {
+		char cmd[PATH_MAX];
+
+		snprintf(cmd, sizeof(cmd), "%s/bound%zu.new", dir, i);
+		if (!run3("cp", "", b, cmd))
+			rename(cmd, a[i]);
+	}
+	for (i = 0; i < NR; i++) {
+		const char *sym = resolve_at(s, FAKE_PID + (pid_t)i, tm, a[i], &id[i], &di);
+
+		named += sym && !strcmp(sym, "stale_victim");
+	}
+	is_int(named, NR, "all files replaced: every one still named after the file that ran");
+	symbols__free(s);
+	for (i = 0; i < NR; i++)
+		unlink(a[i]);
+	unlink(b);
+}
+
 int main(void)
 {
 	struct text_map tm;
@@ -298,6 +352,7 @@ int main(void)
 	test_replaced(&tm);
 	test_generation(&tm);
 	test_deleted(&tm);
+	test_fd_bound(&tm);
 	rmdir(dir);
 	return done_testing();
 }
