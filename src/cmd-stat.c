@@ -144,6 +144,24 @@ static double avg__rel_err(const struct avg *a)
 	return 100.0 * sqrt(var / a->n) / fabs(mean);
 }
 
+/*
+ * Decimals for a mean and its error, as perf stat's footer: two digits past
+ * the error's first significant one ("0.003306 +- 0.000683"), none when the
+ * error is above 1 s.  An error of 0 (runs alike to the nanosecond, or
+ * rusage's microsecond ticks all equal) keeps the clock's 9 digits.
+ */
+static int sd_precision(double sd)
+{
+	int p;
+
+	if (sd > 1)
+		return 0;
+	if (!(sd > 0))
+		return 9;
+	p = (int)lround(ceil(-log10(sd))) + 2;
+	return p > 9 ? 9 : p;
+}
+
 /* One counter name over all runs. */
 struct stat_row {
 	const char *name;	/* owned by the profile */
@@ -370,14 +388,18 @@ static void print_table(const struct profile *p, const char *what, unsigned nr_r
 	fprintf(stderr, "\n");
 	if (nr_runs > 1) {
 		double err = avg__rel_err(&elapsed);
+		double sd = avg__mean(&elapsed) * err / 100;
+		int prec = sd_precision(sd);
 
-		fprintf(stderr, "%18.4f +- %.4f seconds time elapsed  ( +- %5.2f%% )\n",
-			avg__mean(&elapsed), avg__mean(&elapsed) * err / 100, err);
+		fprintf(stderr, "%18.*f +- %.*f seconds time elapsed  ( +- %5.2f%% )\n",
+			prec, avg__mean(&elapsed), prec, sd, err);
 		if (forked) {
-			fprintf(stderr, "\n%18.4f +- %.4f seconds user\n", avg__mean(&user),
-				avg__mean(&user) * avg__rel_err(&user) / 100);
-			fprintf(stderr, "%18.4f +- %.4f seconds sys\n", avg__mean(&sys),
-				avg__mean(&sys) * avg__rel_err(&sys) / 100);
+			sd = avg__mean(&user) * avg__rel_err(&user) / 100;
+			prec = sd_precision(sd);
+			fprintf(stderr, "\n%18.*f +- %.*f seconds user\n", prec, avg__mean(&user), prec, sd);
+			sd = avg__mean(&sys) * avg__rel_err(&sys) / 100;
+			prec = sd_precision(sd);
+			fprintf(stderr, "%18.*f +- %.*f seconds sys\n", prec, avg__mean(&sys), prec, sd);
 		}
 	} else {
 		fprintf(stderr, "%18.9f seconds time elapsed\n", avg__mean(&elapsed));

@@ -7,7 +7,8 @@
 #     workload's own page count (N * S / 4 KiB, plus the process start);
 #   - a counter the machine lacks says <not supported> (cpu-cycles without a
 #     hardware PMU), never a number;
-#   - -r 3 prints "(3 runs)", ( +- N% ) and the elapsed mean +- error;
+#   - -r 3 prints "(3 runs)", ( +- N% ) and the elapsed mean +- error
+#     with perf's precision (two digits past the error's first);
 #   - -e selects counters (perf's short names too), an unknown one exits 2;
 #   - -o writes a sample-less file whose keys report prints and diff compares;
 #   - -p counts a running process until it exits.
@@ -58,8 +59,19 @@ grep -q "(3 runs):$" "$tmp/err3"
 ok $? "header says (3 runs)"
 grep -Eq '^ +[0-9]+ +page-faults +# .*\( \+- +[0-9]+\.[0-9]{2}% \)$' "$tmp/err3"
 ok $? "page-faults mean with ( +- N% )"
-grep -Eq '^ +[0-9]+\.[0-9]{4} \+- [0-9]+\.[0-9]{4} seconds time elapsed  \( \+- +[0-9]+\.[0-9]{2}% \)$' "$tmp/err3"
-ok $? "elapsed mean +- error"
+# as perf: mean and error with two digits past the error's first significant one
+line=$(grep 'seconds time elapsed' "$tmp/err3")
+python3 - "$line" <<'EOF'
+import re, sys
+m = re.fullmatch(r' +[0-9]+\.?([0-9]*) \+- ([0-9]+\.?([0-9]*)) seconds time elapsed  \( \+- +[0-9]+\.[0-9]{2}% \)', sys.argv[1])
+assert m, sys.argv[1]
+assert len(m.group(1)) == len(m.group(3)), "mean and error with the same decimals"
+sd = float(m.group(2))
+sig = len(m.group(3).lstrip('0'))
+# perf: ceil(-log10(sd)) + 2 decimals, so a sub-second error shows 3 significant digits
+assert (sd > 1 and not m.group(3)) or (sd == 0 and len(m.group(3)) == 9) or sig in (3, 4), sys.argv[1]
+EOF
+ok $? "elapsed mean +- error with perf's precision: $line"
 ok "$(test "$(grep -cE '^ +(<not supported>|[0-9.]+( msec)?) +[a-z]' "$tmp/err3")" -eq 4; echo $?)" \
 	"-e: exactly the four counters asked (short names mapped)"
 ok "$(test "$(sqlite3 "$tmp/a.data" 'select count(*) from runs where minflt > 0')" = 3 &&
