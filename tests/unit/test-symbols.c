@@ -994,6 +994,9 @@ static void test_hints(void)
 	   "no symbols: the build-id debuginfo path (%s)", buf);
 	di.nr_syms = 10;
 	ok(symbols__hint(&di, buf, sizeof(buf)) && strstr(buf, ".dynsym"), "only .dynsym: %s", buf);
+	di.name = "[vdso]";
+	ok(!symbols__hint(&di, buf, sizeof(buf)), "[vdso] with only .dynsym: no hint (it exports all it has)");
+	di.name = "/usr/bin/x";
 	di.full_symtab = true;
 	ok(!symbols__hint(&di, buf, sizeof(buf)), "a full symbol table: no hint");
 	di.name = "/tmp/perf-42.map";
