@@ -120,6 +120,7 @@ static void unres__count(struct unres *u, const struct profile *p, int event)
 	enum { TOP_UNJUDGED, TOP_KERNEL, TOP_ENTRY, TOP_SHORT };
 	uint32_t *tops, t;
 	uint8_t *judged;
+	bool nochain;
 	size_t i;
 
 	memset(u, 0, sizeof(*u));
@@ -128,6 +129,9 @@ static void unres__count(struct unres *u, const struct profile *p, int event)
 	u->kern = xcalloc(u->nslots, sizeof(*u->kern));
 	tops = outermost_nodes(p);
 	judged = xcalloc(p->nr_nodes + 1, sizeof(*judged));
+	/* recorded without callchains (record --no-callchain, an import of a
+	 * perf.data without -g): every stack is one frame, none is "short" */
+	nochain = profile__meta(p, "callchain") && !strcmp(profile__meta(p, "callchain"), "0");
 	for (i = 0; i < p->nr_counts; i++) {
 		const struct count *c = &p->counts[i];
 		const struct stack_node *n;
@@ -150,7 +154,7 @@ static void unres__count(struct unres *u, const struct profile *p, int event)
 		}
 		if (judged[t] != TOP_KERNEL)
 			u->user += c->samples;
-		if (judged[t] == TOP_SHORT) {
+		if (judged[t] == TOP_SHORT && !nochain) {
 			slot = (top->dso < p->nr_strs ? top->dso : 0) * UNRES_KINDS + UNRES_SHORT;
 			u->by[slot] += c->samples;
 			u->shorts += c->samples;

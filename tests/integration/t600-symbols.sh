@@ -25,7 +25,7 @@ cleanup_hook() {
 	umount "$tmp/ns" 2>/dev/null
 }
 
-plan 27
+plan 28
 
 # The two hottest leaf functions of an mmprof recording, one per line.
 mmprof_top() {
@@ -229,5 +229,10 @@ awk -v s="$s" 'BEGIN { exit !(s != "" && s + 0 < 5) }' && ! test -s "$tmp/nofpd.
 ok $? "with --call-graph dwarf the stacks reach main ($s % short) and report does not warn"
 "$MMPROF" report "$tmp/cxx.mdata" >/dev/null 2>"$tmp/cxx.err"
 ! test -s "$tmp/cxx.err"; ok $? "a frame-pointer build gets no warning"
+"$MMPROF" record -q --no-callchain -o "$tmp/nofpn.mdata" -- "$tmp/nofp" >/dev/null 2>&1 &&
+	"$MMPROF" report "$tmp/nofpn.mdata" >/dev/null 2>"$tmp/nofpn.err" &&
+	! grep -q "short of main" "$tmp/nofpn.err" &&
+	! "$MMPROF" report --unresolved "$tmp/nofpn.mdata" | awk '!/^#/ && $3 == "stack"' | grep -q .
+ok $? "recorded without callchains: no stack is called short of main"
 
 done_testing
