@@ -14,7 +14,10 @@
  *
  * Seeds in tests/fuzz/corpus/perfscript/: perf script's default output with
  * callchains (kernel and user frames, [unknown]), -F output with pid/tid,
- * a --header block, a sample without a callchain, a tracepoint line.
+ * a --header block, a sample without a callchain, a tracepoint line,
+ * perf.data without -g (comm right-padded, so sample lines start with
+ * blanks; with and without a time field), and a huge time stamp that once
+ * crashed the parser.
  */
 #include <stddef.h>
 #include <stdint.h>
