@@ -16,8 +16,8 @@
  * callchains (kernel and user frames, [unknown]), -F output with pid/tid,
  * a --header block, a sample without a callchain, a tracepoint line,
  * perf.data without -g (comm right-padded, so sample lines start with
- * blanks; with and without a time field), and a huge time stamp that once
- * crashed the parser.
+ * blanks; with and without a time field), and an absurd time stamp that
+ * once overflowed the wall time (regress-huge-time).
  */
 #include <stddef.h>
 #include <stdint.h>
