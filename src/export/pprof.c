@@ -109,7 +109,9 @@ static int64_t pp_id(struct pp *pp, uint32_t str_id)
 
 const char *export__period_unit(const char *event)
 {
-	if (event && (!strncmp(event, "cpu-clock", 9) || !strncmp(event, "task-clock", 10)))
+	/* offcpu (record --sched): its period is nanoseconds off CPU */
+	if (event && (!strncmp(event, "cpu-clock", 9) || !strncmp(event, "task-clock", 10) ||
+		      !strcmp(event, "offcpu")))
 		return "nanoseconds";
 	return "count";
 }

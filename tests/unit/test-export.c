@@ -421,8 +421,19 @@ static void test_pprof_period_comments(void)
 	ok(!t.has_period, "no period known: field left unset");
 }
 
+/* The unit of each event's period, as pprof and the JSON export name it. */
+static void test_period_unit(void)
+{
+	is_str(export__period_unit("cpu-clock"), "nanoseconds", "cpu-clock: nanoseconds");
+	is_str(export__period_unit("task-clock:u"), "nanoseconds", "task-clock:u: nanoseconds");
+	is_str(export__period_unit("offcpu"), "nanoseconds", "offcpu (--sched): nanoseconds off CPU");
+	is_str(export__period_unit("cycles"), "count", "cycles: a count");
+	is_str(export__period_unit(NULL), "count", "no name: a count");
+}
+
 int main(void)
 {
+	test_period_unit();
 	test_pbuf();
 	test_pprof();
 	test_pprof_main_mapping();
