@@ -57,6 +57,17 @@ ok() {	# ok STATUS DESCRIPTION: one TAP line, STATUS 0 passes
 
 diag() { sed 's/^/# /' "$@"; }	# diag [FILE...]: as TAP comments
 
+# tracefs_dir: sets $tracefs to the folder holding events/, mounting
+# tracefs where the kernel provides the mount point as record does; empty
+# when there is none
+tracefs_dir() {
+	tracefs=
+	for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+		[ -d "$d/events" ] && { tracefs=$d; return 0; }
+	done
+	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null && tracefs=/sys/kernel/tracing
+}
+
 # drop_env_warnings FILE: record's stderr in FILE without the warnings a
 # kernel that lowered kernel.perf_event_max_sample_rate (it does so itself
 # when sampling interrupts take too long) adds to any recording: -F lowered

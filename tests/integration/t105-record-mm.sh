@@ -16,13 +16,7 @@ compaction:mm_compaction_begin compaction:mm_compaction_end
 migrate:mm_migrate_pages vmscan:mm_vmscan_direct_reclaim_begin
 mmap_lock:mmap_lock_start_locking mmap_lock:mmap_lock_acquire_returned"
 
-tracefs=
-for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
-	[ -d "$d/events" ] && { tracefs=$d; break; }
-done
-if [ -z "$tracefs" ]; then	# as record does: mount it where the kernel provides the mount point
-	mount -t tracefs nodev /sys/kernel/tracing && tracefs=/sys/kernel/tracing
-fi
+tracefs_dir
 
 have=
 missing=

@@ -12,13 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 tap_setup t107
 
-tracefs=
-for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
-	[ -d "$d/events" ] && { tracefs=$d; break; }
-done
-if [ -z "$tracefs" ]; then	# as record does: mount it where the kernel provides the mount point
-	mount -t tracefs nodev /sys/kernel/tracing && tracefs=/sys/kernel/tracing
-fi
+tracefs_dir
 
 q() { sqlite3 "$1" "select value from meta where key = '$2'"; }
 # one_line FILE PATTERN: FILE is exactly one line and it matches PATTERN
