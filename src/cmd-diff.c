@@ -356,16 +356,7 @@ static void side__meta(const struct side *s, const char *key, char *buf, size_t 
 /* Samples lost (ring buffer full) over every run of the side; *kept: those taken. */
 static uint64_t side__lost_count(const struct side *s, uint64_t *kept)
 {
-	uint64_t lost = 0;
-	size_t i, r;
-
-	*kept = 0;
-	for (i = 0; i < s->nr; i++)
-		for (r = 0; r < s->profiles[i]->nr_runs; r++) {
-			lost += s->profiles[i]->runs[r].lost;
-			*kept += s->profiles[i]->runs[r].samples;
-		}
-	return lost;
+	return profile__run_lost((const struct profile *const *)s->profiles, s->nr, kept, NULL);
 }
 
 static bool side__lost(const struct side *s, char *buf, size_t size)

@@ -218,6 +218,14 @@ void profile__shrink(struct profile *p);
 size_t profile__run_walls(const struct profile *const *ps, size_t nr, double *sum, double *lo,
 			  double *hi);
 
+/*
+ * Samples lost (ring buffer full, runs.lost) over every run of the nr
+ * profiles ps; *kept: the samples taken.  *lossy: how many runs lost some
+ * (NULL: not wanted).
+ */
+uint64_t profile__run_lost(const struct profile *const *ps, size_t nr, uint64_t *kept,
+			   size_t *lossy);
+
 /* Order of counts by (run, event, comm, pid), then node: <0, 0, >0. */
 int count__cmp(const struct count *x, const struct count *y);
 

@@ -163,13 +163,8 @@ static void side_summary(struct outbuf *b, const struct html_side *s, int what)
 		break;
 	case 4: {
 		/* kept and lost (ring buffer full) over every run of the side */
-		uint64_t kept = 0, lost = 0;
+		uint64_t kept, lost = profile__run_lost(s->profiles, s->nr, &kept, NULL);
 
-		for (i = 0; i < s->nr; i++)
-			for (j = 0; j < s->profiles[i]->nr_runs; j++) {
-				kept += s->profiles[i]->runs[j].samples;
-				lost += s->profiles[i]->runs[j].lost;
-			}
 		outbuf__printf(b, "%llu kept", (unsigned long long)kept);
 		if (lost)
 			outbuf__printf(b, ", <b class=\"lost\">%llu lost (%.1f%%)</b>",

@@ -277,6 +277,25 @@ size_t profile__run_walls(const struct profile *const *ps, size_t nr, double *su
 	return n;
 }
 
+uint64_t profile__run_lost(const struct profile *const *ps, size_t nr, uint64_t *kept,
+			   size_t *lossy)
+{
+	uint64_t lost = 0;
+	size_t i, j;
+
+	*kept = 0;
+	if (lossy)
+		*lossy = 0;
+	for (i = 0; i < nr; i++)
+		for (j = 0; j < ps[i]->nr_runs; j++) {
+			lost += ps[i]->runs[j].lost;
+			*kept += ps[i]->runs[j].samples;
+			if (lossy)
+				*lossy += ps[i]->runs[j].lost > 0;
+		}
+	return lost;
+}
+
 int count__cmp(const struct count *x, const struct count *y)
 {
 	if (x->run != y->run)

@@ -10,14 +10,10 @@
 
 const char *report__lost_warning(const struct profile *p, char *buf, size_t size)
 {
-	uint64_t lost = 0, kept = 0;
-	size_t r, runs = 0;
+	uint64_t kept, lost;
+	size_t runs;
 
-	for (r = 0; r < p->nr_runs; r++) {
-		lost += p->runs[r].lost;
-		kept += p->runs[r].samples;
-		runs += p->runs[r].lost > 0;
-	}
+	lost = profile__run_lost(&p, 1, &kept, &runs);
 	if (!lost)
 		return NULL;
 	/* the same share record prints: of all samples, kept and lost */
