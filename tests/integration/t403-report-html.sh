@@ -75,8 +75,12 @@ browse "#mmprof-selftest=pf_touch_pages" "$tmp/dom2" "$tmp/chr2.err"
 st=$(grep -o 'data-selftest="[^"]*"' "$tmp/dom2")
 echo "# $st"
 m=$(echo "$st" | sed -n 's/.*Matched: \([0-9.]*\)%.*/\1/p')
+# The search sums the frames drawn; frames under 0.1 % of the graph are not
+# drawn, so on a loaded machine, where a few samples of pf_touch_pages sit
+# under stray callers in narrow frames, it may find a little less than the
+# table (0.7 points less was seen in CI), never more.
 echo "$st" | grep -Eq 'hits=[1-9][0-9]*;Matched: [0-9.]+% \([0-9]+ frames\);hidden=[1-9]' &&
-	awk -v a="$m" -v b="$hc" 'BEGIN { exit !(a - b < 0.2 && b - a < 0.2) }'
+	awk -v a="$m" -v b="$hc" 'BEGIN { exit !(a - b < 0.2 && b - a < 2) }'
 ok $? "in the browser: search matches pf_touch_pages at $m% (table: $hc%), a zoom into it hides the rest"
 
 "$MMPROF" report -o "$tmp/x.html" "$tmp/pf.data" >/dev/null 2>&1
