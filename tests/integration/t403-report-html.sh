@@ -75,13 +75,15 @@ browse "#mmprof-selftest=pf_touch_pages" "$tmp/dom2" "$tmp/chr2.err"
 st=$(grep -o 'data-selftest="[^"]*"' "$tmp/dom2")
 echo "# $st"
 m=$(echo "$st" | sed -n 's/.*Matched: \([0-9.]*\)%.*/\1/p')
-# The search sums the frames drawn; frames under 0.1 % of the graph are not
-# drawn, so on a loaded machine, where a few samples of pf_touch_pages sit
-# under stray callers in narrow frames, it may find a little less than the
-# table (0.7 points less was seen in CI), never more.
+# The graph pools both runs' samples (widths by period); the table's
+# children share is the mean of the runs' shares, as the robot's keys are.
+# They differ when the runs differ in length (0.3-0.7 points seen in CI),
+# so the search is held to the pooled share of the folded stacks.
+pc=$("$MMPROF" report --folded --period "$tmp/pf.data" |
+	awk '{ w = $NF; t += w; if ($0 ~ /(^|;)pf_touch_pages(;| )/) m += w } END { if (t) printf "%.2f", 100 * m / t }')
 echo "$st" | grep -Eq 'hits=[1-9][0-9]*;Matched: [0-9.]+% \([0-9]+ frames\);hidden=[1-9]' &&
-	awk -v a="$m" -v b="$hc" 'BEGIN { exit !(a - b < 0.2 && b - a < 2) }'
-ok $? "in the browser: search matches pf_touch_pages at $m% (table: $hc%), a zoom into it hides the rest"
+	awk -v a="$m" -v b="$pc" 'BEGIN { exit !(b != "" && a - b < 0.2 && b - a < 0.2) }'
+ok $? "in the browser: search matches pf_touch_pages at $m% (pooled folded stacks: $pc%, table: $hc%), a zoom into it hides the rest"
 
 "$MMPROF" report -o "$tmp/x.html" "$tmp/pf.data" >/dev/null 2>&1
 test $? -eq 2; ok $? "-o without --html: exit 2"
