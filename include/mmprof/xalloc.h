@@ -22,4 +22,12 @@ char *xstrndup(const char *s, size_t n);
 void xgrow(void **ptr, size_t *alloc, size_t n, size_t elsize);
 #define XGROW(ptr, alloc, n) xgrow((void **)&(ptr), &(alloc), (n), sizeof(*(ptr)))
 
+/*
+ * Give back the slack of a complete array: realloc *ptr to its n used
+ * elements when that is fewer than *alloc (xgrow zeroes what it adds, so
+ * the slack is resident).  n == 0 leaves it as it is.
+ */
+void xshrink(void **ptr, size_t *alloc, size_t n, size_t elsize);
+#define XSHRINK(ptr, alloc, n) xshrink((void **)&(ptr), &(alloc), (n), sizeof(*(ptr)))
+
 #endif

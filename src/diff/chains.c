@@ -399,10 +399,7 @@ int chains__compute(struct chain_diff *cd, const struct profile *const *base, si
 	for (i = 0; i < ncp; i++)
 		used += add_profile(&b, &cps[i], i < nbp ? UINT32_MAX : (uint32_t)(i - nbp));
 	/* the rows are complete: give back the doubling's slack before the sweep's columns */
-	if (cd->nr && cd->nr < cd->alloc) {
-		cd->rows = xrealloc(cd->rows, cd->nr * sizeof(*cd->rows));
-		cd->alloc = cd->nr;
-	}
+	XSHRINK(cd->rows, cd->alloc, cd->nr);
 	if (!used) {
 		for (i = 0; i < ncp; i++) {
 			free(cps[i].by_run);	/* NULL: no profile had the event */

@@ -72,3 +72,11 @@ void xgrow(void **ptr, size_t *alloc, size_t n, size_t elsize)
 	memset((char *)*ptr + *alloc * elsize, 0, (want - *alloc) * elsize);
 	*alloc = want;
 }
+
+void xshrink(void **ptr, size_t *alloc, size_t n, size_t elsize)
+{
+	if (!*ptr || !n || n >= *alloc)
+		return;
+	*ptr = xrealloc(*ptr, n * elsize);
+	*alloc = n;
+}

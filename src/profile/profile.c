@@ -315,20 +315,11 @@ void profile__append_count(struct profile *p, const struct count *c)
 	p->counts[p->nr_counts++] = *c;
 }
 
-/* realloc to n elements (never 0: the arrays stay non-NULL once grown) */
-#define SHRINK(arr, alloc, n)							\
-	do {									\
-		if ((arr) && (n) && (n) < (alloc)) {				\
-			(arr) = xrealloc((arr), (n) * sizeof(*(arr)));		\
-			(alloc) = (n);						\
-		}								\
-	} while (0)
-
 void profile__shrink(struct profile *p)
 {
-	SHRINK(p->frames, p->alloc_frames, p->nr_frames);
-	SHRINK(p->nodes, p->alloc_nodes, p->nr_nodes);
-	SHRINK(p->counts, p->alloc_counts, p->nr_counts);
+	XSHRINK(p->frames, p->alloc_frames, p->nr_frames);
+	XSHRINK(p->nodes, p->alloc_nodes, p->nr_nodes);
+	XSHRINK(p->counts, p->alloc_counts, p->nr_counts);
 }
 
 void profile__add_count(struct profile *p, uint32_t run, uint32_t event, uint32_t comm,

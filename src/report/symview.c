@@ -199,10 +199,7 @@ void symview__init_inline(struct symview *v, const struct profile *p, bool keep_
 	}
 	free(frame_entry);
 	free(nr_children);
-	if (v->nr_nodes < v->alloc_nodes) {
-		v->nodes = xrealloc(v->nodes, v->nr_nodes * sizeof(*v->nodes));
-		v->alloc_nodes = v->nr_nodes;
-	}
+	XSHRINK(v->nodes, v->alloc_nodes, v->nr_nodes);
 
 	/* child lists in increasing id order: push front while walking down */
 	for (i = 0; i < v->nr_nodes; i++)
