@@ -86,6 +86,21 @@ static void mark_addresses(struct diff *d)
 }
 
 /*
+ * The event component of a perf-profile.<kind>.<event>.<...> key (*len
+ * bytes, not terminated), or NULL for any other key.
+ */
+static const char *pp_event(const char *key, size_t *len)
+{
+	const char *e;
+
+	if (strncmp(key, PP, sizeof(PP) - 1) || !(e = strchr(key + sizeof(PP) - 1, '.')))
+		return NULL;
+	e++;
+	*len = strcspn(e, ".");
+	return e;
+}
+
+/*
  * What is measured or not as a whole, written to buf: a key's first
  * component, except that each event is its own unit: perf-profile.*.<event>
  * for the children, self and calltrace keys of an event (shares of an
@@ -94,14 +109,12 @@ static void mark_addresses(struct diff *d)
  */
 static void measured_unit(const char *key, char *buf, size_t size)
 {
-	size_t n = strcspn(key, ".");
+	size_t n = strcspn(key, "."), len = 0;
+	const char *ev;
 
 	if (!strncmp(key, PP, sizeof(PP) - 1)) {
-		const char *ev = key + sizeof(PP) - 1;
-
-		ev += strcspn(ev, ".");
-		ev += *ev == '.';
-		snprintf(buf, size, "%s*.%.*s", PP, (int)strcspn(ev, "."), ev);
+		ev = pp_event(key, &len);
+		snprintf(buf, size, "%s*.%.*s", PP, (int)len, ev ? ev : "");
 		return;
 	}
 	if (!strncmp(key, "tracepoint.", 11))
@@ -258,13 +271,10 @@ static uint32_t *builder__space(struct builder *b, const struct diff_run *run, i
 
 const char *diff__key_symbol(const char *key)
 {
-	const char *s;
+	size_t len;
+	const char *e = pp_event(key, &len);
 
-	if (strncmp(key, PP, sizeof(PP) - 1))
-		return NULL;
-	s = strchr(key + sizeof(PP) - 1, '.');	/* after the family */
-	s = s ? strchr(s + 1, '.') : NULL;	/* after the event */
-	return s ? s + 1 : NULL;
+	return e && e[len] == '.' ? e + len + 1 : NULL;
 }
 
 /*
@@ -368,16 +378,13 @@ static uint32_t builder__row(struct builder *b, const char *key)
 static const char *alias_key(const struct diff_opts *o, const char *key, char *tmp, size_t size)
 {
 	const char *ev;
-	size_t fl;
+	size_t len;
 
-	if (!o->alias_from || !o->alias_to || strncmp(key, PP, sizeof(PP) - 1))
+	if (!o->alias_from || !o->alias_to || !(ev = pp_event(key, &len)) || ev[len] != '.' ||
+	    len != strlen(o->alias_from) || memcmp(ev, o->alias_from, len))
 		return key;
-	ev = strchr(key + sizeof(PP) - 1, '.');
-	fl = strlen(o->alias_from);
-	if (!ev || strncmp(ev + 1, o->alias_from, fl) || ev[1 + fl] != '.')
-		return key;
-	if (snprintf(tmp, size, "%.*s%s%s", (int)(ev + 1 - key), key, o->alias_to,
-		     ev + 1 + fl) >= (int)size)
+	if (snprintf(tmp, size, "%.*s%s%s", (int)(ev - key), key, o->alias_to, ev + len) >=
+	    (int)size)
 		return key;
 	return tmp;
 }
@@ -614,13 +621,11 @@ static const double *row_samples(const struct diff_opts *o, const char *key,
 				 const struct diff_run *cur, size_t nn, double *nsamp,
 				 const char **ev, size_t *ev_len, bool *known)
 {
-	const char *e = strncmp(key, PP, sizeof(PP) - 1) ? NULL : strchr(key + sizeof(PP) - 1, '.');
 	size_t len, i, j;
+	const char *e = pp_event(key, &len);
 
 	if (!e)
 		return NULL;
-	e++;
-	len = strcspn(e, ".");
 	if (*ev && *ev_len == len && !memcmp(*ev, e, len))
 		return *known ? nsamp : NULL;
 	*ev = e;
