@@ -28,8 +28,9 @@ int errmsg__prefix(struct errmsg *e, int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(head, sizeof(head) - 2, fmt, ap);
 	va_end(ap);
-	strcat(head, ": ");
 	hl = strlen(head);
+	memcpy(head + hl, ": ", 3);
+	hl += 2;
 	ol = strnlen(e->msg, sizeof(e->msg) - 1);
 	if (hl + ol > sizeof(e->msg) - 1)
 		ol = sizeof(e->msg) - 1 - hl;

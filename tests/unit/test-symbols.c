@@ -79,11 +79,11 @@ static uint64_t nm_value(const char *file, const char *sym, bool dynamic)
 {
 	static char out[4 << 20];
 	char *argv[] = { "nm", dynamic ? "-D" : "--defined-only", (char *)file, NULL };
-	char *line;
+	char *line, *save;
 
 	if (run(argv, out, sizeof(out)))
 		return 0;
-	for (line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		unsigned long long v;
 		char type, name[256];
 
@@ -530,10 +530,10 @@ static void test_plt(struct symbols *s, pid_t pid, const struct built *b, uint64
 	static char out[1 << 16];
 	char *argv[] = { "objdump", "-d", "-j", ".plt", (char *)b->path, NULL };
 	int checked = 0, good = 0;
-	char *line;
+	char *line, *save;
 
 	run(argv, out, sizeof(out));
-	for (line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		unsigned long long v;
 		char name[256];
 		struct symbol_info si;

@@ -136,7 +136,7 @@ static int write_file(const char *path, const char *text)
 
 static void test_vmlinux(const char *dir)
 {
-	char path[512], kall[512], kall2[512], cmd[2048], a2l[512], want[512];
+	char path[512], kall[512], kall2[512], cmd[2048], a2l[512], want[512], *save;
 	const char *names[8];
 	struct errmsg e = { "" };
 	struct symbols *s;
@@ -172,7 +172,7 @@ static void test_vmlinux(const char *dir)
 	snprintf(cmd, sizeof(cmd), "addr2line -i -f -e %s/vmlinux 0xffffffff81001004", dir);
 	sh(cmd, a2l, sizeof(a2l));
 	want[0] = '\0';
-	for (char *line = strtok(a2l, "\n"), k = 0; line; line = strtok(NULL, "\n"), k ^= 1)
+	for (char *line = strtok_r(a2l, "\n", &save), k = 0; line; line = strtok_r(NULL, "\n", &save), k ^= 1)
 		if (!k)
 			snprintf(want + strlen(want), sizeof(want) - strlen(want), "%s ", line);
 	is_str(want, "kv_leaf kv_mid kv_victim ", "addr2line -i -f on the fake at _text + 0x1004");
