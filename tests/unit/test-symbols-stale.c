@@ -215,9 +215,7 @@ static void test_generation(const struct text_map *tm)
 	if (!ok(!run3("cp", "", exe, a) && !file_id_of(a, &id), "a copy of this binary"))
 		return;
 	if (!id.gen) {
-		ok(1, "# SKIP no inode generation on this filesystem");
-		ok(1, "# SKIP");
-		ok(1, "# SKIP");
+		skip_tests(3, "no inode generation on this filesystem");
 		goto out;
 	}
 	is_str(resolve_at(s, FAKE_PID, tm, a, &id, &di), "stale_victim",
@@ -261,7 +259,7 @@ static void test_deleted(const struct text_map *tm)
 	/* an MMAP2 naming "path (deleted)": only the mapping itself can serve */
 	snprintf(del, sizeof(del), "%s (deleted)", a);
 	if (map == MAP_FAILED || geteuid()) {
-		ok(1, "# SKIP /proc/PID/map_files needs CAP_SYS_ADMIN (or mmap failed)");
+		skip_tests(1, "/proc/PID/map_files needs CAP_SYS_ADMIN (or mmap failed)");
 	} else {
 		struct symbols *u = symbols__new();
 
