@@ -259,7 +259,7 @@ static void test_default_event(struct symbols *syms)
 	} else {
 		ok(!strncmp(profile__str(p, p->events[0].name), "cycles", 6) && !sampler__note(s),
 		   "a PMU here: cycles opened (%s)", profile__str(p, p->events[0].name));
-		ok(1, "no fallback note needed");
+		skip_tests(1, "a hardware PMU here: no fallback to announce");
 	}
 	is_str(profile__str(p, p->events[0].asked), "cycles", "asked for cycles");
 	ok(p->events[0].freq == 1 && p->events[0].sample == 1000, "frequency recorded");
@@ -401,8 +401,7 @@ static void test_errors(struct symbols *syms)
 		sampler__free(s);
 		strlist__release(&ev);
 	} else {
-		ok(1, "PMU present: explicit cycles opens");
-		ok(1, "PMU present");
+		skip_tests(2, "a hardware PMU here: explicit cycles is no error");
 	}
 }
 
