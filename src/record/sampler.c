@@ -7,11 +7,7 @@
  * profile counts.  Event choice (the default's fallback) is made once, on
  * the first open, and reused by later runs.
  *
- * libperf 6.1 quirks handled here (see libperf-notes.md):
- *  - libperf_init() must run before mmap (it sets page_size);
- *  - perf_evlist__set_maps() takes its own references, so ours are put;
- *  - perf_evsel__delete() of 6.1 does not put the maps the evlist gave the
- *    evsel: we put them ourselves unless the library is new enough to do it;
+ * libperf itself is perfsession's (perfsession.h); one quirk stays here:
  *  - read_format ID makes perf_evlist__mmap allocate per-evsel id tables
  *    nothing public frees: ids are read before mmap and the bit is cleared
  *    from libperf's copy of the attr (the kernel keeps its own).
@@ -28,16 +24,14 @@
 #include <unistd.h>
 
 #include <linux/perf_event.h>
-#include <perf/core.h>
 #include <perf/cpumap.h>
 #include <perf/event.h>
-#include <perf/evlist.h>
 #include <perf/evsel.h>
-#include <perf/mmap.h>
 #include <perf/threadmap.h>
 
 #include "mmprof/evspec.h"
 #include "mmprof/hashidx.h"
+#include "mmprof/perfsession.h"
 #include "mmprof/sample.h"
 #include "mmprof/sampler.h"
 #include "mmprof/stackagg.h"
@@ -50,10 +44,6 @@
 #define COMM_LEN		16	/* TASK_COMM_LEN */
 /* branch_sample_type bits that only save work: dropped if the kernel refuses them */
 #define LBR_OPTIONAL		(PERF_SAMPLE_BRANCH_NO_FLAGS | PERF_SAMPLE_BRANCH_NO_CYCLES)
-
-/* Present from the libperf that renamed the cpu map constructors on (6.8),
- * whose perf_evsel__delete puts the evsel's maps itself. */
-extern struct perf_cpu_map *perf_cpu_map__new_any_cpu(void) __attribute__((weak));
 
 struct sampler_event {
 	struct evspec spec;	/* attr template: type, config, modifiers */
@@ -80,12 +70,6 @@ struct frame_row {
 	uint32_t frame;		/* profile frame id */
 };
 
-struct sb_ref {
-	uint64_t time;
-	size_t off;		/* into sb_buf */
-	uint64_t seq;		/* arrival order, to keep equal times stable */
-};
-
 struct sampler {
 	struct sampler_opts opts;
 	struct symbols *syms;
@@ -98,7 +82,7 @@ struct sampler {
 	uint64_t sample_type;
 
 	/* this run */
-	struct perf_evlist *evlist;
+	struct perfsession ps;
 	bool system_wide, need_proc;	/* read /proc at enable (no exec records) */
 	pid_t *pids;
 	size_t nr_pids;
@@ -139,12 +123,8 @@ struct sampler {
 	 * round began reading.  So the queue holds about one round of
 	 * records, not the run's (fork-heavy loads made that grow with time).
 	 */
-	unsigned char *sb_buf, *sb_spare;
-	size_t sb_len, sb_alloc, sb_spare_alloc;
-	struct sb_ref *sb;
-	size_t nr_sb, alloc_sb;
+	struct reorderq sb;
 	uint64_t sb_last_time;
-	uint64_t sb_seq;	/* records queued so far */
 	uint64_t seen_max;	/* newest record time read */
 	uint64_t sb_safe;	/* seen_max at the end of the last round, 0: none yet */
 
@@ -169,13 +149,6 @@ struct sampler {
 	size_t alloc_frames;
 	uint32_t first_event;
 };
-
-static int libperf_quiet(enum libperf_print_level level, const char *fmt, va_list ap)
-{
-	/* library code does not print; errors come back as -errno */
-	(void)level; (void)fmt; (void)ap;
-	return 0;
-}
 
 /* ---- comm tracking ------------------------------------------------------ */
 
@@ -368,6 +341,7 @@ struct sampler *sampler__new(const struct sampler_opts *o, struct symbols *syms,
 	hashidx__init(&s->comm_idx);
 	hashidx__init(&s->frow_idx);
 	stackagg__init(&s->agg);
+	reorderq__init(&s->sb);
 
 	if (o->events && o->events->nr) {
 		s->nr_evs = o->events->nr;
@@ -419,21 +393,9 @@ struct sampler *sampler__new(const struct sampler_opts *o, struct symbols *syms,
 
 static void teardown(struct sampler *s)
 {
-	struct perf_evsel *evsel;
 	size_t i;
 
-	if (!s->evlist)
-		return;
-	perf_evlist__munmap(s->evlist);
-	perf_evlist__close(s->evlist);
-	if (!perf_cpu_map__new_any_cpu) {
-		perf_evlist__for_each_evsel(s->evlist, evsel) {
-			perf_cpu_map__put(perf_evsel__cpus(evsel));
-			perf_thread_map__put(perf_evsel__threads(evsel));
-		}
-	}
-	perf_evlist__delete(s->evlist);
-	s->evlist = NULL;
+	perfsession__close(&s->ps);
 	for (i = 0; i < s->nr_evs; i++)
 		s->evs[i].evsel = NULL;
 }
@@ -458,9 +420,7 @@ void sampler__free(struct sampler *s)
 	free(s->inl_at);
 	free(s->inl_ids);
 	free(s->frames);
-	free(s->sb_buf);
-	free(s->sb_spare);
-	free(s->sb);
+	reorderq__release(&s->sb);
 	stackagg__release(&s->agg);
 	free(s);
 }
@@ -520,26 +480,20 @@ static int try_open(struct sampler *s, size_t i, const struct evspec *sp, bool e
 	int err;
 
 	make_attr(s, sp, i == 0, eoe, &attr);
-	evsel = perf_evsel__new(&attr);
-	if (!evsel)
-		return -ENOMEM;
-	perf_evlist__add(s->evlist, evsel);
-	err = perf_evsel__open(evsel, perf_evsel__cpus(evsel), perf_evsel__threads(evsel));
+	err = perfsession__add(&s->ps, &attr, &evsel);
+	if (err)
+		return err;
+	err = perfsession__open_evsel(evsel);
 	if (err == -EINVAL && (s->branch_type & LBR_OPTIONAL)) {
 		/* kernels before 4.7 know neither NO_FLAGS nor NO_CYCLES */
 		perf_evsel__attr(evsel)->branch_sample_type &= ~(uint64_t)LBR_OPTIONAL;
-		err = perf_evsel__open(evsel, perf_evsel__cpus(evsel), perf_evsel__threads(evsel));
+		err = perfsession__open_evsel(evsel);
 		if (!err)
 			s->branch_type &= ~(uint64_t)LBR_OPTIONAL;
 	}
 	if (err) {
-		perf_evlist__remove(s->evlist, evsel);
-		if (!perf_cpu_map__new_any_cpu) {
-			perf_cpu_map__put(perf_evsel__cpus(evsel));
-			perf_thread_map__put(perf_evsel__threads(evsel));
-		}
-		perf_evsel__delete(evsel);
-		return err < 0 ? err : -EINVAL;
+		perfsession__drop(&s->ps, evsel);
+		return err;
 	}
 	s->evs[i].evsel = evsel;
 	return 0;
@@ -819,22 +773,15 @@ static int add_task_ids(pid_t pid, pid_t **tids, size_t *nr, size_t *alloc)
 	return 0;
 }
 
-static int make_maps(struct sampler *s, const struct record_target *t,
-		     struct perf_cpu_map **cpus, struct perf_thread_map **threads,
-		     struct errmsg *e)
+/* The session on the target: every thread of its processes, or per CPU (-a). */
+static int open_session(struct sampler *s, const struct record_target *t, struct errmsg *e)
 {
 	pid_t *tids = NULL;
 	size_t nr = 0, alloc = 0, i;
 	int err;
 
-	*cpus = perf_cpu_map__new(t->cpu_list);
-	if (!*cpus || !perf_cpu_map__nr(*cpus))
-		return errmsg__set(e, -EINVAL, "cannot use CPU list '%s'",
-				   t->cpu_list ? t->cpu_list : "(online CPUs)");
-	if (t->system_wide) {
-		*threads = perf_thread_map__new_dummy();
-		return *threads ? 0 : -ENOMEM;
-	}
+	if (t->system_wide)
+		return perfsession__open(&s->ps, t->cpu_list, NULL, 0, e);
 	if (!t->nr_pids)
 		return errmsg__set(e, -EINVAL, "no process to sample");
 	for (i = 0; i < t->nr_pids; i++) {
@@ -846,9 +793,9 @@ static int make_maps(struct sampler *s, const struct record_target *t,
 					   err == -ENOENT ? "no such process" : strerror(-err));
 		}
 	}
-	*threads = perf_thread_map__new_array((int)nr, tids);
+	err = perfsession__open(&s->ps, t->cpu_list, tids, nr, e);
 	free(tids);
-	return *threads ? 0 : -ENOMEM;
+	return err;
 }
 
 /*
@@ -881,23 +828,14 @@ static void lower_freq(struct sampler *s)
 
 int sampler__open(struct sampler *s, const struct record_target *t, struct errmsg *e)
 {
-	struct perf_cpu_map *cpus = NULL;
-	struct perf_thread_map *threads = NULL;
 	size_t i;
 	int err;
 
 	teardown(s);
 	lower_freq(s);
-	libperf_init(libperf_quiet);
-	err = make_maps(s, t, &cpus, &threads, e);
+	err = open_session(s, t, e);
 	if (err)
-		goto out;
-	s->evlist = perf_evlist__new();
-	if (!s->evlist) {
-		err = errmsg__set(e, -ENOMEM, "out of memory");
-		goto out;
-	}
-	perf_evlist__set_maps(s->evlist, cpus, threads);
+		return err;
 
 	for (i = 0; i < s->nr_evs; i++) {
 		if (s->is_default && !s->chosen)
@@ -910,9 +848,8 @@ int sampler__open(struct sampler *s, const struct record_target *t, struct errms
 	s->chosen = true;
 	if (s->nr_evs > 1 && (err = read_ids(s, e)))
 		goto out_teardown;
-	err = perf_evlist__mmap(s->evlist, s->opts.mmap_pages);
+	err = perfsession__mmap(&s->ps, s->opts.mmap_pages);
 	if (err) {
-		err = err < 0 && err != -1 ? err : -(errno ? errno : EINVAL);
 		if (err == -EPERM || err == -ENOMEM)
 			errmsg__set(e, err, "cannot map %d-page ring buffers: %s; lower -m or "
 				    "raise kernel.perf_event_mlock_kb", s->opts.mmap_pages,
@@ -934,14 +871,10 @@ int sampler__open(struct sampler *s, const struct record_target *t, struct errms
 	}
 	if (t->system_wide)
 		set_comm(s, 0, comm_intern(s, "swapper"), 0);
-	err = 0;
-	goto out;
+	return 0;
 
 out_teardown:
 	teardown(s);
-out:
-	perf_cpu_map__put(cpus);
-	perf_thread_map__put(threads);
 	return err;
 }
 
@@ -983,34 +916,20 @@ static void read_proc(struct sampler *s)
 
 void sampler__enable(struct sampler *s)
 {
-	if (!s->evlist)
+	if (!perfsession__is_open(&s->ps))
 		return;
 	read_proc(s);
-	perf_evlist__enable(s->evlist);
+	perfsession__enable(&s->ps);
 }
 
 void sampler__disable(struct sampler *s)
 {
-	if (s->evlist)
-		perf_evlist__disable(s->evlist);
+	perfsession__disable(&s->ps);
 }
 
 int sampler__poll(struct sampler *s, int timeout_ms)
 {
-	int n;
-
-	if (!s->evlist)
-		return 0;
-	n = perf_evlist__poll(s->evlist, timeout_ms);
-	if (n < 0)
-		return errno == EINTR ? -EINTR : -errno;
-	/*
-	 * Events of exited tasks hang up; stop polling them or poll() returns
-	 * at once forever.  Their buffers stay readable until drained.
-	 */
-	if (n > 0)
-		perf_evlist__filter_pollfd(s->evlist, POLLERR | POLLHUP);
-	return n;
+	return perfsession__poll(&s->ps, timeout_ms);
 }
 
 /* ---- draining ------------------------------------------------------------ */
@@ -1053,8 +972,8 @@ static bool sideband_pending(const struct sampler *s, uint32_t pid)
 {
 	size_t i;
 
-	for (i = 0; i < s->nr_sb; i++) {
-		const union perf_event *ev = (const void *)(s->sb_buf + s->sb[i].off);
+	for (i = 0; i < reorderq__nr(&s->sb); i++) {
+		const union perf_event *ev = reorderq__event(&s->sb, i);
 
 		/* COMM, MMAP, MMAP2, FORK and EXIT all start with the pid */
 		if (ev->header.type != PERF_RECORD_SAMPLE && ev->comm.pid == pid)
@@ -1248,8 +1167,10 @@ static void mmap2_file_id(const union perf_event *ev, struct file_id *id)
 }
 
 /* Apply one side-band record to the symbols context (records were checked when queued). */
-static void apply_sideband(struct sampler *s, const union perf_event *ev)
+static void apply_sideband(void *ctx, const union perf_event *ev)
 {
+	struct sampler *s = ctx;
+
 	switch (ev->header.type) {
 	case PERF_RECORD_COMM:
 		symbols__comm(s->syms, (pid_t)ev->comm.pid, (pid_t)ev->comm.tid, ev->comm.comm,
@@ -1282,11 +1203,10 @@ static void apply_sideband(struct sampler *s, const union perf_event *ev)
 	}
 }
 
+/* A record without a time of its own takes the last one read. */
 static void queue_sideband(struct sampler *s, const union perf_event *ev)
 {
 	struct sample id;
-	size_t size = ev->header.size;
-	size_t off = (s->sb_len + 7) & ~(size_t)7;	/* keep records 8-byte aligned */
 
 	/* (a deferred sample's time was taken from its body) */
 	if (ev->header.type != PERF_RECORD_SAMPLE &&
@@ -1294,58 +1214,13 @@ static void queue_sideband(struct sampler *s, const union perf_event *ev)
 		s->sb_last_time = id.time;
 	if (s->sb_last_time > s->seen_max)
 		s->seen_max = s->sb_last_time;
-	XGROW(s->sb, s->alloc_sb, s->nr_sb);
-	s->sb[s->nr_sb].time = s->sb_last_time;
-	s->sb[s->nr_sb].off = off;
-	s->sb[s->nr_sb].seq = s->sb_seq++;
-	s->nr_sb++;
-	XGROW(s->sb_buf, s->sb_alloc, off + size);
-	memcpy(s->sb_buf + off, ev, size);
-	s->sb_len = off + size;
+	reorderq__push(&s->sb, s->sb_last_time, ev);
 }
 
-static int sb_cmp(const void *a, const void *b)
-{
-	const struct sb_ref *x = a, *y = b;
-
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/*
- * Apply the queued side-band records stamped no later than limit, in time
- * order, and forget them; the rest move to the front of the spare buffer,
- * which becomes the queue (no allocation once both buffers are grown).
- */
+/* Apply the queued side-band records stamped no later than limit, in time order. */
 static void flush_sideband(struct sampler *s, uint64_t limit)
 {
-	unsigned char *t;
-	size_t i, j, len = 0;
-
-	if (!s->nr_sb)
-		return;		/* s->sb may be NULL: qsort must not see it */
-	qsort(s->sb, s->nr_sb, sizeof(*s->sb), sb_cmp);
-	for (i = 0; i < s->nr_sb && s->sb[i].time <= limit; i++)
-		apply_sideband(s, (const union perf_event *)(s->sb_buf + s->sb[i].off));
-	for (j = i; j < s->nr_sb; j++) {
-		const struct perf_event_header *h = (const void *)(s->sb_buf + s->sb[j].off);
-		size_t off = (len + 7) & ~(size_t)7;
-
-		XGROW(s->sb_spare, s->sb_spare_alloc, off + h->size);
-		memcpy(s->sb_spare + off, h, h->size);
-		s->sb[j - i] = s->sb[j];
-		s->sb[j - i].off = off;
-		len = off + h->size;
-	}
-	s->nr_sb -= i;
-	s->sb_len = len;
-	t = s->sb_buf;
-	s->sb_buf = s->sb_spare;
-	s->sb_spare = t;
-	j = s->sb_alloc;
-	s->sb_alloc = s->sb_spare_alloc;
-	s->sb_spare_alloc = j;
+	reorderq__flush(&s->sb, limit, apply_sideband, s);
 }
 
 /* The end of a round that read every buffer up to its head (see struct sampler). */
@@ -1356,8 +1231,9 @@ static void end_round(struct sampler *s)
 	s->sb_safe = s->seen_max;
 }
 
-static void handle_event(struct sampler *s, const union perf_event *ev)
+static void handle_event(void *ctx, const union perf_event *ev)
 {
+	struct sampler *s = ctx;
 	struct sample id;
 
 	switch (ev->header.type) {
@@ -1427,20 +1303,10 @@ static void handle_event(struct sampler *s, const union perf_event *ev)
 int sampler__drain(struct sampler *s)
 {
 	uint64_t before = s->agg.samples - s->deferred_in + s->deferred_out;
-	struct perf_mmap *map;
-	union perf_event *ev;
 
-	if (!s->evlist)
+	if (!perfsession__is_open(&s->ps))
 		return 0;
-	perf_evlist__for_each_mmap(s->evlist, map, false) {
-		if (perf_mmap__read_init(map) < 0)
-			continue;
-		while ((ev = perf_mmap__read_event(map))) {
-			handle_event(s, ev);
-			perf_mmap__consume(map);
-		}
-		perf_mmap__read_done(map);
-	}
+	perfsession__read(&s->ps, handle_event, s);
 	end_round(s);
 	/* samples read: those queued for unwinding count when read */
 	return (int)(s->agg.samples - s->deferred_in + s->deferred_out - before);
@@ -1472,9 +1338,9 @@ uint64_t sampler__sample_type(const struct sampler *s)
 
 void sampler__close(struct sampler *s)
 {
-	if (!s->evlist)
+	if (!perfsession__is_open(&s->ps))
 		return;
-	perf_evlist__disable(s->evlist);
+	perfsession__disable(&s->ps);
 	sampler__drain(s);
 	teardown(s);
 }
@@ -1690,7 +1556,7 @@ int sampler__freq(const struct sampler *s)
 
 size_t sampler__sideband_held(const struct sampler *s)
 {
-	return s->nr_sb;
+	return reorderq__nr(&s->sb);
 }
 
 void sampler__progress(const struct sampler *s, uint64_t *samples, uint64_t *lost)

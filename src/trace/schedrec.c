@@ -4,10 +4,10 @@
  *
  * Order: the ring buffers are per CPU and read one after the other, but a
  * task switched out on one CPU comes back in on another.  Records are
- * stamped with CLOCK_MONOTONIC (use_clockid), copied into a pending queue,
- * and at each drain only those stamped before the drain began are sorted
- * and processed: anything later may still have an earlier neighbour in a
- * buffer not read yet.  The rest waits for the next drain (close processes
+ * stamped with CLOCK_MONOTONIC (use_clockid) and copied into a reorderq
+ * (perfsession.h); at each drain only those stamped before the drain
+ * began are processed, in time order: anything later may still have an
+ * earlier neighbour in a buffer not read yet.  The rest waits for the next drain (close processes
  * everything).  The queue holds a drain interval's worth of records, so
  * the caller drains often (record does every 10 ms with --sched).
  */
@@ -21,14 +21,9 @@
 #include <dirent.h>
 
 #include <linux/perf_event.h>
-#include <perf/core.h>
-#include <perf/cpumap.h>
 #include <perf/event.h>
-#include <perf/evlist.h>
-#include <perf/evsel.h>
-#include <perf/mmap.h>
-#include <perf/threadmap.h>
 
+#include "mmprof/perfsession.h"
 #include "mmprof/sample.h"
 #include "mmprof/sched.h"
 #include "mmprof/trace.h"
@@ -38,19 +33,11 @@
 #define SAMPLE_TYPE	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 			 PERF_SAMPLE_CPU | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW)
 
-/* See sampler.c: present from the libperf whose evsel__delete puts its maps. */
-extern struct perf_cpu_map *perf_cpu_map__new_any_cpu(void) __attribute__((weak));
-
 enum sched_ev { EV_SWITCH, EV_WAKING, EV_WAKEUP_NEW, EV_MIGRATE, EV_FORK, NR_EV };
 
 static const char *const ev_names[NR_EV] = {
 	"sched_switch", "sched_waking", "sched_wakeup_new", "sched_migrate_task",
 	"sched_process_fork",
-};
-
-struct queued {
-	uint64_t time, seq;
-	size_t off;		/* into the queue buffer */
 };
 
 struct schedrec {
@@ -59,23 +46,12 @@ struct schedrec {
 	struct trace_field prev_comm, prev_pid, prev_state, next_pid;
 	struct trace_field wake_pid, new_pid, mig_pid, fork_parent, fork_child;
 	int mmap_pages;
-	struct perf_evlist *evlist;
+	struct perfsession ps;
 	struct sched sched;
 	uint32_t offcpu_event;
-
-	char *buf;		/* copies of records not processed yet */
-	size_t buf_used, buf_alloc;
-	struct queued *q;
-	size_t nr_q, alloc_q;
-	uint64_t seq;
+	struct reorderq q;	/* records not processed yet */
 	uint64_t records, lost, bad;
 };
-
-static int libperf_quiet(enum libperf_print_level level, const char *fmt, va_list ap)
-{
-	(void)level; (void)fmt; (void)ap;
-	return 0;
-}
 
 struct schedrec *schedrec__new(int mmap_pages, struct errmsg *e)
 {
@@ -84,6 +60,7 @@ struct schedrec *schedrec__new(int mmap_pages, struct errmsg *e)
 
 	r->mmap_pages = mmap_pages > 0 ? mmap_pages : DEFAULT_PAGES;
 	r->offcpu_event = UINT32_MAX;
+	reorderq__init(&r->q);
 	sched__init(&r->sched, true);
 	r->trace = trace__new();
 	if (!r->trace) {
@@ -120,33 +97,14 @@ fail:
 	return NULL;
 }
 
-static void teardown(struct schedrec *r)
-{
-	struct perf_evsel *evsel;
-
-	if (!r->evlist)
-		return;
-	perf_evlist__munmap(r->evlist);
-	perf_evlist__close(r->evlist);
-	if (!perf_cpu_map__new_any_cpu) {
-		perf_evlist__for_each_evsel(r->evlist, evsel) {
-			perf_cpu_map__put(perf_evsel__cpus(evsel));
-			perf_thread_map__put(perf_evsel__threads(evsel));
-		}
-	}
-	perf_evlist__delete(r->evlist);
-	r->evlist = NULL;
-}
-
 void schedrec__free(struct schedrec *r)
 {
 	if (!r)
 		return;
-	teardown(r);
+	perfsession__close(&r->ps);
 	trace__free(r->trace);
 	sched__release(&r->sched);
-	free(r->buf);
-	free(r->q);
+	reorderq__release(&r->q);
 	free(r);
 }
 
@@ -169,26 +127,19 @@ static void watch_threads(struct schedrec *r, pid_t pid)
 
 int schedrec__open(struct schedrec *r, const struct record_target *t, struct errmsg *e)
 {
-	struct perf_cpu_map *cpus = NULL;
-	struct perf_thread_map *threads = NULL;
 	int i, err = 0;
 	size_t k;
 
-	teardown(r);
+	perfsession__close(&r->ps);
 	sched__reset(&r->sched);
 	r->sched.filter = !t->system_wide;
 	for (k = 0; k < t->nr_pids && !t->system_wide; k++)
 		watch_threads(r, t->pids[k]);
-	r->buf_used = r->nr_q = 0;
-	libperf_init(libperf_quiet);
-	cpus = perf_cpu_map__new(t->system_wide ? t->cpu_list : NULL);
-	threads = perf_thread_map__new_dummy();
-	r->evlist = perf_evlist__new();
-	if (!cpus || !threads || !r->evlist) {
-		err = errmsg__set(e, -ENOMEM, "out of memory");
-		goto out;
-	}
-	perf_evlist__set_maps(r->evlist, cpus, threads);
+	reorderq__clear(&r->q);
+	/* a task's switch-in runs in another task's context: every CPU, every task */
+	err = perfsession__open(&r->ps, t->system_wide ? t->cpu_list : NULL, NULL, 0, e);
+	if (err)
+		return err;
 	for (i = 0; i < NR_EV; i++) {
 		struct perf_event_attr a;
 		struct perf_evsel *evsel;
@@ -205,15 +156,13 @@ int schedrec__open(struct schedrec *r, const struct record_target *t, struct err
 		a.clockid = CLOCK_MONOTONIC;
 		a.watermark = 1;
 		a.wakeup_watermark = (uint32_t)((size_t)r->mmap_pages * (size_t)getpagesize() / 4);
-		evsel = perf_evsel__new(&a);
-		if (!evsel) {
-			err = errmsg__set(e, -ENOMEM, "out of memory");
+		err = perfsession__add(&r->ps, &a, &evsel);
+		if (err) {
+			errmsg__set(e, err, "out of memory");
 			goto out_teardown;
 		}
-		perf_evlist__add(r->evlist, evsel);
-		err = perf_evsel__open(evsel, perf_evsel__cpus(evsel), perf_evsel__threads(evsel));
+		err = perfsession__open_evsel(evsel);
 		if (err) {
-			err = err < 0 ? err : -EINVAL;
 			errmsg__set(e, err, "cannot open tracepoint 'sched:%s' on every CPU: %s%s",
 				    ev_names[i], strerror(-err),
 				    err == -EACCES || err == -EPERM ?
@@ -221,37 +170,32 @@ int schedrec__open(struct schedrec *r, const struct record_target *t, struct err
 			goto out_teardown;
 		}
 	}
-	err = perf_evlist__mmap(r->evlist, r->mmap_pages);
+	err = perfsession__mmap(&r->ps, r->mmap_pages);
 	if (err) {
-		err = err < 0 && err != -1 ? err : -(errno ? errno : EINVAL);
 		errmsg__set(e, err, "cannot map the --sched ring buffers (%d pages per CPU): %s; "
 			    "lower -m or raise kernel.perf_event_mlock_kb", r->mmap_pages,
 			    strerror(-err));
 		goto out_teardown;
 	}
-	goto out;
+	return 0;
 out_teardown:
-	teardown(r);
-out:
-	perf_cpu_map__put(cpus);
-	perf_thread_map__put(threads);
+	perfsession__close(&r->ps);
 	return err;
 }
 
 void schedrec__enable(struct schedrec *r)
 {
-	if (r->evlist)
-		perf_evlist__enable(r->evlist);
+	perfsession__enable(&r->ps);
 }
 
 void schedrec__disable(struct schedrec *r)
 {
-	if (r->evlist)
-		perf_evlist__disable(r->evlist);
+	perfsession__disable(&r->ps);
 }
 
-static void process(struct schedrec *r, const union perf_event *ev)
+static void process(void *ctx, const union perf_event *ev)
 {
+	struct schedrec *r = ctx;
 	struct sample s;
 	uint64_t a = 0, b = 0, c = 0;
 	char comm[SCHED_COMM_LEN];
@@ -289,50 +233,9 @@ static void process(struct schedrec *r, const union perf_event *ev)
 	}
 }
 
-static int queued_cmp(const void *x, const void *y)
+static void enqueue(void *ctx, const union perf_event *ev)
 {
-	const struct queued *a = x, *b = y;
-
-	if (a->time != b->time)
-		return a->time < b->time ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
-/* Process the queued records stamped up to `until`; keep the later ones. */
-static void flush(struct schedrec *r, uint64_t until)
-{
-	size_t i, n = 0, keep_used = 0;
-	char *nbuf;
-
-	qsort(r->q, r->nr_q, sizeof(*r->q), queued_cmp);
-	for (i = 0; i < r->nr_q && r->q[i].time <= until; i++)
-		process(r, (const union perf_event *)(r->buf + r->q[i].off));
-	n = i;
-	if (n == r->nr_q) {
-		r->nr_q = r->buf_used = 0;
-		return;
-	}
-	/* compact the rest (a small tail: records of the last moments) */
-	for (i = n; i < r->nr_q; i++)
-		keep_used += ((const struct perf_event_header *)(r->buf + r->q[i].off))->size;
-	nbuf = xmalloc(keep_used + 1);
-	keep_used = 0;
-	for (i = n; i < r->nr_q; i++) {
-		const struct perf_event_header *h = (const void *)(r->buf + r->q[i].off);
-
-		memcpy(nbuf + keep_used, h, h->size);
-		r->q[i - n] = r->q[i];
-		r->q[i - n].off = keep_used;
-		keep_used += h->size;
-	}
-	r->nr_q -= n;
-	memcpy(r->buf, nbuf, keep_used);
-	r->buf_used = keep_used;
-	free(nbuf);
-}
-
-static void enqueue(struct schedrec *r, const union perf_event *ev)
-{
+	struct schedrec *r = ctx;
 	struct sample s;
 	size_t size = ev->header.size;
 
@@ -353,39 +256,17 @@ static void enqueue(struct schedrec *r, const union perf_event *ev)
 		return;
 	}
 	r->records++;
-	if (r->buf_alloc - r->buf_used < size) {
-		r->buf_alloc = r->buf_alloc ? r->buf_alloc : 1 << 20;
-		while (r->buf_alloc - r->buf_used < size)
-			r->buf_alloc *= 2;
-		r->buf = xrealloc(r->buf, r->buf_alloc);
-	}
-	memcpy(r->buf + r->buf_used, ev, size);
-	XGROW(r->q, r->alloc_q, r->nr_q);
-	r->q[r->nr_q].time = s.time;
-	r->q[r->nr_q].seq = r->seq++;
-	r->q[r->nr_q].off = r->buf_used;
-	r->nr_q++;
-	r->buf_used += size;
+	reorderq__push(&r->q, s.time, ev);
 }
 
 static int drain(struct schedrec *r, uint64_t until)
 {
 	uint64_t before = r->records;
-	struct perf_mmap *map;
-	union perf_event *ev;
 
-	if (!r->evlist)
+	if (!perfsession__is_open(&r->ps))
 		return 0;
-	perf_evlist__for_each_mmap(r->evlist, map, false) {
-		if (perf_mmap__read_init(map) < 0)
-			continue;
-		while ((ev = perf_mmap__read_event(map))) {
-			enqueue(r, ev);
-			perf_mmap__consume(map);
-		}
-		perf_mmap__read_done(map);
-	}
-	flush(r, until);
+	perfsession__read(&r->ps, enqueue, r);
+	reorderq__flush(&r->q, until, process, r);
 	return (int)(r->records - before);
 }
 
@@ -400,11 +281,11 @@ int schedrec__drain(struct schedrec *r)
 
 void schedrec__close(struct schedrec *r)
 {
-	if (!r->evlist)
+	if (!perfsession__is_open(&r->ps))
 		return;
-	perf_evlist__disable(r->evlist);
+	perfsession__disable(&r->ps);
 	drain(r, UINT64_MAX);
-	teardown(r);
+	perfsession__close(&r->ps);
 }
 
 void schedrec__add_events(struct schedrec *r, struct profile *p)

@@ -1,0 +1,131 @@
+/*
+ * perfsession: the one libperf layer under mmprof's recorders, the
+ * sampler (sampler.h) and the --sched tracepoints (schedrec, sched.h).
+ *
+ * struct perfsession is one run's evlist: a cpu map and a thread map, the
+ * events added and opened one by one, per-CPU ring buffers mapped,
+ * enabled and disabled together, polled and read record by record, then
+ * torn down.  It hides the libperf 6.1 quirks once:
+ *  - libperf_init() must run before mmap (it sets page_size), with a
+ *    print hook that stays quiet: library code does not print, errors
+ *    come back as -errno;
+ *  - perf_evlist__set_maps() takes its own references, so ours are put;
+ *  - perf_evsel__delete() of 6.1 does not put the maps the evlist gave the
+ *    evsel: they are put here unless the library is new enough (it has
+ *    perf_cpu_map__new_any_cpu, 6.8) to do it itself.
+ *
+ * struct reorderq puts records back into time order.  The ring buffers are
+ * per CPU and read one after another, so a record read late may be older
+ * than one already read from another CPU.  Records are copied into the
+ * queue with their time; a flush hands those stamped no later than a limit
+ * to a callback in (time, arrival) order, which is total and so the same
+ * from run to run, and keeps the rest.  Which limit is safe is the
+ * caller's rule (the sampler's "seen by the end of the previous round",
+ * schedrec's "before the drain began").  Memory is what waits: the caller
+ * flushes often.
+ *
+ * Library rules: 0 or -errno, messages through errmsg, nothing printed.
+ */
+#ifndef MMPROF_PERFSESSION_H
+#define MMPROF_PERFSESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <linux/perf_event.h>
+#include <perf/event.h>
+
+#include "mmprof/errmsg.h"
+
+struct perf_evlist;
+struct perf_evsel;
+
+struct perfsession {
+	struct perf_evlist *evlist;	/* NULL when closed */
+};
+
+/*
+ * A new evlist on cpu_list (NULL: every online CPU) and the threads tids
+ * (NULL: one dummy thread, i.e. per CPU and every task).  Closes what was
+ * open first.  -EINVAL "cannot use CPU list ..." or -ENOMEM.
+ */
+int perfsession__open(struct perfsession *ps, const char *cpu_list, const pid_t *tids,
+		      size_t nr_tids, struct errmsg *e);
+static inline bool perfsession__is_open(const struct perfsession *ps)
+{
+	return ps->evlist != NULL;
+}
+
+/* Add an event of attr (not opened yet) to the evlist: 0 or -ENOMEM. */
+int perfsession__add(struct perfsession *ps, const struct perf_event_attr *attr,
+		     struct perf_evsel **evsel);
+/* Open an added event on the session's maps: 0 or -errno (never a bare -1). */
+int perfsession__open_evsel(struct perf_evsel *evsel);
+/* Take an added event out again and free it (its open failed). */
+void perfsession__drop(struct perfsession *ps, struct perf_evsel *evsel);
+
+/* Map pages-page ring buffers on every CPU: 0 or -errno. */
+int perfsession__mmap(struct perfsession *ps, int pages);
+
+void perfsession__enable(struct perfsession *ps);
+void perfsession__disable(struct perfsession *ps);
+
+/*
+ * Wait for data up to timeout_ms: >0 data, 0 timeout, -EINTR on a signal.
+ * Buffers of exited tasks hang up and are not polled again (poll() would
+ * return at once forever); they stay readable.
+ */
+int perfsession__poll(struct perfsession *ps, int timeout_ms);
+
+/* Hand every record in the ring buffers to fn, buffer after buffer. */
+typedef void (*perfsession_event_fn)(void *ctx, const union perf_event *ev);
+void perfsession__read(struct perfsession *ps, perfsession_event_fn fn, void *ctx);
+
+/* Unmap, close and free the events and the evlist.  A closed session is fine. */
+void perfsession__close(struct perfsession *ps);
+
+/* ---- the reorder queue ---- */
+
+struct reorderq_ref {
+	uint64_t time;
+	uint64_t seq;		/* arrival order, to keep equal times stable */
+	size_t off;		/* into buf */
+};
+
+struct reorderq {
+	unsigned char *buf, *spare;	/* copies, 8-byte aligned; spare: for compaction */
+	size_t len, alloc, spare_alloc;
+	struct reorderq_ref *refs;
+	size_t nr, alloc_refs;
+	uint64_t seq;		/* records queued so far */
+};
+
+void reorderq__init(struct reorderq *q);
+void reorderq__release(struct reorderq *q);
+/* Forget what waits, unprocessed. */
+void reorderq__clear(struct reorderq *q);
+
+/* Copy ev (ev->header.size bytes) into the queue, stamped time. */
+void reorderq__push(struct reorderq *q, uint64_t time, const union perf_event *ev);
+
+/*
+ * Hand the records stamped no later than limit to fn in (time, arrival)
+ * order and forget them; the rest stay.  fn must not push.  Returns the
+ * number handed.
+ */
+size_t reorderq__flush(struct reorderq *q, uint64_t limit, perfsession_event_fn fn,
+		       void *ctx);
+
+/* The records waiting, in no particular order (valid until the next push or flush). */
+static inline size_t reorderq__nr(const struct reorderq *q)
+{
+	return q->nr;
+}
+static inline const union perf_event *reorderq__event(const struct reorderq *q, size_t i)
+{
+	return (const union perf_event *)(const void *)(q->buf + q->refs[i].off);
+}
+
+#endif

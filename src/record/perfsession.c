@@ -1,0 +1,244 @@
+/*
+ * perfsession: one run's libperf evlist, and the time-order queue of the
+ * records read from it; see include/mmprof/perfsession.h.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <perf/core.h>
+#include <perf/cpumap.h>
+#include <perf/evlist.h>
+#include <perf/evsel.h>
+#include <perf/mmap.h>
+#include <perf/threadmap.h>
+
+#include "mmprof/perfsession.h"
+#include "mmprof/xalloc.h"
+
+/* Present from the libperf that renamed the cpu map constructors on (6.8),
+ * whose perf_evsel__delete puts the evsel's maps itself. */
+extern struct perf_cpu_map *perf_cpu_map__new_any_cpu(void) __attribute__((weak));
+
+static int libperf_quiet(enum libperf_print_level level, const char *fmt, va_list ap)
+{
+	/* library code does not print; errors come back as -errno */
+	(void)level; (void)fmt; (void)ap;
+	return 0;
+}
+
+/* 6.1's perf_evsel__delete leaves the maps the evlist gave the evsel. */
+static void put_evsel_maps(struct perf_evsel *evsel)
+{
+	if (perf_cpu_map__new_any_cpu)
+		return;
+	perf_cpu_map__put(perf_evsel__cpus(evsel));
+	perf_thread_map__put(perf_evsel__threads(evsel));
+}
+
+int perfsession__open(struct perfsession *ps, const char *cpu_list, const pid_t *tids,
+		      size_t nr_tids, struct errmsg *e)
+{
+	struct perf_cpu_map *cpus;
+	struct perf_thread_map *threads;
+	int err = 0;
+
+	perfsession__close(ps);
+	libperf_init(libperf_quiet);
+	cpus = perf_cpu_map__new(cpu_list);
+	if (!cpus || !perf_cpu_map__nr(cpus)) {
+		perf_cpu_map__put(cpus);
+		return errmsg__set(e, -EINVAL, "cannot use CPU list '%s'",
+				   cpu_list ? cpu_list : "(online CPUs)");
+	}
+	threads = tids ? perf_thread_map__new_array((int)nr_tids, (pid_t *)tids)
+		       : perf_thread_map__new_dummy();
+	if (!threads) {
+		err = -ENOMEM;
+		goto out;
+	}
+	ps->evlist = perf_evlist__new();
+	if (!ps->evlist) {
+		err = errmsg__set(e, -ENOMEM, "out of memory");
+		goto out;
+	}
+	perf_evlist__set_maps(ps->evlist, cpus, threads);
+out:
+	perf_cpu_map__put(cpus);
+	perf_thread_map__put(threads);
+	return err;
+}
+
+int perfsession__add(struct perfsession *ps, const struct perf_event_attr *attr,
+		     struct perf_evsel **evsel)
+{
+	*evsel = perf_evsel__new((struct perf_event_attr *)attr);
+	if (!*evsel)
+		return -ENOMEM;
+	perf_evlist__add(ps->evlist, *evsel);
+	return 0;
+}
+
+int perfsession__open_evsel(struct perf_evsel *evsel)
+{
+	int err = perf_evsel__open(evsel, perf_evsel__cpus(evsel), perf_evsel__threads(evsel));
+
+	return err ? (err < 0 ? err : -EINVAL) : 0;
+}
+
+void perfsession__drop(struct perfsession *ps, struct perf_evsel *evsel)
+{
+	perf_evlist__remove(ps->evlist, evsel);
+	put_evsel_maps(evsel);
+	perf_evsel__delete(evsel);
+}
+
+int perfsession__mmap(struct perfsession *ps, int pages)
+{
+	int err = perf_evlist__mmap(ps->evlist, pages);
+
+	/* some paths of 6.1 return a bare -1 with errno set */
+	if (err)
+		err = err < 0 && err != -1 ? err : -(errno ? errno : EINVAL);
+	return err;
+}
+
+void perfsession__enable(struct perfsession *ps)
+{
+	if (ps->evlist)
+		perf_evlist__enable(ps->evlist);
+}
+
+void perfsession__disable(struct perfsession *ps)
+{
+	if (ps->evlist)
+		perf_evlist__disable(ps->evlist);
+}
+
+int perfsession__poll(struct perfsession *ps, int timeout_ms)
+{
+	int n;
+
+	if (!ps->evlist)
+		return 0;
+	n = perf_evlist__poll(ps->evlist, timeout_ms);
+	if (n < 0)
+		return errno == EINTR ? -EINTR : -errno;
+	if (n > 0)
+		perf_evlist__filter_pollfd(ps->evlist, POLLERR | POLLHUP);
+	return n;
+}
+
+void perfsession__read(struct perfsession *ps, perfsession_event_fn fn, void *ctx)
+{
+	struct perf_mmap *map;
+	union perf_event *ev;
+
+	if (!ps->evlist)
+		return;
+	perf_evlist__for_each_mmap(ps->evlist, map, false) {
+		if (perf_mmap__read_init(map) < 0)
+			continue;
+		while ((ev = perf_mmap__read_event(map))) {
+			fn(ctx, ev);
+			perf_mmap__consume(map);
+		}
+		perf_mmap__read_done(map);
+	}
+}
+
+void perfsession__close(struct perfsession *ps)
+{
+	struct perf_evsel *evsel;
+
+	if (!ps->evlist)
+		return;
+	perf_evlist__munmap(ps->evlist);
+	perf_evlist__close(ps->evlist);
+	perf_evlist__for_each_evsel(ps->evlist, evsel)
+		put_evsel_maps(evsel);
+	perf_evlist__delete(ps->evlist);
+	ps->evlist = NULL;
+}
+
+/* ---- the reorder queue --------------------------------------------------- */
+
+void reorderq__init(struct reorderq *q)
+{
+	memset(q, 0, sizeof(*q));
+}
+
+void reorderq__release(struct reorderq *q)
+{
+	free(q->buf);
+	free(q->spare);
+	free(q->refs);
+	reorderq__init(q);
+}
+
+void reorderq__clear(struct reorderq *q)
+{
+	q->nr = q->len = 0;
+}
+
+void reorderq__push(struct reorderq *q, uint64_t time, const union perf_event *ev)
+{
+	size_t size = ev->header.size;
+	size_t off = (q->len + 7) & ~(size_t)7;	/* keep records 8-byte aligned */
+
+	XGROW(q->refs, q->alloc_refs, q->nr);
+	q->refs[q->nr].time = time;
+	q->refs[q->nr].off = off;
+	q->refs[q->nr].seq = q->seq++;
+	q->nr++;
+	XGROW(q->buf, q->alloc, off + size);
+	memcpy(q->buf + off, ev, size);
+	q->len = off + size;
+}
+
+static int ref_cmp(const void *a, const void *b)
+{
+	const struct reorderq_ref *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * The rest move to the front of the spare buffer, which becomes the
+ * queue: no allocation once both buffers have grown.
+ */
+size_t reorderq__flush(struct reorderq *q, uint64_t limit, perfsession_event_fn fn,
+		       void *ctx)
+{
+	unsigned char *t;
+	size_t i, j, len = 0;
+
+	if (!q->nr)
+		return 0;	/* q->refs may be NULL: qsort must not see it */
+	qsort(q->refs, q->nr, sizeof(*q->refs), ref_cmp);
+	for (i = 0; i < q->nr && q->refs[i].time <= limit; i++)
+		fn(ctx, reorderq__event(q, i));
+	for (j = i; j < q->nr; j++) {
+		const struct perf_event_header *h = (const void *)(q->buf + q->refs[j].off);
+		size_t off = (len + 7) & ~(size_t)7;
+
+		XGROW(q->spare, q->spare_alloc, off + h->size);
+		memcpy(q->spare + off, h, h->size);
+		q->refs[j - i] = q->refs[j];
+		q->refs[j - i].off = off;
+		len = off + h->size;
+	}
+	q->nr -= i;
+	q->len = len;
+	t = q->buf;
+	q->buf = q->spare;
+	q->spare = t;
+	j = q->alloc;
+	q->alloc = q->spare_alloc;
+	q->spare_alloc = j;
+	return i;
+}
