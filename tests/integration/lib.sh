@@ -4,9 +4,16 @@
 #	. "$(dirname "$0")/lib.sh"
 #	tap_setup t100		# only if the test needs a scratch folder
 #	plan 20			# or let done_testing count
+#	grep -q "^ok" "$tmp/out"
 #	ok $? "description"
 #	...
 #	done_testing
+#
+# One assertion idiom: run the check as a command, then `ok $?` on the next
+# line (or `; ok $?` after it) reports its exit status, 0 passing, as the
+# shell reads a status.  A status kept for a diagnostic first is `ok $rc`.
+# A branch with nothing to check that must fail says `fail "description"`,
+# never `ok 1`.
 #
 # It sets $here (the top of the tree), defaults $MMPROF_BUILD and $MMPROF to
 # the tree's build/ when a test is run by hand (make check passes both),
@@ -45,7 +52,7 @@ plan() {
 	tap_planned=$1
 }
 
-ok() {	# ok STATUS DESCRIPTION: one TAP line, STATUS 0 passes
+ok() {	# ok STATUS DESCRIPTION: one TAP line, STATUS 0 (the check's $?) passes
 	n=$((n + 1))
 	if [ "$1" -eq 0 ]; then
 		echo "ok $n - $2"
@@ -53,6 +60,10 @@ ok() {	# ok STATUS DESCRIPTION: one TAP line, STATUS 0 passes
 		echo "not ok $n - $2"
 		failed=$((failed + 1))
 	fi
+}
+
+fail() {	# fail DESCRIPTION: a "not ok" line where nothing could be checked
+	ok 1 "$1"
 }
 
 diag() { sed 's/^/# /' "$@"; }	# diag [FILE...]: as TAP comments
