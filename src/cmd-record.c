@@ -1,13 +1,15 @@
 /*
- * cmd-record: `mmprof record`, the orchestration around the sampler.
+ * cmd-record: `mmprof record`: its options, their checks, and what it
+ * prints; the recording itself is recsession's (recsession.h) and its
+ * run loop's (runloop.h).
  *
- * Per run: fork the workload blocked (or take the -p pids, or every CPU),
- * open sampling and counting on it, release it, then loop: wait on the ring
- * buffers until the next deadline (interval tick, --delay or --duration
- * boundary, progress refresh), drain them, read counters when an interval
- * is due, pass the workload's stdout through, notice its exit.  After the
- * run: close, resolve and store counts, totals and the run's status.  The
- * file is written once, atomically, after the last run.
+ * Per run the session forks the workload blocked (or takes the -p pids,
+ * or every CPU), opens sampling, --sched and counting on it, releases it
+ * and loops until it exits: sampling window (--delay, --duration),
+ * interval readings, the workload's stdout passed through.  Here: the
+ * progress line, the sampler's notes, the workload's status after each
+ * run, and the summary.  The file is written once, atomically, after the
+ * last run.
  *
  * Signals: SIGINT, SIGTERM and SIGHUP set a flag; the loop forwards the
  * signal to the workload (SIGKILL two seconds later or on a second signal),
@@ -22,40 +24,30 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <math.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "mmprof/clock.h"
 #include "mmprof/cmd.h"
-#include "mmprof/counting.h"
-#include "mmprof/countrun.h"
 #include "mmprof/datafile.h"
 #include "mmprof/evspec.h"
 #include "mmprof/mmstate.h"
 #include "mmprof/options.h"
 #include "mmprof/profile.h"
+#include "mmprof/recsession.h"
 #include "mmprof/sampler.h"
 #include "mmprof/unwind.h"
-#include "mmprof/sched.h"
 #include "mmprof/stopsig.h"
 #include "mmprof/symbols.h"
 #include "mmprof/sysinfo.h"
 #include "mmprof/trace.h"
-#include "mmprof/workload.h"
 #include "mmprof/xalloc.h"
 
 #define DEFAULT_FREQ		4000
-#define KILL_GRACE_NS		(2 * NSEC_PER_SEC)
 #define PROGRESS_NS		(250 * 1000000LL)
-#define MAX_WAIT_MS		100	/* bounds the reaction to a signal lost before poll */
-#define SCHED_WAIT_MS		10	/* --sched: drain often, sched events come fast */
 
 enum record_mode { MODE_FORK, MODE_PID, MODE_SYSTEM };
 
@@ -97,14 +89,9 @@ struct record {
 	uint64_t period;
 	struct profile *p;
 	struct symbols *syms;
-	struct sampler *sampler;
-	struct schedrec *sched;		/* --sched, else NULL */
-	struct tpstats *tp;		/* tracepoint field statistics, NULL when none */
-	bool events_added;
+	struct recsession *sess;
 	bool progress;			/* a terminal on stderr and not -q */
 	bool progress_shown;
-	uint64_t total_samples, total_lost, total_throttled;
-	uint32_t runs_before_delay;	/* runs that ended before --delay enabled sampling */
 };
 
 /*
@@ -445,320 +432,70 @@ static void progress_clear(struct record *rec)
 	}
 }
 
-static void progress_show(struct record *rec, uint32_t run, int64_t elapsed_ns)
+/* runloop's on_progress: one line, rewritten in place */
+static void progress_show(void *ctx, uint32_t run, int64_t elapsed_ns)
 {
+	struct record *rec = ctx;
 	uint64_t samples = 0, lost = 0;
 
-	sampler__progress(rec->sampler, &samples, &lost);
+	recsession__progress(rec->sess, &samples, &lost);
 	fprintf(stderr, "\r\033[Kmmprof: recording run %u/%d  %.1f s  %llu samples  %llu lost",
 		run + 1, rec->o->repeat, (double)elapsed_ns / 1e9,
-		(unsigned long long)(rec->total_samples + samples),
-		(unsigned long long)(rec->total_lost + lost));
+		(unsigned long long)samples, (unsigned long long)lost);
 	rec->progress_shown = true;
 }
 
-static void pass_output(struct record *rec, struct workload *w, struct metric_sink *lc)
+/* runloop's on_output: the workload's output would be written over the progress line */
+static void progress_clear_hook(void *ctx)
 {
-	if (w->out_fd < 0)
-		return;
-	/* output would be written over the progress line: clear it first */
-	if (rec->progress_shown) {
-		struct pollfd pfd = { .fd = w->out_fd, .events = POLLIN };
-
-		if (poll(&pfd, 1, 0) > 0)
-			progress_clear(rec);
-	}
-	workload__read_output(w, STDOUT_FILENO, workload__store_metric, lc);
+	progress_clear(ctx);
 }
 
-/* An attached process is gone when it no longer exists or is a zombie. */
-static bool pid_alive(pid_t pid)
+/* runloop's on_start: the sampler's notes, after the exec check (a missing binary gets one line) */
+static void print_notes(void *ctx, uint32_t run, int64_t start_real_ns)
 {
-	char path[64], buf[512], *rp;
-	FILE *f;
-	size_t n;
+	struct record *rec = ctx;
+	const struct sampler *s = recsession__sampler(rec->sess);
 
-	if (kill(pid, 0) < 0 && errno == ESRCH)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	rp = strrchr(buf, ')');	/* comm may contain anything, even ") " */
-	return !(rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X'));
-}
-
-static bool any_pid_alive(const struct record *rec)
-{
-	size_t i;
-
-	for (i = 0; i < rec->nr_pids; i++)
-		if (pid_alive(rec->pids[i]))
-			return true;
-	return false;
-}
-
-static int64_t min64(int64_t a, int64_t b)
-{
-	return a < b ? a : b;
+	if (run == 0 && !rec->o->quiet && sampler__note(s))
+		fprintf(stderr, "mmprof: %s\n", sampler__note(s));
+	/* a warning, so even with -q: the file's frequency is not the one asked */
+	if (sampler__freq_note(s))
+		fprintf(stderr, "mmprof: warning: %s\n", sampler__freq_note(s));
 }
 
 /*
- * One run, from opening the events to storing its aggregate.  Returns 0,
- * or -errno after printing one line (the record then writes nothing).
+ * One run, and its lines: the workload's status, or the error.  0, or
+ * -errno after printing one line (the record then writes nothing).
  */
 static int record_run(struct record *rec, uint32_t run)
 {
-	struct record_opts *o = rec->o;
-	struct workload w = { .pid = 0, .go_fd = -1, .err_fd = -1, .out_fd = -1 };
-	struct counting *cnt = NULL;
-	struct mmstate ms = { 0 };
-	struct record_target st;
-	struct counting_target ct;
-	struct metric_sink lc = { rec->p, run };
+	struct runloop_result res;
 	struct errmsg e = { "" };
-	struct run r;
-	pid_t child;
-	int64_t start, start_real, t, next_tick, next_progress, kill_at = 0;
-	int64_t enable_at, disable_at;
-	bool sampling = false, sampling_done = false, forwarded = false;
-	bool intervals = o->interval_ms > 0;
-	int nr_stops_seen = 0, err;
+	int err = recsession__run(rec->sess, run, &res, &e);
 
-	memset(&st, 0, sizeof(st));
-	memset(&ct, 0, sizeof(ct));
-	memset(&r, 0, sizeof(r));
-
-	if (rec->mode == MODE_FORK) {
-		err = workload__start(&w, rec->cmd_argv, true, &e);
-		if (err)
-			goto out_err;
-		child = w.pid;
-		st.pids = ct.pids = &child;
-		st.nr_pids = ct.nr_pids = 1;
-		/* counters always cover the whole run; sampling waits for --delay */
-		ct.enable_on_exec = true;
-		st.enable_on_exec = o->delay == 0;
-	} else if (rec->mode == MODE_PID) {
-		st.pids = ct.pids = rec->pids;
-		st.nr_pids = ct.nr_pids = rec->nr_pids;
-	} else {
-		st.system_wide = ct.system_wide = true;
-		st.cpu_list = ct.cpu_list = o->cpu_list;
-	}
-
-	err = sampler__open(rec->sampler, &st, &e);
-	if (err)
-		goto out_err;
-	if (sampler__freq_note(rec->sampler)) {
-		char hz[16];
-
-		snprintf(hz, sizeof(hz), "%d", sampler__freq(rec->sampler));
-		profile__set_meta(rec->p, "sample_freq_lowered", hz);
-	}
-	if (rec->sched && (err = schedrec__open(rec->sched, &st, &e)))
-		goto out_close;
-	if (!rec->events_added) {
-		sampler__add_events(rec->sampler, rec->p);
-		if (rec->sched)
-			schedrec__add_events(rec->sched, rec->p);
-		rec->events_added = true;
-	}
-	/* system-wide tracepoints cannot enable at exec: start them now */
-	if (rec->sched && st.enable_on_exec)
-		schedrec__enable(rec->sched);
-	/* --no-stat: each counter is one more software event per page fault */
-	if (!o->no_stat) {
-		cnt = counting__open(&ct, &e);
-		if (!cnt) {
-			err = -EINVAL;
-			goto out_close;
-		}
-	}
-
-	/* system-wide, so read as close to the release as possible; unreadable: left out */
-	mmstate__begin(&ms);
-	if (rec->mode == MODE_FORK) {
-		err = workload__go(&w, rec->cmd_argv[0], &e);
-		if (err)
-			goto out_close;
-		start = w.start_ns;
-		start_real = w.start_real_ns;
-	} else {
-		start = clock__ns(CLOCK_MONOTONIC);
-		start_real = clock__ns(CLOCK_REALTIME);
-	}
-	/* after the exec check, so that a missing binary gets one line only */
-	if (run == 0 && !o->quiet && sampler__note(rec->sampler))
-		fprintf(stderr, "mmprof: %s\n", sampler__note(rec->sampler));
-	/* a warning, so even with -q: the file's frequency is not the one asked */
-	if (sampler__freq_note(rec->sampler))
-		fprintf(stderr, "mmprof: warning: %s\n", sampler__freq_note(rec->sampler));
-	if (cnt)
-		counting__start(cnt, start);
-	if (run == 0)
-		sysinfo__add_start_time(rec->p, start_real);
-
-	enable_at = start + (int64_t)(o->delay * 1e9);
-	disable_at = o->duration > 0 ? enable_at + (int64_t)(o->duration * 1e9) : INT64_MAX;
-	sampling = st.enable_on_exec;
-	next_tick = intervals && cnt ? start + (int64_t)o->interval_ms * 1000000 : INT64_MAX;
-	next_progress = rec->progress ? start + PROGRESS_NS : INT64_MAX;
-
-	for (;;) {
-		int64_t deadline, wait_ns;
-		int polled, drained;
-
-		t = clock__ns(CLOCK_MONOTONIC);
-		if (nr_stops_seen != stopsig_count) {
-			nr_stops_seen = stopsig_count;
-			if (rec->mode != MODE_FORK)
-				break;
-			/* first signal: pass it on; a second one, or a deaf workload: SIGKILL */
-			workload__kill(&w, forwarded ? SIGKILL : stopsig_last);
-			if (!forwarded)
-				kill_at = t + KILL_GRACE_NS;
-			forwarded = true;
-		}
-		if (kill_at && t >= kill_at) {
-			workload__kill(&w, SIGKILL);
-			kill_at = 0;
-		}
-		if (!sampling && !sampling_done && t >= enable_at) {
-			sampler__enable(rec->sampler);
-			if (rec->sched)
-				schedrec__enable(rec->sched);
-			sampling = true;
-		}
-		if (sampling && t >= disable_at) {
-			sampler__disable(rec->sampler);
-			if (rec->sched)
-				schedrec__disable(rec->sched);
-			sampling = false;
-			sampling_done = true;
-			/* -p/-a: the window is the recording; fork: the workload runs on */
-			if (rec->mode != MODE_FORK)
-				break;
-		}
-		if (t >= next_tick) {
-			counting__interval(cnt, rec->p, run, t);
-			while (next_tick <= t)
-				next_tick += (int64_t)o->interval_ms * 1000000;
-		}
-		pass_output(rec, &w, &lc);
-		if (rec->mode == MODE_FORK && workload__reap(&w, false))
-			break;
-		if (rec->mode == MODE_PID && !any_pid_alive(rec))
-			break;
-		if (rec->progress && t >= next_progress) {
-			progress_show(rec, run, t - start);
-			next_progress = t + PROGRESS_NS;
-		}
-
-		deadline = min64(next_tick, next_progress);
-		if (!sampling_done)
-			deadline = min64(deadline, sampling ? disable_at : enable_at);
-		if (kill_at)
-			deadline = min64(deadline, kill_at);
-		wait_ns = deadline - t;
-		if (wait_ns < 0)
-			wait_ns = 0;
-		wait_ns = min64(wait_ns, (int64_t)(rec->sched ? SCHED_WAIT_MS : MAX_WAIT_MS) * 1000000);
-		polled = sampler__poll(rec->sampler, (int)((wait_ns + 999999) / 1000000));
-		drained = sampler__drain(rec->sampler);
-		if (rec->sched)
-			drained += schedrec__drain(rec->sched);
-		/*
-		 * Ring buffers of exited tasks stay readable (POLLHUP) with
-		 * nothing in them: do not spin on them.
-		 */
-		if (polled > 0 && drained == 0 && wait_ns > 0) {
-			struct timespec nap = { 0, min64(wait_ns, 10000000) };
-
-			nanosleep(&nap, NULL);
-		}
-	}
-
-	t = clock__ns(CLOCK_MONOTONIC);
-	/* sampling never started: the workload (or -p's processes) ended within --delay */
-	if (o->delay > 0 && !sampling && !sampling_done && !stopsig_count)
-		rec->runs_before_delay++;
-	if (rec->mode == MODE_FORK) {
-		/* whatever the child wrote before exiting; a grandchild holding
-		 * the pipe open must not keep us here, so read once more only */
-		pass_output(rec, &w, &lc);
-		workload__reap(&w, true);
-	}
-	mmstate__end(&ms, rec->p, run);
-	sampler__close(rec->sampler);	/* drains the rest */
-	if (rec->sched)
-		schedrec__close(rec->sched);
-	if (cnt)
-		counting__finish(cnt, rec->p, run, t, intervals);
-
-	r.start_ns = start_real;
-	if (rec->mode == MODE_FORK) {
-		countrun__fill_run(&r, &w);
-	} else {
-		r.wall_ns = t - start;
-		r.exit_code = -1;
-	}
-	err = sampler__end_run(rec->sampler, rec->p, run, &r);
-	if (err) {
-		errmsg__set(&e, err, "cannot store the samples of run %u: %s", run + 1,
-			    strerror(-err));
-		goto out;
-	}
-	if (rec->sched)
-		schedrec__end_run(rec->sched, rec->p, run, rec->syms, &r.samples, &r.lost);
-	if (rec->tp)
-		tpstats__end_run(rec->tp, rec->p, run);
-	profile__add_run(rec->p, &r);
-	rec->total_samples += r.samples;
-	rec->total_lost += r.lost;
-	rec->total_throttled += r.throttled;
 	progress_clear(rec);
-	if (r.term_signal)
-		fprintf(stderr, "mmprof: workload killed by SIG%s in run %u\n",
-			sigabbrev_np(r.term_signal) ? sigabbrev_np(r.term_signal) : "?", run + 1);
-	else if (rec->mode == MODE_FORK && r.exit_code)
-		fprintf(stderr, "mmprof: workload exited with status %d in run %u\n",
-			r.exit_code, run + 1);
-	goto out;
-
-out_close:
-	sampler__close(rec->sampler);
-	if (rec->sched)
-		schedrec__close(rec->sched);
-out_err:
-out:
-	counting__close(cnt);
-	mmstate__release(&ms);
-	workload__release(&w);
 	if (err) {
-		progress_clear(rec);
 		fprintf(stderr, "mmprof: %s\n", e.msg[0] ? e.msg : strerror(-err));
+		return err;
 	}
-	return err;
+	if (res.run.term_signal)
+		fprintf(stderr, "mmprof: workload killed by SIG%s in run %u\n",
+			sigabbrev_np(res.run.term_signal) ? sigabbrev_np(res.run.term_signal) : "?",
+			run + 1);
+	else if (rec->mode == MODE_FORK && res.run.exit_code)
+		fprintf(stderr, "mmprof: workload exited with status %d in run %u\n",
+			res.run.exit_code, run + 1);
+	return 0;
 }
 
-static void join_events(const struct profile *p, const struct strlist *asked,
-			char *buf, size_t size)
+static void join_events(const struct strlist *asked, char *buf, size_t size)
 {
 	size_t i, n = 0;
 
 	buf[0] = '\0';
-	if (asked) {
-		for (i = 0; i < asked->nr && n < size; i++)
-			n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? "," : "", asked->items[i]);
-		return;
-	}
-	for (i = 0; i < p->nr_events && n < size; i++)
-		n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? "," : "",
-				      profile__str(p, p->events[i].name));
+	for (i = 0; i < asked->nr && n < size; i++)
+		n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? "," : "", asked->items[i]);
 }
 
 static void add_record_meta(struct record *rec, int argc, char **argv)
@@ -777,7 +514,7 @@ static void add_record_meta(struct record *rec, int argc, char **argv)
 
 	profile__set_meta(rec->p, "record_mode", mode_names[rec->mode]);
 	if (o->events.nr) {
-		join_events(rec->p, &o->events, buf, sizeof(buf));
+		join_events(&o->events, buf, sizeof(buf));
 		profile__set_meta(rec->p, "events_asked", buf);
 	} else {
 		profile__set_meta(rec->p, "events_asked", "default");
@@ -816,6 +553,7 @@ static void add_record_meta(struct record *rec, int argc, char **argv)
 
 static void print_summary(struct record *rec, uint32_t nr_runs, bool interrupted)
 {
+	const struct recsession_totals *t = recsession__totals(rec->sess);
 	const char *path = rec->o->output;
 	struct stat sb;
 	double size = 0, all;
@@ -834,29 +572,137 @@ static void print_summary(struct record *rec, uint32_t nr_runs, bool interrupted
 		fprintf(stderr, "mmprof: %s%u run%s, %llu samples, %llu lost, %llu throttled; "
 			"wrote '%s' (%.*f %s)\n",
 			interrupted ? "interrupted: " : "", nr_runs, nr_runs == 1 ? "" : "s",
-			(unsigned long long)rec->total_samples,
-			(unsigned long long)rec->total_lost,
-			(unsigned long long)rec->total_throttled,
+			(unsigned long long)t->samples,
+			(unsigned long long)t->lost,
+			(unsigned long long)t->throttled,
 			path, *unit == 'B' ? 0 : 1, size, unit);
 	/* an empty file is not what --delay asked for: say why, even with -q */
-	if (rec->runs_before_delay == nr_runs)
+	if (t->runs_before_delay == nr_runs)
 		fprintf(stderr, "mmprof: warning: the workload ended within --delay %g s%s: no "
 			"sampling window, no samples; lower --delay\n", rec->o->delay,
 			nr_runs > 1 ? " in every run" : "");
-	else if (rec->runs_before_delay)
+	else if (t->runs_before_delay)
 		fprintf(stderr, "mmprof: warning: the workload ended within --delay %g s in %u of %u "
 			"runs: no samples from those runs; lower --delay\n", rec->o->delay,
-			rec->runs_before_delay, nr_runs);
+			t->runs_before_delay, nr_runs);
 	/* never silent about loss, even with -q */
-	all = (double)(rec->total_samples + rec->total_lost);
-	if (rec->total_lost)
+	all = (double)(t->samples + t->lost);
+	if (t->lost)
 		fprintf(stderr, "mmprof: warning: %llu samples lost (%.1f%%); try -m %d or a lower -F\n",
-			(unsigned long long)rec->total_lost, 100.0 * (double)rec->total_lost / all,
+			(unsigned long long)t->lost, 100.0 * (double)t->lost / all,
 			rec->o->mmap_pages ? rec->o->mmap_pages * 4 : 1024);
-	if (rec->total_throttled)
+	if (t->throttled)
 		fprintf(stderr, "mmprof: warning: the kernel throttled sampling %llu times; "
 			"lower -F or raise kernel.perf_event_max_sample_rate\n",
-			(unsigned long long)rec->total_throttled);
+			(unsigned long long)t->throttled);
+}
+
+/*
+ * The kernel's symbols, and with --vmlinux or --inline its DWARF for
+ * inline chains.  -1 after printing when --vmlinux cannot be used at all.
+ */
+static int load_symbols(struct record *rec, struct errmsg *e)
+{
+	struct record_opts *o = rec->o;
+	int err;
+
+	rec->syms = symbols__new();
+	symbols__set_inline(rec->syms, o->inline_frames);
+	err = symbols__load_kernel(rec->syms, e);
+	if (err && !o->quiet)
+		fprintf(stderr, "mmprof: warning: %s; kernel frames stay unresolved\n", e->msg);
+	if (!o->vmlinux && !o->inline_frames)
+		return 0;
+	/*
+	 * Kernel inline chains: --vmlinux asks for them; --inline looks for
+	 * the running kernel's vmlinux and is silent when none is installed
+	 * (the common case).
+	 */
+	e->msg[0] = '\0';
+	err = symbols__load_vmlinux(rec->syms, o->vmlinux, e);
+	if (o->vmlinux && err && err != -ESTALE && err != -ENOEXEC && err != -ENODATA) {
+		fprintf(stderr, "mmprof: --vmlinux '%s': %s\n", o->vmlinux, e->msg);
+		return -1;
+	}
+	if (o->vmlinux && err)
+		fprintf(stderr, "mmprof: warning: --vmlinux %s: %s; kernel inline frames off\n",
+			o->vmlinux, e->msg);
+	if (!err)
+		profile__set_meta(rec->p, "symbols.vmlinux", symbols__vmlinux(rec->syms));
+	return 0;
+}
+
+/* -e expanded, --mm's tracepoints added, --field checked.  -1 after printing. */
+static int prepare_events(struct record *rec)
+{
+	struct record_opts *o = rec->o;
+	char missing[1024];
+
+	if (expand_events(&o->events) < 0)
+		return -1;
+	if (o->mm) {
+		if (add_mm_events(&o->events, missing, sizeof(missing)) < 0)
+			return -1;
+		if (missing[0]) {
+			/* not an error: the preset takes what this kernel has */
+			if (!o->quiet)
+				fprintf(stderr, "mmprof: --mm: this kernel has no %s; recording "
+					"the other memory-management tracepoints\n", missing);
+			profile__set_meta(rec->p, "mm_events_missing", missing);
+		}
+	}
+	if (!o->events.nr && o->fields.nr) {
+		fprintf(stderr, "mmprof record: --field needs its tracepoint in -e\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* The recording session of the options (nothing opened yet).  -1 after printing. */
+static int start_session(struct record *rec, struct errmsg *e)
+{
+	struct record_opts *o = rec->o;
+	struct recsession_opts so;
+	struct sampler_opts *sp = &so.sampling;
+	struct runloop_opts *lo = &so.loop;
+
+	memset(&so, 0, sizeof(so));
+	sp->events = o->events.nr ? &o->events : NULL;
+	sp->freq = rec->period ? 0 : o->freq;
+	sp->period = rec->period;
+	sp->strict_freq = o->strict_freq;
+	sp->mmap_pages = o->mmap_pages;
+	sp->no_callchain = !o->callchain;
+	sp->call_graph = o->call_graph;
+	sp->stack_size = o->stack_size;
+	so.fields = &o->fields;
+	so.sched = o->sched;
+	so.counting = !o->no_stat;
+
+	if (rec->mode == MODE_FORK)
+		lo->argv = rec->cmd_argv;
+	lo->pids = rec->pids;
+	lo->nr_pids = rec->nr_pids;
+	lo->system_wide = rec->mode == MODE_SYSTEM;
+	lo->cpu_list = o->cpu_list;
+	lo->delay = o->delay;
+	lo->duration = o->duration;
+	lo->interval_ms = o->interval_ms;
+	lo->nr_stops = &stopsig_count;
+	lo->stop_sig = &stopsig_last;
+	lo->on_start = print_notes;
+	if (rec->progress) {
+		lo->on_progress = progress_show;
+		lo->progress_ns = PROGRESS_NS;
+		lo->on_output = progress_clear_hook;
+	}
+	lo->ctx = rec;
+	rec->sess = recsession__new(&so, rec->p, rec->syms, e);
+	if (!rec->sess) {
+		fprintf(stderr, "mmprof: %s\n", e->msg);
+		return -1;
+	}
+	return 0;
 }
 
 int cmd_record(int argc, char **argv)
@@ -897,7 +743,6 @@ int cmd_record(int argc, char **argv)
 		{ OPT_END, 0, NULL, NULL, NULL, NULL, 0, NULL },
 	};
 	struct record rec;
-	struct sampler_opts so;
 	struct errmsg e = { "" };
 	uint32_t run;
 	int first, ret = EXIT_ERROR, err;
@@ -927,81 +772,8 @@ int cmd_record(int argc, char **argv)
 	sysinfo__add_host(rec.p);
 	mmstate__add_settings(rec.p, NULL);
 	add_record_meta(&rec, argc, argv);
-
-	rec.syms = symbols__new();
-	symbols__set_inline(rec.syms, o.inline_frames);
-	err = symbols__load_kernel(rec.syms, &e);
-	if (err && !o.quiet)
-		fprintf(stderr, "mmprof: warning: %s; kernel frames stay unresolved\n", e.msg);
-	if (o.vmlinux || o.inline_frames) {
-		/*
-		 * Kernel inline chains: --vmlinux asks for them; --inline looks
-		 * for the running kernel's vmlinux and is silent when none is
-		 * installed (the common case).
-		 */
-		e.msg[0] = '\0';
-		err = symbols__load_vmlinux(rec.syms, o.vmlinux, &e);
-		if (o.vmlinux && err && err != -ESTALE && err != -ENOEXEC && err != -ENODATA) {
-			fprintf(stderr, "mmprof: --vmlinux '%s': %s\n", o.vmlinux, e.msg);
-			goto out;
-		}
-		if (o.vmlinux && err)
-			fprintf(stderr, "mmprof: warning: --vmlinux %s: %s; kernel inline frames off\n",
-				o.vmlinux, e.msg);
-		if (!err)
-			profile__set_meta(rec.p, "symbols.vmlinux", symbols__vmlinux(rec.syms));
-	}
-
-	if (expand_events(&o.events) < 0)
+	if (load_symbols(&rec, &e) < 0 || prepare_events(&rec) < 0 || start_session(&rec, &e) < 0)
 		goto out;
-	if (o.mm) {
-		char missing[1024];
-
-		if (add_mm_events(&o.events, missing, sizeof(missing)) < 0)
-			goto out;
-		if (missing[0]) {
-			/* not an error: the preset takes what this kernel has */
-			if (!o.quiet)
-				fprintf(stderr, "mmprof: --mm: this kernel has no %s; recording "
-					"the other memory-management tracepoints\n", missing);
-			profile__set_meta(rec.p, "mm_events_missing", missing);
-		}
-	}
-	if (o.events.nr) {
-		rec.tp = tpstats__new(&o.events, &o.fields, &e);
-		if (!rec.tp) {
-			fprintf(stderr, "mmprof: %s\n", e.msg[0] ? e.msg : "cannot set up tracepoints");
-			goto out;
-		}
-	} else if (o.fields.nr) {
-		fprintf(stderr, "mmprof record: --field needs its tracepoint in -e\n");
-		goto out;
-	}
-
-	memset(&so, 0, sizeof(so));
-	so.events = o.events.nr ? &o.events : NULL;
-	so.raw_hook = rec.tp ? tpstats__hook : NULL;
-	so.raw_ctx = rec.tp;
-	so.freq = rec.period ? 0 : o.freq;
-	so.period = rec.period;
-	so.strict_freq = o.strict_freq;
-	so.mmap_pages = o.mmap_pages;
-	so.no_callchain = !o.callchain;
-	so.call_graph = o.call_graph;
-	so.stack_size = o.stack_size;
-	rec.sampler = sampler__new(&so, rec.syms, &e);
-	if (!rec.sampler) {
-		fprintf(stderr, "mmprof: %s\n", e.msg[0] ? e.msg : "cannot set up sampling");
-		goto out;
-	}
-	if (o.sched) {
-		rec.sched = schedrec__new(o.mmap_pages, &e);
-		if (!rec.sched) {
-			fprintf(stderr, "mmprof: %s\n", e.msg[0] ? e.msg : "cannot set up --sched");
-			goto out;
-		}
-		profile__set_meta(rec.p, "sched", "1");
-	}
 
 	for (run = 0; run < (uint32_t)o.repeat; run++) {
 		if (stopsig_count)
@@ -1010,38 +782,7 @@ int cmd_record(int argc, char **argv)
 			goto out;
 	}
 	interrupted = stopsig_count != 0;
-
-	if (rec.events_added) {
-		char buf[1024];
-
-		join_events(rec.p, NULL, buf, sizeof(buf));
-		profile__set_meta(rec.p, "events_used", buf);
-	}
-	{
-		char buf[32];
-
-		snprintf(buf, sizeof(buf), "%zu", rec.p->nr_runs);
-		profile__set_meta(rec.p, "nr_runs", buf);
-		if (interrupted)
-			profile__set_meta(rec.p, "interrupted", sigabbrev_np(stopsig_last) ?
-					  sigabbrev_np(stopsig_last) : "signal");
-	}
-	{
-		/* why a sampled DSO may stay [unknown], for report --unresolved */
-		size_t i, nr = symbols__nr_dsos(rec.syms), kept = 0;
-
-		for (i = 0; i < nr && kept < 256; i++) {
-			char key[512], hint[512];
-			struct dso_info di;
-
-			symbols__dso(rec.syms, i, &di);
-			if (!symbols__hint(&di, hint, sizeof(hint)))
-				continue;
-			snprintf(key, sizeof(key), "symbols.hint %s", di.name);
-			profile__set_meta(rec.p, key, hint);
-			kept++;
-		}
-	}
+	recsession__finish(rec.sess, interrupted ? stopsig_last : 0);
 
 	err = datafile__save(rec.p, o.output, &e);
 	if (err) {
@@ -1051,10 +792,8 @@ int cmd_record(int argc, char **argv)
 	print_summary(&rec, (uint32_t)rec.p->nr_runs, interrupted);
 	ret = 0;
 out:
-	schedrec__free(rec.sched);
-	tpstats__free(rec.tp);
+	recsession__free(rec.sess);
 	strlist__release(&o.fields);
-	sampler__free(rec.sampler);
 	symbols__free(rec.syms);
 	profile__free(rec.p);
 	free(rec.pids);

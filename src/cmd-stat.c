@@ -69,51 +69,6 @@ static const char *set_name(const char *ev)
 	return NULL;
 }
 
-/* "task-clock:u" (user-only fallback) is the set's "task-clock" */
-static bool wanted(const struct strlist *sel, const char *name)
-{
-	size_t i, len = strcspn(name, ":");
-
-	if (!sel->nr)
-		return true;
-	for (i = 0; i < sel->nr; i++)
-		if (strlen(sel->items[i]) == len && !strncmp(sel->items[i], name, len))
-			return true;
-	return false;
-}
-
-/* Copy run 0 of src into dst as run `run`, keeping only the selected counters. */
-static void copy_run(struct profile *dst, const struct profile *src, uint32_t run,
-		     const struct strlist *sel)
-{
-	size_t i;
-
-	for (i = 0; i < src->nr_counters; i++) {
-		struct counter c = src->counters[i];
-		const char *name = profile__str(src, c.name);
-
-		if (!name || !wanted(sel, name))
-			continue;
-		c.run = run;
-		c.name = profile__intern(dst, name);
-		profile__add_counter(dst, &c);
-	}
-	for (i = 0; i < src->nr_intervals; i++) {
-		struct counter_interval ci = src->intervals[i];
-		const char *name = profile__str(src, ci.name);
-
-		if (!name || !wanted(sel, name))
-			continue;
-		ci.run = run;
-		ci.name = profile__intern(dst, name);
-		profile__add_interval(dst, &ci);
-	}
-	for (i = 0; i < src->nr_metrics; i++)
-		profile__add_metric(dst, run, profile__str(src, src->metrics[i].key),
-				    src->metrics[i].value);
-	profile__add_run(dst, &src->runs[0]);
-}
-
 /* Mean and perf's "+-": the standard error of the mean, relative (%). */
 struct avg {
 	double sum, sumsq;
@@ -444,6 +399,117 @@ static void add_meta(struct profile *p, const struct stat_opts *o, int argc, cha
 		profile__set_meta(p, "target", o->cpu_list ? o->cpu_list : "all");
 }
 
+/* The checks options__parse cannot make, and -e's aliases: one line each, then exit 2. */
+static int validate(struct stat_opts *o, int argc, int first)
+{
+	int kinds = (first < argc) + (o->pid_list != NULL) + (o->system_wide != 0);
+	size_t i;
+
+	if (kinds != 1) {
+		fprintf(stderr, kinds ? "mmprof stat: give only one of a command, -p or -a\n"
+				      : "mmprof stat: nothing to count: give a command after '--', -p PID or -a\n");
+		return -1;
+	}
+	if (o->cpu_list && !o->system_wide) {
+		fprintf(stderr, "mmprof stat: -C needs -a\n");
+		return -1;
+	}
+	if (o->repeat < 1 || o->repeat > 10000) {
+		fprintf(stderr, "mmprof stat: invalid value '%d' for -r; expected 1 to 10000\n", o->repeat);
+		return -1;
+	}
+	if (o->repeat != 1 && first >= argc) {
+		fprintf(stderr, "mmprof stat: -r needs a command to repeat\n");
+		return -1;
+	}
+	if (o->interval_ms < 0 || (o->interval_ms > 0 && o->interval_ms < 10)) {
+		fprintf(stderr, "mmprof stat: invalid value '%d' for -I; expected 0 (off) or >= 10 ms\n",
+			o->interval_ms);
+		return -1;
+	}
+	if (!(o->duration >= 0 && o->duration < 1e7)) {
+		fprintf(stderr, "mmprof stat: invalid --duration; expected seconds >= 0\n");
+		return -1;
+	}
+	if (o->output && !o->output[0]) {
+		fprintf(stderr, "mmprof stat: empty output file name\n");
+		return -1;
+	}
+	for (i = 0; i < o->events.nr; i++) {
+		const char *name = set_name(o->events.items[i]);
+
+		if (!name) {
+			fprintf(stderr, "mmprof stat: unknown counter '%s'; 'mmprof stat' counts the "
+				"perf-stat set (see mmprof-stat(1)): task-clock, page-faults, cpu-cycles, ...\n",
+				o->events.items[i]);
+			return -1;
+		}
+		free(o->events.items[i]);
+		o->events.items[i] = xstrdup(name);
+	}
+	return 0;
+}
+
+/*
+ * The runs, each into a scratch profile copied into p (the selected
+ * counters only), with the workload's status after each.  Stops before a
+ * run once a signal came.  0, or -1 after printing the error.
+ */
+static int stat_runs(const struct countrun_opts *co, const struct stat_opts *o,
+		     struct interval_printer *iprint, struct profile *p)
+{
+	struct errmsg e = { "" };
+	uint32_t run;
+	int err;
+
+	for (run = 0; run < (uint32_t)o->repeat && !stopsig_count; run++) {
+		struct profile *one = profile__new();
+
+		memset(iprint, 0, sizeof(*iprint));
+		err = countrun__run(co, one, 0, &e);
+		if (!err) {
+			countrun__copy_run(p, one, run, &o->events);
+			if (one->runs[0].term_signal)
+				fprintf(stderr, "mmprof: workload killed by SIG%s in run %u\n",
+					sigabbrev_np(one->runs[0].term_signal) ?
+					sigabbrev_np(one->runs[0].term_signal) : "?", run + 1);
+			else if (co->argv && one->runs[0].exit_code)
+				fprintf(stderr, "mmprof: workload exited with status %d in run %u\n",
+					one->runs[0].exit_code, run + 1);
+		}
+		profile__free(one);
+		if (err) {
+			fprintf(stderr, "mmprof: %s\n", e.msg[0] ? e.msg : strerror(-err));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* What the table's title counts: "'CMD ARGS'", "process id 'PIDS'" or "'system wide'" (freed by the caller). */
+static char *describe_target(const struct stat_opts *o, int argc, char **argv)
+{
+	char *what;
+	size_t len;
+
+	if (argc > 0) {
+		char *q = sysinfo__quote_argv(argc, argv);
+
+		len = strlen(q) + 3;
+		what = xmalloc(len);
+		snprintf(what, len, "'%s'", q);
+		free(q);
+		return what;
+	}
+	len = 64 + (o->pid_list ? strlen(o->pid_list) : 0);
+	what = xmalloc(len);
+	if (o->pid_list)
+		snprintf(what, len, "process id '%s'", o->pid_list);
+	else
+		snprintf(what, len, "'system wide'");
+	return what;
+}
+
 int cmd_stat(int argc, char **argv)
 {
 	struct stat_opts o = { .repeat = 1 };
@@ -468,57 +534,13 @@ int cmd_stat(int argc, char **argv)
 	pid_t *pids = NULL;
 	size_t nr_pids = 0, alloc_pids = 0, i;
 	char *what = NULL;
-	int first, ret = EXIT_ERROR, kinds, err;
-	uint32_t run;
+	int first, ret = EXIT_ERROR, err;
 
 	first = options__parse(argc, argv, opts, stat_usage);
 	if (first == -2)
 		return 0;
-	if (first < 0)
+	if (first < 0 || validate(&o, argc, first) < 0)
 		goto out;
-	kinds = (first < argc) + (o.pid_list != NULL) + (o.system_wide != 0);
-	if (kinds != 1) {
-		fprintf(stderr, kinds ? "mmprof stat: give only one of a command, -p or -a\n"
-				      : "mmprof stat: nothing to count: give a command after '--', -p PID or -a\n");
-		goto out;
-	}
-	if (o.cpu_list && !o.system_wide) {
-		fprintf(stderr, "mmprof stat: -C needs -a\n");
-		goto out;
-	}
-	if (o.repeat < 1 || o.repeat > 10000) {
-		fprintf(stderr, "mmprof stat: invalid value '%d' for -r; expected 1 to 10000\n", o.repeat);
-		goto out;
-	}
-	if (o.repeat != 1 && first >= argc) {
-		fprintf(stderr, "mmprof stat: -r needs a command to repeat\n");
-		goto out;
-	}
-	if (o.interval_ms < 0 || (o.interval_ms > 0 && o.interval_ms < 10)) {
-		fprintf(stderr, "mmprof stat: invalid value '%d' for -I; expected 0 (off) or >= 10 ms\n",
-			o.interval_ms);
-		goto out;
-	}
-	if (!(o.duration >= 0 && o.duration < 1e7)) {
-		fprintf(stderr, "mmprof stat: invalid --duration; expected seconds >= 0\n");
-		goto out;
-	}
-	if (o.output && !o.output[0]) {
-		fprintf(stderr, "mmprof stat: empty output file name\n");
-		goto out;
-	}
-	for (i = 0; i < o.events.nr; i++) {
-		const char *name = set_name(o.events.items[i]);
-
-		if (!name) {
-			fprintf(stderr, "mmprof stat: unknown counter '%s'; 'mmprof stat' counts the "
-				"perf-stat set (see mmprof-stat(1)): task-clock, page-faults, cpu-cycles, ...\n",
-				o.events.items[i]);
-			goto out;
-		}
-		free(o.events.items[i]);
-		o.events.items[i] = xstrdup(name);
-	}
 	if (o.pid_list && options__parse_pids("stat", o.pid_list, &pids, &nr_pids, &alloc_pids) < 0)
 		goto out;
 	err = stopsig__install();
@@ -549,48 +571,11 @@ int cmd_stat(int argc, char **argv)
 	}
 	co.nr_stops = &stopsig_count;
 	co.stop_sig = &stopsig_last;
-	for (run = 0; run < (uint32_t)o.repeat && !stopsig_count; run++) {
-		struct profile *one = profile__new();
+	if (stat_runs(&co, &o, &iprint, p) < 0 || !p->nr_runs)
+		goto out;	/* an error, or interrupted before the first run */
 
-		memset(&iprint, 0, sizeof(iprint));
-		err = countrun__run(&co, one, 0, &e);
-		if (!err) {
-			copy_run(p, one, run, &o.events);
-			if (one->runs[0].term_signal)
-				fprintf(stderr, "mmprof: workload killed by SIG%s in run %u\n",
-					sigabbrev_np(one->runs[0].term_signal) ?
-					sigabbrev_np(one->runs[0].term_signal) : "?", run + 1);
-			else if (co.argv && one->runs[0].exit_code)
-				fprintf(stderr, "mmprof: workload exited with status %d in run %u\n",
-					one->runs[0].exit_code, run + 1);
-		}
-		profile__free(one);
-		if (err) {
-			fprintf(stderr, "mmprof: %s\n", e.msg[0] ? e.msg : strerror(-err));
-			goto out;
-		}
-	}
-	if (!p->nr_runs)
-		goto out;	/* interrupted before the first run */
-
-	if (co.argv) {
-		char *q = sysinfo__quote_argv(argc - first, argv + first);
-		size_t len = strlen(q) + 3;
-
-		what = xmalloc(len);
-		snprintf(what, len, "'%s'", q);
-		free(q);
-	} else {
-		size_t len = 64 + (o.pid_list ? strlen(o.pid_list) : 0);
-
-		what = xmalloc(len);
-		if (o.pid_list)
-			snprintf(what, len, "process id '%s'", o.pid_list);
-		else
-			snprintf(what, len, "'system wide'");
-	}
+	what = describe_target(&o, argc - first, argv + first);
 	print_table(p, what, (unsigned)p->nr_runs);
-
 	if (o.output) {
 		char buf[32];
 

@@ -1,19 +1,18 @@
 /*
- * countrun: one counting-only run, the engine of `mmprof stat`.
+ * countrun: the perf-stat counting set as a run loop source, and one
+ * counting-only run, the engine of `mmprof stat`.
  *
- * What `record` does around its sampler, without the sampler: fork the
- * workload blocked (or take -p pids, or every CPU), open the perf-stat
- * counting set on it (counting.h), read /proc/vmstat (mmstate.h), release
- * it, then wait for its exit, reading the counters every interval and
- * passing its stdout through (lines "<name>.<metric>: <number>" become
- * metrics, as in record).  Afterwards: counters, intervals, the mm state
- * and one struct run (status, rusage) are added to the profile.
+ * The source (countrun_source, runloop.h) opens the set (counting.h) on
+ * the run's target: on a forked workload enabled at its exec, whatever
+ * the sampling window, so that the counters cover the whole run.  At each
+ * interval tick it stores a reading, at the end the final partial one and
+ * the totals; on_interval sees each reading as it is stored.
  *
- * Signals are the caller's: it installs handlers (without SA_RESTART, and
- * for SIGCHLD and SIGIO too, whose wake-ups cut the wait short) that bump
- * *nr_stops and set *stop_sig; the run forwards the first stop signal to
- * the workload, SIGKILLs it two seconds later or on a second signal, and
- * ends a -p/-a run at once.
+ * countrun__run is a run under that source alone: fork the workload (or
+ * take -p pids, or every CPU), count, pass its stdout through (lines
+ * "<name>.<metric>: <number>" become metrics), and add the counters,
+ * intervals, the mm state and one struct run (status, rusage) to the
+ * profile.  Signals are the caller's, as runloop.h says.
  *
  * Library rules: 0 or -errno with e filled; nothing printed.  Cost: one
  * wake-up per interval (and per 100 ms at most), nothing per event.
@@ -28,8 +27,26 @@
 #include <sys/types.h>
 
 #include "mmprof/errmsg.h"
+#include "mmprof/options.h"
 #include "mmprof/profile.h"
-#include "mmprof/workload.h"
+#include "mmprof/runloop.h"
+
+/*
+ * Called after each interval reading, the final partial one included,
+ * with the profile and the index in p->intervals of the first interval
+ * that reading added (stat prints them as they come).
+ */
+typedef void (*countrun_interval_fn)(void *ctx, const struct profile *p, size_t first);
+
+/* The counting source's context: set the options, zero the rest. */
+struct countrun_source {
+	uint64_t events;		/* counting_target.events: 0 the whole set */
+	bool intervals;			/* keep interval readings (runloop_opts.interval_ms) */
+	countrun_interval_fn on_interval;	/* NULL: none */
+	void *ctx;
+	struct counting *cnt;		/* this run's */
+};
+extern const struct runsrc_ops countrun_source_ops;
 
 struct countrun_opts {
 	char *const *argv;		/* the command; NULL with pids or system_wide */
@@ -40,13 +57,7 @@ struct countrun_opts {
 	int interval_ms;		/* counter readings every interval_ms; 0: totals only */
 	uint64_t events;		/* counting_target.events: 0 the whole set */
 	double duration;		/* -p/-a: stop after this many seconds; 0: no limit */
-	/*
-	 * With interval_ms: called after each reading, the final partial one
-	 * included, with the profile and the index in p->intervals of the
-	 * first interval that reading added (stat prints them as they come).
-	 * NULL: none.
-	 */
-	void (*on_interval)(void *ctx, const struct profile *p, size_t first);
+	countrun_interval_fn on_interval;	/* with interval_ms; NULL: none */
 	void *ctx;
 	volatile sig_atomic_t *nr_stops;	/* the caller's signal flags (may be NULL) */
 	volatile sig_atomic_t *stop_sig;
@@ -56,7 +67,12 @@ struct countrun_opts {
 int countrun__run(const struct countrun_opts *o, struct profile *p, uint32_t run,
 		  struct errmsg *e);
 
-/* The workload's status and rusage into r (wall_ns, exit_code, ...). */
-void countrun__fill_run(struct run *r, const struct workload *w);
+/*
+ * Copy run 0 of src into dst as run `run`: the counters and intervals
+ * named in sel (all when it is empty; "task-clock:u", the user-only
+ * fallback, is task-clock), the metrics and the run itself.
+ */
+void countrun__copy_run(struct profile *dst, const struct profile *src, uint32_t run,
+			const struct strlist *sel);
 
 #endif

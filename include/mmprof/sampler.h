@@ -26,6 +26,7 @@
 #include "mmprof/errmsg.h"
 #include "mmprof/options.h"
 #include "mmprof/profile.h"
+#include "mmprof/runloop.h"	/* struct record_target */
 #include "mmprof/sample.h"
 #include "mmprof/symbols.h"
 
@@ -65,14 +66,6 @@ struct sampler_opts {
 	 */
 	void (*raw_hook)(void *ctx, uint32_t event, const struct sample *smp);
 	void *raw_ctx;
-};
-
-struct record_target {
-	const pid_t *pids;		/* fork mode: {child}; -p: the given processes */
-	size_t nr_pids;
-	bool system_wide;		/* -a */
-	const char *cpu_list;		/* -C, NULL for all online CPUs */
-	bool enable_on_exec;		/* fork mode without --delay */
 };
 
 struct sampler *sampler__new(const struct sampler_opts *o, struct symbols *syms,
