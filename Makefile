@@ -5,6 +5,7 @@
 #   make demo            record the bundled THP workload off/on and diff it
 #   make bench           side-by-side benchmarks against perf
 #   make fuzz            run each libFuzzer harness FUZZ_SECONDS (60) [clang]
+#   make deps            check (and install) what every target needs
 #   make install         PREFIX=/usr/local DESTDIR= ; binary, man pages, bash completion
 #   make V=1             show commands
 #   make SANITIZE=address,undefined   sanitizer build (in build-san/)
@@ -34,25 +35,18 @@ else
 Q := @
 endif
 
-# Every target but the ones below needs the dependencies; probe them once
-# (the stamp records success) and fail fast with the package to install.
-DEPS_STAMP := $(BUILD)/.deps-ok
-NODEPS_GOALS := clean distclean help
-ifeq ($(filter-out $(NODEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
-SKIP_DEPS := 1
-endif
-ifndef SKIP_DEPS
-$(shell mkdir -p $(BUILD))
-ifeq ($(wildcard $(DEPS_STAMP)),)
-DEPS_RC := $(shell src/scripts/deps.sh >&2; echo $$?)
-ifneq ($(DEPS_RC),0)
-$(error mmprof: dependencies missing (see the line above))
-endif
-$(shell touch $(DEPS_STAMP))
-endif
-endif
+# Dependencies are a step of the build, not of parsing: each set of
+# src/scripts/deps.sh (build, tests, demo, fuzz, bench) is probed once per
+# build folder by the first target that needs it, a stamp records success,
+# and missing Debian packages are installed then (or named, and make stops).
+# A plain `make` needs only the build set; check, demo, fuzz and bench add
+# their own.  `make deps` probes every set at once.
+DEPS_SETS  := build tests demo fuzz bench
+DEPS_BUILD := $(BUILD)/.deps-build
 
 # libperf: the system's when pkg-config knows it, else our own static build.
+# (Probed while parsing: where pkg-config is not installed yet we take our
+# own build, which is Debian's case anyway.)
 ifeq ($(shell pkg-config --exists libperf 2>/dev/null && echo y),y)
 LIBPERF_CFLAGS := $(shell pkg-config --cflags libperf)
 LIBPERF_LIBS   := $(shell pkg-config --libs libperf)
@@ -64,24 +58,27 @@ LIBPERF_LIBS   := $(LIBPERF_DIR)/lib/libperf.a $(LIBPERF_DIR)/lib/libapi.a
 LIBPERF_DEP    := $(LIBPERF_DIR)/lib/libperf.a
 endif
 
+# The modules' flags are asked of pkg-config on first use, i.e. by the first
+# compile or link, which runs after the build set's step has installed them
+# (hence `=` here and in every variable built on these).
 PKGS        := libelf libdw libtraceevent sqlite3 zlib
-PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_CFLAGS   = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags $$(PKGS) 2>/dev/null))$(PKG_CFLAGS)
+PKG_LIBS     = $(eval PKG_LIBS := $$(shell pkg-config --libs $$(PKGS) 2>/dev/null))$(PKG_LIBS)
 
 WARNINGS := -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes \
 	-Wstrict-prototypes -Wold-style-definition -Wpointer-arith \
 	-Wno-unused-parameter -Wvla -Wundef
 OPT      ?= -O2 -g
-BASE_CFLAGS := -std=gnu11 $(OPT) $(WARNINGS) -fno-omit-frame-pointer \
+BASE_CFLAGS = -std=gnu11 $(OPT) $(WARNINGS) -fno-omit-frame-pointer \
 	-D_GNU_SOURCE -DMMPROF_VERSION='"$(VERSION)"' -DMMPROF_SOURCE_MAN='"$(abspath man)"' -Iinclude \
 	$(LIBPERF_CFLAGS) $(PKG_CFLAGS) -MMD -MP
 ifneq ($(SANITIZE),)
 BASE_CFLAGS += -fsanitize=$(SANITIZE) -fno-sanitize-recover=all
 SAN_LDFLAGS := -fsanitize=$(SANITIZE)
 endif
-ALL_CFLAGS  := $(BASE_CFLAGS) $(CFLAGS)
+ALL_CFLAGS   = $(BASE_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS := $(SAN_LDFLAGS) $(LDFLAGS)
-LIBS        := $(LIBPERF_LIBS) $(PKG_LIBS) -liberty -lm -lpthread
+LIBS         = $(LIBPERF_LIBS) $(PKG_LIBS) -liberty -lm -lpthread
 
 MAIN_SRC := src/mmprof.c
 LIB_SRC  := $(filter-out $(MAIN_SRC),$(sort $(wildcard src/*.c src/*/*.c)))
@@ -101,7 +98,7 @@ WL_CFLAGS := -std=gnu11 -O2 -g -fno-omit-frame-pointer -D_GNU_SOURCE -Wall -Wext
 
 MAN_SRC  := $(sort $(wildcard man/*.1))
 
-.PHONY: all check clean distclean install demo bench help workloads fuzz FORCE
+.PHONY: all check clean distclean install demo bench help workloads fuzz deps FORCE
 .DEFAULT_GOAL := all
 
 all: mmprof workloads
@@ -117,7 +114,7 @@ $(LIBMMPROF): $(LIB_OBJ)
 	@echo "  AR      $@"
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/%.o: %.c $(LIBPERF_DEP)
+$(BUILD)/%.o: %.c $(LIBPERF_DEP) | $(DEPS_BUILD)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
@@ -129,14 +126,29 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIBMMPROF) tests/unit/tap.h
 
 workloads: $(WL_BIN)
 
-$(BUILD)/workloads/%: tests/workloads/%.c $(wildcard tests/workloads/*.h)
+$(BUILD)/workloads/%: tests/workloads/%.c $(wildcard tests/workloads/*.h) | $(DEPS_BUILD)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(WL_CFLAGS) -o $@ $< -lpthread -lm
 
-$(LIBPERF_DIR)/lib/libperf.a:
+$(LIBPERF_DIR)/lib/libperf.a: | $(DEPS_BUILD)
 	@echo "  LIBPERF $(LIBPERF_DIR)"
 	$(Q)src/scripts/build-libperf.sh $(LIBPERF_DIR)
+
+# The dependency steps: one stamp per set and build folder.  Every set
+# waits for the build set, so that two apt-get never run at once.
+$(DEPS_BUILD):
+	@mkdir -p $(dir $@)
+	$(Q)MMPROF_OWN_LIBPERF=$(if $(LIBPERF_DEP),1,0) src/scripts/deps.sh build
+	$(Q)touch $@
+
+DEPS_MORE := $(foreach s,$(filter-out build,$(DEPS_SETS)),$(BUILD)/.deps-$(s))
+$(DEPS_MORE): $(BUILD)/.deps-%: | $(DEPS_BUILD)
+	$(Q)src/scripts/deps.sh $*
+	$(Q)touch $@
+
+deps:
+	$(Q)MMPROF_OWN_LIBPERF=$(if $(LIBPERF_DEP),1,0) src/scripts/deps.sh $(DEPS_SETS)
 
 # Integration tests find the binaries through these.
 export MMPROF_BUILD := $(abspath $(BUILD))
@@ -145,19 +157,14 @@ export MMPROF := $(abspath $(BUILD)/mmprof)
 # ASan's shadow and quarantine would break need to know.
 export MMPROF_SANITIZE := $(SANITIZE)
 
-check: $(BUILD)/mmprof $(UNIT_BIN) $(WL_BIN) $(BUILD)/.test-deps-ok
+check: $(BUILD)/mmprof $(UNIT_BIN) $(WL_BIN) | $(BUILD)/.deps-tests
 	@echo "  PROVE   unit and integration tests"
 	$(Q)rm -rf $(BUILD)/test-logs
 	$(Q)export TEST_LOGS=$(abspath $(BUILD))/test-logs; \
 		prove -j2 --exec tests/run-test.sh $(PROVE_FLAGS) $(UNIT_BIN) $(INTEG) || \
 		{ tests/run-test.sh --show-failed; exit 1; }
 
-# The tools tests read mmprof's output with (chromium, go tool pprof, ...).
-$(BUILD)/.test-deps-ok:
-	$(Q)src/scripts/deps.sh --tests
-	$(Q)touch $@
-
-demo: $(BUILD)/mmprof $(WL_BIN)
+demo: $(BUILD)/mmprof $(WL_BIN) | $(BUILD)/.deps-demo
 	$(Q)src/scripts/demo.sh
 
 # Benchmark drivers (tests/bench/*.c), built only for make bench.
@@ -168,7 +175,7 @@ $(BUILD)/bench/%: tests/bench/%.c $(LIBMMPROF)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBMMPROF) $(LIBS)
 
-bench: $(BUILD)/mmprof $(WL_BIN) $(BENCH_BIN)
+bench: $(BUILD)/mmprof $(WL_BIN) $(BENCH_BIN) | $(BUILD)/.deps-bench
 	$(Q)BUILD=$(BUILD) src/scripts/bench.sh
 
 # Fuzzing (issue 9): each tests/fuzz/fuzz-<name>.c is linked by clang with
@@ -181,7 +188,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_SEED    ?=
 FUZZ_CC      ?= clang
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE -Iinclude \
+FUZZ_CFLAGS  = -std=gnu11 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE -Iinclude \
 	-DMMPROF_VERSION='"$(VERSION)"' \
 	$(LIBPERF_CFLAGS) $(PKG_CFLAGS) -MMD -MP $(FUZZ_SAN)
 FUZZ_LIB     := build-fuzz/libmmprof.a
@@ -199,14 +206,14 @@ fuzz: $(FUZZ_BIN)
 		tail -1 build-fuzz/$$n.log; \
 	done
 
-build-fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_LIB)
+build-fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_LIB) | $(BUILD)/.deps-fuzz
 	@echo "  FUZZCC  $<"
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB) $(LIBS)
 
 $(FUZZ_LIB): $(LIB_SRC:%.c=build-fuzz/%.o)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-build-fuzz/%.o: %.c $(LIBPERF_DEP)
+build-fuzz/%.o: %.c $(LIBPERF_DEP) | $(DEPS_BUILD) $(BUILD)/.deps-fuzz
 	@mkdir -p $(dir $@)
 	@echo "  FUZZCC  $<"
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
@@ -225,6 +232,6 @@ distclean: clean
 	rm -rf build
 
 help:
-	@sed -n '2,12p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,/^#$$/p' Makefile | sed -e '/^#$$/d' -e 's/^# \{0,1\}//'
 
 -include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_BIN:=.d) $(wildcard build-fuzz/src/*/*.d build-fuzz/src/*.d)

@@ -1,57 +1,98 @@
 #!/bin/sh
-# deps.sh: make sure the build's dependencies are present.
+# deps.sh SET...: make sure what a make target needs is present.
 #
-# Checks each pkg-config module mmprof builds against and, where libperf has
-# no pkg-config file, the Debian kernel source tarball libperf is built from.
-# Missing Debian packages are installed with apt-get when we are root (or
-# sudo works without a password); otherwise one line names the package and
-# the script fails.  Set MMPROF_NO_INSTALL=1 to only check.
+# SET is one of (default build):
+#   build   compiling mmprof and the workloads: the pkg-config modules
+#           mmprof links, libiberty, a C compiler and, where libperf has no
+#           pkg-config file, the Debian kernel source libperf is built from
+#   tests   make check: prove, and the independent readers and loads the
+#           tests drive (perf, sqlite3, python3, g++, man, groff, chromium,
+#           go, stress-ng, valgrind, addr2line)
+#   demo    make demo: nothing beyond build today (flock is in util-linux)
+#   fuzz    make fuzz: clang with libFuzzer
+#   bench   make bench: perf and GNU time
+# The Makefile calls it once per set and build folder (a stamp records
+# success), before the first step that needs the set, never while parsing.
+#
+# Missing Debian packages are installed with apt-get (after apt-get update)
+# when we are root (or sudo works without a password); otherwise one line
+# names the packages and the script fails.  Set MMPROF_NO_INSTALL=1 to only
+# check.
 set -eu
 
 missing=""
-need() {	# need PKGCONFIG-NAME DEBIAN-PACKAGE
+need_pc() {	# need_pc PKGCONFIG-NAME DEBIAN-PACKAGE
 	pkg-config --exists "$1" 2>/dev/null || missing="$missing $2"
 }
+need_cmd() {	# need_cmd COMMAND DEBIAN-PACKAGE
+	command -v "$1" >/dev/null 2>&1 || missing="$missing $2"
+}
 
-command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
-if command -v pkg-config >/dev/null 2>&1; then
-	need libelf libelf-dev
-	need libdw libdw-dev
-	need libtraceevent libtraceevent-dev
-	need sqlite3 libsqlite3-dev
-	need zlib zlib1g-dev
-fi
-if [ -z "${LIBPERF_KERNEL_TREE:-}" ] && ! pkg-config --exists libperf 2>/dev/null; then
-	ls /usr/src/linux-source-*.tar.xz >/dev/null 2>&1 || missing="$missing linux-source-6.1"
-	command -v xz >/dev/null 2>&1 || missing="$missing xz-utils"
-fi
-# libiberty (C++/Rust demangling) has no pkg-config file: look for its header.
-[ -f /usr/include/libiberty/demangle.h ] || missing="$missing libiberty-dev"
-command -v cc >/dev/null 2>&1 || missing="$missing gcc"
-command -v prove >/dev/null 2>&1 || missing="$missing perl"
-command -v perf >/dev/null 2>&1 || missing="$missing linux-perf"
-command -v addr2line >/dev/null 2>&1 || missing="$missing binutils"
-# tools the tests use to check mmprof's output against independent readers
-command -v sqlite3 >/dev/null 2>&1 || missing="$missing sqlite3"
-command -v python3 >/dev/null 2>&1 || missing="$missing python3"
-command -v g++ >/dev/null 2>&1 || missing="$missing g++"
-command -v man >/dev/null 2>&1 || missing="$missing man-db"
-command -v groff >/dev/null 2>&1 || missing="$missing groff-base"
-command -v clang >/dev/null 2>&1 || missing="$missing clang"
-# --tests (make check): the independent readers and loads some tests drive,
+deps_build() {
+	need_cmd pkg-config pkg-config
+	if command -v pkg-config >/dev/null 2>&1; then
+		need_pc libelf libelf-dev
+		need_pc libdw libdw-dev
+		need_pc libtraceevent libtraceevent-dev
+		need_pc sqlite3 libsqlite3-dev
+		need_pc zlib zlib1g-dev
+	fi
+	# the Makefile says which libperf it chose (MMPROF_OWN_LIBPERF=1: ours)
+	own=${MMPROF_OWN_LIBPERF:-}
+	[ -n "$own" ] || { pkg-config --exists libperf 2>/dev/null && own=0 || own=1; }
+	if [ -z "${LIBPERF_KERNEL_TREE:-}" ] && [ "$own" = 1 ]; then
+		ls /usr/src/linux-source-*.tar.xz >/dev/null 2>&1 || missing="$missing linux-source-6.1"
+		need_cmd xz xz-utils
+	fi
+	# libiberty (C++/Rust demangling) has no pkg-config file: look for its header.
+	[ -f /usr/include/libiberty/demangle.h ] || missing="$missing libiberty-dev"
+	need_cmd cc gcc
+	need_cmd ar binutils
+}
+
+# The independent readers and loads the tests check mmprof against,
 # installed here once rather than by tests running in parallel (two apt-get
-# at once fail on dpkg's lock)
-if [ "${1:-}" = --tests ]; then
-	command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
-	command -v go >/dev/null 2>&1 || missing="$missing golang-go"
-	command -v stress-ng >/dev/null 2>&1 || missing="$missing stress-ng"
-	command -v valgrind >/dev/null 2>&1 || missing="$missing valgrind"
-fi
+# at once fail on dpkg's lock).
+deps_tests() {
+	need_cmd prove perl
+	need_cmd perf linux-perf
+	need_cmd addr2line binutils
+	need_cmd sqlite3 sqlite3
+	need_cmd python3 python3
+	need_cmd g++ g++
+	need_cmd man man-db
+	need_cmd groff groff-base
+	need_cmd chromium chromium
+	need_cmd go golang-go
+	need_cmd stress-ng stress-ng
+	need_cmd valgrind valgrind
+}
+
+deps_demo() {
+	need_cmd flock util-linux
+}
+
+deps_fuzz() {
+	need_cmd clang clang
+}
+
+deps_bench() {
+	need_cmd perf linux-perf
+	[ -x /usr/bin/time ] || missing="$missing time"
+}
+
+[ $# -gt 0 ] || set -- build
+for set in "$@"; do
+	case $set in
+	build|tests|demo|fuzz|bench) "deps_$set" ;;
+	*) echo "mmprof: deps.sh: unknown set '$set' (build, tests, demo, fuzz, bench)" >&2; exit 2 ;;
+	esac
+done
 
 [ -z "$missing" ] && exit 0
 
 if [ "${MMPROF_NO_INSTALL:-0}" = 1 ]; then
-	echo "mmprof: missing build dependencies; install:$missing" >&2
+	echo "mmprof: missing dependencies ($*); install:$missing" >&2
 	exit 2
 fi
 
@@ -60,11 +101,11 @@ if [ "$(id -u)" = 0 ]; then
 elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
 	sudo="sudo -n"
 else
-	echo "mmprof: missing build dependencies and not root; run: apt-get install$missing" >&2
+	echo "mmprof: missing dependencies ($*) and not root; run: apt-get install$missing" >&2
 	exit 2
 fi
 
-echo "mmprof: installing build dependencies:$missing" >&2
+echo "mmprof: installing dependencies ($*):$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 || true
 # shellcheck disable=SC2086
