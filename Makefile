@@ -9,6 +9,7 @@
 #   make install         PREFIX=/usr/local DESTDIR= ; binary, man pages, bash completion
 #   make V=1             show commands
 #   make SANITIZE=address,undefined   sanitizer build (in build-san/)
+#   make BUILD=dir       build in dir/ (default build/; fuzz in dir-fuzz/)
 #   LIBPERF_KERNEL_TREE=/path/to/linux   build libperf from that tree
 #
 # Sources are found by wildcard: a new src/<module>/*.c, tests/unit/test-*.c,
@@ -28,6 +29,8 @@ BUILD     ?= build
 else
 BUILD     ?= build-san
 endif
+# the fuzz build's folder, beside BUILD's (build-fuzz/ by default)
+FUZZ_BUILD ?= $(patsubst %/,%,$(BUILD))-fuzz
 
 ifeq ($(V),1)
 Q :=
@@ -45,14 +48,18 @@ DEPS_SETS  := build tests demo fuzz bench
 DEPS_BUILD := $(BUILD)/.deps-build
 
 # libperf: the system's when pkg-config knows it, else our own static build.
-# (Probed while parsing: where pkg-config is not installed yet we take our
-# own build, which is Debian's case anyway.)
+# That build is shared by every build folder (BUILD, build-san, the fuzz
+# build) rather than following BUILD: it depends on none of our flags
+# (build-libperf.sh drops CFLAGS and SANITIZE does not reach it), it is most
+# of a fresh build's time, and once built it is only read.  Override
+# LIBPERF_DIR to keep it elsewhere.  (Probed while parsing: where pkg-config
+# is not installed yet we take our own build, which is Debian's case anyway.)
 ifeq ($(shell pkg-config --exists libperf 2>/dev/null && echo y),y)
 LIBPERF_CFLAGS := $(shell pkg-config --cflags libperf)
 LIBPERF_LIBS   := $(shell pkg-config --libs libperf)
 LIBPERF_DEP    :=
 else
-LIBPERF_DIR    := build/libperf
+LIBPERF_DIR    ?= build/libperf
 LIBPERF_CFLAGS := -I$(LIBPERF_DIR)/include
 LIBPERF_LIBS   := $(LIBPERF_DIR)/lib/libperf.a $(LIBPERF_DIR)/lib/libapi.a
 LIBPERF_DEP    := $(LIBPERF_DIR)/lib/libperf.a
@@ -156,6 +163,14 @@ export MMPROF := $(abspath $(BUILD)/mmprof)
 # Tests that cannot use a sanitizer build (valgrind) or whose memory bounds
 # ASan's shadow and quarantine would break need to know.
 export MMPROF_SANITIZE := $(SANITIZE)
+# valgrind cannot run an ASan binary: t803 runs a plain build of the tree
+# instead, this one or, under SANITIZE, one beside it (made if missing).
+ifeq ($(SANITIZE),)
+PLAIN_BUILD := $(BUILD)
+else
+PLAIN_BUILD := $(if $(filter build-san,$(BUILD)),build,$(patsubst %/,%,$(BUILD))-plain)
+endif
+export MMPROF_PLAIN_BUILD := $(abspath $(PLAIN_BUILD))
 
 check: $(BUILD)/mmprof $(UNIT_BIN) $(WL_BIN) | $(BUILD)/.deps-tests
 	@echo "  PROVE   unit and integration tests"
@@ -179,9 +194,10 @@ bench: $(BUILD)/mmprof $(WL_BIN) $(BENCH_BIN) | $(BUILD)/.deps-bench
 	$(Q)BUILD=$(BUILD) src/scripts/bench.sh
 
 # Fuzzing (issue 9): each tests/fuzz/fuzz-<name>.c is linked by clang with
-# libFuzzer against the library compiled for it (build-fuzz/), then runs
-# FUZZ_SECONDS on tests/fuzz/corpus/<name>/; new inputs and crash artifacts
-# stay in build-fuzz/.  A crash stops make with the reproducer's path.
+# libFuzzer against the library compiled for it (FUZZ_BUILD, build-fuzz/ by
+# default), then runs FUZZ_SECONDS on tests/fuzz/corpus/<name>/; new inputs
+# and crash artifacts stay in FUZZ_BUILD.  A crash stops make with the
+# reproducer's path.
 # FUZZ_SEED=N fixes libFuzzer's random seed (CI's smoke run uses one, so
 # that a red CI is a regression to reproduce, not a new find by chance).
 FUZZ_SECONDS ?= 60
@@ -191,29 +207,29 @@ FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS  = -std=gnu11 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE -Iinclude \
 	-DMMPROF_VERSION='"$(VERSION)"' \
 	$(LIBPERF_CFLAGS) $(PKG_CFLAGS) -MMD -MP $(FUZZ_SAN)
-FUZZ_LIB     := build-fuzz/libmmprof.a
-FUZZ_BIN     := $(patsubst tests/fuzz/%.c,build-fuzz/%,$(sort $(wildcard tests/fuzz/fuzz-*.c)))
+FUZZ_LIB     := $(FUZZ_BUILD)/libmmprof.a
+FUZZ_BIN     := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(sort $(wildcard tests/fuzz/fuzz-*.c)))
 
 fuzz: $(FUZZ_BIN)
 	$(Q)set -e; for f in $(FUZZ_BIN); do \
-		n=$${f#build-fuzz/fuzz-}; mkdir -p build-fuzz/corpus/$$n tests/fuzz/corpus/$$n; \
+		n=$${f#$(FUZZ_BUILD)/fuzz-}; mkdir -p $(FUZZ_BUILD)/corpus/$$n tests/fuzz/corpus/$$n; \
 		echo "  FUZZ    $$n ($(FUZZ_SECONDS) s)"; \
 		$$f -max_total_time=$(FUZZ_SECONDS) -timeout=20 -print_final_stats=0 \
 			$(if $(FUZZ_SEED),-seed=$(FUZZ_SEED)) \
-			-artifact_prefix=build-fuzz/crash-$$n- \
-			build-fuzz/corpus/$$n tests/fuzz/corpus/$$n >build-fuzz/$$n.log 2>&1 || \
-			{ tail -40 build-fuzz/$$n.log; echo "mmprof: fuzz-$$n failed; reproducer in build-fuzz/crash-$$n-*" >&2; exit 1; }; \
-		tail -1 build-fuzz/$$n.log; \
+			-artifact_prefix=$(FUZZ_BUILD)/crash-$$n- \
+			$(FUZZ_BUILD)/corpus/$$n tests/fuzz/corpus/$$n >$(FUZZ_BUILD)/$$n.log 2>&1 || \
+			{ tail -40 $(FUZZ_BUILD)/$$n.log; echo "mmprof: fuzz-$$n failed; reproducer in $(FUZZ_BUILD)/crash-$$n-*" >&2; exit 1; }; \
+		tail -1 $(FUZZ_BUILD)/$$n.log; \
 	done
 
-build-fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_LIB) | $(BUILD)/.deps-fuzz
+$(FUZZ_BUILD)/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_LIB) | $(BUILD)/.deps-fuzz
 	@echo "  FUZZCC  $<"
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB) $(LIBS)
 
-$(FUZZ_LIB): $(LIB_SRC:%.c=build-fuzz/%.o)
+$(FUZZ_LIB): $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-build-fuzz/%.o: %.c $(LIBPERF_DEP) | $(DEPS_BUILD) $(BUILD)/.deps-fuzz
+$(FUZZ_BUILD)/%.o: %.c $(LIBPERF_DEP) | $(DEPS_BUILD) $(BUILD)/.deps-fuzz
 	@mkdir -p $(dir $@)
 	@echo "  FUZZCC  $<"
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
@@ -225,13 +241,18 @@ install: $(BUILD)/mmprof
 	install -d $(DESTDIR)$(COMPDIR)
 	install -m 644 src/scripts/mmprof-completion.bash $(DESTDIR)$(COMPDIR)/mmprof
 
+# clean: what BUILD's folder and the fuzz build beside it hold, but the
+# dependency stamps (for the default build/ also build-san/ and ./mmprof);
+# the shared libperf stays.  distclean: the folders, stamps and libperf too.
 clean:
-	rm -rf build/mmprof build/src build/tests build/workloads build/libmmprof.a build-san build-fuzz mmprof
+	rm -rf $(addprefix $(BUILD)/,mmprof src tests workloads bench libmmprof.a test-logs demo) \
+		$(FUZZ_BUILD) $(if $(filter build,$(BUILD)),build-san mmprof)
 
 distclean: clean
-	rm -rf build
+	rm -rf $(BUILD) $(LIBPERF_DIR)
 
 help:
 	@sed -n '2,/^#$$/p' Makefile | sed -e '/^#$$/d' -e 's/^# \{0,1\}//'
 
--include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_BIN:=.d) $(wildcard build-fuzz/src/*/*.d build-fuzz/src/*.d)
+-include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_BIN:=.d) $(BENCH_BIN:=.d) \
+	$(wildcard $(FUZZ_BUILD)/src/*/*.d $(FUZZ_BUILD)/src/*.d $(FUZZ_BUILD)/fuzz-*.d)

@@ -13,6 +13,12 @@ out=$1
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
+# OUTDIR is shared by every build folder (see LIBPERF_DIR in the Makefile):
+# two makes that find it missing at once build it once, the second waits.
+exec 9>"$out/.lock"
+flock 9
+[ -f "$out/lib/libperf.a" ] && exit 0
+
 if [ -n "${LIBPERF_KERNEL_TREE:-}" ]; then
 	tree=$LIBPERF_KERNEL_TREE
 else

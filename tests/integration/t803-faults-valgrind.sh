@@ -10,10 +10,12 @@
 tap_setup t803
 
 # valgrind cannot run an ASan binary: under SANITIZE=... check the plain
-# build of the same tree instead (made here if the plain build is missing).
+# build of the same tree instead (the Makefile names its folder; made here
+# if missing).
 if [ -n "${MMPROF_SANITIZE:-}" ]; then
-	MMPROF=$here/build/mmprof
-	[ -x "$MMPROF" ] || (unset MAKEFLAGS MFLAGS MAKELEVEL; make -C "$here" SANITIZE= build/mmprof) >"$tmp/make.log" 2>&1 ||
+	plain=${MMPROF_PLAIN_BUILD:-$here/build}
+	MMPROF=$plain/mmprof
+	[ -x "$MMPROF" ] || (unset MAKEFLAGS MFLAGS MAKELEVEL; make -C "$here" SANITIZE= BUILD="$plain" "$MMPROF") >"$tmp/make.log" 2>&1 ||
 		{ echo "not ok 1 - plain build for valgrind"; diag "$tmp/make.log" >&2; exit 1; }
 fi
 

@@ -10,11 +10,10 @@
 . "$(dirname "$0")/lib.sh"
 tap_setup t920
 
-# The build dir as make knows it: build/, build-san/ (relative to the top)
-# or any other path (make BUILD=/tmp/x check), which install takes as is.
+# The build dir as make knows it (build/, build-san/ or any make BUILD=...),
+# which install takes as is, and the sanitizer flags it was built with.
 build=$MMPROF_BUILD
-san=
-[ "$(basename "$build")" = build-san ] && san=address,undefined
+san=${MMPROF_SANITIZE:-}
 stage=$tmp/stage
 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$here" -o "$build/mmprof" \
 	BUILD="$build" SANITIZE="$san" DESTDIR="$stage" PREFIX=/usr install >"$tmp/log" 2>&1
