@@ -1,0 +1,163 @@
+/*
+ * sampler-int: the sampler's body, shared by its four files and nowhere
+ * else (the public interface is include/mmprof/sampler.h).
+ *
+ *   sampler.c          construction, options, the notes
+ *   sampler-comm.c     comm and tid tracking; what /proc says of existing processes
+ *   sampler-open.c     opening the events, and why an open failed
+ *   sampler-stream.c   the event stream: samples, side-band records in time order
+ *   sampler-resolve.c  end of run: addresses to frames, counts into the profile
+ *
+ * Invariants: evs[] is settled by the first successful open (chosen);
+ * side-band records wait in sb until no earlier one can still come (see
+ * the comment in struct sampler); comm ids are local (1-based, 0 unknown)
+ * and become profile strings only in sampler__end_run.
+ */
+#ifndef MMPROF_SAMPLER_INT_H
+#define MMPROF_SAMPLER_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <linux/perf_event.h>
+#include <perf/event.h>
+
+#include "mmprof/evspec.h"
+#include "mmprof/hashidx.h"
+#include "mmprof/perfsession.h"
+#include "mmprof/sampler.h"
+#include "mmprof/stackagg.h"
+#include "mmprof/unwind.h"
+
+#define DEFAULT_FREQ		4000	/* perf record's default -F */
+#define DEFAULT_MMAP_PAGES	256	/* 1 MiB per CPU with 4 KiB pages */
+#define DWARF_MMAP_PAGES	1024	/* --call-graph dwarf: samples of ~8 KiB each */
+#define COMM_LEN		16	/* TASK_COMM_LEN */
+/* branch_sample_type bits that only save work: dropped if the kernel refuses them */
+#define LBR_OPTIONAL		(PERF_SAMPLE_BRANCH_NO_FLAGS | PERF_SAMPLE_BRANCH_NO_CYCLES)
+
+struct sampler_event {
+	struct evspec spec;	/* attr template: type, config, modifiers */
+	char asked[128];	/* as the user wrote it ("cycles" for the default) */
+	struct perf_evsel *evsel;	/* this run's, NULL when closed */
+};
+
+struct id_map {
+	uint64_t id;
+	uint32_t event;
+};
+
+/* Comm of a thread, with the one before so samples read late get the right one. */
+struct tid_comm {
+	int32_t tid;
+	uint32_t comm, prev;	/* local comm ids */
+	uint64_t since;		/* perf clock time of the change */
+};
+
+struct frame_row {
+	uint64_t addr;
+	int32_t pid;		/* 0 for kernel addresses: one entry per address */
+	uint32_t kernel;
+	uint32_t frame;		/* profile frame id */
+};
+
+struct sampler {
+	struct sampler_opts opts;
+	struct symbols *syms;
+	struct sampler_event *evs;
+	size_t nr_evs;
+	bool is_default;	/* no -e: cycles with fallback */
+	bool chosen;		/* events settled by a successful open */
+	char note[256];
+	char freq_note[256];	/* this open lowered -F; empty: it did not */
+	uint64_t sample_type;
+
+	/* this run */
+	struct perfsession ps;
+	bool system_wide, need_proc;	/* read /proc at enable (no exec records) */
+	pid_t *pids;
+	size_t nr_pids;
+	bool proc_done;
+	struct id_map *ids;
+	size_t nr_ids, alloc_ids;
+	uint64_t lost, throttled, bad;
+	uint64_t chains_cut;	/* all runs: user chains cut at a junk frame */
+	struct stackagg agg;
+	/*
+	 * --call-graph dwarf: samples carry a user stack copy and wait in the
+	 * side-band queue, so that each is unwound with the maps of its own
+	 * time (an exec or dlopen read later from another CPU is applied
+	 * first); counted when queued (in) and when unwound (out).
+	 */
+	struct unwinder *unwinder;
+	uint64_t deferred_in, deferred_out;
+	uint64_t *scratch;
+	size_t alloc_scratch;
+	/*
+	 * --call-graph lbr: the branch_sample_type asked for (NO_FLAGS and
+	 * NO_CYCLES dropped if the kernel refuses them) and the chain each
+	 * sample's branch stack is turned into (sample__lbr_chain).
+	 */
+	uint64_t branch_type;
+	uint64_t *lbr;
+	size_t alloc_lbr;
+
+	/*
+	 * Side-band records (COMM, MMAP, FORK, EXIT), copied and applied to
+	 * the symbols context in time order: the per-CPU buffers are read one
+	 * after another, so an exec's COMM on one CPU can be read after the
+	 * new image's MMAP2s from another, and applying it late would wipe
+	 * those maps.  A record is held only until no earlier one can still
+	 * come (perf's ordered-events rule): after each full drain round,
+	 * those stamped no later than the newest time read by the end of the
+	 * round before are applied, since they were written before this
+	 * round began reading.  So the queue holds about one round of
+	 * records, not the run's (fork-heavy loads made that grow with time).
+	 */
+	struct reorderq sb;
+	uint64_t sb_last_time;
+	uint64_t seen_max;	/* newest record time read */
+	uint64_t sb_safe;	/* seen_max at the end of the last round, 0: none yet */
+
+	/* comm strings (local ids, 1-based) and per-thread comm */
+	char (*comms)[COMM_LEN + 8];
+	size_t nr_comms, alloc_comms;
+	struct hashidx comm_idx;
+	struct tid_comm *tids;		/* rows of tid_idx, by tid */
+	size_t nr_tids, alloc_tids;
+	struct hashidx tid_idx;
+
+	/* resolution caches, valid for one profile (across its runs) */
+	struct profile *cache_p;
+	struct frame_row *frows;
+	size_t nr_frows, alloc_frows;
+	struct hashidx frow_idx;
+	uint32_t *comm_str;	/* local comm id -> profile string id */
+	size_t alloc_comm_str;
+	/* --inline: per real frame id, 1 + where its inline frames start in inl_ids */
+	uint32_t *inl_at, *inl_ids;	/* inl_ids: count, then the frame ids */
+	size_t alloc_inl_at, nr_inl_ids, alloc_inl_ids;
+	uint32_t *frames;
+	size_t alloc_frames;
+	uint32_t first_event;
+};
+
+/* sampler-comm.c: local comm ids and the comm of each thread over time */
+uint32_t sampler__comm_intern(struct sampler *s, const char *name);
+/* The thread's entry (create: add it); NULL for tid -1, or when absent and !create. */
+struct tid_comm *sampler__tid_comm(struct sampler *s, int32_t tid, bool create);
+void sampler__set_comm(struct sampler *s, int32_t tid, uint32_t comm, uint64_t time);
+/* The comm tid had at time (its process's, perf's ":tid" when unknown). */
+uint32_t sampler__comm_of(struct sampler *s, uint32_t pid, uint32_t tid, uint64_t time);
+/* Names and maps of processes that existed before the open, once per run. */
+void sampler__read_proc(struct sampler *s);
+
+/* sampler-open.c: close this run's events (the sampler stays usable) */
+void sampler__teardown(struct sampler *s);
+
+/* sampler-stream.c: apply the side-band records stamped no later than limit */
+void sampler__flush_sideband(struct sampler *s, uint64_t limit);
+
+#endif

@@ -1,0 +1,503 @@
+/*
+ * sampler-open: one run's events opened on the target, and when the kernel
+ * refuses, one line saying why and what would work; see
+ * src/record/sampler-int.h.
+ *
+ * libperf itself is perfsession's (perfsession.h); one quirk stays here:
+ * read_format ID makes perf_evlist__mmap allocate per-evsel id tables
+ * nothing public frees: ids are read before mmap and the bit is cleared
+ * from libperf's copy of the attr (the kernel keeps its own).
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <perf/cpumap.h>
+#include <perf/evsel.h>
+#include <perf/threadmap.h>
+
+#include "sampler-int.h"
+#include "mmprof/xalloc.h"
+
+void sampler__teardown(struct sampler *s)
+{
+	size_t i;
+
+	perfsession__close(&s->ps);
+	for (i = 0; i < s->nr_evs; i++)
+		s->evs[i].evsel = NULL;
+}
+
+static void make_attr(const struct sampler *s, const struct evspec *sp, bool first,
+		      bool enable_on_exec, struct perf_event_attr *a)
+{
+	*a = sp->attr;
+	a->size = sizeof(*a);
+	a->sample_type = s->sample_type;
+	a->read_format = s->nr_evs > 1 ? PERF_FORMAT_ID : 0;
+	if (sp->tracepoint) {
+		/* every hit, as perf does, unless -c says otherwise */
+		a->sample_period = s->opts.period ? s->opts.period : 1;
+	} else if (s->opts.period) {
+		a->sample_period = s->opts.period;
+	} else {
+		a->freq = 1;
+		a->sample_freq = (uint64_t)s->opts.freq;
+	}
+	if (s->unwinder) {
+		/* perf's --call-graph dwarf: the kernel's chain stops at the user boundary */
+		a->sample_regs_user = UNWIND__REGS_MASK;
+		a->sample_stack_user = s->opts.stack_size;
+		a->exclude_callchain_user = 1;
+	}
+	/*
+	 * --call-graph lbr keeps the kernel's user chain, as perf does: its
+	 * PERF_CONTEXT_USER marks where the LBR's part goes, and its first
+	 * entry is the user IP of a sample taken in the kernel.
+	 */
+	a->branch_sample_type = s->branch_type;
+	a->sample_id_all = 1;
+	a->inherit = 1;
+	a->disabled = 1;
+	a->enable_on_exec = enable_on_exec;
+	a->exclude_guest = 1;
+	/* wake at a quarter full: three quarters of headroom while we drain */
+	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)((size_t)s->opts.mmap_pages * (size_t)getpagesize() / 4);
+	if (first) {
+		/* side-band records once, not once per event */
+		a->mmap = 1;
+		a->mmap2 = 1;
+		a->comm = 1;
+		a->comm_exec = 1;
+		a->task = 1;
+	}
+}
+
+static int try_open(struct sampler *s, size_t i, const struct evspec *sp, bool eoe)
+{
+	struct perf_event_attr attr;
+	struct perf_evsel *evsel;
+	int err;
+
+	make_attr(s, sp, i == 0, eoe, &attr);
+	err = perfsession__add(&s->ps, &attr, &evsel);
+	if (err)
+		return err;
+	err = perfsession__open_evsel(evsel);
+	if (err == -EINVAL && (s->branch_type & LBR_OPTIONAL)) {
+		/* kernels before 4.7 know neither NO_FLAGS nor NO_CYCLES */
+		perf_evsel__attr(evsel)->branch_sample_type &= ~(uint64_t)LBR_OPTIONAL;
+		err = perfsession__open_evsel(evsel);
+		if (!err)
+			s->branch_type &= ~(uint64_t)LBR_OPTIONAL;
+	}
+	if (err) {
+		perfsession__drop(&s->ps, evsel);
+		return err;
+	}
+	s->evs[i].evsel = evsel;
+	return 0;
+}
+
+static long read_sysctl(const char *path)
+{
+	char buf[32] = "";
+	FILE *f = fopen(path, "r");
+	long v = LONG_MIN;
+
+	if (f) {
+		if (fgets(buf, sizeof(buf), f))
+			v = strtol(buf, NULL, 10);
+		fclose(f);
+	}
+	return v;
+}
+
+/*
+ * --call-graph lbr, an open refused for want of branch records: no
+ * hardware PMU at all (virtual machines), or one without LBR (AMD before
+ * Zen 4, or a hypervisor that does not pass it through).
+ */
+static int lbr_error(const char *name, int err, struct errmsg *e)
+{
+	const char *why;
+	char caps[16] = "";
+	FILE *f;
+
+	if (access("/sys/bus/event_source/devices/cpu", F_OK) &&
+	    access("/sys/bus/event_source/devices/cpu_core", F_OK)) {
+		why = "no hardware PMU";
+	} else {
+		f = fopen("/sys/bus/event_source/devices/cpu/caps/branches", "r");
+		if (!f)		/* hybrid Intel: the big cores' PMU */
+			f = fopen("/sys/bus/event_source/devices/cpu_core/caps/branches", "r");
+		if (f) {
+			if (!fgets(caps, sizeof(caps), f))
+				caps[0] = '\0';
+			fclose(f);
+		}
+		why = atoi(caps) > 0 ? "the PMU refused them" : "the cpu PMU lists none";
+	}
+	return errmsg__set(e, err, "--call-graph lbr: this machine's PMU has no last branch "
+			   "records (%s; %s: %s); use --call-graph dwarf or fp", why, name,
+			   strerror(-err));
+}
+
+/* CAP_PERFMON (38) or CAP_SYS_ADMIN (21) in the effective set: paranoid does not apply. */
+static bool perfmon_capable(void)
+{
+	char line[128];
+	unsigned long long caps = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return geteuid() == 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "CapEff:", 7))
+			caps = strtoull(line + 7, NULL, 16);
+	fclose(f);
+	return caps & (1ULL << 38 | 1ULL << 21);
+}
+
+/*
+ * name with its kernel and hypervisor modifiers replaced by u (precision
+ * kept): what a user may sample at kernel.perf_event_paranoid 2.  The
+ * default event suggests what this machine can open: cycles with a core
+ * PMU, cpu-clock without.
+ */
+static void user_only(const struct sampler *s, const char *name, char *buf, size_t size)
+{
+	const char *mods = strstr(name, "/:"), *m;
+	size_t blen, n;
+
+	if (s->is_default && !s->chosen)
+		name = access("/sys/bus/event_source/devices/cpu", F_OK) &&
+		       access("/sys/bus/event_source/devices/cpu_core", F_OK) ? "cpu-clock" : "cycles";
+	if (mods)
+		mods++;
+	else if (!strchr(name, '/'))
+		mods = strchr(name, ':');
+	blen = mods ? (size_t)(mods - name) : strlen(name);
+	n = (size_t)snprintf(buf, size, "%.*s:u", (int)blen, name);
+	for (m = mods ? mods + 1 : ""; *m && n + 1 < size; m++)
+		if (*m == 'p')
+			buf[n++] = 'p', buf[n] = '\0';
+}
+
+/*
+ * EACCES/EPERM: what kernel.perf_event_paranoid allows a user without
+ * CAP_PERFMON, as perf's evsel__open_strerror lists it, and what works at
+ * that level: user space only (:u) at 2, a command or -p at 1, -a at 0,
+ * tracepoints (their raw data) only at -1.  3 and above is a distribution
+ * patch (Debian, Android) that allows nothing.
+ */
+static int access_error(const struct sampler *s, const struct evspec *sp,
+			const struct record_target *t, int err, struct errmsg *e)
+{
+	static const char *const allows[] = {
+		"everything",
+		"any event on their own processes and CPU-wide (-a), except tracepoints",
+		"their own processes, user and kernel space, but not CPU-wide (-a)",
+		"only the user space of their own processes",
+		"no perf events at all",
+	};
+	char what[320], user[160];
+	long v = read_sysctl("/proc/sys/kernel/perf_event_paranoid");
+	const char *name = sp->name;
+
+	if (perfmon_capable())
+		return errmsg__set(e, err, "cannot open event '%s': %s, even with CAP_PERFMON: a "
+				   "security module (SELinux, AppArmor, lockdown) refuses it",
+				   name, strerror(-err));
+	if (v == LONG_MIN)
+		return errmsg__set(e, err, "cannot open event '%s': %s; cannot read "
+				   "kernel.perf_event_paranoid: run as root", name, strerror(-err));
+	if (v >= 3)
+		snprintf(what, sizeof(what), "run as root (or `sysctl kernel.perf_event_paranoid=2` "
+			 "allows user-space-only recording of your own processes)");
+	else if (sp->tracepoint && v >= 0)
+		snprintf(what, sizeof(what), "tracepoints need root or "
+			 "`sysctl kernel.perf_event_paranoid=-1`");
+	else if (t->system_wide && v >= 1)
+		snprintf(what, sizeof(what), "-a needs root or `sysctl kernel.perf_event_paranoid=0`; "
+			 "or record a command or -p PID%s", v >= 2 ? " with :u events" : "");
+	else if (!sp->attr.exclude_kernel && v >= 2) {
+		user_only(s, name, user, sizeof(user));
+		snprintf(what, sizeof(what), "add :u (-e %s), or run as root "
+			 "(`sysctl kernel.perf_event_paranoid=1` allows the kernel too)", user);
+	} else
+		snprintf(what, sizeof(what), "the process is not yours (or a security module "
+			 "refuses it): run as root");
+	return errmsg__set(e, err, "cannot open event '%s': %s; kernel.perf_event_paranoid is %ld, "
+			   "which allows users without CAP_PERFMON %s: %s", name, strerror(-err), v,
+			   allows[v < -1 ? 0 : v > 3 ? 4 : v + 1], what);
+}
+
+static int open_error(const struct sampler *s, const struct evspec *sp,
+		      const struct record_target *t, int err, struct errmsg *e)
+{
+	const char *name = sp->name;
+	long v;
+
+	switch (-err) {
+	case EACCES:
+	case EPERM:
+		return access_error(s, sp, t, err, e);
+	case ENOENT:
+	case EOPNOTSUPP:
+	case ENODEV:
+	case ENXIO:
+		if (s->branch_type)
+			return lbr_error(name, err, e);
+		return errmsg__set(e, err, "cannot open event '%s': %s; this machine does not "
+				   "have it ('perf list' shows the events it has)", name, strerror(-err));
+	case EINVAL:
+		v = read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate");
+		if (s->opts.freq && v != LONG_MIN && s->opts.freq > v)
+			return errmsg__set(e, err, "cannot open event '%s': -F %d is above "
+					   "kernel.perf_event_max_sample_rate (%ld): lower -F, "
+					   "or leave out --strict-freq to sample at %ld Hz",
+					   name, s->opts.freq, v, v);
+		if (s->branch_type)
+			return lbr_error(name, err, e);
+		return errmsg__set(e, err, "cannot open event '%s': %s; the event, its modifiers "
+				   "or the sampling settings are not supported here", name,
+				   strerror(-err));
+	case EMFILE:
+		return errmsg__set(e, err, "cannot open event '%s': %s; raise the limit with "
+				   "`ulimit -n`", name, strerror(-err));
+	case ESRCH:
+		return errmsg__set(e, err, "cannot open event '%s': the target process is gone",
+				   name);
+	case EBUSY:
+		return errmsg__set(e, err, "cannot open event '%s': %s; another tool holds the "
+				   "PMU", name, strerror(-err));
+	default:
+		return errmsg__set(e, err, "cannot open event '%s': %s", name, strerror(-err));
+	}
+}
+
+static bool no_pmu(int err)
+{
+	return err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV || err == -ENXIO;
+}
+
+/* cycles:ppp down to cycles, then cpu-clock when there is no PMU at all. */
+static int open_default(struct sampler *s, const struct record_target *t, struct errmsg *e)
+{
+	struct evspec sp = s->evs[0].spec;
+	bool eoe = t->enable_on_exec;
+	int precise, err = 0;
+
+	for (precise = 3; precise >= 0; precise--) {
+		sp.attr.precise_ip = precise;
+		err = try_open(s, 0, &sp, eoe);
+		if (!err) {
+			snprintf(sp.name, sizeof(sp.name), "cycles%s%.*s", precise ? ":" : "",
+				 precise, "ppp");
+			s->evs[0].spec = sp;
+			return 0;
+		}
+		if (err == -EACCES || err == -EPERM || err == -EMFILE || err == -ESRCH ||
+		    err == -ENOMEM)
+			return open_error(s, &sp, t, err, e);
+	}
+	/* a software event has no branch records: no cpu-clock fallback for lbr */
+	if (!no_pmu(err) || s->branch_type)
+		return open_error(s, &sp, t, err, e);
+	snprintf(s->note, sizeof(s->note), "no hardware PMU (cycles: %s); sampling cpu-clock "
+		 "instead", strerror(-err));
+	evspec__parse("cpu-clock", &sp, NULL);
+	err = try_open(s, 0, &sp, eoe);
+	if (err)
+		return open_error(s, &sp, t, err, e);
+	s->evs[0].spec = sp;
+	return 0;
+}
+
+static int id_cmp(const void *a, const void *b)
+{
+	const struct id_map *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Learn each fd's id (read_format ID), then hide the bit from libperf. */
+static int read_ids(struct sampler *s, struct errmsg *e)
+{
+	size_t i;
+
+	s->nr_ids = 0;
+	for (i = 0; i < s->nr_evs; i++) {
+		struct perf_evsel *evsel = s->evs[i].evsel;
+		int ncpu = perf_cpu_map__nr(perf_evsel__cpus(evsel));
+		int nthr = perf_thread_map__nr(perf_evsel__threads(evsel));
+		int c, t, err;
+
+		for (c = 0; c < ncpu; c++)
+			for (t = 0; t < nthr; t++) {
+				struct perf_counts_values v;
+
+				err = perf_evsel__read(evsel, c, t, &v);
+				if (err)
+					return errmsg__set(e, err, "cannot read the id of event "
+							   "'%s': %s", s->evs[i].spec.name,
+							   strerror(-err));
+				XGROW(s->ids, s->alloc_ids, s->nr_ids);
+				s->ids[s->nr_ids].id = v.id;
+				s->ids[s->nr_ids++].event = (uint32_t)i;
+			}
+		perf_evsel__attr(evsel)->read_format &= ~(uint64_t)PERF_FORMAT_ID;
+	}
+	qsort(s->ids, s->nr_ids, sizeof(*s->ids), id_cmp);
+	return 0;
+}
+
+static int add_task_ids(pid_t pid, pid_t **tids, size_t *nr, size_t *alloc)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while ((d = readdir(dir))) {
+		if (!isdigit((unsigned char)d->d_name[0]))
+			continue;
+		xgrow((void **)tids, alloc, *nr, sizeof(**tids));
+		(*tids)[(*nr)++] = atoi(d->d_name);
+	}
+	closedir(dir);
+	return 0;
+}
+
+/* The session on the target: every thread of its processes, or per CPU (-a). */
+static int open_session(struct sampler *s, const struct record_target *t, struct errmsg *e)
+{
+	pid_t *tids = NULL;
+	size_t nr = 0, alloc = 0, i;
+	int err;
+
+	if (t->system_wide)
+		return perfsession__open(&s->ps, t->cpu_list, NULL, 0, e);
+	if (!t->nr_pids)
+		return errmsg__set(e, -EINVAL, "no process to sample");
+	for (i = 0; i < t->nr_pids; i++) {
+		err = add_task_ids(t->pids[i], &tids, &nr, &alloc);
+		if (err) {
+			free(tids);
+			return errmsg__set(e, err == -ENOENT ? -ESRCH : err,
+					   "cannot sample process %d: %s", (int)t->pids[i],
+					   err == -ENOENT ? "no such process" : strerror(-err));
+		}
+	}
+	err = perfsession__open(&s->ps, t->cpu_list, tids, nr, e);
+	free(tids);
+	return err;
+}
+
+/*
+ * The kernel refuses a frequency above kernel.perf_event_max_sample_rate,
+ * and lowers that limit itself while sampling when its interrupts take too
+ * long (a busy machine after a few high-frequency runs), so a -F that
+ * worked a minute ago can fail now.  Sample at the limit and say so, as
+ * perf record does, unless --strict-freq.
+ */
+static void lower_freq(struct sampler *s)
+{
+	bool sampled = false;
+	size_t i;
+	long max;
+
+	s->freq_note[0] = '\0';
+	for (i = 0; i < s->nr_evs; i++)
+		sampled |= !s->evs[i].spec.tracepoint;	/* tracepoints: every hit */
+	if (!sampled || !s->opts.freq || s->opts.strict_freq)
+		return;
+	max = read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate");
+	if (max == LONG_MIN || max <= 0 || s->opts.freq <= max)
+		return;
+	snprintf(s->freq_note, sizeof(s->freq_note), "-F %d is above "
+		 "kernel.perf_event_max_sample_rate; sampling at %ld Hz (the kernel lowers "
+		 "that limit when sampling interrupts take too long; --strict-freq refuses "
+		 "instead)", s->opts.freq, max);
+	s->opts.freq = (int)max;
+}
+
+int sampler__open(struct sampler *s, const struct record_target *t, struct errmsg *e)
+{
+	size_t i;
+	int err;
+
+	sampler__teardown(s);
+	lower_freq(s);
+	err = open_session(s, t, e);
+	if (err)
+		return err;
+
+	for (i = 0; i < s->nr_evs; i++) {
+		if (s->is_default && !s->chosen)
+			err = open_default(s, t, e);
+		else if ((err = try_open(s, i, &s->evs[i].spec, t->enable_on_exec)))
+			open_error(s, &s->evs[i].spec, t, err, e);
+		if (err)
+			goto out_teardown;
+	}
+	s->chosen = true;
+	if (s->nr_evs > 1 && (err = read_ids(s, e)))
+		goto out_teardown;
+	err = perfsession__mmap(&s->ps, s->opts.mmap_pages);
+	if (err) {
+		if (err == -EPERM || err == -ENOMEM)
+			errmsg__set(e, err, "cannot map %d-page ring buffers: %s; lower -m or "
+				    "raise kernel.perf_event_mlock_kb", s->opts.mmap_pages,
+				    strerror(-err));
+		else
+			errmsg__set(e, err, "cannot map the ring buffers: %s", strerror(-err));
+		goto out_teardown;
+	}
+
+	s->system_wide = t->system_wide;
+	s->need_proc = t->system_wide || !t->enable_on_exec;
+	s->proc_done = false;
+	free(s->pids);
+	s->pids = NULL;
+	s->nr_pids = t->system_wide ? 0 : t->nr_pids;
+	if (s->nr_pids) {
+		s->pids = xmalloc(s->nr_pids * sizeof(*s->pids));
+		memcpy(s->pids, t->pids, s->nr_pids * sizeof(*s->pids));
+	}
+	if (t->system_wide)
+		sampler__set_comm(s, 0, sampler__comm_intern(s, "swapper"), 0);
+	return 0;
+
+out_teardown:
+	sampler__teardown(s);
+	return err;
+}
+
+void sampler__enable(struct sampler *s)
+{
+	if (!perfsession__is_open(&s->ps))
+		return;
+	sampler__read_proc(s);
+	perfsession__enable(&s->ps);
+}
+
+void sampler__disable(struct sampler *s)
+{
+	perfsession__disable(&s->ps);
+}
+
+int sampler__poll(struct sampler *s, int timeout_ms)
+{
+	return perfsession__poll(&s->ps, timeout_ms);
+}

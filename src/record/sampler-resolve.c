@@ -1,0 +1,208 @@
+/*
+ * sampler-resolve: the end of a run, the aggregate into the profile; see
+ * src/record/sampler-int.h.
+ *
+ * Each distinct (pid, address) is resolved once per profile (frow_idx),
+ * with its inline chain once per real frame under --inline; comm ids
+ * become profile strings once.  So the cost of a run's end grows with
+ * distinct stacks and addresses, not with samples.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sampler-int.h"
+#include "mmprof/xalloc.h"
+
+void sampler__add_events(struct sampler *s, struct profile *p)
+{
+	size_t i;
+
+	s->first_event = (uint32_t)p->nr_events;
+	for (i = 0; i < s->nr_evs; i++) {
+		const struct evspec *sp = &s->evs[i].spec;
+		struct event_desc d = {
+			.name = profile__intern(p, sp->name),
+			.asked = profile__intern(p, s->evs[i].asked),
+			.type = sp->attr.type,
+			.config = sp->attr.config,
+		};
+
+		if (sp->tracepoint || s->opts.period) {
+			d.freq = 0;
+			d.sample = s->opts.period ? s->opts.period : 1;
+		} else {
+			d.freq = 1;
+			d.sample = (uint64_t)s->opts.freq;
+		}
+		profile__add_event(p, &d);
+	}
+}
+
+static bool frow_eq(const void *ctx, uint32_t row, const void *key)
+{
+	const struct frame_row *a = &((const struct sampler *)ctx)->frows[row];
+	const struct frame_row *b = key;
+
+	return a->addr == b->addr && a->pid == b->pid && a->kernel == b->kernel;
+}
+
+/* The profile frame of an address, resolved once per profile. */
+static uint32_t frame_of(struct sampler *s, struct profile *p, uint32_t pid, uint64_t addr,
+			 bool kernel)
+{
+	struct frame_row key = { .addr = addr, .pid = kernel ? 0 : (int32_t)pid,
+				 .kernel = kernel };
+	uint64_t h = hash__combine(hash__u64(addr), ((uint64_t)(uint32_t)key.pid << 1) | kernel);
+	uint32_t row = hashidx__find(&s->frow_idx, h, frow_eq, s, &key);
+	struct symbol_info si = { 0 };
+	struct frame f = { 0 };
+
+	if (row != HASHIDX_NONE)
+		return s->frows[row].frame;
+	symbols__resolve(s->syms, (pid_t)pid, addr, kernel, &si);
+	f.addr = addr;
+	f.kernel = kernel;
+	f.sym = profile__intern(p, si.sym);
+	f.dso = profile__intern(p, si.dso);
+	f.raw = profile__intern(p, si.raw_sym);	/* 0 unless demangled */
+	f.sym_off = si.sym ? si.sym_off : 0;
+	key.frame = profile__frame(p, &f);
+	XGROW(s->frows, s->alloc_frows, s->nr_frows);
+	s->frows[s->nr_frows] = key;
+	hashidx__insert(&s->frow_idx, h, (uint32_t)s->nr_frows++);
+	return key.frame;
+}
+
+/*
+ * --inline: append to s->frames (from n) the functions inlined at the
+ * real frame's address, innermost first, as frames flagged inlined; the
+ * caller appends the real frame after them.  A caller's address is a
+ * return address, so its inline scope is looked up at addr - 1 (exact:
+ * the sampled IP).  Computed once per real frame.
+ */
+static size_t push_inline(struct sampler *s, struct profile *p, uint32_t pid, uint64_t addr,
+			  bool exact, bool kernel, uint32_t real, size_t n)
+{
+	const char *names[32];
+	size_t k, nr, at;
+
+	if (real >= s->alloc_inl_at) {
+		size_t old = s->alloc_inl_at;
+
+		XGROW(s->inl_at, s->alloc_inl_at, real);
+		memset(s->inl_at + old, 0, (s->alloc_inl_at - old) * sizeof(*s->inl_at));
+	}
+	if (!s->inl_at[real]) {
+		struct frame f = p->frames[real];
+
+		addr = exact ? addr : addr - 1;
+		nr = kernel ? symbols__kernel_inline_chain(s->syms, addr, names,
+							   sizeof(names) / sizeof(names[0]))
+			    : symbols__inline_chain(s->syms, (pid_t)pid, addr, names,
+						    sizeof(names) / sizeof(names[0]));
+		at = s->nr_inl_ids;
+		XGROW(s->inl_ids, s->alloc_inl_ids, at + nr);
+		s->inl_ids[at] = 0;
+		/* the last name is the real function itself */
+		for (k = 0; k + 1 < nr; k++) {
+			f.sym = profile__intern(p, names[k]);
+			f.sym_off = 0;
+			f.inlined = 1;
+			s->inl_ids[at + 1 + s->inl_ids[at]++] = profile__frame(p, &f);
+		}
+		s->nr_inl_ids = at + 1 + s->inl_ids[at];
+		s->inl_at[real] = (uint32_t)at + 1;
+	}
+	at = s->inl_at[real] - 1;
+	XGROW(s->frames, s->alloc_frames, n + s->inl_ids[at] + 1);
+	for (k = 0; k < s->inl_ids[at]; k++)
+		s->frames[n++] = s->inl_ids[at + 1 + k];
+	return n;
+}
+
+static void reset_caches(struct sampler *s, struct profile *p)
+{
+	s->cache_p = p;
+	s->nr_frows = 0;
+	if (s->inl_at)
+		memset(s->inl_at, 0, s->alloc_inl_at * sizeof(*s->inl_at));
+	s->nr_inl_ids = 0;
+	hashidx__release(&s->frow_idx);
+	hashidx__init(&s->frow_idx);
+	if (s->comm_str)
+		memset(s->comm_str, 0, s->alloc_comm_str * sizeof(*s->comm_str));
+}
+
+int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct run *r)
+{
+	size_t i;
+
+	if (p != s->cache_p)
+		reset_caches(s, p);
+	/* a run whose open lowered -F: the file says the lowest frequency used */
+	for (i = 0; i < s->nr_evs && s->first_event + i < p->nr_events; i++) {
+		struct event_desc *d = &p->events[s->first_event + i];
+
+		if (d->freq && s->opts.freq && (uint64_t)s->opts.freq < d->sample)
+			d->sample = (uint64_t)s->opts.freq;
+	}
+	sampler__flush_sideband(s, UINT64_MAX);
+	s->sb_safe = s->seen_max = s->sb_last_time = 0;
+	stackagg__flush(&s->agg);	/* after the side band: it may add unwound samples */
+	for (i = 0; i < s->agg.nr_entries; i++) {
+		const struct stackagg_entry *en = stackagg__entry(&s->agg, i);
+		const uint64_t *chain = stackagg__chain(&s->agg, en);
+		bool kernel = false, leaf = true;
+		size_t n = 0;
+		uint32_t j, node, comm, f;
+
+		XGROW(s->frames, s->alloc_frames, en->nr);
+		for (j = 0; j < en->nr; j++) {
+			if (chain[j] >= PERF_CONTEXT_MAX) {
+				kernel = chain[j] != PERF_CONTEXT_USER &&
+					 chain[j] != PERF_CONTEXT_GUEST_USER;
+				continue;
+			}
+			f = frame_of(s, p, en->pid, chain[j], kernel);
+			/* kernel frames: whenever record attached a vmlinux */
+			if ((kernel ? symbols__vmlinux(s->syms) != NULL : symbols__inline(s->syms)) &&
+			    p->frames[f].sym)
+				n = push_inline(s, p, en->pid, chain[j], leaf, kernel, f, n);
+			XGROW(s->frames, s->alloc_frames, n);
+			s->frames[n++] = f;
+			leaf = false;
+		}
+		if (!n)
+			continue;
+		node = profile__stack(p, s->frames, n);
+		if (s->alloc_comm_str <= en->comm) {
+			size_t old = s->alloc_comm_str;
+
+			XGROW(s->comm_str, s->alloc_comm_str, en->comm);
+			memset(s->comm_str + old, 0, (s->alloc_comm_str - old) * sizeof(*s->comm_str));
+		}
+		comm = s->comm_str[en->comm];
+		if (!comm)
+			comm = s->comm_str[en->comm] =
+				profile__intern(p, en->comm ? s->comms[en->comm] : "[unknown]");
+		/* a pid past pid_t cannot come from the kernel: keep the file valid */
+		profile__add_count(p, run, s->first_event + en->event, comm,
+				   en->pid <= INT32_MAX ? en->pid : 0, node, en->samples, en->period);
+	}
+	if (r) {
+		r->samples = s->agg.samples;
+		r->lost = s->lost;
+		r->throttled = s->throttled;
+	}
+	if (s->chains_cut) {
+		char v[32];
+
+		snprintf(v, sizeof(v), "%" PRIu64, s->chains_cut);
+		profile__set_meta(p, "user_chains_truncated", v);
+	}
+	stackagg__reset(&s->agg);
+	s->lost = s->throttled = s->bad = 0;
+	return 0;
+}
