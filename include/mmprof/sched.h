@@ -79,8 +79,9 @@ struct sched {
 	size_t arena_used, arena_alloc;
 	struct hashidx stack_idx;
 
-	struct sched_task *tasks;	/* open addressing by tid */
-	size_t task_mask, nr_tasks;
+	struct sched_task *tasks;	/* rows of task_idx, by tid */
+	size_t nr_tasks, alloc_tasks;
+	struct hashidx task_idx;
 	bool filter;			/* only watched tasks */
 
 	struct sched_stat total;	/* every completed switch-out */

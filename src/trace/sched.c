@@ -19,7 +19,7 @@
 #define TASK_STATE_MASK 0xff	/* TASK_REPORT bits; 0 means runnable (R, R+) */
 
 struct sched_task {
-	int32_t tid;		/* -1: free slot */
+	int32_t tid;
 	uint8_t watched;
 	uint8_t out;		/* switched out, not yet back */
 	uint8_t runnable;	/* switched out while runnable (preempted) */
@@ -31,6 +31,7 @@ void sched__init(struct sched *s, bool filter)
 {
 	memset(s, 0, sizeof(*s));
 	hashidx__init(&s->stack_idx);
+	hashidx__init(&s->task_idx);
 	s->filter = filter;
 }
 
@@ -40,6 +41,7 @@ void sched__release(struct sched *s)
 	free(s->arena);
 	free(s->tasks);
 	hashidx__release(&s->stack_idx);
+	hashidx__release(&s->task_idx);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -51,50 +53,31 @@ void sched__reset(struct sched *s)
 	sched__init(s, filter);
 }
 
+static bool task_eq(const void *ctx, uint32_t row, const void *key)
+{
+	const struct sched *s = ctx;
+
+	return s->tasks[row].tid == *(const int32_t *)key;
+}
+
+/* The task's state (create: add it); valid until the next task is added. */
 static struct sched_task *task_slot(struct sched *s, int32_t tid, bool create)
 {
-	size_t i;
+	uint64_t h = hash__u64((uint64_t)(uint32_t)tid);
+	uint32_t row = hashidx__find(&s->task_idx, h, task_eq, s, &tid);
+	struct sched_task *t;
 
-	if (!s->tasks) {
-		if (!create)
-			return NULL;
-		s->task_mask = 255;
-		s->tasks = xmalloc((s->task_mask + 1) * sizeof(*s->tasks));
-		for (i = 0; i <= s->task_mask; i++)
-			s->tasks[i].tid = -1;
-	}
-	for (i = hash__u64((uint64_t)(uint32_t)tid) & s->task_mask;; i = (i + 1) & s->task_mask) {
-		if (s->tasks[i].tid == tid)
-			return &s->tasks[i];
-		if (s->tasks[i].tid == -1)
-			break;
-	}
+	if (row != HASHIDX_NONE)
+		return &s->tasks[row];
 	if (!create)
 		return NULL;
-	if ((s->nr_tasks + 1) * 2 > s->task_mask + 1) {
-		struct sched_task *old = s->tasks;
-		size_t old_cap = s->task_mask + 1, j;
-
-		s->task_mask = old_cap * 2 - 1;
-		s->tasks = xmalloc((s->task_mask + 1) * sizeof(*s->tasks));
-		for (j = 0; j <= s->task_mask; j++)
-			s->tasks[j].tid = -1;
-		for (j = 0; j < old_cap; j++) {
-			if (old[j].tid == -1)
-				continue;
-			for (i = hash__u64((uint64_t)(uint32_t)old[j].tid) & s->task_mask;
-			     s->tasks[i].tid != -1; i = (i + 1) & s->task_mask)
-				;
-			s->tasks[i] = old[j];
-		}
-		free(old);
-		return task_slot(s, tid, true);
-	}
-	s->nr_tasks++;
-	memset(&s->tasks[i], 0, sizeof(s->tasks[i]));
-	s->tasks[i].tid = tid;
-	s->tasks[i].stack = NO_STACK;
-	return &s->tasks[i];
+	XGROW(s->tasks, s->alloc_tasks, s->nr_tasks);
+	t = &s->tasks[s->nr_tasks];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->stack = NO_STACK;
+	hashidx__insert(&s->task_idx, h, (uint32_t)s->nr_tasks++);
+	return t;
 }
 
 void sched__watch(struct sched *s, int32_t tid)
