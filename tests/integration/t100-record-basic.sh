@@ -18,56 +18,63 @@ plan 20
 rc=$?
 ok $rc "record -- dd exits 0"
 [ $rc -eq 0 ] || diag "$tmp/err"
-ok "$(test -s "$tmp/x.data"; echo $?)" "the file is written"
+test -s "$tmp/x.data"
+ok $? "the file is written"
 grep -q "^mmprof: 1 run, [0-9]* samples, 0 lost, [0-9]* throttled; wrote '$tmp/x.data'" "$tmp/err"
 ok $? "one summary line with runs, samples, lost, throttled and the path"
 
 # 4-6: the run: status, rusage, samples.
-ok "$(test "$(q 'select count(*) from runs')" = 1; echo $?)" "one run"
-ok "$(test "$(q 'select exit_code || "/" || term_signal from runs')" = "0/0"; echo $?)" \
-	"exit code 0, no signal"
-ok "$(test "$(q 'select (utime_us + stime_us) > 0 and minflt > 0 and maxrss_kb > 0 and wall_ns > 0 and samples > 50 from runs')" = 1; echo $?)" \
-	"rusage, wall time and samples are stored"
+test "$(q 'select count(*) from runs')" = 1
+ok $? "one run"
+test "$(q 'select exit_code || "/" || term_signal from runs')" = "0/0"
+ok $? "exit code 0, no signal"
+test "$(q 'select (utime_us + stime_us) > 0 and minflt > 0 and maxrss_kb > 0 and wall_ns > 0 and samples > 50 from runs')" = 1
+ok $? "rusage, wall time and samples are stored"
 
 # 7-10: counters.
-ok "$(test "$(q "select supported = 1 and value > 0 from counters_v where name = 'page-faults'")" = 1; echo $?)" \
-	"page-faults supported and > 0"
-ok "$(test "$(q "select count(*) from counters_v where name in ('task-clock','cpu-clock','context-switches','cpu-migrations','page-faults','minor-faults','major-faults') and supported = 1")" = 7; echo $?)" \
-	"the seven software counters are supported"
+test "$(q "select supported = 1 and value > 0 from counters_v where name = 'page-faults'")" = 1
+ok $? "page-faults supported and > 0"
+test "$(q "select count(*) from counters_v where name in ('task-clock','cpu-clock','context-switches','cpu-migrations','page-faults','minor-faults','major-faults') and supported = 1")" = 7
+ok $? "the seven software counters are supported"
 # cpu-cycles: counted where a core PMU exists, else flagged (this VM has none)
 got=$(q "select supported || '|' || (value > 0) || '|' || enabled from counters_v where name = 'cpu-cycles'")
 if [ -e /sys/bus/event_source/devices/cpu ] || [ -e /sys/bus/event_source/devices/cpu_core ]; then
-	ok "$(test "${got%|*}" = "1|1"; echo $?)" "cpu-cycles counted with a PMU (got '$got')"
+	test "${got%|*}" = "1|1"
+	ok $? "cpu-cycles counted with a PMU (got '$got')"
 else
-	ok "$(test "$got" = "0|0|0"; echo $?)" "cpu-cycles flagged unsupported, not zero, without a PMU (got '$got')"
+	test "$got" = "0|0|0"
+	ok $? "cpu-cycles flagged unsupported, not zero, without a PMU (got '$got')"
 fi
-ok "$(test "$(q "select count(*) from counters_v where supported = 0 and (value != 0 or enabled != 0)")" = 0; echo $?)" \
-	"no unsupported counter carries numbers"
+test "$(q "select count(*) from counters_v where supported = 0 and (value != 0 or enabled != 0)")" = 0
+ok $? "no unsupported counter carries numbers"
 
 # 11-12: intervals: several readings, summing exactly to the totals.
-ok "$(test "$(q "select count(*) >= 3 from intervals_v where name = 'task-clock'")" = 1; echo $?)" \
-	"-I 100 gives several interval readings"
-ok "$(test "$(q "select count(*) from counters_v c where supported and value != (select sum(value) from intervals_v i where i.name = c.name and i.run = c.run)")" = 0; echo $?)" \
-	"intervals sum to the totals for every counter"
+test "$(q "select count(*) >= 3 from intervals_v where name = 'task-clock'")" = 1
+ok $? "-I 100 gives several interval readings"
+test "$(q "select count(*) from counters_v c where supported and value != (select sum(value) from intervals_v i where i.name = c.name and i.run = c.run)")" = 0
+ok $? "intervals sum to the totals for every counter"
 
 # 13-16: metadata.
-ok "$(test "$(q "select value from meta where key = 'record_mode'")" = fork; echo $?)" "record_mode fork"
-ok "$(q "select value from meta where key = 'cmdline'" | grep -q "^mmprof record -o .* -- dd if=/dev/zero"; echo $?)" \
-	"the command line is stored"
+test "$(q "select value from meta where key = 'record_mode'")" = fork
+ok $? "record_mode fork"
+q "select value from meta where key = 'cmdline'" | grep -q "^mmprof record -o .* -- dd if=/dev/zero"
+ok $? "the command line is stored"
 thp=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled)
-ok "$(test "$(q "select value from meta where key = 'thp_enabled'")" = "$thp"; echo $?)" \
-	"thp_enabled is the bracketed choice ($thp)"
-ok "$(test "$(q "select count(*) from meta where key in ('kernel_release','hostname','cpu_model','nr_cpus_online','start_time','events_used','sample_freq','perf_event_paranoid','kptr_restrict','mmprof_version')")" = 10; echo $?)" \
-	"kernel, host, CPU, start time, events, frequency and sysctls are stored"
+test "$(q "select value from meta where key = 'thp_enabled'")" = "$thp"
+ok $? "thp_enabled is the bracketed choice ($thp)"
+test "$(q "select count(*) from meta where key in ('kernel_release','hostname','cpu_model','nr_cpus_online','start_time','events_used','sample_freq','perf_event_paranoid','kptr_restrict','mmprof_version')")" = 10
+ok $? "kernel, host, CPU, start time, events, frequency and sysctls are stored"
 
 # 17-20: a workload's metric lines are passed through and captured.
 "$MMPROF" record -q -o "$tmp/x.data" -F 999 -- "$wl/page-fault" --seconds 0.3 >"$tmp/out" 2>"$tmp/err"
 rc=$?
 ok $rc "record -- page-fault exits 0"
-ok "$(grep -q '^page-fault.ops_per_sec: [0-9]' "$tmp/out"; echo $?)" "the workload's stdout reaches ours"
-ok "$(test "$(q "select count(*) from metrics_v where key = 'page-fault.ops_per_sec' and value > 0")" = 1; echo $?)" \
-	"its metric lines become metrics of the run"
-ok "$(test ! -s "$tmp/err"; echo $?)" "-q: nothing on stderr"
+grep -q '^page-fault.ops_per_sec: [0-9]' "$tmp/out"
+ok $? "the workload's stdout reaches ours"
+test "$(q "select count(*) from metrics_v where key = 'page-fault.ops_per_sec' and value > 0")" = 1
+ok $? "its metric lines become metrics of the run"
+test ! -s "$tmp/err"
+ok $? "-q: nothing on stderr"
 [ -s "$tmp/err" ] && diag "$tmp/err"
 
 done_testing
