@@ -15,15 +15,19 @@ plan 8
 rc=$?
 ok $rc "record -r 3 exits 0"
 [ $rc -eq 0 ] || diag "$tmp/err"
-ok "$(test "$(q 'select count(*) from runs')" = 3; echo $?)" "-r 3 gives three runs"
-ok "$(test "$(q 'select count(*) from runs where exit_code = 0 and term_signal = 0 and samples > 0 and minflt > 0')" = 3; echo $?)" \
-	"each run has its status, rusage and samples"
-ok "$(test "$(q 'select count(distinct run) from counts')" = 3; echo $?)" "counts are kept per run"
-ok "$(test "$(q "select count(*) from counters_v where name = 'page-faults' and supported and value > 0")" = 3; echo $?)" \
-	"each run has its own counter totals"
-ok "$(test "$(q "select count(distinct run) from intervals_v")" = 3; echo $?)" "and its own intervals"
-ok "$(test "$(q "select count(*) from metrics_v where key = 'page-fault.ops'")" = 3; echo $?)" \
-	"each run's metric line is kept"
-ok "$(grep -c '^page-fault.ops:' "$tmp/out" | grep -qx 3; echo $?)" "the three outputs were passed through"
+test "$(q 'select count(*) from runs')" = 3
+ok $? "-r 3 gives three runs"
+test "$(q 'select count(*) from runs where exit_code = 0 and term_signal = 0 and samples > 0 and minflt > 0')" = 3
+ok $? "each run has its status, rusage and samples"
+test "$(q 'select count(distinct run) from counts')" = 3
+ok $? "counts are kept per run"
+test "$(q "select count(*) from counters_v where name = 'page-faults' and supported and value > 0")" = 3
+ok $? "each run has its own counter totals"
+test "$(q "select count(distinct run) from intervals_v")" = 3
+ok $? "and its own intervals"
+test "$(q "select count(*) from metrics_v where key = 'page-fault.ops'")" = 3
+ok $? "each run's metric line is kept"
+grep -c '^page-fault.ops:' "$tmp/out" | grep -qx 3
+ok $? "the three outputs were passed through"
 
 done_testing
