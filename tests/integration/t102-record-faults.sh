@@ -23,8 +23,8 @@ usage_error() {
 	"$MMPROF" record -o "$tmp/u.data" "$@" >"$tmp/uout" 2>"$tmp/uerr"
 	rc=$?
 	lines=$(wc -l <"$tmp/uerr")
-	ok "$(test $rc -eq 2 && test "$lines" -eq 1 && test ! -e "$tmp/u.data" && test ! -s "$tmp/uout"; echo $?)" \
-		"$desc: exit 2, one line, no file"
+	test $rc -eq 2 && test "$lines" -eq 1 && test ! -e "$tmp/u.data" && test ! -s "$tmp/uout"
+	ok $? "$desc: exit 2, one line, no file"
 	[ $rc -eq 2 ] && [ "$lines" -eq 1 ] || { echo "# rc=$rc"; diag "$tmp/uerr"; }
 }
 
@@ -33,18 +33,23 @@ plan 45
 # 1-4: missing binary
 "$MMPROF" record -o "$tmp/m.data" -- /nonexistent/mmprof-nothing arg >"$tmp/out" 2>"$tmp/err"
 rc=$?
-ok "$(test $rc -eq 2; echo $?)" "a missing binary exits 2"
-ok "$(test "$(cat "$tmp/err")" = "mmprof: cannot run '/nonexistent/mmprof-nothing': No such file or directory"; echo $?)" \
-	"and says why in one line"
+test $rc -eq 2
+ok $? "a missing binary exits 2"
+test "$(cat "$tmp/err")" = "mmprof: cannot run '/nonexistent/mmprof-nothing': No such file or directory"
+ok $? "and says why in one line"
 [ $? -eq 0 ] || diag "$tmp/err"
-ok "$(test ! -e "$tmp/m.data"; echo $?)" "no file is written"
-ok "$(ls -A "$tmp" | grep -q tmp; test $? -ne 0; echo $?)" "no temporary file is left"
+test ! -e "$tmp/m.data"
+ok $? "no file is written"
+ls -A "$tmp" | grep -q tmp; test $? -ne 0
+ok $? "no temporary file is left"
 
 # 5-6: an existing target survives a failed record
 printf 'precious\n' >"$tmp/keep.data"
 "$MMPROF" record -o "$tmp/keep.data" -- /nonexistent/mmprof-nothing 2>/dev/null
-ok "$(test $? -eq 2; echo $?)" "a failed record over an existing file exits 2"
-ok "$(test "$(cat "$tmp/keep.data")" = precious; echo $?)" "the existing file is intact"
+test $? -eq 2
+ok $? "a failed record over an existing file exits 2"
+test "$(cat "$tmp/keep.data")" = precious
+ok $? "the existing file is intact"
 
 # 7-10: SIGSEGV
 "$MMPROF" record -o "$tmp/s.data" -- sh -c 'i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done; kill -SEGV $$' \
@@ -52,27 +57,28 @@ ok "$(test "$(cat "$tmp/keep.data")" = precious; echo $?)" "the existing file is
 rc=$?
 ok $rc "a workload killed by SIGSEGV: record still exits 0"
 [ $rc -eq 0 ] || diag "$tmp/err"
-ok "$(test "$(sqlite3 "$tmp/s.data" 'select exit_code || "/" || term_signal from runs')" = "-1/11"; echo $?)" \
-	"the file is valid and stores term_signal 11"
-ok "$(test "$(sqlite3 "$tmp/s.data" 'select samples > 0 from runs')" = 1; echo $?)" \
-	"the samples before the crash are kept"
-ok "$(grep -qx 'mmprof: workload killed by SIGSEGV in run 1' "$tmp/err"; echo $?)" "the status is printed"
+test "$(sqlite3 "$tmp/s.data" 'select exit_code || "/" || term_signal from runs')" = "-1/11"
+ok $? "the file is valid and stores term_signal 11"
+test "$(sqlite3 "$tmp/s.data" 'select samples > 0 from runs')" = 1
+ok $? "the samples before the crash are kept"
+grep -qx 'mmprof: workload killed by SIGSEGV in run 1' "$tmp/err"
+ok $? "the status is printed"
 
 # 11-12: SIGKILL in the second of two runs
 "$MMPROF" record -q -r 2 -o "$tmp/k.data" -- sh -c '[ -e "$0" ] && kill -KILL $$; touch "$0"' "$tmp/once" \
 	>"$tmp/out" 2>"$tmp/err"
 rc=$?
 ok $rc "a workload killed by SIGKILL in run 2: exit 0"
-ok "$(test "$(sqlite3 "$tmp/k.data" 'select group_concat(term_signal) from runs')" = "0,9" &&
-      grep -qx 'mmprof: workload killed by SIGKILL in run 2' "$tmp/err"; echo $?)" \
-	"both runs stored, the second with signal 9, and said so"
+test "$(sqlite3 "$tmp/k.data" 'select group_concat(term_signal) from runs')" = "0,9" &&
+      grep -qx 'mmprof: workload killed by SIGKILL in run 2' "$tmp/err"
+ok $? "both runs stored, the second with signal 9, and said so"
 
 # 13: a non-zero exit status is stored and printed, record still succeeds
 "$MMPROF" record -q -o "$tmp/e.data" -- sh -c 'exit 3' 2>"$tmp/err"
 rc=$?
-ok "$(test $rc -eq 0 && test "$(sqlite3 "$tmp/e.data" 'select exit_code from runs')" = 3 &&
-      grep -qx 'mmprof: workload exited with status 3 in run 1' "$tmp/err"; echo $?)" \
-	"exit status 3 stored and printed"
+test $rc -eq 0 && test "$(sqlite3 "$tmp/e.data" 'select exit_code from runs')" = 3 &&
+      grep -qx 'mmprof: workload exited with status 3 in run 1' "$tmp/err"
+ok $? "exit status 3 stored and printed"
 
 # 14-30: bad input
 usage_error "an unknown option" --no-such-option -- true
@@ -99,12 +105,13 @@ above=$((max + 1))
 usage_error "--strict-freq with -F $above above the limit $max" --strict-freq -F $above -- true
 "$MMPROF" record -o "$tmp/f.data" -F $above -- true >"$tmp/out" 2>"$tmp/err"
 rc=$?
-ok "$(test $rc -eq 0; echo $?)" "-F $above above the limit $max: recorded, exit 0"
-ok "$(grep -q "^mmprof: warning: -F $above is above kernel.perf_event_max_sample_rate; sampling at $max Hz" "$tmp/err"; echo $?)" \
-	"with one warning naming the frequency used"
+test $rc -eq 0
+ok $? "-F $above above the limit $max: recorded, exit 0"
+grep -q "^mmprof: warning: -F $above is above kernel.perf_event_max_sample_rate; sampling at $max Hz" "$tmp/err"
+ok $? "with one warning naming the frequency used"
 [ $? -eq 0 ] || diag "$tmp/err"
-ok "$(test "$(sqlite3 "$tmp/f.data" "select group_concat(sample) from events where freq = 1; select value from meta where key = 'sample_freq_lowered'" | tr '\n' ' ')" = "$max $max "; echo $?)" \
-	"the file keeps the frequency used (events.sample, meta sample_freq_lowered)"
+test "$(sqlite3 "$tmp/f.data" "select group_concat(sample) from events where freq = 1; select value from meta where key = 'sample_freq_lowered'" | tr '\n' ' ')" = "$max $max "
+ok $? "the file keeps the frequency used (events.sample, meta sample_freq_lowered)"
 
 # 35-43: -o is a symlink or a folder: refused up front, the workload never runs
 printf 'target\n' >"$tmp/target"
@@ -114,17 +121,18 @@ mkdir "$tmp/dir.data"
 for o in link.data dangling.data dir.data; do
 	"$MMPROF" record -o "$tmp/$o" -- sh -c ': >"$0"' "$tmp/ran-$o" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
-	ok "$(test $rc -eq 2 && test "$(wc -l <"$tmp/err")" -eq 1 &&
+	test $rc -eq 2 && test "$(wc -l <"$tmp/err")" -eq 1 &&
 	      grep -qx "mmprof: cannot write '$tmp/$o': it exists and is not a regular file; remove it or choose another name" "$tmp/err"
-	      echo $?)" "-o $o: exit 2 and one line"
+	ok $? "-o $o: exit 2 and one line"
 	[ $rc -eq 2 ] || { echo "# rc=$rc"; diag "$tmp/err"; }
-	ok "$(test ! -e "$tmp/ran-$o"; echo $?)" "-o $o: refused before the workload ran"
+	test ! -e "$tmp/ran-$o"
+	ok $? "-o $o: refused before the workload ran"
 	case $o in
-	link.data)	ok "$(test -L "$tmp/$o" && test "$(cat "$tmp/target")" = target; echo $?)" \
+	link.data)	test -L "$tmp/$o" && test "$(cat "$tmp/target")" = target; ok $? \
 				"the symlink and its target are intact" ;;
-	dangling.data)	ok "$(test -L "$tmp/$o" && test ! -e "$tmp/nowhere"; echo $?)" \
+	dangling.data)	test -L "$tmp/$o" && test ! -e "$tmp/nowhere"; ok $? \
 				"the dangling symlink stays, nothing is created through it" ;;
-	dir.data)	ok "$(test -d "$tmp/$o" && test -z "$(ls -A "$tmp/$o")"; echo $?)" \
+	dir.data)	test -d "$tmp/$o" && test -z "$(ls -A "$tmp/$o")"; ok $? \
 				"the folder stays empty" ;;
 	esac
 done
@@ -134,14 +142,15 @@ done
 "$MMPROF" record -q -o "$tmp/r.data" -e r00c0 -- true >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if [ $rc -eq 0 ]; then
-	ok "$(test "$(sqlite3 "$tmp/r.data" "select name || '/' || type || '/' || config from events_v")" = "r00c0/4/0xc0"; echo $?)" \
-		"-e r00c0 recorded as raw event r00c0, config 0xc0"
-	ok "$(test "$(sqlite3 "$tmp/r.data" "select value from meta where key = 'events_used'")" = r00c0; echo $?)" \
-		"events_used names it as typed"
+	test "$(sqlite3 "$tmp/r.data" "select name || '/' || type || '/' || config from events_v")" = "r00c0/4/0xc0"
+	ok $? "-e r00c0 recorded as raw event r00c0, config 0xc0"
+	test "$(sqlite3 "$tmp/r.data" "select value from meta where key = 'events_used'")" = r00c0
+	ok $? "events_used names it as typed"
 else
-	ok "$(test $rc -eq 2 && test "$(wc -l <"$tmp/err")" -eq 1; echo $?)" "-e r00c0 without a PMU for it: exit 2, one line"
-	ok "$(grep -q "^mmprof: cannot open event 'r00c0': " "$tmp/err"; echo $?)" \
-		"the error quotes 'r00c0' as typed"
+	test $rc -eq 2 && test "$(wc -l <"$tmp/err")" -eq 1
+	ok $? "-e r00c0 without a PMU for it: exit 2, one line"
+	grep -q "^mmprof: cannot open event 'r00c0': " "$tmp/err"
+	ok $? "the error quotes 'r00c0' as typed"
 	diag "$tmp/err"
 fi
 
