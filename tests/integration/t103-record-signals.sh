@@ -36,12 +36,14 @@ for sig in INT TERM; do
 	rc=$?
 	ok $rc "SIG$sig to mmprof: exit 0"
 	[ $rc -eq 0 ] || diag "$tmp/err"
-	ok "$(alive "$wpid"; test $? -ne 0; echo $?)" "SIG$sig: the workload is gone"
+	alive "$wpid"; test $? -ne 0
+	ok $? "SIG$sig: the workload is gone"
 	num=2
 	[ $sig = TERM ] && num=15
-	ok "$(test "$(sqlite3 "$tmp/$sig.data" 'select count(*) || "/" || term_signal from runs')" = "1/$num"; echo $?)" \
-		"SIG$sig: a valid file with the one interrupted run and its signal"
-	ok "$(grep -q "^mmprof: interrupted: 1 run, " "$tmp/err"; echo $?)" "SIG$sig: the summary says it was interrupted"
+	test "$(sqlite3 "$tmp/$sig.data" 'select count(*) || "/" || term_signal from runs')" = "1/$num"
+	ok $? "SIG$sig: a valid file with the one interrupted run and its signal"
+	grep -q "^mmprof: interrupted: 1 run, " "$tmp/err"
+	ok $? "SIG$sig: the summary says it was interrupted"
 done
 
 # 9-12: -p attaches for --duration and leaves the process running
@@ -53,28 +55,29 @@ rc=$?
 end=$(date +%s%N)
 ok $rc "-p PID --duration 1 exits 0"
 [ $rc -eq 0 ] || diag "$tmp/err"
-ok "$(test $(( (end - start) / 1000000 )) -ge 900 && test $(( (end - start) / 1000000 )) -lt 5000; echo $?)" \
-	"it lasts about the duration ($(( (end - start) / 1000000 )) ms)"
-ok "$(test "$(sqlite3 "$tmp/p.data" "select samples > 100 and wall_ns >= 900000000 and exit_code = -1 from runs")" = 1 &&
-      test "$(sqlite3 "$tmp/p.data" "select value from meta where key = 'record_mode'")" = pid; echo $?)" \
-	"the attached process was sampled (pid mode, no exit status of ours)"
-ok "$(alive $bg; echo $?)" "the attached process is left running"
+test $(( (end - start) / 1000000 )) -ge 900 && test $(( (end - start) / 1000000 )) -lt 5000
+ok $? "it lasts about the duration ($(( (end - start) / 1000000 )) ms)"
+test "$(sqlite3 "$tmp/p.data" "select samples > 100 and wall_ns >= 900000000 and exit_code = -1 from runs")" = 1 &&
+      test "$(sqlite3 "$tmp/p.data" "select value from meta where key = 'record_mode'")" = pid
+ok $? "the attached process was sampled (pid mode, no exit status of ours)"
+alive $bg
+ok $? "the attached process is left running"
 
 # 13: -p ends when every attached process has exited
 kill $bg
 sleep 1 &
 sl=$!
 "$MMPROF" record -q -p $sl -o "$tmp/p2.data" 2>"$tmp/err"
-ok "$(test $? -eq 0 && test "$(sqlite3 "$tmp/p2.data" 'select count(*) from runs')" = 1; echo $?)" \
-	"-p without --duration stops when the process exits"
+test $? -eq 0 && test "$(sqlite3 "$tmp/p2.data" 'select count(*) from runs')" = 1
+ok $? "-p without --duration stops when the process exits"
 bg=
 
 # 14-15: -a --duration
 "$MMPROF" record -q -a --duration 0.5 -o "$tmp/a.data" 2>"$tmp/err"
 rc=$?
 ok $rc "-a --duration 0.5 exits 0"
-ok "$(test "$(sqlite3 "$tmp/a.data" "select (select value from meta where key = 'record_mode') || '/' || (wall_ns between 450000000 and 3000000000) from runs")" = system/1; echo $?)" \
-	"system mode, the window lasted about 0.5 s"
+test "$(sqlite3 "$tmp/a.data" "select (select value from meta where key = 'record_mode') || '/' || (wall_ns between 450000000 and 3000000000) from runs")" = system/1
+ok $? "system mode, the window lasted about 0.5 s"
 
 # 16-17: --delay/--duration window in fork mode: the workload runs on, fewer samples
 # (a workload that runs for a set time, not a set amount of work: a fast
@@ -84,7 +87,7 @@ ok "$(test "$(sqlite3 "$tmp/a.data" "select (select value from meta where key = 
 rc=$?
 ok $rc "--delay 0.3 --duration 0.3 exits 0"
 # at most 0.3 s x 1000 Hz (+ slack) although the workload ran longer
-ok "$(test "$(sqlite3 "$tmp/w.data" "select samples > 0 and samples <= 400 and wall_ns > 700000000 and exit_code = 0 from runs")" = 1; echo $?)" \
-	"only the window was sampled ($(sqlite3 "$tmp/w.data" "select samples || ' samples in ' || (wall_ns / 1000000) || ' ms' from runs"))"
+test "$(sqlite3 "$tmp/w.data" "select samples > 0 and samples <= 400 and wall_ns > 700000000 and exit_code = 0 from runs")" = 1
+ok $? "only the window was sampled ($(sqlite3 "$tmp/w.data" "select samples || ' samples in ' || (wall_ns / 1000000) || ' ms' from runs"))"
 
 done_testing
