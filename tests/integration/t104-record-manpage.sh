@@ -12,9 +12,11 @@ plan 5
 "$MMPROF" record --help >"$tmp/help"
 ok $? "record --help exits 0"
 MANWIDTH=80 man -l "$page" >"$tmp/man" 2>"$tmp/warn"
-ok "$(test ! -s "$tmp/warn" && test -s "$tmp/man"; echo $?)" "man -l renders it without warnings"
+test ! -s "$tmp/warn" && test -s "$tmp/man"
+ok $? "man -l renders it without warnings"
 groff -ww -man -z "$page" >"$tmp/gwarn" 2>&1
-ok "$(test ! -s "$tmp/gwarn"; echo $?)" "groff -ww finds nothing to warn about"
+test ! -s "$tmp/gwarn"
+ok $? "groff -ww finds nothing to warn about"
 sed 's/^# /#   /' "$tmp/gwarn"
 
 # long options of --help ("--[no-]callchain" gives both spellings)
@@ -23,7 +25,8 @@ missing=
 for o in $(cat "$tmp/opts"); do
 	grep -q -- "^[^ ]*$o\\b" "$tmp/man" || grep -q -- "$o" "$tmp/man" || missing="$missing $o"
 done
-ok "$(test -z "$missing"; echo $?)" "every option of --help is in the man page${missing:+ (missing:$missing)}"
+test -z "$missing"
+ok $? "every option of --help is in the man page${missing:+ (missing:$missing)}"
 
 # options the page documents in OPTIONS must exist
 sed -n '/^OPTIONS/,/^OUTPUT/p' "$tmp/man" | grep -o -- '^ *--*[a-zA-Z][a-z-]*' | sed 's/^ *//' | sort -u >"$tmp/documented"
@@ -34,6 +37,7 @@ for o in $(cat "$tmp/documented"); do
 	esac
 	grep -q -- "$o\\b" "$tmp/help" || extra="$extra $o"
 done
-ok "$(test -z "$extra"; echo $?)" "the page documents no option the command lacks${extra:+ (extra:$extra)}"
+test -z "$extra"
+ok $? "the page documents no option the command lacks${extra:+ (extra:$extra)}"
 
 done_testing
