@@ -40,25 +40,27 @@ ok $rc "record --mm exits 0"
 [ $rc -eq 0 ] || diag "$tmp/err"
 used=$(q "select value from meta where key = 'events_used'" | tr ',' '\n' | sort | tr '\n' ' ')
 want=$(printf '%s\n' cpu-clock $have | sort | tr '\n' ' ')
-ok "$(test "$used" = "$want"; echo $?)" \
-	"events_used is cpu-clock and every preset tracepoint in $tracefs/events ($(echo $have | wc -w) of 13)"
+test "$used" = "$want"
+ok $? "events_used is cpu-clock and every preset tracepoint in $tracefs/events ($(echo $have | wc -w) of 13)"
 [ "$used" = "$want" ] || { echo "# used: $used"; echo "# want: $want"; }
 
 # 3: each of them is an event of the file, sampled every hit
 got=$(q "select count(*) from events_v where freq = 0 and sample = 1 and name in ('$(echo $have | sed "s/ /','/g")')")
-ok "$(test "$got" = "$(echo $have | wc -w)"; echo $?)" "each is an event sampled every hit (got $got)"
+test "$got" = "$(echo $have | wc -w)"
+ok $? "each is an event sampled every hit (got $got)"
 
 # 4-5: the ones this kernel lacks: one note and the meta, or neither
 if [ -n "$missing" ]; then
-	ok "$(test "$(grep -c '^mmprof: --mm: ' "$tmp/err")" = 1 &&
-	      grep -qF "this kernel has no $missing;" "$tmp/err"; echo $?)" \
-		"one note names the missing $missing"
-	ok "$(test "$(q "select value from meta where key = 'mm_events_missing'")" = "$missing"; echo $?)" \
-		"mm_events_missing is $missing"
+	test "$(grep -c '^mmprof: --mm: ' "$tmp/err")" = 1 &&
+	      grep -qF "this kernel has no $missing;" "$tmp/err"
+	ok $? "one note names the missing $missing"
+	test "$(q "select value from meta where key = 'mm_events_missing'")" = "$missing"
+	ok $? "mm_events_missing is $missing"
 else
-	ok "$(grep -q -- '--mm' "$tmp/err"; test $? -ne 0; echo $?)" "none missing here: no note"
-	ok "$(test -z "$(q "select value from meta where key = 'mm_events_missing'")"; echo $?)" \
-		"and no mm_events_missing meta"
+	grep -q -- '--mm' "$tmp/err"; test $? -ne 0
+	ok $? "none missing here: no note"
+	test -z "$(q "select value from meta where key = 'mm_events_missing'")"
+	ok $? "and no mm_events_missing meta"
 fi
 
 # 6-7: an -e tracepoint of the preset is not added twice; -e keeps its event
@@ -67,9 +69,9 @@ rc=$?
 ok $rc "record --mm -e page-faults,kmem:mm_page_alloc exits 0"
 [ $rc -eq 0 ] || diag "$tmp/err"
 used=$(q "select value from meta where key = 'events_used'" | tr ',' '\n')
-ok "$(test "$(echo "$used" | grep -c '^kmem:mm_page_alloc$')" = 1 &&
+test "$(echo "$used" | grep -c '^kmem:mm_page_alloc$')" = 1 &&
       test "$(echo "$used" | head -1)" = page-faults &&
-      ! echo "$used" | grep -q '^cpu-clock$'; echo $?)" \
-	"kmem:mm_page_alloc once, page-faults first, no cpu-clock added"
+      ! echo "$used" | grep -q '^cpu-clock$'
+ok $? "kmem:mm_page_alloc once, page-faults first, no cpu-clock added"
 
 done_testing
