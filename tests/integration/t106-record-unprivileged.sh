@@ -44,11 +44,12 @@ run() {
 	rc=$?
 	grep -v '^mmprof: warning:' "$tmp/err" >"$tmp/errs"
 	if [ "$want" = ok ]; then
-		ok "$(test $rc -eq 0 && test -s "$tmp/u/n.data"; echo $?)" "paranoid $v, $desc: records"
+		test $rc -eq 0 && test -s "$tmp/u/n.data"
+		ok $? "paranoid $v, $desc: records"
 	else
-		ok "$(test $rc -eq 2 && test "$(wc -l <"$tmp/errs")" -eq 1 && test ! -e "$tmp/u/n.data" &&
-		      test "$(cat "$tmp/errs")" = "$want"; echo $?)" \
-			"paranoid $v, $desc: exit 2, one line: ${want#mmprof: }"
+		test $rc -eq 2 && test "$(wc -l <"$tmp/errs")" -eq 1 && test ! -e "$tmp/u/n.data" &&
+		      test "$(cat "$tmp/errs")" = "$want"
+		ok $? "paranoid $v, $desc: exit 2, one line: ${want#mmprof: }"
 		[ $rc -eq 2 ] && [ "$(cat "$tmp/errs")" = "$want" ] || { echo "# rc=$rc"; diag "$tmp/err"; }
 	fi
 }
@@ -97,8 +98,8 @@ run "-e cpu-clock:u -p 1 (root's)" "$want" -e cpu-clock:u -p 1 --duration 0.1
 if ! asnobody test -r /sys/kernel/tracing/events -a -x /sys/kernel/tracing/events; then
 	asnobody "$MMPROF" record -q -o "$tmp/u/n.data" -e kmem:mm_page_alloc -- true >/dev/null 2>"$tmp/err"
 	rc=$?
-	ok "$(test $rc -eq 2 && test "$(cat "$tmp/err")" = "mmprof: cannot read the tracepoints in /sys/kernel/tracing: Permission denied; run as root"; echo $?)" \
-		"a tracepoint, tracefs closed to nobody: says so (not 'cannot mount tracefs')"
+	test $rc -eq 2 && test "$(cat "$tmp/err")" = "mmprof: cannot read the tracepoints in /sys/kernel/tracing: Permission denied; run as root"
+	ok $? "a tracepoint, tracefs closed to nobody: says so (not 'cannot mount tracefs')"
 	[ $? -eq 0 ] || diag "$tmp/err"
 else
 	[ "$v" -ge 3 ] || want="mmprof: cannot open event 'kmem:mm_page_alloc': Permission denied; ${head}tracepoints need root or \`sysctl kernel.perf_event_paranoid=-1\`"
