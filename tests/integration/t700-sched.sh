@@ -21,49 +21,53 @@ ok $? "record --sched of the ping-pong exits 0"
 ok $? "report reads it"
 
 key=$(awk '$1 ~ /^perf-sched\.wait_and_delay\.count\.ms\.[a-z_]*pipe_read\./ { print $1; exit }' "$tmp/keys")
-ok "$(test -n "$key"; echo $?)" "a wait_and_delay stack starts in pipe_read: ${key%:}"
+test -n "$key"
+ok $? "a wait_and_delay stack starts in pipe_read: ${key%:}"
 stack=${key#perf-sched.wait_and_delay.count.ms.}
 stack=${stack%:}
 count=$(val "^perf-sched\\.wait_and_delay\\.count\\.ms\\.$stack:")
-ok "$(awk -v c="$count" -v n=$N 'BEGIN { exit !(c >= 0.3 * n && c <= 2.5 * n) }'; echo $?)" \
-	"its count ($count) is about one or two per round trip ($N)"
+awk -v c="$count" -v n=$N 'BEGIN { exit !(c >= 0.3 * n && c <= 2.5 * n) }'
+ok $? "its count ($count) is about one or two per round trip ($N)"
 wavg=$(val "^perf-sched\\.wait_time\\.avg\\.ms\\.$stack:")
 wmax=$(val "^perf-sched\\.wait_time\\.max\\.ms\\.$stack:")
 davg=$(val "^perf-sched\\.sch_delay\\.avg\\.ms\\.$stack:")
 bavg=$(val "^perf-sched\\.wait_and_delay\\.avg\\.ms\\.$stack:")
-ok "$(awk -v w="$wavg" -v m="$wmax" 'BEGIN { exit !(w > 0 && m >= w) }'; echo $?)" \
-	"wait avg $wavg ms > 0, max $wmax >= avg"
-ok "$(awk -v w="$wavg" -v d="$davg" 'BEGIN { exit !(d >= 0 && d <= w + 1e-9) }'; echo $?)" \
-	"the delay ($davg ms) is part of the wait"
-ok "$(awk -v w="$wavg" -v d="$davg" -v b="$bavg" 'BEGIN { x = w + d - b; if (x < 0) x = -x; exit !(x < 0.01 * b + 0.001) }'; echo $?)" \
-	"wait_and_delay avg ($bavg) = wait + delay"
-ok "$(grep -q '^perf-sched\.wait_time\.avg\.ms\..*pipe_read.*' "$tmp/keys"; echo $?)" "wait_time keys"
+awk -v w="$wavg" -v m="$wmax" 'BEGIN { exit !(w > 0 && m >= w) }'
+ok $? "wait avg $wavg ms > 0, max $wmax >= avg"
+awk -v w="$wavg" -v d="$davg" 'BEGIN { exit !(d >= 0 && d <= w + 1e-9) }'
+ok $? "the delay ($davg ms) is part of the wait"
+awk -v w="$wavg" -v d="$davg" -v b="$bavg" 'BEGIN { x = w + d - b; if (x < 0) x = -x; exit !(x < 0.01 * b + 0.001) }'
+ok $? "wait_and_delay avg ($bavg) = wait + delay"
+grep -q '^perf-sched\.wait_time\.avg\.ms\..*pipe_read.*' "$tmp/keys"
+ok $? "wait_time keys"
 total=$(val '^perf-sched\.total_wait_and_delay\.count\.ms:')
-ok "$(awk -v t="$total" -v c="$count" 'BEGIN { exit !(t >= c) }'; echo $?)" \
-	"total count ($total) covers the stack's"
+awk -v t="$total" -v c="$count" 'BEGIN { exit !(t >= c) }'
+ok $? "total count ($total) covers the stack's"
 for k in total_wait_time.max.ms total_wait_time.average.ms total_sch_delay.max.ms \
 	total_sch_delay.average.ms total_wait_and_delay.max.ms total_wait_and_delay.average.ms; do
 	grep -q "^perf-sched\.$k: " "$tmp/keys" || echo "# missing perf-sched.$k"
 done
-ok "$(test "$(grep -c '^perf-sched\.total_' "$tmp/keys")" -eq 7; echo $?)" "all 7 total keys"
+test "$(grep -c '^perf-sched\.total_' "$tmp/keys")" -eq 7
+ok $? "all 7 total keys"
 # every perf-sched key is one of the robot's (lkp-format.md), ".ms" included
 bad=$(grep '^perf-sched\.' "$tmp/keys" | grep -Ev \
 	-e '^perf-sched\.(wait_time|sch_delay)\.(avg|max)\.ms\.[^ ]+\.[^ ]+: ' \
 	-e '^perf-sched\.wait_and_delay\.(count|avg|max)\.ms\.[^ ]+\.[^ ]+: ' \
 	-e '^perf-sched\.total_(wait_time|sch_delay)\.(max|average)\.ms: ' \
 	-e '^perf-sched\.total_wait_and_delay\.(count|max|average)\.ms: ' | head -3)
-ok "$(test -z "$bad"; echo $?)" "every perf-sched key has the robot's name${bad:+ (not: $bad)}"
-ok "$(grep -q '^sched-pingpong\.time\.user_time:' "$tmp/keys"; echo $?)" \
-	"the workload keeps its name (sched-pingpong.time.*)"
+test -z "$bad"
+ok $? "every perf-sched key has the robot's name${bad:+ (not: $bad)}"
+grep -q '^sched-pingpong\.time\.user_time:' "$tmp/keys"
+ok $? "the workload keeps its name (sched-pingpong.time.*)"
 
 "$MMPROF" report --folded --period -e offcpu "$tmp/pp.data" >"$tmp/folded"
-ok "$(grep -q 'pp_wait_token;.*pipe_read;' "$tmp/folded"; echo $?)" \
-	"the offcpu flame graph has pp_wait_token -> pipe_read"
+grep -q 'pp_wait_token;.*pipe_read;' "$tmp/folded"
+ok $? "the offcpu flame graph has pp_wait_token -> pipe_read"
 # the folded periods (ns off CPU) add up to the total wait
 sum=$(awk '{ s += $NF } END { printf "%.0f", s }' "$tmp/folded")
 avg=$(val '^perf-sched\.total_wait_time\.average\.ms:')
-ok "$(awk -v s="$sum" -v a="$avg" -v t="$total" 'BEGIN { w = a * t * 1e6; exit !(s > 0.9 * w && s < 1.1 * w) }'; echo $?)" \
-	"offcpu periods ($sum ns) match total waits ($avg ms x $total)"
+awk -v s="$sum" -v a="$avg" -v t="$total" 'BEGIN { w = a * t * 1e6; exit !(s > 0.9 * w && s < 1.1 * w) }'
+ok $? "offcpu periods ($sum ns) match total waits ($avg ms x $total)"
 
 # the off-CPU flame graph's tooltips give time off CPU in ms, not a raw period
 "$MMPROF" flamegraph -e offcpu "$tmp/pp.data" -o "$tmp/off.svg" 2>"$tmp/err" &&
