@@ -27,7 +27,8 @@ start=$(printf '%d' "${range%-*}")
 end=$(printf '%d' "${range#*-}")
 "$MMPROF" report "$tmp/f.data" >"$tmp/keys"
 count=$(val tracepoint.exceptions:page_fault_user.count "$tmp/keys")
-ok "$(test -n "$count" && test "$count" -ge 2048; echo $?)" "faults counted ($count >= 2048 pages)"
+test -n "$count" && test "$count" -ge 2048
+ok $? "faults counted ($count >= 2048 pages)"
 # regions inside the buffer carry the 2048 faults of fr_touch
 inside=0 top= topn=0
 grep '^tracepoint\.exceptions:page_fault_user\.address\.0x' "$tmp/keys" |
@@ -37,10 +38,11 @@ while read -r region hits; do
 	[ $((r + 2097152)) -gt "$start" ] && [ "$r" -lt "$end" ] && inside=$((inside + hits))
 	[ "$hits" -gt "$topn" ] && { topn=$hits; top=$region; }
 done <"$tmp/regions"
-ok "$(test "$inside" -ge 2048; echo $?)" "the decoded addresses of $inside faults fall inside the buffer $range"
+test "$inside" -ge 2048
+ok $? "the decoded addresses of $inside faults fall inside the buffer $range"
 r=$(printf '%d' "${top:-0}")
-ok "$(test $((r + 2097152)) -gt "$start" && test "$r" -lt "$end"; echo $?)" \
-	"the busiest region ($top) is the buffer's"
+test $((r + 2097152)) -gt "$start" && test "$r" -lt "$end"
+ok $? "the busiest region ($top) is the buffer's"
 
 lock=${TMPDIR:-/tmp}/mmprof-thp-split.lock
 flock "$lock" "$MMPROF" record -q --mm --field kmem:mm_page_alloc/gfp_flags -o "$tmp/mm.data" -- \
@@ -51,14 +53,15 @@ ok $? "record --mm of thp-zap --thp on exits 0"
 # (thp-zap.thp_fault_alloc is a system-wide /proc/vmstat delta that tests
 # running in parallel inflate: compare with the iterations instead)
 o9=$(val tracepoint.kmem:mm_page_alloc.order.9 "$tmp/keys")
-ok "$(test -n "$o9" && test "$o9" -ge 10; echo $?)" \
-	"order-9 page allocations ($o9): at least one huge page per iteration (10)"
-ok "$(grep -q '^tracepoint\.kmem:mm_page_alloc\.gfp_flags\.' "$tmp/keys"; echo $?)" "--field adds a histogram"
+test -n "$o9" && test "$o9" -ge 10
+ok $? "order-9 page allocations ($o9): at least one huge page per iteration (10)"
+grep -q '^tracepoint\.kmem:mm_page_alloc\.gfp_flags\.' "$tmp/keys"
+ok $? "--field adds a histogram"
 "$MMPROF" report --tracepoints "$tmp/mm.data" >"$tmp/tp"
-ok "$(grep -q '^kmem:mm_page_alloc  *[0-9]' "$tmp/tp" && grep -q '^  order=9  ' "$tmp/tp"; echo $?)" \
-	"report --tracepoints lists the event and order=9"
-ok "$(grep -c '^[a-z_]*:[a-z_]* ' "$tmp/tp" | awk '{ exit !($1 >= 3) }'; echo $?)" \
-	"and the other mm tracepoints of this kernel"
+grep -q '^kmem:mm_page_alloc  *[0-9]' "$tmp/tp" && grep -q '^  order=9  ' "$tmp/tp"
+ok $? "report --tracepoints lists the event and order=9"
+grep -c '^[a-z_]*:[a-z_]* ' "$tmp/tp" | awk '{ exit !($1 >= 3) }'
+ok $? "and the other mm tracepoints of this kernel"
 
 # each hit once per field: the histograms (top values + other) sum to the count
 "$MMPROF" record -q -e kmem:mm_page_alloc,exceptions:page_fault_user \
@@ -74,14 +77,16 @@ for f in kmem:mm_page_alloc.order exceptions:page_fault_user.address; do
 	sums="$sums $f $s of $c;"
 	[ -n "$c" ] && [ "$c" -gt 0 ] && [ "$s" = "$c" ] || sums="$sums MISMATCH"
 done
-ok "$(echo "$sums" | grep -qv MISMATCH; echo $?)" "each hit counted once per field:$sums"
+echo "$sums" | grep -qv MISMATCH
+ok $? "each hit counted once per field:$sums"
 
 "$MMPROF" record -q -e kmem:mm_page_alloc --field kmem:mm_page_alloc/nope -o "$tmp/x.data" -- true \
 	>/dev/null 2>"$tmp/err"
 rc=$?
-ok "$(test $rc -eq 2 && test "$(wc -l <"$tmp/err")" -eq 1 && test ! -e "$tmp/x.data"; echo $?)" \
-	"an unknown field: exit 2, one line ($(cat "$tmp/err"))"
+test $rc -eq 2 && test "$(wc -l <"$tmp/err")" -eq 1 && test ! -e "$tmp/x.data"
+ok $? "an unknown field: exit 2, one line ($(cat "$tmp/err"))"
 "$MMPROF" report --tracepoints "$tmp/f.data" >/dev/null && "$MMPROF" report --tracepoints --json "$tmp/f.data" 2>/dev/null
-ok "$(test $? -eq 2; echo $?)" "--tracepoints excludes --json"
+test $? -eq 2
+ok $? "--tracepoints excludes --json"
 
 done_testing
