@@ -32,12 +32,13 @@ ok $? "workload output on stdout, table not"
 grep -Eq '^ +[0-9]+\.[0-9]{2} msec task-clock +# +[0-9.]+ CPUs utilized$' "$tmp/err"
 ok $? "task-clock in msec with CPUs utilized"
 pf=$(val "$tmp/err" page-faults)
-ok "$(test -n "$pf" && test "$pf" -ge 8192 && test "$pf" -le 9500; echo $?)" \
-	"page-faults $pf within [8192, 9500] for 8192 pages touched"
+test -n "$pf" && test "$pf" -ge 8192 && test "$pf" -le 9500
+ok $? "page-faults $pf within [8192, 9500] for 8192 pages touched"
 grep -Eq '^ +[0-9]+ +page-faults +# +[0-9.]+ [KM]?/sec$' "$tmp/err"
 ok $? "page-faults with a rate comment"
 cs=$(val "$tmp/err" context-switches)
-ok "$(test -n "$cs" && test "$cs" -ge 0; echo $?)" "context-switches counted ($cs)"
+test -n "$cs" && test "$cs" -ge 0
+ok $? "context-switches counted ($cs)"
 if [ -e /sys/bus/event_source/devices/cpu/events/cpu-cycles ] || [ -e /sys/bus/event_source/devices/cpu_core ]; then
 	grep -Eq '^ +[0-9]+ +cpu-cycles' "$tmp/err"
 	ok $? "cpu-cycles counted on a machine with a PMU"
@@ -72,11 +73,11 @@ sig = len(m.group(3).lstrip('0'))
 assert (sd > 1 and not m.group(3)) or (sd == 0 and len(m.group(3)) == 9) or sig in (3, 4), sys.argv[1]
 EOF
 ok $? "elapsed mean +- error with perf's precision: $line"
-ok "$(test "$(grep -cE '^ +(<not supported>|[0-9.]+( msec)?) +[a-z]' "$tmp/err3")" -eq 4; echo $?)" \
-	"-e: exactly the four counters asked (short names mapped)"
-ok "$(test "$(sqlite3 "$tmp/a.data" 'select count(*) from runs where minflt > 0')" = 3 &&
-	test "$(sqlite3 "$tmp/a.data" 'select count(*) from counts')" = 0; echo $?)" \
-	"-o: three runs with rusage, no samples"
+test "$(grep -cE '^ +(<not supported>|[0-9.]+( msec)?) +[a-z]' "$tmp/err3")" -eq 4
+ok $? "-e: exactly the four counters asked (short names mapped)"
+test "$(sqlite3 "$tmp/a.data" 'select count(*) from runs where minflt > 0')" = 3 &&
+	test "$(sqlite3 "$tmp/a.data" 'select count(*) from counts')" = 0
+ok $? "-o: three runs with rusage, no samples"
 "$MMPROF" report "$tmp/a.data" >"$tmp/keys" 2>&1
 grep -q '^perf-stat.ps.page-faults: ' "$tmp/keys" && grep -q '^proc-vmstat.pgfault: ' "$tmp/keys" &&
 	grep -q '^page-fault.time.minor_page_faults: ' "$tmp/keys" &&
@@ -87,21 +88,23 @@ ok $? "report of a stat file: perf-stat, proc-vmstat and time keys; unsupported 
 	"$wl/page-fault" --iterations 8 --size 4M --thp off >/dev/null 2>&1
 "$MMPROF" diff -a "$tmp/a.data" "$tmp/b.data" >"$tmp/diff" 2>&1
 rc=$?
-ok "$(test $rc -eq 0 && grep -Eq 'page-fault.ops( |$)' "$tmp/diff" &&
-	grep -q 'perf-stat.ps.page-faults' "$tmp/diff"; echo $?)" "diff compares two stat files"
+test $rc -eq 0 && grep -Eq 'page-fault.ops( |$)' "$tmp/diff" &&
+	grep -q 'perf-stat.ps.page-faults' "$tmp/diff"
+ok $? "diff compares two stat files"
 [ $rc -eq 0 ] || diag "$tmp/diff"
 
 "$MMPROF" stat -e no-such-counter -- true >/dev/null 2>"$tmp/errx"
 rc=$?
-ok "$(test $rc -eq 2 && grep -q "unknown counter 'no-such-counter'" "$tmp/errx"; echo $?)" "unknown counter: exit 2"
+test $rc -eq 2 && grep -q "unknown counter 'no-such-counter'" "$tmp/errx"
+ok $? "unknown counter: exit 2"
 
 sleep 1 &
 pid=$!
 "$MMPROF" stat -p $pid >/dev/null 2>"$tmp/errp"
 rc=$?
 wait $pid
-ok "$(test $rc -eq 0 && grep -q "for process id '$pid'" "$tmp/errp" && grep -q 'task-clock' "$tmp/errp"; echo $?)" \
-	"-p counts a process until it exits"
+test $rc -eq 0 && grep -q "for process id '$pid'" "$tmp/errp" && grep -q 'task-clock' "$tmp/errp"
+ok $? "-p counts a process until it exits"
 [ $rc -eq 0 ] || diag "$tmp/errp"
 
 # -e opens only what it asks for: at the lowest descriptor limit under which
@@ -112,7 +115,7 @@ while [ $lim -lt 64 ] && ! (ulimit -n $lim && exec "$MMPROF" stat -e page-faults
 done
 (ulimit -n $lim && exec "$MMPROF" stat -- true) >/dev/null 2>"$tmp/errfd"
 rc=$?
-ok "$(test $lim -lt 64 && test $rc -eq 2 && grep -q 'Too many open files' "$tmp/errfd"; echo $?)" \
-	"-e opens only the asked counters (page-faults alone fits in $lim descriptors, the set does not)"
+test $lim -lt 64 && test $rc -eq 2 && grep -q 'Too many open files' "$tmp/errfd"
+ok $? "-e opens only the asked counters (page-faults alone fits in $lim descriptors, the set does not)"
 
 done_testing
