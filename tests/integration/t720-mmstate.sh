@@ -40,11 +40,11 @@ ok $? "proc-vmstat.thp_fault_alloc > 0 in every run"
 awk '$1 == "meminfo.MemTotal:" && $2 > 0 { f = 1 } END { exit !f }' "$tmp/keys" &&
 	grep -q '^meminfo.AnonHugePages: ' "$tmp/keys" && grep -q '^proc-vmstat.nr_free_pages: ' "$tmp/keys"
 ok $? "meminfo.MemTotal, meminfo.AnonHugePages and level fields present"
-ok "$(test -n "$(meta thp_enabled)" && test -n "$(meta thp_khugepaged_defrag)" &&
-	test -n "$(meta thp_use_zero_page)" && test -n "$(meta thp_shmem_enabled)"; echo $?)" \
-	"THP settings in meta"
-ok "$(test "$(meta numa_nodes)" -ge 1 && test -n "$(meta hugetlb_2048kB_nr_hugepages)"; echo $?)" \
-	"NUMA node count and hugetlb pool in meta"
+test -n "$(meta thp_enabled)" && test -n "$(meta thp_khugepaged_defrag)" &&
+	test -n "$(meta thp_use_zero_page)" && test -n "$(meta thp_shmem_enabled)"
+ok $? "THP settings in meta"
+test "$(meta numa_nodes)" -ge 1 && test -n "$(meta hugetlb_2048kB_nr_hugepages)"
+ok $? "NUMA node count and hugetlb pool in meta"
 
 "$MMPROF" diff -a "$tmp/off.data" "$tmp/on.data" >"$tmp/diff" 2>&1
 rc=$?
