@@ -47,8 +47,10 @@ kill -KILL $bg
 wait $bg 2>/dev/null
 bg=
 kill -KILL "$(cat "$tmp/pid")" 2>/dev/null	# an orphan: mmprof cannot stop it once killed
-ok "$(cmp -s "$tmp/prev.data" "$tmp/prev.ref"; echo $?)" "SIGKILL to mmprof: the previous file is intact"
-ok "$(test "$(sqlite3 "$tmp/prev.data" 'select count(*) from runs')" = 1; echo $?)" "and still valid"
+cmp -s "$tmp/prev.data" "$tmp/prev.ref"
+ok $? "SIGKILL to mmprof: the previous file is intact"
+test "$(sqlite3 "$tmp/prev.data" 'select count(*) from runs')" = 1
+ok $? "and still valid"
 
 # a killed save's leftover: pid of a process that is gone; and two that must stay
 sh -c 'exit 0' &
@@ -58,9 +60,9 @@ printf 'half' >"$tmp/.prev.data.tmp.$dead"
 printf 'live' >"$tmp/.prev.data.tmp.$$"
 printf 'other' >"$tmp/.other.data.tmp.$dead"
 "$MMPROF" record -q -e cpu-clock -o "$tmp/prev.data" -- true 2>"$tmp/err"
-ok "$(test ! -e "$tmp/.prev.data.tmp.$dead" && test -e "$tmp/.prev.data.tmp.$$" &&
-      test -e "$tmp/.other.data.tmp.$dead" && ! cmp -s "$tmp/prev.data" "$tmp/prev.ref"; echo $?)" \
-	"the next record removes the dead writer's temporary, keeps a live one's and another target's"
+test ! -e "$tmp/.prev.data.tmp.$dead" && test -e "$tmp/.prev.data.tmp.$$" &&
+      test -e "$tmp/.other.data.tmp.$dead" && ! cmp -s "$tmp/prev.data" "$tmp/prev.ref"
+ok $? "the next record removes the dead writer's temporary, keeps a live one's and another target's"
 
 # 4-9: disk full
 mkdir "$tmp/full"
@@ -69,32 +71,38 @@ mount -t tmpfs -o size=64k tmpfs "$tmp/full"
 # itself to, whose warning would be a second line
 "$MMPROF" record -q -e cpu-clock -F 999 -o "$tmp/full/x.data" -- "$wl" -s 0.5 >/dev/null 2>"$tmp/err"
 rc=$?
-ok "$(test $rc -eq 2; echo $?)" "disk full: exit 2"
-ok "$(test "$(wc -l <"$tmp/err")" -eq 1 && grep -q "^mmprof: cannot write '$tmp/full/x.data': no space left on device" "$tmp/err"; echo $?)" \
-	"one line that says the disk is full"
+test $rc -eq 2
+ok $? "disk full: exit 2"
+test "$(wc -l <"$tmp/err")" -eq 1 && grep -q "^mmprof: cannot write '$tmp/full/x.data': no space left on device" "$tmp/err"
+ok $? "one line that says the disk is full"
 [ $? -eq 0 ] || diag "$tmp/err"
-ok "$(test -z "$(ls -A "$tmp/full")"; echo $?)" "no file under the target name and no temporary"
+test -z "$(ls -A "$tmp/full")"
+ok $? "no file under the target name and no temporary"
 printf 'precious\n' >"$tmp/full/x.data"
 # -F 999: far under any kernel.perf_event_max_sample_rate the kernel lowers
 # itself to, whose warning would be a second line
 "$MMPROF" record -q -e cpu-clock -F 999 -o "$tmp/full/x.data" -- "$wl" -s 0.5 >/dev/null 2>"$tmp/err"
 rc=$?
-ok "$(test $rc -eq 2 && test "$(cat "$tmp/full/x.data")" = precious &&
-      test "$(ls -A "$tmp/full")" = x.data; echo $?)" "disk full over an existing file: exit 2, the file intact"
+test $rc -eq 2 && test "$(cat "$tmp/full/x.data")" = precious &&
+      test "$(ls -A "$tmp/full")" = x.data
+ok $? "disk full over an existing file: exit 2, the file intact"
 # the summary's size is not a promise on a full disk, but -o elsewhere works
 "$MMPROF" record -q -e cpu-clock -o "$tmp/full.data" -- "$wl" -s 0.5 >/dev/null 2>"$tmp/err"
 ok $? "the same recording fits elsewhere (the failure was the disk)"
 umount "$tmp/full"
-ok "$(mountpoint -q "$tmp/full"; test $? -ne 0; echo $?)" "tmpfs unmounted"
+mountpoint -q "$tmp/full"; test $? -ne 0
+ok $? "tmpfs unmounted"
 
 # 10-12: ring-buffer overflow: one page, a sample for every page fault of two threads
 "$MMPROF" record -m 1 -e page-faults -c 1 -o "$tmp/lost.data" -- "$wl" -t 2 -s 1 >/dev/null 2>"$tmp/err"
 rc=$?
 ok $rc "ring-buffer overflow: record still succeeds"
 lost=$(sqlite3 "$tmp/lost.data" 'select lost from runs')
-ok "$(test "${lost:-0}" -gt 0; echo $?)" "lost samples counted and stored in runs.lost ($lost)"
-ok "$(grep -q "^mmprof: warning: $lost samples lost (.*%); try -m" "$tmp/err" &&
-      grep -q "samples, $lost lost" "$tmp/err"; echo $?)" "and printed, with the remedy"
+test "${lost:-0}" -gt 0
+ok $? "lost samples counted and stored in runs.lost ($lost)"
+grep -q "^mmprof: warning: $lost samples lost (.*%); try -m" "$tmp/err" &&
+      grep -q "samples, $lost lost" "$tmp/err"
+ok $? "and printed, with the remedy"
 [ $? -eq 0 ] || diag "$tmp/err"
 
 # 13-14: a workload that is not executable
@@ -102,10 +110,11 @@ printf '#!/bin/sh\ntrue\n' >"$tmp/noexec"
 chmod 644 "$tmp/noexec"
 "$MMPROF" record -o "$tmp/ne.data" -- "$tmp/noexec" >/dev/null 2>"$tmp/err"
 rc=$?
-ok "$(test $rc -eq 2 && test "$(cat "$tmp/err")" = "mmprof: cannot run '$tmp/noexec': Permission denied"; echo $?)" \
-	"a non-executable workload: one line, exit 2"
+test $rc -eq 2 && test "$(cat "$tmp/err")" = "mmprof: cannot run '$tmp/noexec': Permission denied"
+ok $? "a non-executable workload: one line, exit 2"
 [ $? -eq 0 ] || diag "$tmp/err"
-ok "$(test ! -e "$tmp/ne.data" && ! ls -A "$tmp" | grep -q '^\.ne\.data\.tmp'; echo $?)" "no file, no temporary"
+test ! -e "$tmp/ne.data" && ! ls -A "$tmp" | grep -q '^\.ne\.data\.tmp'
+ok $? "no file, no temporary"
 
 # 15-21: not permitted
 mkdir "$tmp/u"
@@ -119,26 +128,27 @@ asnobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 for ev in "" "-e cpu-clock"; do
 	asnobody "$MMPROF" record $ev -o "$tmp/u/p.data" -- true >/dev/null 2>"$tmp/err"
 	rc=$?
-	ok "$(test $rc -eq 2 && grep -v '^mmprof: warning:' "$tmp/err" | grep -c . | grep -qx 1 &&
+	test $rc -eq 2 && grep -v '^mmprof: warning:' "$tmp/err" | grep -c . | grep -qx 1 &&
 	      grep -v '^mmprof: warning:' "$tmp/err" | grep -q "kernel.perf_event_paranoid is 2, which allows users without CAP_PERFMON only the user space of their own processes: add :u (-e " &&
-	      test ! -e "$tmp/u/p.data"; echo $?)" \
-		"unprivileged, paranoid 2, ${ev:-default event}: exit 2, one error naming perf_event_paranoid and the remedy, no file"
+	      test ! -e "$tmp/u/p.data"
+	ok $? "unprivileged, paranoid 2, ${ev:-default event}: exit 2, one error naming perf_event_paranoid and the remedy, no file"
 	[ $? -eq 0 ] || diag "$tmp/err"
 done
 asnobody "$MMPROF" record -e cpu-clock:u -o "$tmp/u/p.data" -- "$wl" -s 0.3 >/dev/null 2>"$tmp/err"
 rc=$?
 ok $rc "asked for user-only sampling (-e cpu-clock:u): it records"
 [ $rc -eq 0 ] || diag "$tmp/err"
-ok "$(test "$(sqlite3 "$tmp/u/p.data" 'select s.s from events e join strings s on s.id = e.name')" = cpu-clock:u; echo $?)" \
-	"the event is stored as cpu-clock:u"
-ok "$(test "$(sqlite3 "$tmp/u/p.data" "select count(*) from counters c join strings s on s.id = c.name where s.s like '%:u' and c.supported")" -gt 0 &&
-      test "$(sqlite3 "$tmp/u/p.data" "select count(*) from counters c join strings s on s.id = c.name where s.s not like '%:u' and c.supported")" = 0; echo $?)" \
-	"counters that could only count user space are named NAME:u, none passes for a full count"
-ok "$(grep -q "kernel.perf_event_paranoid" "$tmp/err" && ! grep -q 'kptr_restrict=0)' "$tmp/err"; echo $?)" \
-	"the kallsyms warning names the setting that hides kernel addresses"
+test "$(sqlite3 "$tmp/u/p.data" 'select s.s from events e join strings s on s.id = e.name')" = cpu-clock:u
+ok $? "the event is stored as cpu-clock:u"
+test "$(sqlite3 "$tmp/u/p.data" "select count(*) from counters c join strings s on s.id = c.name where s.s like '%:u' and c.supported")" -gt 0 &&
+      test "$(sqlite3 "$tmp/u/p.data" "select count(*) from counters c join strings s on s.id = c.name where s.s not like '%:u' and c.supported")" = 0
+ok $? "counters that could only count user space are named NAME:u, none passes for a full count"
+grep -q "kernel.perf_event_paranoid" "$tmp/err" && ! grep -q 'kptr_restrict=0)' "$tmp/err"
+ok $? "the kallsyms warning names the setting that hides kernel addresses"
 [ $? -eq 0 ] || diag "$tmp/err"
 echo "$paranoid" >/proc/sys/kernel/perf_event_paranoid
 flock -u 8
-ok "$(test "$(cat /proc/sys/kernel/perf_event_paranoid)" = "$paranoid"; echo $?)" "perf_event_paranoid restored ($paranoid)"
+test "$(cat /proc/sys/kernel/perf_event_paranoid)" = "$paranoid"
+ok $? "perf_event_paranoid restored ($paranoid)"
 
 done_testing
