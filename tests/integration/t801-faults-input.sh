@@ -16,8 +16,9 @@ bad() {
 	shift 2
 	"$MMPROF" "$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
-	ok "$(test $rc -eq 2 && test "$(wc -l <"$tmp/err")" -eq 1 && grep -q -- "$pat" "$tmp/err" &&
-	      test ! -s "$tmp/out"; echo $?)" "$desc"
+	test $rc -eq 2 && test "$(wc -l <"$tmp/err")" -eq 1 && grep -q -- "$pat" "$tmp/err" &&
+	      test ! -s "$tmp/out"
+	ok $? "$desc"
 	[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] || { echo "# rc=$rc"; sed 's/^/# /' "$tmp/err"; }
 }
 
@@ -61,7 +62,7 @@ bad "diff: a file of another format" "not an mmprof data file" diff "$tmp/text.d
 bad "diff: two files with incompatible events" "DIFFERENT SAMPLING EVENTS: base used 'cpu-clock', new used 'page-faults'" \
 	diff "$tmp/a.data" "$tmp/pf.data"
 bad "strip: a newer format is not rewritten" "format 99 > supported 2" strip "$tmp/newer.data" -o "$tmp/s.data"
-ok "$(test ! -e "$tmp/s.data" && test "$(sqlite3 "$tmp/newer.data" 'pragma user_version')" = 99; echo $?)" \
-	"and neither the input nor an output is touched"
+test ! -e "$tmp/s.data" && test "$(sqlite3 "$tmp/newer.data" 'pragma user_version')" = 99
+ok $? "and neither the input nor an output is touched"
 
 done_testing
