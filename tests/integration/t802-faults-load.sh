@@ -45,20 +45,24 @@ wait $st 2>/dev/null
 st=
 ok $rc "-a -F 20000 ${sched:+--sched }for $LOAD_SECONDS s under stress-ng: exit 0"
 [ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err"
-ok "$(test "$hwm" -gt 0 && test "$hwm" -lt $((LOAD_MAX_RSS_MB * 1024)); echo $?)" \
-	"peak RSS $((hwm / 1024)) MiB < $LOAD_MAX_RSS_MB MiB"
+test "$hwm" -gt 0 && test "$hwm" -lt $((LOAD_MAX_RSS_MB * 1024))
+ok $? "peak RSS $((hwm / 1024)) MiB < $LOAD_MAX_RSS_MB MiB"
 row=$(sqlite3 "$tmp/load.data" 'select samples || " " || lost || " " || throttled from runs' 2>&1)
 case $row in
 [0-9]*) set -- $row ;;
 *) echo "# sqlite3: $row"; set -- 0 x x ;;
 esac
-ok "$(test "${1:-0}" -gt 1000; echo $?)" "the file is valid and holds the samples (${1:-?} samples, ${2:-?} lost, ${3:-?} throttled)"
-ok "$(grep -q "samples, ${2:-x} lost" "$tmp/err"; echo $?)" "the losses stored are the losses printed"
+test "${1:-0}" -gt 1000
+ok $? "the file is valid and holds the samples (${1:-?} samples, ${2:-?} lost, ${3:-?} throttled)"
+grep -q "samples, ${2:-x} lost" "$tmp/err"
+ok $? "the losses stored are the losses printed"
 "$MMPROF" report "$tmp/load.data" >"$tmp/rep" 2>"$tmp/rerr"
 rrc=$?
-ok "$(test $rrc -eq 0 && grep -q '^perf-' "$tmp/rep"; echo $?)" "report reads it"
+test $rrc -eq 0 && grep -q '^perf-' "$tmp/rep"
+ok $? "report reads it"
 [ $rrc -eq 0 ] || { echo "# rc=$rrc"; sed 's/^/# /' "$tmp/rerr"; head -3 "$tmp/rep" | sed 's/^/# /'; }
-ok "$(test "$(sqlite3 "$tmp/load.data" 'pragma integrity_check')" = ok; echo $?)" "sqlite integrity_check: ok"
+test "$(sqlite3 "$tmp/load.data" 'pragma integrity_check')" = ok
+ok $? "sqlite integrity_check: ok"
 echo "# load: $(cat "$tmp/err" | tr '\n' ' ')"
 
 done_testing
