@@ -29,7 +29,8 @@ vg() {
 	shift
 	$VALGRIND --log-file="$tmp/vg.log" "$MMPROF" "$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
-	ok "$(test $rc -eq 0 && test ! -s "$tmp/vg.log"; echo $?)" "valgrind: $desc"
+	test $rc -eq 0 && test ! -s "$tmp/vg.log"
+	ok $? "valgrind: $desc"
 	if [ $rc -ne 0 ] || [ -s "$tmp/vg.log" ]; then
 		echo "# rc=$rc"
 		head -40 "$tmp/vg.log" "$tmp/err" | sed 's/^/# /'
@@ -50,6 +51,7 @@ vg "diff" diff "$tmp/a.data" "$tmp/b.data"
 vg "export --format pprof" export --format pprof -o "$tmp/a.pb.gz" "$tmp/a.data"
 vg "strip" strip "$tmp/a.data" -o "$tmp/s.data"
 $VALGRIND --log-file="$tmp/vg.log" "$MMPROF" report "$tmp/missing.data" >/dev/null 2>&1
-ok "$(test $? -eq 2 && test ! -s "$tmp/vg.log"; echo $?)" "valgrind: an error path (missing file) exits 2 cleanly"
+test $? -eq 2 && test ! -s "$tmp/vg.log"
+ok $? "valgrind: an error path (missing file) exits 2 cleanly"
 
 done_testing
