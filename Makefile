@@ -76,9 +76,13 @@ WARNINGS := -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes \
 	-Wstrict-prototypes -Wold-style-definition -Wpointer-arith \
 	-Wno-unused-parameter -Wvla -Wundef
 OPT      ?= -O2 -g
+# banned.h (strcpy, sprintf, ... as compile errors) is forced into every
+# file of ours with -include rather than #included by each: a new file
+# cannot forget it, and no common header has to be first everywhere.
+BANNED   := -include mmprof/banned.h
 BASE_CFLAGS = -std=gnu11 $(OPT) $(WARNINGS) -fno-omit-frame-pointer \
 	-D_GNU_SOURCE -DMMPROF_VERSION='"$(VERSION)"' -DMMPROF_SOURCE_MAN='"$(abspath man)"' -Iinclude \
-	$(LIBPERF_CFLAGS) $(PKG_CFLAGS) -MMD -MP
+	$(BANNED) $(LIBPERF_CFLAGS) $(PKG_CFLAGS) -MMD -MP
 ifneq ($(SANITIZE),)
 BASE_CFLAGS += -fsanitize=$(SANITIZE) -fno-sanitize-recover=all
 SAN_LDFLAGS := -fsanitize=$(SANITIZE)
@@ -204,7 +208,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_SEED    ?=
 FUZZ_CC      ?= clang
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZ_CFLAGS  = -std=gnu11 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE -Iinclude \
+FUZZ_CFLAGS  = -std=gnu11 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE -Iinclude $(BANNED) \
 	-DMMPROF_VERSION='"$(VERSION)"' \
 	$(LIBPERF_CFLAGS) $(PKG_CFLAGS) -MMD -MP $(FUZZ_SAN)
 FUZZ_LIB     := $(FUZZ_BUILD)/libmmprof.a
