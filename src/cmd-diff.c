@@ -31,8 +31,11 @@
 
 struct diff_cmd {
 	const char *format;
-	int all, robot, callchains, fail_on_any, force, limit, allow_unmatched;
+	int all, robot, callchains, fail_on_any, force, limit, allow_unmatched, allow_failed;
 	struct strlist fail_on;
+	struct strlist drop_run;	/* "base:N" / "new:N" */
+	struct strlist ambient;		/* globs of keys that are the machine's state */
+	int no_ambient;
 	const char *gate_file;
 	const char *html;
 	int color;		/* -1: on a terminal, unless NO_COLOR */
@@ -53,6 +56,8 @@ struct side {
 	struct keycache **caches;	/* one per file: the key strings the runs borrow */
 	struct diff_run *runs;		/* one per run, all files pooled; ids are the cache's */
 	size_t nr_runs;
+	size_t *orig;			/* per run: its index among the side's runs before --drop-run */
+	size_t nr_dropped;
 	struct file_samples *samples;	/* one per file: what runs[].samples point into */
 };
 
@@ -125,6 +130,7 @@ static void side__release(struct side *s)
 	for (i = 0; s->samples && i < s->nr; i++)
 		file_samples__release(&s->samples[i]);
 	free(s->samples);
+	free(s->orig);
 	free(s->caches);
 	free(s->profiles);
 	free(s->runs);
@@ -259,6 +265,9 @@ static int side__load(struct side *s, struct load_job *jobs)
 		total += jobs[i].p->nr_runs;
 	}
 	s->runs = xcalloc(total, sizeof(*s->runs));
+	s->orig = xcalloc(total, sizeof(*s->orig));
+	for (i = 0; i < total; i++)
+		s->orig[i] = i;
 	for (i = 0; i < s->nr; i++) {
 		memcpy(s->runs + s->nr_runs, jobs[i].runs, jobs[i].p->nr_runs * sizeof(*s->runs));
 		s->nr_runs += jobs[i].p->nr_runs;
@@ -372,6 +381,96 @@ static bool side__lost(const struct side *s, char *buf, size_t size)
 	return true;
 }
 
+/* "off.data run 1" for the side's run i (counted before --drop-run) into buf. */
+static void side__run_name(const struct side *s, size_t i, char *buf, size_t size)
+{
+	size_t f;
+
+	for (f = 0; f < s->nr && i >= s->profiles[f]->nr_runs; f++)
+		i -= s->profiles[f]->nr_runs;
+	snprintf(buf, size, "%s run %zu", f < s->nr ? s->paths[f] : "?", i);
+}
+
+/*
+ * --drop-run SIDE:N: leave the side's run N (from 0, over its files in
+ * order) out of the comparison.  0, or -EINVAL after one line on stderr.
+ */
+static int sides__drop(struct side *s, const struct strlist *drops)
+{
+	size_t i, j;
+
+	for (i = 0; i < drops->nr; i++) {
+		const char *arg = drops->items[i], *colon = strchr(arg, ':');
+		int sd = colon && (size_t)(colon - arg) == 4 && !strncmp(arg, "base", 4) ? 0 :
+			 colon && (size_t)(colon - arg) == 3 && !strncmp(arg, "new", 3) ? 1 : -1;
+		char *end;
+		unsigned long n;
+		struct side *x;
+
+		if (sd < 0 || !colon[1] || colon[1] == '-') {
+			fprintf(stderr, "mmprof diff: --drop-run '%s': expected base:N or new:N\n", arg);
+			return -EINVAL;
+		}
+		errno = 0;
+		n = strtoul(colon + 1, &end, 10);
+		x = &s[sd];
+		if (errno || *end) {
+			fprintf(stderr, "mmprof diff: --drop-run '%s': expected base:N or new:N\n", arg);
+			return -EINVAL;
+		}
+		for (j = 0; j < x->nr_runs && x->orig[j] != n; j++)
+			;
+		if (j == x->nr_runs) {
+			fprintf(stderr, "mmprof diff: --drop-run '%s': %s has runs 0 to %zu%s\n", arg, x->name,
+				x->nr_runs + x->nr_dropped - 1, n < x->nr_runs + x->nr_dropped ? ", and that one is dropped already" : "");
+			return -EINVAL;
+		}
+		if (x->nr_runs == 1) {
+			fprintf(stderr, "mmprof diff: --drop-run '%s': it is the last run of %s\n", arg, x->name);
+			return -EINVAL;
+		}
+		memmove(&x->runs[j], &x->runs[j + 1], (x->nr_runs - j - 1) * sizeof(*x->runs));
+		memmove(&x->orig[j], &x->orig[j + 1], (x->nr_runs - j - 1) * sizeof(*x->orig));
+		x->nr_runs--;
+		x->nr_dropped++;
+	}
+	return 0;
+}
+
+/* The header's lines on disturbed and dropped runs. */
+static void header_runs(struct outbuf *b, const struct side *s, const struct diff *d)
+{
+	size_t i, j;
+	char name[512];
+
+	for (i = 0; i < d->nr_disturbed; i++) {
+		const struct diff_disturbed *x = &d->disturbed[i];
+
+		side__run_name(&s[x->side], s[x->side].orig[x->run], name, sizeof(name));
+		outbuf__printf(b, "disturbed: %s run %zu (%s) stands out %.1fx the typical run over %zu keys; "
+				  "--drop-run %s:%zu leaves it out\n",
+			       s[x->side].name, s[x->side].orig[x->run], name, x->ratio, x->keys,
+			       s[x->side].name, s[x->side].orig[x->run]);
+	}
+	for (i = 0; i < 2; i++) {
+		if (!s[i].nr_dropped)
+			continue;
+		outbuf__printf(b, "dropped (--drop-run): %s run%s", s[i].name, s[i].nr_dropped == 1 ? "" : "s");
+		/* the runs not in orig[] */
+		for (j = 0; j < s[i].nr_runs + s[i].nr_dropped; j++) {
+			size_t k;
+
+			for (k = 0; k < s[i].nr_runs && s[i].orig[k] != j; k++)
+				;
+			if (k == s[i].nr_runs) {
+				side__run_name(&s[i], j, name, sizeof(name));
+				outbuf__printf(b, " %zu (%s)", j, name);
+			}
+		}
+		outbuf__printf(b, "\n");
+	}
+}
+
 static void header_line(struct outbuf *b, const char *what, const char *l, const char *r)
 {
 	outbuf__printf(b, "%-10s %-34s %s\n", what, l, r);
@@ -461,21 +560,9 @@ static void header(struct outbuf *b, const struct side *s, const struct diff *d,
 	else if (forced)
 		outbuf__printf(b, "WARNING: the sides used different sampling events (--force): "
 				  "perf-profile rows compare unlike things\n");
-	if (robot)
-		outbuf__printf(b, "rows: the kernel test robot's filter (at least 3 runs on a side%s, key in "
-				  "the base, ranges that separate); no significance test, no verdicts\n",
-			       d->nb < 3 && d->nn < 3 ? ", which neither side has: no row can pass" : "");
-	else if (d->novar)
-		outbuf__printf(b, "one run on a side: NO VARIANCE, nothing can be called significant; rows "
-				  "past labelled thresholds (%.2g points for perf-profile/%% keys, %.2g%% "
-				  "relative otherwise; perf-profile rows also past 3 standard errors of sampling "
-				  "noise) are marked changed?\n",
-			       d->o.novar_points, d->o.novar_pct);
-	else
-		outbuf__printf(b, "verdicts: Welch's t-test per key, Benjamini-Hochberg q < %.2g over %zu "
-				  "keys tested; effect floor %.2g points (perf-profile, %% keys) / %.2g%% "
-				  "(others)\n",
-			       d->o.alpha, d->nr_tested, d->o.min_points, d->o.min_pct);
+	diff__describe(b, d);
+	outbuf__printf(b, "\n");
+	header_runs(b, s, d);
 	if (d->nr_address)
 		outbuf__printf(b, "not compared: %zu tracepoint key%s bucketed by address (ASLR moves the "
 				  "buckets every run; --all lists them as [address])\n",
@@ -502,17 +589,22 @@ static int load_gate_file(const char *path, struct strlist *out)
 	int lineno = 0;
 
 	if (!f) {
-		fprintf(stderr, "mmprof: cannot open gate file '%s': %s\n", path, strerror(errno));
-		return -errno;
+		int err = errno;
+
+		fprintf(stderr, "mmprof: cannot open gate file '%s': %s\n", path, strerror(err));
+		return -err;
 	}
 	while (fgets(line, sizeof(line), f)) {
-		char *s = line, *hash = strchr(line, '#'), *end;
+		char *s = line, *end, *hash;
 
 		lineno++;
-		if (hash)
-			*hash = '\0';
 		while (*s == ' ' || *s == '\t')
 			s++;
+		/* '#' starts a comment, except inside a quoted key ('a#b' > 1) */
+		end = *s == '\'' || *s == '"' ? strchr(s + 1, *s) : NULL;
+		hash = strchr(end ? end : s, '#');
+		if (hash)
+			*hash = '\0';
 		end = s + strlen(s);
 		while (end > s && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' ' || end[-1] == '\t'))
 			*--end = '\0';
@@ -527,59 +619,71 @@ static int load_gate_file(const char *path, struct strlist *out)
 /*
  * Gates that match no compared key can never trip: a typo in a CI gate
  * would pass forever.  Each is one line on stderr; an error (returns the
- * number of them) unless allow, when they are notes (returns 0).
+ * number of them) unless allow, when they are notes (returns 0).  A gate
+ * naming a key that is absent from both sides of a measured domain (a
+ * function never sampled, gate.h) is not one of them: it compares 0 with
+ * 0, and says so in a note.
  */
 static size_t unmatched_gates(const struct diff *d, const struct gate *g, size_t ng, bool allow)
 {
-	size_t i, j, bad = 0;
+	size_t i, bad = 0;
 
 	for (i = 0; i < ng; i++) {
-		size_t matched = 0, uncompared = 0;
+		struct gate_matches m;
 		char desc[512];
 
-		for (j = 0; j < d->nr; j++) {
-			const struct diff_row *r = &d->rows[j];
-
-			if (!gate__matches(&g[i], r->key))
-				continue;
-			if (r->flags & (DIFF_ADDRESS | DIFF_ONE_SIDE))
-				uncompared++;
-			else
-				matched++;
-		}
-		if (matched)
+		gate__count(&g[i], d, &m);
+		if (m.rows)
 			continue;
 		gate__describe(&g[i], desc, sizeof(desc));
+		if (m.absent) {
+			fprintf(stderr, "mmprof diff: note: gate '%s' matches no key: %s is absent from "
+					"both sides, compared as 0 -> 0\n", desc, g[i].glob);
+			continue;
+		}
 		bad++;
-		if (uncompared)
+		if (m.ambient)
+			fprintf(stderr, "mmprof diff: %sgate '%s' matches only keys of the machine's state "
+					"(meminfo, proc-vmstat levels), which a gate counts only when its "
+					"first component names their family ('meminfo.*', not '*.X')%s\n",
+				allow ? "note: " : "", desc, allow ? "" : " (--allow-unmatched accepts that)");
+		else if (m.uncompared)
 			fprintf(stderr, "mmprof diff: %sgate '%s' matches only keys that are not compared "
 					"(address buckets, or families one side did not measure): it can never "
 					"trip%s\n",
 				allow ? "note: " : "", desc, allow ? "" : " (--allow-unmatched accepts that)");
 		else
-			fprintf(stderr, "mmprof diff: %sgate '%s' matches no key of either side: a typo? "
-					"'mmprof report FILE' lists the keys%s\n",
+			fprintf(stderr, "mmprof diff: %sgate '%s' matches no key of either side, and no "
+					"family and event they measured: a typo? 'mmprof report FILE' lists "
+					"the keys%s\n",
 				allow ? "note: " : "", desc, allow ? "" : " (--allow-unmatched accepts that)");
 	}
 	return allow ? 0 : bad;
 }
 
-/* Evaluate every gate; print each trip to stderr.  Returns the number tripped. */
+/*
+ * Evaluate every gate; print each trip to stderr.  Returns the number
+ * tripped.  A gate that matched no row but names an absent key compares
+ * 0 -> 0: never a significant change, so only --fail-on-any can trip it.
+ */
 static int run_gates(const struct diff *d, const struct gate *g, size_t ng, bool any)
 {
 	size_t i, j;
 	int tripped = 0;
 
 	for (i = 0; i < ng; i++) {
+		struct gate_matches m;
 		char desc[512];
+		bool applied = false;
 
 		gate__describe(&g[i], desc, sizeof(desc));
 		for (j = 0; j < d->nr; j++) {
 			const struct diff_row *r = &d->rows[j];
 
-			/* an address bucket, or a key one side never measured: never gated */
-			if ((r->flags & (DIFF_ADDRESS | DIFF_ONE_SIDE)) || !gate__matches(&g[i], r->key))
+			/* address buckets, one-sided keys, the machine's state unless named */
+			if (!gate__applies(&g[i], r))
 				continue;
+			applied = true;
 			if (!any && !diff_row__changed(r))
 				continue;
 			if (!gate__trips(&g[i], r->delta, r->rel))
@@ -589,8 +693,81 @@ static int run_gates(const struct diff *d, const struct gate *g, size_t ng, bool
 				desc, r->key, r->base.mean, r->cur.mean, r->delta,
 				r->absolute ? " points" : "", r->rel, r->q, diff_row__verdict_name(r));
 		}
+		if (applied || !any || !gate__trips(&g[i], 0, 0))
+			continue;
+		gate__count(&g[i], d, &m);
+		if (!m.absent)
+			continue;
+		tripped++;
+		fprintf(stderr, "mmprof diff: gate '%s' tripped: %s is absent from both sides, 0 -> 0 "
+				"(--fail-on-any)\n", desc, g[i].glob);
 	}
 	return tripped;
+}
+
+/* "exit status 3" / "killed by SIGKILL" for a run whose workload failed, or false. */
+static bool run__failure(const struct run *r, char *buf, size_t size)
+{
+	if (r->term_signal) {
+		const char *sig = sigabbrev_np(r->term_signal);
+
+		snprintf(buf, size, "killed by SIG%s", sig ? sig : "?");
+		return true;
+	}
+	/* -1 without a signal: attached (-p, -a) or imported, no status */
+	if (r->exit_code > 0) {
+		snprintf(buf, size, "exit status %d", (int)r->exit_code);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * A side whose workload failed measured the failure, not the workload.
+ * Failed in every run: with gates an error unless allow (a gate must not
+ * pass on it silently), else a warning; in some runs: a warning naming
+ * them.  One line a side.  Returns -EINVAL on the error.
+ */
+static int check_failed_runs(const struct side *sides, bool gated, bool allow)
+{
+	int ret = 0;
+	size_t k;
+
+	for (k = 0; k < 2; k++) {
+		const struct side *s = &sides[k];
+		char runs[1024] = "", statuses[256] = "", what[64];
+		size_t failed = 0, total = 0, rl = 0, sl = 0, i;
+		bool all, error;
+		uint32_t r;
+
+		for (i = 0; i < s->nr; i++)
+			for (r = 0; r < s->profiles[i]->nr_runs; r++) {
+				total++;
+				if (!run__failure(&s->profiles[i]->runs[r], what, sizeof(what)))
+					continue;
+				if (failed++ < 8 && rl < sizeof(runs))
+					rl += (size_t)snprintf(runs + rl, sizeof(runs) - rl, "%s%s run %u (%s)",
+							       rl ? ", " : "", s->paths[i], r + 1, what);
+				if (!strstr(statuses, what) && sl < sizeof(statuses))
+					sl += (size_t)snprintf(statuses + sl, sizeof(statuses) - sl, "%s%s",
+							       sl ? ", " : "", what);
+			}
+		if (!failed)
+			continue;
+		all = failed == total;
+		error = all && gated && !allow;
+		if (all)
+			fprintf(stderr, "mmprof diff: %s%s: the workload failed in every run (%zu of %zu, %s): "
+					"its numbers measure the failure%s\n",
+				error ? "" : "warning: ", s->name, failed, total, statuses,
+				error ? "; a gate cannot pass on it (--allow-failed compares anyway)" : "");
+		else
+			fprintf(stderr, "mmprof diff: warning: %s: the workload failed in %zu of %zu runs: %s%s\n",
+				s->name, failed, total, runs, failed > 8 ? ", ..." : "");
+		if (error)
+			ret = -EINVAL;
+	}
+	return ret;
 }
 
 /* The HTML report (flame.h): the same rows, both headers, the differential flame graph. */
@@ -685,11 +862,15 @@ int cmd_diff(int argc, char **argv)
 		{ OPT_DOUBLE, 0, "threshold-points", &c.o.novar_points, "P", "one-run threshold, points (default 0.5)", 0, NULL },
 		{ OPT_DOUBLE, 0, "threshold-pct", &c.o.novar_pct, "PCT", "one-run threshold, % (default 5)", 0, NULL },
 		{ OPT_BOOL, 0, "force", &c.force, NULL, "compare sides recorded with different events", 0, NULL },
+		{ OPT_LIST, 0, "drop-run", &c.drop_run, "SIDE:N", "leave run N (from 0) of base or new out, e.g. a disturbed run (repeatable)", 0, NULL },
+		{ OPT_LIST, 0, "ambient", &c.ambient, "GLOB", "keys matching GLOB are the machine's state, not the workload's (repeatable)", 0, NULL },
+		{ OPT_BOOL, 0, "no-ambient", &c.no_ambient, NULL, "no key is ambient but those of --ambient (default: meminfo.*, proc-vmstat levels)", 0, NULL },
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "CI gates", 0, NULL },
 		{ OPT_LIST, 0, "fail-on", &c.fail_on, "EXPR", "exit 1 when a change satisfies EXPR (repeatable)", 0, NULL },
 		{ OPT_STRING, 0, "gate-file", &c.gate_file, "FILE", "gate expressions, one a line (# comments)", 0, NULL },
 		{ OPT_BOOL, 0, "fail-on-any", &c.fail_on_any, NULL, "gates count every change, not only significant ones", 0, NULL },
 		{ OPT_BOOL, 0, "allow-unmatched", &c.allow_unmatched, NULL, "a gate that matches no compared key is a note, not an error", 0, NULL },
+		{ OPT_BOOL, 0, "allow-failed", &c.allow_failed, NULL, "gate a side whose workload failed in every run (a warning, not an error)", 0, NULL },
 		{ OPT_END, 0, NULL, NULL, NULL, NULL, 0, NULL },
 	};
 	struct strlist pos = { 0 };
@@ -714,6 +895,8 @@ int cmd_diff(int argc, char **argv)
 			help |= !strcmp(argv[i], "-h") || !strcmp(argv[i], "--help");
 		strlist__release(&pos);
 		strlist__release(&c.fail_on);
+		strlist__release(&c.drop_run);
+		strlist__release(&c.ambient);
 		return help ? 0 : EXIT_ERROR;
 	}
 	if (!strcmp(c.format, "lkp"))
@@ -757,7 +940,10 @@ int cmd_diff(int argc, char **argv)
 	}
 
 	jobs = load_all(pos.items, pos.nr);
-	if (side__load(&s[0], jobs) < 0 || side__load(&s[1], jobs + s[0].nr) < 0)
+	if (side__load(&s[0], jobs) < 0 || side__load(&s[1], jobs + s[0].nr) < 0 ||
+	    sides__drop(s, &c.drop_run) < 0)
+		goto out;
+	if (check_failed_runs(s, ng > 0, c.allow_failed) < 0)
 		goto out;
 	side__events(&s[0], true, eb, sizeof(eb));
 	side__events(&s[1], true, en, sizeof(en));
@@ -777,6 +963,9 @@ int cmd_diff(int argc, char **argv)
 	for (i = 0; i < s[0].nr_runs + s[1].nr_runs; i++)
 		dr[i] = i < s[0].nr_runs ? s[0].runs[i] : s[1].runs[i - s[0].nr_runs];
 	c.o.robot = c.robot && !c.all;
+	c.o.ambient = (const char *const *)c.ambient.items;
+	c.o.nr_ambient = c.ambient.nr;
+	c.o.no_ambient_defaults = c.no_ambient;
 	/*
 	 * --force with one sampling event a side: pair the perf-profile rows
 	 * of the two events (the keys name their event), as a forced
@@ -870,5 +1059,7 @@ out:
 	load_jobs__free(jobs, pos.nr);
 	strlist__release(&pos);
 	strlist__release(&c.fail_on);
+	strlist__release(&c.drop_run);
+	strlist__release(&c.ambient);
 	return ret;
 }

@@ -14,11 +14,29 @@
  * for ...hot), diff__spelling gives each side's raw names; rows spelled
  * as their key, nearly all of them, cost nothing for it.
  *
- * Verdicts (the point of mmprof diff over the robot):
- *   - with >= 2 runs on both sides, Welch's t-test per key, then
- *     Benjamini-Hochberg across the keys tested within each family
- *     (perf-profile.children, .self, .calltrace, and each other first
- *     key component), q < alpha.  Only keys
+ * Verdicts (the point of mmprof diff over the robot; the method and its
+ * evidence are in Documentation/statistics.md):
+ *   - with >= 2 runs on both sides, a moderated t-test per key.  Keys are
+ *     grouped in families: perf-profile.<kind>.<event> (children, self,
+ *     calltrace), and each other first key component (apart for its
+ *     ambient keys, and for keys kept in their unit).  perf-profile keys
+ *     whose runs' sample counts are known (diff_run.samples) are shares:
+ *     a run's variance is its binomial sampling variance plus a
+ *     between-run spread fitted once per family (phi, of the shape that
+ *     fits best), each side's mean weighted by its runs' variance; every
+ *     key's dispersion (residuals over that variance) is shrunk towards a
+ *     prior fitted over the family's keys at the key's level (limma's
+ *     empirical Bayes with a trend, keys far noisier than the prior
+ *     keeping their own), and never below 1 (no share is less noisy than
+ *     its sampling).  Other keys: the same shrinking of the pooled
+ *     variance of log(x + eps), or of x for '%' keys and keys with
+ *     negative values; a monitor's count never less noisy than Poisson.
+ *   - Benjamini-Hochberg within each family, perf-profile rows weighted
+ *     by sqrt(min(share, 10)) (weighted BH, Genovese, Roeder & Wasserman
+ *     2006); a self or calltrace row's q is at least its function's
+ *     children row's (a chain's function: the shortest prefix of its
+ *     frames that is one), so that an A/A pair flags profile rows only
+ *     when it flags a children row.  q < alpha is significant.  Only keys
  *     whose mean over both sides reaches the printing floor are tested
  *     ("independent filtering": the pooled mean says nothing about the
  *     difference under the null, so the FDR guarantee holds, and a
@@ -26,16 +44,17 @@
  *     change smaller than the effect floor (min_points for absolute-change
  *     keys, min_pct for relative ones) is reported as "small", not as a
  *     headline;
+ *   - a tested row that is not significant is "can't tell" when the
+ *     change it could have detected (diff_row.mde) is above the effect
+ *     floor, else "same";
  *   - with 1 run on a side there is no variance: rows past labelled
- *     thresholds are marked "changed?" and nothing is called significant.
- * Sampling noise: a perf-profile % is a count of samples out of n, and a
- * few samples can repeat exactly (1, 1, 1 against 0, 0, 0), a sample
- * variance of 0 that Welch would take for certainty.  When the runs say
- * how many samples they hold (diff_run.samples), each side's variance in
- * the test is at least the binomial p(1-p)/n of a run, p the share pooled
- * over both sides (its value under "no change"), so that a handful of
- * samples is never significant.  In 1-run mode a perf-profile change must
- * also exceed 3 such standard errors to be marked "changed?".
+ *     thresholds are marked "changed?" and nothing is called significant
+ *     (a perf-profile change must also exceed 3 standard errors of its
+ *     sampling noise).
+ * Disturbed runs: within a perf-profile.children family, a run whose
+ * distance from its side's median over the upper half of the keys by
+ * level, in units of the model's noise, is DIFF_DISTURBED times the
+ * typical run's is listed in diff.disturbed (sides of >= 3 runs).
  * Rows that cannot be compared between runs get no verdict and never count
  * in a family's FDR: address buckets of tracepoint histograms (DIFF_ADDRESS),
  * and every key of a family that one side did not measure at all
@@ -111,6 +130,14 @@ struct diff_opts {
 	 * alias_to's, so that the rows pair.  NULL: keys as they are.
 	 */
 	const char *alias_from, *alias_to;
+	/*
+	 * Ambient keys (DIFF_AMBIENT): those matching a glob of ambient[]
+	 * (fnmatch, no flags), and unless no_ambient_defaults, those of
+	 * diff__ambient_key.
+	 */
+	const char *const *ambient;
+	size_t nr_ambient;
+	bool no_ambient_defaults;
 };
 
 enum diff_verdict {
@@ -119,6 +146,7 @@ enum diff_verdict {
 	DIFF_DOWN,		/* significant fall, past the effect floor */
 	DIFF_SMALL,		/* significant but under the effect floor */
 	DIFF_CHANGED,		/* 1-run mode: past the labelled threshold */
+	DIFF_CANT_TELL,		/* tested, not significant, and blind to a change of the effect floor */
 };
 
 #define DIFF_NEW	1u	/* absent from every base run */
@@ -129,6 +157,13 @@ enum diff_verdict {
 /* (DIFF_AS_KEY << 1 is the new side's bit) */
 #define DIFF_ADDRESS	64u	/* an address bucket (diff__address_key): not compared */
 #define DIFF_ONE_SIDE	128u	/* its family was measured on one side only: not compared */
+/*
+ * The machine's state, not the workload's effect (diff__ambient_key): a
+ * level read while the workload was not running.  Tested and given a
+ * verdict, but shown apart ("the machines differed") and gated only by a
+ * gate that names its family literally.
+ */
+#define DIFF_AMBIENT	256u
 
 struct diff_row {
 	char *key;		/* owned, normalised */
@@ -138,6 +173,13 @@ struct diff_row {
 	double delta;		/* new - base, always */
 	double rel;		/* 100*(new-base)/base with a zero base as 1e-100 */
 	double p, q;		/* NAN unless DIFF_TESTED */
+	/*
+	 * NAN unless DIFF_TESTED: the smallest change the test would find
+	 * with 80 % power at the row's BH threshold, in the row's change unit
+	 * (points for absolute keys, % for relative ones), and the runs a
+	 * side (of this length) that would make it the effect floor.
+	 */
+	double mde, runs_needed;
 	bool absolute;		/* perf-profile* and *% keys */
 	unsigned flags;
 	enum diff_verdict verdict;
@@ -148,6 +190,23 @@ struct diff_row {
 struct diff_spelling {
 	char **name[2];		/* [side] owned, first seen first */
 	size_t nr[2], alloc[2];
+};
+
+/* A run that disagrees with its side across many keys (see Verdicts). */
+#define DIFF_DISTURBED	2.2	/* times the typical run's distance from its side's median */
+struct diff_disturbed {
+	int side;		/* 0 base, 1 new */
+	size_t run;		/* index among the side's runs, from 0 */
+	double ratio;		/* its distance over the typical run's */
+	size_t keys;		/* the keys it was judged on */
+};
+
+/* A family's fitted noise (see Verdicts), for the JSON output and the docs. */
+struct diff_family {
+	char *name;		/* "perf-profile.children.cpu-clock", "proc-vmstat/log", ... */
+	double phi;		/* shares: between-run squared coefficient of variation */
+	double d0, s0;		/* the prior: degrees of freedom (INFINITY: all keys share it), scale */
+	size_t tested, rejected;
 };
 
 struct diff {
@@ -171,6 +230,21 @@ struct diff {
 	struct diff_opts o;	/* with defaults filled in */
 	struct diff_spelling *spellings;	/* only for rows spelled otherwise */
 	size_t nr_spellings, alloc_spellings;
+	struct diff_disturbed *disturbed;
+	size_t nr_disturbed, alloc_disturbed;
+	struct diff_family *families;	/* nr_families, in order of first row */
+	size_t nr_families;
+	/*
+	 * For the header's runs advice: over the tested rows of the first
+	 * perf-profile.children family (family NULL when none), the median
+	 * detectable change (points) and the median runs a side needed for
+	 * the effect floor.
+	 */
+	struct {
+		char *family;
+		size_t rows;
+		double mde, runs;
+	} advice;
 };
 
 /* Compare; d is initialised here.  0 or -EINVAL (no runs on a side). */
@@ -194,7 +268,8 @@ const struct diff_row *diff__find(const struct diff *d, const char *key);
 
 /* Rows an output shows, in the robot's order (see lkp-format.md). */
 enum diff_select {
-	DIFF_SELECT_DEFAULT,	/* verdict UP/DOWN (or CHANGED in 1-run mode) */
+	DIFF_SELECT_DEFAULT,	/* verdict UP/DOWN (or CHANGED in 1-run mode), not ambient */
+	DIFF_SELECT_AMBIENT,	/* ambient rows that DEFAULT would show but for DIFF_AMBIENT */
 	DIFF_SELECT_ALL,	/* every row */
 	DIFF_SELECT_ROBOT,	/* the robot's filter */
 };
@@ -217,6 +292,16 @@ const char *diff_row__verdict_name(const struct diff_row *r);
  * histogram): they are flagged DIFF_ADDRESS and shown only by --all.
  */
 bool diff__address_key(const char *key);
+
+/*
+ * The machine's state rather than the workload's effect: meminfo.* (read
+ * once after the workload ended) and the proc-vmstat levels
+ * (mmstate__is_level: the mean of readings before the workload started and
+ * after it ended).  Neither is read while the workload runs, so a
+ * difference says the machine was in another state (page cache, dirty
+ * pages written back between the batches), not what the workload did.
+ */
+bool diff__ambient_key(const char *key);
 
 /* Absolute change for perf-profile* keys and keys ending in '%'. */
 bool diff__absolute_key(const char *key);
@@ -242,6 +327,13 @@ void diff__lkp_row(struct outbuf *b, const char *key, double mean_b, double sd_b
 		   double mean_n, double sd_n, const char *marker);
 
 enum diff_format { DIFF_FORMAT_LKP, DIFF_FORMAT_JSON, DIFF_FORMAT_CSV, DIFF_FORMAT_MARKDOWN };
+
+/*
+ * The method as the outputs state it: how rows were chosen or tested and,
+ * when tested, the detectable change and runs advice ("\n" between the
+ * two sentences, none at the end).
+ */
+void diff__describe(struct outbuf *b, const struct diff *d);
 
 /* rows (from diff__select) in a format; with_verdict adds the verdict to lkp rows. */
 void diff__format(struct outbuf *b, const struct diff *d, const struct diff_row *const *rows,

@@ -3,18 +3,67 @@
  *
  *   perf-profile.children.*.__split_huge_pmd > +1.0   absolute: new - base > 1.0
  *   perf-stat.ps.page-faults < -5%                    relative: 100*(new-base)/base < -5
+ *   'perf-profile.self.cpu-clock.void Hot.main(java.lang.String[])' > 1
  *
  * GLOB is fnmatch(3) without flags ('*' crosses dots) against the
- * normalised key; OP one of > >= < <=; a number without '%' is an
- * absolute difference in the key's own unit (points for perf-profile and
- * *% keys).  Parsing is a pure function of the string (fuzzable): it
- * never prints, and on error says at which 1-based column it failed.
+ * normalised key, and a key equal to GLOB character for character always
+ * matches too, so that a key's own spelling names it even when it holds
+ * '[' or '*' ("int[] f(char[])").  GLOB is written bare (up to a blank or
+ * '<' '>') or quoted, '...' or "...", when it holds blanks or '<' '>' (C++
+ * templates, Java signatures, the "<=N" buckets of tracepoint latency
+ * histograms); there are no escapes inside quotes, so a key holding one
+ * kind of quote is written in the other (or with '?').  OP one of > >= <
+ * <=; a number without '%' is an absolute difference in the key's own unit
+ * (points for perf-profile and *% keys).  Parsing is a pure function of
+ * the string (fuzzable): it never prints, and on error says at which
+ * 1-based column it failed.
+ *
+ * Which rows a gate counts (gate__applies, gate__count):
+ *   - never an address bucket or a row of a family one side did not
+ *     measure (DIFF_ADDRESS, DIFF_ONE_SIDE): they have no comparison;
+ *   - a row of the machine's ambient state (DIFF_AMBIENT: meminfo levels
+ *     and the like) only when the gate names its family: GLOB's first
+ *     component (the text before the first '.') is literal, without
+ *     * ? [ or \, and equal to the row's first component.  "meminfo.Dirty"
+ *     and "meminfo.*" name meminfo.Dirty; "*.Dirty" and "*" do not.
+ *
+ * A gate that matches no row at all may still name a key absent from both
+ * sides because it was 0 in every run: a function that was never sampled.
+ * Such a gate compares 0 with 0 (gate__count's absent).  A key is absent
+ * as a measured 0 only in a family whose present keys show that its
+ * domain was measured; the domain of a compared row's key is:
+ *   perf-profile.<children|self|calltrace>.<event>.<symbol...>
+ *                         "perf-profile.<kind>.<event>": the event took
+ *                         samples; the symbol is all that follows the
+ *                         third '.', dots included (foo.cold, Hot.main);
+ *   tracepoint.<event>.<field>.<bucket>, tracepoint.<event>.count
+ *                         "tracepoint.<event>" (event sys:name): the
+ *                         tracepoint was recorded; an absent bucket or
+ *                         field is 0 hits (a field name is not checked);
+ *   perf-sched.<stat>.<agg>.<unit>.<stack...>
+ *                         "perf-sched.<stat>.<agg>.<unit>": a stack that
+ *                         never waited;
+ *   perf-stat.scaled.<counter>%
+ *                         perf-stat.ps.<counter>: a counter that was never
+ *                         multiplexed has no scaled key;
+ *   any other key         the key itself: proc-vmstat.X and meminfo.X (the
+ *                         kernel prints every one it has), the other
+ *                         perf-stat.* (a derived ratio is absent when an
+ *                         input was 0, which does not make it 0), the
+ *                         workload's <name>.<metric> and <name>.time.*;
+ *                         an absent one is a typo or a kernel without it.
+ * GLOB names a domain D when it matches "D." followed by some text, e.g.
+ * perf-profile.children.*.__split_huge_pmd names perf-profile.children.
+ * cpu-clock; perf-profle.children.*.x or perf-profile.children.cycles.x
+ * on cpu-clock files name none, and stay errors.
  */
 #ifndef MMPROF_GATE_H
 #define MMPROF_GATE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
+#include "mmprof/diff.h"
 #include "mmprof/errmsg.h"
 
 enum gate_op { GATE_GT, GATE_GE, GATE_LT, GATE_LE };
@@ -30,11 +79,36 @@ struct gate {
 int gate__parse(const char *expr, struct gate *g, struct errmsg *e);
 void gate__release(struct gate *g);
 
-/* Does the key match, and does its change (delta or rel %) satisfy the condition? */
+/* Does the key match (fnmatch, or equal to the glob), and does its change (delta or rel %) satisfy the condition? */
 bool gate__matches(const struct gate *g, const char *key);
 bool gate__trips(const struct gate *g, double delta, double rel);
 
-/* "> +1.0" / "< -5%" for messages, into buf. */
+/* Is GLOB's first component literal and equal to key's (the ambient rule above)? */
+bool gate__names_family(const struct gate *g, const char *key);
+
+/* Does the gate count row r (the rules above)? */
+bool gate__applies(const struct gate *g, const struct diff_row *r);
+
+/*
+ * Could the gate name a key of present_key's domain (above) that no run
+ * produced?  false when present_key's domain is the key itself.
+ */
+bool gate__names_absent(const struct gate *g, const char *present_key);
+
+/* What a gate matches among a diff's rows. */
+struct gate_matches {
+	size_t rows;		/* rows it counts (gate__applies) */
+	size_t uncompared;	/* matched address buckets and one-sided rows */
+	size_t ambient;		/* matched ambient rows of a family it does not name */
+	/*
+	 * The gate matches no row at all, and names the domain of a compared
+	 * row: the key it means is absent from both sides, compared as 0 -> 0.
+	 */
+	bool absent;
+};
+void gate__count(const struct gate *g, const struct diff *d, struct gate_matches *m);
+
+/* "> +1" / "< -5%" after the glob, quoted when it needs to be, into buf (parses back). */
 void gate__describe(const struct gate *g, char *buf, size_t size);
 
 #endif

@@ -54,6 +54,46 @@ int stats__welch(const struct stat_summary *a, const struct stat_summary *b, str
  */
 void stats__bh(const double *p, size_t n, double *q);
 
+/* Digamma and trigamma (psi, psi'), x > 0 (NAN otherwise); ~1e-12 relative. */
+double stats__digamma(double x);
+double stats__trigamma(double x);
+
+/*
+ * The prior of limma's moderated t (Smyth 2004, "Linear models and
+ * empirical Bayes methods ...", section 6.2: moments of log s^2): the
+ * keys' variances s2[i] on df[i] degrees of freedom are taken as draws
+ * from a scaled inverse chi-square with d0 degrees of freedom around
+ * s0(cov), log s0 following the covariate cov[i] when cov is not NULL
+ * (limma-trend: variance depending on a key's level; here the mean of
+ * log s^2 in bins of at least 10 keys by covariate, at most
+ * STATS_PRIOR_BINS, linear between them).  s2[i] of 0 (or
+ * not finite) take no part in the fit.  d0 = INFINITY when the variances
+ * scatter no more than chance alone explains: every key then shares the
+ * prior.  0, or -EINVAL when fewer than 3 (4 with a trend) keys can fit.
+ */
+#define STATS_PRIOR_BINS 16
+struct stat_prior {
+	double d0;		/* prior degrees of freedom */
+	double s0;		/* prior variance at the keys' mean log variance (for reports) */
+	/* log s0(x): linear between (bx[i], by[i]), flat past the ends, plus shift */
+	double bx[STATS_PRIOR_BINS], by[STATS_PRIOR_BINS];
+	size_t nbins;
+	double shift;
+	double excess;		/* the scatter of log s^2 beyond what df explain (< 0: none) */
+};
+int stats__fit_prior(const double *s2, const double *df, const double *cov, size_t n,
+		     struct stat_prior *pr);
+/* The prior variance at covariate cov. */
+double stats__prior_var(const struct stat_prior *pr, double cov);
+/* (d0 s0(cov) + df s2) / (d0 + df): a key's variance shrunk to the prior. */
+double stats__posterior_var(const struct stat_prior *pr, double s2, double df, double cov);
+
+/* P(F > f) of Fisher's F with d1, d2 degrees of freedom (d2 may be INFINITY). */
+double stats__f_upper(double f, double d1, double d2);
+
+/* |t| whose two-sided p at df degrees of freedom is p (0 < p <= 1), by bisection. */
+double stats__t_q2(double p, double df);
+
 /*
  * The robot's "changed" test for one key (no statistics): with sorted
  * copies of each side, trimmed by n>>5 values at each end (at most 3; the

@@ -71,6 +71,49 @@ void diff__lkp_row(struct outbuf *b, const char *key, double mean_b, double sd_b
 	outbuf__printf(b, "\n");
 }
 
+/* ---- the method, in words (every format's header says the same) ---- */
+
+void diff__describe(struct outbuf *b, const struct diff *d)
+{
+	size_t i, cant = 0;
+
+	if (d->o.robot) {
+		outbuf__printf(b, "rows: the kernel test robot's filter (at least 3 runs on a side%s, key in "
+				  "the base, ranges that separate); no significance test, no verdicts",
+			       d->nb < 3 && d->nn < 3 ? ", which neither side has: no row can pass" : "");
+		return;
+	}
+	if (d->novar) {
+		outbuf__printf(b, "one run on a side: NO VARIANCE, nothing can be called significant; rows "
+				  "past labelled thresholds (%.2g points for perf-profile/%% keys, %.2g%% "
+				  "relative otherwise; perf-profile rows also past 3 standard errors of sampling "
+				  "noise) are marked changed?",
+			       d->o.novar_points, d->o.novar_pct);
+		return;
+	}
+	for (i = 0; i < d->nr; i++)
+		cant += d->rows[i].verdict == DIFF_CANT_TELL;
+	outbuf__printf(b, "verdicts: moderated t per key (each run's sampling noise from its samples, the "
+			  "spread between runs fitted over each family's keys), Benjamini-Hochberg q < %.2g "
+			  "per family over %zu keys tested; effect floor %.2g points (perf-profile, %% keys) / "
+			  "%.2g%% (others); %zu row%s can't tell (the change they could detect is above the "
+			  "floor)",
+		       d->o.alpha, d->nr_tested, d->o.min_points, d->o.min_pct, cant, cant == 1 ? "" : "s");
+	if (d->advice.family && d->advice.rows) {
+		outbuf__printf(b, "\ndetectable (80%% power): %.2g points, the median over %zu %s rows at "
+				  "%zu+%zu runs; ",
+			       d->advice.mde, d->advice.rows, d->advice.family, d->nb, d->nn);
+		if (d->advice.mde <= d->o.min_points)
+			outbuf__printf(b, "the effect floor (%.2g) is within reach", d->o.min_points);
+		else if (d->advice.runs >= 1e6)
+			outbuf__printf(b, "the effect floor (%.2g) is out of reach of more runs of this "
+					  "length", d->o.min_points);
+		else
+			outbuf__printf(b, "the effect floor (%.2g) needs about %.0f runs a side of this length",
+				       d->o.min_points, d->advice.runs);
+	}
+}
+
 /* ---- the other formats ---- */
 
 /* Take back the '}' just written, to add a field to the object. */
@@ -131,13 +174,70 @@ static void json_spellings(struct outbuf *b, const struct diff_spelling *sp)
 	outbuf__printf(b, "}");
 }
 
+/* The fitted noise of each family, the runs advice and the disturbed runs. */
+static void json_families(struct outbuf *b, const struct diff *d)
+{
+	size_t i;
+
+	outbuf__printf(b, "\"families\": [");
+	for (i = 0; i < d->nr_families; i++) {
+		const struct diff_family *f = &d->families[i];
+
+		outbuf__printf(b, "%s{\"name\": ", i ? ", " : "");
+		outbuf__json_str(b, f->name);
+		outbuf__printf(b, ", \"phi\": ");
+		json_num(b, f->phi);
+		outbuf__printf(b, ", \"prior_df\": ");
+		if (isinf(f->d0))
+			outbuf__printf(b, "\"inf\"");
+		else
+			json_num(b, f->d0);
+		outbuf__printf(b, ", \"prior_var\": ");
+		json_num(b, f->s0);
+		outbuf__printf(b, ", \"tested\": %zu, \"significant\": %zu}", f->tested, f->rejected);
+	}
+	outbuf__printf(b, "], \"runs_advice\": ");
+	if (d->advice.family) {
+		outbuf__printf(b, "{\"family\": ");
+		outbuf__json_str(b, d->advice.family);
+		outbuf__printf(b, ", \"rows\": %zu, \"median_detectable\": ", d->advice.rows);
+		json_num(b, d->advice.mde);
+		outbuf__printf(b, ", \"runs_for_effect_floor\": ");
+		json_num(b, d->advice.runs);
+		outbuf__printf(b, "}");
+	} else {
+		outbuf__printf(b, "null");
+	}
+	outbuf__printf(b, ", \"disturbed_runs\": [");
+	for (i = 0; i < d->nr_disturbed; i++) {
+		const struct diff_disturbed *x = &d->disturbed[i];
+
+		outbuf__printf(b, "%s{\"side\": \"%s\", \"run\": %zu, \"stands_out\": ", i ? ", " : "",
+			       x->side ? "new" : "base", x->run);
+		json_num(b, x->ratio);
+		outbuf__printf(b, ", \"keys\": %zu}", x->keys);
+	}
+	outbuf__printf(b, "], \"machines_differed\": [");
+	{
+		size_t n;
+		const struct diff_row **amb = diff__select(d, DIFF_SELECT_AMBIENT, &n);
+
+		for (i = 0; i < n; i++) {
+			outbuf__printf(b, "%s", i ? ", " : "");
+			outbuf__json_str(b, amb[i]->key);
+		}
+		free(amb);
+	}
+	outbuf__printf(b, "], ");
+}
+
 static void format_json(struct outbuf *b, const struct diff *d, const struct diff_row *const *rows,
 			size_t n)
 {
 	size_t i;
 
 	outbuf__printf(b, "{\"runs\": {\"base\": %zu, \"new\": %zu}, \"mode\": \"%s\", \"alpha\": ",
-		       d->nb, d->nn, d->novar ? "thresholds" : "welch-bh");
+		       d->nb, d->nn, d->novar ? "thresholds" : "moderated-bh");
 	json_num(b, d->o.alpha);
 	outbuf__printf(b, ", \"keys\": %zu, \"tested\": %zu, ", d->nr, d->nr_tested);
 	if (d->nr_one_side[0] || d->nr_one_side[1]) {
@@ -156,6 +256,7 @@ static void format_json(struct outbuf *b, const struct diff *d, const struct dif
 		}
 		outbuf__printf(b, "}, ");
 	}
+	json_families(b, d);
 	outbuf__printf(b, "\"rows\": [");
 	for (i = 0; i < n; i++) {
 		const struct diff_row *r = rows[i];
@@ -174,6 +275,11 @@ static void format_json(struct outbuf *b, const struct diff *d, const struct dif
 		json_num(b, r->p);
 		outbuf__printf(b, ", \"q\": ");
 		json_num(b, r->q);
+		outbuf__printf(b, ", \"detectable\": ");
+		json_num(b, r->mde);
+		outbuf__printf(b, ", \"runs_needed\": ");
+		json_num(b, r->runs_needed);
+		outbuf__printf(b, ", \"ambient\": %s", (r->flags & DIFF_AMBIENT) ? "true" : "false");
 		outbuf__printf(b, ", \"verdict\": \"%s\", \"new_key\": %s, \"gone_key\": %s, \"robot\": %s}",
 			       diff_row__verdict_name(r), (r->flags & DIFF_NEW) ? "true" : "false",
 			       (r->flags & DIFF_GONE) ? "true" : "false",
@@ -211,7 +317,7 @@ static void format_csv(struct outbuf *b, const struct diff *d, const struct diff
 	size_t i;
 
 	outbuf__printf(b, "key,base_mean,base_stddev,base_runs,new_mean,new_stddev,new_runs,"
-			  "change,change_unit,p,q,verdict,robot\n");
+			  "change,change_unit,p,q,verdict,robot,detectable,runs_needed,ambient\n");
 	for (i = 0; i < n; i++) {
 		const struct diff_row *r = rows[i];
 
@@ -230,7 +336,11 @@ static void format_csv(struct outbuf *b, const struct diff *d, const struct diff
 		csv_num(b, r->p);
 		outbuf__printf(b, ",");
 		csv_num(b, r->q);
-		outbuf__printf(b, ",%s,%d\n", diff_row__verdict_name(r), !!(r->flags & DIFF_ROBOT));
+		outbuf__printf(b, ",%s,%d,", diff_row__verdict_name(r), !!(r->flags & DIFF_ROBOT));
+		csv_num(b, r->mde);
+		outbuf__printf(b, ",");
+		csv_num(b, r->runs_needed);
+		outbuf__printf(b, ",%d\n", !!(r->flags & DIFF_AMBIENT));
 	}
 	(void)d;
 }
@@ -326,8 +436,8 @@ static void format_markdown(struct outbuf *b, const struct diff *d,
 {
 	size_t i;
 
-	outbuf__printf(b, "| verdict | key | base | new | change | q |\n");
-	outbuf__printf(b, "|---|---|--:|--:|--:|--:|\n");
+	outbuf__printf(b, "| verdict | key | base | new | change | q | detectable |\n");
+	outbuf__printf(b, "|---|---|--:|--:|--:|--:|--:|\n");
 	for (i = 0; i < n; i++) {
 		const struct diff_row *r = rows[i];
 		const char *v = diff_row__verdict_name(r);
@@ -346,19 +456,20 @@ static void format_markdown(struct outbuf *b, const struct diff *d,
 		else
 			outbuf__printf(b, " | %+.2g%% | ", r->change);
 		if (isfinite(r->q))
-			outbuf__printf(b, "%.2g |\n", r->q);
+			outbuf__printf(b, "%.2g | ", r->q);
+		else
+			outbuf__printf(b, "- | ");
+		if (isfinite(r->mde))
+			outbuf__printf(b, "%.2g%s |\n", r->mde, r->absolute ? "" : "%");
 		else
 			outbuf__printf(b, "- |\n");
 	}
 	if (!n)
-		outbuf__printf(b, "| - | (no rows) | | | | |\n");
-	outbuf__printf(b, "\n%zu base run%s, %zu new run%s; %s\n", d->nb, d->nb == 1 ? "" : "s",
-		       d->nn, d->nn == 1 ? "" : "s",
-		       d->o.robot ? "rows: the kernel test robot's filter (at least 3 runs on a side, "
-				    "key in the base, ranges that separate); no significance test"
-		       : d->novar ? "one run on a side: no variance, rows past labelled thresholds "
-				    "are marked changed? (not significant)"
-		       : "verdicts: Welch's t-test, Benjamini-Hochberg q < alpha");
+		outbuf__printf(b, "| - | (no rows) | | | | | |\n");
+	outbuf__printf(b, "\n%zu base run%s, %zu new run%s; ", d->nb, d->nb == 1 ? "" : "s",
+		       d->nn, d->nn == 1 ? "" : "s");
+	diff__describe(b, d);
+	outbuf__printf(b, "\n");
 	if (d->nr_address)
 		outbuf__printf(b, "\n%zu tracepoint key%s bucketed by address not compared "
 				  "(ASLR moves the buckets every run)\n",
@@ -376,6 +487,39 @@ static void format_markdown(struct outbuf *b, const struct diff *d,
 	renamed_section(b, d, rows, n, true);
 }
 
+/*
+ * The ambient rows that changed, apart from the verdicts: the machines
+ * were in another state (issue: page cache written back between the
+ * batches), which is true but not the workload's doing.
+ */
+static void ambient_section(struct outbuf *b, const struct diff *d, enum diff_format f)
+{
+	size_t n, i;
+	const struct diff_row **rows = diff__select(d, DIFF_SELECT_AMBIENT, &n);
+
+	if (n && f == DIFF_FORMAT_LKP) {
+		outbuf__printf(b, "\nthe machines differed (state read while the workload was not running, "
+				  "not its effect; no verdict, gated only by a gate naming the family; "
+				  "--no-ambient makes them verdicts):\n");
+		for (i = 0; i < n; i++)
+			diff__lkp_row(b, rows[i]->key, rows[i]->base.mean, rows[i]->base.sd,
+				      rows[i]->cur.mean, rows[i]->cur.sd, diff_row__verdict_name(rows[i]));
+	} else if (n && f == DIFF_FORMAT_MARKDOWN) {
+		outbuf__printf(b, "\n**the machines differed** (state read while the workload was not "
+				  "running, not its effect):");
+		for (i = 0; i < n; i++) {
+			outbuf__printf(b, "%s ", i ? "," : "");
+			md_key(b, rows[i]->key);
+			if (rows[i]->absolute)
+				outbuf__printf(b, " %+.2f", rows[i]->change);
+			else
+				outbuf__printf(b, " %+.1f%%", rows[i]->change);
+		}
+		outbuf__printf(b, "\n");
+	}
+	free(rows);
+}
+
 void diff__format(struct outbuf *b, const struct diff *d, const struct diff_row *const *rows,
 		  size_t n, enum diff_format f, bool with_verdict)
 {
@@ -390,6 +534,8 @@ void diff__format(struct outbuf *b, const struct diff *d, const struct diff_row 
 		return;
 	case DIFF_FORMAT_MARKDOWN:
 		format_markdown(b, d, rows, n);
+		if (!with_verdict && !d->o.robot)
+			ambient_section(b, d, f);
 		return;
 	case DIFF_FORMAT_LKP:
 	default:
@@ -398,17 +544,24 @@ void diff__format(struct outbuf *b, const struct diff *d, const struct diff_row 
 	diff__lkp_header(b);
 	for (i = 0; i < n; i++) {
 		const struct diff_row *r = rows[i];
-		char mark[64];
+		char mark[128];
 
 		if (with_verdict) {
-			if (isfinite(r->q))
+			if (r->verdict == DIFF_CANT_TELL)
+				snprintf(mark, sizeof(mark), "%s q=%.2g, detectable %.2g%s",
+					 diff_row__verdict_name(r), r->q, r->mde, r->absolute ? "" : "%");
+			else if (isfinite(r->q))
 				snprintf(mark, sizeof(mark), "%s q=%.2g", diff_row__verdict_name(r), r->q);
 			else
 				snprintf(mark, sizeof(mark), "%s", diff_row__verdict_name(r));
+			if (r->flags & DIFF_AMBIENT)
+				snprintf(mark + strlen(mark), sizeof(mark) - strlen(mark), ", ambient");
 		}
 		/* the robot prints -1 as the stddev of a single run: never shown */
 		diff__lkp_row(b, r->key, r->base.mean, r->base.sd, r->cur.mean, r->cur.sd,
 			      with_verdict ? mark : NULL);
 	}
 	renamed_section(b, d, rows, n, false);
+	if (!with_verdict && !d->o.robot)
+		ambient_section(b, d, f);
 }

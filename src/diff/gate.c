@@ -1,4 +1,9 @@
-/* gate: CI conditions on a diff; see include/mmprof/gate.h. */
+/*
+ * gate: CI conditions on a diff; see include/mmprof/gate.h.  A handful of
+ * gates against up to 100 000 rows: matching is one fnmatch per (gate,
+ * row); the domain search for a gate that matches nothing (a few fnmatch
+ * calls per distinct domain) runs only for such gates.
+ */
 #include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
@@ -26,12 +31,24 @@ int gate__parse(const char *expr, struct gate *g, struct errmsg *e)
 	memset(g, 0, sizeof(*g));
 	while (isspace((unsigned char)*s))
 		s++;
-	glob = s;
-	while (*s && !isspace((unsigned char)*s) && *s != '<' && *s != '>')
-		s++;
-	glen = (size_t)(s - glob);
-	if (!glen)
-		return fail(e, expr, s, "expected a key or glob");
+	if (*s == '\'' || *s == '"') {
+		const char *close = strchr(s + 1, *s);
+
+		if (!close)
+			return fail(e, expr, s, "unterminated quote");
+		glob = s + 1;
+		glen = (size_t)(close - glob);
+		if (!glen)
+			return fail(e, expr, s, "expected a key or glob inside the quotes");
+		s = close + 1;
+	} else {
+		glob = s;
+		while (*s && !isspace((unsigned char)*s) && *s != '<' && *s != '>')
+			s++;
+		glen = (size_t)(s - glob);
+		if (!glen)
+			return fail(e, expr, s, "expected a key or glob");
+	}
 	while (isspace((unsigned char)*s))
 		s++;
 	if (*s == '>' || *s == '<') {
@@ -81,7 +98,7 @@ void gate__release(struct gate *g)
 
 bool gate__matches(const struct gate *g, const char *key)
 {
-	return fnmatch(g->glob, key, 0) == 0;
+	return fnmatch(g->glob, key, 0) == 0 || !strcmp(g->glob, key);
 }
 
 bool gate__trips(const struct gate *g, double delta, double rel)
@@ -103,8 +120,150 @@ bool gate__trips(const struct gate *g, double delta, double rel)
 	return false;
 }
 
+bool gate__names_family(const struct gate *g, const char *key)
+{
+	size_t n = strcspn(g->glob, ".");
+
+	return g->glob[n] == '.' && !memchr(g->glob, '*', n) && !memchr(g->glob, '?', n) &&
+	       !memchr(g->glob, '[', n) && !memchr(g->glob, '\\', n) &&
+	       strcspn(key, ".") == n && !strncmp(g->glob, key, n);
+}
+
+bool gate__applies(const struct gate *g, const struct diff_row *r)
+{
+	if (r->flags & (DIFF_ADDRESS | DIFF_ONE_SIDE))
+		return false;
+	if (!gate__matches(g, r->key))
+		return false;
+	return !(r->flags & DIFF_AMBIENT) || gate__names_family(g, r->key);
+}
+
+/* Length of the key's first n components ("a.b" for n 2 of "a.b.c"), 0 when it has no more. */
+static size_t components(const char *key, int n)
+{
+	const char *s = key;
+
+	while (n--) {
+		s = strchr(s, '.');
+		if (!s)
+			return 0;
+		s++;
+	}
+	return (size_t)(s - key) - 1;
+}
+
+static bool prefixed(const char *key, const char *prefix)
+{
+	return !strncmp(key, prefix, strlen(prefix));
+}
+
+/*
+ * The domain of a compared key (gate.h) into buf: "D." when its absent
+ * siblings are keys "D.<text>", or a whole key; false when the key is its
+ * own domain.  *whole: buf is a key, not a prefix.
+ */
+static bool key_domain(const char *key, char *buf, size_t size, bool *whole)
+{
+	size_t n = 0;
+
+	*whole = false;
+	if (prefixed(key, "perf-profile."))
+		n = components(key, 3);
+	else if (prefixed(key, "tracepoint."))
+		n = components(key, 2);
+	else if (prefixed(key, "perf-sched."))
+		n = components(key, 4);
+	else if (prefixed(key, "perf-stat.ps.")) {
+		*whole = true;
+		return (size_t)snprintf(buf, size, "perf-stat.scaled.%s%%", key + 13) < size;
+	}
+	if (!n || n + 2 > size)
+		return false;
+	memcpy(buf, key, n + 1);	/* the '.' after the domain included */
+	buf[n + 1] = '\0';
+	return true;
+}
+
+/*
+ * Could the glob match prefix followed by some text?  A match of prefix+t
+ * gives the token covering prefix's last character (a '*' may go on into
+ * t) a place to cut the glob, so the glob's head up to some cut matches
+ * prefix exactly.  Cuts inside a bracket or after a lone '\' leave a head
+ * whose '[' or '\' is literal, which prefixes here (family and event
+ * names) never hold.
+ */
+static bool glob_names_prefix(const char *glob, const char *prefix)
+{
+	size_t len = strlen(glob), k;
+	char *head = xmalloc(len + 1);
+	bool hit = false;
+
+	for (k = 1; k <= len && !hit; k++) {
+		memcpy(head, glob, k);
+		head[k] = '\0';
+		hit = fnmatch(head, prefix, 0) == 0;
+	}
+	free(head);
+	return hit;
+}
+
+bool gate__names_absent(const struct gate *g, const char *present_key)
+{
+	char dom[1024];
+	bool whole;
+
+	if (!key_domain(present_key, dom, sizeof(dom), &whole))
+		return false;
+	return whole ? gate__matches(g, dom) : glob_names_prefix(g->glob, dom);
+}
+
+void gate__count(const struct gate *g, const struct diff *d, struct gate_matches *m)
+{
+	/* the domains already tried: rows of one domain mostly come together */
+	char last[1024] = "";
+	size_t i;
+
+	memset(m, 0, sizeof(*m));
+	for (i = 0; i < d->nr; i++) {
+		const struct diff_row *r = &d->rows[i];
+
+		if (!gate__matches(g, r->key))
+			continue;
+		if (r->flags & (DIFF_ADDRESS | DIFF_ONE_SIDE))
+			m->uncompared++;
+		else if ((r->flags & DIFF_AMBIENT) && !gate__names_family(g, r->key))
+			m->ambient++;
+		else
+			m->rows++;
+	}
+	/* a gate that matches keys it does not count means those keys */
+	if (m->rows || m->uncompared || m->ambient)
+		return;
+	for (i = 0; i < d->nr && !m->absent; i++) {
+		const struct diff_row *r = &d->rows[i];
+		char dom[1024];
+		bool whole;
+
+		if ((r->flags & (DIFF_ADDRESS | DIFF_ONE_SIDE | DIFF_AMBIENT)) ||
+		    !key_domain(r->key, dom, sizeof(dom), &whole) || !strcmp(dom, last))
+			continue;
+		snprintf(last, sizeof(last), "%s", dom);
+		/* a whole key that exists as a row was matched above: it is absent */
+		m->absent = whole ? gate__matches(g, dom) : glob_names_prefix(g->glob, dom);
+	}
+}
+
+/* Must the glob be quoted to parse back? */
+static bool needs_quotes(const char *glob)
+{
+	return *glob == '\'' || *glob == '"' || strpbrk(glob, "<>") ||
+	       strpbrk(glob, " \t\n\v\f\r");
+}
+
 void gate__describe(const struct gate *g, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s %s %+g%s", g->glob, op_names[g->op], g->value,
+	const char *q = !needs_quotes(g->glob) ? "" : strchr(g->glob, '\'') ? "\"" : "'";
+
+	snprintf(buf, size, "%s%s%s %s %+g%s", q, g->glob, q, op_names[g->op], g->value,
 		 g->relative ? "%" : "");
 }

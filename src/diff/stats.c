@@ -1,5 +1,6 @@
 /*
- * stats: summaries, Welch's t-test, Benjamini-Hochberg, the robot's filter.
+ * stats: summaries, Welch's t-test, Benjamini-Hochberg, the robot's filter,
+ * limma's empirical Bayes prior for variances, t quantiles.
  * See include/mmprof/stats.h.
  */
 #include <errno.h>
@@ -106,6 +107,9 @@ double stats__t_p2(double t, double df)
 		return NAN;
 	if (isinf(t))
 		return 0;
+	/* the normal limit: past 1e7 df the two differ by < 1e-6 relative */
+	if (df > 1e7)
+		return erfc(fabs(t) / M_SQRT2);
 	/* P(|T| > t) = I_{df/(df+t^2)}(df/2, 1/2) */
 	return stats__betai(df / 2, 0.5, df / (df + t * t));
 }
@@ -216,4 +220,183 @@ bool stats__robot_changed(const double *base, size_t nb, const double *newv, siz
 			*ratio = 5;
 	}
 	return (nmin > bmed && nmed > bmax) || (bmin > nmed && bmed > nmax);
+}
+
+/* ---- empirical Bayes (limma's squeezeVar) and quantiles ---- */
+
+double stats__digamma(double x)
+{
+	double r = 0, f;
+
+	if (!(x > 0))
+		return NAN;
+	/* recurrence up to x >= 6, then the asymptotic series */
+	while (x < 6) {
+		r -= 1 / x;
+		x += 1;
+	}
+	f = 1 / (x * x);
+	return r + log(x) - 0.5 / x -
+	       f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f / 132))));
+}
+
+double stats__trigamma(double x)
+{
+	double r = 0, f;
+
+	if (!(x > 0))
+		return NAN;
+	while (x < 6) {
+		r += 1 / (x * x);
+		x += 1;
+	}
+	f = 1 / (x * x);
+	return r + 1 / x + f / 2 +
+	       f / x * (1.0 / 6 - f * (1.0 / 30 - f * (1.0 / 42 - f * (1.0 / 30))));
+}
+
+/* y with trigamma(y) = v (v > 0): trigamma falls monotonically, so bisect in log y. */
+static double trigamma_inverse(double v)
+{
+	double lo = log(1e-8), hi = log(1e12);
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (stats__trigamma(exp(mid)) > v)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return exp((lo + hi) / 2);
+}
+
+struct epair {
+	double x, e;
+};
+
+static int cmp_epair(const void *a, const void *b)
+{
+	const struct epair *p = a, *q = b;
+
+	return p->x < q->x ? -1 : p->x > q->x;
+}
+
+/* The binned trend at x: linear between the bins' centres, flat past the ends. */
+static double trend_at(const struct stat_prior *pr, double x)
+{
+	size_t i;
+
+	if (pr->nbins < 2 || x <= pr->bx[0])
+		return pr->by[0];
+	for (i = 1; i < pr->nbins; i++)
+		if (x <= pr->bx[i]) {
+			double w = pr->bx[i] > pr->bx[i - 1] ? (x - pr->bx[i - 1]) / (pr->bx[i] - pr->bx[i - 1]) : 1;
+
+			return pr->by[i - 1] + w * (pr->by[i] - pr->by[i - 1]);
+		}
+	return pr->by[pr->nbins - 1];
+}
+
+int stats__fit_prior(const double *s2, const double *df, const double *cov, size_t n,
+		     struct stat_prior *pr)
+{
+	struct epair *ep = xmalloc((n ? n : 1) * sizeof(*ep));
+	double mtri = 0, evar = 0, sum = 0;
+	size_t i, k = 0, b;
+
+	memset(pr, 0, sizeof(*pr));
+	pr->s0 = 1;
+	for (i = 0; i < n; i++) {
+		if (!(s2[i] > 0) || !isfinite(s2[i]) || !(df[i] > 0))
+			continue;
+		ep[k].e = log(s2[i]) - stats__digamma(df[i] / 2) + log(df[i] / 2);
+		ep[k].x = cov ? cov[i] : 0;
+		mtri += stats__trigamma(df[i] / 2);
+		sum += ep[k].e;
+		k++;
+	}
+	/* a trend: bins of at least 10 keys by covariate (limma's loess, coarsely) */
+	pr->nbins = cov && k >= 20 ? k / 10 : 1;
+	if (pr->nbins > STATS_PRIOR_BINS)
+		pr->nbins = STATS_PRIOR_BINS;
+	if (k < pr->nbins + 2) {
+		free(ep);
+		return -EINVAL;
+	}
+	qsort(ep, k, sizeof(*ep), cmp_epair);
+	for (b = 0; b < pr->nbins; b++) {
+		size_t lo = k * b / pr->nbins, hi = k * (b + 1) / pr->nbins;
+		double sx = 0, se = 0;
+
+		for (i = lo; i < hi; i++) {
+			sx += ep[i].x;
+			se += ep[i].e;
+		}
+		pr->bx[b] = sx / (double)(hi - lo);
+		pr->by[b] = se / (double)(hi - lo);
+	}
+	for (i = 0; i < k; i++) {
+		double r = ep[i].e - trend_at(pr, ep[i].x);
+
+		evar += r * r;
+	}
+	free(ep);
+	evar = evar / (double)(k - pr->nbins) - mtri / (double)k;
+	pr->excess = evar;
+	if (evar > 0) {
+		pr->d0 = 2 * trigamma_inverse(evar);
+		pr->shift = stats__digamma(pr->d0 / 2) - log(pr->d0 / 2);
+	} else {
+		/* the variances scatter no more than their own df explain */
+		pr->d0 = INFINITY;
+		pr->shift = 0;
+	}
+	pr->s0 = exp(sum / (double)k + pr->shift);
+	return 0;
+}
+
+double stats__prior_var(const struct stat_prior *pr, double cov)
+{
+	return exp(trend_at(pr, cov) + pr->shift);
+}
+
+double stats__posterior_var(const struct stat_prior *pr, double s2, double df, double cov)
+{
+	double s0 = stats__prior_var(pr, cov);
+
+	if (isinf(pr->d0))
+		return s0;
+	return (pr->d0 * s0 + df * s2) / (pr->d0 + df);
+}
+
+double stats__t_q2(double p, double df)
+{
+	double lo = 0, hi = 1;
+	int i;
+
+	if (!(p > 0) || !(p <= 1) || !(df > 0))
+		return NAN;
+	while (stats__t_p2(hi, df) > p && hi < 1e300)
+		hi *= 2;
+	for (i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (stats__t_p2(mid, df) > p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+double stats__f_upper(double f, double d1, double d2)
+{
+	if (!(f >= 0) || !(d1 > 0) || !(d2 > 0))
+		return NAN;
+	/* past 1e5 denominator df, F is chi^2_d1 / d1 to within the fraction's accuracy */
+	if (d2 > 1e5)
+		d2 = 1e5;
+	return stats__betai(d2 / 2, d1 / 2, d2 / (d2 + d1 * f));
 }

@@ -240,6 +240,7 @@ static const char *row_class(const struct diff_row *r)
 	case DIFF_DOWN: return "down";
 	case DIFF_CHANGED: return "changed";
 	case DIFF_SMALL: return "small";
+	case DIFF_CANT_TELL: return "cant-tell";
 	default: return "same";
 	}
 }
@@ -336,18 +337,14 @@ void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const s
 	page_open(b, "diff", sides[0].nr ? sides[0].paths[0] : "base",
 		  sides[1].nr ? sides[1].paths[0] : "new");
 	outbuf__puts(b, "<p class=\"note\">");
-	if (d->o.robot)
-		outbuf__puts(b, "Rows: the kernel test robot's filter (at least 3 runs on a side, key in the "
-				"base, ranges that separate); no significance test, no verdicts.");
-	else if (d->novar)
-		outbuf__printf(b, "One run on a side: no variance, nothing can be called significant; rows past "
-				  "%.2g points (perf-profile, %% keys) or %.2g%% (others) are marked changed?.",
-			       d->o.novar_points, d->o.novar_pct);
-	else
-		outbuf__printf(b, "Verdicts: Welch's t-test per key over %zu base and %zu new runs, "
-				  "Benjamini-Hochberg q &lt; %.2g over %zu keys tested; effect floor %.2g points "
-				  "(perf-profile, %% keys) / %.2g%% (others).",
-			       d->nb, d->nn, d->o.alpha, d->nr_tested, d->o.min_points, d->o.min_pct);
+	{
+		struct outbuf m = { 0 };
+
+		diff__describe(&m, d);
+		outbuf__xml_str(b, m.s ? m.s : "");
+		outbuf__puts(b, ".");
+		outbuf__release(&m);
+	}
 	if (d->nr_address)
 		outbuf__printf(b, " Not compared: %zu tracepoint key%s bucketed by address (ASLR moves the "
 				  "buckets every run).", d->nr_address, d->nr_address == 1 ? "" : "s");

@@ -4,9 +4,14 @@
  * accept or refuse each without a crash or leak, and what it accepts must
  * be what its grammar promises (include/mmprof/gate.h):
  *   - a refusal carries a message with a column inside the expression;
- *   - an accepted gate has a non-empty glob without blanks or '<' '>',
- *     a finite value, and a description that parses back to the same gate
- *     (describe prints "%+g", so the value round-trips to 6 digits).
+ *   - an accepted gate has a non-empty glob and a finite value; a glob
+ *     with blanks or '<' '>' came quoted (the expression's first non-blank
+ *     is a quote the glob does not hold), and its description parses back
+ *     to the same gate, quoted as needed (describe prints "%+g", so the
+ *     value round-trips to 6 digits);
+ *   - the family, domain and row rules (gate__names_family,
+ *     gate__names_absent, gate__count) take any glob without trouble, and
+ *     a gate that counts a row never also reads as absent.
  *
  * Built and run by `make fuzz`; seeds in tests/fuzz/corpus/gate/.
  */
@@ -18,6 +23,18 @@
 #include <string.h>
 
 #include "mmprof/gate.h"
+
+static const char *const keys[] = {
+	"perf-profile.children.cpu-clock.do_page_fault",
+	"perf-profile.self.cpu-clock.void Hot.main(java.lang.String[])",
+	"perf-profile.calltrace.cpu-clock.a.b.c",
+	"tracepoint.kmem:mm_page_alloc.count",
+	"perf-sched.wait_time.avg.ms.a.b",
+	"perf-stat.ps.page-faults",
+	"meminfo.Dirty",
+	"x",
+	"",
+};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -48,10 +65,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(expr);
 		return 0;
 	}
-	if (!g.glob || !g.glob[0] || strpbrk(g.glob, " \t\n\v\f\r<>") || !isfinite(g.value))
+	if (!g.glob || !g.glob[0] || !isfinite(g.value))
 		abort();
+	if (strpbrk(g.glob, " \t\n\v\f\r<>")) {
+		const char *s = expr + strspn(expr, " \t\n\v\f\r");
+
+		if ((*s != '\'' && *s != '"') || strchr(g.glob, *s))
+			abort();
+	}
 	/* every key matches or not without trouble; the change never trips on NaN */
-	(void)gate__matches(&g, "perf-profile.children.do_page_fault");
+	{
+		struct diff_row rows[sizeof(keys) / sizeof(keys[0])];
+		struct diff d = { .rows = rows, .nr = sizeof(keys) / sizeof(keys[0]) };
+		struct gate_matches m;
+		size_t i;
+
+		memset(rows, 0, sizeof(rows));
+		for (i = 0; i < d.nr; i++) {
+			rows[i].key = (char *)keys[i];
+			rows[i].flags = i == 6 ? DIFF_AMBIENT : 0;
+			(void)gate__matches(&g, keys[i]);
+			(void)gate__names_family(&g, keys[i]);
+			(void)gate__names_absent(&g, keys[i]);
+		}
+		gate__count(&g, &d, &m);
+		if (m.absent && (m.rows || m.uncompared || m.ambient))
+			abort();
+	}
 	if (gate__trips(&g, NAN, NAN))
 		abort();
 	gate__describe(&g, desc, sizeof(desc));

@@ -333,7 +333,7 @@ static void test_formats(void)
 	   "csv: values and unit");
 	b.len = 0;
 	diff__format(&b, &d, rows, n, DIFF_FORMAT_MARKDOWN, false);
-	ok(b.s && strstr(b.s, "| verdict | key | base | new | change | q |\n|---|"), "markdown: header");
+	ok(b.s && strstr(b.s, "| verdict | key | base | new | change | q | detectable |\n|---|"), "markdown: header");
 	ok(b.s && strstr(b.s, "| **up** | `perf-profile.children.cpu-clock.x` | 1.00 | 5.03 | +4.02 |"),
 	   "markdown: a verdict per row");
 	b.len = 0;
