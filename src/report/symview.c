@@ -291,21 +291,3 @@ void symview__cumulate(const struct symview *v, const double *w, double *sub,
 	if (!sub)
 		free(s);
 }
-
-int report__find_event(const struct profile *p, const char *name)
-{
-	char buf[256];
-	size_t i;
-
-	for (i = 0; i < p->nr_events; i++) {
-		const char *ev = profile__str(p, p->events[i].name);
-		const char *asked = profile__str(p, p->events[i].asked);
-
-		if (!ev)
-			continue;
-		keys__event_name(ev, buf, sizeof(buf));
-		if (!strcmp(ev, name) || !strcmp(buf, name) || (asked && !strcmp(asked, name)))
-			return (int)i;
-	}
-	return -1;
-}
