@@ -15,14 +15,23 @@
  * keys summed, as the robot does.  Keys under the robot's floors (0.05 for
  * perf-profile) are still produced here with their values; the floor is
  * applied when printing, so that diff sees small values on both sides.
+ *
+ * The keys engine is a module of its own (src/keys/): the symbol trie
+ * (symview.h, included here), one run's keys (keys__run), keycache (every
+ * run of a file, each key's text once) and keytab (runs side by side).
+ * report, diff and flame use it through this header; it uses only the
+ * data model (profile.h) and the leaf utilities, never its users.
  */
 #ifndef MMPROF_KEYS_H
 #define MMPROF_KEYS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mmprof/hashidx.h"
 #include "mmprof/profile.h"
+#include "mmprof/symview.h"
 
 struct key_value {
 	char *key;		/* owned */
@@ -60,5 +69,70 @@ void keys__workload_name(const struct profile *p, char *buf, size_t size);
 
 /* All keys of one run of p, appended to out (unsorted). */
 int keys__run(const struct profile *p, uint32_t run, struct keyvals *out);
+
+/*
+ * keys__run on a symview built once for the profile: the symbol
+ * trie is the same for every run, so callers doing every run (keytab,
+ * diff) build it once instead of once per run.
+ */
+void keys__run_view(const struct symview *v, uint32_t run, struct keyvals *out);
+
+/*
+ * keycache: the key strings of one symview, each formatted and interned
+ * once (ids 0..keycache__nr()-1), so that callers doing every run of a
+ * file (keytab, diff) pay for a key's text once per file, not once per
+ * run.  keycache__run gives one run's keys as ids and values in exactly
+ * the order and with the values keys__run_view gives; the arrays stay
+ * valid until the next keycache__run or keycache__free.  Borrows v for
+ * keycache__run only: once the last run is done v may be released, and
+ * the names stay valid until keycache__free.  Memory: one id per symnode
+ * and entry per event.
+ */
+struct keycache;
+struct keyrun {
+	const uint32_t *ids;
+	const double *vals;
+	size_t nr;
+};
+struct keycache *keycache__new(const struct symview *v);
+void keycache__free(struct keycache *c);	/* NULL is fine */
+void keycache__run(struct keycache *c, uint32_t run, struct keyrun *out);
+const char *keycache__name(const struct keycache *c, uint32_t id);
+size_t keycache__nr(const struct keycache *c);
+/*
+ * The original spellings behind the perf-profile keys (issue 3: keys are
+ * a normalised identity, the raw names stay visible): [id] is NULL when
+ * every frame behind key id was spelled as the key's symbol part (the
+ * text after "perf-profile.<family>.<event>."), else those frames' raw
+ * spellings, '\n'-separated, first seen first (the key's own text among
+ * them when some frame was spelled so); a calltrace key's spelling is its
+ * chain of raw names joined by '.'.  Indexed by id, keycache__nr() long,
+ * or NULL when no key has a spelling of its own (the usual file); valid
+ * until the next keycache__run or keycache__free.
+ */
+const char *const *keycache__spellings(const struct keycache *c);
+
+/*
+ * keytab: keys of every run side by side, for printing means (report) and
+ * statistics (diff).  A key missing from a run is 0 in that run.
+ */
+struct keytab {
+	char **keys;		/* owned */
+	double *vals;		/* vals[k * nr_runs + r] */
+	size_t nr, alloc, nr_runs;
+	struct hashidx idx;	/* private */
+};
+
+int keytab__build(struct keytab *kt, const struct profile *p);
+void keytab__release(struct keytab *kt);
+double keytab__mean(const struct keytab *kt, size_t k);
+double keytab__stddev(const struct keytab *kt, size_t k);	/* population (÷ n) */
+/* Sort rows by family (text before the first '.') then key. */
+void keytab__sort(struct keytab *kt);
+
+/* The robot's floor: perf-profile keys under 0.05 are not shown. */
+bool keys__shown(const char *key, double value);
+/* Print a value with the precision its family deserves into buf. */
+void keys__format_value(const char *key, double value, char *buf, size_t size);
 
 #endif

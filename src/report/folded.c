@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "mmprof/report.h"
+#include "mmprof/symview.h"
 #include "mmprof/xalloc.h"
 
 struct fline {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "mmprof/json.h"
+#include "mmprof/keys.h"
 #include "mmprof/report.h"
 #include "mmprof/xalloc.h"
 

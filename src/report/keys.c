@@ -27,7 +27,6 @@
 #include <string.h>
 
 #include "mmprof/keys.h"
-#include "mmprof/report.h"
 #include "mmprof/xalloc.h"
 
 #define CALLTRACE_FRAMES 5

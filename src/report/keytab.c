@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mmprof/report.h"
+#include "mmprof/keys.h"
 #include "mmprof/xalloc.h"
 
 static bool keytab_eq(const void *ctx, uint32_t row, const void *key)

@@ -1,6 +1,6 @@
 /*
  * symview: the profile's address trie collapsed to symbols; see
- * include/mmprof/report.h.
+ * include/mmprof/symview.h.
  *
  * Recursion and "count once per sample" are solved once, at build time:
  * same_anc links every symnode to its nearest ancestor with the same
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mmprof/report.h"
+#include "mmprof/symview.h"
 #include "mmprof/xalloc.h"
 
 struct entry_key {

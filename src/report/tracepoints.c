@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mmprof/keys.h"
 #include "mmprof/report.h"
 #include "mmprof/trace.h"
 

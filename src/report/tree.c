@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "mmprof/report.h"
+#include "mmprof/symview.h"
 #include "mmprof/xalloc.h"
 
 struct cnode {

@@ -1,0 +1,98 @@
+/*
+ * symview: a profile's call-stack trie seen at the level of symbols, the
+ * ground that keys (keys.h), report's views and diff's chains stand on.
+ *
+ * The profile's trie has one node per distinct *address* path; reports
+ * want one node per distinct *symbol* path.  struct symview collapses it:
+ *
+ *   entry     a distinct (DSO, symbol) pair, as perf's `--sort=dso,symbol`
+ *             entries; with keep_unresolved, one extra entry "[unknown]"
+ *             stands for every unresolved frame
+ *   symnode   a node of the symbol trie: (parent symnode, entry), root
+ *             first, parent < id (same invariant as the profile's trie)
+ *
+ * Without keep_unresolved (the LKP view, perf report -U) unresolved frames
+ * are skipped inside stacks and a sample whose sampled IP is unresolved is
+ * dropped altogether, from the total as well: that is what perf does with
+ * -U (measured: `Event count` shrinks by the unresolved-leaf samples).
+ *
+ * Building is O(trie nodes) hash operations; everything per (run, event)
+ * afterwards is a linear pass over symnodes, never per sample.  Workload:
+ * up to a few hundred thousand trie nodes, a handful of events and runs.
+ */
+#ifndef MMPROF_SYMVIEW_H
+#define MMPROF_SYMVIEW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mmprof/hashidx.h"
+#include "mmprof/profile.h"
+
+#define SYMVIEW_NONE UINT32_MAX
+#define SYMVIEW_ALL_RUNS UINT32_MAX
+
+struct symview_entry {
+	uint32_t dso, sym;	/* string ids of the profile; sym 0 = "[unknown]" */
+	uint8_t kernel;
+};
+
+struct symnode {
+	uint32_t parent;	/* < own id; root (0) is its own parent */
+	uint32_t entry;		/* SYMVIEW_NONE for the root */
+	uint32_t first_child, next_sibling;	/* SYMVIEW_NONE terminated */
+	uint32_t same_anc;	/* nearest ancestor with the same entry, or NONE */
+	uint32_t depth;
+};
+
+struct symview {
+	const struct profile *p;
+	bool keep_unresolved;
+	bool keep_inline;	/* inline frames (record --inline) as entries */
+
+	struct symview_entry *entries;
+	size_t nr_entries, alloc_entries;
+
+	struct symnode *nodes;
+	size_t nr_nodes, alloc_nodes;
+
+	uint32_t *node_map;	/* profile trie node -> symnode */
+	uint8_t *node_keep;	/* profile trie node: its samples count (leaf resolved) */
+
+	struct hashidx entry_idx, node_idx;	/* private */
+};
+
+void symview__init(struct symview *v, const struct profile *p, bool keep_unresolved);
+/*
+ * The same, choosing whether inline frames (frame.inlined) are entries of
+ * their own (the tree shows the inline chain) or are folded into the real
+ * function they were inlined into (symview__init: LKP keys, folded, so
+ * that keys stay those of the real functions perf-profile names).
+ */
+void symview__init_inline(struct symview *v, const struct profile *p, bool keep_unresolved,
+			  bool keep_inline);
+void symview__release(struct symview *v);
+
+/* Display name of an entry: the symbol, or "[unknown]". */
+const char *symview__entry_name(const struct symview *v, uint32_t entry);
+const char *symview__entry_dso(const struct symview *v, uint32_t entry);
+
+/*
+ * Leaf weights per symnode (array of v->nr_nodes, zeroed here) of one
+ * event, one run (or SYMVIEW_ALL_RUNS), summed over comms; period or
+ * sample counts.  Returns the total (the sum of w).
+ */
+double symview__weights(const struct symview *v, uint32_t run, uint32_t event,
+			bool use_period, double *w);
+
+/*
+ * From leaf weights w: sub[q] = weight of q's subtree; inner[q] = weight of
+ * samples whose innermost occurrence of q's entry is q (a callee-ordered
+ * chain from q to the root, perf's folded line); children[e] (nr_entries)
+ * = weight of samples with entry e anywhere (once per sample); self[e].
+ * Any output may be NULL.
+ */
+void symview__cumulate(const struct symview *v, const double *w, double *sub,
+		       double *inner, double *children, double *self);
+
+#endif
