@@ -18,7 +18,7 @@
  * disturb_p, disturb_mult times as much for every node) and one factor
  * per subtree under main (subtree_sigma), renormalises,
  * and samples its n_r = N * exp(0.05 z) samples multinomially.  From the
- * counts it makes the keys as src/report/keys.c does: self and children
+ * counts it makes the keys as src/keys/keys.c does: self and children
  * shares of every function with at least one sample (no 0.05 floor: keys
  * carries small values so that diff sees them), calltrace keys of every
  * node holding at least floor(0.5 % of n_r) samples (KEYS_CALLTRACE_CUT),
