@@ -14,10 +14,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* Write s as a quoted JSON string through put(ctx, bytes, n). */
+/* Write s (NULL: "") as a quoted JSON string through put(ctx, bytes, n). */
 void json__escape(const char *s, void (*put)(void *ctx, const char *p, size_t n), void *ctx);
 
-/* s as a quoted JSON string on out. */
+/* s (NULL: "") as a quoted JSON string on out. */
 void json__fputs(FILE *out, const char *s);
 
 #endif

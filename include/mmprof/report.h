@@ -72,7 +72,4 @@ struct json_opts {
 
 int report__json(const struct profile *p, const struct json_opts *o, FILE *out);
 
-/* Write s as a JSON string literal (quotes included). */
-void json__string(FILE *out, const char *s);
-
 #endif

@@ -11,7 +11,7 @@
 
 void json__escape(const char *s, void (*put)(void *ctx, const char *p, size_t n), void *ctx)
 {
-	const unsigned char *u = (const unsigned char *)s, *run = u;
+	const unsigned char *u = (const unsigned char *)(s ? s : ""), *run = u;
 
 	put(ctx, "\"", 1);
 	while (*u) {

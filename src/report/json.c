@@ -19,11 +19,6 @@
 
 #define JSON_REPORT_FORMAT 1
 
-void json__string(FILE *out, const char *s)
-{
-	json__fputs(out, s ? s : "");
-}
-
 static void json_num(FILE *out, double x)
 {
 	if (isfinite(x))
@@ -39,9 +34,9 @@ static void json_meta(const struct profile *p, FILE *out)
 	fputs("  \"meta\": {", out);
 	for (i = 0; i < p->nr_meta; i++) {
 		fputs(i ? ",\n    " : "\n    ", out);
-		json__string(out, profile__str(p, p->meta[i].key));
+		json__fputs(out, profile__str(p, p->meta[i].key));
 		fputs(": ", out);
-		json__string(out, profile__str(p, p->meta[i].value));
+		json__fputs(out, profile__str(p, p->meta[i].value));
 	}
 	fputs(p->nr_meta ? "\n  },\n" : "},\n", out);
 }
@@ -59,11 +54,11 @@ static void json_events(const struct profile *p, FILE *out)
 				 lkp, sizeof(lkp));
 		fputs(i ? ",\n    {" : "\n    {", out);
 		fputs("\"name\": ", out);
-		json__string(out, profile__str(p, e->name));
+		json__fputs(out, profile__str(p, e->name));
 		fputs(", \"lkp_name\": ", out);
-		json__string(out, lkp);
+		json__fputs(out, lkp);
 		fputs(", \"asked\": ", out);
-		json__string(out, profile__str(p, e->asked));
+		json__fputs(out, profile__str(p, e->asked));
 		fprintf(out, ", \"type\": %u, \"config\": %llu, \"%s\": %llu}", e->type,
 			(unsigned long long)e->config, e->freq ? "freq" : "period",
 			(unsigned long long)e->sample);
@@ -98,7 +93,7 @@ static void json_runs(const struct profile *p, FILE *out)
 				continue;
 			fputs(n++ ? ",\n        {" : "\n        {", out);
 			fputs("\"name\": ", out);
-			json__string(out, profile__str(p, c->name));
+			json__fputs(out, profile__str(p, c->name));
 			fprintf(out, ", \"supported\": %s", c->supported ? "true" : "false");
 			if (c->supported) {
 				fprintf(out, ", \"value\": %llu, \"enabled_ns\": %llu, "
@@ -114,7 +109,7 @@ static void json_runs(const struct profile *p, FILE *out)
 			if (p->metrics[i].run != r)
 				continue;
 			fputs(n++ ? ", " : "", out);
-			json__string(out, profile__str(p, p->metrics[i].key));
+			json__fputs(out, profile__str(p, p->metrics[i].key));
 			fputs(": ", out);
 			json_num(out, p->metrics[i].value);
 		}
@@ -130,7 +125,7 @@ static void json_keys(const struct keytab *kt, FILE *out)
 	fputs("  \"keys\": {", out);
 	for (k = 0; k < kt->nr; k++) {
 		fputs(k ? ",\n    " : "\n    ", out);
-		json__string(out, kt->keys[k]);
+		json__fputs(out, kt->keys[k]);
 		fputs(": {\"mean\": ", out);
 		json_num(out, keytab__mean(kt, k));
 		fputs(", \"stddev\": ", out);
@@ -163,7 +158,7 @@ static void json_tree(const struct profile *p, double limit, FILE *out)
 
 		symview__cumulate(&v, w, NULL, NULL, children, self);
 		fputs(e ? ",\n    {\"event\": " : "\n    {\"event\": ", out);
-		json__string(out, profile__str(p, p->events[e].name));
+		json__fputs(out, profile__str(p, p->events[e].name));
 		fputs(", \"total_period\": ", out);
 		json_num(out, total);
 		fputs(", \"entries\": [", out);
@@ -172,9 +167,9 @@ static void json_tree(const struct profile *p, double limit, FILE *out)
 				continue;
 			fputs(n++ ? ",\n      {" : "\n      {", out);
 			fputs("\"symbol\": ", out);
-			json__string(out, symview__entry_name(&v, (uint32_t)i));
+			json__fputs(out, symview__entry_name(&v, (uint32_t)i));
 			fputs(", \"dso\": ", out);
-			json__string(out, symview__entry_dso(&v, (uint32_t)i));
+			json__fputs(out, symview__entry_dso(&v, (uint32_t)i));
 			fprintf(out, ", \"kernel\": %s, \"children\": ",
 				v.entries[i].kernel ? "true" : "false");
 			json_num(out, 100.0 * children[i] / total);

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "tap.h"
+#include "mmprof/json.h"
 #include "mmprof/keys.h"
 #include "mmprof/report.h"
 
@@ -224,7 +225,7 @@ static void test_json_string(void)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	json__string(f, "a\"b\\c\n\x01");
+	json__fputs(f, "a\"b\\c\n\x01");
 	fclose(f);
 	is_str(buf, "\"a\\\"b\\\\c\\n\\u0001\"", "JSON string escaping");
 	free(buf);
