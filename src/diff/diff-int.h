@@ -1,0 +1,113 @@
+/*
+ * diff-int.h: what the files of src/diff/ that compute a diff share, and
+ * nothing outside them sees.  diff.c builds the rows from the runs and
+ * orders them; keyname.c says what a key is (its measured unit, its
+ * normalised identity and spellings, whether it is a monitor's, ambient or
+ * an address); verdict.c classifies and tests each row, spends each
+ * family's FDR and gates self and calltrace rows on children; family.c
+ * fits a family's noise model (phi and its shape, the prior, the
+ * moderated variances) and names disturbed runs.
+ *
+ * The test's types are diff__compute's scratch: a struct tctx lives for
+ * one call, with one struct trow per row and one struct fam per family.
+ */
+#ifndef MMPROF_DIFF_INT_H
+#define MMPROF_DIFF_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mmprof/diff.h"
+
+/* a static const per file that includes this: sizeof(PP) is its length + 1 */
+static const char PP[] = "perf-profile.";
+
+/* ---- keys (keyname.c) ---- */
+
+/*
+ * The event component of a perf-profile.<kind>.<event>.<...> key (*len
+ * bytes, not terminated), or NULL for any other key.
+ */
+const char *diff__pp_event(const char *key, size_t *len);
+/* A key of the robot's monitors (perf-profile, proc-vmstat, ...), not the workload's own. */
+bool diff__monitor_family(const char *key);
+/* o->ambient's patterns, and the default ambient keys unless o->no_ambient_defaults. */
+bool diff__is_ambient(const struct diff_opts *o, const char *key);
+/* Flag DIFF_ADDRESS rows (and the ".other" of their histograms), counting them in d->nr_address. */
+void diff__mark_addresses(struct diff *d);
+/* Flag DIFF_ONE_SIDE the rows of families present (per row: 2 run counts) on one side only. */
+void diff__mark_one_sided(struct diff *d, const uint32_t *present);
+/* Row row was seen spelled s (len bytes) on side: see keyname.c. */
+void diff__add_spelling(struct diff *d, uint32_t row, int side, const char *s, size_t len);
+
+/* ---- the test (verdict.c, family.c; see "Verdicts" in diff.h) ---- */
+
+enum scale {
+	SCALE_SHARE,		/* perf-profile with samples known: counts out of a total */
+	SCALE_RAW,		/* the key's own unit (absolute keys, negative values) */
+	SCALE_LOG,		/* log(x + eps): relative keys, noise as a fraction of the level */
+};
+
+/* A family: keys whose noise is estimated together and whose FDR is controlled together. */
+struct fam {
+	char *name;
+	enum scale scale;
+	bool children;		/* perf-profile.children.<event>: judges disturbed runs */
+	double *inv_n;		/* SHARE: per run (base then new) 1 / samples */
+	double total[2];	/* SHARE: samples of each side */
+	/*
+	 * SHARE: between-run spread phi * shape: SHAPE_SQUARE, phi a squared
+	 * coefficient of variation (a run is a few % slower everywhere), or
+	 * SHAPE_COUNT, phi * p (100 - p), as if each run held 1 / phi more
+	 * samples' worth of noise (small functions jitter more, relatively).
+	 */
+	double phi;
+	enum { SHAPE_SQUARE, SHAPE_COUNT } shape;
+	struct stat_prior prior;
+	bool have_prior;
+	size_t m, rejected;	/* rows tested, rows with q < alpha */
+};
+
+/* Per row, what the test sees (diff__compute's scratch). */
+struct trow {
+	uint32_t fam;
+	bool tested;
+	double delta;		/* new - base on the test scale */
+	double s2;		/* RAW/LOG: pooled variance; SHARE: the dispersion (after phi) */
+	double level;		/* SHARE: pooled share in points */
+	double c;		/* SHARE: 1e4 p (1 - p) at the pooled share: a run's sampling variance is c / n */
+	double vfloor;		/* LOG of counts: the Poisson floor of a run's variance */
+	double post;		/* the moderated variance (or dispersion) */
+	double eb, en;		/* each side's variance of its mean before the dispersion (RAW/LOG: 1/n) */
+	double known;		/* SHARE: the sampling part of eb + en */
+	double df;
+	double z;		/* t* + t_0.8 at the row's BH threshold */
+};
+
+struct tctx {
+	struct diff *d;
+	struct fam *fam;
+	size_t nr_fam, alloc_fam, last;
+	struct trow *t;
+	double *buf;		/* n values */
+};
+
+/* The values the test sees, base then new: r->v, or buf with a calltrace key's absent runs at the cut. */
+const double *diff_row__test_values(const struct diff_row *r, size_t n, double *buf);
+/* The median of v[0..n-1], n > 0; sorts v. */
+double diff__median(double *v, size_t n);
+/*
+ * Summary, flags, the robot's filter and (with one run a side) the
+ * verdict of row r; a row to be tested gets its family and test scale.
+ * present: the runs of base and of new that had the key; nsamp: per run
+ * (base then new) the samples behind the row's event, or NULL.
+ */
+void tctx__classify(struct tctx *x, struct diff_row *r, const uint32_t *present,
+		    bool base_has_pp, double *scratch, const double *nsamp);
+/* phi, the dispersions, the prior and the moderated variances of family fi. */
+void tctx__fit_family(struct tctx *x, size_t fi);
+/* Tests, BH per family, verdicts and detectable changes of the rows tctx__classify prepared. */
+void tctx__test(struct tctx *x);
+
+#endif

@@ -1,0 +1,349 @@
+/*
+ * family: the noise model of one family of a diff's tested rows, fitted
+ * before any of them is tested (see "Verdicts" in include/mmprof/diff.h).
+ * For shares: the between-run spread phi and the shape of it that fits
+ * best, each row's dispersion and weighted difference, and the runs of a
+ * perf-profile.children family that disagree with their side (disturbed
+ * runs).  For every family: the prior (limma's empirical Bayes, robustly)
+ * and each row's moderated variance and degrees of freedom.  Work is
+ * O(keys x runs) per evaluation of phi, 60 bisection steps a shape.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmprof/diff.h"
+#include "mmprof/stats.h"
+#include "mmprof/xalloc.h"
+
+#include "diff-int.h"
+
+/*
+ * The scale of a share's between-run spread, in points^2: the share's
+ * p (100 - p) / 100 squared, which is p^2 for the small shares and
+ * (100 - p)^2 near 100 %, where what varies is the rest.
+ */
+static double share_spread(const struct fam *f, const struct trow *t)
+{
+	double l = t->level * (100 - t->level) / 100;
+
+	return f->shape == SHAPE_SQUARE ? l * l : t->c;
+}
+
+/*
+ * A SHARE row under the model: each run's variance is e_i = c / n_i (its
+ * sampling) + phi * spread (between runs), so each side's mean is
+ * weighted by 1 / e_i (a long run says more than a short one, but never
+ * more than the spread between runs allows).  Returns the dispersion
+ * (weighted squared residuals per df: 1 when the model holds); the
+ * weighted difference, each side's variance of its mean and their
+ * sampling part go to *fit when not NULL.
+ */
+struct share_fit {
+	double delta, vb, vn, known;
+};
+
+static double share_dispersion(const struct fam *f, const struct trow *t, const double *v,
+			       size_t nb, size_t nn, double phi, struct share_fit *fit)
+{
+	double extra = phi * share_spread(f, t), sw[2] = { 0, 0 }, swy[2] = { 0, 0 };
+	double sw2s[2] = { 0, 0 }, m[2], ss = 0;
+	size_t i;
+
+	for (i = 0; i < nb + nn; i++) {
+		double e = t->c * f->inv_n[i] + extra, w = e > 0 ? 1 / e : 0;
+		int sd = i >= nb;
+
+		sw[sd] += w;
+		swy[sd] += w * v[i];
+		sw2s[sd] += w * w * t->c * f->inv_n[i];
+	}
+	for (i = 0; i < 2; i++)
+		m[i] = sw[i] > 0 ? swy[i] / sw[i] : 0;
+	for (i = 0; i < nb + nn; i++) {
+		double e = t->c * f->inv_n[i] + extra, res = v[i] - m[i >= nb];
+
+		ss += e > 0 ? res * res / e : 0;
+	}
+	if (fit) {
+		fit->delta = m[1] - m[0];
+		fit->vb = sw[0] > 0 ? 1 / sw[0] : 0;
+		fit->vn = sw[1] > 0 ? 1 / sw[1] : 0;
+		fit->known = (sw[0] > 0 ? sw2s[0] / (sw[0] * sw[0]) : 0) +
+			     (sw[1] > 0 ? sw2s[1] / (sw[1] * sw[1]) : 0);
+	}
+	return ss / (double)(nb + nn - 2);
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+double diff__median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_dbl);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+struct phi_key {
+	const struct diff_row *r;
+	const struct trow *t;
+};
+
+static int cmp_phi_key(const void *a, const void *b)
+{
+	const struct phi_key *x = a, *y = b;
+
+	return x->t->level < y->t->level ? 1 : x->t->level > y->t->level ? -1 : 0;
+}
+
+/* The mean dispersion of keys[0..use-1] at phi. */
+static double phi_dispersion(struct tctx *x, const struct fam *f, const struct phi_key *keys,
+			     size_t use, double phi)
+{
+	size_t nb = x->d->nb, nn = x->d->nn, i;
+	double sum = 0;
+
+	for (i = 0; i < use; i++)
+		sum += share_dispersion(f, keys[i].t,
+					diff_row__test_values(keys[i].r, nb + nn, x->buf), nb, nn,
+					phi, NULL);
+	return sum / (double)use;
+}
+
+/*
+ * The family's between-run spread phi (a run's variance is its sampling
+ * variance + phi * share_spread): the phi at which the mean dispersion of
+ * the upper half of its keys by level (where phi can show against the
+ * sampling noise) is 1, as it is when the model holds (Pearson's estimator
+ * of a common dispersion).  Residuals are within a side, so keys that
+ * changed do not inflate it; a disturbed run does, which makes the tests
+ * more careful until the run is named and dropped.  keys are left sorted
+ * by level, highest first.
+ */
+static double family_phi(struct tctx *x, size_t fi, struct phi_key *keys, size_t nk)
+{
+	const struct fam *f = &x->fam[fi];
+	double lo = 0, hi = 1e-4;
+	size_t use, it;
+
+	qsort(keys, nk, sizeof(*keys), cmp_phi_key);
+	if (nk < 3)
+		return 0;
+	use = nk / 2 >= 3 ? nk / 2 : nk;
+	if (phi_dispersion(x, f, keys, use, 0) <= 1)
+		return 0;
+	while (phi_dispersion(x, f, keys, use, hi) > 1 && hi < 1e6)
+		hi *= 4;
+	for (it = 0; it < 60; it++) {
+		double mid = (lo + hi) / 2;
+
+		if (phi_dispersion(x, f, keys, use, mid) > 1)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+/*
+ * Runs whose values disagree with their side across the keys of a
+ * perf-profile.children family: per run, the root mean square over the
+ * tested keys of its distance from its side's median in units of the
+ * model's noise of that run; a run is named when that is at least
+ * DIFF_DISTURBED times the typical run's (the median over all runs) and
+ * past 3.  Sides of fewer than 3 runs have no median to stand out from.
+ */
+static void family_disturbed(struct tctx *x, size_t fi, struct phi_key *keys, size_t nk)
+{
+	struct diff *d = x->d;
+	const struct fam *f = &x->fam[fi];
+	size_t nb = d->nb, nn = d->nn, n = nb + nn, i, k, j;
+	double *score, *tmp, ref;
+
+	if (nk < 10 || (nb < 3 && nn < 3))
+		return;
+	score = xcalloc(n, sizeof(*score));
+	tmp = xmalloc((n + 1) * sizeof(*tmp));
+	for (k = 0; k < nk; k++) {
+		const struct trow *t = keys[k].t;
+		const double *v = diff_row__test_values(keys[k].r, n, x->buf);
+		double med[2];
+
+		memcpy(tmp, v, nb * sizeof(*v));
+		med[0] = diff__median(tmp, nb);
+		memcpy(tmp, v + nb, nn * sizeof(*v));
+		med[1] = diff__median(tmp, nn);
+		for (i = 0; i < n; i++) {
+			double e = t->c * f->inv_n[i] + f->phi * share_spread(f, t);
+			double dv = v[i] - med[i >= nb];
+
+			score[i] += e > 0 ? dv * dv / e : 0;
+		}
+	}
+	for (i = 0, j = 0; i < n; i++) {
+		score[i] = sqrt(score[i] / (double)nk);
+		if ((i < nb ? nb : nn) >= 3)
+			tmp[j++] = score[i];
+	}
+	ref = diff__median(tmp, j);
+	for (i = 0; i < n; i++) {
+		int side = i >= nb;
+		size_t run = side ? i - nb : i;
+		double ratio = ref > 0 ? score[i] / ref : INFINITY;
+
+		if ((side ? nn : nb) < 3 || score[i] < 1.5 || ratio < DIFF_DISTURBED)
+			continue;
+		for (j = 0; j < d->nr_disturbed; j++)
+			if (d->disturbed[j].side == side && d->disturbed[j].run == run)
+				break;
+		if (j == d->nr_disturbed) {
+			XGROW(d->disturbed, d->alloc_disturbed, d->nr_disturbed);
+			d->disturbed[d->nr_disturbed++] = (struct diff_disturbed){ side, run, ratio, nk };
+		} else if (ratio > d->disturbed[j].ratio) {
+			d->disturbed[j].ratio = ratio;
+			d->disturbed[j].keys = nk;
+		}
+	}
+	free(tmp);
+	free(score);
+}
+
+/*
+ * The degrees of freedom of a share's standard error.  Its square is the
+ * sampling variance, known from the runs' sample counts, plus the
+ * between-run rest, estimated on t->df degrees of freedom; by
+ * Satterthwaite, df = V^2 / (rest^2 / t->df), infinite when the sampling
+ * explains it all.
+ */
+static double share_df(const struct trow *t)
+{
+	double v = t->post * (t->eb + t->en), rest = v - t->known;
+
+	if (!(rest > 1e-12 * v))
+		return INFINITY;
+	return fmin(v * v / (rest * rest / t->df), 1e8);
+}
+
+/*
+ * The shape of the family's between-run spread and its phi: of the two,
+ * the one under which the keys' dispersions agree best (the least excess
+ * scatter of log dispersion in the prior's fit, i.e. the largest prior
+ * df).  Measured recordings show either, by workload and load.
+ */
+static void share_shape(struct tctx *x, size_t fi, struct phi_key *keys, size_t nk, double *s2,
+			const double *df, const double *cov)
+{
+	struct fam *f = &x->fam[fi];
+	size_t nb = x->d->nb, nn = x->d->nn, k;
+	double best = INFINITY, best_phi = 0;
+	int shape, best_shape = SHAPE_SQUARE;
+
+	for (shape = SHAPE_SQUARE; shape <= SHAPE_COUNT; shape++) {
+		struct stat_prior pr;
+
+		f->shape = shape;
+		f->phi = family_phi(x, fi, keys, nk);
+		for (k = 0; k < nk; k++)
+			s2[k] = share_dispersion(f, keys[k].t,
+						 diff_row__test_values(keys[k].r, nb + nn, x->buf),
+						 nb, nn, f->phi, NULL);
+		if (stats__fit_prior(s2, df, nk >= 20 ? cov : NULL, nk, &pr) == 0 && pr.excess < best) {
+			best = pr.excess;
+			best_shape = shape;
+			best_phi = f->phi;
+		}
+	}
+	f->shape = best_shape;
+	f->phi = best_phi;
+}
+
+/* phi, the dispersions, the prior and the moderated variances of family fi. */
+void tctx__fit_family(struct tctx *x, size_t fi)
+{
+	struct diff *d = x->d;
+	struct fam *f = &x->fam[fi];
+	size_t nb = d->nb, nn = d->nn, n = nb + nn, i, k, nk = 0;
+	double dfree = (double)(n - 2);
+	struct phi_key *keys = xmalloc((d->nr + 1) * sizeof(*keys));
+	double *s2 = xmalloc((d->nr + 1) * sizeof(*s2)), *df = xmalloc((d->nr + 1) * sizeof(*df));
+	double *cov = xmalloc((d->nr + 1) * sizeof(*cov));
+	bool *out = xcalloc(d->nr + 1, sizeof(*out));
+
+	for (i = 0; i < d->nr; i++)
+		if (x->t[i].tested && x->t[i].fam == fi)
+			keys[nk++] = (struct phi_key){ &d->rows[i], &x->t[i] };
+	f->m = nk;
+	for (k = 0; k < nk; k++) {
+		df[k] = dfree;
+		cov[k] = log(keys[k].t->level > 1e-3 ? keys[k].t->level : 1e-3);
+	}
+	if (f->scale == SCALE_SHARE)
+		share_shape(x, fi, keys, nk, s2, df, cov);
+	if (f->scale == SCALE_SHARE) {
+		for (k = 0; k < nk; k++) {
+			struct trow *t = (struct trow *)keys[k].t;
+			struct share_fit sf;
+
+			t->s2 = share_dispersion(f, t, diff_row__test_values(keys[k].r, n, x->buf),
+						 nb, nn, f->phi, &sf);
+			t->delta = sf.delta;
+			t->eb = sf.vb;
+			t->en = sf.vn;
+			t->known = sf.known;
+		}
+	}
+	for (k = 0; k < nk; k++)
+		s2[k] = keys[k].t->s2;
+	/* limma-trend for shares, whose spread may follow their level */
+	f->have_prior = stats__fit_prior(s2, df, f->scale == SCALE_SHARE && nk >= 20 ? cov : NULL,
+					 nk, &f->prior) == 0;
+	/*
+	 * Robustly (in the spirit of limma's robust = TRUE): a key far noisier
+	 * than the prior allows (upper tail < 0.01, e.g. timer interrupts that
+	 * land where they will) would be shrunk to a noise it does not have.
+	 * Such keys keep their own variance and df, and the prior is fitted
+	 * again without them.
+	 */
+	if (f->have_prior) {
+		size_t nout = 0;
+
+		for (k = 0; k < nk; k++) {
+			double s0 = stats__prior_var(&f->prior, cov[k]);
+
+			out[k] = s2[k] > 0 && s0 > 0 &&
+				 stats__f_upper(s2[k] / s0, dfree, f->prior.d0) < 0.01;
+			if (out[k]) {
+				s2[k] = 0;	/* out of the refit */
+				nout++;
+			}
+		}
+		if (nout)
+			f->have_prior = stats__fit_prior(s2, df, f->scale == SCALE_SHARE && nk >= 20 ? cov : NULL,
+							 nk, &f->prior) == 0;
+	}
+	for (k = 0; k < nk; k++) {
+		struct trow *t = (struct trow *)keys[k].t;
+		bool own = !f->have_prior || out[k];
+
+		t->post = own ? t->s2 : stats__posterior_var(&f->prior, t->s2, dfree, cov[k]);
+		t->df = dfree + (own ? 0 : f->prior.d0);
+		/* never less noisy than the sampling, nor than Poisson counts */
+		if (f->scale == SCALE_SHARE && t->post < 1)
+			t->post = 1;
+		if (t->post < t->vfloor)
+			t->post = t->vfloor;
+		if (f->scale == SCALE_SHARE)
+			t->df = share_df(t);
+	}
+	if (f->scale == SCALE_SHARE && f->children)
+		family_disturbed(x, fi, keys, nk / 2);	/* the upper half by level (sorted so by family_phi), where spread shows */
+	free(out);
+	free(cov);
+	free(df);
+	free(s2);
+	free(keys);
+}

@@ -1,0 +1,541 @@
+/*
+ * verdict: the test of each row of a diff (see "Verdicts" in
+ * include/mmprof/diff.h, and Documentation/statistics.md for the method).
+ * tctx__classify summarises a row, applies the robot's filter and, with
+ * one run a side, the thresholds; it puts each row to be tested in its
+ * family on its test scale (share, raw or log).  tctx__test then runs the
+ * moderated t-tests once family.c has fitted each family, spends the FDR
+ * per family with weighted BH, gates self and calltrace rows on their
+ * children row and gives the verdicts, detectable changes and runs advice.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmprof/diff.h"
+#include "mmprof/hashidx.h"
+#include "mmprof/keys.h"
+#include "mmprof/stats.h"
+#include "mmprof/xalloc.h"
+
+#include "diff-int.h"
+
+/* perf_metric? in lkp-tests: exempt from the 5 % small-change rule. */
+static bool robot_perf_metric(const char *key)
+{
+	return !strncmp(key, "perf-stat.", 10) || !strncmp(key, "perf-sched.", 11) ||
+	       !strncmp(key, "perf-c2c.", 9) || !diff__monitor_family(key);
+}
+
+/*
+ * A calltrace key is perf's sum of chains over its 0.5 % cut, so a run
+ * without the key had somewhere under the cut, not nothing.  The test and
+ * the effect floor see such runs at the cut, the least favourable value:
+ * a chain that merely crossed the cut is not called a change, and one
+ * that is a change is still found.  The table keeps the robot's numbers.
+ */
+static bool censored(const struct diff_row *r)
+{
+	static const char ct[] = "perf-profile.calltrace.";
+
+	return !strncmp(r->key, ct, sizeof(ct) - 1) && (r->base.min == 0 || r->cur.min == 0);
+}
+
+static void at_cut(const double *v, size_t n, double *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		out[i] = v[i] == 0 ? KEYS_CALLTRACE_CUT : v[i];
+}
+
+/*
+ * The sampling variance of one run's value of a perf-profile row, in
+ * points^2, averaged over a side's runs (the variance of the side's mean
+ * is this over the runs): 1e4 p(1-p) mean(1/n_i) over the runs with
+ * samples.  0 when no run of the side says how many samples it holds.
+ */
+static double sampling_var(double pct, const double *nsamp, size_t n)
+{
+	double p = pct / 100, inv = 0;
+	size_t i, k = 0;
+
+	if (!nsamp)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (nsamp[i] > 0) {
+			inv += 1 / nsamp[i];
+			k++;
+		}
+	if (!k || !(p > 0))
+		return 0;
+	if (p > 1)
+		p = 1;
+	return 1e4 * p * (1 - p) * inv / (double)k;
+}
+
+static uint32_t tctx__family(struct tctx *x, const char *name, enum scale scale, bool children,
+			     const double *nsamp)
+{
+	size_t n = x->d->nb + x->d->nn, i;
+	struct fam *f;
+
+	if (x->last < x->nr_fam && !strcmp(x->fam[x->last].name, name))
+		return (uint32_t)x->last;
+	for (i = 0; i < x->nr_fam; i++)
+		if (!strcmp(x->fam[i].name, name))
+			return (uint32_t)(x->last = i);
+	XGROW(x->fam, x->alloc_fam, x->nr_fam);
+	f = &x->fam[x->nr_fam];
+	memset(f, 0, sizeof(*f));
+	f->name = xstrdup(name);
+	f->scale = scale;
+	f->children = children;
+	if (scale == SCALE_SHARE) {
+		f->inv_n = xmalloc(n * sizeof(*f->inv_n));
+		for (i = 0; i < n; i++) {
+			f->inv_n[i] = 1 / (nsamp[i] >= 1 ? nsamp[i] : 1);
+			f->total[i >= x->d->nb] += nsamp[i] >= 1 ? nsamp[i] : 1;
+		}
+	}
+	return (uint32_t)(x->last = x->nr_fam++);
+}
+
+/* The values the test sees (a calltrace key's absent runs at the cut), base then new. */
+const double *diff_row__test_values(const struct diff_row *r, size_t n, double *buf)
+{
+	if (!censored(r))
+		return r->v;
+	at_cut(r->v, n, buf);
+	return buf;
+}
+
+/* Pooled within-side variance of v (nb then nn values) with nb + nn - 2 df. */
+static double pooled_var(const double *v, size_t nb, size_t nn, double *mb, double *mn)
+{
+	double sb = 0, sn = 0, ss = 0;
+	size_t i;
+
+	for (i = 0; i < nb; i++)
+		sb += v[i];
+	for (i = 0; i < nn; i++)
+		sn += v[nb + i];
+	*mb = sb / (double)nb;
+	*mn = sn / (double)nn;
+	for (i = 0; i < nb; i++)
+		ss += (v[i] - *mb) * (v[i] - *mb);
+	for (i = 0; i < nn; i++)
+		ss += (v[nb + i] - *mn) * (v[nb + i] - *mn);
+	return ss / (double)(nb + nn - 2);
+}
+
+static bool all_integers(const double *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] != floor(v[i]) || fabs(v[i]) > 9e15)
+			return false;
+	return true;
+}
+
+/* 0 for perf-profile.children keys, 1 for .self, 2 for the others (calltrace). */
+static int kind_rank(const char *key)
+{
+	const char *k = key + sizeof(PP) - 1;
+
+	return !strncmp(k, "children.", 9) ? 0 : !strncmp(k, "self.", 5) ? 1 : 2;
+}
+
+/*
+ * The family of a tested row and what its test needs.  perf-profile rows
+ * with known samples are shares (SCALE_SHARE); other absolute rows and
+ * rows with negative values stay in their unit; the rest are compared on
+ * log(x + eps), eps 0.5 for counts (every value an integer) and a
+ * thousandth of the largest value otherwise, so that a key absent from
+ * one side is a large but finite change.
+ */
+static void tctx__prep(struct tctx *x, struct diff_row *r, const double *nsamp)
+{
+	struct diff *d = x->d;
+	size_t nb = d->nb, nn = d->nn, n = nb + nn, i;
+	struct trow *t = &x->t[r - d->rows];
+	const double *v = diff_row__test_values(r, n, x->buf);
+	char name[256];
+	const char *amb = (r->flags & DIFF_AMBIENT) ? "/ambient" : "";
+	double mb, mn;
+	bool neg = false;
+
+	t->tested = true;
+	t->eb = 1 / (double)nb;
+	t->en = 1 / (double)nn;
+	if (!strncmp(r->key, PP, sizeof(PP) - 1) && nsamp) {
+		double sc = 0, sn = 0;
+		size_t len, glen;
+		const char *ev = diff__pp_event(r->key, &len);
+
+		glen = (size_t)(ev - r->key) - 1;
+		snprintf(name, sizeof(name), "%.*s.%.*s", (int)glen, r->key, (int)len, ev);
+		t->fam = tctx__family(x, name, SCALE_SHARE,
+				      !strncmp(r->key + sizeof(PP) - 1, "children.", 9), nsamp);
+		for (i = 0; i < n; i++) {
+			double ni = 1 / x->fam[t->fam].inv_n[i];
+
+			sc += v[i] * ni;
+			sn += ni;
+		}
+		t->level = sn > 0 ? sc / sn : 0;
+		if (t->level > 100)
+			t->level = 100;
+		t->c = t->level * (100 - t->level);
+		pooled_var(v, nb, nn, &mb, &mn);
+		t->delta = mn - mb;
+		return;
+	}
+	for (i = 0; i < n; i++)
+		neg |= v[i] < 0;
+	if (r->absolute || neg) {
+		snprintf(name, sizeof(name), "%.*s%s/raw", (int)strcspn(r->key, "."), r->key, amb);
+		t->fam = tctx__family(x, name, SCALE_RAW, false, NULL);
+		t->s2 = pooled_var(v, nb, nn, &mb, &mn);
+		t->delta = mn - mb;
+		return;
+	}
+	{
+		double eps, mx = 0, sum = 0;
+		bool counts = all_integers(v, n);
+
+		for (i = 0; i < n; i++) {
+			mx = fmax(mx, v[i]);
+			sum += v[i];
+		}
+		eps = counts ? 0.5 : 1e-3 * mx;
+		for (i = 0; i < n; i++)
+			x->buf[i] = log(v[i] + eps);
+		t->s2 = pooled_var(x->buf, nb, nn, &mb, &mn);
+		t->delta = mn - mb;
+		/*
+		 * A monitor's count takes in whatever else ran on the machine:
+		 * at least Poisson noise, var log(X + 0.5) about 1 / (mean + 0.5).
+		 * The workload's own counts are its own, as exact as it says.
+		 */
+		t->vfloor = counts && diff__monitor_family(r->key) ? 1 / (sum / (double)n + 0.5) : 0;
+		snprintf(name, sizeof(name), "%.*s%s/log", (int)strcspn(r->key, "."), r->key, amb);
+		t->fam = tctx__family(x, name, SCALE_LOG, false, NULL);
+	}
+}
+
+/*
+ * The delta the statistic uses: for shares, one sample's worth less (half
+ * a sample a side, Yates' continuity correction).  A handful of samples
+ * is a count, and the normal curve alone would make 0 against 6 samples
+ * p = 0.014 where the exact binomial says 0.031.
+ */
+static double trow__stat_delta(const struct trow *t, const struct fam *f)
+{
+	double cc;
+
+	if (f->scale != SCALE_SHARE || !(f->total[0] > 0) || !(f->total[1] > 0))
+		return t->delta;
+	cc = 50 * (1 / f->total[0] + 1 / f->total[1]);
+	return fabs(t->delta) <= cc ? 0 : t->delta - copysign(cc, t->delta);
+}
+
+/* Standard error of a tested row's delta. */
+static double trow__se(const struct trow *t, size_t nb, size_t nn)
+{
+	return sqrt(t->post * (t->eb + t->en));
+}
+
+/*
+ * The row's detectable change (80 % power at its BH threshold) in the
+ * row's change unit, and the runs a side that would bring it to the
+ * effect floor at this run length.
+ */
+static void trow__power(const struct trow *t, const struct fam *fams, struct diff_row *r,
+			const struct diff *d)
+{
+	const struct fam *f = &fams[t->fam];
+	double m = (double)f->m, pstar = d->o.alpha * (double)(f->rejected + 1) / m;
+	double se = trow__se(t, d->nb, d->nn), mde, per_run, target;
+
+	if (pstar > d->o.alpha)
+		pstar = d->o.alpha;
+	mde = (stats__t_q2(pstar, t->df) + stats__t_q2(0.4, t->df)) * se;
+	per_run = t->post * ((double)d->nb * t->eb + (double)d->nn * t->en);
+	if (f->scale == SCALE_LOG) {
+		r->mde = 100 * expm1(mde);
+		target = log1p(d->o.min_pct / 100);
+	} else if (r->absolute) {
+		r->mde = mde;
+		target = d->o.min_points;
+	} else {
+		/* a relative key kept in its unit (negative values): % of the base */
+		double lvl = fabs(r->base.mean) > 0 ? fabs(r->base.mean) : fabs(r->cur.mean);
+
+		r->mde = lvl > 0 ? 100 * mde / lvl : INFINITY;
+		target = lvl * d->o.min_pct / 100;
+	}
+	{
+		/* normal quantiles: the df of many runs */
+		double z = stats__t_q2(pstar, INFINITY) + stats__t_q2(0.4, INFINITY);
+		double k = target > 0 ? ceil(z * z * per_run / (target * target)) : INFINITY;
+
+		r->runs_needed = k < 2 ? 2 : k > 1e6 ? 1e6 : k;
+	}
+}
+
+/* nsamp: per run (base then new), the samples behind the row's event, or NULL. */
+void tctx__classify(struct tctx *x, struct diff_row *r, const uint32_t *present,
+		    bool base_has_pp, double *scratch, const double *nsamp)
+{
+	struct diff *d = x->d;
+	const struct diff_opts *o = &d->o;
+	bool pp = !strncmp(r->key, PP, sizeof(PP) - 1);
+	double ratio, tdelta, vb = 0, vc = 0;
+	size_t nb = d->nb, nn = d->nn;
+	const double *tv;
+
+	stats__summary(r->v, nb, scratch, &r->base);
+	stats__summary(r->v + nb, nn, scratch, &r->cur);
+	r->absolute = diff__absolute_key(r->key);
+	r->delta = r->cur.mean - r->base.mean;
+	r->rel = 100.0 * r->delta / (r->base.mean == 0 ? 1e-100 : r->base.mean);
+	r->change = r->absolute ? r->delta : r->rel;
+	r->p = r->q = r->mde = r->runs_needed = NAN;
+	if (!present[0])
+		r->flags |= DIFF_NEW;
+	if (!present[1])
+		r->flags |= DIFF_GONE;
+	if (diff__is_ambient(o, r->key))
+		r->flags |= DIFF_AMBIENT;
+	if (r->flags & (DIFF_ADDRESS | DIFF_ONE_SIDE))
+		return;		/* not comparable: no verdict, not in any family's FDR */
+
+	/* the robot: >= 3 runs on a side, in the base, ranges separate, not tiny */
+	if ((nb >= 3 || nn >= 3) && (present[0] || (pp && base_has_pp)) &&
+	    stats__robot_changed(r->v, nb, r->v + nb, nn, scratch, &ratio) &&
+	    (pp || (ratio > 1.01 && (ratio > 1.05 || robot_perf_metric(r->key)))))
+		r->flags |= DIFF_ROBOT;
+
+	tv = diff_row__test_values(r, nb + nn, x->buf);
+	{
+		double sb = 0, sc = 0;
+		size_t i;
+
+		for (i = 0; i < nb; i++)
+			sb += tv[i];
+		for (i = 0; i < nn; i++)
+			sc += tv[nb + i];
+		tdelta = sc / (double)nn - sb / (double)nb;
+	}
+	if (d->novar) {
+		bool big = r->absolute ? fabs(tdelta) >= o->novar_points
+				       : fabs(r->rel) >= o->novar_pct;
+
+		if (pp && nsamp) {
+			/* the share under "no change": pooled over both sides */
+			double pooled = (r->base.mean * (double)nb + r->cur.mean * (double)nn) /
+					(double)(nb + nn);
+
+			vb = sampling_var(pooled, nsamp, nb);
+			vc = sampling_var(pooled, nsamp + nb, nn);
+		}
+		if (pp && fmax(r->base.mean, r->cur.mean) < o->test_floor)
+			big = false;
+		/* nor a change that a few samples' luck explains */
+		if (pp && fabs(tdelta) < 3 * sqrt(vb / (double)nb + vc / (double)nn))
+			big = false;
+		r->verdict = big ? DIFF_CHANGED : DIFF_SAME;
+		return;
+	}
+	/* independent filtering: the pooled level, not the difference */
+	if (pp ? fmax(r->base.mean, r->cur.mean) < o->test_floor
+	       : r->base.max == 0 && r->cur.max == 0 && r->base.min == 0 && r->cur.min == 0)
+		return;
+	/* absolute keys: under the effect floor (at the cut) no verdict can come */
+	if (r->absolute && fabs(tdelta) < o->min_points && censored(r))
+		return;
+	tctx__prep(x, r, nsamp);
+}
+
+/* The median of the rows' detectable changes and runs needed, of the first children family. */
+static void runs_advice(struct tctx *x)
+{
+	struct diff *d = x->d;
+	size_t fi, i, k;
+
+	for (fi = 0; fi < x->nr_fam; fi++) {
+		double *mde, *runs;
+
+		if (!x->fam[fi].children || !x->fam[fi].m)
+			continue;
+		mde = xmalloc(x->fam[fi].m * sizeof(*mde));
+		runs = xmalloc(x->fam[fi].m * sizeof(*runs));
+		for (i = 0, k = 0; i < d->nr; i++)
+			if (x->t[i].tested && x->t[i].fam == fi) {
+				mde[k] = d->rows[i].mde;
+				runs[k++] = d->rows[i].runs_needed;
+			}
+		d->advice.rows = k;
+		d->advice.mde = diff__median(mde, k);
+		d->advice.runs = diff__median(runs, k);
+		d->advice.family = xstrdup(x->fam[fi].name);
+		free(mde);
+		free(runs);
+		return;
+	}
+}
+
+struct span {
+	const char *s;
+	size_t len;
+};
+
+static bool row_span_eq(const void *ctx, uint32_t row, const void *key)
+{
+	const struct diff *d = ctx;
+	const struct span *k = key;
+
+	return strlen(d->rows[row].key) == k->len && !memcmp(d->rows[row].key, k->s, k->len);
+}
+
+/*
+ * Self and calltrace rows stand on their function's children row: a
+ * function's self share, or a chain ending in it, cannot move without its
+ * children share moving too (but for a change elsewhere below it that
+ * cancels it out exactly).  So the children rows are the family that the
+ * false discovery rate is spent on, and a self or calltrace row is
+ * significant only where the children row of its function (a chain's
+ * leaf: the shortest prefix of its frames that is a function) is: its q
+ * becomes the larger of the two.  An A/A pair then flags a profile row
+ * only when it flags a children row, at most alpha of the time, instead
+ * of nearly three times that over three families.
+ */
+static void gate_on_children(struct tctx *x)
+{
+	struct diff *d = x->d;
+	struct hashidx idx;
+	char *buf = NULL;
+	size_t i, alloc = 0;
+
+	hashidx__init(&idx);
+	for (i = 0; i < d->nr; i++)
+		if (x->t[i].tested && x->fam[x->t[i].fam].scale == SCALE_SHARE &&
+		    kind_rank(d->rows[i].key) == 0)
+			hashidx__insert(&idx, hash__bytes(d->rows[i].key, strlen(d->rows[i].key)),
+					(uint32_t)i);
+	for (i = 0; i < d->nr; i++) {
+		struct diff_row *r = &d->rows[i];
+		const char *sym = diff__key_symbol(r->key), *ev, *dot;
+		size_t len, need;
+		uint32_t ch = HASHIDX_NONE;
+
+		if (!x->t[i].tested || x->fam[x->t[i].fam].scale != SCALE_SHARE ||
+		    kind_rank(r->key) == 0 || !sym)
+			continue;
+		ev = diff__pp_event(r->key, &len);
+		need = sizeof(PP) + 9 + len + strlen(sym) + 2;
+		if (need > alloc) {
+			alloc = 2 * need;
+			buf = xrealloc(buf, alloc);
+		}
+		/* self: the same function; calltrace: the shortest prefix that is one */
+		dot = kind_rank(r->key) == 1 ? sym + strlen(sym) : strchr(sym, '.');
+		for (;;) {
+			struct span k;
+
+			k.len = (size_t)snprintf(buf, alloc, "%schildren.%.*s.%.*s", PP, (int)len, ev,
+						 (int)(dot ? (size_t)(dot - sym) : strlen(sym)), sym);
+			k.s = buf;
+			ch = hashidx__find(&idx, hash__bytes(buf, k.len), row_span_eq, d, &k);
+			if (ch != HASHIDX_NONE || !dot || !*dot)
+				break;
+			dot = strchr(dot + 1, '.');
+		}
+		if (ch == HASHIDX_NONE)
+			r->q = fmax(r->q, 1);
+		else
+			r->q = fmax(r->q, d->rows[ch].q);
+	}
+	free(buf);
+	hashidx__release(&idx);
+}
+
+/* Tests, BH per family, verdicts and detectable changes of the rows tctx__classify prepared. */
+void tctx__test(struct tctx *x)
+{
+	struct diff *d = x->d;
+	size_t nb = d->nb, nn = d->nn, fi, i, k;
+	double *p = xmalloc((d->nr + 1) * sizeof(*p)), *q = xmalloc((d->nr + 1) * sizeof(*q));
+	double *w = xmalloc((d->nr + 1) * sizeof(*w));
+	size_t *idx = xmalloc((d->nr + 1) * sizeof(*idx));
+
+	for (fi = 0; fi < x->nr_fam; fi++)
+		tctx__fit_family(x, fi);
+	for (i = 0; i < d->nr; i++) {
+		struct trow *t = &x->t[i];
+		struct diff_row *r = &d->rows[i];
+		double se;
+
+		if (!t->tested)
+			continue;
+		se = trow__se(t, nb, nn);
+		r->p = se > 0 ? stats__t_p2(trow__stat_delta(t, &x->fam[t->fam]) / se, t->df)
+			      : t->delta == 0 ? 1 : 0;
+		r->flags |= DIFF_TESTED;
+		d->nr_tested++;
+	}
+	for (fi = 0; fi < x->nr_fam; fi++) {
+		struct fam *f = &x->fam[fi];
+		double wsum = 0;
+
+		for (i = 0, k = 0; i < d->nr; i++)
+			if (x->t[i].tested && x->t[i].fam == fi) {
+				idx[k] = i;
+				w[k] = f->scale == SCALE_SHARE ? sqrt(fmin(x->t[i].level, 10)) : 1;
+				wsum += w[k];
+				p[k++] = d->rows[i].p;
+			}
+		/* weighted BH: p / w, the weights scaled to a mean of 1 (see Verdicts) */
+		for (i = 0; i < k; i++)
+			p[i] = fmin(1, p[i] * wsum / (double)k / w[i]);
+		stats__bh(p, k, q);
+		for (i = 0; i < k; i++)
+			d->rows[idx[i]].q = q[i];
+	}
+	gate_on_children(x);
+	for (i = 0; i < d->nr; i++)
+		if (x->t[i].tested && d->rows[i].q < d->o.alpha)
+			x->fam[x->t[i].fam].rejected++;
+	for (i = 0; i < d->nr; i++) {
+		struct diff_row *r = &d->rows[i];
+		const struct trow *t = &x->t[i];
+		bool big;
+
+		if (!t->tested)
+			continue;
+		big = r->absolute ? fabs(r->delta) >= d->o.min_points : fabs(r->rel) >= d->o.min_pct;
+		trow__power(t, x->fam, r, d);
+		if (r->q < d->o.alpha)
+			r->verdict = !big ? DIFF_SMALL : r->delta > 0 ? DIFF_UP : DIFF_DOWN;
+		else if (r->mde > (r->absolute ? d->o.min_points : d->o.min_pct))
+			r->verdict = DIFF_CANT_TELL;
+	}
+	runs_advice(x);
+	d->families = xcalloc(x->nr_fam + 1, sizeof(*d->families));
+	for (fi = 0; fi < x->nr_fam; fi++) {
+		const struct fam *f = &x->fam[fi];
+
+		d->families[fi] = (struct diff_family){ xstrdup(f->name), f->phi,
+							 f->have_prior ? f->prior.d0 : 0,
+							 f->have_prior ? f->prior.s0 : NAN, f->m, f->rejected };
+	}
+	d->nr_families = x->nr_fam;
+	free(idx);
+	free(w);
+	free(q);
+	free(p);
+}
