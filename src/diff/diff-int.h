@@ -93,7 +93,7 @@ struct tctx {
 	double *buf;		/* n values */
 };
 
-/* The values the test sees, base then new: r->v, or buf with a calltrace key's absent runs at the cut. */
+/* What the test sees, base then new: r->v, or buf (a calltrace key's absent runs at the cut). */
 const double *diff_row__test_values(const struct diff_row *r, size_t n, double *buf);
 /* The median of v[0..n-1], n > 0; sorts v. */
 double diff__median(double *v, size_t n);
