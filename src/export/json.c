@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mmprof/json.h"
+#include "mmprof/escape.h"
 #include "mmprof/export.h"
 #include "mmprof/xalloc.h"
 

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mmprof/escape.h"
 #include "mmprof/flame.h"
-#include "mmprof/utf8.h"
 #include "mmprof/xalloc.h"
 
 #define FONT_PX 12.0
@@ -23,56 +23,15 @@
 #define FRAME_PX 16.0
 #define PAD_PX 10.0
 
-/*
- * Length of the valid UTF-8 sequence at s (1..4), 0 if invalid or not an
- * XML 1.0 Char (C0 controls but tab and newline, U+FFFE, U+FFFF).
- */
-static size_t utf8_len(const unsigned char *s)
+static void put_outbuf(void *ctx, const char *p, size_t n)
 {
-	uint32_t cp;
-	size_t n = utf8__len(s, &cp);
-
-	if (!n || (cp < 0x20 && cp != '\t' && cp != '\n') || cp == 0xfffe || cp == 0xffff)
-		return 0;
-	return n;
+	outbuf__add(ctx, p, n);
 }
 
-/* Escape at most max_chars characters of s (SIZE_MAX: all). */
+/* Escape at most max_chars characters of s (SIZE_MAX: all); escape.h. */
 static void xml_strn(struct outbuf *b, const char *s, size_t max_chars)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t chars = 0;
-
-	while (*p && chars < max_chars) {
-		size_t n = utf8_len(p);
-		const unsigned char *run = p;
-
-		/* copy plain runs in one go: names are long, escapes rare */
-		while (*p && chars < max_chars && n == 1 && *p != '&' && *p != '<' && *p != '>' &&
-		       *p != '"' && *p != '\'') {
-			p++;
-			chars++;
-			n = utf8_len(p);
-		}
-		if (p > run)
-			outbuf__add(b, (const char *)run, (size_t)(p - run));
-		if (!*p || chars >= max_chars)
-			break;
-		switch (*p) {
-		case '&': outbuf__puts(b, "&amp;"); break;
-		case '<': outbuf__puts(b, "&lt;"); break;
-		case '>': outbuf__puts(b, "&gt;"); break;
-		case '"': outbuf__puts(b, "&quot;"); break;
-		case '\'': outbuf__puts(b, "&#39;"); break;
-		default:
-			if (n)
-				outbuf__add(b, (const char *)p, n);
-			else
-				outbuf__puts(b, "?");
-		}
-		p += n ? n : 1;
-		chars++;
-	}
+	xml__escape(s, max_chars, put_outbuf, b);
 }
 
 void outbuf__xml_str(struct outbuf *b, const char *s)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mmprof/json.h"
+#include "mmprof/escape.h"
 #include "mmprof/outbuf.h"
 #include "mmprof/xalloc.h"
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mmprof/json.h"
+#include "mmprof/escape.h"
 #include "mmprof/keys.h"
 #include "mmprof/report.h"
 #include "mmprof/xalloc.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mmprof/json.h"
+#include "mmprof/escape.h"
 #include "mmprof/outbuf.h"
 #include "mmprof/utf8.h"
 #include "tap.h"

@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "tap.h"
-#include "mmprof/json.h"
+#include "mmprof/escape.h"
 #include "mmprof/keys.h"
 #include "mmprof/report.h"
 

@@ -1,0 +1,116 @@
+/*
+ * escape: the one string escaper for every JSON and XML writer; see
+ * include/mmprof/escape.h.  Plain runs are handed on in one call: names
+ * are long, escapes rare.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mmprof/escape.h"
+#include "mmprof/utf8.h"
+
+void json__escape(const char *s, void (*put)(void *ctx, const char *p, size_t n), void *ctx)
+{
+	const unsigned char *u = (const unsigned char *)(s ? s : ""), *run = u;
+
+	put(ctx, "\"", 1);
+	while (*u) {
+		const char *esc = NULL;
+		char hex[8];
+		uint32_t cp;
+		size_t n = utf8__len(u, &cp);
+
+		if (!n)
+			esc = "\\ufffd";
+		else if (*u == '"')
+			esc = "\\\"";
+		else if (*u == '\\')
+			esc = "\\\\";
+		else if (*u == '\n')
+			esc = "\\n";
+		else if (*u == '\r')
+			esc = "\\r";
+		else if (*u == '\t')
+			esc = "\\t";
+		else if (*u < 0x20 || *u == 0x7f) {
+			snprintf(hex, sizeof(hex), "\\u%04x", *u);
+			esc = hex;
+		}
+		if (!esc) {
+			u += n;
+			continue;
+		}
+		if (u > run)
+			put(ctx, (const char *)run, (size_t)(u - run));
+		put(ctx, esc, strlen(esc));
+		run = ++u;	/* every escape replaces exactly one byte */
+	}
+	if (u > run)
+		put(ctx, (const char *)run, (size_t)(u - run));
+	put(ctx, "\"", 1);
+}
+
+static void put_file(void *ctx, const char *p, size_t n)
+{
+	fwrite(p, 1, n, ctx);
+}
+
+void json__fputs(FILE *out, const char *s)
+{
+	json__escape(s, put_file, out);
+}
+
+/*
+ * Length of the valid UTF-8 sequence at s (1..4), 0 if invalid or not an
+ * XML 1.0 Char (C0 controls but tab and newline, U+FFFE, U+FFFF).
+ */
+static size_t xml_char_len(const unsigned char *s)
+{
+	uint32_t cp;
+	size_t n = utf8__len(s, &cp);
+
+	if (!n || (cp < 0x20 && cp != '\t' && cp != '\n') || cp == 0xfffe || cp == 0xffff)
+		return 0;
+	return n;
+}
+
+void xml__escape(const char *s, size_t max_chars, void (*put)(void *ctx, const char *p, size_t n),
+		 void *ctx)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t chars = 0;
+
+	while (*p && chars < max_chars) {
+		size_t n = xml_char_len(p);
+		const unsigned char *run = p;
+		const char *esc = NULL;
+
+		while (*p && chars < max_chars && n == 1 && *p != '&' && *p != '<' && *p != '>' &&
+		       *p != '"' && *p != '\'') {
+			p++;
+			chars++;
+			n = xml_char_len(p);
+		}
+		if (p > run)
+			put(ctx, (const char *)run, (size_t)(p - run));
+		if (!*p || chars >= max_chars)
+			break;
+		switch (*p) {
+		case '&': esc = "&amp;"; break;
+		case '<': esc = "&lt;"; break;
+		case '>': esc = "&gt;"; break;
+		case '"': esc = "&quot;"; break;
+		case '\'': esc = "&#39;"; break;
+		default:
+			if (!n)
+				esc = "?";
+		}
+		if (esc)
+			put(ctx, esc, strlen(esc));
+		else
+			put(ctx, (const char *)p, n);
+		p += n ? n : 1;
+		chars++;
+	}
+}
