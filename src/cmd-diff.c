@@ -508,7 +508,9 @@ static void robot_column_heads(struct outbuf *b, const struct side *s)
 	side__label(&s[0], l, sizeof(l));
 	side__label(&s[1], r, sizeof(r));
 	outbuf__printf(b, "%16.16s %27.27s \n", l, r);
-	outbuf__printf(b, "---------------- --------------------------- \n");
+	/* the new side's rule in blue when colouring, as the table has always shown it */
+	outbuf__printf(b, "---------------- %s---------------------------%s \n",
+		       term__sgr(TERM_BLUE, b->color), term__sgr(TERM_RESET, b->color));
 }
 
 static void header(struct outbuf *b, const struct side *s, const struct diff *d, bool forced,
@@ -986,6 +988,10 @@ int cmd_diff(int argc, char **argv)
 	if (unmatched_gates(&d, gates, ng, c.allow_unmatched))
 		goto out;
 	rows = diff__select(&d, c.all ? DIFF_SELECT_ALL : c.robot ? DIFF_SELECT_ROBOT : DIFF_SELECT_DEFAULT, &n);
+	/* the robot's table colours its changes on a terminal; the other formats are for programs */
+	out.color = fmt == DIFF_FORMAT_LKP &&
+		    term__use_color(STDOUT_FILENO, c.color < 0 ? TERM_COLOR_AUTO :
+				    c.color ? TERM_COLOR_ALWAYS : TERM_COLOR_NEVER);
 
 	if (fmt == DIFF_FORMAT_JSON) {
 		uint64_t kept[2], lost[2];
@@ -1002,7 +1008,10 @@ int cmd_diff(int argc, char **argv)
 	} else if (fmt == DIFF_FORMAT_LKP) {
 		header(&out, s, &d, forced, c.robot && !c.all);
 	}
-	diff__format(&out, &d, rows, n, fmt, c.all);
+	if (fmt == DIFF_FORMAT_JSON)
+		diff__json_open(&out, &d, rows, n);
+	else
+		diff__format(&out, &d, rows, n, fmt, c.all);
 	if (fmt == DIFF_FORMAT_LKP && !n)
 		outbuf__printf(&out, "(no %s rows)\n", c.robot ? "robot-visible" : "significant");
 
@@ -1015,31 +1024,21 @@ int cmd_diff(int argc, char **argv)
 				    (const struct profile *const *)s[1].profiles, s[1].nr, ev,
 				    d.o.min_points > 0.5 ? d.o.min_points : 0.5, d.o.alpha) == 0) {
 			if (fmt == DIFF_FORMAT_JSON) {
-				/* replace the closing "}\n" of the diff object */
-				out.len -= 2;
+				/* a member of the diff object, before it closes */
 				outbuf__printf(&out, ", \"callchains\": ");
 				chains__format(&out, &cd, (size_t)(c.limit > 0 ? c.limit : 20), true);
-				outbuf__printf(&out, "}\n");
 			} else {
 				chains__format(&out, &cd, (size_t)(c.limit > 0 ? c.limit : 20), false);
 			}
 			chains__release(&cd);
 		}
 	}
-	if (fmt == DIFF_FORMAT_JSON)
+	if (fmt == DIFF_FORMAT_JSON) {
+		diff__json_close(&out);
 		outbuf__printf(&out, "}\n");
-	if (out.len && fmt == DIFF_FORMAT_LKP &&
-	    term__use_color(STDOUT_FILENO, c.color < 0 ? TERM_COLOR_AUTO :
-			    c.color ? TERM_COLOR_ALWAYS : TERM_COLOR_NEVER)) {
-		size_t need = term__color_lkp(out.s, out.len, NULL, 0);
-		char *col = xmalloc(need + 1);
-
-		term__color_lkp(out.s, out.len, col, need + 1);
-		fwrite(col, 1, need, stdout);
-		free(col);
-	} else if (out.len) {
-		fwrite(out.s, 1, out.len, stdout);
 	}
+	if (out.len)
+		fwrite(out.s, 1, out.len, stdout);
 	if (c.html && write_html(c.html, s, &d, rows, n, eb) < 0)
 		goto out;
 

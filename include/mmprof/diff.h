@@ -321,10 +321,12 @@ void diff__lkp_header(struct outbuf *b);
 /*
  * One robot row: means and population stddevs of both sides, byte for
  * byte as lkp-tests lib/compare.rb prints them.  marker, when not NULL,
- * is appended after the key (mmprof's verdict column for --all).
+ * is appended after the key (mmprof's verdict column for --all).  tint:
+ * the change is one to see; when b->color, it is red if it rose, blue if
+ * it fell (the flame-graph convention), the escapes around it alone.
  */
 void diff__lkp_row(struct outbuf *b, const char *key, double mean_b, double sd_b,
-		   double mean_n, double sd_n, const char *marker);
+		   double mean_n, double sd_n, const char *marker, bool tint);
 
 enum diff_format { DIFF_FORMAT_LKP, DIFF_FORMAT_JSON, DIFF_FORMAT_CSV, DIFF_FORMAT_MARKDOWN };
 
@@ -334,6 +336,16 @@ enum diff_format { DIFF_FORMAT_LKP, DIFF_FORMAT_JSON, DIFF_FORMAT_CSV, DIFF_FORM
  * two sentences, none at the end).
  */
 void diff__describe(struct outbuf *b, const struct diff *d);
+
+/*
+ * The JSON object of a diff in two halves, so that a caller can add
+ * members in place between them: open writes '{' and every member up to
+ * the rows (rows from diff__select), close the '}' and a newline.  A
+ * member added is written as ", \"name\": VALUE".
+ */
+void diff__json_open(struct outbuf *b, const struct diff *d, const struct diff_row *const *rows,
+		     size_t n);
+void diff__json_close(struct outbuf *b);
 
 /* rows (from diff__select) in a format; with_verdict adds the verdict to lkp rows. */
 void diff__format(struct outbuf *b, const struct diff *d, const struct diff_row *const *rows,

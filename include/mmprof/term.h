@@ -14,7 +14,6 @@
 #define MMPROF_TERM_H
 
 #include <stdbool.h>
-#include <stddef.h>
 
 /* A command's colour choice: TERM_COLOR_AUTO follows the terminal. */
 enum term_color_mode { TERM_COLOR_AUTO, TERM_COLOR_NEVER, TERM_COLOR_ALWAYS };
@@ -32,14 +31,5 @@ enum term_style { TERM_RESET, TERM_BOLD, TERM_RED, TERM_BLUE, TERM_GREEN, TERM_D
 
 /* The escape sequence of a style, or "" when on is false. */
 const char *term__sgr(enum term_style style, bool on);
-
-/*
- * Colour the change column of the robot's table (diff's lkp output) in
- * text[0..len): rows whose value rose in red, fell in blue (the flame-graph
- * convention), other lines untouched.  Writes the result into out (size
- * bytes, NUL-terminated when size > 0) and returns the length it needs,
- * snprintf-like, so callers can size a buffer with a first call.
- */
-size_t term__color_lkp(const char *text, size_t len, char *out, size_t size);
 
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "mmprof/diff.h"
+#include "mmprof/term.h"
 #include "mmprof/xalloc.h"
 
 /* ---- the robot's layout ---- */
@@ -23,32 +24,45 @@ void diff__lkp_header(struct outbuf *b)
 	outbuf__printf(b, "             \\          |                \\  \n");
 }
 
-static void lkp_value(struct outbuf *b, double avg, double sd)
+/* One side's value and stddev columns, as the robot prints them, into val and err. */
+static void lkp_value(char val[48], char err[16], double avg, double sd)
 {
 	double rel;
 
 	if (fabs(avg) < 1000)
-		outbuf__printf(b, "%*.2f", ABS_WIDTH, avg);
+		snprintf(val, 48, "%*.2f", ABS_WIDTH, avg);
 	else if (fabs(avg) > 100000000)
-		outbuf__printf(b, "%*.4g", ABS_WIDTH, avg);
+		snprintf(val, 48, "%*.4g", ABS_WIDTH, avg);
 	else
 		/* Ruby's %d of a Float truncates toward zero */
-		outbuf__printf(b, "%*lld", ABS_WIDTH, (long long)avg);
+		snprintf(val, 48, "%*lld", ABS_WIDTH, (long long)avg);
 	rel = avg != 0 ? 100 * sd / avg : sd;
 	if (rel > 2)
-		outbuf__printf(b, " \xc2\xb1%*d%%", ERR_WIDTH - 3, (int)rel);
+		snprintf(err, 16, " \xc2\xb1%*d%%", ERR_WIDTH - 3, (int)rel);
 	else
-		outbuf__printf(b, "%*s", ERR_WIDTH, "");
+		snprintf(err, 16, "%*s", ERR_WIDTH, "");
+}
+
+/* s with the colour of style around its text (not its leading blanks) when on. */
+static void lkp_tinted_cell(struct outbuf *b, const char *s, enum term_style style, bool on)
+{
+	size_t lead = strspn(s, " ");
+
+	outbuf__printf(b, "%.*s%s%s%s", (int)lead, s, term__sgr(style, on), s + lead,
+		       term__sgr(TERM_RESET, on));
 }
 
 void diff__lkp_row(struct outbuf *b, const char *key, double mean_b, double sd_b,
-		   double mean_n, double sd_n, const char *marker)
+		   double mean_n, double sd_n, const char *marker, bool tint)
 {
 	double p;
 	bool abs_change = diff__absolute_key(key);
-	bool g;
+	char bv[48], be[16], nv[48], ne[16], chg[64];
+	const char *nvt;
+	bool wide_err, on_chg, on_new;
 
-	lkp_value(b, mean_b, sd_b);
+	lkp_value(bv, be, mean_b, sd_b);
+	lkp_value(nv, ne, mean_n, sd_n);
 	if (abs_change) {
 		p = mean_n - mean_b;
 	} else if (mean_b == 0 && mean_n == 0) {
@@ -59,16 +73,44 @@ void diff__lkp_row(struct outbuf *b, const char *key, double mean_b, double sd_b
 
 		p = 100.0 * (mean_n - base) / base;
 	}
-	g = !(fabs(p) < 100000);
-	if (abs_change)
-		outbuf__printf(b, g ? "%+*.2g  " : "%+*.1f  ", REL_WIDTH, p);
-	else
-		outbuf__printf(b, g ? "%+*.2g%% " : "%+*.1f%% ", REL_WIDTH, p);
-	lkp_value(b, mean_n, sd_n);
-	outbuf__printf(b, "  %s", key);
+	/* "%+*.1f%% " as the robot prints it, the number apart for its colour */
+	snprintf(chg, sizeof(chg), !(fabs(p) < 100000) ? "%+.2g" : "%+.1f", p);
+	/*
+	 * Where the colour goes, as mmprof's table has always placed it: on
+	 * the change, except that a base spread of 100 % or more ("\xc2\xb1141%",
+	 * one word) moves it onto a signed new value and off the change, and a
+	 * base value that is not a number ("inf") has none.
+	 */
+	tint = tint && b->color && strchr("0123456789-+.", bv[strspn(bv, " ")]);
+	wide_err = be[1] != ' ' && be[3] != ' ';	/* " \xc2\xb1NNN%", not " \xc2\xb1 NN%" or blank */
+	nvt = nv + strspn(nv, " ");
+	on_chg = tint && !wide_err;
+	on_new = tint && wide_err && (*nvt == '+' || *nvt == '-') && strlen(nvt) >= 2;
+	outbuf__printf(b, "%s%s%*s", bv, be, REL_WIDTH - (int)strlen(chg) > 0 ? REL_WIDTH - (int)strlen(chg) : 0, "");
+	outbuf__printf(b, "%s%s%s%s%s", term__sgr(chg[0] == '+' ? TERM_RED : TERM_BLUE, on_chg), chg,
+		       abs_change ? "" : "%", term__sgr(TERM_RESET, on_chg), abs_change ? "  " : " ");
+	lkp_tinted_cell(b, nv, *nvt == '+' ? TERM_RED : TERM_BLUE, on_new);
+	outbuf__printf(b, "%s  %s", ne, key);
 	if (marker)
 		outbuf__printf(b, "  [%s]", marker);
 	outbuf__printf(b, "\n");
+}
+
+/*
+ * Is r's change coloured (when the sink has colour)?  Every row the table
+ * shows without its verdict was chosen as a change; with its verdict
+ * (--all, the machines' state), those it calls the same or small, and
+ * those with none (untested, address buckets, one-side families), stay
+ * plain.  ambient_marked: the marker goes on with ", ambient".
+ */
+static bool lkp_tinted(const struct diff_row *r, bool marked, bool ambient_marked)
+{
+	if (!marked || r->verdict == DIFF_SMALL)
+		return !marked;
+	if (r->verdict != DIFF_SAME)
+		return true;
+	/* untested, address and one-side rows marked ", ambient" as well have always been coloured */
+	return ambient_marked && strcmp(diff_row__verdict_name(r), "same");
 }
 
 /* ---- the method, in words (every format's header says the same) ---- */
@@ -115,13 +157,6 @@ void diff__describe(struct outbuf *b, const struct diff *d)
 }
 
 /* ---- the other formats ---- */
-
-/* Take back the '}' just written, to add a field to the object. */
-static void out_unclose(struct outbuf *b)
-{
-	if (b->len && b->s[b->len - 1] == '}')
-		b->len--;
-}
 
 static void json_num(struct outbuf *b, double v)
 {
@@ -231,8 +266,8 @@ static void json_families(struct outbuf *b, const struct diff *d)
 	outbuf__printf(b, "], ");
 }
 
-static void format_json(struct outbuf *b, const struct diff *d, const struct diff_row *const *rows,
-			size_t n)
+void diff__json_open(struct outbuf *b, const struct diff *d, const struct diff_row *const *rows,
+		     size_t n)
 {
 	size_t i;
 
@@ -280,17 +315,20 @@ static void format_json(struct outbuf *b, const struct diff *d, const struct dif
 		outbuf__printf(b, ", \"runs_needed\": ");
 		json_num(b, r->runs_needed);
 		outbuf__printf(b, ", \"ambient\": %s", (r->flags & DIFF_AMBIENT) ? "true" : "false");
-		outbuf__printf(b, ", \"verdict\": \"%s\", \"new_key\": %s, \"gone_key\": %s, \"robot\": %s}",
+		outbuf__printf(b, ", \"verdict\": \"%s\", \"new_key\": %s, \"gone_key\": %s, \"robot\": %s",
 			       diff_row__verdict_name(r), (r->flags & DIFF_NEW) ? "true" : "false",
 			       (r->flags & DIFF_GONE) ? "true" : "false",
 			       (r->flags & DIFF_ROBOT) ? "true" : "false");
-		if (diff__spelling(d, r)) {
-			out_unclose(b);
+		if (diff__spelling(d, r))
 			json_spellings(b, diff__spelling(d, r));
-			outbuf__printf(b, "}");
-		}
+		outbuf__printf(b, "}");
 	}
-	outbuf__printf(b, "%s]}\n", n ? "\n" : "");
+	outbuf__printf(b, "%s]", n ? "\n" : "");
+}
+
+void diff__json_close(struct outbuf *b)
+{
+	outbuf__printf(b, "}\n");
 }
 
 static void csv_str(struct outbuf *b, const char *s)
@@ -503,7 +541,8 @@ static void ambient_section(struct outbuf *b, const struct diff *d, enum diff_fo
 				  "--no-ambient makes them verdicts):\n");
 		for (i = 0; i < n; i++)
 			diff__lkp_row(b, rows[i]->key, rows[i]->base.mean, rows[i]->base.sd,
-				      rows[i]->cur.mean, rows[i]->cur.sd, diff_row__verdict_name(rows[i]));
+				      rows[i]->cur.mean, rows[i]->cur.sd, diff_row__verdict_name(rows[i]),
+				      lkp_tinted(rows[i], true, false));
 	} else if (n && f == DIFF_FORMAT_MARKDOWN) {
 		outbuf__printf(b, "\n**the machines differed** (state read while the workload was not "
 				  "running, not its effect):");
@@ -527,7 +566,8 @@ void diff__format(struct outbuf *b, const struct diff *d, const struct diff_row 
 
 	switch (f) {
 	case DIFF_FORMAT_JSON:
-		format_json(b, d, rows, n);
+		diff__json_open(b, d, rows, n);
+		diff__json_close(b);
 		return;
 	case DIFF_FORMAT_CSV:
 		format_csv(b, d, rows, n);
@@ -559,7 +599,8 @@ void diff__format(struct outbuf *b, const struct diff *d, const struct diff_row 
 		}
 		/* the robot prints -1 as the stddev of a single run: never shown */
 		diff__lkp_row(b, r->key, r->base.mean, r->base.sd, r->cur.mean, r->cur.sd,
-			      with_verdict ? mark : NULL);
+			      with_verdict ? mark : NULL,
+			      lkp_tinted(r, with_verdict, (r->flags & DIFF_AMBIENT) != 0));
 	}
 	renamed_section(b, d, rows, n, false);
 	if (!with_verdict && !d->o.robot)

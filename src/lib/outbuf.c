@@ -1,4 +1,5 @@
 /* outbuf: see include/mmprof/outbuf.h. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,34 @@
 #include "mmprof/escape.h"
 #include "mmprof/outbuf.h"
 #include "mmprof/xalloc.h"
+
+/* A stream sink hands its text on in chunks of about this many bytes. */
+enum { OUTBUF_CHUNK = 64 * 1024 };
+
+void outbuf__init_file(struct outbuf *b, FILE *to, bool color)
+{
+	memset(b, 0, sizeof(*b));
+	b->to = to;
+	b->color = color;
+}
+
+/* Hand a stream sink's text on to its FILE; the buffer keeps its memory. */
+static void hand_on(struct outbuf *b)
+{
+	if (!b->len)
+		return;
+	if (fwrite(b->s, 1, b->len, b->to) != b->len && !b->err)
+		b->err = -EIO;
+	b->handed += b->len;
+	b->len = 0;
+	b->s[0] = '\0';
+}
+
+static void grown(struct outbuf *b)
+{
+	if (b->to && b->len >= OUTBUF_CHUNK)
+		hand_on(b);
+}
 
 void outbuf__printf(struct outbuf *b, const char *fmt, ...)
 {
@@ -23,6 +52,7 @@ void outbuf__printf(struct outbuf *b, const char *fmt, ...)
 			return;
 		if ((size_t)n < room) {
 			b->len += (size_t)n;
+			grown(b);
 			return;
 		}
 		b->alloc = (b->alloc + (size_t)n + 1) * 2;
@@ -39,11 +69,33 @@ void outbuf__add(struct outbuf *b, const char *s, size_t n)
 	memcpy(b->s + b->len, s, n);
 	b->len += n;
 	b->s[b->len] = '\0';
+	grown(b);
 }
 
 void outbuf__puts(struct outbuf *b, const char *s)
 {
 	outbuf__add(b, s, strlen(s));
+}
+
+void outbuf__putc(struct outbuf *b, char c)
+{
+	outbuf__add(b, &c, 1);
+}
+
+int outbuf__flush(struct outbuf *b)
+{
+	if (!b->to)
+		return 0;
+	hand_on(b);
+	/* as a writer that printed to the FILE itself would have seen it */
+	if (ferror(b->to) && !b->err)
+		b->err = -EIO;
+	return b->err;
+}
+
+size_t outbuf__written(const struct outbuf *b)
+{
+	return b->handed + b->len;
 }
 
 void outbuf__release(struct outbuf *b)

@@ -299,12 +299,12 @@ static void test_zero_zero(void)
 {
 	struct outbuf b = { 0 };
 
-	diff__lkp_row(&b, "proc-vmstat.thp_split_page", 0, 0, 0, 0, NULL);
+	diff__lkp_row(&b, "proc-vmstat.thp_split_page", 0, 0, 0, 0, NULL, false);
 	ok(b.s && !strstr(b.s, "-100.0%"), "0 -> 0: not -100 %%");
 	is_str(b.s, "      0.00            +0.0%       0.00        proc-vmstat.thp_split_page\n",
 	       "0 -> 0: printed as no change");
 	b.len = 0;
-	diff__lkp_row(&b, "proc-vmstat.thp_split_page", 4, 0, 0, 0, NULL);
+	diff__lkp_row(&b, "proc-vmstat.thp_split_page", 4, 0, 0, 0, NULL, false);
 	ok(b.s && strstr(b.s, "-100.0%"), "4 -> 0 is still -100 %%");
 	outbuf__release(&b);
 }

@@ -75,7 +75,7 @@ static void test_golden(void)
 			bad++;
 			continue;
 		}
-		diff__lkp_row(&b, r->key, r->base.mean, r->base.sd, r->cur.mean, r->cur.sd, NULL);
+		diff__lkp_row(&b, r->key, r->base.mean, r->base.sd, r->cur.mean, r->cur.sd, NULL, false);
 		b.s[--b.len] = '\0';	/* drop the newline */
 		if (strcmp(b.s, want)) {
 			bad++;
@@ -92,14 +92,14 @@ static void test_golden(void)
 		    "             \\          |                \\  \n",
 	       "header lines as lib/compare.rb prints them");
 	b.len = 0;
-	diff__lkp_row(&b, "x.y", 0, 0, 5, 0, NULL);
+	diff__lkp_row(&b, "x.y", 0, 0, 5, 0, NULL, false);
 	is_str(b.s, "      0.00         +5e+102%       5.00        x.y\n", "zero base: 1e-100, %.2g past 100000 %");
 	b.len = 0;
-	diff__lkp_row(&b, "perf-profile.self.cpu-clock.f", 0.27, 0.27, 0.74, 0.74 * 0.04, NULL);
+	diff__lkp_row(&b, "perf-profile.self.cpu-clock.f", 0.27, 0.27, 0.74, 0.74 * 0.04, NULL, false);
 	is_str(b.s, "      0.27 \xc2\xb1""100%      +0.5        0.74 \xc2\xb1  4%  perf-profile.self.cpu-clock.f\n",
 	       "perf-profile: absolute change, +-100 %");
 	b.len = 0;
-	diff__lkp_row(&b, "a.b", 1234.9, 0, -5, 0, NULL);
+	diff__lkp_row(&b, "a.b", 1234.9, 0, -5, 0, NULL, false);
 	is_str(b.s, "      1234          -100.4%      -5.00        a.b\n", "integer column truncates");
 	outbuf__release(&b);
 	diff__release(&d);
@@ -349,6 +349,60 @@ static void test_formats(void)
 	rk_release(r, 4);
 }
 
+/*
+ * Colour is the row writer's: the change alone, red up and blue down, only
+ * when the sink has colour and the row's change is one to see; rows copied
+ * from real `mmprof diff` output.
+ */
+static void test_colour(void)
+{
+	struct run_keys r[4] = { { 0 } };
+	const struct diff_row **rows;
+	struct outbuf b = { .color = true };
+	struct diff d;
+	size_t n;
+	int j;
+
+	diff__lkp_row(&b, "thp-zap.ops", 1482, 237, 13178, 2767, NULL, true);
+	is_str(b.s, "      1482 \xc2\xb1 15%    \033[31m+789.2%\033[0m      13178 \xc2\xb1 20%  thp-zap.ops\n",
+	       "colour: a rise is red, the escapes around the change alone");
+	b.len = 0;
+	diff__lkp_row(&b, "thp-zap.anon_huge_kb", 0, 0, 32768, 0, NULL, true);
+	ok(strstr(b.s, "      0.00       \033[31m+3.3e+106%\033[0m      32768") != NULL, "colour: a rise from zero is red");
+	b.len = 0;
+	diff__lkp_row(&b, "perf-profile.self.cpu-clock.f", 52, 0, 0.3, 0, NULL, true);
+	ok(strstr(b.s, "     52.00           \033[34m-51.7\033[0m        0.30") != NULL, "colour: a fall in points is blue");
+	b.len = 0;
+	diff__lkp_row(&b, "thp-zap.time.elapsed_time", 4.05, 0, 4.01, 0, "same q=0.2", false);
+	is_str(b.s, "      4.05            -1.0%       4.01        thp-zap.time.elapsed_time  [same q=0.2]\n",
+	       "colour: a row not tinted stays plain");
+	b.len = 0;
+	diff__lkp_row(&b, "x.y", 1, 1.41, 2, 0, NULL, true);
+	ok(!strchr(b.s, '\033'), "colour: none after a base spread of 100%% or more (the table's old rule)");
+	b.len = 0;
+	b.color = false;
+	diff__lkp_row(&b, "thp-zap.ops", 1482, 237, 13178, 2767, NULL, true);
+	ok(!strchr(b.s, '\033'), "colour: none when the sink has none");
+	b.len = 0;
+
+	for (j = 0; j < 4; j++) {
+		rk_add(&r[j], "perf-profile.children.cpu-clock.x", j < 2 ? 1 + 0.01 * j : 5 + 0.01 * j);
+		rk_add(&r[j], "a.same", 7);
+	}
+	compute(&d, r, 2, 2, NULL);
+	rows = diff__select(&d, DIFF_SELECT_ALL, &n);
+	b.color = true;
+	diff__format(&b, &d, rows, n, DIFF_FORMAT_LKP, true);
+	ok(strstr(b.s, "\033[31m+4.0\033[0m") != NULL, "colour --all: an up row is red");
+	ok(strstr(b.s, "      7.00            +0.0%       7.00        a.same  [same") != NULL,
+	   "colour --all: a same row stays plain");
+	ok(strstr(b.s, "         %stddev     %change         %stddev\n") == b.s, "colour: the header stays plain");
+	free(rows);
+	outbuf__release(&b);
+	diff__release(&d);
+	rk_release(r, 4);
+}
+
 /* Does side sd of sp hold exactly the names of want (NULL-terminated), in order? */
 static bool spelled(const struct diff_spelling *sp, int sd, const char *const *want)
 {
@@ -577,6 +631,7 @@ int main(void)
 	test_aa();
 	test_order();
 	test_formats();
+	test_colour();
 	test_spellings();
 	test_big();
 	return done_testing();

@@ -2,7 +2,9 @@
  * test-outbuf: the shared output buffer (outbuf.h) and UTF-8 decoder
  * (utf8.h) that the diff, flame and export writers are built on.
  */
+#include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +56,44 @@ static void test_outbuf(void)
 	}
 }
 
+/* A stream sink hands its text on in chunks; what was written is counted either way. */
+static void test_stream_sink(void)
+{
+	struct outbuf b;
+	FILE *f = tmpfile(), *full = fopen("/dev/full", "w");
+	size_t i;
+	long size;
+
+	outbuf__init_file(&b, f, true);
+	ok(b.color && !b.len && !outbuf__written(&b), "a new stream sink: colour as asked, nothing written");
+	for (i = 0; i < 20000; i++)
+		outbuf__printf(&b, "line %05zu\n", i);
+	ok(b.len < 70 * 1024, "a stream sink holds at most about a chunk (%zu bytes)", b.len);
+	is_int((long long)outbuf__written(&b), 20000 * 11, "written counts what was handed on and what is held");
+	is_int(outbuf__flush(&b), 0, "flush into a file");
+	ok(b.len == 0 && b.s[0] == '\0', "flushed: nothing held, still terminated");
+	fflush(f);
+	size = ftell(f);
+	is_int(size, 20000 * 11, "every byte reached the file, once");
+	outbuf__release(&b);
+	fclose(f);
+
+	if (full) {
+		setvbuf(full, NULL, _IONBF, 0);
+		outbuf__init_file(&b, full, false);
+		outbuf__puts(&b, "x");
+		is_int(outbuf__flush(&b), -EIO, "a failed write is -EIO");
+		outbuf__release(&b);
+		fclose(full);
+	}
+
+	b = (struct outbuf){ 0 };
+	outbuf__putc(&b, 'a');
+	is_int(outbuf__flush(&b), 0, "flush of a memory buffer: nothing to do");
+	is_str(b.s, "a", "a memory buffer keeps its text");
+	outbuf__release(&b);
+}
+
 static void test_utf8(void)
 {
 	static const struct {
@@ -91,6 +131,7 @@ static void test_utf8(void)
 int main(void)
 {
 	test_outbuf();
+	test_stream_sink();
 	test_utf8();
 	return done_testing();
 }
