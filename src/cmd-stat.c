@@ -32,6 +32,7 @@
 #include "mmprof/mmstate.h"
 #include "mmprof/options.h"
 #include "mmprof/profile.h"
+#include "mmprof/stats.h"
 #include "mmprof/stopsig.h"
 #include "mmprof/sysinfo.h"
 #include "mmprof/xalloc.h"
@@ -69,34 +70,43 @@ static const char *set_name(const char *ev)
 	return NULL;
 }
 
-/* Mean and perf's "+-": the standard error of the mean, relative (%). */
+/*
+ * Mean and perf's "+-": the standard error of the mean, relative (%).  The
+ * values are kept (one per run) for stats__mean_sd's two passes.
+ */
 struct avg {
-	double sum, sumsq;
-	unsigned n;
+	double *v;
+	size_t n, alloc;
 };
 
 static void avg__add(struct avg *a, double v)
 {
-	a->sum += v;
-	a->sumsq += v * v;
-	a->n++;
+	XGROW(a->v, a->alloc, a->n);
+	a->v[a->n++] = v;
+}
+
+static void avg__release(struct avg *a)
+{
+	free(a->v);
+	memset(a, 0, sizeof(*a));
 }
 
 static double avg__mean(const struct avg *a)
 {
-	return a->n ? a->sum / a->n : 0;
+	struct stat_summary s;
+
+	stats__mean_sd(a->v, a->n, &s);
+	return s.mean;
 }
 
 static double avg__rel_err(const struct avg *a)
 {
-	double mean = avg__mean(a), var;
+	struct stat_summary s;
 
-	if (a->n < 2 || mean == 0)
+	stats__mean_sd(a->v, a->n, &s);
+	if (s.n < 2 || s.mean == 0)
 		return 0;
-	var = (a->sumsq - a->n * mean * mean) / (a->n - 1);
-	if (var < 0)
-		var = 0;
-	return 100.0 * sqrt(var / a->n) / fabs(mean);
+	return 100.0 * sqrt(s.var1 / (double)s.n) / fabs(s.mean);
 }
 
 /*
@@ -288,6 +298,8 @@ static void print_interval(void *ctx, const struct profile *p, size_t first)
 		print_row(rows, nr, &rows[i], prefix,
 			  t_ns > ip->last_t_ns ? (double)(t_ns - ip->last_t_ns) / 1e9 : 0, 1);
 	ip->last_t_ns = t_ns;
+	for (i = 0; i < nr; i++)
+		avg__release(&rows[i].val);
 	free(rows);
 }
 
@@ -363,7 +375,12 @@ static void print_table(const struct profile *p, const char *what, unsigned nr_r
 				avg__mean(&user), avg__mean(&sys));
 	}
 	fprintf(stderr, "\n");
+	for (i = 0; i < nr; i++)
+		avg__release(&rows[i].val);
 	free(rows);
+	avg__release(&elapsed);
+	avg__release(&user);
+	avg__release(&sys);
 }
 
 static const char *const stat_usage[] = {

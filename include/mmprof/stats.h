@@ -9,6 +9,10 @@
  * dozens of "significant" rows), and the robot's own row filter
  * (lkp-tests lib/stats.rb + lib/changed_stat.rb), kept for --robot.
  *
+ * A leaf module (src/lib/): every mean and sd mmprof prints comes from
+ * stats__mean_sd (report's and keytab's means over runs, stat's "+-",
+ * diff's sides), the rest serves diff.
+ *
  * Workload: called once per key (10^4..10^5 keys, 1..100 runs a side).
  * Nothing here allocates except stats__bh (one index array).
  */
@@ -28,6 +32,21 @@ struct stat_summary {
 
 /* Summary of v[0..n-1]; scratch must hold n doubles (it is sorted there). */
 void stats__summary(const double *v, size_t n, double *scratch, struct stat_summary *s);
+
+/*
+ * The mean and spread of v[0..n-1] alone (n, mean, sd, var1; min, median
+ * and max left 0), in two passes: the one-pass sum of squares loses
+ * digits when mean >> sd.  What every mean and sd mmprof prints comes
+ * from, stats__summary included.
+ */
+void stats__mean_sd(const double *v, size_t n, struct stat_summary *s);
+
+/*
+ * The same from a mean and a sum of squared deviations from it that the
+ * caller gathered itself (diff's chains, two passes over per-thread
+ * columns): sd and var1 as stats__mean_sd gives them.
+ */
+void stats__from_ss(size_t n, double mean, double ss, struct stat_summary *s);
 
 /* Regularized incomplete beta I_x(a, b), a, b > 0, 0 <= x <= 1 (NAN otherwise). */
 double stats__betai(double a, double b, double x);

@@ -299,15 +299,6 @@ static void *sweep(void *arg)
 	return NULL;
 }
 
-static void summary(size_t n, double mean, double ss, struct stat_summary *s)
-{
-	memset(s, 0, sizeof(*s));
-	s->n = n;
-	s->mean = mean;
-	s->sd = sqrt(ss / (double)n);
-	s->var1 = n > 1 ? ss / (double)(n - 1) : 0;
-}
-
 static void make_text(struct chain_diff *cd, struct chain_row *r, const struct hashidx *idx)
 {
 	const char *names[MAX_FRAMES + 1], *renamed[MAX_FRAMES + 1];
@@ -432,8 +423,8 @@ int chains__compute(struct chain_diff *cd, const struct profile *const *base, si
 		struct chain_row *r = &cd->rows[i];
 		struct welch w;
 
-		summary(cd->nb, sum[0][i], ss[0][i], &sb);
-		summary(cd->nn, sum[1][i], ss[1][i], &sn);
+		stats__from_ss(cd->nb, sum[0][i], ss[0][i], &sb);
+		stats__from_ss(cd->nn, sum[1][i], ss[1][i], &sn);
 		r->base = sb.mean;
 		r->cur = sn.mean;
 		r->delta = sn.mean - sb.mean;

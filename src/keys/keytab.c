@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "mmprof/keys.h"
+#include "mmprof/stats.h"
 #include "mmprof/xalloc.h"
 
 static bool keytab_eq(const void *ctx, uint32_t row, const void *key)
@@ -85,29 +86,22 @@ void keytab__release(struct keytab *kt)
 
 double keytab__mean(const struct keytab *kt, size_t k)
 {
-	double sum = 0;
-	size_t r;
+	struct stat_summary s;
 
 	if (!kt->nr_runs)
 		return 0;
-	for (r = 0; r < kt->nr_runs; r++)
-		sum += kt->vals[k * kt->nr_runs + r];
-	return sum / (double)kt->nr_runs;
+	stats__mean_sd(kt->vals + k * kt->nr_runs, kt->nr_runs, &s);
+	return s.mean;
 }
 
 double keytab__stddev(const struct keytab *kt, size_t k)
 {
-	double mean = keytab__mean(kt, k), ss = 0;
-	size_t r;
+	struct stat_summary s;
 
 	if (!kt->nr_runs)
 		return 0;
-	for (r = 0; r < kt->nr_runs; r++) {
-		double d = kt->vals[k * kt->nr_runs + r] - mean;
-
-		ss += d * d;
-	}
-	return sqrt(ss / (double)kt->nr_runs);
+	stats__mean_sd(kt->vals + k * kt->nr_runs, kt->nr_runs, &s);
+	return s.sd;
 }
 
 static int family_cmp(const char *a, const char *b)

@@ -18,24 +18,40 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-void stats__summary(const double *v, size_t n, double *scratch, struct stat_summary *s)
+void stats__from_ss(size_t n, double mean, double ss, struct stat_summary *s)
 {
-	double sum = 0, ss = 0, mean;
-	size_t i;
-
 	memset(s, 0, sizeof(*s));
 	s->n = n;
 	if (!n)
 		return;
+	s->mean = mean;
+	s->sd = sqrt(ss / (double)n);
+	s->var1 = n > 1 ? ss / (double)(n - 1) : 0;
+}
+
+void stats__mean_sd(const double *v, size_t n, struct stat_summary *s)
+{
+	double sum = 0, ss = 0, mean;
+	size_t i;
+
+	if (!n) {
+		stats__from_ss(0, 0, 0, s);
+		return;
+	}
 	for (i = 0; i < n; i++)
 		sum += v[i];
 	mean = sum / (double)n;
 	/* two passes: the one-pass formula loses digits when mean >> sd */
 	for (i = 0; i < n; i++)
 		ss += (v[i] - mean) * (v[i] - mean);
-	s->mean = mean;
-	s->sd = sqrt(ss / (double)n);
-	s->var1 = n > 1 ? ss / (double)(n - 1) : 0;
+	stats__from_ss(n, mean, ss, s);
+}
+
+void stats__summary(const double *v, size_t n, double *scratch, struct stat_summary *s)
+{
+	stats__mean_sd(v, n, s);
+	if (!n)
+		return;
 	memcpy(scratch, v, n * sizeof(*v));
 	qsort(scratch, n, sizeof(*scratch), cmp_double);
 	s->min = scratch[0];
