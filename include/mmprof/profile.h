@@ -68,6 +68,12 @@ struct count {
 	uint64_t period;	/* sum of sample periods (ns for cpu-clock) */
 } __attribute__((packed, aligned(4)));
 
+/*
+ * The event `record --sched` adds (not a perf event: type PERF_TYPE_MAX):
+ * its period is the nanoseconds a thread spent off CPU (sched.h).
+ */
+#define PROFILE_OFFCPU_EVENT "offcpu"
+
 struct event_desc {
 	uint32_t name;		/* string id: the event opened, perf's spelling ("cpu-clock") */
 	uint32_t asked;		/* string id: as the user asked ("cycles") */

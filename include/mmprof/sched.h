@@ -52,7 +52,6 @@
 #include "mmprof/symbols.h"
 
 #define SCHED_COMM_LEN 16
-#define SCHED_OFFCPU_EVENT "offcpu"
 
 struct sched_stat {
 	uint64_t count;

@@ -6,7 +6,6 @@
 
 #include "mmprof/chains.h"
 #include "mmprof/flame.h"
-#include "mmprof/sched.h"
 #include "mmprof/xalloc.h"
 
 static const char unknown_name[] = "[unknown]";
@@ -127,11 +126,11 @@ int flame__build(struct flame *f, const struct profile *p, const struct flame_op
 	if (o->run >= 0 && (size_t)o->run >= p->nr_runs)
 		return errmsg__set(e, -EINVAL, "the profile has no run %d (it has %zu, numbered from 0)", o->run, p->nr_runs);
 	{
-		/* clocks count nanoseconds, offcpu the nanoseconds off CPU (sched.h) */
+		/* clocks count nanoseconds, offcpu the nanoseconds off CPU (profile.h) */
 		const char *name = profile__str(p, p->events[ev].name);
 
 		f->period_name = "period";
-		if (name && !strcmp(name, SCHED_OFFCPU_EVENT)) {
+		if (name && !strcmp(name, PROFILE_OFFCPU_EVENT)) {
 			f->period_name = "off-CPU";
 			f->period_ns = true;
 		} else if (name && (!strncmp(name, "cpu-clock", 9) || !strncmp(name, "task-clock", 10))) {

@@ -292,7 +292,7 @@ void schedrec__add_events(struct schedrec *r, struct profile *p)
 {
 	/* not a perf event: type and config say so (PERF_TYPE_MAX, 0) */
 	struct event_desc d = {
-		.name = profile__intern(p, SCHED_OFFCPU_EVENT),
+		.name = profile__intern(p, PROFILE_OFFCPU_EVENT),
 		.asked = profile__intern(p, "--sched"),
 		.type = PERF_TYPE_MAX,
 		.config = 0,
