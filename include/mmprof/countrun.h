@@ -27,9 +27,9 @@
 #include <sys/types.h>
 
 #include "mmprof/errmsg.h"
-#include "mmprof/options.h"
 #include "mmprof/profile.h"
 #include "mmprof/runloop.h"
+#include "mmprof/strlist.h"
 
 /*
  * Called after each interval reading, the final partial one included,

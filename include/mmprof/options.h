@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "mmprof/strlist.h"
+
 enum opt_type {
 	OPT_END = 0,
 	OPT_BOOL,	/* int *: set to 1 (a --no-X form sets 0 when negatable) */
@@ -25,13 +27,6 @@ enum opt_type {
 
 #define OPT_SPLIT	1	/* OPT_LIST: split the argument on commas */
 #define OPT_NEGATABLE	2	/* OPT_BOOL: also accept --no-<long> */
-
-struct strlist {
-	char **items;
-	size_t nr, alloc;
-};
-void strlist__add(struct strlist *l, const char *s);
-void strlist__release(struct strlist *l);
 
 struct option_desc {
 	enum opt_type type;

@@ -26,10 +26,10 @@
 #include <stdint.h>
 
 #include "mmprof/errmsg.h"
-#include "mmprof/options.h"
 #include "mmprof/profile.h"
 #include "mmprof/runloop.h"
 #include "mmprof/sampler.h"
+#include "mmprof/strlist.h"
 #include "mmprof/symbols.h"
 
 struct recsession;

@@ -24,10 +24,10 @@
 #include <sys/types.h>
 
 #include "mmprof/errmsg.h"
-#include "mmprof/options.h"
 #include "mmprof/profile.h"
 #include "mmprof/runloop.h"	/* struct record_target */
 #include "mmprof/sample.h"
+#include "mmprof/strlist.h"
 #include "mmprof/symbols.h"
 
 struct sampler;

@@ -21,9 +21,9 @@
 #include <stdio.h>
 
 #include "mmprof/errmsg.h"
-#include "mmprof/options.h"
 #include "mmprof/profile.h"
 #include "mmprof/sample.h"
+#include "mmprof/strlist.h"
 
 struct trace;
 

@@ -10,12 +10,6 @@
 #include "mmprof/options.h"
 #include "mmprof/xalloc.h"
 
-void strlist__add(struct strlist *l, const char *s)
-{
-	XGROW(l->items, l->alloc, l->nr);
-	l->items[l->nr++] = xstrdup(s);
-}
-
 int options__parse_pids(const char *cmd, const char *list, pid_t **pids, size_t *nr,
 			size_t *alloc)
 {
@@ -41,16 +35,6 @@ int options__parse_pids(const char *cmd, const char *list, pid_t **pids, size_t 
 		s = *end ? end + 1 : end;
 	}
 	return 0;
-}
-
-void strlist__release(struct strlist *l)
-{
-	size_t i;
-
-	for (i = 0; i < l->nr; i++)
-		free(l->items[i]);
-	free(l->items);
-	memset(l, 0, sizeof(*l));
 }
 
 static int has_arg(const struct option_desc *o)
