@@ -46,7 +46,7 @@ static const char *format_of(const char *out)
 }
 
 static int write_export(const struct profile *p, const struct export_opts *o, int ev,
-			FILE *out, struct errmsg *e)
+			struct outbuf *out, struct errmsg *e)
 {
 	if (!strcmp(o->format, "folded")) {
 		struct folded_opts fo = { .event = ev < 0 ? 0 : ev, .period = o->period,
@@ -85,6 +85,7 @@ int cmd_export(int argc, char **argv)
 	struct errmsg e = { "" };
 	char *tmp = NULL;
 	FILE *out = stdout;
+	struct outbuf sink;
 	int n, ev = -1, err, ret = EXIT_ERROR;
 
 	n = options__parse_anywhere(argc, argv, opts, export_usage, pos, 1);
@@ -161,7 +162,10 @@ int cmd_export(int argc, char **argv)
 			goto out;
 		}
 	}
-	err = write_export(p, &o, ev, out, &e);
+	outbuf__init_file(&sink, out, false);
+	err = write_export(p, &o, ev, &sink, &e);
+	outbuf__flush(&sink);	/* a failed write to stdout is main's to report, as before */
+	outbuf__release(&sink);
 	if (out != stdout) {
 		if (fclose(out) && !err)
 			err = errmsg__set(&e, -errno, "cannot write '%s': %s", tmp, strerror(errno));

@@ -33,24 +33,6 @@ static const char *const report_usage[] = {
 	NULL,
 };
 
-/*
- * A stream that passes everything to another and counts the bytes: whether
- * a view printed anything once its filters were applied.
- */
-struct counted {
-	FILE *to;
-	size_t bytes;
-};
-
-static ssize_t counted_write(void *cookie, const char *buf, size_t n)
-{
-	struct counted *c = cookie;
-	size_t w = fwrite(buf, 1, n, c->to);
-
-	c->bytes += w;
-	return (ssize_t)w;
-}
-
 /* "-e E, --run N, --pid P" for the filters given, or "" */
 static void describe_filters(const struct report_opts *o, char *buf, size_t size)
 {
@@ -106,7 +88,7 @@ static int check_view_options(const struct report_opts *o, bool percent_given)
 	return 0;
 }
 
-static int print_keys(const struct profile *p, const struct report_opts *o)
+static int print_keys(const struct profile *p, const struct report_opts *o, struct outbuf *out)
 {
 	struct keytab kt;
 	size_t k, r;
@@ -122,16 +104,16 @@ static int print_keys(const struct profile *p, const struct report_opts *o)
 		if (!keys__shown(kt.keys[k], mean))
 			continue;
 		keys__format_value(kt.keys[k], mean, buf, sizeof(buf));
-		printf("%s: %s", kt.keys[k], buf);
+		outbuf__printf(out, "%s: %s", kt.keys[k], buf);
 		if (o->runs) {
-			fputs("  runs:", stdout);
+			outbuf__puts(out, "  runs:");
 			for (r = 0; r < kt.nr_runs; r++) {
 				keys__format_value(kt.keys[k], kt.vals[k * kt.nr_runs + r], buf,
 						   sizeof(buf));
-				printf(" %s", buf);
+				outbuf__printf(out, " %s", buf);
 			}
 		}
-		putchar('\n');
+		outbuf__putc(out, '\n');
 	}
 	keytab__release(&kt);
 	return 0;
@@ -213,6 +195,126 @@ static int write_html(const struct profile *p, const char *path, int ev, const c
 	return err ? 1 : 0;	/* 1: failed, and said why */
 }
 
+/*
+ * The view o asks for of p, into out.  0, -errno for the command to
+ * explain, or 1 when the view said why it failed.
+ */
+static int show_view(const struct profile *p, const struct report_opts *o, const char *path, int ev,
+		     long pid, struct outbuf *out)
+{
+	if (o->html) {
+		if (!p->nr_events) {
+			fprintf(stderr, "mmprof report: '%s' has no sampling event to draw\n", path);
+			return 1;
+		}
+		return write_html(p, path, ev < 0 ? 0 : ev, o->output ? o->output : "mmprof.html");
+	}
+	if (o->unresolved)
+		return report__unresolved(p, ev, out);
+	if (o->tracepoints)
+		return tpstats__report(p, out);
+	if (o->json) {
+		struct json_opts jo = { .tree = o->tree, .percent_limit = o->percent_limit };
+
+		return report__json(p, &jo, out);
+	}
+	if (o->tree) {
+		struct tree_opts to = { .event = ev, .percent_limit = o->percent_limit,
+					.caller = o->graph && !strcmp(o->graph, "caller"),
+					.no_graph = o->no_graph };
+		uint64_t samples = 0;
+		size_t k;
+
+		/* the event asked for has nothing to show: as folded and flamegraph, an error */
+		for (k = 0; ev >= 0 && k < p->nr_counts; k++)
+			if (p->counts[k].event == (uint32_t)ev)
+				samples += p->counts[k].samples;
+		if (ev >= 0 && !samples) {
+			fprintf(stderr, "mmprof report: '%s' has no samples of event '%s' to show\n",
+				path, o->event);
+			return 1;
+		}
+		return report__tree(p, &to, out);
+	}
+	if (o->folded) {
+		struct folded_opts fo = { .event = ev < 0 ? (p->nr_events ? 0 : -1) : ev,
+					  .period = o->period, .comm = o->comm, .run = o->run,
+					  .one_pid = pid >= 0, .pid = (uint32_t)pid };
+		int err = report__folded(p, &fo, out);
+		char filters[256];
+
+		if (err || outbuf__written(out))
+			return err;
+		describe_filters(o, filters, sizeof(filters));
+		if (filters[0])
+			fprintf(stderr, "mmprof report: no samples left to fold in '%s' (%s)\n",
+				path, filters);
+		else
+			fprintf(stderr, "mmprof report: '%s' has no samples to fold\n", path);
+		return 1;
+	}
+	return print_keys(p, o, out);
+}
+
+/*
+ * The options together: views that exclude each other, a view's option
+ * given to another (check_view_options), values out of range; *pid from
+ * --pid.  Fills in the default --percent-limit.  0, or -1 with the line
+ * printed.
+ */
+static int check_options(struct report_opts *o, long *pid)
+{
+	bool percent_given;
+
+	if (o->html && o->unresolved + o->tracepoints + o->tree + o->folded + o->json) {
+		fprintf(stderr, "mmprof report: --html excludes the other views\n");
+		return -1;
+	}
+	if (o->output && !o->html) {
+		fprintf(stderr, "mmprof report: -o goes with --html; the text views print to stdout\n");
+		return -1;
+	}
+	if (o->unresolved && o->tracepoints + o->tree + o->folded + o->json) {
+		fprintf(stderr, "mmprof report: --unresolved excludes the other views\n");
+		return -1;
+	}
+	if (o->tracepoints && o->tree + o->folded + o->json) {
+		fprintf(stderr, "mmprof report: --tracepoints excludes --tree, --folded and --json\n");
+		return -1;
+	}
+	if (o->tree + o->folded + o->json > 1 && !(o->json && o->tree && !o->folded)) {
+		fprintf(stderr, "mmprof report: --tree, --folded and --json are exclusive "
+				"(except --json --tree)\n");
+		return -1;
+	}
+	/* -1: not given (the option parser cannot say) */
+	percent_given = o->percent_limit != -1;
+	if (!percent_given)
+		o->percent_limit = 0.5;
+	if (check_view_options(o, percent_given))
+		return -1;
+	if (o->graph && strcmp(o->graph, "caller") && strcmp(o->graph, "callee")) {
+		fprintf(stderr, "mmprof report: invalid value '%s' for --call-graph: "
+				"use caller or callee\n", o->graph);
+		return -1;
+	}
+	if (o->pid) {
+		char *end;
+
+		errno = 0;
+		*pid = strtol(o->pid, &end, 10);
+		if (errno || end == o->pid || *end || *pid < 0 || *pid > INT32_MAX || !o->folded) {
+			fprintf(stderr, "mmprof report: --pid takes a process id and goes with --folded\n");
+			return -1;
+		}
+	}
+	if (!(o->percent_limit >= 0 && o->percent_limit <= 100)) {
+		fprintf(stderr, "mmprof report: --percent-limit must be between 0 and 100\n");
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = { .percent_limit = -1, .run = -1 };
@@ -246,7 +348,7 @@ int cmd_report(int argc, char **argv)
 	struct errmsg e = { "" };
 	int i, ev = -1, err = 0;
 	long pid = -1;
-	bool percent_given;
+	struct outbuf out;
 
 	/* options may follow the file too ("mmprof report --html x.data -o x.html") */
 	i = options__parse_anywhere(argc, argv, opts, report_usage, pos, 1);
@@ -260,52 +362,8 @@ int cmd_report(int argc, char **argv)
 	}
 	if (i == 1)
 		path = pos[0];
-	if (o.html && o.unresolved + o.tracepoints + o.tree + o.folded + o.json) {
-		fprintf(stderr, "mmprof report: --html excludes the other views\n");
+	if (check_options(&o, &pid))
 		return EXIT_ERROR;
-	}
-	if (o.output && !o.html) {
-		fprintf(stderr, "mmprof report: -o goes with --html; the text views print to stdout\n");
-		return EXIT_ERROR;
-	}
-	if (o.unresolved && o.tracepoints + o.tree + o.folded + o.json) {
-		fprintf(stderr, "mmprof report: --unresolved excludes the other views\n");
-		return EXIT_ERROR;
-	}
-	if (o.tracepoints && o.tree + o.folded + o.json) {
-		fprintf(stderr, "mmprof report: --tracepoints excludes --tree, --folded and --json\n");
-		return EXIT_ERROR;
-	}
-	if (o.tree + o.folded + o.json > 1 && !(o.json && o.tree && !o.folded)) {
-		fprintf(stderr, "mmprof report: --tree, --folded and --json are exclusive "
-				"(except --json --tree)\n");
-		return EXIT_ERROR;
-	}
-	/* -1: not given (the option parser cannot say) */
-	percent_given = o.percent_limit != -1;
-	if (!percent_given)
-		o.percent_limit = 0.5;
-	if (check_view_options(&o, percent_given))
-		return EXIT_ERROR;
-	if (o.graph && strcmp(o.graph, "caller") && strcmp(o.graph, "callee")) {
-		fprintf(stderr, "mmprof report: invalid value '%s' for --call-graph: "
-				"use caller or callee\n", o.graph);
-		return EXIT_ERROR;
-	}
-	if (o.pid) {
-		char *end;
-
-		errno = 0;
-		pid = strtol(o.pid, &end, 10);
-		if (errno || end == o.pid || *end || pid < 0 || pid > INT32_MAX || !o.folded) {
-			fprintf(stderr, "mmprof report: --pid takes a process id and goes with --folded\n");
-			return EXIT_ERROR;
-		}
-	}
-	if (!(o.percent_limit >= 0 && o.percent_limit <= 100)) {
-		fprintf(stderr, "mmprof report: --percent-limit must be between 0 and 100\n");
-		return EXIT_ERROR;
-	}
 
 	err = datafile__load(path, &p, &e);
 	if (err) {
@@ -325,67 +383,12 @@ int cmd_report(int argc, char **argv)
 		goto fail;
 	}
 
-	if (o.html) {
-		if (!p->nr_events) {
-			fprintf(stderr, "mmprof report: '%s' has no sampling event to draw\n", path);
-			goto fail;
-		}
-		err = write_html(p, path, ev < 0 ? 0 : ev, o.output ? o.output : "mmprof.html");
-		if (err > 0)
-			goto fail;	/* already said why */
-	} else if (o.unresolved) {
-		err = report__unresolved(p, ev, stdout);
-	} else if (o.tracepoints) {
-		err = tpstats__report(p, stdout);
-	} else if (o.json) {
-		struct json_opts jo = { .tree = o.tree, .percent_limit = o.percent_limit };
-
-		err = report__json(p, &jo, stdout);
-	} else if (o.tree) {
-		struct tree_opts to = { .event = ev, .percent_limit = o.percent_limit,
-					.caller = o.graph && !strcmp(o.graph, "caller"),
-					.no_graph = o.no_graph };
-		uint64_t samples = 0;
-		size_t k;
-
-		/* the event asked for has nothing to show: as folded and flamegraph, an error */
-		for (k = 0; ev >= 0 && k < p->nr_counts; k++)
-			if (p->counts[k].event == (uint32_t)ev)
-				samples += p->counts[k].samples;
-		if (ev >= 0 && !samples) {
-			fprintf(stderr, "mmprof report: '%s' has no samples of event '%s' to show\n",
-				path, o.event);
-			goto fail;
-		}
-		err = report__tree(p, &to, stdout);
-	} else if (o.folded) {
-		struct folded_opts fo = { .event = ev < 0 ? (p->nr_events ? 0 : -1) : ev,
-					  .period = o.period, .comm = o.comm, .run = o.run,
-					  .one_pid = pid >= 0, .pid = (uint32_t)pid };
-		static const cookie_io_functions_t io = { .write = counted_write };
-		struct counted cnt = { stdout, 0 };
-		FILE *out = fopencookie(&cnt, "w", io);
-
-		if (!out) {
-			fprintf(stderr, "mmprof: cannot report '%s': %s\n", path, strerror(errno));
-			goto fail;
-		}
-		err = report__folded(p, &fo, out);
-		fclose(out);
-		if (!err && !cnt.bytes) {
-			char filters[256];
-
-			describe_filters(&o, filters, sizeof(filters));
-			if (filters[0])
-				fprintf(stderr, "mmprof report: no samples left to fold in '%s' (%s)\n",
-					path, filters);
-			else
-				fprintf(stderr, "mmprof report: '%s' has no samples to fold\n", path);
-			goto fail;
-		}
-	} else {
-		err = print_keys(p, &o);
-	}
+	outbuf__init_file(&out, stdout, false);
+	err = show_view(p, &o, path, ev, pid, &out);
+	outbuf__flush(&out);	/* before the warnings; a failed write is main's to report */
+	outbuf__release(&out);
+	if (err > 0)
+		goto fail;	/* already said why */
 	if (err) {
 		fprintf(stderr, "mmprof: cannot report '%s': %s\n", path, strerror(-err));
 		goto fail;

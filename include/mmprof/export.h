@@ -25,6 +25,7 @@
 #include <stdio.h>
 
 #include "mmprof/errmsg.h"
+#include "mmprof/outbuf.h"
 #include "mmprof/profile.h"
 
 /* A growable protobuf encoding buffer (wire format only). */
@@ -60,14 +61,14 @@ struct pprof_opts {
  * event's (fixed period; at a frequency 1e9/freq ns for a clock event,
  * else the mean period of its samples).
  */
-int export__pprof(const struct profile *p, const struct pprof_opts *o, FILE *out,
+int export__pprof(const struct profile *p, const struct pprof_opts *o, struct outbuf *out,
 		  struct errmsg *e);
 
 /* Unit of an event's period as pprof and the JSON export name it. */
 const char *export__period_unit(const char *event);
 
 /* Write p as export JSON (Documentation/export-json.md). */
-int export__json(const struct profile *p, FILE *out, struct errmsg *e);
+int export__json(const struct profile *p, struct outbuf *out, struct errmsg *e);
 
 #define EXPORT_JSON_VERSION 1
 

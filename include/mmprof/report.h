@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "mmprof/outbuf.h"
 #include "mmprof/profile.h"
 
 /* The event's index by perf name or LKP name ("cycles:pp", "cycles-pp"); -1 if none. */
@@ -24,7 +25,7 @@ int report__find_event(const struct profile *p, const char *name);
  * has no name, and those whose caller has none (frame pointers missing),
  * per DSO with the likely cause; see src/report/unresolved.c.  0 or -EIO.
  */
-int report__unresolved(const struct profile *p, int event, FILE *out);
+int report__unresolved(const struct profile *p, int event, struct outbuf *out);
 
 /*
  * One line for the reader of any other view when names or stacks are
@@ -52,7 +53,7 @@ struct tree_opts {
 	bool no_graph;		/* entries only */
 };
 
-int report__tree(const struct profile *p, const struct tree_opts *o, FILE *out);
+int report__tree(const struct profile *p, const struct tree_opts *o, struct outbuf *out);
 
 struct folded_opts {
 	int event;		/* event index, or -1: all events summed */
@@ -63,13 +64,13 @@ struct folded_opts {
 	uint32_t pid;
 };
 
-int report__folded(const struct profile *p, const struct folded_opts *o, FILE *out);
+int report__folded(const struct profile *p, const struct folded_opts *o, struct outbuf *out);
 
 struct json_opts {
 	bool tree;		/* include the call tree of each event */
 	double percent_limit;
 };
 
-int report__json(const struct profile *p, const struct json_opts *o, FILE *out);
+int report__json(const struct profile *p, const struct json_opts *o, struct outbuf *out);
 
 #endif

@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "mmprof/errmsg.h"
+#include "mmprof/outbuf.h"
 #include "mmprof/profile.h"
 #include "mmprof/sample.h"
 #include "mmprof/strlist.h"
@@ -109,6 +110,6 @@ void tpstats__end_run(struct tpstats *ts, struct profile *p, uint32_t run);
  * its mean count over runs, then per field the values by mean count.
  * Returns 0 or -errno; prints to out (src/report/tracepoints.c).
  */
-int tpstats__report(const struct profile *p, FILE *out);
+int tpstats__report(const struct profile *p, struct outbuf *out);
 
 #endif

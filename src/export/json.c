@@ -21,66 +21,66 @@
 #include "mmprof/export.h"
 #include "mmprof/xalloc.h"
 
-static void jstr(FILE *out, const char *s)
+static void jstr(struct outbuf *out, const char *s)
 {
 	if (s)
-		json__fputs(out, s);
+		outbuf__json_str(out, s);
 	else
-		fputs("null", out);
+		outbuf__puts(out, "null");
 }
 
-static void jnum(FILE *out, double v)
+static void jnum(struct outbuf *out, double v)
 {
 	if (isfinite(v))
-		fprintf(out, "%.17g", v);
+		outbuf__printf(out, "%.17g", v);
 	else
-		fputs("null", out);
+		outbuf__puts(out, "null");
 }
 
-static void meta(const struct profile *p, FILE *out)
+static void meta(const struct profile *p, struct outbuf *out)
 {
 	size_t i;
 
-	fputs("  \"meta\": {", out);
+	outbuf__puts(out, "  \"meta\": {");
 	for (i = 0; i < p->nr_meta; i++) {
-		fputs(i ? ",\n    " : "\n    ", out);
+		outbuf__puts(out, i ? ",\n    " : "\n    ");
 		jstr(out, profile__str(p, p->meta[i].key) ? profile__str(p, p->meta[i].key) : "");
-		fputs(": ", out);
+		outbuf__puts(out, ": ");
 		jstr(out, profile__str(p, p->meta[i].value));
 	}
-	fputs(p->nr_meta ? "\n  },\n" : "},\n", out);
+	outbuf__puts(out, p->nr_meta ? "\n  },\n" : "},\n");
 }
 
-static void events(const struct profile *p, FILE *out)
+static void events(const struct profile *p, struct outbuf *out)
 {
 	size_t i;
 
-	fputs("  \"events\": [", out);
+	outbuf__puts(out, "  \"events\": [");
 	for (i = 0; i < p->nr_events; i++) {
 		const struct event_desc *ev = &p->events[i];
 
-		fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", out);
+		outbuf__puts(out, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
 		jstr(out, profile__str(p, ev->name));
-		fputs(", \"asked\": ", out);
+		outbuf__puts(out, ", \"asked\": ");
 		jstr(out, profile__str(p, ev->asked));
-		fprintf(out, ", \"type\": %u, \"config\": %llu, \"freq\": %s, \"sample\": %llu, "
+		outbuf__printf(out, ", \"type\": %u, \"config\": %llu, \"freq\": %s, \"sample\": %llu, "
 			"\"period_unit\": ", ev->type, (unsigned long long)ev->config,
 			ev->freq ? "true" : "false", (unsigned long long)ev->sample);
 		jstr(out, export__period_unit(profile__str(p, ev->name)));
-		fputc('}', out);
+		outbuf__putc(out, '}');
 	}
-	fputs(p->nr_events ? "\n  ],\n" : "],\n", out);
+	outbuf__puts(out, p->nr_events ? "\n  ],\n" : "],\n");
 }
 
-static void runs(const struct profile *p, FILE *out)
+static void runs(const struct profile *p, struct outbuf *out)
 {
 	size_t r, i, n;
 
-	fputs("  \"runs\": [", out);
+	outbuf__puts(out, "  \"runs\": [");
 	for (r = 0; r < p->nr_runs; r++) {
 		const struct run *x = &p->runs[r];
 
-		fprintf(out, "%s{\"start_ns\": %lld, \"wall_ns\": %lld, \"exit_code\": %d, "
+		outbuf__printf(out, "%s{\"start_ns\": %lld, \"wall_ns\": %lld, \"exit_code\": %d, "
 			"\"term_signal\": %d, \"utime_us\": %lld, \"stime_us\": %lld, "
 			"\"maxrss_kb\": %lld, \"minflt\": %lld, \"majflt\": %lld, \"nvcsw\": %lld, "
 			"\"nivcsw\": %lld, \"samples\": %llu, \"lost\": %llu, \"throttled\": %llu,\n"
@@ -95,54 +95,54 @@ static void runs(const struct profile *p, FILE *out)
 
 			if (c->run != r)
 				continue;
-			fputs(n++ ? ", {\"name\": " : "{\"name\": ", out);
+			outbuf__puts(out, n++ ? ", {\"name\": " : "{\"name\": ");
 			jstr(out, profile__str(p, c->name));
-			fprintf(out, ", \"supported\": %s, \"value\": %llu, \"enabled_ns\": %llu, "
+			outbuf__printf(out, ", \"supported\": %s, \"value\": %llu, \"enabled_ns\": %llu, "
 				"\"running_ns\": %llu}", c->supported ? "true" : "false",
 				(unsigned long long)c->value, (unsigned long long)c->enabled,
 				(unsigned long long)c->running);
 		}
-		fputs("],\n     \"metrics\": {", out);
+		outbuf__puts(out, "],\n     \"metrics\": {");
 		for (i = 0, n = 0; i < p->nr_metrics; i++) {
 			if (p->metrics[i].run != r)
 				continue;
-			fputs(n++ ? ", " : "", out);
+			outbuf__puts(out, n++ ? ", " : "");
 			jstr(out, profile__str(p, p->metrics[i].key) ? profile__str(p, p->metrics[i].key) : "");
-			fputs(": ", out);
+			outbuf__puts(out, ": ");
 			jnum(out, p->metrics[i].value);
 		}
-		fputs("}}", out);
+		outbuf__puts(out, "}}");
 	}
-	fputs(p->nr_runs ? "\n  ],\n" : "],\n", out);
+	outbuf__puts(out, p->nr_runs ? "\n  ],\n" : "],\n");
 }
 
-static void frames(const struct profile *p, FILE *out)
+static void frames(const struct profile *p, struct outbuf *out)
 {
 	size_t i;
 
-	fputs("  \"frames\": [", out);
+	outbuf__puts(out, "  \"frames\": [");
 	for (i = 0; i < p->nr_frames; i++) {
 		const struct frame *f = &p->frames[i];
 
-		fputs(i ? ",\n    {\"sym\": " : "\n    {\"sym\": ", out);
+		outbuf__puts(out, i ? ",\n    {\"sym\": " : "\n    {\"sym\": ");
 		jstr(out, profile__str(p, f->sym));
-		fputs(", \"dso\": ", out);
+		outbuf__puts(out, ", \"dso\": ");
 		jstr(out, profile__str(p, f->dso));
-		fprintf(out, ", \"addr\": \"0x%llx\", \"sym_off\": %llu, \"kernel\": %s}",
+		outbuf__printf(out, ", \"addr\": \"0x%llx\", \"sym_off\": %llu, \"kernel\": %s}",
 			(unsigned long long)f->addr, (unsigned long long)f->sym_off,
 			f->kernel ? "true" : "false");
 	}
-	fputs(p->nr_frames ? "\n  ],\n" : "],\n", out);
+	outbuf__puts(out, p->nr_frames ? "\n  ],\n" : "],\n");
 }
 
-int export__json(const struct profile *p, FILE *out, struct errmsg *e)
+int export__json(const struct profile *p, struct outbuf *out, struct errmsg *e)
 {
 	uint32_t *stack_of = xcalloc(p->nr_nodes + 1, sizeof(*stack_of));	/* node -> stack id + 1 */
 	uint32_t *path = xmalloc((p->nr_nodes + 1) * sizeof(*path));
 	uint32_t nr_stacks = 0;
 	size_t i, j, n;
 
-	fprintf(out, "{\n  \"format\": \"mmprof-export\",\n  \"version\": %d,\n",
+	outbuf__printf(out, "{\n  \"format\": \"mmprof-export\",\n  \"version\": %d,\n",
 		EXPORT_JSON_VERSION);
 	meta(p, out);
 	events(p, out);
@@ -155,7 +155,7 @@ int export__json(const struct profile *p, FILE *out, struct errmsg *e)
 	for (i = 0; i < p->nr_counts; i++)
 		if (p->counts[i].node < p->nr_nodes)
 			stack_of[p->counts[i].node] = 1;
-	fputs("  \"stacks\": [", out);
+	outbuf__puts(out, "  \"stacks\": [");
 	for (i = 0; i < p->nr_nodes; i++) {
 		uint32_t q;
 
@@ -164,28 +164,28 @@ int export__json(const struct profile *p, FILE *out, struct errmsg *e)
 		stack_of[i] = ++nr_stacks;
 		for (n = 0, q = (uint32_t)i; q && n <= p->nr_nodes; q = p->nodes[q].parent)
 			path[n++] = p->nodes[q].frame;
-		fputs(nr_stacks > 1 ? ",\n    [" : "\n    [", out);
+		outbuf__puts(out, nr_stacks > 1 ? ",\n    [" : "\n    [");
 		for (j = n; j-- > 0;)
-			fprintf(out, j + 1 < n ? ", %u" : "%u", path[j]);
-		fputc(']', out);
+			outbuf__printf(out, j + 1 < n ? ", %u" : "%u", path[j]);
+		outbuf__putc(out, ']');
 	}
-	fputs(nr_stacks ? "\n  ],\n" : "],\n", out);
+	outbuf__puts(out, nr_stacks ? "\n  ],\n" : "],\n");
 
-	fputs("  \"counts\": [", out);
+	outbuf__puts(out, "  \"counts\": [");
 	for (i = 0, n = 0; i < p->nr_counts; i++) {
 		const struct count *c = &p->counts[i];
 
 		if (c->node >= p->nr_nodes)
 			continue;
-		fprintf(out, "%s{\"run\": %u, \"event\": %u, \"comm\": ", n++ ? ",\n    " : "\n    ",
+		outbuf__printf(out, "%s{\"run\": %u, \"event\": %u, \"comm\": ", n++ ? ",\n    " : "\n    ",
 			c->run, c->event);
 		jstr(out, profile__str(p, c->comm));
-		fprintf(out, ", \"pid\": %u, \"stack\": %u, \"samples\": %llu, \"period\": %llu}",
+		outbuf__printf(out, ", \"pid\": %u, \"stack\": %u, \"samples\": %llu, \"period\": %llu}",
 			c->pid, stack_of[c->node] - 1, (unsigned long long)c->samples,
 			(unsigned long long)c->period);
 	}
-	fputs(n ? "\n  ]\n}\n" : "]\n}\n", out);
+	outbuf__puts(out, n ? "\n  ]\n}\n" : "]\n}\n");
 	free(stack_of);
 	free(path);
-	return ferror(out) ? errmsg__set(e, -EIO, "cannot write the export") : 0;
+	return outbuf__flush(out) ? errmsg__set(e, -EIO, "cannot write the export") : 0;
 }

@@ -237,7 +237,7 @@ static uint64_t mapping_id(size_t d, size_t main_d)
 	return d == main_d ? 1 : d < main_d ? d + 2 : d + 1;
 }
 
-static int write_gzip(const struct pbuf *pb, FILE *out, struct errmsg *e)
+static int write_gzip(const struct pbuf *pb, struct outbuf *out, struct errmsg *e)
 {
 	unsigned char chunk[1 << 16];
 	z_stream zs;
@@ -269,8 +269,8 @@ static int write_gzip(const struct pbuf *pb, FILE *out, struct errmsg *e)
 					deflateEnd(&zs);
 					return errmsg__set(e, -EIO, "zlib: compression failed");
 				}
-				if (fwrite(chunk, 1, sizeof(chunk) - zs.avail_out, out) !=
-				    sizeof(chunk) - zs.avail_out) {
+				outbuf__add(out, (const char *)chunk, sizeof(chunk) - zs.avail_out);
+				if (outbuf__flush(out)) {
 					deflateEnd(&zs);
 					return errmsg__set(e, -EIO, "cannot write the profile");
 				}
@@ -325,7 +325,7 @@ static bool pseudo_dso_debuginfo_hint(const char *key, const char *value)
 	       (strstr(value, "debuginfo") || strstr(value, "stripped"));
 }
 
-int export__pprof(const struct profile *p, const struct pprof_opts *o, FILE *out,
+int export__pprof(const struct profile *p, const struct pprof_opts *o, struct outbuf *out,
 		  struct errmsg *e)
 {
 	struct pp pp = { .p = p };
@@ -521,7 +521,8 @@ int export__pprof(const struct profile *p, const struct pprof_opts *o, FILE *out
 		pbuf__bytes(&pp.out, 6, pp.strs[i], strlen(pp.strs[i]));
 
 	if (o->no_gzip) {
-		if (fwrite(pp.out.b, 1, pp.out.len, out) != pp.out.len)
+		outbuf__add(out, (const char *)pp.out.b, pp.out.len);
+		if (outbuf__flush(out))
 			err = errmsg__set(e, -EIO, "cannot write the profile");
 	} else {
 		err = write_gzip(&pp.out, out, e);

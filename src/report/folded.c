@@ -90,7 +90,7 @@ static char *line_text(const struct symview *v, const struct fline *l, uint32_t 
 	return s;
 }
 
-int report__folded(const struct profile *p, const struct folded_opts *o, FILE *out)
+int report__folded(const struct profile *p, const struct folded_opts *o, struct outbuf *out)
 {
 	struct fset set = { 0 };
 	struct symview v;
@@ -122,7 +122,7 @@ int report__folded(const struct profile *p, const struct folded_opts *o, FILE *o
 	}
 	qsort(texts, nr, sizeof(*texts), text_cmp);
 	for (i = 0; i < nr; i++) {
-		fprintf(out, "%s %llu\n", texts[i].s, (unsigned long long)texts[i].count);
+		outbuf__printf(out, "%s %llu\n", texts[i].s, (unsigned long long)texts[i].count);
 		free(texts[i].s);
 	}
 	free(texts);

@@ -19,63 +19,63 @@
 
 #define JSON_REPORT_FORMAT 1
 
-static void json_num(FILE *out, double x)
+static void json_num(struct outbuf *out, double x)
 {
 	if (isfinite(x))
-		fprintf(out, "%.17g", x);
+		outbuf__printf(out, "%.17g", x);
 	else
-		fputs("null", out);
+		outbuf__puts(out, "null");
 }
 
-static void json_meta(const struct profile *p, FILE *out)
+static void json_meta(const struct profile *p, struct outbuf *out)
 {
 	size_t i;
 
-	fputs("  \"meta\": {", out);
+	outbuf__puts(out, "  \"meta\": {");
 	for (i = 0; i < p->nr_meta; i++) {
-		fputs(i ? ",\n    " : "\n    ", out);
-		json__fputs(out, profile__str(p, p->meta[i].key));
-		fputs(": ", out);
-		json__fputs(out, profile__str(p, p->meta[i].value));
+		outbuf__puts(out, i ? ",\n    " : "\n    ");
+		outbuf__json_str(out, profile__str(p, p->meta[i].key));
+		outbuf__puts(out, ": ");
+		outbuf__json_str(out, profile__str(p, p->meta[i].value));
 	}
-	fputs(p->nr_meta ? "\n  },\n" : "},\n", out);
+	outbuf__puts(out, p->nr_meta ? "\n  },\n" : "},\n");
 }
 
-static void json_events(const struct profile *p, FILE *out)
+static void json_events(const struct profile *p, struct outbuf *out)
 {
 	size_t i;
 
-	fputs("  \"events\": [", out);
+	outbuf__puts(out, "  \"events\": [");
 	for (i = 0; i < p->nr_events; i++) {
 		const struct event_desc *e = &p->events[i];
 		char lkp[256];
 
 		keys__event_name(profile__str(p, e->name) ? profile__str(p, e->name) : "",
 				 lkp, sizeof(lkp));
-		fputs(i ? ",\n    {" : "\n    {", out);
-		fputs("\"name\": ", out);
-		json__fputs(out, profile__str(p, e->name));
-		fputs(", \"lkp_name\": ", out);
-		json__fputs(out, lkp);
-		fputs(", \"asked\": ", out);
-		json__fputs(out, profile__str(p, e->asked));
-		fprintf(out, ", \"type\": %u, \"config\": %llu, \"%s\": %llu}", e->type,
+		outbuf__puts(out, i ? ",\n    {" : "\n    {");
+		outbuf__puts(out, "\"name\": ");
+		outbuf__json_str(out, profile__str(p, e->name));
+		outbuf__puts(out, ", \"lkp_name\": ");
+		outbuf__json_str(out, lkp);
+		outbuf__puts(out, ", \"asked\": ");
+		outbuf__json_str(out, profile__str(p, e->asked));
+		outbuf__printf(out, ", \"type\": %u, \"config\": %llu, \"%s\": %llu}", e->type,
 			(unsigned long long)e->config, e->freq ? "freq" : "period",
 			(unsigned long long)e->sample);
 	}
-	fputs(p->nr_events ? "\n  ],\n" : "],\n", out);
+	outbuf__puts(out, p->nr_events ? "\n  ],\n" : "],\n");
 }
 
-static void json_runs(const struct profile *p, FILE *out)
+static void json_runs(const struct profile *p, struct outbuf *out)
 {
 	size_t r, i, n;
 
-	fputs("  \"runs\": [", out);
+	outbuf__puts(out, "  \"runs\": [");
 	for (r = 0; r < p->nr_runs; r++) {
 		const struct run *x = &p->runs[r];
 
-		fputs(r ? ",\n    {" : "\n    {", out);
-		fprintf(out, "\"index\": %zu, \"start_ns\": %lld, \"wall_ns\": %lld, "
+		outbuf__puts(out, r ? ",\n    {" : "\n    {");
+		outbuf__printf(out, "\"index\": %zu, \"start_ns\": %lld, \"wall_ns\": %lld, "
 			"\"exit_code\": %d, \"term_signal\": %d,\n      \"rusage\": {"
 			"\"utime_us\": %lld, \"stime_us\": %lld, \"maxrss_kb\": %lld, "
 			"\"minflt\": %lld, \"majflt\": %lld, \"nvcsw\": %lld, \"nivcsw\": %lld},\n"
@@ -91,58 +91,58 @@ static void json_runs(const struct profile *p, FILE *out)
 
 			if (c->run != r)
 				continue;
-			fputs(n++ ? ",\n        {" : "\n        {", out);
-			fputs("\"name\": ", out);
-			json__fputs(out, profile__str(p, c->name));
-			fprintf(out, ", \"supported\": %s", c->supported ? "true" : "false");
+			outbuf__puts(out, n++ ? ",\n        {" : "\n        {");
+			outbuf__puts(out, "\"name\": ");
+			outbuf__json_str(out, profile__str(p, c->name));
+			outbuf__printf(out, ", \"supported\": %s", c->supported ? "true" : "false");
 			if (c->supported) {
-				fprintf(out, ", \"value\": %llu, \"enabled_ns\": %llu, "
+				outbuf__printf(out, ", \"value\": %llu, \"enabled_ns\": %llu, "
 					"\"running_ns\": %llu, \"scaled\": ",
 					(unsigned long long)c->value, (unsigned long long)c->enabled,
 					(unsigned long long)c->running);
 				json_num(out, counter__scaled(c));
 			}
-			fputc('}', out);
+			outbuf__putc(out, '}');
 		}
-		fputs(n ? "\n      ],\n      \"metrics\": {" : "],\n      \"metrics\": {", out);
+		outbuf__puts(out, n ? "\n      ],\n      \"metrics\": {" : "],\n      \"metrics\": {");
 		for (i = 0, n = 0; i < p->nr_metrics; i++) {
 			if (p->metrics[i].run != r)
 				continue;
-			fputs(n++ ? ", " : "", out);
-			json__fputs(out, profile__str(p, p->metrics[i].key));
-			fputs(": ", out);
+			outbuf__puts(out, n++ ? ", " : "");
+			outbuf__json_str(out, profile__str(p, p->metrics[i].key));
+			outbuf__puts(out, ": ");
 			json_num(out, p->metrics[i].value);
 		}
-		fputs("}}", out);
+		outbuf__puts(out, "}}");
 	}
-	fputs(p->nr_runs ? "\n  ],\n" : "],\n", out);
+	outbuf__puts(out, p->nr_runs ? "\n  ],\n" : "],\n");
 }
 
-static void json_keys(const struct keytab *kt, FILE *out)
+static void json_keys(const struct keytab *kt, struct outbuf *out)
 {
 	size_t k, r;
 
-	fputs("  \"keys\": {", out);
+	outbuf__puts(out, "  \"keys\": {");
 	for (k = 0; k < kt->nr; k++) {
-		fputs(k ? ",\n    " : "\n    ", out);
-		json__fputs(out, kt->keys[k]);
-		fputs(": {\"mean\": ", out);
+		outbuf__puts(out, k ? ",\n    " : "\n    ");
+		outbuf__json_str(out, kt->keys[k]);
+		outbuf__puts(out, ": {\"mean\": ");
 		json_num(out, keytab__mean(kt, k));
-		fputs(", \"stddev\": ", out);
+		outbuf__puts(out, ", \"stddev\": ");
 		json_num(out, keytab__stddev(kt, k));
-		fputs(", \"runs\": [", out);
+		outbuf__puts(out, ", \"runs\": [");
 		for (r = 0; r < kt->nr_runs; r++) {
 			if (r)
-				fputs(", ", out);
+				outbuf__puts(out, ", ");
 			json_num(out, kt->vals[k * kt->nr_runs + r]);
 		}
-		fputs("]}", out);
+		outbuf__puts(out, "]}");
 	}
-	fputs(kt->nr ? "\n  }" : "}", out);
+	outbuf__puts(out, kt->nr ? "\n  }" : "}");
 }
 
 /* Entries of each event: children and self % summed over runs, as --tree without graph. */
-static void json_tree(const struct profile *p, double limit, FILE *out)
+static void json_tree(const struct profile *p, double limit, struct outbuf *out)
 {
 	struct symview v;
 	double *w, *children, *self;
@@ -152,41 +152,41 @@ static void json_tree(const struct profile *p, double limit, FILE *out)
 	w = xmalloc(v.nr_nodes * sizeof(*w));
 	children = xmalloc((v.nr_entries + 1) * sizeof(*children));
 	self = xmalloc((v.nr_entries + 1) * sizeof(*self));
-	fputs(",\n  \"tree\": [", out);
+	outbuf__puts(out, ",\n  \"tree\": [");
 	for (e = 0; e < p->nr_events; e++) {
 		double total = symview__weights(&v, SYMVIEW_ALL_RUNS, (uint32_t)e, true, w);
 
 		symview__cumulate(&v, w, NULL, NULL, children, self);
-		fputs(e ? ",\n    {\"event\": " : "\n    {\"event\": ", out);
-		json__fputs(out, profile__str(p, p->events[e].name));
-		fputs(", \"total_period\": ", out);
+		outbuf__puts(out, e ? ",\n    {\"event\": " : "\n    {\"event\": ");
+		outbuf__json_str(out, profile__str(p, p->events[e].name));
+		outbuf__puts(out, ", \"total_period\": ");
 		json_num(out, total);
-		fputs(", \"entries\": [", out);
+		outbuf__puts(out, ", \"entries\": [");
 		for (i = 0, n = 0; total > 0 && i < v.nr_entries; i++) {
 			if (children[i] <= 0 || 100.0 * children[i] / total < limit)
 				continue;
-			fputs(n++ ? ",\n      {" : "\n      {", out);
-			fputs("\"symbol\": ", out);
-			json__fputs(out, symview__entry_name(&v, (uint32_t)i));
-			fputs(", \"dso\": ", out);
-			json__fputs(out, symview__entry_dso(&v, (uint32_t)i));
-			fprintf(out, ", \"kernel\": %s, \"children\": ",
+			outbuf__puts(out, n++ ? ",\n      {" : "\n      {");
+			outbuf__puts(out, "\"symbol\": ");
+			outbuf__json_str(out, symview__entry_name(&v, (uint32_t)i));
+			outbuf__puts(out, ", \"dso\": ");
+			outbuf__json_str(out, symview__entry_dso(&v, (uint32_t)i));
+			outbuf__printf(out, ", \"kernel\": %s, \"children\": ",
 				v.entries[i].kernel ? "true" : "false");
 			json_num(out, 100.0 * children[i] / total);
-			fputs(", \"self\": ", out);
+			outbuf__puts(out, ", \"self\": ");
 			json_num(out, 100.0 * self[i] / total);
-			fputc('}', out);
+			outbuf__putc(out, '}');
 		}
-		fputs(n ? "\n    ]}" : "]}", out);
+		outbuf__puts(out, n ? "\n    ]}" : "]}");
 	}
-	fputs(p->nr_events ? "\n  ]" : "]", out);
+	outbuf__puts(out, p->nr_events ? "\n  ]" : "]");
 	free(w);
 	free(children);
 	free(self);
 	symview__release(&v);
 }
 
-int report__json(const struct profile *p, const struct json_opts *o, FILE *out)
+int report__json(const struct profile *p, const struct json_opts *o, struct outbuf *out)
 {
 	struct keytab kt;
 	int err = keytab__build(&kt, p);
@@ -194,14 +194,14 @@ int report__json(const struct profile *p, const struct json_opts *o, FILE *out)
 	if (err)
 		return err;
 	keytab__sort(&kt);
-	fprintf(out, "{\n  \"format\": %d,\n", JSON_REPORT_FORMAT);
+	outbuf__printf(out, "{\n  \"format\": %d,\n", JSON_REPORT_FORMAT);
 	json_meta(p, out);
 	json_events(p, out);
 	json_runs(p, out);
 	json_keys(&kt, out);
 	if (o->tree)
 		json_tree(p, o->percent_limit, out);
-	fputs("\n}\n", out);
+	outbuf__puts(out, "\n}\n");
 	keytab__release(&kt);
 	return 0;
 }

@@ -83,7 +83,7 @@ static bool is_bucketed(const struct row *r, size_t n)
 }
 
 /* One field's rows: the stated total, then each value's count and share of it. */
-static void print_field(FILE *out, struct row *r, size_t n, double hits)
+static void print_field(struct outbuf *out, struct row *r, size_t n, double hits)
 {
 	double total = 0;
 	size_t i;
@@ -92,21 +92,21 @@ static void print_field(FILE *out, struct row *r, size_t n, double hits)
 		total += r[i].mean;
 	qsort(r, n, sizeof(*r), is_bucketed(r, n) ? by_bucket : by_mean);
 	if (total > hits + 0.5 || total < hits - 0.5)
-		fprintf(out, "  %.*s: %% of its %.0f values (of %.0f hits)\n", (int)r->flen, r->fv,
+		outbuf__printf(out, "  %.*s: %% of its %.0f values (of %.0f hits)\n", (int)r->flen, r->fv,
 			total, hits);
 	else
-		fprintf(out, "  %.*s: %% of its %.0f values\n", (int)r->flen, r->fv, total);
+		outbuf__printf(out, "  %.*s: %% of its %.0f values\n", (int)r->flen, r->fv, total);
 	for (i = 0; i < n; i++) {
 		char label[256];
 
 		snprintf(label, sizeof(label), "%.*s=%s", (int)r[i].flen, r[i].fv,
 			 r[i].fv + r[i].flen + 1);
-		fprintf(out, "  %-46s %14.0f %6.2f%%\n", label, r[i].mean,
+		outbuf__printf(out, "  %-46s %14.0f %6.2f%%\n", label, r[i].mean,
 			total > 0 ? 100.0 * r[i].mean / total : 0.0);
 	}
 }
 
-int tpstats__report(const struct profile *p, FILE *out)
+int tpstats__report(const struct profile *p, struct outbuf *out)
 {
 	struct keytab kt;
 	struct row *rows;
@@ -125,9 +125,9 @@ int tpstats__report(const struct profile *p, FILE *out)
 		if (!strncmp(kt.keys[k], "tracepoint.", 11))
 			rows[nr++] = (struct row){ .key = kt.keys[k], .mean = keytab__mean(&kt, k) };
 	if (!nr)
-		fprintf(out, "# no tracepoint statistics: record with -e SYS:NAME or --mm\n");
+		outbuf__printf(out, "# no tracepoint statistics: record with -e SYS:NAME or --mm\n");
 	else
-		fprintf(out, "# tracepoint hits per run (mean of %zu run%s)\n", kt.nr_runs,
+		outbuf__printf(out, "# tracepoint hits per run (mean of %zu run%s)\n", kt.nr_runs,
 			kt.nr_runs == 1 ? "" : "s");
 	for (i = 0; i < nr; i++) {
 		const char *ev = rows[i].key + 11;
@@ -139,7 +139,7 @@ int tpstats__report(const struct profile *p, FILE *out)
 		if (!suffix || strcmp(suffix, ".count"))
 			continue;
 		evlen = (size_t)(suffix - ev);
-		fprintf(out, "%s%-48.*s %14.0f\n", nev++ ? "\n" : "", (int)evlen, ev, total);
+		outbuf__printf(out, "%s%-48.*s %14.0f\n", nev++ ? "\n" : "", (int)evlen, ev, total);
 		fields = calloc(nr, sizeof(*fields));
 		if (!fields)
 			break;

@@ -69,7 +69,7 @@ static void ctree__reset(struct ctree *t, uint32_t root_entry)
 struct tree_ctx {
 	const struct symview *v;
 	const struct tree_opts *o;
-	FILE *out;
+	struct outbuf *out;
 	double total, min_weight;
 	const double *sub, *inner;
 	struct ctree t;
@@ -235,7 +235,7 @@ static void print_graph(struct tree_ctx *c)
 		uint32_t n = stack[--sp], l = level[sp];
 		size_t k;
 
-		fprintf(c->out, "%*s%s%.2f%% %s%s\n", 12 + 3 * (int)l, "",
+		outbuf__printf(c->out, "%*s%s%.2f%% %s%s\n", 12 + 3 * (int)l, "",
 			off[n + 1] > off[n] ? "- " : "  ",
 			100.0 * t->nodes[n].weight / c->total,
 			symview__entry_name(c->v, t->nodes[n].entry), inline_tag(c, t->nodes[n].entry));
@@ -245,7 +245,7 @@ static void print_graph(struct tree_ctx *c)
 			level[sp++] = l + 1;
 		}
 	}
-	fputc('\n', c->out);
+	outbuf__putc(c->out, '\n');
 	free(count);
 	free(off);
 	free(kids);
@@ -279,7 +279,7 @@ static int row_cmp(const void *a, const void *b)
 }
 
 static void tree_event(const struct symview *v, const struct tree_opts *o, uint32_t event,
-		       const uint8_t *inl, FILE *out)
+		       const uint8_t *inl, struct outbuf *out)
 {
 	const struct profile *p = v->p;
 	struct tree_ctx c = { .v = v, .o = o, .out = out, .inl = inl };
@@ -298,11 +298,11 @@ static void tree_event(const struct symview *v, const struct tree_opts *o, uint3
 		if (p->counts[i].event == event && v->node_keep[p->counts[i].node])
 			samples += p->counts[i].samples;
 	c.total = symview__weights(v, SYMVIEW_ALL_RUNS, event, true, w);
-	fprintf(out, "# Event '%s': %llu samples, total period %.0f, %zu run%s\n",
+	outbuf__printf(out, "# Event '%s': %llu samples, total period %.0f, %zu run%s\n",
 		evname ? evname : "?", (unsigned long long)samples, c.total, p->nr_runs,
 		p->nr_runs == 1 ? "" : "s");
 	if (c.total <= 0) {
-		fprintf(out, "# (no resolved samples)\n\n");
+		outbuf__printf(out, "# (no resolved samples)\n\n");
 		goto out;
 	}
 	symview__cumulate(v, w, sub, inner, children, self);
@@ -318,12 +318,12 @@ static void tree_event(const struct symview *v, const struct tree_opts *o, uint3
 			dso_w = (int)strlen(dso_short(symview__entry_dso(v, (uint32_t)i)));
 	}
 	qsort(rows, nr, sizeof(*rows), row_cmp);
-	fprintf(out, "# Children      Self  %-*s  Symbol\n#\n", dso_w, "Shared Object");
+	outbuf__printf(out, "# Children      Self  %-*s  Symbol\n#\n", dso_w, "Shared Object");
 	c.stack = xmalloc(v->nr_nodes * sizeof(*c.stack));
 	hashidx__init(&c.t.idx);
 	group_by_entry(&c);
 	for (i = 0; i < nr; i++) {
-		fprintf(out, "%9.2f%%%9.2f%%  %-*s  [%c] %s%s\n", 100.0 * rows[i].children / c.total,
+		outbuf__printf(out, "%9.2f%%%9.2f%%  %-*s  [%c] %s%s\n", 100.0 * rows[i].children / c.total,
 			100.0 * rows[i].self / c.total, dso_w, dso_short(symview__entry_dso(v, rows[i].entry)),
 			v->entries[rows[i].entry].kernel ? 'k' : '.', rows[i].name,
 			inline_tag(&c, rows[i].entry));
@@ -337,7 +337,7 @@ static void tree_event(const struct symview *v, const struct tree_opts *o, uint3
 		print_graph(&c);
 	}
 	if (o->no_graph || !nr)
-		fputc('\n', out);
+		outbuf__putc(out, '\n');
 	free(c.stack);
 	free(c.by_entry);
 	free(c.off);
@@ -352,7 +352,7 @@ out:
 	free(rows);
 }
 
-int report__tree(const struct profile *p, const struct tree_opts *o, FILE *out)
+int report__tree(const struct profile *p, const struct tree_opts *o, struct outbuf *out)
 {
 	struct symview v;
 	uint8_t *inl;

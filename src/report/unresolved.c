@@ -205,7 +205,7 @@ static struct unres_row *unres__rows(const struct unres *u, size_t *nr)
 	return rows;
 }
 
-int report__unresolved(const struct profile *p, int event, FILE *out)
+int report__unresolved(const struct profile *p, int event, struct outbuf *out)
 {
 	static const char *const what[UNRES_KINDS] = { "address", "callers", "stack" };
 	struct unres u;
@@ -219,25 +219,25 @@ int report__unresolved(const struct profile *p, int event, FILE *out)
 	unres__count(&u, p, event);
 	rows = unres__rows(&u, &nr);
 	ev = event < (int)p->nr_events ? profile__str(p, p->events[event].name) : NULL;
-	fprintf(out, "# Unresolved samples of '%s': %.2f%% of %llu samples have no name for "
+	outbuf__printf(out, "# Unresolved samples of '%s': %.2f%% of %llu samples have no name for "
 		"the sampled address\n", ev ? ev : "?",
 		u.total ? 100.0 * (double)u.lost / (double)u.total : 0.0, (unsigned long long)u.total);
-	fprintf(out, "# Short user stacks: %.2f%% of samples have a user stack that stops short "
+	outbuf__printf(out, "# Short user stacks: %.2f%% of samples have a user stack that stops short "
 		"of main or a thread entry (%llu of %llu with a user stack)\n",
 		u.total ? 100.0 * (double)u.shorts / (double)u.total : 0.0,
 		(unsigned long long)u.shorts, (unsigned long long)u.user);
-	fprintf(out, "#    Share  Samples  What       DSO: hint\n");
+	outbuf__printf(out, "#    Share  Samples  What       DSO: hint\n");
 	for (i = 0; i < nr; i++) {
 		const char *dso = profile__str(p, rows[i].dso);
 
-		fprintf(out, "%8.2f%%  %7llu  %-9s  %s: %s\n",
+		outbuf__printf(out, "%8.2f%%  %7llu  %-9s  %s: %s\n",
 			u.total ? 100.0 * (double)rows[i].samples / (double)u.total : 0.0,
 			(unsigned long long)rows[i].samples, what[rows[i].kind],
 			dso ? dso : "[unmapped]", hint_of(p, &rows[i], buf, sizeof(buf)));
 	}
 	free(rows);
 	unres__release(&u);
-	return ferror(out) ? -EIO : 0;
+	return outbuf__flush(out);
 }
 
 const char *report__unresolved_warning(const struct profile *p, int event, char *buf, size_t size)

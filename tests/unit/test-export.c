@@ -95,6 +95,7 @@ static void test_pprof(void)
 	int no_line_locs = 0, pid_labels = 0;
 	struct field f;
 	FILE *out;
+	struct outbuf ob;
 
 	ev.name = profile__intern(p, "cpu-clock");
 	profile__add_event(p, &ev);
@@ -115,7 +116,9 @@ static void test_pprof(void)
 	profile__add_count(p, 0, 0, profile__intern(p, "w"), 77, node, 1, 250000);
 
 	out = open_memstream(&buf, &len);
-	is_int(export__pprof(p, &o, out, &e), 0, "pprof export");
+	outbuf__init_file(&ob, out, false);
+	is_int(export__pprof(p, &o, &ob, &e), 0, "pprof export");
+	outbuf__release(&ob);
 	fclose(out);
 	while (next((const uint8_t *)buf, len, &i, &f)) {
 		if (f.num == 6) {
@@ -280,6 +283,8 @@ static const char *first_mapping(const char *cmdline, struct decoded *d)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *out;
+	struct outbuf ob;
+	int err;
 
 	ev.name = profile__intern(p, "cpu-clock");
 	profile__add_event(p, &ev);
@@ -300,9 +305,12 @@ static const char *first_mapping(const char *cmdline, struct decoded *d)
 	profile__add_count(p, 0, 0, profile__intern(p, "w"), 1, profile__stack(p, s1, 2), 1, 250000);
 	profile__add_count(p, 0, 0, profile__intern(p, "w"), 1, profile__stack(p, s2, 2), 5, 1250000);
 	out = open_memstream(&buf, &len);
-	if (export__pprof(p, &o, out, &e))
-		len = 0;
+	outbuf__init_file(&ob, out, false);
+	err = export__pprof(p, &o, &ob, &e);
+	outbuf__release(&ob);
 	fclose(out);
+	if (err)
+		len = 0;
 	decode(buf, len, d);
 	free(buf);
 	profile__free(p);
@@ -353,6 +361,7 @@ static void export_tail(const char *event, int freq, uint64_t sample, struct pp_
 	struct field f;
 	uint32_t node;
 	FILE *out;
+	struct outbuf ob;
 
 	memset(t, 0, sizeof(*t));
 	ev.name = profile__intern(p, event);
@@ -369,7 +378,9 @@ static void export_tail(const char *event, int freq, uint64_t sample, struct pp_
 			  "(/usr/lib/debug/.build-id/13/5a.debug)");
 	profile__set_meta(p, "symbols.hint [kernel.kallsyms]", "cannot read it: Permission denied");
 	out = open_memstream(&buf, &len);
-	ok(export__pprof(p, &o, out, &e) == 0, "pprof export of %s %s", event, e.msg);
+	outbuf__init_file(&ob, out, false);
+	ok(export__pprof(p, &o, &ob, &e) == 0, "pprof export of %s %s", event, e.msg);
+	outbuf__release(&ob);
 	fclose(out);
 	while (next((const uint8_t *)buf, len, &i, &f)) {
 		if (f.num == 6 && nr_str < 128)	/* f.v bytes, not NUL-ended */

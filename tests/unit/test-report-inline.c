@@ -65,11 +65,15 @@ static char *render(const struct profile *p, const struct tree_opts *to,
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
+	struct outbuf out;
 
+	outbuf__init_file(&out, f, false);
 	if (to)
-		report__tree(p, to, f);
+		report__tree(p, to, &out);
 	else
-		report__folded(p, fo, f);
+		report__folded(p, fo, &out);
+	outbuf__flush(&out);
+	outbuf__release(&out);
 	fclose(f);
 	return buf;
 }

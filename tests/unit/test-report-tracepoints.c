@@ -23,10 +23,16 @@ static char *report(const struct profile *p)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
+	struct outbuf out;
+	int err;
 
 	if (!f)
 		return NULL;
-	if (tpstats__report(p, f)) {
+	outbuf__init_file(&out, f, false);
+	err = tpstats__report(p, &out);
+	outbuf__flush(&out);
+	outbuf__release(&out);
+	if (err) {
 		fclose(f);
 		free(buf);
 		return NULL;

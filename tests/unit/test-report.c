@@ -128,15 +128,19 @@ static void golden(const char *name, const char *got)
 	free(want);
 }
 
-typedef int (*view_fn)(const struct profile *p, const void *opts, FILE *out);
+typedef int (*view_fn)(const struct profile *p, const void *opts, struct outbuf *out);
 
 static char *render_tree(const struct profile *p, const struct tree_opts *o)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
+	struct outbuf out;
 
-	report__tree(p, o, f);
+	outbuf__init_file(&out, f, false);
+	report__tree(p, o, &out);
+	outbuf__flush(&out);
+	outbuf__release(&out);
 	fclose(f);
 	return buf;
 }
@@ -146,8 +150,12 @@ static char *render_folded(const struct profile *p, const struct folded_opts *o)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
+	struct outbuf out;
 
-	report__folded(p, o, f);
+	outbuf__init_file(&out, f, false);
+	report__folded(p, o, &out);
+	outbuf__flush(&out);
+	outbuf__release(&out);
 	fclose(f);
 	return buf;
 }
