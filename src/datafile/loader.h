@@ -1,0 +1,54 @@
+/*
+ * Private to src/datafile: the state of one datafile__load, shared by
+ * load.c (the header check, the untrusted open, the driver) and
+ * loadrows.c (every table read row by row, each value checked).
+ */
+#ifndef MMPROF_DATAFILE_LOADER_H
+#define MMPROF_DATAFILE_LOADER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "mmprof/datafile.h"
+
+struct loader {
+	const char *path;
+	struct errmsg *e;
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	struct profile *p;
+	int version;
+
+	const char *table;	/* for messages: where we are */
+	int64_t row;
+	size_t nr_rows;
+	unsigned long long str_bytes;
+
+	uint32_t *strmap;	/* file string id -> profile string id */
+	size_t nr_strs, alloc_strmap;	/* file ids 1..nr_strs-1 */
+	uint32_t *framemap;
+	size_t nr_frames, alloc_framemap;
+	uint32_t *nodemap;
+	size_t nr_nodes, alloc_nodemap;	/* includes the implicit root */
+	size_t nr_events, nr_runs;
+};
+
+/* Big-endian fields: the SQLite header's (load.c), format 2's count cells (loadrows.c). */
+static inline uint32_t be32(const unsigned char *b)
+{
+	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
+/* An SQLite failure rc as the loader's message (load.c); returns -errno. */
+int loader__sql_fail(struct loader *l, int rc);
+
+/*
+ * Step 3 (loadrows.c): every table into l->p, in the order their
+ * references need (strings first, nodes before counts).  0 or -errno with
+ * l->e filled.
+ */
+int loader__read_tables(struct loader *l);
+
+#endif
