@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# t950-include-cycles: no cycle between mmprof's files
+# (src/scripts/include-cycles.sh), and the checker sees one when it is there.
+#   - the tree's headers include each other in one direction, and its
+#     modules (folders of src/) and files call each other in one direction,
+#     read from the objects of the build under test;
+#   - planted in a scratch tree, a header cycle, a module cycle and a file
+#     cycle are each reported, by name, with status 1; two files of one
+#     module sharing its internal header may call each other.
+
+. "$(dirname "$0")/lib.sh"
+tap_setup t950
+check=$here/src/scripts/include-cycles.sh
+
+out=$("$check" --calls "$MMPROF_BUILD" "$here" 2>&1)
+rc=$?
+[ "$rc" -eq 0 ] && [ -z "$out" ]
+ok $? "no include, module or file cycle in the tree (status $rc)${out:+: $out}"
+
+# put FILE TEXT: a file of the scratch tree
+put() {
+	mkdir -p "$(dirname "$tmp/$1")"
+	printf '%s\n' "$2" >"$tmp/$1"
+}
+# obj SRC: SRC's object where the Makefile puts it, in $tmp/build
+obj() {
+	mkdir -p "$(dirname "$tmp/build/${1%.c}.o")"
+	${CC:-cc} -I"$tmp/include" -c -o "$tmp/build/${1%.c}.o" "$tmp/$1"
+}
+
+put include/mmprof/a.h '#include "mmprof/b.h"'
+put include/mmprof/b.h '#include "mmprof/c.h"'
+put include/mmprof/c.h '#include "mmprof/a.h"'
+out=$("$check" "$tmp" 2>&1)
+rc=$?
+[ "$rc" -eq 1 ] && grep -q '^include cycle: .*include/mmprof/a.h' <<<"$out" &&
+	grep -q 'include/mmprof/b.h' <<<"$out" && grep -q 'include/mmprof/c.h' <<<"$out"
+ok $? "a planted header cycle a.h -> b.h -> c.h -> a.h is reported (status $rc: $out)"
+
+put include/mmprof/c.h '/* no include */'
+put src/x/x.c 'void y(void); void x(void); void x(void) { y(); }'
+put src/y/y.c 'void x(void); void y(void); void y(void) { x(); }'
+obj src/x/x.c && obj src/y/y.c
+out=$("$check" --calls "$tmp/build" "$tmp" 2>&1)
+rc=$?
+[ "$rc" -eq 1 ] && grep -q '^module cycle: ' <<<"$out" && grep -q '\bx\b' <<<"$out" &&
+	grep -q '\by\b' <<<"$out" && ! grep -q '^include cycle' <<<"$out"
+ok $? "a planted module cycle x -> y -> x is reported, the headers are clean again (status $rc: $out)"
+
+rm -rf "$tmp/src" "$tmp/build"
+put src/z/a.c 'void b(void); void a(void); void a(void) { b(); }'
+put src/z/b.c 'void a(void); void b(void); void b(void) { a(); }'
+obj src/z/a.c && obj src/z/b.c
+out=$("$check" --calls "$tmp/build" "$tmp" 2>&1)
+rc=$?
+[ "$rc" -eq 1 ] && grep -q '^file cycle: .*src/z/a.c' <<<"$out" && grep -q 'src/z/b.c' <<<"$out"
+ok $? "a planted file cycle a.c -> b.c -> a.c in one module is reported (status $rc: $out)"
+
+put src/z/z-int.h '/* z: internal */'
+put src/z/a.c '#include "z-int.h"
+void b(void); void a(void); void a(void) { b(); }'
+put src/z/b.c '#include "z-int.h"
+void a(void); void b(void); void b(void) { a(); }'
+obj src/z/a.c && obj src/z/b.c
+out=$("$check" --calls "$tmp/build" "$tmp" 2>&1)
+rc=$?
+[ "$rc" -eq 0 ] && [ -z "$out" ]
+ok $? "two files of one module sharing its internal header may call each other (status $rc${out:+: $out})"
+
+rm -f "$tmp/build/src/z/b.o"
+"$check" --calls "$tmp/build" "$tmp" >/dev/null 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q 'src/z/b.o: build first' "$tmp/err"
+ok $? "a missing object is a build problem (status 2), not a pass (status $rc)"
+
+done_testing
