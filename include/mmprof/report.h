@@ -73,4 +73,12 @@ struct json_opts {
 
 int report__json(const struct profile *p, const struct json_opts *o, struct outbuf *out);
 
+/*
+ * `mmprof report --tracepoints`: from the tracepoint.* metrics, per event
+ * its mean count over runs, then per field the values by mean count.
+ * Returns 0 or -errno; prints to out (src/report/tracepoints.c; trace.h
+ * records them).
+ */
+int tpstats__report(const struct profile *p, struct outbuf *out);
+
 #endif

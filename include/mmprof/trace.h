@@ -21,7 +21,6 @@
 #include <stdio.h>
 
 #include "mmprof/errmsg.h"
-#include "mmprof/outbuf.h"
 #include "mmprof/profile.h"
 #include "mmprof/sample.h"
 #include "mmprof/strlist.h"
@@ -104,12 +103,5 @@ void tpstats__free(struct tpstats *ts);	/* NULL is fine */
 void tpstats__hook(void *ctx, uint32_t event, const struct sample *smp);
 /* Store the run's statistics as metrics of run `run` and start afresh. */
 void tpstats__end_run(struct tpstats *ts, struct profile *p, uint32_t run);
-
-/*
- * `mmprof report --tracepoints`: from the tracepoint.* metrics, per event
- * its mean count over runs, then per field the values by mean count.
- * Returns 0 or -errno; prints to out (src/report/tracepoints.c).
- */
-int tpstats__report(const struct profile *p, struct outbuf *out);
 
 #endif
