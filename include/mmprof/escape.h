@@ -25,13 +25,9 @@
 #define MMPROF_ESCAPE_H
 
 #include <stddef.h>
-#include <stdio.h>
 
 /* Write s (NULL: "") as a quoted JSON string through put(ctx, bytes, n). */
 void json__escape(const char *s, void (*put)(void *ctx, const char *p, size_t n), void *ctx);
-
-/* s (NULL: "") as a quoted JSON string on out. */
-void json__fputs(FILE *out, const char *s);
 
 /* Write at most max_chars characters (SIZE_MAX: all) of s (NULL: "") XML-escaped. */
 void xml__escape(const char *s, size_t max_chars, void (*put)(void *ctx, const char *p, size_t n),

@@ -51,15 +51,6 @@ void json__escape(const char *s, void (*put)(void *ctx, const char *p, size_t n)
 	put(ctx, "\"", 1);
 }
 
-static void put_file(void *ctx, const char *p, size_t n)
-{
-	fwrite(p, 1, n, ctx);
-}
-
-void json__fputs(FILE *out, const char *s)
-{
-	json__escape(s, put_file, out);
-}
 
 /*
  * Length of the valid UTF-8 sequence at s (1..4), 0 if invalid or not an

@@ -10,8 +10,8 @@
 #include <time.h>
 
 #include "tap.h"
-#include "mmprof/escape.h"
 #include "mmprof/keys.h"
+#include "mmprof/outbuf.h"
 #include "mmprof/report.h"
 
 #define GOLDEN_DIR "tests/golden/report/"
@@ -229,14 +229,11 @@ static void test_folded_total(void)
 
 static void test_json_string(void)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	struct outbuf b = { 0 };
 
-	json__fputs(f, "a\"b\\c\n\x01");
-	fclose(f);
-	is_str(buf, "\"a\\\"b\\\\c\\n\\u0001\"", "JSON string escaping");
-	free(buf);
+	outbuf__json_str(&b, "a\"b\\c\n\x01");
+	is_str(b.s, "\"a\\\"b\\\\c\\n\\u0001\"", "JSON string escaping");
+	outbuf__release(&b);
 }
 
 /*
