@@ -67,6 +67,14 @@ struct fam {
 	struct stat_prior prior;
 	bool have_prior;
 	size_t m, rejected;	/* rows tested, rows with q < alpha */
+	/*
+	 * The Benjamini-Hochberg family its rows are adjusted in (an index
+	 * into the families): its own for perf-profile shares; one for all
+	 * the other keys, and one for all the ambient keys, so that the
+	 * workload's handful of metrics and each monitor do not each spend
+	 * an alpha of their own.  bh_m, bh_rejected: that family's counts.
+	 */
+	size_t bh, bh_m, bh_rejected;
 };
 
 /* Per row, what the test sees (diff__compute's scratch). */
@@ -81,6 +89,7 @@ struct trow {
 	double post;		/* the moderated variance (or dispersion) */
 	double eb, en;		/* each side's variance of its mean before the dispersion (RAW/LOG: 1/n) */
 	double known;		/* SHARE: the sampling part of eb + en */
+	double s2alt;		/* SHARE: dispersion about each side's own level */
 	double df;
 	double z;		/* t* + t_0.8 at the row's BH threshold */
 };

@@ -23,11 +23,16 @@
  * p (100 - p) / 100 squared, which is p^2 for the small shares and
  * (100 - p)^2 near 100 %, where what varies is the rest.
  */
+static double spread_at(const struct fam *f, double level)
+{
+	double l = level * (100 - level) / 100;
+
+	return f->shape == SHAPE_SQUARE ? l * l : level * (100 - level);
+}
+
 static double share_spread(const struct fam *f, const struct trow *t)
 {
-	double l = t->level * (100 - t->level) / 100;
-
-	return f->shape == SHAPE_SQUARE ? l * l : t->c;
+	return spread_at(f, t->level);
 }
 
 /*
@@ -74,6 +79,31 @@ static double share_dispersion(const struct fam *f, const struct trow *t, const 
 	}
 	return ss / (double)(nb + nn - 2);
 }
+
+/*
+ * A SHARE row's dispersion about each side's own level (not the pooled
+ * one, the level under "no change"): the key's spread as it is if it
+ * changed.  A function at 0 on one side and 5 % on the other varies
+ * like a 5 % share on that side, twice what the pooled 2.5 % expects.
+ */
+static double share_dispersion_sides(const struct fam *f, const double *v, size_t nb, size_t nn,
+				     double phi)
+{
+	double m[2] = { 0, 0 }, ss = 0;
+	size_t i;
+
+	for (i = 0; i < nb + nn; i++)
+		m[i >= nb] += v[i] / (double)(i < nb ? nb : nn);
+	for (i = 0; i < nb + nn; i++) {
+		double l = fmin(fmax(m[i >= nb], 0), 100), res = v[i] - m[i >= nb];
+		double e = l * (100 - l) * f->inv_n[i] + phi * spread_at(f, l);
+
+		ss += e > 0 ? res * res / e : 0;
+	}
+	return ss / (double)(nb + nn - 2);
+}
+
+enum { FAMILY_PRIOR_KEYS = 10 };
 
 static int cmp_dbl(const void *a, const void *b)
 {
@@ -291,6 +321,8 @@ void tctx__fit_family(struct tctx *x, size_t fi)
 			t->s2 = share_dispersion(f, t, diff_row__test_values(keys[k].r, n, x->buf),
 						 nb, nn, f->phi, &sf);
 			t->delta = sf.delta;
+			t->s2alt = share_dispersion_sides(f, diff_row__test_values(keys[k].r, n, x->buf),
+							  nb, nn, f->phi);
 			t->eb = sf.vb;
 			t->en = sf.vn;
 			t->known = sf.known;
@@ -298,8 +330,14 @@ void tctx__fit_family(struct tctx *x, size_t fi)
 	}
 	for (k = 0; k < nk; k++)
 		s2[k] = keys[k].t->s2;
-	/* limma-trend for shares, whose spread may follow their level */
-	f->have_prior = stats__fit_prior(s2, df, f->scale == SCALE_SHARE && nk >= 20 ? cov : NULL,
+	/*
+	 * limma-trend for shares, whose spread may follow their level.  Fewer
+	 * than FAMILY_PRIOR_KEYS keys say too little about how variances
+	 * scatter (the moments of 4 log variances can put d0 anywhere): each
+	 * key then keeps its own variance and df.
+	 */
+	f->have_prior = nk >= FAMILY_PRIOR_KEYS &&
+			stats__fit_prior(s2, df, f->scale == SCALE_SHARE && nk >= 20 ? cov : NULL,
 					 nk, &f->prior) == 0;
 	/*
 	 * Robustly (in the spirit of limma's robust = TRUE): a key far noisier
@@ -330,6 +368,14 @@ void tctx__fit_family(struct tctx *x, size_t fi)
 		bool own = !f->have_prior || out[k];
 
 		t->post = own ? t->s2 : stats__posterior_var(&f->prior, t->s2, dfree, cov[k]);
+		/*
+		 * Never below the key's own spread about its sides' levels: a
+		 * key noisier than the family's prior at its level (the top of
+		 * the tree, whose split between subtrees varies from run to run
+		 * more than the keys around it) is not shrunk into false flags.
+		 */
+		if (f->scale == SCALE_SHARE && t->post < t->s2alt)
+			t->post = t->s2alt;
 		t->df = dfree + (own ? 0 : f->prior.d0);
 		/* never less noisy than the sampling, nor than Poisson counts */
 		if (f->scale == SCALE_SHARE && t->post < 1)

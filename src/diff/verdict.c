@@ -258,7 +258,8 @@ static void trow__power(const struct trow *t, const struct fam *fams, struct dif
 			const struct diff *d)
 {
 	const struct fam *f = &fams[t->fam];
-	double m = (double)f->m, pstar = d->o.alpha * (double)(f->rejected + 1) / m;
+	const struct fam *g = &fams[f->bh];
+	double m = (double)g->bh_m, pstar = d->o.alpha * (double)(g->bh_rejected + 1) / m;
 	double se = trow__se(t, d->nb, d->nn), mde, per_run, target;
 
 	if (pstar > d->o.alpha)
@@ -490,12 +491,28 @@ void tctx__test(struct tctx *x)
 	}
 	for (fi = 0; fi < x->nr_fam; fi++) {
 		struct fam *f = &x->fam[fi];
+		size_t g;
+
+		f->bh = fi;
+		if (f->scale == SCALE_SHARE)
+			continue;
+		for (g = 0; g < fi; g++)
+			if (x->fam[g].scale != SCALE_SHARE &&
+			    !strstr(x->fam[g].name, "/ambient") == !strstr(f->name, "/ambient")) {
+				f->bh = g;
+				break;
+			}
+	}
+	for (fi = 0; fi < x->nr_fam; fi++) {
+		struct fam *f = &x->fam[fi];
 		double wsum = 0;
 
+		if (f->bh != fi)
+			continue;	/* its rows are adjusted with family f->bh's */
 		for (i = 0, k = 0; i < d->nr; i++)
-			if (x->t[i].tested && x->t[i].fam == fi) {
+			if (x->t[i].tested && x->fam[x->t[i].fam].bh == fi) {
 				idx[k] = i;
-				w[k] = f->scale == SCALE_SHARE ? sqrt(fmin(x->t[i].level, 10)) : 1;
+				w[k] = f->scale == SCALE_SHARE ? fmin(x->t[i].level, 10) : 1;
 				wsum += w[k];
 				p[k++] = d->rows[i].p;
 			}
@@ -505,11 +522,14 @@ void tctx__test(struct tctx *x)
 		stats__bh(p, k, q);
 		for (i = 0; i < k; i++)
 			d->rows[idx[i]].q = q[i];
+		f->bh_m = k;
 	}
 	gate_on_children(x);
 	for (i = 0; i < d->nr; i++)
-		if (x->t[i].tested && d->rows[i].q < d->o.alpha)
+		if (x->t[i].tested && d->rows[i].q < d->o.alpha) {
 			x->fam[x->t[i].fam].rejected++;
+			x->fam[x->fam[x->t[i].fam].bh].bh_rejected++;
+		}
 	for (i = 0; i < d->nr; i++) {
 		struct diff_row *r = &d->rows[i];
 		const struct trow *t = &x->t[i];
