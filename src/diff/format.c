@@ -587,13 +587,21 @@ void diff__format(struct outbuf *b, const struct diff *d, const struct diff_row 
 		char mark[128];
 
 		if (with_verdict) {
-			if (r->verdict == DIFF_CANT_TELL)
-				snprintf(mark, sizeof(mark), "%s q=%.2g, detectable %.2g%s",
-					 diff_row__verdict_name(r), r->q, r->mde, r->absolute ? "" : "%");
-			else if (isfinite(r->q))
+			size_t len;
+
+			if (isfinite(r->q))
 				snprintf(mark, sizeof(mark), "%s q=%.2g", diff_row__verdict_name(r), r->q);
 			else
 				snprintf(mark, sizeof(mark), "%s", diff_row__verdict_name(r));
+			/* what the row could have seen; for "can't tell", the runs that would see the floor */
+			len = strlen(mark);
+			if (isfinite(r->mde))
+				snprintf(mark + len, sizeof(mark) - len, ", detectable %.2g%s", r->mde,
+					 r->absolute ? "" : "%");
+			len = strlen(mark);
+			if (r->verdict == DIFF_CANT_TELL && isfinite(r->runs_needed))
+				snprintf(mark + len, sizeof(mark) - len, r->runs_needed >= 1e6 ?
+					 ", more runs will not do" : ", ~%.0f runs a side", r->runs_needed);
 			if (r->flags & DIFF_AMBIENT)
 				snprintf(mark + strlen(mark), sizeof(mark) - strlen(mark), ", ambient");
 		}
