@@ -330,6 +330,9 @@ void diff__lkp_row(struct outbuf *b, const char *key, double mean_b, double sd_b
 
 enum diff_format { DIFF_FORMAT_LKP, DIFF_FORMAT_JSON, DIFF_FORMAT_CSV, DIFF_FORMAT_MARKDOWN };
 
+/* The format named lkp, json, csv, markdown (or md) into *f: 0, or -EINVAL for another name. */
+int diff_format__parse(const char *name, enum diff_format *f);
+
 /*
  * The method as the outputs state it: how rows were chosen or tested and,
  * when tested, the detectable change and runs advice ("\n" between the

@@ -65,6 +65,7 @@
 
 #include "mmprof/diff.h"
 #include "mmprof/errmsg.h"
+#include "mmprof/strlist.h"
 
 enum gate_op { GATE_GT, GATE_GE, GATE_LT, GATE_LE };
 
@@ -110,5 +111,34 @@ void gate__count(const struct gate *g, const struct diff *d, struct gate_matches
 
 /* "> +1" / "< -5%" after the glob, quoted when it needs to be, into buf (parses back). */
 void gate__describe(const struct gate *g, char *buf, size_t size);
+
+/* ---- a CI run's gates (gaterun.c) ---- */
+
+/*
+ * A gate file's expressions, one a line ('#' starts a comment outside a
+ * quoted key; blank lines skipped), appended to out.  0, or -errno and e
+ * ("cannot open gate file 'x': ...").
+ */
+int gate__read_file(const char *path, struct strlist *out, struct errmsg *e);
+
+/* What one gate tripped on. */
+struct gate_trips {
+	const struct diff_row **rows;	/* owned: the rows it tripped on, in d's order */
+	size_t nr;
+	/*
+	 * No row applied, and with any (--fail-on-any) the gate trips on its
+	 * key absent from both sides, 0 -> 0 (gate__count's absent): never a
+	 * significant change, so only any can trip it.
+	 */
+	bool absent;
+};
+
+/*
+ * The rows g trips on among d's (those gate__applies counts; with any
+ * every change, else only changed rows, diff_row__changed).  Release t
+ * with gate_trips__release.
+ */
+void gate__evaluate(const struct gate *g, const struct diff *d, bool any, struct gate_trips *t);
+void gate_trips__release(struct gate_trips *t);
 
 #endif

@@ -4,6 +4,7 @@
  * and a markdown table for CI summaries.  Everything is written into an
  * outbuf; only the command prints.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,21 @@
 #include "mmprof/diff.h"
 #include "mmprof/term.h"
 #include "mmprof/xalloc.h"
+
+int diff_format__parse(const char *name, enum diff_format *f)
+{
+	if (!strcmp(name, "lkp"))
+		*f = DIFF_FORMAT_LKP;
+	else if (!strcmp(name, "json"))
+		*f = DIFF_FORMAT_JSON;
+	else if (!strcmp(name, "csv"))
+		*f = DIFF_FORMAT_CSV;
+	else if (!strcmp(name, "markdown") || !strcmp(name, "md"))
+		*f = DIFF_FORMAT_MARKDOWN;
+	else
+		return -EINVAL;
+	return 0;
+}
 
 /* ---- the robot's layout ---- */
 

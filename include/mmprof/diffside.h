@@ -1,0 +1,101 @@
+/*
+ * diffside: the two sides of `mmprof diff` (base, new), each one or more
+ * .data files whose runs are pooled, ready for diff__compute (diff.h).
+ *
+ * Loading a side means, per file: open it (datafile.h), build one symbol
+ * view and one key cache (keys.h), and turn every run into its flat keys
+ * with the samples behind each event's perf-profile shares.  That is
+ * nearly all of a diff's time and each file's work is independent, so
+ * diff_sides__load does the files of both sides two at a time; its errors
+ * are those a one-at-a-time load in command-line order would have found.
+ * --drop-run then leaves single runs out.  The header printed above the
+ * table is formatted here too (header.c), from the sides and the diff.
+ *
+ * Ownership: a side borrows its paths; it owns its profiles, caches and
+ * runs (whose keys borrow the caches' strings), released together with
+ * diff_side__release.  Nothing here prints.
+ */
+#ifndef MMPROF_DIFFSIDE_H
+#define MMPROF_DIFFSIDE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mmprof/diff.h"
+#include "mmprof/errmsg.h"
+#include "mmprof/keys.h"
+#include "mmprof/outbuf.h"
+#include "mmprof/profile.h"
+#include "mmprof/strlist.h"
+
+struct diff_file_samples;
+
+struct diff_side {
+	const char *name;		/* "base" / "new" */
+	char **paths;			/* borrowed, set by the caller */
+	size_t nr;			/* files, set by the caller */
+	struct profile **profiles;
+	struct keycache **caches;	/* one per file: the key strings the runs borrow */
+	struct diff_run *runs;		/* one per run, all files pooled; ids are the cache's */
+	size_t nr_runs;
+	size_t *orig;			/* per run: its index among the side's runs before --drop-run */
+	size_t nr_dropped;
+	struct diff_file_samples *samples;	/* one per file: what runs[].samples point into */
+};
+
+/*
+ * Load both sides' files (name, paths and nr set).  0, or -errno and e
+ * ("'x.data' holds no runs; record it again", or the loader's message)
+ * for the first file, in command-line order, that failed.  Either way
+ * release each side with diff_side__release.
+ */
+int diff_sides__load(struct diff_side s[2], struct errmsg *e);
+void diff_side__release(struct diff_side *s);
+
+/*
+ * --drop-run SIDE:N, each of drops: leave the side's run N (from 0, over
+ * its files in order) out of the comparison.  0, or -EINVAL and e
+ * ("--drop-run 'base:9': base has runs 0 to 2").
+ */
+int diff_sides__drop(struct diff_side s[2], const struct strlist *drops, struct errmsg *e);
+
+/*
+ * "cpu-clock" list of a side's opened events, comma-separated, sorted as
+ * first seen.  sampling_only: without tracepoints and pseudo events
+ * (offcpu), which sample every hit, so that a side recorded with --mm or
+ * --sched still compares with one recorded without.
+ */
+void diff_side__events(const struct diff_side *s, bool sampling_only, char *buf, size_t size);
+
+/* Samples lost (ring buffer full) over every run of the side; *kept: those taken. */
+uint64_t diff_side__lost(const struct diff_side *s, uint64_t *kept);
+
+/* "off.data run 1" for the side's run i (counted before --drop-run) into buf. */
+void diff_side__run_name(const struct diff_side *s, size_t i, char *buf, size_t size);
+
+/* The runs of a side whose workload failed (exit status > 0, or a signal). */
+struct diff_side_failures {
+	size_t failed, total;		/* runs that failed, runs */
+	char runs[1024];		/* the first 8: "off.data run 1 (exit status 3)", ", "-separated */
+	char statuses[256];		/* each distinct status once: "exit status 3, killed by SIGKILL" */
+};
+void diff_side__failures(const struct diff_side *s, struct diff_side_failures *f);
+
+/*
+ * The lkp table's header (header.c): the files, events, sampling, runs,
+ * durations, kernel and host of each side, lost samples, --force's
+ * warning, diff__describe, disturbed and dropped runs, what was not
+ * compared, and the robot's column heads.
+ */
+void diff_sides__header(struct outbuf *b, const struct diff_side s[2], const struct diff *d,
+			bool forced);
+
+/*
+ * JSON output's members before "diff": files, runs, events (eb, en: the
+ * sides' sampling events) and samples taken and lost per side.
+ */
+void diff_sides__json_head(struct outbuf *b, const struct diff_side s[2], const char *eb,
+			   const char *en);
+
+#endif

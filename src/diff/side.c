@@ -1,0 +1,369 @@
+/*
+ * side: loading the two sides of a diff (diffside.h) with a pool of two
+ * threads, pooling each side's runs, --drop-run, and what the header and
+ * the checks ask of a side (its events, lost samples, failed runs).  A
+ * diff loads from 2 to a few dozen files; each is one SQLite connection,
+ * profile, symbol trie and key cache, independent of the others.
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmprof/datafile.h"
+#include "mmprof/diffside.h"
+#include "mmprof/symview.h"
+#include "mmprof/xalloc.h"
+
+/* A file's samples per (run, event), with the events as keys spell them. */
+struct diff_file_samples {
+	struct diff_samples *cell;	/* nr_runs * nr_events, run-major */
+	char **event;			/* nr_events, owned */
+	size_t nr_events;
+};
+
+static void diff_file_samples__release(struct diff_file_samples *fs)
+{
+	size_t i;
+
+	for (i = 0; i < fs->nr_events; i++)
+		free(fs->event[i]);
+	free(fs->event);
+	free(fs->cell);
+	memset(fs, 0, sizeof(*fs));
+}
+
+/*
+ * The samples behind each event's perf-profile keys, per run of p (the
+ * diff's floor for sampling noise, diff.h), into fs; runs[r] points at them.
+ */
+static void diff_file_samples__count(struct diff_file_samples *fs, const struct profile *p,
+				struct diff_run *runs)
+{
+	size_t ne = p->nr_events, i;
+
+	memset(fs, 0, sizeof(*fs));
+	if (!ne)
+		return;
+	fs->nr_events = ne;
+	fs->event = xcalloc(ne, sizeof(*fs->event));
+	fs->cell = xcalloc(p->nr_runs * ne, sizeof(*fs->cell));
+	for (i = 0; i < ne; i++) {
+		const char *name = profile__str(p, p->events[i].name);
+		char buf[256];
+
+		keys__event_name(name ? name : "unknown", buf, sizeof(buf));
+		fs->event[i] = xstrdup(buf);
+	}
+	for (i = 0; i < p->nr_runs * ne; i++)
+		fs->cell[i].event = fs->event[i % ne];
+	for (i = 0; i < p->nr_counts; i++) {
+		const struct count *c = &p->counts[i];
+
+		if (c->run < p->nr_runs && c->event < ne)
+			fs->cell[(size_t)c->run * ne + c->event].n += (double)c->samples;
+	}
+	for (i = 0; i < p->nr_runs; i++) {
+		runs[i].samples = fs->cell + i * ne;
+		runs[i].nr_samples = ne;
+	}
+}
+
+void diff_side__release(struct diff_side *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr; i++)
+		profile__free(s->profiles ? s->profiles[i] : NULL);
+	for (i = 0; i < s->nr_runs; i++) {
+		free((void *)s->runs[i].items);
+		free((void *)s->runs[i].ids);
+	}
+	for (i = 0; s->caches && i < s->nr; i++)
+		keycache__free(s->caches[i]);
+	for (i = 0; s->samples && i < s->nr; i++)
+		diff_file_samples__release(&s->samples[i]);
+	free(s->samples);
+	free(s->orig);
+	free(s->caches);
+	free(s->profiles);
+	free(s->runs);
+}
+
+/*
+ * The files of both sides are loaded, and their runs turned into keys, two
+ * at a time: each file's work is independent (its own SQLite connection,
+ * profile, symbol trie and key cache) and is nearly all of a diff's time.
+ * Errors are then reported in command-line order, as a one-at-a-time load
+ * would have found them.
+ */
+struct load_job {
+	const char *path;
+	struct profile *p;
+	struct keycache *cache;		/* the key strings its runs borrow */
+	struct diff_run *runs;		/* one per run of p */
+	struct diff_file_samples samples;	/* runs[].samples point into it */
+	struct errmsg e;
+	int err;
+};
+
+/* One diff_run per run of j->p: one symbol trie and key cache per file. */
+static void load_job__keys(struct load_job *j)
+{
+	struct symview v;
+	uint32_t r;
+
+	symview__init(&v, j->p, false);
+	j->cache = keycache__new(&v);
+	j->runs = xcalloc(j->p->nr_runs, sizeof(*j->runs));
+	for (r = 0; r < j->p->nr_runs; r++) {
+		struct key_value *items;
+		uint32_t *ids;
+		struct keyrun kr;
+		size_t i;
+
+		keycache__run(j->cache, r, &kr);
+		items = xmalloc((kr.nr ? kr.nr : 1) * sizeof(*items));
+		ids = xmalloc((kr.nr ? kr.nr : 1) * sizeof(*ids));
+		memcpy(ids, kr.ids, kr.nr * sizeof(*ids));
+		for (i = 0; i < kr.nr; i++) {
+			/* borrowed from the cache, which lives as long as the side */
+			items[i].key = (char *)keycache__name(j->cache, kr.ids[i]);
+			items[i].value = kr.vals[i];
+		}
+		j->runs[r] = (struct diff_run){ .items = items, .nr = kr.nr, .ids = ids,
+						.id_space = j->cache };
+	}
+	symview__release(&v);	/* the cache keeps the names the runs borrow */
+	for (r = 0; r < j->p->nr_runs; r++) {
+		j->runs[r].nr_ids = keycache__nr(j->cache);
+		j->runs[r].spellings = keycache__spellings(j->cache);
+	}
+	diff_file_samples__count(&j->samples, j->p, j->runs);
+}
+
+struct load_pool {
+	struct load_job *jobs;
+	size_t nr;
+	_Atomic size_t next;
+};
+
+static void *load_pool__work(void *arg)
+{
+	struct load_pool *pool = arg;
+	size_t i;
+
+	while ((i = atomic_fetch_add(&pool->next, 1)) < pool->nr) {
+		struct load_job *j = &pool->jobs[i];
+
+		j->err = datafile__load(j->path, &j->p, &j->e);
+		if (!j->err && j->p->nr_runs)
+			load_job__keys(j);
+	}
+	return NULL;
+}
+
+static struct load_job *load_all(char **paths, size_t n)
+{
+	struct load_pool pool = { .jobs = xcalloc(n ? n : 1, sizeof(*pool.jobs)), .nr = n };
+	pthread_t helper;
+	bool helped;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		pool.jobs[i].path = paths[i];
+	atomic_init(&pool.next, 0);
+	/* no helper thread (n < 2, or none to be had): this thread loads all */
+	helped = n > 1 && pthread_create(&helper, NULL, load_pool__work, &pool) == 0;
+	load_pool__work(&pool);
+	if (helped)
+		pthread_join(helper, NULL);
+	return pool.jobs;
+}
+
+static void load_jobs__free(struct load_job *jobs, size_t n)
+{
+	size_t i;
+	uint32_t r;
+
+	for (i = 0; jobs && i < n; i++) {
+		for (r = 0; jobs[i].runs && r < jobs[i].p->nr_runs; r++) {
+			free((void *)jobs[i].runs[r].items);
+			free((void *)jobs[i].runs[r].ids);
+		}
+		free(jobs[i].runs);
+		keycache__free(jobs[i].cache);
+		diff_file_samples__release(&jobs[i].samples);
+		profile__free(jobs[i].p);
+	}
+	free(jobs);
+}
+
+/* Take the side's loaded profiles, caches and runs from jobs (now the side's to free). */
+static int diff_side__take(struct diff_side *s, struct load_job *jobs, struct errmsg *e)
+{
+	size_t i, total = 0;
+
+	s->profiles = xcalloc(s->nr, sizeof(*s->profiles));
+	s->caches = xcalloc(s->nr, sizeof(*s->caches));
+	s->samples = xcalloc(s->nr, sizeof(*s->samples));
+	for (i = 0; i < s->nr; i++) {
+		if (jobs[i].err) {
+			*e = jobs[i].e;
+			return jobs[i].err;
+		}
+		if (!jobs[i].p->nr_runs)
+			return errmsg__set(e, -EINVAL, "'%s' holds no runs; record it again", s->paths[i]);
+		total += jobs[i].p->nr_runs;
+	}
+	s->runs = xcalloc(total, sizeof(*s->runs));
+	s->orig = xcalloc(total, sizeof(*s->orig));
+	for (i = 0; i < total; i++)
+		s->orig[i] = i;
+	for (i = 0; i < s->nr; i++) {
+		memcpy(s->runs + s->nr_runs, jobs[i].runs, jobs[i].p->nr_runs * sizeof(*s->runs));
+		s->nr_runs += jobs[i].p->nr_runs;
+		free(jobs[i].runs);
+		jobs[i].runs = NULL;
+		s->caches[i] = jobs[i].cache;
+		jobs[i].cache = NULL;
+		s->samples[i] = jobs[i].samples;
+		memset(&jobs[i].samples, 0, sizeof(jobs[i].samples));
+		s->profiles[i] = jobs[i].p;
+		jobs[i].p = NULL;
+	}
+	return 0;
+}
+
+int diff_sides__load(struct diff_side s[2], struct errmsg *e)
+{
+	size_t n = s[0].nr + s[1].nr, i;
+	char **paths = xcalloc(n ? n : 1, sizeof(*paths));
+	struct load_job *jobs;
+	int err;
+
+	for (i = 0; i < n; i++)
+		paths[i] = i < s[0].nr ? s[0].paths[i] : s[1].paths[i - s[0].nr];
+	jobs = load_all(paths, n);
+	err = diff_side__take(&s[0], jobs, e);
+	if (!err)
+		err = diff_side__take(&s[1], jobs + s[0].nr, e);
+	load_jobs__free(jobs, n);
+	free(paths);
+	return err;
+}
+
+int diff_sides__drop(struct diff_side s[2], const struct strlist *drops, struct errmsg *e)
+{
+	size_t i, j;
+
+	for (i = 0; i < drops->nr; i++) {
+		const char *arg = drops->items[i], *colon = strchr(arg, ':');
+		int sd = colon && (size_t)(colon - arg) == 4 && !strncmp(arg, "base", 4) ? 0 :
+			 colon && (size_t)(colon - arg) == 3 && !strncmp(arg, "new", 3) ? 1 : -1;
+		char *end;
+		unsigned long n;
+		struct diff_side *x;
+
+		if (sd < 0 || !colon[1] || colon[1] == '-')
+			return errmsg__set(e, -EINVAL, "--drop-run '%s': expected base:N or new:N", arg);
+		errno = 0;
+		n = strtoul(colon + 1, &end, 10);
+		x = &s[sd];
+		if (errno || *end)
+			return errmsg__set(e, -EINVAL, "--drop-run '%s': expected base:N or new:N", arg);
+		for (j = 0; j < x->nr_runs && x->orig[j] != n; j++)
+			;
+		if (j == x->nr_runs)
+			return errmsg__set(e, -EINVAL, "--drop-run '%s': %s has runs 0 to %zu%s", arg, x->name,
+					   x->nr_runs + x->nr_dropped - 1,
+					   n < x->nr_runs + x->nr_dropped ? ", and that one is dropped already" : "");
+		if (x->nr_runs == 1)
+			return errmsg__set(e, -EINVAL, "--drop-run '%s': it is the last run of %s", arg, x->name);
+		memmove(&x->runs[j], &x->runs[j + 1], (x->nr_runs - j - 1) * sizeof(*x->runs));
+		memmove(&x->orig[j], &x->orig[j + 1], (x->nr_runs - j - 1) * sizeof(*x->orig));
+		x->nr_runs--;
+		x->nr_dropped++;
+	}
+	return 0;
+}
+
+void diff_side__events(const struct diff_side *s, bool sampling_only, char *buf, size_t size)
+{
+	size_t i, j, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < s->nr; i++)
+		for (j = 0; j < s->profiles[i]->nr_events; j++) {
+			const struct event_desc *d = &s->profiles[i]->events[j];
+			const char *ev = profile__str(s->profiles[i], d->name);
+			size_t el;
+			char *hit;
+
+			if (!ev || (sampling_only && (d->type == PERF_TYPE_TRACEPOINT ||
+						      d->type == PERF_TYPE_MAX)))
+				continue;
+			el = strlen(ev);
+			hit = strstr(buf, ev);
+			if (hit && (hit == buf || hit[-1] == ',') && (hit[el] == ',' || !hit[el]))
+				continue;
+			len += (size_t)snprintf(buf + len, len < size ? size - len : 0, "%s%s", len ? "," : "", ev);
+			if (len >= size)
+				return;
+		}
+}
+
+uint64_t diff_side__lost(const struct diff_side *s, uint64_t *kept)
+{
+	return profile__run_lost((const struct profile *const *)s->profiles, s->nr, kept, NULL);
+}
+
+void diff_side__run_name(const struct diff_side *s, size_t i, char *buf, size_t size)
+{
+	size_t f;
+
+	for (f = 0; f < s->nr && i >= s->profiles[f]->nr_runs; f++)
+		i -= s->profiles[f]->nr_runs;
+	snprintf(buf, size, "%s run %zu", f < s->nr ? s->paths[f] : "?", i);
+}
+
+/* "exit status 3" / "killed by SIGKILL" for a run whose workload failed, or false. */
+static bool run__failure(const struct run *r, char *buf, size_t size)
+{
+	if (r->term_signal) {
+		const char *sig = sigabbrev_np(r->term_signal);
+
+		snprintf(buf, size, "killed by SIG%s", sig ? sig : "?");
+		return true;
+	}
+	/* -1 without a signal: attached (-p, -a) or imported, no status */
+	if (r->exit_code > 0) {
+		snprintf(buf, size, "exit status %d", (int)r->exit_code);
+		return true;
+	}
+	return false;
+}
+
+void diff_side__failures(const struct diff_side *s, struct diff_side_failures *f)
+{
+	size_t rl = 0, sl = 0, i;
+	char what[64];
+	uint32_t r;
+
+	memset(f, 0, sizeof(*f));
+	for (i = 0; i < s->nr; i++)
+		for (r = 0; r < s->profiles[i]->nr_runs; r++) {
+			f->total++;
+			if (!run__failure(&s->profiles[i]->runs[r], what, sizeof(what)))
+				continue;
+			if (f->failed++ < 8 && rl < sizeof(f->runs))
+				rl += (size_t)snprintf(f->runs + rl, sizeof(f->runs) - rl, "%s%s run %u (%s)",
+						       rl ? ", " : "", s->paths[i], r + 1, what);
+			if (!strstr(f->statuses, what) && sl < sizeof(f->statuses))
+				sl += (size_t)snprintf(f->statuses + sl, sizeof(f->statuses) - sl, "%s%s",
+						       sl ? ", " : "", what);
+		}
+}
