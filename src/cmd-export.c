@@ -14,8 +14,8 @@
 #include "mmprof/datafile.h"
 #include "mmprof/export.h"
 #include "mmprof/options.h"
+#include "mmprof/outfile.h"
 #include "mmprof/report.h"
-#include "mmprof/xalloc.h"
 
 struct export_opts {
 	const char *format, *output, *event;
@@ -63,6 +63,47 @@ static int write_export(const struct profile *p, const struct export_opts *o, in
 	return export__json(p, out, e);
 }
 
+/*
+ * The format (from OUT's suffix when not given), and options that fit it.
+ * 0, or -1 after one line on stderr.
+ */
+static int check_opts(struct export_opts *o)
+{
+	if (!o->format)
+		o->format = format_of(o->output);
+	if (!o->format) {
+		fprintf(stderr, "mmprof export: which format? use --format folded, pprof or json\n");
+		return -1;
+	}
+	if (strcmp(o->format, "folded") && strcmp(o->format, "pprof") && strcmp(o->format, "json")) {
+		fprintf(stderr, "mmprof export: invalid value '%s' for --format: use folded, pprof "
+				"or json\n", o->format);
+		return -1;
+	}
+	/*
+	 * Options of another format would be ignored in silence: pprof and
+	 * json carry every event with both its samples and its period (pprof's
+	 * default sample type is the period) and the comm as a label; json
+	 * holds every run.
+	 */
+	if (strcmp(o->format, "folded") && (o->event || o->period || o->comm)) {
+		fprintf(stderr, "mmprof export: %s is for --format folded only; %s already has the "
+				"samples, period and comm of every event's stacks\n",
+			o->event ? "-e" : o->period ? "--period" : "--comm", o->format);
+		return -1;
+	}
+	if (!strcmp(o->format, "json") && o->run != -1) {
+		fprintf(stderr, "mmprof export: --run is for folded and pprof; json holds every run\n");
+		return -1;
+	}
+	if (!strcmp(o->format, "pprof") && !o->output && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "mmprof export: pprof is binary: not writing it to a terminal; "
+				"use -o OUT\n");
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_export(int argc, char **argv)
 {
 	struct export_opts o = { .run = -1 };
@@ -83,8 +124,7 @@ int cmd_export(int argc, char **argv)
 	char *pos[2] = { NULL, NULL };
 	struct profile *p = NULL;
 	struct errmsg e = { "" };
-	char *tmp = NULL;
-	FILE *out = stdout;
+	struct outfile out = { 0 };
 	struct outbuf sink;
 	int n, ev = -1, err, ret = EXIT_ERROR;
 
@@ -97,38 +137,8 @@ int cmd_export(int argc, char **argv)
 		fprintf(stderr, "mmprof export: expected one FILE; see 'mmprof export --help'\n");
 		return EXIT_ERROR;
 	}
-	if (!o.format)
-		o.format = format_of(o.output);
-	if (!o.format) {
-		fprintf(stderr, "mmprof export: which format? use --format folded, pprof or json\n");
+	if (check_opts(&o) < 0)
 		return EXIT_ERROR;
-	}
-	if (strcmp(o.format, "folded") && strcmp(o.format, "pprof") && strcmp(o.format, "json")) {
-		fprintf(stderr, "mmprof export: invalid value '%s' for --format: use folded, pprof "
-				"or json\n", o.format);
-		return EXIT_ERROR;
-	}
-	/*
-	 * Options of another format would be ignored in silence: pprof and
-	 * json carry every event with both its samples and its period (pprof's
-	 * default sample type is the period) and the comm as a label; json
-	 * holds every run.
-	 */
-	if (strcmp(o.format, "folded") && (o.event || o.period || o.comm)) {
-		fprintf(stderr, "mmprof export: %s is for --format folded only; %s already has the "
-				"samples, period and comm of every event's stacks\n",
-			o.event ? "-e" : o.period ? "--period" : "--comm", o.format);
-		return EXIT_ERROR;
-	}
-	if (!strcmp(o.format, "json") && o.run != -1) {
-		fprintf(stderr, "mmprof export: --run is for folded and pprof; json holds every run\n");
-		return EXIT_ERROR;
-	}
-	if (!strcmp(o.format, "pprof") && !o.output && isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "mmprof export: pprof is binary: not writing it to a terminal; "
-				"use -o OUT\n");
-		return EXIT_ERROR;
-	}
 
 	err = datafile__load(pos[0], &p, &e);
 	if (err) {
@@ -151,37 +161,22 @@ int cmd_export(int argc, char **argv)
 		goto out;
 	}
 
-	if (o.output && strcmp(o.output, "-")) {
-		size_t len = strlen(o.output) + 32;
-
-		tmp = xmalloc(len);
-		snprintf(tmp, len, "%s.tmp.%ld", o.output, (long)getpid());
-		out = fopen(tmp, "wx");
-		if (!out) {
-			fprintf(stderr, "mmprof: cannot create '%s': %s\n", tmp, strerror(errno));
-			goto out;
-		}
+	if (outfile__open(&out, o.output, &e) < 0) {
+		fprintf(stderr, "mmprof: %s\n", e.msg);
+		goto out;
 	}
-	outbuf__init_file(&sink, out, false);
+	outbuf__init_file(&sink, out.fp, false);
 	err = write_export(p, &o, ev, &sink, &e);
 	outbuf__flush(&sink);	/* a failed write to stdout is main's to report, as before */
 	outbuf__release(&sink);
-	if (out != stdout) {
-		if (fclose(out) && !err)
-			err = errmsg__set(&e, -errno, "cannot write '%s': %s", tmp, strerror(errno));
-		if (!err && rename(tmp, o.output))
-			err = errmsg__set(&e, -errno, "cannot rename '%s' to '%s': %s", tmp, o.output,
-					  strerror(errno));
-		if (err)
-			unlink(tmp);
-	}
+	err = outfile__close(&out, err, &e);
 	if (err) {
 		fprintf(stderr, "mmprof: export of '%s': %s\n", pos[0], e.msg);
 		goto out;
 	}
 	ret = 0;
 out:
-	free(tmp);
+	outfile__close(&out, -ECANCELED, NULL);	/* after an error: no file */
 	profile__free(p);
 	return ret;
 }

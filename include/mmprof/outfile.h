@@ -1,0 +1,36 @@
+/*
+ * outfile: an output file that appears whole or not at all.  The text is
+ * written to "<path>.tmp.<pid>" beside path (same directory, so the same
+ * filesystem and rename(2) is atomic), created exclusively, and renamed
+ * over path when complete; on failure the temporary is removed, so a
+ * failed write leaves no half file and never clobbers the old one.  path
+ * NULL or "-" is standard output, which is left to its owner (main
+ * flushes and checks stdout).  One file per command run: no state beyond
+ * the struct.
+ */
+#ifndef MMPROF_OUTFILE_H
+#define MMPROF_OUTFILE_H
+
+#include <stdio.h>
+
+#include "mmprof/errmsg.h"
+
+struct outfile {
+	FILE *fp;		/* where to write: stdout or the temporary */
+	char *tmp;		/* owned: the temporary's name, NULL for stdout */
+	const char *path;	/* borrowed: the name it will have */
+};
+
+/* Open f for path.  0, or -errno and e ("cannot create 'x.tmp.12': ..."). */
+int outfile__open(struct outfile *f, const char *path, struct errmsg *e);
+
+/*
+ * Finish f: with err 0, close the temporary and rename it to its path;
+ * with err < 0 (the writer failed) or when that fails, remove it.
+ * Returns err, else 0 or -errno and e ("cannot write 'x.tmp.12': ...",
+ * "cannot rename ..."); e is left alone when err was already set.  f is
+ * released either way (a NULL-initialised f too).
+ */
+int outfile__close(struct outfile *f, int err, struct errmsg *e);
+
+#endif

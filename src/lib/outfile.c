@@ -1,0 +1,48 @@
+/*
+ * outfile: write beside the target, then rename (outfile.h).  The temporary
+ * is named after the process so that two writers of one path do not share
+ * it, and opened "wx" (O_EXCL) so that a stale one is not written through.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mmprof/outfile.h"
+#include "mmprof/xalloc.h"
+
+int outfile__open(struct outfile *f, const char *path, struct errmsg *e)
+{
+	size_t len;
+
+	f->fp = stdout;
+	f->tmp = NULL;
+	f->path = path;
+	if (!path || !strcmp(path, "-"))
+		return 0;
+	len = strlen(path) + 32;
+	f->tmp = xmalloc(len);
+	snprintf(f->tmp, len, "%s.tmp.%ld", path, (long)getpid());
+	f->fp = fopen(f->tmp, "wx");
+	if (!f->fp)
+		return errmsg__set(e, -errno, "cannot create '%s': %s", f->tmp, strerror(errno));
+	return 0;
+}
+
+int outfile__close(struct outfile *f, int err, struct errmsg *e)
+{
+	if (f->tmp && f->fp) {
+		if (fclose(f->fp) && !err)
+			err = errmsg__set(e, -errno, "cannot write '%s': %s", f->tmp, strerror(errno));
+		if (!err && rename(f->tmp, f->path))
+			err = errmsg__set(e, -errno, "cannot rename '%s' to '%s': %s", f->tmp, f->path,
+					  strerror(errno));
+		if (err)
+			unlink(f->tmp);
+	}
+	free(f->tmp);
+	f->tmp = NULL;
+	f->fp = NULL;
+	return err;
+}
