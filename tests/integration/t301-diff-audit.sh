@@ -41,7 +41,8 @@ test "$naddr" -gt 0 && ! grep "\.address\.0x" "$tmp/all" | grep -qv "\[address\]
 ok $? "--all: every address bucket labelled [address] ($naddr)"
 "$MMPROF" diff --all --format csv "$tmp/mm-a.data" "$tmp/mm-b.data" >"$tmp/csv"
 awk -F, '$1 ~ /^tracepoint\..*\.address\.0x/ && $12 != "address"' "$tmp/csv" | grep -q .
-ok "$(test $? -ne 0; echo $?)" "csv: their verdict is address, and no q"
+test $? -ne 0
+ok $? "csv: their verdict is address, and no q"
 v=$(grep "^tracepoint.exceptions:page_fault_user.count," "$tmp/csv" | cut -d, -f12)
 case $v in same|"can't tell"|up|down|small) true ;; *) false ;; esac
 ok $? "the event's count is still tested (verdict '$v')"
@@ -77,7 +78,8 @@ ok $? "header: families measured in base only ($fams)"
 ok $? "none of their keys is a row"
 "$MMPROF" diff --all --format csv "$tmp/pf.data" "$tmp/imp.data" >"$tmp/csv"
 awk -F, '$1 ~ /^perf-stat\./ && $12 != "one-side"' "$tmp/csv" | grep -q .
-ok "$(test $? -ne 0; echo $?)" "--all: their verdict is one-side"
+test $? -ne 0
+ok $? "--all: their verdict is one-side"
 grep -q "^sampling   1000 Hz  *unknown$" "$tmp/out" && ! grep -q "period 0" "$tmp/out"
 ok $? "header: the import's sampling is unknown, not period 0"
 "$MMPROF" diff --format json "$tmp/pf.data" "$tmp/imp.data" |
@@ -110,7 +112,8 @@ cp "$tmp/mm-b.data" "$tmp/lost.data" && sqlite3 "$tmp/lost.data" "update runs se
 grep -q "^lost  *0  *60 ([0-9.]*%)$" "$tmp/out" && grep -q "^WARNING: samples were lost" "$tmp/out"
 ok $? "header: lost samples per side, with a warning"
 "$MMPROF" diff "$tmp/mm-a.data" "$tmp/mm-b.data" | grep -q "^lost "
-ok "$(test $? -ne 0; echo $?)" "no lost line when nothing was lost"
+test $? -ne 0
+ok $? "no lost line when nothing was lost"
 
 sqlite3 "$tmp/lost.data" "select sum(samples) from runs" >"$tmp/kept"
 "$MMPROF" diff --format json "$tmp/mm-a.data" "$tmp/lost.data" |
@@ -142,12 +145,14 @@ ok $? "header: the --mm events' perf-profile and tracepoint keys are measured in
 ok $? "none of their keys is a row (not 'new')"
 "$MMPROF" diff --all --format csv "$tmp/pf.data" "$tmp/mm-a.data" >"$tmp/csv"
 awk -F, '$1 ~ /^perf-profile\.children\.cpu-clock\./ && $12 == "one-side"' "$tmp/csv" | grep -q .
-ok "$(test $? -ne 0; echo $?)" "the cpu-clock rows are compared"
+test $? -ne 0
+ok $? "the cpu-clock rows are compared"
 
 # ---- --force across sampling events ----
 rec tc.data -e task-clock; ok $? "record it with -e task-clock"
 "$MMPROF" diff "$tmp/pf.data" "$tmp/tc.data" >/dev/null 2>"$tmp/err"
-ok "$(test $? -eq 2 && grep -q "DIFFERENT SAMPLING EVENTS: base used 'cpu-clock', new used 'task-clock'" "$tmp/err"; echo $?)" \
+test $? -eq 2 && grep -q "DIFFERENT SAMPLING EVENTS: base used 'cpu-clock', new used 'task-clock'" "$tmp/err"
+ok $? \
 	"cpu-clock against task-clock: refused, exit 2"
 "$MMPROF" diff --force --all --format csv "$tmp/pf.data" "$tmp/tc.data" >"$tmp/csv" 2>/dev/null
 awk -F, '$1 ~ /^perf-profile\.children\.cpu-clock\./ && $12 != "one-side" && $12 != "new" && $12 != "gone"' "$tmp/csv" | grep -q . &&
@@ -159,7 +164,8 @@ ok $? "--force: the header says which rows were read as which"
 # ---- gates that match nothing ----
 "$MMPROF" diff --fail-on 'perf-profile.chldren.*.handle_mm_fault > +1' \
 	"$tmp/mm-a.data" "$tmp/mm-b.data" >/dev/null 2>"$tmp/err"
-ok "$(test $? -eq 2; echo $?)" "a gate matching no key: exit 2"
+test $? -eq 2
+ok $? "a gate matching no key: exit 2"
 test "$(wc -l <"$tmp/err")" -eq 1 && grep -q "gate 'perf-profile.chldren.\*.handle_mm_fault > +1' matches no key.*mmprof report" "$tmp/err"
 ok $? "one line naming the gate and mmprof report"
 "$MMPROF" diff --allow-unmatched --fail-on 'perf-profile.children.*.handle_mm_faultt > +1' \
@@ -167,7 +173,8 @@ ok $? "one line naming the gate and mmprof report"
 ok $? "--allow-unmatched: exit 0"
 grep -q "note: gate" "$tmp/err"; ok $? "--allow-unmatched: still a note"
 "$MMPROF" diff --fail-on 'perf-stat.ps.page-faults < -5%' "$tmp/pf.data" "$tmp/imp.data" >/dev/null 2>"$tmp/err"
-ok "$(test $? -eq 2; echo $?)" "a gate on a family one side did not measure: exit 2"
+test $? -eq 2
+ok $? "a gate on a family one side did not measure: exit 2"
 grep -q "matches only keys that are not compared" "$tmp/err"; ok $? "and says why"
 "$MMPROF" diff --fail-on 'perf-profile.children.*.handle_mm_fault > +50' "$tmp/mm-a.data" "$tmp/mm-b.data" >/dev/null 2>&1
 ok $? "a gate that matches and does not trip: exit 0"
