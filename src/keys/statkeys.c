@@ -1,0 +1,402 @@
+/*
+ * statkeys: the keys of a run that do not come from samples, as the
+ * robot's perf-stat and time parsers make them: perf-stat.* from the run's
+ * counters (totals, per second, per interval, derived ratios) and the
+ * workload's own <name>.<metric> and <name>.time.* keys.  See
+ * include/mmprof/keys.h.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmprof/keys.h"
+#include "mmprof/xalloc.h"
+#include "keys-int.h"
+
+/*
+ * perf-stat: counters of the run (scaled) and their intervals.  perf stat
+ * prints clocks in msec, so the robot's cpu-clock/task-clock keys are msec.
+ */
+struct stat_set {
+	const char **names;
+	double *vals;
+	size_t nr, alloc;
+};
+
+static double unit_scale(const char *name)
+{
+	return !strcmp(name, "cpu-clock") || !strcmp(name, "task-clock") ? 1e-6 : 1.0;
+}
+
+static void stat_set__add(struct stat_set *s, const char *name, double v)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr; i++) {
+		if (!strcmp(s->names[i], name)) {
+			s->vals[i] += v;
+			return;
+		}
+	}
+	XGROW(s->names, s->alloc, s->nr);
+	s->vals = xrealloc(s->vals, s->alloc * sizeof(*s->vals));
+	s->names[s->nr] = name;
+	s->vals[s->nr++] = v;
+}
+
+static double stat_set__get(const struct stat_set *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr; i++)
+		if (!strcmp(s->names[i], name))
+			return s->vals[i];
+	return 0;
+}
+
+static void stat_set__release(struct stat_set *s)
+{
+	free(s->names);
+	free(s->vals);
+	memset(s, 0, sizeof(*s));
+}
+
+static double cycles_of(const struct stat_set *s)
+{
+	double c = stat_set__get(s, "cpu-cycles");
+
+	return c ? c : stat_set__get(s, "cycles");
+}
+
+/*
+ * The robot's derived keys (calc_addon_keys): for every X-misses a miss
+ * rate over Xs+misses, X-references or X-instructions (first that is
+ * non-zero); cycles-between-cache-misses, MPKI, instructions-per-iTLB-miss,
+ * ipc and cpi.  emit() receives each "<prefix><name>".
+ */
+static void derived_keys(const struct stat_set *s, const char *prefix, struct keymap *m,
+			 double weight)
+{
+	double instructions = stat_set__get(s, "instructions");
+	double cycles = cycles_of(s);
+	char key[512];
+	size_t i;
+
+	for (i = 0; i < s->nr; i++) {
+		const char *name = s->names[i];
+		size_t len = strlen(name);
+		static const char *const denoms[] = { "s", "-references", "-instructions" };
+		double misses = s->vals[i];
+		size_t d;
+
+		if (len <= 7 || strcmp(name + len - 7, "-misses"))
+			continue;
+		for (d = 0; d < 3; d++) {
+			char other[256];
+			double a;
+
+			snprintf(other, sizeof(other), "%.*s%s", (int)(len - 7), name, denoms[d]);
+			a = stat_set__get(s, other);
+			if (!a)
+				continue;
+			snprintf(key, sizeof(key), "%s%.*s-miss-rate%%", prefix, (int)(len - 7), name);
+			keymap__add(m, key, weight * 100.0 * misses / (d == 0 ? a + misses : a));
+			break;
+		}
+		if (!misses)
+			continue;
+		if (!strcmp(name, "iTLB-load-misses") && instructions) {
+			snprintf(key, sizeof(key), "%sinstructions-per-iTLB-miss", prefix);
+			keymap__add(m, key, weight * instructions / misses);
+		}
+		if (!strcmp(name, "cache-misses")) {
+			if (cycles) {
+				snprintf(key, sizeof(key), "%scycles-between-cache-misses", prefix);
+				keymap__add(m, key, weight * cycles / misses);
+			}
+			if (instructions) {
+				snprintf(key, sizeof(key), "%sMPKI", prefix);
+				keymap__add(m, key, weight * misses / instructions * 1000);
+			}
+		}
+	}
+	if (cycles && instructions) {
+		snprintf(key, sizeof(key), "%sipc", prefix);
+		keymap__add(m, key, weight * instructions / cycles);
+		snprintf(key, sizeof(key), "%scpi", prefix);
+		keymap__add(m, key, weight * cycles / instructions);
+	}
+}
+
+static bool counter_usable(const struct counter *c)
+{
+	/* not supported, or enabled but never scheduled: no honest value */
+	return c->supported && !(c->running == 0 && c->enabled > 0);
+}
+
+static int interval_cmp(const void *a, const void *b)
+{
+	const struct counter_interval *x = *(const struct counter_interval *const *)a;
+	const struct counter_interval *y = *(const struct counter_interval *const *)b;
+
+	if (x->t_ns != y->t_ns)
+		return x->t_ns < y->t_ns ? -1 : 1;
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+/*
+ * perf-stat.i.*: each interval gives per-second rates and its own derived
+ * ratios; a key's value is the mean over the intervals where it exists.
+ * An interval's length is its own: t_ns minus the previous reading's t_ns.
+ * The last reading of a run is taken when the run ends, between two ticks:
+ * its interval is a fraction of -I (often a few ms) and its rates are
+ * noise (a 10 ms tail of process exit gave 3x the mean page-fault rate),
+ * yet an unweighted mean gives it the weight of a full second.  The robot's
+ * parser never uses the last interval of perf stat -I, so perf-stat.i.*
+ * leaves it out too, as long as another interval remains (a run shorter
+ * than -I has only that one, and it covers the whole run).  The robot also
+ * leaves it out of the sums behind ps.* and overall.* yet divides ps.* by
+ * the whole run time, so its ps.* run a little low; mmprof's ps.* and
+ * overall.* use the exact totals of the run.
+ */
+static void interval_keys(const struct profile *p, uint32_t run, const uint8_t *blocked,
+			  struct keymap *m)
+{
+	const struct counter_interval **iv = NULL;
+	struct keymap per_key = { 0 };	/* key -> number of intervals it appeared in */
+	struct keymap sums = { 0 };
+	size_t n = 0, alloc = 0, i, j;
+	uint64_t prev_t = 0;
+
+	for (i = 0; i < p->nr_intervals; i++) {
+		const struct counter_interval *ci = &p->intervals[i];
+
+		if (ci->run != run || ci->name >= p->nr_strs || blocked[ci->name] ||
+		    !profile__str(p, ci->name))
+			continue;
+		XGROW(iv, alloc, n);
+		iv[n++] = ci;
+	}
+	if (!n)
+		goto out;
+	qsort(iv, n, sizeof(*iv), interval_cmp);
+	/* drop the last reading (the run's partial tail) unless it is the only one */
+	if (iv[0]->t_ns != iv[n - 1]->t_ns) {
+		uint64_t last = iv[n - 1]->t_ns;
+
+		while (iv[n - 1]->t_ns == last)
+			n--;
+	}
+	for (i = 0; i < n; i = j) {
+		struct stat_set s = { 0 };
+		struct keymap one = { 0 };
+		double secs = (double)(iv[i]->t_ns - prev_t) / 1e9;
+		size_t k;
+
+		for (j = i; j < n && iv[j]->t_ns == iv[i]->t_ns; j++) {
+			const struct counter_interval *ci = iv[j];
+			const char *name = profile__str(p, ci->name);
+			double v = (double)ci->value;
+
+			/* multiplexed out for the whole interval: unknown, not 0 */
+			if (!ci->running && ci->enabled)
+				continue;
+			if (ci->running && ci->running != ci->enabled)
+				v *= (double)ci->enabled / (double)ci->running;
+			stat_set__add(&s, name, v * unit_scale(name));
+		}
+		prev_t = iv[i]->t_ns;
+		if (secs <= 0) {
+			stat_set__release(&s);
+			continue;
+		}
+		for (k = 0; k < s.nr; k++) {
+			char key[512];
+
+			snprintf(key, sizeof(key), "perf-stat.i.%s", s.names[k]);
+			keymap__add(&one, key, s.vals[k] / secs);
+		}
+		derived_keys(&s, "perf-stat.i.", &one, 1.0);
+		for (k = 0; k < one.nr; k++) {
+			keymap__add(&sums, one.items[k].key, one.items[k].value);
+			keymap__add(&per_key, one.items[k].key, 1.0);
+		}
+		for (k = 0; k < one.nr; k++)
+			free(one.items[k].key);
+		free(one.items);
+		hashidx__release(&one.idx);
+		stat_set__release(&s);
+	}
+	/* sums and per_key were filled in the same order */
+	for (i = 0; i < sums.nr; i++)
+		keymap__add(m, sums.items[i].key, sums.items[i].value / per_key.items[i].value);
+out:
+	for (i = 0; i < sums.nr; i++)
+		free(sums.items[i].key);
+	for (i = 0; i < per_key.nr; i++)
+		free(per_key.items[i].key);
+	free(sums.items);
+	free(per_key.items);
+	hashidx__release(&sums.idx);
+	hashidx__release(&per_key.idx);
+	free(iv);
+}
+
+void keys__perf_stat(const struct profile *p, uint32_t run, struct keymap *m)
+{
+	uint8_t *blocked = xcalloc(p->nr_strs + 1, 1);	/* by name id: unsupported */
+	double secs = (double)p->runs[run].wall_ns / 1e9;
+	struct stat_set s = { 0 };
+	char key[512];
+	double instructions;
+	size_t i;
+
+	for (i = 0; i < p->nr_counters; i++) {
+		const struct counter *c = &p->counters[i];
+		const char *name = profile__str(p, c->name);
+
+		if (c->run != run || !name)
+			continue;
+		if (!counter_usable(c)) {
+			blocked[c->name] = 1;
+			continue;
+		}
+		stat_set__add(&s, name, counter__scaled(c) * unit_scale(name));
+		/*
+		 * Multiplexed: the value is extrapolated from the share of the
+		 * run the counter was on the PMU.  Say how much was estimated,
+		 * 100 * (1 - running/enabled); absent means counted throughout,
+		 * which is what diff's "missing is 0" reads it as.
+		 */
+		if (c->running < c->enabled) {
+			snprintf(key, sizeof(key), "perf-stat.scaled.%s%%", name);
+			keymap__add(m, key, 100.0 * (double)(c->enabled - c->running) /
+					    (double)c->enabled);
+		}
+	}
+	if (secs > 0) {
+		for (i = 0; i < s.nr; i++) {
+			snprintf(key, sizeof(key), "perf-stat.ps.%s", s.names[i]);
+			keymap__add(m, key, s.vals[i] / secs);
+		}
+	}
+	instructions = stat_set__get(&s, "instructions");
+	if (instructions)
+		keymap__add(m, "perf-stat.total.instructions", instructions);
+	derived_keys(&s, "perf-stat.overall.", m, 1.0);
+	interval_keys(p, run, blocked, m);
+	stat_set__release(&s);
+	free(blocked);
+}
+
+/* basename of the first word of s into buf */
+static void first_word_base(const char *s, char *buf, size_t size)
+{
+	size_t len;
+	const char *slash;
+
+	while (*s == ' ' || *s == '\'')
+		s++;
+	len = strcspn(s, " '");
+	slash = memrchr(s, '/', len);
+	if (slash) {
+		len -= (size_t)(slash + 1 - s);
+		s = slash + 1;
+	}
+	snprintf(buf, size, "%.*s", (int)len, s);
+}
+
+void keys__workload_name(const struct profile *p, char *buf, size_t size)
+{
+	const char *s = profile__meta(p, "workload");
+	const char *dd;
+	size_t i;
+
+	if (s && *s) {
+		first_word_base(s, buf, size);
+		return;
+	}
+	/* the benchmark's own metrics are "<name>.<metric>"; record's own
+	 * families (--sched, tracepoint statistics, mm state) are not the benchmark */
+	for (i = 0; i < p->nr_metrics; i++) {
+		const char *k = profile__str(p, p->metrics[i].key);
+		const char *dot = k ? strchr(k, '.') : NULL;
+
+		if (p->metrics[i].run != p->metrics[0].run)
+			break;
+		if (!dot || dot == k || !strncmp(k, "perf-sched.", 11) ||
+		    !strncmp(k, "tracepoint.", 11) || !strncmp(k, "proc-vmstat.", 12) ||
+		    !strncmp(k, "meminfo.", 8))
+			continue;
+		snprintf(buf, size, "%.*s", (int)(dot - k), k);
+		return;
+	}
+	s = profile__meta(p, "cmdline");
+	if (!s)
+		s = profile__meta(p, "command");
+	if (s && *s) {
+		dd = strstr(s, " -- ");
+		first_word_base(dd ? dd + 4 : s, buf, size);
+		if (*buf)
+			return;
+	}
+	snprintf(buf, size, "workload");
+}
+
+void keys__workload(const struct profile *p, uint32_t run, struct keymap *m)
+{
+	const struct run *r = &p->runs[run];
+	double wall = (double)r->wall_ns / 1e9;
+	char name[256], key[512];
+	size_t i;
+	struct {
+		const char *field;
+		double value;
+	} t[] = {
+		{ "user_time", (double)r->utime_us / 1e6 },
+		{ "system_time", (double)r->stime_us / 1e6 },
+		{ "percent_of_cpu_this_job_got",
+		  wall > 0 ? 100.0 * (double)(r->utime_us + r->stime_us) / 1e6 / wall : 0 },
+		{ "elapsed_time", wall },
+		{ "maximum_resident_set_size", (double)r->maxrss_kb },
+		{ "minor_page_faults", (double)r->minflt },
+		{ "major_page_faults", (double)r->majflt },
+		{ "voluntary_context_switches", (double)r->nvcsw },
+		{ "involuntary_context_switches", (double)r->nivcsw },
+	};
+
+	for (i = 0; i < p->nr_metrics; i++) {
+		const char *k = profile__str(p, p->metrics[i].key);
+		static const char old_count[] = "perf-sched.wait_and_delay.count.";
+
+		if (p->metrics[i].run != run || !k)
+			continue;
+		/*
+		 * Files recorded before the robot's name was used say
+		 * "wait_and_delay.count.<stack>"; the robot (and record now)
+		 * says "wait_and_delay.count.ms.<stack>".  Renamed here so that
+		 * diff pairs an old file's keys with a new one's.
+		 */
+		if (!strncmp(k, old_count, sizeof(old_count) - 1) &&
+		    strncmp(k + sizeof(old_count) - 1, "ms.", 3)) {
+			size_t len = strlen(k) + 4;
+			char *renamed = xmalloc(len);
+
+			snprintf(renamed, len, "%sms.%s", old_count, k + sizeof(old_count) - 1);
+			keymap__add(m, renamed, p->metrics[i].value);
+			free(renamed);
+			continue;
+		}
+		keymap__add(m, k, p->metrics[i].value);
+	}
+	/* only a forked workload has rusage (attach and -a runs do not) */
+	if (!(r->utime_us || r->stime_us || r->maxrss_kb))
+		return;
+	keys__workload_name(p, name, sizeof(name));
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		snprintf(key, sizeof(key), "%s.time.%s", name, t[i].field);
+		keymap__add(m, key, t[i].value);
+	}
+}
