@@ -134,7 +134,10 @@ for ev in "" "-e cpu-clock"; do
 	ok $? "unprivileged, paranoid 2, ${ev:-default event}: exit 2, one error naming perf_event_paranoid and the remedy, no file"
 	[ $? -eq 0 ] || diag "$tmp/err"
 done
-asnobody "$MMPROF" record -e cpu-clock:u -o "$tmp/u/p.data" -- "$wl" -s 0.3 >/dev/null 2>"$tmp/err"
+# the workload runs as nobody: from a copy nobody can reach, since the
+# checkout may sit under a directory only root may enter (mktemp -d, /root)
+cp "$wl" "$tmp/u/page-fault"
+asnobody "$MMPROF" record -e cpu-clock:u -o "$tmp/u/p.data" -- "$tmp/u/page-fault" -s 0.3 >/dev/null 2>"$tmp/err"
 rc=$?
 ok $rc "asked for user-only sampling (-e cpu-clock:u): it records"
 [ $rc -eq 0 ] || diag "$tmp/err"
