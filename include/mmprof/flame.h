@@ -139,9 +139,6 @@ void flame__svg(struct outbuf *b, const struct flame *f, const struct flame_rend
 /* The interaction script (plain JavaScript, no "]]>" nor "</script"). */
 const char *flame__script(void);
 
-/* XML/HTML-escape s into b; control characters and invalid UTF-8 become '?'. */
-void outbuf__xml_str(struct outbuf *b, const char *s);
-
 /* Write a buffer to path ("-" = stdout).  0 or -errno with e filled. */
 int flame__write_file(const struct outbuf *b, const char *path, struct errmsg *e);
 

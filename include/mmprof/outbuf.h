@@ -63,4 +63,7 @@ void outbuf__release(struct outbuf *b);
  */
 void outbuf__json_str(struct outbuf *b, const char *s);
 
+/* XML/HTML-escape s (NULL: "") into b; control characters and invalid UTF-8 become '?'. */
+void outbuf__xml_str(struct outbuf *b, const char *s);
+
 #endif

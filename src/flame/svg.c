@@ -34,11 +34,6 @@ static void xml_strn(struct outbuf *b, const char *s, size_t max_chars)
 	xml__escape(s, max_chars, put_outbuf, b);
 }
 
-void outbuf__xml_str(struct outbuf *b, const char *s)
-{
-	xml_strn(b, s ? s : "", SIZE_MAX);
-}
-
 static size_t utf8_chars(const char *s)
 {
 	size_t n = 0;

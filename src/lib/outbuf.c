@@ -1,6 +1,7 @@
 /* outbuf: see include/mmprof/outbuf.h. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,4 +113,9 @@ static void put_outbuf(void *ctx, const char *p, size_t n)
 void outbuf__json_str(struct outbuf *b, const char *s)
 {
 	json__escape(s, put_outbuf, b);
+}
+
+void outbuf__xml_str(struct outbuf *b, const char *s)
+{
+	xml__escape(s ? s : "", SIZE_MAX, put_outbuf, b);
 }
