@@ -3,7 +3,9 @@
  * written to "<path>.tmp.<pid>" beside path (same directory, so the same
  * filesystem and rename(2) is atomic), created exclusively, and renamed
  * over path when complete; on failure the temporary is removed, so a
- * failed write leaves no half file and never clobbers the old one.  path
+ * failed write leaves no half file and never clobbers the old one.  A
+ * path that names something else than a regular file or a symlink (a
+ * device, a directory, a FIFO) is refused: the rename would replace it.  path
  * NULL or "-" is standard output, which is left to its owner (main
  * flushes and checks stdout).  One file per command run: no state beyond
  * the struct.

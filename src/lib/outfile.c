@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "mmprof/outfile.h"
@@ -14,6 +15,7 @@
 
 int outfile__open(struct outfile *f, const char *path, struct errmsg *e)
 {
+	struct stat st;
 	size_t len;
 
 	f->fp = stdout;
@@ -21,6 +23,14 @@ int outfile__open(struct outfile *f, const char *path, struct errmsg *e)
 	f->path = path;
 	if (!path || !strcmp(path, "-"))
 		return 0;
+	/*
+	 * The rename would replace whatever path names: as root, a device
+	 * (/dev/null, /dev/full) would become a regular file.  Only a
+	 * regular file, or a symlink (replaced, never followed), is taken.
+	 */
+	if (!lstat(path, &st) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+		return errmsg__set(e, -EINVAL, "'%s' is not a regular file; give a file name, "
+				   "or - for standard output", path);
 	len = strlen(path) + 32;
 	f->tmp = xmalloc(len);
 	snprintf(f->tmp, len, "%s.tmp.%ld", path, (long)getpid());

@@ -14,7 +14,7 @@
 . "$(dirname "$0")/lib.sh"
 tap_setup t500
 
-plan 21
+plan 22
 
 "$MMPROF" record -r 2 -o "$tmp/pf.data" -- "$wl/page-fault" --seconds 1 >/dev/null 2>"$tmp/err"
 ok $? "record -r 2 the page-fault workload"
@@ -170,6 +170,13 @@ for args in "--format pprof --period" "--format pprof -e cpu-clock" "--format js
 done
 "$MMPROF" export -o "$tmp/x.json" "$tmp/pf.data" && python3 -m json.tool "$tmp/x.json" >/dev/null
 ok $? "the format follows from OUT's suffix"
+# the rename would replace a device with a file (as root): refused, the device kept
+mknod "$tmp/dev" c 1 3
+"$MMPROF" export -f folded -o "$tmp/dev" "$tmp/pf.data" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "is not a regular file" "$tmp/err" &&
+	[ -c "$tmp/dev" ] && ! ls "$tmp"/dev.tmp.* >/dev/null 2>&1
+ok $? "-o a device: one line, exit 2, the device stays (got $rc)"
 
 missing=
 for o in $("$MMPROF" export --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
