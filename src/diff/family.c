@@ -182,10 +182,12 @@ static double family_phi(struct tctx *x, size_t fi, struct phi_key *keys, size_t
 /*
  * Runs whose values disagree with their side across the keys of a
  * perf-profile.children family: per run, the root mean square over the
- * tested keys of its distance from its side's median in units of the
+ * keys given (the upper half by level, where the spread shows against
+ * sampling) of its distance from its side's median in units of the
  * model's noise of that run; a run is named when that is at least
- * DIFF_DISTURBED times the typical run's (the median over all runs) and
- * past 3.  Sides of fewer than 3 runs have no median to stand out from.
+ * DIFF_DISTURBED times the typical run's (the median over all runs of
+ * sides of 3 or more) and 1.5 noise units.  Sides of fewer than 3 runs
+ * have no median to stand out from.
  */
 static void family_disturbed(struct tctx *x, size_t fi, struct phi_key *keys, size_t nk)
 {

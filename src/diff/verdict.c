@@ -244,7 +244,7 @@ static double trow__stat_delta(const struct trow *t, const struct fam *f)
 }
 
 /* Standard error of a tested row's delta. */
-static double trow__se(const struct trow *t, size_t nb, size_t nn)
+static double trow__se(const struct trow *t)
 {
 	return sqrt(t->post * (t->eb + t->en));
 }
@@ -260,7 +260,7 @@ static void trow__power(const struct trow *t, const struct fam *fams, struct dif
 	const struct fam *f = &fams[t->fam];
 	const struct fam *g = &fams[f->bh];
 	double m = (double)g->bh_m, pstar = d->o.alpha * (double)(g->bh_rejected + 1) / m;
-	double se = trow__se(t, d->nb, d->nn), mde, per_run, target;
+	double se = trow__se(t), mde, per_run, target;
 
 	if (pstar > d->o.alpha)
 		pstar = d->o.alpha;
@@ -469,7 +469,7 @@ static void gate_on_children(struct tctx *x)
 void tctx__test(struct tctx *x)
 {
 	struct diff *d = x->d;
-	size_t nb = d->nb, nn = d->nn, fi, i, k;
+	size_t fi, i, k;
 	double *p = xmalloc((d->nr + 1) * sizeof(*p)), *q = xmalloc((d->nr + 1) * sizeof(*q));
 	double *w = xmalloc((d->nr + 1) * sizeof(*w));
 	size_t *idx = xmalloc((d->nr + 1) * sizeof(*idx));
@@ -483,7 +483,7 @@ void tctx__test(struct tctx *x)
 
 		if (!t->tested)
 			continue;
-		se = trow__se(t, nb, nn);
+		se = trow__se(t);
 		r->p = se > 0 ? stats__t_p2(trow__stat_delta(t, &x->fam[t->fam]) / se, t->df)
 			      : t->delta == 0 ? 1 : 0;
 		r->flags |= DIFF_TESTED;
