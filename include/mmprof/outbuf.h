@@ -66,4 +66,18 @@ void outbuf__json_str(struct outbuf *b, const char *s);
 /* XML/HTML-escape s (NULL: "") into b; control characters and invalid UTF-8 become '?'. */
 void outbuf__xml_str(struct outbuf *b, const char *s);
 
+/*
+ * A name in plain text (escape.h's text rule): control bytes, C1 controls
+ * and invalid UTF-8 as \xNN; with swap, each pair's byte replaced too.
+ */
+void outbuf__text_str(struct outbuf *b, const char *s);
+void outbuf__text_swap(struct outbuf *b, const char *s, const char *swap);
+
+/*
+ * s itself (NULL: "") when the text rule leaves it as is, else its
+ * escaped text in the memory buffer scratch (emptied first), valid until
+ * scratch's next use: for a name that goes through a printf's "%-*s".
+ */
+const char *outbuf__text_safe(struct outbuf *scratch, const char *s);
+
 #endif

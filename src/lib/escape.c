@@ -105,3 +105,68 @@ void xml__escape(const char *s, size_t max_chars, void (*put)(void *ctx, const c
 		chars++;
 	}
 }
+
+/* Bytes text__escape writes as \xNN at s: 0 for none (copy the sequence), else 1 or 2. */
+static size_t text_bad_len(const unsigned char *s, size_t *seq)
+{
+	uint32_t cp;
+	size_t n = utf8__len(s, &cp);
+
+	*seq = n ? n : 1;
+	if (!n || cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f))
+		return *seq;
+	return 0;
+}
+
+static const char *swap_of(const char *swap, unsigned char c)
+{
+	for (; swap && swap[0] && swap[1]; swap += 2)
+		if ((unsigned char)swap[0] == c)
+			return swap + 1;
+	return NULL;
+}
+
+bool text__needs_escape(const char *s, const char *swap)
+{
+	const unsigned char *u = (const unsigned char *)(s ? s : "");
+
+	while (*u) {
+		size_t seq;
+
+		if (text_bad_len(u, &seq) || swap_of(swap, *u))
+			return true;
+		u += seq;
+	}
+	return false;
+}
+
+void text__escape(const char *s, const char *swap, void (*put)(void *ctx, const char *p, size_t n),
+		  void *ctx)
+{
+	const unsigned char *u = (const unsigned char *)(s ? s : ""), *run = u;
+
+	while (*u) {
+		size_t seq, bad = text_bad_len(u, &seq), i;
+		const char *to = swap_of(swap, *u);
+
+		if (!bad && !to) {
+			u += seq;
+			continue;
+		}
+		if (u > run)
+			put(ctx, (const char *)run, (size_t)(u - run));
+		if (to) {
+			put(ctx, to, 1);
+			seq = 1;
+		}
+		for (i = 0; !to && i < bad; i++) {
+			char hex[8];
+
+			snprintf(hex, sizeof(hex), "\\x%02x", u[i]);
+			put(ctx, hex, 4);
+		}
+		run = u += seq;
+	}
+	if (u > run)
+		put(ctx, (const char *)run, (size_t)(u - run));
+}

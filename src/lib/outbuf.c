@@ -119,3 +119,22 @@ void outbuf__xml_str(struct outbuf *b, const char *s)
 {
 	xml__escape(s ? s : "", SIZE_MAX, put_outbuf, b);
 }
+
+void outbuf__text_str(struct outbuf *b, const char *s)
+{
+	text__escape(s, NULL, put_outbuf, b);
+}
+
+void outbuf__text_swap(struct outbuf *b, const char *s, const char *swap)
+{
+	text__escape(s, swap, put_outbuf, b);
+}
+
+const char *outbuf__text_safe(struct outbuf *scratch, const char *s)
+{
+	if (!text__needs_escape(s, NULL))
+		return s ? s : "";
+	scratch->len = 0;
+	text__escape(s, NULL, put_outbuf, scratch);
+	return scratch->s;
+}
