@@ -104,7 +104,8 @@ static int print_keys(const struct profile *p, const struct report_opts *o, stru
 		if (!keys__shown(kt.keys[k], mean))
 			continue;
 		keys__format_value(kt.keys[k], mean, buf, sizeof(buf));
-		outbuf__printf(out, "%s: %s", kt.keys[k], buf);
+		outbuf__text_str(out, kt.keys[k]);	/* keys hold symbol names: escape.h */
+		outbuf__printf(out, ": %s", buf);
 		if (o->runs) {
 			outbuf__puts(out, "  runs:");
 			for (r = 0; r < kt.nr_runs; r++) {

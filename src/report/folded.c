@@ -60,34 +60,34 @@ static int text_cmp(const void *a, const void *b)
 	return strcmp(((const struct text *)a)->s, ((const struct text *)b)->s);
 }
 
-/* "comm;root;...;leaf" of a line, allocated */
+/*
+ * "comm;root;...;leaf" of a line, allocated.  No name may add a frame, a
+ * field or a line: each goes through the text rule (escape.h: a newline
+ * is \x0a), with ';' as ':' (perf's stackcollapse.py) and, in the comm, ' '
+ * as '_' (stackcollapse-perf.pl).  Spaces in frames stay (C++ names have
+ * them): every reader of folded lines takes the count after the last one.
+ */
 static char *line_text(const struct symview *v, const struct fline *l, uint32_t *path)
 {
 	const char *comm = l->comm ? profile__str(v->p, l->comm) : NULL;
-	size_t n = 0, len = 0, i;
+	struct outbuf s = { 0 };
+	size_t n = 0, i;
 	uint32_t q;
-	char *s;
 
 	for (q = l->node; q; q = v->nodes[q].parent)
 		path[n++] = v->nodes[q].entry;
-	if (comm)
-		len += strlen(comm) + 1;
-	for (i = 0; i < n; i++)
-		len += strlen(symview__entry_name(v, path[i])) + 1;
-	s = xmalloc(len + 1);
-	len = 0;
-	if (comm)
-		len += (size_t)snprintf(s, strlen(comm) + 2, "%s;", comm);
-	for (i = n; i-- > 0;) {
-		const char *name = symview__entry_name(v, path[i]);
-		size_t nl = strlen(name);
-
-		memcpy(s + len, name, nl);
-		len += nl;
-		s[len++] = ';';
+	if (comm) {
+		outbuf__text_swap(&s, comm, ";: _");
+		outbuf__putc(&s, ';');
 	}
-	s[len ? len - 1 : 0] = '\0';
-	return s;
+	for (i = n; i-- > 0;) {
+		outbuf__text_swap(&s, symview__entry_name(v, path[i]), ";:");
+		if (i)
+			outbuf__putc(&s, ';');
+	}
+	if (!s.s)
+		outbuf__add(&s, "", 0);
+	return s.s;	/* the caller's */
 }
 
 int report__folded(const struct profile *p, const struct folded_opts *o, struct outbuf *out)

@@ -82,9 +82,22 @@ static bool is_bucketed(const struct row *r, size_t n)
 	return any;
 }
 
+/*
+ * The first n bytes of s through the text rule (escape.h): event names,
+ * fields and values (a comm, a file name) are the traced programs' text.
+ * Valid until the next call with the same scratch.
+ */
+static const char *safe_n(struct outbuf scratch[2], const char *s, size_t n)
+{
+	scratch[0].len = 0;
+	outbuf__add(&scratch[0], s, n);
+	return outbuf__text_safe(&scratch[1], scratch[0].s);
+}
+
 /* One field's rows: the stated total, then each value's count and share of it. */
 static void print_field(struct outbuf *out, struct row *r, size_t n, double hits)
 {
+	struct outbuf scratch[2] = { { 0 }, { 0 } };
 	double total = 0;
 	size_t i;
 
@@ -92,22 +105,26 @@ static void print_field(struct outbuf *out, struct row *r, size_t n, double hits
 		total += r[i].mean;
 	qsort(r, n, sizeof(*r), is_bucketed(r, n) ? by_bucket : by_mean);
 	if (total > hits + 0.5 || total < hits - 0.5)
-		outbuf__printf(out, "  %.*s: %% of its %.0f values (of %.0f hits)\n", (int)r->flen, r->fv,
-			total, hits);
+		outbuf__printf(out, "  %s: %% of its %.0f values (of %.0f hits)\n",
+			safe_n(scratch, r->fv, r->flen), total, hits);
 	else
-		outbuf__printf(out, "  %.*s: %% of its %.0f values\n", (int)r->flen, r->fv, total);
+		outbuf__printf(out, "  %s: %% of its %.0f values\n", safe_n(scratch, r->fv, r->flen),
+			total);
 	for (i = 0; i < n; i++) {
 		char label[256];
 
 		snprintf(label, sizeof(label), "%.*s=%s", (int)r[i].flen, r[i].fv,
 			 r[i].fv + r[i].flen + 1);
-		outbuf__printf(out, "  %-46s %14.0f %6.2f%%\n", label, r[i].mean,
-			total > 0 ? 100.0 * r[i].mean / total : 0.0);
+		outbuf__printf(out, "  %-46s %14.0f %6.2f%%\n", safe_n(scratch, label, strlen(label)),
+			r[i].mean, total > 0 ? 100.0 * r[i].mean / total : 0.0);
 	}
+	outbuf__release(&scratch[0]);
+	outbuf__release(&scratch[1]);
 }
 
 int tpstats__report(const struct profile *p, struct outbuf *out)
 {
+	struct outbuf scratch[2] = { { 0 }, { 0 } };
 	struct keytab kt;
 	struct row *rows;
 	size_t k, i, nr = 0, nev = 0;
@@ -139,7 +156,8 @@ int tpstats__report(const struct profile *p, struct outbuf *out)
 		if (!suffix || strcmp(suffix, ".count"))
 			continue;
 		evlen = (size_t)(suffix - ev);
-		outbuf__printf(out, "%s%-48.*s %14.0f\n", nev++ ? "\n" : "", (int)evlen, ev, total);
+		outbuf__printf(out, "%s%-48s %14.0f\n", nev++ ? "\n" : "", safe_n(scratch, ev, evlen),
+			total);
 		fields = calloc(nr, sizeof(*fields));
 		if (!fields)
 			break;
@@ -167,5 +185,7 @@ int tpstats__report(const struct profile *p, struct outbuf *out)
 	}
 	free(rows);
 	keytab__release(&kt);
+	outbuf__release(&scratch[0]);
+	outbuf__release(&scratch[1]);
 	return 0;
 }

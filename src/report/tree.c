@@ -14,6 +14,7 @@
  * period over resolved samples (perf -U), summed over runs and comms.
  * The per-entry graph is merged from symnodes in a small trie (ctree) so
  * the cost is the size of the shown graphs, not the number of samples.
+ * Names go through the text rule (escape.h): a symbol drives no terminal.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -235,10 +236,11 @@ static void print_graph(struct tree_ctx *c)
 		uint32_t n = stack[--sp], l = level[sp];
 		size_t k;
 
-		outbuf__printf(c->out, "%*s%s%.2f%% %s%s\n", 12 + 3 * (int)l, "",
+		outbuf__printf(c->out, "%*s%s%.2f%% ", 12 + 3 * (int)l, "",
 			off[n + 1] > off[n] ? "- " : "  ",
-			100.0 * t->nodes[n].weight / c->total,
-			symview__entry_name(c->v, t->nodes[n].entry), inline_tag(c, t->nodes[n].entry));
+			100.0 * t->nodes[n].weight / c->total);
+		outbuf__text_str(c->out, symview__entry_name(c->v, t->nodes[n].entry));
+		outbuf__printf(c->out, "%s\n", inline_tag(c, t->nodes[n].entry));
 		/* push in reverse so the heaviest child prints first */
 		for (k = off[n + 1]; k-- > off[n];) {
 			stack[sp] = kids[k].id;
@@ -290,6 +292,8 @@ static void tree_event(const struct symview *v, const struct tree_opts *o, uint3
 	double *self = xmalloc((v->nr_entries + 1) * sizeof(*self));
 	struct row *rows = xmalloc((v->nr_entries + 1) * sizeof(*rows));
 	const char *evname = profile__str(p, p->events[event].name);
+	struct outbuf scratch = { 0 };	/* a DSO's name through the text rule (escape.h) */
+	const char *dso;
 	uint64_t samples = 0;
 	size_t i, nr = 0;
 	int dso_w = 13;
@@ -298,8 +302,10 @@ static void tree_event(const struct symview *v, const struct tree_opts *o, uint3
 		if (p->counts[i].event == event && v->node_keep[p->counts[i].node])
 			samples += p->counts[i].samples;
 	c.total = symview__weights(v, SYMVIEW_ALL_RUNS, event, true, w);
-	outbuf__printf(out, "# Event '%s': %llu samples, total period %.0f, %zu run%s\n",
-		evname ? evname : "?", (unsigned long long)samples, c.total, p->nr_runs,
+	outbuf__puts(out, "# Event '");
+	outbuf__text_str(out, evname ? evname : "?");
+	outbuf__printf(out, "': %llu samples, total period %.0f, %zu run%s\n",
+		(unsigned long long)samples, c.total, p->nr_runs,
 		p->nr_runs == 1 ? "" : "s");
 	if (c.total <= 0) {
 		outbuf__printf(out, "# (no resolved samples)\n\n");
@@ -314,8 +320,9 @@ static void tree_event(const struct symview *v, const struct tree_opts *o, uint3
 			continue;
 		rows[nr++] = (struct row){ (uint32_t)i, children[i], self[i],
 					   symview__entry_name(v, (uint32_t)i) };
-		if ((int)strlen(dso_short(symview__entry_dso(v, (uint32_t)i))) > dso_w)
-			dso_w = (int)strlen(dso_short(symview__entry_dso(v, (uint32_t)i)));
+		dso = outbuf__text_safe(&scratch, dso_short(symview__entry_dso(v, (uint32_t)i)));
+		if ((int)strlen(dso) > dso_w)
+			dso_w = (int)strlen(dso);
 	}
 	qsort(rows, nr, sizeof(*rows), row_cmp);
 	outbuf__printf(out, "# Children      Self  %-*s  Symbol\n#\n", dso_w, "Shared Object");
@@ -323,10 +330,12 @@ static void tree_event(const struct symview *v, const struct tree_opts *o, uint3
 	hashidx__init(&c.t.idx);
 	group_by_entry(&c);
 	for (i = 0; i < nr; i++) {
-		outbuf__printf(out, "%9.2f%%%9.2f%%  %-*s  [%c] %s%s\n", 100.0 * rows[i].children / c.total,
-			100.0 * rows[i].self / c.total, dso_w, dso_short(symview__entry_dso(v, rows[i].entry)),
-			v->entries[rows[i].entry].kernel ? 'k' : '.', rows[i].name,
-			inline_tag(&c, rows[i].entry));
+		outbuf__printf(out, "%9.2f%%%9.2f%%  %-*s  [%c] ", 100.0 * rows[i].children / c.total,
+			100.0 * rows[i].self / c.total, dso_w,
+			outbuf__text_safe(&scratch, dso_short(symview__entry_dso(v, rows[i].entry))),
+			v->entries[rows[i].entry].kernel ? 'k' : '.');
+		outbuf__text_str(out, rows[i].name);
+		outbuf__printf(out, "%s\n", inline_tag(&c, rows[i].entry));
 		if (o->no_graph)
 			continue;
 		ctree__reset(&c.t, rows[i].entry);
@@ -344,6 +353,7 @@ static void tree_event(const struct symview *v, const struct tree_opts *o, uint3
 	free(c.t.nodes);
 	hashidx__release(&c.t.idx);
 out:
+	outbuf__release(&scratch);
 	free(w);
 	free(sub);
 	free(inner);

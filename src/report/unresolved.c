@@ -219,8 +219,9 @@ int report__unresolved(const struct profile *p, int event, struct outbuf *out)
 	unres__count(&u, p, event);
 	rows = unres__rows(&u, &nr);
 	ev = event < (int)p->nr_events ? profile__str(p, p->events[event].name) : NULL;
-	outbuf__printf(out, "# Unresolved samples of '%s': %.2f%% of %llu samples have no name for "
-		"the sampled address\n", ev ? ev : "?",
+	outbuf__puts(out, "# Unresolved samples of '");
+	outbuf__text_str(out, ev ? ev : "?");
+	outbuf__printf(out, "': %.2f%% of %llu samples have no name for the sampled address\n",
 		u.total ? 100.0 * (double)u.lost / (double)u.total : 0.0, (unsigned long long)u.total);
 	outbuf__printf(out, "# Short user stacks: %.2f%% of samples have a user stack that stops short "
 		"of main or a thread entry (%llu of %llu with a user stack)\n",
@@ -230,10 +231,14 @@ int report__unresolved(const struct profile *p, int event, struct outbuf *out)
 	for (i = 0; i < nr; i++) {
 		const char *dso = profile__str(p, rows[i].dso);
 
-		outbuf__printf(out, "%8.2f%%  %7llu  %-9s  %s: %s\n",
+		outbuf__printf(out, "%8.2f%%  %7llu  %-9s  ",
 			u.total ? 100.0 * (double)rows[i].samples / (double)u.total : 0.0,
-			(unsigned long long)rows[i].samples, what[rows[i].kind],
-			dso ? dso : "[unmapped]", hint_of(p, &rows[i], buf, sizeof(buf)));
+			(unsigned long long)rows[i].samples, what[rows[i].kind]);
+		outbuf__text_str(out, dso ? dso : "[unmapped]");
+		outbuf__puts(out, ": ");
+		/* a hint from the file's meta is the file's text, as the DSO is */
+		outbuf__text_str(out, hint_of(p, &rows[i], buf, sizeof(buf)));
+		outbuf__putc(out, '\n');
 	}
 	free(rows);
 	unres__release(&u);
@@ -244,6 +249,7 @@ const char *report__unresolved_warning(const struct profile *p, int event, char 
 {
 	struct unres u;
 	struct unres_row *rows;
+	struct outbuf scratch = { 0 };	/* the DSO through the text rule (escape.h): a warning goes to a terminal */
 	const char *ret = NULL;
 	size_t i, nr;
 
@@ -253,22 +259,23 @@ const char *report__unresolved_warning(const struct profile *p, int event, char 
 	rows = unres__rows(&u, &nr);
 	for (i = 0; i < nr && !ret; i++) {
 		double share = u.total ? 100.0 * (double)rows[i].samples / (double)u.total : 0;
-		const char *dso = profile__str(p, rows[i].dso);
+		const char *dso = outbuf__text_safe(&scratch, profile__str(p, rows[i].dso) ?
+							       profile__str(p, rows[i].dso) : "[unmapped]");
 
 		if (rows[i].kind == UNRES_SHORT && share >= REPORT_WARN_SHORT_PCT)
 			snprintf(buf, size, "%.0f%% of samples have user stacks that stop in %s, short of "
 				 "main: built without frame pointers? record with --call-graph dwarf "
-				 "(details: report --unresolved)", share, dso ? dso : "[unmapped]");
+				 "(details: report --unresolved)", share, dso);
 		else if (rows[i].kind != UNRES_SHORT && share >= REPORT_WARN_UNRESOLVED_PCT)
 			snprintf(buf, size, "%.0f%% of samples have %s unresolved in %s "
 				 "(details: report --unresolved)", share,
-				 rows[i].kind == UNRES_ADDRESS ? "the sampled address" : "callers",
-				 dso ? dso : "[unmapped]");
+				 rows[i].kind == UNRES_ADDRESS ? "the sampled address" : "callers", dso);
 		else
 			continue;
 		ret = buf;
 	}
 	free(rows);
 	unres__release(&u);
+	outbuf__release(&scratch);
 	return ret;
 }
