@@ -115,6 +115,7 @@ static size_t unmatched_gates(const struct diff *d, const struct gate *g, size_t
  */
 static int run_gates(const struct diff *d, const struct gate *g, size_t ng, bool any)
 {
+	struct outbuf key = { 0 };	/* a key holds symbol names: the text rule (escape.h) */
 	size_t i, j;
 	int tripped = 0;
 
@@ -129,7 +130,7 @@ static int run_gates(const struct diff *d, const struct gate *g, size_t ng, bool
 
 			tripped++;
 			fprintf(stderr, "mmprof diff: gate '%s' tripped: %s %.4g -> %.4g (%+.4g%s, %+.3g%%, q=%.2g, %s)\n",
-				desc, r->key, r->base.mean, r->cur.mean, r->delta,
+				desc, outbuf__text_safe(&key, r->key), r->base.mean, r->cur.mean, r->delta,
 				r->absolute ? " points" : "", r->rel, r->q, diff_row__verdict_name(r));
 		}
 		if (t.absent) {
@@ -139,6 +140,7 @@ static int run_gates(const struct diff *d, const struct gate *g, size_t ng, bool
 		}
 		gate_trips__release(&t);
 	}
+	outbuf__release(&key);
 	return tripped;
 }
 
@@ -185,6 +187,8 @@ static int check_failed_runs(const struct diff_side *sides, bool gated, bool all
 static int compare_events(struct diff_cmd *c, const struct diff_side s[2], char *eb, char *en,
 			  size_t size, bool *forced)
 {
+	struct outbuf sb = { 0 }, sn = { 0 };	/* the files' event names: the text rule (escape.h) */
+
 	diff_side__events(&s[0], true, eb, size);
 	diff_side__events(&s[1], true, en, size);
 	if (!strcmp(eb, en))
@@ -192,12 +196,16 @@ static int compare_events(struct diff_cmd *c, const struct diff_side s[2], char 
 	if (!c->force) {
 		fprintf(stderr, "mmprof diff: DIFFERENT SAMPLING EVENTS: base used '%s', new used '%s'; "
 				"their perf-profile percentages are not comparable (--force compares anyway)\n",
-			eb, en);
+			outbuf__text_safe(&sb, eb), outbuf__text_safe(&sn, en));
+		outbuf__release(&sb);
+		outbuf__release(&sn);
 		return -1;
 	}
 	*forced = true;
 	fprintf(stderr, "mmprof diff: WARNING: different sampling events (base '%s', new '%s'), compared because of --force\n",
-		eb, en);
+		outbuf__text_safe(&sb, eb), outbuf__text_safe(&sn, en));
+	outbuf__release(&sb);
+	outbuf__release(&sn);
 	if (!strchr(eb, ',') && !strchr(en, ',') && *eb && *en) {
 		keys__event_name(eb, c->alias_to, sizeof(c->alias_to));
 		keys__event_name(en, c->alias_from, sizeof(c->alias_from));

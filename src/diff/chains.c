@@ -525,8 +525,11 @@ void chains__format(struct outbuf *b, const struct chain_diff *cd, size_t limit,
 			else
 				outbuf__printf(b, "null}");
 		} else {
-			outbuf__printf(b, "  %s  %+.1f  (%.2f \xe2\x86\x92 %.2f", s[i]->text, s[i]->delta,
-				       s[i]->base, s[i]->cur);
+			/* the chain's frames are the programs' names: the text rule (escape.h) */
+			outbuf__puts(b, "  ");
+			outbuf__text_str(b, s[i]->text);
+			outbuf__printf(b, "  %+.1f  (%.2f \xe2\x86\x92 %.2f", s[i]->delta, s[i]->base,
+				       s[i]->cur);
 			if (isfinite(s[i]->q))
 				outbuf__printf(b, ", q=%.2g%s", s[i]->q, s[i]->q < cd->alpha ? "" : ", not significant");
 			outbuf__printf(b, ")\n");

@@ -2,7 +2,9 @@
  * format: diff rows as text — the robot's table (byte for byte, from
  * lkp-tests lib/compare.rb show_perf_header/show_perf_change), JSON, CSV,
  * and a markdown table for CI summaries.  Everything is written into an
- * outbuf; only the command prints.
+ * outbuf; only the command prints.  Keys hold the profiled programs'
+ * symbol names: every text format writes them through the text rule
+ * (escape.h), then its own quoting (CSV's quotes, markdown's code spans).
  */
 #include <errno.h>
 #include <math.h>
@@ -106,7 +108,8 @@ void diff__lkp_row(struct outbuf *b, const char *key, double mean_b, double sd_b
 	outbuf__printf(b, "%s%s%s%s%s", term__sgr(chg[0] == '+' ? TERM_RED : TERM_BLUE, on_chg), chg,
 		       abs_change ? "" : "%", term__sgr(TERM_RESET, on_chg), abs_change ? "  " : " ");
 	lkp_tinted_cell(b, nv, *nvt == '+' ? TERM_RED : TERM_BLUE, on_new);
-	outbuf__printf(b, "%s  %s", ne, key);
+	outbuf__printf(b, "%s  ", ne);
+	outbuf__text_str(b, key);
 	if (marker)
 		outbuf__printf(b, "  [%s]", marker);
 	outbuf__printf(b, "\n");
@@ -347,16 +350,22 @@ void diff__json_close(struct outbuf *b)
 	outbuf__printf(b, "}\n");
 }
 
+/* s through the text rule (no newline is left to quote), quoted when it holds ',' or '"' */
 static void csv_str(struct outbuf *b, const char *s)
 {
-	if (!strpbrk(s, ",\"\n\r")) {
+	struct outbuf safe = { 0 };
+
+	s = outbuf__text_safe(&safe, s);
+	if (!strpbrk(s, ",\"")) {
 		outbuf__printf(b, "%s", s);
+		outbuf__release(&safe);
 		return;
 	}
 	outbuf__printf(b, "\"");
 	for (; *s; s++)
 		outbuf__printf(b, *s == '"' ? "\"\"" : "%c", *s);
 	outbuf__printf(b, "\"");
+	outbuf__release(&safe);
 }
 
 static void csv_num(struct outbuf *b, double v)
@@ -399,11 +408,14 @@ static void format_csv(struct outbuf *b, const struct diff *d, const struct diff
 	(void)d;
 }
 
-/* s inside a markdown code span */
+/* s inside a markdown code span, after the text rule (escape.h) */
 static void md_code(struct outbuf *b, const char *s)
 {
-	for (; *s; s++)
+	struct outbuf safe = { 0 };
+
+	for (s = outbuf__text_safe(&safe, s); *s; s++)
 		outbuf__printf(b, *s == '|' ? "\\|" : *s == '`' ? "'" : "%c", *s);
+	outbuf__release(&safe);
 }
 
 /* "a, b" of one side's spellings into b. */
@@ -416,7 +428,7 @@ static void spelled_side(struct outbuf *b, const struct diff_spelling *sp, int s
 		if (md)
 			md_code(b, sp->name[side][i]);
 		else
-			outbuf__puts(b, sp->name[side][i]);
+			outbuf__text_str(b, sp->name[side][i]);
 		outbuf__printf(b, "%s", md ? "`" : "");
 	}
 }
@@ -534,8 +546,10 @@ static void format_markdown(struct outbuf *b, const struct diff *d,
 		if (!d->nr_one_side[i])
 			continue;
 		outbuf__printf(b, "\nnot compared, measured in %s only:", i ? "new" : "base");
-		for (j = 0; j < d->nr_one_side[i]; j++)
-			outbuf__printf(b, "%s `%s`", j ? "," : "", d->one_side[i][j]);
+		for (j = 0; j < d->nr_one_side[i]; j++) {
+			outbuf__printf(b, "%s ", j ? "," : "");
+			md_key(b, d->one_side[i][j]);
+		}
 		outbuf__printf(b, "\n");
 	}
 	renamed_section(b, d, rows, n, true);

@@ -4,6 +4,8 @@
  * host, warnings, disturbed and dropped runs, what was not compared, the
  * robot's column heads) and the JSON output's per-side members.  Written
  * into an outbuf (colour as the sink says); only the command prints.
+ * Event names, host, kernel and file names are the files' text: through
+ * the text rule (escape.h), in JSON through its escaper.
  */
 #include <stdio.h>
 #include <string.h>
@@ -82,9 +84,10 @@ static void header_runs(struct outbuf *b, const struct diff_side s[2], const str
 		const struct diff_disturbed *x = &d->disturbed[i];
 
 		diff_side__run_name(&s[x->side], s[x->side].orig[x->run], name, sizeof(name));
-		outbuf__printf(b, "disturbed: %s run %zu (%s) stands out %.1fx the typical run over %zu keys; "
-				  "--drop-run %s:%zu leaves it out\n",
-			       s[x->side].name, s[x->side].orig[x->run], name, x->ratio, x->keys,
+		outbuf__printf(b, "disturbed: %s run %zu (", s[x->side].name, s[x->side].orig[x->run]);
+		outbuf__text_str(b, name);
+		outbuf__printf(b, ") stands out %.1fx the typical run over %zu keys; "
+				  "--drop-run %s:%zu leaves it out\n", x->ratio, x->keys,
 			       s[x->side].name, s[x->side].orig[x->run]);
 	}
 	for (i = 0; i < 2; i++) {
@@ -99,7 +102,9 @@ static void header_runs(struct outbuf *b, const struct diff_side s[2], const str
 				;
 			if (k == s[i].nr_runs) {
 				diff_side__run_name(&s[i], j, name, sizeof(name));
-				outbuf__printf(b, " %zu (%s)", j, name);
+				outbuf__printf(b, " %zu (", j);
+				outbuf__text_str(b, name);
+				outbuf__putc(b, ')');
 			}
 		}
 		outbuf__printf(b, "\n");
@@ -108,7 +113,11 @@ static void header_runs(struct outbuf *b, const struct diff_side s[2], const str
 
 static void header_line(struct outbuf *b, const char *what, const char *l, const char *r)
 {
-	outbuf__printf(b, "%-10s %-34s %s\n", what, l, r);
+	struct outbuf sl = { 0 }, sr = { 0 };
+
+	outbuf__printf(b, "%-10s %-34s %s\n", what, outbuf__text_safe(&sl, l), outbuf__text_safe(&sr, r));
+	outbuf__release(&sl);
+	outbuf__release(&sr);
 }
 
 /*
@@ -140,9 +149,14 @@ static void robot_column_heads(struct outbuf *b, const struct diff_side s[2])
 {
 	char l[256], r[256];
 
+	struct outbuf sl = { 0 }, sr = { 0 };
+
 	diff_side__label(&s[0], l, sizeof(l));
 	diff_side__label(&s[1], r, sizeof(r));
-	outbuf__printf(b, "%16.16s %27.27s \n", l, r);
+	/* cut after escaping: a cut \xNN shows a backslash, never a raw byte */
+	outbuf__printf(b, "%16.16s %27.27s \n", outbuf__text_safe(&sl, l), outbuf__text_safe(&sr, r));
+	outbuf__release(&sl);
+	outbuf__release(&sr);
 	/* the new side's rule in blue when colouring, as the table has always shown it */
 	outbuf__printf(b, "---------------- %s---------------------------%s \n",
 		       term__sgr(TERM_BLUE, b->color), term__sgr(TERM_RESET, b->color));
@@ -160,8 +174,10 @@ void diff_sides__header(struct outbuf *b, const struct diff_side s[2], const str
 		size_t j;
 
 		outbuf__printf(b, "%s:", x->name);
-		for (j = 0; j < x->nr; j++)
-			outbuf__printf(b, " %s", x->paths[j]);
+		for (j = 0; j < x->nr; j++) {
+			outbuf__putc(b, ' ');
+			outbuf__text_str(b, x->paths[j]);
+		}
 		outbuf__printf(b, "\n");
 	}
 	outbuf__printf(b, "\n");
@@ -190,11 +206,14 @@ void diff_sides__header(struct outbuf *b, const struct diff_side s[2], const str
 				  "misses what ran while it was full; record again with a lower -F or a "
 				  "larger -m\n");
 	}
-	if (forced && d->o.alias_from)
+	if (forced && d->o.alias_from) {
 		outbuf__printf(b, "WARNING: the sides used different sampling events (--force): "
-				  "perf-profile rows compare unlike things; new's %s rows are read as %s's\n",
-			       d->o.alias_from, d->o.alias_to);
-	else if (forced)
+				  "perf-profile rows compare unlike things; new's ");
+		outbuf__text_str(b, d->o.alias_from);
+		outbuf__puts(b, " rows are read as ");
+		outbuf__text_str(b, d->o.alias_to);
+		outbuf__puts(b, "'s\n");
+	} else if (forced)
 		outbuf__printf(b, "WARNING: the sides used different sampling events (--force): "
 				  "perf-profile rows compare unlike things\n");
 	diff__describe(b, d);
@@ -211,8 +230,10 @@ void diff_sides__header(struct outbuf *b, const struct diff_side s[2], const str
 			continue;
 		outbuf__printf(b, "not compared: measured in %s only (absent there is not measured, not "
 				  "gone; --all lists them as [one-side]):", s[i].name);
-		for (j = 0; j < d->nr_one_side[i]; j++)
-			outbuf__printf(b, "%s %s", j ? "," : "", d->one_side[i][j]);
+		for (j = 0; j < d->nr_one_side[i]; j++) {
+			outbuf__printf(b, "%s ", j ? "," : "");
+			outbuf__text_str(b, d->one_side[i][j]);
+		}
 		outbuf__printf(b, "\n");
 	}
 	outbuf__printf(b, "\n");
@@ -226,11 +247,13 @@ void diff_sides__json_head(struct outbuf *b, const struct diff_side s[2], const 
 
 	lost[0] = diff_side__lost(&s[0], &kept[0]);
 	lost[1] = diff_side__lost(&s[1], &kept[1]);
-	outbuf__printf(b, "{\"base\": {\"files\": %zu, \"runs\": %zu, \"events\": \"%s\", "
-			  "\"samples\": %llu, \"lost\": %llu}, "
-			  "\"new\": {\"files\": %zu, \"runs\": %zu, \"events\": \"%s\", "
-			  "\"samples\": %llu, \"lost\": %llu}, \"diff\": ",
-		       s[0].nr, s[0].nr_runs, eb, (unsigned long long)kept[0],
-		       (unsigned long long)lost[0], s[1].nr, s[1].nr_runs, en,
+	outbuf__printf(b, "{\"base\": {\"files\": %zu, \"runs\": %zu, \"events\": ", s[0].nr,
+		       s[0].nr_runs);
+	outbuf__json_str(b, eb);	/* the file's names: a quote in one must not end the string */
+	outbuf__printf(b, ", \"samples\": %llu, \"lost\": %llu}, "
+			  "\"new\": {\"files\": %zu, \"runs\": %zu, \"events\": ",
+		       (unsigned long long)kept[0], (unsigned long long)lost[0], s[1].nr, s[1].nr_runs);
+	outbuf__json_str(b, en);
+	outbuf__printf(b, ", \"samples\": %llu, \"lost\": %llu}, \"diff\": ",
 		       (unsigned long long)kept[1], (unsigned long long)lost[1]);
 }
