@@ -133,8 +133,9 @@ int elffile__crc32(const char *path, uint32_t *crc);
 
 /*
  * Read a JIT's perf map (/tmp/perf-PID.map: "START SIZE name" per line,
- * hex, process addresses) into f's table, absolute.  Returns 0 or -errno
- * (-ENOENT: the JIT wrote none).
+ * hex, process addresses) into f's table, absolute, at most 256 MiB of it.
+ * Returns 0 or -errno (-ENOENT: the JIT wrote none; -ELOOP: a symlink;
+ * -EPERM: not a regular file, or owned by neither the process nor us).
  */
 int perfmap__read(struct elffile *f, const char *path, struct arena *names);
 

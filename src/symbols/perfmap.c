@@ -10,28 +10,82 @@
  * read when the first sample needs it, at the end of the recording.  Two
  * lines for one start (code regenerated at one address) keep one name by
  * the rule ELF aliases follow, as perf does.
+ *
+ * The file is the profiled user's, read by whoever records (root for
+ * record -a): it is opened without following a symlink (a link to
+ * /dev/zero or to root's files) and without blocking (a FIFO), taken only
+ * when it is a regular file owned by the process's uid or by the reader
+ * (perf's check in dso__load_perf_map is the same idea: owner is the
+ * current user or root), and read up to PERFMAP_MAX_BYTES: a JIT that
+ * writes forever, or a sparse file, costs a bounded amount.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
 
+/* node's maps reach tens of MiB in a long run; far beyond is not a JIT's */
+#define PERFMAP_MAX_BYTES (256ULL << 20)
+/* a name longer than this (a C++ template's) is cut, not dropped */
+#define PERFMAP_MAX_LINE 8192
+
+/*
+ * Whether st, the perf map of the process in path's name, may be read:
+ * its owner is the process's (while /proc/PID lives, the uid its files
+ * have) or the reader's own.
+ */
+static bool owner_trusted(const char *path, const struct stat *st)
+{
+	char proc[32];
+	struct stat pst;
+	int pid, n = 0;
+
+	if (st->st_uid == geteuid())
+		return true;
+	if (sscanf(path, "/tmp/perf-%d.map%n", &pid, &n) < 1 || !n || path[n])
+		return false;
+	snprintf(proc, sizeof(proc), "/proc/%d", pid);
+	return !stat(proc, &pst) && pst.st_uid == st->st_uid;
+}
+
 int perfmap__read(struct elffile *f, const char *path, struct arena *names)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
+	unsigned long long total = 0;
+	char line[PERFMAP_MAX_LINE];
+	struct stat st;
 	FILE *fp;
+	int fd;
 
-	fp = fopen(path, "re");
-	if (!fp)
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
 		return -errno;
-	while ((len = getline(&line, &cap, fp)) > 0) {
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !owner_trusted(path, &st)) {
+		close(fd);
+		return -EPERM;
+	}
+	fp = fdopen(fd, "r");
+	if (!fp) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (total < PERFMAP_MAX_BYTES && fgets(line, sizeof(line), fp)) {
 		unsigned long long start, size;
+		size_t len = strlen(line);
 		char *p = line, *end;
 
+		total += len;
+		if (len && line[len - 1] != '\n') {
+			int c;
+
+			/* a longer line keeps its first bytes as the name */
+			while (total < PERFMAP_MAX_BYTES && (c = getc(fp)) != EOF && c != '\n')
+				total++;
+		}
 		start = strtoull(p, &end, 16);
 		if (end == p || (*end != ' ' && *end != '\t'))
 			continue;
@@ -46,7 +100,6 @@ int perfmap__read(struct elffile *f, const char *path, struct arena *names)
 		symtab__add(&f->tab, start, size, arena__strndup(names, p, strlen(p)), NULL,
 			    SYM_GLOBAL);
 	}
-	free(line);
 	fclose(fp);
 	symtab__finish(&f->tab, false);
 	f->absolute = true;

@@ -1,0 +1,125 @@
+#!/bin/sh
+# t820-perfmap-hostile: a perf map is the profiled user's file, read by
+# root's record -a (issue 14, item 7).  A JIT-style process running as
+# nobody puts at its /tmp/perf-PID.map:
+#   - a FIFO: record must not block on it (it hung, no file written);
+#   - a symlink to /dev/zero: not followed (RSS grew without bound);
+#   - a regular file owned by another uid: not read;
+#   - its own regular file: still read, its names in the report.
+# Each is recorded with record -a --duration 1 under timeout and a memory
+# limit.  Needs root (setpriv, record -a): the project's tests run as root.
+
+. "$(dirname "$0")/lib.sh"
+tap_setup t820
+jpid=
+cleanup_hook() {
+	[ -n "$jpid" ] && kill -KILL $jpid 2>/dev/null
+	for f in "$tmp"/u/*.pid; do
+		[ -s "$f" ] && rm -f "/tmp/perf-$(cat "$f").map"
+	done
+}
+
+plan 9
+
+mkdir "$tmp/u"
+chmod 755 "$tmp"
+chmod 1777 "$tmp/u"
+# anonymous executable code named (or not) by its perf map; MODE says what
+# the map is; runs about 3 s so that it outlives a 1 s recording
+cat >"$tmp/jit.c" <<'EOC'
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+/* x86-64: mov %rdi,%rax; 1: dec %rdi; jnz 1b; ret */
+static const unsigned char code[] = { 0x48, 0x89, 0xf8, 0x48, 0xff, 0xcf, 0x75, 0xfb, 0xc3 };
+int main(int argc, char **argv)
+{
+	unsigned char *mem = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long (*fa)(long), acc = 0;
+	char path[64];
+	time_t t0 = time(NULL);
+	FILE *fp;
+
+	if (argc < 3 || mem == MAP_FAILED)
+		return 1;
+	memcpy(mem + 0x100, code, sizeof(code));
+	fa = (long (*)(long))(mem + 0x100);
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	if (!strcmp(argv[1], "fifo") && mkfifo(path, 0644))
+		return 1;
+	if (!strcmp(argv[1], "zero") && symlink("/dev/zero", path))
+		return 1;
+	if (!strcmp(argv[1], "map")) {
+		if (!(fp = fopen(path, "w")))
+			return 1;
+		fprintf(fp, "%lx 40 jit_hostile_alpha\n", (unsigned long)fa);
+		fclose(fp);
+	}
+	if (!(fp = fopen(argv[2], "w")))
+		return 1;
+	fprintf(fp, "%d\n", (int)getpid());
+	fclose(fp);
+	while (time(NULL) - t0 < 3)
+		acc += fa(10000000);
+	return acc == 42;
+}
+EOC
+cc -O2 -o "$tmp/u/jit" "$tmp/jit.c"
+ok $? "cc builds the JIT-style program"
+
+wait_pid() {
+	i=0
+	while [ ! -s "$1" ] && [ $i -lt 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	test -s "$1"
+}
+# rec MODE: the JIT as nobody with its map in MODE, root's record -a beside
+# it; the record's exit status, 124 when timeout stopped it
+rec() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$tmp/u/jit" "$1" "$tmp/u/$1.pid" &
+	jpid=$!
+	wait_pid "$tmp/u/$1.pid" || return 3
+	[ -n "$2" ] && $2 "/tmp/perf-$(cat "$tmp/u/$1.pid").map"
+	# 4 GiB of address space: the ring buffers fit, reading /dev/zero
+	# stops there (before the fix: its peak RSS, $tmp/MODE.rss in KiB)
+	( ulimit -v 4194304; exec /usr/bin/time -f %M -o "$tmp/$1.rss" timeout -s KILL 20 \
+		"$MMPROF" record -q -a --duration 1 -o "$tmp/$1.data" >/dev/null 2>"$tmp/$1.err" )
+	rc=$?
+	wait $jpid
+	jpid=
+	rm -f "/tmp/perf-$(cat "$tmp/u/$1.pid").map"
+	return $rc
+}
+
+rec fifo
+ok $? "a FIFO as nobody's perf map: record -a finishes"
+test -s "$tmp/fifo.data"
+ok $? "and writes its file"
+
+rec zero
+ok $? "a symlink to /dev/zero as nobody's perf map: record -a finishes"
+test -s "$tmp/zero.data" && test "$(tail -1 "$tmp/zero.rss")" -lt 524288
+ok $? "and writes its file, under 512 MiB RSS ($(tail -1 "$tmp/zero.rss") KiB)"
+
+# the JIT publishes no map; one appears, owned by another user
+foreign() {
+	printf '%s 1000 jit_foreign_name\n' "$(sed -n 's/^\([0-9a-f]*\)-.* rwxp .*/\1/p' "/proc/$jpid/maps" | head -1)" >"$1"
+	chown 12345 "$1"
+}
+rec none foreign
+ok $? "a perf map owned by another uid: record -a finishes"
+! "$MMPROF" report --folded "$tmp/none.data" | grep -q jit_foreign_name
+ok $? "and its names are not taken"
+
+rec map
+ok $? "nobody's own regular perf map: record -a finishes"
+"$MMPROF" report --folded "$tmp/map.data" | grep -q jit_hostile_alpha
+ok $? "and its names are taken"
+
+done_testing
