@@ -57,8 +57,10 @@ expect cow-fork 'cow_fork_child_write' "the user function cow_fork_child_write"
 
 profile pthread-churn "$wl/pthread-churn" --seconds 1
 expect pthread-churn 'kernel_clone|copy_process' "thread creation (kernel_clone or copy_process)"
-expect pthread-churn 'pthread_churn_thread|pthread_churn_body|pthread_churn_spawn|pthread_churn_join' \
-	"a pthread_churn_* user function"
+# any of them: which one perf catches in a 1 s run of short threads
+# depends on the load (one CI run under a load of 5 saw only the
+# release of the stacks)
+expect pthread-churn 'pthread_churn_[a-z_]+' "a pthread_churn_* user function"
 
 flock -w 300 9
 profile pthread-churn-thp "$wl/pthread-churn" --thp on --seconds 1
