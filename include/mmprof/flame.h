@@ -139,7 +139,10 @@ void flame__svg(struct outbuf *b, const struct flame *f, const struct flame_rend
 /* The interaction script (plain JavaScript, no "]]>" nor "</script"). */
 const char *flame__script(void);
 
-/* Write a buffer to path ("-" = stdout).  0 or -errno with e filled. */
+/*
+ * Write a buffer to path ("-" = stdout) as an outfile (outfile.h): whole or
+ * not at all, a symlink replaced, a device refused.  0 or -errno with e.
+ */
 int flame__write_file(const struct outbuf *b, const char *path, struct errmsg *e);
 
 /* One side of an HTML diff report: the files and their loaded profiles. */

@@ -16,6 +16,7 @@
 
 #include "mmprof/escape.h"
 #include "mmprof/flame.h"
+#include "mmprof/outfile.h"
 #include "mmprof/xalloc.h"
 
 #define FONT_PX 12.0
@@ -391,20 +392,16 @@ void flame__svg(struct outbuf *b, const struct flame *f, const struct flame_rend
 
 int flame__write_file(const struct outbuf *b, const char *path, struct errmsg *e)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
-	int err = 0;
+	struct outfile out;
+	int err;
 
-	if (!f)
-		return errmsg__set(e, -errno, "cannot create '%s': %s", path, strerror(errno));
-	if (b->len && fwrite(b->s, 1, b->len, f) != b->len)
-		err = -errno;
-	if (f == stdout) {
-		if (fflush(f) && !err)
-			err = -errno;
-	} else if (fclose(f) && !err) {
-		err = -errno;
-	}
+	/* as export: beside path then renamed, a symlink replaced, not followed */
+	err = outfile__open(&out, path, e);
 	if (err)
-		return errmsg__set(e, err ? err : -EIO, "cannot write '%s': %s", path, strerror(-err));
-	return 0;
+		return err;
+	if (b->len && fwrite(b->s, 1, b->len, out.fp) != b->len)
+		err = errmsg__set(e, -errno, "cannot write '%s': %s", path, strerror(errno));
+	else if (out.fp == stdout && fflush(stdout))
+		err = errmsg__set(e, -errno, "cannot write '%s': %s", path, strerror(errno));
+	return outfile__close(&out, err, e);
 }

@@ -43,8 +43,12 @@ int outfile__open(struct outfile *f, const char *path, struct errmsg *e)
 int outfile__close(struct outfile *f, int err, struct errmsg *e)
 {
 	if (f->tmp && f->fp) {
-		if (fclose(f->fp) && !err)
-			err = errmsg__set(e, -errno, "cannot write '%s': %s", f->tmp, strerror(errno));
+		/* a write that failed earlier (ENOSPC) leaves ferror; fclose may still succeed */
+		int bad = ferror(f->fp), cerr = fclose(f->fp) ? errno : 0;
+
+		if ((bad || cerr) && !err)
+			err = errmsg__set(e, cerr ? -cerr : -EIO, "cannot write '%s': %s", f->tmp,
+					  strerror(cerr ? cerr : EIO));
 		if (!err && rename(f->tmp, f->path))
 			err = errmsg__set(e, -errno, "cannot rename '%s' to '%s': %s", f->tmp, f->path,
 					  strerror(errno));
