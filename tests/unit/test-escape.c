@@ -5,11 +5,13 @@
  * terminal obeys or a line format splits on survives, ordinary names and
  * UTF-8 pass unchanged.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "mmprof/errmsg.h"
 #include "mmprof/escape.h"
 #include "mmprof/outbuf.h"
 #include "tap.h"
@@ -118,12 +120,37 @@ static void count_put(void *ctx, const char *p, size_t n)
 	++*(int *)ctx;
 }
 
+/* errmsg's one line: the text rule on its arguments, cut between characters. */
+static void test_errmsg(void)
+{
+	struct errmsg e;
+	char name[600];
+	size_t len;
+
+	errmsg__set(&e, -EPROTO, "cannot load '%s': bad row", "x\x1b]0;t\x07\ny");
+	is_str(e.msg, "cannot load 'x\\x1b]0;t\\x07\\x0ay': bad row", "errmsg__set: a name's ESC and newline escaped");
+	memset(name, '\x1b', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	errmsg__set(&e, -EPROTO, "n %s", name);
+	len = strlen(e.msg);
+	ok(len < sizeof(e.msg) && (len - 2) % 4 == 0 && !strchr(e.msg, '\x1b'),
+	   "a message past its buffer is cut between escapes (%zu bytes)", len);
+	memset(name, 0, sizeof(name));
+	for (len = 0; len + 2 < sizeof(name) - 1; len += 2)
+		memcpy(name + len, "\xc3\xa9", 2);
+	errmsg__set(&e, -EPROTO, "%s", name);
+	ok(strlen(e.msg) % 2 == 0 && !text__needs_escape(e.msg, NULL), "and UTF-8 is cut between characters");
+	errmsg__prefix(&e, -EPROTO, "in '%s'", "a\x1b");
+	ok(!strncmp(e.msg, "in 'a\\x1b': ", 12), "errmsg__prefix escapes its head too");
+}
+
 int main(void)
 {
 	int puts = 0;
 
 	test_table();
 	test_exhaustive();
+	test_errmsg();
 	text__escape("zap_pmd_range.isra.0", NULL, count_put, &puts);
 	is_int(puts, 1, "an ordinary name is handed on in one put");
 	return done_testing();
