@@ -161,9 +161,10 @@ void diff__describe(struct outbuf *b, const struct diff *d)
 			  "floor)",
 		       d->o.alpha, d->nr_tested, d->o.min_points, d->o.min_pct, cant, cant == 1 ? "" : "s");
 	if (d->advice.family && d->advice.rows) {
-		outbuf__printf(b, "\ndetectable (80%% power): %.2g points, the median over %zu %s rows at "
-				  "%zu+%zu runs; ",
-			       d->advice.mde, d->advice.rows, d->advice.family, d->nb, d->nn);
+		outbuf__printf(b, "\ndetectable (80%% power): %.2g points, the median over %zu ",
+			       d->advice.mde, d->advice.rows);
+		outbuf__text_str(b, d->advice.family);	/* it names the event */
+		outbuf__printf(b, " rows at %zu+%zu runs; ", d->nb, d->nn);
 		if (d->advice.mde <= d->o.min_points)
 			outbuf__printf(b, "the effect floor (%.2g) is within reach", d->o.min_points);
 		else if (d->advice.runs >= 1e6)
