@@ -5,6 +5,11 @@
  * a crash, a sanitizer report, a leak or a hang.  A parsed profile must
  * keep the model's invariants: every count's node exists, every node's
  * parent precedes it, and the run's sample count equals the counts' sum.
+ * Its names are the text's own, so the text views must hold the line
+ * rule (issue 14, escape.h): report --folded --comm and --tree print no
+ * control byte but their own newlines, every folded line ends in its
+ * count, and the counts add up to no more than the samples (a name with
+ * a newline once forged a line of its own).
  *
  * Built and run by `make fuzz`; by hand:
  *
@@ -16,15 +21,62 @@
  * callchains (kernel and user frames, [unknown]), -F output with pid/tid,
  * a --header block, a sample without a callchain, a tracepoint line,
  * perf.data without -g (comm right-padded, so sample lines start with
- * blanks; with and without a time field), and an absurd time stamp that
- * once overflowed the wall time (regress-huge-time).
+ * blanks; with and without a time field), an absurd time stamp that
+ * once overflowed the wall time (regress-huge-time), and names (comm,
+ * symbol, DSO) with ESC sequences, BEL, C1 controls, invalid UTF-8, ';'
+ * and spaces (names-escapes).
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mmprof/errmsg.h"
 #include "mmprof/import.h"
+#include "mmprof/report.h"
+
+/* No control byte but newline; with counts, every line ends in " N", their sum into *sum. */
+static void check_lines(const struct outbuf *b, bool counts, uint64_t *sum)
+{
+	const char *line = b->s ? b->s : "", *nl;
+
+	for (; *line; line = nl + 1) {
+		const char *sp, *c;
+
+		nl = strchr(line, '\n');
+		if (!nl)
+			abort();	/* every view ends its lines */
+		for (c = line; c < nl; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				abort();
+		if (!counts)
+			continue;
+		for (sp = nl; sp > line && sp[-1] != ' '; sp--)
+			;
+		if (sp == line || sp == nl || strspn(sp, "0123456789") != (size_t)(nl - sp))
+			abort();
+		*sum += strtoull(sp, NULL, 10);
+	}
+}
+
+static void check_views(const struct profile *p, uint64_t samples)
+{
+	struct folded_opts fo = { .event = -1, .comm = true, .run = -1 };
+	struct tree_opts to = { .event = -1 };
+	struct outbuf b = { 0 };
+	uint64_t sum = 0;
+
+	if (report__folded(p, &fo, &b))
+		abort();
+	check_lines(&b, true, &sum);
+	if (sum > samples)
+		abort();
+	outbuf__release(&b);
+	if (report__tree(p, &to, &b))
+		abort();
+	check_lines(&b, false, &sum);
+	outbuf__release(&b);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -46,6 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 		if (!p->nr_runs || p->runs[0].samples != sum)
 			abort();
+		check_views(p, sum);
 	} else if (!e.msg[0]) {
 		abort();	/* every refusal says why */
 	}
