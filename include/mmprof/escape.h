@@ -20,7 +20,7 @@
  * tab and newline, U+FFFE, U+FFFF), as '?'.  Valid in text and in
  * attribute values alike.
  *
- * Text (Documentation/security.md): a name must not drive the terminal
+ * Text (Documentation/robustness.md): a name must not drive the terminal
  * it is shown on nor break the line it is part of.  A C0 control byte
  * (newline, tab and ESC included), DEL, a C1 control (U+0080..U+009F,
  * whose 8-bit CSI a terminal may obey) and a byte that starts no

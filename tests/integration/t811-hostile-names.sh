@@ -1,7 +1,7 @@
 #!/bin/sh
 # t811-hostile-names: nothing a profiled program names reaches a terminal
 # or a line format raw (issue 14 items 5 and 6; the rule is escape.h's
-# text rule, Documentation/security.md):
+# text rule, Documentation/robustness.md):
 #   - a real recording whose symbol, DSO, comm and event names (and the
 #     host and kernel in its meta, and a tracepoint key) were given ESC
 #     sequences (OSC title, clear-screen, alt-screen), BEL, newlines, ';'
