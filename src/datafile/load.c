@@ -9,8 +9,15 @@
  *   2. SQLite opened read-only and immutable (no locks, no journal or WAL
  *      files created or replayed), in defensive mode with an untrusted
  *      schema, views and triggers off, and a length limit on any value;
- *   3. every required name must be a real table (not a view that could run
- *      arbitrary SQL), every row is read in id order with its type checked
+ *   3. the schema must be the one save writes: every required name a real
+ *      table (not a view that could run arbitrary SQL), no virtual table
+ *      anywhere in the file, and each required table's columns those of
+ *      schema.c by name, declared type and primary key, none generated (a
+ *      virtual column computes on every read, whatever the file's size);
+ *      and every query runs under a progress handler whose budget is
+ *      proportional to the file's size, so that nothing SQLite does for
+ *      a file the checks did not foresee runs unbounded;
+ *   4. every row is read in id order with its type checked
  *      (sqlite3_value_type), ids must be dense, every reference in range,
  *      node parents must precede the node (so the trie has no cycle), counts
  *      non-negative, strings bounded and free of NUL bytes.
@@ -22,7 +29,7 @@
  * collapses them rather than breaking an index.  For a file written by
  * save the mapping is the identity.
  *
- * Steps 1 and 2 and the driver are here; step 3, the tables read row by
+ * Steps 1 to 3 and the driver are here; step 4, the tables read row by
  * row, is loadrows.c; src/datafile/loader.h holds the state they share.
  */
 #include <errno.h>
@@ -31,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -55,6 +63,10 @@ int loader__sql_fail(struct loader *l, int rc)
 				   l->path, l->table ? l->table : "the schema", DATAFILE_MAX_STR);
 	case SQLITE_NOMEM:
 		return errmsg__set(l->e, -ENOMEM, "cannot load '%s': out of memory", l->path);
+	case SQLITE_INTERRUPT:	/* the progress handler's budget ran out */
+		return errmsg__set(l->e, -EPROTO,
+				   "cannot load '%s': inconsistent data file: reading %s took more work than a file of %llu bytes can need",
+				   l->path, l->table ? l->table : "the schema", l->file_size);
 	case SQLITE_CORRUPT:
 	case SQLITE_NOTADB:
 	case SQLITE_ERROR:	/* a missing column, a schema SQLite cannot parse */
@@ -95,6 +107,7 @@ static int check_header(struct loader *l)
 		n = pread(fd, h, sizeof(h), 0);
 	while (n < 0 && errno == EINTR);
 	close(fd);
+	l->file_size = (unsigned long long)st.st_size;
 	if (n < 0)
 		return errmsg__set(l->e, -errno, "cannot read '%s': %s", l->path, strerror(errno));
 	if (n == 0)
@@ -167,6 +180,25 @@ static char *path_uri(const char *path)
 	return u;
 }
 
+/*
+ * SQLite calls this every VM_TICK virtual machine instructions of any
+ * statement; a non-zero return interrupts it (SQLITE_INTERRUPT).  Reading
+ * a row of a file save wrote costs a few instructions per stored byte at
+ * most (a 1-byte string row is ~4 bytes on disk and ~6 instructions), so
+ * VM_PER_BYTE instructions per byte of the file, plus a floor for the
+ * schema's own statements, never stops a real file.
+ */
+#define VM_TICK		1000u
+#define VM_PER_BYTE	32u
+#define VM_FLOOR	(16ull << 20)
+
+static int vm_progress(void *ctx)
+{
+	struct loader *l = ctx;
+
+	return ++l->vm_ticks > l->vm_budget;
+}
+
 /* Step 2: open it as untrusted. */
 static int open_db(struct loader *l)
 {
@@ -183,13 +215,118 @@ static int open_db(struct loader *l)
 	sqlite3_db_config(l->db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL);
 	sqlite3_db_config(l->db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, NULL);
 	sqlite3_limit(l->db, SQLITE_LIMIT_LENGTH, (int)DATAFILE_MAX_STR + 4096);
+	l->vm_budget = (VM_FLOOR + l->file_size * VM_PER_BYTE) / VM_TICK;
+	sqlite3_progress_handler(l->db, VM_TICK, vm_progress, l);
 	rc = sqlite3_exec(l->db, "PRAGMA cell_size_check=ON", NULL, NULL, NULL);
 	return rc == SQLITE_OK ? 0 : loader__sql_fail(l, rc);
+}
+
+/* Step 3: no virtual table anywhere (pragma table_list knows them all). */
+static int check_no_virtual(struct loader *l)
+{
+	int rc, err = 0;
+
+	rc = sqlite3_prepare_v2(l->db, "SELECT name FROM pragma_table_list "
+				       "WHERE schema = 'main' AND type = 'virtual' LIMIT 1",
+				-1, &l->st, NULL);
+	if (rc != SQLITE_OK)
+		return loader__sql_fail(l, rc);
+	rc = sqlite3_step(l->st);
+	if (rc == SQLITE_ROW)
+		err = errmsg__set(l->e, -EPROTO,
+				  "cannot load '%s': not the schema mmprof writes: '%.64s' is a virtual table",
+				  l->path, (const char *)sqlite3_column_text(l->st, 0));
+	else if (rc != SQLITE_DONE)
+		err = loader__sql_fail(l, rc);
+	sqlite3_finalize(l->st);
+	l->st = NULL;
+	return err;
+}
+
+/* Columns of a version-1 file's frames that a file written before them lacks. */
+static bool optional_column(const char *table, const char *name)
+{
+	return !strcmp(table, "frames") && (!strcmp(name, "inlined") || !strcmp(name, "raw"));
+}
+
+static const char *col_text(sqlite3_stmt *st, int col)
+{
+	const unsigned char *t = sqlite3_column_text(st, col);
+
+	return t ? (const char *)t : "";
+}
+
+/*
+ * Step 3: table's columns in the file against those save creates (in
+ * ref, an in-memory database holding schema.c's tables): the same names in
+ * the same order, the same declared types and primary key, none hidden
+ * (generated, or a virtual table's).
+ */
+static int check_columns(struct loader *l, sqlite3 *ref, const char *table)
+{
+	static const char sql[] = "SELECT name, type, pk, hidden FROM pragma_table_xinfo(?1) ORDER BY cid";
+	sqlite3_stmt *want = NULL;
+	int rc, wrc, err = 0;
+
+	if ((rc = sqlite3_prepare_v2(l->db, sql, -1, &l->st, NULL)) != SQLITE_OK ||
+	    (rc = sqlite3_prepare_v2(ref, sql, -1, &want, NULL)) != SQLITE_OK) {
+		err = loader__sql_fail(l, rc);
+		goto out;
+	}
+	sqlite3_bind_text(l->st, 1, table, -1, SQLITE_STATIC);
+	sqlite3_bind_text(want, 1, table, -1, SQLITE_STATIC);
+	wrc = sqlite3_step(want);
+	while (!err && (rc = sqlite3_step(l->st)) == SQLITE_ROW) {
+		const char *name = col_text(l->st, 0);
+
+		while (wrc == SQLITE_ROW && strcmp(name, col_text(want, 0)) &&
+		       optional_column(table, col_text(want, 0)))
+			wrc = sqlite3_step(want);
+		if (sqlite3_column_int(l->st, 3))
+			err = errmsg__set(l->e, -EPROTO,
+					  "cannot load '%s': not the schema mmprof writes: column %s.%.64s is generated",
+					  l->path, table, name);
+		else if (wrc != SQLITE_ROW)
+			err = errmsg__set(l->e, -EPROTO,
+					  "cannot load '%s': not the schema mmprof writes: table %s has an extra column '%.64s'",
+					  l->path, table, name);
+		else if (strcmp(name, col_text(want, 0)))
+			err = errmsg__set(l->e, -EPROTO,
+					  "cannot load '%s': not the schema mmprof writes: table %s has column '%.64s' where '%s' was expected",
+					  l->path, table, name, col_text(want, 0));
+		else if (strcasecmp(col_text(l->st, 1), col_text(want, 1)) ||
+			 sqlite3_column_int(l->st, 2) != sqlite3_column_int(want, 2))
+			err = errmsg__set(l->e, -EPROTO,
+					  "cannot load '%s': not the schema mmprof writes: column %s.%s is declared '%.64s%s', not '%s%s'",
+					  l->path, table, name, col_text(l->st, 1),
+					  sqlite3_column_int(l->st, 2) ? " PRIMARY KEY" : "",
+					  col_text(want, 1), sqlite3_column_int(want, 2) ? " PRIMARY KEY" : "");
+		else
+			wrc = sqlite3_step(want);
+	}
+	if (err)
+		goto out;
+	if (rc != SQLITE_DONE) {
+		err = loader__sql_fail(l, rc);
+		goto out;
+	}
+	while (wrc == SQLITE_ROW && optional_column(table, col_text(want, 0)))
+		wrc = sqlite3_step(want);
+	if (wrc == SQLITE_ROW)
+		err = errmsg__set(l->e, -EPROTO,
+				  "cannot load '%s': not the schema mmprof writes: table %s lacks column '%s'",
+				  l->path, table, col_text(want, 0));
+out:
+	sqlite3_finalize(want);
+	sqlite3_finalize(l->st);
+	l->st = NULL;
+	return err;
 }
 
 static int check_tables(struct loader *l)
 {
 	const char *const *t;
+	sqlite3 *ref = NULL;
 	int rc, err = 0;
 
 	rc = sqlite3_prepare_v2(l->db, "SELECT type FROM sqlite_master WHERE name = ?1",
@@ -210,6 +347,23 @@ static int check_tables(struct loader *l)
 					  l->path, *t);
 		sqlite3_reset(l->st);
 	}
+	sqlite3_finalize(l->st);
+	l->st = NULL;
+	if (err || (err = check_no_virtual(l)))
+		return err;
+	/* the reference: schema.c's tables, created where nothing is hostile */
+	rc = sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(ref, datafile_schema_sql, NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(ref, datafile_counts_sql(l->version), NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		err = errmsg__set(l->e, rc == SQLITE_NOMEM ? -ENOMEM : -EIO,
+				  "cannot load '%s': cannot build the reference schema: %s",
+				  l->path, ref ? sqlite3_errmsg(ref) : sqlite3_errstr(rc));
+	for (t = datafile_tables(l->version); *t && !err; t++)
+		err = check_columns(l, ref, *t);
+	sqlite3_close(ref);
 	return err;
 }
 

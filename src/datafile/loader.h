@@ -20,6 +20,8 @@ struct loader {
 	sqlite3_stmt *st;
 	struct profile *p;
 	int version;
+	unsigned long long file_size;	/* bytes, from step 1's fstat */
+	unsigned long long vm_ticks, vm_budget;	/* progress calls so far, allowed */
 
 	const char *table;	/* for messages: where we are */
 	int64_t row;
@@ -33,6 +35,7 @@ struct loader {
 	uint32_t *nodemap;
 	size_t nr_nodes, alloc_nodemap;	/* includes the implicit root */
 	size_t nr_events, nr_runs;
+	uint64_t sum_samples, sum_period;	/* over every count read, < 2^63 */
 };
 
 /* Big-endian fields: the SQLite header's (load.c), format 2's count cells (loadrows.c). */

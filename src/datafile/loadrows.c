@@ -626,6 +626,26 @@ static void merge_counts(struct profile *p)
 	free(cells);
 }
 
+/*
+ * Every sum of counts a reader makes (an event's samples over runs, a
+ * frame's children, a percentage's denominator) is a part of the sum of
+ * all counts: refusing a file where that is 2^63 or more keeps each of
+ * them exact in 64 bits, where a file of cells near 2^63 made
+ * "9223372036854775812 samples" and four of 2^62 made "0 samples".  Each
+ * count is below 2^63 and so is the sum so far: adding cannot wrap.
+ */
+static int add_to_sums(struct loader *l, uint64_t samples, uint64_t period, size_t cell)
+{
+	l->sum_samples += samples;
+	l->sum_period += period;
+	if (l->sum_samples > INT64_MAX || l->sum_period > INT64_MAX)
+		return bad_row(l, "%s%.0zu%sthe %s of all counts add up to 2^63 or more",
+			       cell == SIZE_MAX ? "" : "cell ", cell == SIZE_MAX ? 0 : cell,
+			       cell == SIZE_MAX ? "" : ": ",
+			       l->sum_samples > INT64_MAX ? "samples" : "periods");
+	return 0;
+}
+
 /* Format 1: a row per count. */
 static int load_count_rows(struct loader *l)
 {
@@ -647,7 +667,8 @@ static int load_count_rows(struct loader *l)
 		    (err = get_str(l, 3, &comm)) ||
 		    (err = get_range(l, 4, 0, INT32_MAX, &pid)) ||
 		    (err = get_ref(l, 5, l->nr_nodes, "nodes", &node)) ||
-		    (err = get_count(l, 6, &samples)) || (err = get_count(l, 7, &period)))
+		    (err = get_count(l, 6, &samples)) || (err = get_count(l, 7, &period)) ||
+		    (err = add_to_sums(l, samples, period, SIZE_MAX)))
 			return err;
 		profile__append_count(l->p, &(struct count){ .run = run, .event = event,
 			.comm = comm, .pid = (uint32_t)pid, .node = l->nodemap[node],
@@ -709,6 +730,8 @@ static int load_count_cells(struct loader *l, bool *ascending)
 				return bad_row(l, "cell %zu: node %u does not exist", i, node);
 			if (samples > INT64_MAX || period > INT64_MAX)
 				return bad_row(l, "cell %zu: a count of 2^63 or more", i);
+			if ((err = add_to_sums(l, samples, period, i)))
+				return err;
 			c.node = l->nodemap[node];
 			/* cells in strictly ascending order are distinct: no check needed */
 			if (*ascending && nr_cells + i > n && count__cmp(&last, &c) >= 0)

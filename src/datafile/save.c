@@ -39,6 +39,7 @@ struct saver {
 	struct errmsg *e;
 	sqlite3 *db;
 	sqlite3_stmt *st;
+	uint64_t sum_samples, sum_period;	/* of the counts checked so far */
 };
 
 /* An SQLite failure as -errno with a message; disk full is said plainly. */
@@ -448,6 +449,12 @@ static int check_cell(struct saver *s, size_t i)
 		return bad(s, -EINVAL, "counts", i, "node %u does not exist", c->node);
 	if (c->pid > INT32_MAX)
 		return bad(s, -EINVAL, "counts", i, "pid %u is out of range", c->pid);
+	/* the reader's rule: all counts together below 2^63 (loadrows.c) */
+	s->sum_samples += c->samples;
+	s->sum_period += c->period;
+	if (s->sum_samples > INT64_MAX || s->sum_period > INT64_MAX)
+		return bad(s, -ERANGE, "counts", i, "the %s of all counts add up to 2^63 or more",
+			   s->sum_samples > INT64_MAX ? "samples" : "periods");
 	return 0;
 }
 

@@ -147,7 +147,8 @@ static struct profile *build_profile(void)
 		/* the same cell in another process: a cell of its own */
 		profile__add_count(p, 0, 0, comm, 4243, n, 9, 9000);
 		profile__add_count(p, 1, 0, comm, INT32_MAX, n, 800, 800000);
-		profile__add_count(p, 1, 1, 0, 0, n, 1, (uint64_t)INT64_MAX);
+		/* near 2^63, yet the periods of all counts stay below it */
+		profile__add_count(p, 1, 1, 0, 0, n, 1, (uint64_t)INT64_MAX - (1ull << 32));
 		n = profile__stack(p, st2, 2);
 		profile__add_count(p, 0, 0, comm, 0, n, 100, 100000);
 		/* a sample without a callchain counts on the root */
@@ -551,6 +552,10 @@ static void test_atomic(const char *good)
 	p->counts[0].period = 1ull << 63;
 	rc = datafile__save(p, target, &e);
 	ok(rc == -ERANGE && strstr(e.msg, "counts row 0"), "a count >= 2^63 is refused: %s", e.msg);
+	p->counts[0].period = 1ull << 32;
+	rc = datafile__save(p, target, &e);
+	ok(rc == -ERANGE && strstr(e.msg, "periods of all counts add up to 2^63"),
+	   "counts whose periods add up to 2^63 are refused: %s", e.msg);
 	p->counts[0].period = 900000;
 	p->nodes[2].frame = 999;
 	rc = datafile__save(p, target, &e);
@@ -731,7 +736,21 @@ static void test_refusals(const char *good, const char *good1)
 	refuses(mutate(good, "nocol.data",
 		       "DROP VIEW stacks; DROP VIEW counts_v; DROP VIEW nodes_v; DROP TABLE nodes;"
 		       "CREATE TABLE nodes(id INTEGER PRIMARY KEY, parent INTEGER)"),
-		-EPROTO, "no such column: frame", "a table without a column");
+		-EPROTO, "table nodes lacks column 'frame'", "a table without a column");
+	refuses(mutate(good, "gencol.data",
+		       "DROP VIEW stacks; DROP VIEW counts_v; DROP VIEW nodes_v; DROP TABLE nodes;"
+		       "CREATE TABLE nodes(id INTEGER PRIMARY KEY, parent INTEGER NOT NULL,"
+		       "  frame INTEGER GENERATED ALWAYS AS (0) VIRTUAL)"),
+		-EPROTO, "column nodes.frame is generated", "a generated column");
+	refuses(mutate(good, "nopk.data",
+		       "DROP VIEW stacks; DROP VIEW counts_v; DROP VIEW nodes_v; DROP TABLE nodes;"
+		       "CREATE TABLE nodes(id INTEGER, parent INTEGER NOT NULL, frame INTEGER NOT NULL)"),
+		-EPROTO, "column nodes.id is declared 'INTEGER', not 'INTEGER PRIMARY KEY'",
+		"an id that is not the primary key");
+	refuses(mutate(good, "extracol.data", "ALTER TABLE nodes ADD COLUMN x INTEGER"),
+		-EPROTO, "table nodes has an extra column 'x'", "an extra column");
+	refuses(mutate(good, "vtab.data", "CREATE VIRTUAL TABLE notes USING fts5(a)"),
+		-EPROTO, "'notes' is a virtual table", "a virtual table");
 	refuses(mutate(good, "dangling-frame.data", "UPDATE nodes SET frame = 9999 WHERE id = 2"),
 		-EPROTO, "nodes row 2: frame 9999 does not exist", "a dangling frame id");
 	refuses(mutate(good, "parent-self.data", "UPDATE nodes SET parent = id WHERE id = 2"),
@@ -761,7 +780,13 @@ static void test_refusals(const char *good, const char *good1)
 	refuses(mutate(good, "type-blob.data", "UPDATE strings SET s = x'00ff' WHERE id = 1"),
 		-EPROTO, "s is a blob, not text", "a blob in a text column");
 	refuses(mutate(good, "null.data",
-		       "CREATE TABLE r2 AS SELECT * FROM runs; DROP TABLE runs;"
+		       /* the declared columns without NOT NULL: the schema check
+			* compares names, types and keys; the row check sees the NULL */
+		       "CREATE TABLE r2(id INTEGER PRIMARY KEY, start_ns INTEGER, wall_ns INTEGER,"
+		       "  exit_code INTEGER, term_signal INTEGER, utime_us INTEGER, stime_us INTEGER,"
+		       "  maxrss_kb INTEGER, minflt INTEGER, majflt INTEGER, nvcsw INTEGER,"
+		       "  nivcsw INTEGER, samples INTEGER, lost INTEGER, throttled INTEGER);"
+		       "INSERT INTO r2 SELECT * FROM runs; DROP TABLE runs;"
 		       "ALTER TABLE r2 RENAME TO runs; UPDATE runs SET wall_ns = NULL WHERE id = 1"),
 		-EPROTO, "runs row 1: wall_ns is null", "a NULL in a required column");
 	refuses(mutate(good, "huge.data",

@@ -1,0 +1,109 @@
+#!/bin/sh
+# t830-hostile-bounded: a reader's time and memory are bounded by the file's
+# real content, whatever the file says (issue 14, items 1, 2 and 4).  Each
+# hostile file is made with the sqlite3 CLI from a real recording and read
+# by every reader under a time and an address-space limit:
+#   - a generated column (strings.s computed on every read; stack_counts.cells
+#     a zeroblob(81920) over 16,383 rows of a small file), fts4 and fts5
+#     virtual tables: refused, "not the schema mmprof writes";
+#   - counts whose sum reaches 2^63 (a cell of 2^63-1 beside others, four
+#     cells of 2^62): refused, where they printed 2^63+4 and 0 samples;
+#   - 100,000 distinct counter names: read in linear time (a linear search
+#     per name took 1.55 s for 40,000).
+
+. "$(dirname "$0")/lib.sh"
+tap_setup t830
+
+# ASan reserves terabytes of address space and runs slower: no AS limit there
+if [ -n "${MMPROF_SANITIZE:-}" ]; then
+	secs=30 as_kb=
+else
+	secs=5 as_kb=$((1024 * 1024))
+fi
+
+# limited ARGS...: mmprof ARGS under the limits; stdout and stderr in $tmp
+limited() {
+	(
+		[ -n "$as_kb" ] && ulimit -v "$as_kb"
+		exec timeout "$secs" "$MMPROF" "$@"
+	) >"$tmp/out" 2>"$tmp/err"
+}
+
+# refused FILE PATTERN: every reader exits 2 with one line matching PATTERN
+refused() {
+	f=$1 pat=$2
+	for r in "report" "report --tree" "report --json" "flamegraph -o $tmp/fg.html" \
+		"export -f pprof -o $tmp/x.pb" "diff $tmp/base.data"; do
+		# shellcheck disable=SC2086
+		limited $r "$tmp/$f.data"
+		rc=$?
+		test $rc -eq 2 && test "$(wc -l <"$tmp/err")" -eq 1 && grep -q -- "$pat" "$tmp/err"
+		ok $? "$f: ${r%% -o*} refuses it in ${secs} s: $pat"
+		[ $rc -eq 2 ] || { echo "# rc=$rc"; head -3 "$tmp/err" | diag; }
+	done
+}
+
+# read_ok FILE: every reader exits 0 under the limits
+read_ok() {
+	f=$1
+	for r in "report" "report --json" "export -f pprof -o $tmp/x.pb"; do
+		# shellcheck disable=SC2086
+		limited $r "$tmp/$f.data"
+		rc=$?
+		ok $rc "$f: ${r%% -o*} reads it within ${secs} s${as_kb:+ and $((as_kb / 1024)) MiB}"
+		[ $rc -eq 0 ] || { echo "# rc=$rc"; head -3 "$tmp/err" | diag; }
+	done
+}
+
+# hostile NAME SQL: a copy of the recording edited by SQL
+hostile() {
+	cp "$tmp/base.data" "$tmp/$1.data" && sqlite3 "$tmp/$1.data" "$2" >/dev/null
+	ok $? "sqlite3 makes $1.data"
+}
+
+"$MMPROF" record -q -o "$tmp/base.data" -- "$wl/page-fault" -s 0.2 >/dev/null 2>&1
+ok $? "a recording to edit"
+
+# item 1: generated columns and virtual tables
+hostile gen-strings "PRAGMA legacy_alter_table=ON;
+	CREATE TABLE s2(id INTEGER PRIMARY KEY,
+	  s TEXT GENERATED ALWAYS AS (substr(replace(hex(zeroblob(2000000)), '0', 'x'), 1, 1) || t) VIRTUAL,
+	  t TEXT NOT NULL);
+	INSERT INTO s2(id, t) SELECT id, s FROM strings;
+	DROP TABLE strings; ALTER TABLE s2 RENAME TO strings"
+refused gen-strings "not the schema mmprof writes: column strings.s is generated"
+hostile gen-cells "PRAGMA legacy_alter_table=ON;
+	CREATE TABLE sc(id INTEGER PRIMARY KEY, run INTEGER NOT NULL, event INTEGER NOT NULL,
+	  comm INTEGER, pid INTEGER NOT NULL, cells BLOB GENERATED ALWAYS AS (zeroblob(81920)) VIRTUAL);
+	WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i < 16382)
+	INSERT INTO sc(id, run, event, comm, pid) SELECT i, 0, 0, NULL, 0 FROM c;
+	DROP TABLE stack_counts; ALTER TABLE sc RENAME TO stack_counts"
+refused gen-cells "not the schema mmprof writes: column stack_counts.cells is generated"
+hostile fts4 "CREATE VIRTUAL TABLE notes USING fts4(a); INSERT INTO notes VALUES('x')"
+refused fts4 "not the schema mmprof writes: 'notes' is a virtual table"
+hostile fts5 "CREATE VIRTUAL TABLE n5 USING fts5(a); INSERT INTO n5 VALUES('x')"
+refused fts5 "not the schema mmprof writes: 'n5' is a virtual table"
+
+# item 4: counts that add up to 2^63 or more
+hostile max-cell "UPDATE stack_counts SET cells = CAST(x'00000001' || x'7fffffffffffffff' ||
+	x'0000000000000001' || substr(cells, 21) AS BLOB) WHERE id = 0"
+refused max-cell "the samples of all counts add up to 2^63 or more"
+hostile four-2to62 "DELETE FROM stack_counts WHERE id > 0;
+	UPDATE stack_counts SET cells = CAST(
+	  x'00000001' || x'4000000000000000' || x'0000000000000001' ||
+	  x'00000002' || x'4000000000000000' || x'0000000000000001' ||
+	  x'00000003' || x'4000000000000000' || x'0000000000000001' ||
+	  x'00000004' || x'4000000000000000' || x'0000000000000001' AS BLOB) WHERE id = 0"
+refused four-2to62 "the samples of all counts add up to 2^63 or more"
+
+# item 2: many distinct counter names
+hostile names "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100000)
+	INSERT INTO strings SELECT (SELECT max(id) FROM strings) + i, 'ctr' || i FROM c;
+	INSERT INTO counters SELECT (SELECT count(*) FROM counters) + s.id - (SELECT min(id) FROM strings WHERE s LIKE 'ctr%'),
+	  0, s.id, 1, 100, 1000, 1000 FROM strings s WHERE s.s LIKE 'ctr%'"
+read_ok names
+limited report "$tmp/names.data"
+grep -q '^perf-stat.ps.ctr100000: ' "$tmp/out"
+ok $? "names: the last counter name is a key"
+
+done_testing
