@@ -14,12 +14,15 @@
 #   - the JSON views stay valid JSON;
 #   - live: a workload that writes "a 99999999999\n" to /proc/self/comm
 #     (the comm really has the newline) gives export -f folded --comm
-#     lines whose counts add up to the samples, none of them forged.
+#     lines whose counts add up to the samples, none of them forged;
+#   - live: a program whose hot function's ELF .strtab name holds ESC
+#     sequences and BEL (a GAS quoted symbol) shows it escaped in report's
+#     keys, --tree and --folded.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t811
 
-plan 12
+plan 14
 
 esc=$(printf '\033')
 bel=$(printf '\007')
@@ -160,5 +163,36 @@ got=$(awk '{ s += $NF } END { print s }' "$tmp/comm.folded")
 test -n "$want" && test "$got" = "$want" && ! grep -q '^a 99999999999' "$tmp/comm.folded" &&
 	grep -q '^a_99999999999\\x0a;' "$tmp/comm.folded"
 ok $? "export -f folded --comm: counts add up to the samples ($got of $want), no forged line"
+
+# live: an ELF symbol named by its program (GAS quotes allow any byte but NUL and newline)
+cat >"$tmp/evil.c" <<'EOF'
+#define EVIL "\"hot\033]0;pwned\007\033[2J\033[?1049hx;y 99999\""
+__asm__(".text\n"
+	".globl hot_entry\n.type hot_entry, @function\nhot_entry:\n\tjmp " EVIL "\n"
+	".globl " EVIL "\n.type " EVIL ", @function\n" EVIL ":\n"
+	"\tmov %rdi, %rcx\n1:\tdec %rcx\n\tjnz 1b\n\tret\n"
+	".size " EVIL ", .-" EVIL "\n");
+void hot_entry(unsigned long n);
+int main(void)
+{
+	hot_entry(600000000UL);
+	return 0;
+}
+EOF
+cc -O1 -o "$tmp/evil" "$tmp/evil.c" 2>"$tmp/err" && nm "$tmp/evil" | grep -q "hot$esc" &&
+	"$MMPROF" record -q -o "$tmp/evil.data" -- "$tmp/evil" >/dev/null 2>>"$tmp/err"
+ok $? "record a program whose hot function's .strtab name holds ESC and BEL"
+[ -s "$tmp/err" ] && diag "$tmp/err"
+bad=0
+for v in "" --tree --folded; do
+	# shellcheck disable=SC2086
+	"$MMPROF" report $v "$tmp/evil.data" >"$tmp/out" 2>&1
+	if grep -q -e "$esc" -e "$bel" "$tmp/out" || ! grep -q 'hot\\x1b\]0[;:]pwned\\x07\\x1b\[2J' "$tmp/out"; then
+		echo "# report $v: raw controls, or the name not shown escaped"
+		bad=1
+	fi
+done
+test $bad -eq 0
+ok $? "report keys, --tree, --folded show the ELF name escaped (';' as ':' in folded), no raw ESC or BEL"
 
 done_testing
