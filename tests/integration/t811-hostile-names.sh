@@ -17,12 +17,12 @@
 #     lines whose counts add up to the samples, none of them forged;
 #   - live: a program whose hot function's ELF .strtab name holds ESC
 #     sequences and BEL (a GAS quoted symbol) shows it escaped in report's
-#     keys, --tree and --folded.
+#     keys, --tree and --folded; so does a JIT's perf-map name.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t811
 
-plan 14
+plan 16
 
 esc=$(printf '\033')
 bel=$(printf '\007')
@@ -194,5 +194,55 @@ for v in "" --tree --folded; do
 done
 test $bad -eq 0
 ok $? "report keys, --tree, --folded show the ELF name escaped (';' as ':' in folded), no raw ESC or BEL"
+
+# live: a JIT's perf map names its code (/tmp/perf-PID.map, the program's own file)
+cat >"$tmp/jit.c" <<'EOF'
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+int main(void)
+{
+	/* mov %rdi,%rcx; 1: dec %rcx; jnz 1b; ret */
+	static const unsigned char code[] = { 0x48, 0x89, 0xf9, 0x48, 0xff, 0xc9, 0x75, 0xfb, 0xc3 };
+	unsigned char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char path[64];
+	FILE *f;
+
+	if (p == MAP_FAILED)
+		return 1;
+	memcpy(p, code, sizeof(code));
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	if (!(f = fopen(path, "w")))
+		return 1;
+	fprintf(f, "%lx %zx jit\033]0;pwned\007\033[2J\033[?1049h;x 99999\n", (unsigned long)p, sizeof(code));
+	fclose(f);
+	printf("%d\n", (int)getpid());
+	fflush(stdout);
+	((void (*)(unsigned long))p)(600000000UL);
+	return 0;
+}
+EOF
+cc -O1 -o "$tmp/jit" "$tmp/jit.c" 2>"$tmp/err" &&
+	"$MMPROF" record -q -o "$tmp/jit.data" -- "$tmp/jit" >"$tmp/jit.pid" 2>>"$tmp/err"
+rc=$?
+jit_pid=$(cat "$tmp/jit.pid")
+[ -n "$jit_pid" ] && rm -f "/tmp/perf-$jit_pid.map"
+test $rc -eq 0 && [ -n "$jit_pid" ]
+ok $? "record a JIT whose perf map names its code with ESC and BEL"
+[ -s "$tmp/err" ] && diag "$tmp/err"
+bad=0
+for v in "" --tree --folded; do
+	# shellcheck disable=SC2086
+	"$MMPROF" report $v "$tmp/jit.data" >"$tmp/out" 2>&1
+	if grep -q -e "$esc" -e "$bel" "$tmp/out" || ! grep -q 'jit\\x1b\]0[;:]pwned\\x07\\x1b\[2J' "$tmp/out"; then
+		echo "# report $v: raw controls, or the name not shown escaped"
+		bad=1
+	fi
+done
+test $bad -eq 0
+ok $? "report keys, --tree, --folded show the perf-map name escaped, no raw ESC or BEL"
 
 done_testing
