@@ -57,10 +57,7 @@ size_t outbuf__written(const struct outbuf *b);
 
 void outbuf__release(struct outbuf *b);
 
-/*
- * s as a JSON string literal: '"' and '\\' backslash-escaped, other bytes
- * below 0x20 as \u00XX, everything else copied (no UTF-8 check).
- */
+/* s as a JSON string literal, as json__escape writes it (escape.h). */
 void outbuf__json_str(struct outbuf *b, const char *s);
 
 /* XML/HTML-escape s (NULL: "") into b; control characters and invalid UTF-8 become '?'. */
