@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "mmprof/profile.h"
 
@@ -61,5 +62,15 @@ int sysinfo__selected(const char *text, char *out, size_t size);
  * newline and blanks trimmed; false when it cannot be read or is empty.
  */
 bool sysinfo__read_line(const char *path, char *buf, size_t size);
+
+/*
+ * The first of pids the caller may not open perf events on because it is
+ * another user's, its owner's uid in *uid; 0 when there is none.  The
+ * kernel checks ptrace_may_access (PTRACE_MODE_READ_REALCREDS) whatever
+ * kernel.perf_event_paranoid says: the caller's real uid and gid must be
+ * the process's real, effective and saved ones, or the caller has
+ * CAP_SYS_PTRACE.  For error messages: a process gone reads as none.
+ */
+pid_t sysinfo__foreign_pid(const pid_t *pids, size_t nr, uid_t *uid);
 
 #endif

@@ -16,6 +16,7 @@
 #include <perf/threadmap.h>
 
 #include "mmprof/counting.h"
+#include "mmprof/sysinfo.h"
 #include "mmprof/xalloc.h"
 
 #define HWC(id, op, res) ((uint64_t)(PERF_COUNT_HW_CACHE_##id) |		\
@@ -123,6 +124,8 @@ int counting__find(const char *name)
 struct counting *counting__open(const struct counting_target *t, struct errmsg *e)
 {
 	struct counting *c = xcalloc(1, sizeof(*c));
+	uid_t owner = 0;
+	pid_t other;
 	size_t i;
 	int err;
 
@@ -175,7 +178,15 @@ struct counting *counting__open(const struct counting_target *t, struct errmsg *
 		c->evsel[i] = NULL;
 		if (unsupported_errno(err))
 			continue;
-		if (err == -EACCES || err == -EPERM)
+		if ((err == -EACCES || err == -EPERM) && !t->system_wide &&
+		    (other = sysinfo__foreign_pid(t->pids, t->nr_pids, &owner)))
+			/* the kernel's ptrace check: no paranoid setting lets it */
+			errmsg__set(e, err, "cannot count %s: %s; process %d is another user's "
+				    "(uid %u): counting it needs CAP_SYS_PTRACE whatever "
+				    "kernel.perf_event_paranoid is: run as root, or as uid %u",
+				    counting_events[i].name, strerror(-err), (int)other,
+				    (unsigned)owner, (unsigned)owner);
+		else if (err == -EACCES || err == -EPERM)
 			errmsg__set(e, err, "cannot count %s: %s; lower kernel.perf_event_paranoid "
 				    "(sysctl kernel.perf_event_paranoid=1) or run as root",
 				    counting_events[i].name, strerror(-err));

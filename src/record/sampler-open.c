@@ -22,6 +22,7 @@
 #include <perf/threadmap.h>
 
 #include "sampler-int.h"
+#include "mmprof/sysinfo.h"
 #include "mmprof/xalloc.h"
 
 void sampler__teardown(struct sampler *s)
@@ -195,7 +196,9 @@ static void user_only(const struct sampler *s, const char *name, char *buf, size
  * CAP_PERFMON, as perf's evsel__open_strerror lists it, and what works at
  * that level: user space only (:u) at 2, a command or -p at 1, -a at 0,
  * tracepoints (their raw data) only at -1.  3 and above is a distribution
- * patch (Debian, Android) that allows nothing.
+ * patch (Debian, Android) that allows nothing.  Another user's process
+ * (-p) is refused at every level (the kernel's ptrace check): paranoid
+ * and :u are no remedy there, only root or that user.
  */
 static int access_error(const struct sampler *s, const struct evspec *sp,
 			const struct record_target *t, int err, struct errmsg *e)
@@ -210,7 +213,17 @@ static int access_error(const struct sampler *s, const struct evspec *sp,
 	char what[320], user[160];
 	long v = read_sysctl("/proc/sys/kernel/perf_event_paranoid");
 	const char *name = sp->name;
+	pid_t other = 0;
+	uid_t owner = 0;
 
+	if (!t->system_wide && !t->fork)
+		other = sysinfo__foreign_pid(t->pids, t->nr_pids, &owner);
+	if (other)
+		return errmsg__set(e, err, "cannot open event '%s': %s; process %d is another user's "
+				   "(uid %u): perf events on it need CAP_SYS_PTRACE whatever "
+				   "kernel.perf_event_paranoid is, so neither :u nor a lower setting "
+				   "helps: run as root, or as uid %u", name, strerror(-err), (int)other,
+				   (unsigned)owner, (unsigned)owner);
 	if (perfmon_capable())
 		return errmsg__set(e, err, "cannot open event '%s': %s, even with CAP_PERFMON: a "
 				   "security module (SELinux, AppArmor, lockdown) refuses it",

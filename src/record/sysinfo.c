@@ -30,6 +30,51 @@ bool sysinfo__read_line(const char *path, char *buf, size_t size)
 	return len > 0;
 }
 
+/* "Uid:\tR\tE\tS\tF" or "Gid:..." of a /proc status, and CapEff */
+static bool proc_ids(pid_t pid, unsigned long ids[2][3], unsigned long long *capeff)
+{
+	char path[32], line[256];
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "Uid:", 4) &&
+		    sscanf(line + 4, "%lu %lu %lu", &ids[0][0], &ids[0][1], &ids[0][2]) == 3)
+			found |= 1;
+		else if (!strncmp(line, "Gid:", 4) &&
+			 sscanf(line + 4, "%lu %lu %lu", &ids[1][0], &ids[1][1], &ids[1][2]) == 3)
+			found |= 2;
+		else if (capeff && !strncmp(line, "CapEff:", 7))
+			*capeff = strtoull(line + 7, NULL, 16);
+	}
+	fclose(f);
+	return found == 3;
+}
+
+pid_t sysinfo__foreign_pid(const pid_t *pids, size_t nr, uid_t *uid)
+{
+	unsigned long ids[2][3], self[2][3];
+	unsigned long long caps = 0;
+	size_t i, k;
+
+	if (!proc_ids(getpid(), self, &caps) || (caps & (1ULL << 19)))	/* CAP_SYS_PTRACE */
+		return 0;
+	for (i = 0; i < nr; i++) {
+		if (!proc_ids(pids[i], ids, NULL))
+			continue;
+		for (k = 0; k < 3; k++)
+			if (ids[0][k] != self[0][0] || ids[1][k] != self[1][0]) {
+				*uid = (uid_t)ids[0][1];
+				return pids[i];
+			}
+	}
+	return 0;
+}
+
 int sysinfo__selected(const char *text, char *out, size_t size)
 {
 	const char *open = strchr(text, '['), *close;
