@@ -14,10 +14,12 @@
  * The file is the profiled user's, read by whoever records (root for
  * record -a): it is opened without following a symlink (a link to
  * /dev/zero or to root's files) and without blocking (a FIFO), taken only
- * when it is a regular file owned by the process's uid or by the reader
- * (perf's check in dso__load_perf_map is the same idea: owner is the
- * current user or root), and read up to PERFMAP_MAX_BYTES: a JIT that
- * writes forever, or a sparse file, costs a bounded amount.
+ * when it is a regular file owned by the process's uid or by the reader,
+ * and read up to PERFMAP_MAX_BYTES: a JIT that writes forever, or a sparse
+ * file, costs a bounded amount.  perf's dso__load (symbol.c) checks
+ * /tmp/perf-* too, stricter: owner root or the reader ("not owned by
+ * current user or root, ignoring it"), so root's perf never reads a
+ * user's JIT map; the process's uid is what makes the file the JIT's.
  */
 #include <errno.h>
 #include <fcntl.h>
