@@ -33,6 +33,10 @@
 #define DATAFILE_MAX_ROWS	(1u << 26)	/* rows in any one table */
 #define DATAFILE_MAX_STR	(4u << 20)	/* bytes in any one string */
 #define DATAFILE_MAX_STR_TOTAL	(1ull << 30)	/* bytes in all strings together */
+/* Sampling events: each is opened on every CPU (256 on 64 CPUs are 16,384
+ * fds), and readers keep per-event arrays over the trie and per-event
+ * values in every pprof sample: 200,000 rows of a 4 MB file cost 1.7 GB. */
+#define DATAFILE_MAX_EVENTS	256u
 /* Meta keys: few by nature, and profile__set_meta is linear in them. */
 #define DATAFILE_MAX_META	4096u
 /* Frames in one stack (trie depth): far above any kernel callchain

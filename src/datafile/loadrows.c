@@ -298,6 +298,8 @@ static int load_events(struct loader *l)
 	while ((r = next_row(l, 0)) > 0) {
 		struct event_desc ev;
 
+		if (l->nr_rows > DATAFILE_MAX_EVENTS)
+			return bad_row(l, "more than %u sampling events", DATAFILE_MAX_EVENTS);
 		if ((err = get_str(l, 1, &ev.name)) || (err = get_str(l, 2, &ev.asked)) ||
 		    (err = get_u32(l, 3, &ev.type)) || (err = get_u64(l, 4, &ev.config)) ||
 		    (err = get_bool(l, 5, &ev.freq)) || (err = get_u64(l, 6, &ev.sample)))

@@ -227,6 +227,10 @@ static int write_events(struct saver *s)
 	size_t i;
 	int err;
 
+	if (p->nr_events > DATAFILE_MAX_EVENTS)
+		return errmsg__set(s->e, -ERANGE,
+				   "cannot write '%s': %zu sampling events exceed the format's limit of %u",
+				   s->path, p->nr_events, DATAFILE_MAX_EVENTS);
 	if ((err = check_rows(s, "events", p->nr_events)) ||
 	    (err = prepare(s, "INSERT INTO events VALUES(?,?,?,?,?,?,?)")))
 		return err;

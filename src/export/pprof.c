@@ -325,6 +325,14 @@ static bool pseudo_dso_debuginfo_hint(const char *key, const char *value)
 	       (strstr(value, "debuginfo") || strstr(value, "stripped"));
 }
 
+/*
+ * A Sample holds a value per sample type, two per event, so the values
+ * are stacks x events: a file of 200,000 events cost 1.72 GB here.  No
+ * real recording comes near this many (a million stacks of two events is
+ * 4 M values; the cap is 128 MiB of them).
+ */
+#define PPROF_MAX_VALUES (1u << 24)
+
 int export__pprof(const struct profile *p, const struct pprof_opts *o, struct outbuf *out,
 		  struct errmsg *e)
 {
@@ -335,7 +343,7 @@ int export__pprof(const struct profile *p, const struct pprof_opts *o, struct ou
 	uint64_t *vals = NULL, *locs = NULL;
 	uint32_t *loc_of_frame = NULL, *func_of_frame = NULL;
 	struct dso_range *ranges = NULL;
-	size_t nv = 2 * p->nr_events, i, j, nr_locs = 0, main_d = 0;
+	size_t nv = 2 * p->nr_events, i, j, nr_locs = 0, main_d = 0, alloc_vals = 0;
 	uint64_t total_wall = 0;
 	int64_t comm_key, pid_key;
 	int err = 0;
@@ -370,10 +378,22 @@ int export__pprof(const struct profile *p, const struct pprof_opts *o, struct ou
 			continue;
 		s = keyset__id(&tags, ((uint64_t)c->comm << 32) | c->pid, &added);
 		s = keyset__id(&samples, ((uint64_t)c->node << 32) | s, &added);
-		if (added) {
-			vals = xrealloc(vals, samples.nr * nv * sizeof(*vals));
-			memset(vals + (size_t)s * nv, 0, nv * sizeof(*vals));
+		if (added && samples.nr > alloc_vals) {
+			/* every sample holds a value for every event: refuse what
+			 * would not fit in memory rather than try */
+			if (samples.nr > PPROF_MAX_VALUES / nv) {
+				err = errmsg__set(e, -E2BIG,
+						  "%zu events and more than %zu distinct stacks make more than %u values: pprof keeps every event's values in every sample; export one run (--run N) or one event (-f folded -e EVENT)",
+						  p->nr_events, samples.nr - 1, PPROF_MAX_VALUES);
+				goto out;
+			}
+			alloc_vals = alloc_vals ? 2 * alloc_vals : 64;
+			if (alloc_vals > PPROF_MAX_VALUES / nv)
+				alloc_vals = PPROF_MAX_VALUES / nv;
+			vals = xrealloc(vals, alloc_vals * nv * sizeof(*vals));
 		}
+		if (added)
+			memset(vals + (size_t)s * nv, 0, nv * sizeof(*vals));
 		vals[(size_t)s * nv + 2 * c->event] += c->samples;
 		vals[(size_t)s * nv + 2 * c->event + 1] += c->period;
 	}
@@ -528,6 +548,7 @@ int export__pprof(const struct profile *p, const struct pprof_opts *o, struct ou
 		err = write_gzip(&pp.out, out, e);
 	}
 
+out:
 	free(names);
 	free(vals);
 	free(locs);

@@ -8,6 +8,8 @@
 #     virtual tables: refused, "not the schema mmprof writes";
 #   - counts whose sum reaches 2^63 (a cell of 2^63-1 beside others, four
 #     cells of 2^62): refused, where they printed 2^63+4 and 0 samples;
+#   - 200,000 sampling events (export -f pprof took 1.72 GB): refused, over
+#     the format's 256;
 #   - 100,000 distinct counter names: read in linear time (a linear search
 #     per name took 1.55 s for 40,000).
 
@@ -95,6 +97,11 @@ hostile four-2to62 "DELETE FROM stack_counts WHERE id > 0;
 	  x'00000003' || x'4000000000000000' || x'0000000000000001' ||
 	  x'00000004' || x'4000000000000000' || x'0000000000000001' AS BLOB) WHERE id = 0"
 refused four-2to62 "the samples of all counts add up to 2^63 or more"
+
+# item 2: 200,000 sampling events (pprof kept 2 values per event in every sample)
+hostile events "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 199999)
+	INSERT INTO events SELECT i, name, asked, type, config + i, freq, sample FROM events, c WHERE events.id = 0"
+refused events "events row 256: more than 256 sampling events"
 
 # item 2: many distinct counter names
 hostile names "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100000)
