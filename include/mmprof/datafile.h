@@ -37,6 +37,10 @@
  * fds), and readers keep per-event arrays over the trie and per-event
  * values in every pprof sample: 200,000 rows of a 4 MB file cost 1.7 GB. */
 #define DATAFILE_MAX_EVENTS	256u
+/* Runs: record -r and stat -r stop at 10000.  Readers do per-run work over
+ * the run's keys and a keys x runs table (report --json prints every
+ * key's value in every run): 200,000 rows (9 MB) cost 1.41 GB. */
+#define DATAFILE_MAX_RUNS	10000u
 /* Meta keys: few by nature, and profile__set_meta is linear in them. */
 #define DATAFILE_MAX_META	4096u
 /* Frames in one stack (trie depth): far above any kernel callchain

@@ -322,6 +322,8 @@ static int load_runs(struct loader *l)
 	while ((r = next_row(l, 0)) > 0) {
 		struct run ru;
 
+		if (l->nr_rows > DATAFILE_MAX_RUNS)
+			return bad_row(l, "more than %u runs", DATAFILE_MAX_RUNS);
 		if ((err = get_i64(l, 1, &ru.start_ns)) || (err = get_i64(l, 2, &ru.wall_ns)) ||
 		    (err = get_i32(l, 3, &ru.exit_code)) || (err = get_i32(l, 4, &ru.term_signal)) ||
 		    (err = get_i64(l, 5, &ru.utime_us)) || (err = get_i64(l, 6, &ru.stime_us)) ||

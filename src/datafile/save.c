@@ -259,6 +259,10 @@ static int write_runs(struct saver *s)
 	size_t i;
 	int err;
 
+	if (p->nr_runs > DATAFILE_MAX_RUNS)
+		return errmsg__set(s->e, -ERANGE,
+				   "cannot write '%s': %zu runs exceed the format's limit of %u",
+				   s->path, p->nr_runs, DATAFILE_MAX_RUNS);
 	if ((err = check_rows(s, "runs", p->nr_runs)) ||
 	    (err = prepare(s, "INSERT INTO runs VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")))
 		return err;

@@ -8,8 +8,9 @@
 #     virtual tables: refused, "not the schema mmprof writes";
 #   - counts whose sum reaches 2^63 (a cell of 2^63-1 beside others, four
 #     cells of 2^62): refused, where they printed 2^63+4 and 0 samples;
-#   - 200,000 sampling events (export -f pprof took 1.72 GB): refused, over
-#     the format's 256;
+#   - 200,000 sampling events (export -f pprof took 1.72 GB), 200,000 runs
+#     (report --json took 10 s and 1.41 GB): refused, over the format's 256
+#     and 10000, and 10,000 runs read within the limits;
 #   - 100,000 distinct counter names: read in linear time (a linear search
 #     per name took 1.55 s for 40,000).
 
@@ -102,6 +103,17 @@ refused four-2to62 "the samples of all counts add up to 2^63 or more"
 hostile events "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 199999)
 	INSERT INTO events SELECT i, name, asked, type, config + i, freq, sample FROM events, c WHERE events.id = 0"
 refused events "events row 256: more than 256 sampling events"
+
+# item 2: 200,000 runs (report --json took 10 s and 1.41 GB)
+hostile runs "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 199999)
+	INSERT INTO runs SELECT i, start_ns, wall_ns, exit_code, term_signal, utime_us, stime_us,
+	  maxrss_kb, minflt, majflt, nvcsw, nivcsw, samples, lost, throttled FROM runs, c WHERE runs.id = 0"
+refused runs "runs row 10000: more than 10000 runs"
+# ... and the 10,000 record -r allows are read within the limits
+hostile runs10k "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 9999)
+	INSERT INTO runs SELECT i, start_ns, wall_ns, exit_code, term_signal, utime_us, stime_us,
+	  maxrss_kb, minflt, majflt, nvcsw, nivcsw, samples, lost, throttled FROM runs, c WHERE runs.id = 0"
+read_ok runs10k
 
 # item 2: many distinct counter names
 hostile names "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100000)
