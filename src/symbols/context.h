@@ -69,6 +69,8 @@ struct dso {
 	int err;
 	struct elffile *file;		/* owned by symbols.files, or own */
 	struct elffile *own;		/* a perf map's symbols */
+	long owner;			/* a perf map: its process's uid when first
+					 * seen (whose file it may be), -1 unknown */
 };
 
 /*

@@ -188,6 +188,16 @@ uint32_t symbols__get_dso(struct symbols *s, const char *name, pid_t pid, uint64
 	d->mntns = mntns;
 	d->id = k.id;
 	d->fd = -1;
+	d->owner = -1;
+	if (d->kind == DSO_PERFMAP && pid > 0) {
+		/* the process may be gone when the map is read at the end */
+		char proc[32];
+		struct stat st;
+
+		snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
+		if (!stat(proc, &st))
+			d->owner = (long)st.st_uid;
+	}
 	hashidx__insert(&s->dso_idx, dso_hash(&k), (uint32_t)s->nr_dsos++);
 	if (fdp && *fdp >= 0 && (d->kind == DSO_FILE || d->kind == DSO_DELETED)) {
 		fd = *fdp;	/* opened while the process lived */
@@ -437,7 +447,7 @@ void symbols__load_dso(struct symbols *s, struct dso *d)
 		break;
 	case DSO_PERFMAP:
 		d->own = xcalloc(1, sizeof(*d->own));
-		d->err = perfmap__read(d->own, d->name, &s->names);
+		d->err = perfmap__read(d->own, d->name, d->owner, &s->names);
 		if (d->err) {
 			elffile__release(d->own);
 			free(d->own);

@@ -134,10 +134,12 @@ int elffile__crc32(const char *path, uint32_t *crc);
 /*
  * Read a JIT's perf map (/tmp/perf-PID.map: "START SIZE name" per line,
  * hex, process addresses) into f's table, absolute, at most 256 MiB of it.
- * Returns 0 or -errno (-ENOENT: the JIT wrote none; -ELOOP: a symlink;
- * -EPERM: not a regular file, or owned by neither the process nor us).
+ * owner is the process's uid as seen while it ran, -1 unknown (then
+ * /proc/PID's, if it still runs).  Returns 0 or -errno (-ENOENT: the JIT
+ * wrote none; -ELOOP: a symlink; -EPERM: not a regular file, or owned by
+ * neither the process nor us).
  */
-int perfmap__read(struct elffile *f, const char *path, struct arena *names);
+int perfmap__read(struct elffile *f, const char *path, long owner, struct arena *names);
 
 /* File offset in the mapped file -> ELF vaddr; false when in no PT_LOAD. */
 bool elffile__offset_to_vaddr(const struct elffile *f, uint64_t off, uint64_t *vaddr);

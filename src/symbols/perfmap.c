@@ -38,10 +38,10 @@
 
 /*
  * Whether st, the perf map of the process in path's name, may be read:
- * its owner is the process's (while /proc/PID lives, the uid its files
- * have) or the reader's own.
+ * its owner is the process's (owner, seen while it ran, else the uid of
+ * /proc/PID while it lives) or the reader's own.
  */
-static bool owner_trusted(const char *path, const struct stat *st)
+static bool owner_trusted(const char *path, const struct stat *st, long owner)
 {
 	char proc[32];
 	struct stat pst;
@@ -49,13 +49,15 @@ static bool owner_trusted(const char *path, const struct stat *st)
 
 	if (st->st_uid == geteuid())
 		return true;
+	if (owner >= 0)		/* not /proc/PID: the pid may be another's by now */
+		return (long)st->st_uid == owner;
 	if (sscanf(path, "/tmp/perf-%d.map%n", &pid, &n) < 1 || !n || path[n])
 		return false;
 	snprintf(proc, sizeof(proc), "/proc/%d", pid);
 	return !stat(proc, &pst) && pst.st_uid == st->st_uid;
 }
 
-int perfmap__read(struct elffile *f, const char *path, struct arena *names)
+int perfmap__read(struct elffile *f, const char *path, long owner, struct arena *names)
 {
 	unsigned long long total = 0;
 	char line[PERFMAP_MAX_LINE];
@@ -66,7 +68,7 @@ int perfmap__read(struct elffile *f, const char *path, struct arena *names)
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !owner_trusted(path, &st)) {
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !owner_trusted(path, &st, owner)) {
 		close(fd);
 		return -EPERM;
 	}

@@ -5,7 +5,8 @@
 #   - a FIFO: record must not block on it (it hung, no file written);
 #   - a symlink to /dev/zero: not followed (RSS grew without bound);
 #   - a regular file owned by another uid: not read;
-#   - its own regular file: still read, its names in the report.
+#   - its own regular file: still read, its names in the report, also
+#     when the process has exited before the recording ends.
 # Each is recorded with record -a --duration 1 under timeout and a memory
 # limit.  Needs root (setpriv, record -a): the project's tests run as root.
 
@@ -19,18 +20,19 @@ cleanup_hook() {
 	done
 }
 
-plan 9
+plan 11
 
 mkdir "$tmp/u"
 chmod 755 "$tmp"
 chmod 1777 "$tmp/u"
 # anonymous executable code named (or not) by its perf map; MODE says what
-# the map is; runs about 3 s so that it outlives a 1 s recording
+# the map is; runs SECS (3) so that it outlives a 1 s recording
 cat >"$tmp/jit.c" <<'EOC'
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 /* x86-64: mov %rdi,%rax; 1: dec %rdi; jnz 1b; ret */
@@ -41,7 +43,8 @@ int main(int argc, char **argv)
 				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	long (*fa)(long), acc = 0;
 	char path[64];
-	time_t t0 = time(NULL);
+	struct timespec t0, t;
+	double secs = argc > 3 ? atof(argv[3]) : 3;
 	FILE *fp;
 
 	if (argc < 3 || mem == MAP_FAILED)
@@ -53,7 +56,7 @@ int main(int argc, char **argv)
 		return 1;
 	if (!strcmp(argv[1], "zero") && symlink("/dev/zero", path))
 		return 1;
-	if (!strcmp(argv[1], "map")) {
+	if (!strcmp(argv[1], "map") || !strcmp(argv[1], "brief")) {
 		if (!(fp = fopen(path, "w")))
 			return 1;
 		fprintf(fp, "%lx 40 jit_hostile_alpha\n", (unsigned long)fa);
@@ -63,8 +66,11 @@ int main(int argc, char **argv)
 		return 1;
 	fprintf(fp, "%d\n", (int)getpid());
 	fclose(fp);
-	while (time(NULL) - t0 < 3)
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
 		acc += fa(10000000);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
 	return acc == 42;
 }
 EOC
@@ -79,10 +85,11 @@ wait_pid() {
 	done
 	test -s "$1"
 }
-# rec MODE: the JIT as nobody with its map in MODE, root's record -a beside
-# it; the record's exit status, 124 when timeout stopped it
+# rec MODE [PREPARE [SECS]]: the JIT as nobody with its map in MODE for
+# SECS (3), root's record -a beside it; the record's exit status, 137 when
+# timeout killed it
 rec() {
-	setpriv --reuid=65534 --regid=65534 --clear-groups "$tmp/u/jit" "$1" "$tmp/u/$1.pid" &
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$tmp/u/jit" "$1" "$tmp/u/$1.pid" ${3:-3} &
 	jpid=$!
 	wait_pid "$tmp/u/$1.pid" || return 3
 	[ -n "$2" ] && $2 "/tmp/perf-$(cat "$tmp/u/$1.pid").map"
@@ -121,5 +128,10 @@ rec map
 ok $? "nobody's own regular perf map: record -a finishes"
 "$MMPROF" report --folded "$tmp/map.data" | grep -q jit_hostile_alpha
 ok $? "and its names are taken"
+
+rec brief "" 0.5
+ok $? "nobody's own map, the JIT gone before the recording ends: record -a finishes"
+"$MMPROF" report --folded "$tmp/brief.data" | grep -q jit_hostile_alpha
+ok $? "and its names are taken (the owner was seen while it ran)"
 
 done_testing
