@@ -183,6 +183,7 @@ struct keycache {
 	uint32_t *by_run;
 	size_t *run_start;	/* [run] .. [run + 1]: a run's part of by_run */
 	double *w, *sub, *inner, *children_w, *self_w;
+	struct statrows rows;	/* for the perf-stat and workload keys */
 };
 
 static void keycache__drop_work(struct keycache *c)
@@ -407,6 +408,7 @@ void keycache__free(struct keycache *c)
 	free(c->order);
 	free(c->out_vals);
 	keycache__drop_work(c);
+	statrows__release(&c->rows);
 	hashidx__release(&c->idx);
 	free(c);
 }
@@ -527,8 +529,10 @@ void keycache__run(struct keycache *c, uint32_t run, struct keyrun *out)
 		if (run + 1 == c->v->p->nr_runs)
 			keycache__drop_work(c);	/* rebuilt if runs are asked again */
 	}
-	keys__perf_stat(c->v->p, run, &m);
-	keys__workload(c->v->p, run, &m);
+	if (!c->rows.built)
+		statrows__build(&c->rows, c->v->p);
+	keys__perf_stat(c->v->p, &c->rows, run, &m);
+	keys__workload(c->v->p, &c->rows, run, &m);
 	/* after the perf-profile keys, in their order, as one map had them */
 	for (i = 0; i < m.nr; i++) {
 		keycache__add(c, keycache__intern(c, m.items[i].key), m.items[i].value);

@@ -154,6 +154,58 @@ static bool counter_usable(const struct counter *c)
 	return c->supported && !(c->running == 0 && c->enabled > 0);
 }
 
+/* Rows whose uint32_t run is at run_of + i * stride, grouped by run: a
+ * stable counting sort, rows of runs that do not exist left out. */
+static void group(size_t nr_runs, size_t nr, const uint32_t *run_of, size_t stride,
+		  size_t **start, uint32_t **idx)
+{
+	size_t i, r;
+
+	*start = xcalloc(nr_runs + 2, sizeof(**start));
+	*idx = xmalloc((nr + 1) * sizeof(**idx));
+	for (i = 0; i < nr; i++) {
+		uint32_t run = *(const uint32_t *)((const char *)run_of + i * stride);
+
+		if (run < nr_runs)
+			(*start)[run + 2]++;
+	}
+	for (r = 0; r < nr_runs; r++)
+		(*start)[r + 2] += (*start)[r + 1];
+	for (i = 0; i < nr; i++) {
+		uint32_t run = *(const uint32_t *)((const char *)run_of + i * stride);
+
+		if (run < nr_runs)
+			(*idx)[(*start)[run + 1]++] = (uint32_t)i;
+	}
+}
+
+void statrows__build(struct statrows *s, const struct profile *p)
+{
+	static const uint32_t none;
+
+	group(p->nr_runs, p->nr_counters, p->nr_counters ? &p->counters[0].run : &none,
+	      sizeof(*p->counters), &s->start[STATROWS_COUNTERS], &s->idx[STATROWS_COUNTERS]);
+	group(p->nr_runs, p->nr_intervals, p->nr_intervals ? &p->intervals[0].run : &none,
+	      sizeof(*p->intervals), &s->start[STATROWS_INTERVALS], &s->idx[STATROWS_INTERVALS]);
+	group(p->nr_runs, p->nr_metrics, p->nr_metrics ? &p->metrics[0].run : &none,
+	      sizeof(*p->metrics), &s->start[STATROWS_METRICS], &s->idx[STATROWS_METRICS]);
+	s->blocked = xcalloc(p->nr_strs + 1, 1);
+	keys__workload_name(p, s->name, sizeof(s->name));
+	s->built = true;
+}
+
+void statrows__release(struct statrows *s)
+{
+	int t;
+
+	for (t = 0; t < STATROWS_NR; t++) {
+		free(s->start[t]);
+		free(s->idx[t]);
+	}
+	free(s->blocked);
+	memset(s, 0, sizeof(*s));
+}
+
 static int interval_cmp(const void *a, const void *b)
 {
 	const struct counter_interval *x = *(const struct counter_interval *const *)a;
@@ -179,19 +231,21 @@ static int interval_cmp(const void *a, const void *b)
  * the whole run time, so its ps.* run a little low; mmprof's ps.* and
  * overall.* use the exact totals of the run.
  */
-static void interval_keys(const struct profile *p, uint32_t run, const uint8_t *blocked,
-			  struct keymap *m)
+static void interval_keys(const struct profile *p, const struct statrows *rows, uint32_t run,
+			  const uint8_t *blocked, struct keymap *m)
 {
+	const size_t *start = rows->start[STATROWS_INTERVALS];
+	const uint32_t *idx = rows->idx[STATROWS_INTERVALS];
 	const struct counter_interval **iv = NULL;
 	struct keymap per_key = { 0 };	/* key -> number of intervals it appeared in */
 	struct keymap sums = { 0 };
 	size_t n = 0, alloc = 0, i, j;
 	uint64_t prev_t = 0;
 
-	for (i = 0; i < p->nr_intervals; i++) {
-		const struct counter_interval *ci = &p->intervals[i];
+	for (i = start[run]; i < start[run + 1]; i++) {
+		const struct counter_interval *ci = &p->intervals[idx[i]];
 
-		if (ci->run != run || ci->name >= p->nr_strs || blocked[ci->name] ||
+		if (ci->name >= p->nr_strs || blocked[ci->name] ||
 		    !profile__str(p, ci->name))
 			continue;
 		XGROW(iv, alloc, n);
@@ -262,20 +316,23 @@ out:
 	free(iv);
 }
 
-void keys__perf_stat(const struct profile *p, uint32_t run, struct keymap *m)
+void keys__perf_stat(const struct profile *p, struct statrows *rows, uint32_t run,
+		     struct keymap *m)
 {
-	uint8_t *blocked = xcalloc(p->nr_strs + 1, 1);	/* by name id: unsupported */
+	const size_t *start = rows->start[STATROWS_COUNTERS];
+	const uint32_t *idx = rows->idx[STATROWS_COUNTERS];
+	uint8_t *blocked = rows->blocked;	/* by name id: unsupported; cleared on return */
 	double secs = (double)p->runs[run].wall_ns / 1e9;
 	struct stat_set s = { 0 };
 	char key[512];
 	double instructions;
 	size_t i;
 
-	for (i = 0; i < p->nr_counters; i++) {
-		const struct counter *c = &p->counters[i];
+	for (i = start[run]; i < start[run + 1]; i++) {
+		const struct counter *c = &p->counters[idx[i]];
 		const char *name = profile__str(p, c->name);
 
-		if (c->run != run || !name)
+		if (!name)
 			continue;
 		if (!counter_usable(c)) {
 			blocked[c->name] = 1;
@@ -304,9 +361,10 @@ void keys__perf_stat(const struct profile *p, uint32_t run, struct keymap *m)
 	if (instructions)
 		keymap__add(m, "perf-stat.total.instructions", instructions);
 	derived_keys(&s, "perf-stat.overall.", m, 1.0);
-	interval_keys(p, run, blocked, m);
+	interval_keys(p, rows, run, blocked, m);
 	stat_set__release(&s);
-	free(blocked);
+	for (i = start[run]; i < start[run + 1]; i++)
+		blocked[p->counters[idx[i]].name] = 0;
 }
 
 /* basename of the first word of s into buf */
@@ -363,11 +421,14 @@ void keys__workload_name(const struct profile *p, char *buf, size_t size)
 	snprintf(buf, size, "workload");
 }
 
-void keys__workload(const struct profile *p, uint32_t run, struct keymap *m)
+void keys__workload(const struct profile *p, const struct statrows *rows, uint32_t run,
+		    struct keymap *m)
 {
+	const size_t *start = rows->start[STATROWS_METRICS];
+	const uint32_t *idx = rows->idx[STATROWS_METRICS];
 	const struct run *r = &p->runs[run];
 	double wall = (double)r->wall_ns / 1e9;
-	char name[256], key[512];
+	char key[512];
 	size_t i;
 	struct {
 		const char *field;
@@ -385,11 +446,12 @@ void keys__workload(const struct profile *p, uint32_t run, struct keymap *m)
 		{ "involuntary_context_switches", (double)r->nivcsw },
 	};
 
-	for (i = 0; i < p->nr_metrics; i++) {
-		const char *k = profile__str(p, p->metrics[i].key);
+	for (i = start[run]; i < start[run + 1]; i++) {
+		const struct metric *mt = &p->metrics[idx[i]];
+		const char *k = profile__str(p, mt->key);
 		static const char old_count[] = "perf-sched.wait_and_delay.count.";
 
-		if (p->metrics[i].run != run || !k)
+		if (!k)
 			continue;
 		/*
 		 * Files recorded before the robot's name was used say
@@ -403,18 +465,17 @@ void keys__workload(const struct profile *p, uint32_t run, struct keymap *m)
 			char *renamed = xmalloc(len);
 
 			snprintf(renamed, len, "%sms.%s", old_count, k + sizeof(old_count) - 1);
-			keymap__add(m, renamed, p->metrics[i].value);
+			keymap__add(m, renamed, mt->value);
 			free(renamed);
 			continue;
 		}
-		keymap__add(m, k, p->metrics[i].value);
+		keymap__add(m, k, mt->value);
 	}
 	/* only a forked workload has rusage (attach and -a runs do not) */
 	if (!(r->utime_us || r->stime_us || r->maxrss_kb))
 		return;
-	keys__workload_name(p, name, sizeof(name));
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		snprintf(key, sizeof(key), "%s.time.%s", name, t[i].field);
+		snprintf(key, sizeof(key), "%s.time.%s", rows->name, t[i].field);
 		keymap__add(m, key, t[i].value);
 	}
 }

@@ -9,6 +9,8 @@
  * the text report.  Non-finite numbers are written as null.
  */
 #include <math.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,10 +68,45 @@ static void json_events(const struct profile *p, struct outbuf *out)
 	outbuf__puts(out, p->nr_events ? "\n  ],\n" : "],\n");
 }
 
+/*
+ * Rows of a per-run table grouped by run, in file order within a run (a
+ * stable counting sort): start[r] .. start[r + 1] index idx.  Each run
+ * then reads its own rows, not all of them (runs x rows with 10,000 runs).
+ */
+static void by_run(size_t nr_runs, size_t nr, const void *rows, size_t size, size_t run_off,
+		   size_t **start, uint32_t **idx)
+{
+	size_t i, r;
+
+	*start = xcalloc(nr_runs + 2, sizeof(**start));
+	*idx = xmalloc((nr + 1) * sizeof(**idx));
+	for (i = 0; i < nr; i++) {
+		uint32_t run;
+
+		memcpy(&run, (const char *)rows + i * size + run_off, sizeof(run));
+		if (run < nr_runs)
+			(*start)[run + 2]++;
+	}
+	for (r = 0; r < nr_runs; r++)
+		(*start)[r + 2] += (*start)[r + 1];
+	for (i = 0; i < nr; i++) {
+		uint32_t run;
+
+		memcpy(&run, (const char *)rows + i * size + run_off, sizeof(run));
+		if (run < nr_runs)
+			(*idx)[(*start)[run + 1]++] = (uint32_t)i;
+	}
+}
+
 static void json_runs(const struct profile *p, struct outbuf *out)
 {
-	size_t r, i, n;
+	size_t r, i, n, *cstart, *mstart;
+	uint32_t *cidx, *midx;
 
+	by_run(p->nr_runs, p->nr_counters, p->counters, sizeof(*p->counters),
+	       offsetof(struct counter, run), &cstart, &cidx);
+	by_run(p->nr_runs, p->nr_metrics, p->metrics, sizeof(*p->metrics),
+	       offsetof(struct metric, run), &mstart, &midx);
 	outbuf__puts(out, "  \"runs\": [");
 	for (r = 0; r < p->nr_runs; r++) {
 		const struct run *x = &p->runs[r];
@@ -86,11 +123,9 @@ static void json_runs(const struct profile *p, struct outbuf *out)
 			(long long)x->majflt, (long long)x->nvcsw, (long long)x->nivcsw,
 			(unsigned long long)x->samples, (unsigned long long)x->lost,
 			(unsigned long long)x->throttled);
-		for (i = 0, n = 0; i < p->nr_counters; i++) {
-			const struct counter *c = &p->counters[i];
+		for (i = cstart[r], n = 0; i < cstart[r + 1]; i++) {
+			const struct counter *c = &p->counters[cidx[i]];
 
-			if (c->run != r)
-				continue;
 			outbuf__puts(out, n++ ? ",\n        {" : "\n        {");
 			outbuf__puts(out, "\"name\": ");
 			outbuf__json_str(out, profile__str(p, c->name));
@@ -105,17 +140,21 @@ static void json_runs(const struct profile *p, struct outbuf *out)
 			outbuf__putc(out, '}');
 		}
 		outbuf__puts(out, n ? "\n      ],\n      \"metrics\": {" : "],\n      \"metrics\": {");
-		for (i = 0, n = 0; i < p->nr_metrics; i++) {
-			if (p->metrics[i].run != r)
-				continue;
+		for (i = mstart[r], n = 0; i < mstart[r + 1]; i++) {
+			const struct metric *m = &p->metrics[midx[i]];
+
 			outbuf__puts(out, n++ ? ", " : "");
-			outbuf__json_str(out, profile__str(p, p->metrics[i].key));
+			outbuf__json_str(out, profile__str(p, m->key));
 			outbuf__puts(out, ": ");
-			json_num(out, p->metrics[i].value);
+			json_num(out, m->value);
 		}
 		outbuf__puts(out, "}}");
 	}
 	outbuf__puts(out, p->nr_runs ? "\n  ],\n" : "],\n");
+	free(cstart);
+	free(cidx);
+	free(mstart);
+	free(midx);
 }
 
 static void json_keys(const struct keytab *kt, struct outbuf *out)

@@ -10,7 +10,8 @@
 #     cells of 2^62): refused, where they printed 2^63+4 and 0 samples;
 #   - 200,000 sampling events (export -f pprof took 1.72 GB), 200,000 runs
 #     (report --json took 10 s and 1.41 GB): refused, over the format's 256
-#     and 10000, and 10,000 runs read within the limits;
+#     and 10000, and 10,000 runs read within the limits, with 400,000
+#     metrics among them too (each run scanned every row: 12 s);
 #   - 100,000 distinct counter names: read in linear time (a linear search
 #     per name took 1.55 s for 40,000).
 
@@ -114,6 +115,14 @@ hostile runs10k "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c 
 	INSERT INTO runs SELECT i, start_ns, wall_ns, exit_code, term_signal, utime_us, stime_us,
 	  maxrss_kb, minflt, majflt, nvcsw, nivcsw, samples, lost, throttled FROM runs, c WHERE runs.id = 0"
 read_ok runs10k
+# ... with 400,000 metrics spread over them (every run scanned every row: 12 s)
+hostile runs10k-metrics "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 9999)
+	INSERT INTO runs SELECT i, start_ns, wall_ns, exit_code, term_signal, utime_us, stime_us,
+	  maxrss_kb, minflt, majflt, nvcsw, nivcsw, samples, lost, throttled FROM runs, c WHERE runs.id = 0;
+	WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i < 399999)
+	INSERT INTO metrics SELECT (SELECT max(id) FROM metrics) + 1 + i, i % 10000,
+	  (SELECT min(id) FROM strings), 1.0 FROM c"
+read_ok runs10k-metrics
 
 # item 2: many distinct counter names
 hostile names "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100000)
