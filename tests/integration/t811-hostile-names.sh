@@ -39,7 +39,9 @@ evil="char(27) || ']0;pwned' || char(7) || char(27) || '[2J' || char(27) || '[H'
       'x;y 99999999999 ' || char(27) || '[?1049h' || char(13)"
 # the stack entries stay as they are, so that views count the same short
 # stacks (report --unresolved) as in the plain file; hw.data renames them too
-entries="'main', '_start', '__libc_start_main', '__libc_start_call_main', 'start_thread', 'clone', 'clone3', '__clone', '__clone3', 'thread_start'"
+# (all of src/report/unresolved.c's stack_entry)
+entries="'_start', '__libc_start_main', '__libc_start_call_main', '_dl_start_user', '_dl_start',
+	'main', 'start_thread', 'clone', 'clone3', '__clone', '__clone3', 'thread_start'"
 cp "$tmp/a.data" "$tmp/hw.data"
 sqlite3 "$tmp/hw.data" "UPDATE strings SET s = s || $evil WHERE id IN (SELECT sym FROM frames UNION SELECT dso FROM frames)"
 for f in a b; do
