@@ -241,6 +241,20 @@ static const int table_runs[] = { 2, 3, 5, 10 };
 #define NS (sizeof(table_samples) / sizeof(table_samples[0]))
 #define NR (sizeof(table_runs) / sizeof(table_runs[0]))
 
+/* A power table's head: the runs column, then one column per sample count. */
+static void table_head(void)
+{
+	size_t si;
+
+	printf("| runs a side |");
+	for (si = 0; si < NS; si++)
+		printf(" %.0f samples |", table_samples[si]);
+	printf("\n|---|");
+	for (si = 0; si < NS; si++)
+		printf("---|");
+	printf("\n");
+}
+
 static void table(const struct sim_tree *t, int trials)
 {
 	static const struct sim_case kinds[] = {
@@ -283,13 +297,7 @@ static void table(const struct sim_tree *t, int trials)
 			printf("Power, leaf shift +%g points (11 -> %g, children row flagged up); "
 			       "false flags of unmoved rows in brackets\n\n", kinds[k].change.shift,
 			       11 + kinds[k].change.shift);
-		printf("| runs a side |");
-		for (si = 0; si < NS; si++)
-			printf(" %.0f samples |", table_samples[si]);
-		printf("\n|---|");
-		for (si = 0; si < NS; si++)
-			printf("---|");
-		printf("\n");
+		table_head();
 		for (ri = 0; ri < NR; ri++) {
 			printf("| %d |", table_runs[ri]);
 			for (si = 0; si < NS; si++) {
@@ -306,13 +314,8 @@ static void table(const struct sim_tree *t, int trials)
 		printf("\n");
 		if (aa && SIM_NEW_API) {
 			printf("A/A: \"can't tell\" among the non-significant perf-profile rows; "
-			       "sim_leaf_a's (11 %%) detectable change in points in brackets\n\n| runs a side |");
-			for (si = 0; si < NS; si++)
-				printf(" %.0f samples |", table_samples[si]);
-			printf("\n|---|");
-			for (si = 0; si < NS; si++)
-				printf("---|");
-			printf("\n");
+			       "sim_leaf_a's (11 %%) detectable change in points in brackets\n\n");
+			table_head();
 			for (ri = 0; ri < NR; ri++) {
 				printf("| %d |", table_runs[ri]);
 				for (si = 0; si < NS; si++) {
