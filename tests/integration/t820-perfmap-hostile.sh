@@ -94,8 +94,10 @@ rec() {
 	wait_pid "$tmp/u/$1.pid" || return 3
 	[ -n "$2" ] && $2 "/tmp/perf-$(cat "$tmp/u/$1.pid").map"
 	# 4 GiB of address space: the ring buffers fit, reading /dev/zero
-	# stops there (before the fix: its peak RSS, $tmp/MODE.rss in KiB)
-	( ulimit -v 4194304; exec /usr/bin/time -f %M -o "$tmp/$1.rss" timeout -s KILL 20 \
+	# stops there (before the fix: its peak RSS, $tmp/MODE.rss in KiB);
+	# none under a sanitizer, which reserves terabytes of it
+	( [ -n "${MMPROF_SANITIZE:-}" ] || ulimit -v 4194304
+	  exec /usr/bin/time -f %M -o "$tmp/$1.rss" timeout -s KILL 20 \
 		"$MMPROF" record -q -a --duration 1 -o "$tmp/$1.data" >/dev/null 2>"$tmp/$1.err" )
 	rc=$?
 	wait $jpid
