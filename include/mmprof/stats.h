@@ -41,6 +41,9 @@ void stats__summary(const double *v, size_t n, double *scratch, struct stat_summ
  */
 void stats__mean_sd(const double *v, size_t n, struct stat_summary *s);
 
+/* The median of v[0..n-1], n > 0 (the mean of the middle two for even n); sorts v. */
+double stats__median(double *v, size_t n);
+
 /*
  * The same from a mean and a sum of squared deviations from it that the
  * caller gathered itself (diff's chains, two passes over per-thread

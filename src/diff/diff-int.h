@@ -104,8 +104,6 @@ struct tctx {
 
 /* What the test sees, base then new: r->v, or buf (a calltrace key's absent runs at the cut). */
 const double *diff_row__test_values(const struct diff_row *r, size_t n, double *buf);
-/* The median of v[0..n-1], n > 0; sorts v. */
-double diff__median(double *v, size_t n);
 /*
  * Summary, flags, the robot's filter and (with one run a side) the
  * verdict of row r; a row to be tested gets its family and test scale.

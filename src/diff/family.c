@@ -105,19 +105,6 @@ static double share_dispersion_sides(const struct fam *f, const double *v, size_
 
 enum { FAMILY_PRIOR_KEYS = 10 };
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-double diff__median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_dbl);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 struct phi_key {
 	const struct diff_row *r;
 	const struct trow *t;
@@ -206,9 +193,9 @@ static void family_disturbed(struct tctx *x, size_t fi, struct phi_key *keys, si
 		double med[2];
 
 		memcpy(tmp, v, nb * sizeof(*v));
-		med[0] = diff__median(tmp, nb);
+		med[0] = stats__median(tmp, nb);
 		memcpy(tmp, v + nb, nn * sizeof(*v));
-		med[1] = diff__median(tmp, nn);
+		med[1] = stats__median(tmp, nn);
 		for (i = 0; i < n; i++) {
 			double e = t->c * f->inv_n[i] + f->phi * share_spread(f, t);
 			double dv = v[i] - med[i >= nb];
@@ -221,7 +208,7 @@ static void family_disturbed(struct tctx *x, size_t fi, struct phi_key *keys, si
 		if ((i < nb ? nb : nn) >= 3)
 			tmp[j++] = score[i];
 	}
-	ref = diff__median(tmp, j);
+	ref = stats__median(tmp, j);
 	for (i = 0; i < n; i++) {
 		int side = i >= nb;
 		size_t run = side ? i - nb : i;

@@ -190,9 +190,7 @@ static void tctx__prep(struct tctx *x, struct diff_row *r, const double *nsamp)
 		if (t->level > 100)
 			t->level = 100;
 		t->c = t->level * (100 - t->level);
-		pooled_var(v, nb, nn, &mb, &mn);
-		t->delta = mn - mb;
-		return;
+		return;		/* delta and dispersion: family.c, once phi is known */
 	}
 	for (i = 0; i < n; i++)
 		neg |= v[i] < 0;
@@ -381,8 +379,8 @@ static void runs_advice(struct tctx *x)
 				runs[k++] = d->rows[i].runs_needed;
 			}
 		d->advice.rows = k;
-		d->advice.mde = diff__median(mde, k);
-		d->advice.runs = diff__median(runs, k);
+		d->advice.mde = stats__median(mde, k);
+		d->advice.runs = stats__median(runs, k);
 		d->advice.family = xstrdup(x->fam[fi].name);
 		free(mde);
 		free(runs);

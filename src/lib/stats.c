@@ -47,6 +47,17 @@ void stats__mean_sd(const double *v, size_t n, struct stat_summary *s)
 	stats__from_ss(n, mean, ss, s);
 }
 
+static double median_sorted(const double *v, size_t n)
+{
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double stats__median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return median_sorted(v, n);
+}
+
 void stats__summary(const double *v, size_t n, double *scratch, struct stat_summary *s)
 {
 	stats__mean_sd(v, n, s);
@@ -56,7 +67,7 @@ void stats__summary(const double *v, size_t n, double *scratch, struct stat_summ
 	qsort(scratch, n, sizeof(*scratch), cmp_double);
 	s->min = scratch[0];
 	s->max = scratch[n - 1];
-	s->median = n % 2 ? scratch[n / 2] : (scratch[n / 2 - 1] + scratch[n / 2]) / 2;
+	s->median = median_sorted(scratch, n);
 }
 
 /*
