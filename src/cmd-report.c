@@ -21,7 +21,7 @@
 #include "mmprof/xalloc.h"
 
 struct report_opts {
-	int tree, folded, json, runs, period, comm, no_graph, tracepoints, unresolved, html;
+	int keys, tree, folded, json, runs, period, comm, no_graph, tracepoints, unresolved, html;
 	const char *graph, *output;
 	const char *event, *pid;
 	double percent_limit;
@@ -267,6 +267,10 @@ static int check_options(struct report_opts *o, long *pid)
 {
 	bool percent_given;
 
+	if (o->keys && o->html + o->unresolved + o->tracepoints + o->tree + o->folded + o->json) {
+		fprintf(stderr, "mmprof report: --keys excludes the other views\n");
+		return -1;
+	}
 	if (o->html && o->unresolved + o->tracepoints + o->tree + o->folded + o->json) {
 		fprintf(stderr, "mmprof report: --html excludes the other views\n");
 		return -1;
@@ -321,6 +325,7 @@ int cmd_report(int argc, char **argv)
 	struct report_opts o = { .percent_limit = -1, .run = -1 };
 	const struct option_desc opts[] = {
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "Views (default: the LKP keys, mean over runs)", 0, NULL },
+		{ OPT_BOOL, 0, "keys", &o.keys, NULL, "the LKP keys, mean over runs (the default)", 0, NULL },
 		{ OPT_BOOL, 0, "tree", &o.tree, NULL, "call graph as perf report --children prints it", 0, NULL },
 		{ OPT_BOOL, 0, "folded", &o.folded, NULL, "folded stacks for flamegraph.pl", 0, NULL },
 		{ OPT_BOOL, 0, "json", &o.json, NULL, "everything as one JSON object", 0, NULL },

@@ -3,7 +3,7 @@
 # print as nothing, with one line and exit 2, as flamegraph does:
 #   - an option of another view (--runs --folded, --period without
 #     --folded, -e with the keys or json view, -g with --json, --run with
-#     --html, --percent-limit with --folded);
+#     --html, --percent-limit with --folded, --keys with another view);
 #   - filters that leave no folded stack (--pid of no process, a run-less
 #     event), a file with no samples (stat -o), a tree of an -e event with
 #     no samples;
@@ -40,6 +40,8 @@ done <<'EOF'
 --json -g caller|-g/--call-graph goes with --tree
 --html --run 0|--run goes with --folded
 --folded --percent-limit 2|--percent-limit goes with --tree or --json
+--keys --tree|--keys excludes the other views
+--keys --json|--keys excludes the other views
 EOF
 
 # ---- filters that leave nothing
@@ -70,5 +72,8 @@ ok $? "--folded --run 1 --pid $pid (a process sampled in run 1) prints stacks"
 "$MMPROF" report --tree -e cpu-clock --no-graph --percent-limit 2 "$tmp/pf.data" >"$tmp/out" && test -s "$tmp/out" &&
 "$MMPROF" report --json --tree --percent-limit 2 "$tmp/pf.data" | python3 -m json.tool >/dev/null
 ok $? "--runs, --tree -e --no-graph --percent-limit, --json --tree --percent-limit still work"
+"$MMPROF" report --keys --runs "$tmp/pf.data" >"$tmp/keys" &&
+"$MMPROF" report --runs "$tmp/pf.data" >"$tmp/out" && cmp -s "$tmp/keys" "$tmp/out"
+ok $? "--keys --runs: the keys view, as --runs alone"
 
 done_testing
