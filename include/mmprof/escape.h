@@ -12,20 +12,24 @@
  *
  * Names come from data files that may have travelled from anywhere, so the
  * output must be valid JSON whatever the bytes: '"' and '\\' escaped,
- * control bytes and DEL as \u00XX (\n, \r, \t in their short forms), and a
- * byte that does not start a well-formed UTF-8 sequence as \ufffd.
+ * control bytes and DEL as \u00XX (\n, \r, \t in their short forms), a bidi
+ * control (utf8.h) as its \uXXXX, and a byte that does not start a
+ * well-formed UTF-8 sequence as \ufffd.
  *
  * XML: & < > " ' as entities; a byte that starts no well-formed UTF-8
- * sequence, or a character that is not an XML 1.0 Char (C0 controls but
- * tab and newline, U+FFFE, U+FFFF), as '?'.  Valid in text and in
+ * sequence, a character that is not an XML 1.0 Char (C0 controls but
+ * tab and newline, U+FFFE, U+FFFF) or a bidi control, as '?' (one per byte
+ * of it).  Valid in text and in
  * attribute values alike.
  *
  * Text (Documentation/robustness.md): a name must not drive the terminal
  * it is shown on nor break the line it is part of.  A C0 control byte
  * (newline, tab and ESC included), DEL, a C1 control (U+0080..U+009F,
- * whose 8-bit CSI a terminal may obey) and a byte that starts no
- * well-formed UTF-8 sequence are written as \xNN, one per byte (C1: both
- * bytes); everything else, backslash included, is copied.  The mapping is
+ * whose 8-bit CSI a terminal may obey), a bidirectional formatting
+ * character (U+061C, U+200E/F, U+202A..U+202E, U+2066..U+2069: they
+ * reorder the line around them) and a byte that starts no well-formed
+ * UTF-8 sequence are written as \xNN, one per byte (a character: all of
+ * its bytes); everything else, backslash included, is copied.  The mapping is
  * for safety, not reversal: a name spelling "\x1b" itself reads the same.
  * A line format's own separators are the caller's: swap, a string of
  * pairs ("from to from to ..."), replaces each byte "from" by "to" (folded

@@ -6,6 +6,7 @@
 #ifndef MMPROF_UTF8_H
 #define MMPROF_UTF8_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,5 +17,13 @@
  * ASCII byte, NUL included, is a sequence of 1; reading stops at a NUL.
  */
 size_t utf8__len(const unsigned char *s, uint32_t *cp);
+
+/*
+ * Is cp one of Unicode's bidirectional formatting characters (U+061C,
+ * U+200E, U+200F, U+202A..U+202E, U+2066..U+2069)?  They reorder what a
+ * terminal or an editor shows around them ("Trojan Source",
+ * CVE-2021-42574): every writer escapes them in names.
+ */
+bool utf8__is_bidi_control(uint32_t cp);
 
 #endif

@@ -33,8 +33,8 @@ void json__escape(const char *s, void (*put)(void *ctx, const char *p, size_t n)
 			esc = "\\r";
 		else if (*u == '\t')
 			esc = "\\t";
-		else if (*u < 0x20 || *u == 0x7f) {
-			snprintf(hex, sizeof(hex), "\\u%04x", *u);
+		else if (*u < 0x20 || *u == 0x7f || utf8__is_bidi_control(cp)) {
+			snprintf(hex, sizeof(hex), "\\u%04x", (unsigned)cp);
 			esc = hex;
 		}
 		if (!esc) {
@@ -44,7 +44,7 @@ void json__escape(const char *s, void (*put)(void *ctx, const char *p, size_t n)
 		if (u > run)
 			put(ctx, (const char *)run, (size_t)(u - run));
 		put(ctx, esc, strlen(esc));
-		run = ++u;	/* every escape replaces exactly one byte */
+		run = u += n ? n : 1;	/* an escape replaces one byte, or one bidi control */
 	}
 	if (u > run)
 		put(ctx, (const char *)run, (size_t)(u - run));
@@ -53,15 +53,17 @@ void json__escape(const char *s, void (*put)(void *ctx, const char *p, size_t n)
 
 
 /*
- * Length of the valid UTF-8 sequence at s (1..4), 0 if invalid or not an
- * XML 1.0 Char (C0 controls but tab and newline, U+FFFE, U+FFFF).
+ * Length of the valid UTF-8 sequence at s (1..4), 0 if invalid, not an
+ * XML 1.0 Char (C0 controls but tab and newline, U+FFFE, U+FFFF) or a bidi
+ * control (an entity would still reorder the text a browser draws).
  */
 static size_t xml_char_len(const unsigned char *s)
 {
 	uint32_t cp;
 	size_t n = utf8__len(s, &cp);
 
-	if (!n || (cp < 0x20 && cp != '\t' && cp != '\n') || cp == 0xfffe || cp == 0xffff)
+	if (!n || (cp < 0x20 && cp != '\t' && cp != '\n') || cp == 0xfffe || cp == 0xffff ||
+	    utf8__is_bidi_control(cp))
 		return 0;
 	return n;
 }
@@ -106,14 +108,14 @@ void xml__escape(const char *s, size_t max_chars, void (*put)(void *ctx, const c
 	}
 }
 
-/* Bytes text__escape writes as \xNN at s: 0 for none (copy the sequence), else 1 or 2. */
+/* Bytes text__escape writes as \xNN at s: 0 for none (copy the sequence), else 1 to 3. */
 static size_t text_bad_len(const unsigned char *s, size_t *seq)
 {
 	uint32_t cp;
 	size_t n = utf8__len(s, &cp);
 
 	*seq = n ? n : 1;
-	if (!n || cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f))
+	if (!n || cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f) || utf8__is_bidi_control(cp))
 		return *seq;
 	return 0;
 }

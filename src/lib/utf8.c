@@ -34,3 +34,9 @@ size_t utf8__len(const unsigned char *s, uint32_t *cp)
 	*cp = c;
 	return n;
 }
+
+bool utf8__is_bidi_control(uint32_t cp)
+{
+	return cp == 0x061c || cp == 0x200e || cp == 0x200f ||
+	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}

@@ -1,8 +1,9 @@
 /*
  * test-escape: the plain-text rule of escape.h (text__escape and its sink
  * spellings), checked against a naive model over every one- and two-byte
- * string and a table of the hostile names issue 14 found: no byte a
- * terminal obeys or a line format splits on survives, ordinary names and
+ * string, every three-byte code point (bidi controls) and a table of the
+ * hostile names issue 14 found: no byte a terminal obeys or a line format
+ * splits on survives, no character that reorders a line, ordinary names and
  * UTF-8 pass unchanged.
  */
 #include <errno.h>
@@ -27,7 +28,8 @@ static void text(struct outbuf *b, const char *s, const char *swap)
 /*
  * The naive model for strings built of one- and two-byte pieces: printable
  * ASCII, or a two-byte UTF-8 sequence (lead C2..DF, one continuation) of a
- * code point past the C1 controls; anything else is unsafe.
+ * code point past the C1 controls but U+061C (a bidi mark); anything else
+ * is unsafe.
  */
 static bool safe(const char *s)
 {
@@ -37,7 +39,8 @@ static bool safe(const char *s)
 		if (*u >= 0x20 && *u < 0x7f) {
 			u++;
 		} else if (*u >= 0xc2 && *u <= 0xdf && u[1] >= 0x80 && u[1] <= 0xbf &&
-			   (((unsigned)(*u & 0x1f) << 6) | (u[1] & 0x3f)) >= 0xa0) {
+			   (((unsigned)(*u & 0x1f) << 6) | (u[1] & 0x3f)) >= 0xa0 &&
+			   (((unsigned)(*u & 0x1f) << 6) | (u[1] & 0x3f)) != 0x61c) {
 			u += 2;
 		} else {
 			return false;
@@ -69,6 +72,12 @@ static void test_table(void)
 		{ "\xff\xe2\x86y", NULL, "\\xff\\xe2\\x86y", "each byte of invalid UTF-8" },
 		{ "a;b c\n", ";: _", "a:b_c\\x0a", "swap pairs replace the line format's separators" },
 		{ "a;b c", ";:", "a:b c", "only the bytes named in swap" },
+		{ "f\xe2\x80\xae" "atad", NULL, "f\\xe2\\x80\\xae" "atad", "U+202E RIGHT-TO-LEFT OVERRIDE: its three bytes" },
+		{ "\xe2\x81\xa6x\xe2\x81\xa9", NULL, "\\xe2\\x81\\xa6x\\xe2\\x81\\xa9",
+		  "U+2066 LEFT-TO-RIGHT ISOLATE and U+2069 POP DIRECTIONAL ISOLATE" },
+		{ "\xe2\x80\x8f\xd8\x9c", NULL, "\\xe2\\x80\\x8f\\xd8\\x9c", "U+200F RLM and U+061C ALM" },
+		{ "\xe2\x80\xa9\xe2\x80\xaf", NULL, "\xe2\x80\xa9\xe2\x80\xaf",
+		  "U+2029 and U+202F, beside the overrides, are copied" },
 	};
 	struct outbuf b = { 0 };
 	size_t i;
@@ -112,6 +121,48 @@ static void test_exhaustive(void)
 	outbuf__release(&scratch);
 }
 
+/*
+ * Every code point of the three-byte UTF-8 range: escaped exactly when it is
+ * a bidirectional formatting character (the naive list, written out).
+ */
+static void test_bidi(void)
+{
+	static const uint32_t bidi[] = { 0x061c, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d,
+					 0x202e, 0x2066, 0x2067, 0x2068, 0x2069 };
+	struct outbuf b = { 0 };
+	unsigned wrong = 0, escaped = 0;
+	uint32_t cp;
+	size_t k;
+
+	for (cp = 0x800; cp <= 0xffff; cp++) {
+		char in[4] = { (char)(0xe0 | cp >> 12), (char)(0x80 | ((cp >> 6) & 0x3f)),
+			       (char)(0x80 | (cp & 0x3f)), 0 };
+		bool want = false;
+
+		if (cp >= 0xd800 && cp <= 0xdfff)
+			continue;	/* surrogates are invalid UTF-8: escaped as such */
+		for (k = 0; k < sizeof(bidi) / sizeof(bidi[0]); k++)
+			want |= bidi[k] == cp;
+		text(&b, in, NULL);
+		escaped += want;
+		if (want != !!strcmp(b.s, in) || (want && strlen(b.s) != 12))
+			wrong++;
+	}
+	/* JSON writes the code point; XML has no neutral spelling: '?' a byte */
+	outbuf__release(&b);
+	outbuf__json_str(&b, "a\xe2\x80\xae" "b\xd8\x9c");
+	is_str(b.s, "\"a\\u202eb\\u061c\"", "JSON: a bidi control as its \\uXXXX");
+	outbuf__release(&b);
+	outbuf__xml_str(&b, "a\xe2\x81\xa6" "b");
+	is_str(b.s, "a???b", "XML: a bidi control as '?' per byte");
+	/* and the two-byte one, U+061C ARABIC LETTER MARK */
+	text(&b, "\xd8\x9c", NULL);
+	is_str(b.s, "\\xd8\\x9c", "U+061C, the two-byte bidi mark, is escaped");
+	is_int(escaped, 11, "the three-byte bidi controls are the eleven of the list");
+	is_int(wrong, 0, "every three-byte code point: escaped (all three bytes) iff a bidi control");
+	outbuf__release(&b);
+}
+
 /* A put that counts its calls: an ordinary name costs one. */
 static void count_put(void *ctx, const char *p, size_t n)
 {
@@ -150,6 +201,7 @@ int main(void)
 
 	test_table();
 	test_exhaustive();
+	test_bidi();
 	test_errmsg();
 	text__escape("zap_pmd_range.isra.0", NULL, count_put, &puts);
 	is_int(puts, 1, "an ordinary name is handed on in one put");
