@@ -135,6 +135,14 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIBMMPROF) tests/unit/tap.h
 	@echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $(ALL_LDFLAGS) -o $@ $< $(LIBMMPROF) $(LIBS)
 
+# The suite's hostile-file check (t831) turns fuzz seeds into files with it.
+SEED_TOOL := $(BUILD)/tests/seed-to-data
+
+$(SEED_TOOL): tests/fuzz/seed-to-data.c tests/fuzz/datafile-seed.h $(LIBMMPROF)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBMMPROF) $(LIBS)
+
 workloads: $(WL_BIN)
 
 $(BUILD)/workloads/%: tests/workloads/%.c $(wildcard tests/workloads/*.h) | $(DEPS_BUILD)
@@ -176,7 +184,7 @@ PLAIN_BUILD := $(if $(filter build-san,$(BUILD)),build,$(patsubst %/,%,$(BUILD))
 endif
 export MMPROF_PLAIN_BUILD := $(abspath $(PLAIN_BUILD))
 
-check: $(BUILD)/mmprof $(UNIT_BIN) $(WL_BIN) | $(BUILD)/.deps-tests
+check: $(BUILD)/mmprof $(UNIT_BIN) $(WL_BIN) $(SEED_TOOL) | $(BUILD)/.deps-tests
 	@echo "  PROVE   unit and integration tests"
 	$(Q)rm -rf $(BUILD)/test-logs
 	$(Q)export TEST_LOGS=$(abspath $(BUILD))/test-logs; \

@@ -35,48 +35,7 @@
 #include "mmprof/import.h"
 #include "mmprof/report.h"
 
-/* No control byte but newline; with counts, every line ends in " N", their sum into *sum. */
-static void check_lines(const struct outbuf *b, bool counts, uint64_t *sum)
-{
-	const char *line = b->s ? b->s : "", *nl;
-
-	for (; *line; line = nl + 1) {
-		const char *sp, *c;
-
-		nl = strchr(line, '\n');
-		if (!nl)
-			abort();	/* every view ends its lines */
-		for (c = line; c < nl; c++)
-			if ((unsigned char)*c < 0x20 || *c == 0x7f)
-				abort();
-		if (!counts)
-			continue;
-		for (sp = nl; sp > line && sp[-1] != ' '; sp--)
-			;
-		if (sp == line || sp == nl || strspn(sp, "0123456789") != (size_t)(nl - sp))
-			abort();
-		*sum += strtoull(sp, NULL, 10);
-	}
-}
-
-static void check_views(const struct profile *p, uint64_t samples)
-{
-	struct folded_opts fo = { .event = -1, .comm = true, .run = -1 };
-	struct tree_opts to = { .event = -1 };
-	struct outbuf b = { 0 };
-	uint64_t sum = 0;
-
-	if (report__folded(p, &fo, &b))
-		abort();
-	check_lines(&b, true, &sum);
-	if (sum > samples)
-		abort();
-	outbuf__release(&b);
-	if (report__tree(p, &to, &b))
-		abort();
-	check_lines(&b, false, &sum);
-	outbuf__release(&b);
-}
+#include "check-views.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

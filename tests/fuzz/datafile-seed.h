@@ -1,0 +1,135 @@
+/*
+ * datafile-seed.h: what a seed of tests/fuzz/corpus/datafile/ means, for the
+ * two programs that read them: the fuzzer (fuzz-datafile.c) and the suite's
+ * hostile-file check (seed-to-data.c, run by t831).  Raw bytes are the file
+ * itself; an input starting with "SQL:" is SQL run on a copy of a small
+ * valid file with every record type (the current format), "SQL1:" the same
+ * on a format-1 file.  Static functions only: each includer is one program
+ * and builds its bases once.
+ */
+#ifndef MMPROF_TESTS_DATAFILE_SEED_H
+#define MMPROF_TESTS_DATAFILE_SEED_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "mmprof/datafile.h"
+
+struct seed_base {
+	void *bytes[2];		/* the current format's base, format 1's */
+	size_t size[2];
+};
+
+static void seed__read_base(struct seed_base *b, int i, const char *tmp)
+{
+	FILE *in = fopen(tmp, "rb");
+
+	if (!in)
+		abort();
+	b->bytes[i] = malloc(1 << 20);
+	if (!b->bytes[i])
+		abort();
+	b->size[i] = fread(b->bytes[i], 1, 1 << 20, in);
+	fclose(in);
+	unlink(tmp);
+}
+
+/* A small valid profile with every record type, saved in both formats
+ * through the scratch file tmp: the bases of SQL inputs. */
+static void seed__make_base(struct seed_base *b, const char *tmp)
+{
+	struct profile *p = profile__new();
+	struct event_desc ev = { .name = profile__intern(p, "cpu-clock"), .freq = 1 };
+	struct run r = { .exit_code = -1, .samples = 3 };
+	struct counter c = { .name = profile__intern(p, "page-faults"), .value = 1ull << 63 };
+	struct counter_interval ci = { .name = c.name, .t_ns = 1000, .value = 5 };
+	struct frame f = { .addr = 0xffffffff81000000ull, .sym = profile__intern(p, "clear_page"),
+			   .dso = profile__intern(p, "[kernel.kallsyms]"), .kernel = 1 };
+	uint32_t st[3];
+	struct errmsg e;
+
+	profile__set_meta(p, "hostname", "h");
+	profile__add_event(p, &ev);
+	profile__add_run(p, &r);
+	profile__add_counter(p, &c);
+	profile__add_interval(p, &ci);
+	profile__add_metric(p, 0, "x.ops", 1.5);
+	st[0] = profile__frame(p, &f);
+	f.addr = 0x401000;
+	f.kernel = 0;
+	f.sym = profile__intern(p, "main");
+	st[2] = profile__frame(p, &f);
+	f.sym = 0;
+	st[1] = profile__frame(p, &f);
+	profile__add_count(p, 0, 0, profile__intern(p, "w"), 0, profile__stack(p, st, 3), 3, 3000);
+	profile__add_count(p, 0, 0, 0, 0, profile__stack(p, st + 1, 2), 1, 1000);
+	if (datafile__save(p, tmp, &e))
+		abort();
+	seed__read_base(b, 0, tmp);
+	if (datafile__save_version(p, tmp, 1, &e))
+		abort();
+	seed__read_base(b, 1, tmp);
+	profile__free(p);
+}
+
+/* The SQL edits one file: no other files (ATTACH, VACUUM INTO), no
+ * extension loading, and bounded time (an endless recursive CTE is the
+ * input's fault, not the reader's). */
+static int seed__auth(void *ctx, int action, const char *a, const char *b, const char *c,
+		      const char *d)
+{
+	(void)ctx; (void)a; (void)b; (void)c; (void)d;
+	return action == SQLITE_ATTACH || action == SQLITE_DETACH ? SQLITE_DENY : SQLITE_OK;
+}
+
+static int seed__progress(void *ctx)
+{
+	return ++*(int *)ctx > 10000;
+}
+
+static void seed__write_file(const char *path, const void *data, size_t size)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f || (size && fwrite(data, 1, size, f) != size))
+		abort();
+	fclose(f);
+}
+
+/* Write the file that seed data[0..size) stands for at path. */
+static void seed__write(const struct seed_base *b, const uint8_t *data, size_t size,
+			const char *path)
+{
+	if ((size >= 4 && !memcmp(data, "SQL:", 4)) || (size >= 5 && !memcmp(data, "SQL1:", 5))) {
+		int v1 = data[3] == '1';
+		size_t skip = v1 ? 5 : 4;
+		char *sql = malloc(size - skip + 1);
+		sqlite3 *db = NULL;
+
+		if (!sql)
+			abort();
+		memcpy(sql, data + skip, size - skip);
+		sql[size - skip] = 0;
+		seed__write_file(path, b->bytes[v1], b->size[v1]);
+		if (!strcasestr(sql, "vacuum") && sqlite3_open(path, &db) == SQLITE_OK) {
+			int steps = 0;
+
+			sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 8 << 20);
+			sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
+			sqlite3_set_authorizer(db, seed__auth, NULL);
+			sqlite3_progress_handler(db, 1000, seed__progress, &steps);
+			sqlite3_exec(db, sql, NULL, NULL, NULL);
+		}
+		sqlite3_close(db);
+		free(sql);
+	} else {
+		seed__write_file(path, data, size);
+	}
+}
+
+#endif
