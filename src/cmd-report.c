@@ -109,8 +109,7 @@ static int print_keys(const struct profile *p, const struct report_opts *o, stru
 		if (o->runs) {
 			outbuf__puts(out, "  runs:");
 			for (r = 0; r < kt.nr_runs; r++) {
-				keys__format_value(kt.keys[k], kt.vals[k * kt.nr_runs + r], buf,
-						   sizeof(buf));
+				keys__format_value(kt.keys[k], keytab__val(&kt, k, r), buf, sizeof(buf));
 				outbuf__printf(out, " %s", buf);
 			}
 		}

@@ -114,19 +114,35 @@ const char *const *keycache__spellings(const struct keycache *c);
 
 /*
  * keytab: keys of every run side by side, for printing means (report) and
- * statistics (diff).  A key missing from a run is 0 in that run.
+ * their runs' values.  A key missing from a run is 0 in that run.  Each row
+ * holds only the runs the key has, in run order: a file of many runs and
+ * many keys that each appear in few of them costs what it holds, not
+ * keys x runs (10,000 runs of 100,000 distinct keys once asked for 14 GB).
  */
+struct keycell {
+	uint32_t run;
+	double val;
+};
+
+struct keyrow {
+	struct keycell *cells;	/* owned, run ascending */
+	size_t nr, alloc;
+};
+
 struct keytab {
 	char **keys;		/* owned */
-	double *vals;		/* vals[k * nr_runs + r] */
+	struct keyrow *rows;	/* rows[k]: key k's runs */
 	size_t nr, alloc, nr_runs;
 	struct hashidx idx;	/* private */
 };
 
 int keytab__build(struct keytab *kt, const struct profile *p);
 void keytab__release(struct keytab *kt);
+double keytab__val(const struct keytab *kt, size_t k, size_t run);	/* 0 where absent */
+/* Mean and population standard deviation (÷ n) over all runs, absent = 0:
+ * the same numbers, bit for bit, as over a dense row of nr_runs values. */
 double keytab__mean(const struct keytab *kt, size_t k);
-double keytab__stddev(const struct keytab *kt, size_t k);	/* population (÷ n) */
+double keytab__stddev(const struct keytab *kt, size_t k);
 /* Sort rows by family (text before the first '.') then key. */
 void keytab__sort(struct keytab *kt);
 

@@ -24,15 +24,26 @@ static size_t keytab__row(struct keytab *kt, const char *key)
 	if (row != HASHIDX_NONE)
 		return row;
 	XGROW(kt->keys, kt->alloc, kt->nr);
-	if (kt->alloc != old) {
-		kt->vals = xrealloc(kt->vals, kt->alloc * kt->nr_runs * sizeof(*kt->vals));
-		memset(kt->vals + old * kt->nr_runs, 0,
-		       (kt->alloc - old) * kt->nr_runs * sizeof(*kt->vals));
+	if (kt->alloc != old) {	/* rows: as many as keys */
+		kt->rows = xrealloc(kt->rows, kt->alloc * sizeof(*kt->rows));
+		memset(kt->rows + old, 0, (kt->alloc - old) * sizeof(*kt->rows));
 	}
 	row = (uint32_t)kt->nr++;
 	kt->keys[row] = xstrdup(key);
 	hashidx__insert(&kt->idx, h, row);
 	return row;
+}
+
+/* Add v to key row's value in run r; runs arrive in ascending order. */
+static void keyrow__add(struct keyrow *row, uint32_t r, double v)
+{
+	if (row->nr && row->cells[row->nr - 1].run == r) {
+		row->cells[row->nr - 1].val += v;
+		return;
+	}
+	XGROW(row->cells, row->alloc, row->nr);
+	row->cells[row->nr++] = (struct keycell){ r, 0 };
+	row->cells[row->nr - 1].val += v;	/* 0 + v, as a dense row's cell adds it */
 }
 
 int keytab__build(struct keytab *kt, const struct profile *p)
@@ -61,9 +72,9 @@ int keytab__build(struct keytab *kt, const struct profile *p)
 		for (i = 0; i < kr.nr; i++) {
 			uint32_t id = kr.ids[i];
 
-			if (row_of[id] == UINT32_MAX)	/* keytab__row may move vals */
+			if (row_of[id] == UINT32_MAX)
 				row_of[id] = (uint32_t)keytab__row(kt, keycache__name(c, id));
-			kt->vals[row_of[id] * kt->nr_runs + r] += kr.vals[i];
+			keyrow__add(&kt->rows[row_of[id]], (uint32_t)r, kr.vals[i]);
 		}
 	}
 	free(row_of);
@@ -76,31 +87,78 @@ void keytab__release(struct keytab *kt)
 {
 	size_t i;
 
-	for (i = 0; i < kt->nr; i++)
+	for (i = 0; i < kt->nr; i++) {
 		free(kt->keys[i]);
+		free(kt->rows[i].cells);
+	}
 	free(kt->keys);
-	free(kt->vals);
+	free(kt->rows);
 	hashidx__release(&kt->idx);
 	memset(kt, 0, sizeof(*kt));
 }
 
+double keytab__val(const struct keytab *kt, size_t k, size_t run)
+{
+	const struct keyrow *row = &kt->rows[k];
+	size_t lo = 0, hi = row->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (row->cells[mid].run < run)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < row->nr && row->cells[lo].run == run ? row->cells[lo].val : 0;
+}
+
+/*
+ * stats__mean_sd's two passes over the dense row, walking the cells: the
+ * absent runs add 0 to the sum and mean^2 to the squares in their place, so
+ * every addition happens in the same order as over the dense row.  Time is
+ * nr_runs per key (arithmetic only: the views that ask for a deviation print
+ * every run's value anyway), memory the cells present.
+ */
+static void keyrow__summary(const struct keyrow *row, size_t n, struct stat_summary *s)
+{
+	double sum = 0, ss = 0, mean;
+	size_t i, r;
+
+	if (!n) {
+		stats__mean_sd(NULL, 0, s);
+		return;
+	}
+	for (i = 0; i < row->nr; i++)
+		sum += row->cells[i].val;
+	mean = sum / (double)n;
+	for (r = 0, i = 0; r < n; r++) {
+		double d = i < row->nr && row->cells[i].run == r ? row->cells[i++].val - mean : -mean;
+
+		ss += d * d;
+	}
+	stats__from_ss(n, mean, ss, s);
+}
+
+/* The first pass alone: the cells present, what a keys view costs per key. */
 double keytab__mean(const struct keytab *kt, size_t k)
 {
-	struct stat_summary s;
+	const struct keyrow *row = &kt->rows[k];
+	double sum = 0;
+	size_t i;
 
 	if (!kt->nr_runs)
 		return 0;
-	stats__mean_sd(kt->vals + k * kt->nr_runs, kt->nr_runs, &s);
-	return s.mean;
+	for (i = 0; i < row->nr; i++)
+		sum += row->cells[i].val;
+	return sum / (double)kt->nr_runs;
 }
 
 double keytab__stddev(const struct keytab *kt, size_t k)
 {
 	struct stat_summary s;
 
-	if (!kt->nr_runs)
-		return 0;
-	stats__mean_sd(kt->vals + k * kt->nr_runs, kt->nr_runs, &s);
+	keyrow__summary(&kt->rows[k], kt->nr_runs, &s);
 	return s.sd;
 }
 
@@ -129,7 +187,7 @@ static int sort_row_cmp(const void *a, const void *b)
 void keytab__sort(struct keytab *kt)
 {
 	struct sort_row *rows;
-	double *vals;
+	struct keyrow *moved;
 	size_t i;
 
 	if (!kt->nr)
@@ -138,14 +196,13 @@ void keytab__sort(struct keytab *kt)
 	for (i = 0; i < kt->nr; i++)
 		rows[i] = (struct sort_row){ kt->keys[i], i };
 	qsort(rows, kt->nr, sizeof(*rows), sort_row_cmp);
-	vals = xmalloc(kt->alloc * (kt->nr_runs ? kt->nr_runs : 1) * sizeof(*vals));
+	moved = xmalloc(kt->alloc * sizeof(*moved));
 	for (i = 0; i < kt->nr; i++) {
 		kt->keys[i] = rows[i].key;
-		memcpy(vals + i * kt->nr_runs, kt->vals + rows[i].old * kt->nr_runs,
-		       kt->nr_runs * sizeof(*vals));
+		moved[i] = kt->rows[rows[i].old];
 	}
-	free(kt->vals);
-	kt->vals = vals;
+	free(kt->rows);
+	kt->rows = moved;
 	free(rows);
 	/* rebuild the index for the new row numbers */
 	hashidx__release(&kt->idx);

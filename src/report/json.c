@@ -173,7 +173,7 @@ static void json_keys(const struct keytab *kt, struct outbuf *out)
 		for (r = 0; r < kt->nr_runs; r++) {
 			if (r)
 				outbuf__puts(out, ", ");
-			json_num(out, kt->vals[k * kt->nr_runs + r]);
+			json_num(out, keytab__val(kt, k, r));
 		}
 		outbuf__puts(out, "]}");
 	}

@@ -13,7 +13,9 @@
 #     and 10000, and 10,000 runs read within the limits, with 400,000
 #     metrics among them too (each run scanned every row: 12 s);
 #   - 100,000 distinct counter names: read in linear time (a linear search
-#     per name took 1.55 s for 40,000).
+#     per name took 1.55 s for 40,000);
+#   - 100,000 distinct metric keys over 10,000 runs: the keys view in memory
+#     of the keys present (a dense keys x runs table asked for 8 GB).
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t830
@@ -22,9 +24,9 @@ tap_setup t830
 # (and 100,000 counter names take it past 30 s on a loaded machine: the
 # sanitizer run checks memory safety on 20,000, the plain run the time)
 if [ -n "${MMPROF_SANITIZE:-}" ]; then
-	secs=30 as_kb= nnames=20000
+	secs=30 as_kb= nnames=20000 nkeys=20000
 else
-	secs=5 as_kb=$((1024 * 1024)) nnames=100000
+	secs=5 as_kb=$((1024 * 1024)) nnames=100000 nkeys=100000
 fi
 
 # limited ARGS...: mmprof ARGS under the limits; stdout and stderr in $tmp
@@ -125,6 +127,23 @@ hostile runs10k-metrics "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1
 	INSERT INTO metrics SELECT (SELECT max(id) FROM metrics) + 1 + i, i % 10000,
 	  (SELECT min(id) FROM strings), 1.0 FROM c"
 read_ok runs10k-metrics
+# ... with 100,000 distinct metric keys, each in one run: the keys table
+# laid out keys x runs asked for 8 GB (a 4 MB file); rows now hold the runs
+# they have.  The keys view, whose output is one line a key.
+hostile runs10k-keys "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 9999)
+	INSERT INTO runs SELECT i, start_ns, wall_ns, exit_code, term_signal, utime_us, stime_us,
+	  maxrss_kb, minflt, majflt, nvcsw, nivcsw, samples, lost, throttled FROM runs, c WHERE runs.id = 0;
+	CREATE TEMP TABLE base(s INTEGER, m INTEGER);
+	INSERT INTO base SELECT (SELECT max(id) FROM strings), (SELECT coalesce(max(id), -1) FROM metrics);
+	WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < $nkeys)
+	INSERT INTO strings SELECT (SELECT s FROM base) + i, 'wl.m' || i FROM c;
+	WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < $nkeys)
+	INSERT INTO metrics SELECT (SELECT m FROM base) + i, i % 10000, (SELECT s FROM base) + i, 1.0 FROM c"
+limited report --keys "$tmp/runs10k-keys.data"
+rc=$?
+test $rc -eq 0 && grep -q "wl.m$nkeys: " "$tmp/out"
+ok $? "runs10k-keys: report reads $nkeys keys over 10,000 runs within ${secs} s${as_kb:+ and $((as_kb / 1024)) MiB} (exit $rc)"
+[ $rc -eq 0 ] || { head -3 "$tmp/err" | diag; }
 
 # item 2: many distinct counter names
 hostile names "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < $nnames)
