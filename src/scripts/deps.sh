@@ -6,8 +6,8 @@
 #           mmprof links, libiberty, a C compiler and, where libperf has no
 #           pkg-config file, the Debian kernel source libperf is built from
 #   tests   make check: prove, and the independent readers and loads the
-#           tests drive (perf, sqlite3, python3, g++, man, groff, chromium,
-#           go, stress-ng, valgrind, addr2line)
+#           tests drive (perf, sqlite3, python3 and python3-yaml, g++, man,
+#           groff, chromium, go, stress-ng, valgrind, addr2line)
 #   demo    make demo: nothing beyond build today (flock is in util-linux)
 #   fuzz    make fuzz: clang with libFuzzer
 #   bench   make bench: perf and GNU time
@@ -59,6 +59,8 @@ deps_tests() {
 	need_cmd addr2line binutils
 	need_cmd sqlite3 sqlite3
 	need_cmd python3 python3
+	# Debian's python3 with its yaml module (t960 parses the CI guide's YAML)
+	/usr/bin/python3 -c 'import yaml' 2>/dev/null || missing="$missing python3-yaml"
 	need_cmd g++ g++
 	need_cmd man man-db
 	need_cmd groff groff-base
