@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "mmprof/chains.h"
+#include "mmprof/ciout.h"
 #include "mmprof/cmd.h"
 #include "mmprof/diff.h"
 #include "mmprof/diffside.h"
@@ -23,6 +24,7 @@
 #include "mmprof/gate.h"
 #include "mmprof/keys.h"
 #include "mmprof/options.h"
+#include "mmprof/outfile.h"
 #include "mmprof/term.h"
 #include "mmprof/xalloc.h"
 
@@ -34,6 +36,7 @@ struct diff_cmd {
 	struct strlist ambient;		/* globs of keys that are the machine's state */
 	int no_ambient;
 	const char *gate_file;
+	const char *junit, *summary;	/* CI outputs (ciout.h) */
 	const char *html;
 	int color;		/* -1: on a terminal, unless NO_COLOR */
 	struct diff_opts o;
@@ -115,7 +118,7 @@ static size_t unmatched_gates(const struct diff *d, const struct gate *g, size_t
  */
 static int run_gates(const struct diff *d, const struct gate *g, size_t ng, bool any)
 {
-	struct outbuf key = { 0 };	/* a key holds symbol names: the text rule (escape.h) */
+	struct outbuf text = { 0 };
 	size_t i, j;
 	int tripped = 0;
 
@@ -125,22 +128,15 @@ static int run_gates(const struct diff *d, const struct gate *g, size_t ng, bool
 
 		gate__describe(&g[i], desc, sizeof(desc));
 		gate__evaluate(&g[i], d, any, &t);
-		for (j = 0; j < t.nr; j++) {
-			const struct diff_row *r = t.rows[j];
-
+		for (j = 0; j < t.nr + t.absent; j++) {
+			outbuf__release(&text);
+			gate__trip_text(&g[i], j < t.nr ? t.rows[j] : NULL, &text);
+			fprintf(stderr, "mmprof diff: gate '%s' tripped: %s\n", desc, text.s);
 			tripped++;
-			fprintf(stderr, "mmprof diff: gate '%s' tripped: %s %.4g -> %.4g (%+.4g%s, %+.3g%%, q=%.2g, %s)\n",
-				desc, outbuf__text_safe(&key, r->key), r->base.mean, r->cur.mean, r->delta,
-				r->absolute ? " points" : "", r->rel, r->q, diff_row__verdict_name(r));
-		}
-		if (t.absent) {
-			tripped++;
-			fprintf(stderr, "mmprof diff: gate '%s' tripped: %s is absent from both sides, 0 -> 0 "
-					"(--fail-on-any)\n", desc, g[i].glob);
 		}
 		gate_trips__release(&t);
 	}
-	outbuf__release(&key);
+	outbuf__release(&text);
 	return tripped;
 }
 
@@ -237,6 +233,28 @@ static void format_callchains(struct outbuf *out, const struct diff_side s[2], c
 }
 
 /* The HTML report (flame.h): the same rows, both headers, the differential flame graph. */
+/*
+ * diff --junit (html NULL) or --summary (html: the HTML report's path, ""
+ * for none) into path, whole or not at all.  0, or -errno with the line said.
+ */
+static int write_ci(const char *path, const struct diff_side *s, const struct diff *d,
+		    const struct ci_gates *ci, const char *html)
+{
+	struct outbuf b = { 0 };
+	struct errmsg e;
+	int err;
+
+	if (html)
+		ciout__summary(&b, s, d, ci, *html ? html : NULL);
+	else
+		ciout__junit(&b, s, d, ci);
+	err = outfile__write(path, b.s, b.len, &e);
+	if (err)
+		fprintf(stderr, "mmprof: %s\n", e.msg);
+	outbuf__release(&b);
+	return err;
+}
+
 static int write_html(const char *path, const struct diff_side *s, const struct diff *d,
 		      const struct diff_row *const *rows, size_t n, const char *events)
 {
@@ -356,6 +374,8 @@ int cmd_diff(int argc, char **argv)
 		{ OPT_BOOL, 'g', "callchains", &c.callchains, NULL, "also show changed call chains, caller -> callee", 0, NULL },
 		{ OPT_INT, 0, "limit", &c.limit, "N", "at most N call chains (default 20)", 0, NULL },
 		{ OPT_STRING, 0, "html", &c.html, "FILE", "also write a one-file HTML report (table, run metadata, differential flame graph)", 0, NULL },
+		{ OPT_STRING, 0, "junit", &c.junit, "FILE", "also write the gates and failed runs as JUnit XML test cases", 0, NULL },
+		{ OPT_STRING, 0, "summary", &c.summary, "FILE", "also write a short markdown summary (for $GITHUB_STEP_SUMMARY)", 0, NULL },
 		{ OPT_BOOL, 0, "color", &c.color, NULL, "colour rises red, falls blue (default: on a terminal, unless NO_COLOR)", OPT_NEGATABLE, NULL },
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "Statistics", 0, NULL },
 		{ OPT_DOUBLE, 'q', "alpha", &c.o.alpha, "Q", "false discovery rate (default 0.05)", 0, NULL },
@@ -379,6 +399,7 @@ int cmd_diff(int argc, char **argv)
 	struct diff_side s[2] = { { .name = "base" }, { .name = "new" } };
 	struct diff d = { 0 };
 	struct gate *gates = NULL;
+	struct ci_gates ci;
 	struct outbuf out = { 0 };
 	const struct diff_row **rows = NULL;
 	struct errmsg e;
@@ -446,6 +467,12 @@ int cmd_diff(int argc, char **argv)
 	if (out.len)
 		fwrite(out.s, 1, out.len, stdout);
 	if (c.html && write_html(c.html, s, &d, rows, n, eb) < 0)
+		goto out;
+	ci.g = gates;
+	ci.nr = ng;
+	ci.any = c.fail_on_any;
+	if ((c.junit && write_ci(c.junit, s, &d, &ci, NULL) < 0) ||
+	    (c.summary && write_ci(c.summary, s, &d, &ci, c.html ? c.html : "") < 0))
 		goto out;
 
 	fflush(stdout);

@@ -141,4 +141,12 @@ struct gate_trips {
 void gate__evaluate(const struct gate *g, const struct diff *d, bool any, struct gate_trips *t);
 void gate_trips__release(struct gate_trips *t);
 
+/*
+ * What tripped, in one line appended to out: row r ("KEY 1.2 -> 3.4 (+2.2
+ * points, +183%, q=0.001, up)", the key by the text rule, escape.h), or
+ * with r NULL g's key absent from both sides.  The words every output of a
+ * gate says it with (stderr, diff --junit, diff --summary).
+ */
+void gate__trip_text(const struct gate *g, const struct diff_row *r, struct outbuf *out);
+
 #endif

@@ -71,6 +71,12 @@ void outbuf__text_str(struct outbuf *b, const char *s);
 void outbuf__text_swap(struct outbuf *b, const char *s, const char *swap);
 
 /*
+ * s inside a markdown code span of a table cell (the backticks are the
+ * caller's): the text rule, then '|' as "\|" and '`' as "'".
+ */
+void outbuf__md_code(struct outbuf *b, const char *s);
+
+/*
  * s itself (NULL: "") when the text rule leaves it as is, else its
  * escaped text in the memory buffer scratch (emptied first), valid until
  * scratch's next use: for a name that goes through a printf's "%-*s".

@@ -13,6 +13,7 @@
 #ifndef MMPROF_OUTFILE_H
 #define MMPROF_OUTFILE_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include "mmprof/errmsg.h"
@@ -34,5 +35,8 @@ int outfile__open(struct outfile *f, const char *path, struct errmsg *e);
  * released either way (a NULL-initialised f too).
  */
 int outfile__close(struct outfile *f, int err, struct errmsg *e);
+
+/* Write n bytes of data as the whole of path (open, write, close above). */
+int outfile__write(const char *path, const void *data, size_t n, struct errmsg *e);
 
 #endif

@@ -409,16 +409,6 @@ static void format_csv(struct outbuf *b, const struct diff *d, const struct diff
 	(void)d;
 }
 
-/* s inside a markdown code span, after the text rule (escape.h) */
-static void md_code(struct outbuf *b, const char *s)
-{
-	struct outbuf safe = { 0 };
-
-	for (s = outbuf__text_safe(&safe, s); *s; s++)
-		outbuf__printf(b, *s == '|' ? "\\|" : *s == '`' ? "'" : "%c", *s);
-	outbuf__release(&safe);
-}
-
 /* "a, b" of one side's spellings into b. */
 static void spelled_side(struct outbuf *b, const struct diff_spelling *sp, int side, bool md)
 {
@@ -427,7 +417,7 @@ static void spelled_side(struct outbuf *b, const struct diff_spelling *sp, int s
 	for (i = 0; i < sp->nr[side]; i++) {
 		outbuf__printf(b, "%s%s", i ? ", " : "", md ? "`" : "");
 		if (md)
-			md_code(b, sp->name[side][i]);
+			outbuf__md_code(b, sp->name[side][i]);
 		else
 			outbuf__text_str(b, sp->name[side][i]);
 		outbuf__printf(b, "%s", md ? "`" : "");
@@ -494,7 +484,7 @@ static void md_key(struct outbuf *b, const char *s)
 {
 	/* backticks keep '_' and '*' literal; a '|' would end the cell */
 	outbuf__printf(b, "`");
-	md_code(b, s);
+	outbuf__md_code(b, s);
 	outbuf__printf(b, "`");
 }
 

@@ -75,3 +75,14 @@ void gate_trips__release(struct gate_trips *t)
 	free(t->rows);
 	memset(t, 0, sizeof(*t));
 }
+
+void gate__trip_text(const struct gate *g, const struct diff_row *r, struct outbuf *out)
+{
+	if (!r) {
+		outbuf__printf(out, "%s is absent from both sides, 0 -> 0 (--fail-on-any)", g->glob);
+		return;
+	}
+	outbuf__text_str(out, r->key);
+	outbuf__printf(out, " %.4g -> %.4g (%+.4g%s, %+.3g%%, q=%.2g, %s)", r->base.mean, r->cur.mean,
+		       r->delta, r->absolute ? " points" : "", r->rel, r->q, diff_row__verdict_name(r));
+}

@@ -330,8 +330,7 @@ void diff_side__run_name(const struct diff_side *s, size_t i, char *buf, size_t 
 	snprintf(buf, size, "%s run %zu", f < s->nr ? s->paths[f] : "?", i);
 }
 
-/* "exit status 3" / "killed by SIGKILL" for a run whose workload failed, or false. */
-static bool run__failure(const struct run *r, char *buf, size_t size)
+bool diff_side__run_failure(const struct run *r, char *buf, size_t size)
 {
 	if (r->term_signal) {
 		const char *sig = sigabbrev_np(r->term_signal);
@@ -357,7 +356,7 @@ void diff_side__failures(const struct diff_side *s, struct diff_side_failures *f
 	for (i = 0; i < s->nr; i++)
 		for (r = 0; r < s->profiles[i]->nr_runs; r++) {
 			f->total++;
-			if (!run__failure(&s->profiles[i]->runs[r], what, sizeof(what)))
+			if (!diff_side__run_failure(&s->profiles[i]->runs[r], what, sizeof(what)))
 				continue;
 			if (f->failed++ < 8 && rl < sizeof(f->runs))
 				rl += (size_t)snprintf(f->runs + rl, sizeof(f->runs) - rl, "%s%s run %u (%s)",

@@ -392,16 +392,6 @@ void flame__svg(struct outbuf *b, const struct flame *f, const struct flame_rend
 
 int flame__write_file(const struct outbuf *b, const char *path, struct errmsg *e)
 {
-	struct outfile out;
-	int err;
-
 	/* as export: beside path then renamed, a symlink replaced, not followed */
-	err = outfile__open(&out, path, e);
-	if (err)
-		return err;
-	if (b->len && fwrite(b->s, 1, b->len, out.fp) != b->len)
-		err = errmsg__set(e, -errno, "cannot write '%s': %s", path, strerror(errno));
-	else if (out.fp == stdout && fflush(stdout))
-		err = errmsg__set(e, -errno, "cannot write '%s': %s", path, strerror(errno));
-	return outfile__close(&out, err, e);
+	return outfile__write(path, b->s, b->len, e);
 }

@@ -130,6 +130,15 @@ void outbuf__text_swap(struct outbuf *b, const char *s, const char *swap)
 	text__escape(s, swap, put_outbuf, b);
 }
 
+void outbuf__md_code(struct outbuf *b, const char *s)
+{
+	struct outbuf safe = { 0 };
+
+	for (s = outbuf__text_safe(&safe, s); *s; s++)
+		outbuf__printf(b, *s == '|' ? "\\|" : *s == '`' ? "'" : "%c", *s);
+	outbuf__release(&safe);
+}
+
 const char *outbuf__text_safe(struct outbuf *scratch, const char *s)
 {
 	if (!text__needs_escape(s, NULL))

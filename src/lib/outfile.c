@@ -60,3 +60,18 @@ int outfile__close(struct outfile *f, int err, struct errmsg *e)
 	f->fp = NULL;
 	return err;
 }
+
+int outfile__write(const char *path, const void *data, size_t n, struct errmsg *e)
+{
+	struct outfile out;
+	int err;
+
+	err = outfile__open(&out, path, e);
+	if (err)
+		return err;
+	if (n && fwrite(data, 1, n, out.fp) != n)
+		err = errmsg__set(e, -errno, "cannot write '%s': %s", path, strerror(errno));
+	else if (out.fp == stdout && fflush(stdout))
+		err = errmsg__set(e, -errno, "cannot write '%s': %s", path, strerror(errno));
+	return outfile__close(&out, err, e);
+}

@@ -9,9 +9,10 @@
 #       bundled thp-zap for 10 s), with the kernel release printed first.
 #   ci-job.sh compare [BASE.data NEW.data]
 #       diff.txt (the table with call chains, also printed), diff.md (the
-#       markdown table, appended to $GITHUB_STEP_SUMMARY when that is set),
-#       report.html (the one-file HTML report), then the gates of GATES;
-#       default files base.data and new.data.
+#       markdown table), then the gates of GATES with report.html (the
+#       one-file HTML report), junit.xml (each gate a test case) and
+#       summary.md (the verdict in short, appended to $GITHUB_STEP_SUMMARY
+#       when that is set); default files base.data and new.data.
 #
 # Exit status: mmprof's own, so a CI job reads it as it reads diff's:
 # 0 no gate tripped, 1 a gate tripped (a regression), 2 an error (a setup
@@ -81,17 +82,19 @@ compare() {
 		gates=(--gate-file mmprof-gates.txt)
 	fi
 	mkdir -p "$out" || die "cannot create '$out'"
-	# the artifacts first: a diff that exits 2 here is a broken setup
+	# the tables first: a diff that exits 2 here is a broken setup
 	"$MMPROF" diff -g "$base" "$new" >"$out/diff.txt" || exit 2
 	cat "$out/diff.txt"
 	"$MMPROF" diff -f markdown "$base" "$new" >"$out/diff.md" || exit 2
-	if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
-		cat "$out/diff.md" >>"$GITHUB_STEP_SUMMARY"
+	# then the verdict (each tripped gate named on stderr) and its reports,
+	# written whether a gate trips or not
+	"$MMPROF" diff --html "$out/report.html" --junit "$out/junit.xml" --summary "$out/summary.md" \
+		${gates[@]+"${gates[@]}"} "$base" "$new" >/dev/null
+	rc=$?
+	if [ -n "${GITHUB_STEP_SUMMARY:-}" ] && [ -f "$out/summary.md" ]; then
+		cat "$out/summary.md" >>"$GITHUB_STEP_SUMMARY"
 	fi
-	"$MMPROF" diff --html "$out/report.html" "$base" "$new" >/dev/null || exit 2
-	# then the verdict, each tripped gate named on stderr
-	[ ${#gates[@]} -gt 0 ] || return 0
-	"$MMPROF" diff "${gates[@]}" "$base" "$new" >/dev/null
+	return $rc
 }
 
 case ${1:-} in

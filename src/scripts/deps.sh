@@ -6,7 +6,7 @@
 #           mmprof links, libiberty, a C compiler and, where libperf has no
 #           pkg-config file, the Debian kernel source libperf is built from
 #   tests   make check: prove, and the independent readers and loads the
-#           tests drive (perf, sqlite3, python3 and python3-yaml, g++, man,
+#           tests drive (perf, sqlite3, python3 with yaml and junitparser, g++, man,
 #           groff, chromium, go, stress-ng, valgrind, addr2line)
 #   demo    make demo: nothing beyond build today (flock is in util-linux)
 #   fuzz    make fuzz: clang with libFuzzer
@@ -61,6 +61,8 @@ deps_tests() {
 	need_cmd python3 python3
 	# Debian's python3 with its yaml module (t960 parses the CI guide's YAML)
 	/usr/bin/python3 -c 'import yaml' 2>/dev/null || missing="$missing python3-yaml"
+	# and a JUnit reader (t404 reads diff --junit's output with it)
+	/usr/bin/python3 -c 'import junitparser' 2>/dev/null || missing="$missing python3-junitparser"
 	need_cmd g++ g++
 	need_cmd man man-db
 	need_cmd groff groff-base

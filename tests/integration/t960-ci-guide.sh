@@ -53,8 +53,10 @@ for n, b in enumerate(blocks):
             full.update(spec)
             for line in full.get("script", []):
                 print("%d\t%s\t%s\tline\t%s" % (n, kind, job, line.strip()))
-            for p in full.get("artifacts", {}).get("paths", []):
-                print("%d\t%s\t%s\tartifact\t%s" % (n, kind, job, p))
+            arts = full.get("artifacts", {})
+            for p in arts.get("paths", []) + [arts.get("reports", {}).get("junit", "")]:
+                if p:
+                    print("%d\t%s\t%s\tartifact\t%s" % (n, kind, job, p))
 PY
 ok $? "the guide's YAML blocks parse ($py, python3-yaml)"
 diag "$tmp/py.err"
@@ -142,11 +144,14 @@ for kind in github gitlab; do
 	[ $rc -eq 1 ] || head -5 "$tmp/cmp.err" | diag
 	artifacts $kind $cmp x
 	ok $? "$kind compare: every artifact the guide keeps is written, the gate failing or not"
+	grep -q '<testcase classname="mmprof.gate" name="perf-profile.children.\*.__split_huge_pmd\* &gt; +1"' "$ws/junit.xml" &&
+		grep -q '<failure type="gate"' "$ws/junit.xml"
+	ok $? "$kind compare: junit.xml has the gate as a failing test case"
 	grep -q "%stddev" "$tmp/cmp.out"
 	ok $? "$kind compare: the table is printed to the log"
 	if [ $kind = github ]; then
-		grep -q '__split_huge_pmd' "$tmp/summary.md" && cmp -s "$tmp/summary.md" "$ws/diff.md"
-		ok $? "github compare: the markdown table went to \$GITHUB_STEP_SUMMARY"
+		grep -q '__split_huge_pmd' "$tmp/summary.md" && cmp -s "$tmp/summary.md" "$ws/summary.md"
+		ok $? "github compare: the summary went to \$GITHUB_STEP_SUMMARY"
 	fi
 	printf '%s\n' 'perf-profile.children.*.__split_huge_pmd* > +90' >"$ws/mmprof-gates.txt"
 	run_job $kind $cmp x >/dev/null 2>"$tmp/cmp.err"
