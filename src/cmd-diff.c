@@ -256,7 +256,8 @@ static int write_ci(const char *path, const struct diff_side *s, const struct di
 }
 
 static int write_html(const char *path, const struct diff_side *s, const struct diff *d,
-		      const struct diff_row *const *rows, size_t n, const char *events)
+		      const struct diff_row *const *rows, size_t n, const char *events,
+		      const struct ci_gates *ci)
 {
 	struct flame_diff_opts fo = { .alpha = d->o.alpha, .min_points = d->o.min_points,
 				      .novar_points = d->o.novar_points };
@@ -278,7 +279,7 @@ static int write_html(const char *path, const struct diff_side *s, const struct 
 				       (const struct profile *const *)s[1].profiles, s[1].nr, &fo, &e) == 0;
 	if (!have_graph)
 		fprintf(stderr, "mmprof diff: note: no flame graph in the HTML report: %s\n", e.msg);
-	flame__html_diff(&b, hs, d, rows, n, have_graph ? &f : NULL, ev);
+	flame__html_diff(&b, hs, d, rows, n, have_graph ? &f : NULL, ev, ci);
 	err = flame__write_file(&b, path, &e);
 	if (err)
 		fprintf(stderr, "mmprof: %s\n", e.msg);
@@ -466,11 +467,11 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (out.len)
 		fwrite(out.s, 1, out.len, stdout);
-	if (c.html && write_html(c.html, s, &d, rows, n, eb) < 0)
-		goto out;
 	ci.g = gates;
 	ci.nr = ng;
 	ci.any = c.fail_on_any;
+	if (c.html && write_html(c.html, s, &d, rows, n, eb, &ci) < 0)
+		goto out;
 	if ((c.junit && write_ci(c.junit, s, &d, &ci, NULL) < 0) ||
 	    (c.summary && write_ci(c.summary, s, &d, &ci, c.html ? c.html : "") < 0))
 		goto out;

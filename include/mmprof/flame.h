@@ -155,14 +155,20 @@ struct html_side {
 };
 
 /*
- * The self-contained HTML report of a diff: both sides' metadata, the rows
- * (from diff__select) with verdicts in a sortable, filterable table, and
- * the differential flame graph f inline (NULL: a note that there is none).
- * No network access: CSS, script and SVG are inline.
+ * The self-contained HTML report of a diff.  The first screen is the
+ * answer: the files, the gates' outcome (gates NULL or none: no line),
+ * failed and disturbed runs, the workload's own metrics with their
+ * verdicts, the perf-profile children rows that moved most with the call
+ * chain that moved most under each, then the differential flame graph f
+ * (NULL: a note that there is none).  Below, folded: the rows (from
+ * diff__select) with verdicts in a sortable, filterable table, and both
+ * sides' metadata.  A change from or to 0 reads "new" / "gone".  No
+ * network access: CSS, script and SVG are inline.
  */
+struct ci_gates;
 void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const struct diff *d,
 		      const struct diff_row *const *rows, size_t n, const struct flame *f,
-		      const char *event);
+		      const char *event, const struct ci_gates *gates);
 
 /* A row of the single-profile report: a function's shares of the event's total, %. */
 struct html_key_row {

@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mmprof/ciout.h"
+#include "mmprof/diffside.h"
 #include "mmprof/flame.h"
+#include "mmprof/keys.h"
 #include "mmprof/xalloc.h"
 
 static const char page_css[] =
@@ -29,7 +32,16 @@ static const char page_css[] =
 	".note { color: #555; font-size: 0.85em; }\n"
 	"#filter { width: 30em; margin: 0.5em 0; }\n"
 	".key { font-family: 'DejaVu Sans Mono', monospace; min-width: 28em; word-break: break-all; }\n"
-	".graph { overflow-x: auto; }\n";
+	".graph { overflow-x: auto; }\n"
+	"#verdict { border: 1px solid #ccc; background: #fafaf6; padding: 0.4em 1em 0.8em; margin: 0.8em 0; }\n"
+	"#verdict h2 { margin-top: 0.6em; font-size: 1.05em; border: 0; }\n"
+	"#verdict table { margin-bottom: 0.7em; }\n"
+	".gates { font-size: 1.1em; font-weight: bold; margin: 0.4em 0; }\n"
+	".gates.fail { color: #c00; } .gates.pass { color: #070; }\n"
+	".warn { color: #a00; font-weight: bold; }\n"
+	".chain { color: #555; font-size: 0.9em; }\n"
+	"details { margin: 1em 0; } summary { cursor: pointer; font-size: 1.15em; font-weight: bold; "
+	"border-bottom: 1px solid #ccc; padding: 0.2em 0; }\n";
 
 /*
  * The table and graph script both pages share; each page defines
@@ -96,6 +108,18 @@ static const char page_script[] =
 	"  fl.unzoom();\n"
 	"  document.body.setAttribute('data-selftest', res.join(';'));\n"
 	"}\n"
+	"/* where the first screen's parts are, and the folded table: read by the browser test */\n"
+	"function shownNow(e) { return e.checkVisibility ? e.checkVisibility() : e.offsetParent !== null; }\n"
+	"function topOf(sel) { var e = document.querySelector(sel); return e ? Math.round(e.getBoundingClientRect().top) : -1; }\n"
+	"var det = document.getElementById('all'), lay = ['verdict=' + topOf('#verdict'), 'graph=' + topOf('svg.mmflame'),\n"
+	"  'table-visible=' + shownNow(table), 'viewport=' + window.innerHeight];\n"
+	"if (det && term) {\n"
+	"  det.open = true;\n"
+	"  filter.value = term; applyFilter();\n"
+	"  lay.push('unfolded-visible=' + shownNow(table), 'filtered=' + shown.textContent);\n"
+	"  filter.value = ''; applyFilter(); det.open = false;\n"
+	"}\n"
+	"document.body.setAttribute('data-layout', lay.join(';'));\n"
 	"document.body.setAttribute('data-ok', ok ? '1' : '0');\n";
 
 static const char diff_row_text[] =
@@ -264,9 +288,8 @@ static void num_cell(struct outbuf *b, double v, enum cell how)
 	outbuf__puts(b, "</td>");
 }
 
-/* The flame graph and both scripts of a page (f NULL: the note instead). */
-static void graph_and_scripts(struct outbuf *b, const struct flame *f, const char *subtitle,
-			      const char *no_graph, const char *row_text)
+/* The flame graph (f NULL: the note instead). */
+static void graph(struct outbuf *b, const struct flame *f, const char *subtitle, const char *no_graph)
 {
 	if (f) {
 		struct flame_render_opts ro = { .inline_html = true, .id = "mmflame", .subtitle = subtitle };
@@ -279,10 +302,23 @@ static void graph_and_scripts(struct outbuf *b, const struct flame *f, const cha
 	} else {
 		outbuf__printf(b, "<p class=\"note\">%s</p>\n", no_graph);
 	}
+}
+
+/* The table's script, and the page's end. */
+static void scripts(struct outbuf *b, const char *row_text)
+{
 	outbuf__puts(b, "<script>\n");
 	outbuf__puts(b, page_script);
 	outbuf__puts(b, row_text);
 	outbuf__puts(b, "</script>\n</body></html>\n");
+}
+
+/* The flame graph and both scripts of a page (f NULL: the note instead). */
+static void graph_and_scripts(struct outbuf *b, const struct flame *f, const char *subtitle,
+			      const char *no_graph, const char *row_text)
+{
+	graph(b, f, subtitle, no_graph);
+	scripts(b, row_text);
 }
 
 /* A key cell's tooltip: the raw names behind a key spelled otherwise (hot.isra.0 for ...hot). */
@@ -327,15 +363,243 @@ static void page_open(struct outbuf *b, const char *what, const char *first, con
 	outbuf__printf(b, "</style>\n</head>\n<body>\n<h1>mmprof %s</h1>\n", what);
 }
 
+/* A change cell: "new" / "gone" where a side is 0 (a ratio from 0 is no number). */
+static void change_cell(struct outbuf *b, const struct diff_row *r)
+{
+	if (!r->base.mean && r->cur.mean)
+		outbuf__puts(b, "<td class=\"n\" data-v=\"1e300\">new</td>");
+	else if (r->base.mean && !r->cur.mean)
+		outbuf__puts(b, "<td class=\"n\" data-v=\"-1e300\">gone</td>");
+	else
+		num_cell(b, r->change, r->absolute ? CELL_POINTS : CELL_PCT);
+}
+
+/* One row of the first screen's tables: name, base, new, change, verdict. */
+static void verdict_row(struct outbuf *b, const struct diff_row *r, const char *name)
+{
+	outbuf__printf(b, "<tr class=\"%s\"><td class=\"key\">", row_class(r));
+	outbuf__xml_str(b, name);
+	outbuf__puts(b, "</td>");
+	num_cell(b, r->base.mean, CELL_VALUE);
+	num_cell(b, r->cur.mean, CELL_VALUE);
+	change_cell(b, r);
+	outbuf__printf(b, "<td class=\"v\">%s</td>", diff_row__verdict_name(r));
+}
+
+static const char verdict_head[] =
+	"<table><thead><tr><th>%s</th><th>base</th><th>new</th><th>change</th><th>verdict</th>%s"
+	"</tr></thead><tbody>\n";
+
+/* The gates' outcome: a line, then the rows that tripped them (nothing without gates). */
+static void verdict_gates(struct outbuf *b, const struct diff *d, const struct ci_gates *gates)
+{
+	struct outbuf rows = { 0 };
+	size_t k, j, tripped = 0;
+
+	if (!gates || !gates->nr)
+		return;
+	for (k = 0; k < gates->nr; k++) {
+		struct gate_trips t;
+		char desc[512];
+
+		gate__evaluate(&gates->g[k], d, gates->any, &t);
+		gate__describe(&gates->g[k], desc, sizeof(desc));
+		tripped += t.nr || t.absent;
+		for (j = 0; j < t.nr; j++) {
+			verdict_row(&rows, t.rows[j], t.rows[j]->key);
+			outbuf__puts(&rows, "<td class=\"key\">");
+			outbuf__xml_str(&rows, desc);
+			outbuf__puts(&rows, "</td></tr>\n");
+		}
+		if (t.absent) {
+			outbuf__puts(&rows, "<tr><td class=\"key\">");
+			outbuf__xml_str(&rows, gates->g[k].glob);
+			outbuf__puts(&rows, "</td><td class=\"n\">0</td><td class=\"n\">0</td><td></td>"
+				     "<td class=\"v\">absent</td><td class=\"key\">");
+			outbuf__xml_str(&rows, desc);
+			outbuf__puts(&rows, "</td></tr>\n");
+		}
+		gate_trips__release(&t);
+	}
+	outbuf__printf(b, "<p class=\"gates %s\" id=\"gates\">%s: %zu of %zu gate%s tripped</p>\n",
+		       tripped ? "fail" : "pass", tripped ? "FAILED" : "Passed", tripped, gates->nr,
+		       gates->nr == 1 ? "" : "s");
+	if (rows.len) {
+		outbuf__printf(b, verdict_head, "what tripped", "<th>gate</th>");
+		outbuf__add(b, rows.s, rows.len);
+		outbuf__puts(b, "</tbody></table>\n");
+	}
+	outbuf__release(&rows);
+}
+
+/* Failed and disturbed runs: what makes the numbers suspect, in red. */
+static void verdict_runs(struct outbuf *b, const struct html_side sides[2], const struct diff *d)
+{
+	size_t k, i, failed, total;
+	uint32_t r;
+	char what[64];
+
+	for (k = 0; k < 2; k++) {
+		failed = total = 0;
+		for (i = 0; i < sides[k].nr; i++)
+			for (r = 0; r < sides[k].profiles[i]->nr_runs; r++, total++)
+				failed += diff_side__run_failure(&sides[k].profiles[i]->runs[r], what, sizeof(what));
+		if (failed)
+			outbuf__printf(b, "<p class=\"warn\" id=\"failed-%s\">The %s side's workload failed in %zu of "
+					  "%zu runs: its numbers measure the failure.</p>\n",
+				       sides[k].name, sides[k].name, failed, total);
+	}
+	if (d->nr_disturbed)
+		outbuf__printf(b, "<p class=\"warn\" id=\"disturbed\">%zu disturbed run%s (far from their side across "
+				  "many keys; see the runs below and diff --drop-run).</p>\n",
+			       d->nr_disturbed, d->nr_disturbed == 1 ? "" : "s");
+}
+
+/*
+ * The calltrace row of function sym (in event ev, len bytes) that moved
+ * most: its chain, callers first, into b ("a → b → sym").  Nothing when
+ * the function has none.
+ */
+static void moved_chain(struct outbuf *b, const struct diff *d, const char *ev, size_t len, const char *sym)
+{
+	const struct diff_row *best = NULL;
+	size_t i, sl = strlen(sym);
+
+	for (i = 0; i < d->nr; i++) {
+		const char *k = d->rows[i].key;
+
+		if (strncmp(k, "perf-profile.calltrace.", 23) || strncmp(k + 23, ev, len) || k[23 + len] != '.' ||
+		    strncmp(k + 24 + len, sym, sl) || k[24 + len + sl] != '.')
+			continue;
+		if (!best || fabs(d->rows[i].delta) > fabs(best->delta))
+			best = &d->rows[i];
+	}
+	if (!best)
+		return;
+	{
+		/* callee first in the key: print it callers first */
+		char *chain = xstrdup(best->key + 24 + len), *dot;
+		bool first = true;
+
+		outbuf__puts(b, "<div class=\"chain\">");
+		while (true) {
+			dot = strrchr(chain, '.');
+			outbuf__puts(b, first ? "" : " \xe2\x86\x92 ");
+			outbuf__xml_str(b, dot ? dot + 1 : chain);
+			first = false;
+			if (!dot)
+				break;
+			*dot = '\0';
+		}
+		outbuf__puts(b, "</div>");
+		free(chain);
+	}
+}
+
+/* The perf-profile children rows that moved most (significant, past the floor), with their chains. */
+static void verdict_moved(struct outbuf *b, const struct diff *d)
+{
+	const struct diff_row *top[5] = { NULL };
+	size_t i, j, n = 0;
+
+	for (i = 0; i < d->nr; i++) {
+		const struct diff_row *r = &d->rows[i];
+
+		if (strncmp(r->key, "perf-profile.children.", 22) ||
+		    (r->verdict != DIFF_UP && r->verdict != DIFF_DOWN))
+			continue;
+		/* insert by |delta| into the five kept, largest first */
+		for (j = n; j > 0 && fabs(top[j - 1]->delta) < fabs(r->delta); j--)
+			if (j < 5)
+				top[j] = top[j - 1];
+		if (j < 5) {
+			top[j] = r;
+			n += n < 5;
+		}
+	}
+	outbuf__puts(b, "<h2>Functions that moved most</h2>\n");
+	if (!n) {
+		outbuf__puts(b, "<p class=\"note\">No perf-profile children share changed significantly.</p>\n");
+		return;
+	}
+	outbuf__printf(b, verdict_head, "function (children share, call chain that moved most)", "");
+	for (i = 0; i < n; i++) {
+		const char *ev = top[i]->key + 22, *sym = strchr(ev, '.');
+
+		if (!sym)
+			continue;
+		outbuf__printf(b, "<tr class=\"%s\"><td class=\"key\">", row_class(top[i]));
+		outbuf__xml_str(b, sym + 1);
+		moved_chain(b, d, ev, (size_t)(sym - ev), sym + 1);
+		outbuf__puts(b, "</td>");
+		num_cell(b, top[i]->base.mean, CELL_VALUE);
+		num_cell(b, top[i]->cur.mean, CELL_VALUE);
+		change_cell(b, top[i]);
+		outbuf__printf(b, "<td class=\"v\">%s</td></tr>\n", diff_row__verdict_name(top[i]));
+	}
+	outbuf__puts(b, "</tbody></table>\n");
+}
+
+/* The workload's own metrics (NAME.metric) with their verdicts. */
+static void verdict_metrics(struct outbuf *b, const struct html_side sides[2], const struct diff *d)
+{
+	char name[128], prefix[160];
+	size_t i, n = 0, pl;
+
+	if (!sides[1].nr)
+		return;
+	keys__workload_name(sides[1].profiles[0], name, sizeof(name));
+	pl = (size_t)snprintf(prefix, sizeof(prefix), "%s.", name);
+	for (i = 0; i < d->nr && n < 8; i++) {
+		const struct diff_row *r = &d->rows[i];
+
+		if (strncmp(r->key, prefix, pl) || strchr(r->key + pl, '.'))
+			continue;
+		if (!n++)
+			outbuf__printf(b, verdict_head, "the workload's metric", "");
+		verdict_row(b, r, r->key);
+		outbuf__puts(b, "</tr>\n");
+	}
+	if (n)
+		outbuf__puts(b, "</tbody></table>\n");
+	else
+		outbuf__puts(b, "<p class=\"note\">No metric of the workload's own (keys NAME.metric) in the files.</p>\n");
+}
+
 void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const struct diff *d,
 		      const struct diff_row *const *rows, size_t n, const struct flame *f,
-		      const char *event)
+		      const char *event, const struct ci_gates *gates)
 {
 	char sub[256];
 	size_t i;
 
 	page_open(b, "diff", sides[0].nr ? sides[0].paths[0] : "base",
 		  sides[1].nr ? sides[1].paths[0] : "new");
+	/* the first screen: the answer */
+	outbuf__puts(b, "<p class=\"files\">");
+	for (i = 0; i < 2; i++) {
+		size_t j;
+
+		outbuf__puts(b, i ? " \xe2\x86\x92 " : "");
+		for (j = 0; j < sides[i].nr; j++) {
+			outbuf__puts(b, j ? ", <b>" : "<b>");
+			outbuf__xml_str(b, sides[i].paths[j]);
+			outbuf__puts(b, "</b>");
+		}
+		outbuf__printf(b, " (%zu run%s)", sides[i].nr_runs, sides[i].nr_runs == 1 ? "" : "s");
+	}
+	outbuf__puts(b, "</p>\n<div id=\"verdict\">\n");
+	verdict_gates(b, d, gates);
+	verdict_runs(b, sides, d);
+	verdict_metrics(b, sides, d);
+	verdict_moved(b, d);
+	outbuf__puts(b, "</div>\n<h2>Differential flame graph</h2>\n");
+	snprintf(sub, sizeof(sub), "%s, %% of each run's total period; hover for values, click to zoom",
+		 event ? event : "");
+	graph(b, f, sub, "No flame graph: the sides have no samples of a common event.");
+
+	/* then everything, folded */
+	outbuf__printf(b, "<details id=\"all\"><summary>All rows (%zu)</summary>\n", n);
 	outbuf__puts(b, "<p class=\"note\">");
 	{
 		struct outbuf m = { 0 };
@@ -360,10 +624,7 @@ void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const s
 		}
 		outbuf__puts(b, ".");
 	}
-	outbuf__puts(b, "</p>\n<h2>Runs</h2>\n");
-	meta_table(b, sides, 2);
-
-	outbuf__puts(b, "<h2>Changes</h2>\n<p><input id=\"filter\" type=\"search\" placeholder=\"filter: regular expression "
+	outbuf__puts(b, "</p>\n<p><input id=\"filter\" type=\"search\" placeholder=\"filter: regular expression "
 		     "on key or verdict\"> <span id=\"shown\" class=\"note\"></span></p>\n");
 	outbuf__puts(b, "<table id=\"rows\"><thead><tr><th>key</th><th>base</th><th>\xc2\xb1sd</th><th>new</th>"
 		     "<th>\xc2\xb1sd</th><th>change</th><th>q</th><th>verdict</th></tr></thead><tbody>\n");
@@ -379,23 +640,17 @@ void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const s
 		num_cell(b, r->base.sd, CELL_SD);
 		num_cell(b, r->cur.mean, CELL_VALUE);
 		num_cell(b, r->cur.sd, CELL_SD);
-		if ((r->flags & DIFF_NEW) && !r->absolute)
-			/* a relative change from 0 is not a number worth printing */
-			outbuf__puts(b, "<td class=\"n\" data-v=\"1e300\">new</td>");
-		else
-			num_cell(b, r->change, r->absolute ? CELL_POINTS : CELL_PCT);
+		change_cell(b, r);
 		num_cell(b, r->q, CELL_Q);
 		outbuf__printf(b, "<td class=\"v\">%s</td></tr>\n", diff_row__verdict_name(r));
 	}
 	outbuf__puts(b, "</tbody></table>\n");
 	if (!n)
 		outbuf__puts(b, "<p class=\"note\">No row to show (run mmprof diff with --all for every key).</p>\n");
-
-	outbuf__puts(b, "<h2>Differential flame graph</h2>\n");
-	snprintf(sub, sizeof(sub), "%s, %% of each run's total period; hover for values, click to zoom",
-		 event ? event : "");
-	graph_and_scripts(b, f, sub, "No flame graph: the sides have no samples of a common event.",
-			  diff_row_text);
+	outbuf__puts(b, "</details>\n<details id=\"runs\"><summary>Runs and metadata</summary>\n");
+	meta_table(b, sides, 2);
+	outbuf__puts(b, "</details>\n");
+	scripts(b, diff_row_text);
 }
 
 

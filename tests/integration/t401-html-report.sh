@@ -8,7 +8,12 @@
 #     script and the flame graph script both ran (body data-ok="1"), the
 #     table has rows, the graph has the red __split_huge_pmd frames;
 #   - #mmprof-selftest drives search and zoom in the browser;
-#   - a screenshot renders (non-trivial PNG).
+#   - a screenshot renders (non-trivial PNG);
+#   - the first screen is the answer (issue 15): the gates' outcome and
+#     the rows that tripped them, the workload's metric, the children rows
+#     that moved with their chains, then the flame graph, all within
+#     1280x900; the full table and the metadata folded below; a zero base
+#     reads "new"; unfolding and filtering work in the browser.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t401
@@ -67,5 +72,38 @@ ok $? "in the browser: search finds split_huge frames with a matched %, a click-
 browse "" "$tmp/shot.out" "$tmp/chr3.err" --window-size=1280,2000 --screenshot="$tmp/report.png"
 size=$(wc -c <"$tmp/report.png" 2>/dev/null || echo 0)
 test "$size" -gt 20000; ok $? "screenshot rendered ($size bytes)"
+
+# ---- the first screen is the answer (issue 15 item 1), with the THP gate a CI job would use
+"$MMPROF" diff --fail-on 'perf-profile.children.*.__split_huge_pmd* > +1' "$tmp/off.data" "$tmp/on.data" \
+	--html "$tmp/report.html" >/dev/null 2>"$tmp/err"
+test $? -eq 1; ok $? "diff --html with the THP gate: exit 1, the gate trips"
+# in the page's order: the verdict (gates, the workload's metric, the children that moved), the
+# flame graph, then the folded table and metadata
+order=$(grep -o 'id="verdict"\|id="gates"\|the workload.s metric\|Functions that moved most\|<svg [^>]*class="mmflame"\|<details id="all"\|id="rows"\|<details id="runs"\|id="meta"' \
+	"$tmp/report.html" | sed 's/<svg .*/svg/' | tr '\n' ' ')
+test "$order" = 'id="verdict" id="gates" the workload'"'"'s metric Functions that moved most svg <details id="all" id="rows" <details id="runs" id="meta" '
+ok $? "verdict, gates, metric, movers, flame graph, then the folded table and metadata ($order)"
+grep -q 'FAILED: 1 of 1 gate tripped' "$tmp/report.html" &&
+	grep -q '<td class="key">perf-profile.children.cpu-clock.__split_huge_pmd</td>' "$tmp/report.html"
+ok $? "the tripped gate and its __split_huge_pmd row lead the page"
+grep -q '<td class="key">thp-zap.ops_per_sec</td>' "$tmp/report.html"; ok $? "the workload's ops/s row is on the first screen"
+! grep -q 'e+[0-9][0-9][0-9]*%' "$tmp/report.html" && grep -q '>new</td>' "$tmp/report.html"
+ok $? "a zero base reads 'new', not +3.28e+106%"
+browse "#mmprof-selftest" "$tmp/dom4" "$tmp/chr4.err" --window-size=1280,900 --dump-dom
+lay=$(grep -o 'data-layout="[^"]*"' "$tmp/dom4")
+echo "# $lay"
+vtop=$(echo "$lay" | sed -n 's/.*verdict=\([0-9-]*\).*/\1/p')
+gtop=$(echo "$lay" | sed -n 's/.*graph=\([0-9-]*\).*/\1/p')
+vh=$(echo "$lay" | sed -n 's/.*viewport=\([0-9]*\).*/\1/p')
+test "${vtop:--1}" -ge 0 && test "$vtop" -lt 200 && test "${gtop:--1}" -gt 0 && test "$gtop" -lt "${vh:-0}"
+ok $? "at 1280x900 the verdict is at the top ($vtop px) and the flame graph starts on the first screen ($gtop < $vh px)"
+echo "$lay" | grep -q 'table-visible=false'; ok $? "the full table is folded"
+echo "$lay" | grep -q 'unfolded-visible=true'; ok $? "unfolded, it shows"
+f=$(echo "$lay" | sed -n 's/.*filtered=\([0-9]*\) of \([0-9]*\) rows.*/\1 \2/p')
+set -- $f
+test "${1:-0}" -gt 0 && test "$1" -lt "${2:-0}"; ok $? "the filter narrows the unfolded table (${1:-?} of ${2:-?} rows match split_huge)"
+browse "" "$tmp/shot.out" "$tmp/chr5.err" --window-size=1280,900 --screenshot="$tmp/first.png"
+size=$(wc -c <"$tmp/first.png" 2>/dev/null || echo 0)
+test "$size" -gt 20000; ok $? "first-screen screenshot rendered ($size bytes)"
 
 done_testing
