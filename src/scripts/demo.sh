@@ -8,7 +8,8 @@
 # in miniature).  Prints a focused view first (the family, the gate a CI
 # job would use, the top changed call chains); the full tables and every
 # artifact (both .data files, text/markdown/JSON diffs, folded stacks, flame
-# graphs, the HTML report) go to one folder, printed at the end.
+# graphs, the HTML report, JUnit and summary of the gate) go to one folder,
+# printed at the end.
 #
 # Takes about a minute on 2 cores after the build (2 x 3 runs of 4 s plus
 # analysis).  Holds the THP split lock (Documentation/workloads.md) while
@@ -72,8 +73,10 @@ rc=0
 "$mmprof" flamegraph -t "thp-zap, THP off" -o "$out/base.svg" "$out/base.data"
 "$mmprof" flamegraph -t "thp-zap, THP on" -o "$out/new.svg" "$out/new.data"
 "$mmprof" flamegraph -t "thp-zap, THP off -> on" -o "$out/diff.svg" "$out/base.data" "$out/new.data"
+# The CI verdict's reports, with the gate: the HTML's first screen, JUnit, a step summary.
 rc_html=0
-"$mmprof" diff --html "$out/report.html" "$out/base.data" "$out/new.data" >/dev/null || rc_html=$?
+"$mmprof" diff --fail-on "$gate" --html "$out/report.html" --junit "$out/junit.xml" \
+	--summary "$out/summary.md" "$out/base.data" "$out/new.data" >/dev/null 2>&1 || rc_html=$?
 [ "$rc_html" -le 1 ] || exit "$rc_html"
 
 say "the __split_huge_pmd family and the workload's own keys, with verdicts (every row: diff.all.txt)"
@@ -90,5 +93,5 @@ cat "$out/gate.txt"
 say "artifacts"
 ls "$out" | sed 's/^/    /'
 dir=$(cd "$out" && pwd)
-echo "open $dir/report.html (table and differential flame graph) or $dir/diff.svg"
+echo "open $dir/report.html (the verdict, then the differential flame graph) or $dir/diff.svg"
 echo "mmprof demo: artifacts in $dir"

@@ -26,12 +26,21 @@ ok $? "the last line names the artifacts folder"
 
 missing=""
 for f in base.data new.data diff.txt diff.all.txt diff.md diff.json diff.robot.txt base.folded new.folded \
-	 new.tree.txt base.svg new.svg diff.svg report.html; do
+	 new.tree.txt base.svg new.svg diff.svg report.html junit.xml summary.md; do
 	[ -s "$tmp/demo/$f" ] || missing="$missing $f"
 done
 [ -z "$missing" ]
 ok $? "every artifact is there and non-empty${missing:+ (missing:$missing)}"
 grep -q '__split_huge_pmd' "$tmp/demo/diff.svg" && grep -q '__split_huge_pmd' "$tmp/demo/report.html"
 ok $? "the differential flame graph and the HTML report show __split_huge_pmd"
+# the HTML's first screen carries the gate and its __split_huge_pmd row when the gate trips
+if grep -q "(exit 1)" "$tmp/out"; then
+	sed -n '/<div id="verdict">/,/<h2>Differential flame graph/p' "$tmp/demo/report.html" |
+		grep -q '<td class="key">perf-profile.children.cpu-clock.__split_huge_pmd</td>' &&
+		grep -q '<failure type="gate"' "$tmp/demo/junit.xml"
+else
+	grep -q 'Passed: 0 of 1 gate tripped' "$tmp/demo/report.html" && ! grep -q '<failure' "$tmp/demo/junit.xml"
+fi
+ok $? "report.html's verdict and junit.xml say what the gate said"
 
 done_testing
