@@ -168,7 +168,8 @@ static int write_html(const struct profile *p, const char *path, int ev, const c
 		XGROW(rows, alloc, nr);
 		rows[nr++] = (struct html_key_row){ kt.keys[k] + lc, mean, 0 };
 	}
-	qsort(rows, nr, sizeof(*rows), row_sym_cmp);
+	if (nr)
+		qsort(rows, nr, sizeof(*rows), row_sym_cmp);
 	for (k = 0; k < kt.nr; k++) {
 		struct html_key_row *r;
 
@@ -179,7 +180,8 @@ static int write_html(const struct profile *p, const char *path, int ev, const c
 		if (r)
 			r->self = keytab__mean(&kt, k);
 	}
-	qsort(rows, nr, sizeof(*rows), row_children_cmp);
+	if (nr)
+		qsort(rows, nr, sizeof(*rows), row_children_cmp);
 
 	have_graph = flame__build(&f, p, &fo, &e) == 0;
 	if (!have_graph)

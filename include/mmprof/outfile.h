@@ -24,7 +24,7 @@ struct outfile {
 	const char *path;	/* borrowed: the name it will have */
 };
 
-/* Open f for path.  0, or -errno and e ("cannot create 'x.tmp.12': ..."). */
+/* Open f for path.  0, or -errno and e ("cannot create 'x.tmp.12': ...") with f released. */
 int outfile__open(struct outfile *f, const char *path, struct errmsg *e);
 
 /*

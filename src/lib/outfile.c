@@ -35,8 +35,14 @@ int outfile__open(struct outfile *f, const char *path, struct errmsg *e)
 	f->tmp = xmalloc(len);
 	snprintf(f->tmp, len, "%s.tmp.%ld", path, (long)getpid());
 	f->fp = fopen(f->tmp, "wx");
-	if (!f->fp)
-		return errmsg__set(e, -errno, "cannot create '%s': %s", f->tmp, strerror(errno));
+	if (!f->fp) {
+		int err = errno;
+
+		errmsg__set(e, -err, "cannot create '%s': %s", f->tmp, strerror(err));
+		free(f->tmp);	/* a failed open is all released: nothing to close */
+		f->tmp = NULL;
+		return -err;
+	}
 	return 0;
 }
 
