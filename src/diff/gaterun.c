@@ -83,6 +83,12 @@ void gate__trip_text(const struct gate *g, const struct diff_row *r, struct outb
 		return;
 	}
 	outbuf__text_str(out, r->key);
-	outbuf__printf(out, " %.4g -> %.4g (%+.4g%s, %+.3g%%, q=%.2g, %s)", r->base.mean, r->cur.mean,
-		       r->delta, r->absolute ? " points" : "", r->rel, r->q, diff_row__verdict_name(r));
+	outbuf__printf(out, " %.4g -> %.4g (%+.4g%s, %+.3g%%, ", r->base.mean, r->cur.mean, r->delta,
+		       r->absolute ? " points" : "", r->rel);
+	/* a q that underflowed is no 0: the test says it is below what a double holds */
+	if (r->q == 0)
+		outbuf__puts(out, "q<1e-308");
+	else
+		outbuf__printf(out, "q=%.2g", r->q);
+	outbuf__printf(out, ", %s)", diff_row__verdict_name(r));
 }

@@ -269,7 +269,7 @@ static const char *row_class(const struct diff_row *r)
 	}
 }
 
-enum cell { CELL_VALUE, CELL_SD, CELL_POINTS, CELL_PCT, CELL_Q };
+enum cell { CELL_VALUE, CELL_SD, CELL_POINTS, CELL_PCT, CELL_Q, CELL_POINTS_ABS, CELL_PCT_ABS };
 
 static void num_cell(struct outbuf *b, double v, enum cell how)
 {
@@ -284,6 +284,8 @@ static void num_cell(struct outbuf *b, double v, enum cell how)
 	case CELL_POINTS: outbuf__printf(b, "%+.2f pt", v); break;
 	case CELL_PCT: outbuf__printf(b, fabs(v) < 1e6 ? "%+.1f%%" : "%+.3g%%", v); break;
 	case CELL_Q: outbuf__printf(b, "%.2g", v); break;
+	case CELL_POINTS_ABS: outbuf__printf(b, "%.2g pt", v); break;
+	case CELL_PCT_ABS: outbuf__printf(b, fabs(v) < 1e6 ? "%.2g%%" : "%.3g%%", v); break;
 	}
 	outbuf__puts(b, "</td>");
 }
@@ -627,7 +629,9 @@ void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const s
 	outbuf__puts(b, "</p>\n<p><input id=\"filter\" type=\"search\" placeholder=\"filter: regular expression "
 		     "on key or verdict\"> <span id=\"shown\" class=\"note\"></span></p>\n");
 	outbuf__puts(b, "<table id=\"rows\"><thead><tr><th>key</th><th>base</th><th>\xc2\xb1sd</th><th>new</th>"
-		     "<th>\xc2\xb1sd</th><th>change</th><th>q</th><th>verdict</th></tr></thead><tbody>\n");
+		     "<th>\xc2\xb1sd</th><th>change</th><th>q</th><th>verdict</th>"
+		     "<th title=\"the smallest change the runs would detect with 80% power\">detectable</th>"
+		     "</tr></thead><tbody>\n");
 	for (i = 0; i < n; i++) {
 		const struct diff_row *r = rows[i];
 
@@ -642,7 +646,9 @@ void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const s
 		num_cell(b, r->cur.sd, CELL_SD);
 		change_cell(b, r);
 		num_cell(b, r->q, CELL_Q);
-		outbuf__printf(b, "<td class=\"v\">%s</td></tr>\n", diff_row__verdict_name(r));
+		outbuf__printf(b, "<td class=\"v\">%s</td>", diff_row__verdict_name(r));
+		num_cell(b, r->mde, r->absolute ? CELL_POINTS_ABS : CELL_PCT_ABS);
+		outbuf__puts(b, "</tr>\n");
 	}
 	outbuf__puts(b, "</tbody></table>\n");
 	if (!n)

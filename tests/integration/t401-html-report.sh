@@ -87,8 +87,10 @@ grep -q 'FAILED: 1 of 1 gate tripped' "$tmp/report.html" &&
 	grep -q '<td class="key">perf-profile.children.cpu-clock.__split_huge_pmd</td>' "$tmp/report.html"
 ok $? "the tripped gate and its __split_huge_pmd row lead the page"
 grep -q '<td class="key">thp-zap.ops_per_sec</td>' "$tmp/report.html"; ok $? "the workload's ops/s row is on the first screen"
-! grep -q 'e+[0-9][0-9][0-9]*%' "$tmp/report.html" && grep -q '>new</td>' "$tmp/report.html"
+! grep -q 'e+[0-9][0-9][0-9]%' "$tmp/report.html" && grep -q '>new</td>' "$tmp/report.html"
 ok $? "a zero base reads 'new', not +3.28e+106%"
+grep -q '>detectable</th>' "$tmp/report.html" && grep -q '<td class="n" data-v="[0-9.e+-]*">[0-9.e+-]* pt</td></tr>' "$tmp/report.html"
+ok $? "the full table says how large a change each row could have detected"
 browse "#mmprof-selftest" "$tmp/dom4" "$tmp/chr4.err" --window-size=1280,900 --dump-dom
 lay=$(grep -o 'data-layout="[^"]*"' "$tmp/dom4")
 echo "# $lay"
