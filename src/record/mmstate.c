@@ -1,25 +1,28 @@
 /*
- * mmstate: /proc/vmstat and /proc/meminfo around a run, THP/hugetlb/NUMA
- * settings; see include/mmprof/mmstate.h.
- *
- * The "before" reading is kept as a small sorted array; the "after" reading
- * is matched against it by binary search, so a field the kernel adds or
- * drops between readings (it cannot, but a test file can) is simply left
- * out instead of misaligning the rest.
+ * mmstate: which /proc/vmstat fields count events, and the THP, hugetlb
+ * and NUMA settings; see include/mmprof/mmstate.h.  The per-second
+ * sampling is mmsample.c.
  */
 #include <dirent.h>
-#include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mmprof/mmstate.h"
 #include "mmprof/sysinfo.h"
-#include "mmprof/xalloc.h"
 
-#define VMSTAT_PATH	"/proc/vmstat"
-#define MEMINFO_PATH	"/proc/meminfo"
+/*
+ * The robot differences a proc-vmstat field (last - first sample) when its
+ * name starts with one of these (lkp-tests etc/event-counter-prefixes, the
+ * proc-vmstat.* lines; lib/matrix.rb event_counter?) and averages every
+ * other field.
+ */
+static const char *const robot_counter_prefixes[] = {
+	"allocstall", "compact_", "htlb_buddy_alloc_", "kswapd_", "nr_dirtied",
+	"nr_promoted", "nr_promote_fail", "nr_promote_isolate_fail", "nr_promote_ratelimit",
+	"nr_vmscan_immediate_reclaim", "nr_written", "numa_", "pageoutrun", "pg", "pswp",
+	"slabs_scanned", "thp_", "unevictable_pgs_", "zone_reclaim_failed",
+};
 
 /*
  * nr_* fields that count events rather than hold a level: they only ever
@@ -37,139 +40,24 @@ bool mmstate__is_level(const char *field)
 {
 	size_t i;
 
-	if (!strcmp(field, "workingset_nodes"))
-		return true;	/* a count of shadow nodes, not of events */
-	if (strncmp(field, "nr_", 3))
-		return false;
-	for (i = 0; i < sizeof(nr_counters) / sizeof(nr_counters[0]); i++)
-		if (!strcmp(field, nr_counters[i]))
+	for (i = 0; i < sizeof(robot_counter_prefixes) / sizeof(robot_counter_prefixes[0]); i++)
+		if (!strncmp(field, robot_counter_prefixes[i], strlen(robot_counter_prefixes[i])))
 			return false;
 	return true;
 }
 
-static int field_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct mmstate_field *)a)->name,
-		      ((const struct mmstate_field *)b)->name);
-}
-
-static void fields_release(struct mmstate_field *f, size_t n)
+bool mmstate__counts_events(const char *field)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		free(f[i].name);
-	free(f);
-}
-
-/* "name value" lines into a sorted array; 0 or -errno. */
-static int read_vmstat(const char *path, struct mmstate_field **out, size_t *nr, size_t *alloc)
-{
-	FILE *f = fopen(path, "re");
-	char line[256];
-
-	*out = NULL;
-	*nr = *alloc = 0;
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		char name[128];
-		uint64_t v;
-
-		if (sscanf(line, "%127s %" SCNu64, name, &v) != 2)
-			continue;
-		XGROW(*out, *alloc, *nr);
-		(*out)[*nr].name = xstrdup(name);
-		(*out)[*nr].value = v;
-		(*nr)++;
-	}
-	fclose(f);
-	if (*nr)
-		qsort(*out, *nr, sizeof(**out), field_cmp);
-	return 0;
-}
-
-int mmstate__begin(struct mmstate *s)
-{
-	int err;
-
-	fields_release(s->before, s->nr_before);
-	s->begun = false;
-	err = read_vmstat(s->vmstat_path ? s->vmstat_path : VMSTAT_PATH, &s->before,
-			  &s->nr_before, &s->alloc_before);
-	s->begun = !err;
-	return err;
-}
-
-static int add_vmstat(struct mmstate *s, struct profile *p, uint32_t run)
-{
-	struct mmstate_field *after;
-	size_t nr, alloc, i;
-	int err;
-
-	err = read_vmstat(s->vmstat_path ? s->vmstat_path : VMSTAT_PATH, &after, &nr, &alloc);
-	if (err)
-		return err;
-	for (i = 0; i < nr; i++) {
-		const struct mmstate_field *b = bsearch(&after[i], s->before, s->nr_before,
-							sizeof(*s->before), field_cmp);
-		char key[192];
-		double v;
-
-		if (!b)
-			continue;
-		if (mmstate__is_level(after[i].name))
-			v = ((double)b->value + (double)after[i].value) / 2;
-		else	/* signed: numa_* can be reset under us, never hide that */
-			v = (double)after[i].value - (double)b->value;
-		snprintf(key, sizeof(key), "proc-vmstat.%s", after[i].name);
-		profile__add_metric(p, run, key, v);
-	}
-	fields_release(after, nr);
-	return 0;
-}
-
-/* "MemTotal:       2014812 kB" -> meminfo.MemTotal = 2014812 */
-static int add_meminfo(const char *path, struct profile *p, uint32_t run)
-{
-	FILE *f = fopen(path, "re");
-	char line[256];
-
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		char *colon = strchr(line, ':'), *end, key[192];
-		unsigned long long v;
-
-		if (!colon || colon == line)
-			continue;
-		errno = 0;
-		v = strtoull(colon + 1, &end, 10);
-		if (errno || end == colon + 1)
-			continue;
-		snprintf(key, sizeof(key), "meminfo.%.*s", (int)(colon - line), line);
-		profile__add_metric(p, run, key, (double)v);
-	}
-	fclose(f);
-	return 0;
-}
-
-int mmstate__end(struct mmstate *s, struct profile *p, uint32_t run)
-{
-	int err = 0, err2;
-
-	if (s->begun)
-		err = add_vmstat(s, p, run);
-	err2 = add_meminfo(s->meminfo_path ? s->meminfo_path : MEMINFO_PATH, p, run);
-	return err ? err : err2;
-}
-
-void mmstate__release(struct mmstate *s)
-{
-	fields_release(s->before, s->nr_before);
-	s->before = NULL;
-	s->nr_before = s->alloc_before = 0;
-	s->begun = false;
+	if (!mmstate__is_level(field) || !strcmp(field, "workingset_nodes"))
+		return false;	/* the robot's counters; a count of shadow nodes */
+	if (strncmp(field, "nr_", 3))
+		return true;
+	for (i = 0; i < sizeof(nr_counters) / sizeof(nr_counters[0]); i++)
+		if (!strcmp(field, nr_counters[i]))
+			return true;
+	return false;
 }
 
 /* First line of root/rel, trimmed; false if unreadable or empty. */

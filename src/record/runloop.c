@@ -27,6 +27,7 @@ struct runloop {
 	uint32_t run;
 	struct workload w;
 	struct metric_sink lc;
+	struct mmstate *ms;	/* /proc/vmstat and meminfo, sampled during the run */
 	bool fork_mode;
 	int64_t start, start_real;
 	int64_t next_tick, next_progress, kill_at;
@@ -246,6 +247,7 @@ static void loop(struct runloop *l)
 			while (l->next_tick <= t)
 				l->next_tick += (int64_t)o->interval_ms * 1000000;
 		}
+		mmstate__tick(l->ms, t);
 		pass_output(l);
 		if (l->fork_mode && workload__reap(&l->w, false))
 			break;
@@ -257,6 +259,7 @@ static void loop(struct runloop *l)
 		}
 
 		deadline = min64(min64(l->next_tick, l->next_progress), l->end_at);
+		deadline = min64(deadline, mmstate__next(l->ms));
 		if (!l->window_done)
 			deadline = min64(deadline, l->window_on ? l->disable_at : l->enable_at);
 		if (l->kill_at)
@@ -337,7 +340,8 @@ int runloop__run(const struct runloop_opts *o, struct profile *p, uint32_t run,
 	if (err)
 		goto out;
 	/* system-wide, so read as close to the release as possible; unreadable: left out */
-	mmstate__begin(&ms);
+	l.ms = &ms;
+	mmstate__begin(&ms, clock__ns(CLOCK_MONOTONIC));
 	if (l.fork_mode) {
 		err = workload__go(&l.w, o->argv[0], e);
 		if (err)

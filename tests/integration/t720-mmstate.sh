@@ -6,14 +6,21 @@
 #   - meminfo.* keys exist (MemTotal > 0), and THP/hugetlb/NUMA settings are
 #     in the file's meta;
 #   - diff of thp-zap --thp off vs on shows proc-vmstat.thp_split_pmd with
-#     its statistics, as a significant rise.
+#     its statistics, as a significant rise;
+#   - /proc is sampled during each run, not only around it: a workload
+#     holding 32 MiB of huge pages for 2.5 s gives meminfo.AnonHugePages and
+#     proc-vmstat.nr_anon_transparent_hugepages > 0 in every run (0 when
+#     only the readings before start and after exit were used), the
+#     robot's meminfo.Memused and max_used_kB, no all-zero meminfo key,
+#     workingset_refault_file as the robot's mean and as
+#     proc-vmstat.delta.*.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t720
 lock=${TMPDIR:-/tmp}/mmprof-thp-split.lock
 meta() { sqlite3 "$tmp/on.data" "select value from meta where key = '$1'"; }
 
-plan 9
+plan 15
 
 flock "$lock" "$MMPROF" record -q -F 200 -r 3 -I 0 -o "$tmp/on.data" -- \
 	"$wl/thp-zap" --thp on --iterations 8 >/dev/null 2>"$tmp/err"
@@ -38,8 +45,8 @@ check_runs proc-vmstat.thp_fault_alloc thp-zap.thp_fault_alloc
 ok $? "proc-vmstat.thp_fault_alloc > 0 in every run"
 [ $failed -eq 0 ] || grep -E 'thp_(split_pmd|fault_alloc)' "$tmp/keys" | diag
 awk '$1 == "meminfo.MemTotal:" && $2 > 0 { f = 1 } END { exit !f }' "$tmp/keys" &&
-	grep -q '^meminfo.AnonHugePages: ' "$tmp/keys" && grep -q '^proc-vmstat.nr_free_pages: ' "$tmp/keys"
-ok $? "meminfo.MemTotal, meminfo.AnonHugePages and level fields present"
+	grep -q '^proc-vmstat.nr_free_pages: ' "$tmp/keys"
+ok $? "meminfo.MemTotal and level fields present"
 test -n "$(meta thp_enabled)" && test -n "$(meta thp_khugepaged_defrag)" &&
 	test -n "$(meta thp_use_zero_page)" && test -n "$(meta thp_shmem_enabled)"
 ok $? "THP settings in meta"
@@ -52,5 +59,31 @@ ok $rc "diff off vs on exits 0"
 grep -E 'proc-vmstat\.thp_split_pmd' "$tmp/diff" | grep -Eq '^ +0\.00 .*%.* [0-9.]+.* proc-vmstat\.thp_split_pmd +\[up '
 ok $? "diff: proc-vmstat.thp_split_pmd 0 -> N, a significant rise"
 [ $failed -eq 0 ] || grep -E 'thp_split_pmd|%stddev' "$tmp/diff" | diag
+
+flock "$lock" "$MMPROF" record -q -F 100 -r 2 -I 0 -o "$tmp/hold.data" -- \
+	"$wl/fault-range" --thp on --size 32M --hold 2.5 >/dev/null 2>"$tmp/err"
+rc=$?
+ok $rc "record fault-range --thp on --hold 2.5 -r 2"
+[ $rc -eq 0 ] || diag "$tmp/err"
+"$MMPROF" report --keys --runs "$tmp/hold.data" >"$tmp/hold" 2>&1
+every_run_positive() {	# key
+	awk -v k="$1:" '$1 == k { n = 0; for (i = 4; i <= NF; i++) { n++; if (!($i > 0)) bad = 1 } }
+		END { exit !(n == 2 && !bad) }' "$tmp/hold"
+}
+every_run_positive meminfo.AnonHugePages
+ok $? "meminfo.AnonHugePages > 0 in every run (sampled while the huge pages are held)"
+every_run_positive proc-vmstat.nr_anon_transparent_hugepages
+ok $? "proc-vmstat.nr_anon_transparent_hugepages > 0 in every run"
+[ $failed -eq 0 ] || grep -E 'AnonHuge|transparent' "$tmp/hold" | diag
+awk '$1 == "meminfo.MemTotal:" { t = $2 } $1 == "meminfo.Memused:" { u = $2 }
+	$1 == "meminfo.max_used_kB:" { m = $2 }
+	END { exit !(t > 0 && u > 0 && u < t && m >= u && m < t) }' "$tmp/hold"
+ok $? "meminfo.Memused and meminfo.max_used_kB: 0 < used <= max_used < MemTotal"
+! grep -Eq '^meminfo\.[^ ]+: 0( |$)' "$tmp/hold"
+ok $? "no meminfo key that was 0 in every sample"
+grep -q '^proc-vmstat\.workingset_refault_file: ' "$tmp/hold" &&
+	grep -q '^proc-vmstat\.delta\.workingset_refault_file: ' "$tmp/hold" &&
+	! grep -q '^proc-vmstat\.delta\.pgfault: ' "$tmp/hold"
+ok $? "workingset_refault_file: the robot's mean and mmprof's proc-vmstat.delta.*; no delta of a counter"
 
 done_testing

@@ -53,6 +53,7 @@ static void test_files(void)
 	struct profile *p = profile__new();
 	struct mmstate s;
 	char vm[512], mi[512];
+	const int64_t sec = MMSTATE_PERIOD_NS;
 
 	snprintf(vm, sizeof(vm), "%s/vmstat", tmpdir);
 	snprintf(mi, sizeof(mi), "%s/meminfo", tmpdir);
@@ -61,32 +62,67 @@ static void test_files(void)
 	s.meminfo_path = mi;
 
 	write_file("/vmstat", "nr_free_pages 1000\npgfault 500\nthp_split_pmd 3\n"
-			      "nr_dirtied 10\nnuma_hit 40\nonly_before 1\nworkingset_nodes 8\n");
-	is_int(mmstate__begin(&s), 0, "begin reads the file");
+			      "nr_dirtied 10\nnuma_hit 40\nonly_before 1\nworkingset_nodes 8\n"
+			      "workingset_refault_file 100\nnr_anon_transparent_hugepages 0\n"
+			      "oom_kill 0\nthp_file_alloc 0\nnr_free_pages 5\n");
+	write_file("/meminfo", "MemTotal:        1000 kB\nMemFree:          600 kB\n"
+			       "AnonHugePages:       0 kB\nHugePages_Total:       4\n"
+			       "Zero:       0 kB\nbogus line\n");
+	is_int(mmstate__begin(&s, 0), 0, "begin reads the files");
+	is_int((int)(mmstate__next(&s) / sec), 1, "the next sample is due a second later");
+	write_file("/vmstat", "thp_split_pmd 300\npgfault 900\nnr_free_pages 900\n"
+			      "nr_dirtied 20\nnuma_hit 35\nworkingset_nodes 6\n"
+			      "workingset_refault_file 150\nnr_anon_transparent_hugepages 6\n"
+			      "oom_kill 0\nthp_file_alloc 0\nonly_before 1\n");
+	write_file("/meminfo", "MemTotal:        1000 kB\nMemFree:          200 kB\n"
+			       "AnonHugePages:    4096 kB\nHugePages_Total:       4\nZero: 0 kB\n");
+	mmstate__tick(&s, sec / 2);	/* not due: no sample */
+	mmstate__tick(&s, sec);
+	is_int((int)(mmstate__next(&s) / sec), 2, "a sample moves the next one on");
 	write_file("/vmstat", "thp_split_pmd 515\npgfault 1700\nnr_free_pages 600\n"
-			      "nr_dirtied 25\nnuma_hit 30\nonly_after 7\nworkingset_nodes 4\n");
-	write_file("/meminfo", "MemTotal:        2014812 kB\nActive(anon):      1234 kB\n"
-			       "HugePages_Total:       4\nbogus line\n");
+			      "nr_dirtied 25\nnuma_hit 30\nonly_after 7\nworkingset_nodes 4\n"
+			      "workingset_refault_file 400\nnr_anon_transparent_hugepages 0\n"
+			      "oom_kill 0\nthp_file_alloc 0\n");
+	write_file("/meminfo", "MemTotal:        1000 kB\nMemFree:          500 kB\n"
+			       "AnonHugePages:       0 kB\nHugePages_Total:       4\nZero: 0 kB\n");
 	is_int(mmstate__end(&s, p, 0), 0, "end reads both files");
-	is_dbl(metric(p, 0, "proc-vmstat.pgfault"), 1200, 0, "counter: after - before");
-	is_dbl(metric(p, 0, "proc-vmstat.thp_split_pmd"), 512, 0, "thp_split_pmd delta");
-	is_dbl(metric(p, 0, "proc-vmstat.nr_free_pages"), 800, 0, "level: mean of the two readings");
+	is_dbl(metric(p, 0, "proc-vmstat.pgfault"), 1200, 0, "counter: last - first");
+	is_dbl(metric(p, 0, "proc-vmstat.thp_split_pmd"), 512, 0, "thp_split_pmd: last - first");
+	is_dbl(metric(p, 0, "proc-vmstat.nr_free_pages"), 2500.0 / 3, 1e-9,
+	       "level: mean of the three samples (a repeated name: the first counts)");
+	is_dbl(metric(p, 0, "proc-vmstat.nr_anon_transparent_hugepages"), 2, 0,
+	       "a level seen only between start and end: its mean is not 0");
 	is_dbl(metric(p, 0, "proc-vmstat.workingset_nodes"), 6, 0, "workingset_nodes is a level");
 	is_dbl(metric(p, 0, "proc-vmstat.nr_dirtied"), 15, 0, "nr_dirtied counts events: delta");
 	is_dbl(metric(p, 0, "proc-vmstat.numa_hit"), -10, 0, "a counter that went down stays visible");
+	is_dbl(metric(p, 0, "proc-vmstat.workingset_refault_file"), 650.0 / 3, 1e-9,
+	       "workingset_refault_file: the robot averages it");
+	is_dbl(metric(p, 0, "proc-vmstat.delta.workingset_refault_file"), 300, 0,
+	       "and mmprof's own reading is its change, as proc-vmstat.delta.*");
+	ok(metric(p, 0, "proc-vmstat.delta.nr_free_pages") == -12345 &&
+	   metric(p, 0, "proc-vmstat.delta.pgfault") == -12345, "no delta of a level or a counter");
+	ok(metric(p, 0, "proc-vmstat.oom_kill") == -12345 &&
+	   metric(p, 0, "proc-vmstat.thp_file_alloc") == -12345 &&
+	   metric(p, 0, "proc-vmstat.delta.oom_kill") == -12345, "fields 0 in every sample: absent");
 	ok(metric(p, 0, "proc-vmstat.only_before") == -12345 &&
-	   metric(p, 0, "proc-vmstat.only_after") == -12345, "fields of one reading only: absent");
-	is_dbl(metric(p, 0, "meminfo.MemTotal"), 2014812, 0, "meminfo in kB as printed");
-	is_dbl(metric(p, 0, "meminfo.Active(anon)"), 1234, 0, "meminfo field with parentheses");
+	   metric(p, 0, "proc-vmstat.only_after") == -12345, "fields missing from a sample: absent");
+	is_dbl(metric(p, 0, "meminfo.MemTotal"), 1000, 0, "meminfo in kB as printed");
+	is_dbl(metric(p, 0, "meminfo.AnonHugePages"), 4096.0 / 3, 1e-9,
+	       "meminfo: the mean of the samples");
 	is_dbl(metric(p, 0, "meminfo.HugePages_Total"), 4, 0, "meminfo count without unit");
+	is_dbl(metric(p, 0, "meminfo.Memused"), (400 + 800 + 500) / 3.0, 1e-9,
+	       "Memused: mean of MemTotal - MemFree");
+	is_dbl(metric(p, 0, "meminfo.max_used_kB"), (400 + 800 + 800) / 3.0, 1e-9,
+	       "max_used_kB: mean of the running maximum");
+	ok(metric(p, 0, "meminfo.Zero") == -12345, "a meminfo field 0 in every sample: absent");
 	ok(metric(p, 0, "meminfo.bogus line") == -12345, "malformed line skipped");
 
 	/* a second run reuses the struct; a missing file is an error, meminfo still stored */
 	s.vmstat_path = "/nonexistent/vmstat";
-	ok(mmstate__begin(&s) < 0, "begin on a missing file fails");
+	ok(mmstate__begin(&s, 0) < 0, "begin on a missing file fails");
 	ok(mmstate__end(&s, p, 1) == 0 && metric(p, 1, "proc-vmstat.pgfault") == -12345 &&
-	   metric(p, 1, "meminfo.MemTotal") == 2014812,
-	   "without a before reading: meminfo only, no error");
+	   metric(p, 1, "meminfo.MemTotal") == 1000,
+	   "without vmstat: meminfo only, no error at the end");
 	mmstate__release(&s);
 	profile__free(p);
 }
@@ -95,9 +131,17 @@ static void test_levels(void)
 {
 	ok(mmstate__is_level("nr_anon_transparent_hugepages"), "nr_anon_transparent_hugepages level");
 	ok(mmstate__is_level("nr_dirty_threshold"), "nr_dirty_threshold level");
-	ok(!mmstate__is_level("nr_foll_pin_acquired"), "nr_foll_pin_acquired counter");
-	ok(!mmstate__is_level("nr_tlb_remote_flush"), "nr_tlb_remote_flush counter");
-	ok(!mmstate__is_level("thp_fault_alloc"), "thp_fault_alloc counter");
+	ok(mmstate__is_level("nr_foll_pin_acquired") && mmstate__counts_events("nr_foll_pin_acquired"),
+	   "nr_foll_pin_acquired: a robot level that counts events");
+	ok(mmstate__is_level("workingset_refault_file") && mmstate__is_level("oom_kill") &&
+	   mmstate__is_level("direct_map_level2_splits"), "workingset_*, oom_kill, direct_map_*: robot levels");
+	ok(mmstate__counts_events("oom_kill") && mmstate__counts_events("direct_map_level2_splits") &&
+	   !mmstate__counts_events("workingset_nodes") && !mmstate__counts_events("nr_free_pages"),
+	   "counts_events: oom_kill, direct_map_*; not workingset_nodes, nr_free_pages");
+	ok(!mmstate__is_level("thp_fault_alloc") && !mmstate__is_level("pgfault") &&
+	   !mmstate__is_level("nr_dirtied") && !mmstate__is_level("allocstall_normal") &&
+	   !mmstate__is_level("numa_hit"), "robot counters: thp_*, pg*, nr_dirtied, allocstall*, numa_*");
+	ok(!mmstate__counts_events("pgfault"), "a robot counter is not a delta key");
 	is_int(mmstate__count_list("0"), 1, "node list 0");
 	is_int(mmstate__count_list("0-3,8\n"), 5, "node list 0-3,8");
 	is_int(mmstate__count_list("0,2,4-5"), 4, "node list 0,2,4-5");
@@ -159,7 +203,7 @@ static void test_real(void)
 	char *buf;
 
 	memset(&s, 0, sizeof(s));
-	is_int(mmstate__begin(&s), 0, "real /proc/vmstat read");
+	is_int(mmstate__begin(&s, 0), 0, "real /proc/vmstat read");
 	buf = mmap(NULL, n * (size_t)pagesz, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ok(buf != MAP_FAILED, "mmap");

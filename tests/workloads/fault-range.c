@@ -3,7 +3,9 @@
  * each, in fr_touch), and prints the buffer's address range on stderr as
  * "fault-range: buffer 0xSTART-0xEND", so a test can check that decoded
  * fault addresses (exceptions:page_fault_user) fall inside it.
- * --size SIZE (default 8M).  Output: fault-range.pages.
+ * --size SIZE (default 8M); --hold S keeps the touched buffer mapped S
+ * seconds before unmapping it (a level such as AnonHugePages, with
+ * --thp on, then stays up while a sampler looks).  Output: fault-range.pages.
  */
 #include "common.h"
 
@@ -20,8 +22,10 @@ int main(int argc, char **argv)
 {
 	struct wl_run r = { .name = "fault-range" };
 	uint64_t size = 8ULL << 20, pages;
+	double hold = 0;
 	const struct wl_opt own[] = {
 		{ "size", 0, WL_SIZE, &size, "SIZE", "buffer size (default 8M)" },
+		{ "hold", 0, WL_DOUBLE, &hold, "S", "keep the touched buffer S seconds (default 0)" },
 		{ 0 },
 	};
 	char *p;
@@ -31,11 +35,16 @@ int main(int argc, char **argv)
 	p = wl_mmap_anon(size);
 	if (p == MAP_FAILED)
 		wl_die(&r, "cannot mmap %llu bytes: %s", (unsigned long long)size, strerror(errno));
-	if (r.thp == WL_THP_OFF)
-		wl_madvise(p, size, MADV_NOHUGEPAGE);
+	wl_thp_advise(&r, p, size);
 	fprintf(stderr, "%s: buffer 0x%lx-0x%lx\n", r.name, (unsigned long)p,
 		(unsigned long)(p + size));
 	pages = fr_touch(p, size);
+	if (hold > 0) {
+		struct timespec ts = { (time_t)hold, (long)((hold - (double)(time_t)hold) * 1e9) };
+
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+	}
 	wl_munmap(p, size);
 	printf("%s.pages: %llu\n", r.name, (unsigned long long)pages);
 	return 0;
