@@ -449,22 +449,22 @@ void keys__workload(const struct profile *p, const struct statrows *rows, uint32
 	for (i = start[run]; i < start[run + 1]; i++) {
 		const struct metric *mt = &p->metrics[idx[i]];
 		const char *k = profile__str(p, mt->key);
-		static const char old_count[] = "perf-sched.wait_and_delay.count.";
+		static const char old_count[] = "perf-sched.wait_and_delay.count.ms.";
 
 		if (!k)
 			continue;
 		/*
-		 * Files recorded before the robot's name was used say
-		 * "wait_and_delay.count.<stack>"; the robot (and record now)
-		 * says "wait_and_delay.count.ms.<stack>".  Renamed here so that
-		 * diff pairs an old file's keys with a new one's.
+		 * Files of mmprof 2026-11 say "wait_and_delay.count.ms.<stack>";
+		 * the robot (lkp-tests programs/perf-sched/parse line 45, and
+		 * record now) says "wait_and_delay.count.<stack>".  Renamed here
+		 * so that diff pairs an old file's keys with a new one's.
 		 */
-		if (!strncmp(k, old_count, sizeof(old_count) - 1) &&
-		    strncmp(k + sizeof(old_count) - 1, "ms.", 3)) {
-			size_t len = strlen(k) + 4;
+		if (!strncmp(k, old_count, sizeof(old_count) - 1)) {
+			size_t len = strlen(k);
 			char *renamed = xmalloc(len);
 
-			snprintf(renamed, len, "%sms.%s", old_count, k + sizeof(old_count) - 1);
+			snprintf(renamed, len, "perf-sched.wait_and_delay.count.%s",
+				 k + sizeof(old_count) - 1);
 			keymap__add(m, renamed, mt->value);
 			free(renamed);
 			continue;

@@ -25,6 +25,7 @@ struct sched_task {
 	uint8_t runnable;	/* switched out while runnable (preempted) */
 	uint32_t stack;		/* stack of the pending switch-out, NO_STACK if none */
 	uint64_t out_time, ready_time;	/* ready_time 0: not woken yet */
+	uint64_t rb_last, rb_ready;	/* timehist's last_time and ready_to_run, 0 none */
 };
 
 void sched__init(struct sched *s, bool filter)
@@ -40,6 +41,7 @@ void sched__release(struct sched *s)
 	free(s->stacks);
 	free(s->arena);
 	free(s->tasks);
+	free(s->cpu_last);
 	hashidx__release(&s->stack_idx);
 	hashidx__release(&s->task_idx);
 	memset(s, 0, sizeof(*s));
@@ -162,17 +164,17 @@ static void stat_add(struct sched_stat *st, uint64_t wait, uint64_t delay)
 		st->both_max = both;
 }
 
-/* next runs again: close its pending switch-out */
-static void switch_in(struct sched *s, uint64_t time, int32_t tid)
+/* t's pending switch-out ends: it runs again at time */
+static void close_out(struct sched *s, struct sched_task *t, uint64_t time)
 {
-	struct sched_task *t = task_slot(s, tid, false);
 	uint64_t wait, delay = 0;
 
-	if (!t || !t->out)
-		return;
 	t->out = 0;
-	if (time < t->out_time)
-		return;		/* out of order: drop rather than invent */
+	if (time < t->out_time) {
+		s->lost++;	/* out of order: drop rather than invent */
+		t->stack = NO_STACK;
+		return;
+	}
 	wait = time - t->out_time;
 	if (t->ready_time && t->ready_time <= time)
 		delay = time - t->ready_time;
@@ -182,41 +184,158 @@ static void switch_in(struct sched *s, uint64_t time, int32_t tid)
 	t->stack = NO_STACK;
 }
 
-void sched__switch(struct sched *s, uint64_t time, int32_t prev_tid, uint32_t prev_pid,
-		   const char *prev_comm, uint64_t prev_state, const uint64_t *chain,
-		   uint32_t nr, int32_t next_tid)
+/*
+ * t switches out again without a switch-in seen since the last time.  It
+ * ran on this CPU after its wakeup and after the CPU's previous switch
+ * (tprev): the later of the two ends the interval.  Neither known to be
+ * after the switch-out: nothing bounds it.
+ */
+static void recover(struct sched *s, struct sched_task *t, uint64_t tprev, uint64_t now)
 {
+	uint64_t in = t->ready_time > tprev ? t->ready_time : tprev;
+
+	/* a sleeper never seen waking, the CPU's last switch its own: unbounded */
+	if ((!t->ready_time && tprev <= t->out_time) || in < t->out_time || in > now) {
+		s->lost++;
+		t->out = 0;
+		t->stack = NO_STACK;
+		return;
+	}
+	s->recovered++;
+	close_out(s, t, in);
+}
+
+/* The CPU's previous switch (0: none yet), and now the latest. */
+static uint64_t cpu_swap_last(struct sched *s, uint32_t cpu, uint64_t time)
+{
+	uint64_t prev;
+
+	if (cpu >= s->nr_cpus) {
+		size_t n = s->nr_cpus ? s->nr_cpus : 8;
+
+		while (n <= cpu)
+			n *= 2;
+		s->cpu_last = xrealloc(s->cpu_last, n * sizeof(*s->cpu_last));
+		memset(s->cpu_last + s->nr_cpus, 0, (n - s->nr_cpus) * sizeof(*s->cpu_last));
+		s->nr_cpus = n;
+	}
+	prev = s->cpu_last[cpu];
+	s->cpu_last[cpu] = time;
+	return prev;
+}
+
+static uint64_t whole_us(uint64_t ns)
+{
+	return ns / 1000 * 1000;
+}
+
+/*
+ * The robot's view of t's switch-out at now, tprev the CPU's previous
+ * switch (timehist_update_runtime_stats): the wait and delay before the
+ * run that ends here, each cut to the microseconds timehist prints.
+ */
+static void robot_switch_out(struct sched_task *t, struct sched_stat *rb, uint64_t tprev,
+			     uint64_t now)
+{
+	uint64_t wait = 0, delay = 0;
+
+	if (tprev) {
+		if (t->rb_ready && t->rb_ready <= tprev)
+			delay = tprev - t->rb_ready;
+		if (t->rb_last && t->rb_last <= tprev)
+			wait = tprev - t->rb_last;
+	}
+	stat_add(rb, whole_us(wait), whole_us(delay));
+	t->rb_last = now;
+	t->rb_ready = 0;	/* perf 6.1: also for a preempted task */
+}
+
+void sched__switch(struct sched *s, uint64_t time, uint32_t cpu, int32_t prev_tid,
+		   uint32_t prev_pid, const char *prev_comm, uint64_t prev_state,
+		   const uint64_t *chain, uint32_t nr, int32_t next_tid)
+{
+	uint64_t tprev = cpu_swap_last(s, cpu, time);
 	struct sched_task *t;
 
 	s->switches++;
-	if (next_tid > 0)
-		switch_in(s, time, next_tid);
+	if (next_tid > 0) {
+		t = task_slot(s, next_tid, false);
+		if (t && t->out)
+			close_out(s, t, time);
+	}
 	if (prev_tid <= 0)
 		return;		/* the idle task: not a wait */
 	t = task_slot(s, prev_tid, !s->filter);
 	if (!t || (s->filter && !t->watched))
 		return;
+	if (t->out)
+		recover(s, t, tprev, time);
 	t->out = 1;
 	t->out_time = time;
 	t->runnable = (prev_state & TASK_STATE_MASK) == 0;
-	/* a preempted task is ready at once (perf sched timehist does the same) */
+	/* a preempted task is ready at once (perf's timehist since 2023 too) */
 	t->ready_time = t->runnable ? time : 0;
 	t->stack = intern_stack(s, prev_pid, prev_comm ? prev_comm : "", chain, nr);
+	robot_switch_out(t, &s->stacks[t->stack].rb, tprev, time);
 }
 
 void sched__wakeup(struct sched *s, uint64_t time, int32_t tid)
 {
-	struct sched_task *t = task_slot(s, tid, false);
+	/* system-wide, a task first seen waking (a new one) has a ready time too */
+	struct sched_task *t = task_slot(s, tid, !s->filter && tid > 0);
 
 	s->wakeups++;
-	if (t && t->out && !t->ready_time)
+	if (!t)
+		return;
+	if (t->out && !t->ready_time)
 		t->ready_time = time;
+	if (!t->rb_ready)
+		t->rb_ready = time;	/* timehist: the first wakeup since the switch-out */
 }
 
 void sched__migrate(struct sched *s, int32_t tid)
 {
 	(void)tid;
 	s->migrations++;
+}
+
+static bool hidden_frame(const char *nm)
+{
+	return !strcmp(nm, "schedule") || !strcmp(nm, "__schedule") ||
+	       !strcmp(nm, "preempt_schedule");
+}
+
+size_t sched__robot_key(const char *const *names, size_t n, char *buf, size_t size)
+{
+	size_t i, shown = 0, len = 0, dots = 0;
+	char *c;
+
+	if (!size)
+		return 0;
+	buf[0] = '\0';
+	/* the line's frames joined by '.' (what the robot's parse sees) ... */
+	for (i = 0; i < n; i++) {
+		const char *nm = names[i] ? names[i] : "[unknown]";
+		int w;
+
+		if (hidden_frame(nm))
+			continue;
+		w = snprintf(buf + len, size - len, "%s%s", shown++ ? "." : "", nm);
+		if (w < 0 || (size_t)w >= size - len) {
+			len = size - 1;	/* truncated: the cut below still applies */
+			break;
+		}
+		len += (size_t)w;
+	}
+	for (i++; i < n; i++)
+		shown += !hidden_frame(names[i] ? names[i] : "[unknown]");
+	/* ... and cut to its first 5 '.'-separated pieces */
+	for (c = buf; *c; c++)
+		if (*c == '.' && ++dots == 5) {
+			*c = '\0';
+			break;
+		}
+	return shown;
 }
 
 size_t sched__key(const char *const *names, size_t n, char *buf, size_t size)
@@ -229,8 +348,7 @@ size_t sched__key(const char *const *names, size_t n, char *buf, size_t size)
 		const char *nm = names[i] ? names[i] : "[unknown]";
 		int w;
 
-		if (!strcmp(nm, "schedule") || !strcmp(nm, "__schedule") ||
-		    !strcmp(nm, "preempt_schedule"))
+		if (hidden_frame(nm))
 			continue;
 		if (len >= size)
 			break;

@@ -214,7 +214,7 @@ static void process(void *ctx, const union perf_event *ev)
 			r->bad++;
 			return;
 		}
-		sched__switch(&r->sched, s.time, (int32_t)a, s.pid, comm, b, s.callchain,
+		sched__switch(&r->sched, s.time, s.cpu, (int32_t)a, s.pid, comm, b, s.callchain,
 			      (uint32_t)s.nr_callchain, (int32_t)c);
 	} else if (id == r->ids[EV_WAKING] || id == r->ids[EV_WAKEUP_NEW]) {
 		const struct trace_field *f = id == r->ids[EV_WAKING] ? &r->wake_pid : &r->new_pid;
@@ -309,8 +309,8 @@ void schedrec__end_run(struct schedrec *r, struct profile *p, uint32_t run,
 	sched__end_run(&r->sched, p, run, syms, r->offcpu_event);
 	if (records)
 		*records += r->records;
-	if (lost)
-		*lost += r->lost;
+	if (lost)	/* switch-outs whose interval nothing bounds count as lost records */
+		*lost += r->lost + r->sched.lost;
 	r->records = r->lost = r->bad = 0;
 	sched__reset(&r->sched);
 }

@@ -275,22 +275,25 @@ static void test_perf_stat(void)
 	profile__free(p);
 }
 
-/* files recorded before perf-sched used the robot's "wait_and_delay.count.ms" */
+/* files of mmprof 2026-11 named the per-stack count "wait_and_delay.count.ms.<stack>" */
 static void test_old_sched_count(void)
 {
 	struct profile *p = base_profile();
 	struct keyvals kv = { 0 };
 
-	profile__add_metric(p, 0, "perf-sched.wait_and_delay.count.pipe_read.vfs_read", 7);
-	profile__add_metric(p, 0, "perf-sched.wait_and_delay.count.ms.a.b", 3);
+	profile__add_metric(p, 0, "perf-sched.wait_and_delay.count.ms.pipe_read.vfs_read", 7);
+	profile__add_metric(p, 0, "perf-sched.wait_and_delay.count.a.b", 3);
 	profile__add_metric(p, 0, "perf-sched.total_wait_and_delay.count.ms", 10);
+	profile__add_metric(p, 0, "perf-sched.offcpu.wait_and_delay.count.c.d", 2);
 	keys__run(p, 0, &kv);
-	is_dbl(get(&kv, "perf-sched.wait_and_delay.count.ms.pipe_read.vfs_read"), 7, 0,
-	       "an old file's wait_and_delay.count.<stack> reads as the robot's count.ms.<stack>");
-	is_dbl(get(&kv, "perf-sched.wait_and_delay.count.pipe_read.vfs_read"), -1, 0,
+	is_dbl(get(&kv, "perf-sched.wait_and_delay.count.pipe_read.vfs_read"), 7, 0,
+	       "an old file's wait_and_delay.count.ms.<stack> reads as the robot's count.<stack>");
+	is_dbl(get(&kv, "perf-sched.wait_and_delay.count.ms.pipe_read.vfs_read"), -1, 0,
 	       "and the old name is gone");
-	is_dbl(get(&kv, "perf-sched.wait_and_delay.count.ms.a.b"), 3, 0, "the robot's name stays");
+	is_dbl(get(&kv, "perf-sched.wait_and_delay.count.a.b"), 3, 0, "the robot's name stays");
 	is_dbl(get(&kv, "perf-sched.total_wait_and_delay.count.ms"), 10, 0, "the total stays");
+	is_dbl(get(&kv, "perf-sched.offcpu.wait_and_delay.count.c.d"), 2, 0,
+	       "mmprof's own view stays");
 	keyvals__release(&kv);
 	profile__free(p);
 }
