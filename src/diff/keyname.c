@@ -306,7 +306,9 @@ bool diff__ambient_key(const char *key)
 {
 	if (!strncmp(key, "meminfo.", 8))
 		return true;
-	return !strncmp(key, "proc-vmstat.", 12) && mmstate__is_level(key + 12);
+	/* proc-vmstat.delta.* count events over the run, as the counters do */
+	return !strncmp(key, "proc-vmstat.", 12) && strncmp(key + 12, "delta.", 6) &&
+	       mmstate__is_level(key + 12);
 }
 
 const struct diff_spelling *diff__spelling(const struct diff *d, const struct diff_row *r)

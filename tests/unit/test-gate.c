@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "tap.h"
+#include "mmprof/diff.h"
 #include "mmprof/gate.h"
 
 static void test_valid(void)
@@ -318,6 +319,19 @@ static void test_count(void)
 	}
 }
 
+/* Which keys are the machine's state (diff__ambient_key): the robot's levels, not event counts. */
+static void test_ambient_key(void)
+{
+	ok(diff__ambient_key("meminfo.AnonHugePages") && diff__ambient_key("proc-vmstat.nr_dirty"),
+	   "meminfo and proc-vmstat levels are ambient");
+	ok(diff__ambient_key("proc-vmstat.workingset_refault_file"),
+	   "a field the robot averages is ambient");
+	ok(!diff__ambient_key("proc-vmstat.pgfault") && !diff__ambient_key("proc-vmstat.thp_split_pmd"),
+	   "the robot's counters are not");
+	ok(!diff__ambient_key("proc-vmstat.delta.workingset_refault_file"),
+	   "nor mmprof's proc-vmstat.delta.* (a change over the run)");
+}
+
 int main(void)
 {
 	test_valid();
@@ -327,5 +341,6 @@ int main(void)
 	test_family();
 	test_absent();
 	test_count();
+	test_ambient_key();
 	return done_testing();
 }
