@@ -20,6 +20,8 @@
  *       whole microseconds as timehist prints them; 0 where timehist finds
  *       no earlier event or a "time travel"; a preempted task's delay 0.
  *       Every switch-out counts, also one never followed by a switch-in.
+ *       The task is the sample's tid, as timehist takes it: an exiting
+ *       task's samples say -1, so exiting tasks chain their waits.
  *   st  mmprof's view: the wait charged to the stack that blocked (the
  *       switch-out to the next switch-in, what an off-CPU flame graph
  *       shows), a preempted task's delay = its wait (as perf's timehist
@@ -132,10 +134,12 @@ void sched__fork(struct sched *s, int32_t parent_tid, int32_t child_tid);
 /*
  * On cpu, prev (tid, its process pid, comm) leaves the CPU at time with
  * prev_state (0 = still runnable: preempted) and the switch-out
- * callchain; next comes in.
+ * callchain; next comes in.  sample_tid is the tid of the sample's header:
+ * prev_tid but for an exiting task (-1), which the robot's view, as
+ * timehist, then counts as one task "-1" shared by all of them.
  */
-void sched__switch(struct sched *s, uint64_t time, uint32_t cpu, int32_t prev_tid,
-		   uint32_t prev_pid,
+void sched__switch(struct sched *s, uint64_t time, uint32_t cpu, int32_t sample_tid,
+		   int32_t prev_tid, uint32_t prev_pid,
 		   const char *prev_comm, uint64_t prev_state, const uint64_t *chain,
 		   uint32_t nr, int32_t next_tid);
 /* tid became runnable (sched_waking/sched_wakeup); the first wakeup counts. */

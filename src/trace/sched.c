@@ -250,12 +250,13 @@ static void robot_switch_out(struct sched_task *t, struct sched_stat *rb, uint64
 	t->rb_ready = 0;	/* perf 6.1: also for a preempted task */
 }
 
-void sched__switch(struct sched *s, uint64_t time, uint32_t cpu, int32_t prev_tid,
-		   uint32_t prev_pid, const char *prev_comm, uint64_t prev_state,
+void sched__switch(struct sched *s, uint64_t time, uint32_t cpu, int32_t sample_tid,
+		   int32_t prev_tid, uint32_t prev_pid, const char *prev_comm, uint64_t prev_state,
 		   const uint64_t *chain, uint32_t nr, int32_t next_tid)
 {
 	uint64_t tprev = cpu_swap_last(s, cpu, time);
 	struct sched_task *t;
+	uint32_t stack;
 
 	s->switches++;
 	if (next_tid > 0) {
@@ -275,8 +276,11 @@ void sched__switch(struct sched *s, uint64_t time, uint32_t cpu, int32_t prev_ti
 	t->runnable = (prev_state & TASK_STATE_MASK) == 0;
 	/* a preempted task is ready at once (perf's timehist since 2023 too) */
 	t->ready_time = t->runnable ? time : 0;
-	t->stack = intern_stack(s, prev_pid, prev_comm ? prev_comm : "", chain, nr);
-	robot_switch_out(t, &s->stacks[t->stack].rb, tprev, time);
+	stack = t->stack = intern_stack(s, prev_pid, prev_comm ? prev_comm : "", chain, nr);
+	/* timehist knows the task by the sample's tid, -1 for every exiting one */
+	if (sample_tid != prev_tid)
+		t = task_slot(s, sample_tid, true);
+	robot_switch_out(t, &s->stacks[stack].rb, tprev, time);
 }
 
 void sched__wakeup(struct sched *s, uint64_t time, int32_t tid)

@@ -214,7 +214,8 @@ static void process(void *ctx, const union perf_event *ev)
 			r->bad++;
 			return;
 		}
-		sched__switch(&r->sched, s.time, s.cpu, (int32_t)a, s.pid, comm, b, s.callchain,
+		sched__switch(&r->sched, s.time, s.cpu, (int32_t)s.tid, (int32_t)a, s.pid, comm, b,
+			      s.callchain,
 			      (uint32_t)s.nr_callchain, (int32_t)c);
 	} else if (id == r->ids[EV_WAKING] || id == r->ids[EV_WAKEUP_NEW]) {
 		const struct trace_field *f = id == r->ids[EV_WAKING] ? &r->wake_pid : &r->new_pid;

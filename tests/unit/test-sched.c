@@ -183,7 +183,7 @@ static void test_model(void)
 		if (e->kind == WAKE)
 			sched__wakeup(&s, e->time, e->tid);
 		else
-			sched__switch(&s, e->time, e->cpu, e->prev, (uint32_t)e->prev, "task",
+			sched__switch(&s, e->time, e->cpu, e->prev, e->prev, (uint32_t)e->prev, "task",
 				      e->state, chains[e->stack], 3, e->next);
 	}
 	ok(total.count > 1000, "the model sees many completed switch-outs (%llu)",
@@ -293,11 +293,11 @@ static void test_missed_switch_in(void)
 	for (i = 0; i < 100; i++) {
 		uint64_t t0 = 1000000000ULL + (uint64_t)i * 2000000ULL;
 
-		sched__switch(&s, t0, 1, 7, 7, "sleeper", 1, chains[0], 3, 0);
+		sched__switch(&s, t0, 1, 7, 7, 7, "sleeper", 1, chains[0], 3, 0);
 		sched__wakeup(&s, t0 + 1000000, 7);
 	}
 	/* the last one comes back through a switch that is seen */
-	sched__switch(&s, 1000000000ULL + 100 * 2000000ULL, 1, 0, 0, "idle", 0, NULL, 0, 7);
+	sched__switch(&s, 1000000000ULL + 100 * 2000000ULL, 1, 0, 0, 0, "idle", 0, NULL, 0, 7);
 	is_int(s.total.count, 100, "every sleep counted (99 recovered, 1 seen)");
 	is_int(s.recovered, 99, "99 intervals recovered");
 	is_int(s.lost, 0, "none lost");
@@ -305,8 +305,8 @@ static void test_missed_switch_in(void)
 	       "recovered waits end at the wakeup; the seen one at its switch-in");
 	/* task 8 sleeps on CPU 0, no wakeup seen, switches out on CPU 0 again:
 	 * CPU 0's last switch is its own switch-out, so nothing bounds it */
-	sched__switch(&s, 3000000000ULL, 0, 8, 8, "lonely", 1, chains[1], 3, 0);
-	sched__switch(&s, 3500000000ULL, 0, 8, 8, "lonely", 1, chains[1], 3, 0);
+	sched__switch(&s, 3000000000ULL, 0, 8, 8, 8, "lonely", 1, chains[1], 3, 0);
+	sched__switch(&s, 3500000000ULL, 0, 8, 8, 8, "lonely", 1, chains[1], 3, 0);
 	is_int(s.lost, 1, "an unbounded interval is lost, not invented");
 	sched__end_run(&s, p, 0, NULL, UINT32_MAX);
 	is_dbl(metric(p, "perf-sched.offcpu.recovered.count"), 99, 0, "recovered as a key");
@@ -327,10 +327,10 @@ static void test_filter(void)
 	sched__watch(&s, 10);
 	sched__fork(&s, 10, 11);	/* child of a watched task: watched */
 	sched__fork(&s, 20, 21);	/* not */
-	sched__switch(&s, 100, 0, 10, 10, "a", 1, chains[0], 3, 20);
-	sched__switch(&s, 110, 0, 11, 10, "a", 1, chains[0], 3, 0);
-	sched__switch(&s, 120, 0, 20, 20, "b", 1, chains[1], 3, 10);
-	sched__switch(&s, 130, 0, 21, 21, "b", 1, chains[1], 3, 11);
+	sched__switch(&s, 100, 0, 10, 10, 10, "a", 1, chains[0], 3, 20);
+	sched__switch(&s, 110, 0, 11, 11, 10, "a", 1, chains[0], 3, 0);
+	sched__switch(&s, 120, 0, 20, 20, 20, "b", 1, chains[1], 3, 10);
+	sched__switch(&s, 130, 0, 21, 21, 21, "b", 1, chains[1], 3, 11);
 	is_int(s.total.count, 2, "only watched tasks (and their children) are counted");
 	is_int(s.total.wait_sum, 20 + 20, "their waits");
 	is_int(s.total.delay_sum, 0, "no wakeup seen: no delay");
@@ -352,13 +352,13 @@ static void test_end_run(void)
 	for (i = 0; i < 1000; i++) {
 		uint64_t t0 = 1000000ULL + (uint64_t)i * 10000000ULL;
 
-		sched__switch(&s, t0, 0, 1, 1, "t1", 1, chains[0], 3, 0);
+		sched__switch(&s, t0, 0, 1, 1, 1, "t1", 1, chains[0], 3, 0);
 		sched__wakeup(&s, t0 + 1500000, 1);
-		sched__switch(&s, t0 + 2000000, 0, 0, 0, "idle", 0, NULL, 0, 1);
+		sched__switch(&s, t0 + 2000000, 0, 0, 0, 0, "idle", 0, NULL, 0, 1);
 	}
 	/* one rare, short switch-out on chain 1: its wait_and_delay is skipped */
-	sched__switch(&s, 20000000000ULL, 0, 2, 2, "t2", 0, chains[1], 3, 0);
-	sched__switch(&s, 20000001000ULL, 0, 0, 0, "idle", 0, NULL, 0, 2);
+	sched__switch(&s, 20000000000ULL, 0, 2, 2, 2, "t2", 0, chains[1], 3, 0);
+	sched__switch(&s, 20000001000ULL, 0, 0, 0, 0, "idle", 0, NULL, 0, 2);
 	sched__end_run(&s, p, 0, NULL, ev);
 
 	is_dbl(metric(p, "perf-sched.offcpu.wait_time.avg.ms.[unknown].[unknown]"),
@@ -406,11 +406,11 @@ static void test_skip_rule(void)
 
 	sched__init(&s, false);
 	for (j = 0; j < 999; j++) {
-		sched__switch(&s, (uint64_t)j * 100000000ULL, 0, 1, 1, "a", 1, chains[0], 3, 0);
-		sched__switch(&s, (uint64_t)j * 100000000ULL + 5000000, 0, 0, 0, "i", 0, NULL, 0, 1);
+		sched__switch(&s, (uint64_t)j * 100000000ULL, 0, 1, 1, 1, "a", 1, chains[0], 3, 0);
+		sched__switch(&s, (uint64_t)j * 100000000ULL + 5000000, 0, 0, 0, 0, "i", 0, NULL, 0, 1);
 	}
-	sched__switch(&s, 200000000000ULL, 0, 2, 2, "b", 0, rare, 4, 0);
-	sched__switch(&s, 200000000010ULL, 0, 0, 0, "i", 0, NULL, 0, 2);
+	sched__switch(&s, 200000000000ULL, 0, 2, 2, 2, "b", 0, rare, 4, 0);
+	sched__switch(&s, 200000000010ULL, 0, 0, 0, 0, "i", 0, NULL, 0, 2);
 	sched__end_run(&s, p, 0, NULL, UINT32_MAX);
 	is_dbl(metric(p, "perf-sched.offcpu.wait_and_delay.count.[unknown].[unknown]"), 999, 0,
 	       "the common stack keeps wait_and_delay");
@@ -431,12 +431,34 @@ static void test_skip_rule(void)
 	profile__free(p);
 }
 
+/* timehist knows a task by its sample's tid: -1 for every exiting task, one "task" for all */
+static void test_exiting_tid(void)
+{
+	struct profile *p = profile__new();
+	struct sched s;
+
+	sched__init(&s, false);
+	sched__switch(&s, 900000000ULL, 0, 5, 5, 5, "x", 1, chains[1], 3, 20);
+	sched__switch(&s, 1000000000ULL, 0, -1, 20, 20, "a", 64, chains[2], 3, 5);
+	sched__switch(&s, 1900000000ULL, 0, 5, 5, 5, "x", 1, chains[1], 3, 21);
+	sched__switch(&s, 2000000000ULL, 0, -1, 21, 21, "b", 64, chains[2], 3, 5);
+	sched__end_run(&s, p, 0, NULL, UINT32_MAX);
+	is_dbl(metric(p, "perf-sched.wait_time.max.ms.[unknown].[unknown]"), 900, 1e-9,
+	       "robot: the second exit's wait runs from the first's switch-out (the -1 task)");
+	is_dbl(metric(p, "perf-sched.offcpu.wait_time.max.ms.[unknown].[unknown]"), 100, 1e-9,
+	       "mmprof: tasks are tids, task 5's waits are 0.1 s");
+	is_int(s.total.count, 2, "mmprof counts only completed intervals (task 5's two)");
+	sched__release(&s);
+	profile__free(p);
+}
+
 int main(void)
 {
 	test_key();
 	test_robot_key();
 	test_model();
 	test_missed_switch_in();
+	test_exiting_tid();
 	test_filter();
 	test_end_run();
 	test_skip_rule();
