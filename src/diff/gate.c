@@ -171,8 +171,13 @@ static bool key_domain(const char *key, char *buf, size_t size, bool *whole)
 		n = components(key, 3);
 	else if (prefixed(key, "tracepoint."))
 		n = components(key, 2);
-	else if (prefixed(key, "perf-sched."))
-		n = components(key, 4);
+	else if (prefixed(key, "perf-sched.")) {
+		/* perf-sched[.offcpu].<family>.{avg,max}.ms.<stack>; the count is <family>.count.<stack> */
+		int skip = prefixed(key, "perf-sched.offcpu.");
+
+		n = components(key, (prefixed(key + 11 + 7 * skip, "wait_and_delay.count.") ? 3 : 4) +
+				    skip);
+	}
 	else if (prefixed(key, "perf-stat.ps.")) {
 		*whole = true;
 		return (size_t)snprintf(buf, size, "perf-stat.scaled.%s%%", key + 13) < size;

@@ -222,6 +222,13 @@ static void test_absent(void)
 		{ "perf-sched.wait_time.avg.ms.a.b", "perf-sched.wait_time.avg.ms.x.y", 1 },
 		{ "perf-sched.wait_time.max.ms.a.b", "perf-sched.wait_time.avg.ms.x.y", 0 },
 		{ "perf-sched.total_wait_time.max.msx", "perf-sched.total_wait_time.max.ms", 0 },
+		/* the robot's per-stack count has no unit; mmprof's view one component more */
+		{ "perf-sched.wait_and_delay.count.a.b", "perf-sched.wait_and_delay.count.x.y", 1 },
+		{ "perf-sched.wait_and_delay.count.a.b", "perf-sched.wait_time.avg.ms.x.y", 0 },
+		{ "perf-sched.offcpu.wait_time.avg.ms.a.b", "perf-sched.offcpu.wait_time.avg.ms.x.y", 1 },
+		{ "perf-sched.offcpu.wait_and_delay.count.a.b",
+		  "perf-sched.offcpu.wait_and_delay.count.x.y", 1 },
+		{ "perf-sched.offcpu.wait_time.avg.ms.a.b", "perf-sched.wait_time.avg.ms.x.y", 0 },
 		/* whole keys: an absent one is not a measured 0 */
 		{ "meminfo.Dirtyy", "meminfo.Dirty", 0 },
 		{ "proc-vmstat.thp_split_pmdd", "proc-vmstat.thp_split_pmd", 0 },
