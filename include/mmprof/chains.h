@@ -10,9 +10,10 @@
  * starts (the highest ancestor with about the same change), with one
  * caller of context:
  *   zap_pmd_range → __split_huge_pmd → _raw_spin_lock → native_queued_spin_lock_slowpath  +51.7
- * With >= 2 runs a side, paths are tested as diff rows are (Welch, BH);
- * q is printed, not used to hide a path (BH over every path of a deep trie
- * is harsh, and the chain view is for finding where the time went).
+ * With >= 2 runs a side, paths are tested as diff tests keys that are not
+ * shares (limma's moderated t, the prior fitted over the paths, then BH);
+ * q is printed, not used to hide a path (the chain view is for finding
+ * where the time went).
  * A frame spelled otherwise in the new build (clone suffixes) shows both
  * spellings, base's first:  main → (hot.isra.0 → hot.isra.1).
  * Workload: a trie of 10^5 nodes per file, 10 runs: O(nodes x runs).
