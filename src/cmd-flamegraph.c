@@ -127,10 +127,17 @@ static int single(struct flamegraph_cmd *c, const char *path, struct flame_rende
 		fprintf(stderr, "mmprof flamegraph: %s: %s\n", path, e.msg);
 		goto out;
 	}
-	snprintf(sub, sizeof(sub), "%s \xc2\xb7 %s \xc2\xb7 %.0f samples \xc2\xb7 width: %s%s%s",
-		 path, p->nr_events ? profile__str(p, p->events[fo.event].name) : "?", f.nodes[0].samples,
-		 c->samples ? "samples" : "period", c->icicle ? " \xc2\xb7 icicle: callee-rooted (sampled functions at the top)" : "",
-		 c->comms.nr || c->dsos.nr || c->nr_pids ? " \xc2\xb7 filtered" : "");
+	{
+		uint64_t all, unnamed = report__unnamed(p, fo.event, &all);
+
+		/* the one line on unresolved samples: a flame graph counts them */
+		snprintf(sub, sizeof(sub), "%s \xc2\xb7 %s \xc2\xb7 %.0f samples \xc2\xb7 width: %s%s%s \xc2\xb7 "
+			 "unresolved %.2f%% of %llu, counted in as [unknown]",
+			 path, p->nr_events ? profile__str(p, p->events[fo.event].name) : "?", f.nodes[0].samples,
+			 c->samples ? "samples" : "period", c->icicle ? " \xc2\xb7 icicle: callee-rooted (sampled functions at the top)" : "",
+			 c->comms.nr || c->dsos.nr || c->nr_pids ? " \xc2\xb7 filtered" : "",
+			 all ? 100.0 * (double)unnamed / (double)all : 0.0, (unsigned long long)all);
+	}
 	ro->subtitle = sub;
 	if (!ro->title)
 		ro->title = c->icicle ? "Icicle Graph" : "Flame Graph";

@@ -1,8 +1,8 @@
 /*
- * cmd-report: `mmprof report [options] [FILE]`, a .data file shown as the
- * kernel test robot's keys (default), a perf-style call tree (--tree),
- * folded stacks (--folded), JSON (--json) or a one-file HTML page (--html).
- * Reads aggregates only.
+ * cmd-report: `mmprof report [options] [FILE]`, a .data file shown as a
+ * perf-like first screen (default: summary.c), the kernel test robot's
+ * keys (--keys), a perf-style call tree (--tree), folded stacks (--folded),
+ * JSON (--json) or a one-file HTML page (--html).  Reads aggregates only.
  */
 #include <errno.h>
 #include <math.h>
@@ -27,6 +27,13 @@ struct report_opts {
 	double percent_limit;
 	int run;
 };
+
+/* --keys, or --runs (a keys option) alone: the LKP keys */
+static bool show_keys(const struct report_opts *o)
+{
+	return o->keys || (o->runs && !(o->tree || o->folded || o->json || o->tracepoints ||
+					o->unresolved || o->html));
+}
 
 static const char *const report_usage[] = {
 	"mmprof report [options] [FILE]  (default FILE: mmprof.data)",
@@ -53,15 +60,18 @@ static void describe_filters(const struct report_opts *o, char *buf, size_t size
  */
 static int check_view_options(const struct report_opts *o, bool percent_given)
 {
-	bool keys = !(o->tree || o->folded || o->json || o->tracepoints || o->unresolved || o->html);
+	bool keys = show_keys(o);
+	bool summary = !keys && !(o->tree || o->folded || o->json || o->tracepoints ||
+				  o->unresolved || o->html);
 	bool tree = o->tree && !o->json;
 	const char *view = o->html ? "--html" : o->unresolved ? "--unresolved" :
 			   o->tracepoints ? "--tracepoints" : o->json ? "--json" :
-			   o->tree ? "--tree" : o->folded ? "--folded" : "the keys view";
+			   o->tree ? "--tree" : o->folded ? "--folded" :
+			   keys ? "--keys" : "the first screen (no view option)";
 
 	if (o->runs && !keys) {
-		fprintf(stderr, "mmprof report: --runs goes with the keys view (no other view "
-				"option), not with %s\n", view);
+		fprintf(stderr, "mmprof report: --runs goes with the keys view (--keys), not "
+				"with %s\n", view);
 		return -1;
 	}
 	if ((o->graph || o->no_graph) && !tree) {
@@ -74,10 +84,10 @@ static int check_view_options(const struct report_opts *o, bool percent_given)
 			view);
 		return -1;
 	}
-	if (o->event && (keys || o->json || o->tracepoints)) {
+	if (o->event && (keys || summary || o->json || o->tracepoints)) {
 		fprintf(stderr, "mmprof report: -e goes with --tree, --folded, --html or --unresolved, "
 				"not with %s (which %s every event)\n", view,
-			o->json || keys ? "shows" : "counts");
+			o->json || keys || summary ? "shows" : "counts");
 		return -1;
 	}
 	if ((o->period || o->comm || o->run != -1) && !o->folded) {
@@ -119,81 +129,43 @@ static int print_keys(const struct profile *p, const struct report_opts *o, stru
 	return 0;
 }
 
-static int row_sym_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct html_key_row *)a)->sym, ((const struct html_key_row *)b)->sym);
-}
-
-static int row_children_cmp(const void *a, const void *b)
-{
-	const struct html_key_row *x = a, *y = b;
-
-	if (x->children != y->children)
-		return x->children > y->children ? -1 : 1;
-	return strcmp(x->sym, y->sym);
-}
-
 /*
- * --html: the event's perf-profile children and self keys (means over the
- * runs, the robot's 0.05 floor on children) as rows, and its flame graph.
+ * --html: the event's functions by children share over every sample
+ * (unresolved ones as "[unknown]", perf's default; the page says how many),
+ * 0.05 % and up as the robot's floor, and its flame graph.
  */
 static int write_html(const struct profile *p, const char *path, int ev, const char *output)
 {
-	char evk[128], pre_c[160], pre_s[160];
 	const char *event = profile__str(p, p->events[ev].name);
-	struct html_key_row *rows = NULL, key;
-	size_t nr = 0, alloc = 0, k, lc, ls;
+	struct html_key_row *rows;
+	struct report_entry *ents;
+	size_t nr = 0, k;
 	struct flame_opts fo = { .event = ev, .run = -1 };
 	struct html_side side = { .name = "recording", .paths = (char *const *)&path,
 				  .profiles = &p, .nr = 1, .nr_runs = p->nr_runs };
 	struct outbuf b = { 0 };
 	struct flame f = { 0 };
-	struct keytab kt;
 	struct errmsg e;
+	char line[256];
 	bool have_graph;
-	int err = keytab__build(&kt, p);
+	int err;
 
-	if (err)
-		return err;
-	keys__event_name(event ? event : "", evk, sizeof(evk));
-	snprintf(pre_c, sizeof(pre_c), "perf-profile.children.%s.", evk);
-	snprintf(pre_s, sizeof(pre_s), "perf-profile.self.%s.", evk);
-	lc = strlen(pre_c);
-	ls = strlen(pre_s);
-	for (k = 0; k < kt.nr; k++) {
-		double mean = keytab__mean(&kt, k);
-
-		if (strncmp(kt.keys[k], pre_c, lc) || !keys__shown(kt.keys[k], mean))
-			continue;
-		XGROW(rows, alloc, nr);
-		rows[nr++] = (struct html_key_row){ kt.keys[k] + lc, mean, 0 };
-	}
-	if (nr)
-		qsort(rows, nr, sizeof(*rows), row_sym_cmp);
-	for (k = 0; k < kt.nr; k++) {
-		struct html_key_row *r;
-
-		if (strncmp(kt.keys[k], pre_s, ls))
-			continue;
-		key.sym = kt.keys[k] + ls;
-		r = nr ? bsearch(&key, rows, nr, sizeof(*rows), row_sym_cmp) : NULL;
-		if (r)
-			r->self = keytab__mean(&kt, k);
-	}
-	if (nr)
-		qsort(rows, nr, sizeof(*rows), row_children_cmp);
-
+	ents = report__entries(p, ev, false, false, 0.05, &nr);
+	rows = xcalloc(nr + 1, sizeof(*rows));
+	for (k = 0; k < nr; k++)
+		rows[k] = (struct html_key_row){ ents[k].sym, ents[k].children, ents[k].self };
 	have_graph = flame__build(&f, p, &fo, &e) == 0;
 	if (!have_graph)
 		fprintf(stderr, "mmprof report: note: no flame graph in the HTML report: %s\n", e.msg);
-	flame__html_report(&b, &side, rows, nr, have_graph ? &f : NULL, event);
+	flame__html_report(&b, &side, rows, nr, have_graph ? &f : NULL, event,
+			   report__unnamed_line(p, ev, true, line, sizeof(line)));
 	err = flame__write_file(&b, output, &e);
 	if (err)
 		fprintf(stderr, "mmprof: %s\n", e.msg);
 	outbuf__release(&b);
 	flame__release(&f);
 	free(rows);
-	keytab__release(&kt);
+	free(ents);
 	return err ? 1 : 0;	/* 1: failed, and said why */
 }
 
@@ -255,7 +227,9 @@ static int show_view(const struct profile *p, const struct report_opts *o, const
 			fprintf(stderr, "mmprof report: '%s' has no samples to fold\n", path);
 		return 1;
 	}
-	return print_keys(p, o, out);
+	if (show_keys(o))
+		return print_keys(p, o, out);
+	return report__summary(p, path, out);
 }
 
 /*
@@ -325,8 +299,8 @@ int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = { .percent_limit = -1, .run = -1 };
 	const struct option_desc opts[] = {
-		{ OPT_GROUP, 0, NULL, NULL, NULL, "Views (default: the LKP keys, mean over runs)", 0, NULL },
-		{ OPT_BOOL, 0, "keys", &o.keys, NULL, "the LKP keys, mean over runs (the default)", 0, NULL },
+		{ OPT_GROUP, 0, NULL, NULL, NULL, "Views (default: a summary, top functions by children and self with their call chains)", 0, NULL },
+		{ OPT_BOOL, 0, "keys", &o.keys, NULL, "the LKP keys, mean over runs (scripts; the default before 0.2)", 0, NULL },
 		{ OPT_BOOL, 0, "tree", &o.tree, NULL, "call graph as perf report --children prints it", 0, NULL },
 		{ OPT_BOOL, 0, "folded", &o.folded, NULL, "folded stacks for flamegraph.pl", 0, NULL },
 		{ OPT_BOOL, 0, "json", &o.json, NULL, "everything as one JSON object", 0, NULL },
@@ -335,7 +309,7 @@ int cmd_report(int argc, char **argv)
 		{ OPT_BOOL, 0, "html", &o.html, NULL, "one self-contained HTML page: metadata, top functions, flame graph", 0, NULL },
 		{ OPT_STRING, 'o', "output", &o.output, "FILE", "html: the file to write (default mmprof.html; - for stdout)", 0, NULL },
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "Options", 0, NULL },
-		{ OPT_BOOL, 0, "runs", &o.runs, NULL, "keys: also print each run's value", 0, NULL },
+		{ OPT_BOOL, 0, "runs", &o.runs, NULL, "keys: also print each run's value (implies --keys)", 0, NULL },
 		{ OPT_STRING, 'g', "call-graph", &o.graph, "callee|caller",
 		  "tree: callers below each entry (callee, default) or callees (caller)", 0, NULL },
 		{ OPT_BOOL, 0, "no-graph", &o.no_graph, NULL, "tree: entries only", 0, NULL },
@@ -399,6 +373,16 @@ int cmd_report(int argc, char **argv)
 	if (err) {
 		fprintf(stderr, "mmprof: cannot report '%s': %s\n", path, strerror(-err));
 		goto fail;
+	}
+	if ((o.folded || show_keys(&o)) && p->nr_events) {
+		int fev = o.folded ? (ev < 0 ? 0 : ev) : -1;
+		uint64_t all;
+		char w[256];
+
+		/* stdout is a line format there: the one line on unresolved goes here */
+		if (report__unnamed(p, fev, &all))
+			fprintf(stderr, "mmprof: note: '%s': %s\n", path,
+				report__unnamed_line(p, fev, o.folded, w, sizeof(w)));
 	}
 	if (!o.unresolved && !o.tracepoints && p->nr_events) {
 		char w[1024];

@@ -180,8 +180,10 @@ struct html_key_row {
  * The self-contained HTML report of one recording (`mmprof report --html`):
  * its metadata (s: one side, the file), the rows in a sortable, filterable
  * table, and the flame graph f inline (NULL: a note that there is none).
+ * unresolved: the line saying how much of the total has no name and that
+ * it is counted (report.h's report__unnamed_line), or NULL.
  */
 void flame__html_report(struct outbuf *b, const struct html_side *s, const struct html_key_row *rows,
-			size_t n, const struct flame *f, const char *event);
+			size_t n, const struct flame *f, const char *event, const char *unresolved);
 
 #endif

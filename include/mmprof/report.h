@@ -45,15 +45,69 @@ const char *report__unresolved_warning(const struct profile *p, int event, char 
  */
 const char *report__lost_warning(const struct profile *p, char *buf, size_t size);
 
+/*
+ * Samples of event (-1: every event) whose sampled address has no name:
+ * those perf report -U, and so the LKP keys, leave out.  *total: all the
+ * samples of event.
+ */
+uint64_t report__unnamed(const struct profile *p, int event, uint64_t *total);
+
+/*
+ * The one line every view gives about them: how much of the total, and
+ * whether the view counts them (counted: as "[unknown]" frames, perf's
+ * default) or leaves them out (the LKP keys' -U rule).  buf.
+ */
+const char *report__unnamed_line(const struct profile *p, int event, bool counted, char *buf,
+				 size_t size);
+
+/*
+ * One function of report__entries: names borrowed from the profile (dso
+ * NULL for "[unknown]" of no mapping), shares in % of every sample's
+ * period, summed over runs.
+ */
+struct report_entry {
+	const char *sym, *dso;
+	bool kernel;
+	double children, self;
+};
+
+/*
+ * The entries of event at or above floor_pct, by children (or by self),
+ * unresolved frames as "[unknown]" (one per DSO with unknown_by_dso).
+ * Allocated, the caller frees; NULL and *nr 0 when there is nothing.
+ */
+struct report_entry *report__entries(const struct profile *p, int event, bool self_order,
+				     bool unknown_by_dso, double floor_pct, size_t *nr);
+
+/* perf report's default --max-stack: kernel.perf_event_max_stack's default */
+#define REPORT_MAX_STACK 127
+
 /* Options of the tree view; zero means the default. */
 struct tree_opts {
 	int event;		/* event index */
 	bool caller;		/* graph toward callees (perf -g caller) */
 	double percent_limit;	/* entries and graph nodes under this are hidden */
 	bool no_graph;		/* entries only */
+	uint32_t max_stack;	/* innermost frames of a stack kept (0: REPORT_MAX_STACK) */
+	size_t max_entries;	/* entries shown (0: all above percent_limit) */
+	size_t max_graphs;	/* entries with their graph (0: all shown) */
+	bool self_order;	/* entries by self share first (perf --no-children order) */
+	bool no_header;		/* no "# Event" and unresolved lines (report's first screen) */
 };
 
 int report__tree(const struct profile *p, const struct tree_opts *o, struct outbuf *out);
+
+/*
+ * `mmprof report FILE`, the first screen: a header (workload, runs and
+ * their status, events, samples, lost, the unresolved share, workload
+ * metrics), then per event the top functions by children and by self,
+ * the hottest with the call chains above REPORT_SUMMARY_CHAIN_PCT %: about a
+ * screenful (src/report/summary.c).  path names the file.  0 or -errno.
+ */
+#define REPORT_SUMMARY_CHILDREN 15
+#define REPORT_SUMMARY_SELF 5
+#define REPORT_SUMMARY_CHAIN_PCT 5.0
+int report__summary(const struct profile *p, const char *path, struct outbuf *out);
 
 struct folded_opts {
 	int event;		/* event index, or -1: all events summed */

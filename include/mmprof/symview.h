@@ -49,6 +49,9 @@ struct symview {
 	const struct profile *p;
 	bool keep_unresolved;
 	bool keep_inline;	/* inline frames (record --inline) as entries */
+	bool unknown_by_dso;	/* one "[unknown]" entry per DSO, not one in all */
+	uint32_t max_stack;	/* 0: whole stacks; else only the innermost frames */
+	uint64_t nr_cut;	/* stacks cut to max_stack frames (count cells) */
 
 	struct symview_entry *entries;
 	size_t nr_entries, alloc_entries;
@@ -71,6 +74,22 @@ void symview__init(struct symview *v, const struct profile *p, bool keep_unresol
  */
 void symview__init_inline(struct symview *v, const struct profile *p, bool keep_unresolved,
 			  bool keep_inline);
+
+/*
+ * Every choice at once, zero meaning the LKP default (symview__init with
+ * false).  unknown_by_dso (with keep_unresolved): unresolved frames are one
+ * "[unknown]" entry per DSO, as perf's per-address entries summed by DSO;
+ * folded keeps the one "[unknown]" so that no two of its lines read the
+ * same.  max_stack: a stack deeper than that keeps its innermost max_stack
+ * frames, as perf report --max-stack (kernel.perf_event_max_stack, 127 by
+ * default) does; frames beyond leave the stack, not the sample.  The cost
+ * of a cut stack is max_stack lookups, once per distinct deep stack.
+ */
+struct symview_opts {
+	bool keep_unresolved, keep_inline, unknown_by_dso;
+	uint32_t max_stack;
+};
+void symview__init_opts(struct symview *v, const struct profile *p, const struct symview_opts *o);
 void symview__release(struct symview *v);
 
 /* Display name of an entry: the symbol, or "[unknown]". */

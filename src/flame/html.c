@@ -661,7 +661,7 @@ void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const s
 
 
 void flame__html_report(struct outbuf *b, const struct html_side *s, const struct html_key_row *rows,
-			size_t n, const struct flame *f, const char *event)
+			size_t n, const struct flame *f, const char *event, const char *unresolved)
 {
 	char sub[256];
 	size_t i;
@@ -669,8 +669,15 @@ void flame__html_report(struct outbuf *b, const struct html_side *s, const struc
 	page_open(b, "report", s->nr ? s->paths[0] : "profile", NULL);
 	outbuf__puts(b, "<p class=\"note\">Shares of the ");
 	outbuf__xml_str(b, event ? event : "first event");
-	outbuf__puts(b, " total period, mean over the runs: <i>children</i> counts every sample whose stack "
-		     "holds the function, <i>self</i> the samples it was executing.</p>\n<h2>Run</h2>\n");
+	outbuf__puts(b, " total period, summed over the runs, as perf report --children: <i>children</i> "
+		     "counts every sample whose stack holds the function, <i>self</i> the samples it was "
+		     "executing.</p>\n");
+	if (unresolved) {
+		outbuf__puts(b, "<p class=\"note\" id=\"unresolved\">");
+		outbuf__xml_str(b, unresolved);
+		outbuf__puts(b, "</p>\n");
+	}
+	outbuf__puts(b, "<h2>Run</h2>\n");
 	meta_table(b, s, 1);
 
 	outbuf__puts(b, "<h2>Top functions</h2>\n<p><input id=\"filter\" type=\"search\" placeholder=\"filter: regular "

@@ -40,7 +40,7 @@ static uint32_t entry_of(struct symview *v, const struct frame *f)
 	uint64_t h;
 	uint32_t id;
 
-	if (!f->sym)
+	if (!f->sym && !v->unknown_by_dso)
 		k.dso = 0;	/* every unresolved frame is the one "[unknown]" */
 	h = hash__u64(((uint64_t)k.dso << 32) | k.sym);
 	id = hashidx__find(&v->entry_idx, h, entry_eq, v, &k);
@@ -142,19 +142,73 @@ static void link_same_ancestors(struct symview *v)
 
 void symview__init(struct symview *v, const struct profile *p, bool keep_unresolved)
 {
-	symview__init_inline(v, p, keep_unresolved, false);
+	struct symview_opts o = { .keep_unresolved = keep_unresolved };
+
+	symview__init_opts(v, p, &o);
 }
 
 void symview__init_inline(struct symview *v, const struct profile *p, bool keep_unresolved,
 			  bool keep_inline)
 {
+	struct symview_opts o = { .keep_unresolved = keep_unresolved, .keep_inline = keep_inline };
+
+	symview__init_opts(v, p, &o);
+}
+
+/*
+ * The stack of profile node leaf cut to its innermost v->max_stack frames,
+ * entered from the root: its symnode in node_map, whether its samples count
+ * in node_keep (the rule of the whole-stack pass: a skipped inline frame
+ * defers to its caller, a skipped unresolved one drops the sample).
+ * *nr_children grows with the symnodes it may add.
+ */
+static void symview__cut_stack(struct symview *v, const uint32_t *frame_entry, uint32_t **nr_children,
+			       size_t *alloc_children, uint32_t leaf, uint32_t *path)
+{
+	const struct profile *p = v->p;
+	uint32_t q = leaf, cur = 0, n = 0, j;
+
+	while (q != PROFILE_ROOT && n < v->max_stack) {
+		path[n++] = q;
+		q = p->nodes[q].parent;
+	}
+	if (*alloc_children < v->nr_nodes + n + 1) {
+		*alloc_children = 2 * (v->nr_nodes + n + 1);
+		*nr_children = xrealloc(*nr_children, *alloc_children * sizeof(**nr_children));
+	}
+	for (j = n; j-- > 0;) {
+		uint32_t f = p->nodes[path[j]].frame;
+		uint32_t e = f < p->nr_frames ? frame_entry[f] : SYMVIEW_NONE;
+
+		if (e != SYMVIEW_NONE)
+			cur = symnode_of(v, *nr_children, cur, e);
+	}
+	v->node_map[leaf] = cur;
+	v->node_keep[leaf] = 0;
+	for (j = 0; j < n; j++) {
+		uint32_t f = p->nodes[path[j]].frame;
+
+		if (f < p->nr_frames && frame_entry[f] != SYMVIEW_NONE) {
+			v->node_keep[leaf] = 1;
+			break;
+		}
+		if (f >= p->nr_frames || !p->frames[f].inlined)
+			break;
+	}
+	v->nr_cut++;
+}
+
+void symview__init_opts(struct symview *v, const struct profile *p, const struct symview_opts *o)
+{
 	uint32_t *frame_entry, *nr_children;
-	size_t i;
+	size_t i, alloc_children;
 
 	memset(v, 0, sizeof(*v));
 	v->p = p;
-	v->keep_unresolved = keep_unresolved;
-	v->keep_inline = keep_inline;
+	v->keep_unresolved = o->keep_unresolved;
+	v->keep_inline = o->keep_inline;
+	v->unknown_by_dso = o->keep_unresolved && o->unknown_by_dso;
+	v->max_stack = o->max_stack;
 	hashidx__init(&v->entry_idx);
 	hashidx__init(&v->node_idx);
 	XGROW(v->nodes, v->alloc_nodes, 0);
@@ -166,8 +220,8 @@ void symview__init_inline(struct symview *v, const struct profile *p, bool keep_
 	frame_entry = xmalloc((p->nr_frames + 1) * sizeof(*frame_entry));
 	for (i = 0; i < p->nr_frames; i++)
 		/* skipped frames hand their samples to the frame above */
-		frame_entry[i] = (p->frames[i].sym || keep_unresolved) &&
-				 (keep_inline || !p->frames[i].inlined) ?
+		frame_entry[i] = (p->frames[i].sym || o->keep_unresolved) &&
+				 (o->keep_inline || !p->frames[i].inlined) ?
 				 entry_of(v, &p->frames[i]) : SYMVIEW_NONE;
 
 	v->node_map = xcalloc(p->nr_nodes ? p->nr_nodes : 1, sizeof(*v->node_map));
@@ -181,12 +235,16 @@ void symview__init_inline(struct symview *v, const struct profile *p, bool keep_
 		v->nodes = xrealloc(v->nodes, p->nr_nodes * sizeof(*v->nodes));
 		v->alloc_nodes = p->nr_nodes;
 	}
-	nr_children = xmalloc((p->nr_nodes + 1) * sizeof(*nr_children));
+	alloc_children = p->nr_nodes + 1;
+	nr_children = xmalloc(alloc_children * sizeof(*nr_children));
 	nr_children[0] = 0;
 	for (i = 1; i < p->nr_nodes; i++) {
 		const struct stack_node *n = &p->nodes[i];
 		uint32_t e = n->frame < p->nr_frames ? frame_entry[n->frame] : SYMVIEW_NONE;
 
+		/* deeper than max_stack: only a stack's own leaf, cut below */
+		if (v->max_stack && n->depth > v->max_stack)
+			continue;
 		if (e == SYMVIEW_NONE) {
 			v->node_map[i] = v->node_map[n->parent];
 			/* a skipped inline frame: its samples are the real function's */
@@ -196,6 +254,21 @@ void symview__init_inline(struct symview *v, const struct profile *p, bool keep_
 		}
 		v->node_map[i] = symnode_of(v, nr_children, v->node_map[n->parent], e);
 		v->node_keep[i] = 1;
+	}
+	if (v->max_stack) {
+		uint8_t *cut = xcalloc(p->nr_nodes ? p->nr_nodes : 1, 1);
+		uint32_t *path = xmalloc(((size_t)v->max_stack + 1) * sizeof(*path));
+
+		for (i = 0; i < p->nr_counts; i++) {
+			uint32_t q = p->counts[i].node;
+
+			if (q >= p->nr_nodes || p->nodes[q].depth <= v->max_stack || cut[q])
+				continue;
+			cut[q] = 1;
+			symview__cut_stack(v, frame_entry, &nr_children, &alloc_children, q, path);
+		}
+		free(path);
+		free(cut);
 	}
 	free(frame_entry);
 	free(nr_children);

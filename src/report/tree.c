@@ -11,7 +11,11 @@
  * Direction as perf's -g: callee (default) lists the entry's callers below
  * it, from its innermost occurrence outward; caller lists its callees, from
  * its outermost occurrence inward.  Percentages are of the event's total
- * period over resolved samples (perf -U), summed over runs and comms.
+ * period over every sample, summed over runs and comms, as perf report
+ * without -U: a frame without a name is an "[unknown]" entry of its DSO
+ * (perf's hex addresses of it summed), and the header says how much of the
+ * total that is.  Stacks keep their innermost max_stack frames (perf's
+ * --max-stack, 127), so one chain of depth d prints O(d) lines, not O(d^2).
  * The per-entry graph is merged from symnodes in a small trie (ctree) so
  * the cost is the size of the shown graphs, not the number of samples.
  * Names go through the text rule (escape.h): a symbol drives no terminal.
@@ -280,6 +284,15 @@ static int row_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+static int row_self_cmp(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	if (x->self != y->self)
+		return x->self > y->self ? -1 : 1;
+	return row_cmp(a, b);
+}
+
 static void tree_event(const struct symview *v, const struct tree_opts *o, uint32_t event,
 		       const uint8_t *inl, struct outbuf *out)
 {
@@ -295,18 +308,27 @@ static void tree_event(const struct symview *v, const struct tree_opts *o, uint3
 	struct outbuf scratch = { 0 };	/* a DSO's name through the text rule (escape.h) */
 	const char *dso;
 	uint64_t samples = 0;
-	size_t i, nr = 0;
+	size_t i, nr = 0, shown = o->max_entries ? o->max_entries : SIZE_MAX;
 	int dso_w = 13;
+	char line[256];
 
 	for (i = 0; i < p->nr_counts; i++)
 		if (p->counts[i].event == event && v->node_keep[p->counts[i].node])
 			samples += p->counts[i].samples;
 	c.total = symview__weights(v, SYMVIEW_ALL_RUNS, event, true, w);
-	outbuf__puts(out, "# Event '");
-	outbuf__text_str(out, evname ? evname : "?");
-	outbuf__printf(out, "': %llu samples, total period %.0f, %zu run%s\n",
-		(unsigned long long)samples, c.total, p->nr_runs,
-		p->nr_runs == 1 ? "" : "s");
+	if (!o->no_header) {
+		outbuf__puts(out, "# Event '");
+		outbuf__text_str(out, evname ? evname : "?");
+		outbuf__printf(out, "': %llu samples, total period %.0f, %zu run%s\n",
+			(unsigned long long)samples, c.total, p->nr_runs,
+			p->nr_runs == 1 ? "" : "s");
+		outbuf__printf(out, "# %s\n", report__unnamed_line(p, (int)event, true, line,
+								    sizeof(line)));
+	}
+	if (v->nr_cut)
+		outbuf__printf(out, "# %llu stack%s deeper than %u frames: the innermost %u shown "
+			"(perf's --max-stack)\n", (unsigned long long)v->nr_cut,
+			v->nr_cut == 1 ? "" : "s", v->max_stack, v->max_stack);
 	if (c.total <= 0) {
 		outbuf__printf(out, "# (no resolved samples)\n\n");
 		goto out;
@@ -316,7 +338,8 @@ static void tree_event(const struct symview *v, const struct tree_opts *o, uint3
 	c.inner = inner;
 	c.min_weight = c.total * o->percent_limit / 100.0;
 	for (i = 0; i < v->nr_entries; i++) {
-		if (children[i] <= 0 || children[i] < c.min_weight)
+		if (o->self_order ? self[i] <= 0 || self[i] < c.min_weight :
+				    children[i] <= 0 || children[i] < c.min_weight)
 			continue;
 		rows[nr++] = (struct row){ (uint32_t)i, children[i], self[i],
 					   symview__entry_name(v, (uint32_t)i) };
@@ -324,7 +347,9 @@ static void tree_event(const struct symview *v, const struct tree_opts *o, uint3
 		if ((int)strlen(dso) > dso_w)
 			dso_w = (int)strlen(dso);
 	}
-	qsort(rows, nr, sizeof(*rows), row_cmp);
+	qsort(rows, nr, sizeof(*rows), o->self_order ? row_self_cmp : row_cmp);
+	if (nr > shown)
+		nr = shown;
 	outbuf__printf(out, "# Children      Self  %-*s  Symbol\n#\n", dso_w, "Shared Object");
 	c.stack = xmalloc(v->nr_nodes * sizeof(*c.stack));
 	hashidx__init(&c.t.idx);
@@ -336,7 +361,7 @@ static void tree_event(const struct symview *v, const struct tree_opts *o, uint3
 			v->entries[rows[i].entry].kernel ? 'k' : '.');
 		outbuf__text_str(out, rows[i].name);
 		outbuf__printf(out, "%s\n", inline_tag(&c, rows[i].entry));
-		if (o->no_graph)
+		if (o->no_graph || i >= (o->max_graphs ? o->max_graphs : SIZE_MAX))
 			continue;
 		ctree__reset(&c.t, rows[i].entry);
 		if (o->caller)
@@ -364,13 +389,16 @@ out:
 
 int report__tree(const struct profile *p, const struct tree_opts *o, struct outbuf *out)
 {
+	struct symview_opts so = { .keep_unresolved = true, .unknown_by_dso = true,
+				   .keep_inline = true,
+				   .max_stack = o->max_stack ? o->max_stack : REPORT_MAX_STACK };
 	struct symview v;
 	uint8_t *inl;
 	size_t e;
 
 	if (o->event >= (int)p->nr_events)
 		return -EINVAL;
-	symview__init_inline(&v, p, false, true);
+	symview__init_opts(&v, p, &so);
 	inl = inline_entries(&v);
 	for (e = 0; e < p->nr_events; e++)
 		if (o->event < 0 || (size_t)o->event == e)

@@ -279,3 +279,49 @@ const char *report__unresolved_warning(const struct profile *p, int event, char 
 	outbuf__release(&scratch);
 	return ret;
 }
+
+/* The sampled address's frame is unnamed (an inline chain stands as its outermost frame). */
+static bool leaf_unnamed(const struct profile *p, uint32_t node)
+{
+	const struct stack_node *n;
+
+	if (node == PROFILE_ROOT || node >= p->nr_nodes)
+		return true;
+	n = &p->nodes[node];
+	while (n->frame < p->nr_frames && p->frames[n->frame].inlined && n->parent != PROFILE_ROOT)
+		n = &p->nodes[n->parent];
+	return n->frame >= p->nr_frames || !p->frames[n->frame].sym;
+}
+
+uint64_t report__unnamed(const struct profile *p, int event, uint64_t *total)
+{
+	uint64_t unnamed = 0, all = 0;
+	size_t i;
+
+	for (i = 0; i < p->nr_counts; i++) {
+		const struct count *c = &p->counts[i];
+
+		if (event >= 0 && c->event != (uint32_t)event)
+			continue;
+		all += c->samples;
+		if (leaf_unnamed(p, c->node))
+			unnamed += c->samples;
+	}
+	*total = all;
+	return unnamed;
+}
+
+const char *report__unnamed_line(const struct profile *p, int event, bool counted, char *buf,
+				 size_t size)
+{
+	uint64_t total, unnamed = report__unnamed(p, event, &total);
+
+	snprintf(buf, size, "unresolved: %.2f%% of %llu samples (%llu) have no name for the sampled "
+		 "address; %s", total ? 100.0 * (double)unnamed / (double)total : 0.0,
+		 (unsigned long long)total, (unsigned long long)unnamed,
+		 counted ? "counted in, as [unknown] frames (perf's default; the LKP keys leave "
+			   "them out)" :
+			   "left out, as the LKP keys' -U rule (report --tree, --folded and flame "
+			   "graphs count them)");
+	return buf;
+}

@@ -1,0 +1,147 @@
+/*
+ * summary: `mmprof report FILE` with no view option, the first screen a
+ * person reads, as perf report's: what was recorded and how it went, then
+ * where the time went.
+ *
+ *   # header: file, workload, runs and their status, events, samples,
+ *     lost, the unresolved share, the workload's own metrics
+ *   per event: the top REPORT_SUMMARY_CHILDREN functions by children
+ *   (no graph), then the top REPORT_SUMMARY_SELF by self with their
+ *   callers down to REPORT_SUMMARY_CHAIN_PCT % (the tree view's graph)
+ *
+ * Shares count every sample, unresolved ones as "[unknown]" (tree.c); the
+ * LKP keys are `--keys`.  Names go through the text rule (escape.h).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "mmprof/report.h"
+
+/* metrics the recorder adds for every run (meminfo.*, proc-vmstat.*): not the workload's */
+static bool system_metric(const char *key)
+{
+	return !strncmp(key, "meminfo.", 8) || !strncmp(key, "proc-vmstat.", 12);
+}
+
+/* "all 3 exited 0", or the first runs that did not */
+static void runs_status(const struct profile *p, struct outbuf *out)
+{
+	size_t r, bad = 0;
+
+	for (r = 0; r < p->nr_runs; r++)
+		bad += p->runs[r].exit_code != 0 || p->runs[r].term_signal;
+	if (!bad) {
+		outbuf__printf(out, "%s exited 0", p->nr_runs == 1 ? "it" : "all");
+		return;
+	}
+	outbuf__printf(out, "%zu of %zu failed:", bad, p->nr_runs);
+	for (r = 0, bad = 0; r < p->nr_runs && bad < 4; r++) {
+		const struct run *u = &p->runs[r];
+
+		if (u->term_signal)
+			outbuf__printf(out, " run %zu killed by signal %d;", r, u->term_signal);
+		else if (u->exit_code)
+			outbuf__printf(out, " run %zu exited %d;", r, u->exit_code);
+		else
+			continue;
+		bad++;
+	}
+}
+
+/* the workload's metrics, mean over the runs that have them, in first-seen order */
+static void workload_metrics(const struct profile *p, struct outbuf *out)
+{
+	size_t i, j, shown = 0;
+
+	for (i = 0; i < p->nr_metrics && shown < 8; i++) {
+		const char *key = profile__str(p, p->metrics[i].key);
+		double sum = 0;
+		size_t n = 0;
+
+		if (!key || system_metric(key))
+			continue;
+		for (j = 0; j < i && p->metrics[j].key != p->metrics[i].key; j++)
+			;
+		if (j < i)
+			continue;	/* seen */
+		for (j = i; j < p->nr_metrics; j++)
+			if (p->metrics[j].key == p->metrics[i].key) {
+				sum += p->metrics[j].value;
+				n++;
+			}
+		outbuf__puts(out, shown ? ", " : "# metrics: ");
+		outbuf__text_str(out, key);
+		outbuf__printf(out, " %.6g", sum / (double)n);
+		shown++;
+	}
+	if (shown)
+		outbuf__printf(out, "%s\n", p->nr_runs > 1 ? " (mean over runs)" : "");
+}
+
+static void header(const struct profile *p, const char *path, struct outbuf *out)
+{
+	const char *cmd = profile__meta(p, "cmdline");
+	uint64_t kept = 0, lost = profile__run_lost(&p, 1, &kept, NULL);
+	double wall = 0, lo, hi;
+	size_t e;
+
+	outbuf__puts(out, "# mmprof report of '");
+	outbuf__text_str(out, path);
+	outbuf__puts(out, "'");
+	if (cmd) {
+		outbuf__puts(out, ": ");
+		outbuf__text_str(out, cmd);
+	}
+	outbuf__putc(out, '\n');
+	profile__run_walls(&p, 1, &wall, &lo, &hi);
+	outbuf__printf(out, "# runs: %zu, %.2f s each on average; ", p->nr_runs,
+		       p->nr_runs ? wall / (double)p->nr_runs : 0.0);
+	runs_status(p, out);
+	outbuf__putc(out, '\n');
+	outbuf__puts(out, "# events:");
+	for (e = 0; e < p->nr_events; e++) {
+		const char *n = profile__str(p, p->events[e].name);
+
+		outbuf__puts(out, e ? ", " : " ");
+		outbuf__text_str(out, n ? n : "?");
+	}
+	outbuf__printf(out, "%s; samples %llu, lost %llu (%.2f%%)\n", p->nr_events ? "" : " none",
+		       (unsigned long long)kept, (unsigned long long)lost,
+		       kept + lost ? 100.0 * (double)lost / (double)(kept + lost) : 0.0);
+	workload_metrics(p, out);
+}
+
+int report__summary(const struct profile *p, const char *path, struct outbuf *out)
+{
+	char line[256];
+	size_t e;
+	int err = 0;
+
+	header(p, path, out);
+	for (e = 0; e < p->nr_events && !err; e++) {
+		struct tree_opts top = { .event = (int)e, .no_graph = true, .no_header = true,
+					 .max_entries = REPORT_SUMMARY_CHILDREN, .percent_limit = 0.5 };
+		struct tree_opts hot = { .event = (int)e, .self_order = true, .no_header = true,
+					 .max_entries = REPORT_SUMMARY_SELF,
+					 .percent_limit = REPORT_SUMMARY_CHAIN_PCT };
+		const char *name = profile__str(p, p->events[e].name);
+		uint64_t all;
+
+		report__unnamed(p, (int)e, &all);
+		outbuf__puts(out, "#\n# Event '");
+		outbuf__text_str(out, name ? name : "?");
+		outbuf__printf(out, "': %llu samples\n# %s\n", (unsigned long long)all,
+			       report__unnamed_line(p, (int)e, true, line, sizeof(line)));
+		if (!all)
+			continue;
+		outbuf__printf(out, "#\n# Top %d functions by children (report --tree for all, "
+			       "--keys for the LKP keys)\n", REPORT_SUMMARY_CHILDREN);
+		err = report__tree(p, &top, out);
+		if (err)
+			break;
+		outbuf__printf(out, "# Top %d by self, with their callers down to %.0f%%\n",
+			       REPORT_SUMMARY_SELF, REPORT_SUMMARY_CHAIN_PCT);
+		err = report__tree(p, &hot, out);
+	}
+	return err;
+}
