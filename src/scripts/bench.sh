@@ -200,7 +200,7 @@ log "synthetic files: $runs runs x $stacks stacks per side"
 	echo "mmprof bench: gen-profile failed" >&2; exit 2; }
 put size-synth "$runs x $stacks" mmprof size "$(stat -c %s "$tmp/base.data")"
 for rep in $(seq 1 $(( reps < 3 ? reps : 3 ))); do
-	timed synth "report (keys)" mmprof -- "$mmprof" report "$tmp/base.data"
+	timed synth "report (keys)" mmprof -- "$mmprof" report --keys "$tmp/base.data"
 	timed synth "report --tree" mmprof -- "$mmprof" report --tree "$tmp/base.data"
 	timed synth "diff" mmprof -- "$mmprof" diff "$tmp/base.data" "$tmp/new.data"
 	timed synth "diff -g" mmprof -- "$mmprof" diff -g "$tmp/base.data" "$tmp/new.data"
@@ -213,7 +213,7 @@ for rs in $scale; do
 	"$gen" -o "$tmp/s.data" --runs "$r" --stacks "$st" 2>"$tmp/gen" || continue
 	nodes=$(sed -n 's/.* \([0-9]*\) trie nodes.*/\1/p' "$tmp/gen")
 	row="$r runs x $st stacks ($nodes nodes, $(( $(stat -c %s "$tmp/s.data") / 1048576 )) MB)"
-	timed scale "$row" report -- "$mmprof" report "$tmp/s.data"
+	timed scale "$row" report -- "$mmprof" report --keys "$tmp/s.data"
 	timed scale "$row" diff -- "$mmprof" diff "$tmp/s.data" "$tmp/s.data"
 done
 for n in 1e6 1e7; do

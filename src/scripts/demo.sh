@@ -54,8 +54,8 @@ flock -u "$lock"
 exec {lock}>&-
 
 # Every artifact first, quietly; then the focused view from them.
-"$mmprof" report "$out/base.data" >"$out/base.keys.txt"
-"$mmprof" report "$out/new.data" >"$out/new.keys.txt"
+"$mmprof" report --keys "$out/base.data" >"$out/base.keys.txt"
+"$mmprof" report --keys "$out/new.data" >"$out/new.keys.txt"
 "$mmprof" report --tree "$out/new.data" >"$out/new.tree.txt"
 "$mmprof" report --folded "$out/base.data" >"$out/base.folded"
 "$mmprof" report --folded "$out/new.data" >"$out/new.folded"

@@ -17,7 +17,7 @@ plan 22
 "$MMPROF" record -r 2 -o "$tmp/pf.data" -- "$wl/page-fault" >/dev/null 2>"$tmp/err"
 ok $? "record -r 2 the page-fault workload"
 
-"$MMPROF" report "$tmp/pf.data" >"$tmp/keys" 2>"$tmp/err"
+"$MMPROF" report --keys "$tmp/pf.data" >"$tmp/keys" 2>"$tmp/err"
 ok $? "report exits 0"
 [ -s "$tmp/err" ] && diag "$tmp/err"
 
@@ -66,12 +66,12 @@ ok $? "folded: 'frames count' lines, counts add up to the samples ($total = $wan
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["runs"]) == 2; assert d["keys"]["perf-profile.children.cpu-clock.exc_page_fault"]["mean"] > 20; assert d["tree"][0]["entries"]' "$tmp/json"
 ok $? "--json parses and holds 2 runs, keys and the tree"
 
-"$MMPROF" report "$tmp/missing.data" >"$tmp/out" 2>"$tmp/err"
+"$MMPROF" report --keys "$tmp/missing.data" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^mmprof: .*missing.data" "$tmp/err"
 ok $? "missing file: one line, exit 2 (got $rc)"
 head -c 3000 "$tmp/pf.data" >"$tmp/cut.data"
-"$MMPROF" report "$tmp/cut.data" >"$tmp/out" 2>"$tmp/err"
+"$MMPROF" report --keys "$tmp/cut.data" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]
 ok $? "truncated file: one line, exit 2 (got $rc)"

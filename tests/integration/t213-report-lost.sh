@@ -27,7 +27,7 @@ test -n "$kept" && test "$kept" -gt 0
 ok $? "runs lost 300 of $((kept + 300)) samples ($pct%)"
 
 bad=0
-for view in "" --tree --folded --json --tracepoints --unresolved "--html -o $tmp/l.html"; do
+for view in "" --keys --tree --folded --json --tracepoints --unresolved "--html -o $tmp/l.html"; do
 	# shellcheck disable=SC2086
 	"$MMPROF" report $view "$tmp/lost.data" >"$tmp/out" 2>"$tmp/err"
 	rc=$?

@@ -33,7 +33,7 @@ diag "$tmp/rec.err"
 
 # -- a healthy commit: the gated function is absent from both sides
 HEALTHY='perf-profile.children.*.__split_huge_pmd > +1'
-{ "$MMPROF" report "$tmp/a.data" && "$MMPROF" report "$tmp/b.data"; } >"$tmp/keys" 2>&1
+{ "$MMPROF" report --keys "$tmp/a.data" && "$MMPROF" report --keys "$tmp/b.data"; } >"$tmp/keys" 2>&1
 ! grep -q '^perf-profile\.[a-z]*\.cpu-clock\..*__split_huge_pmd' "$tmp/keys" &&
 	grep -q '^perf-profile\.children\.cpu-clock\.' "$tmp/keys"
 ok $? "the recordings have perf-profile.children.cpu-clock keys, none of __split_huge_pmd"
@@ -99,7 +99,7 @@ EOF
 	rec hot1.data "$tmp/hot" 50000000 && rec hot2.data "$tmp/hot" 50000000
 	ok $? "record it twice, 3 runs each"
 	HOT='perf-profile.children.cpu-clock.hot<long, int>'
-	"$MMPROF" report "$tmp/hot1.data" | grep -qF "$HOT: "
+	"$MMPROF" report --keys "$tmp/hot1.data" | grep -qF "$HOT: "
 	ok $? "report spells the key '$HOT'"
 	"$MMPROF" diff --fail-on-any --fail-on "'$HOT' > -1000" "$tmp/hot1.data" "$tmp/hot2.data" \
 		>/dev/null 2>"$tmp/err"

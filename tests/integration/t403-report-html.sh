@@ -30,7 +30,7 @@ grep -o 'https\?://[^"'"'"'<]*' "$tmp/report.html" | sort -u >"$tmp/urls"
 test "$(cat "$tmp/urls")" = "http://www.w3.org/2000/svg"; ok $? "no URL but the SVG namespace ($(tr '\n' ' ' <"$tmp/urls"))"
 
 # the table agrees with the keys report prints
-"$MMPROF" report "$tmp/pf.data" >"$tmp/keys"
+"$MMPROF" report --keys "$tmp/pf.data" >"$tmp/keys"
 kc=$(sed -n 's/^perf-profile\.children\.cpu-clock\.pf_touch_pages: //p' "$tmp/keys")
 ks=$(sed -n 's/^perf-profile\.self\.cpu-clock\.pf_touch_pages: //p' "$tmp/keys")
 row=$(grep -o '<tr><td class="key">pf_touch_pages</td>.*</tr>' "$tmp/report.html" | sed 's/<[^>]*>/ /g')

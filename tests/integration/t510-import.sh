@@ -27,7 +27,7 @@ ok $? "perf record -g the page-fault workload"
 ok $? "import perf.data exits 0"
 [ -s "$tmp/err" ] && diag "$tmp/err"
 
-"$MMPROF" report "$tmp/imp.data" >"$tmp/keys" 2>&1
+"$MMPROF" report --keys "$tmp/imp.data" >"$tmp/keys" 2>&1
 perf report -i "$tmp/perf.data" --children --sort=dso,symbol -g none -U --stdio \
 	>"$tmp/perf.txt" 2>/dev/null
 bad=
@@ -63,7 +63,7 @@ ok $? "every sample imported (perf script $ps, mmprof $ms)"
 
 perf script -i "$tmp/perf.data" 2>/dev/null | "$MMPROF" import - -o "$tmp/stdin.data" 2>"$tmp/err"
 ok $? "import - (perf script text on stdin) exits 0"
-"$MMPROF" report "$tmp/stdin.data" >"$tmp/keys2" &&
+"$MMPROF" report --keys "$tmp/stdin.data" >"$tmp/keys2" &&
 	"$MMPROF" report --folded --period "$tmp/imp.data" >"$tmp/f1" &&
 	"$MMPROF" report --folded --period "$tmp/stdin.data" >"$tmp/f2" &&
 	cmp -s "$tmp/keys" "$tmp/keys2" && cmp -s "$tmp/f1" "$tmp/f2" && [ -s "$tmp/f1" ]

@@ -178,7 +178,7 @@ perf record -q -e cpu-clock -F 4000 -o "$tmp/inl.pdata" -- "$tmp/inl" >/dev/null
 grep -q '\[\.\] leaf (inlined)$' "$tmp/inl.tree" && grep -q '\[\.\] mid (inlined)$' "$tmp/inl.tree" &&
 	grep -q '\[\.\] outer$' "$tmp/inl.tree"
 ok $? "tree shows the inline chain leaf (inlined), mid (inlined), outer"
-top=$("$MMPROF" report "$tmp/inl.mdata" | grep '^perf-profile\.self\.' | sort -t: -k2 -rn |
+top=$("$MMPROF" report --keys "$tmp/inl.mdata" | grep '^perf-profile\.self\.' | sort -t: -k2 -rn |
 	head -1 | sed 's/^perf-profile\.self\.cpu-clock\.//; s/:.*//')
 ptop=$(perf_top "$tmp/inl.pdata" | head -1)
 [ "$top" = outer ] && [ "$(perf report -i "$tmp/inl.pdata" --no-children --sort sym --stdio -g none 2>/dev/null |
@@ -220,17 +220,17 @@ awk -v f="$tmp/nofp:" '$4 == f && $3 == "stack" && $1 + 0 > 50 && /frame pointer
 	END { exit !found }' "$tmp/nofp.unres"
 ok $? "--unresolved: its user stacks stop short in it, with a frame-pointer hint"
 sed -n 2p "$tmp/nofp.unres" | sed 's/^/# /'
-"$MMPROF" report "$tmp/nofp.mdata" >/dev/null 2>"$tmp/nofp.err"
+"$MMPROF" report --keys "$tmp/nofp.mdata" >/dev/null 2>"$tmp/nofp.err"
 grep -q "^mmprof: warning: '$tmp/nofp.mdata': [0-9]*% of samples have user stacks that stop in $tmp/nofp, short of main: .*--call-graph dwarf" "$tmp/nofp.err"
 ok $? "report (keys) warns in one line, naming the DSO and --call-graph dwarf"
 s=$("$MMPROF" report --unresolved "$tmp/nofpd.mdata" | sed -n '2s/.*: \([0-9.]*\)% of .*/\1/p')
-"$MMPROF" report "$tmp/nofpd.mdata" >/dev/null 2>"$tmp/nofpd.err"
+"$MMPROF" report --keys "$tmp/nofpd.mdata" >/dev/null 2>"$tmp/nofpd.err"
 awk -v s="$s" 'BEGIN { exit !(s != "" && s + 0 < 5) }' && ! test -s "$tmp/nofpd.err"
 ok $? "with --call-graph dwarf the stacks reach main ($s % short) and report does not warn"
-"$MMPROF" report "$tmp/cxx.mdata" >/dev/null 2>"$tmp/cxx.err"
+"$MMPROF" report --keys "$tmp/cxx.mdata" >/dev/null 2>"$tmp/cxx.err"
 ! test -s "$tmp/cxx.err"; ok $? "a frame-pointer build gets no warning"
 "$MMPROF" record -q --no-callchain -o "$tmp/nofpn.mdata" -- "$tmp/nofp" >/dev/null 2>&1 &&
-	"$MMPROF" report "$tmp/nofpn.mdata" >/dev/null 2>"$tmp/nofpn.err" &&
+	"$MMPROF" report --keys "$tmp/nofpn.mdata" >/dev/null 2>"$tmp/nofpn.err" &&
 	! grep -q "short of main" "$tmp/nofpn.err" &&
 	! "$MMPROF" report --unresolved "$tmp/nofpn.mdata" | awk '!/^#/ && $3 == "stack"' | grep -q .
 ok $? "recorded without callchains: no stack is called short of main"

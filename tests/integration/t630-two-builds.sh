@@ -88,7 +88,7 @@ ok $? "report --tree shows each build's raw spelling"
 grep -E 'hot|warm' "$tmp/a.tree" "$tmp/b.tree" | grep '\[\.\]' | diag
 "$MMPROF" report --folded "$tmp/b.data" | grep -q ';hot\.isra\.1 [0-9]*$'
 ok $? "report --folded keeps the raw spelling (hot.isra.1)"
-"$MMPROF" report "$tmp/b.data" >"$tmp/b.keys"
+"$MMPROF" report --keys "$tmp/b.data" >"$tmp/b.keys"
 grep -q '^perf-profile\.children\.cpu-clock\.hot: ' "$tmp/b.keys" &&
 	grep -q '^perf-profile\.children\.cpu-clock\.warm\.llvm\.4567: ' "$tmp/b.keys" &&
 	! grep -q 'isra' "$tmp/b.keys"

@@ -25,7 +25,7 @@ ok $? "record -e exceptions:page_fault_user exits 0"
 range=$(sed -n 's/^fault-range: buffer //p' "$tmp/err")
 start=$(printf '%d' "${range%-*}")
 end=$(printf '%d' "${range#*-}")
-"$MMPROF" report "$tmp/f.data" >"$tmp/keys"
+"$MMPROF" report --keys "$tmp/f.data" >"$tmp/keys"
 count=$(val tracepoint.exceptions:page_fault_user.count "$tmp/keys")
 test -n "$count" && test "$count" -ge 2048
 ok $? "faults counted ($count >= 2048 pages)"
@@ -49,7 +49,7 @@ flock "$lock" "$MMPROF" record -q --mm --field kmem:mm_page_alloc/gfp_flags -o "
 	"$MMPROF_BUILD/workloads/thp-zap" --thp on -n 10 >"$tmp/out" 2>"$tmp/err"
 ok $? "record --mm of thp-zap --thp on exits 0"
 [ -s "$tmp/err" ] && sed 's/^/# /' "$tmp/err"
-"$MMPROF" report "$tmp/mm.data" >"$tmp/keys"
+"$MMPROF" report --keys "$tmp/mm.data" >"$tmp/keys"
 # (thp-zap.thp_fault_alloc is a system-wide /proc/vmstat delta that tests
 # running in parallel inflate: compare with the iterations instead)
 o9=$(val tracepoint.kmem:mm_page_alloc.order.9 "$tmp/keys")
@@ -69,7 +69,7 @@ ok $? "and the other mm tracepoints of this kernel"
 	--field exceptions:page_fault_user/address -o "$tmp/d.data" -- \
 	"$MMPROF_BUILD/workloads/fault-range" --thp off --size 8M >"$tmp/out" 2>"$tmp/err"
 ok $? "record with a repeated --field and one a default covers exits 0"
-"$MMPROF" report "$tmp/d.data" >"$tmp/keys"
+"$MMPROF" report --keys "$tmp/d.data" >"$tmp/keys"
 sums=
 for f in kmem:mm_page_alloc.order exceptions:page_fault_user.address; do
 	c=$(val "tracepoint.${f%.*}.count" "$tmp/keys")

@@ -78,7 +78,7 @@ ok $? "-e: exactly the four counters asked (short names mapped)"
 test "$(sqlite3 "$tmp/a.data" 'select count(*) from runs where minflt > 0')" = 3 &&
 	test "$(sqlite3 "$tmp/a.data" 'select count(*) from counts')" = 0
 ok $? "-o: three runs with rusage, no samples"
-"$MMPROF" report "$tmp/a.data" >"$tmp/keys" 2>&1
+"$MMPROF" report --keys "$tmp/a.data" >"$tmp/keys" 2>&1
 grep -q '^perf-stat.ps.page-faults: ' "$tmp/keys" && grep -q '^proc-vmstat.pgfault: ' "$tmp/keys" &&
 	grep -q '^page-fault.time.minor_page_faults: ' "$tmp/keys" &&
 	! grep -q '^perf-stat.ps.cpu-cycles' "$tmp/keys" && ! grep -q '^perf-stat.ps.cpu-migrations' "$tmp/keys"

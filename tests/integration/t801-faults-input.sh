@@ -56,7 +56,7 @@ for f in empty text trunc foreign newer png; do
 	newer) pat="format 99 > supported 2; upgrade mmprof" ;;
 	trunc) pat="cannot \(open\|load\) '$tmp/trunc.data'" ;;
 	esac
-	bad "report: a file that is $f" "$pat" report "$tmp/$f.data"
+	bad "report: a file that is $f" "$pat" report --keys "$tmp/$f.data"
 done
 bad "diff: a file of another format" "not an mmprof data file" diff "$tmp/text.data" "$tmp/a.data"
 bad "diff: two files with incompatible events" "DIFFERENT SAMPLING EVENTS: base used 'cpu-clock', new used 'page-faults'" \

@@ -56,7 +56,7 @@ test "${1:-0}" -gt 1000
 ok $? "the file is valid and holds the samples (${1:-?} samples, ${2:-?} lost, ${3:-?} throttled)"
 grep -q "samples, ${2:-x} lost" "$tmp/err"
 ok $? "the losses stored are the losses printed"
-"$MMPROF" report "$tmp/load.data" >"$tmp/rep" 2>"$tmp/rerr"
+"$MMPROF" report --keys "$tmp/load.data" >"$tmp/rep" 2>"$tmp/rerr"
 rrc=$?
 test $rrc -eq 0 && grep -q '^perf-' "$tmp/rep"
 ok $? "report reads it"

@@ -90,8 +90,8 @@ ok $? "no hostname, no command line, no path typed on it"
 test "$(sqlite3 "$tmp/ks.data" 'select group_concat(sym_off) from frames where kernel = 1')" = \
 	   "$(sqlite3 "$tmp/k.data" 'select group_concat(sym_off) from frames where kernel = 1')"
 ok $? "symbol offsets are kept"
-"$MMPROF" report "$tmp/k.data" >"$tmp/r1" 2>&1
-"$MMPROF" report "$tmp/ks.data" >"$tmp/r2" 2>&1
+"$MMPROF" report --keys "$tmp/k.data" >"$tmp/r1" 2>&1
+"$MMPROF" report --keys "$tmp/ks.data" >"$tmp/r2" 2>&1
 cmp -s "$tmp/r1" "$tmp/r2"
 ok $? "report prints the same keys for the stripped file"
 cp "$tmp/k.data" "$tmp/inplace.data"

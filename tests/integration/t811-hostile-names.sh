@@ -66,7 +66,7 @@ for f in a b; do
 		INSERT INTO metrics(run, key, value) SELECT 0, max(id), 7 FROM strings;"
 done
 test "$(sqlite3 "$tmp/ha.data" "SELECT count(*) FROM strings WHERE instr(s, char(27)) AND instr(s, char(10))")" -gt 3 &&
-	"$MMPROF" report "$tmp/ha.data" >/dev/null 2>&1
+	"$MMPROF" report --keys "$tmp/ha.data" >/dev/null 2>&1
 ok $? "the hostile copies hold names with ESC and newlines, and load"
 
 # views: NAME|COMMAND (FILE is substituted); each is run on the plain and the hostile file
@@ -114,7 +114,7 @@ done <"$tmp/views"
 test $bad -eq 0
 ok $? "report and export text views: no raw ESC, BEL or CR, no extra line"
 
-"$MMPROF" report "$tmp/hw.data" 2>&1 >/dev/null | grep -q "^mmprof: warning: .*stop in .*\\\\x1b\\]0;pwned\\\\x07"
+"$MMPROF" report --keys "$tmp/hw.data" 2>&1 >/dev/null | grep -q "^mmprof: warning: .*stop in .*\\\\x1b\\]0;pwned\\\\x07"
 ok $? "the unresolved warning on stderr names the DSO, escaped"
 
 "$MMPROF" report --folded --comm "$tmp/ha.data" >"$tmp/f.out" 2>/dev/null
@@ -186,7 +186,7 @@ cc -O1 -o "$tmp/evil" "$tmp/evil.c" 2>"$tmp/err" && nm "$tmp/evil" | grep -q "ho
 ok $? "record a program whose hot function's .strtab name holds ESC and BEL"
 [ -s "$tmp/err" ] && diag "$tmp/err"
 bad=0
-for v in "" --tree --folded; do
+for v in "" --keys --tree --folded; do
 	# shellcheck disable=SC2086
 	"$MMPROF" report $v "$tmp/evil.data" >"$tmp/out" 2>&1
 	if grep -q -e "$esc" -e "$bel" "$tmp/out" || ! grep -q 'hot\\x1b\]0[;:]pwned\\x07\\x1b\[2J' "$tmp/out"; then
@@ -236,7 +236,7 @@ test $rc -eq 0 && [ -n "$jit_pid" ]
 ok $? "record a JIT whose perf map names its code with ESC and BEL"
 [ -s "$tmp/err" ] && diag "$tmp/err"
 bad=0
-for v in "" --tree --folded; do
+for v in "" --keys --tree --folded; do
 	# shellcheck disable=SC2086
 	"$MMPROF" report $v "$tmp/jit.data" >"$tmp/out" 2>&1
 	if grep -q -e "$esc" -e "$bel" "$tmp/out" || ! grep -q 'jit\\x1b\]0[;:]pwned\\x07\\x1b\[2J' "$tmp/out"; then

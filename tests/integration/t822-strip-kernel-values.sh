@@ -36,7 +36,7 @@ kernel_tokens() {
 		awk '{ n = split($0, w, /[^-0-9a-fA-Fx]+/); for (i = 1; i <= n; i++)
 			if ((w[i] ~ /^-[0-9]+$/ && w[i] + 0 < -65536) || w[i] ~ /^0x[89a-fA-F][0-9a-fA-F]{15}$/) { print; next } }'
 }
-"$MMPROF" report "$tmp/k.data" >"$tmp/k.keys"
+"$MMPROF" report --keys "$tmp/k.data" >"$tmp/k.keys"
 grep -E '^tracepoint\.kmem:kmalloc\.call_site\.' "$tmp/k.keys" | kernel_tokens | grep -q .
 ok $? "the recording's call_site keys hold kernel addresses (what strip must remove)"
 
@@ -51,7 +51,7 @@ ok $? "no string of the stripped file holds a kernel address"
 [ $? -eq 0 ] || diag "$tmp/left"
 test "$(sqlite3 "$tmp/ks.data" 'select count(*) from frames where addr < 0 or (kernel and addr != 0)')" = 0
 ok $? "no frame address in the kernel's half"
-"$MMPROF" report "$tmp/ks.data" >"$tmp/ks.keys" &&
+"$MMPROF" report --keys "$tmp/ks.data" >"$tmp/ks.keys" &&
 	{ cat "$tmp/ks.keys"; "$MMPROF" report --json "$tmp/ks.data"; "$MMPROF" export -f folded "$tmp/ks.data"; } |
 	kernel_tokens >"$tmp/left"
 test ! -s "$tmp/left"
@@ -72,7 +72,7 @@ test "$(sum "$tmp/k.keys")" = "$(sum "$tmp/ks.keys")" && test "$(sum "$tmp/ks.ke
 	! grep "$call" "$tmp/ks.keys" | grep -v '\.other: ' | kernel_tokens | grep -q .
 ok $? "call_site's kernel values are counted in its .other, the field's total unchanged ($(sum "$tmp/ks.keys"))"
 test "$(stat -c %a "$tmp/k.data")" = 600 && test "$(stat -c %a "$tmp/ks.data")" = 644 &&
-	"$MMPROF" report "$tmp/es.data" | grep -q '^tracepoint\.kmem:kmalloc\.ret\.-22: 3'
+	"$MMPROF" report --keys "$tmp/es.data" | grep -q '^tracepoint\.kmem:kmalloc\.ret\.-22: 3'
 ok $? "recording 0600, stripped 0644; an errno-like -22 stays a value"
 
 done_testing

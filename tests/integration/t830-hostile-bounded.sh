@@ -151,7 +151,7 @@ hostile names "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WH
 	INSERT INTO counters SELECT (SELECT count(*) FROM counters) + s.id - (SELECT min(id) FROM strings WHERE s LIKE 'ctr%'),
 	  0, s.id, 1, 100, 1000, 1000 FROM strings s WHERE s.s LIKE 'ctr%'"
 read_ok names
-limited report "$tmp/names.data"
+limited report --keys "$tmp/names.data"
 grep -q "^perf-stat.ps.ctr$nnames: " "$tmp/out"
 ok $? "names: the last counter name is a key"
 
