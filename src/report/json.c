@@ -180,14 +180,20 @@ static void json_keys(const struct keytab *kt, struct outbuf *out)
 	outbuf__puts(out, kt->nr ? "\n  }" : "}");
 }
 
-/* Entries of each event: children and self % summed over runs, as --tree without graph. */
+/*
+ * Entries of each event: children and self % summed over runs, as --tree
+ * without graph (every sample counted, unresolved as "[unknown]" per DSO;
+ * the keys above stay on -U), with the unresolved samples of the event.
+ */
 static void json_tree(const struct profile *p, double limit, struct outbuf *out)
 {
+	struct symview_opts so = { .keep_unresolved = true, .unknown_by_dso = true,
+				   .max_stack = REPORT_MAX_STACK };
 	struct symview v;
 	double *w, *children, *self;
 	size_t e, i, n;
 
-	symview__init(&v, p, false);
+	symview__init_opts(&v, p, &so);
 	w = xmalloc(v.nr_nodes * sizeof(*w));
 	children = xmalloc((v.nr_entries + 1) * sizeof(*children));
 	self = xmalloc((v.nr_entries + 1) * sizeof(*self));
@@ -198,8 +204,13 @@ static void json_tree(const struct profile *p, double limit, struct outbuf *out)
 		symview__cumulate(&v, w, NULL, NULL, children, self);
 		outbuf__puts(out, e ? ",\n    {\"event\": " : "\n    {\"event\": ");
 		outbuf__json_str(out, profile__str(p, p->events[e].name));
+		uint64_t all, unnamed = report__unnamed(p, (int)e, &all);
+
 		outbuf__puts(out, ", \"total_period\": ");
 		json_num(out, total);
+		outbuf__printf(out, ", \"samples\": %llu, \"unresolved_samples\": %llu, "
+			       "\"unresolved_counted\": true", (unsigned long long)all,
+			       (unsigned long long)unnamed);
 		outbuf__puts(out, ", \"entries\": [");
 		for (i = 0, n = 0; total > 0 && i < v.nr_entries; i++) {
 			if (children[i] <= 0 || 100.0 * children[i] / total < limit)

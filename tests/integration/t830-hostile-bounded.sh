@@ -15,7 +15,11 @@
 #   - 100,000 distinct counter names: read in linear time (a linear search
 #     per name took 1.55 s for 40,000);
 #   - 100,000 distinct metric keys over 10,000 runs: the keys view in memory
-#     of the keys present (a dense keys x runs table asked for 8 GB).
+#     of the keys present (a dense keys x runs table asked for 8 GB);
+#   - one chain of depth 65,535 (item 3): report --tree printed O(d^2)
+#     (5.9 GB before it was stopped); it keeps the innermost 127 frames as
+#     perf's max-stack and prints a bounded page, and every view reads it
+#     within the limits.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t830
@@ -154,5 +158,36 @@ read_ok names
 limited report --keys "$tmp/names.data"
 grep -q "^perf-stat.ps.ctr$nnames: " "$tmp/out"
 ok $? "names: the last counter name is a key"
+
+# item 3: one chain of 65,535 distinct functions, its leaf sampled
+D=65535
+mn=$(sqlite3 "$tmp/base.data" "select max(id) from nodes")
+mf=$(sqlite3 "$tmp/base.data" "select max(id) from frames")
+ms=$(sqlite3 "$tmp/base.data" "select max(id) from strings")
+leaf=$(printf '%08X' $((mn + D)))
+hostile deep "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < $D)
+	INSERT INTO strings SELECT $ms + i, 'deep' || i FROM c;
+	WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < $D)
+	INSERT INTO frames SELECT $mf + i, 4096 + i, 0, $ms + i, NULL, 0, 0, NULL FROM c;
+	WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < $D)
+	INSERT INTO nodes SELECT $mn + i, CASE WHEN i = 1 THEN 0 ELSE $mn + i - 1 END, $mf + i FROM c;
+	DELETE FROM stack_counts WHERE id > 0;
+	UPDATE stack_counts SET cells = CAST(x'$leaf' || x'0000000000000064' ||
+	  x'00000000000F4240' AS BLOB) WHERE id = 0"
+for r in "report --tree" "report --tree -g caller"; do
+	# shellcheck disable=SC2086
+	limited $r "$tmp/deep.data"
+	rc=$?
+	test $rc -eq 0 && test "$(wc -c <"$tmp/out")" -lt 4000000 &&
+		grep -q "^# 1 stack deeper than 127 frames: the innermost 127 shown" "$tmp/out" &&
+		grep -q "deep$D\$" "$tmp/out" && ! grep -q "deep$((D - 127))\$" "$tmp/out"
+	ok $? "deep: $r within ${secs} s, $(wc -c <"$tmp/out") bytes, the innermost 127 frames (rc $rc)"
+done
+read_ok deep
+for r in "report --folded" "report --keys" "flamegraph -o $tmp/fg.svg" "report --html -o $tmp/d.html"; do
+	# shellcheck disable=SC2086
+	limited $r "$tmp/deep.data"
+	ok $? "deep: ${r%% -o*} within ${secs} s"
+done
 
 done_testing
