@@ -9,12 +9,18 @@
  *     map, deleted file, ...) or from the kind of frame;
  *   - the sampled address is named but its caller is not: the usual sign
  *     of code built without frame pointers, counted for the sampled DSO;
- *   - the user stack stops short: its outermost frame is not a process or
- *     thread entry (_start, __libc_start_call_main, start_thread, ...).
+ *   - the user stack stops short: no frame of it is a process or thread
+ *     entry (_start, main, __libc_start_call_main, start_thread, ...).
  *     The kernel's frame-pointer walk ends quietly at a function that
- *     keeps no frame pointer (or record cut it at a junk return address),
- *     so nothing is [unknown] and the stack is just too short; counted
- *     for the DSO of that outermost frame.
+ *     keeps no frame pointer, so nothing is [unknown] and the stack is
+ *     just too short; counted for the DSO of its outermost frame.  The
+ *     judgement is by the path, not the outermost frame: a static
+ *     program's walk goes on past main into __do_global_dtors_aux (perf
+ *     shows the same), and a junk return address past main adds an
+ *     unnamed frame, yet both stacks reach main.  A stack whose outermost
+ *     frame has no name and that reaches no entry is not called short
+ *     either: its names are missing, not its frames (the address row says
+ *     why), and --call-graph dwarf would not help.
  * One pass over the counts; arrays indexed by DSO string id.
  */
 #include <errno.h>
@@ -56,17 +62,26 @@ static bool stack_entry(const char *sym)
 
 /*
  * [node] the outermost node of its stack (the root's child; the root for
- * itself), in one pass: parents precede their children (profile.h), so
- * every count then finds its outermost frame without walking its stack.
+ * itself), and *reaches[node]: some user frame on its path is an entry
+ * (stack_entry), in one pass: parents precede their children (profile.h),
+ * so every count then has both without walking its stack.
  */
-static uint32_t *outermost_nodes(const struct profile *p)
+static uint32_t *outermost_nodes(const struct profile *p, uint8_t **reaches)
 {
 	uint32_t *top = xmalloc((p->nr_nodes + 1) * sizeof(*top));
+	uint8_t *r = xcalloc(p->nr_nodes + 1, 1);
 	size_t i;
 
 	top[PROFILE_ROOT] = PROFILE_ROOT;
-	for (i = 1; i < p->nr_nodes; i++)
-		top[i] = p->nodes[i].parent == PROFILE_ROOT ? (uint32_t)i : top[p->nodes[i].parent];
+	for (i = 1; i < p->nr_nodes; i++) {
+		const struct stack_node *n = &p->nodes[i];
+		const struct frame *f = n->frame < p->nr_frames ? &p->frames[n->frame] : NULL;
+		const char *sym = f && !f->kernel ? profile__str(p, f->sym) : NULL;
+
+		top[i] = n->parent == PROFILE_ROOT ? (uint32_t)i : top[n->parent];
+		r[i] = r[n->parent] || (sym && stack_entry(sym));
+	}
+	*reaches = r;
 	return top;
 }
 
@@ -117,9 +132,9 @@ struct unres {
 /* One pass over the counts of event. */
 static void unres__count(struct unres *u, const struct profile *p, int event)
 {
-	enum { TOP_UNJUDGED, TOP_KERNEL, TOP_ENTRY, TOP_SHORT };
+	enum { TOP_UNJUDGED, TOP_KERNEL, TOP_ENTRY, TOP_UNNAMED, TOP_SHORT };
 	uint32_t *tops, t;
-	uint8_t *judged;
+	uint8_t *judged, *reaches;
 	bool nochain;
 	size_t i;
 
@@ -127,7 +142,7 @@ static void unres__count(struct unres *u, const struct profile *p, int event)
 	u->nslots = (p->nr_strs ? p->nr_strs : 1) * UNRES_KINDS;
 	u->by = xcalloc(u->nslots, sizeof(*u->by));
 	u->kern = xcalloc(u->nslots, sizeof(*u->kern));
-	tops = outermost_nodes(p);
+	tops = outermost_nodes(p, &reaches);
 	judged = xcalloc(p->nr_nodes + 1, sizeof(*judged));
 	/* recorded without callchains (record --no-callchain, an import of a
 	 * perf.data without -g): every stack is one frame, none is "short" */
@@ -143,18 +158,16 @@ static void unres__count(struct unres *u, const struct profile *p, int event)
 		u->total += c->samples;
 		if (c->node == PROFILE_ROOT || c->node >= p->nr_nodes)
 			continue;
-		/* user stacks (outermost frame in user space) that stop short;
-		 * each outermost node is judged once, on its first count */
+		/* user stacks (outermost frame in user space) that stop short
+		 * of every entry; each stack is judged once, on its first count */
 		t = tops[c->node];
 		top = &p->frames[p->nodes[t].frame];
-		if (!judged[t]) {
-			const char *sym = profile__str(p, top->sym);
-
-			judged[t] = top->kernel ? TOP_KERNEL : sym && stack_entry(sym) ? TOP_ENTRY : TOP_SHORT;
-		}
-		if (judged[t] != TOP_KERNEL)
+		if (!judged[c->node])
+			judged[c->node] = top->kernel ? TOP_KERNEL : reaches[c->node] ? TOP_ENTRY :
+					  !top->sym ? TOP_UNNAMED : TOP_SHORT;
+		if (judged[c->node] != TOP_KERNEL)
 			u->user += c->samples;
-		if (judged[t] == TOP_SHORT && !nochain) {
+		if (judged[c->node] == TOP_SHORT && !nochain) {
 			slot = (top->dso < p->nr_strs ? top->dso : 0) * UNRES_KINDS + UNRES_SHORT;
 			u->by[slot] += c->samples;
 			u->shorts += c->samples;
@@ -180,6 +193,7 @@ static void unres__count(struct unres *u, const struct profile *p, int event)
 			u->lost += c->samples;
 	}
 	free(judged);
+	free(reaches);
 	free(tops);
 }
 
@@ -245,38 +259,54 @@ int report__unresolved(const struct profile *p, int event, struct outbuf *out)
 	return outbuf__flush(out);
 }
 
+/*
+ * The first row worth a line: names missing (the sampled address, or its
+ * callers) before stacks cut short, since a stack of unnamed frames is no
+ * shorter for it and --call-graph dwarf names nothing; the line says what
+ * is missing (the recorder's hint for the DSO: stripped, unreadable, gone,
+ * a JIT without a map; a kernel address outside kallsyms).
+ */
 const char *report__unresolved_warning(const struct profile *p, int event, char *buf, size_t size)
 {
 	struct unres u;
 	struct unres_row *rows;
-	struct outbuf scratch = { 0 };	/* the DSO through the text rule (escape.h): a warning goes to a terminal */
+	struct outbuf scratch = { 0 }, why = { 0 };	/* through the text rule (escape.h): a warning goes to a terminal */
 	const char *ret = NULL;
+	char hint[4352];
 	size_t i, nr;
+	int pass;
 
 	if (event < 0)
 		event = 0;
 	unres__count(&u, p, event);
 	rows = unres__rows(&u, &nr);
-	for (i = 0; i < nr && !ret; i++) {
-		double share = u.total ? 100.0 * (double)rows[i].samples / (double)u.total : 0;
-		const char *dso = outbuf__text_safe(&scratch, profile__str(p, rows[i].dso) ?
-							       profile__str(p, rows[i].dso) : "[unmapped]");
+	for (pass = 0; pass < 2 && !ret; pass++)
+		for (i = 0; i < nr && !ret; i++) {
+			double share = u.total ? 100.0 * (double)rows[i].samples / (double)u.total : 0;
+			const char *dso = outbuf__text_safe(&scratch, profile__str(p, rows[i].dso) ?
+								       profile__str(p, rows[i].dso) : "[unmapped]");
 
-		if (rows[i].kind == UNRES_SHORT && share >= REPORT_WARN_SHORT_PCT)
-			snprintf(buf, size, "%.0f%% of samples have user stacks that stop in %s, short of "
-				 "main: built without frame pointers? record with --call-graph dwarf "
-				 "(details: report --unresolved)", share, dso);
-		else if (rows[i].kind != UNRES_SHORT && share >= REPORT_WARN_UNRESOLVED_PCT)
-			snprintf(buf, size, "%.0f%% of samples have %s unresolved in %s "
-				 "(details: report --unresolved)", share,
-				 rows[i].kind == UNRES_ADDRESS ? "the sampled address" : "callers", dso);
-		else
-			continue;
-		ret = buf;
-	}
+			if (pass == 1 && rows[i].kind == UNRES_SHORT && share >= REPORT_WARN_SHORT_PCT)
+				snprintf(buf, size, "%.0f%% of samples have user stacks that stop in %s, short of "
+					 "main: built without frame pointers? record with --call-graph dwarf "
+					 "(details: report --unresolved)", share, dso);
+			else if (pass == 0 && rows[i].kind == UNRES_ADDRESS &&
+				 share >= REPORT_WARN_UNRESOLVED_PCT)
+				snprintf(buf, size, "%.0f%% of samples have no name for the sampled address "
+					 "in %s: %s (details: report --unresolved)", share, dso,
+					 outbuf__text_safe(&why, hint_of(p, &rows[i], hint, sizeof(hint))));
+			else if (pass == 0 && rows[i].kind == UNRES_CALLERS &&
+				 share >= REPORT_WARN_UNRESOLVED_PCT)
+				snprintf(buf, size, "%.0f%% of samples have callers unresolved in %s "
+					 "(details: report --unresolved)", share, dso);
+			else
+				continue;
+			ret = buf;
+		}
 	free(rows);
 	unres__release(&u);
 	outbuf__release(&scratch);
+	outbuf__release(&why);
 	return ret;
 }
 
