@@ -174,6 +174,16 @@ int cmd_export(int argc, char **argv)
 		fprintf(stderr, "mmprof: export of '%s': %s\n", pos[0], e.msg);
 		goto out;
 	}
+	if (p->nr_events) {
+		int uev = strcmp(o.format, "folded") ? -1 : ev < 0 ? 0 : ev;
+		uint64_t all;
+		char line[256];
+
+		/* every format keeps the unnamed frames (as [unknown], or addresses): say how many */
+		if (report__unnamed(p, uev, &all))
+			fprintf(stderr, "mmprof: note: '%s': %s\n", pos[0],
+				report__unnamed_line(p, uev, true, line, sizeof(line)));
+	}
 	ret = 0;
 out:
 	outfile__close(&out, -ECANCELED, NULL);	/* after an error: no file */

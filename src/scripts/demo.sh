@@ -5,7 +5,8 @@
 # on (new), $DEMO_RUNS runs each, then diffs them.  With THP on, each 2 MiB
 # chunk is one huge page and the partial MADV_DONTNEED must split it: the
 # zap -> __split_huge_pmd family rises (the stress-ng.pthread -84.3% report
-# in miniature).  Prints a focused view first (the family, the gate a CI
+# in miniature).  Prints the new side's first screen (`mmprof report`),
+# then a focused view (the family, the gate a CI
 # job would use, the top changed call chains); the full tables and every
 # artifact (both .data files, text/markdown/JSON diffs, folded stacks, flame
 # graphs, the HTML report, JUnit and summary of the gate) go to one folder,
@@ -54,6 +55,7 @@ flock -u "$lock"
 exec {lock}>&-
 
 # Every artifact first, quietly; then the focused view from them.
+"$mmprof" report "$out/new.data" >"$out/new.report.txt" 2>&1
 "$mmprof" report --keys "$out/base.data" >"$out/base.keys.txt"
 "$mmprof" report --keys "$out/new.data" >"$out/new.keys.txt"
 "$mmprof" report --tree "$out/new.data" >"$out/new.tree.txt"
@@ -78,6 +80,9 @@ rc_html=0
 "$mmprof" diff --fail-on "$gate" --html "$out/report.html" --junit "$out/junit.xml" \
 	--summary "$out/summary.md" "$out/base.data" "$out/new.data" >/dev/null 2>&1 || rc_html=$?
 [ "$rc_html" -le 1 ] || exit "$rc_html"
+
+say "mmprof report new.data: the first screen, top functions by children and self (report --keys: the LKP keys)"
+sed -n '1,40p' "$out/new.report.txt"
 
 say "the __split_huge_pmd family and the workload's own keys, with verdicts (every row: diff.all.txt)"
 sed -n '/%stddev/,/\\/p' "$out/diff.all.txt"

@@ -2,7 +2,8 @@
 # t940-demo: `make demo`'s script end to end, shortened (3 runs of 1 s a
 # side): it exits 0, prints the __split_huge_pmd family rising and the
 # tripped CI gate, names the artifacts folder last, and that folder holds
-# every artifact, each non-empty.  demo.sh takes the THP split lock itself.
+# every artifact, each non-empty; it shows report's first screen of the
+# new side.  demo.sh takes the THP split lock itself.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t940
@@ -26,7 +27,7 @@ ok $? "the last line names the artifacts folder"
 
 missing=""
 for f in base.data new.data diff.txt diff.all.txt diff.md diff.json diff.robot.txt base.folded new.folded \
-	 new.tree.txt base.svg new.svg diff.svg report.html junit.xml summary.md; do
+	 new.tree.txt base.svg new.svg diff.svg new.report.txt report.html junit.xml summary.md; do
 	[ -s "$tmp/demo/$f" ] || missing="$missing $f"
 done
 [ -z "$missing" ]
@@ -42,5 +43,8 @@ else
 	grep -q 'Passed: 0 of 1 gate tripped' "$tmp/demo/report.html" && ! grep -q '<failure' "$tmp/demo/junit.xml"
 fi
 ok $? "report.html's verdict and junit.xml say what the gate said"
+grep -q "^# mmprof report of '.*new.data'" "$tmp/out" && grep -q "^# Top 15 functions by children" "$tmp/out" &&
+	grep -q '\[\.\] thp_zap_touch$' "$tmp/demo/new.report.txt"
+ok $? "the demo prints the new side's first screen (report FILE), the workload's thp_zap_touch among its top functions"
 
 done_testing
