@@ -5,6 +5,7 @@
  * review the diff).  Also: folded counts add up to every sample, JSON
  * escaping, and the speed of the key builder on 100 000 distinct stacks.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -182,6 +183,21 @@ static char *render_keys(const struct profile *p)
 	return buf;
 }
 
+static char *render_summary(const struct profile *p)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct outbuf out;
+
+	outbuf__init_file(&out, f, false);
+	report__summary(p, "pf.data", &out);
+	outbuf__flush(&out);
+	outbuf__release(&out);
+	fclose(f);
+	return buf;
+}
+
 static void test_goldens(void)
 {
 	struct profile *p = sample_profile();
@@ -206,6 +222,96 @@ static void test_goldens(void)
 	s = render_folded(p, &fc);
 	golden("folded-comm-period.txt", s);
 	free(s);
+	s = render_summary(p);
+	golden("summary.txt", s);
+	free(s);
+	profile__free(p);
+}
+
+/*
+ * Stacks deeper than perf's max-stack keep their innermost 127 frames:
+ * children and self of every entry against a naive model that cuts each
+ * sample's stack and counts each function once per sample (random stacks
+ * up to 400 deep over 12 functions, so recursion crosses the cut, two of
+ * them only in the 50 outermost frames, so the cut takes them out of deep
+ * stacks, and an unnamed frame in two DSOs: one [unknown] entry each).
+ */
+#define NFUNC 12
+static void test_max_stack(void)
+{
+	struct profile *p = profile__new();
+	struct event_desc ev = { .name = profile__intern(p, "cpu-clock"), .sample = 4000, .freq = 1 };
+	struct run r = { .wall_ns = 1000000000 };
+	uint32_t fr[NFUNC + 2], stack_f[401];
+	double children[NFUNC + 2] = { 0 }, self[NFUNC + 2] = { 0 }, total = 0;
+	unsigned seed = 12345;
+	struct report_entry *ents;
+	size_t nr, i, j, bad = 0;
+	int k;
+
+	profile__add_event(p, &ev);
+	profile__add_run(p, &r);
+	for (k = 0; k < NFUNC; k++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "f%d", k);
+		fr[k] = frame(p, name, "/bin/x", 0x1000 + 16 * (uint64_t)k, 0);
+	}
+	{
+		struct frame u1 = { .addr = 0xdead, .dso = profile__intern(p, "/bin/x") };
+		struct frame u2 = { .addr = 0xbeef, .dso = profile__intern(p, "/lib/y.so") };
+
+		fr[NFUNC] = profile__frame(p, &u1);
+		fr[NFUNC + 1] = profile__frame(p, &u2);
+	}
+	for (i = 0; i < 300; i++) {
+		size_t depth = 1 + (seed = seed * 1103515245u + 12345u) % 400, d;
+		uint32_t leaf_first[401], node;
+		bool seen[NFUNC + 2] = { false };
+		uint64_t n = 1 + (seed = seed * 1103515245u + 12345u) % 7;
+
+		/* the 50 outermost frames are f10 and f11 alone: cut from the deep stacks */
+		for (d = 0; d < depth; d++) {
+			seed = seed * 1103515245u + 12345u;
+			stack_f[d] = d + 50 >= depth ? NFUNC - 2 + (seed >> 20) % 2 :
+				     (seed >> 8) % NFUNC < NFUNC - 2 ? (seed >> 8) % NFUNC :
+				     NFUNC + (seed >> 20) % 2;
+			leaf_first[d] = fr[stack_f[d]];
+		}
+		node = profile__stack(p, leaf_first, depth);
+		profile__add_count(p, 0, 0, 0, 0, node, n, n * 1000);
+		/* the model: the innermost 127 frames, each function once */
+		for (d = 0; d < depth && d < REPORT_MAX_STACK; d++)
+			if (!seen[stack_f[d]]) {
+				seen[stack_f[d]] = true;
+				children[stack_f[d]] += (double)n * 1000;
+			}
+		self[stack_f[0]] += (double)n * 1000;
+		total += (double)n * 1000;
+	}
+	ents = report__entries(p, 0, false, true, 0, &nr);
+	ok(nr == NFUNC + 2, "max-stack: %zu entries, every function and two [unknown]", nr);
+	for (j = 0; j < nr; j++) {
+		const char *dso = ents[j].dso ? ents[j].dso : "";
+
+		for (k = 0; k < NFUNC + 2; k++) {
+			const struct frame *f = &p->frames[fr[k]];
+			const char *sym = f->sym ? profile__str(p, f->sym) : "[unknown]";
+
+			if (!strcmp(sym, ents[j].sym) && !strcmp(dso, profile__str(p, f->dso)))
+				break;
+		}
+		if (k == NFUNC + 2 || fabs(ents[j].children - 100 * children[k] / total) > 1e-9 ||
+		    fabs(ents[j].self - 100 * self[k] / total) > 1e-9) {
+			if (!bad++)
+				printf("# entry %s (%s): children %.6f self %.6f, model %.6f %.6f\n", ents[j].sym,
+				     dso, ents[j].children, ents[j].self,
+				     k < NFUNC + 2 ? 100 * children[k] / total : -1,
+				     k < NFUNC + 2 ? 100 * self[k] / total : -1);
+		}
+	}
+	ok(!bad, "max-stack: children and self of every entry as the cut model (%zu off)", bad);
+	free(ents);
 	profile__free(p);
 }
 
@@ -287,6 +393,7 @@ static void test_speed(void)
 int main(void)
 {
 	test_goldens();
+	test_max_stack();
 	test_folded_total();
 	test_json_string();
 	test_speed();
