@@ -25,7 +25,7 @@ struct report_opts {
 	const char *graph, *output;
 	const char *event, *pid;
 	double percent_limit;
-	int run;
+	int run, max_stack;
 };
 
 /* --keys, or --runs (a keys option) alone: the LKP keys */
@@ -74,9 +74,9 @@ static int check_view_options(const struct report_opts *o, bool percent_given)
 				"with %s\n", view);
 		return -1;
 	}
-	if ((o->graph || o->no_graph) && !tree) {
+	if ((o->graph || o->no_graph || o->max_stack != -1) && !tree) {
 		fprintf(stderr, "mmprof report: %s goes with --tree, not with %s\n",
-			o->graph ? "-g/--call-graph" : "--no-graph", view);
+			o->graph ? "-g/--call-graph" : o->no_graph ? "--no-graph" : "--max-stack", view);
 		return -1;
 	}
 	if (percent_given && !o->tree && !o->json) {
@@ -195,7 +195,7 @@ static int show_view(const struct profile *p, const struct report_opts *o, const
 	if (o->tree) {
 		struct tree_opts to = { .event = ev, .percent_limit = o->percent_limit,
 					.caller = o->graph && !strcmp(o->graph, "caller"),
-					.no_graph = o->no_graph };
+					.no_graph = o->no_graph, .max_stack = (uint32_t)o->max_stack };
 		uint64_t samples = 0;
 		size_t k;
 
@@ -288,6 +288,13 @@ static int check_options(struct report_opts *o, long *pid)
 			return -1;
 		}
 	}
+	if (o->max_stack == -1)
+		o->max_stack = REPORT_MAX_STACK;
+	else if (o->max_stack < 1 || o->max_stack > REPORT_MAX_STACK_LIMIT) {
+		fprintf(stderr, "mmprof report: --max-stack must be between 1 and %d\n",
+			REPORT_MAX_STACK_LIMIT);
+		return -1;
+	}
 	if (!(o->percent_limit >= 0 && o->percent_limit <= 100)) {
 		fprintf(stderr, "mmprof report: --percent-limit must be between 0 and 100\n");
 		return -1;
@@ -297,7 +304,7 @@ static int check_options(struct report_opts *o, long *pid)
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_opts o = { .percent_limit = -1, .run = -1 };
+	struct report_opts o = { .percent_limit = -1, .run = -1, .max_stack = -1 };
 	const struct option_desc opts[] = {
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "Views (default: a summary, top functions by children and self with their call chains)", 0, NULL },
 		{ OPT_BOOL, 0, "keys", &o.keys, NULL, "the LKP keys, mean over runs (scripts; the default before 0.2)", 0, NULL },
@@ -313,6 +320,8 @@ int cmd_report(int argc, char **argv)
 		{ OPT_STRING, 'g', "call-graph", &o.graph, "callee|caller",
 		  "tree: callers below each entry (callee, default) or callees (caller)", 0, NULL },
 		{ OPT_BOOL, 0, "no-graph", &o.no_graph, NULL, "tree: entries only", 0, NULL },
+		{ OPT_INT, 0, "max-stack", &o.max_stack, "N",
+		  "tree: keep the innermost N frames of each stack (default 127, as perf)", 0, NULL },
 		{ OPT_DOUBLE, 0, "percent-limit", &o.percent_limit, "P",
 		  "tree, json: hide entries and graph nodes under P % (default 0.5)", 0, NULL },
 		{ OPT_STRING, 'e', "event", &o.event, "EVENT",

@@ -81,6 +81,8 @@ struct report_entry *report__entries(const struct profile *p, int event, bool se
 
 /* perf report's default --max-stack: kernel.perf_event_max_stack's default */
 #define REPORT_MAX_STACK 127
+/* the most report --max-stack takes: N entries of up to N lines each must stay a page one can print */
+#define REPORT_MAX_STACK_LIMIT 65535
 
 /* Options of the tree view; zero means the default. */
 struct tree_opts {

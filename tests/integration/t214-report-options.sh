@@ -42,6 +42,11 @@ done <<'EOF'
 --folded --percent-limit 2|--percent-limit goes with --tree or --json
 --keys --tree|--keys excludes the other views
 --keys --json|--keys excludes the other views
+--max-stack 5|--max-stack goes with --tree
+--json --max-stack 5|--max-stack goes with --tree
+--tree --max-stack 0|--max-stack must be between 1 and 65535
+--tree --max-stack 70000|--max-stack must be between 1 and 65535
+-g caller|-g/--call-graph goes with --tree, not with the first screen
 EOF
 
 # ---- filters that leave nothing

@@ -183,6 +183,10 @@ for r in "report --tree" "report --tree -g caller"; do
 		grep -q "deep$D\$" "$tmp/out" && ! grep -q "deep$((D - 127))\$" "$tmp/out"
 	ok $? "deep: $r within ${secs} s, $(wc -c <"$tmp/out") bytes, the innermost 127 frames (rc $rc)"
 done
+limited report --tree --max-stack 5 "$tmp/deep.data"
+grep -q "^# 1 stack deeper than 5 frames: the innermost 5 shown" "$tmp/out" &&
+	test "$(grep -c '\[\.\] deep' "$tmp/out")" -eq 5
+ok $? "deep: report --tree --max-stack 5: five entries"
 read_ok deep
 for r in "report --folded" "report --keys" "flamegraph -o $tmp/fg.svg" "report --html -o $tmp/d.html"; do
 	# shellcheck disable=SC2086
