@@ -307,7 +307,7 @@ int cmd_report(int argc, char **argv)
 	struct report_opts o = { .percent_limit = -1, .run = -1, .max_stack = -1 };
 	const struct option_desc opts[] = {
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "Views (default: a summary, top functions by children and self with their call chains)", 0, NULL },
-		{ OPT_BOOL, 0, "keys", &o.keys, NULL, "the LKP keys, mean over runs (scripts; the default before 0.2)", 0, NULL },
+		{ OPT_BOOL, 0, "keys", &o.keys, NULL, "the LKP keys, mean over runs (the view scripts read)", 0, NULL },
 		{ OPT_BOOL, 0, "tree", &o.tree, NULL, "call graph as perf report --children prints it", 0, NULL },
 		{ OPT_BOOL, 0, "folded", &o.folded, NULL, "folded stacks for flamegraph.pl", 0, NULL },
 		{ OPT_BOOL, 0, "json", &o.json, NULL, "everything as one JSON object", 0, NULL },

@@ -12,7 +12,7 @@
  * Shares count every sample, unresolved ones as "[unknown]" (tree.c); the
  * LKP keys are `--keys`.  Names go through the text rule (escape.h).
  */
-#include <errno.h>
+#include <signal.h>
 #include <string.h>
 
 #include "mmprof/report.h"
@@ -23,11 +23,22 @@ static bool system_metric(const char *key)
 	return !strncmp(key, "meminfo.", 8) || !strncmp(key, "proc-vmstat.", 12);
 }
 
-/* "all 3 exited 0", or the first runs that did not */
+/*
+ * "all exited 0", or the runs that did not (the first four), or that the
+ * runs had no status of their own (record -p, -a: nothing was forked; an
+ * import).  A signal by its abbreviation where glibc knows it.
+ */
 static void runs_status(const struct profile *p, struct outbuf *out)
 {
+	const char *mode = profile__meta(p, "record_mode");
 	size_t r, bad = 0;
 
+	if (mode && strcmp(mode, "fork")) {
+		outbuf__puts(out, "attached (");
+		outbuf__text_str(out, mode);
+		outbuf__puts(out, "): no exit status");
+		return;
+	}
 	for (r = 0; r < p->nr_runs; r++)
 		bad += p->runs[r].exit_code != 0 || p->runs[r].term_signal;
 	if (!bad) {
@@ -37,11 +48,15 @@ static void runs_status(const struct profile *p, struct outbuf *out)
 	outbuf__printf(out, "%zu of %zu failed:", bad, p->nr_runs);
 	for (r = 0, bad = 0; r < p->nr_runs && bad < 4; r++) {
 		const struct run *u = &p->runs[r];
+		const char *sig = u->term_signal ? sigabbrev_np(u->term_signal) : NULL;
 
-		if (u->term_signal)
-			outbuf__printf(out, " run %zu killed by signal %d;", r, u->term_signal);
+		if (u->term_signal && sig)
+			outbuf__printf(out, "%s run %zu killed by SIG%s", bad ? "," : "", r, sig);
+		else if (u->term_signal)
+			outbuf__printf(out, "%s run %zu killed by signal %d", bad ? "," : "", r,
+				       u->term_signal);
 		else if (u->exit_code)
-			outbuf__printf(out, " run %zu exited %d;", r, u->exit_code);
+			outbuf__printf(out, "%s run %zu exited %d", bad ? "," : "", r, u->exit_code);
 		else
 			continue;
 		bad++;
@@ -94,8 +109,9 @@ static void header(const struct profile *p, const char *path, struct outbuf *out
 	}
 	outbuf__putc(out, '\n');
 	profile__run_walls(&p, 1, &wall, &lo, &hi);
-	outbuf__printf(out, "# runs: %zu, %.2f s each on average; ", p->nr_runs,
-		       p->nr_runs ? wall / (double)p->nr_runs : 0.0);
+	outbuf__printf(out, "# %zu run%s, %.2f s%s; ", p->nr_runs, p->nr_runs == 1 ? "" : "s",
+		       p->nr_runs ? wall / (double)p->nr_runs : 0.0,
+		       p->nr_runs > 1 ? " each on average" : "");
 	runs_status(p, out);
 	outbuf__putc(out, '\n');
 	outbuf__puts(out, "# events:");

@@ -228,6 +228,27 @@ static void test_goldens(void)
 	profile__free(p);
 }
 
+/* The first screen names the runs that failed, and says when there is no status. */
+static void test_summary_status(void)
+{
+	struct profile *p = sample_profile();
+	char *s;
+
+	p->runs[0].exit_code = 3;
+	p->runs[1].exit_code = -1;
+	p->runs[1].term_signal = 9;
+	s = render_summary(p);
+	ok(strstr(s, "\n# 2 runs, 1.00 s each on average; 2 of 2 failed: run 0 exited 3, run 1 "
+		     "killed by SIGKILL\n") != NULL, "first screen: each failed run named");
+	free(s);
+	profile__set_meta(p, "record_mode", "pid");
+	s = render_summary(p);
+	ok(strstr(s, "; attached (pid): no exit status\n") != NULL,
+	   "first screen: record -p has no exit status");
+	free(s);
+	profile__free(p);
+}
+
 /*
  * Stacks deeper than perf's max-stack keep their innermost 127 frames:
  * children and self of every entry against a naive model that cuts each
@@ -393,6 +414,7 @@ static void test_speed(void)
 int main(void)
 {
 	test_goldens();
+	test_summary_status();
 	test_max_stack();
 	test_folded_total();
 	test_json_string();
