@@ -106,8 +106,8 @@ int report__tree(const struct profile *p, const struct tree_opts *o, struct outb
  * the hottest with the call chains above REPORT_SUMMARY_CHAIN_PCT %: about a
  * screenful (src/report/summary.c).  path names the file.  0 or -errno.
  */
-#define REPORT_SUMMARY_CHILDREN 15
-#define REPORT_SUMMARY_SELF 5
+#define REPORT_SUMMARY_CHILDREN 12
+#define REPORT_SUMMARY_SELF 4
 #define REPORT_SUMMARY_CHAIN_PCT 5.0
 int report__summary(const struct profile *p, const char *path, struct outbuf *out);
 

@@ -4,7 +4,7 @@
  * where the time went.
  *
  *   # header: file, workload, runs and their status, events, samples,
- *     lost, the unresolved share, the workload's own metrics
+ *     lost, the counters (up to 8), the workload's own metrics (up to 8)
  *   per event: the top REPORT_SUMMARY_CHILDREN functions by children
  *   (no graph), then the top REPORT_SUMMARY_SELF by self with their
  *   callers down to REPORT_SUMMARY_CHAIN_PCT % (the tree view's graph)
@@ -93,6 +93,40 @@ static void workload_metrics(const struct profile *p, struct outbuf *out)
 		outbuf__printf(out, "%s\n", p->nr_runs > 1 ? " (mean over runs)" : "");
 }
 
+/* the counters the machine could count, scaled, mean over runs, in first-seen order */
+static void counters(const struct profile *p, struct outbuf *out)
+{
+	size_t i, j, shown = 0;
+
+	for (i = 0; i < p->nr_counters && shown < 8; i++) {
+		const char *name = profile__str(p, p->counters[i].name);
+		double sum = 0;
+		size_t n = 0;
+
+		if (!name || !p->counters[i].supported)
+			continue;
+		for (j = 0; j < i && p->counters[j].name != p->counters[i].name; j++)
+			;
+		if (j < i)
+			continue;	/* seen */
+		for (j = i; j < p->nr_counters; j++)
+			if (p->counters[j].name == p->counters[i].name && p->counters[j].supported) {
+				sum += counter__scaled(&p->counters[j]);
+				n++;
+			}
+		outbuf__puts(out, shown ? ", " : "# counters: ");
+		outbuf__text_str(out, name);
+		/* clocks count ns; perf stat prints them in msec */
+		if (strlen(name) > 6 && !strcmp(name + strlen(name) - 6, "-clock"))
+			outbuf__printf(out, " %.2f msec", sum / (double)n / 1e6);
+		else
+			outbuf__printf(out, " %.0f", sum / (double)n);
+		shown++;
+	}
+	if (shown)
+		outbuf__printf(out, "%s\n", p->nr_runs > 1 ? " (mean over runs)" : "");
+}
+
 static void header(const struct profile *p, const char *path, struct outbuf *out)
 {
 	const char *cmd = profile__meta(p, "cmdline");
@@ -124,7 +158,11 @@ static void header(const struct profile *p, const char *path, struct outbuf *out
 	outbuf__printf(out, "%s; samples %llu, lost %llu (%.2f%%)\n", p->nr_events ? "" : " none",
 		       (unsigned long long)kept, (unsigned long long)lost,
 		       kept + lost ? 100.0 * (double)lost / (double)(kept + lost) : 0.0);
+	counters(p, out);
 	workload_metrics(p, out);
+	if (!p->nr_events)
+		outbuf__puts(out, "# no sampling event (a counting recording): report --keys for "
+			     "its perf-stat keys\n");
 }
 
 int report__summary(const struct profile *p, const char *path, struct outbuf *out)

@@ -1,6 +1,7 @@
 #!/bin/sh
 # t210-report: record real workloads (-r 2) and report them in every view:
-# LKP keys with the expected user and kernel functions, the tree in both
+# the first screen (header, top functions, a screenful), LKP keys (--keys)
+# with the expected user and kernel functions, the tree in both
 # directions, folded stacks that add up, JSON that parses, errors (missing
 # and corrupt files) with one line and exit 2, and every --help option in
 # the man page.  Then the same page-faulting workload under perf record:
@@ -12,7 +13,7 @@ tap_setup t210
 
 key() { sed -n "s/^$1: //p" "$tmp/keys"; }	# value of a key (regex-quoted)
 
-plan 22
+plan 26
 
 "$MMPROF" record -r 2 -o "$tmp/pf.data" -- "$wl/page-fault" >/dev/null 2>"$tmp/err"
 ok $? "record -r 2 the page-fault workload"
@@ -40,6 +41,25 @@ grep -q '^page-fault\.time\.elapsed_time: ' "$tmp/keys" && grep -q '^page-fault\
 ok $? "workload metric and time keys"
 LC_ALL=C sort -c -s -t. -k1,1 "$tmp/keys" 2>/dev/null
 ok $? "keys sorted by family"
+
+# the first screen: what perf report gives first
+"$MMPROF" report "$tmp/pf.data" >"$tmp/first" 2>"$tmp/err"
+ok $? "report FILE (the first screen) exits 0"
+head -1 "$tmp/first" | grep -q "^# mmprof report of '$tmp/pf.data': mmprof record -r 2 " &&
+	grep -q '^# 2 runs, [0-9.]* s each on average; all exited 0$' "$tmp/first" &&
+	grep -q '^# events: cpu-clock; samples [1-9][0-9]*, lost 0 (0.00%)$' "$tmp/first" &&
+	grep -q '^# counters: .*page-faults [1-9]' "$tmp/first" &&
+	grep -q '^# metrics: .*page-fault.ops_per_sec ' "$tmp/first" &&
+	grep -q '^# unresolved: [0-9.]*% of [0-9]* samples' "$tmp/first"
+ok $? "the first screen's header: command, runs and status, events, samples, lost, counters, metrics, unresolved"
+grep -q '^# Top 12 functions by children' "$tmp/first" &&
+	grep -q '\[\.\] pf_touch_pages$' "$tmp/first" && grep -q '^# Top 4 by self, with their callers' "$tmp/first" &&
+	grep -q '^ *- [0-9.]*% exc_page_fault$' "$tmp/first" &&
+	! grep -q '^perf-profile\.' "$tmp/first"
+ok $? "then the top functions by children and by self with their call chains, no key"
+lines=$(wc -l <"$tmp/first")
+test "$lines" -le 80
+ok $? "about a screenful ($lines lines, at most 80), not the 500 keys"
 
 "$MMPROF" report --runs "$tmp/pf.data" | grep -q '^page-fault\.ops_per_sec: [0-9.]*  runs: [0-9.]* [0-9.]*$'
 ok $? "--runs prints both runs' values"

@@ -43,7 +43,7 @@ else
 	grep -q 'Passed: 0 of 1 gate tripped' "$tmp/demo/report.html" && ! grep -q '<failure' "$tmp/demo/junit.xml"
 fi
 ok $? "report.html's verdict and junit.xml say what the gate said"
-grep -q "^# mmprof report of '.*new.data'" "$tmp/out" && grep -q "^# Top 15 functions by children" "$tmp/out" &&
+grep -q "^# mmprof report of '.*new.data'" "$tmp/out" && grep -q "^# Top 12 functions by children" "$tmp/out" &&
 	grep -q '\[\.\] thp_zap_touch$' "$tmp/demo/new.report.txt"
 ok $? "the demo prints the new side's first screen (report FILE), the workload's thp_zap_touch among its top functions"
 
