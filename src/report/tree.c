@@ -205,6 +205,14 @@ static int kid_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* perf shows a DSO by its file name ("libc.so.6"), "[kernel.kallsyms]" as is */
+static const char *dso_short(const char *dso)
+{
+	const char *slash = dso[0] == '[' ? NULL : strrchr(dso, '/');
+
+	return slash && slash[1] ? slash + 1 : dso;
+}
+
 /* Visible children of every cnode, sorted; kids[off[i]..off[i+1]) */
 static void print_graph(struct tree_ctx *c)
 {
@@ -244,6 +252,13 @@ static void print_graph(struct tree_ctx *c)
 			off[n + 1] > off[n] ? "- " : "  ",
 			100.0 * t->nodes[n].weight / c->total);
 		outbuf__text_str(c->out, symview__entry_name(c->v, t->nodes[n].entry));
+		/* an unnamed frame of a known DSO: which one, as the entry's column says */
+		if (t->nodes[n].entry < c->v->nr_entries && !c->v->entries[t->nodes[n].entry].sym &&
+		    c->v->entries[t->nodes[n].entry].dso) {
+			outbuf__puts(c->out, " (");
+			outbuf__text_str(c->out, dso_short(symview__entry_dso(c->v, t->nodes[n].entry)));
+			outbuf__putc(c->out, ')');
+		}
 		outbuf__printf(c->out, "%s\n", inline_tag(c, t->nodes[n].entry));
 		/* push in reverse so the heaviest child prints first */
 		for (k = off[n + 1]; k-- > off[n];) {
@@ -257,14 +272,6 @@ static void print_graph(struct tree_ctx *c)
 	free(kids);
 	free(stack);
 	free(level);
-}
-
-/* perf shows a DSO by its file name ("libc.so.6"), "[kernel.kallsyms]" as is */
-static const char *dso_short(const char *dso)
-{
-	const char *slash = dso[0] == '[' ? NULL : strrchr(dso, '/');
-
-	return slash && slash[1] ? slash + 1 : dso;
 }
 
 struct row {
