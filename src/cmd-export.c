@@ -176,11 +176,10 @@ int cmd_export(int argc, char **argv)
 	}
 	if (p->nr_events) {
 		int uev = strcmp(o.format, "folded") ? -1 : ev < 0 ? 0 : ev;
-		uint64_t all;
 		char line[256];
 
 		/* every format keeps the unnamed frames (as [unknown], or addresses): say how many */
-		if (report__unnamed(p, uev, &all))
+		if (report__unnamed_notable(p, uev))
 			fprintf(stderr, "mmprof: note: '%s': %s\n", pos[0],
 				report__unnamed_line(p, uev, true, line, sizeof(line)));
 	}

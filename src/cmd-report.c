@@ -385,11 +385,10 @@ int cmd_report(int argc, char **argv)
 	}
 	if ((o.folded || show_keys(&o)) && p->nr_events) {
 		int fev = o.folded ? (ev < 0 ? 0 : ev) : -1;
-		uint64_t all;
 		char w[256];
 
 		/* stdout is a line format there: the one line on unresolved goes here */
-		if (report__unnamed(p, fev, &all))
+		if (report__unnamed_notable(p, fev))
 			fprintf(stderr, "mmprof: note: '%s': %s\n", path,
 				report__unnamed_line(p, fev, o.folded, w, sizeof(w)));
 	}

@@ -79,6 +79,15 @@ struct report_entry {
 struct report_entry *report__entries(const struct profile *p, int event, bool self_order,
 				     bool unknown_by_dso, double floor_pct, size_t *nr);
 
+/*
+ * Views whose stdout is a line format (keys, folded, export) give that line
+ * on stderr, and only from REPORT_NOTE_UNNAMED_PCT % of the samples of
+ * event up: a few unnamed samples are in most recordings, and scripts read
+ * a quiet stderr as a clean run.
+ */
+#define REPORT_NOTE_UNNAMED_PCT 1.0
+bool report__unnamed_notable(const struct profile *p, int event);
+
 /* perf report's default --max-stack: kernel.perf_event_max_stack's default */
 #define REPORT_MAX_STACK 127
 /* the most report --max-stack takes: N entries of up to N lines each must stay a page one can print */

@@ -96,6 +96,14 @@ static int row_cmp(const void *a, const void *b)
 	return x->dso < y->dso ? -1 : x->dso > y->dso;
 }
 
+/* recorded with --call-graph dwarf: advice to do so would be no advice */
+static bool dwarf_recorded(const struct profile *p)
+{
+	const char *cg = profile__meta(p, "call_graph");
+
+	return cg && !strncmp(cg, "dwarf", 5);
+}
+
 static const char *hint_of(const struct profile *p, const struct unres_row *r, char *buf,
 			   size_t size)
 {
@@ -104,6 +112,11 @@ static const char *hint_of(const struct profile *p, const struct unres_row *r, c
 	if (r->kind == UNRES_CALLERS)
 		return "callers unresolved: built without frame pointers? "
 		       "rebuild with -fno-omit-frame-pointer";
+	if (r->kind == UNRES_SHORT && dwarf_recorded(p))
+		return "user stacks stop here, short of main or a thread entry, although recorded "
+		       "with --call-graph dwarf: the unwinder found no CFI to go on with (a "
+		       "binary without .eh_frame, or a layout it cannot place; "
+		       "Documentation/symbols.md)";
 	if (r->kind == UNRES_SHORT)
 		return "user stacks stop here, short of main or a thread entry: built without "
 		       "frame pointers? record with --call-graph dwarf, or rebuild with "
@@ -286,7 +299,12 @@ const char *report__unresolved_warning(const struct profile *p, int event, char 
 			const char *dso = outbuf__text_safe(&scratch, profile__str(p, rows[i].dso) ?
 								       profile__str(p, rows[i].dso) : "[unmapped]");
 
-			if (pass == 1 && rows[i].kind == UNRES_SHORT && share >= REPORT_WARN_SHORT_PCT)
+			if (pass == 1 && rows[i].kind == UNRES_SHORT && share >= REPORT_WARN_SHORT_PCT &&
+			    dwarf_recorded(p))
+				snprintf(buf, size, "%.0f%% of samples have user stacks that stop in %s, short of "
+					 "main, although recorded with --call-graph dwarf: the unwinder found "
+					 "no CFI to go on with there (details: report --unresolved)", share, dso);
+			else if (pass == 1 && rows[i].kind == UNRES_SHORT && share >= REPORT_WARN_SHORT_PCT)
 				snprintf(buf, size, "%.0f%% of samples have user stacks that stop in %s, short of "
 					 "main: built without frame pointers? record with --call-graph dwarf "
 					 "(details: report --unresolved)", share, dso);
@@ -339,6 +357,13 @@ uint64_t report__unnamed(const struct profile *p, int event, uint64_t *total)
 	}
 	*total = all;
 	return unnamed;
+}
+
+bool report__unnamed_notable(const struct profile *p, int event)
+{
+	uint64_t total, unnamed = report__unnamed(p, event, &total);
+
+	return total && 100.0 * (double)unnamed >= REPORT_NOTE_UNNAMED_PCT * (double)total;
 }
 
 const char *report__unnamed_line(const struct profile *p, int event, bool counted, char *buf,

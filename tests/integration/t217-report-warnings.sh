@@ -13,11 +13,13 @@
 #     made here by taking the kernel frames' names out of a recording whose
 #     user stacks stop short too): the kernel address is named as the
 #     cause, ahead of the short user stacks.
-#   - Stacks that really stop short still get the DWARF advice.
+#   - Stacks that really stop short still get the DWARF advice, unless
+#     the file was recorded with --call-graph dwarf: then the line says the
+#     unwinder stopped there (the advice would be the flag already given).
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t217
-plan 10
+plan 11
 
 cat >"$tmp/spin.c" <<'PROG'
 volatile unsigned long sink;
@@ -82,6 +84,14 @@ ok $? "a recording edited: stacks short of every entry; a copy without kernel na
 grep -q "short of main: built without frame pointers? record with --call-graph dwarf" "$tmp/short.err"
 ok $? "stacks that stop short: the DWARF advice"
 diag "$tmp/short.err"
+cp "$tmp/short.data" "$tmp/shortd.data" &&
+	sqlite3 "$tmp/shortd.data" "INSERT INTO meta VALUES ((SELECT max(seq) + 1 FROM meta),
+	  'call_graph', 'dwarf,8192')" &&
+	"$MMPROF" report --keys "$tmp/shortd.data" >/dev/null 2>"$tmp/shortd.err" &&
+	grep -q "short of main, although recorded with --call-graph dwarf: the unwinder" "$tmp/shortd.err" &&
+	! grep -q "record with --call-graph dwarf" "$tmp/shortd.err"
+ok $? "recorded with --call-graph dwarf: no advice to record with it"
+diag "$tmp/shortd.err"
 "$MMPROF" report --keys "$tmp/nokern.data" >/dev/null 2>"$tmp/nokern.err"
 grep -q "% of samples have no name for the sampled address in \[kernel.kallsyms\]: kernel address outside kallsyms" "$tmp/nokern.err" &&
 	! grep -q "call-graph dwarf" "$tmp/nokern.err"
