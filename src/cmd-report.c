@@ -150,7 +150,7 @@ static int write_html(const struct profile *p, const char *path, int ev, const c
 	bool have_graph;
 	int err;
 
-	ents = report__entries(p, ev, false, false, 0.05, &nr);
+	ents = report__entries(p, ev, false, 0.05, &nr);
 	rows = xcalloc(nr + 1, sizeof(*rows));
 	for (k = 0; k < nr; k++)
 		rows[k] = (struct html_key_row){ ents[k].sym, ents[k].children, ents[k].self };

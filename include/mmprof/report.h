@@ -72,12 +72,13 @@ struct report_entry {
 };
 
 /*
- * The entries of event at or above floor_pct, by children (or by self),
- * unresolved frames as "[unknown]" (one per DSO with unknown_by_dso).
- * Allocated, the caller frees; NULL and *nr 0 when there is nothing.
+ * The entries of event whose children share is at or above floor_pct, by
+ * children, unresolved frames as "[unknown]" (one per DSO with
+ * unknown_by_dso).  Allocated, the caller frees; NULL and *nr 0 when there
+ * is nothing.
  */
-struct report_entry *report__entries(const struct profile *p, int event, bool self_order,
-				     bool unknown_by_dso, double floor_pct, size_t *nr);
+struct report_entry *report__entries(const struct profile *p, int event, bool unknown_by_dso,
+				     double floor_pct, size_t *nr);
 
 /*
  * Views whose stdout is a line format (keys, folded, export) give that line

@@ -1,8 +1,8 @@
 /*
  * entries: the (DSO, symbol) entries of one event with their children and
  * self shares over every sample (perf report --children without -U), for
- * the views that list top functions without a graph: the HTML page and
- * report's first screen.  One symview build and one linear pass.
+ * a view that lists top functions without a graph (the HTML page) and
+ * test-report's model of max-stack.  One symview build and a linear pass.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,17 +22,8 @@ static int by_children(const void *a, const void *b)
 	return strcmp(x->sym, y->sym);
 }
 
-static int by_self(const void *a, const void *b)
-{
-	const struct report_entry *x = a, *y = b;
-
-	if (x->self != y->self)
-		return x->self > y->self ? -1 : 1;
-	return by_children(a, b);
-}
-
-struct report_entry *report__entries(const struct profile *p, int event, bool self_order,
-				     bool unknown_by_dso, double floor_pct, size_t *nr)
+struct report_entry *report__entries(const struct profile *p, int event, bool unknown_by_dso,
+				     double floor_pct, size_t *nr)
 {
 	struct symview_opts so = { .keep_unresolved = true, .unknown_by_dso = unknown_by_dso,
 				   .max_stack = REPORT_MAX_STACK };
@@ -55,14 +46,14 @@ struct report_entry *report__entries(const struct profile *p, int event, bool se
 		for (i = 0; i < v.nr_entries; i++) {
 			double c = 100.0 * children[i] / total, s = 100.0 * self[i] / total;
 
-			if ((self_order ? s : c) < floor_pct || (self_order ? s : c) <= 0)
+			if (c < floor_pct || c <= 0)
 				continue;
 			rows[n++] = (struct report_entry){
 				.sym = symview__entry_name(&v, (uint32_t)i),
 				.dso = v.entries[i].dso ? symview__entry_dso(&v, (uint32_t)i) : NULL,
 				.kernel = v.entries[i].kernel, .children = c, .self = s };
 		}
-		qsort(rows, n, sizeof(*rows), self_order ? by_self : by_children);
+		qsort(rows, n, sizeof(*rows), by_children);
 	}
 	free(w);
 	free(children);

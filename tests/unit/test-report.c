@@ -310,7 +310,7 @@ static void test_max_stack(void)
 		self[stack_f[0]] += (double)n * 1000;
 		total += (double)n * 1000;
 	}
-	ents = report__entries(p, 0, false, true, 0, &nr);
+	ents = report__entries(p, 0, true, 0, &nr);
 	ok(nr == NFUNC + 2, "max-stack: %zu entries, every function and two [unknown]", nr);
 	for (j = 0; j < nr; j++) {
 		const char *dso = ents[j].dso ? ents[j].dso : "";
