@@ -53,7 +53,8 @@ struct report_entry *report__entries(const struct profile *p, int event, bool un
 				.dso = v.entries[i].dso ? symview__entry_dso(&v, (uint32_t)i) : NULL,
 				.kernel = v.entries[i].kernel, .children = c, .self = s };
 		}
-		qsort(rows, n, sizeof(*rows), by_children);
+		if (n)
+			qsort(rows, n, sizeof(*rows), by_children);
 	}
 	free(w);
 	free(children);

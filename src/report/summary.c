@@ -63,67 +63,86 @@ static void runs_status(const struct profile *p, struct outbuf *out)
 	}
 }
 
-/* the workload's metrics, mean over the runs that have them, in first-seen order */
+#define SUMMARY_MAX_NAMES 8
+
+/* id among the nr of ids, or nr: at most SUMMARY_MAX_NAMES compares */
+static size_t name_slot(const uint32_t *ids, size_t nr, uint32_t id)
+{
+	size_t k;
+
+	for (k = 0; k < nr && ids[k] != id; k++)
+		;
+	return k;
+}
+
+/*
+ * The workload's metrics: the first SUMMARY_MAX_NAMES names (first-seen
+ * order, the recorder's meminfo.* and proc-vmstat.* left out), each the
+ * mean over the rows that have it.  One pass of n x SUMMARY_MAX_NAMES
+ * compares, whatever a file holds.
+ */
 static void workload_metrics(const struct profile *p, struct outbuf *out)
 {
-	size_t i, j, shown = 0;
+	uint32_t ids[SUMMARY_MAX_NAMES];
+	double sum[SUMMARY_MAX_NAMES] = { 0 };
+	size_t n[SUMMARY_MAX_NAMES] = { 0 }, nr = 0, i, k;
 
-	for (i = 0; i < p->nr_metrics && shown < 8; i++) {
+	for (i = 0; i < p->nr_metrics; i++) {
 		const char *key = profile__str(p, p->metrics[i].key);
-		double sum = 0;
-		size_t n = 0;
 
-		if (!key || system_metric(key))
+		if (!key)
 			continue;
-		for (j = 0; j < i && p->metrics[j].key != p->metrics[i].key; j++)
-			;
-		if (j < i)
-			continue;	/* seen */
-		for (j = i; j < p->nr_metrics; j++)
-			if (p->metrics[j].key == p->metrics[i].key) {
-				sum += p->metrics[j].value;
-				n++;
-			}
-		outbuf__puts(out, shown ? ", " : "# metrics: ");
-		outbuf__text_str(out, key);
-		outbuf__printf(out, " %.6g", sum / (double)n);
-		shown++;
+		k = name_slot(ids, nr, p->metrics[i].key);
+		if (k == nr) {
+			if (nr == SUMMARY_MAX_NAMES || system_metric(key))
+				continue;
+			ids[nr++] = p->metrics[i].key;
+		}
+		sum[k] += p->metrics[i].value;
+		n[k]++;
 	}
-	if (shown)
+	for (k = 0; k < nr; k++) {
+		outbuf__puts(out, k ? ", " : "# metrics: ");
+		outbuf__text_str(out, profile__str(p, ids[k]));
+		outbuf__printf(out, " %.6g", sum[k] / (double)n[k]);
+	}
+	if (nr)
 		outbuf__printf(out, "%s\n", p->nr_runs > 1 ? " (mean over runs)" : "");
 }
 
-/* the counters the machine could count, scaled, mean over runs, in first-seen order */
+/* the counters the machine could count, the same way; clocks in msec as perf stat */
 static void counters(const struct profile *p, struct outbuf *out)
 {
-	size_t i, j, shown = 0;
+	uint32_t ids[SUMMARY_MAX_NAMES];
+	double sum[SUMMARY_MAX_NAMES] = { 0 };
+	size_t n[SUMMARY_MAX_NAMES] = { 0 }, nr = 0, i, k;
 
-	for (i = 0; i < p->nr_counters && shown < 8; i++) {
-		const char *name = profile__str(p, p->counters[i].name);
-		double sum = 0;
-		size_t n = 0;
+	for (i = 0; i < p->nr_counters; i++) {
+		const struct counter *c = &p->counters[i];
 
-		if (!name || !p->counters[i].supported)
+		if (!profile__str(p, c->name) || !c->supported)
 			continue;
-		for (j = 0; j < i && p->counters[j].name != p->counters[i].name; j++)
-			;
-		if (j < i)
-			continue;	/* seen */
-		for (j = i; j < p->nr_counters; j++)
-			if (p->counters[j].name == p->counters[i].name && p->counters[j].supported) {
-				sum += counter__scaled(&p->counters[j]);
-				n++;
-			}
-		outbuf__puts(out, shown ? ", " : "# counters: ");
-		outbuf__text_str(out, name);
-		/* clocks count ns; perf stat prints them in msec */
-		if (strlen(name) > 6 && !strcmp(name + strlen(name) - 6, "-clock"))
-			outbuf__printf(out, " %.2f msec", sum / (double)n / 1e6);
-		else
-			outbuf__printf(out, " %.0f", sum / (double)n);
-		shown++;
+		k = name_slot(ids, nr, c->name);
+		if (k == nr) {
+			if (nr == SUMMARY_MAX_NAMES)
+				continue;
+			ids[nr++] = c->name;
+		}
+		sum[k] += counter__scaled(c);
+		n[k]++;
 	}
-	if (shown)
+	for (k = 0; k < nr; k++) {
+		const char *name = profile__str(p, ids[k]);
+		size_t len = strlen(name);
+
+		outbuf__puts(out, k ? ", " : "# counters: ");
+		outbuf__text_str(out, name);
+		if (len > 6 && !strcmp(name + len - 6, "-clock"))
+			outbuf__printf(out, " %.2f msec", sum[k] / (double)n[k] / 1e6);
+		else
+			outbuf__printf(out, " %.0f", sum[k] / (double)n[k]);
+	}
+	if (nr)
 		outbuf__printf(out, "%s\n", p->nr_runs > 1 ? " (mean over runs)" : "");
 }
 
