@@ -7,7 +7,8 @@
  *
  *   entry     a distinct (DSO, symbol) pair, as perf's `--sort=dso,symbol`
  *             entries; with keep_unresolved, one extra entry "[unknown]"
- *             stands for every unresolved frame
+ *             stands for every unresolved frame (one per DSO with
+ *             unknown_by_dso: symview__init_opts)
  *   symnode   a node of the symbol trie: (parent symnode, entry), root
  *             first, parent < id (same invariant as the profile's trie)
  *
@@ -51,7 +52,7 @@ struct symview {
 	bool keep_inline;	/* inline frames (record --inline) as entries */
 	bool unknown_by_dso;	/* one "[unknown]" entry per DSO, not one in all */
 	uint32_t max_stack;	/* 0: whole stacks; else only the innermost frames */
-	uint64_t nr_cut;	/* stacks cut to max_stack frames (count cells) */
+	uint64_t nr_cut;	/* distinct sampled stacks cut to max_stack frames */
 
 	struct symview_entry *entries;
 	size_t nr_entries, alloc_entries;
