@@ -295,6 +295,16 @@ struct map_view {
 bool symbols__map_of(const struct symbols *s, pid_t pid, uint64_t addr, struct map_view *out);
 
 /*
+ * For the DWARF unwinder: the load bias of the ELF file mapped at addr in
+ * pid (process address - ELF vaddr, the base libdwfl places a module by).
+ * Not map start - pgoff: that is the bias only where the segment's vaddr
+ * equals its file offset (bfd, gold), not in lld's default layout, where
+ * each segment sits a page above its offset.  Loads the file's symbols if
+ * not yet loaded; false when addr is in no loadable part of a file.
+ */
+bool symbols__load_bias(struct symbols *s, pid_t pid, uint64_t addr, uint64_t *bias);
+
+/*
  * Write our own [vdso] image (the same in every 64-bit process of this
  * kernel) to a memfd, so that symbols__map_of() gives the unwinder a file
  * for [vdso] maps: perf writes it to ~/.debug for the same reason.  Once

@@ -198,16 +198,24 @@ static const Dwfl_Thread_Callbacks thread_cbs = {
 
 /*
  * Make sure the module covering pc is reported: the ELF file of the map
- * placed at map start - pgoff, as perf does.  The file is the one
- * symbols names (a container's file and the vdso through /proc/self/fd).
- * False when pc is in no map with a file (JIT code, unknown): the walk
- * stops there.
+ * placed at its load bias (add_p_vaddr: libdwfl adds the vaddrs to it).
+ * Map start - pgoff as the address of the first PT_LOAD (perf's
+ * util/unwind-libdw.c, and this code until issue 20) is right only where
+ * a segment's vaddr equals its file offset: lld puts each segment a page
+ * above its offset, so its modules (every default Rust build, clang
+ * -fuse-ld=lld) sat 0x1000 off, the CFI lookup missed and the walk ended
+ * at the leaf.  The map's start -
+ * pgoff stays the module's tag (userdata), to tell a map seen again from
+ * another one at the address.  The file is the one symbols names (a
+ * container's file and the vdso through /proc/self/fd).  False when pc
+ * is in no map with a file (JIT code, unknown): the walk stops there.
  */
 static bool report_module(struct unwinder *u, Dwfl *dwfl, uint64_t pc)
 {
 	struct map_view mv;
 	Dwfl_Module *mod;
 	const char *file = NULL;
+	uint64_t bias;
 	void **base;
 
 	if (!symbols__map_of(u->syms, u->pid, pc, &mv) || !mv.file)
@@ -226,7 +234,9 @@ static bool report_module(struct unwinder *u, Dwfl *dwfl, uint64_t pc)
 		u->stale = true;
 		return false;
 	}
-	mod = dwfl_report_elf(dwfl, mv.file, mv.file, -1, mv.start - mv.pgoff, false);
+	if (!symbols__load_bias(u->syms, u->pid, pc, &bias))
+		return false;
+	mod = dwfl_report_elf(dwfl, mv.file, mv.file, -1, bias, true);
 	if (!mod)
 		return false;
 	dwfl_module_info(mod, &base, NULL, NULL, NULL, NULL, NULL, NULL);

@@ -614,3 +614,22 @@ bool symbols__map_of(const struct symbols *s, pid_t pid, uint64_t addr, struct m
 		out->file = s->vdso_path;
 	return true;
 }
+
+bool symbols__load_bias(struct symbols *s, pid_t pid, uint64_t addr, uint64_t *bias)
+{
+	const struct task *t = task_find(s, pid);
+	const struct map *m = t ? maps_find(t, addr) : NULL;
+	struct dso *d;
+	uint64_t vaddr;
+
+	if (!m)
+		return false;
+	d = &s->dsos[m->dso];
+	if (!d->loaded)
+		symbols__load_dso(s, d);
+	if (!d->file || d->file->absolute ||
+	    !elffile__offset_to_vaddr(d->file, addr - m->start + m->pgoff, &vaddr))
+		return false;
+	*bias = addr - vaddr;
+	return true;
+}
