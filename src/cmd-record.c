@@ -611,6 +611,9 @@ static int load_symbols(struct record *rec, struct errmsg *e)
 	err = symbols__load_kernel(rec->syms, e);
 	if (err && !o->quiet)
 		fprintf(stderr, "mmprof: warning: %s; kernel frames stay unresolved\n", e->msg);
+	/* BPF programs already loaded, at full length (root; else kallsyms' first page) */
+	if (!err)
+		symbols__load_bpf_progs(rec->syms);
 	if (!o->vmlinux && !o->inline_frames)
 		return 0;
 	/*

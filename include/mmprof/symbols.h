@@ -91,6 +91,33 @@ int symbols__load_kernel(struct symbols *s, struct errmsg *e);
 /* The same from another file in kallsyms format (tests, saved copies). */
 int symbols__load_kallsyms(struct symbols *s, const char *path, struct errmsg *e);
 
+/*
+ * Kernel text that comes and goes (BPF programs, BPF and ftrace
+ * trampolines, kprobe instruction pages), as a PERF_RECORD_KSYMBOL gives
+ * it: [addr, addr + len) named name, looked up before kallsyms, which
+ * lists such text at one address only and only while it exists.  An
+ * unregistered range stays (its samples resolve at record end, after
+ * it is gone); a later range over the same addresses replaces it.  The
+ * DSO is the name itself, as perf report shows it.
+ */
+void symbols__ksymbol(struct symbols *s, uint64_t addr, uint64_t len, bool unregister,
+		      const char *name);
+
+/*
+ * The BPF programs loaded now, their functions at full length (the bpf
+ * syscall's program info; the names kallsyms gives those addresses, so
+ * load kallsyms first): perf reads the same at record start.  Returns 0,
+ * or -EPERM without CAP_SYS_ADMIN (then kallsyms' one address each).
+ */
+int symbols__load_bpf_progs(struct symbols *s);
+
+/*
+ * How many ranges KSYMBOL records registered and unregistered, and how
+ * many BPF functions symbols__load_bpf_progs() found.
+ */
+void symbols__ktext_counts(const struct symbols *s, uint64_t *registered,
+			   uint64_t *unregistered, uint64_t *listed);
+
 /* Address-space events, fed in the order the ring buffers deliver them. */
 void symbols__comm(struct symbols *s, pid_t pid, pid_t tid, const char *comm, bool exec);
 void symbols__fork(struct symbols *s, pid_t pid, pid_t ppid);

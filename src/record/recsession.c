@@ -3,6 +3,7 @@
  * include/mmprof/recsession.h.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -341,6 +342,16 @@ void recsession__finish(struct recsession *s, int stop_sig)
 	if (stop_sig)
 		profile__set_meta(s->p, "interrupted", sigabbrev_np(stop_sig) ?
 				  sigabbrev_np(stop_sig) : "signal");
+	{
+		/* dynamic kernel text seen: report can tell a gone BPF program from none */
+		uint64_t reg, unreg, listed;
+
+		symbols__ktext_counts(s->syms, &reg, &unreg, &listed);
+		snprintf(buf, sizeof(buf), "%" PRIu64 " registered, %" PRIu64
+			 " unregistered, %" PRIu64 " listed at start", reg, unreg, listed);
+		if (reg || unreg || listed)
+			profile__set_meta(s->p, "symbols.kernel_text", buf);
+	}
 	/* why a sampled DSO may stay [unknown], for report --unresolved */
 	nr = symbols__nr_dsos(s->syms);
 	for (i = 0; i < nr && kept < 256; i++) {

@@ -77,6 +77,14 @@ static void make_attr(const struct sampler *s, const struct evspec *sp, bool fir
 		a->comm = 1;
 		a->comm_exec = 1;
 		a->task = 1;
+		/*
+		 * BPF programs, trampolines and ftrace text as they come and
+		 * go, with their lengths (symbols__ksymbol).  Not bpf_event:
+		 * its records carry only a program's id and tag, for reading
+		 * program info perf uses to annotate; the kernel sends
+		 * KSYMBOL records whenever an event asks for them.
+		 */
+		a->ksymbol = 1;
 	}
 }
 
@@ -91,6 +99,11 @@ static int try_open(struct sampler *s, size_t i, const struct evspec *sp, bool e
 	if (err)
 		return err;
 	err = perfsession__open_evsel(evsel);
+	if (err == -EINVAL && attr.ksymbol) {
+		/* kernels before 5.1 have no KSYMBOL records */
+		perf_evsel__attr(evsel)->ksymbol = 0;
+		err = perfsession__open_evsel(evsel);
+	}
 	if (err == -EINVAL && (s->branch_type & LBR_OPTIONAL)) {
 		/* kernels before 4.7 know neither NO_FLAGS nor NO_CYCLES */
 		perf_evsel__attr(evsel)->branch_sample_type &= ~(uint64_t)LBR_OPTIONAL;

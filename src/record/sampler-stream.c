@@ -279,6 +279,11 @@ static void apply_sideband(void *ctx, const union perf_event *ev)
 	case PERF_RECORD_EXIT:
 		symbols__exit(s->syms, (pid_t)ev->fork.pid, (pid_t)ev->fork.tid);
 		break;
+	case PERF_RECORD_KSYMBOL:
+		symbols__ksymbol(s->syms, ev->ksymbol.addr, ev->ksymbol.len,
+				 ev->ksymbol.flags & PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER,
+				 ev->ksymbol.name);
+		break;
 	case PERF_RECORD_SAMPLE:
 		add_unwound(s, ev);
 		break;
@@ -366,6 +371,11 @@ static void handle_event(void *ctx, const union perf_event *ev)
 		break;
 	case PERF_RECORD_EXIT:
 		if (ev->header.size >= sizeof(struct perf_record_fork))
+			queue_sideband(s, ev);
+		break;
+	case PERF_RECORD_KSYMBOL:
+		/* in time order with the rest: text registered over a gone program's */
+		if (record_str(ev, offsetof(struct perf_record_ksymbol, name)) >= 0)
 			queue_sideband(s, ev);
 		break;
 	case PERF_RECORD_LOST:

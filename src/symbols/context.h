@@ -88,6 +88,16 @@ struct nsfile {
 	uint32_t dso;		/* HASHIDX_NONE: made by symbols__mmap() */
 };
 
+/*
+ * Kernel text registered while the kernel runs (ktext.c): [start, end)
+ * of the function that begins at sym_start (below start when later text
+ * took the range's head).
+ */
+struct krange {
+	uint64_t start, end, sym_start;
+	const char *name;	/* interned in pool; the DSO too */
+};
+
 struct symbols {
 	struct arena names;
 	struct strpool pool;
@@ -124,11 +134,22 @@ struct symbols {
 	char *vmlinux_path;		/* NULL: kernel frames get no chain */
 	uint64_t vmlinux_slide;		/* running address - vmlinux address */
 
+	/*
+	 * Dynamic kernel text (ktext.c): BPF programs, trampolines, from
+	 * KSYMBOL records and BPF program info, looked up before kallsyms.
+	 */
+	struct krange *ktext;		/* sorted by start, never overlapping */
+	size_t nr_ktext, alloc_ktext;
+	uint64_t ktext_registered, ktext_unregistered, ktext_listed;
+
 	/* Files of other mount namespaces, opened by symbols__watch(). */
 	struct nsfile *nsfiles;
 	size_t nr_nsfiles, alloc_nsfiles;
 	struct hashidx nsfile_idx;
 };
+
+/* ktext.c: the registered kernel text covering addr, or NULL. */
+const struct krange *ktext__find(const struct symbols *s, uint64_t addr);
 
 /* The inode of /proc/PID/ns/mnt ("mnt:[4026531841]"), 0 when unreadable (symbols.c). */
 uint64_t mntns__of(const char *pid);

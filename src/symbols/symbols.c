@@ -104,6 +104,7 @@ void symbols__free(struct symbols *s)
 	if (s->vdso_fd >= 0)
 		close(s->vdso_fd);
 	symtab__release(&s->kernel);
+	free(s->ktext);
 	elffile__release(&s->vmlinux);
 	free(s->vmlinux_path);
 	strpool__release(&s->pool);
@@ -451,6 +452,15 @@ void symbols__resolve(struct symbols *s, pid_t pid, uint64_t addr, bool kernel,
 
 	memset(out, 0, sizeof(*out));
 	if (kernel) {
+		/* a BPF program's whole length, where kallsyms has one address */
+		const struct krange *k = ktext__find(s, addr);
+
+		if (k) {
+			out->sym = out->dso = k->name;
+			out->sym_off = addr - k->sym_start;
+			out->dso_addr = addr;
+			return;
+		}
 		y = symtab__find(&s->kernel, addr);
 		out->dso = y ? y->dso : s->kernel_dso;
 		out->dso_addr = addr;

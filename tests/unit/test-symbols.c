@@ -1164,6 +1164,88 @@ static void test_maps_model(void)
 	symbols__free(s);
 }
 
+/*
+ * Dynamic kernel text (KSYMBOL records): a program kallsyms lists at one
+ * address is named over its whole length, stays named after it is
+ * unregistered, and text registered later over its addresses replaces
+ * it; outside every range kallsyms answers as before.  Then the ranges
+ * against a naive model: the newest registration covering an address.
+ */
+static void test_ktext(void)
+{
+	enum { OPS = 2000, SPACE = 1 << 20 };
+	static struct { uint64_t start, end; int name; } hist[OPS];
+	struct symbols *s = symbols__new();
+	struct errmsg e = { "" };
+	char *path = write_tmp(synthetic_kallsyms);
+	const uint64_t base = 0xffffffffa0000000ULL;
+	uint64_t reg, unreg, listed;
+	unsigned int seed = 777;
+	int i, bad = 0, checks = 0;
+
+	is_int(symbols__load_kallsyms(s, path, &e), 0, "synthetic kallsyms loads");
+	symbols__ksymbol(s, 0xffffffffc0001000, 0x14000, false, "bpf_prog_0123456789abcdef_big");
+	check_k(s, 0xffffffffc0001010, "bpf_prog_0123456789abcdef_big", 0x10,
+		"bpf_prog_0123456789abcdef_big");
+	check_k(s, 0xffffffffc0014fff, "bpf_prog_0123456789abcdef_big", 0x13fff,
+		"bpf_prog_0123456789abcdef_big");
+	check_k(s, 0xffffffffc0015000, NULL, 0, "[kernel.kallsyms]");
+	check_k(s, 0xffffffff81000150, "helper_alias", 0x50, "[kernel.kallsyms]");
+	symbols__ksymbol(s, 0xffffffffc0001000, 0x14000, true, "bpf_prog_0123456789abcdef_big");
+	check_k(s, 0xffffffffc0002000, "bpf_prog_0123456789abcdef_big", 0x1000,
+		"bpf_prog_0123456789abcdef_big");
+	symbols__ksymbol(s, 0xffffffffc0004000, 0x800, false, "bpf_trampoline_6442");
+	check_k(s, 0xffffffffc0004100, "bpf_trampoline_6442", 0x100, "bpf_trampoline_6442");
+	check_k(s, 0xffffffffc0004800, "bpf_prog_0123456789abcdef_big", 0x3800,
+		"bpf_prog_0123456789abcdef_big");
+	symbols__ksymbol(s, 0xffffffffc0020000, 0, false, "empty");
+	symbols__ksymbol(s, UINT64_MAX - 8, 64, false, "wraps");
+	check_k(s, 0xffffffffc0020000, NULL, 0, "[kernel.kallsyms]");
+	symbols__ktext_counts(s, &reg, &unreg, &listed);
+	ok(reg == 2 && unreg == 1 && listed == 0,
+	   "counts: 2 registered (empty and wrapping ranges refused), 1 unregistered, 0 listed "
+	   "(%" PRIu64 ", %" PRIu64 ", %" PRIu64 ")", reg, unreg, listed);
+	unlink(path);
+	free(path);
+	symbols__free(s);
+
+	s = symbols__new();
+	for (i = 0; i < OPS; i++) {
+		char name[32];
+		uint64_t start = base + ((uint64_t)(rand_r(&seed) % SPACE) & ~15ULL);
+		uint64_t len = 16 + ((uint64_t)(rand_r(&seed) % (i % 5 ? 2048 : 65536)) & ~15ULL);
+		int k, q;
+
+		hist[i].start = start;
+		hist[i].end = start + len;
+		hist[i].name = i % 40;
+		snprintf(name, sizeof(name), "bpf_prog_%d", i % 40);
+		symbols__ksymbol(s, start, len, false, name);
+		if (i % 3 == 0)
+			symbols__ksymbol(s, start, len, true, name);
+		for (q = 0; q < 8; q++) {
+			uint64_t a = base + (uint64_t)(rand_r(&seed) % (SPACE + 65536));
+			struct symbol_info si;
+			int want = -1;
+
+			for (k = i; k >= 0; k--)
+				if (hist[k].start <= a && a < hist[k].end) {
+					want = hist[k].name;
+					break;
+				}
+			symbols__resolve(s, 0, a, true, &si);
+			snprintf(name, sizeof(name), "bpf_prog_%d", want);
+			checks++;
+			if (want < 0 ? si.sym != NULL
+				     : !si.sym || strcmp(si.sym, name) || si.sym_off != a - hist[k].start)
+				bad++;
+		}
+	}
+	ok(!bad, "kernel text ranges agree with the naive model on %d lookups (%d differ)", checks,
+	   bad);
+	symbols__free(s);
+}
+
 int main(void)
 {
 	test_kernel_real();
@@ -1171,6 +1253,7 @@ int main(void)
 	test_self();
 	test_programs_and_maps();
 	test_maps_model();
+	test_ktext();
 	test_demangle();
 	test_cxx_program();
 	test_perfmap();

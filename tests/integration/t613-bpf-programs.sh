@@ -1,0 +1,226 @@
+#!/bin/sh
+# t613-bpf-programs: BPF programs named over their whole life and length.
+# A test program loads socket-filter programs of N straight-line
+# instructions (r0 += 1, 4 bytes of x86 code each) with the bpf syscall
+# and runs them with BPF_PROG_TEST_RUN:
+#   - loaded, run and unloaded while the recording goes on: kallsyms,
+#     read at record start, never lists it; the PERF_RECORD_KSYMBOL the
+#     kernel sends at load names it (before: 99 % of its samples unnamed,
+#     "kernel address outside kallsyms");
+#   - an 80 KB program pinned before the recording: kallsyms lists it at
+#     one address, so only its first page had a name (before: 92 % of its
+#     samples unnamed); the bpf syscall's program info gives its length.
+# perf names both (bpf_prog_<tag>_<name>); the share of samples in the
+# program must be perf's within 10 points.
+
+. "$(dirname "$0")/lib.sh"
+tap_setup t613
+cleanup_hook() { umount "$tmp/bpffs" 2>/dev/null; }
+plan 14
+
+cat >"$tmp/bpfload.c" <<'PROG'
+/*
+ * bpfload: load a socket-filter BPF program of N straight-line
+ * instructions (r0 += 1 each, about 4 bytes of x86 code) with the bpf
+ * syscall and run it with BPF_PROG_TEST_RUN.
+ *   bpfload run N SECS       load, run for SECS, unload, then spin SECS in user space
+ *   bpfload pin N PATH       load and pin at PATH (bpffs), return
+ *   bpfload runpin PATH SECS run the pinned program for SECS
+ */
+#include <linux/bpf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static long sys_bpf(int cmd, union bpf_attr *a)
+{
+	return syscall(__NR_bpf, cmd, a, sizeof(*a));
+}
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static int load(unsigned n, const char *name)
+{
+	struct bpf_insn *in = calloc(n + 2, sizeof(*in));
+	union bpf_attr a;
+	unsigned i;
+	int fd;
+
+	in[0] = (struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 };
+	for (i = 1; i <= n; i++)
+		in[i] = (struct bpf_insn){ .code = BPF_ALU64 | BPF_ADD | BPF_K, .dst_reg = BPF_REG_0, .imm = 1 };
+	in[n + 1] = (struct bpf_insn){ .code = BPF_JMP | BPF_EXIT };
+	memset(&a, 0, sizeof(a));
+	a.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
+	a.insns = (unsigned long)in;
+	a.insn_cnt = n + 2;
+	a.license = (unsigned long)"GPL";
+	strncpy(a.prog_name, name, sizeof(a.prog_name) - 1);
+	fd = (int)sys_bpf(BPF_PROG_LOAD, &a);
+	if (fd < 0)
+		perror("bpf(BPF_PROG_LOAD)");
+	free(in);
+	return fd;
+}
+
+static int run(int fd, double secs)
+{
+	unsigned char pkt[64] = { 0 };
+	double end = now() + secs;
+	union bpf_attr a;
+
+	do {
+		memset(&a, 0, sizeof(a));
+		a.test.prog_fd = fd;
+		a.test.data_in = (unsigned long)pkt;
+		a.test.data_size_in = sizeof(pkt);
+		a.test.repeat = 1000;
+		if (sys_bpf(BPF_PROG_TEST_RUN, &a)) {
+			perror("bpf(BPF_PROG_TEST_RUN)");
+			return 1;
+		}
+	} while (now() < end);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	union bpf_attr a;
+	volatile unsigned long sink = 0;
+	int fd;
+
+	if (argc == 4 && !strcmp(argv[1], "run")) {
+		double end;
+
+		fd = load((unsigned)atoi(argv[2]), "mmprof_gone");
+		if (fd < 0 || run(fd, atof(argv[3])))
+			return 1;
+		close(fd);	/* the last reference: the program is unloaded */
+		for (end = now() + atof(argv[3]); now() < end;)
+			sink++;
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "pin")) {
+		fd = load((unsigned)atoi(argv[2]), "mmprof_big");
+		if (fd < 0)
+			return 1;
+		memset(&a, 0, sizeof(a));
+		a.pathname = (unsigned long)argv[3];
+		a.bpf_fd = (unsigned)fd;
+		if (sys_bpf(BPF_OBJ_PIN, &a)) {
+			perror("bpf(BPF_OBJ_PIN)");
+			return 1;
+		}
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "runpin")) {
+		memset(&a, 0, sizeof(a));
+		a.pathname = (unsigned long)argv[2];
+		fd = (int)sys_bpf(BPF_OBJ_GET, &a);
+		if (fd < 0) {
+			perror("bpf(BPF_OBJ_GET)");
+			return 1;
+		}
+		return run(fd, atof(argv[3]));
+	}
+	fprintf(stderr, "usage: bpfload run N SECS | pin N PATH | runpin PATH SECS\n");
+	return 2;
+}
+PROG
+cc -O2 -Wall -o "$tmp/bpfload" "$tmp/bpfload.c"
+ok $? "the BPF test program builds"
+
+# leaf_share FILE PATTERN: percent of the samples whose leaf frame matches PATTERN
+leaf_share() {
+	"$MMPROF" report --folded "$1" 2>/dev/null | awk -v pat="$2" '
+		{ c = $NF; all += c; f = $0; sub(/ [0-9]+$/, "", f); sub(/.*;/, "", f)
+		  if (f ~ pat) hit += c }
+		END { if (all) printf "%.1f\n", 100 * hit / all; else print 0 }'
+}
+# perf_share FILE PATTERN: the same from perf report's self shares
+perf_share() {
+	perf report -i "$1" --no-children --sort sym --stdio -g none 2>/dev/null |
+		awk -v pat="$2" '$1 ~ /%$/ && $NF ~ pat { sub("%", "", $1); s += $1 }
+			END { printf "%.1f\n", s }'
+}
+# kernel_unnamed FILE: percent of the samples whose kernel address has no name
+kernel_unnamed() {
+	"$MMPROF" report --unresolved "$1" 2>/dev/null |
+		awk '$3 == "address" && $4 == "[kernel.kallsyms]:" { sub("%", "", $1); s += $1 }
+			END { printf "%.1f\n", s }'
+}
+
+# --- loaded, run and unloaded during the recording ---------------------
+gone='^bpf_prog_[0-9a-f]+_mmprof_gone$'
+"$MMPROF" record -q -e cpu-clock -o "$tmp/gone.data" -- "$tmp/bpfload" run 1000 0.5 \
+	>"$tmp/gone.out" 2>&1
+ok $? "record a program that loads, runs and unloads a BPF program"
+diag "$tmp/gone.out"
+m=$(leaf_share "$tmp/gone.data" "$gone")
+u=$(kernel_unnamed "$tmp/gone.data")
+echo "# gone: $m % of samples in bpf_prog_<tag>_mmprof_gone, $u % of samples an unnamed kernel address"
+awk -v v="$m" 'BEGIN { exit !(v > 15) }'
+ok $? "gone: the unloaded program is named, bpf_prog_<tag>_mmprof_gone ($m % of samples)"
+awk -v v="$u" 'BEGIN { exit !(v < 2) }'
+ok $? "gone: under 2 % of samples are unnamed kernel addresses ($u %)"
+meta=$(sqlite3 "$tmp/gone.data" "select value from meta where key = 'symbols.kernel_text'")
+case $meta in "0 registered"*|"" | *" 0 unregistered"*) false ;; *) true ;; esac
+ok $? "gone: meta symbols.kernel_text counts the KSYMBOL records ($meta)"
+if perf record -q -e cpu-clock -o "$tmp/gone.pdata" "$tmp/bpfload" run 1000 0.5 \
+	>/dev/null 2>"$tmp/perf.err"; then
+	p=$(perf_share "$tmp/gone.pdata" "$gone")
+else
+	diag "$tmp/perf.err"
+	p=
+fi
+echo "# gone: in the program: mmprof $m %, perf ${p:-?} %"
+[ -n "$p" ] && awk -v a="$m" -v b="$p" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 10) }'
+ok $? "gone: within 10 points of perf (mmprof $m %, perf ${p:-none} %)"
+
+# --- an 80 KB program, loaded before the recording ----------------------
+mkdir "$tmp/bpffs" && mount -t bpf mmprof-t613 "$tmp/bpffs" &&
+	"$tmp/bpfload" pin 20000 "$tmp/bpffs/big"
+ok $? "an 80 KB BPF program loaded and pinned before recording"
+grep -q '_mmprof_big[[:space:]]*\[bpf\]' /proc/kallsyms
+ok $? "kallsyms lists it (at one address)"
+big='^bpf_prog_[0-9a-f]+_mmprof_big$'
+"$MMPROF" record -q -e cpu-clock -o "$tmp/big.data" -- "$tmp/bpfload" runpin "$tmp/bpffs/big" 0.5 \
+	>"$tmp/big.out" 2>&1
+ok $? "record runs of the pinned program"
+diag "$tmp/big.out"
+m=$(leaf_share "$tmp/big.data" "$big")
+u=$(kernel_unnamed "$tmp/big.data")
+echo "# big: $m % of samples in bpf_prog_<tag>_mmprof_big, $u % an unnamed kernel address"
+awk -v v="$m" 'BEGIN { exit !(v > 60) }'
+ok $? "big: named over its length ($m % of samples in it)"
+awk -v v="$u" 'BEGIN { exit !(v < 2) }'
+ok $? "big: under 2 % of samples are unnamed kernel addresses ($u %)"
+# where in the program the named samples fell: past its first page, up to its end
+sqlite3 "$tmp/big.data" "select max(f.sym_off) from frames f join strings s on s.id = f.sym
+	where s.s like 'bpf_prog_%_mmprof_big'" >"$tmp/big.off"
+off=$(cat "$tmp/big.off")
+[ -n "$off" ] && [ "$off" -gt 65536 ]
+ok $? "big: named samples up to offset $off (of some 80,000 bytes), far past the first page"
+if perf record -q -e cpu-clock -o "$tmp/big.pdata" "$tmp/bpfload" runpin "$tmp/bpffs/big" 0.5 \
+	>/dev/null 2>"$tmp/perf.err"; then
+	p=$(perf_share "$tmp/big.pdata" "$big")
+else
+	diag "$tmp/perf.err"
+	p=
+fi
+echo "# big: in the program: mmprof $m %, perf ${p:-?} %"
+[ -n "$p" ] && awk -v a="$m" -v b="$p" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 10) }'
+ok $? "big: within 10 points of perf (mmprof $m %, perf ${p:-none} %)"
+rm -f "$tmp/bpffs/big"
+ok $? "the pinned program is unpinned (unloaded)"
+
+done_testing
