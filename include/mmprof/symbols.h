@@ -291,6 +291,8 @@ struct dso_info {
 	bool full_symtab;	/* a .symtab (own or debuginfo), not only .dynsym */
 	bool loaded;
 	int err;
+	bool missed;		/* its process exited before the recorder saw the
+				 * mapping (could not open it through the process) */
 };
 size_t symbols__nr_dsos(const struct symbols *s);
 void symbols__dso(const struct symbols *s, size_t i, struct dso_info *out);

@@ -65,6 +65,8 @@ struct dso {
 	char *fdpath;		/* "/proc/self/fd/N" of fd, NULL when fd is -1
 				 * (allocated: dsos[] moves, the path must not) */
 	bool stale;		/* an open found another inode at the path */
+	bool by_handle;		/* found by identity (fhandle.c), not by path */
+	bool missed;		/* first seen after its process had exited */
 	bool loaded;
 	int err;
 	struct elffile *file;		/* owned by symbols.files, or own */
@@ -124,6 +126,7 @@ struct symbols {
 	uint64_t vdso_size;
 
 	const char *debug_dir;	/* root of build-id debuginfo */
+	const char *mountinfo;	/* where fhandle finds mounts (tests change it) */
 	uint64_t mntns;		/* our mount namespace, 0 unknown */
 	bool inline_frames;	/* record --inline */
 	size_t nr_fds, max_fds;	/* DSO fds kept open, and their bound */

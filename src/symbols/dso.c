@@ -415,6 +415,44 @@ int symbols__copy_vdso(struct symbols *s)
 	return 0;
 }
 
+/*
+ * The file d mapped, found by its identity when its path no longer
+ * gives it (a chroot's or a gone container's path, a process that
+ * exited before its mapping could be opened): by handle on its
+ * filesystem.  The fd is kept (fdpath) so the unwinder and --inline read
+ * that file, not the path; the return value is a copy to load from, or
+ * -1 (d->err unchanged).
+ */
+static int open_by_id(struct symbols *s, struct dso *d)
+{
+	int fd = fhandle__open(s->mountinfo, d->id.maj, d->id.min, d->id.ino, d->id.gen), copy;
+
+	if (fd < 0)
+		return -1;
+	if (!id_matches(fd, &d->id, false)) {
+		close(fd);
+		return -1;
+	}
+	d->stale = false;
+	d->by_handle = true;
+	copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (copy < 0) {
+		close(fd);
+		return -1;
+	}
+	if (s->nr_fds < s->max_fds) {
+		char fdpath[32];
+
+		d->fd = fd;
+		s->nr_fds++;
+		snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+		d->fdpath = xstrdup(fdpath);
+	} else {
+		close(fd);
+	}
+	return copy;
+}
+
 void symbols__load_dso(struct symbols *s, struct dso *d)
 {
 	d->loaded = true;
@@ -436,11 +474,14 @@ void symbols__load_dso(struct symbols *s, struct dso *d)
 				d->err = -errno;
 			} else if (!id_matches(fd, &d->id, false)) {
 				close(fd);
+				fd = -1;
 				d->stale = true;
 				d->err = -ESTALE;
-			} else {
-				d->err = load_file(s, d->name, fd, &d->file);
 			}
+			if (fd < 0)
+				fd = open_by_id(s, d);
+			if (fd >= 0)
+				d->err = load_file(s, d->name, fd, &d->file);
 		} else {
 			d->err = load_file(s, d->name, -1, &d->file);
 		}
@@ -550,6 +591,7 @@ void symbols__watch2(struct symbols *s, pid_t pid, uint64_t start, uint64_t len,
 	struct nsfile *nf;
 	struct name_key k;
 	uint64_t ns;
+	uint32_t row;
 	bool foreign;
 	int fd;
 
@@ -573,12 +615,30 @@ void symbols__watch2(struct symbols *s, pid_t pid, uint64_t start, uint64_t len,
 	if (foreign && (nf = symbols__find_nsfile(s, pid, filename, id)))
 		return;
 	name_key_init(&k, filename, foreign ? ns : 0, id);
-	if (dso_find(s, &k) == HASHIDX_NONE) {
+	row = dso_find(s, &k);
+	if (row != HASHIDX_NONE && s->dsos[row].missed && s->dsos[row].fd < 0 &&
+	    !s->dsos[row].loaded) {
+		/* missed at first sight: another process of the file may still live */
+		snprintf(root, sizeof(root), foreign ? "/proc/%d/root" : "", (int)pid);
+		fd = open_mapped(pid, start, start + len < start ? UINT64_MAX : start + len,
+				 filename, kind == DSO_FILE, root, id);
+		if (fd >= 0) {
+			s->dsos[row].missed = false;
+			dso_keep_fd(s, &s->dsos[row], fd);
+		}
+	} else if (row == HASHIDX_NONE) {
+		bool missed;
+
 		/* first sight of this file: the one open of it */
 		snprintf(root, sizeof(root), foreign ? "/proc/%d/root" : "", (int)pid);
 		fd = open_mapped(pid, start, start + len < start ? UINT64_MAX : start + len,
 				 filename, kind == DSO_FILE, root, id);
-		symbols__get_dso(s, filename, pid, k.mntns, &fd, id);
+		/* too late: the process (its root, its mappings) gone before its record was read */
+		snprintf(root, sizeof(root), "/proc/%d", (int)pid);
+		missed = fd < 0 && access(root, F_OK);
+		row = symbols__get_dso(s, filename, pid, k.mntns, &fd, id);
+		if (missed)
+			s->dsos[row].missed = true;
 		if (fd >= 0)
 			close(fd);
 	}
@@ -593,6 +653,9 @@ const char *symbols__hint(const struct dso_info *di, char *buf, size_t size)
 	if (is_perfmap(di->name) && di->err == -ENOENT)
 		snprintf(buf, size, "JIT code without a perf map: the JIT should write %s "
 			 "(e.g. node --perf-basic-prof, java -XX:+DumpPerfMapAtExit)", di->name);
+	else if (di->missed && (di->err == -ENOENT || di->err == -ESTALE))
+		snprintf(buf, size, "process exited before mmprof read its mapping, and the path "
+			 "now gives no such file (a chroot or container gone): its symbols are lost");
 	else if (di->err == -ENOENT)
 		snprintf(buf, size, "file gone at record end (removed, or in a container that exited)");
 	else if (di->err == -ESTALE)
@@ -635,4 +698,5 @@ void symbols__dso(const struct symbols *s, size_t i, struct dso_info *out)
 	out->symfile = d->file ? (d->file->symfile ? d->file->symfile : d->name) : NULL;
 	out->loaded = d->loaded;
 	out->err = d->err;
+	out->missed = d->missed && !d->by_handle && d->fd < 0;
 }

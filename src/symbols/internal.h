@@ -128,6 +128,15 @@ void elffile__release(struct elffile *f);
  */
 int elffile__use_debuginfo(struct elffile *f, const char *path, struct arena *names);
 
+/*
+ * fhandle.c: the file of inode ino (generation gen) on device maj:min,
+ * opened by handle through any mount of that device listed in mountinfo
+ * (/proc/self/mountinfo), wherever it is linked now; -1 when the device
+ * is not mounted, its filesystem encodes handles otherwise, or the file
+ * is gone.  Unchecked: compare the fd with the identity (id_matches).
+ */
+int fhandle__open(const char *mountinfo, uint32_t maj, uint32_t min, uint64_t ino, uint64_t gen);
+
 /* CRC-32 of a whole file as .gnu_debuglink computes it; 0 or -errno. */
 int elffile__crc32(const char *path, uint32_t *crc);
 

@@ -50,6 +50,7 @@ struct symbols *symbols__new(void)
 	elf_version(EV_CURRENT);
 	s->kernel_dso = strpool__intern(&s->pool, KERNEL_DSO, strlen(KERNEL_DSO));
 	s->debug_dir = "/usr/lib/debug";
+	s->mountinfo = "/proc/self/mountinfo";
 	s->mntns = mntns__of("self");
 	s->vdso_fd = -1;
 	s->vmlinux.dwarf_fd = -1;

@@ -176,9 +176,25 @@ static void test_replaced(const struct text_map *tm)
 	       "opened at first sight: the names of the file that ran");
 	is_int(di.err, 0, "... loaded without error");
 
-	/* never seen alive: the file at the path is another inode now */
+	/*
+	 * Never seen alive, the path another inode now, the file that ran
+	 * still open (its process runs): found by identity, on its
+	 * filesystem (as root: open_by_handle_at).
+	 */
+	if (geteuid()) {
+		skip_tests(1, "open_by_handle_at needs CAP_DAC_READ_SEARCH");
+	} else {
+		struct symbols *alive = symbols__new();
+
+		is_str(resolve_at(alive, FAKE_PID, tm, a, &ida, &di), "stale_victim",
+		       "not opened in time, the file that ran still in use: found by identity");
+		symbols__free(alive);
+	}
+	/* and once nothing holds it: gone, never the replacement's names */
+	symbols__free(kept);
+	kept = NULL;
 	is_str(resolve_at(late, FAKE_PID, tm, a, &ida, &di), NULL,
-	       "not opened in time: unresolved, not the replacement's name");
+	       "not opened in time, the file that ran gone: unresolved, not the replacement's name");
 	is_int(di.err, -ESTALE, "... err -ESTALE");
 	ok(symbols__hint(&di, buf, sizeof(buf)) && strstr(buf, "replaced"), "... hint: %s",
 	   symbols__hint(&di, buf, sizeof(buf)) ? buf : "(none)");
@@ -253,8 +269,6 @@ static void test_deleted(const struct text_map *tm)
 	is_int(unlink(a), 0, "the binary removed while it runs");
 	is_str(resolve_at(s, FAKE_PID, tm, a, &id, &di), "stale_victim",
 	       "opened at first sight: still named after rm");
-	is_str(resolve_at(t, FAKE_PID, tm, a, &id, &di), NULL, "not opened in time: unresolved");
-	is_int(di.err, -ENOENT, "... err -ENOENT: file gone");
 
 	/* an MMAP2 naming "path (deleted)": only the mapping itself can serve */
 	snprintf(del, sizeof(del), "%s (deleted)", a);
@@ -283,6 +297,9 @@ static void test_deleted(const struct text_map *tm)
 	if (map != MAP_FAILED)
 		munmap(map, (size_t)st.st_size);
 	symbols__free(s);
+	/* nothing holds the removed file any more: not even its identity reaches it */
+	is_str(resolve_at(t, FAKE_PID, tm, a, &id, &di), NULL, "not opened in time: unresolved");
+	is_int(di.err, -ENOENT, "... err -ENOENT: file gone");
 	symbols__free(t);
 }
 
@@ -338,6 +355,52 @@ static void test_fd_bound(const struct text_map *tm)
 	unlink(b);
 }
 
+/*
+ * A chroot's or a gone container's file: the path in the record names
+ * nothing on the host, or another file (here the twin), and the process
+ * is gone, so neither /proc/PID/root nor map_files reach it; the file
+ * itself still exists elsewhere.  Found by identity (open_by_handle_at)
+ * it gives its own names; once removed, the mapping is unresolved and
+ * the hint says its process exited before it was read.
+ */
+static void test_moved(const struct text_map *tm)
+{
+	char a[PATH_MAX], b[PATH_MAX], buf[256];
+	struct symbols *s = symbols__new();
+	struct file_id id;
+	struct dso_info di;
+
+	snprintf(a, sizeof(a), "%s/moved", dir);
+	snprintf(b, sizeof(b), "%s/decoy", dir);
+	if (!ok(!make_pair(a, b) && !file_id_of(a, &id), "a copy of this binary and its twin"))
+		goto out;
+	if (geteuid()) {
+		skip_tests(6, "open_by_handle_at needs CAP_DAC_READ_SEARCH");
+		goto out;
+	}
+	symbols__watch2(s, FAKE_PID, tm->start, tm->len, "/nonexistent/bin/moved", &id);
+	is_str(resolve_at(s, FAKE_PID, tm, "/nonexistent/bin/moved", &id, &di), "stale_victim",
+	       "a path the host does not have, its process gone: found by identity");
+	is_int(di.err, 0, "... loaded");
+	symbols__watch2(s, FAKE_PID + 1, tm->start, tm->len, b, &id);
+	is_str(resolve_at(s, FAKE_PID + 1, tm, b, &id, &di), "stale_victim",
+	       "a path holding another file (the twin): the mapped file's names, not the twin's");
+	symbols__free(s);
+
+	s = symbols__new();
+	unlink(a);
+	symbols__watch2(s, FAKE_PID, tm->start, tm->len, "/nonexistent/bin/moved", &id);
+	is_str(resolve_at(s, FAKE_PID, tm, "/nonexistent/bin/moved", &id, &di), NULL,
+	       "the file removed too: unresolved");
+	ok(di.missed, "... the DSO says its process exited before the mapping was read");
+	ok(symbols__hint(&di, buf, sizeof(buf)) && strstr(buf, "process exited before"),
+	   "... and so does its hint: %s", buf);
+out:
+	symbols__free(s);
+	unlink(a);
+	unlink(b);
+}
+
 int main(void)
 {
 	struct text_map tm;
@@ -351,6 +414,7 @@ int main(void)
 	test_generation(&tm);
 	test_deleted(&tm);
 	test_fd_bound(&tm);
+	test_moved(&tm);
 	rmdir(dir);
 	return done_testing();
 }
