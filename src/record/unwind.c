@@ -218,7 +218,11 @@ static bool report_module(struct unwinder *u, Dwfl *dwfl, uint64_t pc)
 	uint64_t bias;
 	void **base;
 
-	if (!symbols__map_of(u->syms, u->pid, pc, &mv) || !mv.file)
+	if (!symbols__map_of(u->syms, u->pid, pc, &mv))
+		return false;
+	/* a file its path does not give (a chroot's) may be found by loading it */
+	if (!mv.file && (!symbols__load_bias(u->syms, u->pid, pc, &bias) ||
+			 !symbols__map_of(u->syms, u->pid, pc, &mv) || !mv.file))
 		return false;
 	mod = dwfl_addrmodule(dwfl, pc);
 	if (mod) {

@@ -11,13 +11,14 @@
 # same file while one lives (20 runs of 20 copies: only the identity
 # serves).  perf names these from the host's paths
 # (hex, or another file's names); mmprof must name at least as many.
-# Then the same loop with the chroot removed at its end: what cannot be
+# With --call-graph dwarf the unwinder reads that file too (before: no
+# stack reached main).  Then the same loop with the chroot removed at its end: what cannot be
 # named any more is counted under the hint that says why (the process
 # exited before mmprof read its mapping), not as a generic loss.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t602
-plan 10
+plan 13
 
 cat >"$tmp/busy.c" <<'PROG'
 #include <time.h>
@@ -108,6 +109,24 @@ set -- $(named20 "$tmp/each.data")
 echo "# 20 binaries: $1 % of $2 samples named"
 awk -v v="$1" -v a="$2" 'BEGIN { exit !(a > 100 && v > 90) }'
 ok $? "each binary seen once, mostly after its process exited: named by identity ($1 % of $2)"
+
+# --- --call-graph dwarf: the unwinder reads the file found by identity ---
+cc -O2 -g -fomit-frame-pointer -o "$tmp/root/bin/busyd" "$tmp/busy.c"
+ok $? "the program without frame pointers, in the chroot"
+cat >"$tmp/dwarf.sh" <<EOF
+i=0
+while [ \$i -lt 30 ]; do chroot "$tmp/root" /bin/busyd; i=\$((i + 1)); done
+EOF
+"$MMPROF" record -q -e cpu-clock --call-graph dwarf -o "$tmp/dwarf.data" -- sh "$tmp/dwarf.sh" \
+	>"$tmp/out" 2>&1
+ok $? "record --call-graph dwarf of 30 chrooted runs"
+diag "$tmp/out"
+d=$("$MMPROF" report --folded --comm "$tmp/dwarf.data" 2>/dev/null |
+	awk '/^busyd;/ { c = $NF; all += c; if ($0 ~ /;main;spin_here( |;)/) hit += c }
+		END { if (all) printf "%.1f\n", 100 * hit / all; else print 0 }')
+echo "# dwarf in the chroot: $d % of busyd's samples unwound to main;spin_here"
+awk -v v="$d" 'BEGIN { exit !(v > 80) }'
+ok $? "dwarf: over 80 % unwind to main;spin_here ($d %)"
 
 # --- the chroot removed when the loop ends --------------------------------
 mkroot "$tmp/gone" >/dev/null 2>&1
