@@ -612,8 +612,13 @@ static int load_symbols(struct record *rec, struct errmsg *e)
 	if (err && !o->quiet)
 		fprintf(stderr, "mmprof: warning: %s; kernel frames stay unresolved\n", e->msg);
 	/* BPF programs already loaded, at full length (root; else kallsyms' first page) */
-	if (!err)
+	if (!err) {
+		struct errmsg none = { "" };
+
 		symbols__load_bpf_progs(rec->syms);
+		/* module ranges, for addresses past a module's symbols; none without modules */
+		symbols__load_modules(rec->syms, "/proc/modules", &none);
+	}
 	if (!o->vmlinux && !o->inline_frames)
 		return 0;
 	/*

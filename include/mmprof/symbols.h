@@ -92,6 +92,16 @@ int symbols__load_kernel(struct symbols *s, struct errmsg *e);
 int symbols__load_kallsyms(struct symbols *s, const char *path, struct errmsg *e);
 
 /*
+ * Loaded modules' ranges from a file in /proc/modules format: an address
+ * in a module that no kallsyms symbol covers gets that module's DSO
+ * ("[ext4]", as perf), not "[kernel.kallsyms]".  Returns 0 or -errno
+ * with e filled (-ENOENT: a kernel without modules; then nothing
+ * changes).  Lines that do not parse, and hidden (0) addresses, are
+ * skipped.
+ */
+int symbols__load_modules(struct symbols *s, const char *path, struct errmsg *e);
+
+/*
  * Kernel text that comes and goes (BPF programs, BPF and ftrace
  * trampolines, kprobe instruction pages), as a PERF_RECORD_KSYMBOL gives
  * it: [addr, addr + len) named name, looked up before kallsyms, which

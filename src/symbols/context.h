@@ -144,6 +144,9 @@ struct symbols {
 	struct krange *ktext;		/* sorted by start, never overlapping */
 	size_t nr_ktext, alloc_ktext;
 	uint64_t ktext_registered, ktext_unregistered, ktext_listed;
+	/* Loaded modules' ranges (modules.c, /proc/modules), sorted by start. */
+	struct krange *modules;
+	size_t nr_modules, alloc_modules;
 
 	/* Files of other mount namespaces, opened by symbols__watch(). */
 	struct nsfile *nsfiles;
@@ -153,6 +156,8 @@ struct symbols {
 
 /* ktext.c: the registered kernel text covering addr, or NULL. */
 const struct krange *ktext__find(const struct symbols *s, uint64_t addr);
+/* modules.c: the module whose range holds addr (its name is the DSO), or NULL. */
+const struct krange *modules__find(const struct symbols *s, uint64_t addr);
 
 /* The inode of /proc/PID/ns/mnt ("mnt:[4026531841]"), 0 when unreadable (symbols.c). */
 uint64_t mntns__of(const char *pid);

@@ -106,6 +106,7 @@ void symbols__free(struct symbols *s)
 		close(s->vdso_fd);
 	symtab__release(&s->kernel);
 	free(s->ktext);
+	free(s->modules);
 	elffile__release(&s->vmlinux);
 	free(s->vmlinux_path);
 	strpool__release(&s->pool);
@@ -464,6 +465,8 @@ void symbols__resolve(struct symbols *s, pid_t pid, uint64_t addr, bool kernel,
 		}
 		y = symtab__find(&s->kernel, addr);
 		out->dso = y ? y->dso : s->kernel_dso;
+		if (!y && (k = modules__find(s, addr)))
+			out->dso = k->name;	/* in a module, outside its symbols: perf's DSO */
 		out->dso_addr = addr;
 		if (y) {
 			out->sym = y->name;

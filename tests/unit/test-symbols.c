@@ -1246,6 +1246,87 @@ static void test_ktext(void)
 	symbols__free(s);
 }
 
+/*
+ * Kernel modules, from text laid out as a module kernel writes it (this
+ * machine has CONFIG_MODULES off, so nothing here comes from a live
+ * one): kallsyms lines with "\t[module]" (Debian 6.x, with the __pfx_
+ * padding symbols of CALL_PADDING, data symbols, exported 'T' ones, and
+ * pseudo-modules [bpf] and [__builtin__ftrace]), and /proc/modules lines
+ * as kernel/module/procfs.c prints them ("NAME SIZE REFS DEPS STATE
+ * 0xADDR [TAINT]").
+ */
+static const char module_kallsyms[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81e01000 T last_core_fn\n"
+	"ffffffffc04dc000 t __pfx_crc16\t[crc16]\n"
+	"ffffffffc04dc010 T crc16\t[crc16]\n"
+	"ffffffffc04dc0a0 r crc16_table\t[crc16]\n"
+	"ffffffffc0536000 t __pfx_ext4_es_is_delayed\t[ext4]\n"
+	"ffffffffc0536010 t ext4_es_is_delayed\t[ext4]\n"
+	"ffffffffc0536040 t __pfx_ext4_readdir\t[ext4]\n"
+	"ffffffffc0536050 t ext4_readdir\t[ext4]\n"
+	"ffffffffc05a2000 T ext4_last_fn\t[ext4]\n"
+	"ffffffffc0610000 d ext4_fs_type\t[ext4]\n"
+	"ffffffffc0640000 t bpf_prog_6deef7357e7b4530_sd_fw_egress\t[bpf]\n"
+	"ffffffffc0201000 t ftrace_trampoline\t[__builtin__ftrace]\n";
+
+static const char proc_modules[] =
+	"ext4 1032192 1 - Live 0xffffffffc0536000\n"
+	"crc16 12288 1 ext4, Live 0xffffffffc04dc000 (E)\n"
+	"hidden 4096 0 - Live 0x0000000000000000\n"
+	"garbage line\n"
+	"mbcache 16384 1 ext4, Loading 0xffffffffc04e1000\n";
+
+static void test_modules(void)
+{
+	struct symbols *s = symbols__new();
+	struct errmsg e = { "" };
+	char *ks = write_tmp(module_kallsyms), *mods = write_tmp(proc_modules);
+	char *hostile = write_tmp("a 65536 0 - Live 0xffffffffc1000000\n"
+				  "b 4096 0 - Live 0xffffffffc1001000\n"
+				  "c 18446744073709551615 0 - Live 0xffffffffc2000000\n");
+
+	is_int(symbols__load_kallsyms(s, ks, &e), 0, "module kallsyms loads");
+	/* before /proc/modules: kallsyms alone */
+	check_k(s, 0xffffffffc0536055, "ext4_readdir", 0x5, "[ext4]");
+	check_k(s, 0xffffffffc0536005, "__pfx_ext4_es_is_delayed", 0x5, "[ext4]");
+	check_k(s, 0xffffffffc05a2fff, "ext4_last_fn", 0xfff, "[ext4]");
+	check_k(s, 0xffffffffc05a3000, NULL, 0, "[kernel.kallsyms]");
+	is_int(symbols__load_modules(s, "/nonexistent/modules", &e), -ENOENT,
+	       "no /proc/modules (CONFIG_MODULES off): -ENOENT");
+	check_k(s, 0xffffffffc05a3000, NULL, 0, "[kernel.kallsyms]");
+
+	is_int(symbols__load_modules(s, mods, &e), 0, "/proc/modules text loads");
+	/* names are kallsyms', whatever the ranges say */
+	check_k(s, 0xffffffffc0536055, "ext4_readdir", 0x5, "[ext4]");
+	check_k(s, 0xffffffffc04dc020, "crc16", 0x10, "[crc16]");
+	/* past a module's last function but inside the module: its DSO, no name */
+	check_k(s, 0xffffffffc05a3000, NULL, 0, "[ext4]");
+	check_k(s, 0xffffffffc0631fff, NULL, 0, "[ext4]");
+	check_k(s, 0xffffffffc0632000, NULL, 0, "[kernel.kallsyms]");
+	/* a module listed without kallsyms symbols, still loading */
+	check_k(s, 0xffffffffc04e1100, NULL, 0, "[mbcache]");
+	check_k(s, 0xffffffffc04e5000, NULL, 0, "[kernel.kallsyms]");
+	/* pseudo-modules are not in /proc/modules: kallsyms' rule */
+	check_k(s, 0xffffffffc0640100, "bpf_prog_6deef7357e7b4530_sd_fw_egress", 0x100, "[bpf]");
+	check_k(s, 0xffffffffc0201010, "ftrace_trampoline", 0x10, "[__builtin__ftrace]");
+	check_k(s, 0xffffffff81e01010, "last_core_fn", 0x10, "[kernel.kallsyms]");
+
+	/* overlapping and wrapping lines: bounded, never a crash */
+	is_int(symbols__load_modules(s, hostile, &e), 0, "hostile /proc/modules text loads");
+	check_k(s, 0xffffffffc1000800, NULL, 0, "[a]");
+	check_k(s, 0xffffffffc1001800, NULL, 0, "[b]");
+	check_k(s, 0xffffffffc2000000, NULL, 0, "[kernel.kallsyms]");
+	check_k(s, 0xffffffffc05a3000, NULL, 0, "[kernel.kallsyms]");
+	unlink(ks);
+	unlink(mods);
+	unlink(hostile);
+	free(ks);
+	free(mods);
+	free(hostile);
+	symbols__free(s);
+}
+
 int main(void)
 {
 	test_kernel_real();
@@ -1254,6 +1335,7 @@ int main(void)
 	test_programs_and_maps();
 	test_maps_model();
 	test_ktext();
+	test_modules();
 	test_demangle();
 	test_cxx_program();
 	test_perfmap();
