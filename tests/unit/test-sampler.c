@@ -633,6 +633,76 @@ static void test_replay(struct symbols *syms)
 	profile__free(p);
 }
 
+/* KSYMBOL: addr, len, type, flags, a 32-byte name, then sample_id_all. */
+static size_t put_ksymbol(uint64_t *buf, uint64_t addr, uint32_t len, uint16_t flags,
+			  const char *name, uint64_t time)
+{
+	struct perf_event_header *h = (void *)buf;
+	uint32_t pt[2] = { 0, 0 };
+	uint16_t tf[2] = { PERF_RECORD_KSYMBOL_TYPE_BPF, flags };
+
+	memset(buf, 0, 10 * 8);
+	buf[1] = addr;
+	memcpy(buf + 2, &len, 4);
+	memcpy((char *)(buf + 2) + 4, tf, 4);
+	snprintf((char *)(buf + 3), 32, "%s", name);
+	memcpy(buf + 7, pt, 8);	/* sample_id_all: TID TIME CPU */
+	buf[8] = time;
+	h->type = PERF_RECORD_KSYMBOL;
+	h->size = 10 * 8;
+	return 10;
+}
+
+/*
+ * A BPF program loaded, sampled and unloaded during the run: its KSYMBOL
+ * records name its whole range, still after the unregistration; a cut
+ * record (a name without its NUL) and an unregistration alone change
+ * nothing.
+ */
+static void test_ksymbol(void)
+{
+	struct sampler_opts o = { .freq = 1000 };
+	struct symbols *syms = symbols__new();
+	struct sampler *s = sampler__new(&o, syms, NULL);
+	struct profile *p = profile__new();
+	static uint64_t buf[256];
+	const uint64_t base = 0xffffffffc0100000ULL, ip = base + 0x2abc;
+	const uint64_t chain[] = { PERF_CONTEXT_KERNEL, ip };
+	const char *name = "bpf_prog_1122334455667788_t";
+	struct run r = { 0 };
+	uint64_t reg, unreg, listed;
+	size_t n = 0, i;
+	const struct frame *f;
+
+	n += put_ksymbol(buf + n, base, 0x3000, 0, name, 100);
+	n += put_sample(buf + n, ip, 7, 150, chain, 2, PERF_RECORD_MISC_KERNEL);
+	n += put_ksymbol(buf + n, base, 0x3000, PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER, name, 200);
+	n += put_ksymbol(buf + n, base + 0x10000, 0x1000, 0, "cut", 210);
+	memset((char *)(buf + n - 7), 'x', 32);	/* its name fills the record: no NUL */
+	((struct perf_event_header *)(buf + n - 10))->size = 7 * 8;
+	n -= 3;
+	n += put_sample(buf + n, base + 0x10010, 7, 220, NULL, 0, PERF_RECORD_MISC_KERNEL);
+	is_int(sampler__replay(s, buf, n * 8), 2, "two samples replayed among KSYMBOL records");
+	sampler__add_events(s, p);
+	sampler__end_run(s, p, 0, &r);
+	f = NULL;
+	for (i = 0; i < p->nr_frames; i++)
+		if (p->frames[i].addr == ip)
+			f = &p->frames[i];
+	ok(f && f->sym && !strcmp(profile__str(p, f->sym), name) && f->dso &&
+	   !strcmp(profile__str(p, f->dso), name) && f->sym_off == 0x2abc,
+	   "the unloaded program's sample: %s+0x2abc, its DSO the same name", name);
+	for (i = 0; i < p->nr_frames; i++)
+		if (p->frames[i].addr == base + 0x10010)
+			f = &p->frames[i];
+	ok(f && f->addr == base + 0x10010 && !f->sym, "a cut KSYMBOL record names nothing");
+	symbols__ktext_counts(syms, &reg, &unreg, &listed);
+	ok(reg == 1 && unreg == 1, "one registration, one unregistration counted");
+	profile__free(p);
+	sampler__free(s);
+	symbols__free(syms);
+}
+
 /* Addresses of the stack of the count whose leaf is at leaf (leaf first); its length. */
 static size_t stack_of(const struct profile *p, uint64_t leaf, uint64_t *out, size_t max)
 {
@@ -767,6 +837,7 @@ int main(int argc, char **argv)
 	if (!ok(err == 0, "kallsyms loaded"))
 		printf("#   %s\n", e.msg);
 	test_replay(syms);
+	test_ksymbol();
 	test_sideband_order(syms);
 	test_sideband_bounded(syms);
 	test_junk_frames(syms);
