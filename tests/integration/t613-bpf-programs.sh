@@ -23,29 +23,22 @@ cat >"$tmp/bpfload.c" <<'PROG'
  * bpfload: load a socket-filter BPF program of N straight-line
  * instructions (r0 += 1 each, about 4 bytes of x86 code) with the bpf
  * syscall and run it with BPF_PROG_TEST_RUN.
- *   bpfload run N SECS       load, run for SECS, unload, then spin SECS in user space
- *   bpfload pin N PATH       load and pin at PATH (bpffs), return
- *   bpfload runpin PATH SECS run the pinned program for SECS
+ *   bpfload run N CALLS       load, run it CALLS x 1000 times, unload, then
+ *                             spin CALLS x 800000 times in user space
+ *   bpfload pin N PATH        load and pin at PATH (bpffs), return
+ *   bpfload runpin PATH CALLS run the pinned program CALLS x 1000 times
+ * Work, not time: the shares of the two parts do not depend on the load.
  */
 #include <linux/bpf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 static long sys_bpf(int cmd, union bpf_attr *a)
 {
 	return syscall(__NR_bpf, cmd, a, sizeof(*a));
-}
-
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
 static int load(unsigned n, const char *name)
@@ -72,10 +65,10 @@ static int load(unsigned n, const char *name)
 	return fd;
 }
 
-static int run(int fd, double secs)
+/* calls BPF_PROG_TEST_RUN calls, 1000 runs of the program each */
+static int run(int fd, long calls)
 {
 	unsigned char pkt[64] = { 0 };
-	double end = now() + secs;
 	union bpf_attr a;
 
 	do {
@@ -88,7 +81,7 @@ static int run(int fd, double secs)
 			perror("bpf(BPF_PROG_TEST_RUN)");
 			return 1;
 		}
-	} while (now() < end);
+	} while (--calls > 0);
 	return 0;
 }
 
@@ -99,13 +92,13 @@ int main(int argc, char **argv)
 	int fd;
 
 	if (argc == 4 && !strcmp(argv[1], "run")) {
-		double end;
+		long calls = atol(argv[3]), i;
 
 		fd = load((unsigned)atoi(argv[2]), "mmprof_gone");
-		if (fd < 0 || run(fd, atof(argv[3])))
+		if (fd < 0 || run(fd, calls))
 			return 1;
 		close(fd);	/* the last reference: the program is unloaded */
-		for (end = now() + atof(argv[3]); now() < end;)
+		for (i = 0; i < calls * 800000; i++)
 			sink++;
 		return 0;
 	}
@@ -130,9 +123,9 @@ int main(int argc, char **argv)
 			perror("bpf(BPF_OBJ_GET)");
 			return 1;
 		}
-		return run(fd, atof(argv[3]));
+		return run(fd, atol(argv[3]));
 	}
-	fprintf(stderr, "usage: bpfload run N SECS | pin N PATH | runpin PATH SECS\n");
+	fprintf(stderr, "usage: bpfload run N CALLS | pin N PATH | runpin PATH CALLS\n");
 	return 2;
 }
 PROG
@@ -161,7 +154,7 @@ kernel_unnamed() {
 
 # --- loaded, run and unloaded during the recording ---------------------
 gone='^bpf_prog_[0-9a-f]+_mmprof_gone$'
-"$MMPROF" record -q -e cpu-clock -o "$tmp/gone.data" -- "$tmp/bpfload" run 1000 0.5 \
+"$MMPROF" record -q -e cpu-clock -o "$tmp/gone.data" -- "$tmp/bpfload" run 1000 1000 \
 	>"$tmp/gone.out" 2>&1
 ok $? "record a program that loads, runs and unloads a BPF program"
 diag "$tmp/gone.out"
@@ -175,7 +168,7 @@ ok $? "gone: under 2 % of samples are unnamed kernel addresses ($u %)"
 meta=$(sqlite3 "$tmp/gone.data" "select value from meta where key = 'symbols.kernel_text'")
 case $meta in "0 registered"*|"" | *" 0 unregistered"*) false ;; *) true ;; esac
 ok $? "gone: meta symbols.kernel_text counts the KSYMBOL records ($meta)"
-if perf record -q -e cpu-clock -o "$tmp/gone.pdata" "$tmp/bpfload" run 1000 0.5 \
+if perf record -q -e cpu-clock -o "$tmp/gone.pdata" "$tmp/bpfload" run 1000 1000 \
 	>/dev/null 2>"$tmp/perf.err"; then
 	p=$(perf_share "$tmp/gone.pdata" "$gone")
 else
@@ -193,7 +186,7 @@ ok $? "an 80 KB BPF program loaded and pinned before recording"
 grep -q '_mmprof_big[[:space:]]*\[bpf\]' /proc/kallsyms
 ok $? "kallsyms lists it (at one address)"
 big='^bpf_prog_[0-9a-f]+_mmprof_big$'
-"$MMPROF" record -q -e cpu-clock -o "$tmp/big.data" -- "$tmp/bpfload" runpin "$tmp/bpffs/big" 0.5 \
+"$MMPROF" record -q -e cpu-clock -o "$tmp/big.data" -- "$tmp/bpfload" runpin "$tmp/bpffs/big" 100 \
 	>"$tmp/big.out" 2>&1
 ok $? "record runs of the pinned program"
 diag "$tmp/big.out"
@@ -210,7 +203,7 @@ sqlite3 "$tmp/big.data" "select max(f.sym_off) from frames f join strings s on s
 off=$(cat "$tmp/big.off")
 [ -n "$off" ] && [ "$off" -gt 65536 ]
 ok $? "big: named samples up to offset $off (of some 80,000 bytes), far past the first page"
-if perf record -q -e cpu-clock -o "$tmp/big.pdata" "$tmp/bpfload" runpin "$tmp/bpffs/big" 0.5 \
+if perf record -q -e cpu-clock -o "$tmp/big.pdata" "$tmp/bpfload" runpin "$tmp/bpffs/big" 100 \
 	>/dev/null 2>"$tmp/perf.err"; then
 	p=$(perf_share "$tmp/big.pdata" "$big")
 else
