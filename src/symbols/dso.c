@@ -419,38 +419,25 @@ int symbols__copy_vdso(struct symbols *s)
  * The file d mapped, found by its identity when its path no longer
  * gives it (a chroot's or a gone container's path, a process that
  * exited before its mapping could be opened): by handle on its
- * filesystem.  The fd is kept (fdpath) so the unwinder and --inline read
- * that file, not the path; the return value is a copy to load from, or
- * -1 (d->err unchanged).
+ * filesystem, checked against the identity; -1 when not found.  A copy
+ * is kept (fdpath, within the bound) so that the unwinder and --inline
+ * read that file, not the path.
  */
 static int open_by_id(struct symbols *s, struct dso *d)
 {
-	int fd = fhandle__open(s->mountinfo, d->id.maj, d->id.min, d->id.ino, d->id.gen), copy;
+	int fd = fhandle__open(s->mountinfo, d->id.maj, d->id.min, d->id.ino, d->id.gen), keep;
 
+	if (fd >= 0 && !id_matches(fd, &d->id, false)) {
+		close(fd);
+		fd = -1;
+	}
 	if (fd < 0)
 		return -1;
-	if (!id_matches(fd, &d->id, false)) {
-		close(fd);
-		return -1;
-	}
 	d->stale = false;
 	d->by_handle = true;
-	copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	if (copy < 0) {
-		close(fd);
-		return -1;
-	}
-	if (s->nr_fds < s->max_fds) {
-		char fdpath[32];
-
-		d->fd = fd;
-		s->nr_fds++;
-		snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
-		d->fdpath = xstrdup(fdpath);
-	} else {
-		close(fd);
-	}
-	return copy;
+	if (s->nr_fds < s->max_fds && (keep = fcntl(fd, F_DUPFD_CLOEXEC, 0)) >= 0)
+		dso_keep_fd(s, d, keep);
+	return fd;
 }
 
 void symbols__load_dso(struct symbols *s, struct dso *d)
