@@ -570,6 +570,40 @@ static int open_mapped(pid_t pid, uint64_t start, uint64_t end, const char *name
 	return fd;
 }
 
+/*
+ * One file, several DSOs: the same inode seen through a live process of
+ * a container (keyed by its namespace) and through gone ones (whose
+ * namespace could no longer be read: keyed as ours).  A DSO missed at
+ * first sight takes a copy of the fd another DSO keeps on its file, and
+ * a file opened now serves the DSOs that missed it.  Scans the DSOs, on
+ * first sights and retries only.
+ */
+static int fd_of_file(const struct symbols *s, const struct file_id *id)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_dsos; i++)
+		if (s->dsos[i].fd >= 0 && id_eq(&s->dsos[i].id, id))
+			return fcntl(s->dsos[i].fd, F_DUPFD_CLOEXEC, 0);
+	return -1;
+}
+
+static void give_missed(struct symbols *s, const struct file_id *id, int fd)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_dsos && s->nr_fds < s->max_fds; i++) {
+		struct dso *d = &s->dsos[i];
+		int keep;
+
+		if (d->missed && d->fd < 0 && !d->loaded && id_eq(&d->id, id) &&
+		    (keep = fcntl(fd, F_DUPFD_CLOEXEC, 0)) >= 0) {
+			d->missed = false;
+			dso_keep_fd(s, d, keep);
+		}
+	}
+}
+
 void symbols__watch2(struct symbols *s, pid_t pid, uint64_t start, uint64_t len,
 		     const char *filename, const struct file_id *id)
 {
@@ -612,6 +646,8 @@ void symbols__watch2(struct symbols *s, pid_t pid, uint64_t start, uint64_t len,
 		if (fd >= 0) {
 			s->dsos[row].missed = false;
 			dso_keep_fd(s, &s->dsos[row], fd);
+			if (s->dsos[row].fd >= 0)
+				give_missed(s, id, s->dsos[row].fd);
 		}
 	} else if (row == HASHIDX_NONE) {
 		bool missed;
@@ -623,6 +659,12 @@ void symbols__watch2(struct symbols *s, pid_t pid, uint64_t start, uint64_t len,
 		/* too late: the process (its root, its mappings) gone before its record was read */
 		snprintf(root, sizeof(root), "/proc/%d", (int)pid);
 		missed = fd < 0 && access(root, F_OK);
+		if (missed)
+			fd = fd_of_file(s, id);		/* the same file, kept for another DSO */
+		else if (fd >= 0)
+			give_missed(s, id, fd);
+		if (fd >= 0)
+			missed = false;
 		row = symbols__get_dso(s, filename, pid, k.mntns, &fd, id);
 		if (missed)
 			s->dsos[row].missed = true;

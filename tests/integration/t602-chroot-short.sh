@@ -9,7 +9,10 @@
 # MMAP2 gives (device, inode, generation: open_by_handle_at), and a
 # mapping missed at first sight is opened through a later process of the
 # same file while one lives (20 runs of 20 copies: only the identity
-# serves).  perf names these from the host's paths
+# serves).  In another mount namespace, from a tmpfs only it mounts (gone
+# with it): a gone process's namespace cannot be read any more, so its
+# mapping is keyed apart from a live one's, which lends it its fd (before:
+# about half named).  perf names these from the host's paths
 # (hex, or another file's names); mmprof must name at least as many.
 # With --call-graph dwarf the unwinder reads that file too (before: no
 # stack reached main).  Then the same loop with the chroot removed at its end: what cannot be
@@ -18,7 +21,7 @@
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t602
-plan 13
+plan 15
 
 cat >"$tmp/busy.c" <<'PROG'
 #include <time.h>
@@ -109,6 +112,20 @@ set -- $(named20 "$tmp/each.data")
 echo "# 20 binaries: $1 % of $2 samples named"
 awk -v v="$1" -v a="$2" 'BEGIN { exit !(a > 100 && v > 90) }'
 ok $? "each binary seen once, mostly after its process exited: named by identity ($1 % of $2)"
+
+# --- another mount namespace, its own tmpfs (gone with it at the end) ---
+cp "$tmp/root/bin/busy" "$tmp/busy"
+cat >"$tmp/ns.sh" <<EOF
+unshare -m --propagation private sh -c 'mount -t tmpfs mmprof-t602 /mnt && cp "$tmp/busy" /mnt/busy &&
+	i=0; while [ \$i -lt 40 ]; do /mnt/busy; i=\$((i + 1)); done'
+EOF
+"$MMPROF" record -q -e cpu-clock -o "$tmp/ns.data" -- sh "$tmp/ns.sh" >"$tmp/out" 2>&1
+ok $? "record 40 runs in another mount namespace, from a tmpfs only it mounts"
+diag "$tmp/out"
+set -- $(named "$tmp/ns.data")
+echo "# mount namespace: $1 % of $2 samples of busy named"
+awk -v v="$1" -v a="$2" 'BEGIN { exit !(a > 100 && v > 90) }'
+ok $? "over 90 % of their samples are named ($1 % of $2): one live process's fd serves the gone ones"
 
 # --- --call-graph dwarf: the unwinder reads the file found by identity ---
 cc -O2 -g -fomit-frame-pointer -o "$tmp/root/bin/busyd" "$tmp/busy.c"
