@@ -116,8 +116,12 @@ void symbols__ksymbol(struct symbols *s, uint64_t addr, uint64_t len, bool unreg
 /*
  * The BPF programs loaded now, their functions at full length (the bpf
  * syscall's program info; the names kallsyms gives those addresses, so
- * load kallsyms first): perf reads the same at record start.  Returns 0,
- * or -EPERM without CAP_SYS_ADMIN (then kallsyms' one address each).
+ * load kallsyms first): perf reads the same at record start.  Called
+ * again at the end of a run, it adds the programs loaded meanwhile by
+ * processes the recording does not follow (their KSYMBOL records go to
+ * those processes' events only), named from a fresh read of kallsyms'
+ * "[bpf]" lines; what is known already is skipped.  Returns 0, or -EPERM
+ * without CAP_SYS_ADMIN (then kallsyms' one address each).
  */
 int symbols__load_bpf_progs(struct symbols *s);
 

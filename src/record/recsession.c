@@ -84,7 +84,11 @@ static int sampling_end_run(void *ctx, struct profile *p, uint32_t run, struct r
 			    struct errmsg *e)
 {
 	struct recsession *s = ctx;
-	int err = sampler__end_run(s->sampler, p, run, r);
+	int err;
+
+	/* BPF programs that processes not followed loaded, still there (root) */
+	symbols__load_bpf_progs(s->syms);
+	err = sampler__end_run(s->sampler, p, run, r);
 
 	if (err)
 		return errmsg__set(e, err, "cannot store the samples of run %u: %s", run + 1,
@@ -348,7 +352,7 @@ void recsession__finish(struct recsession *s, int stop_sig)
 
 		symbols__ktext_counts(s->syms, &reg, &unreg, &listed);
 		snprintf(buf, sizeof(buf), "%" PRIu64 " registered, %" PRIu64
-			 " unregistered, %" PRIu64 " listed at start", reg, unreg, listed);
+			 " unregistered, %" PRIu64 " from program info", reg, unreg, listed);
 		if (reg || unreg || listed)
 			profile__set_meta(s->p, "symbols.kernel_text", buf);
 	}

@@ -32,6 +32,7 @@
 #include <errno.h>
 #include <linux/bpf.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -117,8 +118,19 @@ static long sys_bpf(int cmd, union bpf_attr *attr)
 	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
 }
 
-/* One program's functions: kallsyms names them, the info gives their lengths. */
-static void add_prog(struct symbols *s, int fd)
+/* A function of a program, its name still to find in kallsyms. */
+struct bpf_func {
+	uint64_t addr;
+	uint32_t len;
+};
+
+struct bpf_funcs {
+	struct bpf_func *v;
+	size_t nr, alloc;
+};
+
+/* One program's functions not known yet (kallsyms names them; the info gives their lengths). */
+static void add_prog(struct symbols *s, int fd, struct bpf_funcs *todo)
 {
 	struct bpf_prog_info info;
 	union bpf_attr attr;
@@ -149,19 +161,75 @@ static void add_prog(struct symbols *s, int fd)
 	if (sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr) || info.nr_jited_ksyms < nr)
 		goto out;
 	for (i = 0; i < nr; i++) {
-		const struct sym *y = symtab__find(&s->kernel, addrs[i]);
+		const struct krange *k = ktext__find(s, addrs[i]);
+		const struct sym *y;
 
-		/* a program kallsyms does not list (bpf_jit_kallsyms 0) stays unnamed */
-		if (y && y->start == addrs[i] && ktext_add(s, addrs[i], lens[i], y->name))
-			s->ktext_listed++;
+		if (!lens[i] || (k && k->sym_start == addrs[i]))
+			continue;	/* a KSYMBOL record (or an earlier walk) gave it */
+		y = symtab__find(&s->kernel, addrs[i]);
+		if (y && y->start == addrs[i]) {
+			if (ktext_add(s, addrs[i], lens[i], y->name))
+				s->ktext_listed++;
+		} else {
+			XGROW(todo->v, todo->alloc, todo->nr);
+			todo->v[todo->nr].addr = addrs[i];
+			todo->v[todo->nr++].len = lens[i];
+		}
 	}
 out:
 	free(addrs);
 	free(lens);
 }
 
+static int func_cmp(const void *a, const void *b)
+{
+	const struct bpf_func *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/*
+ * Programs loaded since kallsyms was read, by a process the recording
+ * does not follow (no KSYMBOL record reaches a per-task event from
+ * there): their names from the "[bpf]" lines of a fresh read.  A
+ * program kallsyms does not list (bpf_jit_kallsyms 0) stays unnamed.
+ */
+static void name_late(struct symbols *s, struct bpf_funcs *todo)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *fp;
+
+	if (!todo->nr || !s->kallsyms_path || !(fp = fopen(s->kallsyms_path, "re")))
+		return;
+	qsort(todo->v, todo->nr, sizeof(*todo->v), func_cmp);
+	while (getline(&line, &cap, fp) > 0) {
+		struct bpf_func key, *f;
+		char *end, *name;
+		size_t nlen;
+
+		if (!strstr(line, "\t[bpf]"))
+			continue;
+		key.addr = strtoull(line, &end, 16);
+		if (end == line || !(f = bsearch(&key, todo->v, todo->nr, sizeof(*todo->v), func_cmp)))
+			continue;
+		name = end + strspn(end, " \t");
+		name += *name ? 1 : 0;		/* the type letter */
+		name += strspn(name, " \t");
+		nlen = strcspn(name, " \t\r\n");
+		if (!nlen)
+			continue;
+		name[nlen] = '\0';
+		if (ktext_add(s, f->addr, f->len, name))
+			s->ktext_listed++;
+	}
+	free(line);
+	fclose(fp);
+}
+
 int symbols__load_bpf_progs(struct symbols *s)
 {
+	struct bpf_funcs todo = { NULL, 0, 0 };
 	union bpf_attr attr;
 	uint32_t id = 0, n;
 	int err = 0;
@@ -182,9 +250,11 @@ int symbols__load_bpf_progs(struct symbols *s)
 		fd = (int)sys_bpf(BPF_PROG_GET_FD_BY_ID, &attr);
 		if (fd < 0)
 			continue;	/* unloaded meanwhile */
-		add_prog(s, fd);
+		add_prog(s, fd, &todo);
 		close(fd);
 	}
+	name_late(s, &todo);
+	free(todo.v);
 	return err;
 }
 

@@ -10,13 +10,16 @@
 #   - an 80 KB program pinned before the recording: kallsyms lists it at
 #     one address, so only its first page had a name (before: 92 % of its
 #     samples unnamed); the bpf syscall's program info gives its length.
-# perf names both (bpf_prog_<tag>_<name>); the share of samples in the
+#   - the same, pinned during the recording by a process the recording
+#     does not follow (its KSYMBOL record never reaches our per-task
+#     events): named from the program info walked again at run end.
+# perf names the first two (bpf_prog_<tag>_<name>); the share of samples in the
 # program must be perf's within 10 points.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t613
 cleanup_hook() { umount "$tmp/bpffs" 2>/dev/null; }
-plan 14
+plan 16
 
 cat >"$tmp/bpfload.c" <<'PROG'
 /*
@@ -215,5 +218,27 @@ echo "# big: in the program: mmprof $m %, perf ${p:-?} %"
 ok $? "big: within 10 points of perf (mmprof $m %, perf ${p:-none} %)"
 rm -f "$tmp/bpffs/big"
 ok $? "the pinned program is unpinned (unloaded)"
+
+# --- loaded during the recording by a process it does not follow --------
+# the workload waits for a file; the program is pinned by this shell,
+# outside the recording, once the recording runs, then the file appears
+cat >"$tmp/late.sh" <<EOF
+while [ ! -e "$tmp/go" ]; do sleep 0.05; done
+exec "$tmp/bpfload" runpin "$tmp/bpffs/late" 100
+EOF
+"$MMPROF" record -q -e cpu-clock -o "$tmp/late.data" -- sh "$tmp/late.sh" >"$tmp/late.out" 2>&1 &
+rpid=$!
+i=0
+while [ $i -lt 600 ] && ! pgrep -f "^sh $tmp/late.sh" >/dev/null; do sleep 0.1; i=$((i + 1)); done
+"$tmp/bpfload" pin 20000 "$tmp/bpffs/late" && touch "$tmp/go"
+wait $rpid
+ok $? "record a workload running a program another process pinned during the recording"
+diag "$tmp/late.out"
+late='^bpf_prog_[0-9a-f]+_mmprof_big$'
+m=$(leaf_share "$tmp/late.data" "$late")
+echo "# late: $m % of samples in the program"
+awk -v v="$m" 'BEGIN { exit !(v > 60) }'
+ok $? "late: named from its program info at the end of the run ($m % of samples in it)"
+rm -f "$tmp/bpffs/late"
 
 done_testing
