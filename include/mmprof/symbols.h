@@ -15,7 +15,8 @@
  *
  * An exec (COMM with exec set) starts a fresh address space for that pid;
  * maps of exited processes are kept, because their samples are resolved
- * after they are gone.  Resolution uses the maps as they were last seen.
+ * after they are gone.  Resolution uses the maps as they were last seen,
+ * or those symbols__keep_maps() kept for samples taken before an exec.
  * Events must be fed in time order (sort per-CPU buffers by sample time):
  * a MMAP2 delivered before the COMM exec that precedes it would be wiped.
  *
@@ -186,6 +187,15 @@ void symbols__watch2(struct symbols *s, pid_t pid, uint64_t start, uint64_t len,
  * that reuses the pid starts from its parent's maps alone.
  */
 void symbols__exit(struct symbols *s, pid_t pid, pid_t tid);
+
+/*
+ * Keep pid's maps as they are now under the id as (a key no pid uses,
+ * e.g. above PID_MAX_LIMIT), before an exec or a reused pid replaces
+ * them: samples taken before the change resolve through as, with the
+ * maps of their own time.  The task as is made or replaced; nothing is
+ * kept when pid has no maps.
+ */
+void symbols__keep_maps(struct symbols *s, pid_t pid, pid_t as);
 
 /*
  * Read /proc/PID/maps (executable mappings) and the comm of the process and

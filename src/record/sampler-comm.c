@@ -1,13 +1,21 @@
 /*
- * sampler-comm: the name of every thread the sampler has seen, as it
- * changes over the run; see src/record/sampler-int.h.
+ * sampler-comm: the name and address space of every thread the sampler
+ * has seen, as they change over the run; see src/record/sampler-int.h.
  *
  * Comm strings are interned as local ids (hashidx over comms[]); each
- * thread keeps its comm and the one before with the time of the change,
- * so a sample read after an exec's COMM but taken before it still gets
- * the old name.  Threads of processes that existed before the open send
- * no COMM: their names come from /proc when sampling starts.  Lookups:
- * one per sample (hashidx over tids[]), inserts: one per new thread.
+ * thread keeps the comm of the records applied so far, which is the one
+ * at the time of the sample being aggregated, since samples leave the
+ * side-band queue in time order with the COMM and FORK records.  Threads
+ * of processes that existed before the open send no COMM: their names
+ * come from /proc when sampling starts.  Lookups: one per sample
+ * (hashidx over tids[]), inserts: one per new thread.
+ *
+ * Address spaces: a process's samples are aggregated under its pid until
+ * an exec (or a FORK that reuses the pid) replaces its maps; then, if it
+ * was sampled, its maps are kept in the symbols context under a key of
+ * their own and the pid's later samples get a new key (spaces[]), so a
+ * wrapper's samples before it exec'd resolve through the wrapper's maps.
+ * One row per exec that follows samples: a few per workload.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -17,6 +25,7 @@
 #include <string.h>
 
 #include "sampler-int.h"
+#include "mmprof/symbols.h"
 #include "mmprof/xalloc.h"
 
 static bool comm_eq(const void *ctx, uint32_t row, const void *key)
@@ -69,41 +78,97 @@ struct tid_comm *sampler__tid_comm(struct sampler *s, int32_t tid, bool create)
 	XGROW(s->tids, s->alloc_tids, s->nr_tids);
 	t = &s->tids[s->nr_tids];
 	t->tid = tid;
-	t->comm = t->prev = 0;
-	t->since = 0;
+	t->comm = 0;
+	t->space = 0;
+	t->sampled = false;
 	hashidx__insert(&s->tid_idx, h, (uint32_t)s->nr_tids++);
 	return t;
 }
 
-void sampler__set_comm(struct sampler *s, int32_t tid, uint32_t comm, uint64_t time)
+void sampler__set_comm(struct sampler *s, int32_t tid, uint32_t comm)
 {
 	struct tid_comm *t = sampler__tid_comm(s, tid, true);
 
-	if (!t)
-		return;
-	t->prev = t->comm;	/* 0 when unknown before this change */
-	t->comm = comm;
-	t->since = time;
+	if (t)
+		t->comm = comm;
 }
 
-uint32_t sampler__comm_of(struct sampler *s, uint32_t pid, uint32_t tid, uint64_t time)
+uint32_t sampler__comm_of(struct sampler *s, uint32_t pid, uint32_t tid)
 {
 	struct tid_comm *t = sampler__tid_comm(s, (int32_t)tid, false);
+	uint32_t comm;
 	char buf[32];
 
-	if (!t)
+	if (!t || !t->comm)
 		t = sampler__tid_comm(s, (int32_t)pid, false);
-	if (t && t->comm && !(time && time < t->since))
+	if (t && t->comm)
 		return t->comm;
-	if (t && t->prev)
-		return t->prev;
-	/* perf's spelling for a thread whose name was not known then */
+	/* perf's spelling for a thread whose name is not known, kept: formatted once */
 	snprintf(buf, sizeof(buf), ":%" PRIu32, tid);
-	if (!t && (int32_t)tid != -1) {
-		sampler__set_comm(s, (int32_t)tid, sampler__comm_intern(s, buf), 0);
-		return sampler__tid_comm(s, (int32_t)tid, false)->comm;
-	}
-	return sampler__comm_intern(s, buf);
+	comm = sampler__comm_intern(s, buf);
+	sampler__set_comm(s, (int32_t)tid, comm);
+	return comm;
+}
+
+static bool space_eq(const void *ctx, uint32_t row, const void *key)
+{
+	const struct sampler *s = ctx;
+
+	return s->spaces[row].key == *(const uint32_t *)key;
+}
+
+static struct space *space_find(const struct sampler *s, uint32_t key)
+{
+	uint32_t row = hashidx__find(&s->space_idx, hash__u64(key), space_eq, s, &key);
+
+	return row == HASHIDX_NONE ? NULL : &s->spaces[row];
+}
+
+static void space_add(struct sampler *s, uint32_t key, uint32_t pid, int32_t symkey)
+{
+	XGROW(s->spaces, s->alloc_spaces, s->nr_spaces);
+	s->spaces[s->nr_spaces] = (struct space){ .key = key, .pid = (int32_t)pid,
+						  .symkey = symkey };
+	hashidx__insert(&s->space_idx, hash__u64(key), (uint32_t)s->nr_spaces++);
+}
+
+uint32_t sampler__space_key(struct sampler *s, uint32_t pid)
+{
+	struct tid_comm *t;
+
+	if (pid > INT32_MAX)
+		return pid;	/* not a process (-1): end_run stores pid 0 */
+	t = sampler__tid_comm(s, (int32_t)pid, true);
+	t->sampled = true;
+	return t->space ? t->space : pid;
+}
+
+void sampler__space_end(struct sampler *s, uint32_t pid)
+{
+	struct tid_comm *t = pid > INT32_MAX ? NULL : sampler__tid_comm(s, (int32_t)pid, false);
+	struct space *sp;
+	int32_t keep;
+
+	if (!t || !t->sampled || s->next_space > INT32_MAX - SPACE_FIRST - 1)
+		return;
+	keep = (int32_t)(SPACE_FIRST + s->next_space++);
+	symbols__keep_maps(s->syms, (pid_t)pid, keep);
+	sp = t->space ? space_find(s, t->space) : NULL;
+	if (sp)
+		sp->symkey = keep;
+	else
+		space_add(s, t->space ? t->space : pid, pid, keep);
+	t->space = SPACE_FIRST + s->next_space++;
+	t->sampled = false;
+	space_add(s, t->space, pid, (int32_t)pid);
+}
+
+void sampler__space_of(const struct sampler *s, uint32_t key, uint32_t *pid, int32_t *symkey)
+{
+	const struct space *sp = space_find(s, key);
+
+	*pid = sp ? (uint32_t)sp->pid : key;
+	*symkey = sp ? sp->symkey : (int32_t)key;
 }
 
 /* Comms of the threads of an existing process (no COMM records will come). */
@@ -132,7 +197,7 @@ static void read_proc_comms(struct sampler *s, pid_t pid)
 		comm[n] = '\0';
 		if (n && comm[n - 1] == '\n')
 			comm[n - 1] = '\0';
-		sampler__set_comm(s, atoi(d->d_name), sampler__comm_intern(s, comm), 0);
+		sampler__set_comm(s, atoi(d->d_name), sampler__comm_intern(s, comm));
 	}
 	closedir(dir);
 }

@@ -3,15 +3,17 @@
  * else (the public interface is include/mmprof/sampler.h).
  *
  *   sampler.c          construction, options, the notes
- *   sampler-comm.c     comm and tid tracking; what /proc says of existing processes
+ *   sampler-comm.c     comm, tid and address-space tracking; what /proc says of existing processes
  *   sampler-open.c     opening the events, and why an open failed
  *   sampler-stream.c   the event stream: samples, side-band records in time order
  *   sampler-resolve.c  end of run: addresses to frames, counts into the profile
  *
  * Invariants: evs[] is settled by the first successful open (chosen);
- * side-band records wait in sb until no earlier one can still come (see
- * the comment in struct sampler); comm ids are local (1-based, 0 unknown)
- * and become profile strings only in sampler__end_run.
+ * side-band records and samples wait in sb until no earlier one can
+ * still come (see the comment in struct sampler), so each sample is
+ * aggregated with the comm and maps of its time; comm ids are local
+ * (1-based, 0 unknown) and become profile strings only in
+ * sampler__end_run.
  */
 #ifndef MMPROF_SAMPLER_INT_H
 #define MMPROF_SAMPLER_INT_H
@@ -49,11 +51,31 @@ struct id_map {
 	uint32_t event;
 };
 
-/* Comm of a thread, with the one before so samples read late get the right one. */
+/*
+ * Comm of a thread as of the records applied so far (samples are applied
+ * in time order with them, so it is the comm at the sample's time); for a
+ * process's leader also its address space: the key its samples are
+ * aggregated under.
+ */
 struct tid_comm {
 	int32_t tid;
-	uint32_t comm, prev;	/* local comm ids */
-	uint64_t since;		/* perf clock time of the change */
+	uint32_t comm;		/* local comm id, 0 unknown */
+	uint32_t space;		/* 0: the pid itself, else a SPACE_FIRST-based key */
+	bool sampled;		/* a sample was aggregated under the current space */
+};
+
+/*
+ * An address space a pid had during the run: aggregate entries carry its
+ * key in place of the pid, so that samples taken before an exec (or
+ * before a pid was reused) resolve through the maps of their own time,
+ * kept in the symbols context under symkey (symbols__keep_maps).  A key
+ * below SPACE_FIRST with no row is a pid in its one and current space.
+ */
+#define SPACE_FIRST	0x40000000u	/* above PID_MAX_LIMIT (2^22), below INT32_MAX */
+struct space {
+	uint32_t key;
+	int32_t pid;		/* the process, for the profile */
+	int32_t symkey;		/* its maps in the symbols context: pid while current */
 };
 
 struct frame_row {
@@ -86,10 +108,9 @@ struct sampler {
 	uint64_t chains_cut;	/* all runs: user chains cut at a junk frame */
 	struct stackagg agg;
 	/*
-	 * --call-graph dwarf: samples carry a user stack copy and wait in the
-	 * side-band queue, so that each is unwound with the maps of its own
-	 * time (an exec or dlopen read later from another CPU is applied
-	 * first); counted when queued (in) and when unwound (out).
+	 * --call-graph dwarf: samples carry a user stack copy, unwound when
+	 * they leave the queue with the maps of their own time.  Every
+	 * sample is counted when queued (in) and when aggregated (out).
 	 */
 	struct unwinder *unwinder;
 	uint64_t deferred_in, deferred_out;
@@ -105,11 +126,14 @@ struct sampler {
 	size_t alloc_lbr;
 
 	/*
-	 * Side-band records (COMM, MMAP, FORK, EXIT), copied and applied to
-	 * the symbols context in time order: the per-CPU buffers are read one
-	 * after another, so an exec's COMM on one CPU can be read after the
-	 * new image's MMAP2s from another, and applying it late would wipe
-	 * those maps.  A record is held only until no earlier one can still
+	 * Side-band records (COMM, MMAP, FORK, EXIT) and samples, copied and
+	 * applied in time order, as perf's ordered events are: the per-CPU
+	 * buffers are read one after another, so an exec's COMM on one CPU
+	 * can be read after the new image's MMAP2s from another (applying it
+	 * late would wipe those maps), a child's COMM before the FORK that
+	 * gave it its parent's name (applying that late named the child's
+	 * samples after its parent: sort's as sh in a pipeline), and a
+	 * sample before the COMM or exec that preceded it.  A record is held only until no earlier one can still
 	 * come (perf's ordered-events rule): after each full drain round,
 	 * those stamped no later than the newest time read by the end of the
 	 * round before are applied, since they were written before this
@@ -128,6 +152,10 @@ struct sampler {
 	struct tid_comm *tids;		/* rows of tid_idx, by tid */
 	size_t nr_tids, alloc_tids;
 	struct hashidx tid_idx;
+	struct space *spaces;		/* rows of space_idx, by key */
+	size_t nr_spaces, alloc_spaces;
+	struct hashidx space_idx;
+	uint32_t next_space;		/* SPACE_FIRST + keys and symkeys handed out */
 
 	/* resolution caches, valid for one profile (across its runs) */
 	struct profile *cache_p;
@@ -148,9 +176,19 @@ struct sampler {
 uint32_t sampler__comm_intern(struct sampler *s, const char *name);
 /* The thread's entry (create: add it); NULL for tid -1, or when absent and !create. */
 struct tid_comm *sampler__tid_comm(struct sampler *s, int32_t tid, bool create);
-void sampler__set_comm(struct sampler *s, int32_t tid, uint32_t comm, uint64_t time);
-/* The comm tid had at time (its process's, perf's ":tid" when unknown). */
-uint32_t sampler__comm_of(struct sampler *s, uint32_t pid, uint32_t tid, uint64_t time);
+void sampler__set_comm(struct sampler *s, int32_t tid, uint32_t comm);
+/* The comm tid has now (its process's, perf's ":tid" when unknown). */
+uint32_t sampler__comm_of(struct sampler *s, uint32_t pid, uint32_t tid);
+/* The key a sample of pid is aggregated under now (marks the space sampled). */
+uint32_t sampler__space_key(struct sampler *s, uint32_t pid);
+/*
+ * pid's address space is about to be replaced (an exec, a FORK reusing
+ * the pid): when samples were taken in it, keep its maps for them and
+ * give pid a new key.
+ */
+void sampler__space_end(struct sampler *s, uint32_t pid);
+/* The process and the symbols key of an aggregate entry's key. */
+void sampler__space_of(const struct sampler *s, uint32_t key, uint32_t *pid, int32_t *symkey);
 /* Names and maps of processes that existed before the open, once per run. */
 void sampler__read_proc(struct sampler *s);
 

@@ -502,7 +502,7 @@ int sampler__open(struct sampler *s, const struct record_target *t, struct errms
 		memcpy(s->pids, t->pids, s->nr_pids * sizeof(*s->pids));
 	}
 	if (t->system_wide)
-		sampler__set_comm(s, 0, sampler__comm_intern(s, "swapper"), 0);
+		sampler__set_comm(s, 0, sampler__comm_intern(s, "swapper"));
 	return 0;
 
 out_teardown:

@@ -2,7 +2,9 @@
  * sampler-resolve: the end of a run, the aggregate into the profile; see
  * src/record/sampler-int.h.
  *
- * Each distinct (pid, address) is resolved once per profile (frow_idx),
+ * Each distinct (address space, address) is resolved once per profile
+ * (frow_idx): a pid's, or the maps kept for samples taken before it
+ * exec'd (sampler-comm.c),
  * with its inline chain once per real frame under --inline; comm ids
  * become profile strings once.  So the cost of a run's end grows with
  * distinct stacks and addresses, not with samples.
@@ -156,7 +158,11 @@ int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct 
 		const uint64_t *chain = stackagg__chain(&s->agg, en);
 		bool kernel = false, leaf = true;
 		size_t n = 0;
-		uint32_t j, node, comm, f;
+		uint32_t j, node, comm, f, pid;
+		int32_t space;
+
+		/* the maps of the sample's time: its pid's, or those kept at an exec */
+		sampler__space_of(s, en->pid, &pid, &space);
 
 		XGROW(s->frames, s->alloc_frames, en->nr);
 		for (j = 0; j < en->nr; j++) {
@@ -165,11 +171,11 @@ int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct 
 					 chain[j] != PERF_CONTEXT_GUEST_USER;
 				continue;
 			}
-			f = frame_of(s, p, en->pid, chain[j], kernel);
+			f = frame_of(s, p, (uint32_t)space, chain[j], kernel);
 			/* kernel frames: whenever record attached a vmlinux */
 			if ((kernel ? symbols__vmlinux(s->syms) != NULL : symbols__inline(s->syms)) &&
 			    p->frames[f].sym)
-				n = push_inline(s, p, en->pid, chain[j], leaf, kernel, f, n);
+				n = push_inline(s, p, (uint32_t)space, chain[j], leaf, kernel, f, n);
 			XGROW(s->frames, s->alloc_frames, n);
 			s->frames[n++] = f;
 			leaf = false;
@@ -189,7 +195,7 @@ int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct 
 				profile__intern(p, en->comm ? s->comms[en->comm] : "[unknown]");
 		/* a pid past pid_t cannot come from the kernel: keep the file valid */
 		profile__add_count(p, run, s->first_event + en->event, comm,
-				   en->pid <= INT32_MAX ? en->pid : 0, node, en->samples, en->period);
+				   pid <= INT32_MAX ? pid : 0, node, en->samples, en->period);
 	}
 	if (r) {
 		r->samples = s->agg.samples;

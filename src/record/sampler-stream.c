@@ -2,12 +2,13 @@
  * sampler-stream: the records of the ring buffers, as they are read; see
  * src/record/sampler-int.h.
  *
- * Samples are parsed, their chains completed (the leaf exactly once) and
- * cut at the first junk frame, and counted in the aggregate (stackagg.h);
- * --call-graph dwarf samples wait in the side-band queue to be unwound
- * with the maps of their own time.  Side-band records (COMM, MMAP, FORK,
- * EXIT) are applied to the symbols context in time order through a
- * reorderq (perfsession.h); LOST and THROTTLE are counted.
+ * Samples and side-band records (COMM, MMAP, FORK, EXIT) wait in one
+ * reorderq (perfsession.h) and leave it in time order, as perf's ordered
+ * events: side-band records are applied to the comms and the symbols
+ * context, samples are aggregated with the comm and address space of
+ * their own time (stackagg.h), their chains completed (the leaf exactly
+ * once) and cut at the first junk frame; --call-graph dwarf samples are
+ * unwound then.  LOST and THROTTLE are counted as read.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -51,21 +52,6 @@ static uint64_t context_of(uint16_t misc)
 	}
 }
 
-/* Does a side-band record of pid wait in the queue (its maps may be about to change)? */
-static bool sideband_pending(const struct sampler *s, uint32_t pid)
-{
-	size_t i;
-
-	for (i = 0; i < reorderq__nr(&s->sb); i++) {
-		const union perf_event *ev = reorderq__event(&s->sb, i);
-
-		/* COMM, MMAP, MMAP2, FORK and EXIT all start with the pid */
-		if (ev->header.type != PERF_RECORD_SAMPLE && ev->comm.pid == pid)
-			return true;
-	}
-	return false;
-}
-
 /*
  * Code built without frame pointers (most distro binaries) makes the
  * kernel's frame-pointer walk return junk after the leaf: whatever the
@@ -73,9 +59,9 @@ static bool sideband_pending(const struct sampler *s, uint32_t pid)
  * memory grew with samples under such loads.  Cut the user part at its
  * first return address outside the pid's executable maps (the leaf IP is
  * kept always); perf keeps those frames and shows them as [unknown].
- * When the pid's maps are unknown, or side-band records of it are still
- * queued (an exec or mmap not applied yet), nothing is cut.  Returns the
- * new length.
+ * The maps are those of the sample's time (records are applied in time
+ * order); when the pid's are unknown, nothing is cut.  Returns the new
+ * length.
  */
 static uint64_t cut_user_chain(struct sampler *s, uint32_t pid, const uint64_t *chain,
 			       uint64_t nr)
@@ -92,35 +78,24 @@ static uint64_t cut_user_chain(struct sampler *s, uint32_t pid, const uint64_t *
 		return nr;	/* no user part, or the leaf alone: chain[u] is the leaf */
 	i = u + 1 + symbols__exec_mapped_prefix(s->syms, (pid_t)pid, chain + u + 1, nr - u - 1);
 	/* a context marker after the user part (not expected): leave it all */
-	if (i >= nr || chain[i] >= PERF_CONTEXT_MAX || sideband_pending(s, pid))
+	if (i >= nr || chain[i] >= PERF_CONTEXT_MAX)
 		return nr;
 	s->chains_cut++;
 	return i;
 }
 
-static void defer_sample(struct sampler *s, const union perf_event *ev);
-
-static void handle_sample(struct sampler *s, const union perf_event *ev)
+/* A sample in time order (parsed when queued: cannot fail). */
+static void add_sample(struct sampler *s, const union perf_event *ev)
 {
 	const uint64_t *chain;
 	struct sample smp;
 	uint64_t nr, i;
 	int event = 0;
 
-	if (s->unwinder) {
-		defer_sample(s, ev);
+	if (sample__parse(ev, s->sample_type, 0, &smp))
 		return;
-	}
-	if (sample__parse(ev, s->sample_type, 0, &smp)) {
-		s->bad++;
-		return;
-	}
-	if (s->nr_evs > 1 && (event = event_of(s, smp.id)) < 0) {
-		s->bad++;
-		return;
-	}
-	if (smp.raw && s->opts.raw_hook && s->evs[event].spec.tracepoint)
-		s->opts.raw_hook(s->opts.raw_ctx, (uint32_t)event, &smp);
+	if (s->nr_evs > 1)
+		event = event_of(s, smp.id);
 	chain = smp.callchain;
 	nr = smp.nr_callchain;
 	if (s->branch_type) {
@@ -146,23 +121,22 @@ static void handle_sample(struct sampler *s, const union perf_event *ev)
 		chain = s->scratch;
 		nr += 2;
 	}
-	if (smp.time > s->seen_max)
-		s->seen_max = smp.time;
 	nr = cut_user_chain(s, smp.pid, chain, nr);
-	stackagg__add(&s->agg, (uint32_t)event, smp.pid, sampler__comm_of(s, smp.pid, smp.tid, smp.time),
-		      chain, (uint32_t)nr, smp.period);
+	stackagg__add(&s->agg, (uint32_t)event, sampler__space_key(s, smp.pid),
+		      sampler__comm_of(s, smp.pid, smp.tid), chain, (uint32_t)nr, smp.period);
 }
 
 static void queue_sideband(struct sampler *s, const union perf_event *ev);
 
-/* --call-graph dwarf, as read: what cannot wait (the raw hook), then into the queue. */
-static void defer_sample(struct sampler *s, const union perf_event *ev)
+/* A sample as read: what cannot wait (the raw hook), then into the queue. */
+static void queue_sample(struct sampler *s, const union perf_event *ev)
 {
 	struct sample smp;
 	int event = 0;
+	int err = s->unwinder ? sample__parse_regs(ev, s->sample_type, 0, UNWIND__REGS_MASK, &smp)
+			      : sample__parse(ev, s->sample_type, 0, &smp);
 
-	if (sample__parse_regs(ev, s->sample_type, 0, UNWIND__REGS_MASK, &smp) ||
-	    (s->nr_evs > 1 && (event = event_of(s, smp.id)) < 0)) {
+	if (err || (s->nr_evs > 1 && (event = event_of(s, smp.id)) < 0)) {
 		s->bad++;
 		return;
 	}
@@ -188,7 +162,6 @@ static void add_unwound(struct sampler *s, const union perf_event *ev)
 	size_t n;
 	int event = 0;
 
-	s->deferred_out++;
 	if (sample__parse_regs(ev, s->sample_type, 0, UNWIND__REGS_MASK, &smp))
 		return;		/* parsed when queued: cannot fail */
 	if (s->nr_evs > 1)
@@ -218,8 +191,8 @@ static void add_unwound(struct sampler *s, const union perf_event *ev)
 		chain[1] = smp.ip;
 		nr = 2;
 	}
-	stackagg__add(&s->agg, (uint32_t)event, smp.pid, sampler__comm_of(s, smp.pid, smp.tid, smp.time),
-		      chain, (uint32_t)nr, smp.period);
+	stackagg__add(&s->agg, (uint32_t)event, sampler__space_key(s, smp.pid),
+		      sampler__comm_of(s, smp.pid, smp.tid), chain, (uint32_t)nr, smp.period);
 }
 
 /* Length of a NUL-terminated string starting at off inside the record, or -1. */
@@ -257,8 +230,12 @@ static void apply_sideband(void *ctx, const union perf_event *ev)
 
 	switch (ev->header.type) {
 	case PERF_RECORD_COMM:
+		/* an exec: samples taken before it keep the maps they were taken in */
+		if (ev->header.misc & PERF_RECORD_MISC_COMM_EXEC)
+			sampler__space_end(s, ev->comm.pid);
 		symbols__comm(s->syms, (pid_t)ev->comm.pid, (pid_t)ev->comm.tid, ev->comm.comm,
 			      ev->header.misc & PERF_RECORD_MISC_COMM_EXEC);
+		sampler__set_comm(s, (int32_t)ev->comm.tid, sampler__comm_intern(s, ev->comm.comm));
 		break;
 	case PERF_RECORD_MMAP2: {
 		struct file_id id;
@@ -272,10 +249,19 @@ static void apply_sideband(void *ctx, const union perf_event *ev)
 		symbols__mmap(s->syms, (pid_t)ev->mmap.pid, ev->mmap.start, ev->mmap.len,
 			      ev->mmap.pgoff, ev->mmap.filename);
 		break;
-	case PERF_RECORD_FORK:
-		if (ev->fork.pid != ev->fork.ppid)
+	case PERF_RECORD_FORK: {
+		/* a new task starts with its parent's name */
+		struct tid_comm *parent = sampler__tid_comm(s, (int32_t)ev->fork.ptid, false);
+
+		if (ev->fork.pid != ev->fork.ppid) {
+			/* a reused pid: the samples of the one before keep its maps */
+			sampler__space_end(s, ev->fork.pid);
 			symbols__fork(s->syms, (pid_t)ev->fork.pid, (pid_t)ev->fork.ppid);
+		}
+		if (parent && parent->comm)
+			sampler__set_comm(s, (int32_t)ev->fork.tid, parent->comm);
 		break;
+	}
 	case PERF_RECORD_EXIT:
 		symbols__exit(s->syms, (pid_t)ev->fork.pid, (pid_t)ev->fork.tid);
 		break;
@@ -285,7 +271,11 @@ static void apply_sideband(void *ctx, const union perf_event *ev)
 				 ev->ksymbol.name);
 		break;
 	case PERF_RECORD_SAMPLE:
-		add_unwound(s, ev);
+		s->deferred_out++;
+		if (s->unwinder)
+			add_unwound(s, ev);
+		else
+			add_sample(s, ev);
 		break;
 	default:
 		break;
@@ -323,19 +313,14 @@ static void end_round(struct sampler *s)
 static void handle_event(void *ctx, const union perf_event *ev)
 {
 	struct sampler *s = ctx;
-	struct sample id;
 
 	switch (ev->header.type) {
 	case PERF_RECORD_SAMPLE:
-		handle_sample(s, ev);
+		queue_sample(s, ev);
 		break;
 	case PERF_RECORD_COMM:
-		if (record_str(ev, offsetof(struct perf_record_comm, comm)) < 0)
-			break;
-		if (sample__parse_id_all(ev, s->sample_type, &id))
-			id.time = 0;
-		queue_sideband(s, ev);
-		sampler__set_comm(s, (int32_t)ev->comm.tid, sampler__comm_intern(s, ev->comm.comm), id.time);
+		if (record_str(ev, offsetof(struct perf_record_comm, comm)) >= 0)
+			queue_sideband(s, ev);
 		break;
 	case PERF_RECORD_MMAP2:
 		if (ev->mmap2.pid == UINT32_MAX ||
@@ -358,16 +343,8 @@ static void handle_event(void *ctx, const union perf_event *ev)
 		queue_sideband(s, ev);
 		break;
 	case PERF_RECORD_FORK:
-		if (ev->header.size < sizeof(struct perf_record_fork))
-			break;
-		queue_sideband(s, ev);
-		{
-			/* a new task starts with its parent's name */
-			struct tid_comm *parent = sampler__tid_comm(s, (int32_t)ev->fork.ptid, false);
-
-			if (parent && parent->comm)
-				sampler__set_comm(s, (int32_t)ev->fork.tid, parent->comm, 0);
-		}
+		if (ev->header.size >= sizeof(struct perf_record_fork))
+			queue_sideband(s, ev);
 		break;
 	case PERF_RECORD_EXIT:
 		if (ev->header.size >= sizeof(struct perf_record_fork))
@@ -396,19 +373,19 @@ static void handle_event(void *ctx, const union perf_event *ev)
 
 int sampler__drain(struct sampler *s)
 {
-	uint64_t before = s->agg.samples - s->deferred_in + s->deferred_out;
+	uint64_t before = s->agg.samples + s->deferred_in - s->deferred_out;
 
 	if (!perfsession__is_open(&s->ps))
 		return 0;
 	perfsession__read(&s->ps, handle_event, s);
 	end_round(s);
-	/* samples read: those queued for unwinding count when read */
-	return (int)(s->agg.samples - s->deferred_in + s->deferred_out - before);
+	/* samples read: queued ones count when read */
+	return (int)(s->agg.samples + s->deferred_in - s->deferred_out - before);
 }
 
 int sampler__replay(struct sampler *s, const void *buf, size_t len)
 {
-	uint64_t before = s->agg.samples;
+	uint64_t before = s->agg.samples + s->deferred_in - s->deferred_out;
 	const char *p = buf, *end = p + len;
 
 	while (p < end) {
@@ -422,7 +399,7 @@ int sampler__replay(struct sampler *s, const void *buf, size_t len)
 	}
 	/* one call is one round, as if its records were one drain's */
 	end_round(s);
-	return (int)(s->agg.samples - before);
+	return (int)(s->agg.samples + s->deferred_in - s->deferred_out - before);
 }
 
 void sampler__close(struct sampler *s)

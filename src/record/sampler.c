@@ -67,6 +67,7 @@ struct sampler *sampler__new(const struct sampler_opts *o, struct symbols *syms,
 	s->syms = syms;
 	hashidx__init(&s->comm_idx);
 	hashidx__init(&s->tid_idx);
+	hashidx__init(&s->space_idx);
 	hashidx__init(&s->frow_idx);
 	stackagg__init(&s->agg);
 	reorderq__init(&s->sb);
@@ -134,6 +135,8 @@ void sampler__free(struct sampler *s)
 	hashidx__release(&s->comm_idx);
 	free(s->tids);
 	hashidx__release(&s->tid_idx);
+	free(s->spaces);
+	hashidx__release(&s->space_idx);
 	free(s->frows);
 	hashidx__release(&s->frow_idx);
 	free(s->comm_str);
@@ -172,8 +175,8 @@ size_t sampler__sideband_held(const struct sampler *s)
 
 void sampler__progress(const struct sampler *s, uint64_t *samples, uint64_t *lost)
 {
-	if (samples)
-		*samples = s->agg.samples;
+	if (samples)	/* those waiting in the queue count as read */
+		*samples = s->agg.samples + s->deferred_in - s->deferred_out;
 	if (lost)
 		*lost = s->lost;
 }

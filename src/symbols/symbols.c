@@ -327,6 +327,25 @@ void symbols__mmap2(struct symbols *s, pid_t pid, uint64_t start, uint64_t len,
 	maps_insert(t, &m);
 }
 
+void symbols__keep_maps(struct symbols *s, pid_t pid, pid_t as)
+{
+	struct task *t = task_find(s, pid), *k;
+
+	if (!t || !t->nr || pid == as)
+		return;
+	k = task_get(s, as);	/* moves the tasks: find pid again */
+	t = task_find(s, pid);
+	free(k->maps);
+	k->maps = xmalloc(t->nr * sizeof(*k->maps));
+	memcpy(k->maps, t->maps, t->nr * sizeof(*k->maps));
+	k->nr = k->alloc = t->nr;
+	k->comm = t->comm;
+	k->mntns = t->mntns;
+	k->mntns_tried = true;
+	k->known = true;
+	k->exited = true;	/* a FORK reusing the id starts afresh */
+}
+
 static void read_comm(struct symbols *s, const char *path, pid_t tid)
 {
 	char buf[64];

@@ -505,6 +505,17 @@ static void test_sideband_order(struct symbols *syms)
 	sampler__free(s);
 }
 
+/* The comm of the count whose leaf frame is at addr, or NULL. */
+static const char *comm_at(const struct profile *p, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_counts; i++)
+		if (p->frames[p->nodes[p->counts[i].node].frame].addr == addr)
+			return profile__str(p, p->counts[i].comm);
+	return NULL;
+}
+
 /* FORK or EXIT (same layout): pid, ppid, tid, ptid, time, then sample_id_all. */
 static size_t put_task(uint64_t *buf, uint32_t type, uint32_t pid, uint32_t ppid, uint64_t time)
 {
@@ -520,6 +531,86 @@ static size_t put_task(uint64_t *buf, uint32_t type, uint32_t pid, uint32_t ppid
 	h->type = (uint16_t)type;
 	h->size = 7 * 8;
 	return 7;
+}
+
+/*
+ * A pipeline: sh (pid 500) forks 501, which execs sort on another CPU;
+ * that CPU's buffer is read first, so the exec's COMM comes before the
+ * FORK that gave 501 its parent's name.  In time order the FORK applies
+ * first: samples of 501 after its exec are sort's, one between the fork
+ * and the exec is sh's (before: every sample read after the FORK was
+ * sh's, as 'record -- sh -c "... | sort | ..."' showed).
+ */
+static void test_fork_comm_order(struct symbols *syms)
+{
+	struct sampler_opts o = { .freq = 1000 };
+	struct sampler *s = sampler__new(&o, syms, NULL);
+	struct profile *p = profile__new();
+	static uint64_t buf[1024];
+	const uint64_t a1 = 0x10000100, a2 = 0x10000200, a3 = 0x10000300;
+	const uint64_t c1[] = { PERF_CONTEXT_USER, a1 }, c2[] = { PERF_CONTEXT_USER, a2 };
+	const uint64_t c3[] = { PERF_CONTEXT_USER, a3 };
+	struct run r = { 0 };
+	size_t n = 0;
+
+	n += put_comm(buf + n, 500, "sh", 10);
+	n += put_comm(buf + n, 501, "sort", 200);	/* CPU 0: the exec */
+	((struct perf_event_header *)(buf + n - 7))->misc |= PERF_RECORD_MISC_COMM_EXEC;
+	n += put_sample(buf + n, a1, 501, 300, c1, 2, PERF_RECORD_MISC_USER);
+	n += put_task(buf + n, PERF_RECORD_FORK, 501, 500, 100);	/* CPU 1: the fork */
+	n += put_sample(buf + n, a2, 501, 150, c2, 2, PERF_RECORD_MISC_USER);
+	n += put_sample(buf + n, a3, 501, 310, c3, 2, PERF_RECORD_MISC_USER);
+	is_int(sampler__replay(s, buf, n * 8), 3, "three samples of the child replayed");
+	sampler__add_events(s, p);
+	sampler__end_run(s, p, 0, &r);
+	is_str(comm_at(p, a1), "sort", "a sample after the exec, read before the FORK: sort");
+	is_str(comm_at(p, a3), "sort", "a sample after the exec, read after the FORK: sort");
+	is_str(comm_at(p, a2), "sh", "a sample between the fork and the exec: its parent's name");
+	profile__free(p);
+	sampler__free(s);
+}
+
+/*
+ * A wrapper computes, then execs the real program in the same pid.  Its
+ * samples were resolved at the run's end through the maps after the
+ * exec, which do not cover the wrapper's code: [unmapped].  They must
+ * resolve through the maps of their own time, and the new image's
+ * through its own.
+ */
+static void test_exec_keeps_maps(struct symbols *syms)
+{
+	struct sampler_opts o = { .freq = 1000 };
+	struct sampler *s = sampler__new(&o, syms, NULL);
+	struct profile *p = profile__new();
+	static uint64_t buf[1024];
+	uint64_t start, end = 0, pgoff = 0, ip = (uint64_t)(uintptr_t)burn_user + 4;
+	const uint64_t shift = 0x100000000ULL, ip2 = ip + shift;
+	const uint64_t c1[] = { PERF_CONTEXT_USER, ip }, c2[] = { PERF_CONTEXT_USER, ip2 };
+	char exe[256] = "";
+	struct run r = { 0 };
+	size_t n = 0, i, pids = 0;
+
+	start = own_text_map(ip, &end, &pgoff, exe, sizeof(exe));
+	n += put_comm(buf + n, 4300, "wrapper", 90);
+	((struct perf_event_header *)(buf + n - 7))->misc |= PERF_RECORD_MISC_COMM_EXEC;
+	n += put_mmap2(buf + n, 4300, start, end - start, pgoff, exe, 100);
+	n += put_sample(buf + n, ip, 4300, 200, c1, 2, PERF_RECORD_MISC_USER);
+	n += put_comm(buf + n, 4300, "spin", 300);
+	((struct perf_event_header *)(buf + n - 7))->misc |= PERF_RECORD_MISC_COMM_EXEC;
+	n += put_mmap2(buf + n, 4300, start + shift, end - start, pgoff, exe, 310);
+	n += put_sample(buf + n, ip2, 4300, 400, c2, 2, PERF_RECORD_MISC_USER);
+	is_int(sampler__replay(s, buf, n * 8), 2, "two samples replayed");
+	sampler__add_events(s, p);
+	sampler__end_run(s, p, 0, &r);
+	is_int(samples_with(p, 0, 0, "burn_user", 0), 2,
+	       "the sample before the exec resolves through the maps it was taken in");
+	is_str(comm_at(p, ip), "wrapper", "it keeps the wrapper's name");
+	is_str(comm_at(p, ip2), "spin", "the one after the exec is the new image's");
+	for (i = 0; i < p->nr_counts; i++)
+		pids += p->counts[i].pid == 4300;
+	is_int(pids, 2, "both counts are of pid 4300");
+	profile__free(p);
+	sampler__free(s);
 }
 
 /*
@@ -724,8 +815,8 @@ static size_t stack_of(const struct profile *p, uint64_t leaf, uint64_t *out, si
  * Code without frame pointers leaves junk after the leaf of a user chain
  * (seen under stress-ng: bffa804a0c2ebffe, 3fdcc66e9931c45e, 0).  The
  * sampler cuts the user part at the first address outside the pid's
- * executable maps, keeps the leaf and the kernel part, leaves valid chains
- * alone, and cuts nothing while the pid's side-band records wait.
+ * executable maps as they were at the sample's time, keeps the leaf and
+ * the kernel part, and leaves valid chains alone.
  */
 static void test_junk_frames(struct symbols *syms)
 {
@@ -735,6 +826,7 @@ static void test_junk_frames(struct symbols *syms)
 	static uint64_t buf[1024];
 	const uint64_t base = (uint64_t)(uintptr_t)burn_user;
 	const uint64_t ipa = base + 1, ipb = base + 2, ipc = base + 3, ipd = base + 5;
+	const uint64_t ipe = base + 6;
 	const uint64_t va = (uint64_t)(uintptr_t)syscall_loop + 7;
 	const uint64_t vb = (uint64_t)(uintptr_t)fault_loop + 9;
 	const uint64_t j1 = 0xbffa804a0c2ebffeULL, j2 = 0x3fdcc66e9931c45eULL;
@@ -742,7 +834,8 @@ static void test_junk_frames(struct symbols *syms)
 	const uint64_t ca[] = { PERF_CONTEXT_USER, ipa, va, j1, j2, 0 };
 	const uint64_t cb[] = { PERF_CONTEXT_USER, ipb, va, vb };
 	const uint64_t cc[] = { PERF_CONTEXT_KERNEL, k1, PERF_CONTEXT_USER, ipc, 16 };
-	const uint64_t cd[] = { PERF_CONTEXT_USER, ipd, va, j1 };
+	const uint64_t cd[] = { PERF_CONTEXT_USER, ipd, va, 0x7000000010ULL };
+	const uint64_t ce[] = { PERF_CONTEXT_USER, ipe, va, 0x7000001010ULL };
 	uint64_t start, end = 0, pgoff = 0, got[8];
 	char exe[256];
 	struct run r = { 0 };
@@ -762,10 +855,11 @@ static void test_junk_frames(struct symbols *syms)
 	n += put_sample(buf + n, ipa, 4243, 300, ca, 6, PERF_RECORD_MISC_USER);
 	n += put_sample(buf + n, ipb, 4243, 310, cb, 4, PERF_RECORD_MISC_USER);
 	n += put_sample(buf + n, k1, 4243, 320, cc, 5, PERF_RECORD_MISC_KERNEL);
-	/* an mmap of 4243 waits in the queue: its maps may be about to grow */
+	/* JIT code mapped before the next sample, read in the same round */
 	n += put_mmap2(buf + n, 4243, 0x7000000000, 4096, 0, "//anon", 330);
 	n += put_sample(buf + n, ipd, 4243, 340, cd, 4, PERF_RECORD_MISC_USER);
-	is_int(sampler__replay(s, buf, n * 8), 4, "four samples replayed");
+	n += put_sample(buf + n, ipe, 4243, 350, ce, 4, PERF_RECORD_MISC_USER);
+	is_int(sampler__replay(s, buf, n * 8), 5, "five samples replayed");
 	sampler__add_events(s, p);
 	sampler__end_run(s, p, 0, &r);
 
@@ -779,10 +873,12 @@ static void test_junk_frames(struct symbols *syms)
 	ok(k == 2 && got[0] == k1 && got[1] == ipc,
 	   "kernel frames and the user leaf stay, the junk after them goes (%zu frames)", k);
 	k = stack_of(p, ipd, got, 8);
-	ok(k == 3 && got[2] == j1, "nothing is cut while the pid's side-band waits (%zu frames)",
-	   k);
+	ok(k == 3 && got[2] == 0x7000000010ULL,
+	   "a frame in code mapped just before the sample is kept (%zu frames)", k);
+	k = stack_of(p, ipe, got, 8);
+	ok(k == 2, "one past that mapping is cut (%zu frames)", k);
 	meta = profile__meta(p, "user_chains_truncated");
-	is_str(meta, "2", "meta user_chains_truncated counts the cut chains");
+	is_str(meta, "3", "meta user_chains_truncated counts the cut chains");
 	profile__free(p);
 	sampler__free(s);
 }
@@ -839,6 +935,8 @@ int main(int argc, char **argv)
 	test_replay(syms);
 	test_ksymbol();
 	test_sideband_order(syms);
+	test_fork_comm_order(syms);
+	test_exec_keeps_maps(syms);
 	test_sideband_bounded(syms);
 	test_junk_frames(syms);
 	test_default_event(syms);
