@@ -36,6 +36,7 @@
 #include "mmprof/evspec.h"
 #include "mmprof/mmstate.h"
 #include "mmprof/options.h"
+#include "mmprof/outbuf.h"
 #include "mmprof/profile.h"
 #include "mmprof/recsession.h"
 #include "mmprof/sampler.h"
@@ -551,6 +552,42 @@ static void add_record_meta(struct record *rec, int argc, char **argv)
 		profile__set_meta(rec->p, "target", o->cpu_list ? o->cpu_list : "all");
 }
 
+/*
+ * Sampled JIT code whose perf map was not there at the end (a JVM under
+ * -p with -XX:+DumpPerfMapAtExit writes it when it exits, after us): say
+ * how to name those frames later, even with -q, without asking for a
+ * flag the process was already started with.
+ */
+static void say_perfmaps_missing(const struct symbols *syms, const char *path)
+{
+	/* a path from a profiled program, and ours: through the text rule */
+	struct outbuf scratch = { 0 }, scratch2 = { 0 };
+	size_t i, nr = symbols__nr_dsos(syms);
+
+	for (i = 0; i < nr; i++) {
+		struct dso_info di;
+
+		symbols__dso(syms, i, &di);
+		if (!di.perfmap || !di.loaded || di.err != -ENOENT)
+			continue;
+		if (di.jit_flag)
+			fprintf(stderr, "mmprof: warning: JIT code unnamed: %s is not written yet "
+				"(its process runs with %s, which writes it%s); once it is, name "
+				"those frames with: mmprof resolve %s\n",
+				outbuf__text_safe(&scratch, di.name), di.jit_flag,
+				strcmp(di.jit_flag, "-XX:+DumpPerfMapAtExit") ? "" : " when the JVM exits",
+				outbuf__text_safe(&scratch2, path));
+		else
+			fprintf(stderr, "mmprof: warning: JIT code unnamed: no %s (start the JIT with "
+				"e.g. java -XX:+DumpPerfMapAtExit, node --perf-basic-prof); once it is "
+				"written, name those frames with: mmprof resolve %s\n",
+				outbuf__text_safe(&scratch, di.name), outbuf__text_safe(&scratch2, path));
+		break;	/* one line: the others say the same */
+	}
+	outbuf__release(&scratch);
+	outbuf__release(&scratch2);
+}
+
 static void print_summary(struct record *rec, uint32_t nr_runs, bool interrupted)
 {
 	const struct recsession_totals *t = recsession__totals(rec->sess);
@@ -595,6 +632,7 @@ static void print_summary(struct record *rec, uint32_t nr_runs, bool interrupted
 		fprintf(stderr, "mmprof: warning: the kernel throttled sampling %llu times; "
 			"lower -F or raise kernel.perf_event_max_sample_rate\n",
 			(unsigned long long)t->throttled);
+	say_perfmaps_missing(rec->syms, path);
 }
 
 /*

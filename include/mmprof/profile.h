@@ -171,12 +171,19 @@ static inline const char *profile__str(const struct profile *p, uint32_t id)
 /* Meta: set replaces an existing key's value (order of first set kept). */
 void profile__set_meta(struct profile *p, const char *key, const char *value);
 const char *profile__meta(const struct profile *p, const char *key);
+/* Remove key (when set); the other keys keep their order. */
+void profile__del_meta(struct profile *p, const char *key);
 
 uint32_t profile__add_event(struct profile *p, const struct event_desc *ev);
 uint32_t profile__add_run(struct profile *p, const struct run *r);
 
 /* The id of an identical frame (addr, sym, dso, kernel, sym_off), added if new. */
 uint32_t profile__frame(struct profile *p, const struct frame *f);
+/*
+ * After frames[] were changed in place (mmprof resolve names frames saved
+ * unresolved; ids, nodes and counts stay): rebuild the frames' index.
+ */
+void profile__frames_changed(struct profile *p);
 
 /* The child of parent with this frame, added if new. */
 uint32_t profile__node(struct profile *p, uint32_t parent, uint32_t frame);

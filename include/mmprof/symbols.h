@@ -317,6 +317,9 @@ struct dso_info {
 	int err;
 	bool missed;		/* its process exited before the recorder saw the
 				 * mapping (could not open it through the process) */
+	bool perfmap;		/* a JIT's /tmp/perf-PID.map */
+	const char *jit_flag;	/* a perf map: the JIT option its process was
+				 * started with (-XX:+DumpPerfMapAtExit), else NULL */
 };
 size_t symbols__nr_dsos(const struct symbols *s);
 void symbols__dso(const struct symbols *s, size_t i, struct dso_info *out);
@@ -328,6 +331,20 @@ void symbols__dso(const struct symbols *s, size_t i, struct dso_info *out);
  * receives the text (at most size bytes); the return value is buf or NULL.
  */
 const char *symbols__hint(const struct dso_info *di, char *buf, size_t size);
+
+/*
+ * A frame saved unresolved, resolved again from what this machine holds
+ * now (mmprof resolve): addr in the DSO named dso as the data file names
+ * it.  Today a perf map (/tmp/perf-PID.map, addr the process's own
+ * address): a JIT that writes its map after the recording ended (the
+ * JVM's -XX:+DumpPerfMapAtExit at exit).  The map is read once per
+ * context under perfmap's rules (a regular file of the reader, or of the
+ * process while it lives).  Returns 0 with out filled (out->sym NULL when
+ * the map does not name addr), -EOPNOTSUPP for a DSO of another kind, or
+ * the -errno of reading the map (-ENOENT: still not written).
+ */
+int symbols__resolve_saved(struct symbols *s, const char *dso, uint64_t addr,
+			   struct symbol_info *out);
 
 /*
  * For the DWARF unwinder (unwind.h): the executable mapping of pid that

@@ -123,6 +123,20 @@ void profile__set_meta(struct profile *p, const char *key, const char *value)
 	p->nr_meta++;
 }
 
+void profile__del_meta(struct profile *p, const char *key)
+{
+	uint32_t k = profile__str_id(p, key);
+	size_t i;
+
+	for (i = 0; k && i < p->nr_meta; i++)
+		if (p->meta[i].key == k) {
+			memmove(&p->meta[i], &p->meta[i + 1],
+				(p->nr_meta - i - 1) * sizeof(*p->meta));
+			p->nr_meta--;
+			return;
+		}
+}
+
 const char *profile__meta(const struct profile *p, const char *key)
 {
 	uint32_t k = profile__str_id(p, key);
@@ -183,6 +197,16 @@ uint32_t profile__frame(struct profile *p, const struct frame *f)
 	p->frames[id].inlined = f->inlined ? 1 : 0;
 	hashidx__insert(&p->frame_idx, h, id);
 	return id;
+}
+
+void profile__frames_changed(struct profile *p)
+{
+	size_t i;
+
+	hashidx__release(&p->frame_idx);
+	hashidx__init(&p->frame_idx);
+	for (i = 0; i < p->nr_frames; i++)
+		hashidx__insert(&p->frame_idx, frame_hash(&p->frames[i]), (uint32_t)i);
 }
 
 static bool node_eq(const void *ctx, uint32_t row, const void *key)

@@ -109,6 +109,42 @@ static bool is_perfmap(const char *name)
 	return sscanf(name, "/tmp/perf-%*d.map%n", &n) >= 0 && n && !name[n];
 }
 
+/*
+ * The option on pid's command line that makes its JIT write a perf map
+ * (JVM, node/V8, CPython 3.12+), or NULL: so a hint does not ask for a
+ * flag the user already gave.  /proc/PID/cmdline, at most 64 KiB of it.
+ */
+static const char *perfmap_flag(pid_t pid)
+{
+	static const char *const flags[] = {
+		"-XX:+DumpPerfMapAtExit", "--perf-basic-prof", "--perf-basic-prof-only-functions",
+		"--perf-prof", "-Xjit:perfTool",
+	};
+	char path[32], buf[65536];
+	const char *p;
+	ssize_t n;
+	size_t i;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	for (p = buf; p < buf + n; p += strlen(p) + 1) {
+		for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+			if (!strcmp(p, flags[i]))
+				return flags[i];
+		if (!strcmp(p, "perf") && p >= buf + 3 && !strcmp(p - 3, "-X"))
+			return "-X perf";	/* CPython 3.12 */
+	}
+	return NULL;
+}
+
 static enum dso_kind dso_kind_of(const char *name, size_t len)
 {
 	size_t sl = strlen(DELETED_SUFFIX);
@@ -197,6 +233,7 @@ uint32_t symbols__get_dso(struct symbols *s, const char *name, pid_t pid, uint64
 		snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
 		if (!stat(proc, &st))
 			d->owner = (long)st.st_uid;
+		d->jit_flag = perfmap_flag(pid);
 	}
 	hashidx__insert(&s->dso_idx, dso_hash(&k), (uint32_t)s->nr_dsos++);
 	if (fdp && *fdp >= 0 && (d->kind == DSO_FILE || d->kind == DSO_DELETED)) {
@@ -679,9 +716,15 @@ const char *symbols__hint(const struct dso_info *di, char *buf, size_t size)
 {
 	if (!di->loaded)
 		return NULL;
-	if (is_perfmap(di->name) && di->err == -ENOENT)
+	if (is_perfmap(di->name) && di->err == -ENOENT && di->jit_flag)
+		/* the user gave the flag: the map comes later (at exit for the JVM's) */
+		snprintf(buf, size, "JIT code whose perf map was not written yet (%s writes %s, "
+			 "the JVM's at exit): once it is there, name these frames with mmprof "
+			 "resolve FILE", di->jit_flag, di->name);
+	else if (is_perfmap(di->name) && di->err == -ENOENT)
 		snprintf(buf, size, "JIT code without a perf map: the JIT should write %s "
-			 "(e.g. node --perf-basic-prof, java -XX:+DumpPerfMapAtExit)", di->name);
+			 "(e.g. node --perf-basic-prof, java -XX:+DumpPerfMapAtExit), then mmprof "
+			 "resolve FILE names these frames", di->name);
 	else if (di->missed && (di->err == -ENOENT || di->err == -ESTALE))
 		snprintf(buf, size, "process exited before mmprof read its mapping, and the path "
 			 "now gives no such file (a chroot or container gone): its symbols are lost");
@@ -728,4 +771,6 @@ void symbols__dso(const struct symbols *s, size_t i, struct dso_info *out)
 	out->loaded = d->loaded;
 	out->err = d->err;
 	out->missed = d->missed && !d->by_handle && d->fd < 0;
+	out->perfmap = d->kind == DSO_PERFMAP;
+	out->jit_flag = d->jit_flag;
 }

@@ -462,6 +462,31 @@ const char *symbols__comm_of(const struct symbols *s, pid_t pid, pid_t tid)
 
 /* Resolution */
 
+int symbols__resolve_saved(struct symbols *s, const char *dso, uint64_t addr,
+			   struct symbol_info *out)
+{
+	uint32_t row = symbols__get_dso(s, dso, 0, 0, NULL, NULL);	/* may move dsos[] */
+	struct dso *d = &s->dsos[row];
+	const struct sym *y;
+
+	memset(out, 0, sizeof(*out));
+	out->dso = d->name;
+	if (d->kind != DSO_PERFMAP)
+		return -EOPNOTSUPP;
+	if (!d->loaded)
+		symbols__load_dso(s, d);
+	if (!d->file)
+		return d->err ? d->err : -ENOENT;
+	out->dso_addr = addr;
+	y = symtab__find(&d->file->tab, addr);
+	if (y) {
+		out->sym = y->name;
+		out->raw_sym = y->raw;
+		out->sym_off = addr - y->start;
+	}
+	return 0;
+}
+
 void symbols__resolve(struct symbols *s, pid_t pid, uint64_t addr, bool kernel,
 		      struct symbol_info *out)
 {

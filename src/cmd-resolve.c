@@ -1,0 +1,122 @@
+/*
+ * cmd-resolve: `mmprof resolve [FILE] [-o OUT] [-n]`, the frames a .data
+ * file saved unresolved named from what this machine holds now (issue 18
+ * point 2), then the file written again atomically.
+ *
+ * A JVM profiled with record -p and -XX:+DumpPerfMapAtExit writes
+ * /tmp/perf-PID.map when it exits, after the recording ended: the file
+ * keeps the raw addresses and the map's name, so resolving later gives
+ * what perf report gives at report time.  resolve.h does the work; this
+ * file reads options, says per DSO what it named and why not, and saves
+ * through datafile__save (a temporary, then a rename: never a half file).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mmprof/cmd.h"
+#include "mmprof/datafile.h"
+#include "mmprof/options.h"
+#include "mmprof/outbuf.h"
+#include "mmprof/resolve.h"
+#include "mmprof/symbols.h"
+
+static const char *const resolve_usage[] = {
+	"mmprof resolve [options] [FILE]  (default FILE: mmprof.data)",
+	NULL,
+};
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+/* One line per DSO: what it gave, or why it gave nothing. */
+static void say_dsos(const char *file, const struct profile *p, const struct resolve_result *r)
+{
+	struct outbuf scratch = { 0 };	/* names from profiled programs: the text rule */
+	size_t i;
+
+	for (i = 0; i < r->nr; i++) {
+		const struct resolve_dso *d = &r->dsos[i];
+		const char *dso = outbuf__text_safe(&scratch, profile__str(p, d->dso));
+
+		if (d->err)
+			fprintf(stderr, "mmprof: '%s': %s: %zu frame%s still unnamed: %s%s\n", file,
+				dso, d->frames, d->frames == 1 ? "" : "s", strerror(-d->err),
+				d->err == -ENOENT ? " (not written yet? a JVM's "
+				"-XX:+DumpPerfMapAtExit writes it when the JVM exits)" : "");
+		else
+			fprintf(stderr, "mmprof: '%s': %s: named %zu of %zu frames (%llu of %llu "
+				"samples)\n", file, dso, d->named, d->frames,
+				(unsigned long long)d->named_samples, (unsigned long long)d->samples);
+	}
+	outbuf__release(&scratch);
+}
+
+int cmd_resolve(int argc, char **argv)
+{
+	const char *output = NULL;
+	int dry_run = 0;
+	const struct option_desc opts[] = {
+		{ OPT_STRING, 'o', "output", &output, "OUT",
+		  "write OUT (default: replace FILE, atomically)", 0, NULL },
+		{ OPT_BOOL, 'n', "dry-run", &dry_run, NULL,
+		  "say what would be named, write nothing", 0, NULL },
+		{ OPT_END },
+	};
+	char *pos[2] = { NULL, NULL };
+	struct resolve_result r = { 0 };
+	struct profile *p = NULL;
+	struct symbols *syms = NULL;
+	struct errmsg e = { "" };
+	const char *file;
+	int n, ret = EXIT_ERROR;
+
+	n = options__parse_anywhere(argc, argv, opts, resolve_usage, pos, 1);
+	if (n == -2)
+		return 0;
+	if (n < 0)
+		return EXIT_ERROR;
+	if (n > 1) {
+		fprintf(stderr, "mmprof resolve: expected one FILE; see 'mmprof resolve --help'\n");
+		return EXIT_ERROR;
+	}
+	file = n ? pos[0] : "mmprof.data";
+	if (!output)
+		output = file;
+	if (datafile__load(file, &p, &e)) {
+		fprintf(stderr, "mmprof: %s\n", e.msg);
+		return EXIT_ERROR;
+	}
+	syms = symbols__new();
+	resolve__profile(p, syms, &r);
+	say_dsos(file, p, &r);
+	if (!r.nr) {
+		fprintf(stderr, "mmprof: '%s': nothing to resolve again (%.1f%% of %llu samples have "
+			"no name for the sampled address, none in a perf map)\n", file,
+			pct(r.unresolved, r.total), (unsigned long long)r.total);
+		ret = 0;
+		goto out;
+	}
+	if (dry_run) {
+		fprintf(stderr, "mmprof: '%s': would name %.1f%% of %llu samples (%.1f%% have no "
+			"name now); nothing written (--dry-run)\n", file, pct(r.named, r.total),
+			(unsigned long long)r.total, pct(r.unresolved, r.total));
+		ret = 0;
+		goto out;
+	}
+	if (datafile__save(p, output, &e)) {
+		fprintf(stderr, "mmprof: %s\n", e.msg);
+		goto out;
+	}
+	fprintf(stderr, "mmprof: wrote '%s': %.1f%% of %llu samples named now; %.1f%% still "
+		"without a name for the sampled address\n", output, pct(r.named, r.total),
+		(unsigned long long)r.total, pct(r.unresolved - r.named, r.total));
+	ret = 0;
+out:
+	resolve_result__release(&r);
+	symbols__free(syms);
+	profile__free(p);
+	return ret;
+}
