@@ -11,6 +11,7 @@
  * through datafile__save (a temporary, then a rename: never a half file).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,6 +32,20 @@ static double pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0;
 }
 
+static const char *why(int err, bool perfmap)
+{
+	if (err == -ENOENT && perfmap)
+		return "no such file (not written yet? a JVM's -XX:+DumpPerfMapAtExit writes it "
+		       "when the JVM exits)";
+	if (err == -ENODATA)
+		return "the file has no build-id to tell it is the one recorded";
+	if (err == -ESTALE)
+		return "another build of the file is there now (its build-id differs)";
+	if (err == -EPERM && perfmap)
+		return "not a regular file owned by you or by the process";
+	return strerror(-err);
+}
+
 /* One line per DSO: what it gave, or why it gave nothing. */
 static void say_dsos(const char *file, const struct profile *p, const struct resolve_result *r)
 {
@@ -42,10 +57,8 @@ static void say_dsos(const char *file, const struct profile *p, const struct res
 		const char *dso = outbuf__text_safe(&scratch, profile__str(p, d->dso));
 
 		if (d->err)
-			fprintf(stderr, "mmprof: '%s': %s: %zu frame%s still unnamed: %s%s\n", file,
-				dso, d->frames, d->frames == 1 ? "" : "s", strerror(-d->err),
-				d->err == -ENOENT ? " (not written yet? a JVM's "
-				"-XX:+DumpPerfMapAtExit writes it when the JVM exits)" : "");
+			fprintf(stderr, "mmprof: '%s': %s: %zu frame%s still unnamed: %s\n", file,
+				dso, d->frames, d->frames == 1 ? "" : "s", why(d->err, d->perfmap));
 		else
 			fprintf(stderr, "mmprof: '%s': %s: named %zu of %zu frames (%llu of %llu "
 				"samples)\n", file, dso, d->named, d->frames,
@@ -94,7 +107,8 @@ int cmd_resolve(int argc, char **argv)
 	say_dsos(file, p, &r);
 	if (!r.nr) {
 		fprintf(stderr, "mmprof: '%s': nothing to resolve again (%.1f%% of %llu samples have "
-			"no name for the sampled address, none in a perf map)\n", file,
+			"no name for the sampled address, none in a perf map or a file whose "
+			"address record saved)\n", file,
 			pct(r.unresolved, r.total), (unsigned long long)r.total);
 		ret = 0;
 		goto out;

@@ -26,7 +26,7 @@ static const struct command commands[] = {
 	{ "flamegraph", cmd_flamegraph, "draw an interactive SVG flame graph, or the differential graph of two files" },
 	{ "export",  cmd_export,  "write a .data file as folded stacks, pprof or JSON" },
 	{ "import",  cmd_import,  "make a .data file from perf.data or perf script text" },
-	{ "resolve", cmd_resolve, "name the frames a .data file left unresolved, from perf maps written since" },
+	{ "resolve", cmd_resolve, "name the frames a .data file left unresolved, from perf maps and debuginfo that arrived since" },
 	{ "strip",   cmd_strip,   "remove kernel addresses and host identity from a .data file before sharing it" },
 	{ "help",    cmd_help,    "show the manual page of a command" },
 	{ "version", cmd_version, "print mmprof's version" },

@@ -50,6 +50,18 @@ struct frame {
 				 * (record --inline); keys and folded skip it */
 };
 
+/*
+ * Where an unresolved user frame lies in its file, so that its name can
+ * be found later (mmprof resolve, from debuginfo installed since): the
+ * address as the file's ELF headers speak it, and the file's build-id.
+ */
+#define PROFILE_BUILD_ID_MAX 64	/* hex digits */
+struct frame_file {
+	uint32_t frame;		/* frame id */
+	uint64_t vaddr;		/* ELF virtual address in the frame's DSO */
+	char build_id[PROFILE_BUILD_ID_MAX + 1];	/* lower-case hex, "" unknown */
+};
+
 struct stack_node {
 	uint32_t parent;	/* < own id; the root's parent is itself (0) */
 	uint32_t frame;		/* frame id (unused for the root) */
@@ -151,6 +163,10 @@ struct profile {
 	struct meta_entry *meta;
 	size_t nr_meta, alloc_meta;
 
+	/* unresolved user frames' file addresses, at most one per frame */
+	struct frame_file *frame_files;
+	size_t nr_frame_files, alloc_frame_files;
+
 	/* private: hash indexes over the tables above */
 	struct hashidx str_idx, frame_idx, node_idx, count_idx;
 };
@@ -184,6 +200,14 @@ uint32_t profile__frame(struct profile *p, const struct frame *f);
  * unresolved; ids, nodes and counts stay): rebuild the frames' index.
  */
 void profile__frames_changed(struct profile *p);
+/*
+ * Record where unresolved user frame `frame` lies in its file (vaddr,
+ * build_id: hex, NULL or "" unknown, longer than PROFILE_BUILD_ID_MAX:
+ * stored as unknown).  A frame given twice in a row is kept once; other
+ * repeats are harmless (the first entry that names it wins).
+ */
+void profile__add_frame_file(struct profile *p, uint32_t frame, uint64_t vaddr,
+			     const char *build_id);
 
 /* The child of parent with this frame, added if new. */
 uint32_t profile__node(struct profile *p, uint32_t parent, uint32_t frame);

@@ -5,8 +5,10 @@
  * record resolves addresses when recording ends; what was not there yet
  * stays a raw address with its DSO's name: a JIT's perf map written when
  * the JIT exits (the JVM's -XX:+DumpPerfMapAtExit under record -p, which
- * ends first).  This pass looks each such frame up again (symbols.h's
- * symbols__resolve_saved) and names it in place: frame ids, the trie and
+ * ends first), debuginfo of a stripped file installed after the
+ * recording (record saved the frame's ELF address and the file's
+ * build-id: frame_files).  This pass looks each such frame up again
+ * (symbols.h's symbols__resolve_saved) and names it in place: frame ids, the trie and
  * the counts stay, so every view and key of the file sees the new names
  * and the file's layout is the datafile module's alone.  A DSO whose
  * symbols were read loses its "symbols.hint <dso>" meta key (it said why
@@ -16,6 +18,7 @@
 #ifndef MMPROF_RESOLVE_H
 #define MMPROF_RESOLVE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,6 +31,7 @@ struct resolve_dso {
 	size_t frames, named;
 	uint64_t samples, named_samples;	/* samples whose sampled address is such a frame */
 	int err;		/* 0, or why its symbols could not be read (-ENOENT ...) */
+	bool perfmap;		/* a JIT's /tmp/perf-PID.map */
 };
 
 struct resolve_result {

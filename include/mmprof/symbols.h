@@ -68,6 +68,7 @@ struct symbol_info {
 				 * kernel address); 0 when no loadable file */
 	const char *raw_sym;	/* the mangled ELF name when sym is its
 				 * demangled form, else NULL */
+	const char *build_id;	/* the DSO's (hex) when its file was read, else NULL */
 };
 
 /*
@@ -335,15 +336,29 @@ const char *symbols__hint(const struct dso_info *di, char *buf, size_t size);
 /*
  * A frame saved unresolved, resolved again from what this machine holds
  * now (mmprof resolve): addr in the DSO named dso as the data file names
- * it.  Today a perf map (/tmp/perf-PID.map, addr the process's own
- * address): a JIT that writes its map after the recording ended (the
- * JVM's -XX:+DumpPerfMapAtExit at exit).  The map is read once per
- * context under perfmap's rules (a regular file of the reader, or of the
- * process while it lives).  Returns 0 with out filled (out->sym NULL when
- * the map does not name addr), -EOPNOTSUPP for a DSO of another kind, or
- * the -errno of reading the map (-ENOENT: still not written).
+ * it, and where it lies in that file when record knew (vaddr, build_id;
+ * build_id NULL: not known).  Two kinds of DSO are read again:
+ *   - a perf map (/tmp/perf-PID.map, addr the process's own address): a
+ *     JIT that writes its map after the recording ended (the JVM's
+ *     -XX:+DumpPerfMapAtExit at exit), read under perfmap's rules (a
+ *     regular file of the reader, or of the process while it lives);
+ *   - an ELF file at its path, when its build-id is still build_id: its
+ *     symbols as load gives them now, i.e. with debuginfo installed
+ *     since (build-id debuginfo, .gnu_debuglink), looked up at vaddr.
+ * Each DSO is read once per context.  Returns 0 with out filled
+ * (out->sym NULL when still unnamed), -EOPNOTSUPP for another kind or an
+ * ELF frame without a file address, -ENODATA for a file without a
+ * build-id (nothing to check it is the same file), -ESTALE for another
+ * build at the path now, or the -errno of reading (-ENOENT: a perf map
+ * still not written, a file gone).
  */
-int symbols__resolve_saved(struct symbols *s, const char *dso, uint64_t addr,
+struct saved_frame {
+	const char *dso;
+	uint64_t addr;		/* the sampled address, as the file keeps it */
+	uint64_t vaddr;		/* ELF address in dso, when build_id is not NULL */
+	const char *build_id;	/* hex, "" none; NULL: no file address saved */
+};
+int symbols__resolve_saved(struct symbols *s, const struct saved_frame *f,
 			   struct symbol_info *out);
 
 /*

@@ -323,6 +323,34 @@ out:
 	return err;
 }
 
+/* Whether name is an ordinary table of the file: 0, or -errno (something else by that name). */
+static int table_type(struct loader *l, const char *name, bool *is_table)
+{
+	const unsigned char *type;
+	int rc, err = 0;
+
+	*is_table = false;
+	rc = sqlite3_prepare_v2(l->db, "SELECT type FROM sqlite_master WHERE name = ?1",
+				-1, &l->st, NULL);
+	if (rc != SQLITE_OK)
+		return loader__sql_fail(l, rc);
+	sqlite3_bind_text(l->st, 1, name, -1, SQLITE_STATIC);
+	rc = sqlite3_step(l->st);
+	if (rc == SQLITE_ROW) {
+		type = sqlite3_column_text(l->st, 0);
+		if (type && !strcmp((const char *)type, "table"))
+			*is_table = true;
+		else
+			err = errmsg__set(l->e, -EPROTO, "cannot load '%s': not the schema mmprof "
+					  "writes: '%s' is not a table", l->path, name);
+	} else if (rc != SQLITE_DONE) {
+		err = loader__sql_fail(l, rc);
+	}
+	sqlite3_finalize(l->st);
+	l->st = NULL;
+	return err;
+}
+
 static int check_tables(struct loader *l)
 {
 	const char *const *t;
@@ -363,6 +391,10 @@ static int check_tables(struct loader *l)
 				  l->path, ref ? sqlite3_errmsg(ref) : sqlite3_errstr(rc));
 	for (t = datafile_tables(l->version); *t && !err; t++)
 		err = check_columns(l, ref, *t);
+	/* an optional table: absent from files before it, checked when there */
+	if (!err && (err = table_type(l, "frame_files", &l->has_frame_files)) == 0 &&
+	    l->has_frame_files)
+		err = check_columns(l, ref, "frame_files");
 	sqlite3_close(ref);
 	return err;
 }

@@ -6,6 +6,7 @@
 #ifndef MMPROF_DATAFILE_LOADER_H
 #define MMPROF_DATAFILE_LOADER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,6 +36,7 @@ struct loader {
 	uint32_t *nodemap;
 	size_t nr_nodes, alloc_nodemap;	/* includes the implicit root */
 	size_t nr_events, nr_runs;
+	bool has_frame_files;	/* the optional table is there (its columns checked) */
 	uint64_t sum_samples, sum_period;	/* over every count read, < 2^63 */
 };
 

@@ -446,6 +446,37 @@ static int load_frames(struct loader *l)
 }
 
 /*
+ * The optional frame_files (load.c checked its columns when present):
+ * where unresolved user frames lie in their files, for mmprof resolve.
+ * A build-id is hex of at most PROFILE_BUILD_ID_MAX digits.
+ */
+static int load_frame_files(struct loader *l)
+{
+	int err, r;
+
+	if (!l->has_frame_files)
+		return 0;
+	if ((err = prepare(l, "frame_files",
+			   "SELECT id, frame, vaddr, build_id FROM frame_files ORDER BY id")))
+		return err;
+	while ((r = next_row(l, 0)) > 0) {
+		const char *bid;
+		uint32_t frame;
+		uint64_t vaddr;
+		size_t len;
+
+		if ((err = get_ref(l, 1, l->nr_frames, "frames", &frame)) ||
+		    (err = get_u64(l, 2, &vaddr)) || (err = get_text(l, 3, true, &bid, &len)))
+			return err;
+		if (bid && (len > PROFILE_BUILD_ID_MAX || strspn(bid, "0123456789abcdef") != len))
+			return bad_row(l, "build_id is not a build-id (hex, at most %d digits)",
+				       PROFILE_BUILD_ID_MAX);
+		profile__add_frame_file(l->p, l->framemap[frame], vaddr, bid);
+	}
+	return r;
+}
+
+/*
  * Are the trie's edges (parent, frame) all different?  A file written by
  * save always has them so, and proving it by hashing half a million edges
  * cost a tenth of a report.  Group the children by parent (counting sort;
@@ -763,7 +794,8 @@ int loader__read_tables(struct loader *l)
 
 	if ((err = load_strings(l)) || (err = load_meta(l)) || (err = load_events(l)) ||
 	    (err = load_runs(l)) || (err = load_counters(l)) || (err = load_intervals(l)) ||
-	    (err = load_metrics(l)) || (err = load_frames(l)) || (err = load_nodes(l)) ||
+	    (err = load_metrics(l)) || (err = load_frames(l)) || (err = load_frame_files(l)) ||
+	    (err = load_nodes(l)) ||
 	    (err = load_counts(l)))
 		return err;
 	return 0;

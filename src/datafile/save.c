@@ -410,6 +410,33 @@ static int write_frames(struct saver *s)
 	return 0;
 }
 
+static int write_frame_files(struct saver *s)
+{
+	const struct profile *p = s->p;
+	size_t i;
+	int err;
+
+	if ((err = check_rows(s, "frame_files", p->nr_frame_files)) ||
+	    (err = prepare(s, "INSERT INTO frame_files VALUES(?,?,?,?)")))
+		return err;
+	for (i = 0; i < p->nr_frame_files; i++) {
+		const struct frame_file *ff = &p->frame_files[i];
+
+		if (ff->frame >= p->nr_frames)
+			return bad(s, -EINVAL, "frame_files", i, "frame %u does not exist", ff->frame);
+		sqlite3_bind_int64(s->st, 1, (int64_t)i);
+		sqlite3_bind_int64(s->st, 2, ff->frame);
+		bind_u64(s->st, 3, ff->vaddr);
+		if (ff->build_id[0])
+			sqlite3_bind_text(s->st, 4, ff->build_id, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(s->st, 4);
+		if ((err = step(s)))
+			return err;
+	}
+	return 0;
+}
+
 static int write_nodes(struct saver *s)
 {
 	const struct profile *p = s->p;
@@ -585,7 +612,7 @@ static int write_db(struct saver *s)
 	    (err = write_events(s)) || (err = write_runs(s)) ||
 	    (err = write_counters(s)) || (err = write_intervals(s)) ||
 	    (err = write_metrics(s)) || (err = write_frames(s)) ||
-	    (err = write_nodes(s)) ||
+	    (err = write_frame_files(s)) || (err = write_nodes(s)) ||
 	    (err = s->version == 1 ? write_count_rows(s) : write_count_cells(s)))
 		return err;
 	sqlite3_finalize(s->st);

@@ -79,6 +79,12 @@ const char datafile_schema_sql[] =
 	"  id     INTEGER PRIMARY KEY,\n"
 	"  parent INTEGER NOT NULL,\n"
 	"  frame  INTEGER NOT NULL REFERENCES frames(id));\n"
+	/* optional (files before it lack it; readers that do not know it ignore it) */
+	"CREATE TABLE frame_files(\n"
+	"  id       INTEGER PRIMARY KEY,\n"
+	"  frame    INTEGER NOT NULL REFERENCES frames(id),\n"
+	"  vaddr    INTEGER NOT NULL,\n"
+	"  build_id TEXT);\n"
 	/* Views: the same data with names instead of ids, for sqlite3 by hand. */
 	"CREATE VIEW frames_v AS\n"
 	"  SELECT f.id, printf('%#x', f.addr) AS addr, s.s AS symbol, f.sym_off,\n"

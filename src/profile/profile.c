@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "mmprof/profile.h"
@@ -47,6 +48,7 @@ void profile__free(struct profile *p)
 	free(p->intervals);
 	free(p->metrics);
 	free(p->meta);
+	free(p->frame_files);
 	hashidx__release(&p->str_idx);
 	hashidx__release(&p->frame_idx);
 	hashidx__release(&p->node_idx);
@@ -197,6 +199,21 @@ uint32_t profile__frame(struct profile *p, const struct frame *f)
 	p->frames[id].inlined = f->inlined ? 1 : 0;
 	hashidx__insert(&p->frame_idx, h, id);
 	return id;
+}
+
+void profile__add_frame_file(struct profile *p, uint32_t frame, uint64_t vaddr,
+			     const char *build_id)
+{
+	struct frame_file *ff;
+
+	if (p->nr_frame_files && p->frame_files[p->nr_frame_files - 1].frame == frame)
+		return;
+	XGROW(p->frame_files, p->alloc_frame_files, p->nr_frame_files);
+	ff = &p->frame_files[p->nr_frame_files++];
+	ff->frame = frame;
+	ff->vaddr = vaddr;
+	snprintf(ff->build_id, sizeof(ff->build_id), "%s",
+		 build_id && strlen(build_id) <= PROFILE_BUILD_ID_MAX ? build_id : "");
 }
 
 void profile__frames_changed(struct profile *p)

@@ -3,8 +3,10 @@
  * this machine; see include/mmprof/resolve.h.
  *
  * Only user frames without a symbol whose DSO symbols__resolve_saved
- * knows how to read again are touched; a frame keeps its id, so nodes
- * and counts (whatever their layout in the file) need no change.
+ * knows how to read again are touched: perf maps, and ELF files for the
+ * frames record saved a file address for (profile's frame_files); a
+ * frame keeps its id, so nodes and counts (whatever their layout in the
+ * file) need no change.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +15,14 @@
 
 #include "mmprof/resolve.h"
 #include "mmprof/xalloc.h"
+
+/* A JIT's perf map, as symbols names its DSO (perf's /tmp/perf-PID.map). */
+static bool is_perfmap(const char *dso)
+{
+	int n = 0;
+
+	return sscanf(dso, "/tmp/perf-%*d.map%n", &n) >= 0 && n && !dso[n];
+}
 
 /* The entry of dso in r, made if new. */
 static struct resolve_dso *dso_entry(struct resolve_result *r, size_t *alloc, uint32_t dso)
@@ -30,27 +40,36 @@ static struct resolve_dso *dso_entry(struct resolve_result *r, size_t *alloc, ui
 
 int resolve__profile(struct profile *p, struct symbols *syms, struct resolve_result *r)
 {
-	/* per frame: 0 untouched, 1 + index of its DSO in r */
-	uint32_t *of = xcalloc(p->nr_frames ? p->nr_frames : 1, sizeof(*of));
-	bool *named = xcalloc(p->nr_frames ? p->nr_frames : 1, sizeof(*named));
+	size_t nf = p->nr_frames ? p->nr_frames : 1;
+	/* per frame: 0 untouched, 1 + index of its DSO in r; 1 + its frame_files row */
+	uint32_t *of = xcalloc(nf, sizeof(*of)), *ff = xcalloc(nf, sizeof(*ff));
+	bool *named = xcalloc(nf, sizeof(*named));
 	size_t i, alloc = 0;
 	bool changed = false;
 
 	memset(r, 0, sizeof(*r));
+	for (i = p->nr_frame_files; i-- > 0;)	/* from the end: the first row wins */
+		if (p->frame_files[i].frame < p->nr_frames)
+			ff[p->frame_files[i].frame] = (uint32_t)i + 1;
 	for (i = 0; i < p->nr_frames; i++) {
 		struct frame *f = &p->frames[i];
-		const char *dso = profile__str(p, f->dso);
+		struct saved_frame sf = { .dso = profile__str(p, f->dso), .addr = f->addr };
 		struct symbol_info si;
 		struct resolve_dso *d;
 		int err;
 
-		if (f->kernel || f->sym || f->inlined || !dso)
+		if (f->kernel || f->sym || f->inlined || !sf.dso)
 			continue;
-		err = symbols__resolve_saved(syms, dso, f->addr, &si);
+		if (ff[i]) {
+			sf.vaddr = p->frame_files[ff[i] - 1].vaddr;
+			sf.build_id = p->frame_files[ff[i] - 1].build_id;
+		}
+		err = symbols__resolve_saved(syms, &sf, &si);
 		if (err == -EOPNOTSUPP)
 			continue;
 		d = dso_entry(r, &alloc, f->dso);
 		d->err = err;
+		d->perfmap = is_perfmap(sf.dso);
 		d->frames++;
 		of[i] = (uint32_t)(d - r->dsos) + 1;
 		if (err || !si.sym)
@@ -82,17 +101,23 @@ int resolve__profile(struct profile *p, struct symbols *syms, struct resolve_res
 		}
 	}
 	for (i = 0; i < r->nr; i++) {
+		const char *dso = profile__str(p, r->dsos[i].dso);
 		char key[600];
 
-		if (r->dsos[i].err)
+		/*
+		 * The hint said why the names were missing: a perf map's goes
+		 * once the map was read, a file's once every frame is named.
+		 */
+		if (r->dsos[i].err ||
+		    (!r->dsos[i].perfmap && r->dsos[i].named < r->dsos[i].frames))
 			continue;
-		/* its symbols were read: the hint said why they were not */
-		snprintf(key, sizeof(key), "symbols.hint %s", profile__str(p, r->dsos[i].dso));
+		snprintf(key, sizeof(key), "symbols.hint %s", dso);
 		profile__del_meta(p, key);
 	}
 	if (changed)
 		profile__frames_changed(p);
 	free(of);
+	free(ff);
 	free(named);
 	return 0;
 }

@@ -71,6 +71,9 @@ static uint32_t frame_of(struct sampler *s, struct profile *p, uint32_t pid, uin
 	f.raw = profile__intern(p, si.raw_sym);	/* 0 unless demangled */
 	f.sym_off = si.sym ? si.sym_off : 0;
 	key.frame = profile__frame(p, &f);
+	/* a file without a name for it now: where it lies, for mmprof resolve later */
+	if (!kernel && !si.sym && si.dso_addr)
+		profile__add_frame_file(p, key.frame, si.dso_addr, si.build_id);
 	XGROW(s->frows, s->alloc_frows, s->nr_frows);
 	s->frows[s->nr_frows] = key;
 	hashidx__insert(&s->frow_idx, h, (uint32_t)s->nr_frows++);

@@ -741,14 +741,16 @@ const char *symbols__hint(const struct dso_info *di, char *buf, size_t size)
 		snprintf(buf, size, "cannot read it: %s", strerror(-di->err));
 	else if (!di->nr_syms && di->build_id[0])
 		snprintf(buf, size, "stripped, no symbols: install its debuginfo "
-			 "(/usr/lib/debug/.build-id/%.2s/%s.debug)", di->build_id, di->build_id + 2);
+			 "(/usr/lib/debug/.build-id/%.2s/%s.debug), then mmprof resolve FILE",
+			 di->build_id, di->build_id + 2);
 	else if (!di->nr_syms)
 		snprintf(buf, size, "stripped, no symbols and no build-id: rebuild with -g or keep "
 			 "a .gnu_debuglink file");
 	else if (!di->full_symtab && di->build_id[0] && di->name[0] != '[')
 		/* not [vdso]: the kernel's vdso exports every function it has */
 		snprintf(buf, size, "stripped, only exported symbols (.dynsym): install its debuginfo "
-			 "(/usr/lib/debug/.build-id/%.2s/%s.debug)", di->build_id, di->build_id + 2);
+			 "(/usr/lib/debug/.build-id/%.2s/%s.debug), then mmprof resolve FILE",
+			 di->build_id, di->build_id + 2);
 	else
 		return NULL;
 	return buf;

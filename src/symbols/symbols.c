@@ -462,22 +462,33 @@ const char *symbols__comm_of(const struct symbols *s, pid_t pid, pid_t tid)
 
 /* Resolution */
 
-int symbols__resolve_saved(struct symbols *s, const char *dso, uint64_t addr,
+int symbols__resolve_saved(struct symbols *s, const struct saved_frame *f,
 			   struct symbol_info *out)
 {
-	uint32_t row = symbols__get_dso(s, dso, 0, 0, NULL, NULL);	/* may move dsos[] */
+	uint32_t row = symbols__get_dso(s, f->dso, 0, 0, NULL, NULL);	/* may move dsos[] */
 	struct dso *d = &s->dsos[row];
+	uint64_t addr = f->addr;
 	const struct sym *y;
 
 	memset(out, 0, sizeof(*out));
 	out->dso = d->name;
-	if (d->kind != DSO_PERFMAP)
+	if (d->kind == DSO_FILE) {
+		if (!f->build_id)
+			return -EOPNOTSUPP;
+		if (!f->build_id[0])
+			return -ENODATA;
+		addr = f->vaddr;
+	} else if (d->kind != DSO_PERFMAP) {
 		return -EOPNOTSUPP;
+	}
 	if (!d->loaded)
 		symbols__load_dso(s, d);
 	if (!d->file)
 		return d->err ? d->err : -ENOENT;
+	if (d->kind == DSO_FILE && strcmp(d->file->build_id, f->build_id))
+		return -ESTALE;
 	out->dso_addr = addr;
+	out->build_id = d->file->build_id;
 	y = symtab__find(&d->file->tab, addr);
 	if (y) {
 		out->sym = y->name;
@@ -533,6 +544,7 @@ void symbols__resolve(struct symbols *s, pid_t pid, uint64_t addr, bool kernel,
 	else if (!elffile__offset_to_vaddr(d->file, addr - m->start + m->pgoff, &vaddr))
 		return;
 	out->dso_addr = vaddr;
+	out->build_id = d->file->build_id;
 	y = symtab__find(&d->file->tab, vaddr);
 	if (y) {
 		out->sym = y->name;

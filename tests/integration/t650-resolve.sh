@@ -6,6 +6,9 @@
 # name them later, without asking for the flag the process already has;
 # `mmprof resolve FILE` then names them from the map, in place and
 # atomically (a new inode, no temporary left), and says what it named.
+# A stripped program whose .gnu_debuglink debuginfo is installed after
+# the recording: record saved each unnamed frame's ELF address and the
+# file's build-id, resolve names them (a rebuilt file at the path: not).
 # Then a JVM (java is installed): record -p of a JVM started with
 # -XX:+DumpPerfMapAtExit is 98% unnamed; after it exits, resolve names
 # Hot.work, and perf record -p of the same JVM at the same time, reported
@@ -20,7 +23,7 @@ cleanup_hook() {
 	[ -n "$vpid" ] && kill -KILL $vpid 2>/dev/null
 	[ -n "$vpid" ] && rm -f "/tmp/perf-$vpid.map"
 }
-plan 19
+plan 25
 
 # anonymous executable code, named in /tmp/perf-PID.map when it exits (SIGTERM)
 cat >"$tmp/jit.c" <<'EOC'
@@ -126,6 +129,62 @@ echo "not a data file" >"$tmp/text.data"
 "$MMPROF" resolve "$tmp/text.data" >"$tmp/bad.out" 2>&1
 [ $? -eq 2 ] && [ "$(wc -l <"$tmp/bad.out")" -eq 1 ] && grep -q "not a data file" "$tmp/text.data"
 ok $? "a text file: exit 2, one line, left alone"
+
+# a stripped program whose debuginfo (.gnu_debuglink) is installed after the
+# recording; then one rebuilt differently at the same path: not its names
+cat >"$tmp/hot.c" <<'EOC'
+#include <time.h>
+volatile unsigned long sink;
+static double cpu_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+__attribute__((noinline)) void stripped_hot(void)
+{
+	unsigned long i;
+
+	for (i = 0; i < 100000; i++)
+		sink += i * i;
+}
+int main(void)
+{
+	double t0 = cpu_now();
+
+	while (cpu_now() - t0 < 0.5)
+		stripped_hot();
+	return 0;
+}
+EOC
+mkdir "$tmp/dl" &&
+	cc -O1 -fno-omit-frame-pointer -Wl,--build-id -o "$tmp/dl/hot" "$tmp/hot.c" &&
+	objcopy --only-keep-debug "$tmp/dl/hot" "$tmp/dl/hot.debug" && strip "$tmp/dl/hot" &&
+	(cd "$tmp/dl" && objcopy --add-gnu-debuglink=hot.debug hot) &&
+	mv "$tmp/dl/hot.debug" "$tmp/hot.debug.later"
+ok $? "a stripped program whose debuginfo is not installed yet"
+"$MMPROF" record -q -o "$tmp/s.data" -- "$tmp/dl/hot" >/dev/null 2>&1 &&
+	perf record -q -F 4000 -e cpu-clock -o "$tmp/s.perf" -- "$tmp/dl/hot" >/dev/null 2>&1
+ok $? "record and perf record it"
+"$MMPROF" report --unresolved "$tmp/s.data" 2>/dev/null | grep "/dl/hot:" | grep -q "then mmprof resolve"
+ok $? "the hint says to install the debuginfo, then resolve"
+cp "$tmp/s.data" "$tmp/s.stale.data"
+cp "$tmp/hot.debug.later" "$tmp/dl/hot.debug"
+"$MMPROF" resolve "$tmp/s.data" >"$tmp/s.res" 2>&1 &&
+	grep -q "dl/hot: named [1-9][0-9]* of [1-9][0-9]* frames" "$tmp/s.res"
+ok $? "resolve names the stripped program's frames from the debuginfo installed since"
+m=$("$MMPROF" report --keys "$tmp/s.data" 2>/dev/null |
+	awk -F': ' '$1 == "perf-profile.self.cpu-clock.stripped_hot" { printf "%d\n", $2 }')
+p=$(perf report -i "$tmp/s.perf" --no-children --sort sym --stdio 2>/dev/null |
+	awk '/stripped_hot/ { sub("%", "", $1); printf "%d\n", $1 }')
+[ "${m:-0}" -ge 50 ] && [ $((m - p)) -le 10 ] && [ $((p - m)) -le 10 ]
+ok $? "stripped_hot's self share within 10 points of perf report's (mmprof ${m:-0}%, perf ${p:-?}%)"
+sed 's/i \* i/i + 3/' "$tmp/hot.c" >"$tmp/hot2.c" &&
+	cc -O1 -fno-omit-frame-pointer -Wl,--build-id -o "$tmp/dl/hot" "$tmp/hot2.c"
+"$MMPROF" resolve "$tmp/s.stale.data" >"$tmp/s.stale" 2>&1 && grep -q "another build" "$tmp/s.stale" &&
+	! "$MMPROF" report --keys "$tmp/s.stale.data" 2>/dev/null | grep -q 'stripped_hot'
+ok $? "a file rebuilt at the path since gives no names ($(head -1 "$tmp/s.stale"))"
 
 # a JVM under record -p, and perf record -p of it at the same time
 cat >"$tmp/Hot.java" <<'EOJ'

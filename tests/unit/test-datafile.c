@@ -447,6 +447,64 @@ static void test_inlined(const char *good)
 	unlink(old);
 }
 
+/*
+ * frame_files (optional, within version 2): where unresolved user frames
+ * lie in their files, for mmprof resolve.  It round-trips, a file without
+ * it loads, and a hostile one is refused like any table.
+ */
+static void test_frame_files(const char *good)
+{
+	struct profile *a = build_profile(), *b = NULL;
+	struct errmsg e = { "" };
+	const char *path = path_in("ff.data"), *bad;
+	uint32_t user = UINT32_MAX;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < a->nr_frames && user == UINT32_MAX; i++)
+		if (!a->frames[i].kernel)
+			user = (uint32_t)i;
+	profile__add_frame_file(a, user, 0x8000000000001234ull,
+				"f4728d496dc701784b7e635feb4d853d4ec06f29");
+	profile__add_frame_file(a, user, 1, "again");	/* the same frame in a row: once */
+	profile__add_frame_file(a, 0, 0x401000, NULL);
+	is_int(a->nr_frame_files, 2, "a frame given twice in a row is kept once");
+	rc = datafile__save(a, path, &e);
+	if (!rc)
+		rc = datafile__load(path, &b, &e);
+	ok(rc == 0 && b && b->nr_frame_files == 2 && b->frame_files[0].frame == user &&
+	   b->frame_files[0].vaddr == 0x8000000000001234ull &&
+	   !strcmp(b->frame_files[0].build_id, "f4728d496dc701784b7e635feb4d853d4ec06f29") &&
+	   b->frame_files[1].frame == 0 && b->frame_files[1].vaddr == 0x401000 &&
+	   !b->frame_files[1].build_id[0], "frame_files round-trip: %s", rc ? e.msg : "ok");
+	ok(b && profiles_equal(a, b), "... and the rest of the file with them");
+	profile__free(b);
+	b = NULL;
+
+	bad = mutate(good, "no-ff.data", "DROP TABLE frame_files");
+	rc = datafile__load(bad, &b, &e);
+	ok(rc == 0 && b && b->nr_frame_files == 0, "a file without frame_files (written before "
+	   "it) loads: %s", rc ? e.msg : "ok");
+	profile__free(b);
+	b = NULL;
+	unlink(bad);
+	bad = mutate(path, "ff-hex.data", "UPDATE frame_files SET build_id = 'not hex' WHERE id = 0");
+	refuses(bad, -EPROTO, "build_id is not a build-id", "a build-id that is not hex");
+	unlink(bad);
+	bad = mutate(path, "ff-frame.data", "UPDATE frame_files SET frame = 99999 WHERE id = 0");
+	refuses(bad, -EPROTO, "frame_files", "a frame_files row of a frame that does not exist");
+	unlink(bad);
+	bad = mutate(path, "ff-view.data", "DROP TABLE frame_files; "
+		     "CREATE VIEW frame_files AS SELECT 0 AS id, 0 AS frame, 0 AS vaddr, NULL AS build_id");
+	refuses(bad, -EPROTO, "'frame_files' is not a table", "frame_files as a view");
+	unlink(bad);
+	bad = mutate(path, "ff-col.data", "ALTER TABLE frame_files ADD COLUMN x INTEGER");
+	refuses(bad, -EPROTO, "extra column", "frame_files with an extra column");
+	unlink(bad);
+	unlink(path);
+	profile__free(a);
+}
+
 /* The views of the spec work from plain SQL. */
 static void test_views(const char *good)
 {
@@ -1084,6 +1142,7 @@ int main(void)
 	snprintf(good1, sizeof(good1), "%s", path_in("good1.data"));
 	test_roundtrip(good);
 	test_inlined(good);
+	test_frame_files(good);
 	test_views(good);
 	test_speed();
 	test_atomic(good);
