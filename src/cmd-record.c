@@ -563,6 +563,7 @@ static void say_perfmaps_missing(const struct symbols *syms, const char *path)
 	/* a path from a profiled program, and ours: through the text rule */
 	struct outbuf scratch = { 0 }, scratch2 = { 0 };
 	size_t i, nr = symbols__nr_dsos(syms);
+	int pid;
 
 	for (i = 0; i < nr; i++) {
 		struct dso_info di;
@@ -570,12 +571,20 @@ static void say_perfmaps_missing(const struct symbols *syms, const char *path)
 		symbols__dso(syms, i, &di);
 		if (!di.perfmap || !di.loaded || di.err != -ENOENT)
 			continue;
-		if (di.jit_flag)
+		if (di.jit_flag && !strcmp(di.jit_flag, "-XX:+DumpPerfMapAtExit") &&
+		    sscanf(di.name, "/tmp/perf-%d.map", &pid) == 1)
+			/* JDK 17+ writes the map on demand too */
 			fprintf(stderr, "mmprof: warning: JIT code unnamed: %s is not written yet "
-				"(its process runs with %s, which writes it%s); once it is, name "
+				"(its JVM runs with -XX:+DumpPerfMapAtExit, which writes it when the "
+				"JVM exits; 'jcmd %d Compiler.perfmap' writes it now); once it is, "
+				"name those frames with: mmprof resolve %s\n",
+				outbuf__text_safe(&scratch, di.name), pid,
+				outbuf__text_safe(&scratch2, path));
+		else if (di.jit_flag)
+			fprintf(stderr, "mmprof: warning: JIT code unnamed: %s is not written yet "
+				"(its process runs with %s, which writes it); once it is, name "
 				"those frames with: mmprof resolve %s\n",
 				outbuf__text_safe(&scratch, di.name), di.jit_flag,
-				strcmp(di.jit_flag, "-XX:+DumpPerfMapAtExit") ? "" : " when the JVM exits",
 				outbuf__text_safe(&scratch2, path));
 		else
 			fprintf(stderr, "mmprof: warning: JIT code unnamed: no %s (start the JIT with "

@@ -86,7 +86,8 @@ ok $? "the JIT runs"
 ok $? "record -p of the JIT while its map is not written"
 grep -q "mmprof resolve $tmp/j.data" "$tmp/rec.out"
 ok $? "record says how to name those frames later"
-! grep -q "start the JIT with" "$tmp/rec.out" && grep -q "runs with -XX:+DumpPerfMapAtExit" "$tmp/rec.out"
+! grep -q "start the JIT with" "$tmp/rec.out" && grep -q "runs with -XX:+DumpPerfMapAtExit" "$tmp/rec.out" &&
+	grep -q "'jcmd $jpid Compiler.perfmap' writes it now" "$tmp/rec.out"
 ok $? "and does not ask for the flag the process already has"
 "$MMPROF" report --unresolved "$tmp/j.data" >"$tmp/unres.before" 2>&1
 b=$(awk 'NR == 1 { sub("%", "", $6); printf "%d\n", $6 }' "$tmp/unres.before")
