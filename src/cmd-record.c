@@ -553,10 +553,10 @@ static void add_record_meta(struct record *rec, int argc, char **argv)
 }
 
 /*
- * Sampled JIT code whose perf map was not there at the end (a JVM under
- * -p with -XX:+DumpPerfMapAtExit writes it when it exits, after us): say
- * how to name those frames later, even with -q, without asking for a
- * flag the process was already started with.
+ * Sampled JIT code whose perf map was not there at the end though its
+ * process was started with the option that writes one (a JVM under -p
+ * with -XX:+DumpPerfMapAtExit writes it when it exits, after us): say
+ * how to name those frames later, even with -q.
  */
 static void say_perfmaps_missing(const struct symbols *syms, const char *path)
 {
@@ -569,7 +569,11 @@ static void say_perfmaps_missing(const struct symbols *syms, const char *path)
 		struct dso_info di;
 
 		symbols__dso(syms, i, &di);
-		if (!di.perfmap || !di.loaded || di.err != -ENOENT)
+		/*
+		 * Only a JIT asked to write one: a map nobody asked for (a
+		 * browser's JIT under -a) has report --unresolved's hint.
+		 */
+		if (!di.perfmap || !di.loaded || di.err != -ENOENT || !di.jit_flag)
 			continue;
 		if (di.jit_flag && !strcmp(di.jit_flag, "-XX:+DumpPerfMapAtExit") &&
 		    sscanf(di.name, "/tmp/perf-%d.map", &pid) == 1)
@@ -580,17 +584,12 @@ static void say_perfmaps_missing(const struct symbols *syms, const char *path)
 				"name those frames with: mmprof resolve %s\n",
 				outbuf__text_safe(&scratch, di.name), pid,
 				outbuf__text_safe(&scratch2, path));
-		else if (di.jit_flag)
+		else
 			fprintf(stderr, "mmprof: warning: JIT code unnamed: %s is not written yet "
 				"(its process runs with %s, which writes it); once it is, name "
 				"those frames with: mmprof resolve %s\n",
 				outbuf__text_safe(&scratch, di.name), di.jit_flag,
 				outbuf__text_safe(&scratch2, path));
-		else
-			fprintf(stderr, "mmprof: warning: JIT code unnamed: no %s (start the JIT with "
-				"e.g. java -XX:+DumpPerfMapAtExit, node --perf-basic-prof); once it is "
-				"written, name those frames with: mmprof resolve %s\n",
-				outbuf__text_safe(&scratch, di.name), outbuf__text_safe(&scratch2, path));
 		break;	/* one line: the others say the same */
 	}
 	outbuf__release(&scratch);
