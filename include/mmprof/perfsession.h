@@ -19,7 +19,10 @@
  * than one already read from another CPU.  Records are copied into the
  * queue with their time; a flush hands those stamped no later than a limit
  * to a callback in (time, arrival) order, which is total and so the same
- * from run to run, and keeps the rest.  Which limit is safe is the
+ * from run to run, and keeps the rest.  The sampler queues every sample
+ * too (millions a second at most): a flush merges the queue's sorted runs
+ * (one per buffer read) instead of sorting it, and what stays is moved
+ * only once the space before it is several times its size.  Which limit is safe is the
  * caller's rule (the sampler's "seen by the end of the previous round",
  * schedrec's "before the drain began").  Memory is what waits: the caller
  * flushes often.
@@ -100,6 +103,10 @@ struct reorderq {
 	struct reorderq_ref *refs;
 	size_t nr, alloc_refs;
 	uint64_t seq;		/* records queued so far */
+	struct reorderq_ref *tmp;	/* the merge sort's other half */
+	size_t alloc_tmp;
+	size_t *runs;		/* where each sorted run of refs starts */
+	size_t alloc_runs;
 };
 
 void reorderq__init(struct reorderq *q);

@@ -175,6 +175,8 @@ void reorderq__release(struct reorderq *q)
 	free(q->buf);
 	free(q->spare);
 	free(q->refs);
+	free(q->tmp);
+	free(q->runs);
 	reorderq__init(q);
 }
 
@@ -198,30 +200,100 @@ void reorderq__push(struct reorderq *q, uint64_t time, const union perf_event *e
 	q->len = off + size;
 }
 
-static int ref_cmp(const void *a, const void *b)
+static bool ref_before(const struct reorderq_ref *x, const struct reorderq_ref *y)
 {
-	const struct reorderq_ref *x = a, *y = b;
-
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	return x->time != y->time ? x->time < y->time : x->seq < y->seq;
 }
 
 /*
- * The rest move to the front of the spare buffer, which becomes the
- * queue: no allocation once both buffers have grown.
+ * Sort refs by (time, seq): a natural merge sort.  The queue is a few
+ * sorted runs end to end (what was left by the last flush, then each
+ * CPU's buffer as read), so finding the runs and merging them pairwise
+ * costs O(n log runs), and one pass when the records came in order.
  */
+static void sort_refs(struct reorderq *q)
+{
+	struct reorderq_ref *src = q->refs, *dst, *t;
+	size_t nr = q->nr, nruns = 0, i, r;
+
+	XGROW(q->runs, q->alloc_runs, 0);
+	q->runs[nruns++] = 0;
+	for (i = 1; i < nr; i++)
+		if (ref_before(&src[i], &src[i - 1])) {
+			XGROW(q->runs, q->alloc_runs, nruns);
+			q->runs[nruns++] = i;
+		}
+	if (nruns == 1)
+		return;
+	XGROW(q->tmp, q->alloc_tmp, nr);
+	dst = q->tmp;
+	XGROW(q->runs, q->alloc_runs, nruns);
+	q->runs[nruns] = nr;	/* the end of the last run */
+	while (nruns > 1) {
+		size_t out = 0;
+
+		for (r = 0; r < nruns; r += 2) {
+			size_t a = q->runs[r], am = q->runs[r + 1];
+			size_t bm = r + 2 <= nruns ? q->runs[r + 2] : am, k = a, b = am;
+
+			q->runs[out++] = a;
+			while (a < am && b < bm)
+				dst[k++] = ref_before(&src[b], &src[a]) ? src[b++] : src[a++];
+			while (a < am)
+				dst[k++] = src[a++];
+			while (b < bm)
+				dst[k++] = src[b++];
+		}
+		q->runs[out] = nr;
+		nruns = out;
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != q->refs) {
+		/* the sorted copy is in tmp: swap the arrays, not their contents */
+		size_t a = q->alloc_refs;
+
+		q->tmp = q->refs;
+		q->refs = src;
+		q->alloc_refs = q->alloc_tmp;
+		q->alloc_tmp = a;
+	}
+}
+
+/*
+ * What stays is mostly the last round's records, at the end of buf: they
+ * stay where they are, and only when the space before them has grown
+ * past DEAD_FACTOR times theirs do they move to the front of the spare
+ * buffer, which becomes the queue.  So a record is copied in once and
+ * moved about 1/DEAD_FACTOR times, and no allocation is made once both
+ * buffers have grown.
+ */
+#define DEAD_FACTOR 1
+
 size_t reorderq__flush(struct reorderq *q, uint64_t limit, perfsession_event_fn fn,
 		       void *ctx)
 {
 	unsigned char *t;
-	size_t i, j, len = 0;
+	size_t i, j, len = 0, lo = SIZE_MAX;
 
 	if (!q->nr)
-		return 0;	/* q->refs may be NULL: qsort must not see it */
-	qsort(q->refs, q->nr, sizeof(*q->refs), ref_cmp);
+		return 0;	/* q->refs may be NULL */
+	sort_refs(q);
 	for (i = 0; i < q->nr && q->refs[i].time <= limit; i++)
 		fn(ctx, reorderq__event(q, i));
+	for (j = i; j < q->nr; j++)
+		if (q->refs[j].off < lo)
+			lo = q->refs[j].off;
+	if (i == q->nr) {
+		q->nr = q->len = 0;
+		return i;
+	}
+	if (lo <= DEAD_FACTOR * (q->len - lo)) {
+		memmove(q->refs, q->refs + i, (q->nr - i) * sizeof(*q->refs));
+		q->nr -= i;
+		return i;
+	}
 	for (j = i; j < q->nr; j++) {
 		const struct perf_event_header *h = (const void *)(q->buf + q->refs[j].off);
 		size_t off = (len + 7) & ~(size_t)7;
