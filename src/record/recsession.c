@@ -9,15 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mmprof/counting.h"
 #include "mmprof/countrun.h"
 #include "mmprof/recsession.h"
 #include "mmprof/sched.h"
 #include "mmprof/sysinfo.h"
+#include "mmprof/taskcount.h"
 #include "mmprof/trace.h"
 #include "mmprof/xalloc.h"
 
 #define SCHED_WAIT_MS	10	/* --sched: drain often, sched events come fast */
-#define MAX_SOURCES	4
+#define MAX_SOURCES	5
 
 struct recsession {
 	struct recsession_opts o;
@@ -27,6 +29,7 @@ struct recsession {
 	struct schedrec *sched;		/* --sched, else NULL */
 	struct tpstats *tp;		/* tracepoint field statistics, NULL when none */
 	struct countrun_source counting;
+	struct taskcount_source taskcount;	/* faults and switches, with counting */
 	struct runsrc sources[MAX_SOURCES];
 	struct runloop_opts loop;	/* o.loop with the sources and the session's on_start */
 	bool events_added;
@@ -271,10 +274,18 @@ struct recsession *recsession__new(const struct recsession_opts *o, struct profi
 	add_source(s, &sampling_ops, s, 0);
 	if (s->sched)
 		add_source(s, &sched_ops, s, SCHED_WAIT_MS);
-	/* --no-stat: each counter is one more software event per page fault */
+	/*
+	 * The perf-stat counters but the fault and switch counts, which come
+	 * from the kernel's own accounting (taskcount.h): a software counter
+	 * of page faults puts __perf_sw_event into every fault of the run.
+	 */
 	if (o->counting) {
 		s->counting.intervals = o->loop.interval_ms > 0;
+		s->counting.events = ((UINT64_C(1) << counting_nr_events) - 1) &
+				     ~taskcount__counting_mask();
 		add_source(s, &countrun_source_ops, &s->counting, 0);
+		s->taskcount.intervals = o->loop.interval_ms > 0;
+		add_source(s, &taskcount_source_ops, &s->taskcount, 0);
 	}
 	if (s->tp)
 		add_source(s, &tp_ops, s, 0);
@@ -289,6 +300,7 @@ void recsession__free(struct recsession *s)
 	if (!s)
 		return;
 	schedrec__free(s->sched);
+	free(s->taskcount.pids);
 	tpstats__free(s->tp);
 	sampler__free(s->sampler);
 	free(s);

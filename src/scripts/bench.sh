@@ -293,8 +293,9 @@ in $(( t_end - t_start )) s.  Do not edit by hand: rerun \`make bench\`.
 
 "floor" is tests/bench/floor.c: the same sampling event opened as mmprof
 opens it, ring buffers drained without reading the samples; "floor +
-counters" also opens the perf-stat counting set that \`mmprof record\`
-opens by default.  Throughput is the workload's own ops/s (wall clock);
+counters" also opens the software counting set that \`mmprof record\`
+opened by default before issue 18 (with the fault and switch counters it
+now reads from rusage and /proc).  Throughput is the workload's own ops/s (wall clock);
 "per CPU-second" divides its operations by its own user+system time,
 which sheds most of the noise of other jobs on the machine.
 

@@ -12,9 +12,11 @@
  *   floor [-F HZ] [-m PAGES] [--counters] -- CMD [ARGS]    the command (inherit)
  *   floor [-F HZ] [-m PAGES] -a SECONDS                   every CPU, that long
  *
- * --counters also opens mmprof record's software counting set (task-clock,
- * cpu-clock, context-switches, cpu-migrations, page-faults, minor-faults,
- * major-faults; inherit, counting only), to measure what the counters add.
+ * --counters also opens the software counting set mmprof record opened by
+ * default until issue 18 (task-clock, cpu-clock, context-switches,
+ * cpu-migrations, page-faults, minor-faults, major-faults; inherit,
+ * counting only), to measure what such counters add: record now takes the
+ * fault and switch counts from rusage and /proc (taskcount.h).
  * Prints one line: "floor: samples N lost L" on stderr.  Bench-only code:
  * raw perf_event_open, no libperf, so nothing of mmprof is in the way.
  */
