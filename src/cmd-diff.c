@@ -142,11 +142,11 @@ static int run_gates(const struct diff *d, const struct gate *g, size_t ng, bool
 
 /*
  * A side whose workload failed measured the failure, not the workload.
- * Failed in every run: with gates an error unless allow (a gate must not
- * pass on it silently), else a warning; in some runs: a warning naming
- * them.  One line a side.  Returns -EINVAL on the error.
+ * Failed in every run: an error unless allow (a table, JSON or gate must
+ * not pass it off as a measurement), else a warning; in some runs: a
+ * warning naming them.  One line a side.  Returns -EINVAL on the error.
  */
-static int check_failed_runs(const struct diff_side *sides, bool gated, bool allow)
+static int check_failed_runs(const struct diff_side *sides, bool allow)
 {
 	int ret = 0;
 	size_t k;
@@ -159,12 +159,12 @@ static int check_failed_runs(const struct diff_side *sides, bool gated, bool all
 		if (!f.failed)
 			continue;
 		all = f.failed == f.total;
-		error = all && gated && !allow;
+		error = all && !allow;
 		if (all)
 			fprintf(stderr, "mmprof diff: %s%s: the workload failed in every run (%zu of %zu, %s): "
 					"its numbers measure the failure%s\n",
 				error ? "" : "warning: ", sides[k].name, f.failed, f.total, f.statuses,
-				error ? "; a gate cannot pass on it (--allow-failed compares anyway)" : "");
+				error ? "; not compared (--allow-failed compares anyway)" : "");
 		else
 			fprintf(stderr, "mmprof diff: warning: %s: the workload failed in %zu of %zu runs: %s%s\n",
 				sides[k].name, f.failed, f.total, f.runs, f.failed > 8 ? ", ..." : "");
@@ -393,7 +393,7 @@ int cmd_diff(int argc, char **argv)
 		{ OPT_STRING, 0, "gate-file", &c.gate_file, "FILE", "gate expressions, one a line (# comments)", 0, NULL },
 		{ OPT_BOOL, 0, "fail-on-any", &c.fail_on_any, NULL, "gates count every change, not only significant ones", 0, NULL },
 		{ OPT_BOOL, 0, "allow-unmatched", &c.allow_unmatched, NULL, "a gate that matches no compared key is a note, not an error", 0, NULL },
-		{ OPT_BOOL, 0, "allow-failed", &c.allow_failed, NULL, "gate a side whose workload failed in every run (a warning, not an error)", 0, NULL },
+		{ OPT_BOOL, 0, "allow-failed", &c.allow_failed, NULL, "compare (and gate) a side whose workload failed in every run: a warning, not an error", 0, NULL },
 		{ OPT_END, 0, NULL, NULL, NULL, NULL, 0, NULL },
 	};
 	struct strlist pos = { 0 };
@@ -429,7 +429,7 @@ int cmd_diff(int argc, char **argv)
 		fprintf(stderr, "mmprof diff: %s\n", e.msg);
 		goto out;
 	}
-	if (check_failed_runs(s, ng > 0, c.allow_failed) < 0 ||
+	if (check_failed_runs(s, c.allow_failed) < 0 ||
 	    compare_events(&c, s, eb, en, sizeof(eb), &forced) < 0)
 		goto out;
 

@@ -19,8 +19,10 @@
  * they cut the poll short.  SIGCHLD and SIGIO (workload output) wake the
  * loop the same way.
  *
- * Exit status: 0 when the file was written (whatever the workload's own
- * status, which is stored and printed), 2 on an error (nothing written).
+ * Exit status: 0 when the file was written, 3 when it was written but the
+ * workload failed in a run (a non-zero exit status or a signal other than
+ * the user's stop), so that CI tells a broken workload from a broken
+ * recording; 2 on an error (nothing written).
  */
 #include <errno.h>
 #include <limits.h>
@@ -93,6 +95,8 @@ struct record {
 	struct recsession *sess;
 	bool progress;			/* a terminal on stderr and not -q */
 	bool progress_shown;
+	uint32_t nr_failed;		/* runs whose workload failed */
+	char failed_status[80];		/* the first one's: "run 2: exit status 1" */
 };
 
 /*
@@ -473,6 +477,7 @@ static int record_run(struct record *rec, uint32_t run)
 {
 	struct runloop_result res;
 	struct errmsg e = { "" };
+	char what[64];
 	int err = recsession__run(rec->sess, run, &res, &e);
 
 	progress_clear(rec);
@@ -487,6 +492,11 @@ static int record_run(struct record *rec, uint32_t run)
 	else if (rec->mode == MODE_FORK && res.run.exit_code)
 		fprintf(stderr, "mmprof: workload exited with status %d in run %u\n",
 			res.run.exit_code, run + 1);
+	/* the run a stop signal cut short ended as the user asked: not a failure */
+	if (run__status(&res.run, what, sizeof(what)) && !stopsig_count &&
+	    !rec->nr_failed++)
+		snprintf(rec->failed_status, sizeof(rec->failed_status), "run %u: %s", run + 1,
+			 what);
 	return 0;
 }
 
@@ -845,6 +855,13 @@ int cmd_record(int argc, char **argv)
 	}
 	print_summary(&rec, (uint32_t)rec.p->nr_runs, interrupted);
 	ret = 0;
+	if (rec.nr_failed) {
+		fprintf(stderr, "mmprof: the workload failed in %u of %zu run%s (%s%s); '%s' holds "
+			"them: exit status %d\n", rec.nr_failed, rec.p->nr_runs,
+			rec.p->nr_runs == 1 ? "" : "s", rec.nr_failed > 1 ? "first " : "",
+			rec.failed_status, o.output, EXIT_WORKLOAD);
+		ret = EXIT_WORKLOAD;
+	}
 out:
 	recsession__free(rec.sess);
 	strlist__release(&o.fields);

@@ -13,8 +13,8 @@
  * reading is printed as it is taken, in perf stat -I's layout.  Like perf
  * stat the table goes to stderr, leaving stdout to the workload.
  *
- * Exit status: 0 when the runs were counted (whatever the workload's own
- * status, which is reported), 2 on an error.
+ * Exit status: 0 when the runs were counted, 3 when they were (and -o
+ * written) but the workload failed in one (as record), 2 on an error.
  */
 #include <errno.h>
 #include <limits.h>
@@ -470,14 +470,16 @@ static int validate(struct stat_opts *o, int argc, int first)
 /*
  * The runs, each into a scratch profile copied into p (the selected
  * counters only), with the workload's status after each.  Stops before a
- * run once a signal came.  0, or -1 after printing the error.
+ * run once a signal came.  The number of runs whose workload failed (the
+ * one a stop signal cut short is not), or -1 after printing the error.
  */
 static int stat_runs(const struct countrun_opts *co, const struct stat_opts *o,
 		     struct interval_printer *iprint, struct profile *p)
 {
 	struct errmsg e = { "" };
+	char what[64];
 	uint32_t run;
-	int err;
+	int err, failed = 0;
 
 	for (run = 0; run < (uint32_t)o->repeat && !stopsig_count; run++) {
 		struct profile *one = profile__new();
@@ -493,6 +495,7 @@ static int stat_runs(const struct countrun_opts *co, const struct stat_opts *o,
 			else if (co->argv && one->runs[0].exit_code)
 				fprintf(stderr, "mmprof: workload exited with status %d in run %u\n",
 					one->runs[0].exit_code, run + 1);
+			failed += run__status(&one->runs[0], what, sizeof(what)) && !stopsig_count;
 		}
 		profile__free(one);
 		if (err) {
@@ -500,7 +503,7 @@ static int stat_runs(const struct countrun_opts *co, const struct stat_opts *o,
 			return -1;
 		}
 	}
-	return 0;
+	return failed;
 }
 
 /* What the table's title counts: "'CMD ARGS'", "process id 'PIDS'" or "'system wide'" (freed by the caller). */
@@ -551,7 +554,7 @@ int cmd_stat(int argc, char **argv)
 	pid_t *pids = NULL;
 	size_t nr_pids = 0, alloc_pids = 0, i;
 	char *what = NULL;
-	int first, ret = EXIT_ERROR, err;
+	int first, ret = EXIT_ERROR, err, failed;
 
 	first = options__parse(argc, argv, opts, stat_usage);
 	if (first == -2)
@@ -588,7 +591,8 @@ int cmd_stat(int argc, char **argv)
 	}
 	co.nr_stops = &stopsig_count;
 	co.stop_sig = &stopsig_last;
-	if (stat_runs(&co, &o, &iprint, p) < 0 || !p->nr_runs)
+	failed = stat_runs(&co, &o, &iprint, p);
+	if (failed < 0 || !p->nr_runs)
 		goto out;	/* an error, or interrupted before the first run */
 
 	what = describe_target(&o, argc - first, argv + first);
@@ -605,6 +609,12 @@ int cmd_stat(int argc, char **argv)
 		}
 	}
 	ret = 0;
+	/* as record: CI tells a failed workload (3) from a failed stat (2) */
+	if (failed) {
+		fprintf(stderr, "mmprof: the workload failed in %d of %zu run%s: exit status %d\n",
+			failed, p->nr_runs, p->nr_runs == 1 ? "" : "s", EXIT_WORKLOAD);
+		ret = EXIT_WORKLOAD;
+	}
 out:
 	free(what);
 	free(pids);

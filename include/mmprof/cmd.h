@@ -1,7 +1,9 @@
 /*
  * cmd: the subcommands.  Each lives in src/cmd-<name>.c as
  * cmd_<name>(argc, argv) with argv[0] the subcommand name, and returns the
- * process exit status: 0 success, 1 a tripped CI gate (diff), 2 an error.
+ * process exit status: 0 success, 1 a tripped CI gate (diff), 2 an error,
+ * 3 the workload failed (record, stat: a run exited non-zero or was killed;
+ * the file is written and complete).
  *
  * Adding a command: the function here, a row in src/mmprof.c's table, the
  * file src/cmd-<name>.c (found by the Makefile's wildcard), a man page
@@ -12,6 +14,7 @@
 
 #define EXIT_GATE 1
 #define EXIT_ERROR 2
+#define EXIT_WORKLOAD 3
 
 int cmd_record(int argc, char **argv);
 int cmd_stat(int argc, char **argv);

@@ -74,9 +74,6 @@ uint64_t diff_side__lost(const struct diff_side *s, uint64_t *kept);
 /* "off.data run 1" for the side's run i (counted before --drop-run) into buf. */
 void diff_side__run_name(const struct diff_side *s, size_t i, char *buf, size_t size);
 
-/* "exit status 3" / "killed by SIGKILL" into buf for a run whose workload failed, or false. */
-bool diff_side__run_failure(const struct run *r, char *buf, size_t size);
-
 /* The runs of a side whose workload failed (exit status > 0, or a signal). */
 struct diff_side_failures {
 	size_t failed, total;		/* runs that failed, runs */

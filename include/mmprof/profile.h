@@ -263,6 +263,20 @@ size_t profile__run_walls(const struct profile *const *ps, size_t nr, double *su
 uint64_t profile__run_lost(const struct profile *const *ps, size_t nr, uint64_t *kept,
 			   size_t *lossy);
 
+/*
+ * A run's workload status into buf: "exit 0", "exit status 3", "killed by
+ * SIGKILL", or "no status" (attached with -p or -a, or imported).  True
+ * when the workload failed: a non-zero exit status or a signal.
+ */
+bool run__status(const struct run *r, char *buf, size_t size);
+
+/*
+ * The statuses of every run of the nr profiles ps, each distinct one once
+ * with its number of runs, as first seen: "exit 0 in 3 runs", "exit 0 in
+ * 2 runs, killed by SIGKILL in 1".  Returns the runs that failed.
+ */
+size_t profile__run_statuses(const struct profile *const *ps, size_t nr, char *buf, size_t size);
+
 /* Order of counts by (run, event, comm, pid), then node: <0, 0, >0. */
 int count__cmp(const struct count *x, const struct count *y);
 

@@ -46,7 +46,7 @@ static size_t count_failures(const struct diff_side s[2], const struct diff *d,
 	for (k = 0; k < 2; k++)
 		for (i = 0; i < s[k].nr; i++)
 			for (r = 0; r < s[k].profiles[i]->nr_runs; r++)
-				if (diff_side__run_failure(&s[k].profiles[i]->runs[r], what, sizeof(what))) {
+				if (run__status(&s[k].profiles[i]->runs[r], what, sizeof(what))) {
 					(*cases)++;
 					f++;
 				}
@@ -98,7 +98,7 @@ static void junit_runs(struct outbuf *out, const struct diff_side *s)
 		for (r = 0; r < s->profiles[i]->nr_runs; r++) {
 			const struct run *run = &s->profiles[i]->runs[r];
 
-			if (!diff_side__run_failure(run, what, sizeof(what)))
+			if (!run__status(run, what, sizeof(what)))
 				continue;
 			outbuf__printf(out, "    <testcase classname=\"mmprof.run.%s\" name=\"", s->name);
 			outbuf__xml_str(out, s->paths[i]);

@@ -191,6 +191,9 @@ void diff_sides__header(struct outbuf *b, const struct diff_side s[2], const str
 	snprintf(l, sizeof(l), "%zu", s[0].nr_runs);
 	snprintf(r, sizeof(r), "%zu", s[1].nr_runs);
 	header_line(b, "runs", l, r);
+	profile__run_statuses((const struct profile *const *)s[0].profiles, s[0].nr, l, sizeof(l));
+	profile__run_statuses((const struct profile *const *)s[1].profiles, s[1].nr, r, sizeof(r));
+	header_line(b, "status", l, r);
 	diff_side__durations(&s[0], l, sizeof(l));
 	diff_side__durations(&s[1], r, sizeof(r));
 	header_line(b, "duration", l, r);
@@ -240,6 +243,22 @@ void diff_sides__header(struct outbuf *b, const struct diff_side s[2], const str
 	robot_column_heads(b, s);
 }
 
+/* "status": every run's, in file and run order (before --drop-run), and how many failed. */
+static void json_statuses(struct outbuf *b, const struct diff_side *s)
+{
+	size_t i, failed = 0;
+	uint32_t r;
+	char what[64];
+
+	outbuf__puts(b, ", \"status\": [");
+	for (i = 0; i < s->nr; i++)
+		for (r = 0; r < s->profiles[i]->nr_runs; r++) {
+			failed += run__status(&s->profiles[i]->runs[r], what, sizeof(what));
+			outbuf__printf(b, "%s\"%s\"", i || r ? ", " : "", what);
+		}
+	outbuf__printf(b, "], \"runs_failed\": %zu", failed);
+}
+
 void diff_sides__json_head(struct outbuf *b, const struct diff_side s[2], const char *eb,
 			   const char *en)
 {
@@ -250,10 +269,14 @@ void diff_sides__json_head(struct outbuf *b, const struct diff_side s[2], const 
 	outbuf__printf(b, "{\"base\": {\"files\": %zu, \"runs\": %zu, \"events\": ", s[0].nr,
 		       s[0].nr_runs);
 	outbuf__json_str(b, eb);	/* the file's names: a quote in one must not end the string */
-	outbuf__printf(b, ", \"samples\": %llu, \"lost\": %llu}, "
-			  "\"new\": {\"files\": %zu, \"runs\": %zu, \"events\": ",
-		       (unsigned long long)kept[0], (unsigned long long)lost[0], s[1].nr, s[1].nr_runs);
+	outbuf__printf(b, ", \"samples\": %llu, \"lost\": %llu", (unsigned long long)kept[0],
+		       (unsigned long long)lost[0]);
+	json_statuses(b, &s[0]);
+	outbuf__printf(b, "}, \"new\": {\"files\": %zu, \"runs\": %zu, \"events\": ", s[1].nr,
+		       s[1].nr_runs);
 	outbuf__json_str(b, en);
-	outbuf__printf(b, ", \"samples\": %llu, \"lost\": %llu}, \"diff\": ",
-		       (unsigned long long)kept[1], (unsigned long long)lost[1]);
+	outbuf__printf(b, ", \"samples\": %llu, \"lost\": %llu", (unsigned long long)kept[1],
+		       (unsigned long long)lost[1]);
+	json_statuses(b, &s[1]);
+	outbuf__puts(b, "}, \"diff\": ");
 }

@@ -330,22 +330,6 @@ void diff_side__run_name(const struct diff_side *s, size_t i, char *buf, size_t 
 	snprintf(buf, size, "%s run %zu", f < s->nr ? s->paths[f] : "?", i);
 }
 
-bool diff_side__run_failure(const struct run *r, char *buf, size_t size)
-{
-	if (r->term_signal) {
-		const char *sig = sigabbrev_np(r->term_signal);
-
-		snprintf(buf, size, "killed by SIG%s", sig ? sig : "?");
-		return true;
-	}
-	/* -1 without a signal: attached (-p, -a) or imported, no status */
-	if (r->exit_code > 0) {
-		snprintf(buf, size, "exit status %d", (int)r->exit_code);
-		return true;
-	}
-	return false;
-}
-
 void diff_side__failures(const struct diff_side *s, struct diff_side_failures *f)
 {
 	size_t rl = 0, sl = 0, i;
@@ -356,7 +340,7 @@ void diff_side__failures(const struct diff_side *s, struct diff_side_failures *f
 	for (i = 0; i < s->nr; i++)
 		for (r = 0; r < s->profiles[i]->nr_runs; r++) {
 			f->total++;
-			if (!diff_side__run_failure(&s->profiles[i]->runs[r], what, sizeof(what)))
+			if (!run__status(&s->profiles[i]->runs[r], what, sizeof(what)))
 				continue;
 			if (f->failed++ < 8 && rl < sizeof(f->runs))
 				rl += (size_t)snprintf(f->runs + rl, sizeof(f->runs) - rl, "%s%s run %u (%s)",

@@ -170,7 +170,20 @@ static void side_summary(struct outbuf *b, const struct html_side *s, int what)
 	case 1:
 		outbuf__printf(b, "%zu", s->nr_runs);
 		break;
-	case 2:
+	case 2: {
+		/* every run's status; failed ones stand out as lost samples do */
+		char st[512];
+
+		if (profile__run_statuses(s->profiles, s->nr, st, sizeof(st))) {
+			outbuf__puts(b, "<b class=\"lost\">");
+			outbuf__xml_str(b, st);
+			outbuf__puts(b, "</b>");
+		} else {
+			outbuf__xml_str(b, st);
+		}
+		break;
+	}
+	case 3:
 		for (i = 0; i < s->nr; i++)
 			for (j = 0; j < s->profiles[i]->nr_events; j++) {
 				const struct event_desc *ev = &s->profiles[i]->events[j];
@@ -181,11 +194,11 @@ static void side_summary(struct outbuf *b, const struct html_side *s, int what)
 					       (unsigned long long)ev->sample);
 			}
 		break;
-	case 3:
+	case 4:
 		if ((n = profile__run_walls(s->profiles, s->nr, &sum, &lo, &hi)))
 			outbuf__printf(b, "%.3f s mean (%.3f .. %.3f)", sum / (double)n, lo, hi);
 		break;
-	case 4: {
+	case 5: {
 		/* kept and lost (ring buffer full) over every run of the side */
 		uint64_t kept, lost = profile__run_lost(s->profiles, s->nr, &kept, NULL);
 
@@ -204,7 +217,7 @@ static void side_summary(struct outbuf *b, const struct html_side *s, int what)
 /* Union of the meta keys of every file, in first-seen order; a column per side. */
 static void meta_table(struct outbuf *b, const struct html_side *sides, size_t nr_sides)
 {
-	static const char *const rows[] = { "files", "runs", "events", "duration", "samples" };
+	static const char *const rows[] = { "files", "runs", "status", "events", "duration", "samples" };
 	const char **keys = NULL;
 	size_t nk = 0, alloc = 0, i, j, k, s;
 
@@ -445,7 +458,7 @@ static void verdict_runs(struct outbuf *b, const struct html_side sides[2], cons
 		failed = total = 0;
 		for (i = 0; i < sides[k].nr; i++)
 			for (r = 0; r < sides[k].profiles[i]->nr_runs; r++, total++)
-				failed += diff_side__run_failure(&sides[k].profiles[i]->runs[r], what, sizeof(what));
+				failed += run__status(&sides[k].profiles[i]->runs[r], what, sizeof(what));
 		if (failed)
 			outbuf__printf(b, "<p class=\"warn\" id=\"failed-%s\">The %s side's workload failed in %zu of "
 					  "%zu runs: its numbers measure the failure.</p>\n",

@@ -5,6 +5,8 @@
  * themselves, so a frame, a trie edge or a count cell is stored once.
  */
 #include <math.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -422,4 +424,52 @@ double counter__scaled(const struct counter *c)
 	if (!c->running || c->running == c->enabled)
 		return (double)c->value;
 	return (double)c->value * ((double)c->enabled / (double)c->running);
+}
+
+bool run__status(const struct run *r, char *buf, size_t size)
+{
+	const char *sig;
+
+	if (r->term_signal) {
+		sig = sigabbrev_np(r->term_signal);
+		snprintf(buf, size, "killed by SIG%s", sig ? sig : "?");
+		return true;
+	}
+	/* -1 without a signal: attached (-p, -a) or imported, no status */
+	if (r->exit_code < 0)
+		snprintf(buf, size, "no status");
+	else if (r->exit_code)
+		snprintf(buf, size, "exit status %d", (int)r->exit_code);
+	else
+		snprintf(buf, size, "exit 0");
+	return r->exit_code > 0;
+}
+
+size_t profile__run_statuses(const struct profile *const *ps, size_t nr, char *buf, size_t size)
+{
+	/* a few distinct statuses at most in practice; the rest summed as "other" */
+	enum { MAX_SEEN = 8 };
+	char seen[MAX_SEEN][64], what[64];
+	size_t count[MAX_SEEN] = { 0 }, nseen = 0, other = 0, failed = 0, i, k, len = 0;
+	uint32_t r;
+
+	for (i = 0; i < nr; i++)
+		for (r = 0; r < ps[i]->nr_runs; r++) {
+			failed += run__status(&ps[i]->runs[r], what, sizeof(what));
+			for (k = 0; k < nseen && strcmp(seen[k], what); k++)
+				;
+			if (k == nseen && nseen < MAX_SEEN)
+				snprintf(seen[nseen++], sizeof(seen[0]), "%s", what);
+			if (k < nseen)
+				count[k]++;
+			else
+				other++;
+		}
+	buf[0] = '\0';
+	for (k = 0; k < nseen && len < size; k++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%s in %zu%s", k ? ", " : "",
+					seen[k], count[k], k == 0 ? (count[k] == 1 ? " run" : " runs") : "");
+	if (other && len < size)
+		snprintf(buf + len, size - len, ", other statuses in %zu", other);
+	return failed;
 }

@@ -3,7 +3,7 @@
 #   - a missing binary: one line, exit 2, no file (and no temporary left);
 #   - an existing target survives a failed record byte for byte;
 #   - a workload killed by SIGSEGV or SIGKILL: a valid file, its status
-#     stored and printed, exit 0;
+#     stored and printed, exit 3 (the workload failed; t109 has more);
 #   - bad options and numbers: one line each, exit 2, nothing written;
 #   - -F above kernel.perf_event_max_sample_rate (which the kernel lowers
 #     by itself on a busy machine): sampled at the limit with a warning, the
@@ -55,8 +55,9 @@ ok $? "the existing file is intact"
 "$MMPROF" record -o "$tmp/s.data" -- sh -c 'i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done; kill -SEGV $$' \
 	>"$tmp/out" 2>"$tmp/err"
 rc=$?
-ok $rc "a workload killed by SIGSEGV: record still exits 0"
-[ $rc -eq 0 ] || diag "$tmp/err"
+test $rc -eq 3
+ok $? "a workload killed by SIGSEGV: record writes the file and exits 3"
+[ $rc -eq 3 ] || diag "$tmp/err"
 test "$(sqlite3 "$tmp/s.data" 'select exit_code || "/" || term_signal from runs')" = "-1/11"
 ok $? "the file is valid and stores term_signal 11"
 test "$(sqlite3 "$tmp/s.data" 'select samples > 0 from runs')" = 1
@@ -68,15 +69,16 @@ ok $? "the status is printed"
 "$MMPROF" record -q -r 2 -o "$tmp/k.data" -- sh -c '[ -e "$0" ] && kill -KILL $$; touch "$0"' "$tmp/once" \
 	>"$tmp/out" 2>"$tmp/err"
 rc=$?
-ok $rc "a workload killed by SIGKILL in run 2: exit 0"
+test $rc -eq 3
+ok $? "a workload killed by SIGKILL in run 2: exit 3"
 test "$(sqlite3 "$tmp/k.data" 'select group_concat(term_signal) from runs')" = "0,9" &&
       grep -qx 'mmprof: workload killed by SIGKILL in run 2' "$tmp/err"
 ok $? "both runs stored, the second with signal 9, and said so"
 
-# 13: a non-zero exit status is stored and printed, record still succeeds
+# 13: a non-zero exit status is stored and printed, the file written, exit 3
 "$MMPROF" record -q -o "$tmp/e.data" -- sh -c 'exit 3' 2>"$tmp/err"
 rc=$?
-test $rc -eq 0 && test "$(sqlite3 "$tmp/e.data" 'select exit_code from runs')" = 3 &&
+test $rc -eq 3 && test "$(sqlite3 "$tmp/e.data" 'select exit_code from runs')" = 3 &&
       grep -qx 'mmprof: workload exited with status 3 in run 1' "$tmp/err"
 ok $? "exit status 3 stored and printed"
 
