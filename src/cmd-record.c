@@ -11,7 +11,7 @@
  * run, and the summary.  The file is written once, atomically, after the
  * last run.
  *
- * Signals: SIGINT, SIGTERM and SIGHUP set a flag; the loop forwards the
+ * Signals: SIGINT, SIGTERM, SIGHUP and SIGQUIT set a flag; the loop forwards the
  * signal to the workload (SIGKILL two seconds later or on a second signal),
  * finishes the run, starts no further run and writes the file: the user
  * who pressed Ctrl-C gets the data recorded so far and exit status 0.
@@ -492,6 +492,10 @@ static int record_run(struct record *rec, uint32_t run)
 	else if (rec->mode == MODE_FORK && res.run.exit_code)
 		fprintf(stderr, "mmprof: workload exited with status %d in run %u\n",
 			res.run.exit_code, run + 1);
+	/* the summary's sample count would not say why the profile stops (even with -q) */
+	if (sampler__exec_note(recsession__sampler(rec->sess)))
+		fprintf(stderr, "mmprof: warning: run %u: %s\n", run + 1,
+			sampler__exec_note(recsession__sampler(rec->sess)));
 	/* the run a stop signal cut short ended as the user asked: not a failure */
 	if (run__status(&res.run, what, sizeof(what)) && !stopsig_count &&
 	    !rec->nr_failed++)

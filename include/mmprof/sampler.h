@@ -111,6 +111,12 @@ int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct 
 /* A note for the user (the cpu-clock fallback), or NULL. */
 const char *sampler__note(const struct sampler *s);
 /*
+ * Why sampling of a process stopped during this run, or NULL: it executed
+ * a set-user-ID, set-group-ID or file-capability program, at which the
+ * kernel takes a process's perf events away.  Each open clears it.
+ */
+const char *sampler__exec_note(const struct sampler *s);
+/*
  * Set by sampler__open when it lowered -F to the kernel's maximum rate
  * (see strict_freq), else NULL; each open clears it.  The frequency used is
  * sampler__freq().

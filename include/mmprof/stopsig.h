@@ -2,7 +2,7 @@
  * stopsig: the signal handling of the commands that run a workload
  * (record, stat).
  *
- * SIGINT, SIGTERM and SIGHUP ask the command to stop: each is counted and
+ * SIGINT, SIGTERM, SIGHUP and SIGQUIT ask the command to stop: each is counted and
  * the last one remembered, so that the run loop can forward it to the
  * workload (a second one escalates) and the file still gets written.
  * SIGCHLD and SIGIO only cut a poll short (handlers without SA_RESTART).

@@ -1,5 +1,5 @@
 /*
- * stopsig: stop on SIGINT/SIGTERM/SIGHUP, wake on SIGCHLD/SIGIO, ignore
+ * stopsig: stop on SIGINT/SIGTERM/SIGHUP/SIGQUIT, wake on SIGCHLD/SIGIO, ignore
  * SIGPIPE (see include/mmprof/stopsig.h).
  */
 #include <errno.h>
@@ -23,7 +23,13 @@ static void on_wake(int sig)
 
 int stopsig__install(void)
 {
-	static const int stops[] = { SIGINT, SIGTERM, SIGHUP };
+	/*
+	 * SIGQUIT too: left alone, Ctrl-\\ killed mmprof before the file was
+	 * written, and a shell's background job (which starts with SIGINT and
+	 * SIGQUIT ignored) recorded on to the end; installing a handler
+	 * takes it over either way.
+	 */
+	static const int stops[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 	struct sigaction sa;
 	size_t i;
 

@@ -19,13 +19,19 @@
  */
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
 
 #include "sampler-int.h"
 #include "mmprof/symbols.h"
+#include "mmprof/outbuf.h"
 #include "mmprof/xalloc.h"
 
 static bool comm_eq(const void *ctx, uint32_t row, const void *key)
@@ -236,4 +242,44 @@ void sampler__read_proc(struct sampler *s)
 		symbols__add_proc(s->syms, s->pids[i]);
 		read_proc_comms(s, s->pids[i]);
 	}
+}
+
+void sampler__check_exec(struct sampler *s, pid_t pid)
+{
+	char link[64], path[PATH_MAX], what[96];
+	struct outbuf safe = { 0 };
+	struct stat st;
+	ssize_t n;
+
+	if (s->exec_note[0])
+		return;
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n < 0) {
+		/* a user may not read the exe of a process that is no longer dumpable */
+		if (errno == EACCES || errno == EPERM)
+			snprintf(s->exec_note, sizeof(s->exec_note), "process %d executed a program "
+				 "this user may not trace (/proc/%d/exe: %s): a set-user-ID, set-group-ID "
+				 "or file-capability program?  The kernel stops perf events at such an "
+				 "exec: nothing after it is sampled", (int)pid, (int)pid, strerror(errno));
+		return;		/* gone already (ENOENT): nothing to say */
+	}
+	path[n] = '\0';
+	if (stat(path, &st) < 0)
+		return;
+	if ((st.st_mode & S_ISUID) && st.st_uid != geteuid())
+		snprintf(what, sizeof(what), "set-user-ID (owner uid %u)", (unsigned)st.st_uid);
+	else if ((st.st_mode & S_ISGID) && st.st_gid != getegid())
+		snprintf(what, sizeof(what), "set-group-ID (group gid %u)", (unsigned)st.st_gid);
+	else if (getxattr(path, "security.capability", NULL, 0) > 0 && geteuid() != 0)
+		snprintf(what, sizeof(what), "given file capabilities");
+	else
+		return;
+	/* the path is the workload's: the text rule */
+	snprintf(s->exec_note, sizeof(s->exec_note), "process %d executed '%s', which is %s: the "
+		 "kernel stops perf events on a process at such an exec, so nothing it ran after "
+		 "that is sampled (the samples counted are from before it); record the program as "
+		 "its owner, or a copy without the set-ID bits", (int)pid,
+		 outbuf__text_safe(&safe, path), what);
+	outbuf__release(&safe);
 }

@@ -94,6 +94,7 @@ struct sampler {
 	bool chosen;		/* events settled by a successful open */
 	char note[256];
 	char freq_note[256];	/* this open lowered -F; empty: it did not */
+	char exec_note[768];	/* this run: an exec that ended sampling (sampler__exec_note) */
 	uint64_t sample_type;
 
 	/* this run */
@@ -176,6 +177,14 @@ struct sampler {
 uint32_t sampler__comm_intern(struct sampler *s, const char *name);
 /* The thread's entry (create: add it); NULL for tid -1, or when absent and !create. */
 struct tid_comm *sampler__tid_comm(struct sampler *s, int32_t tid, bool create);
+/*
+ * A COMM record of an exec by pid: when the new program is set-user-ID,
+ * set-group-ID (to someone else) or has file capabilities, the kernel
+ * took the process's perf events away at that exec (begin_new_exec:
+ * perf_event_exit_task when the process is no longer dumpable), so
+ * nothing after it is sampled: say so in exec_note, once a run.
+ */
+void sampler__check_exec(struct sampler *s, pid_t pid);
 void sampler__set_comm(struct sampler *s, int32_t tid, uint32_t comm);
 /* The comm tid has now (its process's, perf's ":tid" when unknown). */
 uint32_t sampler__comm_of(struct sampler *s, uint32_t pid, uint32_t tid);

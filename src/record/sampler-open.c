@@ -464,6 +464,7 @@ int sampler__open(struct sampler *s, const struct record_target *t, struct errms
 	int err;
 
 	sampler__teardown(s);
+	s->exec_note[0] = '\0';
 	lower_freq(s);
 	err = open_session(s, t, e);
 	if (err)

@@ -319,8 +319,12 @@ static void handle_event(void *ctx, const union perf_event *ev)
 		queue_sample(s, ev);
 		break;
 	case PERF_RECORD_COMM:
-		if (record_str(ev, offsetof(struct perf_record_comm, comm)) >= 0)
-			queue_sideband(s, ev);
+		if (record_str(ev, offsetof(struct perf_record_comm, comm)) < 0)
+			break;
+		queue_sideband(s, ev);
+		/* now, while the process is likely alive: did this exec end its sampling? */
+		if (ev->header.misc & PERF_RECORD_MISC_COMM_EXEC)
+			sampler__check_exec(s, (pid_t)ev->comm.pid);
 		break;
 	case PERF_RECORD_MMAP2:
 		if (ev->mmap2.pid == UINT32_MAX ||

@@ -1,6 +1,8 @@
 #!/bin/sh
-# t103-record-signals: Ctrl-C (SIGINT) or SIGTERM to mmprof during a long
-# workload stops the workload, completes the file and exits 0; a -r run
+# t103-record-signals: Ctrl-C (SIGINT), SIGTERM or SIGQUIT (Ctrl-\) to
+# mmprof during a long workload stops the workload (the signal passed on),
+# completes the file and exits 0 (SIGQUIT was left to its default: ignored
+# by a background job, as here, it recorded on to the end); a -r run
 # interrupted in its first run starts no further run.  Attaching (-p) and
 # system-wide (-a) recordings last --duration and leave attached processes
 # alone; --delay/--duration sample only a window of a fork-mode run.
@@ -21,9 +23,10 @@ wait_for() {
 	done
 }
 
-plan 17
+plan 23
 
-for sig in INT TERM; do
+ulimit -c 0	# the workload's SIGQUIT would dump core
+for sig in INT TERM QUIT; do
 	rm -f "$tmp/pid" "$tmp/$sig.data"
 	"$MMPROF" record -r 3 -o "$tmp/$sig.data" -- \
 		sh -c 'echo $$ >"$0"; while :; do :; done' "$tmp/pid" >"$tmp/out" 2>"$tmp/err" &
@@ -32,19 +35,41 @@ for sig in INT TERM; do
 	sleep 0.5
 	wpid=$(cat "$tmp/pid")
 	kill -$sig $mp
+	# bounded: a signal mmprof does not take (SIGQUIT before) let it record on
+	i=0
+	while alive $mp && [ $i -lt 150 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	alive $mp && { echo "# SIG$sig: still recording after 15 s"; kill -TERM $mp; }
 	wait $mp
 	rc=$?
+	[ $i -lt 150 ] || rc=124
 	ok $rc "SIG$sig to mmprof: exit 0"
 	[ $rc -eq 0 ] || diag "$tmp/err"
 	alive "$wpid"; test $? -ne 0
 	ok $? "SIG$sig: the workload is gone"
 	num=2
 	[ $sig = TERM ] && num=15
+	[ $sig = QUIT ] && num=3
 	test "$(sqlite3 "$tmp/$sig.data" 'select count(*) || "/" || term_signal from runs')" = "1/$num"
 	ok $? "SIG$sig: a valid file with the one interrupted run and its signal"
 	grep -q "^mmprof: interrupted: 1 run, " "$tmp/err"
 	ok $? "SIG$sig: the summary says it was interrupted"
 done
+
+# 13-14: a set-user-ID exec: the kernel takes the process's perf events
+# away (not dumpable any more); the summary's count must not stand alone
+cp "$wl/page-fault" "$tmp/suid-pf"
+chown nobody "$tmp/suid-pf" && chmod 4755 "$tmp/suid-pf"
+"$MMPROF" record -q -o "$tmp/suid.data" -- sh -c 'i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; exec "$0" -s 0.5' "$tmp/suid-pf" >/dev/null 2>"$tmp/err"
+rc=$?
+test $rc -eq 0 && grep -q "^mmprof: warning: run 1: process [0-9]* executed '$tmp/suid-pf', which is set-user-ID (owner uid 65534): the kernel stops perf events on a process at such an exec, so nothing it ran after that is sampled" "$tmp/err"
+ok $? "a set-user-ID exec: one warning saying why the samples stop, even with -q"
+[ $? -eq 0 ] || { echo "# rc=$rc"; diag "$tmp/err"; }
+"$MMPROF" record -q -o "$tmp/plain.data" -- sh -c 'exec "$0" -s 0.2' "$wl/page-fault" >/dev/null 2>"$tmp/err"
+test $? -eq 0 && ! grep -q "set-user-ID" "$tmp/err"
+ok $? "an ordinary exec: no such warning"
 
 # 9-12: -p attaches for --duration and leaves the process running
 sh -c 'while :; do :; done' &
