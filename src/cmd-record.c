@@ -95,6 +95,7 @@ struct record {
 	struct recsession *sess;
 	bool progress;			/* a terminal on stderr and not -q */
 	bool progress_shown;
+	char kernel_warning[512];	/* kallsyms unusable: said at the start unless sampling is user-only */
 	uint32_t nr_failed;		/* runs whose workload failed */
 	char failed_status[80];		/* the first one's: "run 2: exit status 1" */
 };
@@ -464,6 +465,12 @@ static void print_notes(void *ctx, uint32_t run, int64_t start_real_ns)
 
 	if (run == 0 && !rec->o->quiet && sampler__note(s))
 		fprintf(stderr, "mmprof: %s\n", sampler__note(s));
+	/* user space only: that one warning covers the kernel's missing names too */
+	if (run == 0 && sampler__user_note(s))
+		fprintf(stderr, "mmprof: warning: %s\n", sampler__user_note(s));
+	else if (run == 0 && rec->kernel_warning[0])
+		fprintf(stderr, "mmprof: warning: %s; kernel frames stay unresolved\n",
+			rec->kernel_warning);
 	/* a warning, so even with -q: the file's frequency is not the one asked */
 	if (sampler__freq_note(s))
 		fprintf(stderr, "mmprof: warning: %s\n", sampler__freq_note(s));
@@ -670,7 +677,7 @@ static int load_symbols(struct record *rec, struct errmsg *e)
 	symbols__set_inline(rec->syms, o->inline_frames);
 	err = symbols__load_kernel(rec->syms, e);
 	if (err && !o->quiet)
-		fprintf(stderr, "mmprof: warning: %s; kernel frames stay unresolved\n", e->msg);
+		snprintf(rec->kernel_warning, sizeof(rec->kernel_warning), "%s", e->msg);
 	/* BPF programs already loaded, at full length (root; else kallsyms' first page) */
 	if (!err) {
 		struct errmsg none = { "" };

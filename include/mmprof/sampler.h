@@ -13,7 +13,9 @@
  *
  * Event choice: with no -e, `cycles` with the most precise modifier the PMU
  * accepts; where there is no hardware PMU (ENOENT, EOPNOTSUPP, ENODEV,
- * ENXIO) it falls back to cpu-clock and says so in sampler__note().
+ * ENXIO) it falls back to cpu-clock and says so in sampler__note().  An
+ * event refused for the kernel to an unprivileged user (paranoid 2) is
+ * opened for user space only, as perf does (sampler__user_note()).
  */
 #ifndef MMPROF_SAMPLER_H
 #define MMPROF_SAMPLER_H
@@ -116,6 +118,13 @@ const char *sampler__note(const struct sampler *s);
  * kernel takes a process's perf events away.  Each open clears it.
  */
 const char *sampler__exec_note(const struct sampler *s);
+/*
+ * Set when an event that includes the kernel was refused for want of
+ * privilege (kernel.perf_event_paranoid 2, no CAP_PERFMON) and opened for
+ * user space only instead, as perf does (its name then ends in :u), else
+ * NULL.  Kept for the session's life: the first open settles the events.
+ */
+const char *sampler__user_note(const struct sampler *s);
 /*
  * Set by sampler__open when it lowered -F to the kernel's maximum rate
  * (see strict_freq), else NULL; each open clears it.  The frequency used is

@@ -95,6 +95,7 @@ struct sampler {
 	char note[256];
 	char freq_note[256];	/* this open lowered -F; empty: it did not */
 	char exec_note[768];	/* this run: an exec that ended sampling (sampler__exec_note) */
+	char user_note[512];	/* fell back to user-only sampling (sampler__user_note) */
 	uint64_t sample_type;
 
 	/* this run */

@@ -179,6 +179,13 @@ static bool perfmon_capable(void)
 	return caps & (1ULL << 38 | 1ULL << 21);
 }
 
+/* A core PMU (hybrid Intel: cpu_core), where cycles can be sampled at all. */
+static bool has_core_pmu(void)
+{
+	return !access("/sys/bus/event_source/devices/cpu", F_OK) ||
+	       !access("/sys/bus/event_source/devices/cpu_core", F_OK);
+}
+
 /*
  * name with its kernel and hypervisor modifiers replaced by u (precision
  * kept): what a user may sample at kernel.perf_event_paranoid 2.  The
@@ -191,8 +198,7 @@ static void user_only(const struct sampler *s, const char *name, char *buf, size
 	size_t blen, n;
 
 	if (s->is_default && !s->chosen)
-		name = access("/sys/bus/event_source/devices/cpu", F_OK) &&
-		       access("/sys/bus/event_source/devices/cpu_core", F_OK) ? "cpu-clock" : "cycles";
+		name = has_core_pmu() ? "cycles" : "cpu-clock";
 	if (mods)
 		mods++;
 	else if (!strchr(name, '/'))
@@ -265,6 +271,56 @@ static int access_error(const struct sampler *s, const struct evspec *sp,
 			   allows[v < -1 ? 0 : v > 3 ? 4 : v + 1], what);
 }
 
+/*
+ * perf's fallback (evsel__fallback): a user without CAP_PERFMON at
+ * kernel.perf_event_paranoid 2 may sample only user space, so an event
+ * that includes the kernel is opened again with exclude_kernel and
+ * exclude_hv, and named NAME:u.  Not at 3 and above (nothing is allowed),
+ * not for -a (refused at 2 whatever the modifiers), tracepoints (kernel
+ * events) or another user's process (the ptrace check refuses :u too).
+ */
+static bool may_sample_user_only(const struct evspec *sp, const struct record_target *t, int err)
+{
+	long v;
+
+	if ((err != -EACCES && err != -EPERM) || sp->attr.exclude_kernel || sp->tracepoint ||
+	    t->system_wide || perfmon_capable())
+		return false;
+	if (!t->fork && sysinfo__foreign_pid(t->pids, t->nr_pids, &(uid_t){ 0 }))
+		return false;
+	v = read_sysctl("/proc/sys/kernel/perf_event_paranoid");
+	return v == 2;
+}
+
+/* The one warning of the fallback, naming every event that fell back. */
+static void note_user_only(struct sampler *s, const char *user)
+{
+	size_t n = strlen(s->user_note);
+
+	if (!n)
+		snprintf(s->user_note, sizeof(s->user_note), "kernel.perf_event_paranoid is 2 and "
+			 "this user has no CAP_PERFMON: sampling user space only, as perf does (%s); "
+			 "kernel functions are not in the profile (root, or `sysctl "
+			 "kernel.perf_event_paranoid=1`, records them)", user);
+	else if (n + strlen(user) + 8 < sizeof(s->user_note))
+		/* one more event: named in the same parenthesis */
+		snprintf(strstr(s->user_note, "); kernel"), sizeof(s->user_note) - n + 1,
+			 ", %s); kernel functions are not in the profile (root, or `sysctl "
+			 "kernel.perf_event_paranoid=1`, records them)", user);
+}
+
+/* sp as user space only, named as user_only spells it. */
+static void fall_back_to_user(struct sampler *s, struct evspec *sp, const char *name)
+{
+	char user[sizeof(sp->name)];
+
+	user_only(s, name, user, sizeof(user));
+	snprintf(sp->name, sizeof(sp->name), "%s", user);
+	sp->attr.exclude_kernel = 1;
+	sp->attr.exclude_hv = 1;
+	note_user_only(s, user);
+}
+
 static int open_error(const struct sampler *s, const struct evspec *sp,
 		      const struct record_target *t, int err, struct errmsg *e)
 {
@@ -314,35 +370,68 @@ static bool no_pmu(int err)
 	return err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV || err == -ENXIO;
 }
 
-/* cycles:ppp down to cycles, then cpu-clock when there is no PMU at all. */
+/*
+ * cycles:ppp down to cycles, then cpu-clock when there is no PMU at all;
+ * refused for the kernel (paranoid 2), the same as user space only: the
+ * name then says which one was tried (cycles:u, or cpu-clock:u where
+ * there is no PMU).
+ */
 static int open_default(struct sampler *s, const struct record_target *t, struct errmsg *e)
 {
 	struct evspec sp = s->evs[0].spec;
-	bool eoe = t->enable_on_exec;
+	bool eoe = t->enable_on_exec, user = false;
 	int precise, err = 0;
 
 	for (precise = 3; precise >= 0; precise--) {
 		sp.attr.precise_ip = precise;
 		err = try_open(s, 0, &sp, eoe);
 		if (!err) {
-			snprintf(sp.name, sizeof(sp.name), "cycles%s%.*s", precise ? ":" : "",
-				 precise, "ppp");
+			snprintf(sp.name, sizeof(sp.name), "cycles%s%s%.*s",
+				 precise || user ? ":" : "", user ? "u" : "", precise, "ppp");
+			if (user)
+				note_user_only(s, sp.name);
 			s->evs[0].spec = sp;
 			return 0;
 		}
+		if (!user && may_sample_user_only(&sp, t, err)) {
+			/* the kernel's paranoid check comes before the PMU lookup: try again */
+			user = true;
+			sp.attr.exclude_kernel = sp.attr.exclude_hv = 1;
+			precise = 4;
+			continue;
+		}
+		/* refused before the PMU lookup: without a PMU it is cpu-clock's error */
+		if ((err == -EACCES || err == -EPERM) && !has_core_pmu() && !s->branch_type)
+			break;
 		if (err == -EACCES || err == -EPERM || err == -EMFILE || err == -ESRCH ||
-		    err == -ENOMEM)
+		    err == -ENOMEM) {
+			if (user)
+				snprintf(sp.name, sizeof(sp.name), "cycles:u");
 			return open_error(s, &sp, t, err, e);
+		}
 	}
 	/* a software event has no branch records: no cpu-clock fallback for lbr */
-	if (!no_pmu(err) || s->branch_type)
+	if ((!no_pmu(err) && has_core_pmu()) || s->branch_type) {
+		if (user)
+			snprintf(sp.name, sizeof(sp.name), "cycles:u");
 		return open_error(s, &sp, t, err, e);
-	snprintf(s->note, sizeof(s->note), "no hardware PMU (cycles: %s); sampling cpu-clock "
-		 "instead", strerror(-err));
-	evspec__parse("cpu-clock", &sp, NULL);
+	}
+	if (no_pmu(err))
+		snprintf(s->note, sizeof(s->note), "no hardware PMU (cycles: %s); sampling "
+			 "cpu-clock instead", strerror(-err));
+	else
+		snprintf(s->note, sizeof(s->note), "no hardware PMU; sampling cpu-clock instead");
+	evspec__parse(user ? "cpu-clock:u" : "cpu-clock", &sp, NULL);
 	err = try_open(s, 0, &sp, eoe);
+	if (!user && may_sample_user_only(&sp, t, err)) {
+		user = true;
+		evspec__parse("cpu-clock:u", &sp, NULL);
+		err = try_open(s, 0, &sp, eoe);
+	}
 	if (err)
 		return open_error(s, &sp, t, err, e);
+	if (user)
+		note_user_only(s, sp.name);
 	s->evs[0].spec = sp;
 	return 0;
 }
@@ -471,10 +560,25 @@ int sampler__open(struct sampler *s, const struct record_target *t, struct errms
 		return err;
 
 	for (i = 0; i < s->nr_evs; i++) {
-		if (s->is_default && !s->chosen)
+		struct evspec *sp = &s->evs[i].spec;
+
+		if (s->is_default && !s->chosen) {
 			err = open_default(s, t, e);
-		else if ((err = try_open(s, i, &s->evs[i].spec, t->enable_on_exec)))
-			open_error(s, &s->evs[i].spec, t, err, e);
+		} else if ((err = try_open(s, i, sp, t->enable_on_exec))) {
+			/* the first run settles it: later runs open the :u spec */
+			if (!s->chosen && may_sample_user_only(sp, t, err)) {
+				struct evspec user = *sp;
+
+				fall_back_to_user(s, &user, sp->name);
+				err = try_open(s, i, &user, t->enable_on_exec);
+				if (!err)
+					*sp = user;
+				else
+					s->user_note[0] = '\0';
+			}
+			if (err)
+				open_error(s, sp, t, err, e);
+		}
 		if (err)
 			goto out_teardown;
 	}

@@ -158,6 +158,11 @@ const char *sampler__note(const struct sampler *s)
 	return s->note[0] ? s->note : NULL;
 }
 
+const char *sampler__user_note(const struct sampler *s)
+{
+	return s->user_note[0] ? s->user_note : NULL;
+}
+
 const char *sampler__exec_note(const struct sampler *s)
 {
 	return s->exec_note[0] ? s->exec_note : NULL;
