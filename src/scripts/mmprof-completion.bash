@@ -49,6 +49,37 @@ _mmprof_takes_arg()
 		END { exit !found }'
 }
 
+# The values of option $3 of command $2 when its --help metavariable lists
+# them ("callee|caller", "fp|dwarf[,SIZE]|lbr": fp dwarf lbr), one a line;
+# nothing for a free-form one (FILE, N).  Per command: report's
+# --call-graph and record's take different values.
+_mmprof_choices()
+{
+	"$1" "$2" --help 2>&1 | awk -v o="$3" '
+		{
+			sub(/^ +/, "")
+			spec = $0
+			if ((i = index(spec, "  ")) > 0)
+				spec = substr(spec, 1, i - 1)
+			n = split(spec, t, /,? /)
+			# the first word after the option that is not an option ("-g,
+			# --call-graph X"; a long one leaves one blank before the text)
+			for (k = 1; k <= n && t[k] != o; k++)
+				;
+			if (k > n)
+				next
+			for (k++; k <= n && t[k] ~ /^-/; k++)
+				;
+			if (k > n || t[k] !~ /\|/)
+				next
+			gsub(/\[[^]]*\]/, "", t[k])
+			m = split(t[k], v, "|")
+			for (j = 1; j <= m; j++)
+				print v[j]
+			exit
+		}'
+}
+
 _mmprof_data_files()
 {
 	local IFS=$'\n'
@@ -103,7 +134,7 @@ _mmprof()
 		-f|--format)
 			COMPREPLY=($(compgen -W "lkp json csv markdown" -- "$cur")) ;;
 		-g|--call-graph)
-			COMPREPLY=($(compgen -W "callee caller" -- "$cur")) ;;
+			COMPREPLY=($(compgen -W "$(_mmprof_choices "$mmprof" "$cmd" "$prev")" -- "$cur")) ;;
 		-e|--event)
 			COMPREPLY=($(compgen -W "cpu-clock task-clock page-faults cycles instructions \
 				context-switches cpu-migrations minor-faults major-faults" -- "$cur")) ;;

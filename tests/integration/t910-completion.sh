@@ -78,6 +78,11 @@ got=$(comp "$MMPROF" report -g "")
 [ "$got" = "$(printf 'callee\ncaller')" ]
 ok $? "'report -g' (takes an argument) completes callee|caller"
 
+got=$(comp "$MMPROF" record --call-graph "")
+[ "$got" = "$(printf 'dwarf\nfp\nlbr')" ]
+ok $? "'record --call-graph' completes record's values, fp dwarf lbr (not report's callee caller)"
+[ $? -eq 0 ] || echo "# got: $got"
+
 got=$(comp "$MMPROF" diff -g "")
 has a.data "$got" && ! has callee "$got"
 ok $? "'diff -g' (a flag) is followed by .data files"
