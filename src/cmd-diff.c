@@ -141,6 +141,33 @@ static int run_gates(const struct diff *d, const struct gate *g, size_t ng, bool
 }
 
 /*
+ * The files pooled into a side should be runs of one workload: say so
+ * when two were recorded with different command lines (a mixed-up
+ * artifact, another -F), naming both; the comparison goes on.
+ */
+static void warn_cmdlines(const struct diff_side *sides)
+{
+	struct outbuf ca = { 0 }, cb = { 0 }, fa = { 0 }, fb = { 0 };	/* the files' text */
+	size_t k, a, b;
+
+	for (k = 0; k < 2; k++) {
+		if (!diff_side__cmdlines_differ(&sides[k], &a, &b))
+			continue;
+		fprintf(stderr, "mmprof diff: warning: %s: its files were recorded with different "
+				"command lines: %s has '%s', %s has '%s'; the runs pooled may not be of "
+				"one workload\n", sides[k].name,
+			outbuf__text_safe(&fa, sides[k].paths[a]),
+			outbuf__text_safe(&ca, profile__meta(sides[k].profiles[a], "cmdline")),
+			outbuf__text_safe(&fb, sides[k].paths[b]),
+			outbuf__text_safe(&cb, profile__meta(sides[k].profiles[b], "cmdline")));
+	}
+	outbuf__release(&ca);
+	outbuf__release(&cb);
+	outbuf__release(&fa);
+	outbuf__release(&fb);
+}
+
+/*
  * A side whose workload failed measured the failure, not the workload.
  * Failed in every run: an error unless allow (a table, JSON or gate must
  * not pass it off as a measurement), else a warning; in some runs: a
@@ -379,7 +406,7 @@ int cmd_diff(int argc, char **argv)
 		{ OPT_STRING, 0, "summary", &c.summary, "FILE", "also write a short markdown summary (for $GITHUB_STEP_SUMMARY)", 0, NULL },
 		{ OPT_BOOL, 0, "color", &c.color, NULL, "colour rises red, falls blue (default: on a terminal, unless NO_COLOR)", OPT_NEGATABLE, NULL },
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "Statistics", 0, NULL },
-		{ OPT_DOUBLE, 'q', "alpha", &c.o.alpha, "Q", "false discovery rate (default 0.05)", 0, NULL },
+		{ OPT_DOUBLE, 0, "alpha", &c.o.alpha, "Q", "false discovery rate (default 0.05)", 0, NULL },
 		{ OPT_DOUBLE, 0, "min-points", &c.o.min_points, "P", "effect floor for perf-profile and % keys (default 0.1)", 0, NULL },
 		{ OPT_DOUBLE, 0, "min-pct", &c.o.min_pct, "PCT", "effect floor for other keys, % (default 1)", 0, NULL },
 		{ OPT_DOUBLE, 0, "threshold-points", &c.o.novar_points, "P", "one-run threshold, points (default 0.5)", 0, NULL },
@@ -429,6 +456,7 @@ int cmd_diff(int argc, char **argv)
 		fprintf(stderr, "mmprof diff: %s\n", e.msg);
 		goto out;
 	}
+	warn_cmdlines(s);
 	if (check_failed_runs(s, c.allow_failed) < 0 ||
 	    compare_events(&c, s, eb, en, sizeof(eb), &forced) < 0)
 		goto out;

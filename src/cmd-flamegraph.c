@@ -231,7 +231,7 @@ int cmd_flamegraph(int argc, char **argv)
 		{ OPT_LIST, 0, "pid", &c.pid_args, "PID", "only samples of these processes (repeatable, comma-separated)", OPT_SPLIT, NULL },
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "Differential graph (BASE NEW)", 0, NULL },
 		{ OPT_STRING, 0, "width", &c.width_side, "SIDE", "frame widths from 'new' (default) or 'base'", 0, NULL },
-		{ OPT_DOUBLE, 'q', "alpha", &c.alpha, "Q", "false discovery rate (default 0.05)", 0, NULL },
+		{ OPT_DOUBLE, 0, "alpha", &c.alpha, "Q", "false discovery rate (default 0.05)", 0, NULL },
 		{ OPT_DOUBLE, 0, "min-points", &c.min_points, "P", "smallest coloured change, points (default 0.1)", 0, NULL },
 		{ OPT_DOUBLE, 0, "threshold-points", &c.novar_points, "P", "one run on a side: colour changes from P points (default 0.5)", 0, NULL },
 		{ OPT_END, 0, NULL, NULL, NULL, NULL, 0, NULL },

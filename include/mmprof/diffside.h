@@ -74,6 +74,13 @@ uint64_t diff_side__lost(const struct diff_side *s, uint64_t *kept);
 /* "off.data run 1" for the side's run i (counted before --drop-run) into buf. */
 void diff_side__run_name(const struct diff_side *s, size_t i, char *buf, size_t size);
 
+/*
+ * Files of one side recorded with different command lines (meta
+ * "cmdline", the output file's name left out): 1 with *a and *b the first
+ * two that differ, 0 when they agree (or a file does not say).
+ */
+int diff_side__cmdlines_differ(const struct diff_side *s, size_t *a, size_t *b);
+
 /* The runs of a side whose workload failed (exit status > 0, or a signal). */
 struct diff_side_failures {
 	size_t failed, total;		/* runs that failed, runs */

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "mmprof/diffside.h"
-#include "mmprof/term.h"
 
 static void diff_side__sampling(const struct diff_side *s, char *buf, size_t size)
 {
@@ -157,9 +156,11 @@ static void robot_column_heads(struct outbuf *b, const struct diff_side s[2])
 	outbuf__printf(b, "%16.16s %27.27s \n", outbuf__text_safe(&sl, l), outbuf__text_safe(&sr, r));
 	outbuf__release(&sl);
 	outbuf__release(&sr);
-	/* the new side's rule in blue when colouring, as the table has always shown it */
-	outbuf__printf(b, "---------------- %s---------------------------%s \n",
-		       term__sgr(TERM_BLUE, b->color), term__sgr(TERM_RESET, b->color));
+	/*
+	 * Plain, coloured or not: in the table red is a rise and blue a fall
+	 * (format.c), so a blue rule over the new side read as a fall.
+	 */
+	outbuf__printf(b, "---------------- --------------------------- \n");
 }
 
 void diff_sides__header(struct outbuf *b, const struct diff_side s[2], const struct diff *d,

@@ -330,6 +330,68 @@ void diff_side__run_name(const struct diff_side *s, size_t i, char *buf, size_t 
 	snprintf(buf, size, "%s run %zu", f < s->nr ? s->paths[f] : "?", i);
 }
 
+/*
+ * cmdline without what differs between files of one workload: the
+ * output's name (-o F, -oF, --output F, --output=F) before "--"; the
+ * command after "--" verbatim.  Words are split at blanks: a quoted name
+ * with a blank in it is compared as its pieces, which is as good.
+ */
+static char *cmdline_key(const char *cmdline)
+{
+	char *key = xmalloc(strlen(cmdline) + 1), *k = key;
+	const char *s = cmdline;
+	bool skip_next = false;
+
+	while (*s) {
+		size_t len = strcspn(s, " ");
+
+		if (len == 2 && !strncmp(s, "--", 2)) {
+			snprintf(k, strlen(s) + 1, "%s", s);	/* the command, as recorded */
+			return key;
+		}
+		if (skip_next)
+			skip_next = false;
+		else if ((len == 2 && !strncmp(s, "-o", 2)) || (len == 8 && !strncmp(s, "--output", 8)))
+			skip_next = true;
+		else if (!(len > 2 && !strncmp(s, "-o", 2)) && strncmp(s, "--output=", 9)) {
+			memcpy(k, s, len);
+			k += len;
+			*k++ = ' ';
+		}
+		s += len;
+		s += strspn(s, " ");
+	}
+	*k = '\0';
+	return key;
+}
+
+int diff_side__cmdlines_differ(const struct diff_side *s, size_t *a, size_t *b)
+{
+	const char *first = s->nr ? profile__meta(s->profiles[0], "cmdline") : NULL;
+	char *k0, *ki;
+	size_t i;
+	int ret = 0;
+
+	if (!first)
+		return 0;
+	k0 = cmdline_key(first);
+	for (i = 1; i < s->nr && !ret; i++) {
+		const char *c = profile__meta(s->profiles[i], "cmdline");
+
+		if (!c)
+			continue;
+		ki = cmdline_key(c);
+		if (strcmp(k0, ki)) {
+			*a = 0;
+			*b = i;
+			ret = 1;
+		}
+		free(ki);
+	}
+	free(k0);
+	return ret;
+}
+
 void diff_side__failures(const struct diff_side *s, struct diff_side_failures *f)
 {
 	size_t rl = 0, sl = 0, i;

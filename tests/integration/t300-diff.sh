@@ -63,6 +63,18 @@ ok $? "--robot shows the row"
 grep -q "→ __split_huge_pmd" "$tmp/chains"; ok $? "--callchains: a chain reaches __split_huge_pmd, caller → callee"
 sed -n '/^call chains/,$p' "$tmp/chains" | head -4 | diag
 
+# files of one side recorded with different command lines: a warning naming
+# both; files of one workload that differ only in their -o name: none
+"$MMPROF" diff "$tmp/off.data" -- "$tmp/on.data" "$tmp/off.data" >/dev/null 2>"$tmp/err"
+rc=$?
+test $rc -eq 0 && grep -qx "mmprof diff: warning: new: its files were recorded with different command lines: $tmp/on.data has 'mmprof record -q -r 4 -o $tmp/on.data -- $wl/thp-zap --thp on -s 1', $tmp/off.data has 'mmprof record -q -r 4 -o $tmp/off.data -- $wl/thp-zap --thp off -s 1'; the runs pooled may not be of one workload" "$tmp/err"
+ok $? "a side pooled from different command lines: one warning naming both, compared anyway"
+[ $? -eq 0 ] || diag "$tmp/err"
+# shellcheck disable=SC2086
+"$MMPROF" diff $AA >/dev/null 2>"$tmp/err"
+! grep -q "different command lines" "$tmp/err"
+ok $? "files of one command line, -o apart: no such warning"
+
 # A/A.  The tests beside this one load the machine unevenly; once in a
 # while that makes the two groups really differ (a chain above perf's 0.5 %
 # cut in every run of one group, under it in every run of the other).  So

@@ -73,6 +73,17 @@ for cmd in $cmds; do
 	ok $? "'mmprof help $cmd' shows mmprof-$cmd.1 from the source tree"
 done
 
+# -q is --quiet wherever a command has it (diff and flamegraph had it as --alpha)
+bad=""
+for cmd in $cmds; do
+	line=$("$MMPROF" "$cmd" --help 2>&1 | grep -E '^ +-q, ')
+	[ -z "$line" ] || grep -qE '^ +-q, --quiet( |$)' <<<"$line" || bad="$bad $cmd"
+done
+qerr=$("$MMPROF" diff -q a.data b.data 2>&1 >/dev/null)
+rc=$?
+[ -z "$bad" ] && [ "$rc" -eq 2 ] && [ "$qerr" = "mmprof diff: unknown option '-q'; see 'mmprof diff --help'" ]
+ok $? "-q means --quiet in every command that has it${bad:+ (not in:$bad)}; 'diff -q a b' is an unknown option"
+
 out=$(MANPAGER=cat PAGER=cat "$MMPROF" help 2>&1 </dev/null)
 grep -q "^NAME" <<<"$out" && grep -qE "^ +mmprof +- " <<<"$out"
 ok $? "'mmprof help' shows mmprof.1"

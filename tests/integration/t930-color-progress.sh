@@ -59,6 +59,12 @@ ok $? "--no-color: no colour on a terminal"
 "$MMPROF" diff --color "${args[@]}" | grep -qE "${esc}\[3[14]m[+-]"
 ok $? "--color colours into a pipe"
 
+"$MMPROF" diff --color "${args[@]}" >"$tmp/forced"
+grep -q "^---------------- --------------------------- \$" "$tmp/forced" &&
+	! grep -oE "${esc}\[31m." "$tmp/forced" | grep -vq "${esc}\[31m+" &&
+	! grep -oE "${esc}\[34m." "$tmp/forced" | grep -vq "${esc}\[34m-"
+ok $? "colours keep one meaning: red on rises (+), blue on falls (-), the header's rules plain (new's was blue)"
+
 "$MMPROF" diff -f csv --color "${args[@]}" | grep -q "$esc"
 [ $? -ne 0 ]
 ok $? "machine formats (csv) are never coloured"
