@@ -1,7 +1,7 @@
 /*
  * cmd: the subcommands.  Each lives in src/cmd-<name>.c as
  * cmd_<name>(argc, argv) with argv[0] the subcommand name, and returns the
- * process exit status: 0 success, 1 a tripped CI gate (diff), 2 an error,
+ * process exit status (mmprof.1): 0 success, 1 a tripped CI gate (diff), 2 an error,
  * 3 the workload failed (record, stat: a run exited non-zero or was killed;
  * the file is written and complete).
  *
