@@ -72,8 +72,15 @@ static uint64_t field_after(const char *buf, const char *name)
 struct proc_row {
 	pid_t pid, ppid;
 	uint64_t minflt, majflt;
-	bool in;
+	int in;		/* -1 not known yet, 0 outside the tree, 1 in it */
 };
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct proc_row *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
 
 /* /proc/PID/stat: parent, faults of the process and of its reaped children. */
 static bool read_stat(pid_t pid, struct proc_row *row)
@@ -132,13 +139,48 @@ static bool is_root(const pid_t *roots, size_t nr, pid_t pid)
 	return false;
 }
 
+/*
+ * Is rows[i] in a root's tree?  Follows the parent chain (rows sorted by
+ * pid) and remembers the answer of every process on it: each process is
+ * settled once, O(n log n) for the machine's n processes.
+ */
+static int in_tree(struct proc_row *rows, size_t n, size_t i, const pid_t *roots, size_t nr)
+{
+	size_t chain = 0, k;
+	struct proc_row *r = &rows[i], key;
+	int ans;
+
+	/* the chain is walked twice: to find the answer, then to remember it */
+	for (;;) {
+		if (r->in >= 0) {
+			ans = r->in;
+			break;
+		}
+		if (is_root(roots, nr, r->pid)) {
+			ans = 1;
+			break;
+		}
+		key.pid = r->ppid;
+		r = r->ppid > 0 && chain++ < n ? bsearch(&key, rows, n, sizeof(*rows), row_cmp) : NULL;
+		if (!r) {
+			ans = 0;
+			break;
+		}
+	}
+	for (r = &rows[i], k = 0; r && r->in < 0 && k <= chain; k++) {
+		r->in = ans;
+		key.pid = r->ppid;
+		r = r->ppid > 0 ? bsearch(&key, rows, n, sizeof(*rows), row_cmp) : NULL;
+	}
+	return ans;
+}
+
 /* The sums of the trees under roots into v. */
 static void read_tree(const pid_t *roots, size_t nr, uint64_t v[TASKCOUNT__NR])
 {
 	struct proc_row *rows = NULL;
 	size_t n = 0, alloc = 0, i;
 	struct dirent *d;
-	bool grew = true;
 	DIR *dir = opendir("/proc");
 
 	memset(v, 0, TASKCOUNT__NR * sizeof(*v));
@@ -149,28 +191,15 @@ static void read_tree(const pid_t *roots, size_t nr, uint64_t v[TASKCOUNT__NR])
 			continue;
 		XGROW(rows, alloc, n);
 		memset(&rows[n], 0, sizeof(rows[n]));
+		rows[n].in = -1;
 		if (read_stat((pid_t)atoi(d->d_name), &rows[n]))
 			n++;
 	}
 	closedir(dir);
-	for (i = 0; i < n; i++)
-		rows[i].in = is_root(roots, nr, rows[i].pid);
-	/* children join their parent's tree; a few passes for a deep tree */
-	while (grew) {
-		grew = false;
-		for (i = 0; i < n; i++) {
-			size_t k;
-
-			if (rows[i].in)
-				continue;
-			for (k = 0; k < n && !(rows[k].in && rows[k].pid == rows[i].ppid); k++)
-				;
-			if (k < n)
-				rows[i].in = grew = true;
-		}
-	}
+	if (n)
+		qsort(rows, n, sizeof(*rows), row_cmp);
 	for (i = 0; i < n; i++) {
-		if (!rows[i].in)
+		if (!in_tree(rows, n, i, roots, nr))
 			continue;
 		v[TC_MINOR] += rows[i].minflt;
 		v[TC_MAJOR] += rows[i].majflt;
