@@ -99,7 +99,7 @@ assert len(e) == 1 and e[0]["name"] == "cpu-clock" and e[0]["asked"] == sys.argv
 PY
 ok $? "perf's default event ($(perf evlist -i "$tmp/def.perf" 2>/dev/null)) imports as cpu-clock"
 "$MMPROF" record -q -o "$tmp/mm.data" -- "$wl/page-fault" --seconds 0.3 >/dev/null 2>&1 &&
-	"$MMPROF" diff "$tmp/mm.data" "$tmp/def.data" >"$tmp/diff" 2>"$tmp/err" &&
+	"$MMPROF" diff --all "$tmp/mm.data" "$tmp/def.data" >"$tmp/diff" 2>"$tmp/err" &&
 	! grep -q "DIFFERENT SAMPLING EVENTS" "$tmp/err" && grep -q 'perf-profile\.children\.cpu-clock\.' "$tmp/diff"
 ok $? "diff of an mmprof recording and the import compares without --force ($(head -1 "$tmp/err"))"
 
