@@ -171,34 +171,36 @@ static void warn_cmdlines(const struct diff_side *sides)
  * A side whose workload failed measured the failure, not the workload.
  * Failed in every run: an error unless allow (a table, JSON or gate must
  * not pass it off as a measurement), else a warning; in some runs: a
- * warning naming them.  One line a side.  Returns -EINVAL on the error.
+ * warning naming them.  One line a side, or the error's one line alone
+ * (the first side that has it).  Returns -EINVAL on the error.
  */
 static int check_failed_runs(const struct diff_side *sides, bool allow)
 {
-	int ret = 0;
+	struct diff_side_failures f[2];
 	size_t k;
 
+	for (k = 0; k < 2; k++)
+		diff_side__failures(&sides[k], &f[k]);
+	for (k = 0; k < 2 && !allow; k++)
+		if (f[k].failed && f[k].failed == f[k].total) {
+			fprintf(stderr, "mmprof diff: %s: the workload failed in every run (%zu of %zu, %s): "
+					"its numbers measure the failure; not compared (--allow-failed "
+					"compares anyway)\n", sides[k].name, f[k].failed, f[k].total,
+				f[k].statuses);
+			return -EINVAL;
+		}
 	for (k = 0; k < 2; k++) {
-		struct diff_side_failures f;
-		bool all, error;
-
-		diff_side__failures(&sides[k], &f);
-		if (!f.failed)
+		if (!f[k].failed)
 			continue;
-		all = f.failed == f.total;
-		error = all && !allow;
-		if (all)
-			fprintf(stderr, "mmprof diff: %s%s: the workload failed in every run (%zu of %zu, %s): "
-					"its numbers measure the failure%s\n",
-				error ? "" : "warning: ", sides[k].name, f.failed, f.total, f.statuses,
-				error ? "; not compared (--allow-failed compares anyway)" : "");
+		if (f[k].failed == f[k].total)
+			fprintf(stderr, "mmprof diff: warning: %s: the workload failed in every run (%zu of %zu, "
+					"%s): its numbers measure the failure\n", sides[k].name, f[k].failed,
+				f[k].total, f[k].statuses);
 		else
 			fprintf(stderr, "mmprof diff: warning: %s: the workload failed in %zu of %zu runs: %s%s\n",
-				sides[k].name, f.failed, f.total, f.runs, f.failed > 8 ? ", ..." : "");
-		if (error)
-			ret = -EINVAL;
+				sides[k].name, f[k].failed, f[k].total, f[k].runs, f[k].failed > 8 ? ", ..." : "");
 	}
-	return ret;
+	return 0;
 }
 
 /*
@@ -456,10 +458,10 @@ int cmd_diff(int argc, char **argv)
 		fprintf(stderr, "mmprof diff: %s\n", e.msg);
 		goto out;
 	}
-	warn_cmdlines(s);
 	if (check_failed_runs(s, c.allow_failed) < 0 ||
 	    compare_events(&c, s, eb, en, sizeof(eb), &forced) < 0)
 		goto out;
+	warn_cmdlines(s);	/* after the errors: an error stays one line */
 
 	c.o.robot = c.robot && !c.all;
 	c.o.ambient = (const char *const *)c.ambient.items;
