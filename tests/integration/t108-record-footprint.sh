@@ -23,8 +23,9 @@ counter() { q "$1" "select sum(c.value) from counters c join strings s on s.id =
 
 plan 11
 
-# 1: what record asks of the kernel
-strace -f -qq -e trace=perf_event_open -o "$tmp/st" "$MMPROF" record -q -o "$tmp/s.data" -- true 2>"$tmp/err"
+# 1: what record asks of the kernel (LeakSanitizer cannot run under ptrace)
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+	strace -f -qq -e trace=perf_event_open -o "$tmp/st" "$MMPROF" record -q -o "$tmp/s.data" -- true 2>"$tmp/err"
 rc=$?
 test $rc -eq 0 && grep -q 'PERF_COUNT_SW_TASK_CLOCK' "$tmp/st" &&
 	! grep -Eq 'PERF_COUNT_SW_(PAGE_FAULTS|PAGE_FAULTS_MIN|PAGE_FAULTS_MAJ|CONTEXT_SWITCHES)\b' "$tmp/st"
