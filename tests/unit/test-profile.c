@@ -48,6 +48,40 @@ static void test_trie_against_model(void)
 	profile__free(p);
 }
 
+/* run__status and profile__run_statuses: what record, stat and diff say about runs */
+static void test_run_statuses(void)
+{
+	struct profile *a = profile__new(), *b = profile__new();
+	const struct profile *both[2] = { a, b };
+	struct run r = { .exit_code = 0 };
+	char buf[256];
+
+	ok(!run__status(&r, buf, sizeof(buf)) && !strcmp(buf, "exit 0"), "exit 0: not failed (%s)", buf);
+	r.exit_code = 3;
+	ok(run__status(&r, buf, sizeof(buf)) && !strcmp(buf, "exit status 3"), "exit 3: failed (%s)", buf);
+	r = (struct run){ .exit_code = -1, .term_signal = 9 };
+	ok(run__status(&r, buf, sizeof(buf)) && !strcmp(buf, "killed by SIGKILL"), "a signal: failed (%s)", buf);
+	r = (struct run){ .exit_code = -1 };
+	ok(!run__status(&r, buf, sizeof(buf)) && !strcmp(buf, "no status"),
+	   "attached or imported: no status, not failed (%s)", buf);
+
+	r = (struct run){ .exit_code = 0 };
+	profile__add_run(a, &r);
+	profile__add_run(a, &r);
+	r = (struct run){ .exit_code = -1, .term_signal = 9 };
+	profile__add_run(b, &r);
+	r = (struct run){ .exit_code = 0 };
+	profile__add_run(b, &r);
+	is_int((int)profile__run_statuses(both, 2, buf, sizeof(buf)), 1, "one run of four failed");
+	is_str(buf, "exit 0 in 3 runs, killed by SIGKILL in 1", "grouped as first seen, each once");
+	is_int((int)profile__run_statuses(both, 1, buf, sizeof(buf)), 0, "one file of two: none failed");
+	is_str(buf, "exit 0 in 2 runs", "plural");
+	profile__run_statuses(both, 2, buf, 12);
+	ok(strlen(buf) == 11, "a short buffer is cut, terminated ('%s')", buf);
+	profile__free(a);
+	profile__free(b);
+}
+
 int main(void)
 {
 	struct profile *p = profile__new();
@@ -103,5 +137,6 @@ int main(void)
 	ok(1, "profile__free(NULL) is fine");
 
 	test_trie_against_model();
+	test_run_statuses();
 	return done_testing();
 }
