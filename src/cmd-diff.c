@@ -1,11 +1,14 @@
 /*
- * cmd-diff: `mmprof diff [options] BASE NEW` or `B1 B2 ... -- N1 N2 ...`.
+ * cmd-diff: `mmprof diff [options] BASE NEW` or `B1 B2 ... -- N1 N2 ...`;
+ * with more columns, `BASE C1 C2 ...` or `B1 B2 -- C1a C1b -- C2a ...`.
  *
- * Loads the two sides, every run as its flat keys (diffside.h), compares
- * the pooled sides (diff.h), prints the header (diffside.h) and the
+ * Loads the sides, every run as its flat keys (diffside.h), compares the
+ * pooled base with each compared column (diff.h: one diff per column,
+ * each with its own statistics), prints the header (diffside.h) and the
  * robot's table (or JSON, CSV, markdown), the changed call chains on
- * request, and says which CI gates tripped (gate.h).  The command holds
- * the options, their checks, the messages and the exit status.
+ * request, and says which CI gates tripped (gate.h) in which column.  The
+ * command holds the options, their checks, the messages and the exit
+ * status.
  * Exit: 0, 1 when a gate tripped, 2 on any error.
  */
 #include <errno.h>
@@ -36,16 +39,21 @@ struct diff_cmd {
 	struct strlist ambient;		/* globs of keys that are the machine's state */
 	int no_ambient;
 	const char *gate_file;
+	const char *gate_column;	/* the column gates read (default: every compared column) */
 	const char *junit, *summary;	/* CI outputs (ciout.h) */
 	const char *html;
 	int color;		/* -1: on a terminal, unless NO_COLOR */
 	struct diff_opts o;
-	char alias_from[128], alias_to[128];	/* o.alias_from, o.alias_to under --force */
+	/* per compared column: its options (o with --force's alias) and the alias's names */
+	struct diff_opts co[DIFF_MAX_COLUMNS];
+	char alias_from[DIFF_MAX_COLUMNS][128], alias_to[DIFF_MAX_COLUMNS][128];
 };
 
 static const char *const usage[] = {
 	"mmprof diff [options] BASE.data NEW.data",
 	"mmprof diff [options] BASE1.data BASE2.data ... -- NEW1.data NEW2.data ...",
+	"mmprof diff [options] BASE.data NEW1.data NEW2.data ...",
+	"mmprof diff [options] BASE1.data ... -- NEW1a.data ... -- NEW2a.data ...",
 	NULL,
 };
 
@@ -73,17 +81,24 @@ static int parse_gates(struct diff_cmd *c, struct gate **gates, size_t *ng)
  * number of them) unless allow, when they are notes (returns 0).  A gate
  * naming a key that is absent from both sides of a measured domain (a
  * function never sampled, gate.h) is not one of them: it compares 0 with
- * 0, and says so in a note.
+ * 0, and says so in a note.  d: the nd diffs the gates read; a gate
+ * matches when it matches in one of them.
  */
-static size_t unmatched_gates(const struct diff *d, const struct gate *g, size_t ng, bool allow)
+static size_t unmatched_gates(const struct diff *d, size_t nd, const struct gate *g, size_t ng,
+			      bool allow)
 {
-	size_t i, bad = 0;
+	size_t i, k, bad = 0;
 
 	for (i = 0; i < ng; i++) {
-		struct gate_matches m;
+		struct gate_matches m, mk;
 		char desc[512];
 
-		gate__count(&g[i], d, &m);
+		gate__count(&g[i], &d[0], &m);
+		for (k = 1; k < nd && !m.rows; k++) {
+			gate__count(&g[i], &d[k], &mk);
+			if (mk.rows)
+				m = mk;
+		}
 		if (m.rows)
 			continue;
 		gate__describe(&g[i], desc, sizeof(desc));
@@ -113,15 +128,19 @@ static size_t unmatched_gates(const struct diff *d, const struct gate *g, size_t
 }
 
 /*
- * Evaluate every gate; print each trip to stderr.  Returns the number
- * tripped.
+ * Evaluate every gate on d; print each trip to stderr, naming column
+ * (NULL with two sides: there is one).  Returns the number tripped.
  */
-static int run_gates(const struct diff *d, const struct gate *g, size_t ng, bool any)
+static int run_gates(const struct diff *d, const char *column, const struct gate *g, size_t ng,
+		     bool any)
 {
 	struct outbuf text = { 0 };
+	char in[160] = "";
 	size_t i, j;
 	int tripped = 0;
 
+	if (column)
+		snprintf(in, sizeof(in), " in %s", column);
 	for (i = 0; i < ng; i++) {
 		struct gate_trips t;
 		char desc[512];
@@ -131,7 +150,7 @@ static int run_gates(const struct diff *d, const struct gate *g, size_t ng, bool
 		for (j = 0; j < t.nr + t.absent; j++) {
 			outbuf__release(&text);
 			gate__trip_text(&g[i], j < t.nr ? t.rows[j] : NULL, &text);
-			fprintf(stderr, "mmprof diff: gate '%s' tripped: %s\n", desc, text.s);
+			fprintf(stderr, "mmprof diff: gate '%s' tripped%s: %s\n", desc, in, text.s);
 			tripped++;
 		}
 		gate_trips__release(&t);
@@ -145,12 +164,12 @@ static int run_gates(const struct diff *d, const struct gate *g, size_t ng, bool
  * when two were recorded with different command lines (a mixed-up
  * artifact, another -F), naming both; the comparison goes on.
  */
-static void warn_cmdlines(const struct diff_side *sides)
+static void warn_cmdlines(const struct diff_side *sides, size_t nr_sides)
 {
 	struct outbuf ca = { 0 }, cb = { 0 }, fa = { 0 }, fb = { 0 };	/* the files' text */
 	size_t k, a, b;
 
-	for (k = 0; k < 2; k++) {
+	for (k = 0; k < nr_sides; k++) {
 		if (!diff_side__cmdlines_differ(&sides[k], &a, &b))
 			continue;
 		fprintf(stderr, "mmprof diff: warning: %s: its files were recorded with different "
@@ -174,22 +193,23 @@ static void warn_cmdlines(const struct diff_side *sides)
  * warning naming them.  One line a side, or the error's one line alone
  * (the first side that has it).  Returns -EINVAL on the error.
  */
-static int check_failed_runs(const struct diff_side *sides, bool allow)
+static int check_failed_runs(const struct diff_side *sides, size_t nr_sides, bool allow)
 {
-	struct diff_side_failures f[2];
+	struct diff_side_failures *f = xcalloc(nr_sides, sizeof(*f));
 	size_t k;
 
-	for (k = 0; k < 2; k++)
+	for (k = 0; k < nr_sides; k++)
 		diff_side__failures(&sides[k], &f[k]);
-	for (k = 0; k < 2 && !allow; k++)
+	for (k = 0; k < nr_sides && !allow; k++)
 		if (f[k].failed && f[k].failed == f[k].total) {
 			fprintf(stderr, "mmprof diff: %s: the workload failed in every run (%zu of %zu, %s): "
 					"its numbers measure the failure; not compared (--allow-failed "
 					"compares anyway)\n", sides[k].name, f[k].failed, f[k].total,
 				f[k].statuses);
+			free(f);
 			return -EINVAL;
 		}
-	for (k = 0; k < 2; k++) {
+	for (k = 0; k < nr_sides; k++) {
 		if (!f[k].failed)
 			continue;
 		if (f[k].failed == f[k].total)
@@ -200,58 +220,62 @@ static int check_failed_runs(const struct diff_side *sides, bool allow)
 			fprintf(stderr, "mmprof diff: warning: %s: the workload failed in %zu of %zu runs: %s%s\n",
 				sides[k].name, f[k].failed, f[k].total, f[k].runs, f[k].failed > 8 ? ", ..." : "");
 	}
+	free(f);
 	return 0;
 }
 
 /*
- * The sides' sampling events into eb and en; when they differ, an error
- * unless --force, which sets *forced and, with one sampling event a side,
- * pairs the perf-profile rows of the two events (the keys name their
- * event), as a forced comparison asks; several events a side stay apart.
+ * The sampling events of the base (s0) and of compared side sk (its
+ * column k) into eb and en; when they differ, an error unless --force,
+ * which sets *forced and, with one sampling event a side, pairs the
+ * perf-profile rows of the two events in column k's options (the keys
+ * name their event), as a forced comparison asks; several events a side
+ * stay apart.
  */
-static int compare_events(struct diff_cmd *c, const struct diff_side s[2], char *eb, char *en,
-			  size_t size, bool *forced)
+static int compare_events(struct diff_cmd *c, const struct diff_side *s0, const struct diff_side *sk,
+			  size_t k, char *eb, char *en, size_t size, bool *forced)
 {
 	struct outbuf sb = { 0 }, sn = { 0 };	/* the files' event names: the text rule (escape.h) */
 
-	diff_side__events(&s[0], true, eb, size);
-	diff_side__events(&s[1], true, en, size);
+	diff_side__events(s0, true, eb, size);
+	diff_side__events(sk, true, en, size);
 	if (!strcmp(eb, en))
 		return 0;
 	if (!c->force) {
-		fprintf(stderr, "mmprof diff: DIFFERENT SAMPLING EVENTS: base used '%s', new used '%s'; "
+		fprintf(stderr, "mmprof diff: DIFFERENT SAMPLING EVENTS: base used '%s', %s used '%s'; "
 				"their perf-profile percentages are not comparable (--force compares anyway)\n",
-			outbuf__text_safe(&sb, eb), outbuf__text_safe(&sn, en));
+			outbuf__text_safe(&sb, eb), sk->name, outbuf__text_safe(&sn, en));
 		outbuf__release(&sb);
 		outbuf__release(&sn);
 		return -1;
 	}
 	*forced = true;
-	fprintf(stderr, "mmprof diff: WARNING: different sampling events (base '%s', new '%s'), compared because of --force\n",
-		outbuf__text_safe(&sb, eb), outbuf__text_safe(&sn, en));
+	fprintf(stderr, "mmprof diff: WARNING: different sampling events (base '%s', %s '%s'), compared because of --force\n",
+		outbuf__text_safe(&sb, eb), sk->name, outbuf__text_safe(&sn, en));
 	outbuf__release(&sb);
 	outbuf__release(&sn);
 	if (!strchr(eb, ',') && !strchr(en, ',') && *eb && *en) {
-		keys__event_name(eb, c->alias_to, sizeof(c->alias_to));
-		keys__event_name(en, c->alias_from, sizeof(c->alias_from));
-		if (strcmp(c->alias_to, c->alias_from)) {
-			c->o.alias_from = c->alias_from;
-			c->o.alias_to = c->alias_to;
+		keys__event_name(eb, c->alias_to[k], sizeof(c->alias_to[k]));
+		keys__event_name(en, c->alias_from[k], sizeof(c->alias_from[k]));
+		if (strcmp(c->alias_to[k], c->alias_from[k])) {
+			c->co[k].alias_from = c->alias_from[k];
+			c->co[k].alias_to = c->alias_to[k];
 		}
 	}
 	return 0;
 }
 
-/* -g: the changed call chains of the first sampling event (eb), in the table's format. */
-static void format_callchains(struct outbuf *out, const struct diff_side s[2], const struct diff *d,
-			      const char *eb, enum diff_format fmt, int limit)
+/* -g: the changed call chains of the first sampling event (eb), base s0 against sk, in the table's format. */
+static void format_callchains(struct outbuf *out, const struct diff_side *s0,
+			      const struct diff_side *sk, const struct diff *d, const char *eb,
+			      enum diff_format fmt, int limit)
 {
 	struct chain_diff cd;
 	char ev[128];
 
 	snprintf(ev, sizeof(ev), "%.*s", (int)strcspn(eb, ","), eb);
-	if (chains__compute(&cd, (const struct profile *const *)s[0].profiles, s[0].nr,
-			    (const struct profile *const *)s[1].profiles, s[1].nr, ev,
+	if (chains__compute(&cd, (const struct profile *const *)s0->profiles, s0->nr,
+			    (const struct profile *const *)sk->profiles, sk->nr, ev,
 			    d->o.min_points > 0.5 ? d->o.min_points : 0.5, d->o.alpha))
 		return;
 	/* in JSON a member of the diff object, before it closes */
@@ -261,22 +285,23 @@ static void format_callchains(struct outbuf *out, const struct diff_side s[2], c
 	chains__release(&cd);
 }
 
-/* The HTML report (flame.h): the same rows, both headers, the differential flame graph. */
 /*
  * diff --junit (html NULL) or --summary (html: the HTML report's path, ""
- * for none) into path, whole or not at all.  0, or -errno with the line said.
+ * for none) of base s0 against sk (diff d) into path, whole or not at
+ * all.  0, or -errno with the line said.
  */
-static int write_ci(const char *path, const struct diff_side *s, const struct diff *d,
-		    const struct ci_gates *ci, const char *html)
+static int write_ci(const char *path, const struct diff_side *s0, const struct diff_side *sk,
+		    const struct diff *d, const struct ci_gates *ci, const char *html)
 {
+	struct diff_side two[2] = { *s0, *sk };	/* borrowed copies: ciout reads a pair */
 	struct outbuf b = { 0 };
 	struct errmsg e;
 	int err;
 
 	if (html)
-		ciout__summary(&b, s, d, ci, *html ? html : NULL);
+		ciout__summary(&b, two, d, ci, *html ? html : NULL);
 	else
-		ciout__junit(&b, s, d, ci);
+		ciout__junit(&b, two, d, ci);
 	err = outfile__write(path, b.s, b.len, &e);
 	if (err)
 		fprintf(stderr, "mmprof: %s\n", e.msg);
@@ -284,12 +309,14 @@ static int write_ci(const char *path, const struct diff_side *s, const struct di
 	return err;
 }
 
-static int write_html(const char *path, const struct diff_side *s, const struct diff *d,
-		      const struct diff_row *const *rows, size_t n, const char *events,
-		      const struct ci_gates *ci)
+/* The HTML report (flame.h) of base s0 against sk: the same rows, both headers, the differential flame graph. */
+static int write_html(const char *path, const struct diff_side *s0, const struct diff_side *sk,
+		      const struct diff *d, const struct diff_row *const *rows, size_t n,
+		      const char *events, const struct ci_gates *ci)
 {
 	struct flame_diff_opts fo = { .alpha = d->o.alpha, .min_points = d->o.min_points,
 				      .novar_points = d->o.novar_points };
+	const struct diff_side *two[2] = { s0, sk };
 	struct html_side hs[2];
 	struct outbuf b = { 0 };
 	struct flame f;
@@ -302,10 +329,11 @@ static int write_html(const char *path, const struct diff_side *s, const struct 
 	snprintf(ev, sizeof(ev), "%.*s", (int)strcspn(events, ","), events);
 	fo.event = ev;
 	for (i = 0; i < 2; i++)
-		hs[i] = (struct html_side){ s[i].name, s[i].paths, (const struct profile *const *)s[i].profiles,
-					    s[i].nr, s[i].nr_runs };
-	have_graph = flame__build_diff(&f, (const struct profile *const *)s[0].profiles, s[0].nr,
-				       (const struct profile *const *)s[1].profiles, s[1].nr, &fo, &e) == 0;
+		hs[i] = (struct html_side){ two[i]->name, two[i]->paths,
+					    (const struct profile *const *)two[i]->profiles,
+					    two[i]->nr, two[i]->nr_runs };
+	have_graph = flame__build_diff(&f, (const struct profile *const *)s0->profiles, s0->nr,
+				       (const struct profile *const *)sk->profiles, sk->nr, &fo, &e) == 0;
 	if (!have_graph)
 		fprintf(stderr, "mmprof diff: note: no flame graph in the HTML report: %s\n", e.msg);
 	flame__html_diff(&b, hs, d, rows, n, have_graph ? &f : NULL, ev, ci);
@@ -315,6 +343,29 @@ static int write_html(const char *path, const struct diff_side *s, const struct 
 	outbuf__release(&b);
 	flame__release(&f);
 	return err;
+}
+
+/*
+ * --html, --junit, --summary FILE with several compared columns: one file
+ * per column, FILE with "-NAME" before its extension (r.html:
+ * r-new1.html, ...).
+ */
+static const char *column_path(const char *path, const char *name, char *buf, size_t size)
+{
+	const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+	int len;
+
+	if (!name)
+		return path;	/* two sides: the file named */
+	if (!dot || (slash && dot < slash) || dot == (slash ? slash + 1 : path))
+		len = snprintf(buf, size, "%s-%s", path, name);
+	else
+		len = snprintf(buf, size, "%.*s-%s%s", (int)(dot - path), path, name, dot);
+	if (len < 0 || (size_t)len >= size) {
+		fprintf(stderr, "mmprof diff: '%s': too long a name for one file per column\n", path);
+		return NULL;
+	}
+	return buf;
 }
 
 static bool help_asked(int argc, char **argv)
@@ -328,17 +379,18 @@ static bool help_asked(int argc, char **argv)
 }
 
 /*
- * Options and file names in any order; *dashdash: how many names came
- * before '--', or -1.  0; -1 on a usage error, -2 when help was asked for
- * (printed, or not when another option was wrong first: exit 0 either way).
+ * Options and file names in any order; seps: for each '--', how many
+ * names came before it (*nr_seps of them, room for argc).  0; -1 on a
+ * usage error, -2 when help was asked for (printed, or not when another
+ * option was wrong first: exit 0 either way).
  */
 static int parse_args(int argc, char **argv, const struct option_desc *opts,
-		      struct strlist *pos, int *dashdash)
+		      struct strlist *pos, size_t *seps, size_t *nr_seps)
 {
 	char **av = xcalloc((size_t)argc + 1, sizeof(*av));
 	int ac, i = 1, idx;
 
-	*dashdash = -1;
+	*nr_seps = 0;
 	/* options may come before, between or after the file names */
 	while (i < argc) {
 		ac = 0;
@@ -351,20 +403,14 @@ static int parse_args(int argc, char **argv, const struct option_desc *opts,
 			free(av);
 			return help_asked(argc, argv) ? -2 : -1;
 		}
-		if (idx > 1 && !strcmp(av[idx - 1], "--") && *dashdash < 0 && pos->nr)
-			*dashdash = (int)pos->nr;
+		if (idx > 1 && !strcmp(av[idx - 1], "--") && pos->nr)
+			seps[(*nr_seps)++] = pos->nr;
 		i = i - ac + idx;
 		while (i < argc && (argv[i][0] != '-' || !argv[i][1] || !strcmp(argv[i], "--"))) {
-			if (!strcmp(argv[i], "--")) {
-				if (*dashdash >= 0) {
-					fprintf(stderr, "mmprof diff: '--' given twice\n");
-					free(av);
-					return help_asked(argc, argv) ? -2 : -1;
-				}
-				*dashdash = (int)pos->nr;
-			} else {
+			if (!strcmp(argv[i], "--"))
+				seps[(*nr_seps)++] = pos->nr;
+			else
 				strlist__add(pos, argv[i]);
-			}
 			i++;
 		}
 	}
@@ -372,25 +418,61 @@ static int parse_args(int argc, char **argv, const struct option_desc *opts,
 	return 0;
 }
 
-/* The files before '--' (or the first of two) are base's, the rest new's. */
-static int split_sides(const struct strlist *pos, int dashdash, struct diff_side s[2])
+/*
+ * The files into sides: without '--', two files are base and new and
+ * three or more a column each, the first the base; with '--', the
+ * files between two of them (or an end) are one side's, pooled.
+ * *nr_sides set; names[k] holds side k's name.  0 or -1 (said).
+ */
+static int split_sides(const struct strlist *pos, const size_t *seps, size_t nr_seps,
+		       struct diff_side *s, char (*names)[16], size_t *nr_sides)
 {
-	if (dashdash < 0) {
-		if (pos->nr != 2) {
-			fprintf(stderr, "mmprof diff: need BASE.data NEW.data, or BASE... -- NEW...; see 'mmprof diff --help'\n");
-			return -1;
-		}
-		dashdash = 1;
-	}
-	if (dashdash == 0 || (size_t)dashdash == pos->nr) {
-		fprintf(stderr, "mmprof diff: both sides of '--' need at least one file\n");
+	size_t k, from;
+
+	if (!nr_seps && pos->nr < 2) {
+		fprintf(stderr, "mmprof diff: need BASE.data NEW.data, or BASE... -- NEW...; see 'mmprof diff --help'\n");
 		return -1;
 	}
-	s[0].paths = pos->items;
-	s[0].nr = (size_t)dashdash;
-	s[1].paths = pos->items + dashdash;
-	s[1].nr = pos->nr - (size_t)dashdash;
+	*nr_sides = nr_seps ? nr_seps + 1 : pos->nr;
+	if (*nr_sides > DIFF_MAX_COLUMNS + 1) {
+		fprintf(stderr, "mmprof diff: %zu sides: at most a base and %d compared columns\n",
+			*nr_sides, DIFF_MAX_COLUMNS);
+		return -1;
+	}
+	for (k = 0, from = 0; k < *nr_sides; k++) {
+		size_t to = !nr_seps ? k + 1 : k < nr_seps ? seps[k] : pos->nr;
+
+		if (to <= from) {
+			fprintf(stderr, nr_seps == 1 ? "mmprof diff: both sides of '--' need at least one file\n"
+				: "mmprof diff: each side between '--' needs at least one file\n");
+			return -1;
+		}
+		if (!k)
+			snprintf(names[k], sizeof(names[k]), "base");
+		else if (*nr_sides == 2)
+			snprintf(names[k], sizeof(names[k]), "new");
+		else
+			snprintf(names[k], sizeof(names[k]), "new%zu", k);
+		s[k].name = names[k];
+		s[k].paths = pos->items + from;
+		s[k].nr = to - from;
+		from = to;
+	}
 	return 0;
+}
+
+/* --gate-column NAME: the index of the compared column (0 = the first compared) into *k, or -1 (said). */
+static int gate_column(const struct diff_cmd *c, const struct diff_side *s, size_t nr_sides,
+		       size_t *k)
+{
+	for (*k = 1; *k < nr_sides; (*k)++)
+		if (!strcmp(c->gate_column, s[*k].name)) {
+			(*k)--;
+			return 0;
+		}
+	fprintf(stderr, "mmprof diff: --gate-column '%s': no such compared column; they are %s%s%s\n",
+		c->gate_column, s[1].name, nr_sides > 2 ? " to " : "", nr_sides > 2 ? s[nr_sides - 1].name : "");
+	return -1;
 }
 
 int cmd_diff(int argc, char **argv)
@@ -414,32 +496,38 @@ int cmd_diff(int argc, char **argv)
 		{ OPT_DOUBLE, 0, "threshold-points", &c.o.novar_points, "P", "one-run threshold, points (default 0.5)", 0, NULL },
 		{ OPT_DOUBLE, 0, "threshold-pct", &c.o.novar_pct, "PCT", "one-run threshold, % (default 5)", 0, NULL },
 		{ OPT_BOOL, 0, "force", &c.force, NULL, "compare sides recorded with different events", 0, NULL },
-		{ OPT_LIST, 0, "drop-run", &c.drop_run, "SIDE:N", "leave run N (from 0) of base or new out, e.g. a disturbed run (repeatable)", 0, NULL },
+		{ OPT_LIST, 0, "drop-run", &c.drop_run, "SIDE:N", "leave run N (from 0) of base or new (new1, new2, ...) out, e.g. a disturbed run (repeatable)", 0, NULL },
 		{ OPT_LIST, 0, "ambient", &c.ambient, "GLOB", "keys matching GLOB are the machine's state, not the workload's (repeatable)", 0, NULL },
 		{ OPT_BOOL, 0, "no-ambient", &c.no_ambient, NULL, "no key is ambient but those of --ambient (default: meminfo.*, proc-vmstat levels)", 0, NULL },
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "CI gates", 0, NULL },
 		{ OPT_LIST, 0, "fail-on", &c.fail_on, "EXPR", "exit 1 when a change satisfies EXPR (repeatable)", 0, NULL },
 		{ OPT_STRING, 0, "gate-file", &c.gate_file, "FILE", "gate expressions, one a line (# comments)", 0, NULL },
+		{ OPT_STRING, 0, "gate-column", &c.gate_column, "NAME", "with several compared columns, gates read only NAME (new1, new2, ...; default: each)", 0, NULL },
 		{ OPT_BOOL, 0, "fail-on-any", &c.fail_on_any, NULL, "gates count every change, not only significant ones", 0, NULL },
 		{ OPT_BOOL, 0, "allow-unmatched", &c.allow_unmatched, NULL, "a gate that matches no compared key is a note, not an error", 0, NULL },
 		{ OPT_BOOL, 0, "allow-failed", &c.allow_failed, NULL, "compare (and gate) a side whose workload failed in every run: a warning, not an error", 0, NULL },
 		{ OPT_END, 0, NULL, NULL, NULL, NULL, 0, NULL },
 	};
 	struct strlist pos = { 0 };
-	struct diff_side s[2] = { { .name = "base" }, { .name = "new" } };
-	struct diff d = { 0 };
+	struct diff_side s[DIFF_MAX_COLUMNS + 1] = { { 0 } };
+	char names[DIFF_MAX_COLUMNS + 1][16];
+	const char *col_names[DIFF_MAX_COLUMNS];
+	struct diff d[DIFF_MAX_COLUMNS] = { { 0 } };
+	bool forced[DIFF_MAX_COLUMNS] = { false };
+	char ev[DIFF_MAX_COLUMNS + 1][512];	/* each side's sampling events */
+	size_t *seps = xcalloc((size_t)argc + 1, sizeof(*seps));
 	struct gate *gates = NULL;
 	struct ci_gates ci;
 	struct outbuf out = { 0 };
-	const struct diff_row **rows = NULL;
+	const struct diff_row **rows = NULL, **colrows = NULL;
 	struct errmsg e;
 	enum diff_format fmt;
-	char eb[512], en[512];
-	size_t ng = 0, i, n;
-	int dashdash, err, ret = EXIT_ERROR;
-	bool forced = false;
+	enum diff_select sel;
+	size_t ng = 0, i, k, n, nd = 0, nr_sides = 0, nr_seps, gk = 0;
+	int err, ret = EXIT_ERROR, tripped = 0;
+	bool multi;
 
-	err = parse_args(argc, argv, opts, &pos, &dashdash);
+	err = parse_args(argc, argv, opts, &pos, seps, &nr_seps);
 	if (err < 0) {
 		ret = err == -2 ? 0 : EXIT_ERROR;
 		goto out;
@@ -448,51 +536,93 @@ int cmd_diff(int argc, char **argv)
 		fprintf(stderr, "mmprof diff: unknown format '%s'; use lkp, json, csv or markdown\n", c.format);
 		goto out;
 	}
-	if (split_sides(&pos, dashdash, s) < 0 || parse_gates(&c, &gates, &ng) < 0)
+	if (split_sides(&pos, seps, nr_seps, s, names, &nr_sides) < 0 ||
+	    parse_gates(&c, &gates, &ng) < 0)
 		goto out;
-	if (diff_sides__load(s, &e) < 0) {
+	nd = nr_sides - 1;
+	multi = nd > 1;
+	if (c.gate_column && gate_column(&c, s, nr_sides, &gk) < 0)
+		goto out;
+	if (diff_sides__load(s, nr_sides, &e) < 0) {
 		fprintf(stderr, "mmprof: %s\n", e.msg);
 		goto out;
 	}
-	if (diff_sides__drop(s, &c.drop_run, &e) < 0) {
+	if (diff_sides__drop(s, nr_sides, &c.drop_run, &e) < 0) {
 		fprintf(stderr, "mmprof diff: %s\n", e.msg);
 		goto out;
 	}
-	if (check_failed_runs(s, c.allow_failed) < 0 ||
-	    compare_events(&c, s, eb, en, sizeof(eb), &forced) < 0)
+	if (check_failed_runs(s, nr_sides, c.allow_failed) < 0)
 		goto out;
-	warn_cmdlines(s);	/* after the errors: an error stays one line */
 
 	c.o.robot = c.robot && !c.all;
 	c.o.ambient = (const char *const *)c.ambient.items;
 	c.o.nr_ambient = c.ambient.nr;
 	c.o.no_ambient_defaults = c.no_ambient;
-	if (diff__compute(&d, s[0].runs, s[0].nr_runs, s[1].runs, s[1].nr_runs, &c.o) < 0) {
-		fprintf(stderr, "mmprof diff: nothing to compare\n");
-		goto out;
+	for (k = 0; k < nd; k++) {
+		c.co[k] = c.o;
+		col_names[k] = s[k + 1].name;
+		if (compare_events(&c, &s[0], &s[k + 1], k, ev[0], ev[k + 1], sizeof(ev[0]), &forced[k]) < 0)
+			goto out;
 	}
-	if (unmatched_gates(&d, gates, ng, c.allow_unmatched))
+	warn_cmdlines(s, nr_sides);	/* after the errors: an error stays one line */
+	for (k = 0; k < nd; k++)
+		if (diff__compute(&d[k], s[0].runs, s[0].nr_runs, s[k + 1].runs, s[k + 1].nr_runs,
+				  &c.co[k]) < 0) {
+			fprintf(stderr, "mmprof diff: nothing to compare\n");
+			goto out;
+		}
+	if (c.gate_column ? unmatched_gates(&d[gk], 1, gates, ng, c.allow_unmatched)
+			  : unmatched_gates(d, nd, gates, ng, c.allow_unmatched))
 		goto out;
-	rows = diff__select(&d, c.all ? DIFF_SELECT_ALL : c.robot ? DIFF_SELECT_ROBOT : DIFF_SELECT_DEFAULT, &n);
+	sel = c.all ? DIFF_SELECT_ALL : c.robot ? DIFF_SELECT_ROBOT : DIFF_SELECT_DEFAULT;
+	rows = multi ? diff__select_columns(d, nd, sel, &n) : diff__select(&d[0], sel, &n);
 	/* the robot's table colours its changes on a terminal; the other formats are for programs */
 	out.color = fmt == DIFF_FORMAT_LKP &&
 		    term__use_color(STDOUT_FILENO, c.color < 0 ? TERM_COLOR_AUTO :
 				    c.color ? TERM_COLOR_ALWAYS : TERM_COLOR_NEVER);
 
-	if (fmt == DIFF_FORMAT_JSON) {
-		diff_sides__json_head(&out, s, eb, en);
-		diff__json_open(&out, &d, rows, n);
+	colrows = xmalloc((n + 1) * sizeof(*colrows));
+	if (fmt == DIFF_FORMAT_JSON && !multi) {
+		diff_sides__json_head(&out, s, ev[0], ev[1]);
+		diff__json_open(&out, &d[0], rows, n);
+	} else if (fmt == DIFF_FORMAT_JSON) {
+		/* the base, each column's side, then one diff object per column */
+		outbuf__printf(&out, "{\"base\": ");
+		diff_side__json(&out, &s[0], ev[0]);
+		outbuf__printf(&out, ", \"columns\": [");
+		for (k = 0; k < nd; k++) {
+			size_t nk;
+
+			outbuf__printf(&out, "%s\n {\"name\": \"%s\", \"side\": ", k ? "," : "", col_names[k]);
+			diff_side__json(&out, &s[k + 1], ev[k + 1]);
+			outbuf__printf(&out, ", \"diff\": ");
+			diff__column_rows(rows, n, nd, k, colrows, &nk);
+			diff__json_open(&out, &d[k], colrows, nk);
+			if (c.callchains)
+				format_callchains(&out, &s[0], &s[k + 1], &d[k], ev[0], fmt, c.limit);
+			outbuf__printf(&out, "}}");	/* the diff, the column */
+		}
+		outbuf__printf(&out, "]");
 	} else {
 		if (fmt == DIFF_FORMAT_LKP)
-			diff_sides__header(&out, s, &d, forced);
-		diff__format(&out, &d, rows, n, fmt, c.all);
+			diff_sides__header(&out, s, nr_sides, d, forced);
+		if (multi)
+			diff__format_columns(&out, d, nd, col_names, rows, n, fmt, sel);
+		else
+			diff__format(&out, &d[0], rows, n, fmt, c.all);
 	}
 	if (fmt == DIFF_FORMAT_LKP && !n)
 		outbuf__printf(&out, "(no %s rows)\n", c.robot ? "robot-visible" : "significant");
-	if (c.callchains && fmt != DIFF_FORMAT_CSV)	/* CSV's rows have no place for them */
-		format_callchains(&out, s, &d, eb, fmt, c.limit);
+	/* CSV's rows have no place for call chains; JSON's several columns have them above */
+	if (c.callchains && fmt != DIFF_FORMAT_CSV && !(multi && fmt == DIFF_FORMAT_JSON))
+		for (k = 0; k < nd; k++) {
+			if (multi)
+				outbuf__printf(&out, "\n%s against base:\n", col_names[k]);
+			format_callchains(&out, &s[0], &s[k + 1], &d[k], ev[0], fmt, c.limit);
+		}
 	if (fmt == DIFF_FORMAT_JSON) {
-		diff__json_close(&out);
+		if (!multi)
+			diff__json_close(&out);
 		outbuf__printf(&out, "}\n");
 	}
 	if (out.len)
@@ -500,23 +630,48 @@ int cmd_diff(int argc, char **argv)
 	ci.g = gates;
 	ci.nr = ng;
 	ci.any = c.fail_on_any;
-	if (c.html && write_html(c.html, s, &d, rows, n, eb, &ci) < 0)
-		goto out;
-	if ((c.junit && write_ci(c.junit, s, &d, &ci, NULL) < 0) ||
-	    (c.summary && write_ci(c.summary, s, &d, &ci, c.html ? c.html : "") < 0))
-		goto out;
+	for (k = 0; k < nd; k++) {
+		char hbuf[4096], jbuf[4096], sbuf[4096];
+		const char *html = NULL, *junit = NULL, *summary = NULL, *name = multi ? col_names[k] : NULL;
+		size_t nk;
+
+		/* several columns: one file of each per column, FILE-newK.EXT */
+		if ((c.html && !(html = column_path(c.html, name, hbuf, sizeof(hbuf)))) ||
+		    (c.junit && !(junit = column_path(c.junit, name, jbuf, sizeof(jbuf)))) ||
+		    (c.summary && !(summary = column_path(c.summary, name, sbuf, sizeof(sbuf)))))
+			goto out;
+		if (multi) {
+			diff__column_rows(rows, n, nd, k, colrows, &nk);
+		} else {
+			memcpy(colrows, rows, n * sizeof(*rows));
+			nk = n;
+		}
+		if (html && write_html(html, &s[0], &s[k + 1], &d[k], colrows, nk, ev[0], &ci) < 0)
+			goto out;
+		if (c.gate_column && k != gk)
+			continue;	/* the CI outputs are of the columns gates read */
+		if ((junit && write_ci(junit, &s[0], &s[k + 1], &d[k], &ci, NULL) < 0) ||
+		    (summary && write_ci(summary, &s[0], &s[k + 1], &d[k], &ci, html ? html : "") < 0))
+			goto out;
+	}
 
 	fflush(stdout);
-	ret = run_gates(&d, gates, ng, c.fail_on_any) ? EXIT_GATE : 0;
+	for (k = 0; k < nd; k++)
+		if (!c.gate_column || k == gk)
+			tripped += run_gates(&d[k], multi ? col_names[k] : NULL, gates, ng, c.fail_on_any);
+	ret = tripped ? EXIT_GATE : 0;
 out:
 	free(rows);
+	free(colrows);
+	free(seps);
 	outbuf__release(&out);
-	diff__release(&d);
+	for (k = 0; k < nd; k++)
+		diff__release(&d[k]);
 	for (i = 0; i < ng; i++)
 		gate__release(&gates[i]);
 	free(gates);
-	diff_side__release(&s[0]);
-	diff_side__release(&s[1]);
+	for (k = 0; k < nr_sides; k++)
+		diff_side__release(&s[k]);
 	strlist__release(&pos);
 	strlist__release(&c.fail_on);
 	strlist__release(&c.drop_run);

@@ -275,6 +275,16 @@ enum diff_select {
 };
 /* Array of row pointers (free() it), *n set. */
 const struct diff_row **diff__select(const struct diff *d, enum diff_select sel, size_t *n);
+/*
+ * The rows of a table of several compared columns, d[k] comparing the
+ * base with column k (nd of them): every key that sel chooses in at least
+ * one column, in the robot's order with the changes compared column by
+ * column (compare.rb sorts by the array of them).  *n rows of nd row
+ * pointers each, row i's column k at [i * nd + k], NULL where column k's
+ * diff has no such key (absent from the base and that column).  free() it.
+ */
+const struct diff_row **diff__select_columns(const struct diff *d, size_t nd,
+					     enum diff_select sel, size_t *n);
 
 /* Does a row count for CI gates and headline views (UP/DOWN/CHANGED)? */
 static inline bool diff_row__changed(const struct diff_row *r)
@@ -316,8 +326,8 @@ size_t diff__normalize_key(const char *key, char *buf, size_t size);
 
 /* ---- text output (into an outbuf, outbuf.h; commands print it) ---- */
 
-/* The robot's two header lines. */
-void diff__lkp_header(struct outbuf *b);
+/* The robot's two header lines over a base and columns compared with it. */
+void diff__lkp_header(struct outbuf *b, size_t columns);
 /*
  * One robot row: means and population stddevs of both sides, byte for
  * byte as lkp-tests lib/compare.rb prints them.  marker, when not NULL,
@@ -327,6 +337,17 @@ void diff__lkp_header(struct outbuf *b);
  */
 void diff__lkp_row(struct outbuf *b, const char *key, double mean_b, double sd_b,
 		   double mean_n, double sd_n, const char *marker, bool tint);
+/*
+ * The same with n compared columns, each its change against the base,
+ * its mean and stddev (compare.rb's show_perf_change with several
+ * commits); each column's tint as diff__lkp_row's.
+ */
+struct diff_lkp_column {
+	double mean, sd;
+	bool tint;
+};
+void diff__lkp_columns(struct outbuf *b, const char *key, double mean_b, double sd_b,
+		       const struct diff_lkp_column *col, size_t n, const char *marker);
 
 enum diff_format { DIFF_FORMAT_LKP, DIFF_FORMAT_JSON, DIFF_FORMAT_CSV, DIFF_FORMAT_MARKDOWN };
 
@@ -349,6 +370,25 @@ void diff__describe(struct outbuf *b, const struct diff *d);
 void diff__json_open(struct outbuf *b, const struct diff *d, const struct diff_row *const *rows,
 		     size_t n);
 void diff__json_close(struct outbuf *b);
+
+/*
+ * A table of a base and several compared columns (columns.c): nd diffs,
+ * d[k] the base against column k named names[k], rows from
+ * diff__select_columns (n rows of nd) chosen by sel.  lkp: the robot's
+ * layout, a "%change %stddev" pair per column, each column coloured
+ * where sel chose it there, --all's verdicts per column after the key;
+ * csv: a line per row and column, the column's name first; markdown: a
+ * value, change and verdict per column, then each column's method.  JSON
+ * is one diff__json_open object per column (diff__column_rows): nothing
+ * is written here for it.  At most DIFF_MAX_COLUMNS columns.
+ */
+enum { DIFF_MAX_COLUMNS = 64 };
+void diff__format_columns(struct outbuf *b, const struct diff *d, size_t nd,
+			  const char *const *names, const struct diff_row *const *rows, size_t n,
+			  enum diff_format f, enum diff_select sel);
+/* Column k's rows of a diff__select_columns table, the absent left out, into out (n of room). */
+void diff__column_rows(const struct diff_row *const *rows, size_t n, size_t nd, size_t k,
+		       const struct diff_row **out, size_t *nout);
 
 /* rows (from diff__select) in a format; with_verdict adds the verdict to lkp rows. */
 void diff__format(struct outbuf *b, const struct diff *d, const struct diff_row *const *rows,

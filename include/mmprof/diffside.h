@@ -45,20 +45,22 @@ struct diff_side {
 };
 
 /*
- * Load both sides' files (name, paths and nr set).  0, or -errno and e
+ * Load the sides' files (each side's name, paths and nr set; two sides,
+ * base and new, or a base and several compared columns).  0, or -errno and e
  * ("'x.data' holds no runs; record it again", or the loader's message)
  * for the first file, in command-line order, that failed.  Either way
  * release each side with diff_side__release.
  */
-int diff_sides__load(struct diff_side s[2], struct errmsg *e);
+int diff_sides__load(struct diff_side *s, size_t nr_sides, struct errmsg *e);
 void diff_side__release(struct diff_side *s);
 
 /*
- * --drop-run SIDE:N, each of drops: leave the side's run N (from 0, over
- * its files in order) out of the comparison.  0, or -EINVAL and e
- * ("--drop-run 'base:9': base has runs 0 to 2").
+ * --drop-run SIDE:N, each of drops: leave the run N (from 0, over its
+ * files in order) of the side named SIDE out of the comparison.  0, or
+ * -EINVAL and e ("--drop-run 'base:9': base has runs 0 to 2").
  */
-int diff_sides__drop(struct diff_side s[2], const struct strlist *drops, struct errmsg *e);
+int diff_sides__drop(struct diff_side *s, size_t nr_sides, const struct strlist *drops,
+		     struct errmsg *e);
 
 /*
  * "cpu-clock" list of a side's opened events, comma-separated, sorted as
@@ -93,10 +95,16 @@ void diff_side__failures(const struct diff_side *s, struct diff_side_failures *f
  * The lkp table's header (header.c): the files, events, sampling, runs,
  * durations, kernel and host of each side, lost samples, --force's
  * warning, diff__describe, disturbed and dropped runs, what was not
- * compared, and the robot's column heads.
+ * compared, and the robot's column heads.  s: nr_sides sides, the base
+ * first; d[k] (nr_sides - 1 of them) compares the base with s[k + 1];
+ * forced[k]: d[k]'s sides were compared by --force.  Two sides print as
+ * the two-sided table always has; more add a column each.
  */
-void diff_sides__header(struct outbuf *b, const struct diff_side s[2], const struct diff *d,
-			bool forced);
+void diff_sides__header(struct outbuf *b, const struct diff_side *s, size_t nr_sides,
+			const struct diff *d, const bool *forced);
+
+/* A side as a JSON object: files, runs, events (its sampling events), samples taken and lost. */
+void diff_side__json(struct outbuf *b, const struct diff_side *s, const char *events);
 
 /*
  * JSON output's members before "diff": files, runs, events (eb, en: the

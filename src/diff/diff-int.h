@@ -6,7 +6,8 @@
  * an address); verdict.c classifies and tests each row, spends each
  * family's FDR and gates self and calltrace rows on children; family.c
  * fits a family's noise model (phi and its shape, the prior, the
- * moderated variances) and names disturbed runs.
+ * moderated variances) and names disturbed runs; format.c writes the
+ * rows as text and columns.c the table of several compared columns.
  *
  * The test's types are diff__compute's scratch: a struct tctx lives for
  * one call, with one struct trow per row and one struct fam per family.
@@ -40,6 +41,18 @@ void diff__mark_addresses(struct diff *d);
 void diff__mark_one_sided(struct diff *d, const uint32_t *present);
 /* Row row was seen spelled s (len bytes) on side: see keyname.c. */
 void diff__add_spelling(struct diff *d, uint32_t row, int side, const char *s, size_t len);
+
+/* ---- text (format.c), shared with the table of several columns (columns.c) ---- */
+
+/* Is r's change coloured (when the sink has colour)?  See format.c. */
+bool diff_row__tinted(const struct diff_row *r, bool marked, bool ambient_marked);
+/* --all's marker of a row: "up q=0.0012, detectable 0.31" and the like, into mark. */
+void diff_row__mark(const struct diff_row *r, char *mark, size_t size);
+/* One CSV line of r (key to ambient), its newline included. */
+void diff_row__csv(struct outbuf *b, const struct diff_row *r);
+/* A markdown cell's value ("1.23 \xc2\xb14%"), and a key as a code span. */
+void diff__md_value(struct outbuf *b, double mean, double sd);
+void diff__md_key(struct outbuf *b, const char *s);
 
 /* ---- the test (verdict.c, family.c; see "Verdicts" in diff.h) ---- */
 

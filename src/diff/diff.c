@@ -375,15 +375,25 @@ const char *diff_row__verdict_name(const struct diff_row *r)
 /* ---- selection and the robot's order ---- */
 
 struct ordered {
-	const struct diff_row *r;
+	const struct diff_row *r;	/* the key's row in the first column that has it */
+	const struct diff_row *const *cols;	/* the key's row per column (NULL where absent), or NULL: r's alone */
+	size_t nr_cols;
 	size_t family_count;
 	size_t sort_len;	/* compare this many bytes of the key first */
 };
 
+/* A column's change (0 where the column lacks the key: 0 against 0). */
+static double ordered__change(const struct ordered *x, size_t k)
+{
+	if (!x->cols)
+		return x->r->change;
+	return x->cols[k] ? x->cols[k]->change : 0;
+}
+
 static int cmp_ordered(const void *a, const void *b)
 {
 	const struct ordered *x = a, *y = b;
-	size_t lx = x->sort_len, ly = y->sort_len;
+	size_t lx = x->sort_len, ly = y->sort_len, k;
 	int c;
 
 	if (x->family_count != y->family_count)
@@ -394,8 +404,13 @@ static int cmp_ordered(const void *a, const void *b)
 		return c;
 	if (lx != ly)
 		return lx < ly ? -1 : 1;
-	if (x->r->change != y->r->change)
-		return x->r->change < y->r->change ? -1 : 1;
+	/* compare.rb sorts by the array of changes: the first column's, then the next */
+	for (k = 0; k < x->nr_cols; k++) {
+		double cx = ordered__change(x, k), cy = ordered__change(y, k);
+
+		if (cx != cy)
+			return cx < cy ? -1 : 1;
+	}
 	return strcmp(x->r->key, y->r->key);
 }
 
@@ -421,27 +436,18 @@ static size_t sort_len(const char *key)
 	return strlen(key);
 }
 
-const struct diff_row **diff__select(const struct diff *d, enum diff_select sel, size_t *n)
+static bool row_selected(const struct diff_row *r, enum diff_select sel)
 {
-	struct ordered *o = xmalloc((d->nr + 1) * sizeof(*o));
-	const struct diff_row **out;
-	size_t i, m = 0, j;
+	return sel == DIFF_SELECT_ALL || (sel == DIFF_SELECT_ROBOT && (r->flags & DIFF_ROBOT)) ||
+	       (sel == DIFF_SELECT_DEFAULT && diff_row__changed(r) && !(r->flags & DIFF_AMBIENT)) ||
+	       (sel == DIFF_SELECT_AMBIENT && diff_row__changed(r) && (r->flags & DIFF_AMBIENT));
+}
 
-	for (i = 0; i < d->nr; i++) {
-		const struct diff_row *r = &d->rows[i];
-		bool keep = sel == DIFF_SELECT_ALL ||
-			    (sel == DIFF_SELECT_ROBOT && (r->flags & DIFF_ROBOT)) ||
-			    (sel == DIFF_SELECT_DEFAULT && diff_row__changed(r) &&
-			     !(r->flags & DIFF_AMBIENT)) ||
-			    (sel == DIFF_SELECT_AMBIENT && diff_row__changed(r) &&
-			     (r->flags & DIFF_AMBIENT));
+/* Sort the m entries of o in the robot's order (lkp-format.md). */
+static void ordered__sort(struct ordered *o, size_t m)
+{
+	size_t i, j;
 
-		if (keep) {
-			o[m].r = r;
-			o[m].sort_len = sort_len(r->key);
-			m++;
-		}
-	}
 	/* families with fewer shown rows first; the workload's own first of all */
 	qsort(o, m, sizeof(*o), cmp_family);
 	for (i = 0; i < m; i = j) {
@@ -454,10 +460,92 @@ const struct diff_row **diff__select(const struct diff *d, enum diff_select sel,
 			o[k].family_count = diff__monitor_family(o[i].r->key) ? j - i : 0;
 	}
 	qsort(o, m, sizeof(*o), cmp_ordered);
+}
+
+const struct diff_row **diff__select(const struct diff *d, enum diff_select sel, size_t *n)
+{
+	struct ordered *o = xmalloc((d->nr + 1) * sizeof(*o));
+	const struct diff_row **out;
+	size_t i, m = 0;
+
+	for (i = 0; i < d->nr; i++) {
+		const struct diff_row *r = &d->rows[i];
+
+		if (row_selected(r, sel)) {
+			o[m].r = r;
+			o[m].cols = NULL;
+			o[m].nr_cols = 1;
+			o[m].sort_len = sort_len(r->key);
+			m++;
+		}
+	}
+	ordered__sort(o, m);
 	out = xmalloc((m + 1) * sizeof(*out));
 	for (i = 0; i < m; i++)
 		out[i] = o[i].r;
 	free(o);
+	*n = m;
+	return out;
+}
+
+static bool urow_eq(const void *ctx, uint32_t u, const void *key)
+{
+	const struct diff_row *const *first = ctx;
+
+	return !strcmp(first[u]->key, key);
+}
+
+const struct diff_row **diff__select_columns(const struct diff *d, size_t nd,
+					     enum diff_select sel, size_t *n)
+{
+	struct hashidx idx;
+	const struct diff_row **cols = NULL, **first = NULL, **out;
+	bool *shown = NULL;
+	size_t nu = 0, alloc_cols = 0, alloc_first = 0, alloc_shown = 0, i, k, m = 0;
+	struct ordered *o;
+
+	/* one entry per key of any column: its row in each column */
+	hashidx__init(&idx);
+	for (k = 0; k < nd; k++)
+		for (i = 0; i < d[k].nr; i++) {
+			const struct diff_row *r = &d[k].rows[i];
+			uint64_t h = hash__bytes(r->key, strlen(r->key));
+			uint32_t u = hashidx__find(&idx, h, urow_eq, first, r->key);
+
+			if (u == HASHIDX_NONE) {
+				u = (uint32_t)nu++;
+				XGROW(first, alloc_first, u);
+				XGROW(shown, alloc_shown, u);
+				while (alloc_cols < nu * nd) {
+					alloc_cols = alloc_cols ? 2 * alloc_cols : 64 * nd;
+					cols = xrealloc(cols, alloc_cols * sizeof(*cols));
+				}
+				memset(&cols[(size_t)u * nd], 0, nd * sizeof(*cols));
+				first[u] = r;
+				shown[u] = false;
+				hashidx__insert(&idx, h, u);
+			}
+			cols[(size_t)u * nd + k] = r;
+			shown[u] |= row_selected(r, sel);
+		}
+	hashidx__release(&idx);
+	o = xmalloc((nu + 1) * sizeof(*o));
+	for (i = 0; i < nu; i++)
+		if (shown[i]) {
+			o[m].r = first[i];
+			o[m].cols = &cols[i * nd];
+			o[m].nr_cols = nd;
+			o[m].sort_len = sort_len(first[i]->key);
+			m++;
+		}
+	ordered__sort(o, m);
+	out = xmalloc((m * nd + 1) * sizeof(*out));
+	for (i = 0; i < m; i++)
+		memcpy(&out[i * nd], o[i].cols, nd * sizeof(*out));
+	free(o);
+	free(cols);
+	free(first);
+	free(shown);
 	*n = m;
 	return out;
 }

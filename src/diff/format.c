@@ -16,6 +16,8 @@
 #include "mmprof/term.h"
 #include "mmprof/xalloc.h"
 
+#include "diff-int.h"
+
 int diff_format__parse(const char *name, enum diff_format *f)
 {
 	if (!strcmp(name, "lkp"))
@@ -35,11 +37,18 @@ int diff_format__parse(const char *name, enum diff_format *f)
 
 enum { ABS_WIDTH = 10, REL_WIDTH = 10, ERR_WIDTH = 6 };
 
-void diff__lkp_header(struct outbuf *b)
+void diff__lkp_header(struct outbuf *b, size_t columns)
 {
-	/* lib/compare.rb show_perf_header(1), trailing blanks included */
-	outbuf__printf(b, "         %%stddev     %%change         %%stddev\n");
-	outbuf__printf(b, "             \\          |                \\  \n");
+	size_t i;
+
+	/* lib/compare.rb show_perf_header(columns), trailing blanks included */
+	outbuf__printf(b, "         %%stddev");
+	for (i = 0; i < columns; i++)
+		outbuf__printf(b, "     %%change         %%stddev");
+	outbuf__printf(b, "\n             \\  ");
+	for (i = 0; i < columns; i++)
+		outbuf__printf(b, "        |                \\  ");
+	outbuf__printf(b, "\n");
 }
 
 /* One side's value and stddev columns, as the robot prints them, into val and err. */
@@ -70,49 +79,68 @@ static void lkp_tinted_cell(struct outbuf *b, const char *s, enum term_style sty
 		       term__sgr(TERM_RESET, on));
 }
 
-void diff__lkp_row(struct outbuf *b, const char *key, double mean_b, double sd_b,
-		   double mean_n, double sd_n, const char *marker, bool tint)
+void diff__lkp_columns(struct outbuf *b, const char *key, double mean_b, double sd_b,
+			const struct diff_lkp_column *col, size_t n, const char *marker)
 {
-	double p;
-	bool abs_change = diff__absolute_key(key);
+	bool abs_change = diff__absolute_key(key), base_number;
 	char bv[48], be[16], nv[48], ne[16], chg[64];
-	const char *nvt;
-	bool wide_err, on_chg, on_new;
+	const char *left_err = be;
+	size_t i;
 
 	lkp_value(bv, be, mean_b, sd_b);
-	lkp_value(nv, ne, mean_n, sd_n);
-	if (abs_change) {
-		p = mean_n - mean_b;
-	} else if (mean_b == 0 && mean_n == 0) {
-		/* the robot's 1e-100 would make 0 -> 0 read -100 %: no change is no change */
-		p = 0;
-	} else {
-		double base = mean_b == 0 ? 1e-100 : mean_b;
+	outbuf__printf(b, "%s%s", bv, be);
+	/* a base value that is not a number ("inf") has no colour */
+	base_number = strchr("0123456789-+.", bv[strspn(bv, " ")]) != NULL;
+	for (i = 0; i < n; i++) {
+		double p, mean_n = col[i].mean;
+		const char *nvt;
+		bool tint, wide_err, on_chg, on_new;
 
-		p = 100.0 * (mean_n - base) / base;
+		lkp_value(nv, ne, mean_n, col[i].sd);
+		if (abs_change) {
+			p = mean_n - mean_b;
+		} else if (mean_b == 0 && mean_n == 0) {
+			/* the robot's 1e-100 would make 0 -> 0 read -100 %: no change is no change */
+			p = 0;
+		} else {
+			double base = mean_b == 0 ? 1e-100 : mean_b;
+
+			p = 100.0 * (mean_n - base) / base;
+		}
+		/* "%+*.1f%% " as the robot prints it, the number apart for its colour */
+		snprintf(chg, sizeof(chg), !(fabs(p) < 100000) ? "%+.2g" : "%+.1f", p);
+		/*
+		 * Where the colour goes, as mmprof's table has always placed
+		 * it: on the change, except that a spread of 100 % or more
+		 * left of it ("\xc2\xb1141%", one word) moves it onto a signed
+		 * value and off the change.
+		 */
+		tint = col[i].tint && b->color && base_number;
+		/* " \xc2\xb1NNN%", not " \xc2\xb1 NN%" or blank */
+		wide_err = left_err[1] != ' ' && left_err[3] != ' ';
+		nvt = nv + strspn(nv, " ");
+		on_chg = tint && !wide_err;
+		on_new = tint && wide_err && (*nvt == '+' || *nvt == '-') && strlen(nvt) >= 2;
+		outbuf__printf(b, "%*s", REL_WIDTH - (int)strlen(chg) > 0 ? REL_WIDTH - (int)strlen(chg) : 0, "");
+		outbuf__printf(b, "%s%s%s%s%s", term__sgr(chg[0] == '+' ? TERM_RED : TERM_BLUE, on_chg), chg,
+			       abs_change ? "" : "%", term__sgr(TERM_RESET, on_chg), abs_change ? "  " : " ");
+		lkp_tinted_cell(b, nv, *nvt == '+' ? TERM_RED : TERM_BLUE, on_new);
+		outbuf__printf(b, "%s", ne);
+		memcpy(be, ne, sizeof(be));	/* the next change's left neighbour */
 	}
-	/* "%+*.1f%% " as the robot prints it, the number apart for its colour */
-	snprintf(chg, sizeof(chg), !(fabs(p) < 100000) ? "%+.2g" : "%+.1f", p);
-	/*
-	 * Where the colour goes, as mmprof's table has always placed it: on
-	 * the change, except that a base spread of 100 % or more ("\xc2\xb1141%",
-	 * one word) moves it onto a signed new value and off the change, and a
-	 * base value that is not a number ("inf") has none.
-	 */
-	tint = tint && b->color && strchr("0123456789-+.", bv[strspn(bv, " ")]);
-	wide_err = be[1] != ' ' && be[3] != ' ';	/* " \xc2\xb1NNN%", not " \xc2\xb1 NN%" or blank */
-	nvt = nv + strspn(nv, " ");
-	on_chg = tint && !wide_err;
-	on_new = tint && wide_err && (*nvt == '+' || *nvt == '-') && strlen(nvt) >= 2;
-	outbuf__printf(b, "%s%s%*s", bv, be, REL_WIDTH - (int)strlen(chg) > 0 ? REL_WIDTH - (int)strlen(chg) : 0, "");
-	outbuf__printf(b, "%s%s%s%s%s", term__sgr(chg[0] == '+' ? TERM_RED : TERM_BLUE, on_chg), chg,
-		       abs_change ? "" : "%", term__sgr(TERM_RESET, on_chg), abs_change ? "  " : " ");
-	lkp_tinted_cell(b, nv, *nvt == '+' ? TERM_RED : TERM_BLUE, on_new);
-	outbuf__printf(b, "%s  ", ne);
+	outbuf__printf(b, "  ");
 	outbuf__text_str(b, key);
 	if (marker)
 		outbuf__printf(b, "  [%s]", marker);
 	outbuf__printf(b, "\n");
+}
+
+void diff__lkp_row(struct outbuf *b, const char *key, double mean_b, double sd_b,
+		   double mean_n, double sd_n, const char *marker, bool tint)
+{
+	struct diff_lkp_column col = { mean_n, sd_n, tint };
+
+	diff__lkp_columns(b, key, mean_b, sd_b, &col, 1, marker);
 }
 
 /*
@@ -122,7 +150,7 @@ void diff__lkp_row(struct outbuf *b, const char *key, double mean_b, double sd_b
  * those with none (untested, address buckets, one-side families), stay
  * plain.  ambient_marked: the marker goes on with ", ambient".
  */
-static bool lkp_tinted(const struct diff_row *r, bool marked, bool ambient_marked)
+bool diff_row__tinted(const struct diff_row *r, bool marked, bool ambient_marked)
 {
 	if (!marked || r->verdict == DIFF_SMALL)
 		return !marked;
@@ -375,6 +403,30 @@ static void csv_num(struct outbuf *b, double v)
 		outbuf__printf(b, "%.10g", v);
 }
 
+void diff_row__csv(struct outbuf *b, const struct diff_row *r)
+{
+	csv_str(b, r->key);
+	outbuf__printf(b, ",");
+	csv_num(b, r->base.mean);
+	outbuf__printf(b, ",");
+	csv_num(b, r->base.sd);
+	outbuf__printf(b, ",%zu,", r->base.n);
+	csv_num(b, r->cur.mean);
+	outbuf__printf(b, ",");
+	csv_num(b, r->cur.sd);
+	outbuf__printf(b, ",%zu,", r->cur.n);
+	csv_num(b, r->change);
+	outbuf__printf(b, ",%s,", r->absolute ? "points" : "%");
+	csv_num(b, r->p);
+	outbuf__printf(b, ",");
+	csv_num(b, r->q);
+	outbuf__printf(b, ",%s,%d,", diff_row__verdict_name(r), !!(r->flags & DIFF_ROBOT));
+	csv_num(b, r->mde);
+	outbuf__printf(b, ",");
+	csv_num(b, r->runs_needed);
+	outbuf__printf(b, ",%d\n", !!(r->flags & DIFF_AMBIENT));
+}
+
 static void format_csv(struct outbuf *b, const struct diff *d, const struct diff_row *const *rows,
 		       size_t n)
 {
@@ -382,30 +434,8 @@ static void format_csv(struct outbuf *b, const struct diff *d, const struct diff
 
 	outbuf__printf(b, "key,base_mean,base_stddev,base_runs,new_mean,new_stddev,new_runs,"
 			  "change,change_unit,p,q,verdict,robot,detectable,runs_needed,ambient\n");
-	for (i = 0; i < n; i++) {
-		const struct diff_row *r = rows[i];
-
-		csv_str(b, r->key);
-		outbuf__printf(b, ",");
-		csv_num(b, r->base.mean);
-		outbuf__printf(b, ",");
-		csv_num(b, r->base.sd);
-		outbuf__printf(b, ",%zu,", r->base.n);
-		csv_num(b, r->cur.mean);
-		outbuf__printf(b, ",");
-		csv_num(b, r->cur.sd);
-		outbuf__printf(b, ",%zu,", r->cur.n);
-		csv_num(b, r->change);
-		outbuf__printf(b, ",%s,", r->absolute ? "points" : "%");
-		csv_num(b, r->p);
-		outbuf__printf(b, ",");
-		csv_num(b, r->q);
-		outbuf__printf(b, ",%s,%d,", diff_row__verdict_name(r), !!(r->flags & DIFF_ROBOT));
-		csv_num(b, r->mde);
-		outbuf__printf(b, ",");
-		csv_num(b, r->runs_needed);
-		outbuf__printf(b, ",%d\n", !!(r->flags & DIFF_AMBIENT));
-	}
+	for (i = 0; i < n; i++)
+		diff_row__csv(b, rows[i]);
 	(void)d;
 }
 
@@ -468,7 +498,7 @@ static void renamed_section(struct outbuf *b, const struct diff *d,
 	free(seen);
 }
 
-static void md_value(struct outbuf *b, double mean, double sd)
+void diff__md_value(struct outbuf *b, double mean, double sd)
 {
 	double rel = mean != 0 ? 100 * fabs(sd / mean) : 0;
 
@@ -480,7 +510,7 @@ static void md_value(struct outbuf *b, double mean, double sd)
 		outbuf__printf(b, " \xc2\xb1%d%%", (int)rel);
 }
 
-static void md_key(struct outbuf *b, const char *s)
+void diff__md_key(struct outbuf *b, const char *s)
 {
 	/* backticks keep '_' and '*' literal; a '|' would end the cell */
 	outbuf__printf(b, "`");
@@ -501,11 +531,11 @@ static void format_markdown(struct outbuf *b, const struct diff *d,
 
 		outbuf__printf(b, "| %s%s%s | ", diff_row__changed(r) ? "**" : "", v,
 			       diff_row__changed(r) ? "**" : "");
-		md_key(b, r->key);
+		diff__md_key(b, r->key);
 		outbuf__printf(b, " | ");
-		md_value(b, r->base.mean, r->base.sd);
+		diff__md_value(b, r->base.mean, r->base.sd);
 		outbuf__printf(b, " | ");
-		md_value(b, r->cur.mean, r->cur.sd);
+		diff__md_value(b, r->cur.mean, r->cur.sd);
 		if (r->absolute)
 			outbuf__printf(b, " | %+.2f | ", r->change);
 		else if (fabs(r->change) < 100000)
@@ -539,7 +569,7 @@ static void format_markdown(struct outbuf *b, const struct diff *d,
 		outbuf__printf(b, "\nnot compared, measured in %s only:", i ? "new" : "base");
 		for (j = 0; j < d->nr_one_side[i]; j++) {
 			outbuf__printf(b, "%s ", j ? "," : "");
-			md_key(b, d->one_side[i][j]);
+			diff__md_key(b, d->one_side[i][j]);
 		}
 		outbuf__printf(b, "\n");
 	}
@@ -563,13 +593,13 @@ static void ambient_section(struct outbuf *b, const struct diff *d, enum diff_fo
 		for (i = 0; i < n; i++)
 			diff__lkp_row(b, rows[i]->key, rows[i]->base.mean, rows[i]->base.sd,
 				      rows[i]->cur.mean, rows[i]->cur.sd, diff_row__verdict_name(rows[i]),
-				      lkp_tinted(rows[i], true, false));
+				      diff_row__tinted(rows[i], true, false));
 	} else if (n && f == DIFF_FORMAT_MARKDOWN) {
 		outbuf__printf(b, "\n**the machines differed** (state read while the workload was not "
 				  "running, not its effect):");
 		for (i = 0; i < n; i++) {
 			outbuf__printf(b, "%s ", i ? "," : "");
-			md_key(b, rows[i]->key);
+			diff__md_key(b, rows[i]->key);
 			if (rows[i]->absolute)
 				outbuf__printf(b, " %+.2f", rows[i]->change);
 			else
@@ -578,6 +608,27 @@ static void ambient_section(struct outbuf *b, const struct diff *d, enum diff_fo
 		outbuf__printf(b, "\n");
 	}
 	free(rows);
+}
+
+void diff_row__mark(const struct diff_row *r, char *mark, size_t size)
+{
+	size_t len;
+
+	if (isfinite(r->q))
+		snprintf(mark, size, "%s q=%.2g", diff_row__verdict_name(r), r->q);
+	else
+		snprintf(mark, size, "%s", diff_row__verdict_name(r));
+	/* what the row could have seen; for "can't tell", the runs that would see the floor */
+	len = strlen(mark);
+	if (isfinite(r->mde) && len < size)
+		snprintf(mark + len, size - len, ", detectable %.2g%s", r->mde, r->absolute ? "" : "%");
+	len = strlen(mark);
+	if (r->verdict == DIFF_CANT_TELL && isfinite(r->runs_needed) && len < size)
+		snprintf(mark + len, size - len, r->runs_needed >= 1e6 ?
+			 ", more runs will not do" : ", ~%.0f runs a side", r->runs_needed);
+	len = strlen(mark);
+	if ((r->flags & DIFF_AMBIENT) && len < size)
+		snprintf(mark + len, size - len, ", ambient");
 }
 
 void diff__format(struct outbuf *b, const struct diff *d, const struct diff_row *const *rows,
@@ -602,34 +653,17 @@ void diff__format(struct outbuf *b, const struct diff *d, const struct diff_row 
 	default:
 		break;
 	}
-	diff__lkp_header(b);
+	diff__lkp_header(b, 1);
 	for (i = 0; i < n; i++) {
 		const struct diff_row *r = rows[i];
 		char mark[128];
 
-		if (with_verdict) {
-			size_t len;
-
-			if (isfinite(r->q))
-				snprintf(mark, sizeof(mark), "%s q=%.2g", diff_row__verdict_name(r), r->q);
-			else
-				snprintf(mark, sizeof(mark), "%s", diff_row__verdict_name(r));
-			/* what the row could have seen; for "can't tell", the runs that would see the floor */
-			len = strlen(mark);
-			if (isfinite(r->mde))
-				snprintf(mark + len, sizeof(mark) - len, ", detectable %.2g%s", r->mde,
-					 r->absolute ? "" : "%");
-			len = strlen(mark);
-			if (r->verdict == DIFF_CANT_TELL && isfinite(r->runs_needed))
-				snprintf(mark + len, sizeof(mark) - len, r->runs_needed >= 1e6 ?
-					 ", more runs will not do" : ", ~%.0f runs a side", r->runs_needed);
-			if (r->flags & DIFF_AMBIENT)
-				snprintf(mark + strlen(mark), sizeof(mark) - strlen(mark), ", ambient");
-		}
+		if (with_verdict)
+			diff_row__mark(r, mark, sizeof(mark));
 		/* the robot prints -1 as the stddev of a single run: never shown */
 		diff__lkp_row(b, r->key, r->base.mean, r->base.sd, r->cur.mean, r->cur.sd,
 			      with_verdict ? mark : NULL,
-			      lkp_tinted(r, with_verdict, (r->flags & DIFF_AMBIENT) != 0));
+			      diff_row__tinted(r, with_verdict, (r->flags & DIFF_AMBIENT) != 0));
 	}
 	renamed_section(b, d, rows, n, false);
 	if (!with_verdict && !d->o.robot)

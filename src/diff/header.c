@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "mmprof/diffside.h"
+#include "mmprof/xalloc.h"
 
 static void diff_side__sampling(const struct diff_side *s, char *buf, size_t size)
 {
@@ -73,33 +74,42 @@ static bool diff_side__lost_text(const struct diff_side *s, char *buf, size_t si
 	return true;
 }
 
-/* The header's lines on disturbed and dropped runs. */
-static void header_runs(struct outbuf *b, const struct diff_side s[2], const struct diff *d)
+/*
+ * The header's lines on disturbed and dropped runs.  d[k] compares s[0]
+ * with s[k + 1]: the base's disturbed runs come from the first diff (each
+ * diff fits its families with the base's runs, and names them alike).
+ */
+static void header_runs(struct outbuf *b, const struct diff_side *s, size_t nr_sides,
+			const struct diff *d)
 {
-	size_t i, j;
+	size_t i, j, k;
 	char name[512];
 
-	for (i = 0; i < d->nr_disturbed; i++) {
-		const struct diff_disturbed *x = &d->disturbed[i];
+	for (k = 0; k + 1 < nr_sides; k++)
+		for (i = 0; i < d[k].nr_disturbed; i++) {
+			const struct diff_disturbed *x = &d[k].disturbed[i];
+			const struct diff_side *xs = x->side ? &s[k + 1] : &s[0];
 
-		diff_side__run_name(&s[x->side], s[x->side].orig[x->run], name, sizeof(name));
-		outbuf__printf(b, "disturbed: %s run %zu (", s[x->side].name, s[x->side].orig[x->run]);
-		outbuf__text_str(b, name);
-		outbuf__printf(b, ") stands out %.1fx the typical run over %zu keys; "
-				  "--drop-run %s:%zu leaves it out\n", x->ratio, x->keys,
-			       s[x->side].name, s[x->side].orig[x->run]);
-	}
-	for (i = 0; i < 2; i++) {
+			if (!x->side && k)
+				continue;
+			diff_side__run_name(xs, xs->orig[x->run], name, sizeof(name));
+			outbuf__printf(b, "disturbed: %s run %zu (", xs->name, xs->orig[x->run]);
+			outbuf__text_str(b, name);
+			outbuf__printf(b, ") stands out %.1fx the typical run over %zu keys; "
+					  "--drop-run %s:%zu leaves it out\n", x->ratio, x->keys,
+				       xs->name, xs->orig[x->run]);
+		}
+	for (i = 0; i < nr_sides; i++) {
 		if (!s[i].nr_dropped)
 			continue;
 		outbuf__printf(b, "dropped (--drop-run): %s run%s", s[i].name, s[i].nr_dropped == 1 ? "" : "s");
 		/* the runs not in orig[] */
 		for (j = 0; j < s[i].nr_runs + s[i].nr_dropped; j++) {
-			size_t k;
+			size_t r;
 
-			for (k = 0; k < s[i].nr_runs && s[i].orig[k] != j; k++)
+			for (r = 0; r < s[i].nr_runs && s[i].orig[r] != j; r++)
 				;
-			if (k == s[i].nr_runs) {
+			if (r == s[i].nr_runs) {
 				diff_side__run_name(&s[i], j, name, sizeof(name));
 				outbuf__printf(b, " %zu (", j);
 				outbuf__text_str(b, name);
@@ -110,13 +120,18 @@ static void header_runs(struct outbuf *b, const struct diff_side s[2], const str
 	}
 }
 
-static void header_line(struct outbuf *b, const char *what, const char *l, const char *r)
+/* "what" and one column per side: "%-34s " each but the last, which ends the line. */
+static void header_line(struct outbuf *b, const char *what, char (*col)[256], size_t nr)
 {
-	struct outbuf sl = { 0 }, sr = { 0 };
+	struct outbuf safe = { 0 };
+	size_t i;
 
-	outbuf__printf(b, "%-10s %-34s %s\n", what, outbuf__text_safe(&sl, l), outbuf__text_safe(&sr, r));
-	outbuf__release(&sl);
-	outbuf__release(&sr);
+	outbuf__printf(b, "%-10s", what);
+	for (i = 0; i < nr; i++) {
+		outbuf__printf(b, i + 1 < nr ? " %-34s" : " %s", outbuf__text_safe(&safe, col[i]));
+		outbuf__release(&safe);
+	}
+	outbuf__printf(b, "\n");
 }
 
 /*
@@ -141,36 +156,85 @@ static void diff_side__label(const struct diff_side *s, char *buf, size_t size)
 /*
  * lkp-tests lib/compare.rb show_group_header's last two lines: each
  * side's label right-aligned over its columns (16 = value + stddev, 27 =
- * change + value + stddev), cut to that width, and the ruler, trailing
- * blanks included.
+ * change + value + stddev, once per compared side), cut to that width,
+ * and the ruler, trailing blanks included.
  */
-static void robot_column_heads(struct outbuf *b, const struct diff_side s[2])
+static void robot_column_heads(struct outbuf *b, const struct diff_side *s, size_t nr_sides)
 {
-	char l[256], r[256];
+	struct outbuf safe = { 0 };
+	char label[256];
+	size_t k;
 
-	struct outbuf sl = { 0 }, sr = { 0 };
-
-	diff_side__label(&s[0], l, sizeof(l));
-	diff_side__label(&s[1], r, sizeof(r));
 	/* cut after escaping: a cut \xNN shows a backslash, never a raw byte */
-	outbuf__printf(b, "%16.16s %27.27s \n", outbuf__text_safe(&sl, l), outbuf__text_safe(&sr, r));
-	outbuf__release(&sl);
-	outbuf__release(&sr);
+	for (k = 0; k < nr_sides; k++) {
+		diff_side__label(&s[k], label, sizeof(label));
+		outbuf__printf(b, k ? "%27.27s " : "%16.16s ", outbuf__text_safe(&safe, label));
+		outbuf__release(&safe);
+	}
 	/*
 	 * Plain, coloured or not: in the table red is a rise and blue a fall
-	 * (format.c), so a blue rule over the new side read as a fall.
+	 * (format.c), so a blue rule over a compared side read as a fall.
 	 */
-	outbuf__printf(b, "---------------- --------------------------- \n");
+	outbuf__printf(b, "\n---------------- ");
+	for (k = 1; k < nr_sides; k++)
+		outbuf__printf(b, "--------------------------- ");
+	outbuf__printf(b, "\n");
 }
 
-void diff_sides__header(struct outbuf *b, const struct diff_side s[2], const struct diff *d,
-			bool forced)
+/* --force's warning of compared side k (d: its diff). */
+static void forced_warning(struct outbuf *b, const struct diff_side *s, size_t nr_sides, size_t k,
+			   const struct diff *d)
 {
-	char l[256], r[256];
-	size_t i;
+	outbuf__printf(b, "WARNING: the sides used different sampling events (--force): "
+			  "perf-profile rows compare unlike things");
+	if (nr_sides > 2)
+		outbuf__printf(b, " (base and %s)", s[k].name);
+	if (d->o.alias_from) {
+		outbuf__printf(b, "; %s's ", s[k].name);
+		outbuf__text_str(b, d->o.alias_from);
+		outbuf__puts(b, " rows are read as ");
+		outbuf__text_str(b, d->o.alias_to);
+		outbuf__puts(b, "'s");
+	}
+	outbuf__printf(b, "\n");
+}
+
+/* What d (base against s[k]) left out: address buckets, families measured on one side only. */
+static void header_not_compared(struct outbuf *b, const struct diff_side *s, size_t nr_sides,
+				size_t k, const struct diff *d)
+{
+	size_t i, j;
+
+	if (d->nr_address && (k == 1 || d->nr_address != d[-1].nr_address))
+		outbuf__printf(b, "not compared%s%s: %zu tracepoint key%s bucketed by address (ASLR moves "
+				  "the buckets every run; --all lists them as [address])\n",
+			       nr_sides > 2 ? " with " : "", nr_sides > 2 ? s[k].name : "",
+			       d->nr_address, d->nr_address == 1 ? "" : "s");
+	for (i = 0; i < 2; i++) {
+		if (!d->nr_one_side[i])
+			continue;
+		outbuf__printf(b, "not compared: measured in %s only", i ? s[k].name : s[0].name);
+		if (nr_sides > 2)
+			outbuf__printf(b, " (base against %s)", s[k].name);
+		outbuf__printf(b, " (absent there is not measured, not gone; --all lists them as "
+				  "[one-side]):");
+		for (j = 0; j < d->nr_one_side[i]; j++) {
+			outbuf__printf(b, "%s ", j ? "," : "");
+			outbuf__text_str(b, d->one_side[i][j]);
+		}
+		outbuf__printf(b, "\n");
+	}
+}
+
+void diff_sides__header(struct outbuf *b, const struct diff_side *s, size_t nr_sides,
+			const struct diff *d, const bool *forced)
+{
+	char (*col)[256] = xcalloc(nr_sides, sizeof(*col));
+	bool any_lost = false;
+	size_t i, k;
 
 	outbuf__printf(b, "=========================================================================================\n");
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < nr_sides; i++) {
 		const struct diff_side *x = &s[i];
 		size_t j;
 
@@ -182,66 +246,54 @@ void diff_sides__header(struct outbuf *b, const struct diff_side s[2], const str
 		outbuf__printf(b, "\n");
 	}
 	outbuf__printf(b, "\n");
-	header_line(b, "", "base", "new");
-	diff_side__events(&s[0], false, l, sizeof(l));
-	diff_side__events(&s[1], false, r, sizeof(r));
-	header_line(b, "events", l, r);
-	diff_side__sampling(&s[0], l, sizeof(l));
-	diff_side__sampling(&s[1], r, sizeof(r));
-	header_line(b, "sampling", l, r);
-	snprintf(l, sizeof(l), "%zu", s[0].nr_runs);
-	snprintf(r, sizeof(r), "%zu", s[1].nr_runs);
-	header_line(b, "runs", l, r);
-	profile__run_statuses((const struct profile *const *)s[0].profiles, s[0].nr, l, sizeof(l));
-	profile__run_statuses((const struct profile *const *)s[1].profiles, s[1].nr, r, sizeof(r));
-	header_line(b, "status", l, r);
-	diff_side__durations(&s[0], l, sizeof(l));
-	diff_side__durations(&s[1], r, sizeof(r));
-	header_line(b, "duration", l, r);
-	diff_side__meta(&s[0], "kernel_release", l, sizeof(l));
-	diff_side__meta(&s[1], "kernel_release", r, sizeof(r));
-	header_line(b, "kernel", l, r);
-	diff_side__meta(&s[0], "hostname", l, sizeof(l));
-	diff_side__meta(&s[1], "hostname", r, sizeof(r));
-	header_line(b, "host", l, r);
-	if (diff_side__lost_text(&s[0], l, sizeof(l)) | diff_side__lost_text(&s[1], r, sizeof(r))) {
-		header_line(b, "lost", l, r);
+	for (k = 0; k < nr_sides; k++)
+		snprintf(col[k], sizeof(col[k]), "%s", s[k].name);
+	header_line(b, "", col, nr_sides);
+	for (k = 0; k < nr_sides; k++)
+		diff_side__events(&s[k], false, col[k], sizeof(col[k]));
+	header_line(b, "events", col, nr_sides);
+	for (k = 0; k < nr_sides; k++)
+		diff_side__sampling(&s[k], col[k], sizeof(col[k]));
+	header_line(b, "sampling", col, nr_sides);
+	for (k = 0; k < nr_sides; k++)
+		snprintf(col[k], sizeof(col[k]), "%zu", s[k].nr_runs);
+	header_line(b, "runs", col, nr_sides);
+	for (k = 0; k < nr_sides; k++)
+		profile__run_statuses((const struct profile *const *)s[k].profiles, s[k].nr, col[k],
+				      sizeof(col[k]));
+	header_line(b, "status", col, nr_sides);
+	for (k = 0; k < nr_sides; k++)
+		diff_side__durations(&s[k], col[k], sizeof(col[k]));
+	header_line(b, "duration", col, nr_sides);
+	for (k = 0; k < nr_sides; k++)
+		diff_side__meta(&s[k], "kernel_release", col[k], sizeof(col[k]));
+	header_line(b, "kernel", col, nr_sides);
+	for (k = 0; k < nr_sides; k++)
+		diff_side__meta(&s[k], "hostname", col[k], sizeof(col[k]));
+	header_line(b, "host", col, nr_sides);
+	for (k = 0; k < nr_sides; k++)
+		any_lost |= diff_side__lost_text(&s[k], col[k], sizeof(col[k]));
+	if (any_lost) {
+		header_line(b, "lost", col, nr_sides);
 		outbuf__printf(b, "WARNING: samples were lost (the ring buffer overflowed): the profile "
 				  "misses what ran while it was full; record again with a lower -F or a "
 				  "larger -m\n");
 	}
-	if (forced && d->o.alias_from) {
-		outbuf__printf(b, "WARNING: the sides used different sampling events (--force): "
-				  "perf-profile rows compare unlike things; new's ");
-		outbuf__text_str(b, d->o.alias_from);
-		outbuf__puts(b, " rows are read as ");
-		outbuf__text_str(b, d->o.alias_to);
-		outbuf__puts(b, "'s\n");
-	} else if (forced)
-		outbuf__printf(b, "WARNING: the sides used different sampling events (--force): "
-				  "perf-profile rows compare unlike things\n");
-	diff__describe(b, d);
-	outbuf__printf(b, "\n");
-	header_runs(b, s, d);
-	if (d->nr_address)
-		outbuf__printf(b, "not compared: %zu tracepoint key%s bucketed by address (ASLR moves the "
-				  "buckets every run; --all lists them as [address])\n",
-			       d->nr_address, d->nr_address == 1 ? "" : "s");
-	for (i = 0; i < 2; i++) {
-		size_t j;
-
-		if (!d->nr_one_side[i])
-			continue;
-		outbuf__printf(b, "not compared: measured in %s only (absent there is not measured, not "
-				  "gone; --all lists them as [one-side]):", s[i].name);
-		for (j = 0; j < d->nr_one_side[i]; j++) {
-			outbuf__printf(b, "%s ", j ? "," : "");
-			outbuf__text_str(b, d->one_side[i][j]);
-		}
-		outbuf__printf(b, "\n");
+	free(col);
+	for (k = 1; k < nr_sides; k++)
+		if (forced[k - 1])
+			forced_warning(b, s, nr_sides, k, &d[k - 1]);
+	for (k = 1; k < nr_sides; k++) {
+		if (nr_sides > 2)
+			outbuf__printf(b, "%s%s against base: ", k > 1 ? "\n" : "", s[k].name);
+		diff__describe(b, &d[k - 1]);
 	}
 	outbuf__printf(b, "\n");
-	robot_column_heads(b, s);
+	header_runs(b, s, nr_sides, d);
+	for (k = 1; k < nr_sides; k++)
+		header_not_compared(b, s, nr_sides, k, &d[k - 1]);
+	outbuf__printf(b, "\n");
+	robot_column_heads(b, s, nr_sides);
 }
 
 /* "status": every run's, in file and run order (before --drop-run), and how many failed. */
@@ -260,24 +312,25 @@ static void json_statuses(struct outbuf *b, const struct diff_side *s)
 	outbuf__printf(b, "], \"runs_failed\": %zu", failed);
 }
 
+void diff_side__json(struct outbuf *b, const struct diff_side *s, const char *events)
+{
+	uint64_t kept, lost = diff_side__lost(s, &kept);
+
+	outbuf__printf(b, "{\"files\": %zu, \"runs\": %zu, \"events\": ", s->nr, s->nr_runs);
+	outbuf__json_str(b, events);	/* the file's names: a quote in one must not end the string */
+	outbuf__printf(b, ", \"samples\": %llu, \"lost\": %llu", (unsigned long long)kept,
+		       (unsigned long long)lost);
+	json_statuses(b, s);
+	outbuf__puts(b, "}");
+}
+
+
 void diff_sides__json_head(struct outbuf *b, const struct diff_side s[2], const char *eb,
 			   const char *en)
 {
-	uint64_t kept[2], lost[2];
-
-	lost[0] = diff_side__lost(&s[0], &kept[0]);
-	lost[1] = diff_side__lost(&s[1], &kept[1]);
-	outbuf__printf(b, "{\"base\": {\"files\": %zu, \"runs\": %zu, \"events\": ", s[0].nr,
-		       s[0].nr_runs);
-	outbuf__json_str(b, eb);	/* the file's names: a quote in one must not end the string */
-	outbuf__printf(b, ", \"samples\": %llu, \"lost\": %llu", (unsigned long long)kept[0],
-		       (unsigned long long)lost[0]);
-	json_statuses(b, &s[0]);
-	outbuf__printf(b, "}, \"new\": {\"files\": %zu, \"runs\": %zu, \"events\": ", s[1].nr,
-		       s[1].nr_runs);
-	outbuf__json_str(b, en);
-	outbuf__printf(b, ", \"samples\": %llu, \"lost\": %llu", (unsigned long long)kept[1],
-		       (unsigned long long)lost[1]);
-	json_statuses(b, &s[1]);
-	outbuf__puts(b, "}, \"diff\": ");
+	outbuf__printf(b, "{\"base\": ");
+	diff_side__json(b, &s[0], eb);
+	outbuf__printf(b, ", \"new\": ");
+	diff_side__json(b, &s[1], en);
+	outbuf__printf(b, ", \"diff\": ");
 }

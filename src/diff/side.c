@@ -238,43 +238,58 @@ static int diff_side__take(struct diff_side *s, struct load_job *jobs, struct er
 	return 0;
 }
 
-int diff_sides__load(struct diff_side s[2], struct errmsg *e)
+int diff_sides__load(struct diff_side *s, size_t nr_sides, struct errmsg *e)
 {
-	size_t n = s[0].nr + s[1].nr, i;
-	char **paths = xcalloc(n ? n : 1, sizeof(*paths));
+	size_t n = 0, i, k, at = 0;
+	char **paths;
 	struct load_job *jobs;
-	int err;
+	int err = 0;
 
-	for (i = 0; i < n; i++)
-		paths[i] = i < s[0].nr ? s[0].paths[i] : s[1].paths[i - s[0].nr];
+	for (k = 0; k < nr_sides; k++)
+		n += s[k].nr;
+	paths = xcalloc(n ? n : 1, sizeof(*paths));
+	for (k = 0; k < nr_sides; k++)
+		for (i = 0; i < s[k].nr; i++)
+			paths[at++] = s[k].paths[i];
 	jobs = load_all(paths, n);
-	err = diff_side__take(&s[0], jobs, e);
-	if (!err)
-		err = diff_side__take(&s[1], jobs + s[0].nr, e);
+	for (k = 0, at = 0; k < nr_sides && !err; at += s[k].nr, k++)
+		err = diff_side__take(&s[k], jobs + at, e);
 	load_jobs__free(jobs, n);
 	free(paths);
 	return err;
 }
 
-int diff_sides__drop(struct diff_side s[2], const struct strlist *drops, struct errmsg *e)
+/* The side named by arg's text before its colon (len bytes), or NULL. */
+static struct diff_side *side_named(struct diff_side *s, size_t nr_sides, const char *arg,
+				    size_t len)
 {
+	size_t k;
+
+	for (k = 0; k < nr_sides; k++)
+		if (strlen(s[k].name) == len && !strncmp(arg, s[k].name, len))
+			return &s[k];
+	return NULL;
+}
+
+int diff_sides__drop(struct diff_side *s, size_t nr_sides, const struct strlist *drops,
+		     struct errmsg *e)
+{
+	/* two sides: base, new; more: base, new1, new2, ... */
+	const char *expect = nr_sides == 2 ? "base:N or new:N" : "base:N or newK:N";
 	size_t i, j;
 
 	for (i = 0; i < drops->nr; i++) {
 		const char *arg = drops->items[i], *colon = strchr(arg, ':');
-		int sd = colon && (size_t)(colon - arg) == 4 && !strncmp(arg, "base", 4) ? 0 :
-			 colon && (size_t)(colon - arg) == 3 && !strncmp(arg, "new", 3) ? 1 : -1;
+		struct diff_side *x = colon ? side_named(s, nr_sides, arg, (size_t)(colon - arg)) : NULL;
 		char *end;
 		unsigned long n;
-		struct diff_side *x;
 
-		if (sd < 0 || !colon[1] || colon[1] == '-')
-			return errmsg__set(e, -EINVAL, "--drop-run '%s': expected base:N or new:N", arg);
+		if (!x || !colon[1] || colon[1] == '-')
+			return errmsg__set(e, -EINVAL, "--drop-run '%s': expected %s", arg, expect);
 		errno = 0;
 		n = strtoul(colon + 1, &end, 10);
-		x = &s[sd];
 		if (errno || *end)
-			return errmsg__set(e, -EINVAL, "--drop-run '%s': expected base:N or new:N", arg);
+			return errmsg__set(e, -EINVAL, "--drop-run '%s': expected %s", arg, expect);
 		for (j = 0; j < x->nr_runs && x->orig[j] != n; j++)
 			;
 		if (j == x->nr_runs)

@@ -135,6 +135,16 @@ _mmprof()
 			COMPREPLY=($(compgen -W "lkp json csv markdown" -- "$cur")) ;;
 		-g|--call-graph)
 			COMPREPLY=($(compgen -W "$(_mmprof_choices "$mmprof" "$cmd" "$prev")" -- "$cur")) ;;
+		--gate-column)
+			# the compared columns of the .data files on the line so far
+			local w names="new" k=0
+			for w in "${COMP_WORDS[@]}"; do
+				[[ $w == *.data ]] && k=$((k + 1))
+			done
+			for ((w = 1; w < k; w++)); do
+				names="$names new$w"
+			done
+			COMPREPLY=($(compgen -W "$names" -- "$cur")) ;;
 		-e|--event)
 			COMPREPLY=($(compgen -W "cpu-clock task-clock page-faults cycles instructions \
 				context-switches cpu-migrations minor-faults major-faults" -- "$cur")) ;;

@@ -1,0 +1,114 @@
+#!/bin/sh
+# cmp-binaries.sh OLD NEW DIR: run one set of report and diff commands with
+# two mmprof binaries on the .data files in DIR (off.data, on.data,
+# off2.data: 4 runs each; one.data: 1 run; pf.data: another workload) and
+# cmp their stdout, stderr, exit status and the files they write.  For
+# refactors that must keep outputs byte-identical: record the files once,
+# e.g. with the bundled workloads:
+#   mmprof record -r 4 -o DIR/off.data -- thp-zap --thp off -s 1
+#   mmprof record -r 4 -o DIR/on.data -- thp-zap --thp on -s 1
+#   mmprof record -r 4 -o DIR/off2.data -- thp-zap --thp off -s 1
+#   mmprof record -r 1 -o DIR/one.data -- thp-zap --thp on -s 0.5
+#   mmprof record -r 3 -o DIR/pf.data -- page-fault -s 1
+# Prints one line per command that differs and a count; exit 1 if any did.
+old=$1 new=$2 dir=$3
+test -x "$old" && test -x "$new" && test -d "$dir" || {
+	echo "usage: cmp-binaries.sh OLD NEW DIR" >&2
+	exit 2
+}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$dir" || exit 2
+n=0 bad=0
+
+run() {	# run ARGS...: both binaries, compare everything
+	n=$((n + 1))
+	for b in old new; do
+		eval bin=\$$b
+		mkdir -p "$work/$b"
+		rm -f "$work/$b/"*.html
+		# MMPROF_OUT: where a command writes files (--html)
+		cmd=$(printf '%s\n' "$*" | sed "s|@OUT@|$work/$b|g")
+		eval "\"$bin\" $cmd" >"$work/$b.out" 2>"$work/$b.err"
+		echo $? >"$work/$b.rc"
+		# the binary's own path may appear in messages
+		sed -i "s|$bin|MMPROF|g" "$work/$b.err"
+	done
+	for f in out err rc; do
+		if ! cmp -s "$work/old.$f" "$work/new.$f"; then
+			echo "differs ($f): $*"
+			bad=$((bad + 1))
+			return
+		fi
+	done
+	for f in "$work/old/"*.html; do
+		test -e "$f" || continue
+		if ! cmp -s "$f" "$work/new/${f##*/}"; then
+			echo "differs (html ${f##*/}): $*"
+			bad=$((bad + 1))
+			return
+		fi
+	done
+}
+
+for fmt in lkp json csv markdown md; do
+	for sel in "" --all --robot; do
+		run diff -f $fmt $sel off.data on.data
+		run diff -f $fmt $sel on.data off.data
+		run diff -f $fmt $sel off.data off2.data
+		run diff -f $fmt $sel off.data -- on.data off2.data
+		run diff -f $fmt $sel off.data off2.data -- on.data
+		run diff -f $fmt $sel one.data off.data
+		run diff -f $fmt $sel off.data pf.data
+	done
+	run diff -f $fmt -g off.data on.data
+	run diff -f $fmt -g --limit 3 off.data on.data
+done
+for c in --color --no-color; do
+	run diff $c off.data on.data
+	run diff $c --all off.data on.data
+	run diff $c --robot off.data on.data
+	run diff $c off.data off2.data
+	run diff $c --all one.data on.data
+done
+run diff --drop-run base:1 off.data on.data
+run diff --drop-run new:3 --drop-run base:0 off.data on.data
+run diff --drop-run new:9 off.data on.data
+run diff --drop-run side:1 off.data on.data
+run diff --drop-run new1:1 off.data on.data
+run diff -q 0.2 --min-points 0.5 off.data on.data
+run diff --min-pct 5 --threshold-pct 10 --threshold-points 1 one.data on.data
+run diff --ambient "'perf-stat.*'" off.data on.data
+run diff --no-ambient --all off.data on.data
+run diff --fail-on "'perf-profile.children.*.__split_huge_pmd > 1'" off.data on.data
+run diff --fail-on "'perf-profile.children.*.__split_huge_pmd > 100'" off.data on.data
+run diff --fail-on "'perf-profile.children.*.nosuchfn > 1'" off.data on.data
+run diff --fail-on "'nosuch.key > 1'" off.data on.data
+run diff --fail-on "'nosuch.key > 1'" --allow-unmatched off.data on.data
+run diff --fail-on "'proc-vmstat.pgfault < -5%'" --fail-on-any off.data on.data
+run diff --fail-on "'thp-zap.ops > +10%'" off.data on.data
+run diff --fail-on "'bad <'" off.data on.data
+run diff --fail-on "'meminfo.* > 1%'" off.data on.data
+run diff --fail-on "'*.x > 1'" off.data on.data
+run diff --fail-on "'perf-profile.children.*.__split_huge_pmd > 1'" -f json off.data on.data
+run diff --html @OUT@/r.html off.data on.data
+run diff --html @OUT@/r.html --all off.data on.data
+run diff -f json off.data pf.data
+run diff off.data
+run diff
+run diff a.data b.data
+run diff off.data nosuch.data
+run diff -- off.data on.data
+run diff off.data on.data --
+run diff --force off.data on.data
+run diff -f nosuch off.data on.data
+run diff --limit 2 -g off.data on.data
+run report off.data
+run report --keys off.data
+run report --tree off.data
+run report --folded off.data
+run report --json on.data
+run report one.data
+run report --html @OUT@/rep.html off.data
+echo "$n commands, $bad differ"
+test "$bad" = 0
