@@ -59,8 +59,9 @@
  * in a family's FDR: address buckets of tracepoint histograms (DIFF_ADDRESS),
  * and every key of a family that one side did not measure at all
  * (DIFF_ONE_SIDE: a file without perf-stat is not a perf-stat drop to 0).
- * The robot's own filter (stats__robot_changed plus its run-count and
- * presence rules) is computed for every row as well.
+ * The robot's own filter (stats__robot_changed plus its run-count,
+ * presence and small-change rules, src/diff/robot.c) is computed for
+ * every row as well.
  *
  * Matching is by hash (hashidx), so 20 runs x 100 000 keys cost O(total).
  * Memory: one double per (key, run).

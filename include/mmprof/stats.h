@@ -122,11 +122,16 @@ double stats__t_q2(double p, double df);
  * new side at most 1 when the base has <= 3 runs), "median" being
  * sorted[n/2]: changed when min_new > median_base && median_new > max_base
  * or the mirror image.  base/new are the per-run values (missing = 0);
- * scratch must hold nb + nn doubles.  *ratio (when not NULL) gets the
- * robot's ratio: higher trimmed median / lower one (5 when the lower is
- * not positive, capped at 5), used by its small-change rule.
+ * scratch must hold nb + nn doubles.  *m (when not NULL) gets what the
+ * robot's small-change rules read (lib/stats.rb calc_stats_metrics): the
+ * ratio, higher trimmed median / lower one (5 when the lower is not
+ * positive, capped at 5); delta, higher median - lower; max, the larger
+ * of the two trimmed maxima.
  */
+struct stat_robot {
+	double ratio, delta, max;
+};
 bool stats__robot_changed(const double *base, size_t nb, const double *newv, size_t nn,
-			  double *scratch, double *ratio);
+			  double *scratch, struct stat_robot *m);
 
 #endif

@@ -6,7 +6,8 @@
  * an address); verdict.c classifies and tests each row, spends each
  * family's FDR and gates self and calltrace rows on children; family.c
  * fits a family's noise model (phi and its shape, the prior, the
- * moderated variances) and names disturbed runs; format.c writes the
+ * moderated variances) and names disturbed runs; robot.c holds the
+ * robot's small-change rules; format.c writes the
  * rows as text and columns.c the table of several compared columns.
  *
  * The test's types are diff__compute's scratch: a struct tctx lives for
@@ -20,6 +21,7 @@
 #include <stdint.h>
 
 #include "mmprof/diff.h"
+#include "mmprof/stats.h"
 
 /* a static const per file that includes this: sizeof(PP) is its length + 1 */
 static const char PP[] = "perf-profile.";
@@ -41,6 +43,14 @@ void diff__mark_addresses(struct diff *d);
 void diff__mark_one_sided(struct diff *d, const uint32_t *present);
 /* Row row was seen spelled s (len bytes) on side: see keyname.c. */
 void diff__add_spelling(struct diff *d, uint32_t row, int side, const char *s, size_t len);
+
+/* ---- the robot's filter (robot.c) ---- */
+
+/*
+ * Would the robot hide a row whose ranges separate as too small a change
+ * (lib/stats.rb skip_small_change?)?  m: stats__robot_changed's metrics.
+ */
+bool diff__robot_small_change(const char *key, const struct stat_robot *m);
 
 /* ---- text (format.c), shared with the table of several columns (columns.c) ---- */
 

@@ -168,7 +168,7 @@ void diff__describe(struct outbuf *b, const struct diff *d)
 
 	if (d->o.robot) {
 		outbuf__printf(b, "rows: the kernel test robot's filter (at least 3 runs on a side%s, key in "
-				  "the base, ranges that separate); no significance test, no verdicts",
+				  "the base, ranges that separate, not a small change); no significance test, no verdicts",
 			       d->nb < 3 && d->nn < 3 ? ", which neither side has: no row can pass" : "");
 		return;
 	}

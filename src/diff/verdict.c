@@ -22,13 +22,6 @@
 
 #include "diff-int.h"
 
-/* perf_metric? in lkp-tests: exempt from the 5 % small-change rule. */
-static bool robot_perf_metric(const char *key)
-{
-	return !strncmp(key, "perf-stat.", 10) || !strncmp(key, "perf-sched.", 11) ||
-	       !strncmp(key, "perf-c2c.", 9) || !diff__monitor_family(key);
-}
-
 /*
  * A calltrace key is perf's sum of chains over its 0.5 % cut, so a run
  * without the key had somewhere under the cut, not nothing.  The test and
@@ -293,7 +286,8 @@ void tctx__classify(struct tctx *x, struct diff_row *r, const uint32_t *present,
 	struct diff *d = x->d;
 	const struct diff_opts *o = &d->o;
 	bool pp = !strncmp(r->key, PP, sizeof(PP) - 1);
-	double ratio, tdelta, vb = 0, vc = 0;
+	struct stat_robot rm;
+	double tdelta, vb = 0, vc = 0;
 	size_t nb = d->nb, nn = d->nn;
 	const double *tv;
 
@@ -313,10 +307,10 @@ void tctx__classify(struct tctx *x, struct diff_row *r, const uint32_t *present,
 	if (r->flags & (DIFF_ADDRESS | DIFF_ONE_SIDE))
 		return;		/* not comparable: no verdict, not in any family's FDR */
 
-	/* the robot: >= 3 runs on a side, in the base, ranges separate, not tiny */
+	/* the robot: >= 3 runs on a side, in the base, ranges separate, not a small change */
 	if ((nb >= 3 || nn >= 3) && (present[0] || (pp && base_has_pp)) &&
-	    stats__robot_changed(r->v, nb, r->v + nb, nn, scratch, &ratio) &&
-	    (pp || (ratio > 1.01 && (ratio > 1.05 || robot_perf_metric(r->key)))))
+	    stats__robot_changed(r->v, nb, r->v + nb, nn, scratch, &rm) &&
+	    !diff__robot_small_change(r->key, &rm))
 		r->flags |= DIFF_ROBOT;
 
 	tv = diff_row__test_values(r, nb + nn, x->buf);

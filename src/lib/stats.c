@@ -224,13 +224,13 @@ static void robot_summary(double *sorted, size_t n, size_t max_margin,
 }
 
 bool stats__robot_changed(const double *base, size_t nb, const double *newv, size_t nn,
-			  double *scratch, double *ratio)
+			  double *scratch, struct stat_robot *m)
 {
 	double bmin, bmed, bmax, nmin, nmed, nmax;
 	double *sb = scratch, *sn = scratch + nb;
 
-	if (ratio)
-		*ratio = 1;
+	if (m)
+		*m = (struct stat_robot){ .ratio = 1 };
 	if (!nb || !nn)
 		return false;
 	memcpy(sb, base, nb * sizeof(*base));
@@ -239,12 +239,15 @@ bool stats__robot_changed(const double *base, size_t nb, const double *newv, siz
 	qsort(sn, nn, sizeof(*sn), cmp_double);
 	robot_summary(sb, nb, 3, &bmin, &bmed, &bmax);
 	robot_summary(sn, nn, nb <= 3 ? 1 : 3, &nmin, &nmed, &nmax);
-	if (ratio) {
+	if (m) {
+		/* lib/stats.rb calc_stats_metrics and calc_diff_metrics */
 		double hi = nmed > bmed ? nmed : bmed, lo = nmed > bmed ? bmed : nmed;
 
-		*ratio = lo > 0 ? hi / lo : 5;
-		if (*ratio > 5)
-			*ratio = 5;
+		m->ratio = lo > 0 ? hi / lo : 5;
+		if (m->ratio > 5)
+			m->ratio = 5;
+		m->delta = hi - lo;
+		m->max = nmax > bmax ? nmax : bmax;
 	}
 	return (nmin > bmed && nmed > bmax) || (bmin > nmed && bmed > nmax);
 }

@@ -87,7 +87,7 @@ static void test_golden(void)
 	is_int(bad, 0, "golden: every row of report 001 reproduced byte for byte");
 
 	b.len = 0;
-	diff__lkp_header(&b);
+	diff__lkp_header(&b, 1);
 	is_str(b.s, "         %stddev     %change         %stddev\n"
 		    "             \\          |                \\  \n",
 	       "header lines as lib/compare.rb prints them");
@@ -267,6 +267,64 @@ static void test_aa(void)
 	ok(found >= SIMS / 2 * 9 / 10, "1-point shift found in %d of %d diffs", found, SIMS / 2);
 }
 
+/*
+ * The robot's small-change rules (lib/stats.rb skip_small_change?,
+ * reasonable_perf_change? with etc/perf-metrics-threshold.yaml): every key
+ * here has separated ranges over 3 + 3 runs, so only those rules decide.
+ * Each case is what the robot's _get_changed_stats(a, b, {}) did with
+ * these values (lkp-tests run on the same numbers), but wl.ops: the robot
+ * hides it (a 3 % change of a benchmark it does not know), mmprof takes
+ * the workload's keys as its benchmark's (Documentation/lkp-compat.md).
+ */
+static void test_robot_rules(void)
+{
+	static const struct {
+		const char *key;
+		double base, cur;	/* the base side's runs: base, +0.5 %, +1 % (the new side's likewise) */
+		bool shown;
+		const char *why;
+	} c[] = {
+		{ "perf-profile.children.cpu-clock.small", 0.50, 0.80, false, "perf-profile under 1 at its max" },
+		{ "perf-profile.children.cpu-clock.big", 1.00, 1.30, true,
+		  "perf-profile max >= 1, a change of 0.3 (1 / 2 is 0 in Ruby: no floor on the change)" },
+		{ "perf-profile.self.cpu-clock.flat", 50.0, 50.4, false, "perf-profile ratio under 1.01" },
+		{ "perf-profile.self.cpu-clock.slow_fn", 10.0, 10.4, false, "perf-profile ratio under 1.05" },
+		{ "perf-profile.self.cpu-clock.timer_fn", 10.0, 10.4, true,
+		  "ratio under 1.05 but a '.time' component: a perf metric (perf-metrics-patterns)" },
+		{ "proc-vmstat.pgpgin", 100, 300, false, "proc-vmstat max not above 1000" },
+		{ "proc-vmstat.pgfault", 100000, 103000, true, "proc-vmstat is a perf metric: 3 % is enough" },
+		{ "proc-vmstat.nr_anon_pages", 50, 90, false, "vmstat nr_ under its floor of 100" },
+		{ "proc-vmstat.nr_dirty", 500, 900, true, "vmstat nr_: max >= 100, change >= 50" },
+		{ "meminfo.Dirty", 100, 300, false, "meminfo max not above 1000" },
+		/* the robot knows its benchmarks by name; mmprof's workload is the benchmark */
+		{ "wl.ops", 1000, 1030, true, "the workload's own: a perf metric, 3 % is enough" },
+		{ "wl.time.minor_page_faults", 2000, 2300, false, "time.minor_page_faults: a change under 500" },
+		{ "wl.time.major_page_faults", 2000, 2600, true, "time.major_page_faults: max >= 1000, change >= 500" },
+		{ "perf-stat.i.cpu-clock", 1000, 1015, true, "perf-stat: a perf metric, above 1.01" },
+		{ "perf-sched.total_wait_time.max.ms", 100, 103, false, "perf-sched: not a perf metric, under 1.05" },
+	};
+	struct run_keys r[6] = { { 0 } };
+	struct diff d;
+	size_t i, j;
+
+	for (j = 0; j < 6; j++)
+		for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+			double v = j < 3 ? c[i].base : c[i].cur;
+
+			/* +0, +0.5 %, +1 % of the value: ranges separate, medians at +0.5 % */
+			rk_add(&r[j], c[i].key, v * (1 + 0.005 * (double)(j % 3)));
+		}
+	is_int(compute(&d, r, 3, 3, NULL), 0, "robot rules: computed");
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		const struct diff_row *x = diff__find(&d, c[i].key);
+
+		ok(x && !!(x->flags & DIFF_ROBOT) == c[i].shown, "robot rules: %s %s: %s", c[i].key,
+		   c[i].shown ? "shown" : "hidden", c[i].why);
+	}
+	diff__release(&d);
+	rk_release(r, 6);
+}
+
 static void test_order(void)
 {
 	/* families from report 004: fewer rows first, workload first, perf-profile grouped */
@@ -294,6 +352,12 @@ static void test_order(void)
 		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 			/* e falls more than d: it sorts first among children */
 			double base = 50 + (double)i, up = !strcmp(keys[i], "perf-profile.children.cycles-pp.e") ? -20 : -10;
+
+			/* the robot shows meminfo only past 1000 (reasonable_perf_change?) */
+			if (!strncmp(keys[i], "meminfo.", 8)) {
+				base += 5000;
+				up = -1000;
+			}
 
 			rk_add(&r[j], keys[i], (j < 3 ? base : base + up) + 0.01 * (double)j);
 		}
@@ -629,6 +693,7 @@ int main(void)
 	test_rows();
 	test_calltrace_cut();
 	test_aa();
+	test_robot_rules();
 	test_order();
 	test_formats();
 	test_colour();

@@ -171,10 +171,12 @@ static void test_robot(void)
 
 	ok(stats__robot_changed(b1, 3, n1, 3, sc, NULL), "robot: separated ranges shown");
 	{
-		double ratio;
+		struct stat_robot m;
 
-		stats__robot_changed(b1, 3, n1, 3, sc, &ratio);
-		is_dbl(ratio, 0.56 / 0.32, 1e-12, "robot: ratio of the medians, high over low");
+		stats__robot_changed(b1, 3, n1, 3, sc, &m);
+		is_dbl(m.ratio, 0.56 / 0.32, 1e-12, "robot: ratio of the medians, high over low");
+		is_dbl(m.delta, 0.56 - 0.32, 1e-12, "robot: delta, high median - low median");
+		is_dbl(m.max, 0.58, 1e-12, "robot: max, the larger maximum");
 	}
 	ok(stats__robot_changed(n1, 3, b1, 3, sc, NULL), "robot: mirror image shown");
 	ok(!stats__robot_changed(b2, 3, n2, 3, sc, NULL), "robot: overlapping ranges hidden");
