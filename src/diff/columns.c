@@ -10,6 +10,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mmprof/diff.h"
@@ -37,18 +38,22 @@ static bool column_tinted(const struct diff_row *r, enum diff_select sel)
 		return diff_row__tinted(r, true, (r->flags & DIFF_AMBIENT) != 0);
 	case DIFF_SELECT_ROBOT:
 		return (r->flags & DIFF_ROBOT) != 0;
+	case DIFF_SELECT_AMBIENT:
+		return diff_row__changed(r);
 	default:
 		return diff_row__changed(r);
 	}
 }
 
-static void lkp_columns(struct outbuf *b, const struct diff_row *const *rows, size_t n,
-			const char *const *names, size_t nd, enum diff_select sel)
+/* What ends a row: nothing, every column's verdict with q and more (--all), or its name. */
+enum mark { MARK_NONE, MARK_FULL, MARK_VERDICT };
+
+static void lkp_rows(struct outbuf *b, const struct diff_row *const *rows, size_t n,
+		     const char *const *names, size_t nd, enum diff_select sel, enum mark marked)
 {
 	struct diff_lkp_column col[DIFF_MAX_COLUMNS];
 	size_t i, k;
 
-	diff__lkp_header(b, nd);
 	for (i = 0; i < n; i++) {
 		const struct diff_row *const *cols = rows + i * nd;
 		const struct diff_row *r0 = first_row(cols, nd);
@@ -62,11 +67,13 @@ static void lkp_columns(struct outbuf *b, const struct diff_row *const *rows, si
 			/* a key absent from the base and this column: 0 there */
 			col[k] = (struct diff_lkp_column){ r ? r->cur.mean : 0, r ? r->cur.sd : 0,
 							   column_tinted(r, sel) };
-			if (sel == DIFF_SELECT_ALL && len < sizeof(mark)) {
+			if (marked && len < sizeof(mark)) {
 				char one[160];
 
-				if (r)
+				if (r && marked == MARK_FULL)
 					diff_row__mark(r, one, sizeof(one));
+				else if (r)
+					snprintf(one, sizeof(one), "%s", diff_row__verdict_name(r));
 				else
 					snprintf(one, sizeof(one), "-");
 				len += (size_t)snprintf(mark + len, sizeof(mark) - len, "%s%s: %s",
@@ -74,8 +81,27 @@ static void lkp_columns(struct outbuf *b, const struct diff_row *const *rows, si
 			}
 		}
 		diff__lkp_columns(b, r0->key, r0->base.mean, r0->base.sd, col, nd,
-				  sel == DIFF_SELECT_ALL ? mark : NULL);
+				  marked != MARK_NONE ? mark : NULL);
 	}
+}
+
+/*
+ * The machines' state that changed in some column, apart from the
+ * verdicts (as the two-sided table's section after it): not the
+ * workload's doing.
+ */
+static void lkp_ambient(struct outbuf *b, const struct diff *d, size_t nd, const char *const *names)
+{
+	size_t n;
+	const struct diff_row **rows = diff__select_columns(d, nd, DIFF_SELECT_AMBIENT, &n);
+
+	if (n) {
+		outbuf__printf(b, "\nthe machines differed (state read while the workload was not running, "
+				  "not its effect; no verdict, gated only by a gate naming the family; "
+				  "--no-ambient makes them verdicts):\n");
+		lkp_rows(b, rows, n, names, nd, DIFF_SELECT_AMBIENT, MARK_VERDICT);
+	}
+	free(rows);
 }
 
 static void csv_columns(struct outbuf *b, const struct diff_row *const *rows, size_t n,
@@ -167,7 +193,10 @@ void diff__format_columns(struct outbuf *b, const struct diff *d, size_t nd,
 		return;
 	case DIFF_FORMAT_LKP:
 	default:
-		lkp_columns(b, rows, n, names, nd, sel);
+		diff__lkp_header(b, nd);
+		lkp_rows(b, rows, n, names, nd, sel, sel == DIFF_SELECT_ALL ? MARK_FULL : MARK_NONE);
+		if (sel == DIFF_SELECT_DEFAULT)
+			lkp_ambient(b, d, nd, names);
 		return;
 	}
 }
