@@ -25,14 +25,20 @@ run() {	# run ARGS...: both binaries, compare everything
 	n=$((n + 1))
 	for b in old new; do
 		eval bin=\$$b
-		mkdir -p "$work/$b"
-		rm -f "$work/$b/"*.html
-		# MMPROF_OUT: where a command writes files (--html)
-		cmd=$(printf '%s\n' "$*" | sed "s|@OUT@|$work/$b|g")
+		rm -rf "$work/$b" "$work/out"
+		mkdir -p "$work/out"
+		# @OUT@: where a command writes files (--html, --junit, --summary),
+		# one path for both binaries, since a summary names the HTML file
+		cmd=$(printf '%s\n' "$*" | sed "s|@OUT@|$work/out|g")
 		eval "\"$bin\" $cmd" >"$work/$b.out" 2>"$work/$b.err"
 		echo $? >"$work/$b.rc"
 		# the binary's own path may appear in messages
 		sed -i "s|$bin|MMPROF|g" "$work/$b.err"
+		mv "$work/out" "$work/$b"
+		# JUnit's timestamp is the second the file was written
+		for x in "$work/$b/"*.xml; do
+			test -e "$x" && sed -i 's/timestamp="[^"]*"/timestamp=""/' "$x"
+		done
 	done
 	for f in out err rc; do
 		if ! cmp -s "$work/old.$f" "$work/new.$f"; then
@@ -41,10 +47,10 @@ run() {	# run ARGS...: both binaries, compare everything
 			return
 		fi
 	done
-	for f in "$work/old/"*.html; do
+	for f in "$work/old/"*; do
 		test -e "$f" || continue
 		if ! cmp -s "$f" "$work/new/${f##*/}"; then
-			echo "differs (html ${f##*/}): $*"
+			echo "differs (file ${f##*/}): $*"
 			bad=$((bad + 1))
 			return
 		fi
@@ -91,6 +97,8 @@ run diff --fail-on "'bad <'" off.data on.data
 run diff --fail-on "'meminfo.* > 1%'" off.data on.data
 run diff --fail-on "'*.x > 1'" off.data on.data
 run diff --fail-on "'perf-profile.children.*.__split_huge_pmd > 1'" -f json off.data on.data
+run diff --junit @OUT@/j.xml --summary @OUT@/s.md --fail-on "'perf-profile.children.*.__split_huge_pmd > 1'" off.data on.data
+run diff --junit @OUT@/j.xml --summary @OUT@/s.md --html @OUT@/r.html off.data off2.data
 run diff --html @OUT@/r.html off.data on.data
 run diff --html @OUT@/r.html --all off.data on.data
 run diff -f json off.data pf.data

@@ -10,7 +10,7 @@
 #   - gates read every compared column and name the one that tripped;
 #     --gate-column reads one; --drop-run names a column;
 #   - json (one diff object per column), csv (a column field), markdown,
-#     --html (one report per column);
+#     --html, --junit, --summary (one file per column);
 #   - a column sampled with another event: refused naming it, --force
 #     pairs that column's rows alone.
 
@@ -125,6 +125,11 @@ ok $? "markdown: value, change, verdict per column, then each column's method"
 "$MMPROF" diff --html r.html off.data on.data off2.data >/dev/null 2>err
 test -s r-new1.html && test -s r-new2.html && grep -q "__split_huge_pmd" r-new1.html
 ok $? "--html: one report, with its flame graph, per column"
+"$MMPROF" diff --fail-on-any --fail-on "$G" --junit j.xml --summary s.md off.data on.data off2.data \
+	>/dev/null 2>err
+test $? = 1 && grep -q "<failure type=\"gate\"" j-new1.xml && ! grep -q "<failure" j-new2.xml &&
+	grep -q "off.data. → .off2.data" s-new2.md
+ok $? "--junit, --summary: one file per column, each with its column's gates"
 "$MMPROF" diff --robot off.data on.data off2.data on.data >rob 2>err
 ok $? "--robot with three compared columns"
 grep -q "^---------------- --------------------------- --------------------------- --------------------------- $" rob
