@@ -129,6 +129,36 @@ static void md_change(struct outbuf *b, const struct diff_row *r)
 		outbuf__printf(b, "%+.2g%%", r->change);
 }
 
+/* The machines' state that changed in some column, each key with every column's change. */
+static void markdown_ambient(struct outbuf *b, const struct diff *d, size_t nd,
+			     const char *const *names)
+{
+	size_t n, i, k;
+	const struct diff_row **rows = diff__select_columns(d, nd, DIFF_SELECT_AMBIENT, &n);
+
+	if (n)
+		outbuf__printf(b, "\n**the machines differed** (state read while the workload was not "
+				  "running, not its effect):");
+	for (i = 0; i < n; i++) {
+		const struct diff_row *r0 = first_row(rows + i * nd, nd);
+
+		outbuf__printf(b, "%s ", i ? ";" : "");
+		diff__md_key(b, r0->key);
+		for (k = 0; k < nd; k++) {
+			const struct diff_row *r = rows[i * nd + k];
+
+			outbuf__printf(b, "%s %s ", k ? "," : "", names[k]);
+			if (r)
+				md_change(b, r);
+			else
+				outbuf__printf(b, "-");
+		}
+	}
+	if (n)
+		outbuf__printf(b, "\n");
+	free(rows);
+}
+
 static void markdown_columns(struct outbuf *b, const struct diff *d,
 			     const struct diff_row *const *rows, size_t n,
 			     const char *const *names, size_t nd)
@@ -170,6 +200,7 @@ static void markdown_columns(struct outbuf *b, const struct diff *d,
 	}
 	if (!n)
 		outbuf__printf(b, "| (no rows) | |%s\n", "");
+	markdown_ambient(b, d, nd, names);
 	for (k = 0; k < nd; k++) {
 		outbuf__printf(b, "\n**%s** against base: %zu base run%s, %zu run%s; ", names[k], d[k].nb,
 			       d[k].nb == 1 ? "" : "s", d[k].nn, d[k].nn == 1 ? "" : "s");

@@ -130,6 +130,13 @@ ok $? "--html: one report, with its flame graph, per column"
 test $? = 1 && grep -q "<failure type=\"gate\"" j-new1.xml && ! grep -q "<failure" j-new2.xml &&
 	grep -q "off.data. → .off2.data" s-new2.md
 ok $? "--junit, --summary: one file per column, each with its column's gates"
+# the machines' state after the table: a key made ambient that THP on sets (0 -> 32768 kB)
+"$MMPROF" diff --ambient thp-zap.anon_huge_kb off.data on.data off2.data >amb 2>err &&
+	sed -n '/^the machines differed/,$p' amb | grep -q "  thp-zap.anon_huge_kb  \[new1: up; new2: -\]$"
+ok $? "lkp: the machines' state that changed, each column's verdict"
+"$MMPROF" diff -f markdown --ambient thp-zap.anon_huge_kb off.data on.data off2.data >amb.md 2>err &&
+	grep "^\*\*the machines differed\*\*" amb.md | grep -q '`thp-zap.anon_huge_kb` new1 +[0-9.e+]*%, new2 +0.0%'
+ok $? "markdown: the machines' state, each column's change"
 "$MMPROF" diff --robot off.data on.data off2.data on.data >rob 2>err
 ok $? "--robot with three compared columns"
 grep -q "^---------------- --------------------------- --------------------------- --------------------------- $" rob
