@@ -425,7 +425,7 @@ static int parse_args(int argc, char **argv, const struct option_desc *opts,
  * *nr_sides set; names[k] holds side k's name.  0 or -1 (said).
  */
 static int split_sides(const struct strlist *pos, const size_t *seps, size_t nr_seps,
-		       struct diff_side *s, char (*names)[16], size_t *nr_sides)
+		       struct diff_side *s, char (*names)[24], size_t *nr_sides)
 {
 	size_t k, from;
 
@@ -510,7 +510,7 @@ int cmd_diff(int argc, char **argv)
 	};
 	struct strlist pos = { 0 };
 	struct diff_side s[DIFF_MAX_COLUMNS + 1] = { { 0 } };
-	char names[DIFF_MAX_COLUMNS + 1][16];
+	char names[DIFF_MAX_COLUMNS + 1][24];	/* "new" and a size_t at most */
 	const char *col_names[DIFF_MAX_COLUMNS];
 	struct diff d[DIFF_MAX_COLUMNS] = { { 0 } };
 	bool forced[DIFF_MAX_COLUMNS] = { false };
