@@ -368,6 +368,53 @@ static const char *column_path(const char *path, const char *name, char *buf, si
 	return buf;
 }
 
+/*
+ * --html FILE with several columns: FILE chooses between the columns'
+ * reports (written beside it as FILE-newK.EXT).  0, or -errno (said).
+ */
+static int write_html_index(const char *path, const struct diff_side *s, size_t nd,
+			    const char *const *names)
+{
+	const char *slash = strrchr(path, '/');
+	char **files = xcalloc(nd, sizeof(*files)), **labels = xcalloc(nd, sizeof(*labels));
+	struct outbuf b = { 0 }, l = { 0 };
+	struct errmsg e;
+	size_t k, i;
+	int err = 0;
+
+	for (k = 0; k < nd && !err; k++) {
+		char buf[4096];
+		const char *f = column_path(path, names[k], buf, sizeof(buf));
+
+		if (!f) {
+			err = -ENAMETOOLONG;
+			break;
+		}
+		/* beside the page: its name without the folder */
+		files[k] = xstrdup(slash ? f + (slash - path) + 1 : f);
+		outbuf__release(&l);
+		for (i = 0; i < s[k + 1].nr; i++)
+			outbuf__printf(&l, "%s%s", i ? " " : "", s[k + 1].paths[i]);
+		labels[k] = xstrdup(l.s ? l.s : "");
+	}
+	if (!err) {
+		diff__html_columns_index(&b, s[0].paths[0], names, (const char *const *)labels,
+					 (const char *const *)files, nd);
+		err = outfile__write(path, b.s, b.len, &e);
+		if (err)
+			fprintf(stderr, "mmprof: %s\n", e.msg);
+	}
+	for (k = 0; k < nd; k++) {
+		free(files[k]);
+		free(labels[k]);
+	}
+	free(files);
+	free(labels);
+	outbuf__release(&b);
+	outbuf__release(&l);
+	return err;
+}
+
 static bool help_asked(int argc, char **argv)
 {
 	int i;
@@ -654,6 +701,9 @@ int cmd_diff(int argc, char **argv)
 		    (summary && write_ci(summary, &s[0], &s[k + 1], &d[k], &ci, html ? html : "") < 0))
 			goto out;
 	}
+
+	if (c.html && multi && write_html_index(c.html, s, nd, col_names) < 0)
+		goto out;
 
 	fflush(stdout);
 	for (k = 0; k < nd; k++)

@@ -387,6 +387,15 @@ enum { DIFF_MAX_COLUMNS = 64 };
 void diff__format_columns(struct outbuf *b, const struct diff *d, size_t nd,
 			  const char *const *names, const struct diff_row *const *rows, size_t n,
 			  enum diff_format f, enum diff_select sel);
+/*
+ * --html with several columns: the page that chooses between the
+ * columns' reports, a link per column (names[k], its files labels[k],
+ * its report files[k], relative to the page) and the chosen report
+ * below them.  Text through the XML escaper, links percent-encoded.
+ */
+void diff__html_columns_index(struct outbuf *b, const char *base_label,
+			      const char *const *names, const char *const *labels,
+			      const char *const *files, size_t nd);
 /* Column k's rows of a diff__select_columns table, the absent left out, into out (n of room). */
 void diff__column_rows(const struct diff_row *const *rows, size_t n, size_t nd, size_t k,
 		       const struct diff_row **out, size_t *nout);

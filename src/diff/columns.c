@@ -242,3 +242,47 @@ void diff__column_rows(const struct diff_row *const *rows, size_t n, size_t nd, 
 		if (rows[i * nd + k])
 			out[(*nout)++] = rows[i * nd + k];
 }
+
+/* s as a URL path: unreserved bytes and '/' as they are, every other %XX. */
+static void url_path(struct outbuf *b, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    strchr("-._~/", c))
+			outbuf__putc(b, (char)c);
+		else
+			outbuf__printf(b, "%%%02X", c);
+	}
+}
+
+void diff__html_columns_index(struct outbuf *b, const char *base_label,
+			      const char *const *names, const char *const *labels,
+			      const char *const *files, size_t nd)
+{
+	size_t k;
+
+	outbuf__puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+		     "<title>mmprof diff: ");
+	outbuf__xml_str(b, base_label);
+	outbuf__printf(b, " against %zu columns</title>\n<style>\nbody { font-family: sans-serif; "
+			  "margin: 0; display: flex; flex-direction: column; height: 100vh; }\n"
+			  "nav { padding: 0.5em 1em; border-bottom: 1px solid #ccc; }\n"
+			  "nav a { margin-right: 1.2em; }\niframe { flex: 1; border: 0; width: 100%%; }\n"
+			  "</style>\n</head>\n<body>\n<nav>base ", nd);
+	outbuf__xml_str(b, base_label);
+	outbuf__puts(b, " against:");
+	for (k = 0; k < nd; k++) {
+		outbuf__puts(b, " <a target=\"column\" href=\"");
+		url_path(b, files[k]);
+		outbuf__puts(b, "\">");
+		outbuf__xml_str(b, names[k]);
+		outbuf__puts(b, " (");
+		outbuf__xml_str(b, labels[k]);
+		outbuf__puts(b, ")</a>");
+	}
+	outbuf__puts(b, "</nav>\n<iframe name=\"column\" src=\"");
+	url_path(b, nd ? files[0] : "");
+	outbuf__puts(b, "\"></iframe>\n</body>\n</html>\n");
+}

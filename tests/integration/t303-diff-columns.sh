@@ -122,9 +122,12 @@ ok $? "json: base, one diff object per column, their rows, call chains"
 head -1 md | grep -q "^| key | base | new1 | change | verdict | new2 | change | verdict |$" &&
 	grep -q "^\*\*new2\*\* against base: 3 base runs, 3 runs; verdicts" md
 ok $? "markdown: value, change, verdict per column, then each column's method"
-"$MMPROF" diff --html r.html off.data on.data off2.data >/dev/null 2>err
-test -s r-new1.html && test -s r-new2.html && grep -q "__split_huge_pmd" r-new1.html
+"$MMPROF" diff --html "r x.html" off.data on.data off2.data >/dev/null 2>err
+test -s "r x-new1.html" && test -s "r x-new2.html" && grep -q "__split_huge_pmd" "r x-new1.html"
 ok $? "--html: one report, with its flame graph, per column"
+grep -q '<a target="column" href="r%20x-new1.html">new1 (on.data)</a> <a target="column" href="r%20x-new2.html">new2 (off2.data)</a>' "r x.html" &&
+	grep -q '<iframe name="column" src="r%20x-new1.html">' "r x.html"
+ok $? "--html: FILE chooses between the columns' reports (links percent-encoded)"
 "$MMPROF" diff --fail-on-any --fail-on "$G" --junit j.xml --summary s.md off.data on.data off2.data \
 	>/dev/null 2>err
 test $? = 1 && grep -q "<failure type=\"gate\"" j-new1.xml && ! grep -q "<failure" j-new2.xml &&
