@@ -3,9 +3,9 @@
  * prints; the recording itself is recsession's (recsession.h) and its
  * run loop's (runloop.h).
  *
- * Per run the session forks the workload blocked (or takes the -p pids,
- * or every CPU), opens sampling, --sched and counting on it, releases it
- * and loops until it exits: sampling window (--delay, --duration),
+ * Per run the session forks the workload blocked and/or takes the -p
+ * pids or every CPU (target.h), opens sampling, --sched and counting on
+ * them, releases it and loops until it exits: sampling window (--delay, --duration),
  * interval readings, the workload's stdout passed through.  Here: the
  * progress line, the sampler's notes, the workload's status after each
  * run, and the summary.  The file is written once, atomically, after the
@@ -39,6 +39,7 @@
 #include "mmprof/mmstate.h"
 #include "mmprof/options.h"
 #include "mmprof/outbuf.h"
+#include "mmprof/outfile.h"
 #include "mmprof/profile.h"
 #include "mmprof/recsession.h"
 #include "mmprof/sampler.h"
@@ -46,15 +47,12 @@
 #include "mmprof/stopsig.h"
 #include "mmprof/symbols.h"
 #include "mmprof/sysinfo.h"
+#include "mmprof/target.h"
 #include "mmprof/trace.h"
 #include "mmprof/xalloc.h"
 
 #define DEFAULT_FREQ		4000
 #define PROGRESS_NS		(250 * 1000000LL)
-
-enum record_mode { MODE_FORK, MODE_PID, MODE_SYSTEM };
-
-static const char *const mode_names[] = { "fork", "pid", "system" };
 
 struct record_opts {
 	struct strlist events;
@@ -85,8 +83,8 @@ struct record_opts {
 /* Everything one record needs, passed down instead of kept in globals. */
 struct record {
 	struct record_opts *o;
-	enum record_mode mode;
-	char **cmd_argv;		/* fork mode */
+	struct target_spec target;	/* mode, and whether a command runs */
+	char **cmd_argv;		/* the command, NULL without one */
 	pid_t *pids;			/* -p */
 	size_t nr_pids, alloc_pids;
 	uint64_t period;
@@ -313,8 +311,8 @@ static int add_mm_events(struct strlist *events, char *missing, size_t size)
 
 static const char *const record_usage[] = {
 	"mmprof record [options] -- CMD [ARGS]",
-	"mmprof record [options] -p PID[,PID...]",
-	"mmprof record [options] -a [-C CPU-LIST]",
+	"mmprof record [options] -p PID[,PID...] [-- CMD [ARGS]]",
+	"mmprof record [options] -a [-C CPU-LIST] [-- CMD [ARGS]]",
 	NULL,
 };
 
@@ -327,21 +325,16 @@ static bool is_pow2(int v)
 static int validate(struct record *rec, int argc, char **argv, int first)
 {
 	struct record_opts *o = rec->o;
-	int kinds = (first < argc) + (o->pid_list != NULL) + (o->system_wide != 0);
+	struct errmsg e = { "" };
 	char *end;
 
-	if (kinds != 1) {
-		fprintf(stderr, kinds ? "mmprof record: give only one of a command, -p or -a\n"
-				      : "mmprof record: nothing to record: give a command after '--', -p PID or -a\n");
+	if (target__check(first < argc, o->pid_list, o->system_wide, o->cpu_list, "record",
+			  &rec->target, &e) < 0) {
+		fprintf(stderr, "mmprof record: %s\n", e.msg);
 		return -1;
 	}
-	rec->mode = first < argc ? MODE_FORK : o->pid_list ? MODE_PID : MODE_SYSTEM;
-	rec->cmd_argv = argv + first;
-	if (o->cpu_list && rec->mode != MODE_SYSTEM) {
-		fprintf(stderr, "mmprof record: -C needs -a\n");
-		return -1;
-	}
-	if (o->repeat != 1 && rec->mode != MODE_FORK) {
+	rec->cmd_argv = rec->target.command ? argv + first : NULL;
+	if (o->repeat != 1 && !rec->target.command) {
 		fprintf(stderr, "mmprof record: -r needs a command to repeat\n");
 		return -1;
 	}
@@ -393,7 +386,7 @@ static int validate(struct record *rec, int argc, char **argv, int first)
 		fprintf(stderr, "mmprof record: empty output file name\n");
 		return -1;
 	}
-	if (rec->mode == MODE_PID && options__parse_pids("record", o->pid_list, &rec->pids, &rec->nr_pids, &rec->alloc_pids) < 0)
+	if (rec->target.mode == TARGET_PID && options__parse_pids("record", o->pid_list, &rec->pids, &rec->nr_pids, &rec->alloc_pids) < 0)
 		return -1;
 	return 0;
 }
@@ -496,7 +489,7 @@ static int record_run(struct record *rec, uint32_t run)
 		fprintf(stderr, "mmprof: workload killed by SIG%s in run %u\n",
 			sigabbrev_np(res.run.term_signal) ? sigabbrev_np(res.run.term_signal) : "?",
 			run + 1);
-	else if (rec->mode == MODE_FORK && res.run.exit_code)
+	else if (rec->target.command && res.run.exit_code)
 		fprintf(stderr, "mmprof: workload exited with status %d in run %u\n",
 			res.run.exit_code, run + 1);
 	/* the summary's sample count would not say why the profile stops (even with -q) */
@@ -534,7 +527,7 @@ static void add_record_meta(struct record *rec, int argc, char **argv)
 	sysinfo__add_cmdline(rec->p, argc + 1, full);
 	free(full);
 
-	profile__set_meta(rec->p, "record_mode", mode_names[rec->mode]);
+	profile__set_meta(rec->p, "record_mode", target__mode_name(rec->target.mode));
 	if (o->events.nr) {
 		join_events(&o->events, buf, sizeof(buf));
 		profile__set_meta(rec->p, "events_asked", buf);
@@ -567,9 +560,9 @@ static void add_record_meta(struct record *rec, int argc, char **argv)
 	}
 	if (o->callchain && o->call_graph == CALL_GRAPH_LBR)
 		profile__set_meta(rec->p, "call_graph", "lbr");
-	if (rec->mode == MODE_PID)
+	if (rec->target.mode == TARGET_PID)
 		profile__set_meta(rec->p, "target", o->pid_list);
-	else if (rec->mode == MODE_SYSTEM)
+	else if (rec->target.mode == TARGET_SYSTEM)
 		profile__set_meta(rec->p, "target", o->cpu_list ? o->cpu_list : "all");
 }
 
@@ -754,11 +747,10 @@ static int start_session(struct record *rec, struct errmsg *e)
 	so.sched = o->sched;
 	so.counting = !o->no_stat;
 
-	if (rec->mode == MODE_FORK)
-		lo->argv = rec->cmd_argv;
+	lo->argv = rec->cmd_argv;
 	lo->pids = rec->pids;
 	lo->nr_pids = rec->nr_pids;
-	lo->system_wide = rec->mode == MODE_SYSTEM;
+	lo->system_wide = rec->target.mode == TARGET_SYSTEM;
 	lo->cpu_list = o->cpu_list;
 	lo->delay = o->delay;
 	lo->duration = o->duration;
@@ -790,10 +782,10 @@ int cmd_record(int argc, char **argv)
 		.callchain = 1,
 	};
 	const struct option_desc opts[] = {
-		{ OPT_GROUP, 0, NULL, NULL, NULL, "target (exactly one: a command after '--', -p or -a)", 0, NULL },
+		{ OPT_GROUP, 0, NULL, NULL, NULL, "target (a command after '--', -p or -a; -p or -a with a command: for as long as it runs)", 0, NULL },
 		{ OPT_STRING, 'p', "pid", &o.pid_list, "PID[,PID...]", "attach to running processes", 0, NULL },
 		{ OPT_BOOL, 'a', "all-cpus", &o.system_wide, NULL, "system-wide, every CPU", 0, NULL },
-		{ OPT_STRING, 'C', "cpu", &o.cpu_list, "CPU-LIST", "with -a: only these CPUs (0-3,8)", 0, NULL },
+		{ OPT_STRING, 'C', "cpu", &o.cpu_list, "CPU-LIST", "system-wide on these CPUs only (0-3,8); implies -a", 0, NULL },
 		{ OPT_DOUBLE, 0, "delay", &o.delay, "SEC", "start sampling SEC seconds after the start", 0, NULL },
 		{ OPT_DOUBLE, 0, "duration", &o.duration, "SEC", "sample for SEC seconds (-p/-a: record that long)", 0, NULL },
 		{ OPT_INT, 'r', "repeat", &o.repeat, "N", "run the command N times into one file", 0, NULL },
@@ -836,6 +828,11 @@ int cmd_record(int argc, char **argv)
 		o.freq = rec.period ? 0 : DEFAULT_FREQ;
 	if (check_output_dir(o.output) < 0)
 		goto out;
+	/* as perf.data.old; kept now, so a run is not wasted on a name that cannot be kept */
+	if (outfile__keep_old(o.output, &e) < 0) {
+		fprintf(stderr, "mmprof: %s\n", e.msg);
+		goto out;
+	}
 	err = stopsig__install();
 	if (err) {
 		fprintf(stderr, "mmprof: cannot install signal handlers: %s\n", strerror(-err));

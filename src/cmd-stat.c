@@ -35,6 +35,7 @@
 #include "mmprof/stats.h"
 #include "mmprof/stopsig.h"
 #include "mmprof/sysinfo.h"
+#include "mmprof/target.h"
 #include "mmprof/xalloc.h"
 
 struct stat_opts {
@@ -46,6 +47,7 @@ struct stat_opts {
 	const char *pid_list;
 	double duration;
 	const char *output;
+	struct target_spec target;	/* from the options (validate) */
 };
 
 /* perf's short names for events of the set */
@@ -385,8 +387,8 @@ static void print_table(const struct profile *p, const char *what, unsigned nr_r
 
 static const char *const stat_usage[] = {
 	"mmprof stat [options] -- CMD [ARGS]",
-	"mmprof stat [options] -p PID[,PID...]",
-	"mmprof stat [options] -a [-C CPU-LIST]",
+	"mmprof stat [options] -p PID[,PID...] [-- CMD [ARGS]]",
+	"mmprof stat [options] -a [-C CPU-LIST] [-- CMD [ARGS]]",
 	NULL,
 };
 
@@ -402,7 +404,7 @@ static void add_meta(struct profile *p, const struct stat_opts *o, int argc, cha
 		full[k + 1] = argv[k];
 	sysinfo__add_cmdline(p, argc + 1, full);
 	free(full);
-	profile__set_meta(p, "record_mode", o->system_wide ? "system" : o->pid_list ? "pid" : "fork");
+	profile__set_meta(p, "record_mode", target__mode_name(o->target.mode));
 	profile__set_meta(p, "stat_only", "1");
 	buf[0] = '\0';
 	for (i = 0; i < o->events.nr && n < sizeof(buf); i++)
@@ -410,25 +412,21 @@ static void add_meta(struct profile *p, const struct stat_opts *o, int argc, cha
 	profile__set_meta(p, "counters_asked", o->events.nr ? buf : "default");
 	snprintf(buf, sizeof(buf), "%d", o->interval_ms);
 	profile__set_meta(p, "interval_ms", buf);
-	if (o->pid_list)
+	if (o->target.mode == TARGET_PID)
 		profile__set_meta(p, "target", o->pid_list);
-	else if (o->system_wide)
+	else if (o->target.mode == TARGET_SYSTEM)
 		profile__set_meta(p, "target", o->cpu_list ? o->cpu_list : "all");
 }
 
 /* The checks options__parse cannot make, and -e's aliases: one line each, then exit 2. */
 static int validate(struct stat_opts *o, int argc, int first)
 {
-	int kinds = (first < argc) + (o->pid_list != NULL) + (o->system_wide != 0);
+	struct errmsg e = { "" };
 	size_t i;
 
-	if (kinds != 1) {
-		fprintf(stderr, kinds ? "mmprof stat: give only one of a command, -p or -a\n"
-				      : "mmprof stat: nothing to count: give a command after '--', -p PID or -a\n");
-		return -1;
-	}
-	if (o->cpu_list && !o->system_wide) {
-		fprintf(stderr, "mmprof stat: -C needs -a\n");
+	if (target__check(first < argc, o->pid_list, o->system_wide, o->cpu_list, "count",
+			  &o->target, &e) < 0) {
+		fprintf(stderr, "mmprof stat: %s\n", e.msg);
 		return -1;
 	}
 	if (o->repeat < 1 || o->repeat > 10000) {
@@ -512,7 +510,8 @@ static char *describe_target(const struct stat_opts *o, int argc, char **argv)
 	char *what;
 	size_t len;
 
-	if (argc > 0) {
+	/* as perf: -a or -p with a command is titled by what was counted */
+	if (argc > 0 && o->target.mode == TARGET_FORK) {
 		char *q = sysinfo__quote_argv(argc, argv);
 
 		len = strlen(q) + 3;
@@ -534,11 +533,11 @@ int cmd_stat(int argc, char **argv)
 {
 	struct stat_opts o = { .repeat = 1 };
 	const struct option_desc opts[] = {
-		{ OPT_GROUP, 0, NULL, NULL, NULL, "target (exactly one: a command after '--', -p or -a)", 0, NULL },
+		{ OPT_GROUP, 0, NULL, NULL, NULL, "target (a command after '--', -p or -a; -p or -a with a command: for as long as it runs)", 0, NULL },
 		{ OPT_STRING, 'p', "pid", &o.pid_list, "PID[,PID...]", "count running processes until they exit or Ctrl-C", 0, NULL },
 		{ OPT_BOOL, 'a', "all-cpus", &o.system_wide, NULL, "system-wide, every CPU", 0, NULL },
-		{ OPT_STRING, 'C', "cpu", &o.cpu_list, "CPU-LIST", "with -a: only these CPUs (0-3,8)", 0, NULL },
-		{ OPT_DOUBLE, 0, "duration", &o.duration, "SEC", "with -p or -a: stop after SEC seconds", 0, NULL },
+		{ OPT_STRING, 'C', "cpu", &o.cpu_list, "CPU-LIST", "system-wide on these CPUs only (0-3,8); implies -a", 0, NULL },
+		{ OPT_DOUBLE, 0, "duration", &o.duration, "SEC", "with -p or -a and no command: stop after SEC seconds", 0, NULL },
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "counting", 0, NULL },
 		{ OPT_INT, 'r', "repeat", &o.repeat, "N", "run the command N times; print mean and +- error", 0, NULL },
 		{ OPT_LIST, 'e', "event", &o.events, "EVENT[,EVENT]", "only these counters of the perf-stat set (repeatable)", OPT_SPLIT, NULL },
@@ -578,7 +577,7 @@ int cmd_stat(int argc, char **argv)
 	co.argv = first < argc ? argv + first : NULL;
 	co.pids = pids;
 	co.nr_pids = nr_pids;
-	co.system_wide = o.system_wide;
+	co.system_wide = o.target.mode == TARGET_SYSTEM;
 	co.cpu_list = o.cpu_list;
 	co.interval_ms = o.interval_ms;
 	/* open only what is asked: each event costs descriptors and switch-time work */

@@ -49,7 +49,7 @@ struct countrun_source {
 extern const struct runsrc_ops countrun_source_ops;
 
 struct countrun_opts {
-	char *const *argv;		/* the command; NULL with pids or system_wide */
+	char *const *argv;		/* the command (NULL: none): runloop_opts.argv */
 	const pid_t *pids;		/* -p */
 	size_t nr_pids;
 	bool system_wide;		/* -a */

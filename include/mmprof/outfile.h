@@ -39,4 +39,15 @@ int outfile__close(struct outfile *f, int err, struct errmsg *e);
 /* Write n bytes of data as the whole of path (open, write, close above). */
 int outfile__write(const char *path, const void *data, size_t n, struct errmsg *e);
 
+/*
+ * Keep what path holds as "<path>.old" before it is replaced, as perf
+ * keeps perf.data.old: a regular file at path is hard-linked as
+ * <path>.old (an older .old is replaced), so path itself stays whole
+ * until its new content is renamed over it; on a filesystem without hard
+ * links it is renamed.  0 also when path does not exist or is not a
+ * regular file (the writer refuses that itself); else -errno and e
+ * ("cannot keep 'x.data' as 'x.data.old': ...").
+ */
+int outfile__keep_old(const char *path, struct errmsg *e);
+
 #endif

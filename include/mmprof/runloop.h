@@ -2,13 +2,15 @@
  * runloop: one run of a workload under a table of event sources, the loop
  * of `mmprof record` and `mmprof stat`.
  *
- * A run: fork the workload blocked (workload.h), or take the -p pids, or
- * every CPU; open each source on that target, in table order; read
+ * A run: fork the workload blocked (workload.h), and/or take the -p pids
+ * or every CPU; open each source on the pids, the CPUs or else the
+ * workload, in table order; read
  * /proc/vmstat (mmstate.h); release the workload; then loop until it
  * exits (-p: until every process is gone or a zombie; -a: until stopped):
  * open and close the sampling window, take interval readings, pass the
  * workload's stdout through (its "<name>.<metric>: <number>" lines become
- * metrics), wait for data and drain it.  Afterwards: reap, mmstate, stop
+ * metrics), wait for data and drain it.  With a command the run ends when
+ * it exits, whatever is watched (perf's `-a -- CMD`).  Afterwards: reap, mmstate, stop
  * every source (drain the rest, store the totals), fill one struct run
  * (status, rusage, wall time), let the sources add to it, add it to the
  * profile, close the sources.
@@ -89,7 +91,11 @@ struct runsrc {
 };
 
 struct runloop_opts {
-	char *const *argv;		/* the command; NULL with pids or system_wide */
+	/*
+	 * The command (NULL: none); with pids or system_wide as well, those
+	 * are watched for as long as it runs (target.h), else the command.
+	 */
+	char *const *argv;
 	const pid_t *pids;		/* -p */
 	size_t nr_pids;
 	bool system_wide;		/* -a */

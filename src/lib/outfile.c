@@ -81,3 +81,36 @@ int outfile__write(const char *path, const void *data, size_t n, struct errmsg *
 		err = errmsg__set(e, -errno, "cannot write '%s': %s", path, strerror(errno));
 	return outfile__close(&out, err, e);
 }
+
+int outfile__keep_old(const char *path, struct errmsg *e)
+{
+	size_t len = strlen(path) + 5;
+	char *old = xmalloc(len);
+	struct stat st;
+	int err = 0;
+
+	snprintf(old, len, "%s.old", path);
+	if (lstat(path, &st) || !S_ISREG(st.st_mode))
+		goto out;
+	/* a folder or a device named x.old is the user's: never removed */
+	if (lstat(old, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+		err = errmsg__set(e, -EEXIST, "cannot keep '%s' as '%s': that name is taken by "
+				  "something else than a file; remove it or choose another -o",
+				  path, old);
+		goto out;
+	}
+	if (unlink(old) && errno != ENOENT) {
+		err = errmsg__set(e, -errno, "cannot keep '%s' as '%s': %s", path, old,
+				  strerror(errno));
+		goto out;
+	}
+	if (link(path, old) == 0)
+		goto out;
+	if ((errno == EPERM || errno == EXDEV || errno == EOPNOTSUPP || errno == EMLINK) &&
+	    rename(path, old) == 0)
+		goto out;
+	err = errmsg__set(e, -errno, "cannot keep '%s' as '%s': %s", path, old, strerror(errno));
+out:
+	free(old);
+	return err;
+}

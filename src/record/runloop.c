@@ -119,17 +119,20 @@ static int open_sources(struct runloop *l, pid_t *child, struct errmsg *e)
 		if (err)
 			return err;
 		*child = l->w.pid;
+	}
+	/* a command with -a or -p: they are watched, the command only times the run */
+	if (o->system_wide) {
+		t.system_wide = true;
+		t.cpu_list = o->cpu_list;
+	} else if (o->nr_pids) {
+		t.pids = o->pids;
+		t.nr_pids = o->nr_pids;
+	} else {
 		t.pids = child;
 		t.nr_pids = 1;
 		t.fork = true;
 		/* whole-run sources always enable at exec; windowed ones only without --delay */
 		t.enable_on_exec = o->delay == 0;
-	} else if (o->system_wide) {
-		t.system_wide = true;
-		t.cpu_list = o->cpu_list;
-	} else {
-		t.pids = o->pids;
-		t.nr_pids = o->nr_pids;
 	}
 	l->window_on = t.enable_on_exec;
 	for (i = 0; i < o->nr_sources; i++) {

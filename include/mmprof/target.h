@@ -1,0 +1,43 @@
+/*
+ * target: what `mmprof record` and `mmprof stat` watch, from their
+ * command lines, checked in one place for both.
+ *
+ * What is watched is one of a forked command (`-- CMD`), running
+ * processes (-p PID,...) or every CPU (-a, or -C LIST, which implies -a
+ * as in perf).  A command may come with -p or -a, as perf's idioms
+ * `perf record -a -g -- sleep 10` and `perf stat -a ... -- CMD`: the
+ * processes or CPUs are watched for as long as the command runs, and the
+ * command's status, wall time and rusage are the run's, as for a plain
+ * command.  Without a command a -p run ends when the processes are gone,
+ * a -a run when stopped or --duration ends.
+ *
+ * Library rules: 0 or -errno with e filled; nothing printed.
+ */
+#ifndef MMPROF_TARGET_H
+#define MMPROF_TARGET_H
+
+#include <stdbool.h>
+
+#include "mmprof/errmsg.h"
+
+enum target_mode { TARGET_FORK, TARGET_PID, TARGET_SYSTEM };
+
+struct target_spec {
+	enum target_mode mode;	/* what the events are opened on */
+	bool command;		/* a command runs; the run lasts as long as it */
+};
+
+/*
+ * The target of a command line: has_command (words after '--'), -p's
+ * list (NULL: none), -a and -C's list (NULL: none).  -EINVAL with e
+ * filled when nothing or both -p and -a are given, or -C with -p.
+ * `verb` is what the command does in its message ("record", "count").
+ */
+int target__check(bool has_command, const char *pid_list, bool system_wide,
+		  const char *cpu_list, const char *verb, struct target_spec *out,
+		  struct errmsg *e);
+
+/* "fork", "pid" or "system": the file's meta record_mode. */
+const char *target__mode_name(enum target_mode mode);
+
+#endif
