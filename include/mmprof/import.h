@@ -12,6 +12,9 @@
  *                 period,ip,sym,symoff,dso; comm may contain spaces)
  *   frame line    "\t ffffffff81234567 func+0x12 ([kernel.kallsyms])",
  *                 innermost first; a blank line ends the sample
+ *   A callchain frame at or above PERF_CONTEXT_MAX (0xfffffffffffff001)
+ *   is one perf rejects: the chain is dropped, the sample kept at its IP
+ *   (the first frame), as perf report does.
  *   Without callchains (perf record without -g) the ip follows the event
  *   on the header line, perf right-aligns the comm and prints no blank
  *   lines: a header is known by its fields (comm, pid, time, event), not
@@ -50,6 +53,8 @@
 #define PERFSCRIPT_MAX_EVENTS	256u
 
 #define IMPORT_KERNEL_START	0xffff800000000000ull
+/* perf's PERF_CONTEXT_MAX (-4095): no return address is at or above it */
+#define PERFSCRIPT_CONTEXT_MAX	0xfffffffffffff001ull
 
 struct perfscript {
 	struct profile *p;	/* borrowed: where samples go */
@@ -65,8 +70,32 @@ struct perfscript {
 	uint32_t pid;		/* "pid/tid" -> pid; 0 for a lone number (perf's tid) */
 	uint64_t period;
 	int chained;		/* it has callchain lines */
+	int rejected;		/* a frame at or above PERF_CONTEXT_MAX: keep the IP only */
+	double time;		/* its time, -1 without one */
 	uint32_t *frames;	/* leaf first */
 	size_t nr_frames, alloc_frames;
+	uint64_t ordinal;	/* sample headers read (samples and others) */
+
+	/*
+	 * Samples without one frame: perf script prints no frame for a
+	 * sample whose callchain perf rejected (a user return address at or
+	 * above PERF_CONTEXT_MAX, 0xffffffffffffffff from a frame-pointer
+	 * walk through code built without them), while perf report keeps
+	 * the sample at its IP.  With defer_frameless set they are noted
+	 * here instead of counted as one [unknown] frame, for a second pass
+	 * over `perf script -G` (the IP on the header line) that places each
+	 * at its IP (perfscript__refill_begin); perfscript__finish counts
+	 * what no pass placed as [unknown], as without it.
+	 */
+	int defer_frameless;
+	struct perfscript_deferred {
+		uint64_t ordinal;
+		double time;
+		uint32_t event, comm, pid;
+		uint64_t period;
+	} *deferred;
+	size_t nr_deferred, alloc_deferred, next_deferred;
+	int refilling;		/* the second pass: only deferred samples are counted */
 };
 
 /* Start parsing into p (run 0 is added to p if it has none). */
@@ -75,6 +104,14 @@ void perfscript__release(struct perfscript *ps);
 
 /* One line without its newline.  0 or -EPROTO with e filled. */
 int perfscript__line(struct perfscript *ps, const char *line, size_t len, struct errmsg *e);
+
+/*
+ * After the first pass, before the lines of `perf script -G` over the
+ * same file: those lines only place the deferred samples (same ordinal,
+ * time and pid) at their IP.  Returns the number deferred (0: no second
+ * pass is needed).
+ */
+size_t perfscript__refill_begin(struct perfscript *ps);
 
 /*
  * End of input: ends the last sample, sets the run's sample count and

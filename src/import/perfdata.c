@@ -89,24 +89,22 @@ static int refuse_sqlite(const char *path, struct errmsg *e)
 			   "file", path);
 }
 
-int import__perf_data(struct profile *p, const char *path, const char *perf,
-		      struct errmsg *e)
+/*
+ * One `perf script --input=PATH [ARG]` into ps.  0, or -errno with e
+ * filled (perf's own first error line when it fails).
+ */
+static int perf_script(struct perfscript *ps, const char *path, const char *perf,
+		       const char *arg, struct errmsg *e)
 {
 	posix_spawn_file_actions_t fa;
-	struct perfscript ps;
 	char *input = NULL, *line = NULL;
-	char *argv[6];
+	char *argv[5];
 	size_t alloc = 0;
 	ssize_t len;
 	int out[2] = { -1, -1 }, errfd, status = 0, err = 0, rc;
 	pid_t pid;
 	FILE *f;
 
-	if (!perf)
-		perf = "perf";
-	err = refuse_sqlite(path, e);
-	if (err)
-		return err;
 	errfd = memfd_create("perf-stderr", MFD_CLOEXEC);
 	if (errfd < 0)
 		return errmsg__set(e, -errno, "cannot run perf: memfd_create: %s", strerror(errno));
@@ -119,7 +117,7 @@ int import__perf_data(struct profile *p, const char *path, const char *perf,
 	snprintf(input, strlen(path) + 9, "--input=%s", path);
 	argv[0] = (char *)perf;
 	argv[1] = (char *)"script";
-	argv[2] = (char *)"--header";
+	argv[2] = (char *)arg;
 	argv[3] = input;
 	argv[4] = NULL;
 
@@ -146,11 +144,10 @@ int import__perf_data(struct profile *p, const char *path, const char *perf,
 		err = errmsg__set(e, -errno, "fdopen: %s", strerror(errno));
 		close(out[0]);
 	}
-	perfscript__init(&ps, p);
 	while (f && !err && (len = getline(&line, &alloc, f)) >= 0) {
 		if (len && line[len - 1] == '\n')
 			len--;
-		err = perfscript__line(&ps, line, (size_t)len, e);
+		err = perfscript__line(ps, line, (size_t)len, e);
 	}
 	if (err)	/* stop perf: we will not read the rest */
 		kill(pid, SIGTERM);
@@ -166,14 +163,39 @@ int import__perf_data(struct profile *p, const char *path, const char *perf,
 		err = errmsg__set(e, -EPROTO, "cannot import '%s': perf script failed: %s", path,
 				  msg[0] ? msg : WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) :
 				  "no message");
-	} else if (!err) {
+	} else if (err) {
+		errmsg__prefix(e, err, "cannot import '%s': perf script output", path);
+	}
+	close(errfd);
+	return err;
+}
+
+int import__perf_data(struct profile *p, const char *path, const char *perf,
+		      struct errmsg *e)
+{
+	struct perfscript ps;
+	int err;
+
+	if (!perf)
+		perf = "perf";
+	err = refuse_sqlite(path, e);
+	if (err)
+		return err;
+	perfscript__init(&ps, p);
+	ps.defer_frameless = 1;
+	err = perf_script(&ps, path, perf, "--header", e);
+	/*
+	 * Samples whose callchain perf rejected have no frame in perf
+	 * script's text; -G prints every sample's IP on its header line.
+	 * Only then: it is a second read of the whole file.
+	 */
+	if (!err && perfscript__refill_begin(&ps))
+		err = perf_script(&ps, path, perf, "-G", e);
+	if (!err) {
 		err = perfscript__finish(&ps, e);
 		if (err)
 			errmsg__prefix(e, err, "cannot import '%s'", path);
-	} else {
-		errmsg__prefix(e, err, "cannot import '%s': perf script output", path);
 	}
 	perfscript__release(&ps);
-	close(errfd);
 	return err;
 }

@@ -39,6 +39,9 @@ void perfscript__release(struct perfscript *ps)
 	free(ps->frames);
 	ps->frames = NULL;
 	ps->nr_frames = ps->alloc_frames = 0;
+	free(ps->deferred);
+	ps->deferred = NULL;
+	ps->nr_deferred = ps->alloc_deferred = 0;
 }
 
 static bool is_blank(int c)
@@ -243,6 +246,34 @@ static bool parse_frame(struct perfscript *ps, const char *s, size_t len, uint32
 	return true;
 }
 
+static void add_unknown_frame(struct perfscript *ps)
+{
+	struct frame f = { 0 };
+
+	XGROW(ps->frames, ps->alloc_frames, 0);
+	ps->frames[ps->nr_frames++] = profile__frame(ps->p, &f);
+}
+
+/* The second pass's sample: the next deferred one when it is that sample. */
+static void refill_sample(struct perfscript *ps)
+{
+	const struct perfscript_deferred *d;
+
+	if (ps->next_deferred >= ps->nr_deferred)
+		return;
+	d = &ps->deferred[ps->next_deferred];
+	if (d->ordinal != ps->ordinal - 1)
+		return;
+	ps->next_deferred++;
+	/* the same sample, or the passes went apart: then [unknown], as without the pass */
+	if (d->time != ps->time || d->pid != ps->pid || !ps->nr_frames) {
+		ps->nr_frames = 0;
+		add_unknown_frame(ps);
+	}
+	profile__add_count(ps->p, ps->run, d->event, d->comm, d->pid,
+			   profile__stack(ps->p, ps->frames, 1), 1, d->period);
+}
+
 static int end_sample(struct perfscript *ps, struct errmsg *e)
 {
 	uint32_t node;
@@ -252,18 +283,58 @@ static int end_sample(struct perfscript *ps, struct errmsg *e)
 		return 0;
 	}
 	ps->in_sample = 0;
-	if (!ps->nr_frames) {	/* no callchain and no ip: one unknown frame */
-		struct frame f = { 0 };
-
-		XGROW(ps->frames, ps->alloc_frames, 0);
-		ps->frames[ps->nr_frames++] = profile__frame(ps->p, &f);
+	if (ps->refilling) {
+		refill_sample(ps);
+		ps->nr_frames = 0;
+		return 0;
 	}
+	if (!ps->nr_frames && ps->defer_frameless) {
+		struct perfscript_deferred *d;
+
+		XGROW(ps->deferred, ps->alloc_deferred, ps->nr_deferred);
+		d = &ps->deferred[ps->nr_deferred++];
+		*d = (struct perfscript_deferred){ ps->ordinal - 1, ps->time, ps->event, ps->comm,
+						   ps->pid, ps->period };
+		ps->chain_samples++;
+		ps->samples++;
+		return 0;
+	}
+	if (!ps->nr_frames)	/* no callchain and no ip: one unknown frame */
+		add_unknown_frame(ps);
+	/* perf drops a chain it rejects and keeps the sample at its IP */
+	if (ps->rejected)
+		ps->nr_frames = 1;
 	ps->chain_samples += ps->chained;
 	node = profile__stack(ps->p, ps->frames, ps->nr_frames);
 	profile__add_count(ps->p, ps->run, ps->event, ps->comm, ps->pid, node, 1, ps->period);
 	ps->samples++;
 	ps->nr_frames = 0;
 	return 0;
+}
+
+size_t perfscript__refill_begin(struct perfscript *ps)
+{
+	end_sample(ps, NULL);	/* the first pass's last sample (end_sample cannot fail) */
+	ps->nr_frames = 0;
+	ps->refilling = 1;
+	ps->ordinal = 0;
+	ps->line_no = 0;
+	ps->next_deferred = 0;
+	return ps->nr_deferred;
+}
+
+/* What no second pass placed: one [unknown] frame each, as without one. */
+static void flush_deferred(struct perfscript *ps)
+{
+	for (; ps->next_deferred < ps->nr_deferred; ps->next_deferred++) {
+		const struct perfscript_deferred *d = &ps->deferred[ps->next_deferred];
+
+		ps->nr_frames = 0;
+		add_unknown_frame(ps);
+		profile__add_count(ps->p, ps->run, d->event, d->comm, d->pid,
+				   profile__stack(ps->p, ps->frames, 1), 1, d->period);
+	}
+	ps->nr_frames = 0;
 }
 
 /* The event perf calls name: our name for it, or the spelling perf used (asked). */
@@ -524,7 +595,9 @@ static int sample_header(struct perfscript *ps, const char *line, size_t len, st
 	ps->pid = k < n && is_pid(&t[k]) ? pid_of(&t[k]) : 0;
 	ps->comm = k ? profile__intern_len(ps->p, t[0].s,
 					   (size_t)(t[k - 1].s + t[k - 1].len - t[0].s)) : 0;
-	if (tm >= 0) {
+	ps->time = tm;
+	ps->ordinal++;
+	if (tm >= 0 && !ps->refilling) {
 		if (!ps->samples || tm < ps->first_time)
 			ps->first_time = tm;
 		if (tm > ps->last_time)
@@ -532,6 +605,7 @@ static int sample_header(struct perfscript *ps, const char *line, size_t len, st
 	}
 	ps->in_sample = 1;
 	ps->chained = 0;
+	ps->rejected = 0;
 	ps->nr_frames = 0;
 	/* without -g, the sampled ip follows the event on the same line */
 	{
@@ -683,7 +757,8 @@ int perfscript__line(struct perfscript *ps, const char *line, size_t len, struct
 	 * frames with a tab: a tab-indented line without a time field that
 	 * could be a frame of the sample being read is read as one.
 	 */
-	hdr = is_blank(line[0]) ? indented_header(line, len) : 1;
+	/* -G (the second pass) prints headers only, some of them indented */
+	hdr = is_blank(line[0]) && !ps->refilling ? indented_header(line, len) : 1;
 	if (hdr == 0 && line[0] == '\t' && ps->in_sample == 1 && frame_shaped(line, len))
 		hdr = -1;
 	if (hdr >= 0) {
@@ -704,6 +779,9 @@ int perfscript__line(struct perfscript *ps, const char *line, size_t len, struct
 				   "frame '<hex address> <symbol> (<dso>)'",
 				   (unsigned long long)ps->line_no);
 	ps->chained = 1;
+	/* PERF_CONTEXT_MAX and above: a context marker, or junk perf rejects */
+	if (ps->p->frames[f].addr >= PERFSCRIPT_CONTEXT_MAX && ps->nr_frames)
+		ps->rejected = 1;
 	XGROW(ps->frames, ps->alloc_frames, ps->nr_frames);
 	ps->frames[ps->nr_frames++] = f;
 	return 0;
@@ -716,6 +794,7 @@ int perfscript__finish(struct perfscript *ps, struct errmsg *e)
 
 	if (err)
 		return err;
+	flush_deferred(ps);
 	if (!ps->samples)
 		return errmsg__set(e, -ENODATA, "no samples in the perf script output");
 	r = &ps->p->runs[ps->run];

@@ -108,6 +108,7 @@ struct sampler {
 	size_t nr_ids, alloc_ids;
 	uint64_t lost, throttled, bad;
 	uint64_t chains_cut;	/* all runs: user chains cut at a junk frame */
+	uint64_t chains_rejected;	/* all runs: chains holding a value >= PERF_CONTEXT_MAX, kept at their IP */
 	struct stackagg agg;
 	/*
 	 * --call-graph dwarf: samples carry a user stack copy, unwound when

@@ -211,6 +211,12 @@ int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct 
 		snprintf(v, sizeof(v), "%" PRIu64, s->chains_cut);
 		profile__set_meta(p, "user_chains_truncated", v);
 	}
+	if (s->chains_rejected) {
+		char v[32];
+
+		snprintf(v, sizeof(v), "%" PRIu64, s->chains_rejected);
+		profile__set_meta(p, "callchains_rejected", v);
+	}
 	stackagg__reset(&s->agg);
 	s->lost = s->throttled = s->bad = 0;
 	return 0;

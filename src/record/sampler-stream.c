@@ -84,6 +84,27 @@ static uint64_t cut_user_chain(struct sampler *s, uint32_t pid, const uint64_t *
 	return i;
 }
 
+/*
+ * Does the chain hold a value at or above PERF_CONTEXT_MAX that is no
+ * context marker?  A frame-pointer walk through code built without frame
+ * pointers can read 0xffffffffffffffff as a return address; perf then
+ * drops the whole chain and keeps the sample at its IP (machine.c,
+ * add_callchain_ip: "invalid callchain context"), and so do we: read as
+ * a marker it made the frames after it kernel frames.
+ */
+static bool chain_rejected(const uint64_t *chain, uint64_t nr)
+{
+	uint64_t i;
+
+	for (i = 0; i < nr; i++)
+		if (chain[i] >= PERF_CONTEXT_MAX && chain[i] != PERF_CONTEXT_KERNEL &&
+		    chain[i] != PERF_CONTEXT_USER && chain[i] != PERF_CONTEXT_HV &&
+		    chain[i] != PERF_CONTEXT_GUEST && chain[i] != PERF_CONTEXT_GUEST_KERNEL &&
+		    chain[i] != PERF_CONTEXT_GUEST_USER)
+			return true;
+	return false;
+}
+
 /* A sample in time order (parsed when queued: cannot fail). */
 static void add_sample(struct sampler *s, const union perf_event *ev)
 {
@@ -110,6 +131,10 @@ static void add_sample(struct sampler *s, const union perf_event *ev)
 	 * arch that leaves it out) put [context, ip] in front so the leaf is
 	 * there exactly once.
 	 */
+	if (chain_rejected(chain, nr)) {
+		s->chains_rejected++;
+		nr = 0;
+	}
 	for (i = 0; i < nr && chain[i] >= PERF_CONTEXT_MAX; i++)
 		;
 	if (i == nr || chain[i] != smp.ip) {
