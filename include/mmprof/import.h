@@ -22,6 +22,8 @@
  *   "# key : value" comment lines (perf script --header) fill the meta,
  *   and "# event : name = ..., type = N, config = N, ..." the events.
  *
+ * perf's side-band event (dummy:HG, of perf record -a), which never
+ * samples, is not stored: an event of no sample is no sampling event.
  * Events are stored under perf's names less the precise modifiers perf
  * chose itself ("cpu-clock:ppp" -> "cpu-clock": a software event, or no
  * -e on perf's command line), perf's spelling kept as the event's asked

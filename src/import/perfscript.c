@@ -787,6 +787,44 @@ int perfscript__line(struct perfscript *ps, const char *line, size_t len, struct
 	return 0;
 }
 
+/*
+ * perf record -a (and other side-band needs) adds a "dummy:HG" event
+ * that only carries mmap and comm records and never samples: it is no
+ * sampling event, and kept it made every diff against a recording say
+ * the events differ.  perf report skips it the same way (an unsampled
+ * dummy evsel).  Only events of no sample, and only that one.
+ */
+static void drop_tracking_events(struct profile *p)
+{
+	uint32_t *map = xcalloc(p->nr_events ? p->nr_events : 1, sizeof(*map));
+	bool *used = xcalloc(p->nr_events ? p->nr_events : 1, sizeof(*used));
+	size_t i, n = 0;
+
+	for (i = 0; i < p->nr_counts; i++)
+		if (p->counts[i].event < p->nr_events)
+			used[p->counts[i].event] = true;
+	for (i = 0; i < p->nr_events; i++) {
+		const char *name = profile__str(p, p->events[i].name);
+		bool dummy = (p->events[i].type == 1 && p->events[i].config == 9) ||
+			     (name && (!strcmp(name, "dummy") || !strncmp(name, "dummy:", 6)));
+
+		if (!used[i] && dummy)
+			continue;
+		map[i] = (uint32_t)n;
+		p->events[n++] = p->events[i];
+	}
+	if (n != p->nr_events) {
+		for (i = 0; i < p->nr_counts; i++)
+			p->counts[i].event = map[p->counts[i].event];
+		p->nr_events = n;
+		/* the counts' index hashes the event: rebuilt on the next add */
+		hashidx__release(&p->count_idx);
+		hashidx__init(&p->count_idx);
+	}
+	free(used);
+	free(map);
+}
+
 int perfscript__finish(struct perfscript *ps, struct errmsg *e)
 {
 	struct run *r;
@@ -797,6 +835,7 @@ int perfscript__finish(struct perfscript *ps, struct errmsg *e)
 	flush_deferred(ps);
 	if (!ps->samples)
 		return errmsg__set(e, -ENODATA, "no samples in the perf script output");
+	drop_tracking_events(ps->p);
 	r = &ps->p->runs[ps->run];
 	r->samples += ps->samples;
 	/* as record says it: "0" when perf recorded no callchains (no -g) */

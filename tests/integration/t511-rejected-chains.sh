@@ -13,12 +13,15 @@
 #     [unknown] frame, which -U dropped from the total), so self and
 #     children of the spinning function are perf report's to two decimals;
 #   - a perf script text with such a frame keeps the sample at its first
-#     frame.
+#     frame;
+#   - perf record -a's side-band event dummy:HG, which never samples, is
+#     not imported as a sampling event: diff compares the import with an
+#     mmprof recording without --force.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t511
 
-plan 10
+plan 13
 
 cat >"$tmp/jc.c" <<'EOC'
 #include <stdint.h>
@@ -92,5 +95,16 @@ printf '%s\n' 'jc 100/100 [000] 10.000000: 1000 cpu-clock: ' \
 ok $? "import of text with a frame at PERF_CONTEXT_MAX or above exits 0"
 test "$("$MMPROF" report --folded "$tmp/txt.data" 2>/dev/null)" = "junk_chain_spin 1"
 ok $? "its sample keeps only its first frame, as perf report"
+
+# 11-13: perf record -a carries dummy:HG
+perf record -q -a -g -e cpu-clock -F 499 -o "$tmp/all.perf" -- "$tmp/jc" 0.5 >/dev/null 2>&1 &&
+	perf evlist -i "$tmp/all.perf" 2>/dev/null | grep -q '^dummy'
+ok $? "perf record -a stores a dummy event"
+"$MMPROF" import -o "$tmp/all.data" "$tmp/all.perf" 2>"$tmp/err" &&
+	test "$(sqlite3 "$tmp/all.data" 'select group_concat(name) from events_v')" = cpu-clock
+ok $? "import keeps cpu-clock only"
+"$MMPROF" diff "$tmp/rec.data" "$tmp/all.data" >/dev/null 2>"$tmp/err" &&
+	! grep -qi 'different sampling events' "$tmp/err"
+ok $? "diff of a recording and the import needs no --force"
 
 done_testing
