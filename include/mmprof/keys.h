@@ -146,7 +146,10 @@ double keytab__stddev(const struct keytab *kt, size_t k);
 /* Sort rows by family (text before the first '.') then key. */
 void keytab__sort(struct keytab *kt);
 
-/* The robot's floor: perf-profile keys under 0.05 are not shown. */
+/*
+ * The robot's floor: perf-profile keys whose two-decimal print is under
+ * 0.05 are not shown (0.0495 prints as 0.05 and is shown).
+ */
 bool keys__shown(const char *key, double value);
 /* Print a value with the precision its family deserves into buf. */
 void keys__format_value(const char *key, double value, char *buf, size_t size);

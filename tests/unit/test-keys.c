@@ -513,8 +513,21 @@ static void test_spellings(void)
 	profile__free(p);
 }
 
+/* The robot's 0.05 floor is on the two-decimal print (#19 4): 0.0495 is "0.05" and shown. */
+static void test_print_floor(void)
+{
+	const char *k = "perf-profile.self.cpu-clock.f";
+
+	ok(keys__shown(k, 0.0495), "0.0495 prints as 0.05: shown, as the robot's parse keeps it");
+	ok(keys__shown(k, 0.05), "0.05: shown");
+	ok(!keys__shown(k, 0.0449), "0.0449 prints as 0.04: not shown");
+	ok(!keys__shown(k, 0.0), "0: not shown");
+	ok(keys__shown("perf-stat.i.minor-faults", 0.001), "other families have no floor");
+}
+
 int main(void)
 {
+	test_print_floor();
 	test_names();
 	test_spellings();
 	test_hand_example();
