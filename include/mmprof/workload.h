@@ -85,7 +85,7 @@ int workload__kill(struct workload *w, int sig);
 void workload__release(struct workload *w);
 
 /*
- * Parse "<name>.<metric>: <number>" (name and metric of [A-Za-z0-9_.-],
+ * Parse "<name>.<metric>: <number>" (name and metric of [A-Za-z0-9_.%/-],
  * optional spaces, a number strtod accepts and nothing after it but
  * blanks).  The key is written NUL-terminated to key (at most key_size).
  * Returns true on a match.

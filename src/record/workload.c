@@ -279,9 +279,10 @@ void workload__release(struct workload *w)
 	w->line_len = w->line_alloc = 0;
 }
 
+/* the robot's benchmark keys hold '%' and '/' too (vm-scalability.median_stddev%) */
 static bool key_char(int c)
 {
-	return isalnum(c) || c == '_' || c == '-' || c == '.';
+	return isalnum(c) || c == '_' || c == '-' || c == '.' || c == '%' || c == '/';
 }
 
 bool workload__parse_metric(const char *line, size_t len, char *key, size_t key_size,

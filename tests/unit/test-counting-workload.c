@@ -26,6 +26,9 @@ static void test_parse_metric(void)
 		{ "thp-zap.time_ms:3", "thp-zap.time_ms", 3 },
 		{ "a.b.c: -1e3  ", "a.b.c", -1000 },
 		{ "x.y:\t42\r", "x.y", 42 },
+		/* the robot's own keys (#19 4) */
+		{ "vm-scalability.median_stddev%: 1.5", "vm-scalability.median_stddev%", 1.5 },
+		{ "will-it-scale.per_thread_ops/s: 7", "will-it-scale.per_thread_ops/s", 7 },
 	};
 	static const char *const bad[] = {
 		"", "hello world", "nodot: 5", ".x: 5", "x.: 5", "x.y: ", "x.y: 5 ops",
