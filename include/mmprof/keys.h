@@ -12,7 +12,8 @@
  *   proc-vmstat.*, meminfo.*             mm state metrics (mmstate.h)
  *   <workload metrics>, <name>.time.*    from struct metric and struct run
  * Symbol suffixes .isra.N/.constprop.N/.part.N are stripped and colliding
- * keys summed, as the robot does.  Keys under the robot's floors (0.05 for
+ * keys summed, as the robot does; whitespace in a name is '_' (keys hold
+ * none: keys__key_symbol).  Keys under the robot's floors (0.05 for
  * perf-profile) are still produced here with their values; the floor is
  * applied when printing, so that diff sees small values on both sides.
  *
@@ -59,6 +60,17 @@ void keys__event_name(const char *event, char *buf, size_t size);
 
 /* Strip .isra.N, .constprop.N, .part.N (every occurrence) into buf. */
 void keys__strip_suffixes(const char *sym, char *buf, size_t size);
+
+/*
+ * A symbol as a perf-profile key spells it, into buf: suffixes stripped,
+ * and each space or tab written '_' ("std::vector<int, std::allocator<int>
+ * >::push_back" -> "std::vector<int,_std::allocator<int>_>::push_back",
+ * "operator new" -> "operator_new"), as the folded format writes a comm's
+ * spaces: the robot's key lines ("key: value", dump-stat) refuse
+ * whitespace in a key.  The frame's own spelling stays visible
+ * (keycache__spellings).
+ */
+void keys__key_symbol(const char *sym, char *buf, size_t size);
 
 /*
  * The <name> of "<name>.time.*": meta "workload", else the prefix of the

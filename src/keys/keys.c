@@ -112,6 +112,17 @@ void keys__strip_suffixes(const char *sym, char *buf, size_t size)
 	buf[n] = '\0';
 }
 
+void keys__key_symbol(const char *sym, char *buf, size_t size)
+{
+	char *c;
+
+	keys__strip_suffixes(sym, buf, size);
+	/* the robot's key files are "key: value" lines that dump-stat refuses with whitespace */
+	for (c = buf; *c; c++)
+		if (*c == ' ' || *c == '\t')
+			*c = '_';
+}
+
 static bool keymap_eq(const void *ctx, uint32_t row, const void *key)
 {
 	return !strcmp(((const struct keymap *)ctx)->items[row].key, key);
@@ -138,7 +149,7 @@ static void profile_key(char *buf, size_t size, const char *family, const char *
 {
 	char stripped[1024];
 
-	keys__strip_suffixes(sym, stripped, sizeof(stripped));
+	keys__key_symbol(sym, stripped, sizeof(stripped));
 	snprintf(buf, size, "perf-profile.%s.%s.%s", family, ev, stripped);
 }
 
@@ -461,7 +472,7 @@ static uint32_t calltrace_key(struct keycache *c, uint32_t event, uint32_t node)
 		const char *name = symview__entry_name(v, v->nodes[q].entry);
 		char stripped[1024];
 
-		keys__strip_suffixes(name, stripped, sizeof(stripped));
+		keys__key_symbol(name, stripped, sizeof(stripped));
 		spelled |= strcmp(stripped, name) != 0;
 		if (n < sizeof(key))
 			n += (size_t)snprintf(key + n, sizeof(key) - n, ".%s", stripped);

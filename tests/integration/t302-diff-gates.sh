@@ -6,8 +6,9 @@
 #     hold (cycles on cpu-clock files), a typo'd whole key, stay exit 2;
 #   - the machine's state (meminfo) is gated by a gate that names meminfo,
 #     never by a wildcard one;
-#   - quoting: a C++ function whose key holds blanks and '<' '>' (recorded
-#     from a g++ program) is gated quoted on the command line and in a gate
+#   - quoting: a C++ function whose name holds blanks and '<' '>' (recorded
+#     from a g++ program; its key writes the blank '_', keys hold none) is
+#     gated by its own spelling quoted on the command line and in a gate
 #     file; unquoted it is a parse error;
 #   - a side whose workload failed in every run: exit 2, with or without
 #     gates, unless --allow-failed, a warning naming the runs when some
@@ -99,8 +100,8 @@ EOF
 	rec hot1.data "$tmp/hot" 50000000 && rec hot2.data "$tmp/hot" 50000000
 	ok $? "record it twice, 3 runs each"
 	HOT='perf-profile.children.cpu-clock.hot<long, int>'
-	"$MMPROF" report --keys "$tmp/hot1.data" | grep -qF "$HOT: "
-	ok $? "report spells the key '$HOT'"
+	"$MMPROF" report --keys "$tmp/hot1.data" | grep -qF 'perf-profile.children.cpu-clock.hot<long,_int>: '
+	ok $? "report spells the key of '$HOT' with '_' for the blank"
 	"$MMPROF" diff --fail-on-any --fail-on "'$HOT' > -1000" "$tmp/hot1.data" "$tmp/hot2.data" \
 		>/dev/null 2>"$tmp/err"
 	test $? -eq 1 && grep -qF "tripped: $HOT " "$tmp/err"

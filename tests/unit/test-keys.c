@@ -365,6 +365,11 @@ static void test_names(void)
 	is_str(buf, "f.part.x", ".part without digits kept");
 	keys__strip_suffixes("f.isra.0", buf, 3);
 	is_str(buf, "f", "bounded by the buffer");
+	keys__key_symbol("std::vector<int, std::allocator<int> >::push_back(int\tx)", buf, sizeof(buf));
+	is_str(buf, "std::vector<int,_std::allocator<int>_>::push_back(int_x)",
+	       "a key's symbol: each space and tab is '_'");
+	keys__key_symbol("operator new.isra.0", buf, sizeof(buf));
+	is_str(buf, "operator_new", "suffixes stripped, then spaces");
 }
 
 /*
