@@ -22,16 +22,17 @@
 
 struct report_opts {
 	int keys, tree, folded, json, runs, period, comm, no_graph, tracepoints, unresolved, html;
+	int robot;		/* keys: the robot's own arithmetic (keycache__set_robot) */
 	const char *graph, *output;
 	const char *event, *pid;
 	double percent_limit;
 	int run, max_stack;
 };
 
-/* --keys, or --runs (a keys option) alone: the LKP keys */
+/* --keys, or --runs or --robot (keys options) alone: the LKP keys */
 static bool show_keys(const struct report_opts *o)
 {
-	return o->keys || (o->runs && !(o->tree || o->folded || o->json || o->tracepoints ||
+	return o->keys || ((o->runs || o->robot) && !(o->tree || o->folded || o->json || o->tracepoints ||
 					o->unresolved || o->html));
 }
 
@@ -69,9 +70,9 @@ static int check_view_options(const struct report_opts *o, bool percent_given)
 			   o->tree ? "--tree" : o->folded ? "--folded" :
 			   keys ? "--keys" : "the first screen (no view option)";
 
-	if (o->runs && !keys) {
-		fprintf(stderr, "mmprof report: --runs goes with the keys view (--keys), not "
-				"with %s\n", view);
+	if ((o->runs || o->robot) && !keys) {
+		fprintf(stderr, "mmprof report: %s goes with the keys view (--keys), not "
+				"with %s\n", o->runs ? "--runs" : "--robot", view);
 		return -1;
 	}
 	if ((o->graph || o->no_graph || o->max_stack != -1) && !tree) {
@@ -102,7 +103,7 @@ static int print_keys(const struct profile *p, const struct report_opts *o, stru
 {
 	struct keytab kt;
 	size_t k, r;
-	int err = keytab__build(&kt, p);
+	int err = o->robot ? keytab__build_robot(&kt, p) : keytab__build(&kt, p);
 
 	if (err)
 		return err;
@@ -317,6 +318,7 @@ int cmd_report(int argc, char **argv)
 		{ OPT_STRING, 'o', "output", &o.output, "FILE", "html: the file to write (default mmprof.html; - for stdout)", 0, NULL },
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "Options", 0, NULL },
 		{ OPT_BOOL, 0, "runs", &o.runs, NULL, "keys: also print each run's value (implies --keys)", 0, NULL },
+		{ OPT_BOOL, 0, "robot", &o.robot, NULL, "keys: the robot's own sums (of perf's two-decimal prints; perf-stat as its parser), to set beside a robot mail (implies --keys)", 0, NULL },
 		{ OPT_STRING, 'g', "call-graph", &o.graph, "callee|caller",
 		  "tree: callers below each entry (callee, default) or callees (caller)", 0, NULL },
 		{ OPT_BOOL, 0, "no-graph", &o.no_graph, NULL, "tree: entries only", 0, NULL },

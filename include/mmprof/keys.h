@@ -108,6 +108,15 @@ struct keyrun {
 };
 struct keycache *keycache__new(const struct symview *v);
 void keycache__free(struct keycache *c);	/* NULL is fine */
+/*
+ * The robot's own arithmetic instead of exact values (report --robot),
+ * before the first keycache__run: a perf-profile key is the sum of the
+ * two-decimal values perf prints (one per (DSO, symbol) entry, one per
+ * folded callchain line), as programs/perf-profile/parse adds them; the
+ * perf-stat keys follow programs/perf-stat/parse (ps.* the complete
+ * intervals over the whole run time, i.* a missing interval as 0).
+ */
+void keycache__set_robot(struct keycache *c, bool robot);
 void keycache__run(struct keycache *c, uint32_t run, struct keyrun *out);
 const char *keycache__name(const struct keycache *c, uint32_t id);
 size_t keycache__nr(const struct keycache *c);
@@ -149,6 +158,8 @@ struct keytab {
 };
 
 int keytab__build(struct keytab *kt, const struct profile *p);
+/* keytab__build with the robot's arithmetic (keycache__set_robot). */
+int keytab__build_robot(struct keytab *kt, const struct profile *p);
 void keytab__release(struct keytab *kt);
 double keytab__val(const struct keytab *kt, size_t k, size_t run);	/* 0 where absent */
 /* Mean and population standard deviation (÷ n) over all runs, absent = 0:

@@ -28,6 +28,8 @@ struct keymap {
 
 /* Add value to key's sum (the key is copied). */
 void keymap__add(struct keymap *m, const char *key, double value);
+/* key's value, added as 0 when new; valid until the next add. */
+double *keymap__slot(struct keymap *m, const char *key);
 
 /*
  * statrows: the profile's counters, intervals and metrics grouped by run
@@ -50,9 +52,14 @@ struct statrows {
 void statrows__build(struct statrows *s, const struct profile *p);
 void statrows__release(struct statrows *s);
 
-/* The perf-stat.* keys of run's counters and intervals (statkeys.c). */
+/*
+ * The perf-stat.* keys of run's counters and intervals (statkeys.c); a
+ * key of 0 is left out, as the robot's dump-stat drops a stat that is 0
+ * in every record.  robot: programs/perf-stat/parse's formulas
+ * (keycache__set_robot).
+ */
 void keys__perf_stat(const struct profile *p, struct statrows *rows, uint32_t run,
-		     struct keymap *m);
+		     bool robot, struct keymap *m);
 /* The workload's own keys: its metrics and <name>.time.* (statkeys.c). */
 void keys__workload(const struct profile *p, const struct statrows *rows, uint32_t run,
 		    struct keymap *m);

@@ -128,7 +128,7 @@ static bool keymap_eq(const void *ctx, uint32_t row, const void *key)
 	return !strcmp(((const struct keymap *)ctx)->items[row].key, key);
 }
 
-void keymap__add(struct keymap *m, const char *key, double value)
+double *keymap__slot(struct keymap *m, const char *key)
 {
 	uint64_t h = hash__bytes(key, strlen(key));
 	uint32_t row = hashidx__find(&m->idx, h, keymap_eq, m, key);
@@ -140,7 +140,12 @@ void keymap__add(struct keymap *m, const char *key, double value)
 		m->items[row].value = 0;
 		hashidx__insert(&m->idx, h, row);
 	}
-	m->items[row].value += value;
+	return &m->items[row].value;
+}
+
+void keymap__add(struct keymap *m, const char *key, double value)
+{
+	*keymap__slot(m, key) += value;
 }
 
 /* "perf-profile.<family>.<ev>.<stripped sym>" into buf. */
@@ -162,6 +167,7 @@ static void profile_key(char *buf, size_t size, const char *family, const char *
  * lazily (most calltrace nodes never pass the 0.5 % floor).
  */
 #define KEY_NONE UINT32_MAX
+#define KEY_DROP (UINT32_MAX - 1)	/* robot mode: the robot has no such key */
 
 struct keycache {
 	const struct symview *v;	/* only keycache__run reads it */
@@ -195,6 +201,7 @@ struct keycache {
 	size_t *run_start;	/* [run] .. [run + 1]: a run's part of by_run */
 	double *w, *sub, *inner, *children_w, *self_w;
 	struct statrows rows;	/* for the perf-stat and workload keys */
+	bool robot;		/* keycache__set_robot: the robot's own arithmetic */
 };
 
 static void keycache__drop_work(struct keycache *c)
@@ -392,6 +399,28 @@ struct keycache *keycache__new(const struct symview *v)
 	return c;
 }
 
+void keycache__set_robot(struct keycache *c, bool robot)
+{
+	const struct profile *p = c->v->p;
+	const char *mode = profile__meta(p, "record_mode");
+	size_t e;
+
+	c->robot = robot;
+	/*
+	 * An import keeps perf's spelling of its event as asked
+	 * ("cpu-clock:ppp", stored as cpu-clock): the robot's keys are named
+	 * after that spelling (perf report's "of event 'cpu-clock:ppp'").
+	 */
+	if (!robot || !mode || strcmp(mode, "import"))
+		return;
+	for (e = 0; e < p->nr_events; e++) {
+		const char *asked = profile__str(p, p->events[e].asked);
+
+		if (asked && *asked)
+			keys__event_name(asked, c->ev[e], sizeof(c->ev[e]));
+	}
+}
+
 void keycache__free(struct keycache *c)
 {
 	size_t i;
@@ -439,6 +468,15 @@ const char *const *keycache__spellings(const struct keycache *c)
 	return (const char *const *)c->spell;
 }
 
+/* A folded line with a blank in it is no "^X.XX% \S+$" line: lost to the robot. */
+static bool chain_has_blank(const struct symview *v, uint32_t node)
+{
+	for (; node; node = v->nodes[node].parent)
+		if (strpbrk(symview__entry_name(v, v->nodes[node].entry), " \t"))
+			return true;
+	return false;
+}
+
 static uint32_t entry_key(struct keycache *c, uint32_t **ids, const char *family,
 			  uint32_t event, uint32_t entry)
 {
@@ -446,6 +484,14 @@ static uint32_t entry_key(struct keycache *c, uint32_t **ids, const char *family
 
 	if (ids[event][entry] == KEY_NONE) {
 		const char *raw = symview__entry_name(c->v, entry);
+
+		/*
+		 * The robot's parse reads an entry's symbol as one \S+ field
+		 * before perf's two "-" columns: a name with a blank matches
+		 * no line and is lost.
+		 */
+		if (c->robot && strpbrk(raw, " \t"))
+			return ids[event][entry] = KEY_DROP;
 		size_t sym = (size_t)snprintf(key, sizeof(key), "perf-profile.%s.%s.", family,
 					      c->ev[event]);
 
@@ -466,6 +512,8 @@ static uint32_t calltrace_key(struct keycache *c, uint32_t event, uint32_t node)
 
 	if (c->calltrace[event][node] != KEY_NONE)
 		return c->calltrace[event][node];
+	if (c->robot && chain_has_blank(v, node))
+		return c->calltrace[event][node] = KEY_DROP;
 	n = (size_t)snprintf(key, sizeof(key), "perf-profile.calltrace.%s", c->ev[event]);
 	sym = n + 1;
 	for (k = 0; k < CALLTRACE_FRAMES && q; k++, q = v->nodes[q].parent) {
@@ -492,11 +540,31 @@ static uint32_t calltrace_key(struct keycache *c, uint32_t event, uint32_t node)
 	return c->calltrace[event][node] = keycache__intern_spelled(c, key, sym, key + sym);
 }
 
+/*
+ * A share as perf prints it and the robot's parse reads it back: "%.2f"
+ * of perf's own expression (hpp__fmt: 100.0 * val / total; a folded
+ * callchain line, callchain_node__fprintf_value: hits * 100.0 / total),
+ * so that the robot's sums are reproduced to the last digit.
+ */
+static double printed_pct(double v)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%.2f", v);
+	return strtod(buf, NULL);
+}
+
+static double entry_pct(const struct keycache *c, double w, double total)
+{
+	return c->robot ? printed_pct(100.0 * w / total) : 100.0 * w / total;
+}
+
 static void perf_profile_keys(struct keycache *c, uint32_t run, uint32_t event)
 {
 	const struct symview *v = c->v;
 	double *inner = c->inner, *children = c->children_w, *self = c->self_w;
 	double total, min_hit;
+	uint32_t id;
 	size_t i;
 
 	total = keycache__weights(c, run, event, c->w);
@@ -505,12 +573,12 @@ static void perf_profile_keys(struct keycache *c, uint32_t run, uint32_t event)
 	symview__cumulate(v, c->w, c->sub, inner, children, self);
 
 	for (i = 0; i < v->nr_entries; i++) {
-		if (children[i] > 0)
-			keycache__add(c, entry_key(c, c->children, "children", event, (uint32_t)i),
-				      100.0 * children[i] / total);
-		if (self[i] > 0)
-			keycache__add(c, entry_key(c, c->self, "self", event, (uint32_t)i),
-				      100.0 * self[i] / total);
+		if (children[i] > 0 &&
+		    (id = entry_key(c, c->children, "children", event, (uint32_t)i)) != KEY_DROP)
+			keycache__add(c, id, entry_pct(c, children[i], total));
+		if (self[i] > 0 &&
+		    (id = entry_key(c, c->self, "self", event, (uint32_t)i)) != KEY_DROP)
+			keycache__add(c, id, entry_pct(c, self[i], total));
 	}
 
 	min_hit = floor(total * (KEYS_CALLTRACE_CUT / 100.0));
@@ -518,7 +586,10 @@ static void perf_profile_keys(struct keycache *c, uint32_t run, uint32_t event)
 		/* perf: "node->hit && node->hit >= min_hit"; weights are integers */
 		if (inner[i] < 1 || inner[i] < min_hit)
 			continue;
-		keycache__add(c, calltrace_key(c, event, (uint32_t)i), 100.0 * inner[i] / total);
+		id = calltrace_key(c, event, (uint32_t)i);
+		if (id != KEY_DROP)
+			keycache__add(c, id, c->robot ? printed_pct(inner[i] * 100.0 / total)
+						      : 100.0 * inner[i] / total);
 	}
 }
 
@@ -542,7 +613,7 @@ void keycache__run(struct keycache *c, uint32_t run, struct keyrun *out)
 	}
 	if (!c->rows.built)
 		statrows__build(&c->rows, c->v->p);
-	keys__perf_stat(c->v->p, &c->rows, run, &m);
+	keys__perf_stat(c->v->p, &c->rows, run, c->robot, &m);
 	keys__workload(c->v->p, &c->rows, run, &m);
 	/* after the perf-profile keys, in their order, as one map had them */
 	for (i = 0; i < m.nr; i++) {

@@ -46,7 +46,7 @@ static void keyrow__add(struct keyrow *row, uint32_t r, double v)
 	row->cells[row->nr - 1].val += v;	/* 0 + v, as a dense row's cell adds it */
 }
 
-int keytab__build(struct keytab *kt, const struct profile *p)
+static int build(struct keytab *kt, const struct profile *p, bool robot)
 {
 	struct symview v;
 	struct keycache *c;
@@ -58,6 +58,7 @@ int keytab__build(struct keytab *kt, const struct profile *p)
 	kt->nr_runs = p->nr_runs;
 	symview__init(&v, p, false);
 	c = keycache__new(&v);
+	keycache__set_robot(c, robot);
 	for (r = 0; r < p->nr_runs; r++) {
 		struct keyrun kr;
 
@@ -81,6 +82,16 @@ int keytab__build(struct keytab *kt, const struct profile *p)
 	keycache__free(c);
 	symview__release(&v);
 	return 0;
+}
+
+int keytab__build(struct keytab *kt, const struct profile *p)
+{
+	return build(kt, p, false);
+}
+
+int keytab__build_robot(struct keytab *kt, const struct profile *p)
+{
+	return build(kt, p, true);
 }
 
 void keytab__release(struct keytab *kt)

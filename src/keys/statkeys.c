@@ -217,6 +217,61 @@ static int interval_cmp(const void *a, const void *b)
 }
 
 /*
+ * The run's interval readings of usable counters, sorted by time, the
+ * last reading (the run's partial tail) dropped unless it is the only
+ * one; *last_ns is that dropped reading's time (0: none dropped).  NULL
+ * when there are none; the caller frees.
+ */
+static const struct counter_interval **complete_intervals(const struct profile *p,
+							   const struct statrows *rows,
+							   uint32_t run, const uint8_t *blocked,
+							   size_t *nr, uint64_t *last_ns)
+{
+	const size_t *start = rows->start[STATROWS_INTERVALS];
+	const uint32_t *idx = rows->idx[STATROWS_INTERVALS];
+	const struct counter_interval **iv = NULL;
+	size_t n = 0, alloc = 0, i;
+
+	*last_ns = 0;
+	for (i = start[run]; i < start[run + 1]; i++) {
+		const struct counter_interval *ci = &p->intervals[idx[i]];
+
+		if (ci->name >= p->nr_strs || blocked[ci->name] ||
+		    !profile__str(p, ci->name))
+			continue;
+		XGROW(iv, alloc, n);
+		iv[n++] = ci;
+	}
+	if (n) {
+		qsort(iv, n, sizeof(*iv), interval_cmp);
+		if (iv[0]->t_ns != iv[n - 1]->t_ns) {
+			*last_ns = iv[n - 1]->t_ns;
+			while (iv[n - 1]->t_ns == *last_ns)
+				n--;
+		}
+	}
+	*nr = n;
+	return iv;
+}
+
+/*
+ * An interval reading's value, scaled for multiplexing; false when it was
+ * multiplexed out for the whole interval (unknown, not 0).  The robot
+ * reads perf's "<not counted>" as 0 (Ruby's to_f): robot counts it so.
+ */
+static bool interval_value(const struct counter_interval *ci, bool robot, double *v)
+{
+	*v = (double)ci->value;
+	if (!ci->running && ci->enabled) {
+		*v = 0;
+		return robot;
+	}
+	if (ci->running && ci->running != ci->enabled)
+		*v *= (double)ci->enabled / (double)ci->running;
+	return true;
+}
+
+/*
  * perf-stat.i.*: each interval gives per-second rates and its own derived
  * ratios; a key's value is the mean over the intervals where it exists.
  * An interval's length is its own: t_ns minus the previous reading's t_ns.
@@ -229,55 +284,37 @@ static int interval_cmp(const void *a, const void *b)
  * than -I has only that one, and it covers the whole run).  The robot also
  * leaves it out of the sums behind ps.* and overall.* yet divides ps.* by
  * the whole run time, so its ps.* run a little low; mmprof's ps.* and
- * overall.* use the exact totals of the run.
+ * overall.* use the exact totals of the run (robot_totals gives the
+ * robot's).
+ *
+ * robot: the robot's mean instead.  Its dump-stat pads a key's list of
+ * values with 0 for every interval it was missing from, up to its last
+ * appearance (sbin/dump-stat, "fill 0 for missing values"), so the mean
+ * divides by the index of the key's last interval + 1, not by the number
+ * of intervals that had it.
  */
 static void interval_keys(const struct profile *p, const struct statrows *rows, uint32_t run,
-			  const uint8_t *blocked, struct keymap *m)
+			  const uint8_t *blocked, bool robot, struct keymap *m)
 {
-	const size_t *start = rows->start[STATROWS_INTERVALS];
-	const uint32_t *idx = rows->idx[STATROWS_INTERVALS];
-	const struct counter_interval **iv = NULL;
-	struct keymap per_key = { 0 };	/* key -> number of intervals it appeared in */
+	const struct counter_interval **iv;
+	struct keymap per_key = { 0 };	/* key -> intervals it counts over */
 	struct keymap sums = { 0 };
-	size_t n = 0, alloc = 0, i, j;
-	uint64_t prev_t = 0;
+	size_t n = 0, i, j, nth = 0;
+	uint64_t prev_t = 0, last_ns;
 
-	for (i = start[run]; i < start[run + 1]; i++) {
-		const struct counter_interval *ci = &p->intervals[idx[i]];
-
-		if (ci->name >= p->nr_strs || blocked[ci->name] ||
-		    !profile__str(p, ci->name))
-			continue;
-		XGROW(iv, alloc, n);
-		iv[n++] = ci;
-	}
-	if (!n)
-		goto out;
-	qsort(iv, n, sizeof(*iv), interval_cmp);
-	/* drop the last reading (the run's partial tail) unless it is the only one */
-	if (iv[0]->t_ns != iv[n - 1]->t_ns) {
-		uint64_t last = iv[n - 1]->t_ns;
-
-		while (iv[n - 1]->t_ns == last)
-			n--;
-	}
-	for (i = 0; i < n; i = j) {
+	iv = complete_intervals(p, rows, run, blocked, &n, &last_ns);
+	for (i = 0; i < n; i = j, nth++) {
 		struct stat_set s = { 0 };
 		struct keymap one = { 0 };
 		double secs = (double)(iv[i]->t_ns - prev_t) / 1e9;
 		size_t k;
 
 		for (j = i; j < n && iv[j]->t_ns == iv[i]->t_ns; j++) {
-			const struct counter_interval *ci = iv[j];
-			const char *name = profile__str(p, ci->name);
-			double v = (double)ci->value;
+			const char *name = profile__str(p, iv[j]->name);
+			double v;
 
-			/* multiplexed out for the whole interval: unknown, not 0 */
-			if (!ci->running && ci->enabled)
-				continue;
-			if (ci->running && ci->running != ci->enabled)
-				v *= (double)ci->enabled / (double)ci->running;
-			stat_set__add(&s, name, v * unit_scale(name));
+			if (interval_value(iv[j], robot, &v))
+				stat_set__add(&s, name, v * unit_scale(name));
 		}
 		prev_t = iv[i]->t_ns;
 		if (secs <= 0) {
@@ -293,7 +330,10 @@ static void interval_keys(const struct profile *p, const struct statrows *rows, 
 		derived_keys(&s, "perf-stat.i.", &one, 1.0);
 		for (k = 0; k < one.nr; k++) {
 			keymap__add(&sums, one.items[k].key, one.items[k].value);
-			keymap__add(&per_key, one.items[k].key, 1.0);
+			if (robot)	/* intervals up to this one, those it missed as 0 */
+				*keymap__slot(&per_key, one.items[k].key) = (double)(nth + 1);
+			else
+				keymap__add(&per_key, one.items[k].key, 1.0);
 		}
 		for (k = 0; k < one.nr; k++)
 			free(one.items[k].key);
@@ -304,7 +344,6 @@ static void interval_keys(const struct profile *p, const struct statrows *rows, 
 	/* sums and per_key were filled in the same order */
 	for (i = 0; i < sums.nr; i++)
 		keymap__add(m, sums.items[i].key, sums.items[i].value / per_key.items[i].value);
-out:
 	for (i = 0; i < sums.nr; i++)
 		free(sums.items[i].key);
 	for (i = 0; i < per_key.nr; i++)
@@ -316,14 +355,47 @@ out:
 	free(iv);
 }
 
+/*
+ * The robot's totals (programs/perf-stat/parse): the sums of the complete
+ * intervals, the last reading left out ("skip the last record, because
+ * the interval hasn't run out"), and its run time, the time of the last
+ * reading ($run_time = prev_time - begin): the run's whole time.  false
+ * without two readings: the robot then has no sums (a run shorter than
+ * -I) and mmprof's totals stand.
+ */
+static bool robot_totals(const struct profile *p, const struct statrows *rows, uint32_t run,
+			 const uint8_t *blocked, struct stat_set *s, double *secs)
+{
+	const struct counter_interval **iv;
+	size_t n = 0, i;
+	uint64_t last_ns;
+
+	iv = complete_intervals(p, rows, run, blocked, &n, &last_ns);
+	if (!last_ns) {
+		free(iv);
+		return false;
+	}
+	for (i = 0; i < n; i++) {
+		const char *name = profile__str(p, iv[i]->name);
+		double v;
+
+		if (interval_value(iv[i], true, &v))
+			stat_set__add(s, name, v * unit_scale(name));
+	}
+	*secs = (double)last_ns / 1e9;
+	free(iv);
+	return true;
+}
+
 void keys__perf_stat(const struct profile *p, struct statrows *rows, uint32_t run,
-		     struct keymap *m)
+		     bool robot, struct keymap *m)
 {
 	const size_t *start = rows->start[STATROWS_COUNTERS];
 	const uint32_t *idx = rows->idx[STATROWS_COUNTERS];
 	uint8_t *blocked = rows->blocked;	/* by name id: unsupported; cleared on return */
 	double secs = (double)p->runs[run].wall_ns / 1e9;
-	struct stat_set s = { 0 };
+	struct stat_set s = { 0 }, rs = { 0 };
+	struct keymap out = { 0 };
 	char key[512];
 	double instructions;
 	size_t i;
@@ -347,24 +419,40 @@ void keys__perf_stat(const struct profile *p, struct statrows *rows, uint32_t ru
 		 */
 		if (c->running < c->enabled) {
 			snprintf(key, sizeof(key), "perf-stat.scaled.%s%%", name);
-			keymap__add(m, key, 100.0 * (double)(c->enabled - c->running) /
-					    (double)c->enabled);
+			keymap__add(&out, key, 100.0 * (double)(c->enabled - c->running) /
+					       (double)c->enabled);
 		}
+	}
+	if (robot && robot_totals(p, rows, run, blocked, &rs, &secs)) {
+		stat_set__release(&s);
+		s = rs;
 	}
 	if (secs > 0) {
 		for (i = 0; i < s.nr; i++) {
 			snprintf(key, sizeof(key), "perf-stat.ps.%s", s.names[i]);
-			keymap__add(m, key, s.vals[i] / secs);
+			keymap__add(&out, key, s.vals[i] / secs);
 		}
 	}
 	instructions = stat_set__get(&s, "instructions");
 	if (instructions)
-		keymap__add(m, "perf-stat.total.instructions", instructions);
-	derived_keys(&s, "perf-stat.overall.", m, 1.0);
-	interval_keys(p, rows, run, blocked, m);
+		keymap__add(&out, "perf-stat.total.instructions", instructions);
+	derived_keys(&s, "perf-stat.overall.", &out, 1.0);
+	interval_keys(p, rows, run, blocked, robot, &out);
 	stat_set__release(&s);
 	for (i = start[run]; i < start[run + 1]; i++)
 		blocked[p->counters[idx[i]].name] = 0;
+	/*
+	 * The robot never sees a perf-stat key that is 0: dump-stat drops a
+	 * stat that is 0 in every record (sbin/dump-stat, zero_stats), so a
+	 * 0 here (no major faults, an unsupported event's 0) is no key.
+	 */
+	for (i = 0; i < out.nr; i++) {
+		if (out.items[i].value != 0)
+			keymap__add(m, out.items[i].key, out.items[i].value);
+		free(out.items[i].key);
+	}
+	free(out.items);
+	hashidx__release(&out.idx);
 }
 
 /* basename of the first word of s into buf */

@@ -275,6 +275,59 @@ static void test_perf_stat(void)
 	profile__free(p);
 }
 
+static double kt_get(const struct keytab *kt, const char *key)
+{
+	size_t k;
+
+	for (k = 0; k < kt->nr; k++)
+		if (!strcmp(kt->keys[k], key))
+			return kt->vals[k];
+	return -1;	/* absent */
+}
+
+/*
+ * #19 3: a perf-stat key of 0 is no key (dump-stat drops it), and the
+ * robot's formulas under keytab__build_robot: ps.* the complete intervals
+ * over the whole run, i.* an interval a key is missing from as 0.
+ */
+static void test_perf_stat_robot(void)
+{
+	struct profile *p = base_profile();
+	struct keytab d, r;
+
+	p->runs[0].wall_ns = 2300000000;
+	counter(p, "page-faults", 330, 1, 0, 0);
+	counter(p, "context-switches", 55, 1, 0, 0);
+	counter(p, "major-faults", 0, 1, 0, 0);
+	interval(p, "page-faults", 1000000000, 100);
+	interval(p, "major-faults", 1000000000, 0);
+	interval(p, "page-faults", 2000000000, 200);
+	interval(p, "context-switches", 2000000000, 50);
+	interval(p, "major-faults", 2000000000, 0);
+	interval(p, "page-faults", 2300000000ULL, 30);
+	interval(p, "context-switches", 2300000000ULL, 5);
+	interval(p, "major-faults", 2300000000ULL, 0);
+	keytab__build(&d, p);
+	keytab__build_robot(&r, p);
+
+	is_dbl(kt_get(&d, "perf-stat.ps.page-faults"), 330 / 2.3, 1e-9, "ps: the run's total over its time");
+	is_dbl(kt_get(&r, "perf-stat.ps.page-faults"), 300 / 2.3, 1e-9,
+	       "robot ps: the complete intervals (the last left out) over the whole time");
+	is_dbl(kt_get(&r, "perf-stat.ps.context-switches"), 50 / 2.3, 1e-9, "robot ps of another counter");
+	is_dbl(kt_get(&d, "perf-stat.i.page-faults"), 150, 1e-9, "i: the mean of the complete intervals");
+	is_dbl(kt_get(&r, "perf-stat.i.page-faults"), 150, 1e-9, "robot i: the same when none is missing");
+	is_dbl(kt_get(&d, "perf-stat.i.context-switches"), 50, 1e-9,
+	       "i: the mean over the intervals that have the key");
+	is_dbl(kt_get(&r, "perf-stat.i.context-switches"), 25, 1e-9,
+	       "robot i: the interval that lacks it counts 0 (dump-stat's padding)");
+	ok(kt_get(&d, "perf-stat.ps.major-faults") == -1 && kt_get(&d, "perf-stat.i.major-faults") == -1 &&
+	   kt_get(&r, "perf-stat.ps.major-faults") == -1,
+	   "a perf-stat key of 0 is no key, as dump-stat drops a stat 0 in every record");
+	keytab__release(&d);
+	keytab__release(&r);
+	profile__free(p);
+}
+
 /* files of mmprof 2026-11 named the per-stack count "wait_and_delay.count.ms.<stack>" */
 static void test_old_sched_count(void)
 {
@@ -539,6 +592,7 @@ int main(void)
 	test_chain_floor();
 	test_period_weighting();
 	test_perf_stat();
+	test_perf_stat_robot();
 	test_old_sched_count();
 	test_workload_and_runs();
 	test_against_naive();

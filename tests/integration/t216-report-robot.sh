@@ -1,0 +1,112 @@
+#!/bin/sh
+# t216-report-robot: `report --robot` gives the robot's own perf-profile
+# numbers (#19 4).  The robot (lkp-tests programs/perf-profile/parse)
+# adds up the two-decimal percentages perf report prints, one per (DSO,
+# symbol) entry and one per folded callchain line, and loses every name
+# with a blank; mmprof's default keys are exact sums.  Here `perf record
+# -g` of a C++ program built without frame pointers, with C++ names with
+# blanks, is imported and its `report --keys
+# --robot` compared, key for key and value for value, with the robot's
+# rules applied by this test (a model written from the parse's documented
+# regular expressions) to `perf report --children --sort=dso,symbol -g
+# folded,0.5,callee -U` of the same file.  (Per process, not -a: a
+# system-wide file holds other programs whose binaries may be gone
+# between perf report and the import, and symbols then differ.)
+
+. "$(dirname "$0")/lib.sh"
+tap_setup t216
+
+plan 6
+
+cat >"$tmp/nofp.cc" <<'EOC'
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+namespace ns {
+template <typename T, typename U> struct Box {
+	T v;
+	__attribute__((noinline)) T spin(U n) { T s = 0; for (U i = 0; i < n; i++) s += (T)(i * v) / 3; return s; }
+};
+}
+__attribute__((noinline)) double hot_a(int n) { double s = 0; for (int i = 0; i < n; i++) s += i * 0.5 / (i + 1); return s; }
+__attribute__((noinline)) long hot_b(int n)
+{
+	std::vector<long> v(n);
+	long s = 0;
+	for (int k = 0; k < 20; k++)
+		for (int i = 0; i < n; i++) { v[i] += i ^ k; s += v[i]; }
+	return s;
+}
+int main(int argc, char **argv)
+{
+	int rounds = argc > 1 ? atoi(argv[1]) : 20;
+	double t = 0;
+	ns::Box<double, int> b{1.5};
+	ns::Box<int, long> c{3};
+	for (int r = 0; r < rounds; r++) {
+		t += hot_a(2000000); t += hot_b(200000); t += b.spin(500000); t += c.spin(500000);
+	}
+	printf("%g\n", t);
+	return 0;
+}
+EOC
+g++ -O2 -fomit-frame-pointer -o "$tmp/nofp" "$tmp/nofp.cc"
+ok $? "g++ builds a C++ program without frame pointers"
+
+perf record -q -g -F 499 -o "$tmp/perf.data" -- "$tmp/nofp" 150 >/dev/null 2>&1 &&
+	perf script -i "$tmp/perf.data" 2>/dev/null | grep -q 'hot_b'
+ok $? "perf record -g"
+
+perf report -i "$tmp/perf.data" --header --children --sort=dso,symbol -g folded,0.5,callee -U \
+	--stdio >"$tmp/report.txt" 2>/dev/null
+python3 - "$tmp/report.txt" >"$tmp/robot.txt" <<'PY'
+# The robot's rules (programs/perf-profile/parse), as its comments and
+# regular expressions document them: an entry line is "C% S% dso [x] sym"
+# with optionally two more fields; a folded line "P% a;b;c" with no blank;
+# the first 5 frames of a chain; .isra.N/.constprop.N/.part.N removed;
+# sums of the printed values, printed %.2f when >= 0.05.
+import re, sys
+from collections import defaultdict
+ev = ''
+res = defaultdict(float)
+fix = lambda s: re.sub(r'\.(isra|constprop|part)\.[0-9]+', '', s)
+entry = re.compile(r'^\s*(\d+\.\d+)%\s+(\d+\.\d+)%\s+\S+\s+\S+\s+(\S+)(\s+\S+\s+\S+)?\s*$')
+folded = re.compile(r'^(\d+\.\d+)%\s+(\S+)$')
+for line in open(sys.argv[1]):
+    line = line.rstrip('\n')
+    m = re.match(r"^# Samples: \d+[KMG ] of event (.*)$", line)
+    if m:
+        ev = m.group(1).replace(':', '-').replace("'", '')
+        continue
+    if line.startswith('# '):
+        continue
+    m = entry.match(line)
+    if m:
+        res['children.%s.%s' % (ev, fix(m.group(3)))] += float(m.group(1))
+        res['self.%s.%s' % (ev, fix(m.group(3)))] += float(m.group(2))
+        continue
+    m = folded.match(line)
+    if m:
+        res['calltrace.%s.%s' % (ev, '.'.join(fix(f) for f in m.group(2).split(';')[:5]))] += float(m.group(1))
+for k in sorted(res):
+    if res[k] >= 0.05:
+        print('perf-profile.%s: %.2f' % (k, res[k]))
+PY
+test "$(wc -l <"$tmp/robot.txt")" -gt 20
+ok $? "the robot's rules give $(wc -l <"$tmp/robot.txt") keys from perf report"
+
+"$MMPROF" import -o "$tmp/imp.data" "$tmp/perf.data" 2>"$tmp/err" &&
+	"$MMPROF" report --keys --robot "$tmp/imp.data" 2>/dev/null | grep '^perf-profile\.' | LC_ALL=C sort >"$tmp/mm.txt"
+LC_ALL=C sort "$tmp/robot.txt" >"$tmp/robot.sorted"
+cmp -s "$tmp/robot.sorted" "$tmp/mm.txt"
+ok $? "import + report --keys --robot: the robot's keys, key for key, value for value"
+[ -s "$tmp/mm.txt" ] && diff "$tmp/robot.sorted" "$tmp/mm.txt" >"$tmp/d"; diag "$tmp/d"
+
+"$MMPROF" report --keys "$tmp/imp.data" 2>/dev/null | grep '^perf-profile\.' | grep -q 'Box<double,_int>::spin'
+ok $? "the default keys keep the C++ name with a blank, spelled '_'"
+
+"$MMPROF" report --robot --tree "$tmp/imp.data" >/dev/null 2>"$tmp/err"
+test $? -eq 2 && grep -q -- '--robot goes with the keys view' "$tmp/err"
+ok $? "--robot with another view: one line, exit 2"
+
+done_testing
