@@ -1,7 +1,8 @@
 /*
- * cmd-import: `mmprof import [options] perf.data|- [-o OUT]`, a .data file
- * made from what perf recorded (import.h): a perf.data file (read through
- * `perf script`) or `perf script` text on standard input.  The result has
+ * cmd-import: `mmprof import [options] perf.data|perf-stat.log|- [-o OUT]`,
+ * a .data file made from what perf recorded (import.h): a perf.data file
+ * (read through `perf script`), `perf script` text on standard input, or
+ * `perf stat -x, -I` text (a file or standard input: a stat-only file).  The result has
  * one run and says where it came from in its meta ("source",
  * "source_file", perf's header).  Options may follow the input.
  */
@@ -22,32 +23,26 @@ struct import_opts {
 };
 
 static const char *const import_usage[] = {
-	"mmprof import [options] perf.data [-o OUT]",
+	"mmprof import [options] perf.data|PERF-STAT-LOG [-o OUT]",
 	"perf script | mmprof import [options] - [-o OUT]",
 	NULL,
 };
 
-static int read_stdin(struct profile *p, struct errmsg *e)
+/* perf script or perf stat text from standard input, or perf stat text from path. */
+static int read_text(struct profile *p, const char *path, struct errmsg *e)
 {
-	struct perfscript ps;
-	char *line = NULL;
-	size_t alloc = 0;
-	ssize_t len;
-	int err = 0;
+	FILE *f = path ? fopen(path, "re") : stdin;
+	int err;
 
-	perfscript__init(&ps, p);
-	while (!err && (len = getline(&line, &alloc, stdin)) >= 0) {
-		if (len && line[len - 1] == '\n')
-			len--;
-		err = perfscript__line(&ps, line, (size_t)len, e);
-	}
-	if (!err && ferror(stdin))
-		err = errmsg__set(e, -EIO, "cannot read standard input: %s", strerror(errno));
+	if (!f)
+		return errmsg__set(e, -errno, "cannot import '%s': %s", path, strerror(errno));
+	err = import__text(p, f, e);
+	if (path)
+		fclose(f);
 	if (!err)
-		err = perfscript__finish(&ps, e);
-	free(line);
-	perfscript__release(&ps);
-	return err ? errmsg__prefix(e, err, "cannot import standard input") : 0;
+		return 0;
+	return path ? errmsg__prefix(e, err, "cannot import '%s'", path)
+		    : errmsg__prefix(e, err, "cannot import standard input");
 }
 
 int cmd_import(int argc, char **argv)
@@ -85,13 +80,18 @@ int cmd_import(int argc, char **argv)
 	profile__set_meta(p, "mmprof_version", MMPROF_VERSION);
 	snprintf(buf, sizeof(buf), "%d", PROFILE_FORMAT_VERSION);
 	profile__set_meta(p, "format_version", buf);
-	profile__set_meta(p, "source", from_stdin ? "perf script" : "perf.data");
+	profile__set_meta(p, "source", "perf.data");	/* text: its kind (import__text) */
 	copy = xstrdup(pos[0]);
 	profile__set_meta(p, "source_file", from_stdin ? "-" : basename(copy));
 	free(copy);
 	profile__set_meta(p, "record_mode", "import");
 
-	err = from_stdin ? read_stdin(p, &e) : import__perf_data(p, pos[0], o.perf, &e);
+	if (from_stdin)
+		err = read_text(p, NULL, &e);
+	else if (import__is_perf_stat(pos[0]))
+		err = read_text(p, pos[0], &e);
+	else
+		err = import__perf_data(p, pos[0], o.perf, &e);
 	if (!err)
 		err = datafile__save(p, o.output, &e);
 	if (err) {

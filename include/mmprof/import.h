@@ -44,8 +44,10 @@
 #ifndef MMPROF_IMPORT_H
 #define MMPROF_IMPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "mmprof/errmsg.h"
 #include "mmprof/profile.h"
@@ -123,6 +125,54 @@ int perfscript__finish(struct perfscript *ps, struct errmsg *e);
 
 /* A whole text in memory (the fuzzer's entry): init, lines, finish. */
 int perfscript__parse(struct profile *p, const char *text, size_t len, struct errmsg *e);
+
+/*
+ * perfstat: `perf stat -x, -I MS` text (perfstat.c says what it reads)
+ * into a stat-only profile: run 0 with a counter per event (the sum of
+ * its intervals; not supported when perf said so), every reading as an
+ * interval, the run's time the last reading's, meta stat_only, and the
+ * command's "name.metric: value" lines (with --log-fd 1) as metrics.
+ * Bounded as perfscript: lines over PERFSCRIPT_MAX_LINE, NUL bytes, more
+ * than PERFSTAT_MAX_EVENTS events, a record line with a field that is not
+ * what perf writes: -EPROTO with the line's number.
+ */
+#define PERFSTAT_MAX_EVENTS	1024u
+#define PERFSTAT_MAX_METRICS	100000u
+
+struct perfstat {
+	struct profile *p;	/* borrowed */
+	uint64_t line_no, records;
+	uint64_t first_ns, last_ns;
+	size_t nr_metrics;
+	struct counter *totals;	/* per event, added at finish */
+	size_t nr_totals, alloc_totals;
+};
+
+/*
+ * What a line says about the text it is in: 1 a perf stat -x, -I record
+ * ("1.001598575,..."), -1 a line neither format shares (perf script's),
+ * 0 undecided (blank, '#', the echoed perf stat command, a metric line).
+ */
+int perfstat__sniff(const char *line, size_t len);
+void perfstat__init(struct perfstat *ps, struct profile *p);
+void perfstat__release(struct perfstat *ps);
+int perfstat__line(struct perfstat *ps, const char *line, size_t len, struct errmsg *e);
+/* End of input: the counters, the run's time.  -ENODATA without a record. */
+int perfstat__finish(struct perfstat *ps, struct errmsg *e);
+
+/*
+ * Text from f, perf script's or perf stat -x, -I's, told apart by its
+ * first line that decides (perfstat__sniff), into p; meta source is "perf
+ * script" or "perf stat".  Errors as the parsers', and -EIO.
+ */
+int import__text(struct profile *p, FILE *f, struct errmsg *e);
+
+/*
+ * Is the file at path perf stat -x, -I text (its first deciding line a
+ * record)?  false for anything else, a perf.data included, and for a
+ * file that cannot be read (perf then says why).
+ */
+bool import__is_perf_stat(const char *path);
 
 /*
  * Run `perf script` (perf = the perf binary, NULL for "perf" on PATH) on

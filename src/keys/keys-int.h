@@ -28,8 +28,6 @@ struct keymap {
 
 /* Add value to key's sum (the key is copied). */
 void keymap__add(struct keymap *m, const char *key, double value);
-/* key's value, added as 0 when new; valid until the next add. */
-double *keymap__slot(struct keymap *m, const char *key);
 
 /*
  * statrows: the profile's counters, intervals and metrics grouped by run

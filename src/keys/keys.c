@@ -128,7 +128,7 @@ static bool keymap_eq(const void *ctx, uint32_t row, const void *key)
 	return !strcmp(((const struct keymap *)ctx)->items[row].key, key);
 }
 
-double *keymap__slot(struct keymap *m, const char *key)
+static double *keymap__slot(struct keymap *m, const char *key)
 {
 	uint64_t h = hash__bytes(key, strlen(key));
 	uint32_t row = hashidx__find(&m->idx, h, keymap_eq, m, key);

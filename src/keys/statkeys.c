@@ -287,11 +287,12 @@ static bool interval_value(const struct counter_interval *ci, bool robot, double
  * overall.* use the exact totals of the run (robot_totals gives the
  * robot's).
  *
- * robot: the robot's mean instead.  Its dump-stat pads a key's list of
- * values with 0 for every interval it was missing from, up to its last
- * appearance (sbin/dump-stat, "fill 0 for missing values"), so the mean
- * divides by the index of the key's last interval + 1, not by the number
- * of intervals that had it.
+ * robot: the robot's mean instead, which divides a key's sum by the
+ * number of intervals, those it was missing from counted as 0: its stats
+ * value of a monitor's list is `v.sum(0.0) / stats_part_len`, the length
+ * being the monitor's longest list, one entry per interval (lib/matrix.rb,
+ * unite-stats), and dump-stat pads the gaps with 0 ("fill 0 for missing
+ * values").
  */
 static void interval_keys(const struct profile *p, const struct statrows *rows, uint32_t run,
 			  const uint8_t *blocked, bool robot, struct keymap *m)
@@ -330,10 +331,7 @@ static void interval_keys(const struct profile *p, const struct statrows *rows, 
 		derived_keys(&s, "perf-stat.i.", &one, 1.0);
 		for (k = 0; k < one.nr; k++) {
 			keymap__add(&sums, one.items[k].key, one.items[k].value);
-			if (robot)	/* intervals up to this one, those it missed as 0 */
-				*keymap__slot(&per_key, one.items[k].key) = (double)(nth + 1);
-			else
-				keymap__add(&per_key, one.items[k].key, 1.0);
+			keymap__add(&per_key, one.items[k].key, 1.0);
 		}
 		for (k = 0; k < one.nr; k++)
 			free(one.items[k].key);
@@ -343,7 +341,8 @@ static void interval_keys(const struct profile *p, const struct statrows *rows, 
 	}
 	/* sums and per_key were filled in the same order */
 	for (i = 0; i < sums.nr; i++)
-		keymap__add(m, sums.items[i].key, sums.items[i].value / per_key.items[i].value);
+		keymap__add(m, sums.items[i].key,
+			    sums.items[i].value / (robot ? (double)nth : per_key.items[i].value));
 	for (i = 0; i < sums.nr; i++)
 		free(sums.items[i].key);
 	for (i = 0; i < per_key.nr; i++)
