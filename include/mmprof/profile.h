@@ -86,6 +86,18 @@ struct count {
  */
 #define PROFILE_OFFCPU_EVENT "offcpu"
 
+/*
+ * The outermost frame of a sample whose callchain perf rejects (a value
+ * at or above PERF_CONTEXT_MAX that is no context marker): the sample is
+ * kept at its IP, as perf keeps it, under this frame, so that the views
+ * show where its chain went, and the keys count it as perf report does:
+ * in its IP's children and self, in no calltrace (perf prints no folded
+ * line for an empty chain), never a key of its own.  Address ~0, the
+ * symbol and DSO this text.
+ */
+#define PROFILE_REJECTED_CHAIN "[callchain rejected]"
+#define PROFILE_REJECTED_ADDR UINT64_MAX
+
 struct event_desc {
 	uint32_t name;		/* string id: the event opened, perf's spelling ("cpu-clock") */
 	uint32_t asked;		/* string id: as the user asked ("cycles") */

@@ -246,6 +246,16 @@ static bool parse_frame(struct perfscript *ps, const char *s, size_t len, uint32
 	return true;
 }
 
+/* After the IP of a sample whose chain perf rejected: profile.h's marker. */
+static void add_rejected_frame(struct perfscript *ps)
+{
+	struct frame f = { .addr = PROFILE_REJECTED_ADDR };
+
+	f.sym = f.dso = profile__intern(ps->p, PROFILE_REJECTED_CHAIN);
+	XGROW(ps->frames, ps->alloc_frames, ps->nr_frames);
+	ps->frames[ps->nr_frames++] = profile__frame(ps->p, &f);
+}
+
 static void add_unknown_frame(struct perfscript *ps)
 {
 	struct frame f = { 0 };
@@ -269,9 +279,12 @@ static void refill_sample(struct perfscript *ps)
 	if (d->time != ps->time || d->pid != ps->pid || !ps->nr_frames) {
 		ps->nr_frames = 0;
 		add_unknown_frame(ps);
+	} else {
+		ps->nr_frames = 1;
+		add_rejected_frame(ps);
 	}
 	profile__add_count(ps->p, ps->run, d->event, d->comm, d->pid,
-			   profile__stack(ps->p, ps->frames, 1), 1, d->period);
+			   profile__stack(ps->p, ps->frames, ps->nr_frames), 1, d->period);
 }
 
 static int end_sample(struct perfscript *ps, struct errmsg *e)
@@ -302,8 +315,10 @@ static int end_sample(struct perfscript *ps, struct errmsg *e)
 	if (!ps->nr_frames)	/* no callchain and no ip: one unknown frame */
 		add_unknown_frame(ps);
 	/* perf drops a chain it rejects and keeps the sample at its IP */
-	if (ps->rejected)
+	if (ps->rejected) {
 		ps->nr_frames = 1;
+		add_rejected_frame(ps);
+	}
 	ps->chain_samples += ps->chained;
 	node = profile__stack(ps->p, ps->frames, ps->nr_frames);
 	profile__add_count(ps->p, ps->run, ps->event, ps->comm, ps->pid, node, 1, ps->period);

@@ -468,12 +468,20 @@ const char *const *keycache__spellings(const struct keycache *c)
 	return (const char *const *)c->spell;
 }
 
-/* A folded line with a blank in it is no "^X.XX% \S+$" line: lost to the robot. */
-static bool chain_has_blank(const struct symview *v, uint32_t node)
+/*
+ * Is the chain from node to the root no folded line of perf's?  A sample
+ * whose callchain perf rejected has none (its chain is empty; profile.h's
+ * marker frame is its outermost), and in robot mode a line with a blank
+ * is no "^X.XX% \S+$" line: lost to the robot.
+ */
+static bool chain_dropped(const struct symview *v, uint32_t node, bool robot)
 {
-	for (; node; node = v->nodes[node].parent)
-		if (strpbrk(symview__entry_name(v, v->nodes[node].entry), " \t"))
+	for (; node; node = v->nodes[node].parent) {
+		const char *name = symview__entry_name(v, v->nodes[node].entry);
+
+		if (!strcmp(name, PROFILE_REJECTED_CHAIN) || (robot && strpbrk(name, " \t")))
 			return true;
+	}
 	return false;
 }
 
@@ -490,7 +498,7 @@ static uint32_t entry_key(struct keycache *c, uint32_t **ids, const char *family
 		 * before perf's two "-" columns: a name with a blank matches
 		 * no line and is lost.
 		 */
-		if (c->robot && strpbrk(raw, " \t"))
+		if ((c->robot && strpbrk(raw, " \t")) || !strcmp(raw, PROFILE_REJECTED_CHAIN))
 			return ids[event][entry] = KEY_DROP;
 		size_t sym = (size_t)snprintf(key, sizeof(key), "perf-profile.%s.%s.", family,
 					      c->ev[event]);
@@ -512,7 +520,7 @@ static uint32_t calltrace_key(struct keycache *c, uint32_t event, uint32_t node)
 
 	if (c->calltrace[event][node] != KEY_NONE)
 		return c->calltrace[event][node];
-	if (c->robot && chain_has_blank(v, node))
+	if (chain_dropped(v, node, c->robot))
 		return c->calltrace[event][node] = KEY_DROP;
 	n = (size_t)snprintf(key, sizeof(key), "perf-profile.calltrace.%s", c->ev[event]);
 	sym = n + 1;

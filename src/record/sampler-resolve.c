@@ -169,6 +169,15 @@ int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct 
 
 		XGROW(s->frames, s->alloc_frames, en->nr);
 		for (j = 0; j < en->nr; j++) {
+			if (chain[j] == PROFILE_REJECTED_ADDR && j == en->nr - 1 && n) {
+				struct frame rf = { .addr = PROFILE_REJECTED_ADDR };
+
+				/* handle_sample's mark of a rejected chain: profile.h's marker */
+				rf.sym = rf.dso = profile__intern(p, PROFILE_REJECTED_CHAIN);
+				XGROW(s->frames, s->alloc_frames, n);
+				s->frames[n++] = profile__frame(p, &rf);
+				continue;
+			}
 			if (chain[j] >= PERF_CONTEXT_MAX) {
 				kernel = chain[j] != PERF_CONTEXT_USER &&
 					 chain[j] != PERF_CONTEXT_GUEST_USER;

@@ -132,8 +132,14 @@ static void add_sample(struct sampler *s, const union perf_event *ev)
 	 * there exactly once.
 	 */
 	if (chain_rejected(chain, nr)) {
+		/* [context, ip, ~0]: resolve puts profile.h's marker frame for the ~0 */
 		s->chains_rejected++;
-		nr = 0;
+		XGROW(s->scratch, s->alloc_scratch, 3);
+		s->scratch[0] = context_of(smp.misc);
+		s->scratch[1] = smp.ip;
+		s->scratch[2] = PROFILE_REJECTED_ADDR;
+		chain = s->scratch;
+		nr = 3;
 	}
 	for (i = 0; i < nr && chain[i] >= PERF_CONTEXT_MAX; i++)
 		;

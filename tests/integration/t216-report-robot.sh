@@ -5,7 +5,9 @@
 # symbol) entry and one per folded callchain line, and loses every name
 # with a blank; mmprof's default keys are exact sums.  Here `perf record
 # -g` of a C++ program built without frame pointers, with C++ names with
-# blanks, is imported and its `report --keys
+# blanks and a function whose frame-pointer chain perf rejects (a fake
+# frame holding 0xffffffffffffffff: perf counts it at its IP, in no folded
+# line), is imported and its `report --keys
 # --robot` compared, key for key and value for value, with the robot's
 # rules applied by this test (a model written from the parse's documented
 # regular expressions) to `perf report --children --sort=dso,symbol -g
@@ -16,12 +18,19 @@
 . "$(dirname "$0")/lib.sh"
 tap_setup t216
 
-plan 6
+plan 7
 
 cat >"$tmp/nofp.cc" <<'EOC'
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
+#include <stdint.h>
+uint64_t fake_outer[2], fake_frame[2];
+__attribute__((noinline)) void junk_chain_spin(long n)
+{
+	__asm__ volatile("push %%rbp\n\tmov %1, %%rbp\n1: dec %0\n\tjnz 1b\n\tpop %%rbp\n"
+			 : "+r"(n) : "r"(fake_frame) : "memory", "cc");
+}
 namespace ns {
 template <typename T, typename U> struct Box {
 	T v;
@@ -43,7 +52,11 @@ int main(int argc, char **argv)
 	double t = 0;
 	ns::Box<double, int> b{1.5};
 	ns::Box<int, long> c{3};
+	fake_outer[1] = (uint64_t)(uintptr_t)&main + 16;
+	fake_frame[0] = (uint64_t)(uintptr_t)fake_outer;
+	fake_frame[1] = UINT64_MAX;
 	for (int r = 0; r < rounds; r++) {
+		junk_chain_spin(3000000);
 		t += hot_a(2000000); t += hot_b(200000); t += b.spin(500000); t += c.spin(500000);
 	}
 	printf("%g\n", t);
@@ -56,6 +69,9 @@ ok $? "g++ builds a C++ program without frame pointers"
 perf record -q -g -F 499 -o "$tmp/perf.data" -- "$tmp/nofp" 150 >/dev/null 2>&1 &&
 	perf script -i "$tmp/perf.data" 2>/dev/null | grep -q 'hot_b'
 ok $? "perf record -g"
+perf script -i "$tmp/perf.data" 2>/dev/null |
+	awk 'BEGIN { RS = "" } { if (split($0, l, "\n") == 1) n++ } END { exit !(n > 10) }'
+ok $? "perf rejected the chains of the junk frame (samples without a frame in perf script)"
 
 perf report -i "$tmp/perf.data" --header --children --sort=dso,symbol -g folded,0.5,callee -U \
 	--stdio >"$tmp/report.txt" 2>/dev/null

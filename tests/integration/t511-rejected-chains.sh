@@ -5,9 +5,10 @@
 # a return address; perf then drops the chain and keeps the sample at its
 # IP.  The program here spins with %rbp on a fake frame whose return
 # address is that value, followed by a frame with a real address of main.
-#   - record: the samples are kept at their IP alone (before: the value was
-#     read as a context marker and main's address became an unresolved
-#     kernel frame), counted in meta callchains_rejected;
+#   - record: the samples are kept at their IP, under the marker frame
+#     "[callchain rejected]" (before: the value was read as a context
+#     marker and main's address became an unresolved kernel frame),
+#     counted in meta callchains_rejected;
 #   - import of perf's own recording: perf script prints no frame for such
 #     a sample; import reads -G and places it at its IP (before: one
 #     [unknown] frame, which -U dropped from the total), so self and
@@ -64,8 +65,9 @@ ok $? "build the program with the fake frame"
 # 2-3: record
 timeout 300 "$MMPROF" record -q -F 499 -o "$tmp/rec.data" -- "$tmp/jc" 1 2>"$tmp/err"
 "$MMPROF" report --folded "$tmp/rec.data" >"$tmp/rec.folded" 2>/dev/null
-grep -q '^junk_chain_spin [0-9]*$' "$tmp/rec.folded" && ! grep -q ';junk_chain_spin' "$tmp/rec.folded"
-ok $? "record keeps such samples at their IP, with no frame from after the bad value"
+grep -q '^\[callchain rejected\];junk_chain_spin [0-9]*$' "$tmp/rec.folded" &&
+	! grep -q '^\[unknown\];junk_chain_spin' "$tmp/rec.folded"
+ok $? "record keeps such samples at their IP under the marker frame, with no frame from after the bad value"
 test "$(sqlite3 "$tmp/rec.data" "select value > 0 from meta where key = 'callchains_rejected'")" = 1
 ok $? "record counts them in meta callchains_rejected"
 
@@ -83,8 +85,9 @@ perf report -i "$tmp/perf.data" --children --sort=dso,symbol -g none -U --stdio 
 	sed -n 's/^perf-profile\.\(children\|self\)\.cpu-clock\.junk_chain_spin: //p' | paste -d ' ' - - >"$tmp/mm.pct"
 test -s "$tmp/perf.pct" && cmp -s "$tmp/perf.pct" "$tmp/mm.pct"
 ok $? "children and self of the function are perf report's: $(cat "$tmp/perf.pct") vs $(cat "$tmp/mm.pct")"
-"$MMPROF" report --folded "$tmp/imp.data" 2>/dev/null | grep -q '^junk_chain_spin [0-9]*$'
-ok $? "imported samples sit at their IP"
+"$MMPROF" report --folded "$tmp/imp.data" 2>/dev/null | grep -q '^\[callchain rejected\];junk_chain_spin [0-9]*$' &&
+	! "$MMPROF" report --keys "$tmp/imp.data" 2>/dev/null | grep -q 'calltrace\.cpu-clock\.junk_chain_spin\|rejected'
+ok $? "imported samples sit at their IP; no calltrace key (perf prints no folded line for them), no key for the marker"
 
 # 8-9: text with the value as a frame
 printf '%s\n' 'jc 100/100 [000] 10.000000: 1000 cpu-clock: ' \
@@ -93,7 +96,7 @@ printf '%s\n' 'jc 100/100 [000] 10.000000: 1000 cpu-clock: ' \
 	'	    55d1a0001180 main+0x10 (/tmp/jc)' '' >"$tmp/bad.txt"
 "$MMPROF" import -o "$tmp/txt.data" - <"$tmp/bad.txt" 2>"$tmp/err"
 ok $? "import of text with a frame at PERF_CONTEXT_MAX or above exits 0"
-test "$("$MMPROF" report --folded "$tmp/txt.data" 2>/dev/null)" = "junk_chain_spin 1"
+test "$("$MMPROF" report --folded "$tmp/txt.data" 2>/dev/null)" = "[callchain rejected];junk_chain_spin 1"
 ok $? "its sample keeps only its first frame, as perf report"
 
 # 11-13: perf record -a carries dummy:HG
