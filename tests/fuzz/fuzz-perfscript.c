@@ -24,7 +24,9 @@
  * blanks; with and without a time field), an absurd time stamp that
  * once overflowed the wall time (regress-huge-time), and names (comm,
  * symbol, DSO) with ESC sequences, BEL, C1 controls, invalid UTF-8, ';'
- * and spaces (names-escapes).
+ * and spaces (names-escapes), and a chain holding 0xffffffffffffffff (at
+ * or above PERF_CONTEXT_MAX: the sample kept at its IP) next to a sample
+ * without a frame (rejected-chain).
  */
 #include <stddef.h>
 #include <stdint.h>
