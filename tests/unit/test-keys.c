@@ -281,7 +281,7 @@ static double kt_get(const struct keytab *kt, const char *key)
 
 	for (k = 0; k < kt->nr; k++)
 		if (!strcmp(kt->keys[k], key))
-			return kt->vals[k];
+			return keytab__val(kt, k, 0);
 	return -1;	/* absent */
 }
 
