@@ -772,6 +772,20 @@ static int start_session(struct record *rec, struct errmsg *e)
 	return 0;
 }
 
+/* The file, the one it replaces kept as NAME.old only once it is written. */
+static int save_keeping_old(struct record *rec, struct errmsg *e)
+{
+	struct outfile_old k;
+	int err = outfile__old_begin(&k, rec->o->output, e);
+
+	if (err)
+		return err;
+	err = datafile__save(rec->p, rec->o->output, e);
+	if (outfile__old_end(&k, !err, err ? NULL : e) && !err)
+		fprintf(stderr, "mmprof: warning: %s\n", e->msg);	/* the new file is written */
+	return err;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = {
@@ -828,8 +842,8 @@ int cmd_record(int argc, char **argv)
 		o.freq = rec.period ? 0 : DEFAULT_FREQ;
 	if (check_output_dir(o.output) < 0)
 		goto out;
-	/* as perf.data.old; kept now, so a run is not wasted on a name that cannot be kept */
-	if (outfile__keep_old(o.output, &e) < 0) {
+	/* NAME.old, as perf.data.old: a run is not wasted on a name that cannot be kept */
+	if (outfile__old_check(o.output, &e) < 0) {
 		fprintf(stderr, "mmprof: %s\n", e.msg);
 		goto out;
 	}
@@ -856,7 +870,7 @@ int cmd_record(int argc, char **argv)
 	interrupted = stopsig_count != 0;
 	recsession__finish(rec.sess, interrupted ? stopsig_last : 0);
 
-	err = datafile__save(rec.p, o.output, &e);
+	err = save_keeping_old(&rec, &e);
 	if (err) {
 		fprintf(stderr, "mmprof: %s\n", e.msg[0] ? e.msg : strerror(-err));
 		goto out;

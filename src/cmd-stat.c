@@ -442,6 +442,12 @@ static int validate(struct stat_opts *o, int argc, int first)
 			o->interval_ms);
 		return -1;
 	}
+	/* it would be ignored: a command's end ends the count (-a -- CMD too) */
+	if (o->duration > 0 && o->target.command) {
+		fprintf(stderr, "mmprof stat: --duration goes with -p or -a without a command; "
+			"with a command the count lasts as long as it runs\n");
+		return -1;
+	}
 	if (!(o->duration >= 0 && o->duration < 1e7)) {
 		fprintf(stderr, "mmprof stat: invalid --duration; expected seconds >= 0\n");
 		return -1;

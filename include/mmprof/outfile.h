@@ -14,6 +14,7 @@
 #define MMPROF_OUTFILE_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "mmprof/errmsg.h"
@@ -40,14 +41,30 @@ int outfile__close(struct outfile *f, int err, struct errmsg *e);
 int outfile__write(const char *path, const void *data, size_t n, struct errmsg *e);
 
 /*
- * Keep what path holds as "<path>.old" before it is replaced, as perf
- * keeps perf.data.old: a regular file at path is hard-linked as
- * <path>.old (an older .old is replaced), so path itself stays whole
- * until its new content is renamed over it; on a filesystem without hard
- * links it is renamed.  0 also when path does not exist or is not a
- * regular file (the writer refuses that itself); else -errno and e
- * ("cannot keep 'x.data' as 'x.data.old': ...").
+ * Keep what path holds as "<path>.old" when it is replaced, as perf keeps
+ * perf.data.old, and only then: a failed write leaves path, an older
+ * <path>.old and the folder as they were.
+ *   outfile__old_check   before the work: -EEXIST (e filled) when path
+ *                        is a file to keep and <path>.old is taken by
+ *                        something else than a file or symlink (a folder
+ *                        is the user's)
+ *   outfile__old_begin   just before path is replaced: a regular file at
+ *                        path is hard-linked as a temporary beside it (on
+ *                        a filesystem without hard links: renamed; path
+ *                        is then missing until the write or _end)
+ *   outfile__old_end     after it: replaced, the temporary becomes
+ *                        <path>.old (an older one replaced, atomically);
+ *                        not, it is removed (or renamed back to path)
+ * 0 also when path does not exist or is not a regular file; else -errno
+ * and e ("cannot keep 'x.data' as 'x.data.old': ...").  _end frees k.
  */
-int outfile__keep_old(const char *path, struct errmsg *e);
+struct outfile_old {
+	char *tmp, *old;	/* owned; NULL: nothing kept */
+	const char *path;	/* borrowed */
+	bool moved;		/* renamed, not linked */
+};
+int outfile__old_check(const char *path, struct errmsg *e);
+int outfile__old_begin(struct outfile_old *k, const char *path, struct errmsg *e);
+int outfile__old_end(struct outfile_old *k, bool replaced, struct errmsg *e);
 
 #endif

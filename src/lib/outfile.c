@@ -82,35 +82,78 @@ int outfile__write(const char *path, const void *data, size_t n, struct errmsg *
 	return outfile__close(&out, err, e);
 }
 
-int outfile__keep_old(const char *path, struct errmsg *e)
+static char *old_name(const char *path)
 {
 	size_t len = strlen(path) + 5;
 	char *old = xmalloc(len);
+
+	snprintf(old, len, "%s.old", path);
+	return old;
+}
+
+int outfile__old_check(const char *path, struct errmsg *e)
+{
+	char *old = old_name(path);
 	struct stat st;
 	int err = 0;
 
-	snprintf(old, len, "%s.old", path);
-	if (lstat(path, &st) || !S_ISREG(st.st_mode))
-		goto out;
-	/* a folder or a device named x.old is the user's: never removed */
-	if (lstat(old, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+	/* nothing to keep; else a folder or a device named x.old is the user's: never removed */
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    lstat(old, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
 		err = errmsg__set(e, -EEXIST, "cannot keep '%s' as '%s': that name is taken by "
 				  "something else than a file; remove it or choose another -o",
 				  path, old);
-		goto out;
-	}
-	if (unlink(old) && errno != ENOENT) {
-		err = errmsg__set(e, -errno, "cannot keep '%s' as '%s': %s", path, old,
-				  strerror(errno));
-		goto out;
-	}
-	if (link(path, old) == 0)
-		goto out;
-	if ((errno == EPERM || errno == EXDEV || errno == EOPNOTSUPP || errno == EMLINK) &&
-	    rename(path, old) == 0)
-		goto out;
-	err = errmsg__set(e, -errno, "cannot keep '%s' as '%s': %s", path, old, strerror(errno));
-out:
 	free(old);
+	return err;
+}
+
+int outfile__old_begin(struct outfile_old *k, const char *path, struct errmsg *e)
+{
+	struct stat st;
+	size_t len = strlen(path) + 32;
+	int err;
+
+	memset(k, 0, sizeof(*k));
+	k->path = path;
+	if (lstat(path, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	err = outfile__old_check(path, e);
+	if (err)
+		return err;
+	k->old = old_name(path);
+	k->tmp = xmalloc(len);
+	snprintf(k->tmp, len, "%s.old.tmp.%d", path, (int)getpid());
+	unlink(k->tmp);	/* a killed run's */
+	if (link(path, k->tmp) == 0)
+		return 0;
+	if ((errno == EPERM || errno == EXDEV || errno == EOPNOTSUPP || errno == EMLINK) &&
+	    rename(path, k->tmp) == 0) {
+		k->moved = true;
+		return 0;
+	}
+	err = errmsg__set(e, -errno, "cannot keep '%s' as '%s': %s", path, k->old,
+			  strerror(errno));
+	free(k->tmp);
+	free(k->old);
+	k->tmp = k->old = NULL;
+	return err;
+}
+
+int outfile__old_end(struct outfile_old *k, bool replaced, struct errmsg *e)
+{
+	int err = 0;
+
+	if (!k->tmp)
+		return 0;
+	if (replaced && rename(k->tmp, k->old))
+		err = errmsg__set(e, -errno, "cannot keep '%s' as '%s': %s", k->path, k->old,
+				  strerror(errno));
+	if (!replaced && k->moved)
+		rename(k->tmp, k->path);	/* back where it was */
+	else if (!replaced || err)
+		unlink(k->tmp);
+	free(k->tmp);
+	free(k->old);
+	k->tmp = k->old = NULL;
 	return err;
 }

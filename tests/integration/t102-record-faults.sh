@@ -87,7 +87,7 @@ usage_error "an unknown option" --no-such-option -- true
 usage_error "an unknown short option" -Z -- true
 usage_error "a missing option value" -F
 usage_error "no target" -F 99
-usage_error "a command and -a" -a -- true
+usage_error "-p and -a (a command goes with either)" -p 1 -a -- true
 usage_error "-p and -a" -p 1 -a
 usage_error "-F not a number" -F abc -- true
 usage_error "-F 0" -F 0 -- true
@@ -99,7 +99,7 @@ usage_error "-m not a power of 2" -m 3 -- true
 usage_error "-I 5" -I 5 -- true
 usage_error "--duration -1" --duration -1 -- true
 usage_error "-p garbage" -p 12x
-usage_error "-C without -a" -C 0 -- true
+usage_error "-C with -p (-C implies -a)" -C 0 -p 1 -- true
 
 # 31-34: above the kernel's current limit, whatever it is now
 max=$(cat /proc/sys/kernel/perf_event_max_sample_rate)

@@ -5,9 +5,11 @@
 #     runs; CMD's exit status, wall time and rusage are the run's;
 #   - `stat -a -- CMD` and `stat -p PID -- sleep N` count so, and title the
 #     table by what they counted ('system wide', process id), as perf does;
-#   - -p with -a is refused, one line, exit 2;
-#   - record keeps the file it replaces as NAME.old (perf.data.old), and
-#     refuses to start when NAME.old is a folder.
+#   - -p with -a is refused, one line, exit 2; so is stat --duration with a
+#     command (the command's end ends the count: it would be ignored);
+#   - record keeps the file it replaces as NAME.old (perf.data.old), once
+#     the new one is written (a failed record keeps no backup: t611, t800),
+#     and refuses to start when NAME.old is a folder.
 # The watched process is a busy shell under its own name (a copy of sh),
 # so its samples say the recording was not of the command alone.
 
@@ -20,7 +22,7 @@ cp /bin/sh "$tmp/spin-t108"
 spin=$!
 cleanup_hook() { kill "$spin" 2>/dev/null; wait "$spin" 2>/dev/null; }
 
-plan 22
+plan 23
 
 # 1-5: record -a -- CMD
 timeout 300 "$MMPROF" record -a -F 499 -o "$tmp/a.data" -- sh -c 'sleep 1; exit 3' \
@@ -73,6 +75,9 @@ ok $? "stat -C -p: refused"
 "$MMPROF" record -o "$tmp/r.data" 2>"$tmp/err"
 test $? -eq 2 && grep -q 'nothing to record' "$tmp/err"
 ok $? "record with no target: refused"
+"$MMPROF" stat -a --duration 1 -- true 2>"$tmp/err"
+test $? -eq 2 && grep -q -- '--duration goes with -p or -a without a command' "$tmp/err"
+ok $? "stat --duration with a command (it would be ignored): refused"
 
 # 17-20: NAME.old
 timeout 300 "$MMPROF" record -q -o "$tmp/o.data" -- sh -c 'exit 4' 2>/dev/null
