@@ -1,5 +1,5 @@
 #!/bin/sh
-# t108-record-system-cmd: perf's idioms for the system-wide case (#19 2):
+# t110-record-system-cmd: perf's idioms for the system-wide case (#19 2):
 #   - `record -a -- CMD`, `record -C LIST -- CMD`, `record -p PID -- CMD`
 #     sample the system, those CPUs or those processes for as long as CMD
 #     runs; CMD's exit status, wall time and rusage are the run's;
@@ -14,7 +14,7 @@
 # so its samples say the recording was not of the command alone.
 
 . "$(dirname "$0")/lib.sh"
-tap_setup t108
+tap_setup t110
 q() { sqlite3 "$1" "$2"; }
 
 cp /bin/sh "$tmp/spin-t108"

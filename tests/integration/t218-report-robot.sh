@@ -1,5 +1,5 @@
 #!/bin/sh
-# t216-report-robot: `report --robot` gives the robot's own perf-profile
+# t218-report-robot: `report --robot` gives the robot's own perf-profile
 # numbers (#19 4).  The robot (lkp-tests programs/perf-profile/parse)
 # adds up the two-decimal percentages perf report prints, one per (DSO,
 # symbol) entry and one per folded callchain line, and loses every name
@@ -16,7 +16,7 @@
 # between perf report and the import, and symbols then differ.)
 
 . "$(dirname "$0")/lib.sh"
-tap_setup t216
+tap_setup t218
 
 plan 7
 
