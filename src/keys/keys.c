@@ -185,6 +185,7 @@ struct keycache {
 	size_t alloc_spell;
 	struct hashidx idx;
 	uint32_t **children, **self, **calltrace;	/* [event][entry or symnode] */
+	bool *chain_drop;	/* [symnode] chain_dropped, built at first need */
 	char (*ev)[256];	/* [event] the robot's spelling */
 	/* the run being built: values by key id, present when stamp == gen */
 	double *val;
@@ -406,6 +407,8 @@ void keycache__set_robot(struct keycache *c, bool robot)
 	size_t e;
 
 	c->robot = robot;
+	free(c->chain_drop);	/* which chains drop depends on the mode */
+	c->chain_drop = NULL;
 	/*
 	 * An import keeps perf's spelling of its event as asked
 	 * ("cpu-clock:ppp", stored as cpu-clock): the robot's keys are named
@@ -442,6 +445,7 @@ void keycache__free(struct keycache *c)
 	free(c->children);
 	free(c->self);
 	free(c->calltrace);
+	free(c->chain_drop);
 	free(c->ev);
 	free(c->val);
 	free(c->stamp);
@@ -469,20 +473,36 @@ const char *const *keycache__spellings(const struct keycache *c)
 }
 
 /*
- * Is the chain from node to the root no folded line of perf's?  A sample
- * whose callchain perf rejected has none (its chain is empty; profile.h's
- * marker frame is its outermost), and in robot mode a line with a blank
- * is no "^X.XX% \S+$" line: lost to the robot.
+ * Is a frame's name one that drops every chain through it from perf's
+ * folded lines?  A sample whose callchain perf rejected has none (its
+ * chain is empty; profile.h's marker frame is its outermost), and in robot
+ * mode a line with a blank is no "^X.XX% \S+$" line: lost to the robot.
  */
-static bool chain_dropped(const struct symview *v, uint32_t node, bool robot)
+static bool frame_drops_chain(const char *name, bool robot)
 {
-	for (; node; node = v->nodes[node].parent) {
-		const char *name = symview__entry_name(v, v->nodes[node].entry);
+	return !strcmp(name, PROFILE_REJECTED_CHAIN) || (robot && strpbrk(name, " \t"));
+}
 
-		if (!strcmp(name, PROFILE_REJECTED_CHAIN) || (robot && strpbrk(name, " \t")))
-			return true;
+/*
+ * Is the chain from node to the root no folded line of perf's (a frame of
+ * it drops it)?  Once per node of the trie, parents first (a node's parent
+ * precedes it): walking each chain to the root was O(depth^2), 13 s on
+ * one chain 65,535 deep.
+ */
+static bool chain_dropped(struct keycache *c, uint32_t node)
+{
+	const struct symview *v = c->v;
+
+	if (!c->chain_drop) {
+		size_t i;
+
+		c->chain_drop = xcalloc(v->nr_nodes + 1, sizeof(*c->chain_drop));
+		for (i = 1; i < v->nr_nodes; i++)
+			c->chain_drop[i] = c->chain_drop[v->nodes[i].parent] ||
+					   frame_drops_chain(symview__entry_name(v, v->nodes[i].entry),
+							     c->robot);
 	}
-	return false;
+	return c->chain_drop[node];
 }
 
 static uint32_t entry_key(struct keycache *c, uint32_t **ids, const char *family,
@@ -498,7 +518,7 @@ static uint32_t entry_key(struct keycache *c, uint32_t **ids, const char *family
 		 * before perf's two "-" columns: a name with a blank matches
 		 * no line and is lost.
 		 */
-		if ((c->robot && strpbrk(raw, " \t")) || !strcmp(raw, PROFILE_REJECTED_CHAIN))
+		if (frame_drops_chain(raw, c->robot))
 			return ids[event][entry] = KEY_DROP;
 		size_t sym = (size_t)snprintf(key, sizeof(key), "perf-profile.%s.%s.", family,
 					      c->ev[event]);
@@ -520,7 +540,7 @@ static uint32_t calltrace_key(struct keycache *c, uint32_t event, uint32_t node)
 
 	if (c->calltrace[event][node] != KEY_NONE)
 		return c->calltrace[event][node];
-	if (chain_dropped(v, node, c->robot))
+	if (chain_dropped(c, node))
 		return c->calltrace[event][node] = KEY_DROP;
 	n = (size_t)snprintf(key, sizeof(key), "perf-profile.calltrace.%s", c->ev[event]);
 	sym = n + 1;
