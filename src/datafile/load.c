@@ -353,7 +353,7 @@ static int table_type(struct loader *l, const char *name, bool *is_table)
 
 static int check_tables(struct loader *l)
 {
-	const char *const *t;
+	const char *const *t, *const *part;
 	sqlite3 *ref = NULL;
 	int rc, err = 0;
 
@@ -381,10 +381,8 @@ static int check_tables(struct loader *l)
 		return err;
 	/* the reference: schema.c's tables, created where nothing is hostile */
 	rc = sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_exec(ref, datafile_schema_sql, NULL, NULL, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_exec(ref, datafile_counts_sql(l->version), NULL, NULL, NULL);
+	for (part = datafile_schema_parts(l->version); rc == SQLITE_OK && *part; part++)
+		rc = sqlite3_exec(ref, *part, NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
 		err = errmsg__set(l->e, rc == SQLITE_NOMEM ? -ENOMEM : -EIO,
 				  "cannot load '%s': cannot build the reference schema: %s",
@@ -420,5 +418,6 @@ out:
 	free(l.strmap);
 	free(l.framemap);
 	free(l.nodemap);
+	free(l.block);
 	return err;
 }

@@ -38,6 +38,9 @@ struct loader {
 	size_t nr_events, nr_runs;
 	bool has_frame_files;	/* the optional table is there (its columns checked) */
 	uint64_t sum_samples, sum_period;	/* over every count read, < 2^63 */
+	unsigned char *block;	/* format 3: the block being read, unpacked */
+	size_t alloc_block;
+	unsigned long long inflated;	/* bytes unpacked so far */
 };
 
 /* Big-endian fields: the SQLite header's (load.c), format 2's count cells (loadrows.c). */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <sqlite3.h>
+#include <zlib.h>
 
 #include "mmprof/datafile.h"
 #include "mmprof/xalloc.h"
@@ -233,6 +234,71 @@ static int get_text(struct loader *l, int col, bool null_ok, const char **s, siz
 	return 0;
 }
 
+/*
+ * Format 3: a block (its unpacked size in column col, its bytes in col +
+ * 1), unpacked as sqlar_uncompress() does: the bytes as they are when
+ * there are size of them, else zlib's.  size must be a whole number of
+ * rec-byte records, at most max of them (*nr); all blocks together may
+ * unpack to at most DATAFILE_MAX_INFLATE times the file's size (and a
+ * MiB), so that memory stays a small multiple of the file's.  *out is
+ * valid until the next row.
+ */
+static int get_block(struct loader *l, int col, size_t rec, size_t max,
+		     const unsigned char **out, size_t *nr)
+{
+	sqlite3_value *x = sqlite3_column_value(l->st, col + 1);
+	const unsigned char *b;
+	int64_t size;
+	size_t len;
+	uLongf got;
+	int t, err;
+
+	if ((err = get_range(l, col, 0, (int64_t)(rec * max), &size)))
+		return err;
+	if ((size_t)size % rec)
+		return bad_row(l, "size %lld is not a whole number of %zu-byte records",
+			       (long long)size, rec);
+	if ((t = sqlite3_value_type(x)) != SQLITE_BLOB)
+		return bad_row(l, "%s is %s, not a blob", sqlite3_column_name(l->st, col + 1),
+			       type_name(t));
+	len = (size_t)sqlite3_value_bytes(x);
+	b = sqlite3_value_blob(x);
+	l->inflated += (unsigned long long)size;
+	if (l->inflated > DATAFILE_MAX_INFLATE * l->file_size + (1u << 20))
+		return bad_row(l, "the blocks unpack to more than %u times the file's size",
+			       DATAFILE_MAX_INFLATE);
+	*nr = (size_t)size / rec;
+	if (len == (size_t)size) {
+		*out = b;
+		return 0;
+	}
+	if (len > (size_t)size || !b)
+		return bad_row(l, "%s holds %zu bytes, more than its size %lld",
+			       sqlite3_column_name(l->st, col + 1), len, (long long)size);
+	if (l->alloc_block < (size_t)size) {
+		l->block = xrealloc(l->block, (size_t)size);
+		l->alloc_block = (size_t)size;
+	}
+	got = (uLongf)size;
+	if (uncompress(l->block, &got, b, len) != Z_OK || got != (uLongf)size)
+		return bad_row(l, "%s does not unpack to its size %lld",
+			       sqlite3_column_name(l->st, col + 1), (long long)size);
+	*out = l->block;
+	return 0;
+}
+
+/* Format 3: is this block full, as every block but a table's last must be? */
+static int check_full(struct loader *l, bool *last_seen, size_t n, size_t per_block)
+{
+	if (*last_seen)
+		return bad_row(l, "a block follows one that is not full (every block but the last holds %zu records)",
+			       per_block);
+	if (!n)
+		return bad_row(l, "the block is empty");
+	*last_seen = n < per_block;
+	return 0;
+}
+
 static int load_strings(struct loader *l)
 {
 	const char *s;
@@ -445,6 +511,58 @@ static int load_frames(struct loader *l)
 	return r;
 }
 
+static uint64_t be64(const unsigned char *b)
+{
+	return (uint64_t)be32(b) << 32 | be32(b + 4);
+}
+
+/* A string id inside a block: 0 is "no string", else a strings.id. */
+static int block_str(struct loader *l, uint32_t id, const char *what, size_t rec, uint32_t *v)
+{
+	if (id >= l->nr_strs)
+		return bad_row(l, "record %zu: %s %u does not exist (%zu strings)", rec, what, id,
+			       l->nr_strs);
+	*v = l->strmap[id];
+	return 0;
+}
+
+/* Format 3: frames in blocks, field by field (schema.h). */
+static int load_frame_blocks(struct loader *l)
+{
+	bool last_seen = false;
+	int err, r;
+
+	if ((err = prepare(l, "frame_blocks", "SELECT id, size, data FROM frame_blocks ORDER BY id")))
+		return err;
+	while ((r = next_row(l, 0)) > 0) {
+		const unsigned char *b;
+		size_t n, j;
+
+		if ((err = get_block(l, 1, DATAFILE_FRAME_SIZE, DATAFILE_FRAMES_PER_BLOCK, &b, &n)) ||
+		    (err = check_full(l, &last_seen, n, DATAFILE_FRAMES_PER_BLOCK)))
+			return err;
+		for (j = 0; j < n; j++) {
+			struct frame f = { .addr = be64(b + j * 8), .sym_off = be64(b + n * 8 + j * 8) };
+			unsigned flags = b[n * 28 + j];
+
+			if ((err = block_str(l, be32(b + n * 16 + j * 4), "sym", j, &f.sym)) ||
+			    (err = block_str(l, be32(b + n * 20 + j * 4), "dso", j, &f.dso)) ||
+			    (err = block_str(l, be32(b + n * 24 + j * 4), "raw", j, &f.raw)))
+				return err;
+			if (flags & ~(DATAFILE_FRAME_KERNEL | DATAFILE_FRAME_INLINED))
+				return bad_row(l, "record %zu: flags %#x are not kernel (1) and inlined (2)",
+					       j, flags);
+			f.kernel = !!(flags & DATAFILE_FRAME_KERNEL);
+			f.inlined = !!(flags & DATAFILE_FRAME_INLINED);
+			if (l->nr_frames >= DATAFILE_MAX_ROWS)
+				return bad_row(l, "more than %u frames", DATAFILE_MAX_ROWS);
+			XGROW(l->framemap, l->alloc_framemap, l->nr_frames);
+			l->framemap[l->nr_frames++] = profile__frame(l->p, &f);
+		}
+	}
+	return r;
+}
+
 /*
  * The optional frame_files (load.c checked its columns when present):
  * where unresolved user frames lie in their files, for mmprof resolve.
@@ -549,17 +667,51 @@ static void merge_nodes(struct loader *l)
 	free(file);
 }
 
-static int load_nodes(struct loader *l)
+/* Format 3: nodes in blocks, each node's id - parent then its frame. */
+static int read_node_blocks(struct loader *l)
+{
+	bool last_seen = false;
+	int err, r;
+
+	if ((err = prepare(l, "node_blocks", "SELECT id, size, data FROM node_blocks ORDER BY id")))
+		return err;
+	while ((r = next_row(l, 0)) > 0) {
+		const unsigned char *b;
+		size_t n, j;
+
+		if ((err = get_block(l, 1, DATAFILE_NODE_SIZE, DATAFILE_NODES_PER_BLOCK, &b, &n)) ||
+		    (err = check_full(l, &last_seen, n, DATAFILE_NODES_PER_BLOCK)))
+			return err;
+		for (j = 0; j < n; j++) {
+			uint32_t delta = be32(b + j * 4), frame = be32(b + n * 4 + j * 4);
+			size_t id = l->nr_nodes, parent = id - delta;
+
+			/* 0 < delta <= id: the parent precedes the node, no cycle */
+			if (!delta || delta > id)
+				return bad_row(l, "node %zu: parent %lld does not precede it", id,
+					       (long long)id - delta);
+			if (frame >= l->nr_frames)
+				return bad_row(l, "node %zu: frame %u does not exist (%zu frames)", id,
+					       frame, l->nr_frames);
+			if (l->p->nodes[parent].depth >= DATAFILE_MAX_DEPTH)
+				return bad_row(l, "node %zu: the stack is deeper than %u frames", id,
+					       DATAFILE_MAX_DEPTH);
+			if (id >= DATAFILE_MAX_ROWS)
+				return bad_row(l, "more than %u nodes", DATAFILE_MAX_ROWS);
+			profile__append_node(l->p, (uint32_t)parent, l->framemap[frame]);
+			l->nr_nodes++;
+		}
+	}
+	return r;
+}
+
+/* Formats 1 and 2: a row per node. */
+static int read_node_rows(struct loader *l)
 {
 	int err, r;
-	size_t i;
 
 	if ((err = prepare(l, "nodes", "SELECT id, parent, frame FROM nodes ORDER BY id")))
 		return err;
-	/* a fresh profile holds only the root, so file id == profile id here */
-	if (l->p->nr_nodes != 1)
-		return -EINVAL;
-	l->nr_nodes = 1;
 	while ((r = next_row(l, 1)) > 0) {
 		uint32_t parent, frame;
 
@@ -573,8 +725,20 @@ static int load_nodes(struct loader *l)
 		profile__append_node(l->p, parent, l->framemap[frame]);
 		l->nr_nodes++;
 	}
-	if (r < 0)
-		return r;
+	return r;
+}
+
+static int load_nodes(struct loader *l)
+{
+	size_t i;
+	int err;
+
+	/* a fresh profile holds only the root, so file id == profile id here */
+	if (l->p->nr_nodes != 1)
+		return -EINVAL;
+	l->nr_nodes = 1;
+	if ((err = l->version < 3 ? read_node_rows(l) : read_node_blocks(l)))
+		return err;
 	XGROW(l->nodemap, l->alloc_nodemap, l->nr_nodes - 1);
 	for (i = 0; i < l->nr_nodes; i++)
 		l->nodemap[i] = (uint32_t)i;
@@ -712,11 +876,6 @@ static int load_count_rows(struct loader *l)
 	return r;
 }
 
-static uint64_t be64(const unsigned char *b)
-{
-	return (uint64_t)be32(b) << 32 | be32(b + 4);
-}
-
 /*
  * Format 2: rows of (run, event, comm, pid) with their cells in a blob
  * (schema.h).  The blob's length must be a whole number of cells, at most
@@ -728,8 +887,9 @@ static int load_count_cells(struct loader *l, bool *ascending)
 	size_t nr_cells = 0;
 	int err, r;
 
-	if ((err = prepare(l, "stack_counts",
-			   "SELECT id, run, event, comm, pid, cells FROM stack_counts ORDER BY id")))
+	if ((err = prepare(l, "stack_counts", l->version < 3 ?
+			   "SELECT id, run, event, comm, pid, cells FROM stack_counts ORDER BY id" :
+			   "SELECT id, run, event, comm, pid, size, cells FROM stack_counts ORDER BY id")))
 		return err;
 	while ((r = next_row(l, 0)) > 0) {
 		uint32_t run, event, comm;
@@ -744,15 +904,21 @@ static int load_count_cells(struct loader *l, bool *ascending)
 		    (err = get_str(l, 3, &comm)) ||
 		    (err = get_range(l, 4, 0, INT32_MAX, &pid)))
 			return err;
-		x = sqlite3_column_value(l->st, 5);
-		if ((t = sqlite3_value_type(x)) != SQLITE_BLOB)
-			return bad_row(l, "cells is %s, not a blob", type_name(t));
-		n = (size_t)sqlite3_value_bytes(x);
-		b = sqlite3_value_blob(x);
-		if (n % DATAFILE_CELL_SIZE || n > DATAFILE_CELLS_PER_ROW * DATAFILE_CELL_SIZE || (n && !b))
-			return bad_row(l, "cells holds %zu bytes, not a whole number of %u-byte cells up to %u",
-				       n, DATAFILE_CELL_SIZE, DATAFILE_CELLS_PER_ROW);
-		n /= DATAFILE_CELL_SIZE;
+		if (l->version >= 3) {
+			if ((err = get_block(l, 5, DATAFILE_CELL_SIZE, DATAFILE_CELLS_PER_ROW, &b, &n)))
+				return err;
+		} else {
+			x = sqlite3_column_value(l->st, 5);
+			if ((t = sqlite3_value_type(x)) != SQLITE_BLOB)
+				return bad_row(l, "cells is %s, not a blob", type_name(t));
+			n = (size_t)sqlite3_value_bytes(x);
+			b = sqlite3_value_blob(x);
+			if (n % DATAFILE_CELL_SIZE || n > DATAFILE_CELLS_PER_ROW * DATAFILE_CELL_SIZE ||
+			    (n && !b))
+				return bad_row(l, "cells holds %zu bytes, not a whole number of %u-byte cells up to %u",
+					       n, DATAFILE_CELL_SIZE, DATAFILE_CELLS_PER_ROW);
+			n /= DATAFILE_CELL_SIZE;
+		}
 		if ((nr_cells += n) > DATAFILE_MAX_ROWS)
 			return bad_row(l, "more than %u counts", DATAFILE_MAX_ROWS);
 		for (i = 0; i < n; i++, b += DATAFILE_CELL_SIZE) {
@@ -794,7 +960,9 @@ int loader__read_tables(struct loader *l)
 
 	if ((err = load_strings(l)) || (err = load_meta(l)) || (err = load_events(l)) ||
 	    (err = load_runs(l)) || (err = load_counters(l)) || (err = load_intervals(l)) ||
-	    (err = load_metrics(l)) || (err = load_frames(l)) || (err = load_frame_files(l)) ||
+	    (err = load_metrics(l)) ||
+	    (err = l->version < 3 ? load_frames(l) : load_frame_blocks(l)) ||
+	    (err = load_frame_files(l)) ||
 	    (err = load_nodes(l)) ||
 	    (err = load_counts(l)))
 		return err;

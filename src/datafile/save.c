@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include <sqlite3.h>
+#include <zlib.h>
 
 #include "mmprof/datafile.h"
 #include "mmprof/xalloc.h"
@@ -40,6 +41,8 @@ struct saver {
 	sqlite3 *db;
 	sqlite3_stmt *st;
 	uint64_t sum_samples, sum_period;	/* of the counts checked so far */
+	unsigned char *zbuf;	/* format 3: a block compressed */
+	size_t zcap;
 };
 
 /* An SQLite failure as -errno with a message; disk full is said plainly. */
@@ -377,6 +380,84 @@ static int write_metrics(struct saver *s)
 	return 0;
 }
 
+static void put_be(unsigned char *b, uint64_t v, unsigned n)
+{
+	while (n--) {
+		b[n] = (unsigned char)v;
+		v >>= 8;
+	}
+}
+
+/*
+ * Format 3: a block's bytes as size (column col) and data (col + 1),
+ * compressed as sqlar_compress() does: zlib when shorter, else as they
+ * are, so that sqlar_uncompress(data, size) gives them back in the shell.
+ */
+static void bind_block(struct saver *s, int col, const unsigned char *raw, size_t len)
+{
+	uLongf zlen;
+
+	if (s->zcap < compressBound(len)) {
+		s->zcap = compressBound(len);
+		s->zbuf = xrealloc(s->zbuf, s->zcap);
+	}
+	zlen = s->zcap;
+	sqlite3_bind_int64(s->st, col, (int64_t)len);
+	if (compress2(s->zbuf, &zlen, raw, len, Z_DEFAULT_COMPRESSION) == Z_OK && zlen < len)
+		sqlite3_bind_blob(s->st, col + 1, s->zbuf, (int)zlen, SQLITE_STATIC);
+	else
+		sqlite3_bind_blob(s->st, col + 1, raw, (int)len, SQLITE_STATIC);
+}
+
+static int check_frame(struct saver *s, size_t i)
+{
+	const struct frame *f = &s->p->frames[i];
+	int err;
+
+	if ((err = check_str(s, "frames", i, f->sym)) ||
+	    (err = check_str(s, "frames", i, f->dso)) ||
+	    (err = check_str(s, "frames", i, f->raw)))
+		return err;
+	return 0;
+}
+
+/* Format 3: blocks of DATAFILE_FRAMES_PER_BLOCK frames, field by field. */
+static int write_frame_blocks(struct saver *s)
+{
+	const struct profile *p = s->p;
+	unsigned char *b = xmalloc(DATAFILE_FRAMES_PER_BLOCK * DATAFILE_FRAME_SIZE);
+	size_t i, j, n, blk;
+	int err;
+
+	if ((err = check_rows(s, "frames", p->nr_frames)) ||
+	    (err = prepare(s, "INSERT INTO frame_blocks VALUES(?,?,?)")))
+		goto out;
+	for (i = 0, blk = 0; i < p->nr_frames; i += n, blk++) {
+		n = p->nr_frames - i < DATAFILE_FRAMES_PER_BLOCK ? p->nr_frames - i :
+		    DATAFILE_FRAMES_PER_BLOCK;
+		for (j = 0; j < n; j++) {
+			const struct frame *f = &p->frames[i + j];
+
+			if ((err = check_frame(s, i + j)))
+				goto out;
+			put_be(b + j * 8, f->addr, 8);
+			put_be(b + n * 8 + j * 8, f->sym_off, 8);
+			put_be(b + n * 16 + j * 4, f->sym, 4);
+			put_be(b + n * 20 + j * 4, f->dso, 4);
+			put_be(b + n * 24 + j * 4, f->raw, 4);
+			b[n * 28 + j] = (unsigned char)((f->kernel ? DATAFILE_FRAME_KERNEL : 0) |
+							(f->inlined ? DATAFILE_FRAME_INLINED : 0));
+		}
+		sqlite3_bind_int64(s->st, 1, (int64_t)blk);
+		bind_block(s, 2, b, n * DATAFILE_FRAME_SIZE);
+		if ((err = step(s)))
+			goto out;
+	}
+out:
+	free(b);
+	return err;
+}
+
 static int write_frames(struct saver *s)
 {
 	const struct profile *p = s->p;
@@ -389,9 +470,7 @@ static int write_frames(struct saver *s)
 	for (i = 0; i < p->nr_frames; i++) {
 		const struct frame *f = &p->frames[i];
 
-		if ((err = check_str(s, "frames", i, f->sym)) ||
-		    (err = check_str(s, "frames", i, f->dso)) ||
-		    (err = check_str(s, "frames", i, f->raw)))
+		if ((err = check_frame(s, i)))
 			return err;
 		sqlite3_bind_int64(s->st, 1, (int64_t)i);
 		bind_u64(s->st, 2, f->addr);
@@ -437,6 +516,54 @@ static int write_frame_files(struct saver *s)
 	return 0;
 }
 
+static int check_node(struct saver *s, size_t i)
+{
+	const struct stack_node *n = &s->p->nodes[i];
+
+	if (n->parent >= i)
+		return bad(s, -EINVAL, "nodes", i, "parent %u does not precede the node", n->parent);
+	if (n->depth > DATAFILE_MAX_DEPTH)
+		return bad(s, -ERANGE, "nodes", i, "depth %u exceeds the limit of %u",
+			   n->depth, DATAFILE_MAX_DEPTH);
+	if (n->frame >= s->p->nr_frames)
+		return bad(s, -EINVAL, "nodes", i, "frame %u does not exist", n->frame);
+	return 0;
+}
+
+/*
+ * Format 3: blocks of DATAFILE_NODES_PER_BLOCK nodes from node 1, each
+ * node's id - parent (1 for most: a new stack's nodes are added caller
+ * first, one after the other), then each node's frame.
+ */
+static int write_node_blocks(struct saver *s)
+{
+	const struct profile *p = s->p;
+	unsigned char *b = xmalloc(DATAFILE_NODES_PER_BLOCK * DATAFILE_NODE_SIZE);
+	size_t i, j, n, blk;
+	int err;
+
+	if ((err = check_rows(s, "nodes", p->nr_nodes)) ||
+	    (err = prepare(s, "INSERT INTO node_blocks VALUES(?,?,?)")))
+		goto out;
+	for (i = 1, blk = 0; i < p->nr_nodes; i += n, blk++) {
+		n = p->nr_nodes - i < DATAFILE_NODES_PER_BLOCK ? p->nr_nodes - i :
+		    DATAFILE_NODES_PER_BLOCK;
+		for (j = 0; j < n; j++) {
+			if ((err = check_node(s, i + j)))
+				goto out;
+			put_be(b + j * 4, i + j - p->nodes[i + j].parent, 4);
+			put_be(b + n * 4 + j * 4, p->nodes[i + j].frame, 4);
+		}
+		sqlite3_bind_int64(s->st, 1, (int64_t)blk);
+		bind_block(s, 2, b, n * DATAFILE_NODE_SIZE);
+		if ((err = step(s)))
+			goto out;
+	}
+out:
+	free(b);
+	return err;
+}
+
 static int write_nodes(struct saver *s)
 {
 	const struct profile *p = s->p;
@@ -450,14 +577,8 @@ static int write_nodes(struct saver *s)
 	for (i = 1; i < p->nr_nodes; i++) {
 		const struct stack_node *n = &p->nodes[i];
 
-		if (n->parent >= i)
-			return bad(s, -EINVAL, "nodes", i, "parent %u does not precede the node",
-				   n->parent);
-		if (n->depth > DATAFILE_MAX_DEPTH)
-			return bad(s, -ERANGE, "nodes", i, "depth %u exceeds the limit of %u",
-				   n->depth, DATAFILE_MAX_DEPTH);
-		if (n->frame >= p->nr_frames)
-			return bad(s, -EINVAL, "nodes", i, "frame %u does not exist", n->frame);
+		if ((err = check_node(s, i)))
+			return err;
 		sqlite3_bind_int64(s->st, 1, (int64_t)i);
 		sqlite3_bind_int64(s->st, 2, n->parent);
 		sqlite3_bind_int64(s->st, 3, n->frame);
@@ -522,14 +643,6 @@ static int write_count_rows(struct saver *s)
 	return 0;
 }
 
-static void put_be(unsigned char *b, uint64_t v, unsigned n)
-{
-	while (n--) {
-		b[n] = (unsigned char)v;
-		v >>= 8;
-	}
-}
-
 /* By (run, event, comm, pid), the key of a row; by node within it. */
 static int count_order(const void *a, const void *b, void *counts)
 {
@@ -544,8 +657,8 @@ static bool same_row(const struct count *x, const struct count *y)
 }
 
 /*
- * Format 2: the counts sorted by their row key and node, each key's in
- * blocks of at most DATAFILE_CELLS_WRITTEN cells.  Sorting costs a
+ * Formats 2 and 3: the counts sorted by their row key and node, each key's
+ * in blocks of at most DATAFILE_CELLS_WRITTEN cells (compressed in 3).  Sorting costs a
  * fraction of the save; readers then get the cells of a run together.
  */
 static int write_count_cells(struct saver *s)
@@ -557,7 +670,8 @@ static int write_count_cells(struct saver *s)
 	int err;
 
 	if ((err = check_rows(s, "counts", p->nr_counts)) ||
-	    (err = prepare(s, "INSERT INTO stack_counts VALUES(?,?,?,?,?,?)")))
+	    (err = prepare(s, s->version == 2 ? "INSERT INTO stack_counts VALUES(?,?,?,?,?,?)" :
+				"INSERT INTO stack_counts VALUES(?,?,?,?,?,?,?)")))
 		goto out;
 	for (i = 0; i < p->nr_counts; i++) {
 		if ((err = check_cell(s, i)))
@@ -582,7 +696,10 @@ static int write_count_cells(struct saver *s)
 		sqlite3_bind_int64(s->st, 3, c->event);
 		bind_str(s->st, 4, c->comm);
 		sqlite3_bind_int64(s->st, 5, c->pid);
-		sqlite3_bind_blob(s->st, 6, cells, (int)(n * DATAFILE_CELL_SIZE), SQLITE_STATIC);
+		if (s->version == 2)
+			sqlite3_bind_blob(s->st, 6, cells, (int)(n * DATAFILE_CELL_SIZE), SQLITE_STATIC);
+		else
+			bind_block(s, 6, cells, n * DATAFILE_CELL_SIZE);
 		if ((err = step(s)))
 			goto out;
 	}
@@ -594,6 +711,7 @@ out:
 
 static int write_db(struct saver *s)
 {
+	const char *const *part;
 	char sql[128];
 	int err;
 
@@ -604,20 +722,23 @@ static int write_db(struct saver *s)
 		return err;
 	snprintf(sql, sizeof(sql), "PRAGMA application_id=%d; PRAGMA user_version=%d",
 		 (int)DATAFILE_APP_ID, s->version);
-	if ((err = exec(s, sql)) || (err = exec(s, "BEGIN")) ||
-	    (err = exec(s, datafile_schema_sql)) ||
-	    (err = exec(s, datafile_counts_sql(s->version))))
+	if ((err = exec(s, sql)) || (err = exec(s, "BEGIN")))
 		return err;
+	for (part = datafile_schema_parts(s->version); *part; part++)
+		if ((err = exec(s, *part)))
+			return err;
 	if ((err = write_meta(s)) || (err = write_strings(s)) ||
 	    (err = write_events(s)) || (err = write_runs(s)) ||
 	    (err = write_counters(s)) || (err = write_intervals(s)) ||
-	    (err = write_metrics(s)) || (err = write_frames(s)) ||
-	    (err = write_frame_files(s)) || (err = write_nodes(s)) ||
+	    (err = write_metrics(s)) ||
+	    (err = s->version < 3 ? write_frames(s) : write_frame_blocks(s)) ||
+	    (err = write_frame_files(s)) ||
+	    (err = s->version < 3 ? write_nodes(s) : write_node_blocks(s)) ||
 	    (err = s->version == 1 ? write_count_rows(s) : write_count_cells(s)))
 		return err;
 	sqlite3_finalize(s->st);
 	s->st = NULL;
-	if ((err = exec(s, datafile_index_sql)))
+	if ((err = exec(s, datafile_index_sql(s->version))))
 		return err;
 	return exec(s, "COMMIT");
 }
@@ -753,6 +874,8 @@ int datafile__save_version(const struct profile *p, const char *path, int versio
 	err = write_db(&s);
 	sqlite3_finalize(s.st);
 	s.st = NULL;
+	free(s.zbuf);
+	s.zbuf = NULL;
 	if (err)
 		goto out_unlink;
 	rc = sqlite3_close(s.db);

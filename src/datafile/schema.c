@@ -13,7 +13,8 @@
 
 #include "schema.h"
 
-const char datafile_schema_sql[] =
+/* The tables every format has. */
+static const char common_sql[] =
 	"CREATE TABLE meta(\n"
 	"  seq   INTEGER PRIMARY KEY,\n"
 	"  key   TEXT NOT NULL,\n"
@@ -66,6 +67,21 @@ const char datafile_schema_sql[] =
 	"  run   INTEGER NOT NULL REFERENCES runs(id),\n"
 	"  key   INTEGER REFERENCES strings(id),\n"
 	"  value REAL);\n"
+	;
+
+/*
+ * Every format: the file and address of unnamed user frames, for resolve.
+ * Optional (files before it lack it; readers that do not know it ignore it).
+ */
+static const char frame_files_sql[] =
+	"CREATE TABLE frame_files(\n"
+	"  id       INTEGER PRIMARY KEY,\n"
+	"  frame    INTEGER NOT NULL REFERENCES frames(id),\n"
+	"  vaddr    INTEGER NOT NULL,\n"
+	"  build_id TEXT);\n";
+
+/* Formats 1 and 2: a row per frame and per trie node. */
+static const char trie_v12_sql[] =
 	"CREATE TABLE frames(\n"
 	"  id      INTEGER PRIMARY KEY,\n"
 	"  addr    INTEGER NOT NULL,\n"
@@ -79,18 +95,70 @@ const char datafile_schema_sql[] =
 	"  id     INTEGER PRIMARY KEY,\n"
 	"  parent INTEGER NOT NULL,\n"
 	"  frame  INTEGER NOT NULL REFERENCES frames(id));\n"
-	/* optional (files before it lack it; readers that do not know it ignore it) */
-	"CREATE TABLE frame_files(\n"
-	"  id       INTEGER PRIMARY KEY,\n"
-	"  frame    INTEGER NOT NULL REFERENCES frames(id),\n"
-	"  vaddr    INTEGER NOT NULL,\n"
-	"  build_id TEXT);\n"
-	/* Views: the same data with names instead of ids, for sqlite3 by hand. */
-	"CREATE VIEW frames_v AS\n"
-	"  SELECT f.id, printf('%#x', f.addr) AS addr, s.s AS symbol, f.sym_off,\n"
-	"         d.s AS dso, f.kernel, f.inlined\n"
-	"  FROM frames f LEFT JOIN strings s ON s.id = f.sym\n"
-	"               LEFT JOIN strings d ON d.id = f.dso;\n"
+	;
+
+/*
+ * Format 3: frames and trie nodes packed in blocks, as the counts are,
+ * each block compressed as the sqlite3 shell's sqlar_compress() does
+ * (zlib's compress(), the blob kept as is when that would not shrink it;
+ * `size` is the unpacked length).  A block holds its records column by
+ * column (every record's first field, then every record's second, ...),
+ * which compresses better than record by record: a node's parent is
+ * stored as id - parent, 1 for most nodes, and a frame's fields each
+ * vary in their own way.  Every block but the last is full, so a
+ * record's id is its block's id times the records per block plus its
+ * place in the block (nodes count from 1).
+ *
+ * The views "frames" and "nodes" give format 2's rows back for sqlite3
+ * by hand (sqlar_uncompress is in every shell built with zlib; another
+ * client registers it): a recursive walk over each block, carrying the
+ * unpacked blob, each record read as hex digits.  Blocks stay at 4 KiB
+ * unpacked because the walk copies the blob at every step.
+ */
+#define NB(p, k, sh) "((instr('0123456789ABCDEF',substr(h," p "+" #k ",1))-1)<<" #sh ")"
+#define U8(p) "(" NB(p, 0, 4) "|" NB(p, 1, 0) ")"
+#define U32(p) "(" NB(p, 0, 28) "|" NB(p, 1, 24) "|" NB(p, 2, 20) "|" NB(p, 3, 16) "|" \
+	NB(p, 4, 12) "|" NB(p, 5, 8) "|" NB(p, 6, 4) "|" NB(p, 7, 0) ")"
+#define U64(p) "((" U32(p) "<<32)|" U32(p "+8") ")"
+static const char trie_v3_sql[] =
+	"CREATE TABLE frame_blocks(\n"
+	"  id   INTEGER PRIMARY KEY,\n"
+	"  size INTEGER NOT NULL,\n"
+	"  data BLOB NOT NULL);\n"
+	"CREATE TABLE node_blocks(\n"
+	"  id   INTEGER PRIMARY KEY,\n"
+	"  size INTEGER NOT NULL,\n"
+	"  data BLOB NOT NULL);\n"
+	/* 29 bytes a frame: addr 8, sym_off 8, sym 4, dso 4, raw 4, flags 1 */
+	"CREATE VIEW frames AS\n"
+	"  WITH RECURSIVE seq(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i < 127),\n"
+	"  blk AS MATERIALIZED (\n"
+	"    SELECT id, size / 29 AS n, sqlar_uncompress(data, size) AS b FROM frame_blocks),\n"
+	"  cell AS MATERIALIZED (\n"
+	"    SELECT blk.id * 128 + i AS id, hex(substr(b, i * 8 + 1, 8)) ||\n"
+	"      hex(substr(b, n * 8 + i * 8 + 1, 8)) || hex(substr(b, n * 16 + i * 4 + 1, 4)) ||\n"
+	"      hex(substr(b, n * 20 + i * 4 + 1, 4)) || hex(substr(b, n * 24 + i * 4 + 1, 4)) ||\n"
+	"      hex(substr(b, n * 28 + i + 1, 1)) AS h\n"
+	"    FROM blk JOIN seq ON i < n)\n"
+	"  SELECT id, " U64("1") " AS addr, " U64("17") " AS sym_off,\n"
+	"    nullif(" U32("33") ", 0) AS sym, nullif(" U32("41") ", 0) AS dso,\n"
+	"    " U8("57") " & 1 AS kernel, nullif(" U8("57") " >> 1 & 1, 0) AS inlined,\n"
+	"    nullif(" U32("49") ", 0) AS raw\n"
+	"  FROM cell;\n"
+	/* 8 bytes a node: id - parent 4, frame 4 */
+	"CREATE VIEW nodes AS\n"
+	"  WITH RECURSIVE seq(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i < 511),\n"
+	"  blk AS MATERIALIZED (\n"
+	"    SELECT id, size / 8 AS n, sqlar_uncompress(data, size) AS b FROM node_blocks),\n"
+	"  cell AS MATERIALIZED (\n"
+	"    SELECT blk.id * 512 + i + 1 AS id,\n"
+	"      hex(substr(b, i * 4 + 1, 4)) || hex(substr(b, n * 4 + i * 4 + 1, 4)) AS h\n"
+	"    FROM blk JOIN seq ON i < n)\n"
+	"  SELECT id, id - " U32("1") " AS parent, " U32("9") " AS frame\n"
+	"  FROM cell;\n"
+	;
+/* Views: the same data with names instead of ids, for sqlite3 by hand. */
+static const char views_sql[] =
 	"CREATE VIEW events_v AS\n"
 	"  SELECT e.id, n.s AS name, a.s AS asked, e.type,\n"
 	"         printf('%#x', e.config) AS config, e.freq, e.sample\n"
@@ -107,6 +175,14 @@ const char datafile_schema_sql[] =
 	"CREATE VIEW metrics_v AS\n"
 	"  SELECT m.run, k.s AS key, m.value\n"
 	"  FROM metrics m LEFT JOIN strings k ON k.id = m.key;\n"
+	;
+
+static const char views_v12_sql[] =
+	"CREATE VIEW frames_v AS\n"
+	"  SELECT f.id, printf('%#x', f.addr) AS addr, s.s AS symbol, f.sym_off,\n"
+	"         d.s AS dso, f.kernel, f.inlined\n"
+	"  FROM frames f LEFT JOIN strings s ON s.id = f.sym\n"
+	"               LEFT JOIN strings d ON d.id = f.dso;\n"
 	"CREATE VIEW nodes_v AS\n"
 	"  SELECT n.id, n.parent, coalesce(s.s, '[unknown]') AS symbol,\n"
 	"         d.s AS dso, f.kernel, f.inlined\n"
@@ -123,6 +199,35 @@ const char datafile_schema_sql[] =
 	"    FROM down JOIN nodes_v n ON n.parent = down.node)\n"
 	"  SELECT node, depth, stack FROM down;\n";
 
+/*
+ * Format 3's frames and nodes are views: each join on them is made on a
+ * MATERIALIZED copy, which SQLite indexes automatically (a join on the
+ * view itself unpacks every block again for every row it matches).
+ */
+static const char views_v3_sql[] =
+	"CREATE VIEW frames_v AS\n"
+	"  SELECT f.id, printf('%#x', f.addr) AS addr, s.s AS symbol, f.sym_off,\n"
+	"         d.s AS dso, f.kernel, f.inlined\n"
+	"  FROM frames f LEFT JOIN strings s ON s.id = f.sym\n"
+	"               LEFT JOIN strings d ON d.id = f.dso;\n"
+	"CREATE VIEW nodes_v AS\n"
+	"  WITH f AS MATERIALIZED (SELECT id, sym, dso, kernel, inlined FROM frames),\n"
+	"  n AS MATERIALIZED (SELECT id, parent, frame FROM nodes)\n"
+	"  SELECT n.id, n.parent, coalesce(s.s, '[unknown]') AS symbol,\n"
+	"         d.s AS dso, f.kernel, f.inlined\n"
+	"  FROM n JOIN f ON f.id = n.frame\n"
+	"         LEFT JOIN strings s ON s.id = f.sym\n"
+	"         LEFT JOIN strings d ON d.id = f.dso;\n"
+	"CREATE VIEW stacks AS\n"
+	"  WITH RECURSIVE n AS MATERIALIZED (SELECT id, parent, symbol FROM nodes_v),\n"
+	"  down(node, depth, stack) AS (\n"
+	"    SELECT id, 1, symbol FROM n WHERE parent = 0\n"
+	"    UNION ALL\n"
+	"    SELECT n.id, down.depth + 1, down.stack || ';' || n.symbol\n"
+	"    FROM down JOIN n ON n.parent = down.node)\n"
+	"  SELECT node, depth, stack FROM down;\n";
+
+
 /* The counts with names, over format 1's table or format 2's view. */
 #define COUNTS_V \
 	"CREATE VIEW counts_v AS\n" \
@@ -132,6 +237,17 @@ const char datafile_schema_sql[] =
 	"               LEFT JOIN strings en ON en.id = e.name\n" \
 	"               LEFT JOIN strings m ON m.id = c.comm\n" \
 	"               LEFT JOIN nodes_v n ON n.id = c.node;\n"
+
+/* The same over format 3's views (see views_v3_sql). */
+#define COUNTS_V3 \
+	"CREATE VIEW counts_v AS\n" \
+	"  WITH n AS MATERIALIZED (SELECT id, symbol FROM nodes_v)\n" \
+	"  SELECT c.run, en.s AS event, m.s AS comm, c.pid, c.node, n.symbol,\n" \
+	"         c.samples, c.period\n" \
+	"  FROM counts c LEFT JOIN events e ON e.id = c.event\n" \
+	"               LEFT JOIN strings en ON en.id = e.name\n" \
+	"               LEFT JOIN strings m ON m.id = c.comm\n" \
+	"               LEFT JOIN n ON n.id = c.node;\n"
 
 /* Format 1: a row per count. */
 static const char counts_v1_sql[] =
@@ -188,14 +304,56 @@ static const char counts_v2_sql[] =
 #undef NIB
 #undef HX
 
-const char *datafile_counts_sql(int version)
-{
-	return version == 1 ? counts_v1_sql : counts_v2_sql;
-}
+/* Format 3: format 2's cells, each row's compressed as a block (above). */
+static const char counts_v3_sql[] =
+	"CREATE TABLE stack_counts(\n"
+	"  id      INTEGER PRIMARY KEY,\n"
+	"  run     INTEGER NOT NULL REFERENCES runs(id),\n"
+	"  event   INTEGER NOT NULL REFERENCES events(id),\n"
+	"  comm    INTEGER REFERENCES strings(id),\n"
+	"  pid     INTEGER NOT NULL,\n"
+	"  size    INTEGER NOT NULL,\n"
+	"  cells   BLOB NOT NULL);\n"
+	"CREATE VIEW counts AS\n"
+	"  WITH RECURSIVE seq(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i < 4095),\n"
+	"  blk AS MATERIALIZED (\n"
+	"    SELECT run, event, comm, pid, size / 20 AS n, sqlar_uncompress(cells, size) AS b\n"
+	"    FROM stack_counts),\n"
+	"  cell AS MATERIALIZED (\n"
+	"    SELECT run, event, comm, pid, hex(substr(b, i * 20 + 1, 20)) AS h\n"
+	"    FROM blk JOIN seq ON i < n)\n"
+	"  SELECT run, event, comm, pid, " U32("1") " AS node, " U64("9") " AS samples,\n"
+	"    " U64("25") " AS period\n"
+	"  FROM cell;\n"
+	COUNTS_V3;
+#undef U64
+#undef U32
+#undef U8
+#undef NB
 
 /* Built after the rows are in: one sort instead of 10^5 random inserts. */
-const char datafile_index_sql[] =
+static const char index_v12_sql[] =
 	"CREATE INDEX nodes_parent ON nodes(parent);\n";
+
+const char *const *datafile_schema_parts(int version)
+{
+	static const char *const v1[] = {
+		common_sql, trie_v12_sql, frame_files_sql, views_sql, views_v12_sql, counts_v1_sql, NULL,
+	};
+	static const char *const v2[] = {
+		common_sql, trie_v12_sql, frame_files_sql, views_sql, views_v12_sql, counts_v2_sql, NULL,
+	};
+	static const char *const v3[] = {
+		common_sql, trie_v3_sql, frame_files_sql, views_sql, views_v3_sql, counts_v3_sql, NULL,
+	};
+
+	return version == 1 ? v1 : version == 2 ? v2 : v3;
+}
+
+const char *datafile_index_sql(int version)
+{
+	return version < 3 ? index_v12_sql : "";
+}
 
 static const char *const tables_v1[] = {
 	"meta", "strings", "events", "runs", "counters", "intervals",
@@ -207,7 +365,12 @@ static const char *const tables_v2[] = {
 	"metrics", "frames", "nodes", "stack_counts", NULL,
 };
 
+static const char *const tables_v3[] = {
+	"meta", "strings", "events", "runs", "counters", "intervals",
+	"metrics", "frame_blocks", "node_blocks", "stack_counts", NULL,
+};
+
 const char *const *datafile_tables(int version)
 {
-	return version == 1 ? tables_v1 : tables_v2;
+	return version == 1 ? tables_v1 : version == 2 ? tables_v2 : tables_v3;
 }

@@ -5,14 +5,11 @@
 #ifndef MMPROF_DATAFILE_SCHEMA_H
 #define MMPROF_DATAFILE_SCHEMA_H
 
-/* CREATE statements for the tables and views every format has. */
-extern const char datafile_schema_sql[];
+/* CREATE statements of format version (1..3): tables and views, NULL-terminated. */
+const char *const *datafile_schema_parts(int version);
 
-/* CREATE statements for the counts of format version (1 or 2). */
-const char *datafile_counts_sql(int version);
-
-/* Indexes, created once the tables are filled (for the views only). */
-extern const char datafile_index_sql[];
+/* Indexes, created once the tables are filled (for the views only; none in format 3). */
+const char *datafile_index_sql(int version);
 
 /* Names of the tables a reader of version requires, NULL-terminated. */
 const char *const *datafile_tables(int version);
@@ -27,6 +24,23 @@ const char *const *datafile_tables(int version);
 #define DATAFILE_CELL_SIZE	20u
 #define DATAFILE_CELLS_PER_ROW	4096u
 #define DATAFILE_CELLS_WRITTEN	192u
+
+/*
+ * Format 3 packs frames and trie nodes in blocks, column by column, and
+ * compresses every block (the cells' too) as sqlar_compress() does: zlib's
+ * compress() when that is shorter, else the bytes as they are.  A block
+ * unpacks to at most 4 KiB (the views copy it at every step); every block
+ * but the last of a table is full.  A reader refuses a file whose blocks
+ * unpack to more than DATAFILE_MAX_INFLATE times its own size (a real one
+ * is below 10: the ratio of a zlib bomb is bounded, its memory is not).
+ */
+#define DATAFILE_FRAME_SIZE	29u	/* addr 8, sym_off 8, sym 4, dso 4, raw 4, flags 1 */
+#define DATAFILE_FRAMES_PER_BLOCK 128u
+#define DATAFILE_NODE_SIZE	8u	/* id - parent 4, frame 4 */
+#define DATAFILE_NODES_PER_BLOCK 512u
+#define DATAFILE_FRAME_KERNEL	1u	/* flags */
+#define DATAFILE_FRAME_INLINED	2u
+#define DATAFILE_MAX_INFLATE	64u
 
 /* The meta key save writes first and load checks against user_version. */
 #define DATAFILE_META_FORMAT "format_version"

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <sqlite3.h>
+#include <zlib.h>
 
 #include "mmprof/datafile.h"
 #include "tap.h"
@@ -312,6 +313,52 @@ static void write_bytes(const char *path, const void *buf, size_t n)
 		close(fd);
 }
 
+/*
+ * The sqlite3 shell's sqlar_compress(x) and sqlar_uncompress(x, size),
+ * which format 3's views use, for this client (as the spec tells any
+ * client other than the shell to do).
+ */
+static void sqlar_compress_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const void *in = sqlite3_value_blob(argv[0]);
+	uLong n = (uLong)sqlite3_value_bytes(argv[0]);
+	uLongf zn = compressBound(n);
+	void *out = malloc(zn);
+
+	(void)argc;
+	if (out && compress(out, &zn, in, n) == Z_OK && zn < n)
+		sqlite3_result_blob(ctx, out, (int)zn, SQLITE_TRANSIENT);
+	else
+		sqlite3_result_value(ctx, argv[0]);
+	free(out);
+}
+
+static void sqlar_uncompress_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const void *in = sqlite3_value_blob(argv[0]);
+	uLong n = (uLong)sqlite3_value_bytes(argv[0]);
+	uLongf size = (uLongf)sqlite3_value_int64(argv[1]);
+	void *out;
+
+	(void)argc;
+	if (size == n || size > (64u << 20)) {
+		sqlite3_result_value(ctx, argv[0]);
+		return;
+	}
+	out = malloc(size ? size : 1);
+	if (out && uncompress(out, &size, in, n) == Z_OK)
+		sqlite3_result_blob(ctx, out, (int)size, SQLITE_TRANSIENT);
+	free(out);
+}
+
+static void register_sqlar(sqlite3 *db)
+{
+	sqlite3_create_function(db, "sqlar_compress", 1, SQLITE_UTF8, NULL, sqlar_compress_fn,
+				NULL, NULL);
+	sqlite3_create_function(db, "sqlar_uncompress", 2, SQLITE_UTF8, NULL, sqlar_uncompress_fn,
+				NULL, NULL);
+}
+
 /* Copy the good file and apply SQL to the copy: a hand-crafted hostile file. */
 static const char *mutate(const char *good, const char *name, const char *sql)
 {
@@ -321,8 +368,9 @@ static const char *mutate(const char *good, const char *name, const char *sql)
 
 	if (copy_file(good, path))
 		printf("# cannot copy to %s\n", path);
-	if (sqlite3_open(path, &db) != SQLITE_OK ||
-	    sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
+	if (sqlite3_open(path, &db) == SQLITE_OK)
+		register_sqlar(db);
+	if (!db || sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
 		printf("# cannot mutate %s: %s\n", path, err ? err : sqlite3_errmsg(db));
 	sqlite3_free(err);
 	sqlite3_close(db);
@@ -430,7 +478,13 @@ static void test_inlined(const char *good)
 	unlink(path_in("inl.data"));
 	profile__free(a);
 
-	old = mutate(good, "old-frames.data",
+	/* format 2: the last whose frames are rows of a table */
+	b = build_profile();
+	if (datafile__save_version(b, path_in("inl2.data"), 2, &e))
+		printf("# cannot save in format 2: %s\n", e.msg);
+	profile__free(b);
+	b = NULL;
+	old = mutate(path_in("inl2.data"), "old-frames.data",
 		     "DROP VIEW counts_v; DROP VIEW stacks; DROP VIEW nodes_v; DROP VIEW frames_v;"
 		     "ALTER TABLE frames DROP COLUMN inlined; ALTER TABLE frames DROP COLUMN raw;");
 	rc = datafile__load(old, &b, &e);
@@ -445,6 +499,8 @@ static void test_inlined(const char *good)
 	}
 	profile__free(b);
 	unlink(old);
+	unlink(path_in("inl2.data"));
+	(void)good;
 }
 
 /*
@@ -513,6 +569,7 @@ static void test_views(const char *good)
 	char got[512] = "";
 
 	sqlite3_open_v2(good, &db, SQLITE_OPEN_READONLY, NULL);
+	register_sqlar(db);
 	if (sqlite3_prepare_v2(db,
 			       "SELECT s.stack || ' ' || c.samples FROM counts_v c"
 			       " JOIN stacks s ON s.node = c.node"
@@ -723,8 +780,11 @@ static void test_atomic(const char *good)
 	(void)good;
 }
 
-/* good: the current format; good1: format 1, whose counts are rows. */
-static void test_refusals(const char *good, const char *good1)
+/*
+ * good: the current format; good2: format 2, whose frames and nodes are
+ * rows; good1: format 1, whose counts are rows too.
+ */
+static void test_refusals(const char *good, const char *good2, const char *good1)
 {
 	char buf[8192];
 	struct stat st;
@@ -775,49 +835,49 @@ static void test_refusals(const char *good, const char *good1)
 		sqlite3_close(db);
 		refuses(path_in("foreign.db"), -EINVAL, "another application", "a foreign SQLite database");
 	}
-	refuses(mutate(good, "newer.data", "PRAGMA user_version=3"), -EPROTONOSUPPORT,
-		"format 3 > supported 2; upgrade mmprof", "a newer format version");
+	refuses(mutate(good, "newer.data", "PRAGMA user_version=4"), -EPROTONOSUPPORT,
+		"format 4 > supported 3; upgrade mmprof", "a newer format version");
 	refuses(mutate(good, "v0.data", "PRAGMA user_version=0"), -EPROTONOSUPPORT,
 		"format 0", "format version 0");
 	refuses(mutate(good, "wal.data", "PRAGMA journal_mode=WAL"), -EPROTO, "WAL mode",
 		"a database in WAL mode");
 	refuses(mutate(good1, "nocounts.data", "DROP VIEW counts_v; DROP TABLE counts"), -EPROTO,
 		"table 'counts' is missing", "a missing table");
-	refuses(mutate(good, "nocells.data", "DROP VIEW counts_v; DROP VIEW counts; DROP TABLE stack_counts"),
+	refuses(mutate(good2, "nocells.data", "DROP VIEW counts_v; DROP VIEW counts; DROP TABLE stack_counts"),
 		-EPROTO, "table 'stack_counts' is missing", "a missing table (format 2)");
-	refuses(mutate(good, "v1-as-v2.data", "PRAGMA user_version=1; UPDATE meta SET value = '1' WHERE key = 'format_version'"),
+	refuses(mutate(good2, "v1-as-v2.data", "PRAGMA user_version=1; UPDATE meta SET value = '1' WHERE key = 'format_version'"),
 		-EPROTO, "table 'counts' is missing", "a format-2 file labelled format 1");
-	refuses(mutate(good, "viewnodes.data",
+	refuses(mutate(good2, "viewnodes.data",
 		       "DROP VIEW stacks; DROP VIEW counts_v; DROP VIEW nodes_v; DROP TABLE nodes;"
 		       "CREATE VIEW nodes AS SELECT 1 AS id, 0 AS parent, 0 AS frame"),
 		-EPROTO, "table 'nodes' is missing", "a view posing as a table");
-	refuses(mutate(good, "nocol.data",
+	refuses(mutate(good2, "nocol.data",
 		       "DROP VIEW stacks; DROP VIEW counts_v; DROP VIEW nodes_v; DROP TABLE nodes;"
 		       "CREATE TABLE nodes(id INTEGER PRIMARY KEY, parent INTEGER)"),
 		-EPROTO, "table nodes lacks column 'frame'", "a table without a column");
-	refuses(mutate(good, "gencol.data",
+	refuses(mutate(good2, "gencol.data",
 		       "DROP VIEW stacks; DROP VIEW counts_v; DROP VIEW nodes_v; DROP TABLE nodes;"
 		       "CREATE TABLE nodes(id INTEGER PRIMARY KEY, parent INTEGER NOT NULL,"
 		       "  frame INTEGER GENERATED ALWAYS AS (0) VIRTUAL)"),
 		-EPROTO, "column nodes.frame is generated", "a generated column");
-	refuses(mutate(good, "nopk.data",
+	refuses(mutate(good2, "nopk.data",
 		       "DROP VIEW stacks; DROP VIEW counts_v; DROP VIEW nodes_v; DROP TABLE nodes;"
 		       "CREATE TABLE nodes(id INTEGER, parent INTEGER NOT NULL, frame INTEGER NOT NULL)"),
 		-EPROTO, "column nodes.id is declared 'INTEGER', not 'INTEGER PRIMARY KEY'",
 		"an id that is not the primary key");
-	refuses(mutate(good, "extracol.data", "ALTER TABLE nodes ADD COLUMN x INTEGER"),
+	refuses(mutate(good2, "extracol.data", "ALTER TABLE nodes ADD COLUMN x INTEGER"),
 		-EPROTO, "table nodes has an extra column 'x'", "an extra column");
 	refuses(mutate(good, "vtab.data", "CREATE VIRTUAL TABLE notes USING fts5(a)"),
 		-EPROTO, "'notes' is a virtual table", "a virtual table");
-	refuses(mutate(good, "dangling-frame.data", "UPDATE nodes SET frame = 9999 WHERE id = 2"),
+	refuses(mutate(good2, "dangling-frame.data", "UPDATE nodes SET frame = 9999 WHERE id = 2"),
 		-EPROTO, "nodes row 2: frame 9999 does not exist", "a dangling frame id");
-	refuses(mutate(good, "parent-self.data", "UPDATE nodes SET parent = id WHERE id = 2"),
+	refuses(mutate(good2, "parent-self.data", "UPDATE nodes SET parent = id WHERE id = 2"),
 		-EPROTO, "nodes row 2: parent 2 does not exist", "a node that is its own parent");
-	refuses(mutate(good, "parent-later.data", "UPDATE nodes SET parent = 5 WHERE id = 1"),
+	refuses(mutate(good2, "parent-later.data", "UPDATE nodes SET parent = 5 WHERE id = 1"),
 		-EPROTO, "nodes row 1: parent 5", "a parent after its child (a cycle)");
-	refuses(mutate(good, "neg-parent.data", "UPDATE nodes SET parent = -1 WHERE id = 1"),
+	refuses(mutate(good2, "neg-parent.data", "UPDATE nodes SET parent = -1 WHERE id = 1"),
 		-EPROTO, "parent -1", "a negative parent");
-	refuses(mutate(good, "deep.data",
+	refuses(mutate(good2, "deep.data",
 		       "INSERT INTO nodes WITH RECURSIVE c(i) AS ("
 		       "  SELECT (SELECT max(id) + 1 FROM nodes) UNION ALL"
 		       "  SELECT i + 1 FROM c WHERE i < (SELECT max(id) FROM nodes) + 70000)"
@@ -829,9 +889,9 @@ static void test_refusals(const char *good, const char *good1)
 		       "  SELECT i + 1 FROM c WHERE i < 5000)"
 		       " SELECT i, 'k' || i, 'v' FROM c"),
 		-EPROTO, "more than 4096 meta keys", "too many meta keys");
-	refuses(mutate(good, "sparse.data", "UPDATE frames SET id = 100 WHERE id = 3"),
+	refuses(mutate(good2, "sparse.data", "UPDATE frames SET id = 100 WHERE id = 3"),
 		-EPROTO, "ids must be dense", "a gap in frame ids");
-	refuses(mutate(good, "type-addr.data", "UPDATE frames SET addr = 'zzz' WHERE id = 0"),
+	refuses(mutate(good2, "type-addr.data", "UPDATE frames SET addr = 'zzz' WHERE id = 0"),
 		-EPROTO, "frames row 0: addr is text, not an integer", "text in an integer column");
 	refuses(mutate(good1, "type-real.data", "UPDATE counts SET samples = 1.5 WHERE id = 0"),
 		-EPROTO, "samples is a real", "a real in an integer column");
@@ -862,7 +922,7 @@ static void test_refusals(const char *good, const char *good1)
 		-EPROTO, "counts row 0: pid is text, not an integer", "a pid as text");
 	refuses(mutate(good, "neg-lost.data", "UPDATE runs SET lost = -3 WHERE id = 0"),
 		-EPROTO, "lost -3 is negative", "a negative lost count");
-	refuses(mutate(good, "bad-str.data", "UPDATE frames SET sym = 99999 WHERE id = 1"),
+	refuses(mutate(good2, "bad-str.data", "UPDATE frames SET sym = 99999 WHERE id = 1"),
 		-EPROTO, "frames row 1: sym 99999 does not exist", "a dangling string id");
 	refuses(mutate(good, "zero-str.data", "UPDATE events SET name = 0 WHERE id = 0"),
 		-EPROTO, "stored as NULL", "string id 0");
@@ -874,7 +934,7 @@ static void test_refusals(const char *good, const char *good1)
 		-EPROTO, "node 1000000 does not exist", "a dangling node in counts");
 	refuses(mutate(good, "exit.data", "UPDATE runs SET exit_code = 4294967296 WHERE id = 0"),
 		-EPROTO, "exit_code 4294967296 is out of range", "an exit code beyond int32");
-	refuses(mutate(good, "kernel.data", "UPDATE frames SET kernel = 2 WHERE id = 0"),
+	refuses(mutate(good2, "kernel.data", "UPDATE frames SET kernel = 2 WHERE id = 0"),
 		-EPROTO, "kernel 2 is out of range", "a kernel flag of 2");
 	refuses(mutate(good, "nover.data", "UPDATE meta SET key = 'other' WHERE key = 'format_version'"),
 		-EPROTO, "meta has 0 format_version rows", "a missing format_version");
@@ -993,8 +1053,9 @@ static void query(const char *path, const char *sql, char *out, size_t size)
 	int i;
 
 	out[0] = 0;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK)
+		register_sqlar(db);
+	if (!db || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		printf("# query %s: %s\n", sql, sqlite3_errmsg(db));
 	while (st && sqlite3_step(st) == SQLITE_ROW && len < size)
 		for (i = 0; i < sqlite3_column_count(st) && len < size; i++)
@@ -1006,44 +1067,132 @@ static void query(const char *path, const char *sql, char *out, size_t size)
 }
 
 /*
- * Format 1 stays readable and writable on request; format 2's "counts"
- * view gives back format 1's rows, so SQL written for either still works.
+ * Formats 1 and 2 stay readable and writable on request; the views give
+ * back the older formats' rows (format 2's "counts" those of format 1's
+ * table, format 3's "frames" and "nodes" those of format 2's), so SQL
+ * written for any of them still works.
  */
-static void test_formats(const char *good, const char *good1)
+static void test_formats(const char *good, const char *good2, const char *good1)
 {
+	static const char *const rows[] = {
+		"SELECT run, event, comm, pid, node, samples, period FROM counts"
+		" ORDER BY run, event, comm, pid, node",
+		"SELECT count(*), sum(samples), sum(period) FROM counts_v",
+		"SELECT id, parent, frame FROM nodes ORDER BY id",
+		"SELECT id, addr, sym_off, sym, dso, kernel, inlined, raw FROM frames ORDER BY id",
+		"SELECT * FROM nodes_v ORDER BY id",
+		"SELECT * FROM frames_v ORDER BY id",
+		"SELECT * FROM stacks ORDER BY node",
+	};
 	struct profile *a = build_profile(), *b = NULL, *c = NULL;
 	struct errmsg e = { "" };
-	static char v1[65536], v2[65536];
+	static char v1[65536], v2[65536], v3[65536];
+	size_t i;
 	int rc;
 
 	rc = datafile__save_version(a, good1, 1, &e);
 	if (!ok(rc == 0, "save in format 1 on request"))
 		printf("#   %s\n", e.msg);
+	rc = datafile__save_version(a, good2, 2, &e);
+	if (!ok(rc == 0, "save in format 2 on request"))
+		printf("#   %s\n", e.msg);
 	query(good1, "PRAGMA user_version", v1, sizeof(v1));
-	query(good, "PRAGMA user_version", v2, sizeof(v2));
-	ok(!strcmp(v1, "1\n") && !strcmp(v2, "2\n"), "user_version 1 on request, 2 by default");
+	query(good2, "PRAGMA user_version", v2, sizeof(v2));
+	query(good, "PRAGMA user_version", v3, sizeof(v3));
+	ok(!strcmp(v1, "1\n") && !strcmp(v2, "2\n") && !strcmp(v3, "3\n"),
+	   "user_version 1 and 2 on request, 3 by default");
 	rc = datafile__load(good1, &b, &e);
 	if (!ok(rc == 0 && b && profiles_equal(a, b), "a format-1 file loads equal"))
 		printf("#   %s\n", e.msg);
-	/* format 1 -> load -> save: format 2, same profile */
+	profile__free(b);
+	rc = datafile__load(good2, &b, &e);
+	if (!ok(rc == 0 && b && profiles_equal(a, b), "a format-2 file loads equal"))
+		printf("#   %s\n", e.msg);
+	/* format 2 -> load -> save: format 3, same profile */
 	rc = b ? datafile__save(b, path_in("upgraded.data"), &e) : -1;
 	if (!rc)
 		rc = datafile__load(path_in("upgraded.data"), &c, &e);
-	ok(rc == 0 && c && profiles_equal(a, c), "loaded from format 1, saved as format 2, equal");
-	query(good1, "SELECT run, event, comm, pid, node, samples, period FROM counts"
-		     " ORDER BY run, event, comm, pid, node", v1, sizeof(v1));
-	query(good, "SELECT run, event, comm, pid, node, samples, period FROM counts"
-		    " ORDER BY run, event, comm, pid, node", v2, sizeof(v2));
-	if (!ok(v1[0] && !strcmp(v1, v2), "format 2's counts view gives format 1's rows"))
-		printf("# format 1:\n%s# format 2:\n%s", v1, v2);
-	query(good1, "SELECT count(*), sum(samples), sum(period) FROM counts_v", v1, sizeof(v1));
-	query(good, "SELECT count(*), sum(samples), sum(period) FROM counts_v", v2, sizeof(v2));
-	is_str(v2, v1, "counts_v agrees across the formats");
-	is_int(datafile__save_version(a, path_in("v3.data"), 3, &e), -EINVAL, "no format 3 to write");
+	ok(rc == 0 && c && profiles_equal(a, c), "loaded from format 2, saved as format 3, equal");
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		query(good2, rows[i], v2, sizeof(v2));
+		query(good, rows[i], v3, sizeof(v3));
+		if (!ok(v2[0] && !strcmp(v2, v3), "format 3 and 2 agree: %s", rows[i]))
+			printf("# format 2:\n%s# format 3:\n%s", v2, v3);
+		if (i > 1)
+			continue;
+		query(good1, rows[i], v1, sizeof(v1));
+		if (!ok(v1[0] && !strcmp(v1, v2), "format 2 and 1 agree: %s", rows[i]))
+			printf("# format 1:\n%s# format 2:\n%s", v1, v2);
+	}
+	is_int(datafile__save_version(a, path_in("v4.data"), 4, &e), -EINVAL, "no format 4 to write");
 	is_int(datafile__save_version(a, path_in("v0.data"), 0, &e), -EINVAL, "no format 0 to write");
 	profile__free(a);
 	profile__free(b);
 	profile__free(c);
+}
+
+/*
+ * Format 3's blocks are as hostile as any row: sizes, zlib streams, ids
+ * packed in them, full blocks, and a stream that unpacks to far more
+ * than the file holds (a zlib bomb).  A block stored unpacked (as the
+ * writer does when zlib would not shrink it) loads as a packed one.
+ */
+static void test_blocks(const char *good)
+{
+	struct profile *a = NULL, *b = NULL;
+	struct errmsg e = { "" };
+	int rc;
+
+	refuses(mutate(good, "blk-size.data", "UPDATE node_blocks SET size = size - 1 WHERE id = 0"),
+		-EPROTO, "node_blocks row 0: size", "a node block whose size is not whole records");
+	refuses(mutate(good, "blk-big.data", "UPDATE node_blocks SET size = 4104 WHERE id = 0"),
+		-EPROTO, "node_blocks row 0: size 4104 is out of range", "a node block over 512 nodes");
+	refuses(mutate(good, "blk-zlib.data", "UPDATE node_blocks SET data = x'789c0102', size = 8 WHERE id = 0"),
+		-EPROTO, "data does not unpack to its size 8", "a block that is not zlib");
+	refuses(mutate(good, "blk-long.data", "UPDATE node_blocks SET data = zeroblob(size + 1) WHERE id = 0"),
+		-EPROTO, "more than its size", "a block longer than its size");
+	refuses(mutate(good, "blk-text.data", "UPDATE frame_blocks SET data = 'abc' WHERE id = 0"),
+		-EPROTO, "frame_blocks row 0: data is text, not a blob", "a block of text");
+	refuses(mutate(good, "blk-self.data",
+		       "UPDATE node_blocks SET size = 8, data = x'0000000000000000' WHERE id = 0"),
+		-EPROTO, "node 1: parent 1 does not precede it", "a node that is its own parent");
+	refuses(mutate(good, "blk-later.data",
+		       "UPDATE node_blocks SET size = 8, data = x'0000000200000000' WHERE id = 0"),
+		-EPROTO, "node 1: parent -1 does not precede it", "a parent before the root");
+	refuses(mutate(good, "blk-frame.data",
+		       "UPDATE node_blocks SET size = 8, data = x'0000000100ffffff' WHERE id = 0"),
+		-EPROTO, "node 1: frame 16777215 does not exist", "a dangling frame in a block");
+	refuses(mutate(good, "blk-notfull.data",
+		       "INSERT INTO node_blocks VALUES(1, 8, x'0000000100000000')"),
+		-EPROTO, "a block follows one that is not full", "a block after a short one");
+	refuses(mutate(good, "blk-empty.data", "UPDATE node_blocks SET size = 0, data = x'' WHERE id = 0"),
+		-EPROTO, "the block is empty", "an empty block");
+	refuses(mutate(good, "blk-flags.data",
+		       "UPDATE frame_blocks SET size = 29, data = CAST(zeroblob(28) || x'04' AS BLOB) WHERE id = 0"),
+		-EPROTO, "record 0: flags 0x4", "frame flags beyond kernel and inlined");
+	refuses(mutate(good, "blk-str.data",
+		       "UPDATE frame_blocks SET size = 29,"
+		       " data = CAST(zeroblob(16) || x'00ffffff' || zeroblob(9) AS BLOB) WHERE id = 0"),
+		-EPROTO, "record 0: sym 16777215 does not exist", "a dangling string in a block");
+	refuses(mutate(good, "blk-cells.data", "UPDATE stack_counts SET size = 19 WHERE id = 0"),
+		-EPROTO, "stack_counts row 0: size 19 is not a whole number of 20-byte records",
+		"a cut cell in a packed row");
+	refuses(mutate(good, "blk-bomb.data",
+		       "INSERT INTO stack_counts WITH RECURSIVE c(i) AS ("
+		       "  SELECT (SELECT max(id) + 1 FROM stack_counts) UNION ALL"
+		       "  SELECT i + 1 FROM c WHERE i < (SELECT max(id) FROM stack_counts) + 200)"
+		       " SELECT i, 0, 0, NULL, 0, 81920, sqlar_compress(zeroblob(81920)) FROM c"),
+		-EPROTO, "the blocks unpack to more than 64 times the file's size", "a zlib bomb");
+
+	datafile__load(good, &a, &e);
+	rc = datafile__load(mutate(good, "blk-raw.data",
+				   "UPDATE node_blocks SET data = sqlar_uncompress(data, size);"
+				   "UPDATE frame_blocks SET data = sqlar_uncompress(data, size);"
+				   "UPDATE stack_counts SET cells = sqlar_uncompress(cells, size)"), &b, &e);
+	ok(rc == 0 && a && b && profiles_equal(a, b), "blocks stored unpacked load equal: %s",
+	   rc ? e.msg : "ok");
+	profile__free(a);
+	profile__free(b);
 }
 
 /* Format 2's cells are as hostile as any row. */
@@ -1130,7 +1279,7 @@ static void cleanup(void)
 
 int main(void)
 {
-	static char good[256], good1[256];
+	static char good[256], good2[256], good1[256];
 
 	snprintf(dir, sizeof(dir), "/tmp/mmprof-datafile.XXXXXX");
 	if (!mkdtemp(dir)) {
@@ -1140,15 +1289,18 @@ int main(void)
 	umask(022);
 	snprintf(good, sizeof(good), "%s", path_in("good.data"));
 	snprintf(good1, sizeof(good1), "%s", path_in("good1.data"));
+	snprintf(good2, sizeof(good2), "%s", path_in("good2.data"));
 	test_roundtrip(good);
 	test_inlined(good);
 	test_frame_files(good);
 	test_views(good);
 	test_speed();
 	test_atomic(good);
-	test_formats(good, good1);
-	test_refusals(good, good1);
-	test_cells(good);
+	test_formats(good, good2, good1);
+	test_views(good2);
+	test_refusals(good, good2, good1);
+	test_cells(good2);
+	test_blocks(good);
 	test_duplicates(good1);
 	test_repeats(good1);
 	cleanup();
