@@ -200,7 +200,7 @@ BENCH_BIN := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(wildcard tests/bench/
 $(BUILD)/bench/%: tests/bench/%.c $(LIBMMPROF)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBMMPROF) $(LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -fno-omit-frame-pointer $(ALL_LDFLAGS) -o $@ $< $(LIBMMPROF) $(LIBS)
 
 bench: $(BUILD)/mmprof $(WL_BIN) $(BENCH_BIN) | $(BUILD)/.deps-bench
 	$(Q)BUILD=$(BUILD) src/scripts/bench.sh

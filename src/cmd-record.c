@@ -42,6 +42,7 @@
 #include "mmprof/outfile.h"
 #include "mmprof/profile.h"
 #include "mmprof/recsession.h"
+#include "mmprof/stackagg.h"
 #include "mmprof/sampler.h"
 #include "mmprof/unwind.h"
 #include "mmprof/stopsig.h"
@@ -654,6 +655,13 @@ static void print_summary(struct record *rec, uint32_t nr_runs, bool interrupted
 		fprintf(stderr, "mmprof: warning: the kernel throttled sampling %llu times; "
 			"lower -F or raise kernel.perf_event_max_sample_rate\n",
 			(unsigned long long)t->throttled);
+	if (t->stacks_cut)
+		fprintf(stderr, "mmprof: warning: %llu samples (%.1f%%) kept only their innermost frame: "
+			"their call chains were new when the %llu MiB for distinct chains was full "
+			"(meta stacks_cut_to_leaf); record fewer seconds or a lower -F\n",
+			(unsigned long long)t->stacks_cut,
+			t->samples ? 100.0 * (double)t->stacks_cut / (double)t->samples : 0.0,
+			(unsigned long long)(STACKAGG_BUDGET >> 20));
 	say_perfmaps_missing(rec->syms, path);
 }
 

@@ -68,6 +68,7 @@ const struct sampler *recsession__sampler(const struct recsession *s);
 /* Samples and losses of the finished runs. */
 struct recsession_totals {
 	uint64_t samples, lost, throttled;
+	uint64_t stacks_cut;		/* samples whose chain kept only its leaf (sampler.h) */
 	uint32_t runs_before_delay;	/* runs that ended before --delay opened the window */
 };
 const struct recsession_totals *recsession__totals(const struct recsession *s);

@@ -140,6 +140,12 @@ int sampler__freq(const struct sampler *s);
  */
 size_t sampler__sideband_held(const struct sampler *s);
 
+/*
+ * Samples of every run so far whose call chain kept only its innermost
+ * frame: distinct chains filled the aggregate's budget (stackagg.h).
+ */
+uint64_t sampler__stacks_cut(const struct sampler *s);
+
 /* Samples, lost records and throttle events so far in this run (progress line). */
 void sampler__progress(const struct sampler *s, uint64_t *samples, uint64_t *lost);
 

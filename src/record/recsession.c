@@ -318,6 +318,8 @@ int recsession__run(struct recsession *s, uint32_t run, struct runloop_result *r
 	s->totals.samples += res->run.samples;
 	s->totals.lost += res->run.lost;
 	s->totals.throttled += res->run.throttled;
+	if (s->sampler)
+		s->totals.stacks_cut = sampler__stacks_cut(s->sampler);
 	s->totals.runs_before_delay += res->window_missed;
 	return 0;
 }

@@ -109,6 +109,7 @@ struct sampler {
 	uint64_t lost, throttled, bad;
 	uint64_t chains_cut;	/* all runs: user chains cut at a junk frame */
 	uint64_t chains_rejected;	/* all runs: chains holding a value >= PERF_CONTEXT_MAX, kept at their IP */
+	uint64_t stacks_cut;	/* all runs: chains cut to their leaf, over the aggregate's budget */
 	struct stackagg agg;
 	/*
 	 * --call-graph dwarf: samples carry a user stack copy, unwound when

@@ -226,6 +226,13 @@ int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct 
 		snprintf(v, sizeof(v), "%" PRIu64, s->chains_rejected);
 		profile__set_meta(p, "callchains_rejected", v);
 	}
+	s->stacks_cut += s->agg.cut;
+	if (s->stacks_cut) {
+		char v[32];
+
+		snprintf(v, sizeof(v), "%" PRIu64, s->stacks_cut);
+		profile__set_meta(p, "stacks_cut_to_leaf", v);
+	}
 	stackagg__reset(&s->agg);
 	s->lost = s->throttled = s->bad = 0;
 	return 0;

@@ -70,6 +70,7 @@ struct sampler *sampler__new(const struct sampler_opts *o, struct symbols *syms,
 	hashidx__init(&s->space_idx);
 	hashidx__init(&s->frow_idx);
 	stackagg__init(&s->agg);
+	s->agg.max_words = STACKAGG_BUDGET / 8;
 	reorderq__init(&s->sb);
 
 	if (o->events && o->events->nr) {
@@ -176,6 +177,11 @@ const char *sampler__freq_note(const struct sampler *s)
 int sampler__freq(const struct sampler *s)
 {
 	return s->opts.freq;
+}
+
+uint64_t sampler__stacks_cut(const struct sampler *s)
+{
+	return s->stacks_cut;
 }
 
 size_t sampler__sideband_held(const struct sampler *s)

@@ -2,6 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/perf_event.h>
+
 #include "mmprof/hashidx.h"
 #include "mmprof/stackagg.h"
 #include "mmprof/xalloc.h"
@@ -45,6 +47,7 @@ void stackagg__reset(struct stackagg *a)
 	a->nr_entries = 0;
 	a->arena_used = 0;
 	a->samples = 0;
+	a->cut = 0;
 	a->pend_head = a->nr_pend = 0;
 	if (a->slots)
 		memset(a->slots, 0, (a->mask + 1) * sizeof(*a->slots));
@@ -151,7 +154,21 @@ static void insert(struct stackagg *a, size_t slot, const struct stackagg_pendin
 		grow_table(a);
 }
 
-static void count(struct stackagg *a, const struct stackagg_pending *p)
+/*
+ * Words of the chain up to its first address (the sampled one), context
+ * markers before it included: what a cut chain keeps.
+ */
+static uint32_t leaf_words(const struct stackagg_pending *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nr; i++)
+		if (p->chain[i] < PERF_CONTEXT_MAX)
+			return i + 1;
+	return p->nr;
+}
+
+static void count(struct stackagg *a, struct stackagg_pending *p)
 {
 	uint64_t h = p->hash, tag = tag_of(h);
 	size_t i;
@@ -172,6 +189,14 @@ static void count(struct stackagg *a, const struct stackagg_pending *p)
 			e->period += p->period;
 			return;
 		}
+	}
+	if (a->max_words && a->arena_used + record_words(p->nr) > a->max_words &&
+	    leaf_words(p) < p->nr) {
+		p->nr = leaf_words(p);
+		p->hash = chain_hash(p->event, p->pid, p->comm, p->chain, p->nr);
+		a->cut++;
+		count(a, p);	/* once: the leaf cannot be cut again */
+		return;
 	}
 	insert(a, i, p);
 }

@@ -13,6 +13,11 @@
 #   5. ingest: samples/s through record's aggregation path (one core)
 #   6. report and diff on synthetic 10 runs x 100 000 stacks per side
 #   7. scaling of report time and memory with stacks and runs
+#   8. heavy system-wide load: stress-ng's vm, pthread and mmap stressors
+#      under -a -F 20000, 8 s and 20 s: samples, file size, record and
+#      report memory (issue 13)
+#   9. the worst case for a stack trie: tests/bench/rand-recurse.c, random
+#      recursion, at -F 20000 for 40 s (issue 14 item 11)
 # Prints the table and writes it to Documentation/performance.md (with the
 # machine, the date and the command).  No pass/fail: targets are compared
 # in the text, and `make check` carries no timing assertion.
@@ -27,17 +32,20 @@ quick=${BENCH_QUICK:-0}
 if [ "$quick" = 1 ]; then
 	reps=${BENCH_REPS:-1} secs=${BENCH_SECONDS:-0.4} stacks=10000 runs=2
 	ingest_n=1e6 doc=${BENCH_DOC:-$build/bench/performance.md} long_secs=1
+	heavy_secs="2" worst_secs=2
 else
 	reps=${BENCH_REPS:-5} secs=${BENCH_SECONDS:-0.5} stacks=100000 runs=10
 	ingest_n=1e7 doc=${BENCH_DOC:-Documentation/performance.md} long_secs=3
+	heavy_secs="8 20" worst_secs=40
 fi
 freqs="4000 20000"
 pages=256		# ring buffer pages per CPU, the same for every tool (1 MiB)
 wlargs=(-s "$secs" --size 16M)
 
 command -v perf >/dev/null || { echo "mmprof bench: perf is not installed (apt-get install linux-perf)" >&2; exit 2; }
+command -v stress-ng >/dev/null || { echo "mmprof bench: stress-ng is not installed (apt-get install stress-ng)" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "mmprof bench: /usr/bin/time is missing (apt-get install time)" >&2; exit 2; }
-for f in mmprof workloads/page-fault bench/floor bench/ingest bench/gen-profile; do
+for f in mmprof workloads/page-fault bench/floor bench/ingest bench/gen-profile bench/rand-recurse; do
 	[ -x "$build/$f" ] || { echo "mmprof bench: '$build/$f' is missing; run 'make bench'" >&2; exit 2; }
 done
 tmp=$(mktemp -d "${BENCH_TMP:-${TMPDIR:-/tmp}}/mmprof-bench.XXXXXX")
@@ -45,9 +53,9 @@ trap 'rm -rf "$tmp"' EXIT
 # private copies: a rebuild in the tree during the run must not swap binaries
 mkdir "$tmp/bin"
 cp "$build/mmprof" "$build/workloads/page-fault" "$build/bench/floor" "$build/bench/ingest" \
-	"$build/bench/gen-profile" "$tmp/bin/"
+	"$build/bench/gen-profile" "$build/bench/rand-recurse" "$tmp/bin/"
 mmprof=$tmp/bin/mmprof wl=$tmp/bin/page-fault floor=$tmp/bin/floor
-ingest=$tmp/bin/ingest gen=$tmp/bin/gen-profile
+ingest=$tmp/bin/ingest gen=$tmp/bin/gen-profile recurse=$tmp/bin/rand-recurse
 res=$tmp/results.tsv	# section <tab> row <tab> tool <tab> metric <tab> value <tab> repetition
 : >"$res"
 nostat=
@@ -226,6 +234,52 @@ for n in 1e6 1e7; do
 		put scale-ingest "$n samples, $st stacks" record rss "$((rss / 1024))"
 	done
 done
+
+# ---- 8-9: heavy load and the worst case, once each (minutes of samples) ----
+# A recorder's peak RSS and a reader's wall time and RSS, beside perf's.
+recorded() {	# section row tool data-file stderr-of-record rss-file
+	put "$1" "$2" "$3" size "$(stat -c %s "$4" 2>/dev/null)"
+	put "$1" "$2" "$3" recrss "$(( $(cat "$6" 2>/dev/null || echo 0) / 1024 ))"
+	case $3 in
+	perf)	perf_counts "$1" "$2" "$4" ;;
+	mmprof)	mmprof_counts "$1" "$2" "$5"
+		# the budget for distinct chains (stackagg.h): say when it cut some
+		sed -n 's/^mmprof: warning: \([0-9]* samples ([0-9.]*%) kept only their innermost frame\).*/\1/p' \
+			"$5" | sed "s/^/$1, $2: /" >>"$tmp/cuts" ;;
+	esac
+}
+: >"$tmp/cuts"
+stress=(stress-ng --vm 1 --vm-bytes 128M --pthread 1 --mmap 1 --mmap-bytes 64M -q)
+for hs in $heavy_secs; do
+	log "heavy: stress-ng -a -F 20000, $hs s: perf, mmprof"
+	row="$hs s"
+	/usr/bin/time -f %M -o "$tmp/rss" perf record -q -g -a -e cpu-clock -F 20000 \
+		-o "$tmp/perf.data" -- "${stress[@]}" -t "${hs}s" >/dev/null 2>"$tmp/err"
+	recorded heavy "$row" perf "$tmp/perf.data" "$tmp/err" "$tmp/rss"
+	timed heavy-read "$row" perf -- perf report --children --stdio -i "$tmp/perf.data"
+	rm -f "$tmp/perf.data"
+	"${stress[@]}" -t "${hs}s" >/dev/null 2>&1 & spid=$!
+	/usr/bin/time -f %M -o "$tmp/rss" "$mmprof" record -a --duration "$hs" -e cpu-clock \
+		-F 20000 -o "$tmp/m.data" 2>"$tmp/err"
+	wait "$spid"
+	recorded heavy "$row" mmprof "$tmp/m.data" "$tmp/err" "$tmp/rss"
+	timed heavy-read "$row" mmprof -- "$mmprof" report --tree "$tmp/m.data"
+	rm -f "$tmp/m.data"
+done
+log "worst case: rand-recurse -F 20000, $worst_secs s: perf, mmprof"
+row="$worst_secs s"
+/usr/bin/time -f %M -o "$tmp/rss" perf record -q -g -e cpu-clock -F 20000 -o "$tmp/perf.data" -- \
+	"$recurse" -s "$worst_secs" >/dev/null 2>"$tmp/err"
+recorded worst "$row" perf "$tmp/perf.data" "$tmp/err" "$tmp/rss"
+timed worst-read "$row" perf -- perf report --children --stdio -i "$tmp/perf.data"
+rm -f "$tmp/perf.data"
+/usr/bin/time -f %M -o "$tmp/rss" "$mmprof" record -e cpu-clock -F 20000 -o "$tmp/m.data" -- \
+	"$recurse" -s "$worst_secs" >/dev/null 2>"$tmp/err"
+recorded worst "$row" mmprof "$tmp/m.data" "$tmp/err" "$tmp/rss"
+timed worst-read "$row" mmprof -- "$mmprof" report --tree "$tmp/m.data"
+timed worst-flame "$row" mmprof -- "$mmprof" flamegraph -o "$tmp/m.svg" "$tmp/m.data"
+timed worst-diff "$row" mmprof -- "$mmprof" diff "$tmp/m.data" "$tmp/m.data"
+rm -f "$tmp/m.data" "$tmp/m.svg"
 
 # ---- the table -------------------------------------------------------------
 # summary: section|row|tool|metric|median|min|max|n
@@ -417,8 +471,47 @@ HDR
 	done
 }
 
+heavy_table() {
+	cat <<HDR
+
+## 8. Heavy system-wide load
+
+\`stress-ng --vm 1 --vm-bytes 128M --pthread 1 --mmap 1 --mmap-bytes 64M\`
+beside \`perf record -g -a -F 20000\` and \`mmprof record -a --duration N
+-F 20000\` (cpu-clock, default buffers), one after the other, once each;
+the other jobs of the machine are in the recording too.  Record MB is the
+recorder's peak RSS; the readers are \`perf report --children --stdio\` and
+\`mmprof report --tree\`.  Target (issue 13): a .data of at most 1/20 of
+perf.data.
+
+| run | perf samples | mmprof samples | perf lost | mmprof lost | perf.data | mmprof .data | size ratio | perf record MB | mmprof record MB | perf report s, MB | mmprof report s, MB |
+|---|---|---|---|---|---|---|---|---|---|---|---|
+HDR
+	for hs in $heavy_secs; do
+		r="$hs s"
+		echo "| -a -F 20000, $r | $(cell k1 heavy "$r" perf samples) | $(cell k1 heavy "$r" mmprof samples) | $(cell n0 heavy "$r" perf lost) | $(cell n0 heavy "$r" mmprof lost) | $(cell mb heavy "$r" perf size) | $(cell mb heavy "$r" mmprof size) | $(ratio "$(get heavy "$r" mmprof size 5)" "$(get heavy "$r" perf size 5)") | $(cell n0 heavy "$r" perf recrss) | $(cell n0 heavy "$r" mmprof recrss) | $(cell n2 heavy-read "$r" perf wall), $(cell n0 heavy-read "$r" perf rss) | $(cell n2 heavy-read "$r" mmprof wall), $(cell n0 heavy-read "$r" mmprof rss) |"
+	done
+	r="$worst_secs s"
+	cat <<HDR
+
+## 9. The worst case: a new stack in almost every sample
+
+tests/bench/rand-recurse.c: sixteen functions calling each other in a
+pseudo-random order 8 to 127 deep, recorded per process at -F 20000 for
+$worst_secs s.  Readers: \`report --tree\` (perf: \`perf report --children
+--stdio\`), \`flamegraph\`, \`diff\` of the file with itself.  Target (issue
+14 item 11): record's memory and the file no larger than perf's.
+$( [ -s "$tmp/cuts" ] && echo "Budget for distinct chains (mmprof record's warning): $(paste -sd';' "$tmp/cuts" | sed 's/;/; /g')." )
+
+| tool | samples | lost | file | record MB | report s, MB | flamegraph s, MB | diff s, MB |
+|---|---|---|---|---|---|---|---|
+| perf | $(cell k1 worst "$r" perf samples) | $(cell n0 worst "$r" perf lost) | $(cell mb worst "$r" perf size) | $(cell n0 worst "$r" perf recrss) | $(cell n2 worst-read "$r" perf wall), $(cell n0 worst-read "$r" perf rss) | – | – |
+| mmprof | $(cell k1 worst "$r" mmprof samples) | $(cell n0 worst "$r" mmprof lost) | $(cell mb worst "$r" mmprof size) | $(cell n0 worst "$r" mmprof recrss) | $(cell n2 worst-read "$r" mmprof wall), $(cell n0 worst-read "$r" mmprof rss) | $(cell n2 worst-flame "$r" mmprof wall), $(cell n0 worst-flame "$r" mmprof rss) | $(cell n2 worst-diff "$r" mmprof wall), $(cell n0 worst-diff "$r" mmprof rss) |
+HDR
+}
+
 mkdir -p "$(dirname "$doc")"
-table >"$tmp/table.md"
+{ table; heavy_table; } >"$tmp/table.md"
 # the measured part, then the hand-written analysis kept below the marker
 if [ -f "$doc" ] && grep -q '^<!-- analysis -->' "$doc"; then
 	sed -n '/^<!-- analysis -->/,$p' "$doc" >"$tmp/analysis"

@@ -56,6 +56,7 @@ deps_build() {
 deps_tests() {
 	need_cmd prove perl
 	need_cmd perf linux-perf
+	need_cmd stress-ng stress-ng
 	need_cmd addr2line binutils
 	need_cmd sqlite3 sqlite3
 	need_cmd python3 python3
@@ -82,6 +83,7 @@ deps_fuzz() {
 
 deps_bench() {
 	need_cmd perf linux-perf
+	need_cmd stress-ng stress-ng
 	[ -x /usr/bin/time ] || missing="$missing time"
 }
 

@@ -3,8 +3,10 @@
  * two programs that read them: the fuzzer (fuzz-datafile.c) and the suite's
  * hostile-file check (seed-to-data.c, run by t831).  Raw bytes are the file
  * itself; an input starting with "SQL:" is SQL run on a copy of a small
- * valid file with every record type (the current format), "SQL1:" the same
- * on a format-1 file.  Static functions only: each includer is one program
+ * valid file with every record type (the current format), "SQL1:" and
+ * "SQL2:" the same on a format-1 and a format-2 file (format 3 packs
+ * frames, nodes and cells in zlib blocks; format 2's rows are what most
+ * row-level edits need).  Static functions only: each includer is one program
  * and builds its bases once.
  */
 #ifndef MMPROF_TESTS_DATAFILE_SEED_H
@@ -21,8 +23,8 @@
 #include "mmprof/datafile.h"
 
 struct seed_base {
-	void *bytes[2];		/* the current format's base, format 1's */
-	size_t size[2];
+	void *bytes[3];		/* the current format's base, format 1's, format 2's */
+	size_t size[3];
 };
 
 static void seed__read_base(struct seed_base *b, int i, const char *tmp)
@@ -39,7 +41,7 @@ static void seed__read_base(struct seed_base *b, int i, const char *tmp)
 	unlink(tmp);
 }
 
-/* A small valid profile with every record type, saved in both formats
+/* A small valid profile with every record type, saved in every format
  * through the scratch file tmp: the bases of SQL inputs. */
 static void seed__make_base(struct seed_base *b, const char *tmp)
 {
@@ -74,6 +76,9 @@ static void seed__make_base(struct seed_base *b, const char *tmp)
 	if (datafile__save_version(p, tmp, 1, &e))
 		abort();
 	seed__read_base(b, 1, tmp);
+	if (datafile__save_version(p, tmp, 2, &e))
+		abort();
+	seed__read_base(b, 2, tmp);
 	profile__free(p);
 }
 
@@ -105,9 +110,10 @@ static void seed__write_file(const char *path, const void *data, size_t size)
 static void seed__write(const struct seed_base *b, const uint8_t *data, size_t size,
 			const char *path)
 {
-	if ((size >= 4 && !memcmp(data, "SQL:", 4)) || (size >= 5 && !memcmp(data, "SQL1:", 5))) {
-		int v1 = data[3] == '1';
-		size_t skip = v1 ? 5 : 4;
+	if ((size >= 4 && !memcmp(data, "SQL:", 4)) ||
+	    (size >= 5 && (!memcmp(data, "SQL1:", 5) || !memcmp(data, "SQL2:", 5)))) {
+		int which = data[3] == '1' ? 1 : data[3] == '2' ? 2 : 0;
+		size_t skip = which ? 5 : 4;
 		char *sql = malloc(size - skip + 1);
 		sqlite3 *db = NULL;
 
@@ -115,7 +121,7 @@ static void seed__write(const struct seed_base *b, const uint8_t *data, size_t s
 			abort();
 		memcpy(sql, data + skip, size - skip);
 		sql[size - skip] = 0;
-		seed__write_file(path, b->bytes[v1], b->size[v1]);
+		seed__write_file(path, b->bytes[which], b->size[which]);
 		if (!strcasestr(sql, "vacuum") && sqlite3_open(path, &db) == SQLITE_OK) {
 			int steps = 0;
 

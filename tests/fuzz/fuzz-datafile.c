@@ -15,12 +15,14 @@
  * formats); an input starting with "SQL:" is SQL run on a copy of a valid
  * file built at start-up (hostile *content* in a well-formed database:
  * dangling ids, cycles, wrong types, huge values), which byte flips rarely
- * reach; "SQL1:" does the same on a format-1 file (a row per count).
+ * reach; "SQL1:" and "SQL2:" do the same on a format-1 file (a row per
+ * count) and a format-2 file (a row per frame and per trie node; format
+ * 3, the current one, packs them in zlib blocks).
  * What loads is also rendered (check-views.h: folded, tree and JSON, every
  * line ended and free of control bytes).  The seed rule is datafile-seed.h's,
  * shared with the suite's hostile-file check (t831 runs every reader on
  * every seed under a time and memory limit).
- * Seeds in tests/fuzz/corpus/datafile/: valid files of both formats with
+ * Seeds in tests/fuzz/corpus/datafile/: valid files of every format with
  * every record type (512-byte pages to keep them small) and SQL edits.
  */
 #include <stddef.h>

@@ -189,6 +189,48 @@ int main(int argc, char **argv)
 		   "a chain changed by the caller after add() is counted as it was");
 	}
 	stackagg__release(&a);
+
+	/*
+	 * A budget: once the arena is full, a new chain keeps its context
+	 * marker and sampled address only; known chains still count whole,
+	 * and every sample is counted somewhere (issue 14 item 11).
+	 */
+	{
+		uint64_t c[40], samples = 0, kept = 0, leaf = 0;
+		size_t i, j;
+
+		stackagg__init(&a);
+		a.max_words = 1024;	/* 8 KiB: 24 records of a 40-word chain */
+		c[0] = PERF_CONTEXT_KERNEL;
+		for (i = 0; i < 200; i++) {
+			c[1] = 0xffffffff81000000ull + i % 3;	/* three sampled addresses */
+			for (j = 2; j < 40; j++)
+				c[j] = 0xffffffff82000000ull + i * 40 + j;	/* every chain new */
+			stackagg__add(&a, 0, 1, 0, c, 40, 10);
+		}
+		c[1] = 0xffffffff81000000ull;
+		for (j = 2; j < 40; j++)
+			c[j] = 0xffffffff82000000ull + j;	/* chain 0 again: known, whole */
+		stackagg__add(&a, 0, 1, 0, c, 40, 10);
+		stackagg__flush(&a);
+		for (i = 0; i < a.nr_entries; i++) {
+			const struct stackagg_entry *en = stackagg__entry(&a, i);
+
+			samples += en->samples;
+			kept += en->nr == 40 ? en->samples : 0;
+			leaf += en->nr == 2 ? en->samples : 0;
+		}
+		ok(a.arena_used <= a.max_words + 3 * 8, "the arena stays within its budget (%zu words)",
+		   a.arena_used);
+		is_int(samples, 201, "every sample is counted");
+		ok(leaf == a.cut && a.cut > 150 && kept + leaf == samples,
+		   "new chains past the budget keep their leaf: %llu cut, %llu whole",
+		   (unsigned long long)a.cut, (unsigned long long)kept);
+		ok(stackagg__entry(&a, 0)->samples == 2, "a known chain still counts whole when the budget is full");
+		stackagg__reset(&a);
+		is_int(a.cut, 0, "reset clears the cut count");
+		stackagg__release(&a);
+	}
 	stackagg__release(&a);	/* release twice is harmless */
 	return done_testing();
 }
