@@ -53,6 +53,12 @@ struct diff_side {
  */
 int diff_sides__load(struct diff_side *s, size_t nr_sides, struct errmsg *e);
 void diff_side__release(struct diff_side *s);
+/*
+ * Free the side's runs and their keys but keep its profiles: what diff -g
+ * does once the table is written, before the call chains need their
+ * memory.  diff_side__release stays safe.
+ */
+void diff_side__release_keys(struct diff_side *s);
 
 /*
  * --drop-run SIDE:N, each of drops: leave the run N (from 0, over its

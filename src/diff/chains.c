@@ -15,10 +15,37 @@
 
 #define MAX_FRAMES 6
 
+/*
+ * The rows by path hash while they are made: open addressing over row
+ * numbers alone, the hash read from the row (hashidx keeps a copy of it
+ * in every slot: 12 bytes a slot where this takes 4, and its growth from
+ * 2^20 to 2^21 slots was the peak of diff -g on two files of 573 k paths).
+ */
 struct cbuild {
 	struct chain_diff *cd;
-	struct hashidx idx;
+	uint32_t *slot;		/* UINT32_MAX: empty */
+	size_t mask;		/* capacity - 1 */
 };
+
+static void cbuild__grow(struct cbuild *b)
+{
+	size_t cap = b->slot ? (b->mask + 1) * 2 : 1024, i, j;
+	uint32_t *old = b->slot;
+	size_t old_cap = old ? b->mask + 1 : 0;
+
+	b->slot = xmalloc(cap * sizeof(*b->slot));
+	memset(b->slot, 0xff, cap * sizeof(*b->slot));
+	b->mask = cap - 1;
+	for (i = 0; i < old_cap; i++) {
+		if (old[i] == UINT32_MAX)
+			continue;
+		for (j = b->cd->rows[old[i]].hash & b->mask; b->slot[j] != UINT32_MAX;
+		     j = (j + 1) & b->mask)
+			;
+		b->slot[j] = old[i];
+	}
+	free(old);
+}
 
 /* One profile's part: its event, its nodes' rows, its counts by run. */
 struct cprof {
@@ -32,24 +59,21 @@ struct cprof {
 	size_t *run_start;	/* [run] .. [run + 1]: a run's part of by_run */
 };
 
-static bool hash_eq(const void *ctx, uint32_t row, const void *key)
-{
-	const struct chain_diff *cd = ctx;
-
-	return cd->rows[row].hash == *(const uint64_t *)key;
-}
-
 /*
  * file_new: p's index among the new side's files, UINT32_MAX for a base
  * file; clone: p spells the node's frame with a clone suffix.
  */
-static uint32_t cbuild__row(struct cbuild *b, uint64_t h, uint64_t parent,
-			    const struct profile *p, uint32_t node, uint32_t file_new, bool clone)
+static uint32_t cbuild__row(struct cbuild *b, uint64_t h, uint32_t parent_row,
+			    uint32_t file, uint32_t node, uint32_t file_new, bool clone)
 {
 	struct chain_diff *cd = b->cd;
-	uint32_t row = hashidx__find(&b->idx, h, hash_eq, cd, &h);
+	uint32_t row;
+	size_t i;
 
-	if (row != HASHIDX_NONE) {
+	for (i = h & b->mask; (row = b->slot[i]) != UINT32_MAX; i = (i + 1) & b->mask)
+		if (cd->rows[row].hash == h)
+			break;
+	if (row != UINT32_MAX) {
 		cd->rows[row].clone |= clone;
 		/* the new side's first spelling of the path, beside the base's */
 		if (cd->rows[row].file_new == UINT32_MAX && file_new != UINT32_MAX) {
@@ -59,32 +83,36 @@ static uint32_t cbuild__row(struct cbuild *b, uint64_t h, uint64_t parent,
 		return row;
 	}
 	row = (uint32_t)cd->nr;
-	XGROW(cd->rows, cd->alloc, cd->nr);
+	/* cd->alloc is the bound chains__compute reserved: every node of every profile */
 	memset(&cd->rows[row], 0, sizeof(cd->rows[row]));
 	cd->rows[row].hash = h;
-	cd->rows[row].parent = parent;
-	cd->rows[row].p = p;
+	cd->rows[row].parent_row = parent_row;
+	cd->rows[row].file = file;
 	cd->rows[row].node = node;
 	cd->rows[row].file_new = file_new;
 	cd->rows[row].node_new = node;
 	cd->rows[row].clone = clone;
 	cd->nr++;
-	hashidx__insert(&b->idx, h, row);
+	b->slot[i] = row;
+	/* keep the load under 1/2 so probe runs stay short */
+	if (cd->nr * 2 > b->mask + 1)
+		cbuild__grow(b);
 	return row;
 }
 
 const char *chain_row__new_name(const struct chain_diff *cd, const struct chain_row *r)
 {
-	const struct profile *pn;
+	const struct profile *pn, *rp;
 	const char *a, *n;
 
 	/* spelled without a suffix on both sides: the same name, no lookup */
 	if (!r->clone || r->file_new == UINT32_MAX || r->file_new >= cd->nnp)
 		return NULL;
 	pn = cd->cur[r->file_new];
-	if (pn == r->p || r->node_new >= pn->nr_nodes)
+	rp = chain_row__profile(cd, r);
+	if (pn == rp || r->node_new >= pn->nr_nodes)
 		return NULL;
-	a = profile__frame_sym(r->p, r->p->nodes[r->node].frame);
+	a = profile__frame_sym(rp, rp->nodes[r->node].frame);
 	n = profile__frame_sym(pn, pn->nodes[r->node_new].frame);
 	return strcmp(a, n) ? n : NULL;
 }
@@ -111,8 +139,8 @@ static uint64_t sym_hash(const struct profile *p, uint32_t frame, bool *clone)
 
 /*
  * What needs no other profile: the event, every node's path hash and
- * clone flag (the string work: suffixes stripped, names normalised), and
- * the counts grouped by run.  Profiles are prepared two at a time.
+ * clone flag (the string work: suffixes stripped, names normalised).
+ * Profiles are prepared two at a time.
  */
 static void *prepare(void *arg)
 {
@@ -120,7 +148,7 @@ static void *prepare(void *arg)
 	const struct profile *p = cp->p;
 	uint64_t *fh;
 	bool *fclone;
-	size_t i, r;
+	size_t i;
 
 	cp->ev = UINT32_MAX;
 	for (i = 0; i < p->nr_events; i++)
@@ -151,8 +179,22 @@ static void *prepare(void *arg)
 	}
 	free(fh);
 	free(fclone);
-	/* the counts of each run, in file order (a stable counting sort): a run
-	 * then reads only its own counts, and adds them in the same order */
+	return NULL;
+}
+
+/*
+ * The counts of each run, in file order (a stable counting sort): a run
+ * then reads only its own counts, and adds them in the same order.  Made
+ * once the rows are, whose index is gone by then: the two were a tenth of
+ * diff -g's peak together.
+ */
+static void group_by_run(struct cprof *cp)
+{
+	const struct profile *p = cp->p;
+	size_t i, r;
+
+	if (cp->ev == UINT32_MAX)
+		return;
 	cp->run_start = xcalloc(p->nr_runs + 2, sizeof(*cp->run_start));
 	cp->by_run = xmalloc((p->nr_counts + 1) * sizeof(*cp->by_run));
 	for (i = 0; i < p->nr_counts; i++) {
@@ -170,7 +212,6 @@ static void *prepare(void *arg)
 			cp->by_run[cp->run_start[c->run + 1]++] = (uint32_t)i;
 	}
 	/* run_start[r] .. run_start[r + 1] is now run r's part */
-	return NULL;
 }
 
 /* Run fa(a) on a second thread and fb(b) on this one; both on this one without a thread. */
@@ -201,8 +242,12 @@ static void *prepare_half(void *arg)
 	return NULL;
 }
 
-/* The rows of p's paths (in order: row numbers do not depend on threads); 1, or 0 without the event. */
-static int add_profile(struct cbuild *b, struct cprof *cp, uint32_t file_new)
+/*
+ * The rows of the paths of file (base files first, then new); file_new:
+ * its index among the new files, UINT32_MAX for a base file.  In order:
+ * row numbers do not depend on threads.  1, or 0 without the event.
+ */
+static int add_profile(struct cbuild *b, struct cprof *cp, uint32_t file, uint32_t file_new)
 {
 	const struct profile *p = cp->p;
 	size_t i;
@@ -213,8 +258,9 @@ static int add_profile(struct cbuild *b, struct cprof *cp, uint32_t file_new)
 	for (i = 1; i < p->nr_nodes; i++) {
 		uint32_t parent = p->nodes[i].parent;
 
-		cp->rows[i] = cbuild__row(b, cp->h[i], parent ? cp->h[parent] : 0, p, (uint32_t)i,
-					  file_new, cp->clone[i]);
+		/* the parent's row is made: parents precede children */
+		cp->rows[i] = cbuild__row(b, cp->h[i], parent ? cp->rows[parent] : CHAIN_NO_PARENT, file,
+					  (uint32_t)i, file_new, cp->clone[i]);
 	}
 	free(cp->h);
 	free(cp->clone);
@@ -299,11 +345,13 @@ static void *sweep(void *arg)
 	return NULL;
 }
 
-static void make_text(struct chain_diff *cd, struct chain_row *r, const struct hashidx *idx)
+static void make_text(struct chain_diff *cd, struct chain_row *r)
 {
 	const char *names[MAX_FRAMES + 1], *renamed[MAX_FRAMES + 1];
 	const struct profile *pn = r->file_new < cd->nnp ? cd->cur[r->file_new] : NULL;
+	const struct profile *rp = chain_row__profile(cd, r);
 	struct chain_row *top = r;
+	double delta = chain_row__delta(r);
 	uint32_t node = r->node, node_new = r->node_new;
 	size_t nf = 0, depth, i;
 	struct outbuf b = { 0 };
@@ -311,32 +359,30 @@ static void make_text(struct chain_diff *cd, struct chain_row *r, const struct h
 
 	/* the change starts at the highest ancestor with about the same change */
 	for (;;) {
-		uint32_t pr;
+		uint32_t pr = top->parent_row;
 
-		if (!top->parent)
-			break;
-		pr = hashidx__find(idx, top->parent, hash_eq, cd, &top->parent);
-		if (pr == HASHIDX_NONE || fabs(cd->rows[pr].delta) > 1.1 * fabs(r->delta) ||
-		    cd->rows[pr].delta * r->delta <= 0)
+		if (pr == CHAIN_NO_PARENT || fabs(chain_row__delta(&cd->rows[pr])) > 1.1 * fabs(delta) ||
+		    chain_row__delta(&cd->rows[pr]) * delta <= 0)
 			break;
 		top = &cd->rows[pr];
 	}
-	depth = r->p->nodes[r->node].depth - top->p->nodes[top->node].depth + 1;
-	if (top->parent)
+	depth = rp->nodes[r->node].depth -
+		chain_row__profile(cd, top)->nodes[top->node].depth + 1;
+	if (top->parent_row != CHAIN_NO_PARENT)
 		depth++;	/* one caller of context */
 	cut = depth > MAX_FRAMES;
 	if (cut)
 		depth = MAX_FRAMES;
-	if (pn == r->p || (pn && node_new >= pn->nr_nodes))
+	if (pn == rp || (pn && node_new >= pn->nr_nodes))
 		pn = NULL;
 	while (nf < depth && node) {
 		/* the same path in the new build: its frames pair one to one */
-		names[nf] = profile__frame_sym(r->p, r->p->nodes[node].frame);
+		names[nf] = profile__frame_sym(rp, rp->nodes[node].frame);
 		renamed[nf] = pn && node_new ? profile__frame_sym(pn, pn->nodes[node_new].frame) : NULL;
 		if (renamed[nf] && !strcmp(renamed[nf], names[nf]))
 			renamed[nf] = NULL;
 		nf++;
-		node = r->p->nodes[node].parent;
+		node = rp->nodes[node].parent;
 		node_new = pn ? pn->nodes[node_new].parent : 0;
 	}
 	if (cut)
@@ -402,10 +448,10 @@ static void moderated_p(const struct chain_diff *cd, double *const ss[2], double
 		}
 		se = sqrt(v * (1.0 / (double)cd->nb + 1.0 / (double)cd->nn));
 		if (!(se > 0)) {
-			p[i] = r->delta ? 0 : 1;
+			p[i] = chain_row__delta(r) ? 0 : 1;
 			continue;
 		}
-		t = r->delta / se;
+		t = chain_row__delta(r) / se;
 		p[i] = stats__t_p2(t, d);
 	}
 	free(s2);
@@ -434,9 +480,11 @@ int chains__compute(struct chain_diff *cd, const struct profile *const *base, si
 	cd->alpha = alpha;
 	cd->cur = cur;
 	cd->nnp = nnp;
+	cd->base = base;
+	cd->nbp = nbp;
 	memset(&b, 0, sizeof(b));
 	b.cd = cd;
-	hashidx__init(&b.idx);
+	cbuild__grow(&b);
 	cps = xcalloc(ncp, sizeof(*cps));
 	for (i = 0; i < ncp; i++) {
 		cps[i].p = i < nbp ? base[i] : cur[i - nbp];
@@ -447,17 +495,30 @@ int chains__compute(struct chain_diff *cd, const struct profile *const *base, si
 
 		in_parallel(prepare_half, &h1, prepare_half, &h0);
 	}
+	/*
+	 * A row per distinct path: at most one per node of every profile.
+	 * Reserved at once and not zeroed (XGROW zeroes its slack, which is
+	 * then resident): only the rows made cost memory.  Growing by
+	 * doubling was the peak of diff -g, 84 MB of rows for 46 MB used
+	 * (two 10-run files of 573 k nodes) and a copy of half of it.
+	 */
 	for (i = 0; i < ncp; i++)
-		used += add_profile(&b, &cps[i], i < nbp ? UINT32_MAX : (uint32_t)(i - nbp));
-	/* the rows are complete: give back the doubling's slack before the sweep's columns */
+		cd->alloc += cps[i].ev == UINT32_MAX ? 0 : cps[i].p->nr_nodes;
+	cd->rows = xmalloc((cd->alloc ? cd->alloc : 1) * sizeof(*cd->rows));
+	for (i = 0; i < ncp; i++)
+		used += add_profile(&b, &cps[i], (uint32_t)i, i < nbp ? UINT32_MAX : (uint32_t)(i - nbp));
+	/* the rows are complete and know their parents: the index and the
+	 * reserve go before the sweep's columns */
+	free(b.slot);
 	XSHRINK(cd->rows, cd->alloc, cd->nr);
+	for (i = 0; i < ncp; i++)
+		group_by_run(&cps[i]);
 	if (!used) {
 		for (i = 0; i < ncp; i++) {
 			free(cps[i].by_run);	/* NULL: no profile had the event */
 			free(cps[i].run_start);
 		}
 		free(cps);
-		hashidx__release(&b.idx);
 		return -EINVAL;
 	}
 	for (i = 0; i < 2; i++) {
@@ -477,8 +538,6 @@ int chains__compute(struct chain_diff *cd, const struct profile *const *base, si
 	}
 	free(cps);
 	p = xmalloc((cd->nr + 1) * sizeof(*p));
-	q = xmalloc((cd->nr + 1) * sizeof(*q));
-	best = xcalloc(cd->nr + 1, sizeof(*best));
 	for (i = 0; i < cd->nr; i++) {
 		struct chain_row *r = &cd->rows[i];
 
@@ -486,39 +545,39 @@ int chains__compute(struct chain_diff *cd, const struct profile *const *base, si
 		stats__from_ss(cd->nn, sum[1][i], ss[1][i], &sn);
 		r->base = sb.mean;
 		r->cur = sn.mean;
-		r->delta = sn.mean - sb.mean;
 	}
 	moderated_p(cd, ss, p);
-	stats__bh(p, cd->nr, q);
-	/* the biggest same-direction change among each path's children */
-	for (i = 0; i < cd->nr; i++) {
-		struct chain_row *r = &cd->rows[i];
-		uint32_t pr;
-
-		r->q = q[i];
-		if (!r->parent)
-			continue;
-		pr = hashidx__find(&b.idx, r->parent, hash_eq, cd, &r->parent);
-		if (pr != HASHIDX_NONE && r->delta * cd->rows[pr].delta > 0 &&
-		    fabs(r->delta) > best[pr])
-			best[pr] = fabs(r->delta);
-	}
-	for (i = 0; i < cd->nr; i++) {
-		struct chain_row *r = &cd->rows[i];
-
-		/* q is shown, not used to hide: BH over every path of a deep trie is harsh */
-		r->shown = fabs(r->delta) >= min_points && best[i] < 0.9 * fabs(r->delta);
-		if (r->shown)
-			make_text(cd, r, &b.idx);
-	}
-	free(best);
-	free(p);
-	free(q);
+	/* the sums have given the rows their means and p: theirs is the
+	 * memory q and best take */
 	for (i = 0; i < 2; i++) {
 		free(sum[i]);
 		free(ss[i]);
 	}
-	hashidx__release(&b.idx);
+	q = xmalloc((cd->nr + 1) * sizeof(*q));
+	stats__bh(p, cd->nr, q);
+	free(p);
+	best = xcalloc(cd->nr + 1, sizeof(*best));
+	/* the biggest same-direction change among each path's children */
+	for (i = 0; i < cd->nr; i++) {
+		struct chain_row *r = &cd->rows[i];
+		uint32_t pr = r->parent_row;
+
+		r->q = q[i];
+		if (pr != CHAIN_NO_PARENT && chain_row__delta(r) * chain_row__delta(&cd->rows[pr]) > 0 &&
+		    fabs(chain_row__delta(r)) > best[pr])
+			best[pr] = fabs(chain_row__delta(r));
+	}
+	free(q);
+	for (i = 0; i < cd->nr; i++) {
+		struct chain_row *r = &cd->rows[i];
+
+		/* q is shown, not used to hide: BH over every path of a deep trie is harsh */
+		r->shown = fabs(chain_row__delta(r)) >= min_points &&
+			   best[i] < 0.9 * fabs(chain_row__delta(r));
+		if (r->shown)
+			make_text(cd, r);
+	}
+	free(best);
 	return 0;
 }
 
@@ -548,8 +607,8 @@ static int cmp_abs_delta(const void *a, const void *b)
 	const struct chain_row *x = *(const struct chain_row *const *)a;
 	const struct chain_row *y = *(const struct chain_row *const *)b;
 
-	if (fabs(x->delta) != fabs(y->delta))
-		return fabs(x->delta) > fabs(y->delta) ? -1 : 1;
+	if (fabs(chain_row__delta(x)) != fabs(chain_row__delta(y)))
+		return fabs(chain_row__delta(x)) > fabs(chain_row__delta(y)) ? -1 : 1;
 	return strcmp(x->text, y->text);
 }
 
@@ -576,7 +635,7 @@ void chains__format(struct outbuf *b, const struct chain_diff *cd, size_t limit,
 			outbuf__printf(b, "%s\n  {\"chain\": ", i ? "," : "");
 			outbuf__json_str(b, s[i]->text);
 			outbuf__printf(b, ", \"base\": %.4f, \"new\": %.4f, \"change\": %.4f, \"q\": ",
-				       s[i]->base, s[i]->cur, s[i]->delta);
+				       s[i]->base, s[i]->cur, chain_row__delta(s[i]));
 			if (isfinite(s[i]->q))
 				outbuf__printf(b, "%.4g}", s[i]->q);
 			else
@@ -585,7 +644,7 @@ void chains__format(struct outbuf *b, const struct chain_diff *cd, size_t limit,
 			/* the chain's frames are the programs' names: the text rule (escape.h) */
 			outbuf__puts(b, "  ");
 			outbuf__text_str(b, s[i]->text);
-			outbuf__printf(b, "  %+.1f  (%.2f \xe2\x86\x92 %.2f", s[i]->delta, s[i]->base,
+			outbuf__printf(b, "  %+.1f  (%.2f \xe2\x86\x92 %.2f", chain_row__delta(s[i]), s[i]->base,
 				       s[i]->cur);
 			if (isfinite(s[i]->q))
 				outbuf__printf(b, ", q=%.2g%s", s[i]->q, s[i]->q < cd->alpha ? "" : ", not significant");

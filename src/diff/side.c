@@ -72,6 +72,23 @@ static void diff_file_samples__count(struct diff_file_samples *fs, const struct 
 	}
 }
 
+void diff_side__release_keys(struct diff_side *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_runs; i++) {
+		free((void *)s->runs[i].items);
+		free((void *)s->runs[i].ids);
+	}
+	for (i = 0; s->caches && i < s->nr; i++)
+		keycache__free(s->caches[i]);
+	free(s->caches);
+	free(s->runs);
+	s->caches = NULL;
+	s->runs = NULL;
+	s->nr_runs = 0;
+}
+
 void diff_side__release(struct diff_side *s)
 {
 	size_t i;

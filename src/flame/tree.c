@@ -233,11 +233,6 @@ int flame__build(struct flame *f, const struct profile *p, const struct flame_op
 	return err;
 }
 
-static bool row_eq(const void *ctx, uint32_t row, const void *key)
-{
-	return ((const struct chain_diff *)ctx)->rows[row].hash == *(const uint64_t *)key;
-}
-
 int flame__build_diff(struct flame *f, const struct profile *const *base, size_t nbp,
 		      const struct profile *const *cur, size_t nnp, const struct flame_diff_opts *o,
 		      struct errmsg *e)
@@ -247,7 +242,6 @@ int flame__build_diff(struct flame *f, const struct profile *const *base, size_t
 	double novar_points = o->novar_points > 0 ? o->novar_points : 0.5;
 	const char *event = o->event;
 	struct chain_diff cd;
-	struct hashidx idx;
 	uint32_t *map;
 	size_t i;
 	int err;
@@ -266,49 +260,45 @@ int flame__build_diff(struct flame *f, const struct profile *const *base, size_t
 	if (err)
 		return errmsg__set(e, err, "no samples of event '%s' on one side", event);
 	f->novar = cd.novar;
-	hashidx__init(&idx);
 	map = xmalloc((cd.nr + 1) * sizeof(*map));
 	/* rows come in trie order of some profile: a path's parent row precedes it */
 	for (i = 0; i < cd.nr; i++) {
 		const struct chain_row *r = &cd.rows[i];
-		const struct frame *fr = &r->p->frames[r->p->nodes[r->node].frame];
+		const struct profile *rp = chain_row__profile(&cd, r);
+		const struct frame *fr = &rp->frames[rp->nodes[r->node].frame];
 		uint32_t parent = 0, id;
 		struct flame_node *n;
 
-		hashidx__insert(&idx, r->hash, (uint32_t)i);
 		map[i] = FLAME_NONE;
-		if (r->parent) {
-			uint32_t pr = hashidx__find(&idx, r->parent, row_eq, &cd, &r->parent);
-
-			if (pr == HASHIDX_NONE || map[pr] == FLAME_NONE)
+		if (r->parent_row != CHAIN_NO_PARENT) {
+			if (map[r->parent_row] == FLAME_NONE)
 				continue;
-			parent = map[pr];
+			parent = map[r->parent_row];
 		}
 		if (r->base <= 0 && r->cur <= 0)
 			continue;
 		id = flame__add(f, parent);
 		map[i] = id;
 		n = &f->nodes[id];
-		n->name = profile__frame_sym(r->p, r->p->nodes[r->node].frame);
+		n->name = profile__frame_sym(rp, rp->nodes[r->node].frame);
 		n->name_new = chain_row__new_name(&cd, r);
-		n->dso_name = profile__str(r->p, fr->dso);
+		n->dso_name = profile__str(rp, fr->dso);
 		n->kernel = fr->kernel;
 		n->base = r->base;
 		n->cur = r->cur;
-		n->delta = r->delta;
+		n->delta = chain_row__delta(r);
 		n->q = r->q;
 		n->value = o->width_base ? r->base : r->cur;
 		n->absent = n->value <= 0;
-		if (cd.novar ? fabs(r->delta) >= novar_points
-			     : isfinite(r->q) && r->q < alpha && fabs(r->delta) >= min_points)
-			n->state = r->delta > 0 ? FLAME_GREW : FLAME_SHRANK;
+		if (cd.novar ? fabs(n->delta) >= novar_points
+			     : isfinite(r->q) && r->q < alpha && fabs(n->delta) >= min_points)
+			n->state = n->delta > 0 ? FLAME_GREW : FLAME_SHRANK;
 	}
 	f->nodes[0].value = 100;
 	f->nodes[0].base = f->nodes[0].cur = 100;
 	f->total = 100;
 	flame__link(f);
 	free(map);
-	hashidx__release(&idx);
 	chains__release(&cd);
 	return 0;
 }
