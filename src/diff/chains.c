@@ -519,6 +519,9 @@ int chains__compute(struct chain_diff *cd, const struct profile *const *base, si
 			free(cps[i].run_start);
 		}
 		free(cps);
+		free(cd->rows);
+		cd->rows = NULL;
+		cd->alloc = 0;
 		return -EINVAL;
 	}
 	for (i = 0; i < 2; i++) {
