@@ -42,5 +42,6 @@ int main(int argc, char **argv)
 	free(data);
 	free(bases.bytes[0]);
 	free(bases.bytes[1]);
+	free(bases.bytes[2]);
 	return 0;
 }
