@@ -68,8 +68,8 @@ read_ok() {
 }
 
 # hostile NAME SQL: a copy of the recording edited by SQL
-hostile() {
-	cp "$tmp/base.data" "$tmp/$1.data" && sqlite3 "$tmp/$1.data" "$2" >/dev/null
+hostile() {	# name sql [base]
+	cp "${3:-$tmp/base.data}" "$tmp/$1.data" && sqlite3 "$tmp/$1.data" "$2" >/dev/null
 	ok $? "sqlite3 makes $1.data"
 }
 
@@ -161,10 +161,14 @@ grep -q "^perf-stat.ps.ctr$nnames: " "$tmp/out"
 ok $? "names: the last counter name is a key"
 
 # item 3: one chain of 65,535 distinct functions, its leaf sampled
+# (on a format-2 file, the last whose frames and nodes are rows SQL can
+# add to: the fuzzers' small base, through seed-to-data)
 D=65535
-mn=$(sqlite3 "$tmp/base.data" "select max(id) from nodes")
-mf=$(sqlite3 "$tmp/base.data" "select max(id) from frames")
-ms=$(sqlite3 "$tmp/base.data" "select max(id) from strings")
+printf 'SQL2:SELECT 1' >"$tmp/v2.seed"
+"$MMPROF_BUILD/tests/seed-to-data" "$tmp/v2.seed" "$tmp/base2.data"
+mn=$(sqlite3 "$tmp/base2.data" "select max(id) from nodes")
+mf=$(sqlite3 "$tmp/base2.data" "select max(id) from frames")
+ms=$(sqlite3 "$tmp/base2.data" "select max(id) from strings")
 leaf=$(printf '%08X' $((mn + D)))
 hostile deep "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < $D)
 	INSERT INTO strings SELECT $ms + i, 'deep' || i FROM c;
@@ -174,7 +178,7 @@ hostile deep "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHE
 	INSERT INTO nodes SELECT $mn + i, CASE WHEN i = 1 THEN 0 ELSE $mn + i - 1 END, $mf + i FROM c;
 	DELETE FROM stack_counts WHERE id > 0;
 	UPDATE stack_counts SET cells = CAST(x'$leaf' || x'0000000000000064' ||
-	  x'00000000000F4240' AS BLOB) WHERE id = 0"
+	  x'00000000000F4240' AS BLOB) WHERE id = 0" "$tmp/base2.data"
 for r in "report --tree" "report --tree -g caller"; do
 	# shellcheck disable=SC2086
 	limited $r "$tmp/deep.data"
