@@ -88,6 +88,33 @@ drop_env_warnings() {
 		-e '^mmprof: warning: the kernel throttled sampling' "$1" || true
 }
 
+# to_format2 FILE: rewrite a .data of format 3 as format 2 with the sqlite3
+# shell (its views unpack the blocks), for tests that edit frames and
+# nodes as rows: format 3 packs them (Documentation/data-format.md).
+to_format2() {
+	sqlite3 "$1" "
+	CREATE TABLE f2 AS SELECT * FROM frames;
+	CREATE TABLE n2 AS SELECT * FROM nodes;
+	CREATE TABLE c2 AS SELECT id, run, event, comm, pid, sqlar_uncompress(cells, size) AS cells
+	  FROM stack_counts;
+	DROP VIEW counts_v; DROP VIEW counts; DROP VIEW stacks; DROP VIEW nodes_v;
+	DROP VIEW frames_v; DROP VIEW frames; DROP VIEW nodes;
+	DROP TABLE frame_blocks; DROP TABLE node_blocks; DROP TABLE stack_counts;
+	CREATE TABLE frames(id INTEGER PRIMARY KEY, addr INTEGER NOT NULL, sym_off INTEGER NOT NULL,
+	  sym INTEGER REFERENCES strings(id), dso INTEGER REFERENCES strings(id),
+	  kernel INTEGER NOT NULL, inlined INTEGER, raw INTEGER REFERENCES strings(id));
+	INSERT INTO frames SELECT * FROM f2 ORDER BY id;
+	CREATE TABLE nodes(id INTEGER PRIMARY KEY, parent INTEGER NOT NULL,
+	  frame INTEGER NOT NULL REFERENCES frames(id));
+	INSERT INTO nodes SELECT * FROM n2 ORDER BY id;
+	CREATE TABLE stack_counts(id INTEGER PRIMARY KEY, run INTEGER NOT NULL REFERENCES runs(id),
+	  event INTEGER NOT NULL REFERENCES events(id), comm INTEGER REFERENCES strings(id),
+	  pid INTEGER NOT NULL, cells BLOB NOT NULL);
+	INSERT INTO stack_counts SELECT * FROM c2 ORDER BY id;
+	DROP TABLE f2; DROP TABLE n2; DROP TABLE c2;
+	PRAGMA user_version = 2; UPDATE meta SET value = '2' WHERE key = 'format_version'"
+}
+
 # done_testing: the plan if none was printed, and exit 1 if anything failed
 done_testing() {
 	[ -n "$tap_planned" ] || echo "1..$n"

@@ -77,7 +77,7 @@ diag "$tmp/stripped.err"
 	sqlite3 "$tmp/short.data" "UPDATE strings SET s = 'x_' || s WHERE s IN ('_start',
 	  '__libc_start_main', '__libc_start_call_main', 'main', 'start_thread', 'clone',
 	  'clone3', '__clone', '__clone3', 'thread_start', '_dl_start_user', '_dl_start')" &&
-	cp "$tmp/short.data" "$tmp/nokern.data" &&
+	cp "$tmp/short.data" "$tmp/nokern.data" && to_format2 "$tmp/nokern.data" &&
 	sqlite3 "$tmp/nokern.data" "UPDATE frames SET sym = NULL, sym_off = 0 WHERE kernel = 1"
 ok $? "a recording edited: stacks short of every entry; a copy without kernel names"
 "$MMPROF" report --keys "$tmp/short.data" >/dev/null 2>"$tmp/short.err"
