@@ -28,7 +28,8 @@ plan 23
 timeout 300 "$MMPROF" record -a -F 499 -o "$tmp/a.data" -- sh -c 'sleep 1; exit 3' \
 	>"$tmp/out" 2>"$tmp/err"
 rc=$?
-ok $rc "record -a -- CMD exits 0 (the command's own status is stored)"
+test $rc -eq 3
+ok $? "record -a -- CMD that exits 3: record exits 3, the workload failed (got $rc), the status stored"
 [ $rc -eq 0 ] || diag "$tmp/err"
 grep -q '^mmprof: workload exited with status 3 in run 1$' "$tmp/err"
 ok $? "the command's exit status is printed"
@@ -54,7 +55,8 @@ ok $? "the process was sampled for as long as sleep ran"
 
 # 10-13: stat -a -- CMD, stat -p PID -- sleep N
 timeout 300 "$MMPROF" stat -a -o "$tmp/s.data" -- sh -c 'exit 2' >"$tmp/out" 2>"$tmp/err"
-ok $? "stat -a -- CMD exits 0"
+test $? -eq 3
+ok $? "stat -a -- CMD that exits 2: stat exits 3, the workload failed"
 grep -q "^ Performance counter stats for 'system wide':" "$tmp/err" &&
 	grep -q '^mmprof: workload exited with status 2 in run 1$' "$tmp/err"
 ok $? "titled 'system wide' as perf's, with the command's status"
