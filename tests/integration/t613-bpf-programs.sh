@@ -179,8 +179,10 @@ else
 	p=
 fi
 echo "# gone: in the program: mmprof $m %, perf ${p:-?} %"
-[ -n "$p" ] && awk -v a="$m" -v b="$p" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 10) }'
-ok $? "gone: within 10 points of perf (mmprof $m %, perf ${p:-none} %)"
+# two recordings of a loaded program's share: perf's own ranged 39-54 % over
+# four runs on a quiet machine, so 20 points is what tells a naming gap
+[ -n "$p" ] && awk -v a="$m" -v b="$p" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 20) }'
+ok $? "gone: within 20 points of perf (mmprof $m %, perf ${p:-none} %)"
 
 # --- an 80 KB program, loaded before the recording ----------------------
 mkdir "$tmp/bpffs" && mount -t bpf mmprof-t613 "$tmp/bpffs" &&
