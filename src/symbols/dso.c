@@ -674,10 +674,13 @@ void symbols__watch2(struct symbols *s, pid_t pid, uint64_t start, uint64_t len,
 		return;
 	name_key_init(&k, filename, foreign ? ns : 0, id);
 	row = dso_find(s, &k);
+	/* a foreign process's files are opened through its root */
+	root[0] = '\0';
+	if (foreign)
+		snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
 	if (row != HASHIDX_NONE && s->dsos[row].missed && s->dsos[row].fd < 0 &&
 	    !s->dsos[row].loaded) {
 		/* missed at first sight: another process of the file may still live */
-		snprintf(root, sizeof(root), foreign ? "/proc/%d/root" : "", (int)pid);
 		fd = open_mapped(pid, start, start + len < start ? UINT64_MAX : start + len,
 				 filename, kind == DSO_FILE, root, id);
 		if (fd >= 0) {
@@ -690,7 +693,6 @@ void symbols__watch2(struct symbols *s, pid_t pid, uint64_t start, uint64_t len,
 		bool missed;
 
 		/* first sight of this file: the one open of it */
-		snprintf(root, sizeof(root), foreign ? "/proc/%d/root" : "", (int)pid);
 		fd = open_mapped(pid, start, start + len < start ? UINT64_MAX : start + len,
 				 filename, kind == DSO_FILE, root, id);
 		/* too late: the process (its root, its mappings) gone before its record was read */
