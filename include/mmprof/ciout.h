@@ -21,6 +21,7 @@
 #ifndef MMPROF_CIOUT_H
 #define MMPROF_CIOUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "mmprof/diff.h"
@@ -36,6 +37,20 @@ struct ci_gates {
 
 void ciout__junit(struct outbuf *out, const struct diff_side s[2], const struct diff *d,
 		  const struct ci_gates *gates);
+
+/*
+ * The perf-profile children rows that moved (significant, past the effect
+ * floor), by |change| largest first, a tie in row order: the first max of
+ * them into top; returns how many there are.  What both the summary and
+ * the HTML's first screen list.
+ */
+size_t ciout__moved(const struct diff *d, const struct diff_row **top, size_t max);
+
+/*
+ * Is r one of the workload's own metrics: prefix ("NAME.", keys__workload_name)
+ * and one component more (not its rusage keys NAME.time.*)?
+ */
+bool ciout__workload_metric(const struct diff_row *r, const char *prefix);
 
 /* html: the HTML report's path when one is written, else NULL */
 void ciout__summary(struct outbuf *out, const struct diff_side s[2], const struct diff *d,

@@ -1,7 +1,7 @@
 /*
  * ciout: JUnit XML and markdown summaries of a diff (ciout.h).  Both are
- * small: a testcase a gate, a few rows of the table.  Gates are evaluated
- * again here (gate__evaluate is a scan of the rows), so the outputs need
+ * small: a testcase a gate, a few rows of the table.  Each writer evaluates
+ * the gates once (gate__evaluate is a scan of the rows), so the outputs need
  * nothing from the command but what it parsed.
  */
 #include <inttypes.h>
@@ -13,7 +13,6 @@
 
 #include "mmprof/ciout.h"
 #include "mmprof/keys.h"
-#include "mmprof/xalloc.h"
 
 /* The files of a side, space-separated, by the XML rule, into out. */
 static void xml_paths(struct outbuf *out, const struct diff_side *s)
@@ -27,33 +26,8 @@ static void xml_paths(struct outbuf *out, const struct diff_side *s)
 	}
 }
 
-/* Gates that trip, and failed runs: what the suite's counts say. */
-static size_t count_failures(const struct diff_side s[2], const struct diff *d,
-			     const struct ci_gates *gates, size_t *cases)
-{
-	size_t k, i, f = 0;
-	uint32_t r;
-	char what[64];
-
-	*cases = gates->nr;
-	for (k = 0; k < gates->nr; k++) {
-		struct gate_trips t;
-
-		gate__evaluate(&gates->g[k], d, gates->any, &t);
-		f += t.nr || t.absent;
-		gate_trips__release(&t);
-	}
-	for (k = 0; k < 2; k++)
-		for (i = 0; i < s[k].nr; i++)
-			for (r = 0; r < s[k].profiles[i]->nr_runs; r++)
-				if (run__status(&s[k].profiles[i]->runs[r], what, sizeof(what))) {
-					(*cases)++;
-					f++;
-				}
-	return f;
-}
-
-static void junit_gate(struct outbuf *out, const struct gate *g, const struct diff *d, bool any)
+/* One gate's testcase into out; 1 when it fails (the gate tripped), else 0. */
+static size_t junit_gate(struct outbuf *out, const struct gate *g, const struct diff *d, bool any)
 {
 	struct outbuf text = { 0 };
 	struct gate_trips t;
@@ -68,7 +42,7 @@ static void junit_gate(struct outbuf *out, const struct gate *g, const struct di
 	if (!t.nr && !t.absent) {
 		outbuf__puts(out, "/>\n");
 		gate_trips__release(&t);
-		return;
+		return 0;
 	}
 	for (j = 0; j < t.nr + t.absent; j++) {
 		gate__trip_text(g, j < t.nr ? t.rows[j] : NULL, &text);
@@ -86,11 +60,13 @@ static void junit_gate(struct outbuf *out, const struct gate *g, const struct di
 	outbuf__puts(out, "</failure>\n    </testcase>\n");
 	outbuf__release(&text);
 	gate_trips__release(&t);
+	return 1;
 }
 
-static void junit_runs(struct outbuf *out, const struct diff_side *s)
+/* A failing testcase per failed run of side s into out; how many. */
+static size_t junit_runs(struct outbuf *out, const struct diff_side *s)
 {
-	size_t i;
+	size_t i, n = 0;
 	uint32_t r;
 	char what[64];
 
@@ -109,16 +85,26 @@ static void junit_runs(struct outbuf *out, const struct diff_side *s)
 				       what, s->name, what, r + 1);
 			outbuf__xml_str(out, s->paths[i]);
 			outbuf__puts(out, ": its numbers measure the failure</failure>\n    </testcase>\n");
+			n++;
 		}
+	return n;
 }
 
 void ciout__junit(struct outbuf *out, const struct diff_side s[2], const struct diff *d,
 		  const struct ci_gates *gates)
 {
-	size_t cases, failures = count_failures(s, d, gates, &cases), k;
+	struct outbuf body = { 0 };	/* the testcases, written first: the heads count them */
+	size_t cases, failures = 0, runs, k;
 	char host[256] = "localhost", stamp[32];
 	time_t now = time(NULL);
 	struct tm tm;
+
+	for (k = 0; k < gates->nr; k++)
+		failures += junit_gate(&body, &gates->g[k], d, gates->any);
+	runs = junit_runs(&body, &s[0]);
+	runs += junit_runs(&body, &s[1]);
+	cases = gates->nr + runs;
+	failures += runs;
 
 	gethostname(host, sizeof(host) - 1);
 	host[sizeof(host) - 1] = '\0';
@@ -141,10 +127,9 @@ void ciout__junit(struct outbuf *out, const struct diff_side s[2], const struct 
 			       s[k].nr_runs);
 	}
 	outbuf__printf(out, "      <property name=\"alpha\" value=\"%g\"/>\n    </properties>\n", d->o.alpha);
-	for (k = 0; k < gates->nr; k++)
-		junit_gate(out, &gates->g[k], d, gates->any);
-	junit_runs(out, &s[0]);
-	junit_runs(out, &s[1]);
+	if (body.len)
+		outbuf__add(out, body.s, body.len);
+	outbuf__release(&body);
 	outbuf__puts(out, "  </testsuite>\n</testsuites>\n");
 }
 
@@ -179,42 +164,58 @@ static void md_row(struct outbuf *out, const struct diff_row *r)
 
 static const char md_head[] = "| key | base | new | change | verdict |\n|---|---:|---:|---:|---|\n";
 
-static int by_moved(const void *a, const void *b)
+size_t ciout__moved(const struct diff *d, const struct diff_row **top, size_t max)
 {
-	double x = fabs((*(const struct diff_row *const *)a)->delta);
-	double y = fabs((*(const struct diff_row *const *)b)->delta);
+	size_t i, j, n = 0, kept = 0;
 
-	return x < y ? 1 : x > y ? -1 : 0;
+	for (i = 0; i < d->nr; i++) {
+		const struct diff_row *r = &d->rows[i];
+
+		if (strncmp(r->key, "perf-profile.children.", 22) ||
+		    (r->verdict != DIFF_UP && r->verdict != DIFF_DOWN))
+			continue;
+		n++;
+		/* insert by |delta| into the max kept, largest first; a tie keeps row order */
+		for (j = kept; j > 0 && fabs(top[j - 1]->delta) < fabs(r->delta); j--)
+			if (j < max)
+				top[j] = top[j - 1];
+		if (j < max) {
+			top[j] = r;
+			kept += kept < max;
+		}
+	}
+	return n;
 }
 
-/*
- * The workload's own metrics (NAME.metric, one component: not the
- * rusage keys NAME.time.*), then the children rows that moved most.
- */
+bool ciout__workload_metric(const struct diff_row *r, const char *prefix)
+{
+	size_t pl = strlen(prefix);
+
+	return !strncmp(r->key, prefix, pl) && !strchr(r->key + pl, '.');
+}
+
+/* The workload's own metrics, then the children rows that moved most (ciout.h). */
 static void md_rows(struct outbuf *out, const struct diff_side s[2], const struct diff *d)
 {
-	const struct diff_row **moved = xcalloc(d->nr + 1, sizeof(*moved));
+	const struct diff_row *moved[5];
 	char name[128], prefix[160];
-	size_t i, n = 0, w = 0;
+	size_t i, n, w = 0;
 
 	keys__workload_name(s[1].profiles[0], name, sizeof(name));
 	snprintf(prefix, sizeof(prefix), "%s.", name);
 	for (i = 0; i < d->nr; i++) {
 		const struct diff_row *r = &d->rows[i];
 
-		if (!strncmp(r->key, prefix, strlen(prefix)) && !strchr(r->key + strlen(prefix), '.')) {
-			if (!w)
-				outbuf__printf(out, "\n**The workload's metrics**\n\n%s", md_head);
-			if (w++ < 8)
-				md_row(out, r);
-		} else if (!strncmp(r->key, "perf-profile.children.", 22) &&
-			   (r->verdict == DIFF_UP || r->verdict == DIFF_DOWN)) {
-			moved[n++] = r;
-		}
+		if (!ciout__workload_metric(r, prefix))
+			continue;
+		if (!w)
+			outbuf__printf(out, "\n**The workload's metrics**\n\n%s", md_head);
+		if (w++ < 8)
+			md_row(out, r);
 	}
 	if (!w)
 		outbuf__puts(out, "\nNo metric of the workload's own (keys `NAME.metric`) is in the files.\n");
-	qsort(moved, n, sizeof(*moved), by_moved);
+	n = ciout__moved(d, moved, 5);
 	if (n)
 		outbuf__printf(out, "\n**Functions that moved most** (children share of the samples, "
 				    "significant changes past the effect floor)\n\n%s", md_head);
@@ -224,7 +225,6 @@ static void md_rows(struct outbuf *out, const struct diff_side s[2], const struc
 		md_row(out, moved[i]);
 	if (n > 5)
 		outbuf__printf(out, "\n%zu more in the full table.\n", n - 5);
-	free(moved);
 }
 
 static size_t md_gates(struct outbuf *out, const struct diff *d, const struct ci_gates *gates)

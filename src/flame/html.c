@@ -511,32 +511,19 @@ static void moved_chain(struct outbuf *b, const struct diff *d, const char *ev, 
 	}
 }
 
-/* The perf-profile children rows that moved most (significant, past the floor), with their chains. */
+/* The perf-profile children rows that moved most (ciout__moved), with their chains. */
 static void verdict_moved(struct outbuf *b, const struct diff *d)
 {
-	const struct diff_row *top[5] = { NULL };
-	size_t i, j, n = 0;
+	const struct diff_row *top[5];
+	size_t i, n = ciout__moved(d, top, 5);
 
-	for (i = 0; i < d->nr; i++) {
-		const struct diff_row *r = &d->rows[i];
-
-		if (strncmp(r->key, "perf-profile.children.", 22) ||
-		    (r->verdict != DIFF_UP && r->verdict != DIFF_DOWN))
-			continue;
-		/* insert by |delta| into the five kept, largest first */
-		for (j = n; j > 0 && fabs(top[j - 1]->delta) < fabs(r->delta); j--)
-			if (j < 5)
-				top[j] = top[j - 1];
-		if (j < 5) {
-			top[j] = r;
-			n += n < 5;
-		}
-	}
 	outbuf__puts(b, "<h2>Functions that moved most</h2>\n");
 	if (!n) {
 		outbuf__puts(b, "<p class=\"note\">No perf-profile children share changed significantly.</p>\n");
 		return;
 	}
+	if (n > 5)
+		n = 5;
 	outbuf__printf(b, verdict_head, "function (children share, call chain that moved most)", "");
 	for (i = 0; i < n; i++) {
 		const char *ev = top[i]->key + 22, *sym = strchr(ev, '.');
@@ -559,16 +546,16 @@ static void verdict_moved(struct outbuf *b, const struct diff *d)
 static void verdict_metrics(struct outbuf *b, const struct html_side sides[2], const struct diff *d)
 {
 	char name[128], prefix[160];
-	size_t i, n = 0, pl;
+	size_t i, n = 0;
 
 	if (!sides[1].nr)
 		return;
 	keys__workload_name(sides[1].profiles[0], name, sizeof(name));
-	pl = (size_t)snprintf(prefix, sizeof(prefix), "%s.", name);
+	snprintf(prefix, sizeof(prefix), "%s.", name);
 	for (i = 0; i < d->nr && n < 8; i++) {
 		const struct diff_row *r = &d->rows[i];
 
-		if (strncmp(r->key, prefix, pl) || strchr(r->key + pl, '.'))
+		if (!ciout__workload_metric(r, prefix))
 			continue;
 		if (!n++)
 			outbuf__printf(b, verdict_head, "the workload's metric", "");
