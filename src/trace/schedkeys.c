@@ -225,10 +225,11 @@ void sched__end_run(struct sched *s, struct profile *p, uint32_t run, struct sym
 			keyset__add(&rb, key, &st->rb);
 		if (!st->st.count)
 			continue;	/* still off CPU at the end of the run */
+		/* an exiting task's -1 is no pid: 0, not known, as the sampler stores it */
 		if (n && offcpu_event != UINT32_MAX)
 			profile__add_count(p, run, offcpu_event, profile__intern(p, st->comm),
-					   st->pid, profile__stack(p, frames, n), st->st.count,
-					   st->st.wait_sum);
+					   st->pid <= INT32_MAX ? st->pid : 0, profile__stack(p, frames, n),
+					   st->st.count, st->st.wait_sum);
 		if (sched__key(names, n < KEY_FRAMES ? n : KEY_FRAMES, key, sizeof(key)) >= 2)
 			keyset__add(&own, key, &st->st);
 	}
