@@ -33,6 +33,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "mmprof/benchout.h"
 #include "mmprof/cmd.h"
 #include "mmprof/datafile.h"
 #include "mmprof/evspec.h"
@@ -50,6 +51,7 @@
 #include "mmprof/sysinfo.h"
 #include "mmprof/target.h"
 #include "mmprof/trace.h"
+#include "mmprof/workload.h"
 #include "mmprof/xalloc.h"
 
 #define DEFAULT_FREQ		4000
@@ -79,6 +81,8 @@ struct record_opts {
 	int sched;
 	int mm;
 	struct strlist fields;
+	const char *ops_pattern;	/* --ops-pattern REGEX */
+	const char *ops_name;		/* --ops-name NAME: the key NAME.ops */
 };
 
 /* Everything one record needs, passed down instead of kept in globals. */
@@ -95,6 +99,9 @@ struct record {
 	bool progress;			/* a terminal on stderr and not -q */
 	bool progress_shown;
 	char kernel_warning[512];	/* kallsyms unusable: said at the start unless sampling is user-only */
+	regex_t ops_re;			/* --ops-pattern, compiled when bench.ops_re is set */
+	char ops_key[256];		/* where its sum goes: "<name>.ops" */
+	struct benchout_opts bench;
 	uint32_t nr_failed;		/* runs whose workload failed */
 	char failed_status[80];		/* the first one's: "run 2: exit status 1" */
 };
@@ -323,6 +330,52 @@ static bool is_pow2(int v)
 }
 
 /* The checks options__parse cannot make: one line each, then exit 2. */
+/*
+ * --ops-pattern and --ops-name: compiled and named before anything runs,
+ * so that a bad regex costs one line, not a recording.  -1 after printing.
+ */
+static int validate_ops(struct record *rec)
+{
+	struct record_opts *o = rec->o;
+	struct errmsg e = { "" };
+	const char *name = o->ops_name;
+	int n;
+
+	if (!o->ops_pattern) {
+		if (o->ops_name) {
+			fprintf(stderr, "mmprof record: --ops-name needs --ops-pattern\n");
+			return -1;
+		}
+		return 0;
+	}
+	if (!rec->cmd_argv) {
+		fprintf(stderr, "mmprof record: --ops-pattern needs a command: it reads the "
+			"command's output\n");
+		return -1;
+	}
+	if (!name) {
+		name = strrchr(rec->cmd_argv[0], '/');
+		name = name ? name + 1 : rec->cmd_argv[0];
+	}
+	n = snprintf(rec->ops_key, sizeof(rec->ops_key), "%s.ops", name);
+	if (n < 0 || (size_t)n >= sizeof(rec->ops_key) ||
+	    !workload__key_ok(rec->ops_key, (size_t)n)) {
+		struct outbuf scratch = { 0 };
+
+		fprintf(stderr, "mmprof record: '%s.ops' is no metric key (letters, digits, "
+			"_-.%%/); name it with --ops-name NAME\n", outbuf__text_safe(&scratch, name));
+		outbuf__release(&scratch);
+		return -1;
+	}
+	if (benchout__compile(&rec->ops_re, o->ops_pattern, &e) < 0) {
+		fprintf(stderr, "mmprof record: %s\n", e.msg);
+		return -1;
+	}
+	rec->bench.ops_re = &rec->ops_re;
+	rec->bench.ops_key = rec->ops_key;
+	return 0;
+}
+
 static int validate(struct record *rec, int argc, char **argv, int first)
 {
 	struct record_opts *o = rec->o;
@@ -389,7 +442,7 @@ static int validate(struct record *rec, int argc, char **argv, int first)
 	}
 	if (rec->target.mode == TARGET_PID && options__parse_pids("record", o->pid_list, &rec->pids, &rec->nr_pids, &rec->alloc_pids) < 0)
 		return -1;
-	return 0;
+	return validate_ops(rec);
 }
 
 /*
@@ -497,6 +550,10 @@ static int record_run(struct record *rec, uint32_t run)
 	if (sampler__exec_note(recsession__sampler(rec->sess)))
 		fprintf(stderr, "mmprof: warning: run %u: %s\n", run + 1,
 			sampler__exec_note(recsession__sampler(rec->sess)));
+	/* no work count: say so, the cost per op of this run will be unknown */
+	if (rec->bench.ops_re && !res.ops_matches)
+		fprintf(stderr, "mmprof: warning: run %u: no output line matched --ops-pattern: "
+			"no %s stored\n", run + 1, rec->ops_key);
 	/* the run a stop signal cut short ended as the user asked: not a failure */
 	if (run__status(&res.run, what, sizeof(what)) && !stopsig_count &&
 	    !rec->nr_failed++)
@@ -772,6 +829,7 @@ static int start_session(struct record *rec, struct errmsg *e)
 		lo->on_output = progress_clear_hook;
 	}
 	lo->ctx = rec;
+	lo->bench = &rec->bench;
 	rec->sess = recsession__new(&so, rec->p, rec->syms, e);
 	if (!rec->sess) {
 		fprintf(stderr, "mmprof: %s\n", e->msg);
@@ -823,6 +881,8 @@ int cmd_record(int argc, char **argv)
 		{ OPT_BOOL, 0, "mm", &o.mm, NULL, "also sample the memory-management tracepoints this kernel has", 0, NULL },
 		{ OPT_LIST, 0, "field", &o.fields, "SYS:NAME/FIELD", "per-run histogram of a tracepoint field (repeatable)", OPT_SPLIT, NULL },
 		{ OPT_BOOL, 0, "sched", &o.sched, NULL, "scheduler latency by stack (perf-sched keys, offcpu event)", 0, NULL },
+		{ OPT_STRING, 0, "ops-pattern", &o.ops_pattern, "REGEX", "work done per run: the sum of the number in the first group of REGEX (POSIX extended) over the command's output lines that match, stored as NAME.ops", 0, NULL },
+		{ OPT_STRING, 0, "ops-name", &o.ops_name, "NAME", "the benchmark name of --ops-pattern's key NAME.ops (default: the command's file name)", 0, NULL },
 		{ OPT_INT, 'I', "interval", &o.interval_ms, "MS", "counter readings every MS ms (default 1000, 0: off)", 0, NULL },
 		{ OPT_BOOL, 0, "strict-freq", &o.strict_freq, NULL, "refuse a -F above kernel.perf_event_max_sample_rate (default: sample at that limit, with a warning)", 0, NULL },
 		{ OPT_BOOL, 0, "no-stat", &o.no_stat, NULL, "no perf-stat counters (less overhead per page fault)", 0, NULL },
@@ -893,6 +953,8 @@ int cmd_record(int argc, char **argv)
 		ret = EXIT_WORKLOAD;
 	}
 out:
+	if (rec.bench.ops_re)
+		regfree(&rec.ops_re);
 	recsession__free(rec.sess);
 	strlist__release(&o.fields);
 	symbols__free(rec.syms);

@@ -8,8 +8,9 @@
  * /proc/vmstat (mmstate.h); release the workload; then loop until it
  * exits (-p: until every process is gone or a zombie; -a: until stopped):
  * open and close the sampling window, take interval readings, pass the
- * workload's stdout through (its "<name>.<metric>: <number>" lines become
- * metrics), wait for data and drain it.  With a command the run ends when
+ * workload's stdout and stderr through (their "<name>.<metric>: <number>"
+ * lines, stress-ng's and will-it-scale's tables and --ops-pattern's lines
+ * become metrics: benchout.h), wait for data and drain it.  With a command the run ends when
  * it exits, whatever is watched (perf's `-a -- CMD`).  Afterwards: reap, mmstate, stop
  * every source (drain the rest, store the totals), fill one struct run
  * (status, rusage, wall time), let the sources add to it, add it to the
@@ -45,6 +46,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "mmprof/benchout.h"
 #include "mmprof/errmsg.h"
 #include "mmprof/profile.h"
 #include "mmprof/workload.h"
@@ -104,6 +106,8 @@ struct runloop_opts {
 	const struct runsrc *sources;
 	size_t nr_sources;
 
+	const struct benchout_opts *bench;	/* --ops-pattern; NULL: none */
+
 	/*
 	 * The window of the windowed sources (record --delay, --duration; 0:
 	 * to the end).  A -p/-a run ends when it closes.
@@ -134,6 +138,7 @@ struct runloop_opts {
 struct runloop_result {
 	struct run run;			/* as added to the profile */
 	bool window_missed;		/* the run ended before the window opened */
+	size_t ops_matches;		/* output lines bench->ops_re matched */
 };
 
 /*

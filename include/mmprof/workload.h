@@ -8,13 +8,18 @@
  * (EOF on that pipe means the exec succeeded) and can exit before writing
  * any file.
  *
- * Optionally the child's stdout is a pipe the parent drains in its poll
- * loop (workload__read_output): every byte is copied to the parent's own
- * stdout and each complete line is offered to a callback, which is how
- * benchmark results ("<name>.<metric>: <number>") become profile metrics.
- * The pipe is O_ASYNC with SIGIO sent to us, so output wakes a poll() that
- * waits on other descriptors (the ring buffers): the caller must catch (or
- * ignore) SIGIO before workload__start, whose default action terminates.
+ * Optionally the child's stdout and stderr are pipes the parent drains in
+ * its poll loop (workload__read_output): every byte is copied to the
+ * parent's own stdout or stderr, as it comes (so the two interleave by
+ * line, or by chunk for a line written in pieces), and each complete line
+ * of either is offered to a callback, which is how benchmark results
+ * ("<name>.<metric>: <number>", stress-ng's metrics table on stderr:
+ * benchout.h) become profile metrics.  Each stream keeps its own partial
+ * line, at most LINE_MAX_KEEP bytes: a longer one is passed through, not
+ * offered.  The pipes are O_ASYNC with SIGIO sent to us, so output wakes a
+ * poll() that waits on other descriptors (the ring buffers): the caller
+ * must catch (or ignore) SIGIO before workload__start, whose default
+ * action terminates.
  *
  * Exit status and rusage come from wait4() on the child.  Library rules:
  * 0 or -errno with an errmsg; nothing here prints.
@@ -35,6 +40,7 @@ struct workload {
 	int go_fd;		/* write end of the release pipe, -1 once released */
 	int err_fd;		/* read end of the exec-error pipe, -1 once checked */
 	int out_fd;		/* read end of the child's stdout, -1 if not captured */
+	int errout_fd;		/* read end of the child's stderr, -1 if not captured */
 	int64_t start_ns;	/* CLOCK_MONOTONIC at release */
 	int64_t start_real_ns;	/* CLOCK_REALTIME at release */
 
@@ -44,18 +50,20 @@ struct workload {
 	int64_t wall_ns;
 	struct rusage ru;
 
-	/* Partial output line carried between reads. */
-	char *line;
-	size_t line_len, line_alloc;
-	bool line_overflow;	/* current line too long to keep: skip to '\n' */
+	/* Partial output line carried between reads: [0] stdout, [1] stderr. */
+	struct workload_line {
+		char *buf;
+		size_t len, alloc;
+		bool overflow;	/* current line too long to keep: skip to '\n' */
+	} line[2];
 };
 
 /*
  * Fork the child for argv (argv[0] looked up in PATH), blocked before exec.
- * capture_stdout: the child's stdout becomes a pipe read by
+ * capture: the child's stdout and stderr become pipes read by
  * workload__read_output; otherwise it inherits ours.
  */
-int workload__start(struct workload *w, char *const argv[], bool capture_stdout,
+int workload__start(struct workload *w, char *const argv[], bool capture,
 		    struct errmsg *e);
 
 /*
@@ -66,14 +74,23 @@ int workload__start(struct workload *w, char *const argv[], bool capture_stdout,
 int workload__go(struct workload *w, const char *name, struct errmsg *e);
 
 /*
- * Non-blocking: copy what the child wrote to out_fd (normally 1), calling
- * line_cb once per complete line (without the '\n').  At EOF the last
- * unterminated line is passed too.  Returns bytes read (0: nothing or EOF),
- * or -errno if writing to out_fd failed (the data is still consumed).
+ * Non-blocking: copy what the child wrote on its stdout to out_fd and on
+ * its stderr to err_fd (normally 1 and 2; -1: drop it), calling line_cb
+ * once per complete line of either (without the '\n').  At EOF the last
+ * unterminated line of a stream is passed too.  Each stream is read until
+ * it is empty, so a chatty workload never blocks on a full pipe.  Returns
+ * bytes read (0: nothing or EOF), or -errno if writing to out_fd or err_fd
+ * failed (the data is still consumed).
  */
 typedef void (*workload_line_fn)(void *ctx, const char *line, size_t len);
-ssize_t workload__read_output(struct workload *w, int out_fd,
+ssize_t workload__read_output(struct workload *w, int out_fd, int err_fd,
 			      workload_line_fn line_cb, void *ctx);
+
+/* Whether the child still has an output pipe open (EOF not seen on both). */
+bool workload__has_output(const struct workload *w);
+
+/* Wait up to timeout_ms for output on either pipe (no pipe: just sleep).  >0: output. */
+int workload__poll_output(const struct workload *w, int timeout_ms);
 
 /* Reap the child if it has exited (block: wait for it).  1 reaped, 0 running. */
 int workload__reap(struct workload *w, bool block);
@@ -85,6 +102,13 @@ int workload__kill(struct workload *w, int sig);
 void workload__release(struct workload *w);
 
 /*
+ * A key a workload may name: letters, digits and _-.%/, at least one dot,
+ * neither first nor last (the robot's benchmark keys hold '%' and '/':
+ * vm-scalability.median_stddev%).
+ */
+bool workload__key_ok(const char *key, size_t len);
+
+/*
  * Parse "<name>.<metric>: <number>" (name and metric of [A-Za-z0-9_.%/-],
  * optional spaces, a number strtod accepts and nothing after it but
  * blanks).  The key is written NUL-terminated to key (at most key_size).
@@ -92,16 +116,5 @@ void workload__release(struct workload *w);
  */
 bool workload__parse_metric(const char *line, size_t len, char *key, size_t key_size,
 			    double *value);
-
-/*
- * A workload__read_output callback storing each metric line of the
- * workload's output as a metric of one run: ctx is a struct metric_sink.
- */
-struct profile;
-struct metric_sink {
-	struct profile *p;
-	uint32_t run;
-};
-void workload__store_metric(void *ctx, const char *line, size_t len);
 
 #endif

@@ -3,7 +3,6 @@
  * include/mmprof/runloop.h.
  */
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
+#include "mmprof/benchout.h"
 #include "mmprof/clock.h"
 #include "mmprof/mmstate.h"
 #include "mmprof/runloop.h"
@@ -26,7 +26,7 @@ struct runloop {
 	struct profile *p;
 	uint32_t run;
 	struct workload w;
-	struct metric_sink lc;
+	struct benchout bo;	/* the workload's output lines into metrics */
 	struct mmstate *ms;	/* /proc/vmstat and meminfo, sampled during the run */
 	bool fork_mode;
 	int64_t start, start_real;
@@ -184,16 +184,12 @@ static bool handle_window(struct runloop *l, int64_t t)
 
 static void pass_output(struct runloop *l)
 {
-	if (l->w.out_fd < 0)
+	if (!workload__has_output(&l->w))
 		return;
 	/* the caller's hook runs only when there is output to write */
-	if (l->o->on_output) {
-		struct pollfd pfd = { .fd = l->w.out_fd, .events = POLLIN };
-
-		if (poll(&pfd, 1, 0) > 0)
-			l->o->on_output(l->o->ctx);
-	}
-	workload__read_output(&l->w, STDOUT_FILENO, workload__store_metric, &l->lc);
+	if (l->o->on_output && workload__poll_output(&l->w, 0) > 0)
+		l->o->on_output(l->o->ctx);
+	workload__read_output(&l->w, STDOUT_FILENO, STDERR_FILENO, benchout__line, &l->bo);
 }
 
 /*
@@ -215,9 +211,7 @@ static void wait_and_drain(struct runloop *l, int64_t wait_ns)
 				polled = 0;
 		}
 	if (polled < 0) {
-		struct pollfd pfd = { .fd = l->w.out_fd, .events = POLLIN };
-
-		poll(&pfd, l->w.out_fd >= 0 ? 1 : 0, timeout);
+		workload__poll_output(&l->w, timeout);
 		polled = 0;
 	}
 	for (i = 0; i < o->nr_sources; i++)
@@ -298,6 +292,7 @@ static int finish(struct runloop *l, struct mmstate *ms, struct runloop_result *
 		 * the pipe open must not keep us here, so read once more only */
 		pass_output(l);
 		workload__reap(&l->w, true);
+		res->ops_matches = benchout__end(&l->bo);
 	}
 	mmstate__end(ms, l->p, l->run);
 	EACH_SOURCE(l, stop, l->p, l->run, t);
@@ -333,9 +328,8 @@ int runloop__run(const struct runloop_opts *o, struct profile *p, uint32_t run,
 	l.o = o;
 	l.p = p;
 	l.run = run;
-	l.w.go_fd = l.w.err_fd = l.w.out_fd = -1;
-	l.lc.p = p;
-	l.lc.run = run;
+	l.w.go_fd = l.w.err_fd = l.w.out_fd = l.w.errout_fd = -1;
+	benchout__init(&l.bo, o->bench, p, run);
 	l.fork_mode = o->argv != NULL;
 	l.max_wait_ms = MAX_WAIT_MS;
 
@@ -374,5 +368,6 @@ out:
 	close_sources(&l);
 	mmstate__release(&ms);
 	workload__release(&l.w);
+	benchout__release(&l.bo);
 	return err;
 }

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,6 @@
 #include <sys/wait.h>
 
 #include "mmprof/clock.h"
-#include "mmprof/profile.h"
 #include "mmprof/workload.h"
 #include "mmprof/xalloc.h"
 
@@ -31,7 +31,7 @@ static void close_fd(int *fd)
 
 /* In the child, between fork and exec: only async-signal-safe calls. */
 static void __attribute__((noreturn))
-child(char *const argv[], int go_rd, int err_wr, int out_wr)
+child(char *const argv[], int go_rd, int err_wr, int out_wr, int errout_wr)
 {
 	static const int reset[] = { SIGINT, SIGTERM, SIGPIPE, SIGIO, SIGCHLD, SIGQUIT, SIGHUP };
 	sigset_t none;
@@ -48,9 +48,10 @@ child(char *const argv[], int go_rd, int err_wr, int out_wr)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 
 	if (out_wr >= 0) {
-		if (dup2(out_wr, STDOUT_FILENO) < 0)
+		if (dup2(out_wr, STDOUT_FILENO) < 0 || dup2(errout_wr, STDERR_FILENO) < 0)
 			_exit(127);
 		close(out_wr);
+		close(errout_wr);
 	}
 	do
 		n = read(go_rd, &c, 1);
@@ -67,17 +68,25 @@ child(char *const argv[], int go_rd, int err_wr, int out_wr)
 	_exit(127);
 }
 
-int workload__start(struct workload *w, char *const argv[], bool capture_stdout,
+/* Output wakes the poll loop through SIGIO (see the header). */
+static int set_async(int fd)
+{
+	if (fcntl(fd, F_SETOWN, getpid()) < 0 || fcntl(fd, F_SETFL, O_NONBLOCK | O_ASYNC) < 0)
+		return -errno;
+	return 0;
+}
+
+int workload__start(struct workload *w, char *const argv[], bool capture,
 		    struct errmsg *e)
 {
-	int go[2] = { -1, -1 }, er[2] = { -1, -1 }, out[2] = { -1, -1 };
+	int go[2] = { -1, -1 }, er[2] = { -1, -1 }, out[2] = { -1, -1 }, eo[2] = { -1, -1 };
 	int err;
 
 	memset(w, 0, sizeof(*w));
-	w->go_fd = w->err_fd = w->out_fd = -1;
+	w->go_fd = w->err_fd = w->out_fd = w->errout_fd = -1;
 
 	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(er, O_CLOEXEC) < 0 ||
-	    (capture_stdout && pipe2(out, O_CLOEXEC) < 0)) {
+	    (capture && (pipe2(out, O_CLOEXEC) < 0 || pipe2(eo, O_CLOEXEC) < 0))) {
 		err = -errno;
 		errmsg__set(e, err, "cannot create a pipe for '%s': %s", argv[0], strerror(-err));
 		goto fail;
@@ -90,19 +99,18 @@ int workload__start(struct workload *w, char *const argv[], bool capture_stdout,
 		goto fail;
 	}
 	if (w->pid == 0)
-		child(argv, go[0], er[1], out[1]);
+		child(argv, go[0], er[1], out[1], eo[1]);
 
 	close(go[0]);
 	close(er[1]);
 	w->go_fd = go[1];
 	w->err_fd = er[0];
-	if (capture_stdout) {
+	if (capture) {
 		close(out[1]);
+		close(eo[1]);
 		w->out_fd = out[0];
-		/* Output wakes the poll loop through SIGIO (see the header). */
-		if (fcntl(w->out_fd, F_SETOWN, getpid()) < 0 ||
-		    fcntl(w->out_fd, F_SETFL, O_NONBLOCK | O_ASYNC) < 0) {
-			err = -errno;
+		w->errout_fd = eo[0];
+		if ((err = set_async(w->out_fd)) || (err = set_async(w->errout_fd))) {
 			errmsg__set(e, err, "cannot set up the output pipe of '%s': %s",
 				    argv[0], strerror(-err));
 			workload__release(w);
@@ -118,6 +126,8 @@ fail:
 	close_fd(&er[1]);
 	close_fd(&out[0]);
 	close_fd(&out[1]);
+	close_fd(&eo[0]);
+	close_fd(&eo[1]);
 	return err;
 }
 
@@ -151,29 +161,29 @@ int workload__go(struct workload *w, const char *name, struct errmsg *e)
 	return 0;
 }
 
-static void line_append(struct workload *w, const char *s, size_t len)
+static void line_append(struct workload_line *l, const char *s, size_t len)
 {
-	if (w->line_overflow)
+	if (l->overflow)
 		return;
-	if (w->line_len + len > LINE_MAX_KEEP) {
-		w->line_overflow = true;
+	if (l->len + len > LINE_MAX_KEEP) {
+		l->overflow = true;
 		return;
 	}
-	if (w->line_len + len + 1 > w->line_alloc) {
-		w->line_alloc = w->line_len + len + 1 < 256 ? 256 : w->line_len + len + 1;
-		w->line = xrealloc(w->line, w->line_alloc);
+	if (l->len + len + 1 > l->alloc) {
+		l->alloc = l->len + len + 1 < 256 ? 256 : l->len + len + 1;
+		l->buf = xrealloc(l->buf, l->alloc);
 	}
-	memcpy(w->line + w->line_len, s, len);
-	w->line_len += len;
-	w->line[w->line_len] = '\0';
+	memcpy(l->buf + l->len, s, len);
+	l->len += len;
+	l->buf[l->len] = '\0';
 }
 
-static void line_end(struct workload *w, workload_line_fn cb, void *ctx)
+static void line_end(struct workload_line *l, workload_line_fn cb, void *ctx)
 {
-	if (!w->line_overflow && w->line_len && cb)
-		cb(ctx, w->line, w->line_len);
-	w->line_len = 0;
-	w->line_overflow = false;
+	if (!l->overflow && l->len && cb)
+		cb(ctx, l->buf, l->len);
+	l->len = 0;
+	l->overflow = false;
 }
 
 static int write_all(int fd, const char *buf, size_t len)
@@ -192,15 +202,16 @@ static int write_all(int fd, const char *buf, size_t len)
 	return 0;
 }
 
-ssize_t workload__read_output(struct workload *w, int out_fd,
-			      workload_line_fn line_cb, void *ctx)
+/* One stream until it is empty: bytes read, or -errno of a failed copy to to_fd. */
+static ssize_t read_stream(int *fd, struct workload_line *l, int to_fd,
+			   workload_line_fn line_cb, void *ctx)
 {
 	char buf[65536];
 	ssize_t total = 0;
 	int werr = 0;
 
-	while (w->out_fd >= 0) {
-		ssize_t n = read(w->out_fd, buf, sizeof(buf));
+	while (*fd >= 0) {
+		ssize_t n = read(*fd, buf, sizeof(buf));
 		const char *p, *nl;
 
 		if (n < 0) {
@@ -211,25 +222,52 @@ ssize_t workload__read_output(struct workload *w, int out_fd,
 			n = 0;	/* treat a broken pipe like EOF */
 		}
 		if (n == 0) {
-			close_fd(&w->out_fd);
-			line_end(w, line_cb, ctx);
+			close_fd(fd);
+			line_end(l, line_cb, ctx);
 			break;
 		}
 		total += n;
 		/* Keep consuming even if our stdout is gone: the child must not block. */
-		if (!werr && out_fd >= 0)
-			werr = write_all(out_fd, buf, (size_t)n);
+		if (!werr && to_fd >= 0)
+			werr = write_all(to_fd, buf, (size_t)n);
 		for (p = buf; p < buf + n; p = nl + 1) {
 			nl = memchr(p, '\n', (size_t)(buf + n - p));
 			if (!nl) {
-				line_append(w, p, (size_t)(buf + n - p));
+				line_append(l, p, (size_t)(buf + n - p));
 				break;
 			}
-			line_append(w, p, (size_t)(nl - p));
-			line_end(w, line_cb, ctx);
+			line_append(l, p, (size_t)(nl - p));
+			line_end(l, line_cb, ctx);
 		}
 	}
 	return werr ? werr : total;
+}
+
+ssize_t workload__read_output(struct workload *w, int out_fd, int err_fd,
+			      workload_line_fn line_cb, void *ctx)
+{
+	ssize_t a = read_stream(&w->out_fd, &w->line[0], out_fd, line_cb, ctx);
+	ssize_t b = read_stream(&w->errout_fd, &w->line[1], err_fd, line_cb, ctx);
+
+	if (a < 0)
+		return a;
+	return b < 0 ? b : a + b;
+}
+
+bool workload__has_output(const struct workload *w)
+{
+	return w->out_fd >= 0 || w->errout_fd >= 0;
+}
+
+int workload__poll_output(const struct workload *w, int timeout_ms)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = w->out_fd, .events = POLLIN },
+		{ .fd = w->errout_fd, .events = POLLIN },
+	};
+
+	/* a negative fd is ignored by poll(); with none it just waits */
+	return poll(pfd, 2, timeout_ms);
 }
 
 int workload__reap(struct workload *w, bool block)
@@ -274,9 +312,11 @@ void workload__release(struct workload *w)
 	close_fd(&w->go_fd);
 	close_fd(&w->err_fd);
 	close_fd(&w->out_fd);
-	free(w->line);
-	w->line = NULL;
-	w->line_len = w->line_alloc = 0;
+	close_fd(&w->errout_fd);
+	for (size_t i = 0; i < 2; i++) {
+		free(w->line[i].buf);
+		memset(&w->line[i], 0, sizeof(w->line[i]));
+	}
 }
 
 /* the robot's benchmark keys hold '%' and '/' too (vm-scalability.median_stddev%) */
@@ -285,26 +325,35 @@ static bool key_char(int c)
 	return isalnum(c) || c == '_' || c == '-' || c == '.' || c == '%' || c == '/';
 }
 
+bool workload__key_ok(const char *key, size_t len)
+{
+	bool dot = false;
+	size_t i;
+
+	if (!len || key[0] == '.' || key[len - 1] == '.')
+		return false;
+	for (i = 0; i < len; i++) {
+		if (!key_char((unsigned char)key[i]))
+			return false;
+		dot |= key[i] == '.';
+	}
+	return dot;
+}
+
 bool workload__parse_metric(const char *line, size_t len, char *key, size_t key_size,
 			    double *value)
 {
 	char num[64];
 	const char *end = line + len, *p = line, *colon;
 	char *numend;
-	bool dot = false;
 	size_t klen;
 	double v;
 
-	while (p < end && key_char((unsigned char)*p)) {
-		dot |= *p == '.';
+	while (p < end && key_char((unsigned char)*p))
 		p++;
-	}
 	colon = p;
 	klen = (size_t)(colon - line);
-	if (!klen || p == end || *p != ':' || !dot)
-		return false;
-	/* "<name>.<metric>": the dot neither first nor last */
-	if (line[0] == '.' || line[klen - 1] == '.')
+	if (p == end || *p != ':' || !workload__key_ok(line, klen))
 		return false;
 	p++;
 	while (p < end && (*p == ' ' || *p == '\t'))
@@ -323,14 +372,4 @@ bool workload__parse_metric(const char *line, size_t len, char *key, size_t key_
 	key[klen] = '\0';
 	*value = v;
 	return true;
-}
-
-void workload__store_metric(void *ctx, const char *line, size_t len)
-{
-	struct metric_sink *ms = ctx;
-	char key[256];
-	double v;
-
-	if (workload__parse_metric(line, len, key, sizeof(key), &v))
-		profile__add_metric(ms->p, ms->run, key, v);
 }

@@ -88,8 +88,8 @@ static void test_run(void)
 	is_int(workload__start(&w, argv, true, &e), 0, "a workload starts");
 	ok(w.pid > 0 && !workload__reap(&w, false), "it waits for the release, not yet exited");
 	is_int(workload__go(&w, argv[0], &e), 0, "release: exec succeeded");
-	while (w.out_fd >= 0) {
-		workload__read_output(&w, devnull, collect, &l);
+	while (workload__has_output(&w)) {
+		workload__read_output(&w, devnull, devnull, collect, &l);
 		usleep(1000);
 	}
 	is_int(workload__reap(&w, true), 1, "reaped");
