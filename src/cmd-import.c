@@ -5,13 +5,20 @@
  * `perf stat -x, -I` text (a file or standard input: a stat-only file).  The result has
  * one run and says where it came from in its meta ("source",
  * "source_file", perf's header).  Options may follow the input.
+ *
+ * --workload-output FILE: the benchmark's own output of that recording
+ * (a robot result folder's stress-ng or will-it-scale file, a saved
+ * stdout/stderr) read as record reads a workload's (benchout.h), so that
+ * an import knows the work done, with --ops-pattern as record's.
  */
 #include <errno.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "mmprof/benchout.h"
 #include "mmprof/cmd.h"
 #include "mmprof/datafile.h"
 #include "mmprof/import.h"
@@ -20,6 +27,7 @@
 
 struct import_opts {
 	const char *output, *perf;
+	const char *workload_output, *ops_pattern, *ops_name;
 };
 
 static const char *const import_usage[] = {
@@ -45,6 +53,22 @@ static int read_text(struct profile *p, const char *path, struct errmsg *e)
 		    : errmsg__prefix(e, err, "cannot import standard input");
 }
 
+/* --workload-output: its lines as run 0's metrics, as record stores a workload's */
+static int add_workload_output(struct profile *p, const struct benchout_opts *bench,
+			       const char *path, struct errmsg *e)
+{
+	struct benchout b;
+	int err;
+
+	benchout__init(&b, bench, p, 0);
+	err = benchout__file(&b, path, e);
+	if (!err && bench->has_ops && !b.ops_matches)
+		fprintf(stderr, "mmprof: warning: no line of '%s' matched --ops-pattern: no %s "
+			"stored\n", path, bench->ops_key);
+	benchout__release(&b);
+	return err;
+}
+
 int cmd_import(int argc, char **argv)
 {
 	struct import_opts o = { .output = "mmprof.data" };
@@ -52,8 +76,15 @@ int cmd_import(int argc, char **argv)
 		{ OPT_STRING, 'o', "output", &o.output, "OUT", "write OUT (default mmprof.data)", 0, NULL },
 		{ OPT_STRING, 0, "perf", &o.perf, "PATH",
 		  "the perf binary to run on perf.data (default: perf on PATH)", 0, NULL },
+		{ OPT_STRING, 0, "workload-output", &o.workload_output, "FILE",
+		  "the benchmark's output of that run (its metric lines, stress-ng's or will-it-scale's tables) as run 0's keys", 0, NULL },
+		{ OPT_STRING, 0, "ops-pattern", &o.ops_pattern, "REGEX",
+		  "work done: the sum of the first group of REGEX over FILE's matching lines, as NAME.ops", 0, NULL },
+		{ OPT_STRING, 0, "ops-name", &o.ops_name, "NAME",
+		  "the NAME of --ops-pattern's key (default: FILE's name)", 0, NULL },
 		{ OPT_END },
 	};
+	struct benchout_opts bench;
 	char *pos[2] = { NULL, NULL };
 	struct profile *p = NULL;
 	struct errmsg e = { "" };
@@ -74,6 +105,27 @@ int cmd_import(int argc, char **argv)
 		fprintf(stderr, "mmprof import: empty output file name\n");
 		return EXIT_ERROR;
 	}
+	memset(&bench, 0, sizeof(bench));
+	/* before perf script runs on a large perf.data */
+	if (o.workload_output && access(o.workload_output, R_OK) < 0) {
+		fprintf(stderr, "mmprof import: cannot read --workload-output '%s': %s\n",
+			o.workload_output, strerror(errno));
+		return EXIT_ERROR;
+	}
+	if ((o.ops_pattern || o.ops_name) && !o.workload_output) {
+		fprintf(stderr, "mmprof import: --ops-pattern and --ops-name read "
+			"--workload-output FILE; give it\n");
+		return EXIT_ERROR;
+	}
+	if (o.ops_name && !o.ops_pattern) {
+		fprintf(stderr, "mmprof import: --ops-name needs --ops-pattern\n");
+		return EXIT_ERROR;
+	}
+	if (o.ops_pattern &&
+	    benchout_opts__set_ops(&bench, o.ops_pattern, o.ops_name, o.workload_output, &e) < 0) {
+		fprintf(stderr, "mmprof import: %s\n", e.msg);
+		return EXIT_ERROR;
+	}
 	from_stdin = !strcmp(pos[0], "-");
 
 	p = profile__new();
@@ -92,8 +144,11 @@ int cmd_import(int argc, char **argv)
 		err = read_text(p, pos[0], &e);
 	else
 		err = import__perf_data(p, pos[0], o.perf, &e);
+	if (!err && o.workload_output)
+		err = add_workload_output(p, &bench, o.workload_output, &e);
 	if (!err)
 		err = datafile__save(p, o.output, &e);
+	benchout_opts__release(&bench);
 	if (err) {
 		fprintf(stderr, "mmprof: %s\n", e.msg);
 		profile__free(p);

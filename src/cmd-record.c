@@ -51,7 +51,6 @@
 #include "mmprof/sysinfo.h"
 #include "mmprof/target.h"
 #include "mmprof/trace.h"
-#include "mmprof/workload.h"
 #include "mmprof/xalloc.h"
 
 #define DEFAULT_FREQ		4000
@@ -99,9 +98,7 @@ struct record {
 	bool progress;			/* a terminal on stderr and not -q */
 	bool progress_shown;
 	char kernel_warning[512];	/* kallsyms unusable: said at the start unless sampling is user-only */
-	regex_t ops_re;			/* --ops-pattern, compiled when bench.ops_re is set */
-	char ops_key[256];		/* where its sum goes: "<name>.ops" */
-	struct benchout_opts bench;
+	struct benchout_opts bench;	/* --ops-pattern */
 	uint32_t nr_failed;		/* runs whose workload failed */
 	char failed_status[80];		/* the first one's: "run 2: exit status 1" */
 };
@@ -338,8 +335,6 @@ static int validate_ops(struct record *rec)
 {
 	struct record_opts *o = rec->o;
 	struct errmsg e = { "" };
-	const char *name = o->ops_name;
-	int n;
 
 	if (!o->ops_pattern) {
 		if (o->ops_name) {
@@ -353,26 +348,11 @@ static int validate_ops(struct record *rec)
 			"command's output\n");
 		return -1;
 	}
-	if (!name) {
-		name = strrchr(rec->cmd_argv[0], '/');
-		name = name ? name + 1 : rec->cmd_argv[0];
-	}
-	n = snprintf(rec->ops_key, sizeof(rec->ops_key), "%s.ops", name);
-	if (n < 0 || (size_t)n >= sizeof(rec->ops_key) ||
-	    !workload__key_ok(rec->ops_key, (size_t)n)) {
-		struct outbuf scratch = { 0 };
-
-		fprintf(stderr, "mmprof record: '%s.ops' is no metric key (letters, digits, "
-			"_-.%%/); name it with --ops-name NAME\n", outbuf__text_safe(&scratch, name));
-		outbuf__release(&scratch);
-		return -1;
-	}
-	if (benchout__compile(&rec->ops_re, o->ops_pattern, &e) < 0) {
+	if (benchout_opts__set_ops(&rec->bench, o->ops_pattern, o->ops_name, rec->cmd_argv[0],
+				   &e) < 0) {
 		fprintf(stderr, "mmprof record: %s\n", e.msg);
 		return -1;
 	}
-	rec->bench.ops_re = &rec->ops_re;
-	rec->bench.ops_key = rec->ops_key;
 	return 0;
 }
 
@@ -551,9 +531,9 @@ static int record_run(struct record *rec, uint32_t run)
 		fprintf(stderr, "mmprof: warning: run %u: %s\n", run + 1,
 			sampler__exec_note(recsession__sampler(rec->sess)));
 	/* no work count: say so, the cost per op of this run will be unknown */
-	if (rec->bench.ops_re && !res.ops_matches)
+	if (rec->bench.has_ops && !res.ops_matches)
 		fprintf(stderr, "mmprof: warning: run %u: no output line matched --ops-pattern: "
-			"no %s stored\n", run + 1, rec->ops_key);
+			"no %s stored\n", run + 1, rec->bench.ops_key);
 	/* the run a stop signal cut short ended as the user asked: not a failure */
 	if (run__status(&res.run, what, sizeof(what)) && !stopsig_count &&
 	    !rec->nr_failed++)
@@ -953,8 +933,7 @@ int cmd_record(int argc, char **argv)
 		ret = EXIT_WORKLOAD;
 	}
 out:
-	if (rec.bench.ops_re)
-		regfree(&rec.ops_re);
+	benchout_opts__release(&rec.bench);
 	recsession__free(rec.sess);
 	strlist__release(&o.fields);
 	symbols__free(rec.syms);

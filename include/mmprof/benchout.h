@@ -33,7 +33,7 @@
  * fixtures (lkp-tests spec/fixtures/stats/) and on stress-ng 0.15's
  * output the keys and values are the robot's: tests/unit/test-benchout.c.
  *
- * Bounds: lines arrive at most LINE_MAX_KEEP bytes long (workload.c);
+ * Bounds: lines arrive at most WORKLOAD_LINE_MAX bytes long (workload.c);
  * at most BENCHOUT_MAX_KEYS keys per run from the table readers.
  * Library rules: nothing printed; allocation failure exits.
  */
@@ -51,10 +51,23 @@
 
 #define BENCHOUT_MAX_KEYS	4096u
 
+/* What the user adds: --ops-pattern and its key.  Zero-initialised: none. */
 struct benchout_opts {
-	const regex_t *ops_re;	/* --ops-pattern (REG_EXTENDED, a group); NULL: none */
-	const char *ops_key;	/* the key its sum goes to ("fio.ops") */
+	bool has_ops;
+	regex_t ops_re;		/* --ops-pattern (REG_EXTENDED, a group) when has_ops */
+	char ops_key[256];	/* the key its sum goes to ("fio.ops") */
 };
+
+/*
+ * --ops-pattern PATTERN [--ops-name NAME]: compile PATTERN and name the
+ * key NAME.ops (NAME NULL: the file name of command, the workload's
+ * argv[0]).  0, or -EINVAL with one line in e: "--ops-pattern 'RE': why"
+ * (a regex error, or no group to take the number from), or a NAME that
+ * makes no metric key.
+ */
+int benchout_opts__set_ops(struct benchout_opts *o, const char *pattern, const char *name,
+			   const char *command, struct errmsg *e);
+void benchout_opts__release(struct benchout_opts *o);
 
 struct benchout {
 	const struct benchout_opts *o;	/* borrowed; NULL: no pattern */
@@ -89,10 +102,10 @@ size_t benchout__end(struct benchout *b);
 void benchout__release(struct benchout *b);
 
 /*
- * Compile an --ops-pattern into re (regfree it after): 0, or -EINVAL with
- * "--ops-pattern 'RE': why" in e (a regex error, or no group to take the
- * number from).
+ * The lines of a file (a benchmark's saved output) into b, each cut at
+ * WORKLOAD_LINE_MAX bytes as the workload's own are (longer ones are not
+ * read), then benchout__end.  0 or -errno with e.
  */
-int benchout__compile(regex_t *re, const char *pattern, struct errmsg *e);
+int benchout__file(struct benchout *b, const char *path, struct errmsg *e);
 
 #endif

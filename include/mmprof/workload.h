@@ -15,7 +15,7 @@
  * of either is offered to a callback, which is how benchmark results
  * ("<name>.<metric>: <number>", stress-ng's metrics table on stderr:
  * benchout.h) become profile metrics.  Each stream keeps its own partial
- * line, at most LINE_MAX_KEEP bytes: a longer one is passed through, not
+ * line, at most WORKLOAD_LINE_MAX bytes: a longer one is passed through, not
  * offered.  The pipes are O_ASYNC with SIGIO sent to us, so output wakes a
  * poll() that waits on other descriptors (the ring buffers): the caller
  * must catch (or ignore) SIGIO before workload__start, whose default
@@ -34,6 +34,10 @@
 #include <sys/types.h>
 
 #include "mmprof/errmsg.h"
+
+/* Longest output line offered to the callback; longer ones are passed
+ * through but not parsed (a metric line is short). */
+#define WORKLOAD_LINE_MAX 4096
 
 struct workload {
 	pid_t pid;		/* 0 before start and after the child is reaped */

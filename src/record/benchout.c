@@ -437,15 +437,15 @@ static void will_it_scale_line(struct benchout *b, const char *line, size_t len)
 
 static void ops_line(struct benchout *b, const char *line, size_t len)
 {
-	char buf[4096 + 1];
+	char buf[WORKLOAD_LINE_MAX + 1];
 	regmatch_t m[2];
 	double v;
 
-	if (!b->o || !b->o->ops_re || len >= sizeof(buf))
+	if (!b->o || !b->o->has_ops || len >= sizeof(buf))
 		return;
 	memcpy(buf, line, len);
 	buf[len] = '\0';
-	if (regexec(b->o->ops_re, buf, 2, m, 0) || m[1].rm_so < 0)
+	if (regexec(&b->o->ops_re, buf, 2, m, 0) || m[1].rm_so < 0)
 		return;
 	if (!number(buf + m[1].rm_so, (size_t)(m[1].rm_eo - m[1].rm_so), &v))
 		return;
@@ -499,7 +499,7 @@ size_t benchout__end(struct benchout *b)
 		for (i = 0; i < b->wis_asserts.nr && b->nr_keys < BENCHOUT_MAX_KEYS; i++, b->nr_keys++)
 			profile__add_metric(b->p, b->run, b->wis_asserts.items[i], 1);
 	}
-	if (b->ops_matches && b->o && b->o->ops_key)
+	if (b->ops_matches)
 		profile__add_metric(b->p, b->run, b->o->ops_key, b->ops);
 	return b->ops_matches;
 }
@@ -510,20 +510,67 @@ void benchout__release(struct benchout *b)
 	strlist__release(&b->wis_asserts);
 }
 
-int benchout__compile(regex_t *re, const char *pattern, struct errmsg *e)
+int benchout_opts__set_ops(struct benchout_opts *o, const char *pattern, const char *name,
+			   const char *command, struct errmsg *e)
 {
 	char why[256];
-	int rc = regcomp(re, pattern, REG_EXTENDED);
+	int rc, n;
 
+	if (!name) {
+		name = strrchr(command, '/');
+		name = name ? name + 1 : command;
+	}
+	n = snprintf(o->ops_key, sizeof(o->ops_key), "%s.ops", name);
+	if (n < 0 || (size_t)n >= sizeof(o->ops_key) || !workload__key_ok(o->ops_key, (size_t)n))
+		return errmsg__set(e, -EINVAL, "'%s.ops' is no metric key (letters, digits, "
+				   "_-.%%/); name it with --ops-name NAME", name);
+	rc = regcomp(&o->ops_re, pattern, REG_EXTENDED);
 	if (rc) {
 		/* glibc frees what a failed regcomp built: no regfree */
-		regerror(rc, re, why, sizeof(why));
+		regerror(rc, &o->ops_re, why, sizeof(why));
 		return errmsg__set(e, -EINVAL, "--ops-pattern '%s': %s", pattern, why);
 	}
-	if (re->re_nsub < 1) {
-		regfree(re);
+	if (o->ops_re.re_nsub < 1) {
+		regfree(&o->ops_re);
 		return errmsg__set(e, -EINVAL, "--ops-pattern '%s': no group: put the number "
 				   "in parentheses, as in 'done ([0-9]+) ops'", pattern);
 	}
+	o->has_ops = true;
 	return 0;
+}
+
+void benchout_opts__release(struct benchout_opts *o)
+{
+	if (o->has_ops)
+		regfree(&o->ops_re);
+	o->has_ops = false;
+}
+
+int benchout__file(struct benchout *b, const char *path, struct errmsg *e)
+{
+	char line[WORKLOAD_LINE_MAX + 2];
+	bool skipping = false;
+	FILE *f = fopen(path, "re");
+	int err = 0;
+
+	if (!f)
+		return errmsg__set(e, -errno, "cannot read '%s': %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		size_t len = strlen(line);
+		bool whole = len && line[len - 1] == '\n';
+
+		/* a line longer than the buffer: not read, as record skips it */
+		if (skipping || (!whole && len > WORKLOAD_LINE_MAX)) {
+			skipping = !whole;
+			continue;
+		}
+		if (whole)
+			len--;
+		benchout__line(b, line, len);
+	}
+	if (ferror(f))
+		err = errmsg__set(e, -EIO, "cannot read '%s': %s", path, strerror(EIO));
+	fclose(f);
+	benchout__end(b);
+	return err;
 }

@@ -18,10 +18,6 @@
 #include "mmprof/workload.h"
 #include "mmprof/xalloc.h"
 
-/* Longest output line we keep for metric parsing; longer ones are passed
- * through but not parsed (a metric line is short). */
-#define LINE_MAX_KEEP 4096
-
 static void close_fd(int *fd)
 {
 	if (*fd >= 0)
@@ -165,7 +161,7 @@ static void line_append(struct workload_line *l, const char *s, size_t len)
 {
 	if (l->overflow)
 		return;
-	if (l->len + len > LINE_MAX_KEEP) {
+	if (l->len + len > WORKLOAD_LINE_MAX) {
 		l->overflow = true;
 		return;
 	}

@@ -8,12 +8,14 @@
 #   - the workload's stderr is read now: it still reaches record's stderr
 #     byte for byte, a chatty workload does not stall, a line without
 #     newline does not grow record's memory, and the exit status of a
-#     failed run (exit 3) is kept.
+#     failed run (exit 3) is kept;
+#   - import --workload-output FILE: a saved benchmark output (a robot
+#     result folder's stress-ng file) gives an import the same keys.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t112
 
-plan 11
+plan 14
 
 per_run() { sqlite3 "$1" "select run, value from metrics_v where key = '$2' order by run"; }
 
@@ -100,5 +102,24 @@ ok $? "a failing workload's stderr reaches record's stderr byte for byte, and ex
 [ $? -eq 0 ] || diag "$tmp/err"
 sed -n 2p "$tmp/err" | grep -qx "mmprof: workload exited with status 4 in run 1"
 ok $? "followed by record's own line on the run"
+
+# 12-14: an import with the benchmark's saved output
+printf '     1.001000000,1234,,page-faults,1000000,100.00,,\n' >"$tmp/ps.log"
+cp "$here/tests/golden/benchout/sng015-brief.input" "$tmp/stress-ng"
+"$MMPROF" import "$tmp/ps.log" --workload-output "$tmp/stress-ng" -o "$tmp/j.data" 2>"$tmp/err"
+rc=$?
+sqlite3 "$tmp/j.data" "select key || ' ' || value from metrics_v order by key" >"$tmp/got"
+printf '%s\n' 'stress-ng.vm.ops 138427.0' 'stress-ng.vm.ops_per_sec 68669.64' 'stress-ng.vm.pass 1.0' >"$tmp/want"
+test $rc -eq 0 && cmp -s "$tmp/want" "$tmp/got"
+ok $? "import --workload-output stress-ng: the robot's stress-ng keys in run 0"
+[ $? -eq 0 ] || diag "$tmp/err" "$tmp/got"
+"$MMPROF" import "$tmp/ps.log" --workload-output "$tmp/stress-ng" --ops-pattern '\] vm +([0-9]+) ' \
+	-o "$tmp/k.data" 2>"$tmp/err"
+test "$(per_run "$tmp/k.data" stress-ng.ops)" = "0|138427.0"
+ok $? "with --ops-pattern: the key is named after the file (stress-ng.ops)"
+"$MMPROF" import "$tmp/ps.log" --ops-pattern '(x)' -o "$tmp/l.data" 2>"$tmp/err"
+rc=$?
+test $rc -eq 2 && test "$(wc -l <"$tmp/err")" -eq 1 && test ! -e "$tmp/l.data"
+ok $? "--ops-pattern without --workload-output: one line, exit 2"
 
 done_testing

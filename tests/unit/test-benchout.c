@@ -155,15 +155,14 @@ static void test_ops_pattern(void)
 		"warming up", "iteration 1: 1500 ops in 0.5 s", "iteration 2: 2500 ops in 0.5 s",
 		"iteration 3: many ops in 0.5 s", "total: 4000 ops",
 	};
-	struct benchout_opts o = { NULL, "fio.ops" };
+	struct benchout_opts o;
 	struct strlist got = { 0 };
 	struct errmsg e = { "" };
-	regex_t re;
 	size_t m;
 
-	is_int(benchout__compile(&re, "^iteration [0-9]+: ([0-9.]+) ops", &e), 0,
+	memset(&o, 0, sizeof(o));
+	is_int(benchout_opts__set_ops(&o, "^iteration [0-9]+: ([0-9.]+) ops", "fio", "x", &e), 0,
 	       "a pattern with a group compiles");
-	o.ops_re = &re;
 	run_lines(&o, lines, sizeof(lines) / sizeof(lines[0]), &got, &m);
 	is_int((int)m, 2, "two lines matched (a group that is no number does not count)");
 	ok(got.nr == 1 && !strcmp(got.items[0], "fio.ops: 4000"),
@@ -172,13 +171,22 @@ static void test_ops_pattern(void)
 	run_lines(&o, lines, 1, &got, &m);
 	ok(m == 0 && got.nr == 0, "no match: no key (no work count, not a zero)");
 	strlist__release(&got);
-	regfree(&re);
+	benchout_opts__release(&o);
+	ok(!o.has_ops, "released");
 
-	is_int(benchout__compile(&re, "ops ([0-9]+", &e), -EINVAL, "an unbalanced group is refused");
+	is_int(benchout_opts__set_ops(&o, "(x)", NULL, "/usr/bin/fio", &e), 0, "no name given");
+	is_str(o.ops_key, "fio.ops", "the key is named after the command's file name");
+	benchout_opts__release(&o);
+	is_int(benchout_opts__set_ops(&o, "ops ([0-9]+", NULL, "x", &e), -EINVAL,
+	       "an unbalanced group is refused");
 	ok(!strncmp(e.msg, "--ops-pattern 'ops ([0-9]+': ", 29) && !strchr(e.msg, '\n'),
 	   "in one line naming the pattern: %s", e.msg);
-	is_int(benchout__compile(&re, "ops [0-9]+", &e), -EINVAL, "a pattern without a group is refused");
+	is_int(benchout_opts__set_ops(&o, "ops [0-9]+", NULL, "x", &e), -EINVAL,
+	       "a pattern without a group is refused");
 	ok(strstr(e.msg, "no group") != NULL, "saying it needs one: %s", e.msg);
+	is_int(benchout_opts__set_ops(&o, "(x)", NULL, "my bench", &e), -EINVAL,
+	       "a command name that makes no key is refused");
+	ok(strstr(e.msg, "--ops-name") != NULL && !o.has_ops, "pointing to --ops-name: %s", e.msg);
 }
 
 static void test_refused(void)
