@@ -499,7 +499,8 @@ size_t benchout__end(struct benchout *b)
 		for (i = 0; i < b->wis_asserts.nr && b->nr_keys < BENCHOUT_MAX_KEYS; i++, b->nr_keys++)
 			profile__add_metric(b->p, b->run, b->wis_asserts.items[i], 1);
 	}
-	if (b->ops_matches)
+	/* a sum past the double range is no count */
+	if (b->ops_matches && isfinite(b->ops))
 		profile__add_metric(b->p, b->run, b->o->ops_key, b->ops);
 	return b->ops_matches;
 }
