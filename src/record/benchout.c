@@ -262,7 +262,6 @@ static bool secs_header(const char *line, size_t len)
 static void stress_ng_line(struct benchout *b, const char *line, size_t len)
 {
 	const char *fail;
-	char key[KEY_MAX];
 
 	if (b->sng_done || len < 11 || memcmp(line, "stress-ng: ", 11))
 		return;
@@ -275,8 +274,7 @@ static void stress_ng_line(struct benchout *b, const char *line, size_t len)
 		return;
 	fail = find(line, len, "stress-ng: fail:");
 	if (fail && find(fail, len - (size_t)(fail - line), "sigaction signal")) {
-		snprintf(key, sizeof(key), "stress-ng.sigaction.fail");
-		store(b, key, 1);
+		store(b, "stress-ng.sigaction.fail", 1);
 		b->sng_done = true;
 		return;
 	}

@@ -2,8 +2,9 @@
  * benchout: benchmark output into a run's metrics.  Fixtures in
  * tests/golden/benchout/: NAME.input is a benchmark's output as the robot
  * reads it (lkp-sng-*, lkp-wis-*: lkp-tests' own spec fixtures; sng015-*:
- * stress-ng 0.15 on this machine; sng-edge, wis-both: the cases of the
- * parsers' comments), NAME.expected what lkp-tests' parser prints for it,
+ * stress-ng 0.15 on this machine; wis-page_fault1: will-it-scale's
+ * runtest.py page_fault1, built from its repository, under mmprof record
+ * here; sng-edge, wis-both: the cases of the parsers' comments), NAME.expected what lkp-tests' parser prints for it,
  * run as the oracle and prefixed with the program's name as the robot
  * stores its keys:
  *
@@ -226,7 +227,7 @@ int main(void)
 	static const char *const fixtures[] = {
 		"lkp-sng-01", "lkp-sng-05", "lkp-sng-06", "lkp-sng-07", "lkp-sng-08",
 		"sng015-brief", "sng015-metrics", "sng-edge",
-		"lkp-wis-1", "wis-both",
+		"lkp-wis-1", "wis-both", "wis-page_fault1",
 	};
 	size_t i;
 
