@@ -326,7 +326,6 @@ static bool is_pow2(int v)
 	return v > 0 && (v & (v - 1)) == 0;
 }
 
-/* The checks options__parse cannot make: one line each, then exit 2. */
 /*
  * --ops-pattern and --ops-name: compiled and named before anything runs,
  * so that a bad regex costs one line, not a recording.  -1 after printing.
@@ -356,6 +355,7 @@ static int validate_ops(struct record *rec)
 	return 0;
 }
 
+/* The checks options__parse cannot make: one line each, then exit 2. */
 static int validate(struct record *rec, int argc, char **argv, int first)
 {
 	struct record_opts *o = rec->o;
