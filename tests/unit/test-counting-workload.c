@@ -77,7 +77,8 @@ static void collect(void *ctx, const char *line, size_t len)
 
 static void test_run(void)
 {
-	char *argv[] = { "sh", "-c", "echo first; echo wl.ops: 250; printf 'wl.tail: 9'; exit 3", NULL };
+	char *argv[] = { "sh", "-c", "echo first; echo wl.ops: 250; echo wl.err: 4 >&2; "
+			 "printf 'half' >&2; printf 'wl.tail: 9'; exit 3", NULL };
 	struct workload w;
 	struct errmsg e = { "" };
 	struct lines l;
@@ -95,9 +96,11 @@ static void test_run(void)
 	is_int(workload__reap(&w, true), 1, "reaped");
 	ok(WIFEXITED(w.status) && WEXITSTATUS(w.status) == 3, "exit status 3 kept");
 	ok(w.wall_ns > 0, "wall time measured");
-	is_int(l.all, 3, "three output lines, the last without a newline");
-	ok(l.n == 2 && !strcmp(l.keys[0], "wl.ops") && l.vals[0] == 250 &&
-	   !strcmp(l.keys[1], "wl.tail") && l.vals[1] == 9, "both metric lines captured");
+	is_int(l.all, 5, "five output lines, on both streams, the last of each without a newline");
+	ok(l.n == 3 && !strcmp(l.keys[0], "wl.ops") && l.vals[0] == 250 &&
+	   ((!strcmp(l.keys[1], "wl.err") && l.vals[1] == 4) ||
+	    (!strcmp(l.keys[2], "wl.err") && l.vals[2] == 4)),
+	   "the metric lines of stdout and of stderr captured");
 	workload__release(&w);
 	close(devnull);
 }
