@@ -25,6 +25,7 @@
  * recording; 2 on an error (nothing written).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -703,6 +704,25 @@ static void print_summary(struct record *rec, uint32_t nr_runs, bool interrupted
 }
 
 /*
+ * What mmprof resolve --vmlinux needs to take a vmlinux found later: the
+ * running kernel's build-id (to refuse another kernel's) and where
+ * kallsyms put _text (KASLR's slide, perf's ref_reloc_sym).  Neither when
+ * unknown: resolve then says it cannot check or place one.
+ */
+static void store_kernel_identity(struct record *rec)
+{
+	struct kernel_ref ref;
+	char buf[80];
+
+	if (!symbols__read_build_id_notes("/sys/kernel/notes", buf, sizeof(buf)))
+		profile__set_meta(rec->p, "kernel_build_id", buf);
+	if (!symbols__kernel_ref(rec->syms, &ref)) {
+		snprintf(buf, sizeof(buf), "%s %#" PRIx64, ref.name, ref.addr);
+		profile__set_meta(rec->p, "kernel_ref_reloc_sym", buf);
+	}
+}
+
+/*
  * The kernel's symbols, and with --vmlinux or --inline its DWARF for
  * inline chains.  -1 after printing when --vmlinux cannot be used at all.
  */
@@ -716,6 +736,7 @@ static int load_symbols(struct record *rec, struct errmsg *e)
 	err = symbols__load_kernel(rec->syms, e);
 	if (err && !o->quiet)
 		snprintf(rec->kernel_warning, sizeof(rec->kernel_warning), "%s", e->msg);
+	store_kernel_identity(rec);
 	/* BPF programs already loaded, at full length (root; else kallsyms' first page) */
 	if (!err) {
 		struct errmsg none = { "" };

@@ -281,6 +281,36 @@ bool symbols__inline(const struct symbols *s);
 int symbols__load_vmlinux(struct symbols *s, const char *path, struct errmsg *e);
 int symbols__use_vmlinux(struct symbols *s, const char *path, const char *want_build_id,
 			 struct errmsg *e);
+/*
+ * The kernel text symbol KASLR's slide is measured from, as kallsyms gave
+ * it (perf's ref_reloc_sym): "_text", else "_stext", and its running
+ * address.  record stores it with the kernel's build-id, so that a
+ * vmlinux found later can be placed (mmprof resolve --vmlinux).  Returns
+ * 0, or -ENODATA when kallsyms was not loaded or hid its addresses.
+ */
+struct kernel_ref {
+	char name[8];
+	uint64_t addr;
+};
+int symbols__kernel_ref(const struct symbols *s, struct kernel_ref *out);
+
+/*
+ * symbols__use_vmlinux for a recorded kernel, not the running one: the
+ * build-id must be want_build_id (the recorded one) and the slide is
+ * ref's address minus the vmlinux's own symbol of that name.  Returns as
+ * symbols__use_vmlinux; -ENODATA also when ref names no anchor.
+ */
+int symbols__use_vmlinux_at(struct symbols *s, const char *path, const char *want_build_id,
+			    const struct kernel_ref *ref, struct errmsg *e);
+
+/*
+ * The attached vmlinux's own symbol at running kernel address addr (its
+ * .symtab: functions and text labels, as perf's dso__load_vmlinux reads
+ * them, at addr - slide), read on first use.  out->sym NULL when none
+ * covers it or no vmlinux is attached; out->dso the core kernel's.
+ */
+void symbols__vmlinux_symbol(struct symbols *s, uint64_t addr, struct symbol_info *out);
+
 /* The vmlinux attached, or NULL: then kernel frames get no inline chain. */
 const char *symbols__vmlinux(const struct symbols *s);
 

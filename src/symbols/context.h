@@ -136,7 +136,9 @@ struct symbols {
 
 	/* Kernel DWARF for inline chains (vmlinux.c); kallsyms names. */
 	const char *kallsyms_path;	/* what load_kallsyms read, for anchors */
-	struct elffile vmlinux;		/* only its Dwarf handle is used */
+	struct elffile vmlinux;		/* its Dwarf handle; its symbols for
+					 * mmprof resolve (vmlinux_syms_tried) */
+	bool vmlinux_syms_tried;
 	char *vmlinux_path;		/* NULL: kernel frames get no chain */
 	uint64_t vmlinux_slide;		/* running address - vmlinux address */
 

@@ -12,6 +12,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <limits.h>
 #include <stdio.h>
@@ -578,23 +579,23 @@ size_t symbols__inline_chain(struct symbols *s, pid_t pid, uint64_t addr, const 
 				     &s->names);
 }
 
-int symbols__use_vmlinux(struct symbols *s, const char *path, const char *want_build_id,
-			 struct errmsg *e)
+/* Attach path when its build-id is want_build_id, placed by the anchors a. */
+static int attach_vmlinux(struct symbols *s, const char *path, const char *want_build_id,
+			  const struct kallsyms_anchors *a, struct errmsg *e)
 {
-	struct kallsyms_anchors a = { 0, 0 };
 	uint64_t slide = 0;
 	int err;
 
 	/* the search tries paths that mostly do not exist: no kallsyms scan for them */
 	if (access(path, R_OK))
 		return errmsg__set(e, -errno, "cannot open: %s", strerror(errno));
-	if (s->kallsyms_path)
-		kallsyms__anchors(s->kallsyms_path, &a);
-	err = vmlinux__check(path, want_build_id, a.text, a.stext, &slide, e);
+	err = vmlinux__check(path, want_build_id, a->text, a->stext, &slide, e);
 	if (err)
 		return err;
 	elffile__release(&s->vmlinux);
+	memset(&s->vmlinux, 0, sizeof(s->vmlinux));
 	s->vmlinux.dwarf_fd = -1;
+	s->vmlinux_syms_tried = false;
 	free(s->vmlinux_path);
 	/* absolute: the path goes into the data file's meta */
 	s->vmlinux_path = realpath(path, NULL);
@@ -602,6 +603,74 @@ int symbols__use_vmlinux(struct symbols *s, const char *path, const char *want_b
 		s->vmlinux_path = xstrdup(path);
 	s->vmlinux_slide = slide;
 	return 0;
+}
+
+int symbols__use_vmlinux(struct symbols *s, const char *path, const char *want_build_id,
+			 struct errmsg *e)
+{
+	struct kallsyms_anchors a = { 0, 0 };
+
+	if (s->kallsyms_path && !access(path, R_OK))
+		kallsyms__anchors(s->kallsyms_path, &a);
+	return attach_vmlinux(s, path, want_build_id, &a, e);
+}
+
+int symbols__kernel_ref(const struct symbols *s, struct kernel_ref *out)
+{
+	struct kallsyms_anchors a = { 0, 0 };
+
+	memset(out, 0, sizeof(*out));
+	if (s->kallsyms_path)
+		kallsyms__anchors(s->kallsyms_path, &a);
+	if (a.text) {
+		snprintf(out->name, sizeof(out->name), "_text");
+		out->addr = a.text;
+	} else if (a.stext) {
+		snprintf(out->name, sizeof(out->name), "_stext");
+		out->addr = a.stext;
+	} else {
+		return -ENODATA;
+	}
+	return 0;
+}
+
+int symbols__use_vmlinux_at(struct symbols *s, const char *path, const char *want_build_id,
+			    const struct kernel_ref *ref, struct errmsg *e)
+{
+	struct kallsyms_anchors a = { 0, 0 };
+
+	if (!strcmp(ref->name, "_text"))
+		a.text = ref->addr;
+	else if (!strcmp(ref->name, "_stext"))
+		a.stext = ref->addr;
+	if (!a.text && !a.stext)
+		return errmsg__set(e, -ENODATA, "no kernel text address to place it by");
+	return attach_vmlinux(s, path, want_build_id, &a, e);
+}
+
+void symbols__vmlinux_symbol(struct symbols *s, uint64_t addr, struct symbol_info *out)
+{
+	const struct sym *y;
+
+	memset(out, 0, sizeof(*out));
+	if (!s->vmlinux_path)
+		return;
+	if (!s->vmlinux_syms_tried) {
+		int fd = open(s->vmlinux_path, O_RDONLY | O_CLOEXEC);
+
+		s->vmlinux_syms_tried = true;
+		/* its symbols only: the Dwarf handle is opened apart, on demand */
+		if (fd >= 0) {
+			elffile__parse(&s->vmlinux, fd, NULL, 0, &s->names);
+			close(fd);
+		}
+	}
+	out->dso = s->kernel_dso;
+	y = symtab__find(&s->vmlinux.tab, addr - s->vmlinux_slide);
+	if (!y)
+		return;
+	out->sym = y->name;
+	out->sym_off = addr - s->vmlinux_slide - y->start;
 }
 
 int symbols__load_vmlinux(struct symbols *s, const char *path, struct errmsg *e)
