@@ -115,6 +115,93 @@ to_format2() {
 	PRAGMA user_version = 2; UPDATE meta SET value = '2' WHERE key = 'format_version'"
 }
 
+# kernel_build_id: the running kernel's GNU build-id (hex), parsed from the
+# ELF notes of /sys/kernel/notes by an awk of its own (not mmprof's parser)
+kernel_build_id() {
+	od -An -v -tx1 /sys/kernel/notes | awk '
+	{ for (i = 1; i <= NF; i++) b[n++] = $i }
+	function hex(h,   v, i) {	# POSIX awk has no strtonum
+		v = 0
+		for (i = 1; i <= length(h); i++)
+			v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+		return v
+	}
+	function le32(o) { return hex(b[o + 3] b[o + 2] b[o + 1] b[o]) }
+	END {
+		pos = 0
+		while (pos + 12 <= n) {
+			nsz = le32(pos); dsz = le32(pos + 4); type = le32(pos + 8)
+			name = pos + 12; desc = name + int((nsz + 3) / 4) * 4
+			if (type == 3 && nsz == 4 && b[name] == "47" && b[name + 1] == "4e" && b[name + 2] == "55") {
+				for (i = 0; i < dsz; i++) printf "%s", b[desc + i]
+				exit
+			}
+			pos = desc + int((dsz + 3) / 4) * 4
+		}
+	}'
+}
+
+# hottest_kernel_fn FILE: "NAME START SIZE" of the core-kernel function
+# with the most samples at their IP in FILE whose name is a C identifier and
+# whose size (to the next address in /proc/kallsyms) is 4 to 65536 bytes;
+# START in hex without 0x.  Nothing when none.
+hottest_kernel_fn() {
+	sqlite3 -batch -noheader "$1" "
+	SELECT s.s, printf('%016x', f.addr - f.sym_off), sum(c.samples) AS n
+	FROM counts c JOIN nodes nd ON nd.id = c.node JOIN frames f ON f.id = nd.frame
+	JOIN strings s ON s.id = f.sym JOIN strings d ON d.id = f.dso
+	WHERE f.kernel = 1 AND d.s = '[kernel.kallsyms]'
+	GROUP BY f.addr - f.sym_off ORDER BY n DESC" |
+	while IFS='|' read -r name addr samples; do
+		case $name in *[!A-Za-z0-9_]* | [0-9]* | "") continue ;; esac
+		next=$(awk -v a="$addr" '$1 > a && (!m || $1 < m) { m = $1 } END { print m }' /proc/kallsyms)
+		[ -n "$next" ] || continue
+		sz=$((0x$next - 0x$addr))
+		[ "$sz" -ge 4 ] && [ "$sz" -le 65536 ] || continue
+		echo "$name $addr $sz"
+		break
+	done
+}
+
+# fake_vmlinux DIR FN OFF SIZE BASE BUILD_ID: DIR/vmlinux, an ELF file that
+# stands in for a kernel's vmlinux (no machine of the suite has its own):
+# _text and _stext at 0xBASE, FN at 0xBASE + 0xOFF, SIZE bytes: a call of an
+# always_inline fake_mid() into an always_inline fake_leaf() whose body is
+# ".skip SIZE-1" (all of FN but its ret), with DWARF, and the build-id
+# BUILD_ID (ld --build-id).  Non-zero status when it cannot be built.
+fake_vmlinux() {
+	cat >"$1/fake.c" <<EOF
+static inline __attribute__((always_inline)) void fake_leaf(void)
+{
+	__asm__ volatile(".skip $(($4 - 1)), 0x90");
+}
+static inline __attribute__((always_inline)) void fake_mid(void)
+{
+	fake_leaf();
+}
+void $2(void);
+void $2(void)
+{
+	fake_mid();
+}
+EOF
+	cat >"$1/fake.lds" <<EOF
+SECTIONS
+{
+	_text = 0x$5;
+	_stext = _text;
+	. = 0x$5 + 0x$3;
+	.text : { *(.text .text.*) }
+	.note.gnu.build-id : { *(.note.gnu.build-id) }
+	/DISCARD/ : { *(.eh_frame) *(.note.GNU-stack) *(.comment) }
+}
+EOF
+	cc -c -w -O2 -g -mcmodel=kernel -ffreestanding -fno-pic -fno-pie -nostdlib \
+		-fcf-protection=none -fno-asynchronous-unwind-tables -falign-functions=1 \
+		-o "$1/fake.o" "$1/fake.c" &&
+		ld -T "$1/fake.lds" --build-id=0x"$6" -o "$1/vmlinux" "$1/fake.o"
+}
+
 # done_testing: the plan if none was printed, and exit 1 if anything failed
 done_testing() {
 	[ -n "$tap_planned" ] || echo "1..$n"

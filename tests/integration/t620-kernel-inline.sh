@@ -25,27 +25,7 @@ plan 14
 q() { sqlite3 -batch -noheader "$@"; }
 
 # --- the running kernel: build-id and _text --------------------------------
-running=$(od -An -v -tx1 /sys/kernel/notes | awk '
-	{ for (i = 1; i <= NF; i++) b[n++] = $i }
-	function hex(h,   v, i) {	# POSIX awk has no strtonum
-		v = 0
-		for (i = 1; i <= length(h); i++)
-			v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
-		return v
-	}
-	function le32(o) { return hex(b[o + 3] b[o + 2] b[o + 1] b[o]) }
-	END {
-		pos = 0
-		while (pos + 12 <= n) {
-			nsz = le32(pos); dsz = le32(pos + 4); type = le32(pos + 8)
-			name = pos + 12; desc = name + int((nsz + 3) / 4) * 4
-			if (type == 3 && nsz == 4 && b[name] == "47" && b[name + 1] == "4e" && b[name + 2] == "55") {
-				for (i = 0; i < dsz; i++) printf "%s", b[desc + i]
-				exit
-			}
-			pos = desc + int((dsz + 3) / 4) * 4
-		}
-	}')
+running=$(kernel_build_id)
 ktext=$(awk '$3 == "_text" { print $1; exit }' /proc/kallsyms)
 [ ${#running} -ge 16 ] && [ -n "$ktext" ] && [ "$ktext" != 0000000000000000 ]
 ok $? "running kernel: build-id $running, _text $ktext"
@@ -53,23 +33,9 @@ ok $? "running kernel: build-id $running, _text $ktext"
 # --- pick the hottest kernel function -----------------------------------------
 "$MMPROF" record -q -o "$tmp/first.mdata" -- "$wl/page-fault" -s 1 >/dev/null 2>"$tmp/first.err"
 ok $? "first recording of page-fault"
-# leaf frames in the core kernel with a C identifier for a name, hottest first
-q "$tmp/first.mdata" "
-	SELECT s.s, printf('%016x', f.addr - f.sym_off), sum(c.samples) AS n
-	FROM counts c JOIN nodes nd ON nd.id = c.node JOIN frames f ON f.id = nd.frame
-	JOIN strings s ON s.id = f.sym JOIN strings d ON d.id = f.dso
-	WHERE f.kernel = 1 AND d.s = '[kernel.kallsyms]'
-	GROUP BY f.addr - f.sym_off ORDER BY n DESC" >"$tmp/hot"
-fn= start= size=
-while IFS='|' read -r name addr samples; do
-	case $name in *[!A-Za-z0-9_]* | [0-9]* | "") continue ;; esac
-	next=$(awk -v a="$addr" '$1 > a && (!m || $1 < m) { m = $1 } END { print m }' /proc/kallsyms)
-	[ -n "$next" ] || continue
-	sz=$((0x$next - 0x$addr))
-	[ "$sz" -ge 4 ] && [ "$sz" -le 65536 ] || continue
-	fn=$name start=$addr size=$sz
-	break
-done <"$tmp/hot"
+read -r fn start size <<EOF
+$(hottest_kernel_fn "$tmp/first.mdata")
+EOF
 [ -n "$fn" ]
 ok $? "hottest kernel function: $fn at $start, $size bytes"
 
@@ -78,37 +44,11 @@ base=ffffffff80000000
 [ "$ktext" = "$base" ] && base=ffffffff81000000
 off=$(printf '%x' $((0x$start - 0x$ktext)))
 slide=$((0x$ktext - 0x$base))
-cat >"$tmp/fake.c" <<EOF
-static inline __attribute__((always_inline)) void fake_leaf(void)
-{
-	__asm__ volatile(".skip $((size - 1)), 0x90");
-}
-static inline __attribute__((always_inline)) void fake_mid(void)
-{
-	fake_leaf();
-}
-void $fn(void);
-void $fn(void)
-{
-	fake_mid();
-}
-EOF
-cat >"$tmp/fake.lds" <<EOF
-SECTIONS
-{
-	_text = 0x$base;
-	_stext = _text;
-	. = 0x$base + 0x$off;
-	.text : { *(.text .text.*) }
-	.note.gnu.build-id : { *(.note.gnu.build-id) }
-	/DISCARD/ : { *(.eh_frame) *(.note.GNU-stack) *(.comment) }
-}
-EOF
-cc -c -w -O2 -g -mcmodel=kernel -ffreestanding -fno-pic -fno-pie -nostdlib -fcf-protection=none \
-	-fno-asynchronous-unwind-tables -falign-functions=1 -o "$tmp/fake.o" "$tmp/fake.c" &&
-	ld -T "$tmp/fake.lds" --build-id=0x"$running" -o "$tmp/vmlinux" "$tmp/fake.o" &&
-	wrong=$(printf '%s' "$running" | tr 0-9a-f 1-9a-f0) &&
-	ld -T "$tmp/fake.lds" --build-id=0x"$wrong" -o "$tmp/vmlinux-wrong" "$tmp/fake.o"
+wrong=$(printf '%s' "$running" | tr 0-9a-f 1-9a-f0)
+mkdir "$tmp/wrong" &&
+	fake_vmlinux "$tmp/wrong" "$fn" "$off" "$size" "$base" "$wrong" &&
+	mv "$tmp/wrong/vmlinux" "$tmp/vmlinux-wrong" &&
+	fake_vmlinux "$tmp" "$fn" "$off" "$size" "$base" "$running"
 ok $? "fake vmlinux linked (slide $(printf '%x' $slide))"
 want_at=$(printf '%016x' $((0x$base + 0x$off)))
 got_at=$(nm "$tmp/vmlinux" | awk -v f="$fn" '$3 == f { print $1 }')
