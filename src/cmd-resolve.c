@@ -11,6 +11,7 @@
  * through datafile__save (a temporary, then a rename: never a half file).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -67,24 +68,54 @@ static void say_dsos(const char *file, const struct profile *p, const struct res
 	outbuf__release(&scratch);
 }
 
+/* What the vmlinux gave kernel frames. */
+static void say_kernel(const char *file, const char *vmlinux, const struct resolve_kernel *k)
+{
+	fprintf(stderr, "mmprof: '%s': vmlinux %s (build-id %s, the recorded kernel's; slide %#"
+		PRIx64 "): ", file, vmlinux, k->build_id, k->slide);
+	if (k->unnamed)
+		fprintf(stderr, "named %zu of %zu kernel frames without a name (%" PRIu64 " of %"
+			PRIu64 " samples)", k->named, k->unnamed, k->named_samples,
+			k->unnamed_samples);
+	else
+		fprintf(stderr, "every kernel frame had a name");
+	if (k->had_chains)
+		fprintf(stderr, "; inline chains there already (from record --vmlinux or an earlier resolve)");
+	else
+		fprintf(stderr, "; inline chains for %zu frames (%zu inline frames, %" PRIu64
+			" samples at their IP)", k->chained, k->inline_frames, k->chained_samples);
+	if (k->module_frames)
+		fprintf(stderr, "; %zu frames in modules or other kernel text not looked up",
+			k->module_frames);
+	if (k->hidden_frames)
+		fprintf(stderr, "; %zu kernel frames without an address (mmprof strip)",
+			k->hidden_frames);
+	fputc('\n', stderr);
+}
+
 int cmd_resolve(int argc, char **argv)
 {
-	const char *output = NULL;
+	const char *output = NULL, *vmlinux = NULL;
 	int dry_run = 0;
 	const struct option_desc opts[] = {
 		{ OPT_STRING, 'o', "output", &output, "OUT",
 		  "write OUT (default: replace FILE, atomically)", 0, NULL },
 		{ OPT_BOOL, 'n', "dry-run", &dry_run, NULL,
 		  "say what would be named, write nothing", 0, NULL },
+		{ OPT_STRING, 0, "vmlinux", &vmlinux, "PATH",
+		  "kernel image with symbols (and DWARF: inline chains) of the kernel recorded, "
+		  "checked by build-id", 0, NULL },
 		{ OPT_END },
 	};
 	char *pos[2] = { NULL, NULL };
 	struct resolve_result r = { 0 };
+	struct resolve_kernel k = { .slide = 0 };
 	struct profile *p = NULL;
 	struct symbols *syms = NULL;
 	struct errmsg e = { "" };
 	const char *file;
 	int n, ret = EXIT_ERROR;
+	bool kernel;
 
 	n = options__parse_anywhere(argc, argv, opts, resolve_usage, pos, 1);
 	if (n == -2)
@@ -103,9 +134,26 @@ int cmd_resolve(int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	syms = symbols__new();
+	if (vmlinux) {
+		if (resolve__attach_vmlinux(p, syms, vmlinux, &k, &e)) {
+			fprintf(stderr, "mmprof: '%s': --vmlinux '%s': %s; nothing written\n", file,
+				vmlinux, e.msg);
+			goto out;
+		}
+		/* first: the user pass then counts what is still unnamed */
+		resolve__kernel(p, syms, &k);
+	}
 	resolve__profile(p, syms, &r);
 	say_dsos(file, p, &r);
-	if (!r.nr) {
+	if (vmlinux)
+		say_kernel(file, symbols__vmlinux(syms), &k);
+	kernel = k.named || k.chained;
+	if (vmlinux && !r.nr && !kernel) {
+		fprintf(stderr, "mmprof: '%s': nothing named or added; nothing written\n", file);
+		ret = 0;
+		goto out;
+	}
+	if (!r.nr && !kernel) {
 		fprintf(stderr, "mmprof: '%s': nothing to resolve again (%.1f%% of %llu samples have "
 			"no name for the sampled address, none in a perf map or a file whose "
 			"address record saved)\n", file,
@@ -115,8 +163,9 @@ int cmd_resolve(int argc, char **argv)
 	}
 	if (dry_run) {
 		fprintf(stderr, "mmprof: '%s': would name %.1f%% of %llu samples (%.1f%% have no "
-			"name now); nothing written (--dry-run)\n", file, pct(r.named, r.total),
-			(unsigned long long)r.total, pct(r.unresolved, r.total));
+			"name now); nothing written (--dry-run)\n", file,
+			pct(r.named + k.named_samples, r.total),
+			(unsigned long long)r.total, pct(r.unresolved + k.named_samples, r.total));
 		ret = 0;
 		goto out;
 	}
@@ -125,7 +174,8 @@ int cmd_resolve(int argc, char **argv)
 		goto out;
 	}
 	fprintf(stderr, "mmprof: wrote '%s': %.1f%% of %llu samples named now; %.1f%% still "
-		"without a name for the sampled address\n", output, pct(r.named, r.total),
+		"without a name for the sampled address\n", output,
+		pct(r.named + k.named_samples, r.total),
 		(unsigned long long)r.total, pct(r.unresolved - r.named, r.total));
 	ret = 0;
 out:

@@ -233,6 +233,18 @@ uint32_t profile__node(struct profile *p, uint32_t parent, uint32_t frame);
 void profile__append_node(struct profile *p, uint32_t parent, uint32_t frame);
 
 /*
+ * Insert frames into every stack below each node of a given frame, toward
+ * the leaf (mmprof resolve's kernel inline chains, where record puts
+ * them: after the real frame, the function inlined deepest last).
+ * ins[f] for f < nr_ins is 0 (nothing) or 1 + an offset o into ids, with
+ * ids[o] the number n of frames and ids[o + 1 .. o + n] the frames,
+ * outermost first.  Nodes are renumbered (parents still before
+ * children), every count follows its node; frames and other tables stay.
+ */
+void profile__insert_frames(struct profile *p, const uint32_t *ins, size_t nr_ins,
+			    const uint32_t *ids);
+
+/*
  * The node of a whole stack given innermost first (as the kernel delivers
  * callchains): frames[0] is the sampled IP, frames[n-1] the outermost caller.
  */

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mmprof/errmsg.h"
 #include "mmprof/profile.h"
 #include "mmprof/symbols.h"
 
@@ -49,5 +50,53 @@ struct resolve_result {
  */
 int resolve__profile(struct profile *p, struct symbols *syms, struct resolve_result *r);
 void resolve_result__release(struct resolve_result *r);
+
+/*
+ * Kernel frames, from a vmlinux found after the recording (mmprof resolve
+ * --vmlinux).  record stored the running kernel's build-id (meta
+ * kernel_build_id) and where kallsyms put _text (kernel_ref_reloc_sym,
+ * perf's ref_reloc_sym): the vmlinux is taken only with that build-id,
+ * and placed by the slide between that address and its own _text, perf's
+ * relocation rule (map reloc = ref_reloc_sym addr - unrelocated addr).
+ *
+ * Then, for frames of the core kernel ([kernel.kallsyms], address kept):
+ *   - a frame kallsyms could not name gets the vmlinux's symbol; a frame
+ *     kallsyms named keeps its name (the same kernel: kallsyms is its own
+ *     table, and keys stay comparable with files recorded without one);
+ *   - each named frame gets its inline chain from the vmlinux's DWARF,
+ *     as record --vmlinux gives it (looked up at the address when the
+ *     frame is some sample's IP, else at address - 1, a return address),
+ *     unless the file has kernel inline chains already (meta
+ *     symbols.vmlinux); the trie is rebuilt with the inline frames below
+ *     their real frame and every count follows its node.
+ * Module frames are counted, not looked up: no module's .ko is read.
+ */
+struct resolve_kernel {
+	char build_id[PROFILE_BUILD_ID_MAX + 1];	/* the recorded kernel's */
+	uint64_t slide;			/* running address - vmlinux address */
+	size_t unnamed, named;		/* core-kernel frames without a name before; named now */
+	uint64_t unnamed_samples, named_samples;	/* samples at their IP */
+	size_t chained;			/* real frames given an inline chain */
+	size_t inline_frames;		/* inline frames added */
+	uint64_t chained_samples;	/* samples whose IP is such a frame */
+	bool had_chains;		/* the file's kernel frames had chains already */
+	size_t module_frames;		/* frames in modules, not looked up */
+	size_t hidden_frames;		/* kernel frames without an address (mmprof strip) */
+};
+
+/*
+ * Attach the vmlinux at path to syms for p's kernel (symbols.h's
+ * symbols__use_vmlinux_at with p's meta).  Returns 0, or -errno with e
+ * filled: -ENOKEY p has no kernel_build_id (recorded by an mmprof before
+ * it was stored: nothing tells the vmlinux is its kernel's), -ENODATA no
+ * kernel_ref_reloc_sym (kallsyms hid addresses while recording: nothing
+ * to place it by) or none in the vmlinux, -ESTALE another build-id,
+ * -ENOEXEC not ELF, an open error.
+ */
+int resolve__attach_vmlinux(const struct profile *p, struct symbols *syms, const char *path,
+			    struct resolve_kernel *k, struct errmsg *e);
+
+/* Name and expand p's kernel frames through the vmlinux attached; k filled. */
+void resolve__kernel(struct profile *p, struct symbols *syms, struct resolve_kernel *k);
 
 #endif

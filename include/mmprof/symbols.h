@@ -310,6 +310,8 @@ int symbols__use_vmlinux_at(struct symbols *s, const char *path, const char *wan
  * covers it or no vmlinux is attached; out->dso the core kernel's.
  */
 void symbols__vmlinux_symbol(struct symbols *s, uint64_t addr, struct symbol_info *out);
+/* Running address - vmlinux address of the vmlinux attached (0 without one). */
+uint64_t symbols__vmlinux_slide(const struct symbols *s);
 
 /* The vmlinux attached, or NULL: then kernel frames get no inline chain. */
 const char *symbols__vmlinux(const struct symbols *s);

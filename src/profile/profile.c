@@ -284,6 +284,44 @@ uint32_t profile__stack(struct profile *p, const uint32_t *frames, size_t n)
 	return node;
 }
 
+void profile__insert_frames(struct profile *p, const uint32_t *ins, size_t nr_ins,
+			    const uint32_t *ids)
+{
+	struct stack_node *old = p->nodes;
+	struct count *oldc = p->counts;
+	size_t nold = p->nr_nodes, ncounts = p->nr_counts, i;
+	uint32_t *map = xcalloc(nold ? nold : 1, sizeof(*map));
+
+	p->nodes = NULL;
+	p->alloc_nodes = 0;
+	XGROW(p->nodes, p->alloc_nodes, 0);
+	p->nodes[0] = old[0];
+	p->nr_nodes = 1;
+	hashidx__release(&p->node_idx);
+	hashidx__init(&p->node_idx);
+	for (i = 1; i < nold; i++) {
+		uint32_t f = old[i].frame, n = profile__node(p, map[old[i].parent], f), k;
+
+		if (f < nr_ins && ins[f])
+			for (k = 1; k <= ids[ins[f] - 1]; k++)
+				n = profile__node(p, n, ids[ins[f] - 1 + k]);
+		map[i] = n;
+	}
+	p->counts = NULL;
+	p->alloc_counts = p->nr_counts = 0;
+	hashidx__release(&p->count_idx);
+	hashidx__init(&p->count_idx);
+	for (i = 0; i < ncounts; i++) {
+		const struct count *c = &oldc[i];
+
+		profile__add_count(p, c->run, c->event, c->comm, c->pid,
+				   c->node < nold ? map[c->node] : c->node, c->samples, c->period);
+	}
+	free(map);
+	free(oldc);
+	free(old);
+}
+
 static bool count_eq(const void *ctx, uint32_t row, const void *key)
 {
 	const struct count *a = &((const struct profile *)ctx)->counts[row];

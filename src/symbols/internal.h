@@ -174,14 +174,15 @@ void kallsyms__anchors(const char *path, struct kallsyms_anchors *a);
 
 /*
  * vmlinux.c.  Check that path is an ELF file whose build-id is
- * want_build_id (not checked when NULL or ""), and set *slide to what
+ * want_build_id (not checked when NULL or ""; whose kernel's it is, for
+ * the message: "running", "recorded"), and set *slide to what
  * turns its addresses into running ones (kallsyms' _text minus its _text,
  * else the same with _stext).  Returns 0, or -errno with e filled:
  * -ENOENT and other open errors, -ENOEXEC not ELF, -ESTALE another
  * build-id, -ENODATA no common anchor symbol.
  */
-int vmlinux__check(const char *path, const char *want_build_id, uint64_t ktext,
-		   uint64_t kstext, uint64_t *slide, struct errmsg *e);
+int vmlinux__check(const char *path, const char *want_build_id, const char *whose,
+		   uint64_t ktext, uint64_t kstext, uint64_t *slide, struct errmsg *e);
 /* Where a vmlinux for release may be, best first; fills out, returns count. */
 size_t vmlinux__candidates(const char *release, const char *build_id, char (*out)[PATH_MAX],
 			   size_t max);

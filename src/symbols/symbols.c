@@ -581,7 +581,7 @@ size_t symbols__inline_chain(struct symbols *s, pid_t pid, uint64_t addr, const 
 
 /* Attach path when its build-id is want_build_id, placed by the anchors a. */
 static int attach_vmlinux(struct symbols *s, const char *path, const char *want_build_id,
-			  const struct kallsyms_anchors *a, struct errmsg *e)
+			  const char *whose, const struct kallsyms_anchors *a, struct errmsg *e)
 {
 	uint64_t slide = 0;
 	int err;
@@ -589,7 +589,7 @@ static int attach_vmlinux(struct symbols *s, const char *path, const char *want_
 	/* the search tries paths that mostly do not exist: no kallsyms scan for them */
 	if (access(path, R_OK))
 		return errmsg__set(e, -errno, "cannot open: %s", strerror(errno));
-	err = vmlinux__check(path, want_build_id, a->text, a->stext, &slide, e);
+	err = vmlinux__check(path, want_build_id, whose, a->text, a->stext, &slide, e);
 	if (err)
 		return err;
 	elffile__release(&s->vmlinux);
@@ -612,7 +612,7 @@ int symbols__use_vmlinux(struct symbols *s, const char *path, const char *want_b
 
 	if (s->kallsyms_path && !access(path, R_OK))
 		kallsyms__anchors(s->kallsyms_path, &a);
-	return attach_vmlinux(s, path, want_build_id, &a, e);
+	return attach_vmlinux(s, path, want_build_id, "running", &a, e);
 }
 
 int symbols__kernel_ref(const struct symbols *s, struct kernel_ref *out)
@@ -645,7 +645,7 @@ int symbols__use_vmlinux_at(struct symbols *s, const char *path, const char *wan
 		a.stext = ref->addr;
 	if (!a.text && !a.stext)
 		return errmsg__set(e, -ENODATA, "no kernel text address to place it by");
-	return attach_vmlinux(s, path, want_build_id, &a, e);
+	return attach_vmlinux(s, path, want_build_id, "recorded", &a, e);
 }
 
 void symbols__vmlinux_symbol(struct symbols *s, uint64_t addr, struct symbol_info *out)
@@ -700,6 +700,11 @@ int symbols__load_vmlinux(struct symbols *s, const char *path, struct errmsg *e)
 const char *symbols__vmlinux(const struct symbols *s)
 {
 	return s->vmlinux_path;
+}
+
+uint64_t symbols__vmlinux_slide(const struct symbols *s)
+{
+	return s->vmlinux_path ? s->vmlinux_slide : 0;
 }
 
 size_t symbols__kernel_inline_chain(struct symbols *s, uint64_t addr, const char **names,

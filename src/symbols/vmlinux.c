@@ -172,8 +172,8 @@ out:
 	return err;
 }
 
-int vmlinux__check(const char *path, const char *want_build_id, uint64_t ktext,
-		   uint64_t kstext, uint64_t *slide, struct errmsg *e)
+int vmlinux__check(const char *path, const char *want_build_id, const char *whose,
+		   uint64_t ktext, uint64_t kstext, uint64_t *slide, struct errmsg *e)
 {
 	struct vmlinux_head h;
 	int err = read_head(path, &h);
@@ -184,8 +184,8 @@ int vmlinux__check(const char *path, const char *want_build_id, uint64_t ktext,
 		return errmsg__set(e, err, "cannot open: %s", strerror(-err));
 	if (want_build_id && want_build_id[0] && strcmp(h.build_id, want_build_id))
 		return errmsg__set(e, -ESTALE,
-				   "build-id %s does not match the running kernel's %s",
-				   h.build_id[0] ? h.build_id : "(none)", want_build_id);
+				   "build-id %s does not match the %s kernel's %s",
+				   h.build_id[0] ? h.build_id : "(none)", whose, want_build_id);
 	/* KASLR: the same symbol in both tells how far the kernel moved */
 	if (ktext && h.text)
 		*slide = ktext - h.text;
