@@ -91,6 +91,10 @@ got=$(comp "$MMPROF" record -o "")
 has notes.txt "$got" && has a.data "$got"
 ok $? "'record -o' completes any file"
 
+got=$(comp "$MMPROF" resolve --vmlinux "")
+has notes.txt "$got" && has a.data "$got"
+ok $? "'resolve --vmlinux' completes any file (a vmlinux has no .data suffix)"
+
 got=$(comp "$MMPROF" record -F "")
 [ -z "$got" ]
 ok $? "'record -F' (a number) offers nothing"
