@@ -614,7 +614,7 @@ static void add_record_meta(struct record *rec, int argc, char **argv)
 static void say_perfmaps_missing(const struct symbols *syms, const char *path)
 {
 	/* a path from a profiled program, and ours: through the text rule */
-	struct outbuf scratch = { 0 }, scratch2 = { 0 };
+	struct outbuf scratch = { 0 }, word[2] = { { 0 }, { 0 } };
 	size_t i, nr = symbols__nr_dsos(syms);
 	int pid;
 
@@ -633,20 +633,22 @@ static void say_perfmaps_missing(const struct symbols *syms, const char *path)
 			/* JDK 17+ writes the map on demand too */
 			fprintf(stderr, "mmprof: warning: JIT code unnamed: %s is not written yet "
 				"(its JVM runs with -XX:+DumpPerfMapAtExit, which writes it when the "
-				"JVM exits; 'jcmd %d Compiler.perfmap' writes it now); once it is, "
-				"name those frames with: mmprof resolve %s\n",
-				outbuf__text_safe(&scratch, di.name), pid,
-				outbuf__text_safe(&scratch2, path));
+				"JVM exits, and record waits %g s for one quitting as the recording "
+				"ends; 'jcmd %d Compiler.perfmap' writes it now); once it is, name "
+				"those frames with: mmprof resolve %s\n",
+				outbuf__text_safe(&scratch, di.name), SAMPLER_PERFMAP_WAIT_MS / 1000.0,
+				pid, outbuf__shell_word(word, path));
 		else
 			fprintf(stderr, "mmprof: warning: JIT code unnamed: %s is not written yet "
 				"(its process runs with %s, which writes it); once it is, name "
 				"those frames with: mmprof resolve %s\n",
 				outbuf__text_safe(&scratch, di.name), di.jit_flag,
-				outbuf__text_safe(&scratch2, path));
+				outbuf__shell_word(word, path));
 		break;	/* one line: the others say the same */
 	}
 	outbuf__release(&scratch);
-	outbuf__release(&scratch2);
+	outbuf__release(&word[0]);
+	outbuf__release(&word[1]);
 }
 
 static void print_summary(struct record *rec, uint32_t nr_runs, bool interrupted)

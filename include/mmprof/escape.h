@@ -61,4 +61,12 @@ void text__escape(const char *s, const char *swap, void (*put)(void *ctx, const 
 /* Whether text__escape(s, swap, ...) would write anything but s itself. */
 bool text__needs_escape(const char *s, const char *swap);
 
+/*
+ * Write s (NULL: "") as one POSIX shell word, for a command line a message
+ * tells the user to run: as it is when it holds only letters, digits and
+ * _./,:=+@%^-, else in single quotes (a ' inside as '\'').  Not terminal
+ * safe by itself: pass the result through text__escape.
+ */
+void shell__quote(const char *s, void (*put)(void *ctx, const char *p, size_t n), void *ctx);
+
 #endif

@@ -83,4 +83,11 @@ void outbuf__md_code(struct outbuf *b, const char *s);
  */
 const char *outbuf__text_safe(struct outbuf *scratch, const char *s);
 
+/*
+ * s as one shell word (escape.h's shell__quote), then terminal-safe, in
+ * scratch (emptied first; its own text's scratch is scratch + 1, so pass
+ * an array of two), valid until scratch's next use.
+ */
+const char *outbuf__shell_word(struct outbuf scratch[2], const char *s);
+
 #endif

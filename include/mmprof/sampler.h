@@ -30,6 +30,13 @@
 #include "mmprof/runloop.h"	/* struct record_target */
 #include "mmprof/sample.h"
 #include "mmprof/strlist.h"
+
+/*
+ * At the end of a run, how long the sampler waits for a JIT that runs
+ * with the option writing its perf map at exit and is quitting as the
+ * recording stops (symbols__await_perfmaps): then its map is read whole.
+ */
+#define SAMPLER_PERFMAP_WAIT_MS	1000
 #include "mmprof/symbols.h"
 
 struct sampler;

@@ -358,6 +358,17 @@ size_t symbols__nr_dsos(const struct symbols *s);
 void symbols__dso(const struct symbols *s, size_t i, struct dso_info *out);
 
 /*
+ * Before resolving at the end of a recording: a JIT whose process runs
+ * with the option that writes its perf map at exit (dso_info.jit_flag:
+ * the JVM's -XX:+DumpPerfMapAtExit) and whose map is not there yet may be
+ * exiting right now (record -p stopped as the target was told to quit):
+ * wait, at most max_ms, until every such process is gone (a JVM writes
+ * the map before its process ends, so then it is whole).  No wait when
+ * there is no such process.  Returns the milliseconds waited.
+ */
+int symbols__await_perfmaps(struct symbols *s, unsigned int max_ms);
+
+/*
  * Why addresses in a loaded DSO may stay "[unknown]", as a one-line hint
  * for the reader of a report (record stores it in the data file's meta as
  * "symbols.hint <dso>"), or NULL when the DSO loaded with symbols.  buf

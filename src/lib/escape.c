@@ -172,3 +172,29 @@ void text__escape(const char *s, const char *swap, void (*put)(void *ctx, const 
 	if (u > run)
 		put(ctx, (const char *)run, (size_t)(u - run));
 }
+
+/* Bytes a POSIX shell word may hold unquoted (no globbing, no expansion). */
+static bool shell_plain(const char *s)
+{
+	return *s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			    "0123456789_./,:=+@%^-") == strlen(s);
+}
+
+void shell__quote(const char *s, void (*put)(void *ctx, const char *p, size_t n), void *ctx)
+{
+	const char *q;
+
+	s = s ? s : "";
+	if (shell_plain(s)) {
+		put(ctx, s, strlen(s));
+		return;
+	}
+	put(ctx, "'", 1);
+	while ((q = strchr(s, '\''))) {
+		put(ctx, s, (size_t)(q - s));
+		put(ctx, "'\\''", 4);
+		s = q + 1;
+	}
+	put(ctx, s, strlen(s));
+	put(ctx, "'", 1);
+}

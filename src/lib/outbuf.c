@@ -147,3 +147,11 @@ const char *outbuf__text_safe(struct outbuf *scratch, const char *s)
 	text__escape(s, NULL, put_outbuf, scratch);
 	return scratch->s;
 }
+
+const char *outbuf__shell_word(struct outbuf scratch[2], const char *s)
+{
+	scratch[0].len = 0;
+	outbuf__add(&scratch[0], "", 0);	/* a NUL even for "" */
+	shell__quote(s, put_outbuf, &scratch[0]);
+	return outbuf__text_safe(&scratch[1], scratch[0].s);
+}

@@ -154,6 +154,8 @@ int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct 
 			d->sample = (uint64_t)s->opts.freq;
 	}
 	sampler__flush_sideband(s, UINT64_MAX);
+	/* a JVM quitting as the recording stops writes its map now: 1 s for it */
+	symbols__await_perfmaps(s->syms, SAMPLER_PERFMAP_WAIT_MS);
 	s->sb_safe = s->seen_max = s->sb_last_time = 0;
 	stackagg__flush(&s->agg);	/* after the side band: it may add unwound samples */
 	for (i = 0; i < s->agg.nr_entries; i++) {

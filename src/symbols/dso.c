@@ -23,6 +23,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mmprof/symbols.h"
@@ -712,6 +713,69 @@ void symbols__watch2(struct symbols *s, pid_t pid, uint64_t start, uint64_t len,
 	}
 	if (foreign)
 		nsfile_add(s, pid, filename, id, ns)->dso = dso_find(s, &k);
+}
+
+/* Whether pid runs still: /proc/PID/stat there, its state neither zombie nor dead. */
+static bool proc_runs(int pid)
+{
+	char path[32], buf[512], *r;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* "PID (comm) S ...": the comm may hold ')' and spaces; the last ')' ends it */
+	r = strrchr(buf, ')');
+	return r && r[1] == ' ' && r[2] && r[2] != 'Z' && r[2] != 'X' && r[2] != 'x';
+}
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int symbols__await_perfmaps(struct symbols *s, unsigned int max_ms)
+{
+	int64_t start = mono_ms(), now = start;
+	uint32_t *wait = NULL;
+	size_t nr = 0, alloc = 0, i;
+
+	for (i = 0; i < s->nr_dsos; i++) {
+		const struct dso *d = &s->dsos[i];
+		int pid, n = 0;
+
+		if (d->kind != DSO_PERFMAP || d->loaded || !d->jit_flag || !access(d->name, F_OK) ||
+		    sscanf(d->name, "/tmp/perf-%d.map%n", &pid, &n) != 1 || !proc_runs(pid))
+			continue;
+		XGROW(wait, alloc, nr);
+		wait[nr++] = (uint32_t)pid;
+	}
+	/* until each such process is gone (then its map is whole) or the time is up */
+	while (nr && now - start < (int64_t)max_ms) {
+		struct timespec tick = { 0, 20 * 1000 * 1000 };
+		size_t k = 0;
+
+		for (i = 0; i < nr; i++)
+			if (proc_runs((int)wait[i]))
+				wait[k++] = wait[i];
+		nr = k;
+		if (!nr)
+			break;
+		nanosleep(&tick, NULL);
+		now = mono_ms();
+	}
+	free(wait);
+	return (int)(now - start);
 }
 
 const char *symbols__hint(const struct dso_info *di, char *buf, size_t size)

@@ -195,6 +195,21 @@ static void test_errmsg(void)
 	ok(!strncmp(e.msg, "in 'a\\x1b': ", 12), "errmsg__prefix escapes its head too");
 }
 
+/* shell__quote: the word a shell reads back is the string itself. */
+static void test_shell(void)
+{
+	struct outbuf w[2] = { { 0 }, { 0 } };
+
+	is_str(outbuf__shell_word(w, "/tmp/x-1.data"), "/tmp/x-1.data", "a plain path stays as it is");
+	is_str(outbuf__shell_word(w, "my file.data"), "'my file.data'", "a space: single quotes");
+	is_str(outbuf__shell_word(w, "it's"), "'it'\\''s'", "a quote inside: '\\''");
+	is_str(outbuf__shell_word(w, "$HOME*"), "'$HOME*'", "no expansion, no glob");
+	is_str(outbuf__shell_word(w, ""), "''", "the empty word");
+	is_str(outbuf__shell_word(w, "a\x1b" "b"), "'a\\x1bb'", "then terminal-safe");
+	outbuf__release(&w[0]);
+	outbuf__release(&w[1]);
+}
+
 int main(void)
 {
 	int puts = 0;
@@ -203,6 +218,7 @@ int main(void)
 	test_exhaustive();
 	test_bidi();
 	test_errmsg();
+	test_shell();
 	text__escape("zap_pmd_range.isra.0", NULL, count_put, &puts);
 	is_int(puts, 1, "an ordinary name is handed on in one put");
 	return done_testing();
