@@ -126,6 +126,14 @@ static const char *hint_of(const struct profile *p, const struct unres_row *r, c
 		if ((h = profile__meta(p, buf)))
 			return h;
 	}
+	if (r->kernel && dso && !strcmp(dso, "[kernel.kallsyms]") &&
+	    profile__meta(p, "kernel_build_id") && profile__meta(p, "kernel_ref_reloc_sym")) {
+		/* record kept what a vmlinux found later is checked and placed by */
+		snprintf(buf, size, "kernel address outside kallsyms (kptr_restrict, or a module or "
+			 "BPF program gone at record end); a vmlinux of the kernel recorded "
+			 "names them: mmprof resolve --vmlinux PATH FILE");
+		return buf;
+	}
 	if (r->kernel)
 		return "kernel address outside kallsyms (kptr_restrict, or a module or BPF "
 		       "program gone at record end)";

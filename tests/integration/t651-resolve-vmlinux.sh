@@ -20,7 +20,7 @@
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t651
-plan 14
+plan 15
 
 q() { sqlite3 -batch -noheader "$@"; }
 
@@ -117,7 +117,10 @@ q "$tmp/u.mdata" "UPDATE frames SET sym = NULL, sym_off = 0 WHERE kernel = 1 AND
 	sym = (SELECT id FROM strings WHERE s = '$fn')"
 unnamed=$(q "$tmp/u.mdata" "SELECT count(*) FROM frames WHERE kernel = 1 AND sym IS NULL AND
 	printf('%016x', addr) >= '$start' AND printf('%016x', addr) < '$(printf '%016x' $((0x$start + size)))'")
-"$MMPROF" report --folded "$tmp/u.mdata" >"$tmp/u.folded"
+"$MMPROF" report --folded "$tmp/u.mdata" >"$tmp/u.folded" 2>/dev/null
+"$MMPROF" report --unresolved "$tmp/u.mdata" >"$tmp/u.unres" 2>&1
+grep -q "\[kernel.kallsyms\]: kernel address outside kallsyms (.*); a vmlinux of the kernel recorded names them: mmprof resolve --vmlinux PATH FILE$" "$tmp/u.unres"
+ok $? "report --unresolved says a vmlinux found later names the unnamed kernel frames"
 "$MMPROF" resolve --vmlinux "$tmp/vmlinux" "$tmp/u.mdata" 2>"$tmp/u.err"
 rc=$?
 [ $rc -eq 0 ] && [ "$unnamed" -gt 0 ] && ! grep -q ";$fn\$" "$tmp/u.folded" &&
