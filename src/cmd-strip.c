@@ -12,6 +12,9 @@
  *     tracepoint field's value that may be one (kmem:kmalloc's call_site
  *     is "tracepoint.kmem:kmalloc.call_site.-2124862549"): its count
  *     moves to the field's ".other";
+ *   - the meta key kernel_ref_reloc_sym, kallsyms' _text address, which
+ *     is the base itself (so resolve --vmlinux refuses a stripped file;
+ *     kernel_build_id stays: it names the build, as kernel_release does);
  *   - host identity: the meta keys "hostname" and "cmdline" (the latter
  *     holds the paths and arguments typed, which may name users, home
  *     directories or tokens); the workload's name, which report's
@@ -272,6 +275,11 @@ int cmd_strip(int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	addrs = strip_kernel_addrs(p);
+	/* _text's running address (for resolve --vmlinux) is the base KASLR chose */
+	if (profile__meta(p, "kernel_ref_reloc_sym")) {
+		profile__del_meta(p, "kernel_ref_reloc_sym");
+		addrs++;
+	}
 	/* <name>.time.* is named from cmdline, which goes: keep the name */
 	if (!profile__meta(p, "workload") && profile__meta(p, "cmdline")) {
 		char name[256];

@@ -816,7 +816,8 @@ static mode_t file_mode(const struct profile *p)
 	for (i = 0; i < p->nr_frames; i++)
 		if (p->frames[i].kernel && p->frames[i].addr)
 			return 0600;
-	return 0644;
+	/* where kallsyms put _text, kept for resolve --vmlinux: the base itself */
+	return profile__meta(p, "kernel_ref_reloc_sym") ? 0600 : 0644;
 }
 
 int datafile__save(const struct profile *p, const char *path, struct errmsg *e)

@@ -20,7 +20,7 @@
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t651
-plan 15
+plan 16
 
 q() { sqlite3 -batch -noheader "$@"; }
 
@@ -159,6 +159,14 @@ q "$tmp/h.mdata" "UPDATE meta SET key = 'old_ref' WHERE key = 'kernel_ref_reloc_
 rc=$?
 [ $rc -eq 2 ] && grep -q "kallsyms hid addresses while recording): cannot place a vmlinux under KASLR; nothing written$" "$tmp/h.err"
 ok $? "a file without kernel_ref_reloc_sym: refused, exit 2 (rc $rc)"
+
+# strip: _text's address is the KASLR base, it goes (and the file may be 0644)
+"$MMPROF" strip -o "$tmp/s.mdata" "$tmp/a.mdata" 2>/dev/null &&
+	[ -z "$(q "$tmp/s.mdata" "SELECT value FROM meta WHERE key = 'kernel_ref_reloc_sym'")" ] &&
+	[ "$(q "$tmp/s.mdata" "SELECT value FROM meta WHERE key = 'kernel_build_id'")" = "$running" ] &&
+	[ "$(stat -c %a "$tmp/a.mdata")" = 600 ] && [ "$(stat -c %a "$tmp/s.mdata")" != 600 ] &&
+	! "$MMPROF" resolve --vmlinux "$tmp/vmlinux" "$tmp/s.mdata" 2>/dev/null
+ok $? "strip drops kernel_ref_reloc_sym (the KASLR base), keeps the build-id; resolve then refuses"
 
 "$MMPROF" resolve --vmlinux "$tmp/nonexistent" "$tmp/a.mdata" 2>"$tmp/n.err"
 rc=$?
