@@ -48,6 +48,79 @@ static void test_trie_against_model(void)
 	profile__free(p);
 }
 
+/*
+ * profile__insert_frames against a model: each stack rewritten by hand
+ * (below frame 1 comes 4; below frame 2 come 5 then 4, outermost first)
+ * must be the stack its count's node walks back to, with its samples.
+ */
+static void test_insert_frames_against_model(void)
+{
+	struct profile *p = profile__new();
+	uint32_t stacks[200][6], lens[200], want[200][18], wlen[200], fr[6];
+	/* ins[f]: 1 + offset into ids of [n, frames outermost first] */
+	uint32_t ins[6] = { 0 }, ids[] = { 1, 0, 2, 0, 0 };
+	uint64_t total = 0, got_total = 0;
+	int i, j, k, bad = 0, found;
+
+	for (i = 0; i < 6; i++) {
+		struct frame f = { .addr = 0x1000u + (uint64_t)i, .kernel = 1 };
+
+		fr[i] = profile__frame(p, &f);
+	}
+	ids[1] = fr[4];
+	ids[3] = fr[5];
+	ids[4] = fr[4];
+	ins[fr[1]] = 1;
+	ins[fr[2]] = 3;
+	srand(2);
+	for (i = 0; i < 200; i++) {
+		lens[i] = 1 + rand() % 6;
+		for (j = 0; j < (int)lens[i]; j++)
+			stacks[i][j] = fr[rand() % 4];
+		profile__add_count(p, 0, 0, 0, 0, profile__stack(p, stacks[i], lens[i]),
+				   (uint64_t)i + 1, 10);
+		total += (uint64_t)i + 1;
+		/* the model, leaf first: a frame's insertions innermost first, then it */
+		wlen[i] = 0;
+		for (j = 0; j < (int)lens[i]; j++) {
+			uint32_t f = stacks[i][j];
+
+			if (ins[f])
+				for (k = (int)ids[ins[f] - 1]; k >= 1; k--)
+					want[i][wlen[i]++] = ids[ins[f] - 1 + (uint32_t)k];
+			want[i][wlen[i]++] = f;
+		}
+	}
+	profile__insert_frames(p, ins, 6, ids);
+	for (i = 1; i < (int)p->nr_nodes; i++)
+		if (p->nodes[i].parent >= (uint32_t)i ||
+		    p->nodes[i].depth != p->nodes[p->nodes[i].parent].depth + 1)
+			bad++;
+	is_int(bad, 0, "after insertion: parents precede children, depths follow");
+	for (i = 0; i < (int)p->nr_counts; i++) {
+		uint32_t path[18], n = 0, node = p->counts[i].node;
+		uint64_t samples = 0;
+
+		got_total += p->counts[i].samples;
+		while (node != PROFILE_ROOT && n < 18) {
+			path[n++] = p->nodes[node].frame;
+			node = p->nodes[node].parent;
+		}
+		found = 0;
+		for (j = 0; j < 200; j++)
+			if (wlen[j] == n && !memcmp(want[j], path, n * sizeof(*path))) {
+				samples += (uint64_t)j + 1;
+				found = 1;
+			}
+		if (!found || samples != p->counts[i].samples)
+			bad++;
+	}
+	is_int(bad, 0, "every count's stack is its model stack, with the model's samples");
+	ok(got_total == total, "samples kept (%llu of %llu)", (unsigned long long)got_total,
+	   (unsigned long long)total);
+	profile__free(p);
+}
+
 /* run__status and profile__run_statuses: what record, stat and diff say about runs */
 static void test_run_statuses(void)
 {
@@ -138,5 +211,6 @@ int main(void)
 
 	test_trie_against_model();
 	test_run_statuses();
+	test_insert_frames_against_model();
 	return done_testing();
 }
