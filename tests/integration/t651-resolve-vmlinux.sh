@@ -13,14 +13,16 @@
 # from a _text that is not the running one (a slide that is not 0).
 # Then: the chains match addr2line at address - slide, folded stacks and
 # the LKP keys do not change (inline frames are skipped there), a second
-# resolve adds nothing, frames made unnamed are named with their offsets,
-# and a vmlinux of another build-id, a file without kernel_build_id or
-# without kernel_ref_reloc_sym, and a missing path are refused (exit 2,
-# file unchanged).
+# resolve adds nothing, the separate debuginfo gives the same, frames
+# made unnamed are named with their offsets (and report --unresolved says
+# a vmlinux would name them), and a vmlinux of another build-id, a file
+# without kernel_build_id or without kernel_ref_reloc_sym (strip drops
+# it: it is the KASLR base), and a missing path are refused (exit 2, file
+# unchanged).
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t651
-plan 16
+plan 17
 
 q() { sqlite3 -batch -noheader "$@"; }
 
@@ -102,6 +104,13 @@ grep -q '\[k\] fake_leaf (inlined)$' "$tmp/k.tree" && cmp -s "$tmp/a.keys" "$tmp
 	cmp -s "$tmp/a.folded" "$tmp/k.folded" &&
 	[ "$(q "$tmp/a.mdata" "SELECT sum(samples) FROM counts")" = "$(q "$tmp/k.mdata" "SELECT sum(samples) FROM counts")" ]
 ok $? "tree shows the inline chain; keys, folded stacks and sample total unchanged"
+
+# the kernel's separate debuginfo (vmlinux-REL.debug: no code, .symtab and DWARF)
+cp "$tmp/a.mdata" "$tmp/g.mdata"
+objcopy --only-keep-debug "$tmp/vmlinux" "$tmp/vmlinux.debug" &&
+	"$MMPROF" resolve --vmlinux "$tmp/vmlinux.debug" "$tmp/g.mdata" 2>/dev/null &&
+	"$MMPROF" report --tree --no-graph "$tmp/g.mdata" | cmp -s - "$tmp/k.tree"
+ok $? "the separate debuginfo (objcopy --only-keep-debug) gives the same tree"
 
 cp "$tmp/k.mdata" "$tmp/k2.mdata"
 "$MMPROF" resolve --vmlinux "$tmp/vmlinux" "$tmp/k2.mdata" 2>"$tmp/k2.err"
