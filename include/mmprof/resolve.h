@@ -13,7 +13,8 @@
  * and the file's layout is the datafile module's alone.  A DSO whose
  * symbols were read loses its "symbols.hint <dso>" meta key (it said why
  * they were missing).  Workload: the file's frames once, each DSO read
- * once.
+ * once.  Kernel frames, from a vmlinux found later, are the second half
+ * below (kresolve.c): names, and inline chains that change the trie.
  */
 #ifndef MMPROF_RESOLVE_H
 #define MMPROF_RESOLVE_H
