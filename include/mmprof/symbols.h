@@ -364,7 +364,8 @@ void symbols__dso(const struct symbols *s, size_t i, struct dso_info *out);
  * exiting right now (record -p stopped as the target was told to quit):
  * wait, at most max_ms, until every such process is gone (a JVM writes
  * the map before its process ends, so then it is whole).  No wait when
- * there is no such process.  Returns the milliseconds waited.
+ * there is no such process; a map waited for once is not waited for
+ * again (record -r N).  Returns the milliseconds waited.
  */
 int symbols__await_perfmaps(struct symbols *s, unsigned int max_ms);
 

@@ -73,6 +73,8 @@ struct dso {
 	struct elffile *own;		/* a perf map's symbols */
 	long owner;			/* a perf map: its process's uid when first
 					 * seen (whose file it may be), -1 unknown */
+	bool awaited;			/* a perf map: symbols__await_perfmaps waited
+					 * for it once (not again at the next run) */
 	const char *jit_flag;		/* a perf map: the option on its process's
 					 * command line that makes the JIT write
 					 * it, NULL when none was seen */

@@ -751,12 +751,14 @@ int symbols__await_perfmaps(struct symbols *s, unsigned int max_ms)
 	size_t nr = 0, alloc = 0, i;
 
 	for (i = 0; i < s->nr_dsos; i++) {
-		const struct dso *d = &s->dsos[i];
+		struct dso *d = &s->dsos[i];
 		int pid, n = 0;
 
-		if (d->kind != DSO_PERFMAP || d->loaded || !d->jit_flag || !access(d->name, F_OK) ||
-		    sscanf(d->name, "/tmp/perf-%d.map%n", &pid, &n) != 1 || !proc_runs(pid))
+		if (d->kind != DSO_PERFMAP || d->loaded || d->awaited || !d->jit_flag ||
+		    !access(d->name, F_OK) || sscanf(d->name, "/tmp/perf-%d.map%n", &pid, &n) != 1 ||
+		    !proc_runs(pid))
 			continue;
+		d->awaited = true;
 		XGROW(wait, alloc, nr);
 		wait[nr++] = (uint32_t)pid;
 	}
