@@ -845,11 +845,14 @@ static int start_session(struct record *rec, struct errmsg *e)
 static int save_keeping_old(struct record *rec, struct errmsg *e)
 {
 	struct outfile_old k;
+	struct errmsg warn;
 	int err = outfile__old_begin(&k, rec->o->output, e);
 
 	if (err)
 		return err;
-	err = datafile__save(rec->p, rec->o->output, e);
+	err = datafile__save_recording(rec->p, rec->o->output, &warn, e);
+	if (warn.msg[0])
+		fprintf(stderr, "mmprof: warning: %s\n", warn.msg);
 	if (outfile__old_end(&k, !err, err ? NULL : e) && !err)
 		fprintf(stderr, "mmprof: warning: %s\n", e->msg);	/* the new file is written */
 	return err;

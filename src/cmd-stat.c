@@ -603,11 +603,14 @@ int cmd_stat(int argc, char **argv)
 	what = describe_target(&o, argc - first, argv + first);
 	print_table(p, what, (unsigned)p->nr_runs);
 	if (o.output) {
+		struct errmsg warn;
 		char buf[32];
 
 		snprintf(buf, sizeof(buf), "%zu", p->nr_runs);
 		profile__set_meta(p, "nr_runs", buf);
-		err = datafile__save(p, o.output, &e);
+		err = datafile__save_recording(p, o.output, &warn, &e);
+		if (warn.msg[0])
+			fprintf(stderr, "mmprof: warning: %s\n", warn.msg);
 		if (err) {
 			fprintf(stderr, "mmprof: %s\n", e.msg[0] ? e.msg : strerror(-err));
 			goto out;

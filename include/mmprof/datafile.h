@@ -29,10 +29,11 @@
 
 #define DATAFILE_APP_ID		0x6d6d7066	/* 'mmpf', PRAGMA application_id */
 
-/* Implementation limits, enforced on save and on load. */
-#define DATAFILE_MAX_ROWS	(1u << 26)	/* rows in any one table */
-#define DATAFILE_MAX_STR	(4u << 20)	/* bytes in any one string */
-#define DATAFILE_MAX_STR_TOTAL	(1ull << 30)	/* bytes in all strings together */
+/* Implementation limits, enforced on save and on load (the model keeps
+ * within those it shares, profile.h). */
+#define DATAFILE_MAX_ROWS	PROFILE_MAX_ROWS	/* rows in any one table */
+#define DATAFILE_MAX_STR	PROFILE_MAX_STR		/* bytes in any one string */
+#define DATAFILE_MAX_STR_TOTAL	PROFILE_MAX_STR_TOTAL	/* bytes in all strings together */
 /* Sampling events: each is opened on every CPU (256 on 64 CPUs are 16,384
  * fds), and readers keep per-event arrays over the trie and per-event
  * values in every pprof sample: 200,000 rows of a 4 MB file cost 1.7 GB. */
@@ -42,11 +43,11 @@
  * key's value in every run): 200,000 rows (9 MB) cost 1.41 GB. */
 #define DATAFILE_MAX_RUNS	10000u
 /* Meta keys: few by nature, and profile__set_meta is linear in them. */
-#define DATAFILE_MAX_META	4096u
+#define DATAFILE_MAX_META	PROFILE_MAX_META
 /* Frames in one stack (trie depth): far above any kernel callchain
  * (perf_event_max_stack), low enough that a consumer walking a stack
  * needs no more than a bounded buffer. */
-#define DATAFILE_MAX_DEPTH	65536u
+#define DATAFILE_MAX_DEPTH	PROFILE_MAX_DEPTH
 
 /*
  * Write p to path atomically.  0 or -errno with e filled:
@@ -66,6 +67,32 @@ int datafile__save(const struct profile *p, const char *path, struct errmsg *e);
  */
 int datafile__save_version(const struct profile *p, const char *path, int version,
 			   struct errmsg *e);
+
+/*
+ * Record's last line of defence, for a profile datafile__save refuses (a
+ * bug upstream: the model keeps within the format's rules by itself): as
+ * datafile__save, but a row that breaks a rule and that no other row
+ * refers to (counts, counters, intervals, metrics, meta, frame_files) is
+ * left out; when a table others refer to breaks one (strings, frames,
+ * nodes, events, runs), the file is written without its stacks (no frames,
+ * nodes or counts; runs, counters, metrics and meta kept) and every count
+ * is left out.  *dropped: the rows left out, also in the file's meta as
+ * DATAFILE_META_DROPPED; why: the first one (or why the stacks went).
+ * Errors as datafile__save, when even that could not be written.
+ */
+#define DATAFILE_META_DROPPED "save.dropped_rows"
+int datafile__salvage(const struct profile *p, const char *path, size_t *dropped,
+		      struct errmsg *why, struct errmsg *e);
+
+/*
+ * How record and stat write what they built: the model's repairs noted
+ * (profile__repairs: meta repaired.*), then datafile__save, and when that
+ * refuses the profile, datafile__salvage.  warn: one line to print as a
+ * warning, empty when there is nothing to say.  Errors as datafile__save:
+ * nothing could be written.
+ */
+int datafile__save_recording(struct profile *p, const char *path, struct errmsg *warn,
+			     struct errmsg *e);
 
 /*
  * Read path into a new profile (*out, to be freed with profile__free; NULL

@@ -37,6 +37,34 @@
 
 #define PROFILE_ROOT 0u		/* node id of the trie root */
 
+/*
+ * The file format's limits (datafile.h, where each is explained; save and
+ * load enforce them).  The model keeps within them itself, so that what
+ * record builds from any kernel data or workload output always saves:
+ * a value that would break one is repaired or dropped where it enters,
+ * and counted (profile__repairs).  A profile loaded from a valid file
+ * never needs one.
+ */
+#define PROFILE_MAX_ROWS	(1u << 26)	/* rows in any one table */
+#define PROFILE_MAX_STR		(4u << 20)	/* bytes in any one string */
+#define PROFILE_MAX_STR_TOTAL	(1ull << 30)	/* bytes in all strings together */
+#define PROFILE_MAX_META	4096u		/* meta keys, the file's format_version included */
+#define PROFILE_MAX_DEPTH	65536u		/* frames in one stack */
+
+/* What the model repaired or dropped to keep within those limits. */
+enum profile_repair {
+	PROFILE_REPAIR_PID,		/* a count's pid past pid_t: stored as 0 (not known) */
+	PROFILE_REPAIR_COUNT,		/* a count taking the sum of all to 2^63: dropped */
+	PROFILE_REPAIR_COUNT_ROWS,	/* a new count past PROFILE_MAX_ROWS: dropped */
+	PROFILE_REPAIR_RUN,		/* a run's samples, lost or throttled >= 2^63: capped */
+	PROFILE_REPAIR_STACK,		/* a stack deeper than PROFILE_MAX_DEPTH (or new nodes
+					 * past PROFILE_MAX_ROWS): its outermost callers cut */
+	PROFILE_REPAIR_STRING,		/* a string over PROFILE_MAX_STR: cut to it */
+	PROFILE_REPAIR_STRING_DROPPED,	/* a new string past the pool's total: not stored */
+	PROFILE_REPAIR_META,		/* a new meta key past PROFILE_MAX_META: dropped */
+	PROFILE_NR_REPAIRS
+};
+
 struct frame {
 	uint64_t addr;		/* raw sampled address (user: process virtual) */
 	uint64_t sym_off;	/* addr - symbol start; 0 when unresolved */
@@ -181,12 +209,19 @@ struct profile {
 
 	/* private: hash indexes over the tables above */
 	struct hashidx str_idx, frame_idx, node_idx, count_idx;
+	/* private: the sums of all counts (below 2^63), the strings' bytes */
+	uint64_t sum_samples, sum_period, str_bytes;
+	uint64_t repairs[PROFILE_NR_REPAIRS];	/* by enum profile_repair */
 };
 
 struct profile *profile__new(void);
 void profile__free(struct profile *p);	/* NULL is fine */
 
-/* Strings: 0 for NULL; the returned pointer lives as long as p. */
+/*
+ * Strings: 0 for NULL; the returned pointer lives as long as p.  A string
+ * over PROFILE_MAX_STR is cut to it (at a UTF-8 character's start); a new
+ * one that would take the pool past PROFILE_MAX_STR_TOTAL gets 0.
+ */
 uint32_t profile__intern(struct profile *p, const char *s);
 uint32_t profile__intern_len(struct profile *p, const char *s, size_t len);
 /* Existing id of s, or 0 if s was never interned. */
@@ -196,13 +231,17 @@ static inline const char *profile__str(const struct profile *p, uint32_t id)
 	return id && id < p->nr_strs ? p->strs[id] : NULL;
 }
 
-/* Meta: set replaces an existing key's value (order of first set kept). */
+/*
+ * Meta: set replaces an existing key's value (order of first set kept); a
+ * new key past PROFILE_MAX_META (less the file's format_version) is dropped.
+ */
 void profile__set_meta(struct profile *p, const char *key, const char *value);
 const char *profile__meta(const struct profile *p, const char *key);
 /* Remove key (when set); the other keys keep their order. */
 void profile__del_meta(struct profile *p, const char *key);
 
 uint32_t profile__add_event(struct profile *p, const struct event_desc *ev);
+/* A run's samples, lost and throttled are capped below 2^63. */
 uint32_t profile__add_run(struct profile *p, const struct run *r);
 
 /* The id of an identical frame (addr, sym, dso, kernel, sym_off), added if new. */
@@ -221,7 +260,11 @@ void profile__frames_changed(struct profile *p);
 void profile__add_frame_file(struct profile *p, uint32_t frame, uint64_t vaddr,
 			     const char *build_id);
 
-/* The child of parent with this frame, added if new. */
+/*
+ * The child of parent with this frame, added if new; parent itself when
+ * the child would be deeper than PROFILE_MAX_DEPTH or past PROFILE_MAX_ROWS
+ * nodes (the stack cut, counted).
+ */
 uint32_t profile__node(struct profile *p, uint32_t parent, uint32_t frame);
 
 /*
@@ -247,13 +290,18 @@ void profile__insert_frames(struct profile *p, const uint32_t *ins, size_t nr_in
 /*
  * The node of a whole stack given innermost first (as the kernel delivers
  * callchains): frames[0] is the sampled IP, frames[n-1] the outermost caller.
+ * A stack deeper than PROFILE_MAX_DEPTH keeps its innermost frames, as the
+ * kernel cuts a callchain at perf_event_max_stack.
  */
 uint32_t profile__stack(struct profile *p, const uint32_t *frames_leaf_first, size_t n);
 
 /*
  * Add samples and period to the (run, event, comm, pid, node) cell.  Views
  * that do not ask for the pid (report, keys, diff) sum over it, as they sum
- * over comms.
+ * over comms.  Within the format's rules: a pid past pid_t is stored as 0;
+ * an add that would take the sum of all counts' samples or periods to 2^63
+ * (a period read as a wrapped difference), or a new cell past
+ * PROFILE_MAX_ROWS, is dropped.  Each is counted (profile__repairs).
  */
 void profile__add_count(struct profile *p, uint32_t run, uint32_t event, uint32_t comm,
 			uint32_t pid, uint32_t node, uint64_t samples, uint64_t period);
@@ -300,6 +348,14 @@ bool run__status(const struct run *r, char *buf, size_t size);
  * 2 runs, killed by SIGKILL in 1".  Returns the runs that failed.
  */
 size_t profile__run_statuses(const struct profile *const *ps, size_t nr, char *buf, size_t size);
+
+/*
+ * The repairs made so far (enum profile_repair): their total, each kind
+ * that happened as a meta key "repaired.<kind>" = its number (so a report
+ * can tell), and in buf one line for a warning ("stacks cut ...: 2, ...").
+ * (A meta key that finds meta full is dropped, as any: the line still says.)
+ */
+uint64_t profile__repairs(struct profile *p, char *buf, size_t size);
 
 /* Order of counts by (run, event, comm, pid), then node: <0, 0, >0. */
 int count__cmp(const struct count *x, const struct count *y);

@@ -818,6 +818,7 @@ static void merge_counts(struct profile *p)
 
 	p->counts = NULL;
 	p->nr_counts = p->alloc_counts = 0;
+	p->sum_samples = p->sum_period = 0;
 	hashidx__release(&p->count_idx);
 	for (i = 0; i < n; i++)
 		profile__add_count(p, cells[i].run, cells[i].event, cells[i].comm, cells[i].pid,

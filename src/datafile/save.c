@@ -12,7 +12,9 @@
  * The profile is checked against the format's invariants while it is
  * written (references in range, counts below 2^63, sizes within limits),
  * so a bug upstream yields an error naming the row, not a file that every
- * reader refuses.
+ * reader refuses.  The model keeps within the limits itself (profile.h);
+ * what still breaks one is a bug, and datafile__salvage, record's last
+ * line of defence, writes the file without the rows that break one.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -41,6 +43,12 @@ struct saver {
 	sqlite3 *db;
 	sqlite3_stmt *st;
 	uint64_t sum_samples, sum_period;	/* of the counts checked so far */
+	unsigned long long str_bytes;	/* text so far, counted as load counts it */
+	size_t meta_seq;		/* the next meta row */
+	/* salvage: a row nothing refers to that breaks a rule is left out */
+	bool salvage, droppable;
+	size_t dropped;
+	struct errmsg first;	/* the first row left out */
 	unsigned char *zbuf;	/* format 3: a block compressed */
 	size_t zcap;
 };
@@ -72,8 +80,23 @@ static int bad(struct saver *s, int err, const char *table, size_t row, const ch
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
+	if (s->salvage && s->droppable) {
+		if (!s->dropped++)
+			errmsg__set(&s->first, err, "profile %s row %zu: %s", table, row, what);
+		return 1;	/* leave the row out */
+	}
 	return errmsg__set(s->e, err, "cannot write '%s': profile %s row %zu: %s",
 			   s->path, table, row, what);
+}
+
+/* Text bound in a row: load counts it all against DATAFILE_MAX_STR_TOTAL. */
+static int check_text(struct saver *s, const char *table, size_t row, size_t len)
+{
+	s->str_bytes += len;
+	if (s->str_bytes > DATAFILE_MAX_STR_TOTAL)
+		return bad(s, -ERANGE, table, row, "text totals %llu bytes, over the limit of %llu",
+			   s->str_bytes, DATAFILE_MAX_STR_TOTAL);
+	return 0;
 }
 
 static int exec(struct saver *s, const char *sql)
@@ -167,22 +190,25 @@ static int write_meta(struct saver *s)
 	    (err = prepare(s, "INSERT INTO meta VALUES(?,?,?)")))
 		return err;
 	snprintf(ver, sizeof(ver), "%d", s->version);
+	s->droppable = true;
 	sqlite3_bind_int64(s->st, 1, (int64_t)seq++);
 	sqlite3_bind_text(s->st, 2, DATAFILE_META_FORMAT, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s->st, 3, ver, -1, SQLITE_TRANSIENT);
 	if ((err = step(s)))
 		return err;
 	for (i = 0; i < p->nr_meta; i++) {
-		const char *k = profile__str(p, p->meta[i].key);
+		const char *k = profile__str(p, p->meta[i].key), *v;
 
 		if ((err = check_str(s, "meta", i, p->meta[i].key)) ||
-		    (err = check_str(s, "meta", i, p->meta[i].value)))
-			return err;
-		if (!k)
-			return bad(s, -EINVAL, "meta", i, "a key is missing");
+		    (err = check_str(s, "meta", i, p->meta[i].value)) ||
+		    (!k && (err = bad(s, -EINVAL, "meta", i, "a key is missing"))))
+			goto skip;
 		/* the file's own version is written above, never the model's */
 		if (!strcmp(k, DATAFILE_META_FORMAT))
 			continue;
+		v = profile__str(p, p->meta[i].value);
+		if ((err = check_text(s, "meta", i, strlen(k) + (v ? strlen(v) : 0))))
+			goto skip;
 		sqlite3_bind_int64(s->st, 1, (int64_t)seq++);
 		sqlite3_bind_text(s->st, 2, k, -1, SQLITE_STATIC);
 		if (p->meta[i].value)
@@ -192,30 +218,51 @@ static int write_meta(struct saver *s)
 			sqlite3_bind_null(s->st, 3);
 		if ((err = step(s)))
 			return err;
+		continue;
+skip:
+		if (err < 0)
+			return err;
 	}
+	s->meta_seq = seq;
+	s->droppable = false;
 	return 0;
+}
+
+/* Salvage: say in the file itself that rows were left out. */
+static int write_dropped(struct saver *s)
+{
+	char n[32];
+	int err;
+
+	if (!s->dropped || s->meta_seq >= DATAFILE_MAX_META)
+		return 0;
+	if ((err = prepare(s, "INSERT INTO meta VALUES(?,?,?)")))
+		return err;
+	snprintf(n, sizeof(n), "%zu", s->dropped);
+	sqlite3_bind_int64(s->st, 1, (int64_t)s->meta_seq++);
+	sqlite3_bind_text(s->st, 2, DATAFILE_META_DROPPED, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s->st, 3, n, -1, SQLITE_TRANSIENT);
+	return step(s);
 }
 
 static int write_strings(struct saver *s)
 {
 	const struct profile *p = s->p;
-	unsigned long long total = 0;
 	size_t i;
 	int err;
 
+	s->droppable = false;
 	if ((err = check_rows(s, "strings", p->nr_strs)) ||
 	    (err = prepare(s, "INSERT INTO strings VALUES(?,?)")))
 		return err;
 	for (i = 1; i < p->nr_strs; i++) {
 		size_t len = strlen(p->strs[i]);
 
-		total += len;
 		if (len > DATAFILE_MAX_STR)
 			return bad(s, -ERANGE, "strings", i, "a string of %zu bytes exceeds the limit of %u",
 				   len, DATAFILE_MAX_STR);
-		if (total > DATAFILE_MAX_STR_TOTAL)
-			return bad(s, -ERANGE, "strings", i, "strings total %llu bytes, over the limit of %llu",
-				   total, DATAFILE_MAX_STR_TOTAL);
+		if ((err = check_text(s, "strings", i, len)))
+			return err;
 		sqlite3_bind_int64(s->st, 1, (int64_t)i);
 		sqlite3_bind_text(s->st, 2, p->strs[i], (int)len, SQLITE_STATIC);
 		if ((err = step(s)))
@@ -304,6 +351,7 @@ static int write_counters(struct saver *s)
 	size_t i;
 	int err;
 
+	s->droppable = true;
 	if ((err = check_rows(s, "counters", p->nr_counters)) ||
 	    (err = prepare(s, "INSERT INTO counters VALUES(?,?,?,?,?,?,?)")))
 		return err;
@@ -311,8 +359,11 @@ static int write_counters(struct saver *s)
 		const struct counter *c = &p->counters[i];
 
 		if ((err = check_run(s, "counters", i, c->run)) ||
-		    (err = check_str(s, "counters", i, c->name)))
-			return err;
+		    (err = check_str(s, "counters", i, c->name))) {
+			if (err < 0)
+				return err;
+			continue;
+		}
 		sqlite3_bind_int64(s->st, 1, (int64_t)i);
 		sqlite3_bind_int64(s->st, 2, c->run);
 		bind_str(s->st, 3, c->name);
@@ -332,6 +383,7 @@ static int write_intervals(struct saver *s)
 	size_t i;
 	int err;
 
+	s->droppable = true;
 	if ((err = check_rows(s, "intervals", p->nr_intervals)) ||
 	    (err = prepare(s, "INSERT INTO intervals VALUES(?,?,?,?,?,?,?)")))
 		return err;
@@ -339,8 +391,11 @@ static int write_intervals(struct saver *s)
 		const struct counter_interval *ci = &p->intervals[i];
 
 		if ((err = check_run(s, "intervals", i, ci->run)) ||
-		    (err = check_str(s, "intervals", i, ci->name)))
-			return err;
+		    (err = check_str(s, "intervals", i, ci->name))) {
+			if (err < 0)
+				return err;
+			continue;
+		}
 		sqlite3_bind_int64(s->st, 1, (int64_t)i);
 		sqlite3_bind_int64(s->st, 2, ci->run);
 		bind_str(s->st, 3, ci->name);
@@ -360,6 +415,7 @@ static int write_metrics(struct saver *s)
 	size_t i;
 	int err;
 
+	s->droppable = true;
 	if ((err = check_rows(s, "metrics", p->nr_metrics)) ||
 	    (err = prepare(s, "INSERT INTO metrics VALUES(?,?,?,?)")))
 		return err;
@@ -367,8 +423,11 @@ static int write_metrics(struct saver *s)
 		const struct metric *m = &p->metrics[i];
 
 		if ((err = check_run(s, "metrics", i, m->run)) ||
-		    (err = check_str(s, "metrics", i, m->key)))
-			return err;
+		    (err = check_str(s, "metrics", i, m->key))) {
+			if (err < 0)
+				return err;
+			continue;
+		}
 		sqlite3_bind_int64(s->st, 1, (int64_t)i);
 		sqlite3_bind_int64(s->st, 2, m->run);
 		bind_str(s->st, 3, m->key);
@@ -429,6 +488,7 @@ static int write_frame_blocks(struct saver *s)
 	size_t i, j, n, blk;
 	int err;
 
+	s->droppable = false;	/* others refer to these rows */
 	if ((err = check_rows(s, "frames", p->nr_frames)) ||
 	    (err = prepare(s, "INSERT INTO frame_blocks VALUES(?,?,?)")))
 		goto out;
@@ -464,6 +524,7 @@ static int write_frames(struct saver *s)
 	size_t i;
 	int err;
 
+	s->droppable = false;	/* others refer to these rows */
 	if ((err = check_rows(s, "frames", p->nr_frames)) ||
 	    (err = prepare(s, "INSERT INTO frames VALUES(?,?,?,?,?,?,?,?)")))
 		return err;
@@ -495,14 +556,26 @@ static int write_frame_files(struct saver *s)
 	size_t i;
 	int err;
 
+	s->droppable = true;
 	if ((err = check_rows(s, "frame_files", p->nr_frame_files)) ||
 	    (err = prepare(s, "INSERT INTO frame_files VALUES(?,?,?,?)")))
 		return err;
 	for (i = 0; i < p->nr_frame_files; i++) {
 		const struct frame_file *ff = &p->frame_files[i];
 
-		if (ff->frame >= p->nr_frames)
-			return bad(s, -EINVAL, "frame_files", i, "frame %u does not exist", ff->frame);
+		if (ff->frame >= p->nr_frames ||
+		    (ff->build_id[0] && strspn(ff->build_id, "0123456789abcdef") != strlen(ff->build_id))) {
+			if ((err = bad(s, -EINVAL, "frame_files", i, ff->frame >= p->nr_frames ?
+				       "frame %u does not exist" : "frame %u: the build-id is not hex",
+				       ff->frame)) < 0)
+				return err;
+			continue;
+		}
+		if ((err = check_text(s, "frame_files", i, strlen(ff->build_id)))) {
+			if (err < 0)
+				return err;
+			continue;
+		}
 		sqlite3_bind_int64(s->st, 1, (int64_t)i);
 		sqlite3_bind_int64(s->st, 2, ff->frame);
 		bind_u64(s->st, 3, ff->vaddr);
@@ -542,6 +615,7 @@ static int write_node_blocks(struct saver *s)
 	size_t i, j, n, blk;
 	int err;
 
+	s->droppable = false;	/* others refer to these rows */
 	if ((err = check_rows(s, "nodes", p->nr_nodes)) ||
 	    (err = prepare(s, "INSERT INTO node_blocks VALUES(?,?,?)")))
 		goto out;
@@ -570,6 +644,7 @@ static int write_nodes(struct saver *s)
 	size_t i;
 	int err;
 
+	s->droppable = false;	/* others refer to these rows */
 	if ((err = check_rows(s, "nodes", p->nr_nodes)) ||
 	    (err = prepare(s, "INSERT INTO nodes VALUES(?,?,?)")))
 		return err;
@@ -605,12 +680,13 @@ static int check_cell(struct saver *s, size_t i)
 		return bad(s, -EINVAL, "counts", i, "node %u does not exist", c->node);
 	if (c->pid > INT32_MAX)
 		return bad(s, -EINVAL, "counts", i, "pid %u is out of range", c->pid);
-	/* the reader's rule: all counts together below 2^63 (loadrows.c) */
+	/* the reader's rule: all counts together below 2^63 (loadrows.c);
+	 * each is below 2^63 and so is the sum so far: adding cannot wrap */
+	if (s->sum_samples + c->samples > INT64_MAX || s->sum_period + c->period > INT64_MAX)
+		return bad(s, -ERANGE, "counts", i, "the %s of all counts add up to 2^63 or more",
+			   s->sum_samples + c->samples > INT64_MAX ? "samples" : "periods");
 	s->sum_samples += c->samples;
 	s->sum_period += c->period;
-	if (s->sum_samples > INT64_MAX || s->sum_period > INT64_MAX)
-		return bad(s, -ERANGE, "counts", i, "the %s of all counts add up to 2^63 or more",
-			   s->sum_samples > INT64_MAX ? "samples" : "periods");
 	return 0;
 }
 
@@ -618,18 +694,22 @@ static int check_cell(struct saver *s, size_t i)
 static int write_count_rows(struct saver *s)
 {
 	const struct profile *p = s->p;
-	size_t i;
+	size_t i, row = 0;
 	int err;
 
 	if ((err = check_rows(s, "counts", p->nr_counts)) ||
 	    (err = prepare(s, "INSERT INTO counts VALUES(?,?,?,?,?,?,?,?)")))
 		return err;
+	s->droppable = true;
 	for (i = 0; i < p->nr_counts; i++) {
 		const struct count *c = &p->counts[i];
 
-		if ((err = check_cell(s, i)))
-			return err;
-		sqlite3_bind_int64(s->st, 1, (int64_t)i);
+		if ((err = check_cell(s, i))) {
+			if (err < 0)
+				return err;
+			continue;
+		}
+		sqlite3_bind_int64(s->st, 1, (int64_t)row++);
 		sqlite3_bind_int64(s->st, 2, c->run);
 		sqlite3_bind_int64(s->st, 3, c->event);
 		bind_str(s->st, 4, c->comm);
@@ -666,23 +746,26 @@ static int write_count_cells(struct saver *s)
 	const struct profile *p = s->p;
 	uint32_t *order = xmalloc((p->nr_counts ? p->nr_counts : 1) * sizeof(*order));
 	unsigned char *cells = xmalloc(DATAFILE_CELLS_WRITTEN * DATAFILE_CELL_SIZE);
-	size_t i, j, n, row = 0;
+	size_t i, j, n, nr = 0, row = 0;
 	int err;
 
+	s->droppable = true;
 	if ((err = check_rows(s, "counts", p->nr_counts)) ||
 	    (err = prepare(s, s->version == 2 ? "INSERT INTO stack_counts VALUES(?,?,?,?,?,?)" :
 				"INSERT INTO stack_counts VALUES(?,?,?,?,?,?,?)")))
 		goto out;
 	for (i = 0; i < p->nr_counts; i++) {
-		if ((err = check_cell(s, i)))
+		if ((err = check_cell(s, i)) < 0)
 			goto out;
-		order[i] = (uint32_t)i;
+		if (!err)
+			order[nr++] = (uint32_t)i;
 	}
-	qsort_r(order, p->nr_counts, sizeof(*order), count_order, p->counts);
-	for (i = 0; i < p->nr_counts; i = j, row++) {
+	err = 0;
+	qsort_r(order, nr, sizeof(*order), count_order, p->counts);
+	for (i = 0; i < nr; i = j, row++) {
 		const struct count *c = &p->counts[order[i]];
 
-		for (j = i, n = 0; j < p->nr_counts && n < DATAFILE_CELLS_WRITTEN &&
+		for (j = i, n = 0; j < nr && n < DATAFILE_CELLS_WRITTEN &&
 		     same_row(c, &p->counts[order[j]]); j++, n++) {
 			const struct count *x = &p->counts[order[j]];
 			unsigned char *b = cells + n * DATAFILE_CELL_SIZE;
@@ -734,7 +817,8 @@ static int write_db(struct saver *s)
 	    (err = s->version < 3 ? write_frames(s) : write_frame_blocks(s)) ||
 	    (err = write_frame_files(s)) ||
 	    (err = s->version < 3 ? write_nodes(s) : write_node_blocks(s)) ||
-	    (err = s->version == 1 ? write_count_rows(s) : write_count_cells(s)))
+	    (err = s->version == 1 ? write_count_rows(s) : write_count_cells(s)) ||
+	    (err = write_dropped(s)))
 		return err;
 	sqlite3_finalize(s->st);
 	s->st = NULL;
@@ -825,10 +909,53 @@ int datafile__save(const struct profile *p, const char *path, struct errmsg *e)
 	return datafile__save_version(p, path, PROFILE_FORMAT_VERSION, e);
 }
 
+static int save(struct saver *sv);
+
 int datafile__save_version(const struct profile *p, const char *path, int version,
 			   struct errmsg *e)
 {
 	struct saver s = { .p = p, .version = version, .path = path, .e = e };
+
+	return save(&s);
+}
+
+int datafile__salvage(const struct profile *p, const char *path, size_t *dropped,
+		      struct errmsg *why, struct errmsg *e)
+{
+	struct saver s = { .p = p, .version = PROFILE_FORMAT_VERSION, .path = path, .e = e,
+			   .salvage = true };
+	struct profile flat;
+	int err;
+
+	*dropped = 0;
+	err = save(&s);
+	if (err == -EINVAL || err == -ERANGE) {
+		/* a table others refer to breaks a rule: keep what needs no stack */
+		flat = *p;
+		flat.nr_frames = flat.nr_frame_files = flat.nr_counts = 0;
+		flat.nr_nodes = 1;
+		s = (struct saver){ .p = &flat, .version = PROFILE_FORMAT_VERSION, .path = path,
+				    .e = e, .salvage = true, .dropped = p->nr_counts };
+		/* e says "cannot write 'path': profile ...": the part after the path */
+		errmsg__set(&s.first, 0, "%s; written without its stacks",
+			    e ? e->msg + (strncmp(e->msg, "cannot write '", 14) ? 0 :
+					  strnlen(e->msg, 14 + strlen(path) + 3)) : "");
+		err = save(&s);
+	}
+	if (!err) {
+		*dropped = s.dropped;
+		*why = s.first;
+	}
+	return err;
+}
+
+static int save(struct saver *sv)
+{
+	struct saver s = *sv;
+	const struct profile *p = s.p;
+	const char *path = s.path;
+	int version = s.version;
+	struct errmsg *e = s.e;
 	char *dir = NULL, *tmp = NULL;
 	const char *base;
 	struct stat st, fst;
@@ -911,6 +1038,8 @@ int datafile__save_version(const struct profile *p, const char *path, int versio
 	sync_dir(dir);
 	free(tmp);
 	free(dir);
+	sv->dropped = s.dropped;
+	sv->first = s.first;
 	return 0;
 
 out_unlink:
@@ -921,5 +1050,31 @@ out_close:
 		close(fd);
 	free(tmp);
 	free(dir);
+	return err;
+}
+
+int datafile__save_recording(struct profile *p, const char *path, struct errmsg *warn,
+			     struct errmsg *e)
+{
+	char line[400];
+	struct errmsg why = { { 0 } };
+	bool repaired = profile__repairs(p, line, sizeof(line)) > 0;
+	const char *pre = repaired ? "kept within the file format: " : "";
+	const char *post = repaired ? " (meta repaired.*)" : "";
+	size_t dropped;
+	int err;
+
+	warn->msg[0] = '\0';
+	err = datafile__save(p, path, e);
+	if (err == -EINVAL || err == -ERANGE)
+		err = datafile__salvage(p, path, &dropped, &why, e);
+	else
+		why.msg[0] = '\0';
+	if (!err && why.msg[0])
+		errmsg__set(warn, 0, "%s%s%s%swrote '%s' without %zu row%s that break the format (%s; meta %s)",
+			    pre, repaired ? line : "", post, repaired ? "; " : "", path, dropped,
+			    dropped == 1 ? "" : "s", why.msg, DATAFILE_META_DROPPED);
+	else if (repaired)
+		errmsg__set(warn, 0, "%s%s%s", pre, line, post);
 	return err;
 }

@@ -74,16 +74,30 @@ static bool str_eq(const void *ctx, uint32_t row, const void *key)
 
 uint32_t profile__intern_len(struct profile *p, const char *s, size_t len)
 {
-	struct strkey k = { s, len };
+	struct strkey k;
 	uint64_t h;
 	uint32_t id;
+	bool cut = len > PROFILE_MAX_STR;
 
 	if (!s)
 		return 0;
+	if (cut) {
+		/* a demangled template, a workload's line: cut, never split a character */
+		len = PROFILE_MAX_STR;
+		while (len && ((unsigned char)s[len] & 0xc0) == 0x80)
+			len--;
+	}
+	k = (struct strkey){ s, len };
 	h = hash__bytes(s, len);
 	id = hashidx__find(&p->str_idx, h, str_eq, p, &k);
 	if (id != HASHIDX_NONE)
 		return id;
+	if (p->str_bytes + len > PROFILE_MAX_STR_TOTAL || p->nr_strs >= PROFILE_MAX_ROWS) {
+		p->repairs[PROFILE_REPAIR_STRING_DROPPED]++;
+		return 0;
+	}
+	p->str_bytes += len;
+	p->repairs[PROFILE_REPAIR_STRING] += cut;	/* each string once, not each use */
 	XGROW(p->strs, p->alloc_strs, p->nr_strs);
 	id = p->nr_strs++;
 	p->strs[id] = xstrndup(s, len);
@@ -115,11 +129,16 @@ void profile__set_meta(struct profile *p, const char *key, const char *value)
 	uint32_t v = profile__intern(p, value);
 	size_t i;
 
-	for (i = 0; i < p->nr_meta; i++) {
+	for (i = 0; k && i < p->nr_meta; i++) {
 		if (p->meta[i].key == k) {
 			p->meta[i].value = v;
 			return;
 		}
+	}
+	/* a new key: the file's format_version must still fit beside it */
+	if (!k || p->nr_meta + 1 >= PROFILE_MAX_META) {
+		p->repairs[PROFILE_REPAIR_META]++;
+		return;
 	}
 	XGROW(p->meta, p->alloc_meta, p->nr_meta);
 	p->meta[p->nr_meta].key = k;
@@ -161,10 +180,24 @@ uint32_t profile__add_event(struct profile *p, const struct event_desc *ev)
 	return (uint32_t)p->nr_events++;
 }
 
+static void cap_count(struct profile *p, uint64_t *v)
+{
+	if (*v > INT64_MAX) {
+		*v = INT64_MAX;
+		p->repairs[PROFILE_REPAIR_RUN]++;
+	}
+}
+
 uint32_t profile__add_run(struct profile *p, const struct run *r)
 {
+	struct run *to;
+
 	XGROW(p->runs, p->alloc_runs, p->nr_runs);
-	p->runs[p->nr_runs] = *r;
+	to = &p->runs[p->nr_runs];
+	*to = *r;
+	cap_count(p, &to->samples);
+	cap_count(p, &to->lost);
+	cap_count(p, &to->throttled);
 	return (uint32_t)p->nr_runs++;
 }
 
@@ -267,6 +300,10 @@ uint32_t profile__node(struct profile *p, uint32_t parent, uint32_t frame)
 
 	if (id != HASHIDX_NONE)
 		return id;
+	if (p->nodes[parent].depth >= PROFILE_MAX_DEPTH || p->nr_nodes >= PROFILE_MAX_ROWS) {
+		p->repairs[PROFILE_REPAIR_STACK]++;
+		return parent;
+	}
 	XGROW(p->nodes, p->alloc_nodes, p->nr_nodes);
 	id = (uint32_t)p->nr_nodes++;
 	k.depth = p->nodes[parent].depth + 1;
@@ -279,6 +316,10 @@ uint32_t profile__stack(struct profile *p, const uint32_t *frames, size_t n)
 {
 	uint32_t node = PROFILE_ROOT;
 
+	if (n > PROFILE_MAX_DEPTH) {
+		n = PROFILE_MAX_DEPTH;	/* the innermost frames, as the kernel keeps */
+		p->repairs[PROFILE_REPAIR_STACK]++;
+	}
 	while (n--)
 		node = profile__node(p, node, frames[n]);
 	return node;
@@ -394,6 +435,8 @@ void profile__append_count(struct profile *p, const struct count *c)
 {
 	XGROW(p->counts, p->alloc_counts, p->nr_counts);
 	p->counts[p->nr_counts++] = *c;
+	p->sum_samples += c->samples;
+	p->sum_period += c->period;
 }
 
 void profile__shrink(struct profile *p)
@@ -407,8 +450,19 @@ void profile__add_count(struct profile *p, uint32_t run, uint32_t event, uint32_
 			uint32_t pid, uint32_t node, uint64_t samples, uint64_t period)
 {
 	struct count k = { .run = run, .event = event, .comm = comm, .pid = pid, .node = node };
-	uint64_t h = count_hash(run, event, comm, pid, node);
+	uint64_t h;
 	uint32_t id;
+
+	/* every sum a reader makes is part of the sum of all: below 2^63 */
+	if (samples > INT64_MAX - p->sum_samples || period > INT64_MAX - p->sum_period) {
+		p->repairs[PROFILE_REPAIR_COUNT]++;
+		return;
+	}
+	if (pid > INT32_MAX) {
+		k.pid = pid = 0;
+		p->repairs[PROFILE_REPAIR_PID]++;
+	}
+	h = count_hash(run, event, comm, pid, node);
 
 	/* the index covers the first count_idx.nr rows: catch up on appended ones */
 	while (p->count_idx.nr < p->nr_counts) {
@@ -420,6 +474,10 @@ void profile__add_count(struct profile *p, uint32_t run, uint32_t event, uint32_
 	id = hashidx__find(&p->count_idx, h, count_eq, p, &k);
 
 	if (id == HASHIDX_NONE) {
+		if (p->nr_counts >= PROFILE_MAX_ROWS) {
+			p->repairs[PROFILE_REPAIR_COUNT_ROWS]++;
+			return;
+		}
 		XGROW(p->counts, p->alloc_counts, p->nr_counts);
 		id = (uint32_t)p->nr_counts++;
 		p->counts[id] = k;
@@ -427,6 +485,46 @@ void profile__add_count(struct profile *p, uint32_t run, uint32_t event, uint32_
 	}
 	p->counts[id].samples += samples;
 	p->counts[id].period += period;
+	p->sum_samples += samples;
+	p->sum_period += period;
+}
+
+uint64_t profile__repairs(struct profile *p, char *buf, size_t size)
+{
+	static const struct {
+		const char *key, *what;
+	} kinds[PROFILE_NR_REPAIRS] = {
+		[PROFILE_REPAIR_PID] = { "pid", "counts of a pid past pid_t stored as pid 0" },
+		[PROFILE_REPAIR_COUNT] = { "count_over_2^63",
+					   "counts dropped that took the sum of all to 2^63" },
+		[PROFILE_REPAIR_COUNT_ROWS] = { "count_rows", "counts dropped past the row limit" },
+		[PROFILE_REPAIR_RUN] = { "run_count", "run totals capped below 2^63" },
+		[PROFILE_REPAIR_STACK] = { "stack", "stacks cut to the depth or node limit" },
+		[PROFILE_REPAIR_STRING] = { "string", "strings cut to 4 MiB" },
+		[PROFILE_REPAIR_STRING_DROPPED] = { "string_dropped",
+						    "strings dropped past the pool's 1 GiB" },
+		[PROFILE_REPAIR_META] = { "meta", "meta keys dropped" },
+	};
+	uint64_t total = 0;
+	size_t i, len = 0;
+	char key[64], v[32];
+
+	if (size)
+		buf[0] = '\0';
+	for (i = 0; i < PROFILE_NR_REPAIRS; i++) {
+		uint64_t n = p->repairs[i];
+
+		if (!n)
+			continue;
+		total += n;
+		snprintf(key, sizeof(key), "repaired.%s", kinds[i].key);
+		snprintf(v, sizeof(v), "%llu", (unsigned long long)n);
+		profile__set_meta(p, key, v);
+		if (len < size)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s: %llu", len ? ", " : "",
+						kinds[i].what, (unsigned long long)n);
+	}
+	return total;
 }
 
 void profile__add_counter(struct profile *p, const struct counter *c)

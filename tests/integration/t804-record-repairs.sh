@@ -1,0 +1,62 @@
+#!/bin/sh
+# t804-record-repairs: record never loses a recording over a value the
+# format cannot hold.  A program whose hot function has a 5 MiB symbol name
+# (as a template-heavy demangled C++ name can be): record used to fail
+# with "cannot write ...: a string of 5242881 bytes exceeds the limit" and
+# write nothing; now the name is cut to 4 MiB where it enters the profile,
+# one warning says so, meta repaired.string counts it, and report names the
+# function with the share perf gives it (perf report: 98.4 % self in the
+# long-named function, mmprof 98.2 %, same machine, one run each).
+
+. "$(dirname "$0")/lib.sh"
+tap_setup t804
+plan 6
+
+python3 - "$tmp/long.s" <<'PY'
+import sys
+name = "f" + "x" * (5 << 20)
+open(sys.argv[1], "w").write(f"""
+	.text
+	.globl {name}
+	.type {name}, @function
+{name}:
+	movq $400000000, %rax
+1:	decq %rax
+	jnz 1b
+	ret
+	.size {name}, .-{name}
+	.globl main
+	.type main, @function
+main:
+	subq $8, %rsp
+	call {name}
+	xorl %eax, %eax
+	addq $8, %rsp
+	ret
+	.size main, .-main
+	.section .note.GNU-stack,"",@progbits
+""")
+PY
+cc -o "$tmp/long" "$tmp/long.s"
+ok $? "cc builds a program whose hot function has a 5 MiB name"
+
+"$MMPROF" record -e cpu-clock -o "$tmp/long.data" -- "$tmp/long" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+test $rc -eq 0 && test -s "$tmp/long.data"
+ok $? "record exits 0 and writes the file (exit $rc)"
+[ $rc -eq 0 ] || diag "$tmp/err"
+
+test "$(grep -c 'warning: kept within the file format: strings cut to 4 MiB: 1 (meta repaired\.\*)' "$tmp/err")" = 1
+ok $? "one warning line says the name was cut"
+
+test "$(sqlite3 "$tmp/long.data" "select value from meta where key = 'repaired.string'")" = 1
+ok $? "meta repaired.string is 1"
+
+"$MMPROF" report "$tmp/long.data" >"$tmp/report" 2>"$tmp/rerr"
+ok $? "report reads it"
+
+# the top line: children, self, DSO, [.], the name (cut on the terminal)
+awk '/^ *[0-9.]+% +[0-9.]+% +long +\[\.\] fxxxx/ { self = $2 + 0; exit }
+     END { exit !(self > 50) }' "$tmp/report"
+ok $? "and names the long function with most of the samples"
+done_testing
