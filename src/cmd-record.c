@@ -791,6 +791,13 @@ static int prepare_events(struct record *rec)
 		fprintf(stderr, "mmprof record: --field needs its tracepoint in -e\n");
 		return -1;
 	}
+	/* before the workload runs, not at the save after it */
+	if (o->events.nr + (o->sched ? 1 : 0) > DATAFILE_MAX_EVENTS) {
+		fprintf(stderr, "mmprof record: %zu sampling events%s, more than a file holds (%u); "
+			"ask for fewer (a narrower glob)\n", o->events.nr + (o->sched ? 1 : 0),
+			o->sched ? " with --sched's" : "", DATAFILE_MAX_EVENTS);
+		return -1;
+	}
 	return 0;
 }
 

@@ -7,10 +7,12 @@
 # one warning says so, meta repaired.string counts it, and report names the
 # function with the share perf gives it (perf report: 98.4 % self in the
 # long-named function, mmprof 98.2 %, same machine, one run each).
+# And more sampling events than a file holds (a wide tracepoint glob) are
+# refused before the workload runs, not at the save after it.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t804
-plan 6
+plan 8
 
 python3 - "$tmp/long.s" <<'PY'
 import sys
@@ -59,4 +61,18 @@ ok $? "report reads it"
 awk '/^ *[0-9.]+% +[0-9.]+% +long +\[\.\] fxxxx/ { self = $2 + 0; exit }
      END { exit !(self > 50) }' "$tmp/report"
 ok $? "and names the long function with most of the samples"
+
+# 7-8: 300 tracepoints (of any systems this kernel has)
+tracefs_dir
+tf=$tracefs
+evs=$(cd "$tf/events" && for d in */*/; do [ -f "$d/id" ] && echo "${d%/}"; done |
+	head -300 | tr / : | paste -sd, -)
+"$MMPROF" record -e "$evs" -o "$tmp/ev.data" -- sh -c ': >"$0"' "$tmp/ran" 2>"$tmp/err"
+rc=$?
+test $rc -eq 2 && test "$(wc -l <"$tmp/err")" = 1 &&
+	grep -q '300 sampling events, more than a file holds (256)' "$tmp/err"
+ok $? "300 sampling events: one line, exit 2 (exit $rc)"
+[ $rc -eq 2 ] || diag "$tmp/err"
+test ! -e "$tmp/ran" && test ! -e "$tmp/ev.data"
+ok $? "before the workload ran; no file"
 done_testing
