@@ -20,8 +20,10 @@
  * the --sched tracepoints (sched.h).  Each is a struct runsrc, an ops
  * table and its context; every op may be NULL.  A source with enable and
  * disable is "windowed": it is opened disabled (or enabled at the child's
- * exec when the window starts at 0) and switched on for the window
- * [delay, delay + duration); one without them counts the whole run.
+ * exec when the window starts at 0; -a and -p, which cannot enable at an
+ * exec, are switched on just before the release then) and switched on for
+ * the window [delay, delay + duration); one without them counts the whole
+ * run.
  *
  * Signals are the caller's (stopsig.h): each one counted in *nr_stops
  * stops the run.  A forked workload gets the signal (*stop_sig) passed

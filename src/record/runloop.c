@@ -336,6 +336,17 @@ int runloop__run(const struct runloop_opts *o, struct profile *p, uint32_t run,
 	err = open_sources(&l, &child, e);
 	if (err)
 		goto out;
+	/*
+	 * A window from the start on sources that cannot enable at the exec
+	 * (-a, -p, with or without a command): switched on before the
+	 * release, as enable_on_exec does for the others, so that the
+	 * workload's first samples and switch-outs (a sleep at its start) are
+	 * seen; at the first turn of the loop they were not.
+	 */
+	if (!l.window_on && o->delay == 0) {
+		EACH_SOURCE(&l, enable);
+		l.window_on = true;
+	}
 	/* system-wide, so read as close to the release as possible; unreadable: left out */
 	l.ms = &ms;
 	mmstate__begin(&ms, clock__ns(CLOCK_MONOTONIC));
