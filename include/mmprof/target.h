@@ -30,12 +30,22 @@ struct target_spec {
 /*
  * The target of a command line: has_command (words after '--'), -p's
  * list (NULL: none), -a and -C's list (NULL: none).  -EINVAL with e
- * filled when nothing or both -p and -a are given, or -C with -p.
+ * filled when nothing or both -p and -a are given, or -C with -p, or
+ * -C's list is no list; -ENODEV when it names a CPU not online here.
  * `verb` is what the command does in its message ("record", "count").
  */
 int target__check(bool has_command, const char *pid_list, bool system_wide,
 		  const char *cpu_list, const char *verb, struct target_spec *out,
 		  struct errmsg *e);
+
+/*
+ * -C's list ("0-3,8") against this machine's online and present CPUs as
+ * sysfs lists them (NULL: not known; then the syntax only): 0, -EINVAL
+ * for no list, -ENODEV naming the first CPU that does not exist ("CPU 99
+ * does not exist (this machine has CPUs 0-1)") or is offline.
+ */
+int target__check_cpus(const char *cpu_list, const char *online, const char *present,
+		       struct errmsg *e);
 
 /* "fork", "pid" or "system": the file's meta record_mode. */
 const char *target__mode_name(enum target_mode mode);

@@ -3,8 +3,92 @@
  * include/mmprof/target.h.
  */
 #include <errno.h>
+#include <stdlib.h>
 
+#include "mmprof/sysinfo.h"
 #include "mmprof/target.h"
+
+#define CPU_MAX (1u << 20)	/* far above any machine's CPU numbers */
+
+/*
+ * The next range of a CPU list ("0-3,8") at *s: 1 with it, 0 at the end,
+ * -1 when *s is no list.
+ */
+static int next_range(const char **s, unsigned *lo, unsigned *hi)
+{
+	const char *p = *s;
+	char *end;
+	unsigned long a, b;
+
+	if (!*p || *p == '\n')
+		return 0;
+	if (*p < '0' || *p > '9')
+		return -1;
+	a = b = strtoul(p, &end, 10);
+	if (*end == '-') {
+		p = end + 1;
+		if (*p < '0' || *p > '9')
+			return -1;
+		b = strtoul(p, &end, 10);
+	}
+	if (b < a || b >= CPU_MAX)
+		return -1;
+	if (*end == ',' && end[1] && end[1] != '\n')
+		end++;
+	else if (*end && *end != '\n')
+		return -1;
+	*s = end;
+	*lo = (unsigned)a;
+	*hi = (unsigned)b;
+	return 1;
+}
+
+static bool in_list(const char *list, unsigned cpu)
+{
+	unsigned lo, hi;
+
+	while (list && next_range(&list, &lo, &hi) > 0)
+		if (cpu >= lo && cpu <= hi)
+			return true;
+	return false;
+}
+
+int target__check_cpus(const char *cpu_list, const char *online, const char *present,
+		       struct errmsg *e)
+{
+	const char *s = cpu_list;
+	unsigned lo, hi, cpu;
+	int r;
+
+	while ((r = next_range(&s, &lo, &hi)) > 0)
+		for (cpu = lo; online && cpu <= hi; cpu++) {
+			if (in_list(online, cpu))
+				continue;
+			if (present && in_list(present, cpu))
+				return errmsg__set(e, -ENODEV, "CPU %u is offline (CPUs %s are online)",
+						   cpu, online);
+			return errmsg__set(e, -ENODEV, "CPU %u does not exist (this machine has CPUs %s)",
+					   cpu, present ? present : online);
+		}
+	if (r < 0 || s == cpu_list)
+		return errmsg__set(e, -EINVAL, "invalid CPU list '%s' for -C; expected CPU numbers "
+				   "and ranges such as 0-3,8", cpu_list);
+	return 0;
+}
+
+/* -C's list against the CPUs this machine has online. */
+static int check_cpus(const char *cpu_list, struct errmsg *e)
+{
+	char online[256], present[256];
+	bool have_online = sysinfo__read_line("/sys/devices/system/cpu/online", online,
+					      sizeof(online));
+	bool have_present = sysinfo__read_line("/sys/devices/system/cpu/present", present,
+					       sizeof(present));
+
+	/* unreadable sysfs: the syntax only, the open says the rest */
+	return target__check_cpus(cpu_list, have_online ? online : NULL,
+				  have_present ? present : NULL, e);
+}
 
 int target__check(bool has_command, const char *pid_list, bool system_wide,
 		  const char *cpu_list, const char *verb, struct target_spec *out,
@@ -19,6 +103,12 @@ int target__check(bool has_command, const char *pid_list, bool system_wide,
 	if (!has_command && !pid_list && !all)
 		return errmsg__set(e, -EINVAL, "nothing to %s: give a command after '--', -p PID "
 				   "or -a", verb);
+	if (cpu_list) {
+		int err = check_cpus(cpu_list, e);
+
+		if (err)
+			return err;
+	}
 	out->command = has_command;
 	out->mode = all ? TARGET_SYSTEM : pid_list ? TARGET_PID : TARGET_FORK;
 	return 0;
