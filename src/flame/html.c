@@ -450,19 +450,20 @@ static void verdict_gates(struct outbuf *b, const struct diff *d, const struct c
 /* Failed and disturbed runs: what makes the numbers suspect, in red. */
 static void verdict_runs(struct outbuf *b, const struct html_side sides[2], const struct diff *d)
 {
-	size_t k, i, failed, total;
-	uint32_t r;
-	char what[64];
+	size_t k;
 
 	for (k = 0; k < 2; k++) {
-		failed = total = 0;
-		for (i = 0; i < sides[k].nr; i++)
-			for (r = 0; r < sides[k].profiles[i]->nr_runs; r++, total++)
-				failed += run__status(&sides[k].profiles[i]->runs[r], what, sizeof(what));
-		if (failed)
+		/* counted as the text outputs count them; the side only read */
+		const struct diff_side s = { .name = sides[k].name, .paths = (char **)sides[k].paths,
+					     .nr = sides[k].nr,
+					     .profiles = (struct profile **)sides[k].profiles };
+		struct diff_side_failures f;
+
+		diff_side__failures(&s, &f);
+		if (f.failed)
 			outbuf__printf(b, "<p class=\"warn\" id=\"failed-%s\">The %s side's workload failed in %zu of "
 					  "%zu runs: its numbers measure the failure.</p>\n",
-				       sides[k].name, sides[k].name, failed, total);
+				       sides[k].name, sides[k].name, f.failed, f.total);
 	}
 	if (d->nr_disturbed)
 		outbuf__printf(b, "<p class=\"warn\" id=\"disturbed\">%zu disturbed run%s (far from their side across "
