@@ -146,8 +146,15 @@ int cmd_import(int argc, char **argv)
 		err = import__perf_data(p, pos[0], o.perf, &e);
 	if (!err && o.workload_output)
 		err = add_workload_output(p, &bench, o.workload_output, &e);
-	if (!err)
+	if (!err) {
+		char line[400];
+
+		/* what the input held that the format cannot (pid -1, a period near 2^64) */
+		if (profile__repairs(p, line, sizeof(line)))
+			fprintf(stderr, "mmprof: warning: kept within the file format: %s (meta repaired.*)\n",
+				line);
 		err = datafile__save(p, o.output, &e);
+	}
 	benchout_opts__release(&bench);
 	if (err) {
 		fprintf(stderr, "mmprof: %s\n", e.msg);

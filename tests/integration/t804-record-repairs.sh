@@ -8,11 +8,13 @@
 # function with the share perf gives it (perf report: 98.4 % self in the
 # long-named function, mmprof 98.2 %, same machine, one run each).
 # And more sampling events than a file holds (a wide tracepoint glob) are
-# refused before the workload runs, not at the save after it.
+# refused before the workload runs, not at the save after it.  An import
+# whose period is a wrapped difference (2^64 - 616) drops that sample
+# with one warning: the cell's sum wrapped to 249384 ns before.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t804
-plan 8
+plan 10
 
 python3 - "$tmp/long.s" <<'PY'
 import sys
@@ -75,4 +77,14 @@ ok $? "300 sampling events: one line, exit 2 (exit $rc)"
 [ $rc -eq 2 ] || diag "$tmp/err"
 test ! -e "$tmp/ran" && test ! -e "$tmp/ev.data"
 ok $? "before the workload ran; no file"
+
+# 9-10: perf script with a period near 2^64, then a sane one, same stack
+printf 'prog  1234 100.000001:   18446744073709551000 cpu-clock: \n\t    401000 main+0x0 (/bin/prog)\n\nprog  1234 100.000002:   250000 cpu-clock: \n\t    401000 main+0x0 (/bin/prog)\n\n' >"$tmp/wrap.txt"
+"$MMPROF" import -o "$tmp/wrap.data" - <"$tmp/wrap.txt" 2>"$tmp/err"
+rc=$?
+test $rc -eq 0 && test "$(cat "$tmp/err")" = "mmprof: warning: kept within the file format: counts dropped that took the sum of all to 2^63: 1 (meta repaired.*)"
+ok $? "import of a wrapped period: exit 0, one warning (exit $rc)"
+[ $rc -eq 0 ] || diag "$tmp/err"
+test "$("$MMPROF" report --folded --period "$tmp/wrap.data")" = "main 250000"
+ok $? "the sane sample kept, not summed with the wrapped one"
 done_testing
