@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mmprof/sysinfo.h"
 #include "mmprof/target.h"
@@ -79,11 +80,13 @@ int target__check_cpus(const char *cpu_list, const char *online, const char *pre
 /* -C's list against the CPUs this machine has online. */
 static int check_cpus(const char *cpu_list, struct errmsg *e)
 {
-	char online[256], present[256];
+	char online[4096], present[4096];
+	/* a list longer than the buffer (thousands of CPUs, every other one
+	 * offline) was cut: not known then */
 	bool have_online = sysinfo__read_line("/sys/devices/system/cpu/online", online,
-					      sizeof(online));
+					      sizeof(online)) && strlen(online) + 1 < sizeof(online);
 	bool have_present = sysinfo__read_line("/sys/devices/system/cpu/present", present,
-					       sizeof(present));
+					       sizeof(present)) && strlen(present) + 1 < sizeof(present);
 
 	/* unreadable sysfs: the syntax only, the open says the rest */
 	return target__check_cpus(cpu_list, have_online ? online : NULL,
