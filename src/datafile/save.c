@@ -925,6 +925,7 @@ int datafile__salvage(const struct profile *p, const char *path, size_t *dropped
 	struct saver s = { .p = p, .version = PROFILE_FORMAT_VERSION, .path = path, .e = e,
 			   .salvage = true };
 	struct profile flat;
+	const char *why_rows;
 	int err;
 
 	*dropped = 0;
@@ -937,9 +938,9 @@ int datafile__salvage(const struct profile *p, const char *path, size_t *dropped
 		s = (struct saver){ .p = &flat, .version = PROFILE_FORMAT_VERSION, .path = path,
 				    .e = e, .salvage = true, .dropped = p->nr_counts };
 		/* e says "cannot write 'path': profile ...": the part after the path */
+		why_rows = e ? strstr(e->msg, "': profile ") : NULL;
 		errmsg__set(&s.first, 0, "%s; written without its stacks",
-			    e ? e->msg + (strncmp(e->msg, "cannot write '", 14) ? 0 :
-					  strnlen(e->msg, 14 + strlen(path) + 3)) : "");
+			    why_rows ? why_rows + 3 : e ? e->msg : "a rule broken");
 		err = save(&s);
 	}
 	if (!err) {
