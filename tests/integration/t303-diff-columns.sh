@@ -17,8 +17,12 @@
 . "$(dirname "$0")/lib.sh"
 tap_setup t303
 
+# THP on splits huge pages: under the suite's THP split lock (t051's), since
+# /proc/vmstat's thp_split_pmd is system-wide and t050 and t720 check that a
+# --thp off run splits none
+lock=${TMPDIR:-/tmp}/mmprof-thp-split.lock
 rec() {	# rec OUT RUNS THP
-	"$MMPROF" record -q -r "$2" -o "$tmp/$1" -- "$wl/thp-zap" --thp "$3" -s 0.6 \
+	flock "$lock" "$MMPROF" record -q -r "$2" -o "$tmp/$1" -- "$wl/thp-zap" --thp "$3" -s 0.6 \
 		>/dev/null 2>>"$tmp/rec.err"
 }
 SPLIT=perf-profile.children.cpu-clock.__split_huge_pmd
