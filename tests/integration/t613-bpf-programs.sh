@@ -135,18 +135,20 @@ PROG
 cc -O2 -Wall -o "$tmp/bpfload" "$tmp/bpfload.c"
 ok $? "the BPF test program builds"
 
-# leaf_share FILE PATTERN: percent of the samples whose leaf frame matches PATTERN
+# leaf_share FILE PATTERN [EXCLUDE]: percent of the samples whose leaf frame
+# matches PATTERN, among those whose leaf does not match EXCLUDE (default: all)
 leaf_share() {
-	"$MMPROF" report --folded "$1" 2>/dev/null | awk -v pat="$2" '
-		{ c = $NF; all += c; f = $0; sub(/ [0-9]+$/, "", f); sub(/.*;/, "", f)
-		  if (f ~ pat) hit += c }
+	"$MMPROF" report --folded "$1" 2>/dev/null | awk -v pat="$2" -v ex="${3:-^\$}" '
+		{ c = $NF; f = $0; sub(/ [0-9]+$/, "", f); sub(/.*;/, "", f)
+		  if (f ~ ex) next; all += c; if (f ~ pat) hit += c }
 		END { if (all) printf "%.1f\n", 100 * hit / all; else print 0 }'
 }
-# perf_share FILE PATTERN: the same from perf report's self shares
+# perf_share FILE PATTERN [EXCLUDE]: the same from perf report's self shares
 perf_share() {
 	perf report -i "$1" --no-children --sort sym --stdio -g none 2>/dev/null |
-		awk -v pat="$2" '$1 ~ /%$/ && $NF ~ pat { sub("%", "", $1); s += $1 }
-			END { printf "%.1f\n", s }'
+		awk -v pat="$2" -v ex="${3:-^\$}" '$1 ~ /%$/ { sub("%", "", $1)
+				if ($NF ~ ex) next; all += $1; if ($NF ~ pat) s += $1 }
+			END { if (all) printf "%.1f\n", 100 * s / all; else print 0 }'
 }
 # kernel_unnamed FILE: percent of the samples whose kernel address has no name
 kernel_unnamed() {
@@ -171,18 +173,25 @@ ok $? "gone: under 2 % of samples are unnamed kernel addresses ($u %)"
 meta=$(sqlite3 "$tmp/gone.data" "select value from meta where key = 'symbols.kernel_text'")
 case $meta in "0 registered"*|"" | *" 0 unregistered"*) false ;; *) true ;; esac
 ok $? "gone: meta symbols.kernel_text counts the KSYMBOL records ($meta)"
+# Against perf, the program's share of the samples outside the user-space
+# spin (main): two recordings' shares of the whole run moved with the
+# machine's load, as the kernel and user halves run at different speeds
+# beside other work (perf's own ranged 39-54 % over four runs; 37.7 %
+# against mmprof's 40.5 % in one pair, 49.9 against 47.8 in the next),
+# while the program's part of the BPF syscall is the same in both tools
+# (mmprof 89.5 %, perf 91.3 % in one pair).  A naming gap shows here as it
+# did in the whole run: before KSYMBOL, 99 % of these samples unnamed.
+m=$(leaf_share "$tmp/gone.data" "$gone" '^main$')
 if perf record -q -e cpu-clock -o "$tmp/gone.pdata" "$tmp/bpfload" run 1000 1000 \
 	>/dev/null 2>"$tmp/perf.err"; then
-	p=$(perf_share "$tmp/gone.pdata" "$gone")
+	p=$(perf_share "$tmp/gone.pdata" "$gone" '^main$')
 else
 	diag "$tmp/perf.err"
 	p=
 fi
-echo "# gone: in the program: mmprof $m %, perf ${p:-?} %"
-# two recordings of a loaded program's share: perf's own ranged 39-54 % over
-# four runs on a quiet machine, so 20 points is what tells a naming gap
-[ -n "$p" ] && awk -v a="$m" -v b="$p" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 20) }'
-ok $? "gone: within 20 points of perf (mmprof $m %, perf ${p:-none} %)"
+echo "# gone: in the program, of the samples outside main: mmprof $m %, perf ${p:-?} %"
+[ -n "$p" ] && awk -v a="$m" -v b="$p" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 10) }'
+ok $? "gone: of the samples outside main, within 10 points of perf (mmprof $m %, perf ${p:-none} %)"
 
 # --- an 80 KB program, loaded before the recording ----------------------
 mkdir "$tmp/bpffs" && mount -t bpf mmprof-t613 "$tmp/bpffs" &&
