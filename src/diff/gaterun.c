@@ -83,8 +83,11 @@ void gate__trip_text(const struct gate *g, const struct diff_row *r, struct outb
 		return;
 	}
 	outbuf__text_str(out, r->key);
-	outbuf__printf(out, " %.4g -> %.4g (%+.4g%s, %+.3g%%, ", r->base.mean, r->cur.mean, r->delta,
-		       r->absolute ? " points" : "", r->rel);
+	outbuf__printf(out, " %.4g -> %.4g (%+.4g%s, ", r->base.mean, r->cur.mean, r->delta,
+		       r->absolute ? " points" : "");
+	/* a rise from nothing has no percentage (the robot's 1e-100 base made it +1e+103 %) */
+	if (r->base.mean != 0)
+		outbuf__printf(out, "%+.3g%%, ", r->rel);
 	/* a q that underflowed is no 0: the test says it is below what a double holds */
 	if (r->q == 0)
 		outbuf__puts(out, "q<1e-308");

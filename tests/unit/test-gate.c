@@ -12,6 +12,7 @@
 #include "tap.h"
 #include "mmprof/diff.h"
 #include "mmprof/gate.h"
+#include "mmprof/outbuf.h"
 
 static void test_valid(void)
 {
@@ -339,12 +340,41 @@ static void test_ambient_key(void)
 	   "nor mmprof's proc-vmstat.delta.* (a change over the run)");
 }
 
+/* A tripped gate's line: a rise from zero reads "new", no percentage of 1e-100. */
+static void test_trip_text(void)
+{
+	struct diff_row r = { .key = "perf-profile.children.cpu-clock.__split_huge_pmd",
+			      .delta = 2.5, .rel = 2.5e102, .absolute = true, .q = 1e-9,
+			      .verdict = DIFF_UP, .flags = DIFF_NEW | DIFF_TESTED };
+	struct outbuf o = { 0 };
+	struct errmsg e;
+	struct gate g;
+
+	r.base.mean = 0;
+	r.cur.mean = 2.5;
+	gate__parse("perf-profile.children.*.__split_huge_pmd > 1", &g, &e);
+	gate__trip_text(&g, &r, &o);
+	ok(o.s && strstr(o.s, " 0 -> 2.5 (+2.5 points, q=1e-09, new)") && !strstr(o.s, "e+102"),
+	   "trip text: a rise from a zero base has no percentage of 1e-100 (%s)", o.s ? o.s : "");
+	o.len = 0;
+	r.base.mean = 1;
+	r.cur.mean = 3.5;
+	r.rel = 250;
+	r.flags = DIFF_TESTED;
+	gate__trip_text(&g, &r, &o);
+	ok(o.s && strstr(o.s, " 1 -> 3.5 (+2.5 points, +250%, q=1e-09"),
+	   "trip text: a rise from a base keeps its percentage (%s)", o.s ? o.s : "");
+	outbuf__release(&o);
+	gate__release(&g);
+}
+
 int main(void)
 {
 	test_valid();
 	test_invalid();
 	test_eval();
 	test_describe();
+	test_trip_text();
 	test_family();
 	test_absent();
 	test_count();
