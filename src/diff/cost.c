@@ -1,0 +1,255 @@
+/*
+ * cost: a profile's self and children costs per unit of work, per run and
+ * event, and the run's cost keys (cost.h).  One symbol trie per profile
+ * (every sample kept, unresolved frames one "[unknown]" per DSO), then per
+ * (run, event) one pass over the counts and one over the trie.
+ */
+#include <linux/perf_event.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmprof/cost.h"
+#include "mmprof/hashidx.h"
+#include "mmprof/symview.h"
+#include "mmprof/xalloc.h"
+
+/* What a sample without a single frame is called: its period is in the total too. */
+static const char no_stack[] = "[no_stack]";
+
+void cost__key(const char *kind, const char *event, const char *fn, char *buf, size_t size)
+{
+	if (fn)
+		snprintf(buf, size, "cost.%s.%s.%s", kind, event, fn);
+	else
+		snprintf(buf, size, "cost.%s.%s", kind, event);
+}
+
+const char *cost_event__unit(const struct profile *p, uint32_t event, bool *time)
+{
+	const struct event_desc *d = event < p->nr_events ? &p->events[event] : NULL;
+	const char *name = d ? profile__str(p, d->name) : NULL;
+	bool t = false;
+
+	if (d && d->type == PERF_TYPE_SOFTWARE &&
+	    (d->config == PERF_COUNT_SW_CPU_CLOCK || d->config == PERF_COUNT_SW_TASK_CLOCK))
+		t = true;
+	if (name && (!strcmp(name, "cpu-clock") || !strcmp(name, "task-clock") ||
+		     !strcmp(name, PROFILE_OFFCPU_EVENT)))
+		t = true;
+	if (time)
+		*time = t;
+	return t ? "ns" : "events";
+}
+
+struct fn_names {
+	char **name;
+	size_t nr, alloc;
+	struct hashidx idx;
+};
+
+static bool name_eq(const void *ctx, uint32_t row, const void *key)
+{
+	const struct fn_names *n = ctx;
+
+	return !strcmp(n->name[row], key);
+}
+
+static uint32_t fn_names__intern(struct fn_names *n, const char *s)
+{
+	uint64_t h = hash__bytes(s, strlen(s));
+	uint32_t row = hashidx__find(&n->idx, h, name_eq, n, s);
+
+	if (row != HASHIDX_NONE)
+		return row;
+	XGROW(n->name, n->alloc, n->nr);
+	n->name[n->nr] = xstrdup(s);
+	hashidx__insert(&n->idx, h, (uint32_t)n->nr);
+	return (uint32_t)n->nr++;
+}
+
+/* A symview entry as a cost key spells it: "[unknown]@<dso>" for an unresolved frame. */
+static void entry_key(const struct symview *v, uint32_t e, char *buf, size_t size)
+{
+	char raw[1024];
+
+	if (v->entries[e].sym)
+		snprintf(raw, sizeof(raw), "%s", symview__entry_name(v, e));
+	else if (v->entries[e].dso)
+		snprintf(raw, sizeof(raw), "[unknown]@%s", symview__entry_dso(v, e));
+	else
+		snprintf(raw, sizeof(raw), "[unknown]");
+	keys__key_symbol(raw, buf, size);
+}
+
+const struct cost_slot *cost_profile__slot(const struct cost_profile *c, uint32_t run,
+					   uint32_t event)
+{
+	if (run >= c->p->nr_runs || event >= c->nr_events)
+		return NULL;
+	return &c->slot[(size_t)run * c->nr_events + event];
+}
+
+int cost_profile__event(const struct cost_profile *c, const char *event)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_events; i++)
+		if (!strcmp(c->event[i], event))
+			return (int)i;
+	return -1;
+}
+
+struct cost_profile *cost_profile__new(const struct profile *p, const struct cost_work *w)
+{
+	struct symview_opts so = { .keep_unresolved = true, .unknown_by_dso = true };
+	struct cost_profile *c = xcalloc(1, sizeof(*c));
+	struct fn_names names = { 0 };
+	double *wt, *children, *self, *fself, *fchildren;
+	uint32_t *entry_fn, nostack = UINT32_MAX;
+	size_t alloc_cells = 0, i;
+	struct symview v;
+	uint32_t r, e;
+
+	c->p = p;
+	c->work = xcalloc(p->nr_runs + 1, sizeof(*c->work));
+	for (r = 0; r < p->nr_runs; r++)
+		c->work[r] = cost_work__run(w, p, r);
+	c->nr_events = p->nr_events;
+	c->event = xcalloc(p->nr_events + 1, sizeof(*c->event));
+	for (e = 0; e < p->nr_events; e++) {
+		const char *name = profile__str(p, p->events[e].name);
+		char buf[256];
+
+		keys__event_name(name ? name : "unknown", buf, sizeof(buf));
+		c->event[e] = xstrdup(buf);
+	}
+	c->slot = xcalloc((size_t)p->nr_runs * p->nr_events + 1, sizeof(*c->slot));
+
+	symview__init_opts(&v, p, &so);
+	hashidx__init(&names.idx);
+	entry_fn = xmalloc((v.nr_entries + 1) * sizeof(*entry_fn));
+	for (i = 0; i < v.nr_entries; i++) {
+		char key[1024];
+
+		entry_key(&v, (uint32_t)i, key, sizeof(key));
+		entry_fn[i] = fn_names__intern(&names, key);
+	}
+	wt = xmalloc((v.nr_nodes + 1) * sizeof(*wt));
+	children = xmalloc((v.nr_entries + 1) * sizeof(*children));
+	self = xmalloc((v.nr_entries + 1) * sizeof(*self));
+	/* the functions' sums: entries of one name (one function in two DSOs) are one key */
+	fself = xcalloc(names.nr + 2, sizeof(*fself));
+	fchildren = xcalloc(names.nr + 2, sizeof(*fchildren));
+
+	for (r = 0; r < p->nr_runs; r++)
+		for (e = 0; e < p->nr_events; e++) {
+			struct cost_slot *s = &c->slot[(size_t)r * c->nr_events + e];
+			double work = c->work[r], all = 0, kept;
+			size_t f;
+
+			s->first = c->nr_cells;
+			s->total = NAN;
+			if (!isfinite(work))
+				continue;
+			for (i = 0; i < p->nr_counts; i++)
+				if (p->counts[i].run == r && p->counts[i].event == e)
+					all += (double)p->counts[i].period;
+			kept = symview__weights(&v, r, e, true, wt);
+			s->total = all / work;
+			if (!(all > 0))
+				continue;
+			symview__cumulate(&v, wt, NULL, NULL, children, self);
+			for (i = 0; i < v.nr_entries; i++) {
+				fself[entry_fn[i]] += self[i];
+				fchildren[entry_fn[i]] += children[i];
+			}
+			/*
+			 * A sample the trie keeps no frame of (an empty stack): in the
+			 * total, so in some function's self, or the parts would not add up.
+			 */
+			if (all > kept) {
+				/* one name more than the entries': fself has room for it */
+				if (nostack == UINT32_MAX)
+					nostack = fn_names__intern(&names, no_stack);
+				fself[nostack] += all - kept;
+				fchildren[nostack] += all - kept;
+			}
+			for (f = 0; f < names.nr; f++) {
+				if (fself[f] > 0 || fchildren[f] > 0) {
+					XGROW(c->cells, alloc_cells, c->nr_cells);
+					c->cells[c->nr_cells++] = (struct cost_cell){
+						(uint32_t)f, fself[f] / work, fchildren[f] / work };
+				}
+				fself[f] = fchildren[f] = 0;
+			}
+			s->nr = c->nr_cells - s->first;
+		}
+	c->fn = names.name;
+	c->nr_fn = names.nr;
+	hashidx__release(&names.idx);
+	free(fself);
+	free(fchildren);
+	free(self);
+	free(children);
+	free(wt);
+	free(entry_fn);
+	symview__release(&v);
+	return c;
+}
+
+void cost_profile__free(struct cost_profile *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->nr_fn; i++)
+		free(c->fn[i]);
+	for (i = 0; i < c->nr_events; i++)
+		free(c->event[i]);
+	free(c->fn);
+	free(c->event);
+	free(c->work);
+	free(c->slot);
+	free(c->cells);
+	free(c);
+}
+
+void cost_profile__keys(const struct cost_profile *c, uint32_t run, const char *const *events,
+			const double *base_total, size_t nr_events, struct keyvals *out)
+{
+	size_t k, n = events ? nr_events : c->nr_events, i;
+	char key[1280];
+
+	if (run >= c->p->nr_runs || !isfinite(c->work[run]))
+		return;
+	keyvals__add(out, "cost.work", c->work[run]);
+	for (k = 0; k < n; k++) {
+		int e = events ? cost_profile__event(c, events[k]) : (int)k;
+		const struct cost_slot *s = e >= 0 ? cost_profile__slot(c, run, (uint32_t)e) : NULL;
+		const char *ev = e >= 0 ? c->event[e] : NULL;
+		double bt = events && base_total ? base_total[k] : NAN;
+
+		if (!s || !isfinite(s->total))
+			continue;
+		cost__key("total", ev, NULL, key, sizeof(key));
+		keyvals__add(out, key, s->total);
+		for (i = s->first; i < s->first + s->nr; i++) {
+			const struct cost_cell *cell = &c->cells[i];
+			const char *fn = c->fn[cell->fn];
+
+			if (cell->self > 0) {
+				cost__key("self", ev, fn, key, sizeof(key));
+				keyvals__add(out, key, cell->self);
+				if (isfinite(bt) && bt > 0) {
+					cost__key("part", ev, fn, key, sizeof(key));
+					keyvals__add(out, key, 100 * cell->self / bt);
+				}
+			}
+			cost__key("children", ev, fn, key, sizeof(key));
+			keyvals__add(out, key, cell->children);
+		}
+	}
+}
