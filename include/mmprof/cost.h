@@ -52,6 +52,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mmprof/diff.h"
 #include "mmprof/errmsg.h"
 #include "mmprof/keys.h"
 #include "mmprof/profile.h"
@@ -130,6 +131,14 @@ struct cost_profile {
 	struct cost_slot *slot;		/* [run * nr_events + event] */
 	struct cost_cell *cells;
 	size_t nr_cells;
+	/*
+	 * The symbol trie the costs were summed on (every sample kept,
+	 * "[unknown]" per DSO), and each of its entries' index into fn: for
+	 * views by call chain (the attribution's chains, a flame graph whose
+	 * widths are costs per op: a symnode's symview__weights / work).
+	 */
+	struct symview view;
+	uint32_t *entry_fn;
 };
 
 /*
@@ -164,5 +173,112 @@ void cost_profile__keys(const struct cost_profile *c, uint32_t run, const char *
 
 /* Key names: "cost.<kind>.<event>.<fn>" (fn NULL: "cost.<kind>.<event>") into buf. */
 void cost__key(const char *kind, const char *event, const char *fn, char *buf, size_t size);
+/* A symview entry as a cost key's <fn> spells it ("[unknown]@/lib/x.so" unresolved) into buf. */
+void cost__entry_key(const struct symview *v, uint32_t entry, char *buf, size_t size);
+
+/* ---- the sides of a diff (costside.c) ---- */
+
+struct diff_side;
+
+/* One side's costs: a cost_profile per file, and each kept run's cost keys. */
+struct cost_side {
+	struct cost_profile **cp;	/* per file of the side, owned */
+	size_t nr_files;
+	/*
+	 * Per run the side compares (after --drop-run, in diff_side.runs'
+	 * order): its file and run index, its cost keys, and the diff_run of
+	 * them (items borrow keys'), for diff__compute.
+	 */
+	uint32_t *file, *run;
+	struct keyvals *keys;
+	struct diff_run *runs;
+	size_t nr_runs;
+};
+
+/*
+ * The costs of a comparison: the work, the events compared (keys
+ * spelling, those of every side, time events first), the base's mean
+ * total per event, and a cost_side per diff_side.  When no cost can be
+ * compared (a run of unknown work, no event in common), nr_events is 0
+ * and note says why and what to do ("base run 2 (a.data run 2) has no
+ * thp-zap.ops: a failed run; leave it out with --drop-run base:2");
+ * otherwise note is the work's note (cost_work), often "".
+ */
+struct cost_sides {
+	struct cost_work work;
+	char **events;			/* owned */
+	bool *time;			/* per event: a time in ns (cost_event__unit) */
+	const char **unit;		/* per event: "ns" or "events" (static strings) */
+	double *base_total;		/* per event */
+	size_t nr_events;
+	struct cost_side *side;		/* nr_sides, the base first */
+	size_t nr_sides;
+	char note[1024];
+};
+
+/*
+ * Build c from the nr loaded sides s (diffside.h, --drop-run applied),
+ * with per the --per key or NULL.  0 (costs or a note), or -EINVAL and e
+ * for a --per that names no metric of some file.  Release c either way.
+ */
+int cost_sides__build(struct cost_sides *c, const struct diff_side *s, size_t nr,
+		      const char *per, struct errmsg *e);
+void cost_sides__release(struct cost_sides *c);
+
+/* Side k's mean over its runs of the cost key key ("cost.total.cpu-clock"), 0 when absent. */
+double cost_sides__mean(const struct cost_sides *c, size_t k, const char *key);
+
+/* ---- the attribution (costattr.c) ---- */
+
+/* One function's change in self cost per unit of work between the base and a column. */
+struct cost_attr_row {
+	const char *fn;		/* borrowed from a cost_profile; NULL: the "elsewhere" row */
+	double base, cur;	/* mean self cost per unit of work */
+	double delta;		/* cur - base */
+	double share;		/* 100 * delta / the total's delta; NAN when the total did not move */
+	double points;		/* 100 * delta / the base's total: the change of cost.part */
+	double children_base, children_cur;	/* mean children costs (overlap: no sum) */
+	size_t nr;		/* the functions the row stands for (1, or those elsewhere) */
+};
+
+/* A call chain carrying a listed function's change: its self cost under that chain. */
+struct cost_chain {
+	char *chain;		/* owned: callers root first, then the function, ';'-separated */
+	const char *fn;		/* the listed function it ends in (borrowed) */
+	double base, cur, delta;
+};
+
+struct cost_attr_opts {
+	double cover;		/* list functions until they hold this % of Σ|delta| (0: 90) */
+	size_t max_rows;	/* at most this many listed (0: 10) */
+	size_t chain_depth;	/* callers shown above a listed function (0: 3) */
+	size_t max_chains;	/* chains per listed function (0: 2) */
+};
+
+/*
+ * The change of one event's cost per unit of work between the base (side
+ * 0) and side column: totals, then the functions by |delta of self cost|,
+ * largest first (ties by name), listed until they cover o->cover % of
+ * Σ|delta| or o->max_rows are listed, the rest one "elsewhere" row last
+ * (fn NULL, delta = the total's delta - Σ listed delta, so that the rows'
+ * deltas add up to the total's exactly); every function in all (the
+ * waterfall's input, same order).  Chains: for each listed function, its
+ * heaviest caller chains by |delta|.  0, or -ENOENT when event is not one
+ * of c's.  Release with cost_attr__release.
+ */
+struct cost_attr {
+	const char *event, *unit;	/* borrowed from c */
+	bool time;
+	double base, cur, delta, rel;	/* mean totals; rel: 100 * delta / base */
+	struct cost_attr_row *rows;	/* listed, then elsewhere (when any function is left) */
+	size_t nr;
+	struct cost_attr_row *all;	/* every function with a cost on either side */
+	size_t nr_all;
+	struct cost_chain *chains;
+	size_t nr_chains;
+};
+int cost_attr__compute(const struct cost_sides *c, size_t column, const char *event,
+		       const struct cost_attr_opts *o, struct cost_attr *a);
+void cost_attr__release(struct cost_attr *a);
 
 #endif

@@ -70,7 +70,7 @@ static uint32_t fn_names__intern(struct fn_names *n, const char *s)
 }
 
 /* A symview entry as a cost key spells it: "[unknown]@<dso>" for an unresolved frame. */
-static void entry_key(const struct symview *v, uint32_t e, char *buf, size_t size)
+void cost__entry_key(const struct symview *v, uint32_t e, char *buf, size_t size)
 {
 	char raw[1024];
 
@@ -109,7 +109,7 @@ struct cost_profile *cost_profile__new(const struct profile *p, const struct cos
 	double *wt, *children, *self, *fself, *fchildren;
 	uint32_t *entry_fn, nostack = UINT32_MAX;
 	size_t alloc_cells = 0, i;
-	struct symview v;
+	struct symview *vp = &c->view;
 	uint32_t r, e;
 
 	c->p = p;
@@ -127,18 +127,18 @@ struct cost_profile *cost_profile__new(const struct profile *p, const struct cos
 	}
 	c->slot = xcalloc((size_t)p->nr_runs * p->nr_events + 1, sizeof(*c->slot));
 
-	symview__init_opts(&v, p, &so);
+	symview__init_opts(vp, p, &so);
 	hashidx__init(&names.idx);
-	entry_fn = xmalloc((v.nr_entries + 1) * sizeof(*entry_fn));
-	for (i = 0; i < v.nr_entries; i++) {
+	entry_fn = xmalloc((vp->nr_entries + 1) * sizeof(*entry_fn));
+	for (i = 0; i < vp->nr_entries; i++) {
 		char key[1024];
 
-		entry_key(&v, (uint32_t)i, key, sizeof(key));
+		cost__entry_key(vp, (uint32_t)i, key, sizeof(key));
 		entry_fn[i] = fn_names__intern(&names, key);
 	}
-	wt = xmalloc((v.nr_nodes + 1) * sizeof(*wt));
-	children = xmalloc((v.nr_entries + 1) * sizeof(*children));
-	self = xmalloc((v.nr_entries + 1) * sizeof(*self));
+	wt = xmalloc((vp->nr_nodes + 1) * sizeof(*wt));
+	children = xmalloc((vp->nr_entries + 1) * sizeof(*children));
+	self = xmalloc((vp->nr_entries + 1) * sizeof(*self));
 	/* the functions' sums: entries of one name (one function in two DSOs) are one key */
 	fself = xcalloc(names.nr + 2, sizeof(*fself));
 	fchildren = xcalloc(names.nr + 2, sizeof(*fchildren));
@@ -156,12 +156,12 @@ struct cost_profile *cost_profile__new(const struct profile *p, const struct cos
 			for (i = 0; i < p->nr_counts; i++)
 				if (p->counts[i].run == r && p->counts[i].event == e)
 					all += (double)p->counts[i].period;
-			kept = symview__weights(&v, r, e, true, wt);
+			kept = symview__weights(vp, r, e, true, wt);
 			s->total = all / work;
 			if (!(all > 0))
 				continue;
-			symview__cumulate(&v, wt, NULL, NULL, children, self);
-			for (i = 0; i < v.nr_entries; i++) {
+			symview__cumulate(vp, wt, NULL, NULL, children, self);
+			for (i = 0; i < vp->nr_entries; i++) {
 				fself[entry_fn[i]] += self[i];
 				fchildren[entry_fn[i]] += children[i];
 			}
@@ -194,8 +194,7 @@ struct cost_profile *cost_profile__new(const struct profile *p, const struct cos
 	free(self);
 	free(children);
 	free(wt);
-	free(entry_fn);
-	symview__release(&v);
+	c->entry_fn = entry_fn;
 	return c;
 }
 
@@ -214,6 +213,8 @@ void cost_profile__free(struct cost_profile *c)
 	free(c->work);
 	free(c->slot);
 	free(c->cells);
+	free(c->entry_fn);
+	symview__release(&c->view);
 	free(c);
 }
 
