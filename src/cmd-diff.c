@@ -22,6 +22,7 @@
 #include "mmprof/chains.h"
 #include "mmprof/ciout.h"
 #include "mmprof/cmd.h"
+#include "mmprof/cost.h"
 #include "mmprof/diff.h"
 #include "mmprof/diffside.h"
 #include "mmprof/flame.h"
@@ -35,6 +36,8 @@
 struct diff_cmd {
 	const char *format;
 	int all, robot, callchains, fail_on_any, force, limit, allow_unmatched, allow_failed;
+	int cost;		/* the table of the cost rows too */
+	const char *per;	/* --per: the work count's key */
 	struct strlist fail_on;
 	struct strlist drop_run;	/* "base:N" / "new:N" */
 	struct strlist ambient;		/* globs of keys that are the machine's state */
@@ -86,7 +89,7 @@ static int parse_gates(struct diff_cmd *c, struct gate **gates, size_t *ng)
  * matches when it matches in one of them.
  */
 static size_t unmatched_gates(const struct diff *d, size_t nd, const struct gate *g, size_t ng,
-			      bool allow)
+			      bool allow, const char *cost_note)
 {
 	size_t i, k, bad = 0;
 
@@ -109,7 +112,16 @@ static size_t unmatched_gates(const struct diff *d, size_t nd, const struct gate
 			continue;
 		}
 		bad++;
-		if (m.ambient)
+		if (!strncmp(g[i].glob, "cost.", 5) && !d[0].cost)
+			fprintf(stderr, "mmprof diff: %sgate '%s' reads costs per op, and %s%s\n",
+				allow ? "note: " : "", desc, *cost_note ? cost_note : "none were compared",
+				allow ? "" : " (--allow-unmatched accepts that)");
+		else if (m.cost)
+			fprintf(stderr, "mmprof diff: %sgate '%s' matches only costs per op (cost.*), which a "
+					"gate counts only when its first component is 'cost' ('cost.self.*.X', "
+					"not '*.X')%s\n",
+				allow ? "note: " : "", desc, allow ? "" : " (--allow-unmatched accepts that)");
+		else if (m.ambient)
 			fprintf(stderr, "mmprof diff: %sgate '%s' matches only keys of the machine's state "
 					"(meminfo, proc-vmstat levels), which a gate counts only when its "
 					"first component names their family ('meminfo.*', not '*.X')%s\n",
@@ -536,6 +548,7 @@ int cmd_diff(int argc, char **argv)
 		{ OPT_STRING, 0, "html", &c.html, "FILE", "also write a one-file HTML report (table, run metadata, differential flame graph)", 0, NULL },
 		{ OPT_STRING, 0, "junit", &c.junit, "FILE", "also write the gates and failed runs as JUnit XML test cases", 0, NULL },
 		{ OPT_STRING, 0, "summary", &c.summary, "FILE", "also write a short markdown summary (for $GITHUB_STEP_SUMMARY)", 0, NULL },
+		{ OPT_BOOL, 0, "cost", &c.cost, NULL, "also the table of costs per op (cost.* rows); the attribution is shown anyway", 0, NULL },
 		{ OPT_BOOL, 0, "color", &c.color, NULL, "colour rises red, falls blue (default: on a terminal, unless NO_COLOR)", OPT_NEGATABLE, NULL },
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "Statistics", 0, NULL },
 		{ OPT_DOUBLE, 0, "alpha", &c.o.alpha, "Q", "false discovery rate (default 0.05)", 0, NULL },
@@ -544,6 +557,7 @@ int cmd_diff(int argc, char **argv)
 		{ OPT_DOUBLE, 0, "threshold-points", &c.o.novar_points, "P", "one-run threshold, points (default 0.5)", 0, NULL },
 		{ OPT_DOUBLE, 0, "threshold-pct", &c.o.novar_pct, "PCT", "one-run threshold, % (default 5)", 0, NULL },
 		{ OPT_BOOL, 0, "force", &c.force, NULL, "compare sides recorded with different events", 0, NULL },
+		{ OPT_STRING, 0, "per", &c.per, "KEY", "costs per unit of workload metric KEY (default: its <name>.ops, else per second of run)", 0, NULL },
 		{ OPT_LIST, 0, "drop-run", &c.drop_run, "SIDE:N", "leave run N (from 0) of base or new (new1, new2, ...) out, e.g. a disturbed run (repeatable)", 0, NULL },
 		{ OPT_LIST, 0, "ambient", &c.ambient, "GLOB", "keys matching GLOB are the machine's state, not the workload's (repeatable)", 0, NULL },
 		{ OPT_BOOL, 0, "no-ambient", &c.no_ambient, NULL, "no key is ambient but those of --ambient (default: meminfo.*, proc-vmstat levels)", 0, NULL },
@@ -561,6 +575,10 @@ int cmd_diff(int argc, char **argv)
 	char names[DIFF_MAX_COLUMNS + 1][24];	/* "new" and a size_t at most */
 	const char *col_names[DIFF_MAX_COLUMNS];
 	struct diff d[DIFF_MAX_COLUMNS] = { { 0 } };
+	struct diff dc[DIFF_MAX_COLUMNS] = { { 0 } };	/* each column's costs per op */
+	struct cost_sides cs = { 0 };
+	const struct diff_row **crows = NULL;
+	size_t cn = 0;
 	bool forced[DIFF_MAX_COLUMNS] = { false };
 	char ev[DIFF_MAX_COLUMNS + 1][512];	/* each side's sampling events */
 	size_t *seps = xcalloc((size_t)argc + 1, sizeof(*seps));
@@ -612,6 +630,10 @@ int cmd_diff(int argc, char **argv)
 		if (compare_events(&c, &s[0], &s[k + 1], k, ev[0], ev[k + 1], sizeof(ev[0]), &forced[k]) < 0)
 			goto out;
 	}
+	if (cost_sides__build(&cs, s, nr_sides, c.per, &e) < 0) {
+		fprintf(stderr, "mmprof diff: %s\n", e.msg);
+		goto out;
+	}
 	warn_cmdlines(s, nr_sides);	/* after the errors: an error stays one line */
 	for (k = 0; k < nd; k++)
 		if (diff__compute(&d[k], s[0].runs, s[0].nr_runs, s[k + 1].runs, s[k + 1].nr_runs,
@@ -619,11 +641,19 @@ int cmd_diff(int argc, char **argv)
 			fprintf(stderr, "mmprof diff: nothing to compare\n");
 			goto out;
 		}
-	if (c.gate_column ? unmatched_gates(&d[gk], 1, gates, ng, c.allow_unmatched)
-			  : unmatched_gates(d, nd, gates, ng, c.allow_unmatched))
+	/* the costs per op: a diff of their own, which gates read too (diff.h) */
+	for (k = 0; k < nd && cs.nr_events; k++)
+		if (diff__compute(&dc[k], cs.side[0].runs, cs.side[0].nr_runs, cs.side[k + 1].runs,
+				  cs.side[k + 1].nr_runs, &c.co[k]) == 0)
+			d[k].cost = &dc[k];
+	if (c.gate_column ? unmatched_gates(&d[gk], 1, gates, ng, c.allow_unmatched, cs.note)
+			  : unmatched_gates(d, nd, gates, ng, c.allow_unmatched, cs.note))
 		goto out;
 	sel = c.all ? DIFF_SELECT_ALL : c.robot ? DIFF_SELECT_ROBOT : DIFF_SELECT_DEFAULT;
 	rows = multi ? diff__select_columns(d, nd, sel, &n) : diff__select(&d[0], sel, &n);
+	/* the robot's outputs stay the robot's: no costs in them */
+	if (!multi && !c.robot && d[0].cost)
+		crows = diff__select(&dc[0], c.all ? DIFF_SELECT_ALL : DIFF_SELECT_DEFAULT, &cn);
 	/* the robot's table colours its changes on a terminal; the other formats are for programs */
 	out.color = fmt == DIFF_FORMAT_LKP &&
 		    term__use_color(STDOUT_FILENO, c.color < 0 ? TERM_COLOR_AUTO :
@@ -633,6 +663,15 @@ int cmd_diff(int argc, char **argv)
 	if (fmt == DIFF_FORMAT_JSON && !multi) {
 		diff_sides__json_head(&out, s, ev[0], ev[1]);
 		diff__json_open(&out, &d[0], rows, n);
+		if (!c.robot) {
+			outbuf__puts(&out, ", \"cost\": ");
+			cost__format(&out, &cs, 1, d[0].cost, &d[0], fmt, NULL);
+		}
+		if (crows) {
+			outbuf__puts(&out, ", \"cost_rows\": ");
+			diff__json_open(&out, &dc[0], crows, cn);
+			diff__json_close(&out);
+		}
 	} else if (fmt == DIFF_FORMAT_JSON) {
 		/* the base, each column's side, then one diff object per column */
 		outbuf__printf(&out, "{\"base\": ");
@@ -653,12 +692,39 @@ int cmd_diff(int argc, char **argv)
 		}
 		outbuf__printf(&out, "]");
 	} else {
-		if (fmt == DIFF_FORMAT_LKP)
+		bool attr = !multi && !c.robot;
+
+		if (fmt == DIFF_FORMAT_LKP && attr) {
+			/* the benchmark's change per op, and who carries it, before the table */
+			diff_sides__header_top(&out, s, nr_sides, d, forced);
+			cost__format(&out, &cs, 1, d[0].cost, &d[0], fmt, NULL);
+			outbuf__puts(&out, "\n");
+			diff_sides__column_heads(&out, s, nr_sides);
+		} else if (fmt == DIFF_FORMAT_LKP) {
 			diff_sides__header(&out, s, nr_sides, d, forced);
+		}
 		if (multi)
 			diff__format_columns(&out, d, nd, col_names, rows, n, fmt, sel);
 		else
 			diff__format(&out, &d[0], rows, n, fmt, c.all);
+		if (crows && fmt == DIFF_FORMAT_CSV) {
+			/* the cost rows in the table's own columns, then the attribution's table */
+			diff__csv_rows(&out, crows, cn);
+			if (c.cost)
+				cost__format(&out, &cs, 1, d[0].cost, &d[0], fmt, NULL);
+		} else if (attr && fmt == DIFF_FORMAT_MARKDOWN) {
+			cost__format(&out, &cs, 1, d[0].cost, &d[0], fmt, NULL);
+		}
+		if (crows && c.cost && fmt == DIFF_FORMAT_LKP) {
+			outbuf__printf(&out, "\ncosts per %s (cost.* rows; a diff of their own, --cost):\n",
+				       cost_work__per(&cs.work));
+			diff__format(&out, &dc[0], crows, cn, fmt, c.all);
+			if (!cn)
+				outbuf__printf(&out, "(no significant rows)\n");
+		} else if (crows && c.cost && fmt == DIFF_FORMAT_MARKDOWN) {
+			outbuf__printf(&out, "\n**costs per %s** (cost.* rows)\n\n", cost_work__per(&cs.work));
+			diff__format(&out, &dc[0], crows, cn, fmt, c.all);
+		}
 	}
 	if (fmt == DIFF_FORMAT_LKP && !n)
 		outbuf__printf(&out, "(no %s rows)\n", c.robot ? "robot-visible" : "significant");
@@ -674,8 +740,13 @@ int cmd_diff(int argc, char **argv)
 		 * 306 MB peak); the options are the same in every column.
 		 */
 		if (!multi && !ng && !c.html && !c.junit && !c.summary) {
-			for (k = 0; k < nd; k++)
+			for (k = 0; k < nd; k++) {
 				diff__release(&d[k]);
+				diff__release(&dc[k]);
+			}
+			free(crows);
+			crows = NULL;
+			cost_sides__release(&cs);
 			for (k = 0; k < nr_sides; k++)
 				diff_side__release_keys(&s[k]);
 			/* freed in the middle of the heap: malloc keeps the pages
@@ -733,11 +804,15 @@ int cmd_diff(int argc, char **argv)
 	ret = tripped ? EXIT_GATE : 0;
 out:
 	free(rows);
+	free(crows);
 	free(colrows);
 	free(seps);
 	outbuf__release(&out);
-	for (k = 0; k < nd; k++)
+	for (k = 0; k < nd; k++) {
 		diff__release(&d[k]);
+		diff__release(&dc[k]);
+	}
+	cost_sides__release(&cs);
 	for (i = 0; i < ng; i++)
 		gate__release(&gates[i]);
 	free(gates);

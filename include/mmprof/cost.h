@@ -55,6 +55,7 @@
 #include "mmprof/diff.h"
 #include "mmprof/errmsg.h"
 #include "mmprof/keys.h"
+#include "mmprof/outbuf.h"
 #include "mmprof/profile.h"
 
 /* ---- the work of a run (work.c) ---- */
@@ -263,7 +264,7 @@ struct cost_attr_opts {
  * (fn NULL, delta = the total's delta - Σ listed delta, so that the rows'
  * deltas add up to the total's exactly); every function in all (the
  * waterfall's input, same order).  Chains: for each listed function, its
- * heaviest caller chains by |delta|.  0, or -ENOENT when event is not one
+ * heaviest caller chains by |delta| that carry at least 5 % of its delta.  0, or -ENOENT when event is not one
  * of c's.  Release with cost_attr__release.
  */
 struct cost_attr {
@@ -280,5 +281,21 @@ struct cost_attr {
 int cost_attr__compute(const struct cost_sides *c, size_t column, const char *event,
 		       const struct cost_attr_opts *o, struct cost_attr *a);
 void cost_attr__release(struct cost_attr *a);
+
+/* ---- in diff's outputs (costfmt.c) ---- */
+
+/*
+ * The attribution of base against side column (1 with two sides) in
+ * format f: lkp, the text block diff prints after its header (the
+ * benchmark's change per event, the workload's throughput row of d, then
+ * per time event the functions, elsewhere and total, and the chains);
+ * json, the value of diff's "cost" member; markdown, a section; csv, a
+ * second table after a blank line (event, function, base, new, change,
+ * unit, share_pct, points, verdict).  Verdicts from dc, the diff of the
+ * cost keys (NULL: "-").  Without costs, c->note alone.
+ */
+void cost__format(struct outbuf *b, const struct cost_sides *c, size_t column,
+		  const struct diff *dc, const struct diff *d, enum diff_format f,
+		  const struct cost_attr_opts *o);
 
 #endif

@@ -236,6 +236,13 @@ struct diff {
 	struct diff_family *families;	/* nr_families, in order of first row */
 	size_t nr_families;
 	/*
+	 * Borrowed, NULL when none: the diff of the same sides' costs per op
+	 * (cost.h, a diff__compute of its own so that its rows neither dilute
+	 * nor change this one's FDR and fits), set by the command; gates read
+	 * its rows as well as these (gate.h).
+	 */
+	const struct diff *cost;
+	/*
 	 * For the header's runs advice: over the tested rows of the first
 	 * perf-profile.children family (family NULL when none), the median
 	 * detectable change (points) and the median runs a side needed for
@@ -314,7 +321,7 @@ bool diff__address_key(const char *key);
  */
 bool diff__ambient_key(const char *key);
 
-/* Absolute change for perf-profile* keys and keys ending in '%'. */
+/* Absolute change for perf-profile* keys, cost.part.* (points, cost.h) and keys ending in '%'. */
 bool diff__absolute_key(const char *key);
 
 /*
@@ -399,6 +406,9 @@ void diff__html_columns_index(struct outbuf *b, const char *base_label,
 /* Column k's rows of a diff__select_columns table, the absent left out, into out (n of room). */
 void diff__column_rows(const struct diff_row *const *rows, size_t n, size_t nd, size_t k,
 		       const struct diff_row **out, size_t *nout);
+
+/* CSV lines of rows in diff__format's columns, without its header line (more rows for its table). */
+void diff__csv_rows(struct outbuf *b, const struct diff_row *const *rows, size_t n);
 
 /* rows (from diff__select) in a format; with_verdict adds the verdict to lkp rows. */
 void diff__format(struct outbuf *b, const struct diff *d, const struct diff_row *const *rows,

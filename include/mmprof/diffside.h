@@ -108,6 +108,14 @@ void diff_side__failures(const struct diff_side *s, struct diff_side_failures *f
  */
 void diff_sides__header(struct outbuf *b, const struct diff_side *s, size_t nr_sides,
 			const struct diff *d, const bool *forced);
+/*
+ * The same in two halves, so that the command can print between them (the
+ * cost attribution, cost.h): everything up to the blank line before the
+ * robot's column heads, then the column heads.
+ */
+void diff_sides__header_top(struct outbuf *b, const struct diff_side *s, size_t nr_sides,
+			    const struct diff *d, const bool *forced);
+void diff_sides__column_heads(struct outbuf *b, const struct diff_side *s, size_t nr_sides);
 
 /* A side as a JSON object: files, runs, events (its sampling events), samples taken and lost. */
 void diff_side__json(struct outbuf *b, const struct diff_side *s, const char *events);

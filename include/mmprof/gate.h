@@ -25,7 +25,11 @@
  *     and the like) only when the gate names its family: GLOB's first
  *     component (the text before the first '.') is literal, without
  *     * ? [ or \, and equal to the row's first component.  "meminfo.Dirty"
- *     and "meminfo.*" name meminfo.Dirty; "*.Dirty" and "*" do not.
+ *     and "meminfo.*" name meminfo.Dirty; "*.Dirty" and "*" do not;
+ *   - a cost per op (cost.h: cost.self.<event>.<fn>, cost.part..., the
+ *     diff's cost rows, d->cost) likewise only when the gate's first
+ *     component is "cost", so that gates written before costs existed
+ *     ('*.__split_huge_pmd > 1') count what they always counted.
  *
  * A gate that matches no row at all may still name a key absent from both
  * sides because it was 0 in every run: a function that was never sampled.
@@ -40,6 +44,10 @@
  *                         "tracepoint.<event>" (event sys:name): the
  *                         tracepoint was recorded; an absent bucket or
  *                         field is 0 hits (a field name is not checked);
+ *   cost.<self|children|part>.<event>.<function...>
+ *                         "cost.<kind>.<event>": the event took samples
+ *                         and the work was known; a function without
+ *                         samples costs 0 per op;
  *   perf-sched.<stat>.<agg>.<unit>.<stack...>
  *                         "perf-sched.<stat>.<agg>.<unit>": a stack that
  *                         never waited;
@@ -96,11 +104,12 @@ bool gate__applies(const struct gate *g, const struct diff_row *r);
  */
 bool gate__names_absent(const struct gate *g, const char *present_key);
 
-/* What a gate matches among a diff's rows. */
+/* What a gate matches among a diff's rows (and its cost rows, d->cost). */
 struct gate_matches {
 	size_t rows;		/* rows it counts (gate__applies) */
 	size_t uncompared;	/* matched address buckets and one-sided rows */
 	size_t ambient;		/* matched ambient rows of a family it does not name */
+	size_t cost;		/* matched cost rows by a gate not naming "cost." */
 	/*
 	 * The gate matches no row at all, and names the domain of a compared
 	 * row: the key it means is absent from both sides, compared as 0 -> 0.

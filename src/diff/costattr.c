@@ -201,7 +201,9 @@ static void attr_chains(const struct cost_sides *c, size_t column, struct cost_a
 				if (all[j].fn == a->rows[i].fn)
 					mine[m++] = all[j];
 			qsort(mine, m, sizeof(*mine), chain_by_delta);
-			for (j = 0; j < m && j < per; j++) {
+			/* a chain that carries a twentieth of the function's change or more */
+			for (j = 0; j < m && j < per &&
+				    fabs(mine[j].delta) >= 0.05 * fabs(a->rows[i].delta); j++) {
 				a->chains[a->nr_chains++] = mine[j];
 				mine[j].chain = NULL;	/* now a->chains' */
 			}

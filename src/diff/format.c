@@ -427,6 +427,14 @@ void diff_row__csv(struct outbuf *b, const struct diff_row *r)
 	outbuf__printf(b, ",%d\n", !!(r->flags & DIFF_AMBIENT));
 }
 
+void diff__csv_rows(struct outbuf *b, const struct diff_row *const *rows, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		diff_row__csv(b, rows[i]);
+}
+
 static void format_csv(struct outbuf *b, const struct diff *d, const struct diff_row *const *rows,
 		       size_t n)
 {

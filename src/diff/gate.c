@@ -129,13 +129,19 @@ bool gate__names_family(const struct gate *g, const char *key)
 	       strcspn(key, ".") == n && !strncmp(g->glob, key, n);
 }
 
+/* A cost per op (cost.h), counted only by a gate naming "cost." (gate.h). */
+static bool cost_key(const char *key)
+{
+	return !strncmp(key, "cost.", 5);
+}
+
 bool gate__applies(const struct gate *g, const struct diff_row *r)
 {
 	if (r->flags & (DIFF_ADDRESS | DIFF_ONE_SIDE))
 		return false;
 	if (!gate__matches(g, r->key))
 		return false;
-	return !(r->flags & DIFF_AMBIENT) || gate__names_family(g, r->key);
+	return !((r->flags & DIFF_AMBIENT) || cost_key(r->key)) || gate__names_family(g, r->key);
 }
 
 /* Length of the key's first n components ("a.b" for n 2 of "a.b.c"), 0 when it has no more. */
@@ -167,7 +173,8 @@ static bool key_domain(const char *key, char *buf, size_t size, bool *whole)
 	size_t n = 0;
 
 	*whole = false;
-	if (prefixed(key, "perf-profile."))
+	if (prefixed(key, "perf-profile.") || prefixed(key, "cost.self.") ||
+	    prefixed(key, "cost.children.") || prefixed(key, "cost.part."))
 		n = components(key, 3);
 	else if (prefixed(key, "tracepoint."))
 		n = components(key, 2);
@@ -228,9 +235,11 @@ void gate__count(const struct gate *g, const struct diff *d, struct gate_matches
 	char last[1024] = "";
 	size_t i;
 
+	size_t n = d->nr + (d->cost ? d->cost->nr : 0);
+
 	memset(m, 0, sizeof(*m));
-	for (i = 0; i < d->nr; i++) {
-		const struct diff_row *r = &d->rows[i];
+	for (i = 0; i < n; i++) {
+		const struct diff_row *r = i < d->nr ? &d->rows[i] : &d->cost->rows[i - d->nr];
 
 		if (!gate__matches(g, r->key))
 			continue;
@@ -238,14 +247,16 @@ void gate__count(const struct gate *g, const struct diff *d, struct gate_matches
 			m->uncompared++;
 		else if ((r->flags & DIFF_AMBIENT) && !gate__names_family(g, r->key))
 			m->ambient++;
+		else if (cost_key(r->key) && !gate__names_family(g, r->key))
+			m->cost++;
 		else
 			m->rows++;
 	}
 	/* a gate that matches keys it does not count means those keys */
-	if (m->rows || m->uncompared || m->ambient)
+	if (m->rows || m->uncompared || m->ambient || m->cost)
 		return;
-	for (i = 0; i < d->nr && !m->absent; i++) {
-		const struct diff_row *r = &d->rows[i];
+	for (i = 0; i < n && !m->absent; i++) {
+		const struct diff_row *r = i < d->nr ? &d->rows[i] : &d->cost->rows[i - d->nr];
 		char dom[1024];
 		bool whole;
 

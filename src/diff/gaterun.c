@@ -49,8 +49,8 @@ void gate__evaluate(const struct gate *g, const struct diff *d, bool any, struct
 	size_t j;
 
 	memset(t, 0, sizeof(*t));
-	for (j = 0; j < d->nr; j++) {
-		const struct diff_row *r = &d->rows[j];
+	for (j = 0; j < d->nr + (d->cost ? d->cost->nr : 0); j++) {
+		const struct diff_row *r = j < d->nr ? &d->rows[j] : &d->cost->rows[j - d->nr];
 
 		/* address buckets, one-sided keys, the machine's state unless named */
 		if (!gate__applies(g, r))
@@ -61,7 +61,7 @@ void gate__evaluate(const struct gate *g, const struct diff *d, bool any, struct
 		if (!gate__trips(g, r->delta, r->rel))
 			continue;
 		if (!t->rows)
-			t->rows = xcalloc(d->nr, sizeof(*t->rows));
+			t->rows = xcalloc(d->nr + (d->cost ? d->cost->nr : 0), sizeof(*t->rows));
 		t->rows[t->nr++] = r;
 	}
 	if (applied || !any || !gate__trips(g, 0, 0))

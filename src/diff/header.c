@@ -226,7 +226,7 @@ static void header_not_compared(struct outbuf *b, const struct diff_side *s, siz
 	}
 }
 
-void diff_sides__header(struct outbuf *b, const struct diff_side *s, size_t nr_sides,
+void diff_sides__header_top(struct outbuf *b, const struct diff_side *s, size_t nr_sides,
 			const struct diff *d, const bool *forced)
 {
 	char (*col)[256] = xcalloc(nr_sides, sizeof(*col));
@@ -293,6 +293,17 @@ void diff_sides__header(struct outbuf *b, const struct diff_side *s, size_t nr_s
 	for (k = 1; k < nr_sides; k++)
 		header_not_compared(b, s, nr_sides, k, &d[k - 1]);
 	outbuf__printf(b, "\n");
+}
+
+void diff_sides__column_heads(struct outbuf *b, const struct diff_side *s, size_t nr_sides)
+{
+	robot_column_heads(b, s, nr_sides);
+}
+
+void diff_sides__header(struct outbuf *b, const struct diff_side *s, size_t nr_sides,
+			const struct diff *d, const bool *forced)
+{
+	diff_sides__header_top(b, s, nr_sides, d, forced);
 	robot_column_heads(b, s, nr_sides);
 }
 

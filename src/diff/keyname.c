@@ -23,7 +23,8 @@ bool diff__absolute_key(const char *key)
 {
 	size_t len = strlen(key);
 
-	return !strncmp(key, "perf-profile", 12) || (len && key[len - 1] == '%');
+	return !strncmp(key, "perf-profile", 12) || !strncmp(key, "cost.part.", 10) ||
+	       (len && key[len - 1] == '%');
 }
 
 static const char TP[] = "tracepoint.";

@@ -143,6 +143,21 @@ static int kind_rank(const char *key)
 }
 
 /*
+ * The length of a key's family name: its first component, but for the
+ * costs per op of cost.h, whose kinds and events are units of their own
+ * (cost.self.cpu-clock; cost.total.* and cost.work together, "cost").
+ */
+static size_t family_len(const char *key)
+{
+	size_t n = strcspn(key, ".");
+
+	if (strncmp(key, "cost.", 5) || !strncmp(key, "cost.total.", 11) || !strcmp(key, "cost.work"))
+		return n;
+	n += 1 + strcspn(key + n + 1, ".");
+	return key[n] ? n + 1 + strcspn(key + n + 1, ".") : n;
+}
+
+/*
  * The family of a tested row and what its test needs.  perf-profile rows
  * with known samples are shares (SCALE_SHARE); other absolute rows and
  * rows with negative values stay in their unit; the rest are compared on
@@ -188,7 +203,7 @@ static void tctx__prep(struct tctx *x, struct diff_row *r, const double *nsamp)
 	for (i = 0; i < n; i++)
 		neg |= v[i] < 0;
 	if (r->absolute || neg) {
-		snprintf(name, sizeof(name), "%.*s%s/raw", (int)strcspn(r->key, "."), r->key, amb);
+		snprintf(name, sizeof(name), "%.*s%s/raw", (int)family_len(r->key), r->key, amb);
 		t->fam = tctx__family(x, name, SCALE_RAW, false, NULL);
 		t->s2 = pooled_var(v, nb, nn, &mb, &mn);
 		t->delta = mn - mb;
@@ -213,7 +228,7 @@ static void tctx__prep(struct tctx *x, struct diff_row *r, const double *nsamp)
 		 * The workload's own counts are its own, as exact as it says.
 		 */
 		t->vfloor = counts && diff__monitor_family(r->key) ? 1 / (sum / (double)n + 0.5) : 0;
-		snprintf(name, sizeof(name), "%.*s%s/log", (int)strcspn(r->key, "."), r->key, amb);
+		snprintf(name, sizeof(name), "%.*s%s/log", (int)family_len(r->key), r->key, amb);
 		t->fam = tctx__family(x, name, SCALE_LOG, false, NULL);
 	}
 }

@@ -1,0 +1,504 @@
+/*
+ * costfmt: the cost attribution in diff's outputs (cost.h): the
+ * benchmark's change first (each event's total per unit of work, the
+ * workload's own rate), then per time event the functions that account
+ * for it, an elsewhere row and the total, which add up, and the call
+ * chains carrying the listed functions' change.  Verdicts are the cost
+ * diff's rows' (the statistics of every diff row); names from profiled
+ * programs go through the text rule, JSON's and markdown's escaping.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmprof/cost.h"
+#include "mmprof/escape.h"
+#include "mmprof/xalloc.h"
+
+#include "diff-int.h"
+
+/* A cost in its unit, scaled for a time ("1.29 ms"), signed when sign. */
+static void cost_value(char *buf, size_t size, double v, const struct cost_attr *a, bool sign)
+{
+	double x = fabs(v), div = 1;
+	const char *unit = "ns";
+
+	if (!isfinite(v)) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	if (!a->time) {
+		snprintf(buf, size, sign ? "%+.4g events" : "%.4g events", v);
+		return;
+	}
+	if (x >= 1e9) {
+		div = 1e9;
+		unit = "s";
+	} else if (x >= 1e6) {
+		div = 1e6;
+		unit = "ms";
+	} else if (x >= 1e3) {
+		div = 1e3;
+		unit = "\xc2\xb5s";
+	}
+	snprintf(buf, size, sign ? "%+.3g %s" : "%.3g %s", v / div, unit);
+}
+
+static const char *event_word(const struct cost_attr *a)
+{
+	if (!strcmp(a->event, PROFILE_OFFCPU_EVENT))
+		return "off-CPU";
+	return a->time ? "CPU" : a->event;
+}
+
+/* The verdict of cost key kind.event[.fn] in dc, "-" when it has no row. */
+static const char *verdict(const struct diff *dc, const char *kind, const char *event, const char *fn)
+{
+	char key[1280];
+	const struct diff_row *r;
+
+	if (!dc)
+		return "-";
+	cost__key(kind, event, fn, key, sizeof(key));
+	r = diff__find(dc, key);
+	return r ? diff_row__verdict_name(r) : "-";
+}
+
+/*
+ * The workload's own throughput row of d: the work key when it is a rate,
+ * else its "_per_sec" sibling ("thp-zap.ops" -> "thp-zap.ops_per_sec"), else
+ * the work key itself.  NULL when per second of run, or d has no such row.
+ */
+static const struct diff_row *throughput(const struct cost_sides *c, const struct diff *d)
+{
+	char key[300];
+	const struct diff_row *r;
+
+	if (!d || c->work.kind == COST_WORK_SECONDS)
+		return NULL;
+	if (c->work.kind == COST_WORK_COUNT) {
+		snprintf(key, sizeof(key), "%s_per_sec", c->work.key);
+		if ((r = diff__find(d, key)))
+			return r;
+	}
+	return diff__find(d, c->work.key);
+}
+
+static void text_event_line(struct outbuf *b, const struct cost_attr *a, const struct diff *dc)
+{
+	char base[48], cur[48], delta[48];
+
+	cost_value(base, sizeof(base), a->base, a, false);
+	cost_value(cur, sizeof(cur), a->cur, a, false);
+	cost_value(delta, sizeof(delta), a->delta, a, true);
+	outbuf__printf(b, "  %s (%s): base %s, new %s: %s", event_word(a), a->event, base, cur, delta);
+	if (isfinite(a->rel))
+		outbuf__printf(b, " (%+.1f %%", a->rel);
+	else
+		outbuf__printf(b, " (");
+	outbuf__printf(b, "%s%s)\n", isfinite(a->rel) ? ", " : "", verdict(dc, "total", a->event, NULL));
+}
+
+static void text_row(struct outbuf *b, const struct cost_attr *a, const struct cost_attr_row *r,
+		     const char *verd, const char *label)
+{
+	char delta[48], sub[48];
+
+	cost_value(delta, sizeof(delta), r->delta, a, true);
+	outbuf__printf(b, "    %12s", delta);
+	if (isfinite(r->share))
+		outbuf__printf(b, "  %7.1f %%", r->share);
+	else
+		outbuf__printf(b, "  %9s", "-");
+	if (isfinite(r->points))
+		outbuf__printf(b, "  %+8.2f pts", r->points);
+	else
+		outbuf__printf(b, "  %12s", "-");
+	outbuf__printf(b, "  %-10s ", verd);
+	if (label) {
+		outbuf__puts(b, label);
+	} else {
+		outbuf__text_str(b, r->fn);
+		if (isfinite(r->children_base) && r->children_cur - r->children_base != r->delta) {
+			cost_value(sub, sizeof(sub), r->children_cur - r->children_base, a, true);
+			outbuf__printf(b, "  (subtree %s)", sub);
+		}
+	}
+	outbuf__putc(b, '\n');
+}
+
+static void text_attr(struct outbuf *b, const struct cost_attr *a, const struct diff *dc,
+		      const char *per)
+{
+	char label[64];
+	size_t i;
+
+	outbuf__printf(b, "  %s cost per %s by function (self; share of the change; points of the base cost; verdict):\n",
+		       event_word(a), per);
+	for (i = 0; i < a->nr; i++) {
+		const struct cost_attr_row *r = &a->rows[i];
+
+		if (!r->fn) {
+			snprintf(label, sizeof(label), "(elsewhere: %zu function%s)", r->nr, r->nr == 1 ? "" : "s");
+			text_row(b, a, r, "", label);
+		} else {
+			text_row(b, a, r, verdict(dc, "self", a->event, r->fn), NULL);
+		}
+	}
+	{
+		struct cost_attr_row t = { .delta = a->delta, .share = a->delta != 0 ? 100 : NAN,
+					   .points = isfinite(a->rel) ? a->rel : NAN };
+
+		text_row(b, a, &t, verdict(dc, "total", a->event, NULL), "total");
+	}
+	if (!a->nr_chains)
+		return;
+	outbuf__printf(b, "  call chains carrying it (the function's self cost under its callers, root first):\n");
+	for (i = 0; i < a->nr_chains; i++) {
+		char delta[48], *s, *semi;
+
+		cost_value(delta, sizeof(delta), a->chains[i].delta, a, true);
+		outbuf__printf(b, "    %12s  ", delta);
+		s = xstrdup(a->chains[i].chain);
+		for (semi = s; semi; ) {
+			char *next = strchr(semi, ';');
+
+			if (next)
+				*next++ = '\0';
+			outbuf__text_str(b, semi);
+			if (next)
+				outbuf__puts(b, " -> ");
+			semi = next;
+		}
+		free(s);
+		outbuf__putc(b, '\n');
+	}
+}
+
+/* The attribution of each time event (text: the others' totals only). */
+static void text_all(struct outbuf *b, const struct cost_sides *c, const struct cost_attr *at,
+		     const struct diff *dc, const struct diff *d)
+{
+	const struct diff_row *tp = throughput(c, d);
+	const char *per = cost_work__per(&c->work);
+	size_t i;
+
+	if (c->work.kind == COST_WORK_SECONDS)
+		outbuf__printf(b, "cost per second of run (%s):\n", c->note);
+	else
+		outbuf__printf(b, "cost per op (work: %s%s, %zu base run%s, %zu new):\n", c->work.key,
+			       c->work.kind == COST_WORK_RATE ? " x wall time" : "",
+			       c->side[0].nr_runs, c->side[0].nr_runs == 1 ? "" : "s", c->side[1].nr_runs);
+	for (i = 0; i < c->nr_events; i++)
+		text_event_line(b, &at[i], dc);
+	if (tp) {
+		outbuf__printf(b, "  ");
+		outbuf__text_str(b, tp->key);
+		outbuf__printf(b, " %+.1f %% (%s)\n", tp->rel, diff_row__verdict_name(tp));
+	}
+	for (i = 0; i < c->nr_events; i++)
+		if (at[i].time)
+			text_attr(b, &at[i], dc, per);
+}
+
+static void json_num(struct outbuf *b, double v)
+{
+	if (isfinite(v))
+		outbuf__printf(b, "%.10g", v);
+	else
+		outbuf__puts(b, "null");
+}
+
+static void json_row(struct outbuf *b, const struct cost_attr_row *r, const char *verd)
+{
+	outbuf__puts(b, "\"base\": ");
+	json_num(b, r->base);
+	outbuf__puts(b, ", \"new\": ");
+	json_num(b, r->cur);
+	outbuf__puts(b, ", \"change\": ");
+	json_num(b, r->delta);
+	outbuf__puts(b, ", \"share_pct\": ");
+	json_num(b, r->share);
+	outbuf__puts(b, ", \"points\": ");
+	json_num(b, r->points);
+	if (verd) {
+		outbuf__puts(b, ", \"verdict\": ");
+		outbuf__json_str(b, verd);
+	}
+}
+
+static void json_attr(struct outbuf *b, const struct cost_attr *a, const struct diff *dc)
+{
+	size_t i;
+	bool first = true;
+
+	outbuf__puts(b, "{\"event\": ");
+	outbuf__json_str(b, a->event);
+	outbuf__printf(b, ", \"unit\": \"%s\", \"time\": %s, \"base\": ", a->unit, a->time ? "true" : "false");
+	json_num(b, a->base);
+	outbuf__puts(b, ", \"new\": ");
+	json_num(b, a->cur);
+	outbuf__puts(b, ", \"change\": ");
+	json_num(b, a->delta);
+	outbuf__puts(b, ", \"change_pct\": ");
+	json_num(b, a->rel);
+	outbuf__puts(b, ", \"verdict\": ");
+	outbuf__json_str(b, verdict(dc, "total", a->event, NULL));
+	outbuf__puts(b, ", \"functions\": [");
+	for (i = 0; i < a->nr; i++) {
+		const struct cost_attr_row *r = &a->rows[i];
+
+		if (!r->fn)
+			continue;
+		outbuf__printf(b, "%s{\"function\": ", first ? "" : ", ");
+		first = false;
+		outbuf__json_str(b, r->fn);
+		outbuf__puts(b, ", ");
+		json_row(b, r, verdict(dc, "self", a->event, r->fn));
+		outbuf__puts(b, ", \"children_base\": ");
+		json_num(b, r->children_base);
+		outbuf__puts(b, ", \"children_new\": ");
+		json_num(b, r->children_cur);
+		outbuf__puts(b, "}");
+	}
+	outbuf__puts(b, "], \"elsewhere\": ");
+	if (a->nr && !a->rows[a->nr - 1].fn) {
+		const struct cost_attr_row *r = &a->rows[a->nr - 1];
+
+		outbuf__printf(b, "{\"functions\": %zu, ", r->nr);
+		json_row(b, r, NULL);
+		outbuf__puts(b, "}");
+	} else {
+		outbuf__puts(b, "null");
+	}
+	outbuf__puts(b, ", \"chains\": [");
+	for (i = 0; i < a->nr_chains; i++) {
+		outbuf__printf(b, "%s{\"chain\": ", i ? ", " : "");
+		outbuf__json_str(b, a->chains[i].chain);
+		outbuf__puts(b, ", \"function\": ");
+		outbuf__json_str(b, a->chains[i].fn);
+		outbuf__puts(b, ", \"base\": ");
+		json_num(b, a->chains[i].base);
+		outbuf__puts(b, ", \"new\": ");
+		json_num(b, a->chains[i].cur);
+		outbuf__puts(b, ", \"change\": ");
+		json_num(b, a->chains[i].delta);
+		outbuf__puts(b, "}");
+	}
+	outbuf__puts(b, "]}");
+}
+
+static void json_all(struct outbuf *b, const struct cost_sides *c, const struct cost_attr *at,
+		     const struct diff *dc, const struct diff *d)
+{
+	static const char *const kinds[] = { "seconds", "count", "rate" };
+	const struct diff_row *tp = throughput(c, d);
+	size_t i;
+
+	outbuf__printf(b, "{\"work\": {\"kind\": \"%s\", \"key\": ", kinds[c->work.kind]);
+	if (c->work.kind == COST_WORK_SECONDS)
+		outbuf__puts(b, "null");
+	else
+		outbuf__json_str(b, c->work.key);
+	outbuf__printf(b, ", \"per\": \"%s\"}, \"note\": ", cost_work__per(&c->work));
+	outbuf__json_str(b, c->note);
+	outbuf__puts(b, ", \"throughput\": ");
+	if (tp) {
+		outbuf__puts(b, "{\"key\": ");
+		outbuf__json_str(b, tp->key);
+		outbuf__puts(b, ", \"change_pct\": ");
+		json_num(b, tp->rel);
+		outbuf__puts(b, ", \"verdict\": ");
+		outbuf__json_str(b, diff_row__verdict_name(tp));
+		outbuf__puts(b, "}");
+	} else {
+		outbuf__puts(b, "null");
+	}
+	outbuf__puts(b, ", \"events\": [");
+	for (i = 0; i < c->nr_events; i++) {
+		outbuf__puts(b, i ? ",\n  " : "\n  ");
+		json_attr(b, &at[i], dc);
+	}
+	outbuf__puts(b, "]}");
+}
+
+static void md_cost(struct outbuf *b, const struct cost_attr *a, double v, bool sign)
+{
+	char buf[48];
+
+	cost_value(buf, sizeof(buf), v, a, sign);
+	outbuf__puts(b, buf);
+}
+
+static void md_all(struct outbuf *b, const struct cost_sides *c, const struct cost_attr *at,
+		   const struct diff *dc, const struct diff *d)
+{
+	const struct diff_row *tp = throughput(c, d);
+	const char *per = cost_work__per(&c->work);
+	size_t i, j;
+
+	if (c->work.kind == COST_WORK_SECONDS)
+		outbuf__printf(b, "\n**cost per second of run** (%s)\n\n", c->note);
+	else
+		outbuf__printf(b, "\n**cost per op** (work: `%s`%s)\n\n", c->work.key,
+			       c->work.kind == COST_WORK_RATE ? " x wall time" : "");
+	for (i = 0; i < c->nr_events; i++) {
+		const struct cost_attr *a = &at[i];
+
+		outbuf__printf(b, "- %s (`%s`): base ", event_word(a), a->event);
+		md_cost(b, a, a->base, false);
+		outbuf__puts(b, ", new ");
+		md_cost(b, a, a->cur, false);
+		outbuf__puts(b, ": ");
+		md_cost(b, a, a->delta, true);
+		if (isfinite(a->rel))
+			outbuf__printf(b, " (%+.1f %%)", a->rel);
+		outbuf__printf(b, ", %s\n", verdict(dc, "total", a->event, NULL));
+	}
+	if (tp) {
+		outbuf__puts(b, "- ");
+		diff__md_key(b, tp->key);
+		outbuf__printf(b, " %+.1f %% (%s)\n", tp->rel, diff_row__verdict_name(tp));
+	}
+	for (i = 0; i < c->nr_events; i++) {
+		const struct cost_attr *a = &at[i];
+
+		if (!a->time)
+			continue;
+		outbuf__printf(b, "\n| %s per %s | share of change | points | verdict | function |\n",
+			       event_word(a), per);
+		outbuf__puts(b, "|--:|--:|--:|---|---|\n");
+		for (j = 0; j < a->nr; j++) {
+			const struct cost_attr_row *r = &a->rows[j];
+
+			outbuf__puts(b, "| ");
+			md_cost(b, a, r->delta, true);
+			if (isfinite(r->share))
+				outbuf__printf(b, " | %.1f %% | ", r->share);
+			else
+				outbuf__puts(b, " | - | ");
+			if (isfinite(r->points))
+				outbuf__printf(b, "%+.2f | ", r->points);
+			else
+				outbuf__puts(b, "- | ");
+			if (r->fn) {
+				outbuf__printf(b, "%s | ", verdict(dc, "self", a->event, r->fn));
+				diff__md_key(b, r->fn);
+				outbuf__puts(b, " |\n");
+			} else {
+				outbuf__printf(b, " | elsewhere (%zu functions) |\n", r->nr);
+			}
+		}
+		outbuf__puts(b, "| ");
+		md_cost(b, a, a->delta, true);
+		outbuf__printf(b, " | %s | ", a->delta != 0 ? "100.0 %" : "-");
+		if (isfinite(a->rel))
+			outbuf__printf(b, "%+.2f | ", a->rel);
+		else
+			outbuf__puts(b, "- | ");
+		outbuf__printf(b, "%s | **total** |\n", verdict(dc, "total", a->event, NULL));
+	}
+}
+
+static void csv_text(struct outbuf *b, const char *s)
+{
+	struct outbuf safe = { 0 };
+
+	s = outbuf__text_safe(&safe, s);
+	if (strpbrk(s, ",\"")) {
+		outbuf__putc(b, '"');
+		for (; *s; s++)
+			outbuf__puts(b, *s == '"' ? "\"\"" : (char[2]){ *s, 0 });
+		outbuf__putc(b, '"');
+	} else {
+		outbuf__puts(b, s);
+	}
+	outbuf__release(&safe);
+}
+
+static void csv_num(struct outbuf *b, double v)
+{
+	if (isfinite(v))
+		outbuf__printf(b, "%.10g", v);
+}
+
+static void csv_row(struct outbuf *b, const struct cost_attr *a, const char *fn,
+		    const struct cost_attr_row *r, const char *verd)
+{
+	csv_text(b, a->event);
+	outbuf__putc(b, ',');
+	csv_text(b, fn);
+	outbuf__putc(b, ',');
+	csv_num(b, r->base);
+	outbuf__putc(b, ',');
+	csv_num(b, r->cur);
+	outbuf__putc(b, ',');
+	csv_num(b, r->delta);
+	outbuf__printf(b, ",%s,", a->unit);
+	csv_num(b, r->share);
+	outbuf__putc(b, ',');
+	csv_num(b, r->points);
+	outbuf__printf(b, ",%s\n", verd);
+}
+
+static void csv_all(struct outbuf *b, const struct cost_sides *c, const struct cost_attr *at,
+		    const struct diff *dc)
+{
+	size_t i, j;
+
+	outbuf__printf(b, "\nevent,function,base_per_%s,new_per_%s,change,unit,share_pct,points,verdict\n",
+		       cost_work__per(&c->work), cost_work__per(&c->work));
+	for (i = 0; i < c->nr_events; i++) {
+		const struct cost_attr *a = &at[i];
+		struct cost_attr_row t = { .base = a->base, .cur = a->cur, .delta = a->delta,
+					   .share = a->delta != 0 ? 100 : NAN, .points = a->rel };
+
+		for (j = 0; j < a->nr; j++)
+			csv_row(b, a, a->rows[j].fn ? a->rows[j].fn : "[elsewhere]", &a->rows[j],
+				a->rows[j].fn ? verdict(dc, "self", a->event, a->rows[j].fn) : "");
+		csv_row(b, a, "[total]", &t, verdict(dc, "total", a->event, NULL));
+	}
+}
+
+void cost__format(struct outbuf *b, const struct cost_sides *c, size_t column,
+		  const struct diff *dc, const struct diff *d, enum diff_format f,
+		  const struct cost_attr_opts *o)
+{
+	struct cost_attr *at;
+	size_t i;
+
+	if (!c->nr_events || column == 0 || column >= c->nr_sides) {
+		if (f == DIFF_FORMAT_LKP && *c->note)
+			outbuf__printf(b, "%s\n", c->note);
+		else if (f == DIFF_FORMAT_MARKDOWN && *c->note)
+			outbuf__printf(b, "\n%s\n", c->note);
+		else if (f == DIFF_FORMAT_JSON) {
+			outbuf__puts(b, "{\"note\": ");
+			outbuf__json_str(b, c->note);
+			outbuf__puts(b, ", \"events\": []}");
+		}
+		return;
+	}
+	at = xcalloc(c->nr_events, sizeof(*at));
+	for (i = 0; i < c->nr_events; i++)
+		cost_attr__compute(c, column, c->events[i], o, &at[i]);
+	switch (f) {
+	case DIFF_FORMAT_JSON:
+		json_all(b, c, at, dc, d);
+		break;
+	case DIFF_FORMAT_CSV:
+		csv_all(b, c, at, dc);
+		break;
+	case DIFF_FORMAT_MARKDOWN:
+		md_all(b, c, at, dc, d);
+		break;
+	case DIFF_FORMAT_LKP:
+	default:
+		text_all(b, c, at, dc, d);
+		break;
+	}
+	for (i = 0; i < c->nr_events; i++)
+		cost_attr__release(&at[i]);
+	free(at);
+}
