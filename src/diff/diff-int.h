@@ -77,6 +77,12 @@ struct fam {
 	char *name;
 	enum scale scale;
 	bool children;		/* perf-profile.children.<event>: judges disturbed runs */
+	/*
+	 * The prior follows the keys' level (limma-trend): shares, and the
+	 * costs per op of cost.h, whose small functions (a few samples a run)
+	 * jitter far more, relatively, than the large ones.
+	 */
+	bool trend;
 	double *inv_n;		/* SHARE: per run (base then new) 1 / samples */
 	double total[2];	/* SHARE: samples of each side */
 	/*
@@ -106,7 +112,7 @@ struct trow {
 	bool tested;
 	double delta;		/* new - base on the test scale */
 	double s2;		/* RAW/LOG: pooled variance; SHARE: the dispersion (after phi) */
-	double level;		/* SHARE: pooled share in points */
+	double level;		/* SHARE: pooled share in points; LOG: the mean value */
 	double c;		/* SHARE: 1e4 p (1 - p) at the pooled share: a run's sampling variance is c / n */
 	double vfloor;		/* LOG of counts: the Poisson floor of a run's variance */
 	double post;		/* the moderated variance (or dispersion) */
@@ -123,7 +129,28 @@ struct tctx {
 	size_t nr_fam, alloc_fam, last;
 	struct trow *t;
 	double *buf;		/* n values */
+	/*
+	 * Costs per op (cost.h): each event's "cost.total.<event>" row and its
+	 * mean over every run, the level its functions' rows are filtered by
+	 * (DIFF_COST_TEST_FLOOR).  Pointers into d's keys.
+	 */
+	const char **cost_event;
+	double *cost_total;
+	size_t nr_cost;
 };
+
+/*
+ * A function's cost rows are tested when its mean self (children) cost
+ * over both sides is at least this % of the event's mean total: below, a
+ * few samples a run, whose log-scale jumps (0 in one run, 3 samples in the
+ * next) would set the family's prior for every function.  The perf-profile
+ * rows' test floor in the same spirit (independent filtering), higher
+ * because a log scale has no sampling floor.
+ */
+#define DIFF_COST_TEST_FLOOR 0.5
+
+/* Fill x's cost totals from d's rows (values set, before tctx__classify). */
+void tctx__cost_totals(struct tctx *x);
 
 /* What the test sees, base then new: r->v, or buf (a calltrace key's absent runs at the cut). */
 const double *diff_row__test_values(const struct diff_row *r, size_t n, double *buf);

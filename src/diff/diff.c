@@ -285,8 +285,10 @@ int diff__compute(struct diff *d, const struct diff_run *base, size_t nb,
 	x.buf = xmalloc((n + 1) * sizeof(*x.buf));
 	scratch = xmalloc((n + 1) * sizeof(*scratch));
 	nsamp = xmalloc((n + 1) * sizeof(*nsamp));
-	for (i = 0; i < d->nr; i++) {
+	for (i = 0; i < d->nr; i++)
 		d->rows[i].v = d->values + i * n;
+	tctx__cost_totals(&x);
+	for (i = 0; i < d->nr; i++) {
 		tctx__classify(&x, &d->rows[i], &b.present[2 * i], b.base_has_pp, scratch,
 			       row_samples(&d->o, d->rows[i].key, base, nb, cur, nn, nsamp, &ev,
 					   &ev_len, &known));
@@ -304,6 +306,8 @@ int diff__compute(struct diff *d, const struct diff_run *base, size_t nb,
 	free(x.fam);
 	free(x.t);
 	free(x.buf);
+	free(x.cost_event);
+	free(x.cost_total);
 	return 0;
 }
 

@@ -326,7 +326,7 @@ void tctx__fit_family(struct tctx *x, size_t fi)
 	 * key then keeps its own variance and df.
 	 */
 	f->have_prior = nk >= FAMILY_PRIOR_KEYS &&
-			stats__fit_prior(s2, df, f->scale == SCALE_SHARE && nk >= 20 ? cov : NULL,
+			stats__fit_prior(s2, df, (f->scale == SCALE_SHARE || f->trend) && nk >= 20 ? cov : NULL,
 					 nk, &f->prior) == 0;
 	/*
 	 * Robustly (in the spirit of limma's robust = TRUE): a key far noisier
@@ -352,7 +352,7 @@ void tctx__fit_family(struct tctx *x, size_t fi)
 			}
 		}
 		if (nout)
-			f->have_prior = stats__fit_prior(s2, df, f->scale == SCALE_SHARE && nk >= 20 ? cov : NULL,
+			f->have_prior = stats__fit_prior(s2, df, (f->scale == SCALE_SHARE || f->trend) && nk >= 20 ? cov : NULL,
 							 nk, &f->prior) == 0;
 	}
 	for (k = 0; k < nk; k++) {

@@ -86,6 +86,8 @@ static uint32_t tctx__family(struct tctx *x, const char *name, enum scale scale,
 	f->name = xstrdup(name);
 	f->scale = scale;
 	f->children = children;
+	/* costs per op (cost.h) share one unit per family: their spread follows their level */
+	f->trend = !strncmp(name, "cost.", 5);
 	if (scale == SCALE_SHARE) {
 		f->inv_n = xmalloc(n * sizeof(*f->inv_n));
 		for (i = 0; i < n; i++) {
@@ -207,6 +209,7 @@ static void tctx__prep(struct tctx *x, struct diff_row *r, const double *nsamp)
 		t->fam = tctx__family(x, name, SCALE_RAW, false, NULL);
 		t->s2 = pooled_var(v, nb, nn, &mb, &mn);
 		t->delta = mn - mb;
+		t->level = (mb * (double)nb + mn * (double)nn) / (double)n;
 		return;
 	}
 	{
@@ -220,6 +223,8 @@ static void tctx__prep(struct tctx *x, struct diff_row *r, const double *nsamp)
 		eps = counts ? 0.5 : 1e-3 * mx;
 		for (i = 0; i < n; i++)
 			x->buf[i] = log(v[i] + eps);
+		/* the level of a family with a trend (costs per op): the key's mean */
+		t->level = sum / (double)n;
 		t->s2 = pooled_var(x->buf, nb, nn, &mb, &mn);
 		t->delta = mn - mb;
 		/*
@@ -294,6 +299,52 @@ static void trow__power(const struct trow *t, const struct fam *fams, struct dif
 	}
 }
 
+void tctx__cost_totals(struct tctx *x)
+{
+	const struct diff *d = x->d;
+	size_t n = d->nb + d->nn, i, j;
+
+	for (i = 0; i < d->nr; i++) {
+		double sum = 0;
+
+		if (strncmp(d->rows[i].key, "cost.total.", 11))
+			continue;
+		for (j = 0; j < n; j++)
+			sum += d->rows[i].v[j];
+		x->cost_event = xrealloc(x->cost_event, (x->nr_cost + 1) * sizeof(*x->cost_event));
+		x->cost_total = xrealloc(x->cost_total, (x->nr_cost + 1) * sizeof(*x->cost_total));
+		x->cost_event[x->nr_cost] = d->rows[i].key + 11;
+		x->cost_total[x->nr_cost++] = sum / (double)n;
+	}
+}
+
+/*
+ * A function's cost row (cost.self, cost.children, cost.part) whose mean
+ * over both sides is under DIFF_COST_TEST_FLOOR % of its event's total.
+ */
+static bool cost_below_floor(const struct tctx *x, const struct diff_row *r)
+{
+	const char *k = r->key, *ev, *dot;
+	size_t n = x->d->nb + x->d->nn, i, len;
+	double mean = 0;
+
+	if (strncmp(k, "cost.", 5))
+		return false;
+	ev = strchr(k + 5, '.');
+	if (!ev || !(dot = strchr(ev + 1, '.')))
+		return false;	/* cost.total.<ev>, cost.work */
+	ev++;
+	len = (size_t)(dot - ev);
+	for (i = 0; i < n; i++)
+		mean += r->v[i] / (double)n;
+	if (!strncmp(k, "cost.part.", 10))
+		return mean < DIFF_COST_TEST_FLOOR;	/* points of the base's total already */
+	for (i = 0; i < x->nr_cost; i++)
+		if (strlen(x->cost_event[i]) == len && !strncmp(x->cost_event[i], ev, len))
+			return !(x->cost_total[i] > 0) || 100 * mean / x->cost_total[i] < DIFF_COST_TEST_FLOOR;
+	return false;
+}
+
 /* nsamp: per run (base then new), the samples behind the row's event, or NULL. */
 void tctx__classify(struct tctx *x, struct diff_row *r, const uint32_t *present,
 		    bool base_has_pp, double *scratch, const double *nsamp)
@@ -361,7 +412,8 @@ void tctx__classify(struct tctx *x, struct diff_row *r, const uint32_t *present,
 	}
 	/* independent filtering: the pooled level, not the difference */
 	if (pp ? fmax(r->base.mean, r->cur.mean) < o->test_floor
-	       : r->base.max == 0 && r->cur.max == 0 && r->base.min == 0 && r->cur.min == 0)
+	       : (r->base.max == 0 && r->cur.max == 0 && r->base.min == 0 && r->cur.min == 0) ||
+		 cost_below_floor(x, r))
 		return;
 	/* absolute keys: under the effect floor (at the cut) no verdict can come */
 	if (r->absolute && fabs(tdelta) < o->min_points && censored(r))
