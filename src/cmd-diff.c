@@ -707,11 +707,15 @@ int cmd_diff(int argc, char **argv)
 			diff__format_columns(&out, d, nd, col_names, rows, n, fmt, sel);
 		else
 			diff__format(&out, &d[0], rows, n, fmt, c.all);
-		if (crows && fmt == DIFF_FORMAT_CSV) {
-			/* the cost rows in the table's own columns, then the attribution's table */
+		if (crows && c.cost && fmt == DIFF_FORMAT_CSV) {
+			/*
+			 * The cost rows in the table's own columns, then the
+			 * attribution's table; only when asked: a script reading
+			 * the CSV of a pair reads what it read before, the lines of
+			 * a column of several (t303).
+			 */
 			diff__csv_rows(&out, crows, cn);
-			if (c.cost)
-				cost__format(&out, &cs, 1, d[0].cost, &d[0], fmt, NULL);
+			cost__format(&out, &cs, 1, d[0].cost, &d[0], fmt, NULL);
 		} else if (attr && fmt == DIFF_FORMAT_MARKDOWN) {
 			cost__format(&out, &cs, 1, d[0].cost, &d[0], fmt, NULL);
 		}

@@ -63,6 +63,10 @@
  * presence and small-change rules, src/diff/robot.c) is computed for
  * every row as well.
  *
+ * Costs per op (cost.h: cost.<kind>.<event>.<fn>) are compared by a diff
+ * of their own (struct diff.cost), in families per kind and event whose
+ * prior follows the keys' level, a function's rows tested from
+ * DIFF_COST_TEST_FLOOR % of its event's total up (diff-int.h).
  * Matching is by hash (hashidx), so 20 runs x 100 000 keys cost O(total).
  * Memory: one double per (key, run).
  */

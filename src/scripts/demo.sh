@@ -6,8 +6,8 @@
 # chunk is one huge page and the partial MADV_DONTNEED must split it: the
 # zap -> __split_huge_pmd family rises (the stress-ng.pthread -84.3% report
 # in miniature).  Prints the new side's first screen (`mmprof report`),
-# then a focused view (the family, the gate a CI
-# job would use, the top changed call chains); the full tables and every
+# then a focused view (the family, the cost per op by function, the gate a
+# CI job would use, the top changed call chains); the full tables and every
 # artifact (both .data files, text/markdown/JSON diffs, folded stacks, flame
 # graphs, the HTML report, JUnit and summary of the gate) go to one folder,
 # printed at the end.
@@ -88,6 +88,9 @@ say "the __split_huge_pmd family and the workload's own keys, with verdicts (eve
 sed -n '/%stddev/,/\\/p' "$out/diff.all.txt"
 grep -E '^ .*  (thp-zap\.(ops|thp_)|perf-profile\.(children|self)\.[^.]*\.(__split_huge_pmd|zap_page_range|madvise))' \
 	"$out/diff.all.txt" || true
+
+say "where the time per operation went: cost per op by function, adding up to the change (diff.txt, Documentation/cost-per-op.md)"
+sed -n '/^cost per \(op\|second\)/,/^$/p' "$out/diff.txt"
 
 say "top changed call chains, caller -> callee"
 sed -n '/^call chains whose share changed/,$p' "$out/diff.txt" | sed -n '2,11p'

@@ -3,7 +3,7 @@
 # side): it exits 0, prints the __split_huge_pmd family rising and the
 # tripped CI gate, names the artifacts folder last, and that folder holds
 # every artifact, each non-empty; it shows report's first screen of the
-# new side.  demo.sh takes the THP split lock itself.
+# new side and the cost per op by function.  demo.sh takes the THP split lock itself.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t940
@@ -22,6 +22,9 @@ else
 	grep -q "(exit 0)" "$tmp/out"
 fi
 ok $? "the CI gate trips (exit 1) exactly when the family's rise is significant"
+grep -q "^cost per op (work: thp-zap.ops" "$tmp/out" && grep -q "^  CPU (cpu-clock): base .*, new " "$tmp/out" &&
+	grep -qE "^ +[-+][0-9.]+ [mµn]?s +100.0 % .* total$" "$tmp/out"
+ok $? "the demo shows the change of the CPU cost per op, by function, down to its total"
 [ "$(tail -n 1 "$tmp/out")" = "mmprof demo: artifacts in $tmp/demo" ]
 ok $? "the last line names the artifacts folder"
 
