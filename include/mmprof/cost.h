@@ -273,7 +273,7 @@ struct cost_attr {
 	double base, cur, delta, rel;	/* mean totals; rel: 100 * delta / base */
 	struct cost_attr_row *rows;	/* listed, then elsewhere (when any function is left) */
 	size_t nr;
-	struct cost_attr_row *all;	/* every function with a cost on either side */
+	struct cost_attr_row *all;	/* every function with a self cost on either side */
 	size_t nr_all;
 	struct cost_chain *chains;
 	size_t nr_chains;

@@ -265,6 +265,10 @@ int cost_attr__compute(const struct cost_sides *c, size_t column, const char *ev
 				r->children_base += acc[j].children;
 			}
 		}
+		if (!(r->base > 0) && !(r->cur > 0)) {
+			a->nr_all--;	/* a caller only: no self cost to attribute */
+			continue;
+		}
 		r->delta = r->cur - r->base;
 		r->share = a->delta != 0 ? 100 * r->delta / a->delta : NAN;
 		r->points = a->base > 0 ? 100 * r->delta / a->base : NAN;

@@ -3,8 +3,11 @@
  * (self, children and total per op, unresolved and frameless samples in
  * the total, the part keys, failed runs), the choice of the work count
  * (a count before a rate, a rate times the wall time, two counts or none:
- * per second, --per), and on random profiles the invariant the
- * attribution rests on: the self costs of a run add up to its total.
+ * per second, --per), the attribution of a change between two sides
+ * (the listing rule, the elsewhere row that makes the column add up,
+ * caller chains, a failed run's note), and on random profiles the
+ * invariant the attribution rests on: the self costs of a run add up to
+ * its total.
  */
 #include <errno.h>
 #include <math.h>
@@ -13,6 +16,7 @@
 
 #include "tap.h"
 #include "mmprof/cost.h"
+#include "mmprof/diffside.h"
 
 static uint32_t frame(struct profile *p, const char *sym, const char *dso, uint64_t addr)
 {
@@ -181,6 +185,85 @@ static void test_work_choice(void)
 	profile__free(a);
 }
 
+/* A side of two runs of 10 ops each; stacks (root first) and periods per run. */
+static struct profile *attr_profile(bool is_new, bool fail_second)
+{
+	struct profile *p = profile__new();
+	struct event_desc ev = { .name = profile__intern(p, "cpu-clock") };
+	struct run r = { .wall_ns = 1000000000 }, bad = { .wall_ns = 1000000000, .exit_code = 3 };
+	uint32_t comm = profile__intern(p, "w");
+	uint32_t m = frame(p, "main", "/w", 1), a = frame(p, "a", "/w", 2), b = frame(p, "b", "/w", 3);
+	uint32_t c = frame(p, "c", "/w", 4), x = frame(p, "x", "/w", 5);
+	uint32_t sa[] = { m, a }, sb[] = { m, b }, sc[] = { m, c }, sxc[] = { m, x, c };
+	uint32_t run;
+
+	profile__add_event(p, &ev);
+	profile__add_run(p, &r);
+	profile__add_run(p, fail_second ? &bad : &r);
+	for (run = 0; run < 2; run++) {
+		profile__add_count(p, run, 0, comm, 1, stack(p, sa, 2), 1, is_new ? 1200 : 600);
+		profile__add_count(p, run, 0, comm, 1, stack(p, sb, 2), 1, 300);
+		profile__add_count(p, run, 0, comm, 1, stack(p, sc, 2), 1, 100);
+		if (is_new)
+			profile__add_count(p, run, 0, comm, 1, stack(p, sxc, 3), 1, 100);
+		profile__add_metric(p, run, "w.ops", 10);
+	}
+	return p;
+}
+
+static void test_attribution(void)
+{
+	struct profile *pb = attr_profile(false, false), *pn = attr_profile(true, false);
+	char *pathb[] = { "b.data" }, *pathn[] = { "n.data" };
+	size_t orig[] = { 0, 1 };
+	struct diff_side s[2] = {
+		{ .name = "base", .paths = pathb, .nr = 1, .profiles = &pb, .nr_runs = 2, .orig = orig },
+		{ .name = "new", .paths = pathn, .nr = 1, .profiles = &pn, .nr_runs = 2, .orig = orig },
+	};
+	struct cost_sides c;
+	struct cost_attr a;
+	struct errmsg e;
+	double sum = 0;
+	size_t i;
+
+	is_int(cost_sides__build(&c, s, 2, NULL, &e), 0, "sides' costs built");
+	is_int((long)c.nr_events, 1, "one event compared");
+	is_dbl(c.base_total[0], 100, 1e-9, "the base's mean total: 1000 ns / 10 ops");
+	is_dbl(cost_sides__mean(&c, 1, "cost.part.cpu-clock.a"), 120, 1e-9,
+	       "cost.part of the new side: in points of the base's total");
+	is_int(cost_attr__compute(&c, 1, "cpu-clock", NULL, &a), 0, "attribution computed");
+	is_dbl(a.delta, 70, 1e-9, "the total rose by 70 ns per op");
+	is_int((long)a.nr, 3, "listed a and c (90 % of the changes), then elsewhere");
+	ok(a.rows[0].fn && !strcmp(a.rows[0].fn, "a") && a.rows[1].fn && !strcmp(a.rows[1].fn, "c"),
+	   "largest change first: a, c");
+	is_dbl(a.rows[0].delta, 60, 1e-9, "a: +60 ns per op");
+	is_dbl(a.rows[0].share, 600.0 / 7, 1e-9, "a: 85.7 % of the change");
+	is_dbl(a.rows[0].points, 60, 1e-9, "a: +60 points of the base cost");
+	ok(!a.rows[2].fn && a.rows[2].nr == 1 && a.rows[2].delta == a.delta - a.rows[0].delta - a.rows[1].delta,
+	   "elsewhere: the one function left, the rest of the change by definition");
+	for (i = 0; i < a.nr; i++)
+		sum += a.rows[i].delta;
+	is_dbl(sum, a.delta, 1e-12, "the column adds up to the total's change");
+	is_int((long)a.nr_all, 3, "every function with a self cost (main has none)");
+	is_int((long)a.nr_chains, 2, "a chain for a, one for c (its unchanged chain under 5 %)");
+	ok(a.nr_chains == 2 && !strcmp(a.chains[1].chain, "main;x;c") && a.chains[1].delta == 10,
+	   "c's change came under x: main;x;c +10");
+	cost_attr__release(&a);
+	is_int(cost_attr__compute(&c, 1, "cycles", NULL, &a), -ENOENT, "an event not compared");
+	cost_sides__release(&c);
+
+	profile__free(pn);
+	pn = attr_profile(true, true);
+	s[1].profiles = &pn;
+	is_int(cost_sides__build(&c, s, 2, NULL, &e), 0, "a failed run: no error");
+	is_int((long)c.nr_events, 0, "but no costs");
+	ok(strstr(c.note, "new run 1 (n.data run 1) failed (exit status 3)") &&
+	   strstr(c.note, "--drop-run new:1"), "the note names the run and the way out: %s", c.note);
+	cost_sides__release(&c);
+	profile__free(pb);
+	profile__free(pn);
+}
+
 /* Random tries: for every run, Σ self = total (the attribution adds up). */
 static void test_partition(void)
 {
@@ -238,6 +321,7 @@ int main(void)
 {
 	test_hand();
 	test_work_choice();
+	test_attribution();
 	test_partition();
 	return done_testing();
 }
