@@ -120,8 +120,11 @@ static void text_row(struct outbuf *b, const struct cost_attr *a, const struct c
 		outbuf__puts(b, label);
 	} else {
 		outbuf__text_str(b, r->fn);
-		if (isfinite(r->children_base) && r->children_cur - r->children_base != r->delta) {
-			cost_value(sub, sizeof(sub), r->children_cur - r->children_base, a, true);
+		double dsub = r->children_cur - r->children_base;
+
+		/* a subtree of its own: callees whose change is not the function's */
+		if (isfinite(dsub) && fabs(dsub - r->delta) > 0.01 * fmax(fabs(dsub), fabs(r->delta))) {
+			cost_value(sub, sizeof(sub), dsub, a, true);
 			outbuf__printf(b, "  (subtree %s)", sub);
 		}
 	}

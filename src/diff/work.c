@@ -143,10 +143,22 @@ int cost_work__choose(const struct profile *const *ps, const char *const *names,
 			return 0;
 		}
 	}
-	if (n)
+	if (n) {
 		snprintf(w->note, sizeof(w->note),
 			 "%zu work counts (%s), not one operation: costs are per second of run; name one with --per KEY",
 			 n, list);
+		return 0;
+	}
+	/* files of different workloads: each has its count, none has the other's */
+	for (i = 0, n = 0; i < nr && !n; i++) {
+		n = candidates(ps + i, 1, pick_count, list, sizeof(list), first, sizeof(first));
+		if (!n)
+			n = candidates(ps + i, 1, pick_rate, list, sizeof(list), first, sizeof(first));
+	}
+	if (n)
+		snprintf(w->note, sizeof(w->note),
+			 "no work count that every file has (%s has %s): costs are per second of run; name one with --per KEY",
+			 names && names[i - 1] ? names[i - 1] : "a file", first);
 	else
 		snprintf(w->note, sizeof(w->note),
 			 "no work count in the workload's metrics (no <name>.ops or .ops_per_sec key): costs are per second of run; name one with --per KEY");
