@@ -92,7 +92,11 @@ static void text_event_line(struct outbuf *b, const struct cost_attr *a, const s
 	cost_value(base, sizeof(base), a->base, a, false);
 	cost_value(cur, sizeof(cur), a->cur, a, false);
 	cost_value(delta, sizeof(delta), a->delta, a, true);
-	outbuf__printf(b, "  %s (%s): base %s, new %s: %s", event_word(a), a->event, base, cur, delta);
+	outbuf__puts(b, "  ");
+	outbuf__text_str(b, event_word(a));	/* an event's name is the file's */
+	outbuf__puts(b, " (");
+	outbuf__text_str(b, a->event);
+	outbuf__printf(b, "): base %s, new %s: %s", base, cur, delta);
 	if (isfinite(a->rel))
 		outbuf__printf(b, " (%+.1f %%", a->rel);
 	else
@@ -137,8 +141,10 @@ static void text_attr(struct outbuf *b, const struct cost_attr *a, const struct 
 	char label[64];
 	size_t i;
 
-	outbuf__printf(b, "  %s cost per %s by function (self; share of the change; points of the base cost; verdict):\n",
-		       event_word(a), per);
+	outbuf__puts(b, "  ");
+	outbuf__text_str(b, event_word(a));
+	outbuf__printf(b, " cost per %s by function (self; share of the change; points of the base cost; verdict):\n",
+		       per);
 	for (i = 0; i < a->nr; i++) {
 		const struct cost_attr_row *r = &a->rows[i];
 
@@ -187,12 +193,18 @@ static void text_all(struct outbuf *b, const struct cost_sides *c, const struct 
 	const char *per = cost_work__per(&c->work);
 	size_t i;
 
-	if (c->work.kind == COST_WORK_SECONDS)
-		outbuf__printf(b, "cost per second of run (%s):\n", c->note);
-	else
-		outbuf__printf(b, "cost per op (work: %s%s, %zu base run%s, %zu new):\n", c->work.key,
+	/* the key and the note hold a workload's metric names and file names: the text rule */
+	if (c->work.kind == COST_WORK_SECONDS) {
+		outbuf__puts(b, "cost per second of run (");
+		outbuf__text_str(b, c->note);
+		outbuf__puts(b, "):\n");
+	} else {
+		outbuf__puts(b, "cost per op (work: ");
+		outbuf__text_str(b, c->work.key);
+		outbuf__printf(b, "%s, %zu base run%s, %zu new):\n",
 			       c->work.kind == COST_WORK_RATE ? " x wall time" : "",
 			       c->side[0].nr_runs, c->side[0].nr_runs == 1 ? "" : "s", c->side[1].nr_runs);
+	}
 	for (i = 0; i < c->nr_events; i++)
 		text_event_line(b, &at[i], dc);
 	if (tp) {
@@ -341,15 +353,23 @@ static void md_all(struct outbuf *b, const struct cost_sides *c, const struct co
 	const char *per = cost_work__per(&c->work);
 	size_t i, j;
 
-	if (c->work.kind == COST_WORK_SECONDS)
-		outbuf__printf(b, "\n**cost per second of run** (%s)\n\n", c->note);
-	else
-		outbuf__printf(b, "\n**cost per op** (work: `%s`%s)\n\n", c->work.key,
-			       c->work.kind == COST_WORK_RATE ? " x wall time" : "");
+	if (c->work.kind == COST_WORK_SECONDS) {
+		outbuf__puts(b, "\n**cost per second of run** (");
+		outbuf__text_str(b, c->note);
+		outbuf__puts(b, ")\n\n");
+	} else {
+		outbuf__puts(b, "\n**cost per op** (work: ");
+		diff__md_key(b, c->work.key);
+		outbuf__printf(b, "%s)\n\n", c->work.kind == COST_WORK_RATE ? " x wall time" : "");
+	}
 	for (i = 0; i < c->nr_events; i++) {
 		const struct cost_attr *a = &at[i];
 
-		outbuf__printf(b, "- %s (`%s`): base ", event_word(a), a->event);
+		outbuf__puts(b, "- ");
+		outbuf__text_str(b, event_word(a));
+		outbuf__puts(b, " (");
+		diff__md_key(b, a->event);
+		outbuf__puts(b, "): base ");
 		md_cost(b, a, a->base, false);
 		outbuf__puts(b, ", new ");
 		md_cost(b, a, a->cur, false);
@@ -369,8 +389,9 @@ static void md_all(struct outbuf *b, const struct cost_sides *c, const struct co
 
 		if (!a->time)
 			continue;
-		outbuf__printf(b, "\n| %s per %s | share of change | points | verdict | function |\n",
-			       event_word(a), per);
+		outbuf__puts(b, "\n| ");
+		outbuf__text_str(b, event_word(a));
+		outbuf__printf(b, " per %s | share of change | points | verdict | function |\n", per);
 		outbuf__puts(b, "|--:|--:|--:|---|---|\n");
 		for (j = 0; j < a->nr; j++) {
 			const struct cost_attr_row *r = &a->rows[j];
@@ -472,11 +493,11 @@ void cost__format(struct outbuf *b, const struct cost_sides *c, size_t column,
 	size_t i;
 
 	if (!c->nr_events || column == 0 || column >= c->nr_sides) {
-		if (f == DIFF_FORMAT_LKP && *c->note)
-			outbuf__printf(b, "%s\n", c->note);
-		else if (f == DIFF_FORMAT_MARKDOWN && *c->note)
-			outbuf__printf(b, "\n%s\n", c->note);
-		else if (f == DIFF_FORMAT_JSON) {
+		if ((f == DIFF_FORMAT_LKP || f == DIFF_FORMAT_MARKDOWN) && *c->note) {
+			outbuf__puts(b, f == DIFF_FORMAT_MARKDOWN ? "\n" : "");
+			outbuf__text_str(b, c->note);
+			outbuf__putc(b, '\n');
+		} else if (f == DIFF_FORMAT_JSON) {
 			outbuf__puts(b, "{\"note\": ");
 			outbuf__json_str(b, c->note);
 			outbuf__puts(b, ", \"events\": []}");
