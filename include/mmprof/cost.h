@@ -85,13 +85,15 @@ struct cost_work {
  *   1. the one workload metric (not perf-sched., tracepoint., proc-vmstat.,
  *      meminfo.) whose last component is "ops", present in every profile
  *      ("thp-zap.ops", "stress-ng.vm.ops"): a count;
- *   2. else the one whose last component ends in "ops_per_sec": a rate;
+ *   2. else the one whose last component ends in "ops_per_sec", or
+ *      will-it-scale.workload (the robot's total ops per second): a rate;
  *   3. several candidates at step 1 (or 2) - stress-ng with two stressors,
  *      whose bogo ops are not the same operation - or none (files of two
  *      workloads: each has its own count): SECONDS, with the note naming
  *      the candidates, or a file's own count, and --per.
  * A key named by per is a rate when it ends in "_per_sec", "_per_second"
- * or "/s", else a count.  0, or -EINVAL and e when per names a metric that
+ * or "/s", or is will-it-scale's workload, per_process_ops or
+ * per_thread_ops; else a count.  0, or -EINVAL and e when per names a metric that
  * some profile has in none of its runs ("--per 'x.ops': no run of 'y.data'
  * has that metric; its work metrics: a, b"; names[i] is ps[i]'s file name
  * for the message, NULL: "profile N").

@@ -41,9 +41,29 @@ static const char *last_component(const char *k)
 	return dot ? dot + 1 : k;
 }
 
+/*
+ * will-it-scale's robot keys (lkp-tests stats/will-it-scale, branch ops'
+ * parsing) are operations per second: the total (workload) and its share
+ * per task.
+ */
+static const char *const wis_rates[] = {
+	"will-it-scale.workload", "will-it-scale.per_process_ops", "will-it-scale.per_thread_ops",
+};
+
+static bool wis_rate(const char *k)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(wis_rates) / sizeof(wis_rates[0]); i++)
+		if (!strcmp(k, wis_rates[i]))
+			return true;
+	return false;
+}
+
 static bool is_rate(const char *k)
 {
-	return ends_with(k, "_per_sec") || ends_with(k, "_per_second") || ends_with(k, "/s");
+	return ends_with(k, "_per_sec") || ends_with(k, "_per_second") || ends_with(k, "/s") ||
+	       wis_rate(k);
 }
 
 static bool has_metric(const struct profile *p, const char *key)
@@ -95,7 +115,8 @@ static bool pick_count(const char *k)
 
 static bool pick_rate(const char *k)
 {
-	return ends_with(last_component(k), "ops_per_sec");
+	/* will-it-scale: its total, not the per-task shares of it */
+	return ends_with(last_component(k), "ops_per_sec") || !strcmp(k, wis_rates[0]);
 }
 
 static bool pick_any(const char *k)

@@ -179,6 +179,18 @@ static void test_work_choice(void)
 	a = profile__new();
 	profile__add_run(a, &r);
 	ps[0] = a;
+	profile__add_metric(a, 0, "will-it-scale.per_process_ops", 100);
+	profile__add_metric(a, 0, "will-it-scale.workload", 200);
+	is_int(cost_work__choose(ps, names, 1, NULL, &w, &e), 0, "will-it-scale");
+	ok(w.kind == COST_WORK_RATE && !strcmp(w.key, "will-it-scale.workload"),
+	   "will-it-scale: its total ops per second, a rate");
+	is_dbl(cost_work__run(&w, a, 0), 800, 1e-9, "times the wall time");
+	is_int(cost_work__choose(ps, names, 1, "will-it-scale.per_process_ops", &w, &e), 0, "--per per_process_ops");
+	is_int(w.kind, COST_WORK_RATE, "per_process_ops is a rate");
+	profile__free(a);
+	a = profile__new();
+	profile__add_run(a, &r);
+	ps[0] = a;
 	is_int(cost_work__choose(ps, names, 1, NULL, &w, &e), 0, "no metric");
 	is_int(w.kind, COST_WORK_SECONDS, "no metric: per second");
 	ok(strstr(w.note, "no work count") != NULL, "says so: %s", w.note);
