@@ -685,6 +685,10 @@ int cmd_diff(int argc, char **argv)
 			outbuf__printf(&out, ", \"diff\": ");
 			diff__column_rows(rows, n, nd, k, colrows, &nk);
 			diff__json_open(&out, &d[k], colrows, nk);
+			if (!c.robot) {
+				outbuf__puts(&out, ", \"cost\": ");
+				cost__format(&out, &cs, k + 1, d[k].cost, &d[k], fmt, NULL);
+			}
 			if (c.callchains)
 				format_callchains(&out, &s[0], &s[k + 1], d[k].o.min_points, d[k].o.alpha,
 						  ev[0], fmt, c.limit);
@@ -694,11 +698,15 @@ int cmd_diff(int argc, char **argv)
 	} else {
 		bool attr = !multi && !c.robot;
 
-		if (fmt == DIFF_FORMAT_LKP && attr) {
+		if (fmt == DIFF_FORMAT_LKP && !c.robot) {
 			/* the benchmark's change per op, and who carries it, before the table */
 			diff_sides__header_top(&out, s, nr_sides, d, forced);
-			cost__format(&out, &cs, 1, d[0].cost, &d[0], fmt, NULL);
-			outbuf__puts(&out, "\n");
+			for (k = 0; k < nd; k++) {
+				if (multi)
+					outbuf__printf(&out, "%s against base: ", col_names[k]);
+				cost__format(&out, &cs, k + 1, d[k].cost, &d[k], fmt, NULL);
+				outbuf__puts(&out, "\n");
+			}
 			diff_sides__column_heads(&out, s, nr_sides);
 		} else if (fmt == DIFF_FORMAT_LKP) {
 			diff_sides__header(&out, s, nr_sides, d, forced);

@@ -295,7 +295,9 @@ void cost_attr__release(struct cost_attr *a);
  * json, the value of diff's "cost" member; markdown, a section; csv, a
  * second table after a blank line (event, function, base, new, change,
  * unit, share_pct, points, verdict).  Verdicts from dc, the diff of the
- * cost keys (NULL: "-").  Without costs, c->note alone.
+ * cost keys (NULL: "-"); lkp and markdown print no shares of the total's
+ * change when its own row in dc is not a change.  Without costs, c->note
+ * alone.
  */
 void cost__format(struct outbuf *b, const struct cost_sides *c, size_t column,
 		  const struct diff *dc, const struct diff *d, enum diff_format f,

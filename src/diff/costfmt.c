@@ -104,14 +104,16 @@ static void text_event_line(struct outbuf *b, const struct cost_attr *a, const s
 	outbuf__printf(b, "%s%s)\n", isfinite(a->rel) ? ", " : "", verdict(dc, "total", a->event, NULL));
 }
 
+/* shares: the total moved (its cost row changed), so that shares of its change mean something */
 static void text_row(struct outbuf *b, const struct cost_attr *a, const struct cost_attr_row *r,
-		     const char *verd, const char *label)
+		     const char *verd, const char *label, bool shares)
 {
+	double dsub = r->children_cur - r->children_base;
 	char delta[48], sub[48];
 
 	cost_value(delta, sizeof(delta), r->delta, a, true);
 	outbuf__printf(b, "    %12s", delta);
-	if (isfinite(r->share))
+	if (shares && isfinite(r->share))
 		outbuf__printf(b, "  %7.1f %%", r->share);
 	else
 		outbuf__printf(b, "  %9s", "-");
@@ -124,8 +126,6 @@ static void text_row(struct outbuf *b, const struct cost_attr *a, const struct c
 		outbuf__puts(b, label);
 	} else {
 		outbuf__text_str(b, r->fn);
-		double dsub = r->children_cur - r->children_base;
-
 		/* a subtree of its own: callees whose change is not the function's */
 		if (isfinite(dsub) && fabs(dsub - r->delta) > 0.01 * fmax(fabs(dsub), fabs(r->delta))) {
 			cost_value(sub, sizeof(sub), dsub, a, true);
@@ -138,28 +138,34 @@ static void text_row(struct outbuf *b, const struct cost_attr *a, const struct c
 static void text_attr(struct outbuf *b, const struct cost_attr *a, const struct diff *dc,
 		      const char *per)
 {
-	char label[64];
+	char key[1280], label[64];
+	const struct diff_row *tr;
+	bool shares;
 	size_t i;
 
+	cost__key("total", a->event, NULL, key, sizeof(key));
+	tr = dc ? diff__find(dc, key) : NULL;
+	/* an A/A pair's total moves by noise: its "shares" would be -157 % and 166 % */
+	shares = tr && diff_row__changed(tr);
 	outbuf__puts(b, "  ");
 	outbuf__text_str(b, event_word(a));
-	outbuf__printf(b, " cost per %s by function (self; share of the change; points of the base cost; verdict):\n",
-		       per);
+	outbuf__printf(b, " cost per %s by function (self; %s; points of the base cost; verdict):\n",
+		       per, shares ? "share of the change" : "no share: the total did not change significantly");
 	for (i = 0; i < a->nr; i++) {
 		const struct cost_attr_row *r = &a->rows[i];
 
 		if (!r->fn) {
 			snprintf(label, sizeof(label), "(elsewhere: %zu function%s)", r->nr, r->nr == 1 ? "" : "s");
-			text_row(b, a, r, "", label);
+			text_row(b, a, r, "", label, shares);
 		} else {
-			text_row(b, a, r, verdict(dc, "self", a->event, r->fn), NULL);
+			text_row(b, a, r, verdict(dc, "self", a->event, r->fn), NULL, shares);
 		}
 	}
 	{
 		struct cost_attr_row t = { .delta = a->delta, .share = a->delta != 0 ? 100 : NAN,
 					   .points = isfinite(a->rel) ? a->rel : NAN };
 
-		text_row(b, a, &t, verdict(dc, "total", a->event, NULL), "total");
+		text_row(b, a, &t, verdict(dc, "total", a->event, NULL), "total", shares);
 	}
 	if (!a->nr_chains)
 		return;
@@ -186,8 +192,8 @@ static void text_attr(struct outbuf *b, const struct cost_attr *a, const struct 
 }
 
 /* The attribution of each time event (text: the others' totals only). */
-static void text_all(struct outbuf *b, const struct cost_sides *c, const struct cost_attr *at,
-		     const struct diff *dc, const struct diff *d)
+static void text_all(struct outbuf *b, const struct cost_sides *c, size_t column,
+		     const struct cost_attr *at, const struct diff *dc, const struct diff *d)
 {
 	const struct diff_row *tp = throughput(c, d);
 	const char *per = cost_work__per(&c->work);
@@ -203,7 +209,7 @@ static void text_all(struct outbuf *b, const struct cost_sides *c, const struct 
 		outbuf__text_str(b, c->work.key);
 		outbuf__printf(b, "%s, %zu base run%s, %zu new):\n",
 			       c->work.kind == COST_WORK_RATE ? " x wall time" : "",
-			       c->side[0].nr_runs, c->side[0].nr_runs == 1 ? "" : "s", c->side[1].nr_runs);
+			       c->side[0].nr_runs, c->side[0].nr_runs == 1 ? "" : "s", c->side[column].nr_runs);
 	}
 	for (i = 0; i < c->nr_events; i++)
 		text_event_line(b, &at[i], dc);
@@ -387,8 +393,15 @@ static void md_all(struct outbuf *b, const struct cost_sides *c, const struct co
 	for (i = 0; i < c->nr_events; i++) {
 		const struct cost_attr *a = &at[i];
 
+		char key[1280];
+		const struct diff_row *tr;
+		bool shares;
+
 		if (!a->time)
 			continue;
+		cost__key("total", a->event, NULL, key, sizeof(key));
+		tr = dc ? diff__find(dc, key) : NULL;
+		shares = tr && diff_row__changed(tr);	/* as text_attr: no shares of noise */
 		outbuf__puts(b, "\n| ");
 		outbuf__text_str(b, event_word(a));
 		outbuf__printf(b, " per %s | share of change | points | verdict | function |\n", per);
@@ -398,7 +411,7 @@ static void md_all(struct outbuf *b, const struct cost_sides *c, const struct co
 
 			outbuf__puts(b, "| ");
 			md_cost(b, a, r->delta, true);
-			if (isfinite(r->share))
+			if (shares && isfinite(r->share))
 				outbuf__printf(b, " | %.1f %% | ", r->share);
 			else
 				outbuf__puts(b, " | - | ");
@@ -519,7 +532,7 @@ void cost__format(struct outbuf *b, const struct cost_sides *c, size_t column,
 		break;
 	case DIFF_FORMAT_LKP:
 	default:
-		text_all(b, c, at, dc, d);
+		text_all(b, c, column, at, dc, d);
 		break;
 	}
 	for (i = 0; i < c->nr_events; i++)

@@ -373,8 +373,11 @@ void tctx__classify(struct tctx *x, struct diff_row *r, const uint32_t *present,
 	if (r->flags & (DIFF_ADDRESS | DIFF_ONE_SIDE))
 		return;		/* not comparable: no verdict, not in any family's FDR */
 
-	/* the robot: >= 3 runs on a side, in the base, ranges separate, not a small change */
-	if ((nb >= 3 || nn >= 3) && (present[0] || (pp && base_has_pp)) &&
+	/*
+	 * the robot: >= 3 runs on a side, in the base, ranges separate, not a
+	 * small change; it has no costs per op (cost.h)
+	 */
+	if ((nb >= 3 || nn >= 3) && (present[0] || (pp && base_has_pp)) && strncmp(r->key, "cost.", 5) &&
 	    stats__robot_changed(r->v, nb, r->v + nb, nn, scratch, &rm) &&
 	    !diff__robot_small_change(r->key, &rm))
 		r->flags |= DIFF_ROBOT;
