@@ -64,6 +64,13 @@ void outbuf__json_str(struct outbuf *b, const char *s);
 void outbuf__xml_str(struct outbuf *b, const char *s);
 
 /*
+ * s XML-escaped as outbuf__xml_str when it has at most max_chars
+ * characters (UTF-8 lead bytes), else its first max_chars - 2 and "..":
+ * a label fitted to a box of a picture (flame frames, waterfall rows).
+ */
+void outbuf__xml_fit(struct outbuf *b, const char *s, size_t max_chars);
+
+/*
  * A name in plain text (escape.h's text rule): control bytes, C1 controls
  * and invalid UTF-8 as \xNN; with swap, each pair's byte replaced too.
  */

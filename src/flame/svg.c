@@ -14,7 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mmprof/escape.h"
 #include "mmprof/flame.h"
 #include "mmprof/outfile.h"
 #include "mmprof/xalloc.h"
@@ -23,26 +22,6 @@
 #define CHAR_PX (FONT_PX * 0.59)	/* average glyph width of Verdana-like fonts */
 #define FRAME_PX 16.0
 #define PAD_PX 10.0
-
-static void put_outbuf(void *ctx, const char *p, size_t n)
-{
-	outbuf__add(ctx, p, n);
-}
-
-/* Escape at most max_chars characters of s (SIZE_MAX: all); escape.h. */
-static void xml_strn(struct outbuf *b, const char *s, size_t max_chars)
-{
-	xml__escape(s, max_chars, put_outbuf, b);
-}
-
-static size_t utf8_chars(const char *s)
-{
-	size_t n = 0;
-
-	for (; *s; s++)
-		n += ((unsigned char)*s & 0xc0) != 0x80;
-	return n;
-}
 
 struct box {
 	uint32_t node;		/* FLAME_NONE for a merged box */
@@ -320,7 +299,7 @@ void flame__svg(struct outbuf *b, const struct flame *f, const struct flame_rend
 		char fill[64], name[64];
 		const char *nm;
 		const char *cls;
-		size_t chars, nc;
+		size_t nc;
 
 		if (n && n->name_new) {
 			/* renamed between builds: both spellings, in the title and the label */
@@ -351,7 +330,7 @@ void flame__svg(struct outbuf *b, const struct flame *f, const struct flame_rend
 		}
 		outbuf__printf(b, "<g class=\"f %s%s%s\" data-d=\"%u\"><title>", cls,
 			       f->diff && n && n->absent ? " absent" : "", n ? "" : " m", bx->depth);
-		xml_strn(b, nm, SIZE_MAX);
+		outbuf__xml_str(b, nm);
 		if (f->diff)
 			title_diff(b, f, bx, n);
 		else
@@ -362,13 +341,7 @@ void flame__svg(struct outbuf *b, const struct flame *f, const struct flame_rend
 		nc = w > 6 ? (size_t)((w - 6) / CHAR_PX) : 0;
 		if (nc >= 3) {
 			outbuf__printf(b, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + FRAME_PX - 4);
-			chars = utf8_chars(nm);
-			if (chars <= nc) {
-				xml_strn(b, nm, SIZE_MAX);
-			} else {
-				xml_strn(b, nm, nc - 2);
-				outbuf__puts(b, "..");
-			}
+			outbuf__xml_fit(b, nm, nc);
 			outbuf__puts(b, "</text>");
 		}
 		outbuf__puts(b, "</g>\n");

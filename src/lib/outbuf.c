@@ -120,6 +120,21 @@ void outbuf__xml_str(struct outbuf *b, const char *s)
 	xml__escape(s ? s : "", SIZE_MAX, put_outbuf, b);
 }
 
+void outbuf__xml_fit(struct outbuf *b, const char *s, size_t max_chars)
+{
+	size_t chars = 0;
+	const char *c;
+
+	for (c = s ? s : ""; *c; c++)
+		chars += ((unsigned char)*c & 0xc0) != 0x80;
+	if (chars <= max_chars) {
+		outbuf__xml_str(b, s);
+		return;
+	}
+	xml__escape(s, max_chars >= 2 ? max_chars - 2 : 0, put_outbuf, b);
+	outbuf__puts(b, "..");
+}
+
 void outbuf__text_str(struct outbuf *b, const char *s)
 {
 	text__escape(s, NULL, put_outbuf, b);

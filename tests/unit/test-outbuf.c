@@ -138,9 +138,40 @@ static void test_utf8(void)
 	}
 }
 
+/* outbuf__xml_fit: a label fitted to a box, counted in characters, escaped either way. */
+static void test_xml_fit(void)
+{
+	static const struct {
+		const char *s;
+		size_t max;
+		const char *want, *what;
+	} cases[] = {
+		{ "zap_pmd_range", 13, "zap_pmd_range", "a name that fits is whole" },
+		{ "zap_pmd_range", 8, "zap_pm..", "a longer one is cut to max - 2 and '..'" },
+		{ "a<b>&c", 6, "a&lt;b&gt;&amp;c", "entities count as the one character they stand for" },
+		{ "<<<<<<<<", 5, "&lt;&lt;&lt;..", "cut before escaping" },
+		{ "\xc3\xa9" "t\xc3\xa9\xc3\xa9", 4, "\xc3\xa9" "t\xc3\xa9\xc3\xa9", "UTF-8 counted in characters" },
+		{ "\xc3\xa9" "t\xc3\xa9\xc3\xa9", 3, "\xc3\xa9..", "and cut between characters" },
+		{ "x\x1b[31my", 5, "x?[..", "a control byte is '?' (escape.h)" },
+		{ NULL, 4, "", "NULL is empty" },
+		{ "abc", 1, "..", "a box of one character holds only the dots" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct outbuf b = { 0 };
+
+		outbuf__xml_fit(&b, cases[i].s, cases[i].max);
+		ok(b.len == strlen(cases[i].want) && !memcmp(b.s ? b.s : "", cases[i].want, b.len),
+		   "xml_fit: %s (got '%s')", cases[i].what, b.s ? b.s : "");
+		outbuf__release(&b);
+	}
+}
+
 int main(void)
 {
 	test_outbuf();
+	test_xml_fit();
 	test_stream_sink();
 	test_utf8();
 	return done_testing();
