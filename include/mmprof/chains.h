@@ -55,6 +55,8 @@ struct chain_diff {
 	size_t nb, nn;
 	bool novar;
 	double alpha;
+	double total[2];			/* each side's mean run total in the cells' unit
+						 * (100 for shares, of runs with samples) */
 	const struct profile *const *cur;	/* borrowed: the new side's profiles */
 	size_t nnp;
 	const struct profile *const *base;	/* borrowed: the base side's */
@@ -69,6 +71,19 @@ struct chain_diff {
 int chains__compute(struct chain_diff *cd, const struct profile *const *base, size_t nbp,
 		    const struct profile *const *cur, size_t nnp, const char *event,
 		    double min_points, double alpha);
+
+/*
+ * The same paths with each run's cells scaled: a path's period in the run
+ * times scale[side][r] (r counts the side's runs over its files in order;
+ * every factor finite and > 0, the caller's check), in place of its % of
+ * the run's total: cost per operation when the factor is the unit over
+ * the run's work count (issue 16).  scale NULL: chains__compute.
+ * Means, tests and min_points are then in that unit; paths under 0.05 %
+ * of the larger side's mean total are not tested.
+ */
+int chains__compute_scaled(struct chain_diff *cd, const struct profile *const *base, size_t nbp,
+			   const struct profile *const *cur, size_t nnp, const char *event,
+			   double min_points, double alpha, const double *const scale[2]);
 void chains__release(struct chain_diff *cd);
 
 /* A row's change in points: new mean minus base mean. */

@@ -13,7 +13,12 @@
  *                    total, Welch + Benjamini-Hochberg per path), width
  *                    from one side, colour from the change and its q; a
  *                    frame renamed between builds is drawn and titled
- *                    "hot.isra.0 → hot.isra.1".
+ *                    "hot.isra.0 → hot.isra.1"; or, given each run's
+ *                    scale (unit over its work count), widths and colours
+ *                    from the cost per operation (per_op), both sides to
+ *                    one scale: a subtree that costs twice as much per
+ *                    operation is twice as wide on the new side whatever
+ *                    its share did (issue 16).
  * Invariants: nodes[0] is the root; parent < own id; a node's value is at
  * least the sum of its children's (inclusive weights).
  *
@@ -54,9 +59,11 @@ struct flame_node {
 	const char *name_new;	/* diff: the new build's spelling when it differs from name
 				 * (hot.isra.1 for hot.isra.0), else NULL; borrowed */
 	const char *dso_name;	/* borrowed, may be NULL */
-	double value;		/* inclusive width weight (single: period or samples; diff: % of total) */
+	double value;		/* inclusive width weight (single: period or samples; diff: % of total,
+				 * or cost per op) */
 	double samples, period;	/* single graphs: both, for the tooltip */
-	double base, cur, delta, q;	/* diff graphs: mean % of total per side; q NAN if untested */
+	double base, cur, delta, q;	/* diff graphs: mean % of total (per_op: cost per op) per side;
+					 * q NAN if untested */
 	enum flame_state state;
 	bool absent;		/* diff: 0 on the width side, drawn hatched at the other side's width */
 	uint8_t kernel;		/* a kernel frame (beside state and absent: no padding) */
@@ -68,8 +75,10 @@ struct flame {
 	size_t nr, alloc;
 	bool diff, icicle, novar;
 	bool width_base;	/* diff: widths from base */
+	bool per_op;		/* diff: values are cost per operation in unit, not % */
 	double total;		/* root value */
-	const char *unit;	/* "period" or "samples" (single), "%" (diff) */
+	double scale_total;	/* per_op: the larger side's total, the full width of either side */
+	const char *unit;	/* "period" or "samples" (single), "%" (diff), the cost's (per_op) */
 	const char *period_name;	/* single: the tooltip's word for the period: "period",
 					 * or "off-CPU" for --sched's offcpu event */
 	bool period_ns;		/* single: the period is nanoseconds (cpu-clock, task-clock,
@@ -103,6 +112,16 @@ struct flame_diff_opts {
 	double alpha;		/* FDR level; 0 = 0.05 (diff's default) */
 	double min_points;	/* effect floor; 0 = 0.1 (diff's default) */
 	double novar_points;	/* 1 run a side: coloured past this change; 0 = 0.5 */
+	/*
+	 * Per-op mode: scale[0][r], scale[1][r] multiply run r's period on each
+	 * side (runs counted over the side's files in order, every factor > 0:
+	 * the caller's check), e.g. 1e-3 / ops for µs of cpu-clock per op;
+	 * unit names the result ("µs CPU per op", borrowed).  The effect floor
+	 * and novar threshold are then min_points and novar_points % of the
+	 * larger side's total.  NULL: shares.
+	 */
+	const double *const *scale;
+	const char *unit;
 };
 
 /*
@@ -122,6 +141,11 @@ struct flame_render_opts {
 	double min_width_pct;	/* % of the total; 0 = 0.1, < 0 = draw everything */
 	bool inline_html;	/* for an HTML page: no XML prolog, script left to flame__script */
 	const char *id;		/* id of the <svg> element; NULL = "mmflame" */
+	enum flame_side {	/* diff: the side whose values are the widths */
+		FLAME_SIDE_BUILT,	/* as built (flame_diff_opts.width_base) */
+		FLAME_SIDE_BASE,
+		FLAME_SIDE_NEW,
+	} side;
 };
 
 /* Statistics of the last render, for tests and the scale check. */

@@ -271,10 +271,11 @@ static int add_profile(struct cbuild *b, struct cprof *cp, uint32_t file, uint32
 
 /*
  * One column: cell[row] = % of run r's total in the path of row (0 where p
- * lacks the path or the event).  Sibling frames of one symbol (other
- * addresses) are one path: they add up.
+ * lacks the path or the event), or with a scale (> 0, not NAN) the path's
+ * period times scale.  Sibling frames of one symbol (other addresses) are
+ * one path: they add up.  Returns the run's total in the cells' unit.
  */
-static void column(const struct cprof *cp, uint32_t r, double *incl, double *cell, size_t nr)
+static double column(const struct cprof *cp, uint32_t r, double scale, double *incl, double *cell, size_t nr)
 {
 	const struct profile *p = cp->p;
 	double total = 0;
@@ -282,7 +283,7 @@ static void column(const struct cprof *cp, uint32_t r, double *incl, double *cel
 
 	memset(cell, 0, nr * sizeof(*cell));
 	if (cp->ev == UINT32_MAX)
-		return;
+		return 0;
 	memset(incl, 0, p->nr_nodes * sizeof(*incl));
 	for (i = cp->run_start[r]; i < cp->run_start[r + 1]; i++) {
 		const struct count *c = &p->counts[cp->by_run[i]];
@@ -292,9 +293,15 @@ static void column(const struct cprof *cp, uint32_t r, double *incl, double *cel
 	}
 	for (i = p->nr_nodes; i-- > 1;)
 		incl[p->nodes[i].parent] += incl[i];
+	if (scale > 0) {
+		for (i = 1; i < p->nr_nodes; i++)
+			cell[cp->rows[i]] += incl[i] * scale;
+		return total * scale;
+	}
 	if (total > 0)
 		for (i = 1; i < p->nr_nodes; i++)
 			cell[cp->rows[i]] += 100 * incl[i] / total;
+	return total > 0 ? 100 : 0;
 }
 
 /*
@@ -309,7 +316,9 @@ static void column(const struct cprof *cp, uint32_t r, double *incl, double *cel
 struct side_sweep {
 	const struct cprof *cps;	/* the side's profiles */
 	size_t ncp, nr, n;		/* profiles, rows, runs */
+	const double *scale;		/* [run of the side] or NULL: shares */
 	double *sum, *ss;
+	double total;			/* out: the mean run total in the cells' unit */
 };
 
 static void *sweep(void *arg)
@@ -317,23 +326,26 @@ static void *sweep(void *arg)
 	struct side_sweep *w = arg;
 	size_t i, k, maxn = 1;
 	double *incl, *cell = xmalloc((w->nr + 1) * sizeof(*cell));
+	size_t run;
 	uint32_t r;
 
 	for (k = 0; k < w->ncp; k++)
 		if (w->cps[k].p->nr_nodes > maxn)
 			maxn = w->cps[k].p->nr_nodes;
 	incl = xmalloc(maxn * sizeof(*incl));
-	for (k = 0; k < w->ncp; k++)
-		for (r = 0; r < w->cps[k].p->nr_runs; r++) {
-			column(&w->cps[k], r, incl, cell, w->nr);
+	w->total = 0;
+	for (k = 0, run = 0; k < w->ncp; k++)
+		for (r = 0; r < w->cps[k].p->nr_runs; r++, run++) {
+			w->total += column(&w->cps[k], r, w->scale ? w->scale[run] : 0, incl, cell, w->nr);
 			for (i = 0; i < w->nr; i++)
 				w->sum[i] += cell[i];
 		}
 	for (i = 0; i < w->nr; i++)
 		w->sum[i] /= (double)w->n;
-	for (k = 0; k < w->ncp; k++)
-		for (r = 0; r < w->cps[k].p->nr_runs; r++) {
-			column(&w->cps[k], r, incl, cell, w->nr);
+	w->total /= (double)w->n;
+	for (k = 0, run = 0; k < w->ncp; k++)
+		for (r = 0; r < w->cps[k].p->nr_runs; r++, run++) {
+			column(&w->cps[k], r, w->scale ? w->scale[run] : 0, incl, cell, w->nr);
 			for (i = 0; i < w->nr; i++) {
 				double d = cell[i] - w->sum[i];
 
@@ -407,9 +419,11 @@ static void make_text(struct chain_diff *cd, struct chain_row *r)
  * freedom.  A Welch test per path on a few runs a side (2 to 4 degrees of
  * freedom) could not pass BH over the hundreds of paths of a trie, so the
  * flame graph called "same" a path the table's children row called new.
- * Tested: paths whose mean reaches 0.05 % on a side, with >= 2 runs a side.
+ * Tested: paths whose mean reaches 0.05 % on a side (floor_level: 0.05
+ * points, or 0.05 % of the larger side's mean total when scaled), with
+ * >= 2 runs a side.
  */
-static void moderated_p(const struct chain_diff *cd, double *const ss[2], double *p)
+static void moderated_p(const struct chain_diff *cd, double *const ss[2], double floor_level, double *p)
 {
 	size_t i, n = 0, df = cd->nb + cd->nn - 2;
 	double *s2 = NULL, *dfs = NULL, *cov = NULL;
@@ -427,7 +441,7 @@ static void moderated_p(const struct chain_diff *cd, double *const ss[2], double
 		const struct chain_row *r = &cd->rows[i];
 		double level = fmax(r->base, r->cur);
 
-		if (level < 0.05)
+		if (level < floor_level)
 			continue;
 		s2[n] = (ss[0][i] + ss[1][i]) / (double)df;
 		dfs[n] = (double)df;
@@ -438,7 +452,7 @@ static void moderated_p(const struct chain_diff *cd, double *const ss[2], double
 		const struct chain_row *r = &cd->rows[i];
 		double level = fmax(r->base, r->cur), v, d, t, se;
 
-		if (level < 0.05)
+		if (level < floor_level)
 			continue;
 		v = (ss[0][i] + ss[1][i]) / (double)df;
 		d = (double)df;
@@ -462,6 +476,13 @@ static void moderated_p(const struct chain_diff *cd, double *const ss[2], double
 int chains__compute(struct chain_diff *cd, const struct profile *const *base, size_t nbp,
 		    const struct profile *const *cur, size_t nnp, const char *event,
 		    double min_points, double alpha)
+{
+	return chains__compute_scaled(cd, base, nbp, cur, nnp, event, min_points, alpha, NULL);
+}
+
+int chains__compute_scaled(struct chain_diff *cd, const struct profile *const *base, size_t nbp,
+			   const struct profile *const *cur, size_t nnp, const char *event,
+			   double min_points, double alpha, const double *const scale[2])
 {
 	struct cbuild b;
 	struct cprof *cps;
@@ -529,10 +550,12 @@ int chains__compute(struct chain_diff *cd, const struct profile *const *base, si
 		ss[i] = xcalloc(cd->nr + 1, sizeof(*ss[i]));
 	}
 	{
-		struct side_sweep wb = { cps, nbp, cd->nr, cd->nb, sum[0], ss[0] };
-		struct side_sweep wn = { cps + nbp, nnp, cd->nr, cd->nn, sum[1], ss[1] };
+		struct side_sweep wb = { cps, nbp, cd->nr, cd->nb, scale ? scale[0] : NULL, sum[0], ss[0], 0 };
+		struct side_sweep wn = { cps + nbp, nnp, cd->nr, cd->nn, scale ? scale[1] : NULL, sum[1], ss[1], 0 };
 
 		in_parallel(sweep, &wn, sweep, &wb);
+		cd->total[0] = wb.total;
+		cd->total[1] = wn.total;
 	}
 	for (i = 0; i < ncp; i++) {
 		free(cps[i].rows);
@@ -549,7 +572,7 @@ int chains__compute(struct chain_diff *cd, const struct profile *const *base, si
 		r->base = sb.mean;
 		r->cur = sn.mean;
 	}
-	moderated_p(cd, ss, p);
+	moderated_p(cd, ss, scale ? 0.0005 * fmax(cd->total[0], cd->total[1]) : 0.05, p);
 	/* the sums have given the rows their means and p: theirs is the
 	 * memory q and best take */
 	for (i = 0; i < 2; i++) {

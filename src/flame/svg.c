@@ -45,11 +45,19 @@ static void layout__add(struct layout *l, const struct box *bx)
 		l->max_depth = bx->depth;
 }
 
-static double own_width(const struct flame *f, const struct flame_node *n)
+/* diff: 0 on the width side (wb: base), drawn hatched at the other side's width */
+static bool absent(const struct flame *f, const struct flame_node *n, bool wb)
 {
-	if (f->diff && n->absent)
-		return f->width_base ? n->cur : n->base;
-	return n->value;
+	return f->diff && n->depth && !((wb ? n->base : n->cur) > 0);
+}
+
+static double own_width(const struct flame *f, const struct flame_node *n, bool wb)
+{
+	if (!f->diff)
+		return n->depth ? n->value : f->total;
+	if (absent(f, n, wb))
+		return wb ? n->cur : n->base;
+	return wb ? n->base : n->cur;
 }
 
 static int cmp_name(const void *a, const void *b, void *ctx)
@@ -190,11 +198,17 @@ static void title_single(struct outbuf *b, const struct flame *f, const struct b
 }
 
 static void title_diff(struct outbuf *b, const struct flame *f, const struct box *bx,
-		       const struct flame_node *n)
+		       const struct flame_node *n, bool wb)
 {
 	double d = bx->cur - bx->base;
 
-	outbuf__printf(b, "\nbase %.2f%% \xe2\x86\x92 new %.2f%% (%+.2f points", bx->base, bx->cur, d);
+	if (f->per_op) {
+		outbuf__printf(b, "\nbase %.4g \xe2\x86\x92 new %.4g ", bx->base, bx->cur);
+		outbuf__xml_str(b, f->unit);
+		outbuf__printf(b, bx->base > 0 ? " (%+.4g, %+.0f%%" : " (%+.4g", d, 100 * d / bx->base);
+	} else {
+		outbuf__printf(b, "\nbase %.2f%% \xe2\x86\x92 new %.2f%% (%+.2f points", bx->base, bx->cur, d);
+	}
 	if (n && isfinite(n->q))
 		outbuf__printf(b, ", q=%.3g", n->q);
 	else if (n && n->depth)
@@ -203,9 +217,9 @@ static void title_diff(struct outbuf *b, const struct flame *f, const struct box
 	if (n && n->depth) {
 		outbuf__printf(b, "\n%s", n->state == FLAME_GREW ? "grew" : n->state == FLAME_SHRANK ?
 			       "shrank" : "not significant");
-		if (n->absent)
-			outbuf__printf(b, f->width_base ? "; absent from base (drawn at its new width)"
-							: "; gone in new (drawn at its base width)");
+		if (absent(f, n, wb))
+			outbuf__printf(b, wb ? "; absent from base (drawn at its new width)"
+					     : "; gone in new (drawn at its base width)");
 	}
 	if (n && n->dso_name) {
 		outbuf__puts(b, "\n");
@@ -223,20 +237,23 @@ void flame__svg(struct outbuf *b, const struct flame *f, const struct flame_rend
 	double *lw = xcalloc(f->nr + 1, sizeof(*lw));
 	struct layout l = { 0 };
 	struct outbuf both = { 0 };	/* "a → b" of a renamed frame */
-	double scale, thr, maxd = 0, gy, height;
+	double scale, thr, maxd = 0, gy, height, full;
+	bool wb = o->side == FLAME_SIDE_BUILT ? f->width_base : o->side == FLAME_SIDE_BASE;
 	size_t i, merged = 0;
 
 	/* children have larger ids: when i is reached, lw[i] holds its children's sum */
 	for (i = f->nr; i-- > 0;) {
 		const struct flame_node *n = &f->nodes[i];
 
-		lw[i] = fmax(lw[i], i ? own_width(f, n) : f->total);
+		lw[i] = fmax(lw[i], own_width(f, n, wb));
 		if (i)
 			lw[n->parent] += lw[i];
 	}
-	thr = min_pct > 0 ? min_pct / 100 * lw[0] : 0;
+	/* per op, both sides to one scale: the larger total is the whole width */
+	full = fmax(lw[0], f->scale_total);
+	thr = min_pct > 0 ? min_pct / 100 * full : 0;
 	layout(&l, f, lw, thr);
-	scale = lw[0] > 0 ? gw / lw[0] : 0;
+	scale = full > 0 ? gw / full : 0;
 	for (i = 0; i < f->nr; i++)
 		if (f->diff && i && f->nodes[i].state != FLAME_SAME)
 			maxd = fmax(maxd, fabs(f->nodes[i].delta));
@@ -279,13 +296,21 @@ void flame__svg(struct outbuf *b, const struct flame *f, const struct flame_rend
 		outbuf__xml_str(b, o->subtitle);
 		outbuf__puts(b, "</text>\n");
 	}
-	if (f->diff)
+	if (f->diff && f->per_op) {
+		outbuf__printf(b, "<text class=\"legend\" x=\"%.1f\" y=\"60\">width: %s cost per op, base and new to "
+				  "one scale \xc2\xb7 red grew, blue shrank (deepest at %.4g ", width / 2, wb ? "base" : "new",
+			       maxd);
+		outbuf__xml_str(b, f->unit);
+		outbuf__printf(b, ") \xc2\xb7 grey: not significant%s \xc2\xb7 hatched: absent from %s</text>\n",
+			       f->novar ? " (1 run on a side: change under the threshold)" : "", wb ? "base" : "new");
+	} else if (f->diff) {
 		outbuf__printf(b, "<text class=\"legend\" x=\"%.1f\" y=\"60\">width: %s share \xc2\xb7 red grew, blue shrank "
 				  "(deepest at %.2f points) \xc2\xb7 grey: not significant%s \xc2\xb7 hatched: absent from "
 				  "%s, drawn at its %s width</text>\n",
-			       width / 2, f->width_base ? "base" : "new", maxd,
+			       width / 2, wb ? "base" : "new", maxd,
 			       f->novar ? " (1 run on a side: change under the threshold)" : "",
-			       f->width_base ? "base" : "new", f->width_base ? "new" : "base");
+			       wb ? "base" : "new", wb ? "new" : "base");
+	}
 	outbuf__printf(b, "<text class=\"reset\" x=\"%.0f\" y=\"24\">Reset Zoom</text>\n", PAD_PX);
 	outbuf__printf(b, "<text class=\"search\" x=\"%.0f\" y=\"24\">Search</text>\n", width - PAD_PX);
 	outbuf__printf(b, "<text class=\"matched\" x=\"%.0f\" y=\"%.0f\"></text>\n", width - PAD_PX, height - 10);
@@ -317,7 +342,7 @@ void flame__svg(struct outbuf *b, const struct flame *f, const struct flame_rend
 			enum flame_state s = n ? n->state : FLAME_SAME;
 
 			cls = state_class(s);
-			if (n && n->absent)
+			if (n && absent(f, n, wb))
 				snprintf(fill, sizeof(fill), "url(#%s-hatch-%s)", id, cls);
 			else
 				diff_fill(s, maxd > 0 && n ? sqrt(fabs(n->delta) / maxd) : 0, fill, sizeof(fill));
@@ -329,15 +354,15 @@ void flame__svg(struct outbuf *b, const struct flame *f, const struct flame_rend
 			snprintf(fill, sizeof(fill), n ? "rgb(230,230,220)" : "rgb(215,215,215)");
 		}
 		outbuf__printf(b, "<g class=\"f %s%s%s\" data-d=\"%u\"><title>", cls,
-			       f->diff && n && n->absent ? " absent" : "", n ? "" : " m", bx->depth);
+			       n && absent(f, n, wb) ? " absent" : "", n ? "" : " m", bx->depth);
 		outbuf__xml_str(b, nm);
 		if (f->diff)
-			title_diff(b, f, bx, n);
+			title_diff(b, f, bx, n, wb);
 		else
 			title_single(b, f, bx, n);
 		outbuf__printf(b, "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.0f\" fill=\"%s\"%s/>",
 			       x, y, w, FRAME_PX - 1, fill,
-			       f->diff && n && n->absent ? " stroke=\"rgb(90,90,90)\" stroke-width=\"0.6\"" : "");
+			       n && absent(f, n, wb) ? " stroke=\"rgb(90,90,90)\" stroke-width=\"0.6\"" : "");
 		nc = w > 6 ? (size_t)((w - 6) / CHAR_PX) : 0;
 		if (nc >= 3) {
 			outbuf__printf(b, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + FRAME_PX - 4);

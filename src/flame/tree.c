@@ -240,6 +240,7 @@ int flame__build_diff(struct flame *f, const struct profile *const *base, size_t
 	double alpha = o->alpha > 0 ? o->alpha : 0.05;
 	double min_points = o->min_points > 0 ? o->min_points : 0.1;
 	double novar_points = o->novar_points > 0 ? o->novar_points : 0.5;
+	double ref;
 	const char *event = o->event;
 	struct chain_diff cd;
 	uint32_t *map;
@@ -249,17 +250,22 @@ int flame__build_diff(struct flame *f, const struct profile *const *base, size_t
 	flame__init(f);
 	f->diff = true;
 	f->width_base = o->width_base;
-	f->unit = "%";
+	f->per_op = o->scale != NULL;
+	f->unit = f->per_op ? (o->unit ? o->unit : "") : "%";
 	if (!event) {
 		if (!nnp || !cur[0]->nr_events || !profile__str(cur[0], cur[0]->events[0].name))
 			return errmsg__set(e, -EINVAL, "the new side has no sampling event");
 		event = profile__str(cur[0], cur[0]->events[0].name);
 	}
 	/* min_points = inf: chains shows nothing, so it formats no text */
-	err = chains__compute(&cd, base, nbp, cur, nnp, event, INFINITY, alpha);
+	err = chains__compute_scaled(&cd, base, nbp, cur, nnp, event, INFINITY, alpha, o->scale);
 	if (err)
 		return errmsg__set(e, err, "no samples of event '%s' on one side", event);
 	f->novar = cd.novar;
+	/* per op, the floors are points of the larger side's total, as shares' are of 100 */
+	ref = f->per_op ? fmax(cd.total[0], cd.total[1]) : 100;
+	min_points *= ref / 100;
+	novar_points *= ref / 100;
 	map = xmalloc((cd.nr + 1) * sizeof(*map));
 	/* rows come in trie order of some profile: a path's parent row precedes it */
 	for (i = 0; i < cd.nr; i++) {
@@ -294,9 +300,12 @@ int flame__build_diff(struct flame *f, const struct profile *const *base, size_t
 			     : isfinite(r->q) && r->q < alpha && fabs(n->delta) >= min_points)
 			n->state = n->delta > 0 ? FLAME_GREW : FLAME_SHRANK;
 	}
-	f->nodes[0].value = 100;
-	f->nodes[0].base = f->nodes[0].cur = 100;
-	f->total = 100;
+	f->nodes[0].base = f->per_op ? cd.total[0] : 100;
+	f->nodes[0].cur = f->per_op ? cd.total[1] : 100;
+	f->nodes[0].delta = f->nodes[0].cur - f->nodes[0].base;
+	f->nodes[0].value = o->width_base ? f->nodes[0].base : f->nodes[0].cur;
+	f->total = f->nodes[0].value;
+	f->scale_total = f->per_op ? ref : 0;
 	flame__link(f);
 	free(map);
 	chains__release(&cd);

@@ -345,6 +345,87 @@ static void test_diff(void)
 	profile__free(n1);
 }
 
+/*
+ * A side whose every function costs k units of period per operation:
+ * main;half_a and main;half_b, k / 2 each, in files of 2 runs whose work
+ * counts differ (100 and 150 ops, +-1 per run): shares stay 50/50 for any k.
+ */
+static struct profile *per_op_side(double k, int file, double *ops)
+{
+	struct profile *p = new_profile(2);
+	uint32_t r;
+
+	for (r = 0; r < 2; r++) {
+		double n = (file ? 150 : 100) + (r ? 1 : -1);
+		uint64_t half = (uint64_t)(n * k / 2);
+
+		ops[r] = n;
+		add_stack(p, r, "app", "main;half_a", half / 1000, half);
+		add_stack(p, r, "app", "main;half_b", half / 1000, half + (r ? 500 : 0));
+	}
+	return p;
+}
+
+static void test_per_op(void)
+{
+	double ops[2][4], scale[2][4];
+	struct profile *p[4] = { per_op_side(10000, 0, ops[0]), per_op_side(10000, 1, ops[0] + 2),
+				 per_op_side(20000, 0, ops[1]), per_op_side(20000, 1, ops[1] + 2) };
+	const struct profile *bs[] = { p[0], p[1] }, *ns[] = { p[2], p[3] };
+	const double *sc[2] = { scale[0], scale[1] };
+	struct flame_diff_opts o = { 0 };
+	struct flame_render_opts ro = { .width = 1020 };
+	struct outbuf out = { 0 };
+	const struct flame_node *m, *x;
+	double wn, wbase, rn, rb;
+	struct flame f;
+	struct errmsg e;
+	size_t i, k;
+
+	/* the runs of each side's two files in order; 1e-3: period ns -> µs */
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < 4; i++)
+			scale[k][i] = 1e-3 / ops[k][i];
+	ok(flame__build_diff(&f, bs, 2, ns, 2, &o, &e) == 0, "shares: build (2 files of 2 runs a side)");
+	m = find(&f, 0, "main");
+	x = m ? find(&f, (uint32_t)(m - f.nodes), "half_a") : NULL;
+	ok(x && fabs(x->delta) < 0.5 && x->state == FLAME_SAME, "shares: half_a flat (%+.3f points)", x ? x->delta : -1);
+	flame__release(&f);
+
+	o.scale = sc;
+	o.unit = "\xc2\xb5s per op";
+	ok(flame__build_diff(&f, bs, 2, ns, 2, &o, &e) == 0 && f.per_op, "per op: build");
+	is_dbl(f.nodes[0].base, 10, 0.01, "per op: base total 10 \xc2\xb5s per op over 4 runs of 2 work counts");
+	is_dbl(f.nodes[0].cur, 20, 0.01, "per op: new total 20");
+	is_dbl(f.scale_total, 20, 0.01, "per op: the larger total is the full width");
+	m = find(&f, 0, "main");
+	x = m ? find(&f, (uint32_t)(m - f.nodes), "half_a") : NULL;
+	ok(x && fabs(x->base - 5) < 0.01 && fabs(x->cur - 10) < 0.01, "per op: half_a 5 -> 10 (%.4g -> %.4g)",
+	   x ? x->base : -1, x ? x->cur : -1);
+	ok(x && x->state == FLAME_GREW, "per op: half_a grew (q=%g) while its share did not move", x ? x->q : -1);
+
+	ro.side = FLAME_SIDE_NEW;
+	flame__svg(&out, &f, &ro, NULL);
+	wn = svg_width(out.s, "half_a");
+	rn = svg_width(out.s, "all");
+	ok(strstr(out.s, "width: new cost per op, base and new to one scale") != NULL, "per op: the legend says so");
+	ok(strstr(out.s, "<title>half_a\nbase 5 \xe2\x86\x92 new 10 \xc2\xb5s per op (+5, +100%") != NULL,
+	   "per op: the title gives both costs, the change and its %%");
+	outbuf__release(&out);
+	ro.side = FLAME_SIDE_BASE;
+	flame__svg(&out, &f, &ro, NULL);
+	wbase = svg_width(out.s, "half_a");
+	rb = svg_width(out.s, "all");
+	outbuf__release(&out);
+	is_dbl(rn, 1000, 0.5, "per op, new side: the root is the whole width");
+	is_dbl(rb, 500, 0.5, "per op, base side: half of it, to the same scale");
+	ok(wbase > 0 && fabs(wn / wbase - 2) < 0.01, "per op: half_a twice as wide on the new side (%.1f vs %.1f px)",
+	   wn, wbase);
+	flame__release(&f);
+	for (i = 0; i < 4; i++)
+		profile__free(p[i]);
+}
+
 static void test_html(void)
 {
 	struct profile *b = diff_side(false, 3, 1), *n = diff_side(true, 3, 3);
@@ -453,6 +534,7 @@ int main(void)
 	test_min_width_and_escaping();
 	test_diff();
 	test_renamed();
+	test_per_op();
 	test_html();
 	return done_testing();
 }
