@@ -349,7 +349,7 @@ static int write_html(const char *path, const struct diff_side *s0, const struct
 				       (const struct profile *const *)sk->profiles, sk->nr, &fo, &e) == 0;
 	if (!have_graph)
 		fprintf(stderr, "mmprof diff: note: no flame graph in the HTML report: %s\n", e.msg);
-	flame__html_diff(&b, hs, d, rows, n, have_graph ? &f : NULL, ev, ci);
+	flame__html_diff(&b, hs, d, rows, n, have_graph ? &f : NULL, ev, ci, NULL);
 	err = flame__write_file(&b, path, &e);
 	if (err)
 		fprintf(stderr, "mmprof: %s\n", e.msg);

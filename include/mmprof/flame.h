@@ -40,6 +40,7 @@
 #include "mmprof/errmsg.h"
 #include "mmprof/hashidx.h"
 #include "mmprof/profile.h"
+#include "mmprof/waterfall.h"
 
 #define FLAME_NONE UINT32_MAX
 
@@ -179,20 +180,34 @@ struct html_side {
 };
 
 /*
+ * The cost per operation parts of an HTML diff (issue 16); a member NULL
+ * is left out, and so is all of it when the pointer is NULL.
+ */
+struct html_cost {
+	const struct waterfall *waterfall;	/* the attribution, on the first screen */
+	const char *title;		/* the waterfall's heading ("CPU per op: +3.2 µs (+41 %)") */
+	const char *note;		/* a line under it: the unit; that no work count is known */
+	const struct flame *per_op;	/* the graph per op (flame_diff_opts.scale), beside f */
+};
+
+/*
  * The self-contained HTML report of a diff.  The first screen is the
  * answer: the files, the gates' outcome (gates NULL or none: no line),
  * failed and disturbed runs, the workload's own metrics with their
- * verdicts, the perf-profile children rows that moved most with the call
- * chain that moved most under each, then the differential flame graph f
- * (NULL: a note that there is none).  Below, folded: the rows (from
- * diff__select) with verdicts in a sortable, filterable table, and both
- * sides' metadata.  A change from or to 0 reads "new" / "gone".  No
- * network access: CSS, script and SVG are inline.
+ * verdicts, the waterfall of the cost per operation (cost), the
+ * perf-profile children rows that moved most with the call chain that
+ * moved most under each, then the differential flame graph f (NULL: a
+ * note that there is none); with cost->per_op, a switch between widths by
+ * share and by cost per op on either side (CSS radio buttons: no script
+ * needed).  Below, folded: the rows (from diff__select) with verdicts in
+ * a sortable, filterable table, and both sides' metadata.  A change from
+ * or to 0 reads "new" / "gone".  No network access: CSS, script and SVG
+ * are inline.
  */
 struct ci_gates;
 void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const struct diff *d,
 		      const struct diff_row *const *rows, size_t n, const struct flame *f,
-		      const char *event, const struct ci_gates *gates);
+		      const char *event, const struct ci_gates *gates, const struct html_cost *cost);
 
 /* A row of the single-profile report: a function's shares of the event's total, %. */
 struct html_key_row {

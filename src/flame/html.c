@@ -122,6 +122,46 @@ static const char page_script[] =
 	"document.body.setAttribute('data-layout', lay.join(';'));\n"
 	"document.body.setAttribute('data-ok', ok ? '1' : '0');\n";
 
+/*
+ * The width switch of a diff with a graph per op: three radio buttons
+ * before three graphs, one shown by CSS alone.
+ */
+static const char views_css[] =
+	".views > .graph { display: none; }\n"
+	"#fw-share:checked ~ .v-share, #fw-op-new:checked ~ .v-op-new, #fw-op-base:checked ~ .v-op-base "
+	"{ display: block; }\n"
+	".views > label { margin-right: 1.4em; cursor: pointer; }\n"
+	"#cost .note { margin-top: 0; }\n";
+
+/*
+ * #mmprof-selftest=TERM with the width switch: each view in turn, the
+ * graph it shows and the rendered width of TERM's widest frame in it
+ * (0 in a hidden graph), as body data-views for the browser test.
+ */
+static const char views_script[] =
+	"(function () {\n"
+	"'use strict';\n"
+	"if (location.hash.indexOf('#mmprof-selftest') !== 0) return;\n"
+	"var term = decodeURIComponent(location.hash.slice(17)) || 'split_huge', res = [];\n"
+	"var views = ['share', 'op-new', 'op-base'];\n"
+	"for (var v = 0; v < views.length; v++) {\n"
+	"  document.getElementById('fw-' + views[v]).checked = true;\n"
+	"  var svgs = document.querySelectorAll('svg.mmflame'), shown = [], w = 0;\n"
+	"  for (var k = 0; k < svgs.length; k++) {\n"
+	"    var s = svgs[k];\n"
+	"    if (!s.getBoundingClientRect().width) continue;\n"
+	"    shown.push(s.id);\n"
+	"    for (var j = 0; s.mmflame && j < s.mmflame.frames.length; j++) {\n"
+	"      var fr = s.mmflame.frames[j];\n"
+	"      if (fr.name === term) w = Math.max(w, fr.r.getBoundingClientRect().width);\n"
+	"    }\n"
+	"  }\n"
+	"  res.push(views[v] + ':' + shown.join(',') + ':' + w.toFixed(1));\n"
+	"}\n"
+	"document.getElementById('fw-share').checked = true;\n"
+	"document.body.setAttribute('data-views', res.join(';'));\n"
+	"})();\n";
+
 static const char diff_row_text[] =
 	"function rowText(tr) { return tr.cells[0].textContent + ' ' + tr.cells[7].textContent; }\n"
 	"})();\n";
@@ -303,20 +343,73 @@ static void num_cell(struct outbuf *b, double v, enum cell how)
 	outbuf__puts(b, "</td>");
 }
 
+/* One graph in its <div class="graph CLS"> (cls "": none). */
+static void graph_div(struct outbuf *b, const struct flame *f, const char *cls, const char *id,
+		      const char *subtitle, enum flame_side side)
+{
+	struct flame_render_opts ro = { .inline_html = true, .id = id, .subtitle = subtitle, .side = side };
+
+	outbuf__printf(b, "<div class=\"graph%s%s\">\n", *cls ? " " : "", cls);
+	flame__svg(b, f, &ro, NULL);
+	outbuf__puts(b, "</div>\n");
+}
+
 /* The flame graph (f NULL: the note instead). */
 static void graph(struct outbuf *b, const struct flame *f, const char *subtitle, const char *no_graph)
 {
 	if (f) {
-		struct flame_render_opts ro = { .inline_html = true, .id = "mmflame", .subtitle = subtitle };
-
-		outbuf__puts(b, "<div class=\"graph\">\n");
-		flame__svg(b, f, &ro, NULL);
-		outbuf__puts(b, "</div>\n<script>\n");
+		graph_div(b, f, "", "mmflame", subtitle, FLAME_SIDE_BUILT);
+		outbuf__puts(b, "<script>\n");
 		outbuf__puts(b, flame__script());
 		outbuf__puts(b, "</script>\n");
 	} else {
 		outbuf__printf(b, "<p class=\"note\">%s</p>\n", no_graph);
 	}
+}
+
+/*
+ * The share graph f and the graph per op fc on either side behind the
+ * width switch (views_css), the share graph first and checked.
+ */
+static void graph_views(struct outbuf *b, const struct flame *f, const struct flame *fc, const char *event,
+			const char *share_sub)
+{
+	char sub[384];
+
+	outbuf__puts(b, "<div class=\"views\">\n"
+		     "<input type=\"radio\" name=\"fw\" id=\"fw-share\" checked>"
+		     "<label for=\"fw-share\">width: share of each run (new)</label>\n"
+		     "<input type=\"radio\" name=\"fw\" id=\"fw-op-new\">"
+		     "<label for=\"fw-op-new\">width: cost per op, new</label>\n"
+		     "<input type=\"radio\" name=\"fw\" id=\"fw-op-base\">"
+		     "<label for=\"fw-op-base\">width: cost per op, base</label>\n");
+	graph_div(b, f, "v-share", "mmflame", share_sub, FLAME_SIDE_BUILT);
+	/* the subtitle is text of the SVG, escaped there: the unit goes in as it is */
+	snprintf(sub, sizeof(sub), "%s, %s; base and new to one scale: a wider frame costs more per operation",
+		 event ? event : "", fc->unit ? fc->unit : "");
+	graph_div(b, fc, "v-op-new", "mmflame-op-new", sub, FLAME_SIDE_NEW);
+	graph_div(b, fc, "v-op-base", "mmflame-op-base", sub, FLAME_SIDE_BASE);
+	outbuf__puts(b, "</div>\n<script>\n");
+	outbuf__puts(b, flame__script());
+	outbuf__puts(b, "</script>\n");
+}
+
+/* The waterfall of the cost per operation, its heading and note (nothing without one). */
+static void verdict_cost(struct outbuf *b, const struct html_cost *c)
+{
+	struct waterfall_render_opts wo = { .id = "mmwaterfall", .width = 1180 };
+
+	if (!c || !c->waterfall)
+		return;
+	wo.title = c->title;
+	outbuf__puts(b, "<div id=\"cost\">\n");
+	waterfall__svg(b, c->waterfall, &wo);
+	if (c->note) {
+		outbuf__puts(b, "<p class=\"note\">");
+		outbuf__xml_str(b, c->note);
+		outbuf__puts(b, "</p>\n");
+	}
+	outbuf__puts(b, "</div>\n");
 }
 
 /* The table's script, and the page's end. */
@@ -360,9 +453,11 @@ static void key_spellings(struct outbuf *b, const struct diff_spelling *sp)
 /*
  * The page up to its heading "mmprof WHAT": title "mmprof WHAT: first"
  * (" -> second" when given), the hook that records an uncaught error on
- * the document for the headless-browser tests, and the style sheet.
+ * the document for the headless-browser tests, and the style sheet (css:
+ * rules of this page's own after it, or NULL).
  */
-static void page_open(struct outbuf *b, const char *what, const char *first, const char *second)
+static void page_open(struct outbuf *b, const char *what, const char *first, const char *second,
+		      const char *css)
 {
 	outbuf__printf(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 			  "<meta name=\"generator\" content=\"mmprof %s\">\n"
@@ -375,6 +470,8 @@ static void page_open(struct outbuf *b, const char *what, const char *first, con
 	outbuf__puts(b, "</title>\n<script>window.addEventListener('error', function (e) {\n"
 		     "  document.documentElement.setAttribute('data-error', String(e.message));\n});</script>\n<style>\n");
 	outbuf__puts(b, page_css);
+	if (css)
+		outbuf__puts(b, css);
 	outbuf__printf(b, "</style>\n</head>\n<body>\n<h1>mmprof %s</h1>\n", what);
 }
 
@@ -571,13 +668,14 @@ static void verdict_metrics(struct outbuf *b, const struct html_side sides[2], c
 
 void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const struct diff *d,
 		      const struct diff_row *const *rows, size_t n, const struct flame *f,
-		      const char *event, const struct ci_gates *gates)
+		      const char *event, const struct ci_gates *gates, const struct html_cost *cost)
 {
+	const struct flame *fc = f && cost ? cost->per_op : NULL;
 	char sub[256];
 	size_t i;
 
 	page_open(b, "diff", sides[0].nr ? sides[0].paths[0] : "base",
-		  sides[1].nr ? sides[1].paths[0] : "new");
+		  sides[1].nr ? sides[1].paths[0] : "new", fc || (cost && cost->waterfall) ? views_css : NULL);
 	/* the first screen: the answer */
 	outbuf__puts(b, "<p class=\"files\">");
 	for (i = 0; i < 2; i++) {
@@ -595,11 +693,15 @@ void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const s
 	verdict_gates(b, d, gates);
 	verdict_runs(b, sides, d);
 	verdict_metrics(b, sides, d);
+	verdict_cost(b, cost);
 	verdict_moved(b, d);
 	outbuf__puts(b, "</div>\n<h2>Differential flame graph</h2>\n");
 	snprintf(sub, sizeof(sub), "%s, %% of each run's total period; hover for values, click to zoom",
 		 event ? event : "");
-	graph(b, f, sub, "No flame graph: the sides have no samples of a common event.");
+	if (fc)
+		graph_views(b, f, fc, event, sub);
+	else
+		graph(b, f, sub, "No flame graph: the sides have no samples of a common event.");
 
 	/* then everything, folded */
 	outbuf__printf(b, "<details id=\"all\"><summary>All rows (%zu)</summary>\n", n);
@@ -657,6 +759,11 @@ void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const s
 	outbuf__puts(b, "</details>\n<details id=\"runs\"><summary>Runs and metadata</summary>\n");
 	meta_table(b, sides, 2);
 	outbuf__puts(b, "</details>\n");
+	if (fc) {
+		outbuf__puts(b, "<script>\n");
+		outbuf__puts(b, views_script);
+		outbuf__puts(b, "</script>\n");
+	}
 	scripts(b, diff_row_text);
 }
 
@@ -667,7 +774,7 @@ void flame__html_report(struct outbuf *b, const struct html_side *s, const struc
 	char sub[256];
 	size_t i;
 
-	page_open(b, "report", s->nr ? s->paths[0] : "profile", NULL);
+	page_open(b, "report", s->nr ? s->paths[0] : "profile", NULL, NULL);
 	outbuf__puts(b, "<p class=\"note\">Shares of the ");
 	outbuf__xml_str(b, event ? event : "first event");
 	outbuf__puts(b, " total period, summed over the runs, as perf report --children: <i>children</i> "

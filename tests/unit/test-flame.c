@@ -453,14 +453,62 @@ static void test_html(void)
 	ok(diff__compute(&d, dr, 3, dr + 3, 3, &dopts) == 0, "diff computed");
 	rows = diff__select(&d, DIFF_SELECT_DEFAULT, &nr);
 	ok(flame__build_diff(&f, bs, 1, ns, 1, &o, &e) == 0, "graph for the report");
-	flame__html_diff(&out, hs, &d, rows, nr, &f, "cpu-clock", NULL);
+	flame__html_diff(&out, hs, &d, rows, nr, &f, "cpu-clock", NULL, NULL);
 	ok(!strncmp(out.s, "<!DOCTYPE html>", 15), "HTML document");
 	ok(strstr(out.s, "base&lt;1&gt;.data") && strstr(out.s, "host&amp;a"), "metadata escaped");
 	ok(strstr(out.s, "perf-profile.children.cpu-clock.grow_fn") != NULL, "the grow_fn row is in the table");
 	ok(strstr(out.s, "<svg ") && !strstr(out.s, "<?xml"), "SVG inline, no XML prolog");
 	ok(!strstr(out.s, "http://") || !strstr(out.s, "src=\"http"), "nothing loaded from the network");
 	ok(!strstr(out.s, "<link") && !strstr(out.s, " src="), "no external resources");
+	ok(!strstr(out.s, "mmwaterfall") && !strstr(out.s, "id=\"fw-share\"") && !strstr(out.s, ".views"),
+	   "no cost: no waterfall, no width switch, not its style");
 	outbuf__release(&out);
+	{
+		/* with the cost per op: the waterfall on the first screen, the graph's width switch */
+		static const double sc0[3] = { 1e-3, 1e-3, 1e-3 }, sc1[3] = { 5e-4, 5e-4, 5e-4 };
+		const double *sc[2] = { sc0, sc1 };
+		const struct waterfall_bar bars[] = {
+			{ "grow_fn<i>", 100, 150, 50, DIFF_UP, false },
+			{ "elsewhere", 900, 350, -550, DIFF_SAME, true },
+		};
+		struct waterfall w = { bars, 2, 1000, 500, "ns per op", NULL, NULL };
+		struct flame fc;
+		struct html_cost hc = { &w, "cpu-clock per op: -500 ns", "per op: ops <b>", &fc };
+		const char *v, *c, *m, *g, *n1, *n2, *sh, *out_path = getenv("MMPROF_HTML_OUT");
+
+		o.scale = sc;
+		o.unit = "ns per op";
+		ok(flame__build_diff(&fc, bs, 1, ns, 1, &o, &e) == 0, "graph per op for the report");
+		flame__html_diff(&out, hs, &d, rows, nr, &f, "cpu-clock", NULL, &hc);
+		if (out_path) {
+			FILE *fp = fopen(out_path, "w");
+
+			if (fp) {
+				fwrite(out.s, 1, out.len, fp);
+				fclose(fp);
+			}
+		}
+		v = strstr(out.s, "<div id=\"verdict\">");
+		c = strstr(out.s, "<div id=\"cost\">\n<svg ");
+		m = strstr(out.s, "Functions that moved most");
+		g = strstr(out.s, "<div class=\"views\">");
+		sh = strstr(out.s, "<div class=\"graph v-share\">\n<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" id=\"mmflame\"");
+		n1 = strstr(out.s, "<div class=\"graph v-op-new\">\n<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" id=\"mmflame-op-new\"");
+		n2 = strstr(out.s, "<div class=\"graph v-op-base\">\n<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" id=\"mmflame-op-base\"");
+		ok(v && c && m && g && v < c && c < m && m < g, "the waterfall in the verdict, before the movers and the graph");
+		ok(strstr(out.s, "<title id=\"mmwaterfall-title\">cpu-clock per op: -500 ns</title>") &&
+		   strstr(out.s, "grow_fn&lt;i&gt;") && strstr(out.s, "<p class=\"note\">per op: ops &lt;b&gt;</p>"),
+		   "its title, an escaped label and the note");
+		ok(g && sh && n1 && n2 && g < sh && sh < n1 && n1 < n2, "three graphs behind the switch: share, per op new, per op base");
+		ok(strstr(out.s, "<input type=\"radio\" name=\"fw\" id=\"fw-share\" checked>") &&
+		   strstr(out.s, "#fw-op-new:checked ~ .v-op-new") && strstr(out.s, ".views > .graph { display: none; }"),
+		   "the switch is CSS: the share graph checked, the others shown when theirs is");
+		ok(strstr(out.s, "width: new cost per op, base and new to one scale") &&
+		   strstr(out.s, "width: base cost per op, base and new to one scale"), "both sides of the graph per op");
+		ok(strstr(out.s, "data-views") != NULL, "the switch's browser self-test is in");
+		outbuf__release(&out);
+		flame__release(&fc);
+	}
 	flame__release(&f);
 	free(rows);
 	diff__release(&d);
