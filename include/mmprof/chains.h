@@ -74,10 +74,11 @@ int chains__compute(struct chain_diff *cd, const struct profile *const *base, si
 
 /*
  * The same paths with each run's cells scaled: a path's period in the run
- * times scale[side][r] (r counts the side's runs over its files in order;
- * every factor finite and > 0, the caller's check), in place of its % of
- * the run's total: cost per operation when the factor is the unit over
- * the run's work count (issue 16).  scale NULL: chains__compute.
+ * times scale[side][r] (r counts the side's runs over its files in order),
+ * in place of its % of the run's total: cost per operation when the
+ * factor is the unit over the run's work count (issue 16).  A run whose
+ * factor is not > 0 (its work unknown: NAN) is left out of its side, and
+ * a side left with none is -EINVAL.  scale NULL: chains__compute.
  * Means, tests and min_points are then in that unit; paths under 0.05 %
  * of the larger side's mean total are not tested.
  */

@@ -336,6 +336,8 @@ static void *sweep(void *arg)
 	w->total = 0;
 	for (k = 0, run = 0; k < w->ncp; k++)
 		for (r = 0; r < w->cps[k].p->nr_runs; r++, run++) {
+			if (w->scale && !(w->scale[run] > 0))
+				continue;
 			w->total += column(&w->cps[k], r, w->scale ? w->scale[run] : 0, incl, cell, w->nr);
 			for (i = 0; i < w->nr; i++)
 				w->sum[i] += cell[i];
@@ -345,6 +347,8 @@ static void *sweep(void *arg)
 	w->total /= (double)w->n;
 	for (k = 0, run = 0; k < w->ncp; k++)
 		for (r = 0; r < w->cps[k].p->nr_runs; r++, run++) {
+			if (w->scale && !(w->scale[run] > 0))
+				continue;
 			column(&w->cps[k], r, w->scale ? w->scale[run] : 0, incl, cell, w->nr);
 			for (i = 0; i < w->nr; i++) {
 				double d = cell[i] - w->sum[i];
@@ -489,12 +493,16 @@ int chains__compute_scaled(struct chain_diff *cd, const struct profile *const *b
 	size_t i, used = 0, ncp = nbp + nnp;
 	double *p, *q, *best, *sum[2], *ss[2];
 	struct stat_summary sb, sn;
+	size_t run, rr;
 
 	memset(cd, 0, sizeof(*cd));
-	for (i = 0; i < nbp; i++)
-		cd->nb += base[i]->nr_runs;
-	for (i = 0; i < nnp; i++)
-		cd->nn += cur[i]->nr_runs;
+	/* scaled: a run of no factor (its work unknown) is left out of its side */
+	for (i = 0, run = 0; i < nbp; i++)
+		for (rr = 0; rr < base[i]->nr_runs; rr++, run++)
+			cd->nb += !scale || scale[0][run] > 0;
+	for (i = 0, run = 0; i < nnp; i++)
+		for (rr = 0; rr < cur[i]->nr_runs; rr++, run++)
+			cd->nn += !scale || scale[1][run] > 0;
 	if (!cd->nb || !cd->nn)
 		return -EINVAL;
 	cd->novar = cd->nb < 2 || cd->nn < 2;

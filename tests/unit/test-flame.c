@@ -7,6 +7,7 @@
  * several runs (tested) and with one run a side (threshold).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -422,6 +423,24 @@ static void test_per_op(void)
 	ok(wbase > 0 && fabs(wn / wbase - 2) < 0.01, "per op: half_a twice as wide on the new side (%.1f vs %.1f px)",
 	   wn, wbase);
 	flame__release(&f);
+	{
+		/* a run of unknown work (NAN) is left out of its side; a side of none is refused */
+		struct chain_diff cd;
+
+		int err;
+
+		scale[0][1] = NAN;
+		err = chains__compute_scaled(&cd, bs, 2, ns, 2, "cpu-clock", INFINITY, 0.05, sc);
+		ok(err == 0 && cd.nb == 3 &&
+		   cd.nn == 4 && fabs(cd.total[0] - 10) < 0.01, "per op: a NAN run left out (%zu base runs, total %.4g)",
+		   cd.nb, cd.total[0]);
+		chains__release(&cd);
+		for (i = 0; i < 4; i++)
+			scale[1][i] = NAN;
+		ok(chains__compute_scaled(&cd, bs, 2, ns, 2, "cpu-clock", INFINITY, 0.05, sc) == -EINVAL,
+		   "per op: no run of known work on a side: -EINVAL");
+		chains__release(&cd);
+	}
 	for (i = 0; i < 4; i++)
 		profile__free(p[i]);
 }
