@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "mmprof/cmd.h"
+#include "mmprof/cost.h"
 #include "mmprof/datafile.h"
 #include "mmprof/flame.h"
 #include "mmprof/options.h"
@@ -16,8 +17,8 @@
 #include "mmprof/xalloc.h"
 
 struct flamegraph_cmd {
-	const char *output, *title, *event, *min_width, *width_side;
-	int samples, icicle, run, image_width;
+	const char *output, *title, *event, *min_width, *width_side, *per;
+	int samples, icicle, run, image_width, per_op;
 	struct strlist comms, dsos, pid_args;
 	uint32_t *pids;
 	size_t nr_pids;
@@ -154,9 +155,52 @@ out:
 	return ret;
 }
 
+/*
+ * --per-op: each run's factor over its work (cost.h's choice of the work
+ * metric, or --per KEY) into scale[2] (the caller frees them), the unit
+ * into unit and what the work is into work_desc.  0, or -1 with the line said.
+ */
+static int per_op_scale(const struct flamegraph_cmd *c, struct profile *const p[2], const char *const paths[2],
+			const char *event, double *scale[2], char *unit, size_t usize, char *work_desc, size_t wsize)
+{
+	const struct profile *ps[2] = { p[0], p[1] };
+	struct cost_profile *cp[2] = { NULL, NULL };
+	struct cost_work w;
+	struct errmsg e;
+	double mult;
+	size_t k;
+	int ev;
+
+	if (cost_work__choose(ps, (const char *const *)paths, 2, c->per, &w, &e)) {
+		fprintf(stderr, "mmprof flamegraph: %s\n", e.msg);
+		return -1;
+	}
+	if (w.kind == COST_WORK_SECONDS)
+		fprintf(stderr, "mmprof flamegraph: note: %s\n", w.note);
+	for (k = 0; k < 2; k++)
+		cp[k] = cost_profile__new(p[k], &w);
+	/* the unit from the base's mean total per unit of work */
+	ev = report__find_event(p[0], event);
+	flame__cost_unit(p[0], ev >= 0 ? (uint32_t)ev : 0, &w,
+			 flame__cost_mean((const struct cost_profile *const *)cp, 1, event), &mult, unit, usize);
+	for (k = 0; k < 2; k++)
+		scale[k] = flame__work_scale((const struct cost_profile *const *)&cp[k], 1, mult, NULL);
+	if (w.kind == COST_WORK_SECONDS)
+		snprintf(work_desc, wsize, "no work count: per second of run");
+	else
+		snprintf(work_desc, wsize, "work: %s%s", w.key, w.kind == COST_WORK_RATE ? " \xc3\x97 wall time" : "");
+	for (k = 0; k < 2; k++)
+		cost_profile__free(cp[k]);
+	return 0;
+}
+
 static int differential(struct flamegraph_cmd *c, const char *bpath, const char *npath,
 			struct flame_render_opts *ro)
 {
+	const char *paths[2] = { bpath, npath };
+	double *scale[2] = { NULL, NULL };
+	const double *sc[2];
+	char unit[64] = "", work_desc[320] = "";
 	struct profile *p[2] = { NULL, NULL };
 	struct flame_diff_opts fo = { .event = c->event, .alpha = c->alpha, .min_points = c->min_points,
 				      .novar_points = c->novar_points };
@@ -188,15 +232,32 @@ static int differential(struct flamegraph_cmd *c, const char *bpath, const char 
 		if (ev >= 0)
 			fo.event = profile__str(p[1], p[1]->events[ev].name);
 	}
+	if (c->per_op) {
+		const char *event = fo.event ? fo.event : profile__str(p[1], p[1]->events[0].name);
+
+		if (per_op_scale(c, p, paths, event ? event : "", scale, unit, sizeof(unit), work_desc,
+				 sizeof(work_desc)))
+			goto out;
+		sc[0] = scale[0];
+		sc[1] = scale[1];
+		fo.scale = sc;
+		fo.unit = unit;
+	}
 	if (flame__build_diff(&f, (const struct profile *const *)&p[0], 1, (const struct profile *const *)&p[1], 1,
 			      &fo, &e)) {
 		fprintf(stderr, "mmprof flamegraph: %s\n", e.msg);
 		goto out;
 	}
-	snprintf(sub, sizeof(sub), "base %s (%zu run%s) \xe2\x86\x92 new %s (%zu run%s) \xc2\xb7 %s, %% of each run's total period",
-		 bpath, p[0]->nr_runs, p[0]->nr_runs == 1 ? "" : "s", npath, p[1]->nr_runs,
-		 p[1]->nr_runs == 1 ? "" : "s",
-		 fo.event ? fo.event : profile__str(p[1], p[1]->events[0].name));
+	if (c->per_op)
+		snprintf(sub, sizeof(sub), "base %s (%zu run%s) \xe2\x86\x92 new %s (%zu run%s) \xc2\xb7 %s, %s (%s)",
+			 bpath, p[0]->nr_runs, p[0]->nr_runs == 1 ? "" : "s", npath, p[1]->nr_runs,
+			 p[1]->nr_runs == 1 ? "" : "s",
+			 fo.event ? fo.event : profile__str(p[1], p[1]->events[0].name), unit, work_desc);
+	else
+		snprintf(sub, sizeof(sub), "base %s (%zu run%s) \xe2\x86\x92 new %s (%zu run%s) \xc2\xb7 %s, %% of each run's total period",
+			 bpath, p[0]->nr_runs, p[0]->nr_runs == 1 ? "" : "s", npath, p[1]->nr_runs,
+			 p[1]->nr_runs == 1 ? "" : "s",
+			 fo.event ? fo.event : profile__str(p[1], p[1]->events[0].name));
 	ro->subtitle = sub;
 	flame__svg(&b, &f, ro, NULL);
 	if (flame__write_file(&b, c->output, &e)) {
@@ -209,6 +270,8 @@ out:
 	flame__release(&f);
 	profile__free(p[0]);
 	profile__free(p[1]);
+	free(scale[0]);
+	free(scale[1]);
 	return ret;
 }
 
@@ -231,6 +294,8 @@ int cmd_flamegraph(int argc, char **argv)
 		{ OPT_LIST, 0, "pid", &c.pid_args, "PID", "only samples of these processes (repeatable, comma-separated)", OPT_SPLIT, NULL },
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "Differential graph (BASE NEW)", 0, NULL },
 		{ OPT_STRING, 0, "width", &c.width_side, "SIDE", "frame widths from 'new' (default) or 'base'", 0, NULL },
+		{ OPT_BOOL, 0, "per-op", &c.per_op, NULL, "widths: cost per operation (each run's period over its work), both sides to one scale", 0, NULL },
+		{ OPT_STRING, 0, "per", &c.per, "KEY", "the work metric of --per-op (default: the workload's NAME.ops, or NAME.ops_per_sec times the wall time)", 0, NULL },
 		{ OPT_DOUBLE, 0, "alpha", &c.alpha, "Q", "false discovery rate (default 0.05)", 0, NULL },
 		{ OPT_DOUBLE, 0, "min-points", &c.min_points, "P", "smallest coloured change, points (default 0.1)", 0, NULL },
 		{ OPT_DOUBLE, 0, "threshold-points", &c.novar_points, "P", "one run on a side: colour changes from P points (default 0.5)", 0, NULL },
@@ -263,8 +328,8 @@ int cmd_flamegraph(int argc, char **argv)
 	ro.width = c.image_width;
 	ro.min_width_pct = pct;
 	if (np == 1) {
-		if (c.width_side) {
-			fprintf(stderr, "mmprof flamegraph: --width base|new needs two files (BASE NEW)\n");
+		if (c.width_side || c.per_op || c.per) {
+			fprintf(stderr, "mmprof flamegraph: --width, --per-op and --per need two files (BASE NEW)\n");
 			goto out;
 		}
 		ret = single(&c, pos[0], &ro);
@@ -274,6 +339,7 @@ int cmd_flamegraph(int argc, char **argv)
 					"a differential graph compares every run's share of the period\n");
 			goto out;
 		}
+		c.per_op |= c.per != NULL;
 		ret = differential(&c, pos[0], pos[1], &ro);
 	} else {
 		fprintf(stderr, "mmprof flamegraph: need FILE.data, or BASE.data NEW.data; see 'mmprof flamegraph --help'\n");

@@ -135,6 +135,31 @@ int flame__build_diff(struct flame *f, const struct profile *const *base, size_t
 
 void flame__release(struct flame *f);
 
+/*
+ * Per operation (issue 16, cost.h): how a graph per op reads.  The unit of
+ * event (a profile's index) scaled for a reader from ref, a typical cost
+ * per unit of work in the event's own unit (a side's mean total): ns, µs,
+ * ms or s of CPU (off-CPU for the offcpu event), or the event's count,
+ * "per op" or "per s" after the work (cost_work__per).  *mult converts the
+ * event's unit into it; unit gets e.g. "µs CPU per op".
+ */
+struct cost_work;
+struct cost_profile;
+void flame__cost_unit(const struct profile *p, uint32_t event, const struct cost_work *w, double ref,
+		      double *mult, char *unit, size_t size);
+
+/* The mean total of event (perf's name) per unit of work over the runs of known work of nr files; 0: none. */
+double flame__cost_mean(const struct cost_profile *const *cp, size_t nr, const char *event);
+
+/*
+ * flame_diff_opts.scale of one side: mult over each run's work, every run
+ * of the side's nr files in order (cp[i] the costs of its file i), NAN for
+ * a run of unknown work or not kept (keep NULL: all kept; else keep[j]
+ * false leaves run j of the side out, as --drop-run).  Allocated: the
+ * caller frees it.
+ */
+double *flame__work_scale(const struct cost_profile *const *cp, size_t nr, double mult, const bool *keep);
+
 struct flame_render_opts {
 	const char *title;	/* NULL: "Flame Graph" / "Differential Flame Graph" */
 	const char *subtitle;	/* NULL: none */

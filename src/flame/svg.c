@@ -51,12 +51,17 @@ static bool absent(const struct flame *f, const struct flame_node *n, bool wb)
 	return f->diff && n->depth && !((wb ? n->base : n->cur) > 0);
 }
 
+/*
+ * A frame's own width.  Per op, a frame absent from the width side is not
+ * drawn: widths are that side's costs, to scale with the other side's
+ * graph, which shows it.
+ */
 static double own_width(const struct flame *f, const struct flame_node *n, bool wb)
 {
 	if (!f->diff)
 		return n->depth ? n->value : f->total;
 	if (absent(f, n, wb))
-		return wb ? n->cur : n->base;
+		return f->per_op ? 0 : wb ? n->cur : n->base;
 	return wb ? n->base : n->cur;
 }
 
@@ -301,8 +306,9 @@ void flame__svg(struct outbuf *b, const struct flame *f, const struct flame_rend
 				  "one scale \xc2\xb7 red grew, blue shrank (deepest at %.4g ", width / 2, wb ? "base" : "new",
 			       maxd);
 		outbuf__xml_str(b, f->unit);
-		outbuf__printf(b, ") \xc2\xb7 grey: not significant%s \xc2\xb7 hatched: absent from %s</text>\n",
-			       f->novar ? " (1 run on a side: change under the threshold)" : "", wb ? "base" : "new");
+		outbuf__printf(b, ") \xc2\xb7 grey: not significant%s \xc2\xb7 frames absent from %s are in the %s graph</text>\n",
+			       f->novar ? " (1 run on a side: change under the threshold)" : "", wb ? "base" : "new",
+			       wb ? "new" : "base");
 	} else if (f->diff) {
 		outbuf__printf(b, "<text class=\"legend\" x=\"%.1f\" y=\"60\">width: %s share \xc2\xb7 red grew, blue shrank "
 				  "(deepest at %.2f points) \xc2\xb7 grey: not significant%s \xc2\xb7 hatched: absent from "
