@@ -25,6 +25,7 @@
 #include "mmprof/cost.h"
 #include "mmprof/diff.h"
 #include "mmprof/diffside.h"
+#include "mmprof/cost.h"
 #include "mmprof/flame.h"
 #include "mmprof/gate.h"
 #include "mmprof/keys.h"
@@ -332,6 +333,8 @@ static int write_html(const char *path, const struct diff_side *s0, const struct
 	const struct diff_side *two[2] = { s0, sk };
 	struct html_side hs[2];
 	struct outbuf b = { 0 };
+	struct html_cost_build hb = { 0 };
+	struct cost_sides cs = { 0 };
 	struct flame f;
 	struct errmsg e;
 	char ev[128];
@@ -349,7 +352,17 @@ static int write_html(const char *path, const struct diff_side *s0, const struct
 				       (const struct profile *const *)sk->profiles, sk->nr, &fo, &e) == 0;
 	if (!have_graph)
 		fprintf(stderr, "mmprof diff: note: no flame graph in the HTML report: %s\n", e.msg);
-	flame__html_diff(&b, hs, d, rows, n, have_graph ? &f : NULL, ev, ci, NULL);
+	{
+		struct diff_side pair[2] = { *s0, *sk };	/* borrowed copies */
+
+		if (cost_sides__build(&cs, pair, 2, NULL, &e) == 0)
+			html_cost__build(&hb, &cs, 1, NULL, (const struct profile *const *)s0->profiles, s0->nr,
+					 (const struct profile *const *)sk->profiles, sk->nr, have_graph ? ev : NULL,
+					 &fo);
+	}
+	flame__html_diff(&b, hs, d, rows, n, have_graph ? &f : NULL, ev, ci, &hb.hc);
+	html_cost__release(&hb);
+	cost_sides__release(&cs);
 	err = flame__write_file(&b, path, &e);
 	if (err)
 		fprintf(stderr, "mmprof: %s\n", e.msg);

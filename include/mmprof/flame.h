@@ -211,9 +211,40 @@ struct html_side {
 struct html_cost {
 	const struct waterfall *waterfall;	/* the attribution, on the first screen */
 	const char *title;		/* the waterfall's heading ("CPU per op: +3.2 µs (+41 %)") */
-	const char *note;		/* a line under it: the unit; that no work count is known */
+	const char *subtitle;		/* its second line's start: the work ("work: x.ops, 4 + 4 runs") */
+	const char *note;		/* a line under it: that no work count is known, or why no cost */
 	const struct flame *per_op;	/* the graph per op (flame_diff_opts.scale), beside f */
 };
+
+/*
+ * The cost parts of an HTML diff made from the cost model (cost.h): the
+ * attribution of base (side 0) against column of c for the graph's event
+ * (or the first time event c compares) as a waterfall in a unit scaled
+ * for a reader, verdicts from dc (the diff of c's keys; NULL: grey), the
+ * title and note (the work, or that costs are per second of run, or c's
+ * note alone when nothing is compared), and the graph per op of the two
+ * sides' profiles with fo's options (fo NULL: none; the runs c leaves out,
+ * --drop-run, are left out of it).  hb owns what hb->hc points to:
+ * release it with html_cost__release.
+ */
+struct cost_sides;
+struct cost_attr;
+struct html_cost_build {
+	struct html_cost hc;
+	struct waterfall w;
+	struct waterfall_bar *bars;
+	char **labels;
+	struct cost_attr *attr;
+	struct flame per_op;
+	bool have_flame;
+	double *scale[2];
+	char title[320], subtitle[400], note[2048], unit[64], flame_unit[64];
+};
+void html_cost__build(struct html_cost_build *hb, const struct cost_sides *c, size_t column,
+		      const struct diff *dc, const struct profile *const *bp, size_t nbp,
+		      const struct profile *const *np, size_t nnp, const char *event,
+		      const struct flame_diff_opts *fo);
+void html_cost__release(struct html_cost_build *hb);
 
 /*
  * The self-contained HTML report of a diff.  The first screen is the

@@ -54,6 +54,7 @@ struct waterfall {
 struct waterfall_render_opts {
 	const char *id;		/* id of the <svg>, prefix of its own ids; NULL: "mmwaterfall" */
 	const char *title;	/* first line, and the accessible name; NULL: "Change of the total by function" */
+	const char *subtitle;	/* the second line's start, before the legend; NULL: the legend alone */
 	double width;		/* px; 0 = 1200 */
 };
 

@@ -123,14 +123,19 @@ static const char page_script[] =
 	"document.body.setAttribute('data-ok', ok ? '1' : '0');\n";
 
 /*
- * The width switch of a diff with a graph per op: three radio buttons
- * before three graphs, one shown by CSS alone.
+ * The width switch of a diff with a graph per op: three radio buttons in
+ * the graph's heading (no line of its own on the first screen), one of
+ * three graphs shown by CSS alone; a browser without :has() shows the
+ * share graph.
  */
 static const char views_css[] =
-	".views > .graph { display: none; }\n"
-	"#fw-share:checked ~ .v-share, #fw-op-new:checked ~ .v-op-new, #fw-op-base:checked ~ .v-op-base "
+	".views h2 .switch { font-size: 0.72em; font-weight: normal; margin-left: 1.5em; }\n"
+	".views h2 label { margin-right: 1.2em; cursor: pointer; }\n"
+	".views > .v-op-new, .views > .v-op-base { display: none; }\n"
+	".views:has(#fw-op-new:checked) > .v-op-new, .views:has(#fw-op-base:checked) > .v-op-base "
 	"{ display: block; }\n"
-	".views > label { margin-right: 1.4em; cursor: pointer; }\n"
+	".views:has(#fw-op-new:checked) > .v-share, .views:has(#fw-op-base:checked) > .v-share "
+	"{ display: none; }\n"
 	"#cost .note { margin-top: 0; }\n";
 
 /*
@@ -376,13 +381,11 @@ static void graph_views(struct outbuf *b, const struct flame *f, const struct fl
 {
 	char sub[384];
 
-	outbuf__puts(b, "<div class=\"views\">\n"
-		     "<input type=\"radio\" name=\"fw\" id=\"fw-share\" checked>"
-		     "<label for=\"fw-share\">width: share of each run (new)</label>\n"
-		     "<input type=\"radio\" name=\"fw\" id=\"fw-op-new\">"
-		     "<label for=\"fw-op-new\">width: cost per op, new</label>\n"
-		     "<input type=\"radio\" name=\"fw\" id=\"fw-op-base\">"
-		     "<label for=\"fw-op-base\">width: cost per op, base</label>\n");
+	outbuf__puts(b, "<div class=\"views\">\n<h2>Differential flame graph <span class=\"switch\">width: "
+		     "<label><input type=\"radio\" name=\"fw\" id=\"fw-share\" checked> share of each run (new)</label>"
+		     "<label><input type=\"radio\" name=\"fw\" id=\"fw-op-new\"> cost per op, new</label>"
+		     "<label><input type=\"radio\" name=\"fw\" id=\"fw-op-base\"> cost per op, base</label>"
+		     "</span></h2>\n");
 	graph_div(b, f, "v-share", "mmflame", share_sub, FLAME_SIDE_BUILT);
 	/* the subtitle is text of the SVG, escaped there: the unit goes in as it is */
 	snprintf(sub, sizeof(sub), "%s, %s; base and new to one scale: a wider frame costs more per operation",
@@ -399,9 +402,16 @@ static void verdict_cost(struct outbuf *b, const struct html_cost *c)
 {
 	struct waterfall_render_opts wo = { .id = "mmwaterfall", .width = 1180 };
 
-	if (!c || !c->waterfall)
+	if (!c || (!c->waterfall && !c->note))
 		return;
+	if (!c->waterfall) {
+		outbuf__puts(b, "<p class=\"note\" id=\"cost\">");
+		outbuf__xml_str(b, c->note);
+		outbuf__puts(b, "</p>\n");
+		return;
+	}
 	wo.title = c->title;
+	wo.subtitle = c->subtitle;
 	outbuf__puts(b, "<div id=\"cost\">\n");
 	waterfall__svg(b, c->waterfall, &wo);
 	if (c->note) {
@@ -671,6 +681,7 @@ void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const s
 		      const char *event, const struct ci_gates *gates, const struct html_cost *cost)
 {
 	const struct flame *fc = f && cost ? cost->per_op : NULL;
+	bool waterfall = cost && cost->waterfall;
 	char sub[256];
 	size_t i;
 
@@ -693,15 +704,26 @@ void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const s
 	verdict_gates(b, d, gates);
 	verdict_runs(b, sides, d);
 	verdict_metrics(b, sides, d);
+	/*
+	 * With a waterfall, it is the functions that account for the change,
+	 * and the share movers follow the graph: the first screen holds the
+	 * verdict and the graph's start either way (t401 at 1280x900).
+	 */
 	verdict_cost(b, cost);
-	verdict_moved(b, d);
-	outbuf__puts(b, "</div>\n<h2>Differential flame graph</h2>\n");
+	if (!waterfall)
+		verdict_moved(b, d);
+	outbuf__puts(b, fc ? "</div>\n" : "</div>\n<h2>Differential flame graph</h2>\n");
 	snprintf(sub, sizeof(sub), "%s, %% of each run's total period; hover for values, click to zoom",
 		 event ? event : "");
 	if (fc)
 		graph_views(b, f, fc, event, sub);
 	else
 		graph(b, f, sub, "No flame graph: the sides have no samples of a common event.");
+	if (waterfall) {
+		outbuf__puts(b, "<div id=\"moved\">\n");
+		verdict_moved(b, d);
+		outbuf__puts(b, "</div>\n");
+	}
 
 	/* then everything, folded */
 	outbuf__printf(b, "<details id=\"all\"><summary>All rows (%zu)</summary>\n", n);

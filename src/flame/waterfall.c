@@ -10,13 +10,14 @@
 
 #include "mmprof/waterfall.h"
 
-#define FONT_PX 12.0
+#define FONT_PX 11.0
 #define CHAR_PX (FONT_PX * 0.59)	/* as svg.c: average glyph width of Verdana-like fonts */
-#define ROW_PX 18.0
-#define BAR_PX 12.0
+#define ROW_PX 15.0			/* compact: a first screen holds it with the graph below */
+#define BAR_PX 11.0
+#define TEXT_DY 11.5			/* a row's text baseline below its top */
 #define PAD_PX 10.0
-#define TOP_PX 40.0			/* title and legend */
-#define AXIS_PX 30.0
+#define TOP_PX 38.0			/* title and legend */
+#define AXIS_PX 18.0			/* tick labels, the unit after the last */
 #define LABEL_PX 300.0			/* label column: about 40 characters */
 #define VALUE_PX 230.0			/* value column: "+1234.56 µs CPU per op (100 %)" at 11 px */
 
@@ -107,7 +108,7 @@ static void row_shapes(struct outbuf *b, const struct wgeom *g, double y, double
 		outbuf__printf(b, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.0f\" fill=\"%s\"/>",
 			       xa, y + (ROW_PX - BAR_PX) / 2, fmax(xb - xa, 1.0), BAR_PX, fill);
 	}
-	outbuf__printf(b, "<text class=\"l\" x=\"%.0f\" y=\"%.1f\">", PAD_PX, y + ROW_PX - 5);
+	outbuf__printf(b, "<text class=\"l\" x=\"%.0f\" y=\"%.1f\">", PAD_PX, y + TEXT_DY);
 	outbuf__xml_fit(b, label, label_chars);
 	outbuf__puts(b, "</text>");
 }
@@ -184,8 +185,12 @@ void waterfall__svg(struct outbuf *b, const struct waterfall *w, const struct wa
 	outbuf__printf(b, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#fafaf6\"/>\n", width, height);
 	outbuf__printf(b, "<text class=\"t\" x=\"%.0f\" y=\"17\">", PAD_PX);
 	outbuf__xml_str(b, title);
-	outbuf__printf(b, "</text>\n<text class=\"g\" x=\"%.0f\" y=\"33\">each bar starts where the one above ends: "
-			  "red more, blue less (significant), grey not significant, hatched the rest; ", PAD_PX);
+	outbuf__printf(b, "</text>\n<text class=\"g\" x=\"%.0f\" y=\"31\">", PAD_PX);
+	if (o && o->subtitle) {
+		outbuf__xml_str(b, o->subtitle);
+		outbuf__puts(b, " \xc2\xb7 ");
+	}
+	outbuf__puts(b, "red more, blue less (significant), grey not significant, hatched the rest; ");
 	outbuf__xml_str(b, bn);
 	outbuf__puts(b, " + the bars = ");
 	outbuf__xml_str(b, cn);
@@ -198,11 +203,12 @@ void waterfall__svg(struct outbuf *b, const struct waterfall *w, const struct wa
 
 		outbuf__printf(b, "<line x1=\"%.2f\" y1=\"%.0f\" x2=\"%.2f\" y2=\"%.0f\" stroke=\"%s\" stroke-width=\"1\"/>"
 				  "<text class=\"ax\" x=\"%.2f\" y=\"%.0f\">", x, TOP_PX, x, y + 4,
-			       fabs(t) < step / 2 ? "#999999" : "#e4e4e0", x, y + 16);
+			       fabs(t) < step / 2 ? "#999999" : "#e4e4e0", x, y + 14);
 		value(b, fabs(t) < step / 2 ? 0 : t, false);
 		outbuf__puts(b, "</text>\n");
 	}
-	outbuf__printf(b, "<text class=\"ax\" x=\"%.2f\" y=\"%.0f\">", g.x0 + g.bw / 2, y + 28);
+	outbuf__printf(b, "<text class=\"ax\" x=\"%.2f\" y=\"%.0f\" style=\"text-anchor: start\">",
+		       g.x0 + g.bw + 16, y + 14);
 	outbuf__xml_str(b, w->unit && *w->unit ? w->unit : "value");
 	outbuf__puts(b, "</text>\n");
 
@@ -216,7 +222,7 @@ void waterfall__svg(struct outbuf *b, const struct waterfall *w, const struct wa
 	unit(b, w);
 	outbuf__puts(b, "</title>");
 	row_shapes(b, &g, y, 0, w->base_total, fill_total, bn, label_chars);
-	outbuf__printf(b, "<text class=\"v\" x=\"%.0f\" y=\"%.1f\">", width - PAD_PX, y + ROW_PX - 5);
+	outbuf__printf(b, "<text class=\"v\" x=\"%.0f\" y=\"%.1f\">", width - PAD_PX, y + TEXT_DY);
 	value(b, w->base_total, false);
 	unit(b, w);
 	outbuf__puts(b, "</text></g>\n");
@@ -259,7 +265,7 @@ void waterfall__svg(struct outbuf *b, const struct waterfall *w, const struct wa
 			row_shapes(b, &g, y, from, isfinite(bar->delta) ? to : NAN, bar_fill(bar->verdict),
 				   bar->label, label_chars);
 		}
-		outbuf__printf(b, "<text class=\"v\" x=\"%.0f\" y=\"%.1f\">", width - PAD_PX, y + ROW_PX - 5);
+		outbuf__printf(b, "<text class=\"v\" x=\"%.0f\" y=\"%.1f\">", width - PAD_PX, y + TEXT_DY);
 		value(b, bar->delta, true);
 		if (change != 0 && isfinite(change) && isfinite(bar->delta))
 			outbuf__printf(b, " (%.0f%%)", 100 * bar->delta / change);
@@ -280,7 +286,7 @@ void waterfall__svg(struct outbuf *b, const struct waterfall *w, const struct wa
 	value(b, change, true);
 	outbuf__puts(b, ")</title>");
 	row_shapes(b, &g, y, 0, w->cur_total, fill_total, cn, label_chars);
-	outbuf__printf(b, "<text class=\"v\" x=\"%.0f\" y=\"%.1f\">", width - PAD_PX, y + ROW_PX - 5);
+	outbuf__printf(b, "<text class=\"v\" x=\"%.0f\" y=\"%.1f\">", width - PAD_PX, y + TEXT_DY);
 	value(b, w->cur_total, false);
 	unit(b, w);
 	outbuf__puts(b, "</text></g>\n</svg>\n");

@@ -492,7 +492,7 @@ static void test_html(void)
 		};
 		struct waterfall w = { bars, 2, 1000, 500, "ns per op", NULL, NULL };
 		struct flame fc;
-		struct html_cost hc = { &w, "cpu-clock per op: -500 ns", "per op: ops <b>", &fc };
+		struct html_cost hc = { &w, "cpu-clock per op: -500 ns", "work: x.ops", "per op: ops <b>", &fc };
 		const char *v, *c, *m, *g, *n1, *n2, *sh, *out_path = getenv("MMPROF_HTML_OUT");
 
 		o.scale = sc;
@@ -514,13 +514,15 @@ static void test_html(void)
 		sh = strstr(out.s, "<div class=\"graph v-share\">\n<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" id=\"mmflame\"");
 		n1 = strstr(out.s, "<div class=\"graph v-op-new\">\n<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" id=\"mmflame-op-new\"");
 		n2 = strstr(out.s, "<div class=\"graph v-op-base\">\n<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" id=\"mmflame-op-base\"");
-		ok(v && c && m && g && v < c && c < m && m < g, "the waterfall in the verdict, before the movers and the graph");
+		ok(v && c && m && g && v < c && c < g && g < m,
+		   "the waterfall in the verdict, then the graph, then the share movers");
 		ok(strstr(out.s, "<title id=\"mmwaterfall-title\">cpu-clock per op: -500 ns</title>") &&
 		   strstr(out.s, "grow_fn&lt;i&gt;") && strstr(out.s, "<p class=\"note\">per op: ops &lt;b&gt;</p>"),
 		   "its title, an escaped label and the note");
 		ok(g && sh && n1 && n2 && g < sh && sh < n1 && n1 < n2, "three graphs behind the switch: share, per op new, per op base");
 		ok(strstr(out.s, "<input type=\"radio\" name=\"fw\" id=\"fw-share\" checked>") &&
-		   strstr(out.s, "#fw-op-new:checked ~ .v-op-new") && strstr(out.s, ".views > .graph { display: none; }"),
+		   strstr(out.s, ".views:has(#fw-op-new:checked) > .v-op-new") &&
+		   strstr(out.s, ".views > .v-op-new, .views > .v-op-base { display: none; }"),
 		   "the switch is CSS: the share graph checked, the others shown when theirs is");
 		ok(strstr(out.s, "width: new cost per op, base and new to one scale") &&
 		   strstr(out.s, "width: base cost per op, base and new to one scale"), "both sides of the graph per op");

@@ -140,7 +140,7 @@ static void test_adds_up(void)
 	unit_px = rect_width(b.s, 0) / 10.0;
 	ok(unit_px > 20 && fabs(rect_width(b.s, 1) - 2.5 * unit_px) < 0.05 &&
 	   fabs(rect_width(b.s, 3) - 0.5 * unit_px) < 0.05, "bar lengths to scale (%.2f px a unit)", unit_px);
-	ok(strstr(b.s, "<text class=\"v\" x=\"1190\" y=\"71.0\">+2.5 (71%)</text>") != NULL,
+	ok(strstr(b.s, "\">+2.5 (71%)</text>") && strstr(strstr(b.s, "\">+2.5 (71%)</text>") - 40, "<text class=\"v\""),
 	   "a bar's value and its share of the change as text (no script needed)");
 	ok(strstr(b.s, "<title>__split_huge_pmd\nbase 1 \xe2\x86\x92 new 3.5 \xc2\xb5s CPU per op: +2.5 "
 		       "\xc2\xb5s CPU per op, 71% of the change\nup (significant)</title>") != NULL,
@@ -175,8 +175,10 @@ static void test_hostile(void)
 	ok(!strchr(b.s, '\x1b') && !strchr(b.s, '\x07') && !strchr(b.s, '\x01') && !strstr(b.s, "\xff") &&
 	   !strstr(b.s, "\xe2\x80\xae"), "control bytes, invalid UTF-8 and a bidi control are '?'");
 	ok(strstr(b.s, "q&quot;u&#39;o&amp;te") || strstr(b.s, "q&quot;u&apos;o&amp;te"), "quotes and & escaped");
-	s = strstr(b.s, "<text class=\"l\" x=\"10\" y=\"143.0\">");
-	ok(s && !strncmp(strchr(s, '>') + 1, "xxxx", 4) && strstr(s, "..</text>") &&
+	for (s = strstr(b.s, "<text class=\"l\""); s && strncmp(strchr(s, '>') + 1, "xxxx", 4);
+	     s = strstr(s + 1, "<text class=\"l\""))
+		;
+	ok(s && strstr(s, "..</text>") &&
 	   strstr(s, "..</text>") - s < 120, "a 10 000-character label is cut to its column");
 	ok(count(b.s, "x") > 10000, "its title keeps the whole name");
 	ok(strstr(b.s, "data-delta=\"nan\"") && count(b.s, "<g class=\"wf same rest\" data-from=\"16\" data-to=\"16\"") == 1,
