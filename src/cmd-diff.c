@@ -25,7 +25,6 @@
 #include "mmprof/cost.h"
 #include "mmprof/diff.h"
 #include "mmprof/diffside.h"
-#include "mmprof/cost.h"
 #include "mmprof/flame.h"
 #include "mmprof/gate.h"
 #include "mmprof/keys.h"
@@ -323,18 +322,21 @@ static int write_ci(const char *path, const struct diff_side *s0, const struct d
 	return err;
 }
 
-/* The HTML report (flame.h) of base s0 against sk: the same rows, both headers, the differential flame graph. */
+/*
+ * The HTML report (flame.h) of base s0 against sk, column of the costs cs:
+ * the same rows, both headers, the waterfall of the cost per op (verdicts
+ * from d->cost), the differential flame graphs by share and per op.
+ */
 static int write_html(const char *path, const struct diff_side *s0, const struct diff_side *sk,
 		      const struct diff *d, const struct diff_row *const *rows, size_t n,
-		      const char *events, const struct ci_gates *ci)
+		      const char *events, const struct ci_gates *ci, const struct cost_sides *cs, size_t column)
 {
 	struct flame_diff_opts fo = { .alpha = d->o.alpha, .min_points = d->o.min_points,
 				      .novar_points = d->o.novar_points };
 	const struct diff_side *two[2] = { s0, sk };
 	struct html_side hs[2];
 	struct outbuf b = { 0 };
-	struct html_cost_build hb = { 0 };
-	struct cost_sides cs = { 0 };
+	struct html_cost_build hb;
 	struct flame f;
 	struct errmsg e;
 	char ev[128];
@@ -352,17 +354,10 @@ static int write_html(const char *path, const struct diff_side *s0, const struct
 				       (const struct profile *const *)sk->profiles, sk->nr, &fo, &e) == 0;
 	if (!have_graph)
 		fprintf(stderr, "mmprof diff: note: no flame graph in the HTML report: %s\n", e.msg);
-	{
-		struct diff_side pair[2] = { *s0, *sk };	/* borrowed copies */
-
-		if (cost_sides__build(&cs, pair, 2, NULL, &e) == 0)
-			html_cost__build(&hb, &cs, 1, NULL, (const struct profile *const *)s0->profiles, s0->nr,
-					 (const struct profile *const *)sk->profiles, sk->nr, have_graph ? ev : NULL,
-					 &fo);
-	}
+	html_cost__build(&hb, cs, column, d->cost, (const struct profile *const *)s0->profiles, s0->nr,
+			 (const struct profile *const *)sk->profiles, sk->nr, have_graph ? ev : NULL, &fo);
 	flame__html_diff(&b, hs, d, rows, n, have_graph ? &f : NULL, ev, ci, &hb.hc);
 	html_cost__release(&hb);
-	cost_sides__release(&cs);
 	err = flame__write_file(&b, path, &e);
 	if (err)
 		fprintf(stderr, "mmprof: %s\n", e.msg);
@@ -810,7 +805,7 @@ int cmd_diff(int argc, char **argv)
 			memcpy(colrows, rows, n * sizeof(*rows));
 			nk = n;
 		}
-		if (html && write_html(html, &s[0], &s[k + 1], &d[k], colrows, nk, ev[0], &ci) < 0)
+		if (html && write_html(html, &s[0], &s[k + 1], &d[k], colrows, nk, ev[0], &ci, &cs, k + 1) < 0)
 			goto out;
 		if (c.gate_column && k != gk)
 			continue;	/* the CI outputs are of the columns gates read */

@@ -158,10 +158,10 @@ void html_cost__build(struct html_cost_build *hb, const struct cost_sides *c, si
 	waterfall_of(hb, dc, mult);
 	hb->hc.waterfall = &hb->w;
 	hb->hc.title = hb->title;
-	snprintf(hb->title, sizeof(hb->title), "%s (%s) per %s: %.3g \xe2\x86\x92 %.3g, %+.3g%s%s (%s)",
+	snprintf(hb->title, sizeof(hb->title), "%s (%s) per %s: %.3g \xe2\x86\x92 %.3g %s (%+.3g, %+.1f %%, %s)",
 		 hb->attr->time ? (strcmp(aev, PROFILE_OFFCPU_EVENT) ? "CPU time" : "off-CPU time") : "cost",
-		 aev, seconds ? "second of run" : per, hb->w.base_total, hb->w.cur_total,
-		 hb->w.cur_total - hb->w.base_total, " ", hb->unit,
+		 aev, seconds ? "second of run" : per, hb->w.base_total, hb->w.cur_total, hb->unit,
+		 hb->w.cur_total - hb->w.base_total, hb->attr->rel,
 		 verdict_word(cost_verdict(dc, "total", aev, NULL)));
 	/* the work on the picture's second line; below it only what needs saying */
 	hb->hc.subtitle = hb->subtitle;
