@@ -10,10 +10,13 @@
 #   - #mmprof-selftest drives search and zoom in the browser;
 #   - a screenshot renders (non-trivial PNG);
 #   - the first screen is the answer (issue 15): the gates' outcome and
-#     the rows that tripped them, the workload's metric, the children rows
-#     that moved with their chains, then the flame graph, all within
-#     1280x900; the full table and the metadata folded below; a zero base
-#     reads "new"; unfolding and filtering work in the browser.
+#     the rows that tripped them, the workload's metric, the waterfall of
+#     the cost per op (issue 16: thp-zap counts its ops) whose bars add up,
+#     then the flame graph (by share, and per op on either side behind a
+#     switch), all within 1280x900; the children rows that moved, with
+#     their chains, follow the graph; the full table and the metadata
+#     folded below; a zero base reads "new"; unfolding and filtering work
+#     in the browser.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t401
@@ -84,12 +87,23 @@ test "$size" -gt 20000; ok $? "screenshot rendered ($size bytes)"
 "$MMPROF" diff --fail-on 'perf-profile.children.*.__split_huge_pmd* > +1' "$tmp/off.data" "$tmp/on.data" \
 	--html "$tmp/report.html" >/dev/null 2>"$tmp/err"
 test $? -eq 1; ok $? "diff --html with the THP gate: exit 1, the gate trips"
-# in the page's order: the verdict (gates, the workload's metric, the children that moved), the
-# flame graph, then the folded table and metadata
-order=$(grep -o 'id="verdict"\|id="gates"\|the workload.s metric\|Functions that moved most\|<svg [^>]*class="mmflame"\|<details id="all"\|id="rows"\|<details id="runs"\|id="meta"' \
-	"$tmp/report.html" | sed 's/<svg .*/svg/' | tr '\n' ' ')
-test "$order" = 'id="verdict" id="gates" the workload'"'"'s metric Functions that moved most svg <details id="all" id="rows" <details id="runs" id="meta" '
-ok $? "verdict, gates, metric, movers, flame graph, then the folded table and metadata ($order)"
+# in the page's order: the verdict (gates, the workload's metric, the cost per op's waterfall), the
+# flame graphs (share, per op new, per op base), the children that moved, then the folded table and
+# metadata
+order=$(grep -o 'id="verdict"\|id="gates"\|the workload.s metric\|Functions that moved most\|<svg [^>]*class="mmflame"\|<svg [^>]*class="mmwaterfall"\|<details id="all"\|id="rows"\|<details id="runs"\|id="meta"' \
+	"$tmp/report.html" | sed 's/<svg .*mmwaterfall.*/waterfall/; s/<svg .*/svg/' | tr '\n' ' ')
+test "$order" = 'id="verdict" id="gates" the workload'"'"'s metric waterfall svg svg svg Functions that moved most <details id="all" id="rows" <details id="runs" id="meta" '
+ok $? "verdict, gates, metric, waterfall, flame graphs, movers, then the folded table and metadata ($order)"
+python3 - "$tmp/report.html" <<'EOF'
+import re, sys
+svg = re.search(r'<svg [^>]*class="mmwaterfall".*?</svg>', open(sys.argv[1]).read(), re.S).group(0)
+head = re.match(r'<svg [^>]*>', svg).group(0)
+base, new = (float(re.search(r'data-%s="([^"]+)"' % k, head).group(1)) for k in ('base', 'new'))
+deltas = [float(d) for d in re.findall(r'<g class="wf [^"]*" data-from="[^"]+" data-to="[^"]+" data-delta="([^"]+)"', svg)[1:-1]]
+print('# waterfall: base %g, new %g, %d bars summing to %g' % (base, new, len(deltas), sum(deltas)))
+sys.exit(0 if deltas and abs(base + sum(deltas) - new) <= 1e-9 * base else 1)
+EOF
+ok $? "the waterfall's bars add up from the base's cost per op to the new's"
 grep -q 'FAILED: 1 of 1 gate tripped' "$tmp/report.html" &&
 	grep -q '<td class="key">perf-profile.children.cpu-clock.__split_huge_pmd</td>' "$tmp/report.html"
 ok $? "the tripped gate and its __split_huge_pmd row lead the page"
@@ -106,6 +120,10 @@ gtop=$(echo "$lay" | sed -n 's/.*graph=\([0-9-]*\).*/\1/p')
 vh=$(echo "$lay" | sed -n 's/.*viewport=\([0-9]*\).*/\1/p')
 test "${vtop:--1}" -ge 0 && test "$vtop" -lt 200 && test "${gtop:--1}" -gt 0 && test "$gtop" -lt "${vh:-0}"
 ok $? "at 1280x900 the verdict is at the top ($vtop px) and the flame graph starts on the first screen ($gtop < $vh px)"
+wtop=$(echo "$lay" | sed -n 's/.*waterfall=\([0-9-]*\);.*/\1/p')
+wend=$(echo "$lay" | sed -n 's/.*waterfall-end=\([0-9-]*\).*/\1/p')
+test "${wtop:--1}" -gt "$vtop" && test "${wend:-9999}" -lt "${gtop:-0}"
+ok $? "the whole waterfall is on it too, between the verdict's top and the graph ($wtop..$wend px)"
 echo "$lay" | grep -q 'table-visible=false'; ok $? "the full table is folded"
 echo "$lay" | grep -q 'unfolded-visible=true'; ok $? "unfolded, it shows"
 f=$(echo "$lay" | sed -n 's/.*filtered=\([0-9]*\) of \([0-9]*\) rows.*/\1 \2/p')
