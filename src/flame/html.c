@@ -111,9 +111,7 @@ static const char page_script[] =
 	"/* where the first screen's parts are, and the folded table: read by the browser test */\n"
 	"function shownNow(e) { return e.checkVisibility ? e.checkVisibility() : e.offsetParent !== null; }\n"
 	"function topOf(sel) { var e = document.querySelector(sel); return e ? Math.round(e.getBoundingClientRect().top) : -1; }\n"
-	"function bottomOf(sel) { var e = document.querySelector(sel); return e ? Math.round(e.getBoundingClientRect().bottom) : -1; }\n"
 	"var det = document.getElementById('all'), lay = ['verdict=' + topOf('#verdict'), 'graph=' + topOf('svg.mmflame'),\n"
-	"  'waterfall=' + topOf('svg.mmwaterfall'), 'waterfall-end=' + bottomOf('svg.mmwaterfall'),\n"
 	"  'table-visible=' + shownNow(table), 'viewport=' + window.innerHeight];\n"
 	"if (det && term) {\n"
 	"  det.open = true;\n"
@@ -169,8 +167,12 @@ static const char views_script[] =
 	"document.body.setAttribute('data-views', res.join(';'));\n"
 	"})();\n";
 
+/* the diff page's end of the shared script: its row text, and where its waterfall is (-1: none) */
 static const char diff_row_text[] =
 	"function rowText(tr) { return tr.cells[0].textContent + ' ' + tr.cells[7].textContent; }\n"
+	"var wf = document.querySelector('svg.mmwaterfall'), wr = wf ? wf.getBoundingClientRect() : null;\n"
+	"document.body.setAttribute('data-layout', document.body.getAttribute('data-layout') +\n"
+	"  ';waterfall=' + (wr ? Math.round(wr.top) : -1) + ';waterfall-end=' + (wr ? Math.round(wr.bottom) : -1));\n"
 	"})();\n";
 
 static const char report_row_text[] =

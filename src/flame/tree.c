@@ -260,7 +260,8 @@ int flame__build_diff(struct flame *f, const struct profile *const *base, size_t
 	/* min_points = inf: chains shows nothing, so it formats no text */
 	err = chains__compute_scaled(&cd, base, nbp, cur, nnp, event, INFINITY, alpha, o->scale);
 	if (err)
-		return errmsg__set(e, err, "no samples of event '%s' on one side", event);
+		return errmsg__set(e, err, o->scale ? "no samples of event '%s', or no run of a known work count, "
+				   "on one side" : "no samples of event '%s' on one side", event);
 	f->novar = cd.novar;
 	/* per op, the floors are points of the larger side's total, as shares' are of 100 */
 	ref = f->per_op ? fmax(cd.total[0], cd.total[1]) : 100;
