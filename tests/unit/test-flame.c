@@ -479,7 +479,7 @@ static void test_html(void)
 	ok(strstr(out.s, "<svg ") && !strstr(out.s, "<?xml"), "SVG inline, no XML prolog");
 	ok(!strstr(out.s, "http://") || !strstr(out.s, "src=\"http"), "nothing loaded from the network");
 	ok(!strstr(out.s, "<link") && !strstr(out.s, " src="), "no external resources");
-	ok(!strstr(out.s, "mmwaterfall") && !strstr(out.s, "id=\"fw-share\"") && !strstr(out.s, ".views"),
+	ok(!strstr(out.s, "class=\"mmwaterfall\"") && !strstr(out.s, "id=\"fw-share\"") && !strstr(out.s, ".views"),
 	   "no cost: no waterfall, no width switch, not its style");
 	outbuf__release(&out);
 	{
