@@ -214,6 +214,7 @@ struct html_cost {
 	const char *subtitle;		/* its second line's start: the work ("work: x.ops, 4 + 4 runs") */
 	const char *note;		/* a line under it: that no work count is known, or why no cost */
 	const struct flame *per_op;	/* the graph per op (flame_diff_opts.scale), beside f */
+	const char *per;		/* its switch's word for the work: "op"; NULL: "op" */
 };
 
 /*

@@ -380,16 +380,16 @@ static void graph(struct outbuf *b, const struct flame *f, const char *subtitle,
  * The share graph f and the graph per op fc on either side behind the
  * width switch (views_css), the share graph first and checked.
  */
-static void graph_views(struct outbuf *b, const struct flame *f, const struct flame *fc, const char *event,
-			const char *share_sub)
+static void graph_views(struct outbuf *b, const struct flame *f, const struct flame *fc, const char *per,
+			const char *event, const char *share_sub)
 {
 	char sub[384];
 
-	outbuf__puts(b, "<div class=\"views\">\n<h2>Differential flame graph <span class=\"switch\">width: "
-		     "<label><input type=\"radio\" name=\"fw\" id=\"fw-share\" checked> share of each run (new)</label>"
-		     "<label><input type=\"radio\" name=\"fw\" id=\"fw-op-new\"> cost per op, new</label>"
-		     "<label><input type=\"radio\" name=\"fw\" id=\"fw-op-base\"> cost per op, base</label>"
-		     "</span></h2>\n");
+	outbuf__printf(b, "<div class=\"views\">\n<h2>Differential flame graph <span class=\"switch\">width: "
+		       "<label><input type=\"radio\" name=\"fw\" id=\"fw-share\" checked> share of each run (new)</label>"
+		       "<label><input type=\"radio\" name=\"fw\" id=\"fw-op-new\"> cost per %s, new</label>"
+		       "<label><input type=\"radio\" name=\"fw\" id=\"fw-op-base\"> cost per %s, base</label>"
+		       "</span></h2>\n", per ? per : "op", per ? per : "op");
 	graph_div(b, f, "v-share", "mmflame", share_sub, FLAME_SIDE_BUILT);
 	/* the subtitle is text of the SVG, escaped there: the unit goes in as it is */
 	snprintf(sub, sizeof(sub), "%s, %s; base and new to one scale: a wider frame costs more per operation",
@@ -720,7 +720,7 @@ void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const s
 	snprintf(sub, sizeof(sub), "%s, %% of each run's total period; hover for values, click to zoom",
 		 event ? event : "");
 	if (fc)
-		graph_views(b, f, fc, event, sub);
+		graph_views(b, f, fc, cost->per, event, sub);
 	else
 		graph(b, f, sub, "No flame graph: the sides have no samples of a common event.");
 	if (waterfall) {

@@ -189,6 +189,7 @@ void html_cost__build(struct html_cost_build *hb, const struct cost_sides *c, si
 		struct errmsg e;
 		double fmult = 1;
 		int ev = profile_event(bp[0], event);
+
 		flame__cost_unit(bp[0], ev >= 0 ? (uint32_t)ev : 0, &c->work,
 				 flame__cost_mean((const struct cost_profile *const *)c->side[0].cp, c->side[0].nr_files,
 						  event), &fmult, hb->flame_unit, sizeof(hb->flame_unit));
@@ -204,8 +205,10 @@ void html_cost__build(struct html_cost_build *hb, const struct cost_sides *c, si
 		o.scale = sc;
 		o.unit = hb->flame_unit;
 		hb->have_flame = flame__build_diff(&hb->per_op, bp, nbp, np, nnp, &o, &e) == 0;
-		if (hb->have_flame)
+		if (hb->have_flame) {
 			hb->hc.per_op = &hb->per_op;
+			hb->hc.per = seconds ? "second of run" : "op";
+		}
 		else
 			flame__release(&hb->per_op);
 	}

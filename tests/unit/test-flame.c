@@ -492,7 +492,7 @@ static void test_html(void)
 		};
 		struct waterfall w = { bars, 2, 1000, 500, "ns per op", NULL, NULL };
 		struct flame fc;
-		struct html_cost hc = { &w, "cpu-clock per op: -500 ns", "work: x.ops", "per op: ops <b>", &fc };
+		struct html_cost hc = { &w, "cpu-clock per op: -500 ns", "work: x.ops", "per op: ops <b>", &fc, "op" };
 		const char *v, *c, *m, *g, *n1, *n2, *sh, *out_path = getenv("MMPROF_HTML_OUT");
 
 		o.scale = sc;
