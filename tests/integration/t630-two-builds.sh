@@ -214,14 +214,20 @@ ok $? "diff -g prints the same with the keys freed before the chains as with the
 "$MMPROF" diff --html "$tmp/d.html" "$tmp/a.data" "$tmp/b.data" >/dev/null 2>&1
 python3 - "$tmp/d.html" <<'PY'
 import re, sys
-s = open(sys.argv[1]).read()
+page = open(sys.argv[1]).read()
+# the share graph (the page's first; the graphs per op and the waterfall follow it)
+s = re.search(r'<svg [^>]*id="mmflame".*?</svg>', page, re.S).group(0)
 # one flame-graph node for hot, carrying both spellings and both sides' shares
 titles = re.findall(r"<title>(hot[^\n<]*)\n(base [^<]*)</title>", s)
 labels = re.findall(r"<text [^>]*>(hot[^<]*)</text>", s)
-print(titles, labels)
+# the graphs per op draw the same node, both spellings too
+per_op = re.findall(r'<svg [^>]*id="mmflame-op-(?:new|base)".*?</svg>', page, re.S)
+renamed = [len(re.findall(r"<title>hot\.isra\.0 \u2192 hot\.isra\.1\n", g)) for g in per_op]
+print(titles, labels, renamed)
 sys.exit(0 if len(titles) == 1 and "new" in titles[0][1]
          and titles[0][0] == "hot.isra.0 \u2192 hot.isra.1"
-         and all(l.startswith("hot.isra.0 \u2192") for l in labels) else 1)
+         and all(l.startswith("hot.isra.0 \u2192") for l in labels)
+         and renamed == [1, 1] else 1)
 PY
 ok $? "diff --html: one flame-graph node 'hot.isra.0 → hot.isra.1' with base and new shares"
 "$MMPROF" diff -a --html "$tmp/da.html" "$tmp/a.data" "$tmp/b.data" >/dev/null 2>&1 &&
