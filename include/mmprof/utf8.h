@@ -26,4 +26,7 @@ size_t utf8__len(const unsigned char *s, uint32_t *cp);
  */
 bool utf8__is_bidi_control(uint32_t cp);
 
+/* Characters of s as a terminal counts them for a %*s width: its bytes that are no continuation byte. */
+size_t utf8__chars(const char *s);
+
 #endif

@@ -14,6 +14,7 @@
 
 #include "mmprof/cost.h"
 #include "mmprof/escape.h"
+#include "mmprof/utf8.h"
 #include "mmprof/xalloc.h"
 
 #include "diff-int.h"
@@ -104,6 +105,12 @@ static void text_event_line(struct outbuf *b, const struct cost_attr *a, const s
 	outbuf__printf(b, "%s%s)\n", isfinite(a->rel) ? ", " : "", verdict(dc, "total", a->event, NULL));
 }
 
+/* The %*s width that right-aligns s in w columns: "µs" is 3 bytes, 2 columns. */
+static int cols(const char *s, int w)
+{
+	return w + (int)(strlen(s) - utf8__chars(s));
+}
+
 /* shares: the total moved (its cost row changed), so that shares of its change mean something */
 static void text_row(struct outbuf *b, const struct cost_attr *a, const struct cost_attr_row *r,
 		     const char *verd, const char *label, bool shares)
@@ -112,7 +119,7 @@ static void text_row(struct outbuf *b, const struct cost_attr *a, const struct c
 	char delta[48], sub[48];
 
 	cost_value(delta, sizeof(delta), r->delta, a, true);
-	outbuf__printf(b, "    %12s", delta);
+	outbuf__printf(b, "    %*s", cols(delta, 12), delta);
 	if (shares && isfinite(r->share))
 		outbuf__printf(b, "  %7.1f %%", r->share);
 	else
@@ -174,7 +181,7 @@ static void text_attr(struct outbuf *b, const struct cost_attr *a, const struct 
 		char delta[48], *s, *semi;
 
 		cost_value(delta, sizeof(delta), a->chains[i].delta, a, true);
-		outbuf__printf(b, "    %12s  ", delta);
+		outbuf__printf(b, "    %*s  ", cols(delta, 12), delta);
 		s = xstrdup(a->chains[i].chain);
 		for (semi = s; semi; ) {
 			char *next = strchr(semi, ';');

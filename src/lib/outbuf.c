@@ -8,6 +8,7 @@
 
 #include "mmprof/escape.h"
 #include "mmprof/outbuf.h"
+#include "mmprof/utf8.h"
 #include "mmprof/xalloc.h"
 
 /* A stream sink hands its text on in chunks of about this many bytes. */
@@ -122,12 +123,7 @@ void outbuf__xml_str(struct outbuf *b, const char *s)
 
 void outbuf__xml_fit(struct outbuf *b, const char *s, size_t max_chars)
 {
-	size_t chars = 0;
-	const char *c;
-
-	for (c = s ? s : ""; *c; c++)
-		chars += ((unsigned char)*c & 0xc0) != 0x80;
-	if (chars <= max_chars) {
+	if (utf8__chars(s ? s : "") <= max_chars) {
 		outbuf__xml_str(b, s);
 		return;
 	}

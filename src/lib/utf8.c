@@ -40,3 +40,12 @@ bool utf8__is_bidi_control(uint32_t cp)
 	return cp == 0x061c || cp == 0x200e || cp == 0x200f ||
 	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
 }
+
+size_t utf8__chars(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}

@@ -30,7 +30,7 @@ fn={f['function']: f for f in ev['functions']}
 sys.exit(0 if $2 else 1)" "$1"
 }
 
-plan 23
+plan 24
 
 rec base.data 3 1000 9000; ok $? "record cost-mix --hot 1000 --other 9000, 3 runs"
 rec new.data 3 2000 18000; ok $? "record cost-mix --hot 2000 --other 18000, 3 runs"
@@ -75,6 +75,14 @@ ok $? "the total CPU cost per op is the runs' (utime + stime) / ops within 30 % 
 grep -q "^cost per op (work: cost-mix.ops" "$tmp/out" && grep -q "^  CPU (cpu-clock): base .*, new .*: +" "$tmp/out" &&
 	grep -q "cost_mix_hot" "$tmp/out" && grep -q "  total$" "$tmp/out"
 ok $? "the text output says the change per op, by function, and the total"
+# the value column is right-aligned in characters: "µs" is 3 bytes, 2 columns
+python3 - "$tmp/out" <<'PY'
+import sys
+rows = [l for l in open(sys.argv[1], encoding="utf-8") if " pts  " in l]
+cols = {l.index(" pts  ") for l in rows}
+sys.exit(0 if rows and len(cols) == 1 else 1)
+PY
+ok $? "the attribution's columns line up whatever the unit (µs, ms, ns)"
 
 "$MMPROF" diff --junit "$tmp/junit.xml" --fail-on 'cost.self.cpu-clock.cost_mix_hot > +50%' \
 	"$tmp/base.data" "$tmp/new.data" >/dev/null 2>"$tmp/err"
