@@ -208,7 +208,17 @@ struct profile {
 	size_t nr_frame_files, alloc_frame_files;
 
 	/* private: hash indexes over the tables above */
-	struct hashidx str_idx, frame_idx, node_idx, count_idx;
+	struct hashidx str_idx, frame_idx, count_idx;
+	/*
+	 * The nodes' index: bucket heads by (parent, frame) hash, a chain
+	 * through node_next (0 ends it: the root is nobody's child), over
+	 * nodes 1..nr_node_idx.  node_idx is no longer used: a loader that
+	 * replaces the nodes still empties it, and nr_node_idx >= nr_nodes
+	 * tells the index that they were replaced.
+	 */
+	uint32_t *node_heads, *node_next;
+	size_t node_mask, nr_node_idx, alloc_node_next;
+	struct hashidx node_idx;
 	/* private: the sums of all counts (below 2^63), the strings' bytes */
 	uint64_t sum_samples, sum_period, str_bytes;
 	uint64_t repairs[PROFILE_NR_REPAIRS];	/* by enum profile_repair */

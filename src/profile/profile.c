@@ -54,6 +54,8 @@ void profile__free(struct profile *p)
 	hashidx__release(&p->str_idx);
 	hashidx__release(&p->frame_idx);
 	hashidx__release(&p->node_idx);
+	free(p->node_heads);
+	free(p->node_next);
 	hashidx__release(&p->count_idx);
 	free(p);
 }
@@ -261,14 +263,6 @@ void profile__frames_changed(struct profile *p)
 		hashidx__insert(&p->frame_idx, frame_hash(&p->frames[i]), (uint32_t)i);
 }
 
-static bool node_eq(const void *ctx, uint32_t row, const void *key)
-{
-	const struct stack_node *a = &((const struct profile *)ctx)->nodes[row];
-	const struct stack_node *b = key;
-
-	return a->parent == b->parent && a->frame == b->frame;
-}
-
 static uint64_t node_hash(uint32_t parent, uint32_t frame)
 {
 	return hash__u64(((uint64_t)parent << 32) | frame);
@@ -282,33 +276,70 @@ void profile__append_node(struct profile *p, uint32_t parent, uint32_t frame)
 	p->nr_nodes++;
 }
 
+/*
+ * The nodes' index is chained, not a hashidx: 4 bytes of chain and 4 to
+ * 8 of bucket heads a node, where a hashidx slot of 12 bytes at a load
+ * under 1/2 cost 24 to 48, and twice that while it grew.  Record's worst
+ * case builds its trie to the budget of stackagg.h, hundreds of
+ * thousands of nodes at once, and the index was most of its memory.  The
+ * heads double when the chains average one node; they are refilled from
+ * the nodes themselves, so the old ones go first.
+ */
+static void node_idx_link(struct profile *p, uint32_t id)
+{
+	uint32_t b = (uint32_t)(node_hash(p->nodes[id].parent, p->nodes[id].frame) & p->node_mask);
+
+	p->node_next[id] = p->node_heads[b];
+	p->node_heads[b] = id;
+}
+
+static void node_idx_add(struct profile *p, uint32_t id)
+{
+	XGROW(p->node_next, p->alloc_node_next, id);
+	p->nr_node_idx = id;
+	if (p->node_heads && p->nr_node_idx <= p->node_mask + 1) {
+		node_idx_link(p, id);
+		return;
+	}
+	{
+		size_t cap = p->node_heads ? (p->node_mask + 1) * 2 : 1024;
+		uint32_t i;
+
+		free(p->node_heads);
+		p->node_heads = xcalloc(cap, sizeof(*p->node_heads));
+		p->node_mask = cap - 1;
+		for (i = 1; i <= id; i++)
+			node_idx_link(p, i);
+	}
+}
+
 uint32_t profile__node(struct profile *p, uint32_t parent, uint32_t frame)
 {
-	struct stack_node k = { .parent = parent, .frame = frame };
-	uint64_t h = node_hash(parent, frame);
 	uint32_t id;
 
-	/* the index covers nodes 1..node_idx.nr (the root is never a child):
-	 * catch up on appended ones */
-	while (p->node_idx.nr + 1 < p->nr_nodes) {
-		uint32_t row = (uint32_t)p->node_idx.nr + 1;
-
-		hashidx__insert(&p->node_idx, node_hash(p->nodes[row].parent, p->nodes[row].frame),
-				row);
+	/* nodes replaced under the index (a loader): start it again */
+	if (p->nr_node_idx >= p->nr_nodes) {
+		free(p->node_heads);
+		p->node_heads = NULL;
+		p->nr_node_idx = 0;
 	}
-	id = hashidx__find(&p->node_idx, h, node_eq, p, &k);
-
-	if (id != HASHIDX_NONE)
-		return id;
+	/* the index covers nodes 1..nr_node_idx: catch up on appended ones */
+	while (p->nr_node_idx + 1 < p->nr_nodes)
+		node_idx_add(p, (uint32_t)p->nr_node_idx + 1);
+	if (p->node_heads)
+		for (id = p->node_heads[node_hash(parent, frame) & p->node_mask]; id;
+		     id = p->node_next[id])
+			if (p->nodes[id].parent == parent && p->nodes[id].frame == frame)
+				return id;
 	if (p->nodes[parent].depth >= PROFILE_MAX_DEPTH || p->nr_nodes >= PROFILE_MAX_ROWS) {
 		p->repairs[PROFILE_REPAIR_STACK]++;
 		return parent;
 	}
 	XGROW(p->nodes, p->alloc_nodes, p->nr_nodes);
 	id = (uint32_t)p->nr_nodes++;
-	k.depth = p->nodes[parent].depth + 1;
-	p->nodes[id] = k;
-	hashidx__insert(&p->node_idx, h, id);
+	p->nodes[id] = (struct stack_node){ .parent = parent, .frame = frame,
+		.depth = p->nodes[parent].depth + 1 };
+	node_idx_add(p, id);
 	return id;
 }
 
