@@ -93,6 +93,7 @@ struct record {
 	pid_t *pids;			/* -p */
 	size_t nr_pids, alloc_pids;
 	uint64_t period;
+	uint64_t stack_budget;		/* bytes for distinct chains (stackagg.h) */
 	struct profile *p;
 	struct symbols *syms;
 	struct recsession *sess;
@@ -357,6 +358,34 @@ static int validate_ops(struct record *rec)
 }
 
 /* The checks options__parse cannot make: one line each, then exit 2. */
+/*
+ * The budget for distinct call chains (stackagg.h): STACKAGG_BUDGET, or
+ * the bytes in MMPROF_STACK_BUDGET.  Not an option: a test's knob
+ * (t835 crosses a small budget with a short recording), as it changes
+ * what a recording keeps.  -1 after printing.
+ */
+static int stack_budget_from_env(struct record *rec)
+{
+	const char *v = getenv("MMPROF_STACK_BUDGET");
+	struct outbuf scratch = { 0 };
+	char *end;
+
+	rec->stack_budget = STACKAGG_BUDGET;
+	if (!v || !*v)
+		return 0;
+	errno = 0;
+	rec->stack_budget = strtoull(v, &end, 10);
+	if (errno || end == v || *end || v[0] == '-' || rec->stack_budget < STACKAGG_BUDGET_MIN ||
+	    rec->stack_budget > STACKAGG_BUDGET_MAX) {
+		fprintf(stderr, "mmprof record: invalid MMPROF_STACK_BUDGET '%s'; expected bytes "
+			"from %llu to %llu\n", outbuf__text_safe(&scratch, v),
+			(unsigned long long)STACKAGG_BUDGET_MIN, (unsigned long long)STACKAGG_BUDGET_MAX);
+		outbuf__release(&scratch);
+		return -1;
+	}
+	return 0;
+}
+
 static int validate(struct record *rec, int argc, char **argv, int first)
 {
 	struct record_opts *o = rec->o;
@@ -403,6 +432,8 @@ static int validate(struct record *rec, int argc, char **argv, int first)
 			return -1;
 		}
 	}
+	if (stack_budget_from_env(rec))
+		return -1;
 	if (!(o->duration >= 0 && o->duration < 1e7) || !(o->delay >= 0 && o->delay < 1e7)) {
 		fprintf(stderr, "mmprof record: invalid --duration or --delay; expected seconds >= 0\n");
 		return -1;
@@ -697,11 +728,11 @@ static void print_summary(struct record *rec, uint32_t nr_runs, bool interrupted
 			(unsigned long long)t->throttled);
 	if (t->stacks_cut)
 		fprintf(stderr, "mmprof: warning: %llu samples (%.1f%%) kept only their innermost frame: "
-			"their call chains were new when the %llu MiB for distinct chains was full "
+			"their call chains were new when the %g MiB for distinct chains was full "
 			"(meta stacks_cut_to_leaf); record fewer seconds or a lower -F\n",
 			(unsigned long long)t->stacks_cut,
 			t->samples ? 100.0 * (double)t->stacks_cut / (double)t->samples : 0.0,
-			(unsigned long long)(STACKAGG_BUDGET >> 20));
+			(double)rec->stack_budget / (1 << 20));
 	say_perfmaps_missing(rec->syms, path);
 }
 
@@ -818,6 +849,7 @@ static int start_session(struct record *rec, struct errmsg *e)
 	sp->no_callchain = !o->callchain;
 	sp->call_graph = o->call_graph;
 	sp->stack_size = o->stack_size;
+	sp->stack_budget = rec->stack_budget;
 	so.fields = &o->fields;
 	so.sched = o->sched;
 	so.counting = !o->no_stat;

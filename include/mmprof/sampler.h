@@ -69,6 +69,11 @@ struct sampler_opts {
 	enum call_graph { CALL_GRAPH_FP, CALL_GRAPH_DWARF, CALL_GRAPH_LBR } call_graph;
 	uint32_t stack_size;
 	/*
+	 * Bytes for distinct call chains over the whole recording (stackagg.h);
+	 * 0: STACKAGG_BUDGET.
+	 */
+	uint64_t stack_budget;
+	/*
 	 * Tracepoint events are sampled with PERF_SAMPLE_RAW; each such sample
 	 * is also handed to raw_hook (event index as in sampler__add_events,
 	 * the decoded sample valid only during the call).  NULL: none.
@@ -152,6 +157,13 @@ size_t sampler__sideband_held(const struct sampler *s);
  * frame: distinct chains filled the aggregate's budget (stackagg.h).
  */
 uint64_t sampler__stacks_cut(const struct sampler *s);
+
+/*
+ * The profile and run this open's samples go to: when the aggregate's
+ * arena fills during the run they are stored there at once (stackagg.h).
+ * Without it (sampler__replay) the arena has no size and grows.
+ */
+void sampler__bind(struct sampler *s, struct profile *p, uint32_t run);
 
 /* Samples, lost records and throttle events so far in this run (progress line). */
 void sampler__progress(const struct sampler *s, uint64_t *samples, uint64_t *lost);

@@ -26,18 +26,21 @@
  * memory for the next run.
  *
  * Memory: a key costs its chain and a header, rounded up to 64-byte
- * lines, and the trie that record builds from the keys costs a few times
- * that again.  When every sample brings a new chain (random recursion at
+ * lines.  When every sample brings a new chain (random recursion at
  * 20 kHz: 800,000 chains of ~70 frames in 40 s) that grew without bound
- * (2.1 GB against perf's 355 MB).  With max_words set, a new key that
- * would take the arena past it keeps only its innermost frame (the
- * sampled address, with the context marker before it): the sample stays
+ * (2.1 GB against perf's 355 MB).  So the arena has a size, max_words:
+ * stackagg__full() says when it is reached, and the sampler then turns
+ * the entries into its profile's trie and empties them (clear(); the
+ * counts of the run go on).  Once the trie itself is full the sampler sets
+ * leaf_only: a new key keeps only its innermost frame (the sampled
+ * address, with the context marker before it), so the sample stays
  * counted and its self share right, its callers are lost, and cut says
  * how many samples that happened to.
  */
 #ifndef MMPROF_STACKAGG_H
 #define MMPROF_STACKAGG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -68,14 +71,30 @@ struct stackagg {
 	uint64_t *slots;	/* 0 empty, else (line + 1) << 24 | tag */
 	size_t mask;		/* capacity - 1 (power of 2), 0 when no table */
 	uint64_t samples;	/* total adds since the last reset */
-	size_t max_words;	/* 0: no limit; else the arena's budget (see above) */
+	size_t max_words;	/* 0: no limit; else the arena's size (see above) */
 	uint64_t cut;		/* samples whose chain was cut to its leaf, since the last reset */
 	struct stackagg_pending pend[STACKAGG_AHEAD];
 	unsigned pend_head, nr_pend;
+	bool leaf_only;		/* new keys keep only their leaf (see above) */
 };
 
-/* The default budget of record's aggregate: the arena's bytes. */
-#define STACKAGG_BUDGET (64ull << 20)
+/*
+ * The default budget of a recording's distinct call chains, in bytes: a
+ * sixteenth for the arena (the sampler empties it into the trie whenever
+ * it is full, so a few MB of raw chains at a time), the rest for the
+ * trie of frames it builds (sampler-resolve.c), at STACKAGG_NODE_BYTES a
+ * node: 12 for the node, 8 to 12 for the profile's index of it, and room
+ * for the counts, frames and the slack of arrays grown by doubling.  At
+ * the default, 819,200 nodes; on the worst case (random recursion, a new
+ * chain of ~70 frames in almost every sample) record then peaks at 44 MB,
+ * 17 MB of it what it holds without any sample, where perf record takes
+ * 59 MB and more (Documentation/performance.md, section 9).  A test sets
+ * it lower with MMPROF_STACK_BUDGET (cmd-record.c).
+ */
+#define STACKAGG_BUDGET (40ull << 20)
+#define STACKAGG_BUDGET_MIN (64ull << 10)
+#define STACKAGG_BUDGET_MAX (64ull << 30)
+#define STACKAGG_NODE_BYTES 48
 
 void stackagg__init(struct stackagg *a);
 void stackagg__release(struct stackagg *a);
@@ -87,6 +106,15 @@ void stackagg__add(struct stackagg *a, uint32_t event, uint32_t pid, uint32_t co
 
 /* Count every queued sample, so that the entries are complete. */
 void stackagg__flush(struct stackagg *a);
+
+/* The arena has reached max_words: time to empty it (see above). */
+static inline bool stackagg__full(const struct stackagg *a)
+{
+	return a->max_words && a->arena_used >= a->max_words;
+}
+
+/* Empty the entries (flush() first), keeping samples, cut and the memory. */
+void stackagg__clear(struct stackagg *a);
 
 /* Entry i (< nr_entries) in insertion order; valid until the next add/flush/reset. */
 static inline struct stackagg_entry *stackagg__entry(const struct stackagg *a, size_t i)

@@ -46,6 +46,7 @@ static int sampling_open(void *ctx, const struct record_target *t, struct profil
 
 	if (err)
 		return err;
+	sampler__bind(s->sampler, p, run);
 	if (sampler__freq_note(s->sampler)) {
 		char hz[16];
 

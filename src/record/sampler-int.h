@@ -109,7 +109,7 @@ struct sampler {
 	uint64_t lost, throttled, bad;
 	uint64_t chains_cut;	/* all runs: user chains cut at a junk frame */
 	uint64_t chains_rejected;	/* all runs: chains holding a value >= PERF_CONTEXT_MAX, kept at their IP */
-	uint64_t stacks_cut;	/* all runs: chains cut to their leaf, over the aggregate's budget */
+	uint64_t stacks_cut;	/* all runs: samples whose chain was cut to its leaf, over the budget */
 	struct stackagg agg;
 	/*
 	 * --call-graph dwarf: samples carry a user stack copy, unwound when
@@ -174,6 +174,12 @@ struct sampler {
 	uint32_t *frames;
 	size_t alloc_frames;
 	uint32_t first_event;
+
+	/* the budget of distinct chains (stackagg.h) */
+	size_t arena_words;	/* the aggregate's arena once bound */
+	size_t max_nodes;	/* the recording's trie, past which chains keep their leaf */
+	struct profile *bound_p;	/* this run's profile and run (sampler__bind), for a spill */
+	uint32_t bound_run;
 };
 
 /* sampler-comm.c: local comm ids and the comm of each thread over time */
@@ -209,5 +215,13 @@ void sampler__teardown(struct sampler *s);
 
 /* sampler-stream.c: apply the side-band records stamped no later than limit */
 void sampler__flush_sideband(struct sampler *s, uint64_t limit);
+
+/*
+ * The aggregate's arena is full (stackagg__full): turn its entries into
+ * the bound profile's trie and counts now and empty it.  Samples reach it
+ * in time order, so the maps they are resolved with are those of their
+ * time, as at the end of the run.
+ */
+void sampler__spill(struct sampler *s);
 
 #endif

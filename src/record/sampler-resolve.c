@@ -140,24 +140,18 @@ static void reset_caches(struct sampler *s, struct profile *p)
 		memset(s->comm_str, 0, s->alloc_comm_str * sizeof(*s->comm_str));
 }
 
-int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct run *r)
+/*
+ * The aggregate's entries into p's trie and counts of run, then emptied:
+ * at the end of a run, and whenever the arena is full (sampler__spill).
+ * Past s->max_nodes a new chain keeps only its leaf (stackagg.h).
+ */
+static void resolve_agg(struct sampler *s, struct profile *p, uint32_t run)
 {
 	size_t i;
 
 	if (p != s->cache_p)
 		reset_caches(s, p);
-	/* a run whose open lowered -F: the file says the lowest frequency used */
-	for (i = 0; i < s->nr_evs && s->first_event + i < p->nr_events; i++) {
-		struct event_desc *d = &p->events[s->first_event + i];
-
-		if (d->freq && s->opts.freq && (uint64_t)s->opts.freq < d->sample)
-			d->sample = (uint64_t)s->opts.freq;
-	}
-	sampler__flush_sideband(s, UINT64_MAX);
-	/* a JVM quitting as the recording stops writes its map now: 1 s for it */
-	symbols__await_perfmaps(s->syms, SAMPLER_PERFMAP_WAIT_MS);
-	s->sb_safe = s->seen_max = s->sb_last_time = 0;
-	stackagg__flush(&s->agg);	/* after the side band: it may add unwound samples */
+	stackagg__flush(&s->agg);
 	for (i = 0; i < s->agg.nr_entries; i++) {
 		const struct stackagg_entry *en = stackagg__entry(&s->agg, i);
 		const uint64_t *chain = stackagg__chain(&s->agg, en);
@@ -196,6 +190,18 @@ int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct 
 		}
 		if (!n)
 			continue;
+		if (p->nr_nodes + n > s->max_nodes) {
+			/* the trie is full: the leaf (and what is inlined at it) only */
+			size_t k = 0;
+
+			while (k + 1 < n && p->frames[s->frames[k]].inlined)
+				k++;
+			if (k + 1 < n) {
+				n = k + 1;
+				s->stacks_cut += en->samples;
+			}
+			s->agg.leaf_only = true;
+		}
 		node = profile__stack(p, s->frames, n);
 		if (s->alloc_comm_str <= en->comm) {
 			size_t old = s->alloc_comm_str;
@@ -211,6 +217,40 @@ int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct 
 		profile__add_count(p, run, s->first_event + en->event, comm,
 				   pid <= INT32_MAX ? pid : 0, node, en->samples, en->period);
 	}
+	stackagg__clear(&s->agg);
+}
+
+void sampler__bind(struct sampler *s, struct profile *p, uint32_t run)
+{
+	s->bound_p = p;
+	s->bound_run = run;
+	s->agg.max_words = s->arena_words;
+}
+
+void sampler__spill(struct sampler *s)
+{
+	/* the BPF programs loaded by now, as the end of the run loads them */
+	symbols__load_bpf_progs(s->syms);
+	resolve_agg(s, s->bound_p, s->bound_run);
+}
+
+int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct run *r)
+{
+	size_t i;
+
+	/* a run whose open lowered -F: the file says the lowest frequency used */
+	for (i = 0; i < s->nr_evs && s->first_event + i < p->nr_events; i++) {
+		struct event_desc *d = &p->events[s->first_event + i];
+
+		if (d->freq && s->opts.freq && (uint64_t)s->opts.freq < d->sample)
+			d->sample = (uint64_t)s->opts.freq;
+	}
+	sampler__flush_sideband(s, UINT64_MAX);
+	/* a JVM quitting as the recording stops writes its map now: 1 s for it */
+	symbols__await_perfmaps(s->syms, SAMPLER_PERFMAP_WAIT_MS);
+	s->sb_safe = s->seen_max = s->sb_last_time = 0;
+	/* after the side band: it may add unwound samples */
+	resolve_agg(s, p, run);
 	if (r) {
 		r->samples = s->agg.samples;
 		r->lost = s->lost;
@@ -229,6 +269,7 @@ int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct 
 		profile__set_meta(p, "callchains_rejected", v);
 	}
 	s->stacks_cut += s->agg.cut;
+	s->agg.cut = 0;
 	if (s->stacks_cut) {
 		char v[32];
 

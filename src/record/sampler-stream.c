@@ -155,6 +155,8 @@ static void add_sample(struct sampler *s, const union perf_event *ev)
 	nr = cut_user_chain(s, smp.pid, chain, nr);
 	stackagg__add(&s->agg, (uint32_t)event, sampler__space_key(s, smp.pid),
 		      sampler__comm_of(s, smp.pid, smp.tid), chain, (uint32_t)nr, smp.period);
+	if (stackagg__full(&s->agg))
+		sampler__spill(s);
 }
 
 static void queue_sideband(struct sampler *s, const union perf_event *ev);
@@ -224,6 +226,8 @@ static void add_unwound(struct sampler *s, const union perf_event *ev)
 	}
 	stackagg__add(&s->agg, (uint32_t)event, sampler__space_key(s, smp.pid),
 		      sampler__comm_of(s, smp.pid, smp.tid), chain, (uint32_t)nr, smp.period);
+	if (stackagg__full(&s->agg))
+		sampler__spill(s);
 }
 
 /* Length of a NUL-terminated string starting at off inside the record, or -1. */

@@ -22,6 +22,7 @@ struct sampler *sampler__new(const struct sampler_opts *o, struct symbols *syms,
 			     struct errmsg *e)
 {
 	struct sampler *s;
+	uint64_t budget;
 	size_t i;
 
 	if (o->mmap_pages < 0 || (o->mmap_pages & (o->mmap_pages - 1))) {
@@ -70,7 +71,10 @@ struct sampler *sampler__new(const struct sampler_opts *o, struct symbols *syms,
 	hashidx__init(&s->space_idx);
 	hashidx__init(&s->frow_idx);
 	stackagg__init(&s->agg);
-	s->agg.max_words = STACKAGG_BUDGET / 8;
+	/* the arena's sixteenth: sampler__bind gives it to the aggregate */
+	budget = o->stack_budget ? o->stack_budget : STACKAGG_BUDGET;
+	s->arena_words = (size_t)(budget / 16 / 8);
+	s->max_nodes = (size_t)((budget - budget / 16) / STACKAGG_NODE_BYTES);
 	reorderq__init(&s->sb);
 
 	if (o->events && o->events->nr) {

@@ -42,15 +42,21 @@ void stackagg__release(struct stackagg *a)
 	stackagg__init(a);
 }
 
-void stackagg__reset(struct stackagg *a)
+void stackagg__clear(struct stackagg *a)
 {
 	a->nr_entries = 0;
 	a->arena_used = 0;
-	a->samples = 0;
-	a->cut = 0;
-	a->pend_head = a->nr_pend = 0;
 	if (a->slots)
 		memset(a->slots, 0, (a->mask + 1) * sizeof(*a->slots));
+}
+
+void stackagg__reset(struct stackagg *a)
+{
+	stackagg__clear(a);
+	a->samples = 0;
+	a->cut = 0;
+	a->leaf_only = false;
+	a->pend_head = a->nr_pend = 0;
 }
 
 /*
@@ -190,8 +196,7 @@ static void count(struct stackagg *a, struct stackagg_pending *p)
 			return;
 		}
 	}
-	if (a->max_words && a->arena_used + record_words(p->nr) > a->max_words &&
-	    leaf_words(p) < p->nr) {
+	if (a->leaf_only && leaf_words(p) < p->nr) {
 		p->nr = leaf_words(p);
 		p->hash = chain_hash(p->event, p->pid, p->comm, p->chain, p->nr);
 		a->cut++;

@@ -191,26 +191,50 @@ int main(int argc, char **argv)
 	stackagg__release(&a);
 
 	/*
-	 * A budget: once the arena is full, a new chain keeps its context
-	 * marker and sampled address only; known chains still count whole,
-	 * and every sample is counted somewhere (issue 14 item 11).
+	 * The budget (issue 14 item 11): full() once the arena reaches
+	 * max_words; clear() empties the entries and keeps the counts of the
+	 * run; with leaf_only a new chain keeps its context marker and sampled
+	 * address only, a known one still counts whole, and every sample is
+	 * counted somewhere.
 	 */
 	{
 		uint64_t c[40], samples = 0, kept = 0, leaf = 0;
-		size_t i, j;
+		size_t i, j, full_at = 0;
 
 		stackagg__init(&a);
 		a.max_words = 1024;	/* 8 KiB: 24 records of a 40-word chain */
 		c[0] = PERF_CONTEXT_KERNEL;
-		for (i = 0; i < 200; i++) {
+		for (i = 0; i < 200 && !full_at; i++) {
 			c[1] = 0xffffffff81000000ull + i % 3;	/* three sampled addresses */
 			for (j = 2; j < 40; j++)
 				c[j] = 0xffffffff82000000ull + i * 40 + j;	/* every chain new */
 			stackagg__add(&a, 0, 1, 0, c, 40, 10);
+			if (stackagg__full(&a))
+				full_at = i + 1;
 		}
-		c[1] = 0xffffffff81000000ull;
+		ok(full_at >= 24 && full_at <= 24 + STACKAGG_AHEAD && a.arena_used >= a.max_words,
+		   "full once the arena reaches max_words (after %zu new chains)", full_at);
+		stackagg__flush(&a);
+		stackagg__clear(&a);
+		ok(a.nr_entries == 0 && a.arena_used == 0 && !stackagg__full(&a) &&
+			   a.samples == full_at, "clear empties the entries, keeps the samples");
+		a.leaf_only = true;
+		for (i = 0; i < 200; i++) {
+			c[1] = 0xffffffff81000000ull + i % 3;
+			for (j = 2; j < 40; j++)
+				c[j] = 0xffffffff83000000ull + i * 40 + j;
+			stackagg__add(&a, 0, 1, 0, c, 40, 10);
+			if (i == 0) {	/* the first one whole: known from here on */
+				stackagg__flush(&a);
+				a.leaf_only = false;
+				stackagg__add(&a, 0, 1, 0, c, 40, 10);
+				stackagg__flush(&a);
+				a.leaf_only = true;
+			}
+		}
 		for (j = 2; j < 40; j++)
-			c[j] = 0xffffffff82000000ull + j;	/* chain 0 again: known, whole */
+			c[j] = 0xffffffff83000000ull + j;	/* chain 0 again: known, whole */
+		c[1] = 0xffffffff81000000ull;
 		stackagg__add(&a, 0, 1, 0, c, 40, 10);
 		stackagg__flush(&a);
 		for (i = 0; i < a.nr_entries; i++) {
@@ -220,15 +244,15 @@ int main(int argc, char **argv)
 			kept += en->nr == 40 ? en->samples : 0;
 			leaf += en->nr == 2 ? en->samples : 0;
 		}
-		ok(a.arena_used <= a.max_words + 3 * 8, "the arena stays within its budget (%zu words)",
-		   a.arena_used);
-		is_int(samples, 201, "every sample is counted");
-		ok(leaf == a.cut && a.cut > 150 && kept + leaf == samples,
-		   "new chains past the budget keep their leaf: %llu cut, %llu whole",
+		is_int(samples, 202, "every sample is counted");
+		is_int(a.samples, full_at + 202, "samples counts every add since the reset");
+		ok(leaf == a.cut && a.cut == 200 && kept == 2,
+		   "new chains with leaf_only keep their leaf: %llu cut, %llu whole",
 		   (unsigned long long)a.cut, (unsigned long long)kept);
-		ok(stackagg__entry(&a, 0)->samples == 2, "a known chain still counts whole when the budget is full");
+		ok(a.nr_entries == 4, "the cut chains share their three leaves (%zu entries)",
+		   a.nr_entries);
 		stackagg__reset(&a);
-		is_int(a.cut, 0, "reset clears the cut count");
+		ok(a.cut == 0 && !a.leaf_only, "reset clears the cut count and leaf_only");
 		stackagg__release(&a);
 	}
 	stackagg__release(&a);	/* release twice is harmless */
