@@ -79,19 +79,21 @@ struct stackagg {
 };
 
 /*
- * The default budget of a recording's distinct call chains, in bytes: a
- * sixteenth for the arena (the sampler empties it into the trie whenever
- * it is full, so a few MB of raw chains at a time), the rest for the
- * trie of frames it builds (sampler-resolve.c), at STACKAGG_NODE_BYTES a
- * node: 12 for the node, 8 to 12 for the profile's index of it, and room
- * for the counts, frames and the slack of arrays grown by doubling.  At
- * the default, 819,200 nodes; on the worst case (random recursion, a new
- * chain of ~70 frames in almost every sample) record then peaks at 44 MB,
- * 17 MB of it what it holds without any sample, where perf record takes
- * 59 MB and more (Documentation/performance.md, section 9).  A test sets
- * it lower with MMPROF_STACK_BUDGET (cmd-record.c).
+ * The default budget of a recording's distinct call chains, in bytes:
+ * three eighths for the arena (15 MiB: the raw chains of 8 s of a busy
+ * system-wide recording at 20 kHz were 10.6 MB, so the common case never
+ * fills it; when it is full the sampler stores it into the trie during
+ * the run, which costs the reader that time), the rest for the trie of
+ * frames it builds (sampler-resolve.c), at STACKAGG_NODE_BYTES a node: 12
+ * for the node, 8 to 12 for the profile's index of it, and room for the
+ * counts, frames and the slack of arrays grown by doubling: 546,133 nodes
+ * over the whole recording.  On the worst case (random recursion, a new
+ * chain of ~70 frames in almost every sample) record then stays under
+ * perf record's RSS (Documentation/performance.md, "The worst case").  A
+ * test sets it lower with MMPROF_STACK_BUDGET (cmd-record.c).
  */
 #define STACKAGG_BUDGET (40ull << 20)
+#define STACKAGG_ARENA_EIGHTHS 3
 #define STACKAGG_BUDGET_MIN (64ull << 10)
 #define STACKAGG_BUDGET_MAX (64ull << 30)
 #define STACKAGG_NODE_BYTES 48

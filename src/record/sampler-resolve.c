@@ -155,7 +155,7 @@ static void resolve_agg(struct sampler *s, struct profile *p, uint32_t run)
 	for (i = 0; i < s->agg.nr_entries; i++) {
 		const struct stackagg_entry *en = stackagg__entry(&s->agg, i);
 		const uint64_t *chain = stackagg__chain(&s->agg, en);
-		bool kernel = false, leaf = true;
+		bool kernel = false, leaf = true, full, cut = false;
 		size_t n = 0;
 		uint32_t j, node, comm, f, pid;
 		int32_t space;
@@ -163,8 +163,16 @@ static void resolve_agg(struct sampler *s, struct profile *p, uint32_t run)
 		/* the maps of the sample's time: its pid's, or those kept at an exec */
 		sampler__space_of(s, en->pid, &pid, &space);
 
+		/* the trie may not hold the chain: its leaf (and what is inlined at it) only */
+		full = p->nr_nodes + en->nr > s->max_nodes;
 		XGROW(s->frames, s->alloc_frames, en->nr);
 		for (j = 0; j < en->nr; j++) {
+			if (full && !leaf) {
+				while (j < en->nr && chain[j] >= PERF_CONTEXT_MAX)
+					j++;
+				cut = j < en->nr;
+				break;
+			}
 			if (chain[j] == PROFILE_REJECTED_ADDR && j == en->nr - 1 && n) {
 				struct frame rf = { .addr = PROFILE_REJECTED_ADDR };
 
@@ -190,17 +198,9 @@ static void resolve_agg(struct sampler *s, struct profile *p, uint32_t run)
 		}
 		if (!n)
 			continue;
-		if (p->nr_nodes + n > s->max_nodes) {
-			/* the trie is full: the leaf (and what is inlined at it) only */
-			size_t k = 0;
-
-			while (k + 1 < n && p->frames[s->frames[k]].inlined)
-				k++;
-			if (k + 1 < n) {
-				n = k + 1;
-				s->stacks_cut += en->samples;
-			}
-			s->agg.leaf_only = true;
+		if (cut) {
+			s->stacks_cut += en->samples;
+			s->agg.leaf_only = true;	/* new chains from now on: stackagg.h */
 		}
 		node = profile__stack(p, s->frames, n);
 		if (s->alloc_comm_str <= en->comm) {

@@ -71,10 +71,10 @@ struct sampler *sampler__new(const struct sampler_opts *o, struct symbols *syms,
 	hashidx__init(&s->space_idx);
 	hashidx__init(&s->frow_idx);
 	stackagg__init(&s->agg);
-	/* the arena's sixteenth: sampler__bind gives it to the aggregate */
+	/* the arena's share: sampler__bind gives it to the aggregate */
 	budget = o->stack_budget ? o->stack_budget : STACKAGG_BUDGET;
-	s->arena_words = (size_t)(budget / 16 / 8);
-	s->max_nodes = (size_t)((budget - budget / 16) / STACKAGG_NODE_BYTES);
+	s->arena_words = (size_t)(budget / 8 * STACKAGG_ARENA_EIGHTHS / 8);
+	s->max_nodes = (size_t)((budget - budget / 8 * STACKAGG_ARENA_EIGHTHS) / STACKAGG_NODE_BYTES);
 	reorderq__init(&s->sb);
 
 	if (o->events && o->events->nr) {
