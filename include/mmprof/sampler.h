@@ -154,7 +154,7 @@ size_t sampler__sideband_held(const struct sampler *s);
 
 /*
  * Samples of every run so far whose call chain kept only its innermost
- * frame: distinct chains filled the aggregate's budget (stackagg.h).
+ * frame: the budget for distinct chains was full (stackagg.h).
  */
 uint64_t sampler__stacks_cut(const struct sampler *s);
 

@@ -115,6 +115,14 @@ static inline bool stackagg__full(const struct stackagg *a)
 	return a->max_words && a->arena_used >= a->max_words;
 }
 
+/*
+ * Give back the memory of the records of entries before i (< nr_entries),
+ * which the caller has read and will not read again: their contents are
+ * gone (the sampler, storing a full arena into its trie, so that the two
+ * are not both whole at once).
+ */
+void stackagg__discard(struct stackagg *a, size_t i);
+
 /* Empty the entries (flush() first), keeping samples, cut and the memory. */
 void stackagg__clear(struct stackagg *a);
 

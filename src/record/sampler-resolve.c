@@ -127,6 +127,9 @@ static size_t push_inline(struct sampler *s, struct profile *p, uint32_t pid, ui
 	return n;
 }
 
+/* Records read between two stackagg__discard calls (1 MB of 70-frame chains). */
+#define DISCARD_EVERY 1600
+
 static void reset_caches(struct sampler *s, struct profile *p)
 {
 	s->cache_p = p;
@@ -162,6 +165,8 @@ static void resolve_agg(struct sampler *s, struct profile *p, uint32_t run)
 
 		/* the maps of the sample's time: its pid's, or those kept at an exec */
 		sampler__space_of(s, en->pid, &pid, &space);
+		if (i % DISCARD_EVERY == 0 && i)
+			stackagg__discard(&s->agg, i);
 
 		/* the trie may not hold the chain: its leaf (and what is inlined at it) only */
 		full = p->nr_nodes + en->nr > s->max_nodes;

@@ -1,6 +1,8 @@
 /* stackagg: raw callchain aggregation hash; see include/mmprof/stackagg.h. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <linux/perf_event.h>
 
@@ -57,6 +59,23 @@ void stackagg__reset(struct stackagg *a)
 	a->cut = 0;
 	a->leaf_only = false;
 	a->pend_head = a->nr_pend = 0;
+}
+
+/*
+ * The pages wholly inside the records before entry i: MADV_DONTNEED on
+ * private memory of our own block (malloc keeps nothing inside an
+ * allocation's user part) drops them; a later append faults in a zeroed
+ * page and expects nothing of it.
+ */
+void stackagg__discard(struct stackagg *a, size_t i)
+{
+	uintptr_t lo = (uintptr_t)a->arena, hi = (uintptr_t)(a->arena + a->recs[i] * LINE_WORDS);
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+
+	lo = (lo + page - 1) & ~(page - 1);
+	hi &= ~(page - 1);
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
 /*

@@ -195,7 +195,7 @@ int main(int argc, char **argv)
 	 * max_words; clear() empties the entries and keeps the counts of the
 	 * run; with leaf_only a new chain keeps its context marker and sampled
 	 * address only, a known one still counts whole, and every sample is
-	 * counted somewhere.
+	 * counted somewhere; discard() leaves the entries after it intact.
 	 */
 	{
 		uint64_t c[40], samples = 0, kept = 0, leaf = 0;
@@ -215,6 +215,11 @@ int main(int argc, char **argv)
 		ok(full_at >= 24 && full_at <= 24 + STACKAGG_AHEAD && a.arena_used >= a.max_words,
 		   "full once the arena reaches max_words (after %zu new chains)", full_at);
 		stackagg__flush(&a);
+		stackagg__discard(&a, a.nr_entries - 1);
+		j = a.nr_entries - 1;
+		ok(stackagg__entry(&a, j)->nr == 40 && stackagg__chain(&a, stackagg__entry(&a, j))[39] ==
+			   0xffffffff82000000ull + j * 40 + 39,
+		   "discard keeps the entries after it");
 		stackagg__clear(&a);
 		ok(a.nr_entries == 0 && a.arena_used == 0 && !stackagg__full(&a) &&
 			   a.samples == full_at, "clear empties the entries, keeps the samples");
