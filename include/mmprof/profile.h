@@ -33,7 +33,7 @@
 #include "mmprof/hashidx.h"
 
 /* Version of the data model and of the .data schema (Documentation/data-format.md). */
-#define PROFILE_FORMAT_VERSION 3
+#define PROFILE_FORMAT_VERSION 4
 
 #define PROFILE_ROOT 0u		/* node id of the trie root */
 

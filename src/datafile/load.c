@@ -389,8 +389,9 @@ static int check_tables(struct loader *l)
 				  l->path, ref ? sqlite3_errmsg(ref) : sqlite3_errstr(rc));
 	for (t = datafile_tables(l->version); *t && !err; t++)
 		err = check_columns(l, ref, *t);
-	/* an optional table: absent from files before it, checked when there */
-	if (!err && (err = table_type(l, "frame_files", &l->has_frame_files)) == 0 &&
+	/* formats 2 and 3's optional table: absent from files before it, checked
+	 * when there (format 4 packs it in frame_file_blocks, a required table) */
+	if (!err && l->version < 4 && (err = table_type(l, "frame_files", &l->has_frame_files)) == 0 &&
 	    l->has_frame_files)
 		err = check_columns(l, ref, "frame_files");
 	sqlite3_close(ref);

@@ -563,6 +563,12 @@ static int load_frame_blocks(struct loader *l)
 	return r;
 }
 
+/* A build-id as frame_files holds it: lower-case hex, at most PROFILE_BUILD_ID_MAX digits. */
+static bool is_build_id(const char *s, size_t len)
+{
+	return len <= PROFILE_BUILD_ID_MAX && strspn(s, "0123456789abcdef") == len;
+}
+
 /*
  * The optional frame_files (load.c checked its columns when present):
  * where unresolved user frames lie in their files, for mmprof resolve.
@@ -586,10 +592,52 @@ static int load_frame_files(struct loader *l)
 		if ((err = get_ref(l, 1, l->nr_frames, "frames", &frame)) ||
 		    (err = get_u64(l, 2, &vaddr)) || (err = get_text(l, 3, true, &bid, &len)))
 			return err;
-		if (bid && (len > PROFILE_BUILD_ID_MAX || strspn(bid, "0123456789abcdef") != len))
+		if (bid && !is_build_id(bid, len))
 			return bad_row(l, "build_id is not a build-id (hex, at most %d digits)",
 				       PROFILE_BUILD_ID_MAX);
 		profile__add_frame_file(l->p, l->framemap[frame], vaddr, bid);
+	}
+	return r;
+}
+
+/*
+ * Format 4: frame_files in blocks (schema.h), a record per frame in frame
+ * order, each frame the one before plus a step of at least 1.
+ */
+static int load_frame_file_blocks(struct loader *l)
+{
+	bool last_seen = false;
+	int64_t prev = -1;
+	int err, r;
+
+	if ((err = prepare(l, "frame_file_blocks",
+			   "SELECT id, size, data FROM frame_file_blocks ORDER BY id")))
+		return err;
+	while ((r = next_row(l, 0)) > 0) {
+		const unsigned char *b;
+		size_t n, j;
+
+		if ((err = get_block(l, 1, DATAFILE_FFILE_SIZE, DATAFILE_FFILES_PER_BLOCK, &b, &n)) ||
+		    (err = check_full(l, &last_seen, n, DATAFILE_FFILES_PER_BLOCK)))
+			return err;
+		for (j = 0; j < n; j++) {
+			uint32_t step = be32(b + j * 4), bid = 0;
+			uint64_t vaddr = be64(b + n * 4 + j * 8);
+			int64_t frame = prev + step;
+			const char *s;
+
+			if (!step || frame >= (int64_t)l->nr_frames)
+				return bad_row(l, "record %zu: frame %lld does not exist after frame %lld (%zu frames; one record per frame, in order)",
+					       j, (long long)frame, (long long)prev, l->nr_frames);
+			if ((err = block_str(l, be32(b + n * 12 + j * 4), "build_id", j, &bid)))
+				return err;
+			s = profile__str(l->p, bid);
+			if (s && !is_build_id(s, strlen(s)))
+				return bad_row(l, "record %zu: build_id is not a build-id (hex, at most %d digits)",
+					       j, PROFILE_BUILD_ID_MAX);
+			profile__add_frame_file(l->p, l->framemap[frame], vaddr, s);
+			prev = frame;
+		}
 	}
 	return r;
 }
@@ -963,7 +1011,7 @@ int loader__read_tables(struct loader *l)
 	    (err = load_runs(l)) || (err = load_counters(l)) || (err = load_intervals(l)) ||
 	    (err = load_metrics(l)) ||
 	    (err = l->version < 3 ? load_frames(l) : load_frame_blocks(l)) ||
-	    (err = load_frame_files(l)) ||
+	    (err = l->version < 4 ? load_frame_files(l) : load_frame_file_blocks(l)) ||
 	    (err = load_nodes(l)) ||
 	    (err = load_counts(l)))
 		return err;

@@ -32,6 +32,7 @@
 #include <zlib.h>
 
 #include "mmprof/datafile.h"
+#include "mmprof/hashidx.h"
 #include "mmprof/xalloc.h"
 #include "schema.h"
 
@@ -51,6 +52,16 @@ struct saver {
 	struct errmsg first;	/* the first row left out */
 	unsigned char *zbuf;	/* format 3: a block compressed */
 	size_t zcap;
+	struct ffrec *ff;	/* format 4: the frame_files records, in frame order */
+	size_t nr_ff;
+	const char **extra;	/* format 4: build-ids not in p's strings, ids nr_strs + i */
+	size_t nr_extra, alloc_extra;
+};
+
+/* Format 4: a frame_files record, its build-id as a string id of the file. */
+struct ffrec {
+	uint32_t frame, bid;
+	uint64_t vaddr;
 };
 
 /* An SQLite failure as -errno with a message; disk full is said plainly. */
@@ -252,7 +263,7 @@ static int write_strings(struct saver *s)
 	int err;
 
 	s->droppable = false;
-	if ((err = check_rows(s, "strings", p->nr_strs)) ||
+	if ((err = check_rows(s, "strings", p->nr_strs + s->nr_extra)) ||
 	    (err = prepare(s, "INSERT INTO strings VALUES(?,?)")))
 		return err;
 	for (i = 1; i < p->nr_strs; i++) {
@@ -265,6 +276,15 @@ static int write_strings(struct saver *s)
 			return err;
 		sqlite3_bind_int64(s->st, 1, (int64_t)i);
 		sqlite3_bind_text(s->st, 2, p->strs[i], (int)len, SQLITE_STATIC);
+		if ((err = step(s)))
+			return err;
+	}
+	/* format 4: the build-ids frame_files names that p's pool lacks */
+	for (i = 0; i < s->nr_extra; i++) {
+		if ((err = check_text(s, "strings", p->nr_strs + i, strlen(s->extra[i]))))
+			return err;
+		sqlite3_bind_int64(s->st, 1, (int64_t)(p->nr_strs + i));
+		sqlite3_bind_text(s->st, 2, s->extra[i], -1, SQLITE_STATIC);
 		if ((err = step(s)))
 			return err;
 	}
@@ -589,6 +609,106 @@ static int write_frame_files(struct saver *s)
 	return 0;
 }
 
+static bool extra_eq(const void *ctx, uint32_t row, const void *key)
+{
+	return !strcmp(((const struct saver *)ctx)->extra[row], key);
+}
+
+static int ffrec_cmp(const void *a, const void *b)
+{
+	const struct ffrec *x = a, *y = b;
+
+	return x->frame < y->frame ? -1 : x->frame > y->frame;
+}
+
+/*
+ * Format 4, before the strings are written: one frame_files record per
+ * frame, the first the profile gives it (the one mmprof resolve reads;
+ * record repeats a frame for every process that sampled it, with the same
+ * address), sorted by frame; a build-id becomes the id of an equal string
+ * of the pool, or of one appended after it.
+ */
+static int plan_frame_files(struct saver *s)
+{
+	const struct profile *p = s->p;
+	unsigned char *seen = xcalloc(p->nr_frames ? p->nr_frames : 1, 1);
+	struct hashidx idx;
+	size_t i;
+	int err = 0;
+
+	hashidx__init(&idx);
+	s->droppable = true;	/* nothing refers to frame_files */
+	s->ff = xmalloc((p->nr_frame_files ? p->nr_frame_files : 1) * sizeof(*s->ff));
+	for (i = 0; i < p->nr_frame_files; i++) {
+		const struct frame_file *ff = &p->frame_files[i];
+		uint32_t bid = 0, row;
+		uint64_t h;
+
+		if (ff->frame >= p->nr_frames ||
+		    (ff->build_id[0] && strspn(ff->build_id, "0123456789abcdef") != strlen(ff->build_id))) {
+			/* salvage leaves the row out (bad() is 1), else it is an error */
+			if ((err = bad(s, -EINVAL, "frame_files", i, ff->frame >= p->nr_frames ?
+				       "frame %u does not exist" : "frame %u: the build-id is not hex",
+				       ff->frame)) < 0)
+				goto out;
+			err = 0;
+			continue;
+		}
+		if (seen[ff->frame])
+			continue;
+		seen[ff->frame] = 1;
+		if (ff->build_id[0] && !(bid = profile__str_id(p, ff->build_id))) {
+			h = hash__bytes(ff->build_id, strlen(ff->build_id));
+			row = hashidx__find(&idx, h, extra_eq, s, ff->build_id);
+			if (row == HASHIDX_NONE) {
+				XGROW(s->extra, s->alloc_extra, s->nr_extra);
+				s->extra[s->nr_extra] = ff->build_id;
+				row = (uint32_t)s->nr_extra++;
+				hashidx__insert(&idx, h, row);
+			}
+			bid = (uint32_t)(p->nr_strs + row);
+		}
+		s->ff[s->nr_ff++] = (struct ffrec){ .frame = ff->frame, .bid = bid, .vaddr = ff->vaddr };
+	}
+	qsort(s->ff, s->nr_ff, sizeof(*s->ff), ffrec_cmp);
+out:
+	hashidx__release(&idx);
+	free(seen);
+	return err;
+}
+
+/* Format 4: blocks of DATAFILE_FFILES_PER_BLOCK records, field by field. */
+static int write_frame_file_blocks(struct saver *s)
+{
+	unsigned char *b = xmalloc(DATAFILE_FFILES_PER_BLOCK * DATAFILE_FFILE_SIZE);
+	int64_t prev = -1;	/* the first record's step is its frame + 1 */
+	size_t i, j, n, blk;
+	int err;
+
+	if ((err = check_rows(s, "frame_files", s->nr_ff)) ||
+	    (err = prepare(s, "INSERT INTO frame_file_blocks VALUES(?,?,?)")))
+		goto out;
+	for (i = 0, blk = 0; i < s->nr_ff; i += n, blk++) {
+		n = s->nr_ff - i < DATAFILE_FFILES_PER_BLOCK ? s->nr_ff - i :
+		    DATAFILE_FFILES_PER_BLOCK;
+		for (j = 0; j < n; j++) {
+			const struct ffrec *r = &s->ff[i + j];
+
+			put_be(b + j * 4, (uint64_t)((int64_t)r->frame - prev), 4);
+			put_be(b + n * 4 + j * 8, r->vaddr, 8);
+			put_be(b + n * 12 + j * 4, r->bid, 4);
+			prev = r->frame;
+		}
+		sqlite3_bind_int64(s->st, 1, (int64_t)blk);
+		bind_block(s, 2, b, n * DATAFILE_FFILE_SIZE);
+		if ((err = step(s)))
+			goto out;
+	}
+out:
+	free(b);
+	return err;
+}
+
 static int check_node(struct saver *s, size_t i)
 {
 	const struct stack_node *n = &s->p->nodes[i];
@@ -810,12 +930,14 @@ static int write_db(struct saver *s)
 	for (part = datafile_schema_parts(s->version); *part; part++)
 		if ((err = exec(s, *part)))
 			return err;
+	if (s->version >= 4 && (err = plan_frame_files(s)))
+		return err;
 	if ((err = write_meta(s)) || (err = write_strings(s)) ||
 	    (err = write_events(s)) || (err = write_runs(s)) ||
 	    (err = write_counters(s)) || (err = write_intervals(s)) ||
 	    (err = write_metrics(s)) ||
 	    (err = s->version < 3 ? write_frames(s) : write_frame_blocks(s)) ||
-	    (err = write_frame_files(s)) ||
+	    (err = s->version < 4 ? write_frame_files(s) : write_frame_file_blocks(s)) ||
 	    (err = s->version < 3 ? write_nodes(s) : write_node_blocks(s)) ||
 	    (err = s->version == 1 ? write_count_rows(s) : write_count_cells(s)) ||
 	    (err = write_dropped(s)))
@@ -1005,6 +1127,10 @@ static int save(struct saver *sv)
 	s.st = NULL;
 	free(s.zbuf);
 	s.zbuf = NULL;
+	free(s.ff);
+	s.ff = NULL;
+	free(s.extra);
+	s.extra = NULL;
 	if (err)
 		goto out_unlink;
 	rc = sqlite3_close(s.db);

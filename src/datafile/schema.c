@@ -70,7 +70,7 @@ static const char common_sql[] =
 	;
 
 /*
- * Every format: the file and address of unnamed user frames, for resolve.
+ * Formats 1 to 3: the file and address of unnamed user frames, for resolve.
  * Optional (files before it lack it; readers that do not know it ignore it).
  */
 static const char frame_files_sql[] =
@@ -326,6 +326,34 @@ static const char counts_v3_sql[] =
 	"    " U64("25") " AS period\n"
 	"  FROM cell;\n"
 	COUNTS_V3;
+
+/*
+ * Format 4: frame_files packed as the frames are (one record per frame, in
+ * frame order, so a record's frame is stored as the step from the one
+ * before: 1 for most), each build-id a string id: format 3's table held
+ * the 40 hex digits in every row, a third of an 8 s system-wide file.
+ * The view gives format 3's rows back (frame ids a running sum of steps).
+ */
+static const char frame_files_v4_sql[] =
+	"CREATE TABLE frame_file_blocks(\n"
+	"  id   INTEGER PRIMARY KEY,\n"
+	"  size INTEGER NOT NULL,\n"
+	"  data BLOB NOT NULL);\n"
+	/* 16 bytes a record: frame step 4, vaddr 8, build_id 4 */
+	"CREATE VIEW frame_files AS\n"
+	"  WITH RECURSIVE seq(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i < 255),\n"
+	"  blk AS MATERIALIZED (\n"
+	"    SELECT id, size / 16 AS n, sqlar_uncompress(data, size) AS b FROM frame_file_blocks),\n"
+	"  cell AS MATERIALIZED (\n"
+	"    SELECT blk.id * 256 + i AS id, hex(substr(b, i * 4 + 1, 4)) ||\n"
+	"      hex(substr(b, n * 4 + i * 8 + 1, 8)) || hex(substr(b, n * 12 + i * 4 + 1, 4)) AS h\n"
+	"    FROM blk JOIN seq ON i < n),\n"
+	"  ff AS MATERIALIZED (\n"
+	"    SELECT id, sum(" U32("1") ") OVER (ORDER BY id) - 1 AS frame, " U64("9") " AS vaddr,\n"
+	"      nullif(" U32("25") ", 0) AS bid FROM cell)\n"
+	"  SELECT ff.id, ff.frame, ff.vaddr, s.s AS build_id\n"
+	"  FROM ff LEFT JOIN strings s ON s.id = ff.bid;\n"
+	;
 #undef U64
 #undef U32
 #undef U8
@@ -346,8 +374,12 @@ const char *const *datafile_schema_parts(int version)
 	static const char *const v3[] = {
 		common_sql, trie_v3_sql, frame_files_sql, views_sql, views_v3_sql, counts_v3_sql, NULL,
 	};
+	static const char *const v4[] = {
+		common_sql, trie_v3_sql, frame_files_v4_sql, views_sql, views_v3_sql, counts_v3_sql,
+		NULL,
+	};
 
-	return version == 1 ? v1 : version == 2 ? v2 : v3;
+	return version == 1 ? v1 : version == 2 ? v2 : version == 3 ? v3 : v4;
 }
 
 const char *datafile_index_sql(int version)
@@ -370,7 +402,13 @@ static const char *const tables_v3[] = {
 	"metrics", "frame_blocks", "node_blocks", "stack_counts", NULL,
 };
 
+static const char *const tables_v4[] = {
+	"meta", "strings", "events", "runs", "counters", "intervals",
+	"metrics", "frame_blocks", "node_blocks", "frame_file_blocks", "stack_counts", NULL,
+};
+
 const char *const *datafile_tables(int version)
 {
-	return version == 1 ? tables_v1 : version == 2 ? tables_v2 : tables_v3;
+	return version == 1 ? tables_v1 : version == 2 ? tables_v2 : version == 3 ? tables_v3 :
+	       tables_v4;
 }

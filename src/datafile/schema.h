@@ -5,7 +5,7 @@
 #ifndef MMPROF_DATAFILE_SCHEMA_H
 #define MMPROF_DATAFILE_SCHEMA_H
 
-/* CREATE statements of format version (1..3): tables and views, NULL-terminated. */
+/* CREATE statements of format version (1..4): tables and views, NULL-terminated. */
 const char *const *datafile_schema_parts(int version);
 
 /* Indexes, created once the tables are filled (for the views only; none in format 3). */
@@ -41,6 +41,10 @@ const char *const *datafile_tables(int version);
 #define DATAFILE_FRAME_KERNEL	1u	/* flags */
 #define DATAFILE_FRAME_INLINED	2u
 #define DATAFILE_MAX_INFLATE	64u
+
+/* Format 4: frame_files in blocks too (frame step 4, vaddr 8, build_id string 4). */
+#define DATAFILE_FFILE_SIZE	16u
+#define DATAFILE_FFILES_PER_BLOCK 256u
 
 /* The meta key save writes first and load checks against user_version. */
 #define DATAFILE_META_FORMAT "format_version"

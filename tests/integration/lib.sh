@@ -88,10 +88,18 @@ drop_env_warnings() {
 		-e '^mmprof: warning: the kernel throttled sampling' "$1" || true
 }
 
-# to_format2 FILE: rewrite a .data of format 3 as format 2 with the sqlite3
-# shell (its views unpack the blocks), for tests that edit frames and
-# nodes as rows: format 3 packs them (Documentation/data-format.md).
+# to_format2 FILE: rewrite a .data of format 3 or 4 as format 2 with the
+# sqlite3 shell (its views unpack the blocks), for tests that edit frames and
+# nodes as rows: formats 3 and 4 pack them (Documentation/data-format.md).
 to_format2() {
+	if [ "$(sqlite3 "$1" 'PRAGMA user_version')" = 4 ]; then
+		sqlite3 "$1" "
+		CREATE TABLE ff2 AS SELECT * FROM frame_files;
+		DROP VIEW frame_files; DROP TABLE frame_file_blocks;
+		CREATE TABLE frame_files(id INTEGER PRIMARY KEY,
+		  frame INTEGER NOT NULL REFERENCES frames(id), vaddr INTEGER NOT NULL, build_id TEXT);
+		INSERT INTO frame_files SELECT * FROM ff2 ORDER BY id; DROP TABLE ff2" || return
+	fi
 	sqlite3 "$1" "
 	CREATE TABLE f2 AS SELECT * FROM frames;
 	CREATE TABLE n2 AS SELECT * FROM nodes;

@@ -377,6 +377,28 @@ static const char *mutate(const char *good, const char *name, const char *sql)
 	return path;
 }
 
+/* frame_files equal row by row, build-ids as text (format 4 stores them as strings). */
+static int frame_files_equal(const struct profile *a, const struct profile *b)
+{
+	size_t i;
+
+	if (a->nr_frame_files != b->nr_frame_files) {
+		printf("#   nr_frame_files: %zu vs %zu\n", a->nr_frame_files, b->nr_frame_files);
+		return 0;
+	}
+	for (i = 0; i < a->nr_frame_files; i++)
+		if (a->frame_files[i].frame != b->frame_files[i].frame ||
+		    a->frame_files[i].vaddr != b->frame_files[i].vaddr ||
+		    strcmp(a->frame_files[i].build_id, b->frame_files[i].build_id)) {
+			printf("#   frame_files row %zu: frame %u %#llx '%s' vs frame %u %#llx '%s'\n", i,
+			       a->frame_files[i].frame, (unsigned long long)a->frame_files[i].vaddr,
+			       a->frame_files[i].build_id, b->frame_files[i].frame,
+			       (unsigned long long)b->frame_files[i].vaddr, b->frame_files[i].build_id);
+			return 0;
+		}
+	return 1;
+}
+
 /* The file must be refused with err and a message containing want. */
 static void refuses(const char *path, int err, const char *want, const char *what)
 {
@@ -525,7 +547,7 @@ static void test_frame_files(const char *good)
 	profile__add_frame_file(a, user, 1, "again");	/* the same frame in a row: once */
 	profile__add_frame_file(a, 0, 0x401000, NULL);
 	is_int(a->nr_frame_files, 2, "a frame given twice in a row is kept once");
-	rc = datafile__save(a, path, &e);
+	rc = datafile__save_version(a, path, 3, &e);	/* format 4's: test_format4 */
 	if (!rc)
 		rc = datafile__load(path, &b, &e);
 	ok(rc == 0 && b && b->nr_frame_files == 2 && b->frame_files[0].frame == user &&
@@ -533,11 +555,12 @@ static void test_frame_files(const char *good)
 	   !strcmp(b->frame_files[0].build_id, "f4728d496dc701784b7e635feb4d853d4ec06f29") &&
 	   b->frame_files[1].frame == 0 && b->frame_files[1].vaddr == 0x401000 &&
 	   !b->frame_files[1].build_id[0], "frame_files round-trip: %s", rc ? e.msg : "ok");
-	ok(b && profiles_equal(a, b), "... and the rest of the file with them");
+	ok(b && profiles_equal(a, b) && frame_files_equal(a, b),
+	   "... and the rest of the file with them");
 	profile__free(b);
 	b = NULL;
 
-	bad = mutate(good, "no-ff.data", "DROP TABLE frame_files");
+	bad = mutate(path, "no-ff.data", "DROP TABLE frame_files");
 	rc = datafile__load(bad, &b, &e);
 	ok(rc == 0 && b && b->nr_frame_files == 0, "a file without frame_files (written before "
 	   "it) loads: %s", rc ? e.msg : "ok");
@@ -835,8 +858,8 @@ static void test_refusals(const char *good, const char *good2, const char *good1
 		sqlite3_close(db);
 		refuses(path_in("foreign.db"), -EINVAL, "another application", "a foreign SQLite database");
 	}
-	refuses(mutate(good, "newer.data", "PRAGMA user_version=4"), -EPROTONOSUPPORT,
-		"format 4 > supported 3; upgrade mmprof", "a newer format version");
+	refuses(mutate(good, "newer.data", "PRAGMA user_version=5"), -EPROTONOSUPPORT,
+		"format 5 > supported 4; upgrade mmprof", "a newer format version");
 	refuses(mutate(good, "v0.data", "PRAGMA user_version=0"), -EPROTONOSUPPORT,
 		"format 0", "format version 0");
 	refuses(mutate(good, "wal.data", "PRAGMA journal_mode=WAL"), -EPROTO, "WAL mode",
@@ -1099,8 +1122,8 @@ static void test_formats(const char *good, const char *good2, const char *good1)
 	query(good1, "PRAGMA user_version", v1, sizeof(v1));
 	query(good2, "PRAGMA user_version", v2, sizeof(v2));
 	query(good, "PRAGMA user_version", v3, sizeof(v3));
-	ok(!strcmp(v1, "1\n") && !strcmp(v2, "2\n") && !strcmp(v3, "3\n"),
-	   "user_version 1 and 2 on request, 3 by default");
+	ok(!strcmp(v1, "1\n") && !strcmp(v2, "2\n") && !strcmp(v3, "4\n"),
+	   "user_version 1 and 2 on request, 4 by default");
 	rc = datafile__load(good1, &b, &e);
 	if (!ok(rc == 0 && b && profiles_equal(a, b), "a format-1 file loads equal"))
 		printf("#   %s\n", e.msg);
@@ -1108,23 +1131,23 @@ static void test_formats(const char *good, const char *good2, const char *good1)
 	rc = datafile__load(good2, &b, &e);
 	if (!ok(rc == 0 && b && profiles_equal(a, b), "a format-2 file loads equal"))
 		printf("#   %s\n", e.msg);
-	/* format 2 -> load -> save: format 3, same profile */
+	/* format 2 -> load -> save: format 4, same profile */
 	rc = b ? datafile__save(b, path_in("upgraded.data"), &e) : -1;
 	if (!rc)
 		rc = datafile__load(path_in("upgraded.data"), &c, &e);
-	ok(rc == 0 && c && profiles_equal(a, c), "loaded from format 2, saved as format 3, equal");
+	ok(rc == 0 && c && profiles_equal(a, c), "loaded from format 2, saved as format 4, equal");
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		query(good2, rows[i], v2, sizeof(v2));
 		query(good, rows[i], v3, sizeof(v3));
-		if (!ok(v2[0] && !strcmp(v2, v3), "format 3 and 2 agree: %s", rows[i]))
-			printf("# format 2:\n%s# format 3:\n%s", v2, v3);
+		if (!ok(v2[0] && !strcmp(v2, v3), "format 4 and 2 agree: %s", rows[i]))
+			printf("# format 2:\n%s# format 4:\n%s", v2, v3);
 		if (i > 1)
 			continue;
 		query(good1, rows[i], v1, sizeof(v1));
 		if (!ok(v1[0] && !strcmp(v1, v2), "format 2 and 1 agree: %s", rows[i]))
 			printf("# format 1:\n%s# format 2:\n%s", v1, v2);
 	}
-	is_int(datafile__save_version(a, path_in("v4.data"), 4, &e), -EINVAL, "no format 4 to write");
+	is_int(datafile__save_version(a, path_in("v5.data"), 5, &e), -EINVAL, "no format 5 to write");
 	is_int(datafile__save_version(a, path_in("v0.data"), 0, &e), -EINVAL, "no format 0 to write");
 	profile__free(a);
 	profile__free(b);
@@ -1193,6 +1216,133 @@ static void test_blocks(const char *good)
 	   rc ? e.msg : "ok");
 	profile__free(a);
 	profile__free(b);
+}
+
+/* a's frame_files as format 4 keeps them: the first row of each frame, in frame order. */
+static struct profile *first_per_frame(const struct profile *a)
+{
+	struct profile *w = profile__new();
+	size_t f, i;
+
+	for (f = 0; f < a->nr_frames; f++)
+		for (i = 0; i < a->nr_frame_files; i++)
+			if (a->frame_files[i].frame == f) {
+				profile__add_frame_file(w, (uint32_t)f, a->frame_files[i].vaddr,
+							a->frame_files[i].build_id);
+				break;
+			}
+	return w;
+}
+
+/*
+ * Format 4 (frame_files in blocks): every table round-trips, frame_files
+ * as one record per frame in frame order (the row mmprof resolve reads)
+ * over more than one block, build-ids in the pool or not; the view gives
+ * format 3's rows back; the blocks are as hostile as any row; and files of
+ * formats 1, 2 and 3 still open, equal.
+ */
+static void test_format4(void)
+{
+	static const char *const bids[] = {
+		"", "f4728d496dc701784b7e635feb4d853d4ec06f29", "0123abcd", "ee",
+	};
+	struct profile *a = build_profile(), *b = NULL, *c = NULL, *w = NULL;
+	struct errmsg e = { "" };
+	static char r3[1 << 20], r4[1 << 20], v4[256], v3[256];
+	uint32_t first = (uint32_t)a->nr_frames;
+	size_t i, nr_strs;
+	int rc, v;
+
+	snprintf(v4, sizeof(v4), "%s", path_in("ff4.data"));	/* path_in's buffer is reused */
+	snprintf(v3, sizeof(v3), "%s", path_in("ff3.data"));
+	profile__intern(a, bids[1]);	/* one build-id is also a name of the pool */
+	for (i = 0; i < 600; i++) {
+		struct frame f = { .addr = 0x500000 + i * 16, .dso = profile__intern(a, "/usr/bin/w") };
+
+		profile__frame(a, &f);
+	}
+	/* the second half first, then the first, then every frame again (other
+	 * processes: dropped), and frame 0 (a kernel frame of build_profile) */
+	for (i = 0; i < 900; i++) {
+		uint32_t k = (uint32_t)((i + 300) % 600);
+
+		profile__add_frame_file(a, first + k, 0x1000 + k * 16 + (i >= 600), bids[k % 4]);
+	}
+	profile__add_frame_file(a, 0, 0xffff000000000000ull, bids[3]);
+	nr_strs = a->nr_strs;
+	rc = datafile__save(a, v4, &e);
+	if (!rc)
+		rc = datafile__load(v4, &b, &e);
+	if (!ok(rc == 0 && b, "format 4 with 601 frame_files rows over 3 blocks: saved, loaded"))
+		printf("#   %s\n", e.msg);
+	query(v4, "PRAGMA user_version", r4, sizeof(r4));
+	is_str(r4, "4\n", "user_version 4");
+	/* the build-ids not in the pool are strings of the file, after the pool's */
+	ok(b && b->nr_strs == nr_strs + 2 && !strcmp(b->strs[nr_strs], bids[2]) &&
+	   !strcmp(b->strs[nr_strs + 1], bids[3]), "two build-ids appended to the strings");
+	profile__intern(a, bids[2]);
+	profile__intern(a, bids[3]);
+	ok(b && profiles_equal(a, b), "every other table equal field by field, ids included");
+	w = first_per_frame(a);
+	ok(b && frame_files_equal(w, b), "frame_files: the first row of each frame, in frame order");
+	rc = b ? datafile__save(b, path_in("ff4b.data"), &e) : -1;
+	if (!rc)
+		rc = datafile__load(path_in("ff4b.data"), &c, &e);
+	ok(rc == 0 && c && profiles_equal(b, c) && frame_files_equal(b, c),
+	   "format 4 saved again from its load: equal");
+	profile__free(c);
+	c = NULL;
+
+	/* the view: format 3's rows, less the repeats */
+	rc = datafile__save_version(a, v3, 3, &e);
+	query(v3, "SELECT frame, vaddr, build_id FROM frame_files f WHERE id ="
+	      " (SELECT min(id) FROM frame_files g WHERE g.frame = f.frame) ORDER BY frame", r3, sizeof(r3));
+	query(v4, "SELECT frame, vaddr, build_id FROM frame_files ORDER BY id", r4, sizeof(r4));
+	ok(rc == 0 && r3[0] && !strcmp(r3, r4), "the view frame_files gives format 3's rows back");
+	query(v4, "SELECT count(*), min(id), max(id) FROM frame_files", r4, sizeof(r4));
+	is_str(r4, "601|0|600\n", "... with dense ids");
+
+	/* formats 1 to 3 still open, equal */
+	for (v = 1; v <= 3; v++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "ff%d-old.data", v);
+		rc = datafile__save_version(a, path_in(name), v, &e);
+		if (!rc)
+			rc = datafile__load(path_in(name), &c, &e);
+		ok(rc == 0 && c && profiles_equal(a, c) && frame_files_equal(a, c),
+		   "a format-%d file opens equal: %s", v, rc ? e.msg : "ok");
+		profile__free(c);
+		c = NULL;
+	}
+
+	refuses(mutate(v4, "ff4-none.data", "DROP TABLE frame_file_blocks"),
+		-EPROTO, "table 'frame_file_blocks' is missing", "format 4 without frame_file_blocks");
+	refuses(mutate(v4, "ff4-repeat.data",
+		       "UPDATE frame_file_blocks SET size = 16, data = zeroblob(16) WHERE id = 0"),
+		-EPROTO, "frame_file_blocks row 0: record 0: frame -1 does not exist",
+		"a frame_files record of step 0 (a frame twice)");
+	refuses(mutate(v4, "ff4-frame.data",
+		       "UPDATE frame_file_blocks SET size = 16, data = CAST(x'00ffffff' || zeroblob(12) AS BLOB) WHERE id = 0"),
+		-EPROTO, "record 0: frame 16777214 does not exist", "a frame_files record of no frame");
+	refuses(mutate(v4, "ff4-str.data",
+		       "UPDATE frame_file_blocks SET size = 16,"
+		       " data = CAST(x'00000001' || zeroblob(8) || x'00ffffff' AS BLOB) WHERE id = 0"),
+		-EPROTO, "record 0: build_id 16777215 does not exist", "a dangling build-id string");
+	refuses(mutate(v4, "ff4-hex.data",
+		       "UPDATE frame_file_blocks SET size = 16,"
+		       " data = CAST(x'00000001' || zeroblob(8) || x'00000001' AS BLOB) WHERE id = 0"),
+		-EPROTO, "record 0: build_id is not a build-id", "a build-id string that is not hex");
+	refuses(mutate(v4, "ff4-size.data", "UPDATE frame_file_blocks SET size = 4112 WHERE id = 0"),
+		-EPROTO, "size 4112 is out of range", "a frame_files block over 256 records");
+	rc = datafile__load(mutate(v4, "ff4-raw.data",
+				   "UPDATE frame_file_blocks SET data = sqlar_uncompress(data, size)"), &c, &e);
+	ok(rc == 0 && c && frame_files_equal(b, c), "frame_files blocks stored unpacked load equal: %s",
+	   rc ? e.msg : "ok");
+	profile__free(a);
+	profile__free(b);
+	profile__free(c);
+	profile__free(w);
 }
 
 /* Format 2's cells are as hostile as any row. */
@@ -1301,6 +1451,7 @@ int main(void)
 	test_refusals(good, good2, good1);
 	test_cells(good2);
 	test_blocks(good);
+	test_format4();
 	test_duplicates(good1);
 	test_repeats(good1);
 	cleanup();
