@@ -420,5 +420,6 @@ out:
 	free(l.framemap);
 	free(l.nodemap);
 	free(l.block);
+	free(l.recs);
 	return err;
 }

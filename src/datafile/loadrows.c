@@ -516,6 +516,29 @@ static uint64_t be64(const unsigned char *b)
 	return (uint64_t)be32(b) << 32 | be32(b + 4);
 }
 
+/*
+ * A block's n records of width bytes, record by record, from its layout
+ * field by field (fields[]: the widths of a record's fields, in order;
+ * NULL: a field per byte, format 4's byte by byte).  Valid until the next
+ * block.
+ */
+static const unsigned char *records(struct loader *l, const unsigned char *b, size_t n,
+				    size_t width, const unsigned char *fields, size_t nr_fields)
+{
+	size_t f, j, w, off = 0, at = 0;
+
+	if (l->alloc_recs < n * width) {
+		l->recs = xrealloc(l->recs, n * width);
+		l->alloc_recs = n * width;
+	}
+	for (f = 0; f < (fields ? nr_fields : width); f++, off += w) {
+		w = fields ? fields[f] : 1;
+		for (j = 0; j < n; j++, at += w)
+			memcpy(l->recs + j * width + off, b + at, w);
+	}
+	return l->recs;
+}
+
 /* A string id inside a block: 0 is "no string", else a strings.id. */
 static int block_str(struct loader *l, uint32_t id, const char *what, size_t rec, uint32_t *v)
 {
@@ -526,9 +549,10 @@ static int block_str(struct loader *l, uint32_t id, const char *what, size_t rec
 	return 0;
 }
 
-/* Format 3: frames in blocks, field by field (schema.h). */
+/* Formats 3 and 4: frames in blocks (schema.h). */
 static int load_frame_blocks(struct loader *l)
 {
+	static const unsigned char fields[] = DATAFILE_FRAME_FIELDS;
 	bool last_seen = false;
 	int err, r;
 
@@ -541,13 +565,15 @@ static int load_frame_blocks(struct loader *l)
 		if ((err = get_block(l, 1, DATAFILE_FRAME_SIZE, DATAFILE_FRAMES_PER_BLOCK, &b, &n)) ||
 		    (err = check_full(l, &last_seen, n, DATAFILE_FRAMES_PER_BLOCK)))
 			return err;
-		for (j = 0; j < n; j++) {
-			struct frame f = { .addr = be64(b + j * 8), .sym_off = be64(b + n * 8 + j * 8) };
-			unsigned flags = b[n * 28 + j];
+		b = l->version >= 4 ? records(l, b, n, DATAFILE_FRAME_SIZE, NULL, 0) :
+		    records(l, b, n, DATAFILE_FRAME_SIZE, fields, sizeof(fields));
+		for (j = 0; j < n; j++, b += DATAFILE_FRAME_SIZE) {
+			struct frame f = { .addr = be64(b), .sym_off = be64(b + 8) };
+			unsigned flags = b[28];
 
-			if ((err = block_str(l, be32(b + n * 16 + j * 4), "sym", j, &f.sym)) ||
-			    (err = block_str(l, be32(b + n * 20 + j * 4), "dso", j, &f.dso)) ||
-			    (err = block_str(l, be32(b + n * 24 + j * 4), "raw", j, &f.raw)))
+			if ((err = block_str(l, be32(b + 16), "sym", j, &f.sym)) ||
+			    (err = block_str(l, be32(b + 20), "dso", j, &f.dso)) ||
+			    (err = block_str(l, be32(b + 24), "raw", j, &f.raw)))
 				return err;
 			if (flags & ~(DATAFILE_FRAME_KERNEL | DATAFILE_FRAME_INLINED))
 				return bad_row(l, "record %zu: flags %#x are not kernel (1) and inlined (2)",
@@ -620,16 +646,17 @@ static int load_frame_file_blocks(struct loader *l)
 		if ((err = get_block(l, 1, DATAFILE_FFILE_SIZE, DATAFILE_FFILES_PER_BLOCK, &b, &n)) ||
 		    (err = check_full(l, &last_seen, n, DATAFILE_FFILES_PER_BLOCK)))
 			return err;
-		for (j = 0; j < n; j++) {
-			uint32_t step = be32(b + j * 4), bid = 0;
-			uint64_t vaddr = be64(b + n * 4 + j * 8);
+		b = records(l, b, n, DATAFILE_FFILE_SIZE, NULL, 0);
+		for (j = 0; j < n; j++, b += DATAFILE_FFILE_SIZE) {
+			uint32_t step = be32(b), bid = 0;
+			uint64_t vaddr = be64(b + 4);
 			int64_t frame = prev + step;
 			const char *s;
 
 			if (!step || frame >= (int64_t)l->nr_frames)
 				return bad_row(l, "record %zu: frame %lld does not exist after frame %lld (%zu frames; one record per frame, in order)",
 					       j, (long long)frame, (long long)prev, l->nr_frames);
-			if ((err = block_str(l, be32(b + n * 12 + j * 4), "build_id", j, &bid)))
+			if ((err = block_str(l, be32(b + 12), "build_id", j, &bid)))
 				return err;
 			s = profile__str(l->p, bid);
 			if (s && !is_build_id(s, strlen(s)))
@@ -715,9 +742,11 @@ static void merge_nodes(struct loader *l)
 	free(file);
 }
 
-/* Format 3: nodes in blocks, each node's id - parent then its frame. */
+/* Formats 3 and 4: nodes in blocks, each node's id - parent and its frame. */
 static int read_node_blocks(struct loader *l)
 {
+	static const unsigned char fields[] = DATAFILE_NODE_FIELDS;
+	static const unsigned char fields_v4[] = DATAFILE_NODE_FIELDS_V4;
 	bool last_seen = false;
 	int err, r;
 
@@ -730,8 +759,10 @@ static int read_node_blocks(struct loader *l)
 		if ((err = get_block(l, 1, DATAFILE_NODE_SIZE, DATAFILE_NODES_PER_BLOCK, &b, &n)) ||
 		    (err = check_full(l, &last_seen, n, DATAFILE_NODES_PER_BLOCK)))
 			return err;
-		for (j = 0; j < n; j++) {
-			uint32_t delta = be32(b + j * 4), frame = be32(b + n * 4 + j * 4);
+		b = l->version >= 4 ? records(l, b, n, DATAFILE_NODE_SIZE, fields_v4, sizeof(fields_v4)) :
+		    records(l, b, n, DATAFILE_NODE_SIZE, fields, sizeof(fields));
+		for (j = 0; j < n; j++, b += DATAFILE_NODE_SIZE) {
+			uint32_t delta = be32(b), frame = be32(b + 4);
 			size_t id = l->nr_nodes, parent = id - delta;
 
 			/* 0 < delta <= id: the parent precedes the node, no cycle */
@@ -941,7 +972,7 @@ static int load_count_cells(struct loader *l, bool *ascending)
 			   "SELECT id, run, event, comm, pid, size, cells FROM stack_counts ORDER BY id")))
 		return err;
 	while ((r = next_row(l, 0)) > 0) {
-		uint32_t run, event, comm;
+		uint32_t run, event, comm, node;
 		sqlite3_value *x;
 		const unsigned char *b;
 		int64_t pid;
@@ -970,12 +1001,15 @@ static int load_count_cells(struct loader *l, bool *ascending)
 		}
 		if ((nr_cells += n) > DATAFILE_MAX_ROWS)
 			return bad_row(l, "more than %u counts", DATAFILE_MAX_ROWS);
-		for (i = 0; i < n; i++, b += DATAFILE_CELL_SIZE) {
-			uint32_t node = be32(b);
+		if (l->version >= 4)	/* byte by byte, nodes as steps */
+			b = records(l, b, n, DATAFILE_CELL_SIZE, NULL, 0);
+		for (i = 0, node = 0; i < n; i++, b += DATAFILE_CELL_SIZE) {
+			uint32_t step = be32(b);
 			uint64_t samples = be64(b + 4), period = be64(b + 12);
 			struct count c = { .run = run, .event = event, .comm = comm,
 					   .pid = (uint32_t)pid, .samples = samples, .period = period };
 
+			node = l->version >= 4 ? node + step : step;	/* modulo 2^32 */
 			if (node >= l->nr_nodes)
 				return bad_row(l, "cell %zu: node %u does not exist", i, node);
 			if (samples > INT64_MAX || period > INT64_MAX)

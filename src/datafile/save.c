@@ -488,6 +488,24 @@ static void bind_block(struct saver *s, int col, const unsigned char *raw, size_
 		sqlite3_bind_blob(s->st, col + 1, raw, (int)len, SQLITE_STATIC);
 }
 
+/*
+ * A block of n records of width bytes from rec (record by record), laid
+ * out field by field: fields[] are the widths of a record's fields, in
+ * order (format 3's are the real fields, one of 20 bytes for its count
+ * cells); NULL is a field per byte (format 4: byte by byte).
+ */
+static void lay_out(unsigned char *out, const unsigned char *rec, size_t n, size_t width,
+		    const unsigned char *fields, size_t nr_fields)
+{
+	size_t f, j, w, off = 0, at = 0;
+
+	for (f = 0; f < (fields ? nr_fields : width); f++, off += w) {
+		w = fields ? fields[f] : 1;
+		for (j = 0; j < n; j++, at += w)
+			memcpy(out + at, rec + j * width + off, w);
+	}
+}
+
 static int check_frame(struct saver *s, size_t i)
 {
 	const struct frame *f = &s->p->frames[i];
@@ -500,11 +518,13 @@ static int check_frame(struct saver *s, size_t i)
 	return 0;
 }
 
-/* Format 3: blocks of DATAFILE_FRAMES_PER_BLOCK frames, field by field. */
+/* Formats 3 and 4: blocks of DATAFILE_FRAMES_PER_BLOCK frames (lay_out). */
 static int write_frame_blocks(struct saver *s)
 {
+	static const unsigned char fields[] = DATAFILE_FRAME_FIELDS;
 	const struct profile *p = s->p;
 	unsigned char *b = xmalloc(DATAFILE_FRAMES_PER_BLOCK * DATAFILE_FRAME_SIZE);
+	unsigned char *rec = xmalloc(DATAFILE_FRAMES_PER_BLOCK * DATAFILE_FRAME_SIZE);
 	size_t i, j, n, blk;
 	int err;
 
@@ -517,23 +537,29 @@ static int write_frame_blocks(struct saver *s)
 		    DATAFILE_FRAMES_PER_BLOCK;
 		for (j = 0; j < n; j++) {
 			const struct frame *f = &p->frames[i + j];
+			unsigned char *r = rec + j * DATAFILE_FRAME_SIZE;
 
 			if ((err = check_frame(s, i + j)))
 				goto out;
-			put_be(b + j * 8, f->addr, 8);
-			put_be(b + n * 8 + j * 8, f->sym_off, 8);
-			put_be(b + n * 16 + j * 4, f->sym, 4);
-			put_be(b + n * 20 + j * 4, f->dso, 4);
-			put_be(b + n * 24 + j * 4, f->raw, 4);
-			b[n * 28 + j] = (unsigned char)((f->kernel ? DATAFILE_FRAME_KERNEL : 0) |
-							(f->inlined ? DATAFILE_FRAME_INLINED : 0));
+			put_be(r, f->addr, 8);
+			put_be(r + 8, f->sym_off, 8);
+			put_be(r + 16, f->sym, 4);
+			put_be(r + 20, f->dso, 4);
+			put_be(r + 24, f->raw, 4);
+			r[28] = (unsigned char)((f->kernel ? DATAFILE_FRAME_KERNEL : 0) |
+						(f->inlined ? DATAFILE_FRAME_INLINED : 0));
 		}
+		if (s->version >= 4)
+			lay_out(b, rec, n, DATAFILE_FRAME_SIZE, NULL, 0);
+		else
+			lay_out(b, rec, n, DATAFILE_FRAME_SIZE, fields, sizeof(fields));
 		sqlite3_bind_int64(s->st, 1, (int64_t)blk);
 		bind_block(s, 2, b, n * DATAFILE_FRAME_SIZE);
 		if ((err = step(s)))
 			goto out;
 	}
 out:
+	free(rec);
 	free(b);
 	return err;
 }
@@ -681,6 +707,7 @@ out:
 static int write_frame_file_blocks(struct saver *s)
 {
 	unsigned char *b = xmalloc(DATAFILE_FFILES_PER_BLOCK * DATAFILE_FFILE_SIZE);
+	unsigned char *rec = xmalloc(DATAFILE_FFILES_PER_BLOCK * DATAFILE_FFILE_SIZE);
 	int64_t prev = -1;	/* the first record's step is its frame + 1 */
 	size_t i, j, n, blk;
 	int err;
@@ -693,18 +720,21 @@ static int write_frame_file_blocks(struct saver *s)
 		    DATAFILE_FFILES_PER_BLOCK;
 		for (j = 0; j < n; j++) {
 			const struct ffrec *r = &s->ff[i + j];
+			unsigned char *at = rec + j * DATAFILE_FFILE_SIZE;
 
-			put_be(b + j * 4, (uint64_t)((int64_t)r->frame - prev), 4);
-			put_be(b + n * 4 + j * 8, r->vaddr, 8);
-			put_be(b + n * 12 + j * 4, r->bid, 4);
+			put_be(at, (uint64_t)((int64_t)r->frame - prev), 4);
+			put_be(at + 4, r->vaddr, 8);
+			put_be(at + 12, r->bid, 4);
 			prev = r->frame;
 		}
+		lay_out(b, rec, n, DATAFILE_FFILE_SIZE, NULL, 0);
 		sqlite3_bind_int64(s->st, 1, (int64_t)blk);
 		bind_block(s, 2, b, n * DATAFILE_FFILE_SIZE);
 		if ((err = step(s)))
 			goto out;
 	}
 out:
+	free(rec);
 	free(b);
 	return err;
 }
@@ -730,8 +760,11 @@ static int check_node(struct saver *s, size_t i)
  */
 static int write_node_blocks(struct saver *s)
 {
+	static const unsigned char fields[] = DATAFILE_NODE_FIELDS;
+	static const unsigned char fields_v4[] = DATAFILE_NODE_FIELDS_V4;
 	const struct profile *p = s->p;
 	unsigned char *b = xmalloc(DATAFILE_NODES_PER_BLOCK * DATAFILE_NODE_SIZE);
+	unsigned char *rec = xmalloc(DATAFILE_NODES_PER_BLOCK * DATAFILE_NODE_SIZE);
 	size_t i, j, n, blk;
 	int err;
 
@@ -745,15 +778,20 @@ static int write_node_blocks(struct saver *s)
 		for (j = 0; j < n; j++) {
 			if ((err = check_node(s, i + j)))
 				goto out;
-			put_be(b + j * 4, i + j - p->nodes[i + j].parent, 4);
-			put_be(b + n * 4 + j * 4, p->nodes[i + j].frame, 4);
+			put_be(rec + j * 8, i + j - p->nodes[i + j].parent, 4);
+			put_be(rec + j * 8 + 4, p->nodes[i + j].frame, 4);
 		}
+		if (s->version >= 4)
+			lay_out(b, rec, n, DATAFILE_NODE_SIZE, fields_v4, sizeof(fields_v4));
+		else
+			lay_out(b, rec, n, DATAFILE_NODE_SIZE, fields, sizeof(fields));
 		sqlite3_bind_int64(s->st, 1, (int64_t)blk);
 		bind_block(s, 2, b, n * DATAFILE_NODE_SIZE);
 		if ((err = step(s)))
 			goto out;
 	}
 out:
+	free(rec);
 	free(b);
 	return err;
 }
@@ -857,15 +895,17 @@ static bool same_row(const struct count *x, const struct count *y)
 }
 
 /*
- * Formats 2 and 3: the counts sorted by their row key and node, each key's
- * in blocks of at most DATAFILE_CELLS_WRITTEN cells (compressed in 3).  Sorting costs a
+ * Formats 2 to 4: the counts sorted by their row key and node, each key's
+ * in blocks of at most DATAFILE_CELLS_WRITTEN cells (compressed from 3).  Sorting costs a
  * fraction of the save; readers then get the cells of a run together.
  */
 static int write_count_cells(struct saver *s)
 {
 	const struct profile *p = s->p;
 	uint32_t *order = xmalloc((p->nr_counts ? p->nr_counts : 1) * sizeof(*order));
+	static const unsigned char fields[] = { DATAFILE_CELL_SIZE };
 	unsigned char *cells = xmalloc(DATAFILE_CELLS_WRITTEN * DATAFILE_CELL_SIZE);
+	unsigned char *b = xmalloc(DATAFILE_CELLS_WRITTEN * DATAFILE_CELL_SIZE);
 	size_t i, j, n, nr = 0, row = 0;
 	int err;
 
@@ -884,15 +924,17 @@ static int write_count_cells(struct saver *s)
 	qsort_r(order, nr, sizeof(*order), count_order, p->counts);
 	for (i = 0; i < nr; i = j, row++) {
 		const struct count *c = &p->counts[order[i]];
+		uint32_t prev = 0;	/* format 4: a node is the step from the cell before */
 
 		for (j = i, n = 0; j < nr && n < DATAFILE_CELLS_WRITTEN &&
 		     same_row(c, &p->counts[order[j]]); j++, n++) {
 			const struct count *x = &p->counts[order[j]];
-			unsigned char *b = cells + n * DATAFILE_CELL_SIZE;
+			unsigned char *r = cells + n * DATAFILE_CELL_SIZE;
 
-			put_be(b, x->node, 4);
-			put_be(b + 4, x->samples, 8);
-			put_be(b + 12, x->period, 8);
+			put_be(r, s->version >= 4 ? x->node - prev : x->node, 4);
+			put_be(r + 4, x->samples, 8);
+			put_be(r + 12, x->period, 8);
+			prev = x->node;
 		}
 		sqlite3_bind_int64(s->st, 1, (int64_t)row);
 		sqlite3_bind_int64(s->st, 2, c->run);
@@ -901,12 +943,16 @@ static int write_count_cells(struct saver *s)
 		sqlite3_bind_int64(s->st, 5, c->pid);
 		if (s->version == 2)
 			sqlite3_bind_blob(s->st, 6, cells, (int)(n * DATAFILE_CELL_SIZE), SQLITE_STATIC);
-		else
-			bind_block(s, 6, cells, n * DATAFILE_CELL_SIZE);
+		else {
+			lay_out(b, cells, n, DATAFILE_CELL_SIZE, s->version >= 4 ? NULL : fields,
+				sizeof(fields));
+			bind_block(s, 6, b, n * DATAFILE_CELL_SIZE);
+		}
 		if ((err = step(s)))
 			goto out;
 	}
 out:
+	free(b);
 	free(cells);
 	free(order);
 	return err;

@@ -328,25 +328,88 @@ static const char counts_v3_sql[] =
 	COUNTS_V3;
 
 /*
- * Format 4: frame_files packed as the frames are (one record per frame, in
- * frame order, so a record's frame is stored as the step from the one
- * before: 1 for most), each build-id a string id: format 3's table held
- * the 40 hex digits in every row, a third of an 8 s system-wide file.
- * The view gives format 3's rows back (frame ids a running sum of steps).
+ * Format 4: every block byte by byte (the first byte of every record, then
+ * the second byte of every record, ...), which zlib packs tighter than
+ * field by field (the high bytes of ids, steps and counts are mostly zero
+ * and become runs of zeros), but for a node's id - parent, kept whole as
+ * in format 3 (1 for most nodes; the few others' bytes compress better
+ * together); a count cell's node as the step from the
+ * cell before it in its row (the writer sorts them: small steps), and
+ * frame_files packed as the frames are: one record per frame, in frame
+ * order, a record's frame the step from the one before (1 for most), each
+ * build-id a string id (format 3's table held the 40 hex digits in every
+ * row, a third of an 8 s system-wide file).  The views give format 3's
+ * rows back: a record's bytes gathered into hex digits, the steps summed.
  */
-static const char frame_files_v4_sql[] =
+static const char trie_v4_sql[] =
+	"CREATE TABLE frame_blocks(\n"
+	"  id   INTEGER PRIMARY KEY,\n"
+	"  size INTEGER NOT NULL,\n"
+	"  data BLOB NOT NULL);\n"
+	"CREATE TABLE node_blocks(\n"
+	"  id   INTEGER PRIMARY KEY,\n"
+	"  size INTEGER NOT NULL,\n"
+	"  data BLOB NOT NULL);\n"
 	"CREATE TABLE frame_file_blocks(\n"
 	"  id   INTEGER PRIMARY KEY,\n"
 	"  size INTEGER NOT NULL,\n"
 	"  data BLOB NOT NULL);\n"
+	/* 29 bytes a frame: addr 8, sym_off 8, sym 4, dso 4, raw 4, flags 1 */
+	"CREATE VIEW frames AS\n"
+	"  WITH RECURSIVE seq(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i < 127),\n"
+	"  blk AS MATERIALIZED (\n"
+	"    SELECT id, size / 29 AS n, sqlar_uncompress(data, size) AS b FROM frame_blocks),\n"
+	"  cell AS MATERIALIZED (\n"
+	"    SELECT blk.id * 128 + i AS id,\n"
+	"      hex(substr(b, 0 * n + i + 1, 1)) || hex(substr(b, 1 * n + i + 1, 1)) ||\n"
+	"      hex(substr(b, 2 * n + i + 1, 1)) || hex(substr(b, 3 * n + i + 1, 1)) ||\n"
+	"      hex(substr(b, 4 * n + i + 1, 1)) || hex(substr(b, 5 * n + i + 1, 1)) ||\n"
+	"      hex(substr(b, 6 * n + i + 1, 1)) || hex(substr(b, 7 * n + i + 1, 1)) ||\n"
+	"      hex(substr(b, 8 * n + i + 1, 1)) || hex(substr(b, 9 * n + i + 1, 1)) ||\n"
+	"      hex(substr(b, 10 * n + i + 1, 1)) || hex(substr(b, 11 * n + i + 1, 1)) ||\n"
+	"      hex(substr(b, 12 * n + i + 1, 1)) || hex(substr(b, 13 * n + i + 1, 1)) ||\n"
+	"      hex(substr(b, 14 * n + i + 1, 1)) || hex(substr(b, 15 * n + i + 1, 1)) ||\n"
+	"      hex(substr(b, 16 * n + i + 1, 1)) || hex(substr(b, 17 * n + i + 1, 1)) ||\n"
+	"      hex(substr(b, 18 * n + i + 1, 1)) || hex(substr(b, 19 * n + i + 1, 1)) ||\n"
+	"      hex(substr(b, 20 * n + i + 1, 1)) || hex(substr(b, 21 * n + i + 1, 1)) ||\n"
+	"      hex(substr(b, 22 * n + i + 1, 1)) || hex(substr(b, 23 * n + i + 1, 1)) ||\n"
+	"      hex(substr(b, 24 * n + i + 1, 1)) || hex(substr(b, 25 * n + i + 1, 1)) ||\n"
+	"      hex(substr(b, 26 * n + i + 1, 1)) || hex(substr(b, 27 * n + i + 1, 1)) ||\n"
+	"      hex(substr(b, 28 * n + i + 1, 1)) AS h\n"
+	"    FROM blk JOIN seq ON i < n)\n"
+	"  SELECT id, " U64("1") " AS addr, " U64("17") " AS sym_off,\n"
+	"    nullif(" U32("33") ", 0) AS sym, nullif(" U32("41") ", 0) AS dso,\n"
+	"    " U8("57") " & 1 AS kernel, nullif(" U8("57") " >> 1 & 1, 0) AS inlined,\n"
+	"    nullif(" U32("49") ", 0) AS raw\n"
+	"  FROM cell;\n"
+	/* 8 bytes a node: id - parent 4, frame 4 */
+	"CREATE VIEW nodes AS\n"
+	"  WITH RECURSIVE seq(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i < 511),\n"
+	"  blk AS MATERIALIZED (\n"
+	"    SELECT id, size / 8 AS n, sqlar_uncompress(data, size) AS b FROM node_blocks),\n"
+	"  cell AS MATERIALIZED (\n"
+	"    SELECT blk.id * 512 + i + 1 AS id,\n"
+	"      hex(substr(b, i * 4 + 1, 4)) || hex(substr(b, 4 * n + i + 1, 1)) ||\n"
+	"      hex(substr(b, 5 * n + i + 1, 1)) || hex(substr(b, 6 * n + i + 1, 1)) ||\n"
+	"      hex(substr(b, 7 * n + i + 1, 1)) AS h\n"
+	"    FROM blk JOIN seq ON i < n)\n"
+	"  SELECT id, id - " U32("1") " AS parent, " U32("9") " AS frame\n"
+	"  FROM cell;\n"
 	/* 16 bytes a record: frame step 4, vaddr 8, build_id 4 */
 	"CREATE VIEW frame_files AS\n"
 	"  WITH RECURSIVE seq(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i < 255),\n"
 	"  blk AS MATERIALIZED (\n"
 	"    SELECT id, size / 16 AS n, sqlar_uncompress(data, size) AS b FROM frame_file_blocks),\n"
 	"  cell AS MATERIALIZED (\n"
-	"    SELECT blk.id * 256 + i AS id, hex(substr(b, i * 4 + 1, 4)) ||\n"
-	"      hex(substr(b, n * 4 + i * 8 + 1, 8)) || hex(substr(b, n * 12 + i * 4 + 1, 4)) AS h\n"
+	"    SELECT blk.id * 256 + i AS id,\n"
+	"      hex(substr(b, 0 * n + i + 1, 1)) || hex(substr(b, 1 * n + i + 1, 1)) ||\n"
+	"      hex(substr(b, 2 * n + i + 1, 1)) || hex(substr(b, 3 * n + i + 1, 1)) ||\n"
+	"      hex(substr(b, 4 * n + i + 1, 1)) || hex(substr(b, 5 * n + i + 1, 1)) ||\n"
+	"      hex(substr(b, 6 * n + i + 1, 1)) || hex(substr(b, 7 * n + i + 1, 1)) ||\n"
+	"      hex(substr(b, 8 * n + i + 1, 1)) || hex(substr(b, 9 * n + i + 1, 1)) ||\n"
+	"      hex(substr(b, 10 * n + i + 1, 1)) || hex(substr(b, 11 * n + i + 1, 1)) ||\n"
+	"      hex(substr(b, 12 * n + i + 1, 1)) || hex(substr(b, 13 * n + i + 1, 1)) ||\n"
+	"      hex(substr(b, 14 * n + i + 1, 1)) || hex(substr(b, 15 * n + i + 1, 1)) AS h\n"
 	"    FROM blk JOIN seq ON i < n),\n"
 	"  ff AS MATERIALIZED (\n"
 	"    SELECT id, sum(" U32("1") ") OVER (ORDER BY id) - 1 AS frame, " U64("9") " AS vaddr,\n"
@@ -354,6 +417,40 @@ static const char frame_files_v4_sql[] =
 	"  SELECT ff.id, ff.frame, ff.vaddr, s.s AS build_id\n"
 	"  FROM ff LEFT JOIN strings s ON s.id = ff.bid;\n"
 	;
+
+/* Format 4: format 3's cells, each row's byte by byte, nodes as steps (above). */
+static const char counts_v4_sql[] =
+	"CREATE TABLE stack_counts(\n"
+	"  id      INTEGER PRIMARY KEY,\n"
+	"  run     INTEGER NOT NULL REFERENCES runs(id),\n"
+	"  event   INTEGER NOT NULL REFERENCES events(id),\n"
+	"  comm    INTEGER REFERENCES strings(id),\n"
+	"  pid     INTEGER NOT NULL,\n"
+	"  size    INTEGER NOT NULL,\n"
+	"  cells   BLOB NOT NULL);\n"
+	"CREATE VIEW counts AS\n"
+	"  WITH RECURSIVE seq(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i < 4095),\n"
+	"  blk AS MATERIALIZED (\n"
+	"    SELECT id, run, event, comm, pid, size / 20 AS n, sqlar_uncompress(cells, size) AS b\n"
+	"    FROM stack_counts),\n"
+	"  cell AS MATERIALIZED (\n"
+	"    SELECT id, i, run, event, comm, pid,\n"
+	"      hex(substr(b, 0 * n + i + 1, 1)) || hex(substr(b, 1 * n + i + 1, 1)) ||\n"
+	"      hex(substr(b, 2 * n + i + 1, 1)) || hex(substr(b, 3 * n + i + 1, 1)) ||\n"
+	"      hex(substr(b, 4 * n + i + 1, 1)) || hex(substr(b, 5 * n + i + 1, 1)) ||\n"
+	"      hex(substr(b, 6 * n + i + 1, 1)) || hex(substr(b, 7 * n + i + 1, 1)) ||\n"
+	"      hex(substr(b, 8 * n + i + 1, 1)) || hex(substr(b, 9 * n + i + 1, 1)) ||\n"
+	"      hex(substr(b, 10 * n + i + 1, 1)) || hex(substr(b, 11 * n + i + 1, 1)) ||\n"
+	"      hex(substr(b, 12 * n + i + 1, 1)) || hex(substr(b, 13 * n + i + 1, 1)) ||\n"
+	"      hex(substr(b, 14 * n + i + 1, 1)) || hex(substr(b, 15 * n + i + 1, 1)) ||\n"
+	"      hex(substr(b, 16 * n + i + 1, 1)) || hex(substr(b, 17 * n + i + 1, 1)) ||\n"
+	"      hex(substr(b, 18 * n + i + 1, 1)) || hex(substr(b, 19 * n + i + 1, 1)) AS h\n"
+	"    FROM blk JOIN seq ON i < n)\n"
+	"  SELECT run, event, comm, pid,\n"
+	"    sum(" U32("1") ") OVER (PARTITION BY id ORDER BY i) & 0xffffffff AS node,\n"
+	"    " U64("9") " AS samples, " U64("25") " AS period\n"
+	"  FROM cell;\n"
+	COUNTS_V3;
 #undef U64
 #undef U32
 #undef U8
@@ -375,8 +472,7 @@ const char *const *datafile_schema_parts(int version)
 		common_sql, trie_v3_sql, frame_files_sql, views_sql, views_v3_sql, counts_v3_sql, NULL,
 	};
 	static const char *const v4[] = {
-		common_sql, trie_v3_sql, frame_files_v4_sql, views_sql, views_v3_sql, counts_v3_sql,
-		NULL,
+		common_sql, trie_v4_sql, views_sql, views_v3_sql, counts_v4_sql, NULL,
 	};
 
 	return version == 1 ? v1 : version == 2 ? v2 : version == 3 ? v3 : v4;

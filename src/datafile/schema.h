@@ -42,7 +42,18 @@ const char *const *datafile_tables(int version);
 #define DATAFILE_FRAME_INLINED	2u
 #define DATAFILE_MAX_INFLATE	64u
 
-/* Format 4: frame_files in blocks too (frame step 4, vaddr 8, build_id string 4). */
+/* The fields of a frame and of a node, in order: format 3's layout. */
+#define DATAFILE_FRAME_FIELDS	{ 8, 8, 4, 4, 4, 1 }
+#define DATAFILE_NODE_FIELDS	{ 4, 4 }
+/* Format 4's: a node's id - parent whole, its frame byte by byte. */
+#define DATAFILE_NODE_FIELDS_V4	{ 4, 1, 1, 1, 1 }
+
+/*
+ * Format 4 lays every block out byte by byte (every record's first byte,
+ * then every record's second, ...; a node's first field whole), stores a count cell's node as the step
+ * from the cell before it in its row, and packs frame_files in blocks too
+ * (frame step 4, vaddr 8, build_id string 4).
+ */
 #define DATAFILE_FFILE_SIZE	16u
 #define DATAFILE_FFILES_PER_BLOCK 256u
 

@@ -3,10 +3,11 @@
  * two programs that read them: the fuzzer (fuzz-datafile.c) and the suite's
  * hostile-file check (seed-to-data.c, run by t831).  Raw bytes are the file
  * itself; an input starting with "SQL:" is SQL run on a copy of a small
- * valid file with every record type (the current format), "SQL1:" and
- * "SQL2:" the same on a format-1 and a format-2 file (format 3 packs
- * frames, nodes and cells in zlib blocks; format 2's rows are what most
- * row-level edits need).  Static functions only: each includer is one program
+ * valid file with every record type (the current format), "SQL1:",
+ * "SQL2:" and "SQL3:" the same on a format-1, 2 and 3 file (format 3 packs
+ * frames, nodes and cells in zlib blocks, format 4 frame_files too; format
+ * 2's rows are what most row-level edits need, format 3's frame_files table
+ * what edits of that table need).  Static functions only: each includer is one program
  * and builds its bases once.
  */
 #ifndef MMPROF_TESTS_DATAFILE_SEED_H
@@ -23,8 +24,8 @@
 #include "mmprof/datafile.h"
 
 struct seed_base {
-	void *bytes[3];		/* the current format's base, format 1's, format 2's */
-	size_t size[3];
+	void *bytes[4];		/* the current format's base, format 1's, 2's, 3's */
+	size_t size[4];
 };
 
 static void seed__read_base(struct seed_base *b, int i, const char *tmp)
@@ -70,6 +71,9 @@ static void seed__make_base(struct seed_base *b, const char *tmp)
 	st[1] = profile__frame(p, &f);
 	profile__add_count(p, 0, 0, profile__intern(p, "w"), 0, profile__stack(p, st, 3), 3, 3000);
 	profile__add_count(p, 0, 0, 0, 0, profile__stack(p, st + 1, 2), 1, 1000);
+	/* the unnamed user frame's place in its file, for mmprof resolve */
+	profile__add_frame_file(p, st[1], 0x1000, "f4728d496dc701784b7e635feb4d853d4ec06f29");
+	profile__add_frame_file(p, st[2], 0x2000, NULL);
 	if (datafile__save(p, tmp, &e))
 		abort();
 	seed__read_base(b, 0, tmp);
@@ -79,6 +83,9 @@ static void seed__make_base(struct seed_base *b, const char *tmp)
 	if (datafile__save_version(p, tmp, 2, &e))
 		abort();
 	seed__read_base(b, 2, tmp);
+	if (datafile__save_version(p, tmp, 3, &e))
+		abort();
+	seed__read_base(b, 3, tmp);
 	profile__free(p);
 }
 
@@ -111,8 +118,9 @@ static void seed__write(const struct seed_base *b, const uint8_t *data, size_t s
 			const char *path)
 {
 	if ((size >= 4 && !memcmp(data, "SQL:", 4)) ||
-	    (size >= 5 && (!memcmp(data, "SQL1:", 5) || !memcmp(data, "SQL2:", 5)))) {
-		int which = data[3] == '1' ? 1 : data[3] == '2' ? 2 : 0;
+	    (size >= 5 && (!memcmp(data, "SQL1:", 5) || !memcmp(data, "SQL2:", 5) ||
+			   !memcmp(data, "SQL3:", 5)))) {
+		int which = data[3] >= '1' && data[3] <= '3' ? data[3] - '0' : 0;
 		size_t skip = which ? 5 : 4;
 		char *sql = malloc(size - skip + 1);
 		sqlite3 *db = NULL;

@@ -16,7 +16,7 @@
 
 int main(int argc, char **argv)
 {
-	struct seed_base bases = { { NULL, NULL }, { 0, 0 } };
+	struct seed_base bases = { { NULL }, { 0 } };
 	char base[4096];
 	uint8_t *data;
 	size_t size;
@@ -43,5 +43,6 @@ int main(int argc, char **argv)
 	free(bases.bytes[0]);
 	free(bases.bytes[1]);
 	free(bases.bytes[2]);
+	free(bases.bytes[3]);
 	return 0;
 }
