@@ -420,6 +420,5 @@ out:
 	free(l.framemap);
 	free(l.nodemap);
 	free(l.block);
-	free(l.recs);
 	return err;
 }

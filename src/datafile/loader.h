@@ -40,8 +40,6 @@ struct loader {
 	uint64_t sum_samples, sum_period;	/* over every count read, < 2^63 */
 	unsigned char *block;	/* format 3: the block being read, unpacked */
 	size_t alloc_block;
-	unsigned char *recs;	/* the block's records, record by record */
-	size_t alloc_recs;
 	unsigned long long inflated;	/* bytes unpacked so far */
 };
 

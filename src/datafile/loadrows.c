@@ -517,26 +517,38 @@ static uint64_t be64(const unsigned char *b)
 }
 
 /*
- * A block's n records of width bytes, record by record, from its layout
- * field by field (fields[]: the widths of a record's fields, in order;
- * NULL: a field per byte, format 4's byte by byte).  Valid until the next
- * block.
+ * A field of record j of a block of n records: its w bytes from byte
+ * column at (the sum of the widths of the fields before it), laid out
+ * field by field (format 3: b + at * n + j * w) or byte by byte (format 4:
+ * the k-th byte at b + (at + k) * n + j).  Read in place, without copying
+ * the block into records: a million cells are 20 million bytes.
  */
-static const unsigned char *records(struct loader *l, const unsigned char *b, size_t n,
-				    size_t width, const unsigned char *fields, size_t nr_fields)
+static inline uint64_t by_field(const unsigned char *b, size_t n, size_t j, size_t at, unsigned w)
 {
-	size_t f, j, w, off = 0, at = 0;
+	const unsigned char *p = b + at * n + j * w;
+	uint64_t v = 0;
 
-	if (l->alloc_recs < n * width) {
-		l->recs = xrealloc(l->recs, n * width);
-		l->alloc_recs = n * width;
+	while (w--)
+		v = v << 8 | *p++;
+	return v;
+}
+
+static inline uint64_t by_byte(const unsigned char *b, size_t n, size_t j, size_t at, unsigned w)
+{
+	const unsigned char *p = b + at * n + j;
+	uint64_t v = 0;
+
+	while (w--) {
+		v = v << 8 | *p;
+		p += n;
 	}
-	for (f = 0; f < (fields ? nr_fields : width); f++, off += w) {
-		w = fields ? fields[f] : 1;
-		for (j = 0; j < n; j++, at += w)
-			memcpy(l->recs + j * width + off, b + at, w);
-	}
-	return l->recs;
+	return v;
+}
+
+static inline uint64_t block_field(bool bytewise, const unsigned char *b, size_t n, size_t j,
+				   size_t at, unsigned w)
+{
+	return bytewise ? by_byte(b, n, j, at, w) : by_field(b, n, j, at, w);
 }
 
 /* A string id inside a block: 0 is "no string", else a strings.id. */
@@ -552,8 +564,7 @@ static int block_str(struct loader *l, uint32_t id, const char *what, size_t rec
 /* Formats 3 and 4: frames in blocks (schema.h). */
 static int load_frame_blocks(struct loader *l)
 {
-	static const unsigned char fields[] = DATAFILE_FRAME_FIELDS;
-	bool last_seen = false;
+	bool last_seen = false, bw = l->version >= 4;
 	int err, r;
 
 	if ((err = prepare(l, "frame_blocks", "SELECT id, size, data FROM frame_blocks ORDER BY id")))
@@ -565,15 +576,14 @@ static int load_frame_blocks(struct loader *l)
 		if ((err = get_block(l, 1, DATAFILE_FRAME_SIZE, DATAFILE_FRAMES_PER_BLOCK, &b, &n)) ||
 		    (err = check_full(l, &last_seen, n, DATAFILE_FRAMES_PER_BLOCK)))
 			return err;
-		b = l->version >= 4 ? records(l, b, n, DATAFILE_FRAME_SIZE, NULL, 0) :
-		    records(l, b, n, DATAFILE_FRAME_SIZE, fields, sizeof(fields));
-		for (j = 0; j < n; j++, b += DATAFILE_FRAME_SIZE) {
-			struct frame f = { .addr = be64(b), .sym_off = be64(b + 8) };
-			unsigned flags = b[28];
+		for (j = 0; j < n; j++) {
+			struct frame f = { .addr = block_field(bw, b, n, j, 0, 8),
+					   .sym_off = block_field(bw, b, n, j, 8, 8) };
+			unsigned flags = b[n * 28 + j];
 
-			if ((err = block_str(l, be32(b + 16), "sym", j, &f.sym)) ||
-			    (err = block_str(l, be32(b + 20), "dso", j, &f.dso)) ||
-			    (err = block_str(l, be32(b + 24), "raw", j, &f.raw)))
+			if ((err = block_str(l, (uint32_t)block_field(bw, b, n, j, 16, 4), "sym", j, &f.sym)) ||
+			    (err = block_str(l, (uint32_t)block_field(bw, b, n, j, 20, 4), "dso", j, &f.dso)) ||
+			    (err = block_str(l, (uint32_t)block_field(bw, b, n, j, 24, 4), "raw", j, &f.raw)))
 				return err;
 			if (flags & ~(DATAFILE_FRAME_KERNEL | DATAFILE_FRAME_INLINED))
 				return bad_row(l, "record %zu: flags %#x are not kernel (1) and inlined (2)",
@@ -646,17 +656,16 @@ static int load_frame_file_blocks(struct loader *l)
 		if ((err = get_block(l, 1, DATAFILE_FFILE_SIZE, DATAFILE_FFILES_PER_BLOCK, &b, &n)) ||
 		    (err = check_full(l, &last_seen, n, DATAFILE_FFILES_PER_BLOCK)))
 			return err;
-		b = records(l, b, n, DATAFILE_FFILE_SIZE, NULL, 0);
-		for (j = 0; j < n; j++, b += DATAFILE_FFILE_SIZE) {
-			uint32_t step = be32(b), bid = 0;
-			uint64_t vaddr = be64(b + 4);
+		for (j = 0; j < n; j++) {
+			uint32_t step = (uint32_t)by_byte(b, n, j, 0, 4), bid = 0;
+			uint64_t vaddr = by_byte(b, n, j, 4, 8);
 			int64_t frame = prev + step;
 			const char *s;
 
 			if (!step || frame >= (int64_t)l->nr_frames)
 				return bad_row(l, "record %zu: frame %lld does not exist after frame %lld (%zu frames; one record per frame, in order)",
 					       j, (long long)frame, (long long)prev, l->nr_frames);
-			if ((err = block_str(l, be32(b + 12), "build_id", j, &bid)))
+			if ((err = block_str(l, (uint32_t)by_byte(b, n, j, 12, 4), "build_id", j, &bid)))
 				return err;
 			s = profile__str(l->p, bid);
 			if (s && !is_build_id(s, strlen(s)))
@@ -745,9 +754,7 @@ static void merge_nodes(struct loader *l)
 /* Formats 3 and 4: nodes in blocks, each node's id - parent and its frame. */
 static int read_node_blocks(struct loader *l)
 {
-	static const unsigned char fields[] = DATAFILE_NODE_FIELDS;
-	static const unsigned char fields_v4[] = DATAFILE_NODE_FIELDS_V4;
-	bool last_seen = false;
+	bool last_seen = false, bw = l->version >= 4;
 	int err, r;
 
 	if ((err = prepare(l, "node_blocks", "SELECT id, size, data FROM node_blocks ORDER BY id")))
@@ -759,10 +766,10 @@ static int read_node_blocks(struct loader *l)
 		if ((err = get_block(l, 1, DATAFILE_NODE_SIZE, DATAFILE_NODES_PER_BLOCK, &b, &n)) ||
 		    (err = check_full(l, &last_seen, n, DATAFILE_NODES_PER_BLOCK)))
 			return err;
-		b = l->version >= 4 ? records(l, b, n, DATAFILE_NODE_SIZE, fields_v4, sizeof(fields_v4)) :
-		    records(l, b, n, DATAFILE_NODE_SIZE, fields, sizeof(fields));
-		for (j = 0; j < n; j++, b += DATAFILE_NODE_SIZE) {
-			uint32_t delta = be32(b), frame = be32(b + 4);
+		for (j = 0; j < n; j++) {
+			/* format 4: the delta whole (DATAFILE_NODE_FIELDS_V4), the frame byte by byte */
+			uint32_t delta = be32(b + j * 4);
+			uint32_t frame = (uint32_t)block_field(bw, b, n, j, 4, 4);
 			size_t id = l->nr_nodes, parent = id - delta;
 
 			/* 0 < delta <= id: the parent precedes the node, no cycle */
@@ -1001,11 +1008,11 @@ static int load_count_cells(struct loader *l, bool *ascending)
 		}
 		if ((nr_cells += n) > DATAFILE_MAX_ROWS)
 			return bad_row(l, "more than %u counts", DATAFILE_MAX_ROWS);
-		if (l->version >= 4)	/* byte by byte, nodes as steps */
-			b = records(l, b, n, DATAFILE_CELL_SIZE, NULL, 0);
-		for (i = 0, node = 0; i < n; i++, b += DATAFILE_CELL_SIZE) {
-			uint32_t step = be32(b);
-			uint64_t samples = be64(b + 4), period = be64(b + 12);
+		for (i = 0, node = 0; i < n; i++) {
+			/* record by record; format 4: each node the step from the one before */
+			const unsigned char *cell = b + i * DATAFILE_CELL_SIZE;
+			uint32_t step = be32(cell);
+			uint64_t samples = be64(cell + 4), period = be64(cell + 12);
 			struct count c = { .run = run, .event = event, .comm = comm,
 					   .pid = (uint32_t)pid, .samples = samples, .period = period };
 

@@ -501,8 +501,12 @@ static void lay_out(unsigned char *out, const unsigned char *rec, size_t n, size
 
 	for (f = 0; f < (fields ? nr_fields : width); f++, off += w) {
 		w = fields ? fields[f] : 1;
-		for (j = 0; j < n; j++, at += w)
-			memcpy(out + at, rec + j * width + off, w);
+		if (w == 1)
+			for (j = 0; j < n; j++)
+				out[at++] = rec[j * width + off];
+		else
+			for (j = 0; j < n; j++, at += w)
+				memcpy(out + at, rec + j * width + off, w);
 	}
 }
 
@@ -944,8 +948,7 @@ static int write_count_cells(struct saver *s)
 		if (s->version == 2)
 			sqlite3_bind_blob(s->st, 6, cells, (int)(n * DATAFILE_CELL_SIZE), SQLITE_STATIC);
 		else {
-			lay_out(b, cells, n, DATAFILE_CELL_SIZE, s->version >= 4 ? NULL : fields,
-				sizeof(fields));
+			lay_out(b, cells, n, DATAFILE_CELL_SIZE, fields, sizeof(fields));
 			bind_block(s, 6, b, n * DATAFILE_CELL_SIZE);
 		}
 		if ((err = step(s)))

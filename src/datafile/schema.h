@@ -49,8 +49,9 @@ const char *const *datafile_tables(int version);
 #define DATAFILE_NODE_FIELDS_V4	{ 4, 1, 1, 1, 1 }
 
 /*
- * Format 4 lays every block out byte by byte (every record's first byte,
- * then every record's second, ...; a node's first field whole), stores a count cell's node as the step
+ * Format 4 lays frames, nodes and frame_files out byte by byte (every
+ * record's first byte, then every record's second, ...; a node's first
+ * field whole; cells stay record by record), stores a count cell's node as the step
  * from the cell before it in its row, and packs frame_files in blocks too
  * (frame step 4, vaddr 8, build_id string 4).
  */
