@@ -93,12 +93,37 @@ drop_env_warnings() {
 # nodes as rows: formats 3 and 4 pack them (Documentation/data-format.md).
 to_format2() {
 	if [ "$(sqlite3 "$1" 'PRAGMA user_version')" = 4 ]; then
+		# format 4: frame_files is a view, and a cell's node is the step
+		# from the cell before: the cells are written again with nodes
+		# (SQLite 3.40 has no unhex: bytes from a table of the 256)
+		bytes=$(i=0; while [ $i -lt 256 ]; do printf ",(%d,x'%02x')" $i $i; i=$((i + 1)); done)
+		h="hex(substr(b, i * 20 + 1, 4))" step=""
+		for k in 1 2 3 4 5 6 7 8; do
+			step="$step${step:+|}((instr('0123456789ABCDEF',substr($h,$k,1))-1)<<$((32 - 4 * k)))"
+		done
+		nn="((node + ($step)) & 4294967295)" be4=""
+		for sh in 24 16 8 0; do
+			be4="$be4${be4:+ || }(SELECT v FROM byte WHERE k = ($nn >> $sh) & 255)"
+		done
 		sqlite3 "$1" "
 		CREATE TABLE ff2 AS SELECT * FROM frame_files;
 		DROP VIEW frame_files; DROP TABLE frame_file_blocks;
 		CREATE TABLE frame_files(id INTEGER PRIMARY KEY,
 		  frame INTEGER NOT NULL REFERENCES frames(id), vaddr INTEGER NOT NULL, build_id TEXT);
-		INSERT INTO frame_files SELECT * FROM ff2 ORDER BY id; DROP TABLE ff2" || return
+		INSERT INTO frame_files SELECT * FROM ff2 ORDER BY id; DROP TABLE ff2;
+		CREATE TEMP TABLE byte(k INTEGER PRIMARY KEY, v BLOB);
+		INSERT INTO byte VALUES ${bytes#,};
+		CREATE TEMP TABLE c4 AS
+		  WITH RECURSIVE blk AS MATERIALIZED (
+		    SELECT id, size / 20 AS n, sqlar_uncompress(cells, size) AS b FROM stack_counts),
+		  walk(id, i, n, b, node, acc) AS (
+		    SELECT id, 0, n, b, 0, x'' FROM blk
+		    UNION ALL
+		    SELECT id, i + 1, n, b, $nn, acc || $be4 || substr(b, i * 20 + 5, 16)
+		    FROM walk WHERE i < n)
+		  SELECT id, CAST(acc AS BLOB) AS cells FROM walk WHERE i = n;
+		UPDATE stack_counts SET cells = (SELECT cells FROM c4 WHERE c4.id = stack_counts.id),
+		  size = (SELECT length(cells) FROM c4 WHERE c4.id = stack_counts.id)" || return
 	fi
 	sqlite3 "$1" "
 	CREATE TABLE f2 AS SELECT * FROM frames;

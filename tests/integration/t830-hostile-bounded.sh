@@ -106,7 +106,8 @@ hostile fts5 "CREATE VIRTUAL TABLE n5 USING fts5(a); INSERT INTO n5 VALUES('x')"
 refused fts5 "not the schema mmprof writes: 'n5' is a virtual table"
 
 # item 4: counts that add up to 2^63 or more
-# (format 3 packs cells with zlib: the edits write them unpacked, size = length)
+# (formats 3 and 4 pack cells with zlib: the edits write them unpacked, size = length;
+# format 4 reads a node as the step from the cell before, and these stay in range)
 hostile max-cell "UPDATE stack_counts SET cells = CAST(x'00000001' || x'7fffffffffffffff' ||
 	x'0000000000000001' || substr(sqlar_uncompress(cells, size), 21) AS BLOB) WHERE id = 0"
 refused max-cell "the samples of all counts add up to 2^63 or more"
