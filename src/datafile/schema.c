@@ -327,6 +327,18 @@ static const char counts_v3_sql[] =
 	"  FROM cell;\n"
 	COUNTS_V3;
 
+/* The 256 bytes in order, for format 4's views: instr(x, byte) - 1 is its value. */
+#define BYTES \
+	"x'000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f" \
+	"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f" \
+	"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f" \
+	"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f" \
+	"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f" \
+	"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf" \
+	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf" \
+	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff" \
+	"'"
+
 /*
  * Format 4: every block byte by byte (the first byte of every record, then
  * the second byte of every record, ...), which zlib packs tighter than
@@ -356,34 +368,44 @@ static const char trie_v4_sql[] =
 	"  id   INTEGER PRIMARY KEY,\n"
 	"  size INTEGER NOT NULL,\n"
 	"  data BLOB NOT NULL);\n"
-	/* 29 bytes a frame: addr 8, sym_off 8, sym 4, dso 4, raw 4, flags 1 */
+	/* 29 bytes a frame: addr 8, sym_off 8, sym 4, dso 4, raw 4, flags 1; a
+	 * byte's value is its place in the blob of the 256 bytes (instr) */
 	"CREATE VIEW frames AS\n"
 	"  WITH RECURSIVE seq(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i < 127),\n"
+	"  k(x) AS (SELECT " BYTES "),\n"
 	"  blk AS MATERIALIZED (\n"
-	"    SELECT id, size / 29 AS n, sqlar_uncompress(data, size) AS b FROM frame_blocks),\n"
-	"  cell AS MATERIALIZED (\n"
-	"    SELECT blk.id * 128 + i AS id,\n"
-	"      hex(substr(b, 0 * n + i + 1, 1)) || hex(substr(b, 1 * n + i + 1, 1)) ||\n"
-	"      hex(substr(b, 2 * n + i + 1, 1)) || hex(substr(b, 3 * n + i + 1, 1)) ||\n"
-	"      hex(substr(b, 4 * n + i + 1, 1)) || hex(substr(b, 5 * n + i + 1, 1)) ||\n"
-	"      hex(substr(b, 6 * n + i + 1, 1)) || hex(substr(b, 7 * n + i + 1, 1)) ||\n"
-	"      hex(substr(b, 8 * n + i + 1, 1)) || hex(substr(b, 9 * n + i + 1, 1)) ||\n"
-	"      hex(substr(b, 10 * n + i + 1, 1)) || hex(substr(b, 11 * n + i + 1, 1)) ||\n"
-	"      hex(substr(b, 12 * n + i + 1, 1)) || hex(substr(b, 13 * n + i + 1, 1)) ||\n"
-	"      hex(substr(b, 14 * n + i + 1, 1)) || hex(substr(b, 15 * n + i + 1, 1)) ||\n"
-	"      hex(substr(b, 16 * n + i + 1, 1)) || hex(substr(b, 17 * n + i + 1, 1)) ||\n"
-	"      hex(substr(b, 18 * n + i + 1, 1)) || hex(substr(b, 19 * n + i + 1, 1)) ||\n"
-	"      hex(substr(b, 20 * n + i + 1, 1)) || hex(substr(b, 21 * n + i + 1, 1)) ||\n"
-	"      hex(substr(b, 22 * n + i + 1, 1)) || hex(substr(b, 23 * n + i + 1, 1)) ||\n"
-	"      hex(substr(b, 24 * n + i + 1, 1)) || hex(substr(b, 25 * n + i + 1, 1)) ||\n"
-	"      hex(substr(b, 26 * n + i + 1, 1)) || hex(substr(b, 27 * n + i + 1, 1)) ||\n"
-	"      hex(substr(b, 28 * n + i + 1, 1)) AS h\n"
-	"    FROM blk JOIN seq ON i < n)\n"
-	"  SELECT id, " U64("1") " AS addr, " U64("17") " AS sym_off,\n"
-	"    nullif(" U32("33") ", 0) AS sym, nullif(" U32("41") ", 0) AS dso,\n"
-	"    " U8("57") " & 1 AS kernel, nullif(" U8("57") " >> 1 & 1, 0) AS inlined,\n"
-	"    nullif(" U32("49") ", 0) AS raw\n"
-	"  FROM cell;\n"
+	"    SELECT id, size / 29 AS n, sqlar_uncompress(data, size) AS b FROM frame_blocks)\n"
+	"  SELECT blk.id * 128 + i AS id,\n"
+	"    (((instr(x, substr(b, 0 * n + i + 1, 1)) - 1) << 56) |\n"
+	"    ((instr(x, substr(b, 1 * n + i + 1, 1)) - 1) << 48) |\n"
+	"    ((instr(x, substr(b, 2 * n + i + 1, 1)) - 1) << 40) |\n"
+	"    ((instr(x, substr(b, 3 * n + i + 1, 1)) - 1) << 32) |\n"
+	"    ((instr(x, substr(b, 4 * n + i + 1, 1)) - 1) << 24) |\n"
+	"    ((instr(x, substr(b, 5 * n + i + 1, 1)) - 1) << 16) |\n"
+	"    ((instr(x, substr(b, 6 * n + i + 1, 1)) - 1) << 8) |\n"
+	"    (instr(x, substr(b, 7 * n + i + 1, 1)) - 1)) AS addr,\n"
+	"    (((instr(x, substr(b, 8 * n + i + 1, 1)) - 1) << 56) |\n"
+	"    ((instr(x, substr(b, 9 * n + i + 1, 1)) - 1) << 48) |\n"
+	"    ((instr(x, substr(b, 10 * n + i + 1, 1)) - 1) << 40) |\n"
+	"    ((instr(x, substr(b, 11 * n + i + 1, 1)) - 1) << 32) |\n"
+	"    ((instr(x, substr(b, 12 * n + i + 1, 1)) - 1) << 24) |\n"
+	"    ((instr(x, substr(b, 13 * n + i + 1, 1)) - 1) << 16) |\n"
+	"    ((instr(x, substr(b, 14 * n + i + 1, 1)) - 1) << 8) |\n"
+	"    (instr(x, substr(b, 15 * n + i + 1, 1)) - 1)) AS sym_off,\n"
+	"    nullif((((instr(x, substr(b, 16 * n + i + 1, 1)) - 1) << 24) |\n"
+	"    ((instr(x, substr(b, 17 * n + i + 1, 1)) - 1) << 16) |\n"
+	"    ((instr(x, substr(b, 18 * n + i + 1, 1)) - 1) << 8) |\n"
+	"    (instr(x, substr(b, 19 * n + i + 1, 1)) - 1)), 0) AS sym,\n"
+	"    nullif((((instr(x, substr(b, 20 * n + i + 1, 1)) - 1) << 24) |\n"
+	"    ((instr(x, substr(b, 21 * n + i + 1, 1)) - 1) << 16) |\n"
+	"    ((instr(x, substr(b, 22 * n + i + 1, 1)) - 1) << 8) |\n"
+	"    (instr(x, substr(b, 23 * n + i + 1, 1)) - 1)), 0) AS dso,\n"
+	"    (instr(x, substr(b, 28 * n + i + 1, 1)) - 1) & 1 AS kernel, nullif((instr(x, substr(b, 28 * n + i + 1, 1)) - 1) >> 1 & 1, 0) AS inlined,\n"
+	"    nullif((((instr(x, substr(b, 24 * n + i + 1, 1)) - 1) << 24) |\n"
+	"    ((instr(x, substr(b, 25 * n + i + 1, 1)) - 1) << 16) |\n"
+	"    ((instr(x, substr(b, 26 * n + i + 1, 1)) - 1) << 8) |\n"
+	"    (instr(x, substr(b, 27 * n + i + 1, 1)) - 1)), 0) AS raw\n"
+	"  FROM blk JOIN seq ON i < n, k;\n"
 	/* 8 bytes a node: id - parent 4, frame 4 */
 	"CREATE VIEW nodes AS\n"
 	"  WITH RECURSIVE seq(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i < 511),\n"
@@ -400,22 +422,28 @@ static const char trie_v4_sql[] =
 	/* 16 bytes a record: frame step 4, vaddr 8, build_id 4 */
 	"CREATE VIEW frame_files AS\n"
 	"  WITH RECURSIVE seq(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i < 255),\n"
+	"  k(x) AS (SELECT " BYTES "),\n"
 	"  blk AS MATERIALIZED (\n"
 	"    SELECT id, size / 16 AS n, sqlar_uncompress(data, size) AS b FROM frame_file_blocks),\n"
-	"  cell AS MATERIALIZED (\n"
-	"    SELECT blk.id * 256 + i AS id,\n"
-	"      hex(substr(b, 0 * n + i + 1, 1)) || hex(substr(b, 1 * n + i + 1, 1)) ||\n"
-	"      hex(substr(b, 2 * n + i + 1, 1)) || hex(substr(b, 3 * n + i + 1, 1)) ||\n"
-	"      hex(substr(b, 4 * n + i + 1, 1)) || hex(substr(b, 5 * n + i + 1, 1)) ||\n"
-	"      hex(substr(b, 6 * n + i + 1, 1)) || hex(substr(b, 7 * n + i + 1, 1)) ||\n"
-	"      hex(substr(b, 8 * n + i + 1, 1)) || hex(substr(b, 9 * n + i + 1, 1)) ||\n"
-	"      hex(substr(b, 10 * n + i + 1, 1)) || hex(substr(b, 11 * n + i + 1, 1)) ||\n"
-	"      hex(substr(b, 12 * n + i + 1, 1)) || hex(substr(b, 13 * n + i + 1, 1)) ||\n"
-	"      hex(substr(b, 14 * n + i + 1, 1)) || hex(substr(b, 15 * n + i + 1, 1)) AS h\n"
-	"    FROM blk JOIN seq ON i < n),\n"
 	"  ff AS MATERIALIZED (\n"
-	"    SELECT id, sum(" U32("1") ") OVER (ORDER BY id) - 1 AS frame, " U64("9") " AS vaddr,\n"
-	"      nullif(" U32("25") ", 0) AS bid FROM cell)\n"
+	"    SELECT blk.id * 256 + i AS id, sum((((instr(x, substr(b, 0 * n + i + 1, 1)) - 1) << 24) |\n"
+	"    ((instr(x, substr(b, 1 * n + i + 1, 1)) - 1) << 16) |\n"
+	"    ((instr(x, substr(b, 2 * n + i + 1, 1)) - 1) << 8) |\n"
+	"    (instr(x, substr(b, 3 * n + i + 1, 1)) - 1)))\n"
+	"      OVER (ORDER BY blk.id * 256 + i) - 1 AS frame,\n"
+	"    (((instr(x, substr(b, 4 * n + i + 1, 1)) - 1) << 56) |\n"
+	"    ((instr(x, substr(b, 5 * n + i + 1, 1)) - 1) << 48) |\n"
+	"    ((instr(x, substr(b, 6 * n + i + 1, 1)) - 1) << 40) |\n"
+	"    ((instr(x, substr(b, 7 * n + i + 1, 1)) - 1) << 32) |\n"
+	"    ((instr(x, substr(b, 8 * n + i + 1, 1)) - 1) << 24) |\n"
+	"    ((instr(x, substr(b, 9 * n + i + 1, 1)) - 1) << 16) |\n"
+	"    ((instr(x, substr(b, 10 * n + i + 1, 1)) - 1) << 8) |\n"
+	"    (instr(x, substr(b, 11 * n + i + 1, 1)) - 1)) AS vaddr,\n"
+	"    nullif((((instr(x, substr(b, 12 * n + i + 1, 1)) - 1) << 24) |\n"
+	"    ((instr(x, substr(b, 13 * n + i + 1, 1)) - 1) << 16) |\n"
+	"    ((instr(x, substr(b, 14 * n + i + 1, 1)) - 1) << 8) |\n"
+	"    (instr(x, substr(b, 15 * n + i + 1, 1)) - 1)), 0) AS bid\n"
+	"    FROM blk JOIN seq ON i < n, k)\n"
 	"  SELECT ff.id, ff.frame, ff.vaddr, s.s AS build_id\n"
 	"  FROM ff LEFT JOIN strings s ON s.id = ff.bid;\n"
 	;
@@ -443,6 +471,7 @@ static const char counts_v4_sql[] =
 	"    " U64("9") " AS samples, " U64("25") " AS period\n"
 	"  FROM cell;\n"
 	COUNTS_V3;
+#undef BYTES
 #undef U64
 #undef U32
 #undef U8
