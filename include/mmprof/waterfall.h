@@ -51,6 +51,9 @@ struct waterfall {
 	const char *base_name, *cur_name;	/* the totals' rows; NULL: "base", "new" */
 };
 
+/* A verdict's CSS class ("up", "cant-tell"): the bars' and the HTML diff table's rows. */
+const char *waterfall__verdict_class(enum diff_verdict v);
+
 struct waterfall_render_opts {
 	const char *id;		/* id of the <svg>, prefix of its own ids; NULL: "mmwaterfall" */
 	const char *title;	/* first line, and the accessible name; NULL: "Change of the total by function" */

@@ -16,6 +16,7 @@
 #include "mmprof/diffside.h"
 #include "mmprof/flame.h"
 #include "mmprof/keys.h"
+#include "mmprof/waterfall.h"
 #include "mmprof/xalloc.h"
 
 static const char page_css[] =
@@ -321,14 +322,7 @@ static void meta_table(struct outbuf *b, const struct html_side *sides, size_t n
 
 static const char *row_class(const struct diff_row *r)
 {
-	switch (r->verdict) {
-	case DIFF_UP: return "up";
-	case DIFF_DOWN: return "down";
-	case DIFF_CHANGED: return "changed";
-	case DIFF_SMALL: return "small";
-	case DIFF_CANT_TELL: return "cant-tell";
-	default: return "same";
-	}
+	return waterfall__verdict_class(r->verdict);
 }
 
 enum cell { CELL_VALUE, CELL_SD, CELL_POINTS, CELL_PCT, CELL_Q, CELL_POINTS_ABS, CELL_PCT_ABS };

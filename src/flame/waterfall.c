@@ -34,7 +34,7 @@ static const char *bar_fill(enum diff_verdict v)
 	}
 }
 
-static const char *bar_class(enum diff_verdict v)
+const char *waterfall__verdict_class(enum diff_verdict v)
 {
 	switch (v) {
 	case DIFF_UP: return "up";
@@ -237,7 +237,7 @@ void waterfall__svg(struct outbuf *b, const struct waterfall *w, const struct wa
 				  "stroke-dasharray=\"2,2\"/>\n", wx(&g, from), y - (ROW_PX - BAR_PX) / 2,
 			       wx(&g, from), y + (ROW_PX - BAR_PX) / 2);
 		outbuf__printf(b, "<g class=\"wf %s%s\" data-from=\"%.17g\" data-to=\"%.17g\" data-delta=\"%.17g\"><title>",
-			       bar_class(bar->verdict), bar->rest ? " rest" : "", from, to, bar->delta);
+			       waterfall__verdict_class(bar->verdict), bar->rest ? " rest" : "", from, to, bar->delta);
 		outbuf__xml_str(b, bar->label);
 		outbuf__puts(b, "\n");
 		if (isfinite(bar->base) || isfinite(bar->cur)) {
