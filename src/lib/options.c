@@ -200,7 +200,13 @@ int options__parse(int argc, char **argv, const struct option_desc *opts,
 			goto out;
 		}
 		if (c == '?') {
-			if (optopt)
+			/* glibc sets optopt to a long flag's code when it was
+			 * given "=value": name the flag, not that code's byte */
+			if (optopt >= 1000)
+				fprintf(stderr, "mmprof %s: option '--%s%s' takes no value; see 'mmprof %s --help'\n",
+					cmd, optopt >= 3000 ? "no-" : "",
+					opts[optopt - (optopt >= 3000 ? 3000 : 1000)].long_name, cmd);
+			else if (optopt)
 				fprintf(stderr, "mmprof %s: unknown option '-%c'; see 'mmprof %s --help'\n",
 					cmd, optopt, cmd);
 			else

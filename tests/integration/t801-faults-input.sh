@@ -33,11 +33,16 @@ cp "$tmp/a.data" "$tmp/newer.data"
 sqlite3 "$tmp/newer.data" 'pragma user_version = 99'
 printf '\211PNG\r\n\032\n' >"$tmp/png.data"
 
-plan 26
+plan 29
 
 for cmd in record report diff strip export flamegraph; do
 	bad "$cmd: an unknown option" "unknown option '--no-such-option'" $cmd --no-such-option
 done
+# a value given to a long flag: glibc reports it with optopt = the option's
+# long-option code, which once printed as a byte ('-\xe8')
+bad "diff: a value for a flag" "option '--color' takes no value" diff --color=always "$tmp/a.data" "$tmp/a.data"
+bad "report: a value for a flag" "option '--tree' takes no value" report --tree=x "$tmp/a.data"
+bad "diff: a value for a negated flag" "option '--no-color' takes no value" diff --no-color=x "$tmp/a.data" "$tmp/a.data"
 bad "an unknown command" "'frobnicate' is not a command" frobnicate
 bad "record: an unknown event" "unknown event 'no-such-event'" record -e no-such-event -o "$tmp/x.data" -- true
 bad "record: an unknown modifier" "unknown modifier 'z'" record -e cpu-clock:z -o "$tmp/x.data" -- true
