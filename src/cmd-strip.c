@@ -115,6 +115,25 @@ static size_t strip_meta(struct profile *p, bool *gone_strs)
 	return gone;
 }
 
+/*
+ * _text's running address (meta kernel_ref_reloc_sym, for resolve
+ * --vmlinux) is the base KASLR chose: drop the key, and its value from the
+ * strings (gone[], blank_unused) since a meta value is a pooled string.
+ * 1 when there was one.
+ */
+static size_t strip_kernel_ref(struct profile *p, bool *gone_strs)
+{
+	const char *v = profile__meta(p, "kernel_ref_reloc_sym");
+	uint32_t id = profile__str_id(p, v);
+
+	if (!v)
+		return 0;
+	if (id && id < p->nr_strs)
+		gone_strs[id] = true;
+	profile__del_meta(p, "kernel_ref_reloc_sym");
+	return 1;
+}
+
 /* User space is the lower half of the address space on 64-bit Linux. */
 static bool kernel_half(uint64_t addr)
 {
@@ -275,11 +294,6 @@ int cmd_strip(int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	addrs = strip_kernel_addrs(p);
-	/* _text's running address (for resolve --vmlinux) is the base KASLR chose */
-	if (profile__meta(p, "kernel_ref_reloc_sym")) {
-		profile__del_meta(p, "kernel_ref_reloc_sym");
-		addrs++;
-	}
 	/* <name>.time.* is named from cmdline, which goes: keep the name */
 	if (!profile__meta(p, "workload") && profile__meta(p, "cmdline")) {
 		char name[256];
@@ -288,6 +302,7 @@ int cmd_strip(int argc, char **argv)
 		profile__set_meta(p, "workload", name);
 	}
 	gone = xcalloc(p->nr_strs ? p->nr_strs : 1, sizeof(*gone));
+	addrs += strip_kernel_ref(p, gone);
 	values = strip_tracepoint_values(p, &gone);	/* interns: before any blanking */
 	keys = strip_meta(p, gone);
 	blank_unused(p, gone);
