@@ -133,11 +133,11 @@ static void counters(const struct profile *p, struct outbuf *out)
 	}
 	for (k = 0; k < nr; k++) {
 		const char *name = profile__str(p, ids[k]);
-		size_t len = strlen(name);
+		size_t len = strcspn(name, ":");	/* "task-clock:u" is a clock too */
 
 		outbuf__puts(out, k ? ", " : "# counters: ");
 		outbuf__text_str(out, name);
-		if (len > 6 && !strcmp(name + len - 6, "-clock"))
+		if (len > 6 && !strncmp(name + len - 6, "-clock", 6))
 			outbuf__printf(out, " %.2f msec", sum[k] / (double)n[k] / 1e6);
 		else
 			outbuf__printf(out, " %.0f", sum[k] / (double)n[k]);

@@ -59,7 +59,7 @@ run() {
 	fi
 }
 
-plan 14
+plan 15
 
 # 1: the default event (cycles, else cpu-clock) includes the kernel: at 2
 # it falls back to user space only (7-12 check how)
@@ -131,6 +131,12 @@ ok $? "the file's event is $dflt"
 ev=$(echo "$dflt" | tr : -)
 grep -q "^perf-profile\.self\.$ev\.pf_touch_pages: " "$tmp/keys" && ! grep -q "^perf-profile\.self\.$ev\.\(exc_page_fault\|clear_page\|handle_mm_fault\)" "$tmp/keys"
 ok $? "the profile has the workload's user function, no kernel function"
+# the header's clocks are in msec whatever the modifier ("task-clock:u
+# 555481979" before: the -clock test saw the ':u')
+"$MMPROF" report "$tmp/u/d.data" 2>/dev/null | grep '^# counters: ' >"$tmp/hdr"
+grep -q ' task-clock:u [0-9]*\.[0-9][0-9] msec,' "$tmp/hdr" && grep -q ' cpu-clock:u [0-9]*\.[0-9][0-9] msec,' "$tmp/hdr"
+ok $? "report's header gives task-clock:u and cpu-clock:u in msec"
+[ $? -eq 0 ] || diag "$tmp/hdr"
 rm -f "$tmp/u/e.data"
 asnobody "$MMPROF" record -q -e cpu-clock -o "$tmp/u/e.data" -- "$tmp/u/page-fault" -s 0.2 >/dev/null 2>"$tmp/err"
 test $? -eq 0 && grep -qx "mmprof: warning: kernel.perf_event_paranoid is 2 and this user has no CAP_PERFMON: sampling user space only, as perf does (cpu-clock:u); .*" "$tmp/err" &&
