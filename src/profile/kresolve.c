@@ -61,7 +61,8 @@ int resolve__attach_vmlinux(const struct profile *p, struct symbols *syms, const
 	if (!parse_ref(profile__meta(p, "kernel_ref_reloc_sym"), &ref))
 		return errmsg__set(e, -ENODATA,
 				   "the file keeps no address of its kernel's text (meta "
-				   "kernel_ref_reloc_sym: kallsyms hid addresses while recording): "
+				   "kernel_ref_reloc_sym: kallsyms hid addresses while recording, "
+				   "or mmprof strip removed it): "
 				   "cannot place a vmlinux under KASLR");
 	snprintf(k->build_id, sizeof(k->build_id), "%s", id);
 	err = symbols__use_vmlinux_at(syms, path, id, &ref, e);
