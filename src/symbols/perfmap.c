@@ -77,12 +77,15 @@ int perfmap__read(struct elffile *f, const char *path, long owner, struct arena 
 		close(fd);
 		return -ENOMEM;
 	}
+	/* the bytes read are the file position: strlen() counts none of a
+	 * line of NULs, and a sparse map is NULs of any length */
 	while (total < PERFMAP_MAX_BYTES && fgets(line, sizeof(line), fp)) {
 		unsigned long long start, size;
 		size_t len = strlen(line);
 		char *p = line, *end;
+		off_t pos = ftello(fp);
 
-		total += len;
+		total = pos < 0 ? PERFMAP_MAX_BYTES : (unsigned long long)pos;
 		if (len && line[len - 1] != '\n') {
 			int c;
 

@@ -5,6 +5,9 @@
 #   - a FIFO: record must not block on it (it hung, no file written);
 #   - a symlink to /dev/zero: not followed (RSS grew without bound);
 #   - a regular file owned by another uid: not read;
+#   - a sparse file of NULs with a name past PERFMAP_MAX_BYTES (256 MiB):
+#     not read that far (a line of NULs counted 0 bytes, so a sparse map
+#     of any size was read to its end);
 #   - its own regular file: still read, its names in the report, also
 #     when the process has exited before the recording ends.
 # Each is recorded with record -a --duration 1 under timeout and a memory
@@ -20,7 +23,7 @@ cleanup_hook() {
 	done
 }
 
-plan 11
+plan 13
 
 mkdir "$tmp/u"
 chmod 755 "$tmp"
@@ -125,6 +128,18 @@ rec none foreign
 ok $? "a perf map owned by another uid: record -a finishes"
 ! "$MMPROF" report --folded "$tmp/none.data" | grep -q jit_foreign_name
 ok $? "and its names are not taken"
+
+# nobody's map: NULs, then a name at 8191 * 32800 bytes (256.2 MiB), where
+# a read of 8191 bytes (fgets of its 8 KiB line) starts
+late() {
+	truncate -s $((8191 * 32800)) "$1" &&
+	printf '%s 1000 jit_past_the_cap\n' "$(sed -n 's/^\([0-9a-f]*\)-.* rwxp .*/\1/p' "/proc/$jpid/maps" | head -1)" >>"$1" &&
+	chown 65534 "$1"
+}
+rec sparse late
+ok $? "a sparse perf map of NULs: record -a finishes"
+! "$MMPROF" report --folded "$tmp/sparse.data" | grep -q jit_past_the_cap
+ok $? "and it is not read past 256 MiB: the name there is not taken"
 
 rec map
 ok $? "nobody's own regular perf map: record -a finishes"
