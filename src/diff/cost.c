@@ -188,6 +188,9 @@ struct cost_profile *cost_profile__new(const struct profile *p, const struct cos
 		}
 	c->fn = names.name;
 	c->nr_fn = names.nr;
+	/* cost.work, a total per event, then self, part and children per event and function */
+	c->nr_keys = 1 + c->nr_events + 3 * c->nr_events * c->nr_fn;
+	c->key = xcalloc(c->nr_keys + 1, sizeof(*c->key));
 	hashidx__release(&names.idx);
 	free(fself);
 	free(fchildren);
@@ -214,43 +217,84 @@ void cost_profile__free(struct cost_profile *c)
 	free(c->slot);
 	free(c->cells);
 	free(c->entry_fn);
+	for (i = 0; i < c->nr_keys; i++)
+		free(c->key[i]);
+	free(c->key);
 	symview__release(&c->view);
 	free(c);
 }
 
+void cost_keys__release(struct cost_keys *k)
+{
+	free(k->items);
+	free(k->ids);
+	memset(k, 0, sizeof(*k));
+}
+
+enum { KEY_SELF, KEY_PART, KEY_CHILDREN };
+static const char *const key_kind[] = { "self", "part", "children" };
+
+/* The id of cost.work (e < 0), of event e's total (fn < 0), or of a function's key of kind. */
+static uint32_t key_id(const struct cost_profile *c, int e, int kind, int64_t fn)
+{
+	if (e < 0)
+		return 0;
+	if (fn < 0)
+		return 1 + (uint32_t)e;
+	return (uint32_t)(1 + c->nr_events + ((size_t)e * 3 + (size_t)kind) * c->nr_fn + (size_t)fn);
+}
+
+/* Append key id (its string made on first use: the table is the profile's cache) = value. */
+static void add_key(const struct cost_profile *c, struct cost_keys *out, uint32_t id, int e,
+		    int kind, int64_t fn, double value)
+{
+	if (!c->key[id]) {
+		char key[1280];
+
+		if (e < 0)
+			snprintf(key, sizeof(key), "cost.work");
+		else
+			cost__key(fn < 0 ? "total" : key_kind[kind], c->event[e],
+				  fn < 0 ? NULL : c->fn[fn], key, sizeof(key));
+		c->key[id] = xstrdup(key);
+	}
+	if (out->nr == out->alloc) {
+		out->alloc = out->alloc ? 2 * out->alloc : 64;
+		out->items = xrealloc(out->items, out->alloc * sizeof(*out->items));
+		out->ids = xrealloc(out->ids, out->alloc * sizeof(*out->ids));
+	}
+	out->items[out->nr] = (struct key_value){ .key = c->key[id], .value = value };
+	out->ids[out->nr++] = id;
+}
+
 void cost_profile__keys(const struct cost_profile *c, uint32_t run, const char *const *events,
-			const double *base_total, size_t nr_events, struct keyvals *out)
+			const double *base_total, size_t nr_events, struct cost_keys *out)
 {
 	size_t k, n = events ? nr_events : c->nr_events, i;
-	char key[1280];
 
 	if (run >= c->p->nr_runs || !isfinite(c->work[run]))
 		return;
-	keyvals__add(out, "cost.work", c->work[run]);
+	add_key(c, out, key_id(c, -1, 0, 0), -1, 0, 0, c->work[run]);
 	for (k = 0; k < n; k++) {
 		int e = events ? cost_profile__event(c, events[k]) : (int)k;
 		const struct cost_slot *s = e >= 0 ? cost_profile__slot(c, run, (uint32_t)e) : NULL;
-		const char *ev = e >= 0 ? c->event[e] : NULL;
 		double bt = events && base_total ? base_total[k] : NAN;
 
 		if (!s || !isfinite(s->total))
 			continue;
-		cost__key("total", ev, NULL, key, sizeof(key));
-		keyvals__add(out, key, s->total);
+		add_key(c, out, key_id(c, e, 0, -1), e, 0, -1, s->total);
 		for (i = s->first; i < s->first + s->nr; i++) {
 			const struct cost_cell *cell = &c->cells[i];
-			const char *fn = c->fn[cell->fn];
+			int64_t fn = cell->fn;
 
 			if (cell->self > 0) {
-				cost__key("self", ev, fn, key, sizeof(key));
-				keyvals__add(out, key, cell->self);
-				if (isfinite(bt) && bt > 0) {
-					cost__key("part", ev, fn, key, sizeof(key));
-					keyvals__add(out, key, 100 * cell->self / bt);
-				}
+				add_key(c, out, key_id(c, e, KEY_SELF, fn), e, KEY_SELF, fn, cell->self);
+				if (isfinite(bt) && bt > 0)
+					add_key(c, out, key_id(c, e, KEY_PART, fn), e, KEY_PART, fn,
+						100 * cell->self / bt);
 			}
-			cost__key("children", ev, fn, key, sizeof(key));
-			keyvals__add(out, key, cell->children);
+			add_key(c, out, key_id(c, e, KEY_CHILDREN, fn), e, KEY_CHILDREN, fn,
+				cell->children);
 		}
 	}
 }

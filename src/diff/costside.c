@@ -33,7 +33,7 @@ static void cost_side__release(struct cost_side *cs)
 	for (i = 0; i < cs->nr_files; i++)
 		cost_profile__free(cs->cp[i]);
 	for (i = 0; i < cs->nr_runs; i++)
-		keyvals__release(&cs->keys[i]);
+		cost_keys__release(&cs->keys[i]);
 	free(cs->cp);
 	free(cs->file);
 	free(cs->run);
@@ -210,9 +210,14 @@ int cost_sides__build(struct cost_sides *c, const struct diff_side *s, size_t nr
 		struct cost_side *cs = &c->side[k];
 
 		for (i = 0; i < cs->nr_runs; i++) {
-			cost_profile__keys(cs->cp[cs->file[i]], cs->run[i], (const char *const *)c->events,
+			const struct cost_profile *cp = cs->cp[cs->file[i]];
+
+			cost_profile__keys(cp, cs->run[i], (const char *const *)c->events,
 					   c->base_total, c->nr_events, &cs->keys[i]);
-			cs->runs[i] = (struct diff_run){ .items = cs->keys[i].items, .nr = cs->keys[i].nr };
+			/* a file's runs share its key ids: each key is hashed once per file */
+			cs->runs[i] = (struct diff_run){ .items = cs->keys[i].items, .nr = cs->keys[i].nr,
+							 .ids = cs->keys[i].ids, .id_space = cp,
+							 .nr_ids = cp->nr_keys };
 		}
 	}
 	return 0;

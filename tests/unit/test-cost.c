@@ -36,7 +36,7 @@ static uint32_t stack(struct profile *p, const uint32_t *root_first, size_t n)
 	return node;
 }
 
-static double get(const struct keyvals *kv, const char *key)
+static double get(const struct cost_keys *kv, const char *key)
 {
 	size_t i;
 
@@ -96,7 +96,7 @@ static void test_hand(void)
 	const struct profile *ps[] = { p };
 	struct cost_work w;
 	struct cost_profile *c;
-	struct keyvals kv = { 0 };
+	struct cost_keys kv = { 0 };
 	const char *ev[] = { "cpu-clock" };
 	double base_total[] = { 200 };
 	bool time;
@@ -123,17 +123,17 @@ static void test_hand(void)
 	is_dbl(get(&kv, "cost.self.cpu-clock.f"), -1, 0, "f has no self cost in run 0");
 	is_dbl(get(&kv, "cost.part.cpu-clock.leaf"), 50, 1e-9, "part: 100 * 100 / 200");
 	is_dbl(get(&kv, "cost.part.cpu-clock.[no_stack]"), 10, 1e-9, "part of the frameless");
-	keyvals__release(&kv);
+	cost_keys__release(&kv);
 
 	cost_profile__keys(c, 1, ev, base_total, 1, &kv);
 	is_dbl(get(&kv, "cost.total.cpu-clock"), 200, 1e-9, "run 1: 4000 ns / 20 ops");
 	is_dbl(get(&kv, "cost.self.cpu-clock.f"), 75, 1e-9, "f.isra.0 is f's key");
 	is_dbl(get(&kv, "cost.children.cpu-clock.f"), 175, 1e-9, "f's children in run 1");
-	keyvals__release(&kv);
+	cost_keys__release(&kv);
 
 	cost_profile__keys(c, 2, ev, base_total, 1, &kv);
 	is_int((long)kv.nr, 0, "no keys for a run of unknown work");
-	keyvals__release(&kv);
+	cost_keys__release(&kv);
 	cost_profile__free(c);
 	profile__free(p);
 }
