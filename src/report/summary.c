@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <string.h>
 
+#include "mmprof/datafile.h"
 #include "mmprof/report.h"
 
 /* metrics the recorder adds for every run (meminfo.*, proc-vmstat.*): not the workload's */
@@ -146,6 +147,41 @@ static void counters(const struct profile *p, struct outbuf *out)
 		outbuf__printf(out, "%s\n", p->nr_runs > 1 ? " (mean over runs)" : "");
 }
 
+/*
+ * What record kept from the file that the samples alone would not say: chains
+ * cut to their leaf at the budget, values the format cannot hold, rows
+ * left out at save (meta stacks_cut_to_leaf, repaired.*, save.dropped_rows).
+ */
+static void repairs(const struct profile *p, struct outbuf *out)
+{
+	const char *cut = profile__meta(p, "stacks_cut_to_leaf");
+	const char *dropped = profile__meta(p, DATAFILE_META_DROPPED);
+	size_t i, n = 0;
+
+	if (cut && strcmp(cut, "0")) {
+		outbuf__puts(out, "# chains cut: ");
+		outbuf__text_str(out, cut);
+		outbuf__puts(out, " samples kept only their innermost frame (the budget for distinct chains was full)\n");
+	}
+	for (i = 0; i < p->nr_meta; i++) {
+		const char *k = profile__str(p, p->meta[i].key), *v = profile__str(p, p->meta[i].value);
+
+		if (!k || !v || strncmp(k, "repaired.", 9))
+			continue;
+		outbuf__puts(out, n++ ? ", " : "# kept within the file format (record repaired them): ");
+		outbuf__text_str(out, k + 9);
+		outbuf__puts(out, " ");
+		outbuf__text_str(out, v);
+	}
+	if (n)
+		outbuf__puts(out, " (mmprof-record(1), OUTPUT)\n");
+	if (dropped && strcmp(dropped, "0")) {
+		outbuf__puts(out, "# rows left out when the file was written: ");
+		outbuf__text_str(out, dropped);
+		outbuf__puts(out, " (meta save.dropped_rows)\n");
+	}
+}
+
 static void header(const struct profile *p, const char *path, struct outbuf *out)
 {
 	const char *cmd = profile__meta(p, "cmdline");
@@ -177,6 +213,7 @@ static void header(const struct profile *p, const char *path, struct outbuf *out
 	outbuf__printf(out, "%s; samples %llu, lost %llu (%.2f%%)\n", p->nr_events ? "" : " none",
 		       (unsigned long long)kept, (unsigned long long)lost,
 		       kept + lost ? 100.0 * (double)lost / (double)(kept + lost) : 0.0);
+	repairs(p, out);
 	counters(p, out);
 	workload_metrics(p, out);
 	if (!p->nr_events)

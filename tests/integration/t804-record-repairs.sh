@@ -14,7 +14,7 @@
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t804
-plan 10
+plan 11
 
 python3 - "$tmp/long.s" <<'PY'
 import sys
@@ -63,6 +63,8 @@ ok $? "report reads it"
 awk '/^ *[0-9.]+% +[0-9.]+% +long +\[\.\] fxxxx/ { self = $2 + 0; exit }
      END { exit !(self > 50) }' "$tmp/report"
 ok $? "and names the long function with most of the samples"
+grep -qx "# kept within the file format (record repaired them): string 1 (mmprof-record(1), OUTPUT)" "$tmp/report"
+ok $? "report's header says what record repaired"
 
 # 7-8: 300 tracepoints (of any systems this kernel has)
 tracefs_dir

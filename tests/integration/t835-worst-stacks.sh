@@ -19,7 +19,7 @@
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t835
-plan 9
+plan 10
 
 cat >"$tmp/rr.c" <<'PROG'
 #include <stdint.h>
@@ -99,6 +99,8 @@ said=$(sed -n 's/^mmprof: 1 run, \([0-9]*\) samples, .*/\1/p' "$tmp/cut.err")
 [ "$folded" -eq "$taken" ] && [ "$said" = "$taken" ] &&
 	test "$(q "select sum(samples) from counts")" -eq "$taken"
 ok $? "report's folded counts ($folded) and the cells hold every sample taken ($taken, record said $said)"
+"$MMPROF" report "$tmp/cut.data" 2>/dev/null | grep -qx "# chains cut: $cut samples kept only their innermost frame (the budget for distinct chains was full)"
+ok $? "report's header says how many samples lost their chain"
 
 # the trie stays within the budget: five eighths of 256 KiB at 48 bytes a
 # node, and the leaves of cut chains, at most one node per frame
