@@ -47,7 +47,8 @@
  *   cost.<self|children|part>.<event>.<function...>
  *                         "cost.<kind>.<event>": the event took samples
  *                         and the work was known; a function without
- *                         samples costs 0 per op;
+ *                         samples, or under cost.h's COST_KEY_FLOOR
+ *                         everywhere, costs 0 per op;
  *   perf-sched.<stat>.<agg>.<unit>.<stack...>
  *                         "perf-sched.<stat>.<agg>.<unit>": a stack that
  *                         never waited;

@@ -220,8 +220,46 @@ void cost_profile__free(struct cost_profile *c)
 	for (i = 0; i < c->nr_keys; i++)
 		free(c->key[i]);
 	free(c->key);
+	free(c->keep);
 	symview__release(&c->view);
 	free(c);
+}
+
+void cost_profiles__keep(struct cost_profile *const *cps, size_t n)
+{
+	struct fn_names kept = { 0 };
+	size_t k, i, f;
+
+	hashidx__init(&kept.idx);
+	for (k = 0; k < n; k++) {
+		const struct cost_profile *c = cps[k];
+
+		for (i = 0; i < (size_t)c->p->nr_runs * c->nr_events; i++) {
+			const struct cost_slot *s = &c->slot[i];
+
+			if (!(s->total > 0))
+				continue;
+			for (f = s->first; f < s->first + s->nr; f++)
+				if (c->cells[f].children >= COST_KEY_FLOOR * s->total)
+					fn_names__intern(&kept, c->fn[c->cells[f].fn]);
+		}
+	}
+	for (k = 0; k < n; k++) {
+		struct cost_profile *c = cps[k];
+
+		free(c->keep);
+		c->keep = xcalloc(c->nr_fn + 1, sizeof(*c->keep));
+		for (f = 0; f < c->nr_fn; f++) {
+			const char *s = c->fn[f];
+
+			c->keep[f] = hashidx__find(&kept.idx, hash__bytes(s, strlen(s)), name_eq,
+						   &kept, s) != HASHIDX_NONE;
+		}
+	}
+	for (i = 0; i < kept.nr; i++)
+		free(kept.name[i]);
+	free(kept.name);
+	hashidx__release(&kept.idx);
 }
 
 void cost_keys__release(struct cost_keys *k)
@@ -286,6 +324,9 @@ void cost_profile__keys(const struct cost_profile *c, uint32_t run, const char *
 		for (i = s->first; i < s->first + s->nr; i++) {
 			const struct cost_cell *cell = &c->cells[i];
 			int64_t fn = cell->fn;
+
+			if (c->keep && !c->keep[fn])
+				continue;
 
 			if (cell->self > 0) {
 				add_key(c, out, key_id(c, e, KEY_SELF, fn), e, KEY_SELF, fn, cell->self);

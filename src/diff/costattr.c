@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,26 +38,43 @@ static int row_by_delta(const void *a, const void *b)
 	return strcmp(x->fn, y->fn);
 }
 
-/* Side k's (0: base, column) accumulations of event ev appended to *a. */
+/*
+ * Side k's (0: base, column) accumulations of event ev appended to *a: one
+ * per function of each file (its runs summed first, in run order), not one
+ * per run and function, which made 20 runs' arrays 20 times the functions.
+ */
 static double side_accs(const struct cost_side *cs, const char *ev, int side, struct acc **a,
 			size_t *n, size_t *alloc)
 {
 	double total = 0, runs = cs->nr_runs ? (double)cs->nr_runs : 1;
-	size_t i, j;
+	size_t f, i, j;
 
-	for (i = 0; i < cs->nr_runs; i++) {
-		const struct cost_profile *cp = cs->cp[cs->file[i]];
+	for (f = 0; f < cs->nr_files; f++) {
+		const struct cost_profile *cp = cs->cp[f];
 		int e = cost_profile__event(cp, ev);
-		const struct cost_slot *s = e >= 0 ? cost_profile__slot(cp, cs->run[i], (uint32_t)e) : NULL;
+		double *self = xcalloc(2 * cp->nr_fn + 2, sizeof(*self)), *children = self + cp->nr_fn + 1;
+		bool *seen = xcalloc(cp->nr_fn + 1, sizeof(*seen));
 
-		if (!s || !isfinite(s->total))
-			continue;
-		total += s->total / runs;
-		for (j = s->first; j < s->first + s->nr; j++) {
-			XGROW(*a, *alloc, *n);
-			(*a)[(*n)++] = (struct acc){ cp->fn[cp->cells[j].fn], side,
-						     cp->cells[j].self / runs, cp->cells[j].children / runs };
+		for (i = 0; i < cs->nr_runs; i++) {
+			const struct cost_slot *s = e >= 0 && cs->file[i] == f ?
+				cost_profile__slot(cp, cs->run[i], (uint32_t)e) : NULL;
+
+			if (!s || !isfinite(s->total))
+				continue;
+			total += s->total / runs;
+			for (j = s->first; j < s->first + s->nr; j++) {
+				self[cp->cells[j].fn] += cp->cells[j].self / runs;
+				children[cp->cells[j].fn] += cp->cells[j].children / runs;
+				seen[cp->cells[j].fn] = true;
+			}
 		}
+		for (j = 0; j < cp->nr_fn; j++)
+			if (seen[j]) {
+				XGROW(*a, *alloc, *n);
+				(*a)[(*n)++] = (struct acc){ cp->fn[j], side, self[j], children[j] };
+			}
+		free(self);
+		free(seen);
 	}
 	return total;
 }

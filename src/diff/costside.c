@@ -141,6 +141,22 @@ static int unknown_work(struct cost_sides *c, const struct diff_side *s)
 	return 0;
 }
 
+/* cost_profiles__keep over every file of every side */
+static void keep_functions(struct cost_sides *c)
+{
+	struct cost_profile **all;
+	size_t k, i, n = 0;
+
+	for (k = 0; k < c->nr_sides; k++)
+		n += c->side[k].nr_files;
+	all = xcalloc(n + 1, sizeof(*all));
+	for (k = 0, n = 0; k < c->nr_sides; k++)
+		for (i = 0; i < c->side[k].nr_files; i++)
+			all[n++] = c->side[k].cp[i];
+	cost_profiles__keep(all, n);
+	free(all);
+}
+
 int cost_sides__build(struct cost_sides *c, const struct diff_side *s, size_t nr,
 		      const char *per, struct errmsg *e)
 {
@@ -185,6 +201,7 @@ int cost_sides__build(struct cost_sides *c, const struct diff_side *s, size_t nr
 	}
 	if (unknown_work(c, s))
 		return 0;
+	keep_functions(c);
 	choose_events(c);
 	if (!c->nr_events) {
 		snprintf(c->note, sizeof(c->note),

@@ -329,11 +329,60 @@ static void test_partition(void)
 	is_int(bad, 0, "over 50 random profiles of 3 runs: self costs add up to the total, every sample counted");
 }
 
+/*
+ * cost_profiles__keep: a function under COST_KEY_FLOOR of every run's total
+ * in every profile gets no key; one above it in some run of one profile
+ * gets keys in every profile, so that no side reads it as absent.
+ */
+static void test_keep(void)
+{
+	struct profile *a = hand_profile(), *b = hand_profile();
+	const struct profile *ps[] = { a, b };
+	const char *ev[] = { "cpu-clock" };
+	double base_total[] = { 200 };
+	struct cost_profile *ca, *cb, *both[2];
+	struct cost_keys ka = { 0 }, kb = { 0 };
+	struct cost_work w;
+	uint32_t comm = profile__intern(b, "w"), tiny[2], big[2], na, nb;
+
+	/* tiny: 1 ns of 3000 in a's run 0 (under 0.05 %); big: 1 ns in a, 300 in b */
+	tiny[0] = frame(a, "main", "/bin/w", 0x10);
+	tiny[1] = frame(a, "tiny", "/bin/w", 0x50);
+	na = stack(a, tiny, 2);
+	profile__add_count(a, 0, 0, profile__intern(a, "w"), 1, na, 1, 1);
+	big[0] = frame(a, "big", "/bin/w", 0x60);
+	na = stack(a, big, 1);
+	profile__add_count(a, 0, 0, profile__intern(a, "w"), 1, na, 1, 1);
+	big[0] = frame(b, "big", "/bin/w", 0x60);
+	nb = stack(b, big, 1);
+	profile__add_count(b, 0, 0, comm, 1, nb, 3, 300);
+	is_int(cost_work__choose(ps, NULL, 2, NULL, &w, NULL), 0, "keep: work chosen");
+	ca = cost_profile__new(a, &w);
+	cb = cost_profile__new(b, &w);
+	both[0] = ca;
+	both[1] = cb;
+	cost_profiles__keep(both, 2);
+	cost_profile__keys(ca, 0, ev, base_total, 1, &ka);
+	cost_profile__keys(cb, 0, ev, base_total, 1, &kb);
+	is_dbl(get(&ka, "cost.self.cpu-clock.tiny"), -1, 0, "a function under the floor everywhere has no key");
+	is_dbl(get(&ka, "cost.self.cpu-clock.big"), 0.1, 1e-12,
+	       "one under the floor here and above it in another file keeps its key here");
+	is_dbl(get(&kb, "cost.self.cpu-clock.big"), 30, 1e-9, "and there");
+	is_dbl(get(&ka, "cost.total.cpu-clock"), 200.2, 1e-9, "the total still holds every sample");
+	cost_keys__release(&ka);
+	cost_keys__release(&kb);
+	cost_profile__free(ca);
+	cost_profile__free(cb);
+	profile__free(a);
+	profile__free(b);
+}
+
 int main(void)
 {
 	test_hand();
 	test_work_choice();
 	test_attribution();
 	test_partition();
+	test_keep();
 	return done_testing();
 }
