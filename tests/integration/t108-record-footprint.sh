@@ -9,7 +9,7 @@
 #   - record opens no software event of faults or switches (strace: the
 #     deterministic check);
 #   - the default recording of the page-fault workload has no
-#     __perf_sw_event / ___perf_sw_event key; when another perf user on the
+#     __perf_sw_event / ___perf_sw_event share (under 1 point); when another perf user on the
 #     machine holds such an event (the static key is global), a --no-stat
 #     recording shows them too, and the default's share may not exceed it;
 #   - the counts agree with perf stat's on a fixed amount of work, the
@@ -43,8 +43,12 @@ rc=$?
 ok $rc "record the page-fault workload with the default set"
 d=$(share "$tmp/d.data") n1=$(share "$tmp/n1.data") n2=$(share "$tmp/n2.data")
 if [ "$n1" = 0.00 ] && [ "$n2" = 0.00 ]; then
-	! "$MMPROF" report --keys "$tmp/d.data" | grep -q '___*perf_sw_event'
-	ok $? "no __perf_sw_event / ___perf_sw_event key in the default recording"
+	# Under 1 point, not absent: a test of the parallel suite that holds a
+	# fault counter for a moment during this recording only (not during the
+	# two around it) turns the global key on for a few faults (0.05 in a
+	# CI run).  The footprint this checks was 5.98 + 3.78 points.
+	awk -v d="$d" 'BEGIN { exit !(d < 1.0) }'
+	ok $? "no __perf_sw_event / ___perf_sw_event share in the default recording ($d points, under 1)"
 else
 	# another perf user holds a fault event: the key is on for everyone
 	awk -v d="$d" -v a="$n1" -v b="$n2" 'BEGIN { m = a > b ? a : b; exit !(d <= m + 1.0) }'
