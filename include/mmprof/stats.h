@@ -113,7 +113,10 @@ double stats__posterior_var(const struct stat_prior *pr, double s2, double df, d
 /* P(F > f) of Fisher's F with d1, d2 degrees of freedom (d2 may be INFINITY). */
 double stats__f_upper(double f, double d1, double d2);
 
-/* |t| whose two-sided p at df degrees of freedom is p (0 < p <= 1), by bisection. */
+/*
+ * |t| whose two-sided p at df degrees of freedom is p (0 < p <= 1), to
+ * 1e-14 relative: Newton's method kept inside a bracket by halving.
+ */
 double stats__t_q2(double p, double df);
 
 /*

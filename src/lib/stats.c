@@ -401,24 +401,53 @@ double stats__posterior_var(const struct stat_prior *pr, double s2, double df, d
 	return (pr->d0 * s0 + df * s2) / (pr->d0 + df);
 }
 
+/* The density of |T| at t >= 0 (twice Student's t density): -d/dt of stats__t_p2. */
+static double t_abs_density(double t, double df)
+{
+	if (df > 1e7)	/* stats__t_p2's normal limit */
+		return 2 * exp(-t * t / 2) / sqrt(2 * M_PI);
+	return 2 * exp(lgamma((df + 1) / 2) - lgamma(df / 2) - 0.5 * log(df * M_PI) -
+		       (df + 1) / 2 * log1p(t * t / df));
+}
+
 double stats__t_q2(double p, double df)
 {
-	double lo = 0, hi = 1;
+	double lo = 0, hi = 1, t;
 	int i;
 
 	if (!(p > 0) || !(p <= 1) || !(df > 0))
 		return NAN;
+	if (p == 1)
+		return 0;
 	while (stats__t_p2(hi, df) > p && hi < 1e300)
 		hi *= 2;
-	for (i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
-		double mid = (lo + hi) / 2;
+	lo = hi > 1 ? hi / 2 : 0;
+	/*
+	 * Newton's steps on p2(t) - p inside the bracket [lo, hi], a halving
+	 * where a step would leave it: a handful of incomplete beta functions
+	 * where bisection to 1e-12 took some forty, once per tested row of a
+	 * diff (a fifth of diff's time on 40,000 keys).
+	 */
+	t = (lo + hi) / 2;
+	for (i = 0; i < 200; i++) {
+		double g = stats__t_p2(t, df) - p, d = t_abs_density(t, df), next;
 
-		if (stats__t_p2(mid, df) > p)
-			lo = mid;
+		if (g == 0)
+			break;
+		if (g > 0)
+			lo = t;
 		else
-			hi = mid;
+			hi = t;
+		next = d > 0 ? t + g / d : NAN;
+		if (!(next > lo && next < hi))
+			next = (lo + hi) / 2;
+		if (fabs(next - t) <= 1e-14 * t || hi - lo <= 1e-14 * hi) {
+			t = next;
+			break;
+		}
+		t = next;
 	}
-	return (lo + hi) / 2;
+	return t;
 }
 
 double stats__f_upper(double f, double d1, double d2)

@@ -94,6 +94,33 @@ static void test_betai_t(void)
 	is_dbl(stats__t_p2(INFINITY, 5), 0, 0, "infinite t gives p = 0");
 }
 
+/* The quantile against the table above, and as the inverse of stats__t_p2 over a grid. */
+static void test_t_quantile(void)
+{
+	static const double ps[] = { 1e-9, 1e-6, 1e-3, 0.01, 0.05, 0.4, 0.9, 0.999 };
+	static const double dfs[] = { 1, 2.5, 5, 30, 1000, 2e7, INFINITY };
+	size_t i, j, bad = 0;
+
+	is_dbl(stats__t_q2(0.5, 1), 1, 1e-13, "p 0.5 at 1 df: t = 1 (Cauchy quartile)");
+	is_dbl(stats__t_q2(0.073388034770740366, 10), 2.0, 1e-12, "p 0.0734 at 10 df: t = 2");
+	is_dbl(stats__t_q2(0.050000000001808669, 10), 2.2281388519649385, 1e-12,
+	       "p 0.05 at 10 df: qt(0.975, 10)");
+	is_dbl(stats__t_q2(0.072576095549031844, 2.5), 3.0, 1e-12, "fractional df: t = 3 at 2.5 df");
+	is_dbl(stats__t_q2(1, 5), 0, 0, "p = 1: t = 0");
+	ok(isnan(stats__t_q2(0, 5)) && isnan(stats__t_q2(1.5, 5)) && isnan(stats__t_q2(0.05, 0)),
+	   "p outside (0, 1] or df <= 0: NAN");
+	for (i = 0; i < sizeof(ps) / sizeof(ps[0]); i++)
+		for (j = 0; j < sizeof(dfs) / sizeof(dfs[0]); j++) {
+			double t = stats__t_q2(ps[i], dfs[j]), back = stats__t_p2(t, dfs[j]);
+
+			if (!(t > 0) || !(fabs(back - ps[i]) <= 1e-10 * ps[i])) {
+				printf("# p %g df %g: t %.17g gives back p %.17g\n", ps[i], dfs[j], t, back);
+				bad++;
+			}
+		}
+	is_int((long)bad, 0, "t_q2 inverts t_p2 to 1e-10 over p 1e-9..0.999, df 1..infinity");
+}
+
 static void welch_of(const double *a, size_t na, const double *b, size_t nb, struct welch *w)
 {
 	double s[16];
@@ -307,6 +334,7 @@ int main(void)
 	test_summary();
 	test_mean_sd();
 	test_betai_t();
+	test_t_quantile();
 	test_welch();
 	test_bh();
 	test_robot();
