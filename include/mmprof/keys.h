@@ -109,6 +109,13 @@ struct keyrun {
 struct keycache *keycache__new(const struct symview *v);
 void keycache__free(struct keycache *c);	/* NULL is fine */
 /*
+ * No keycache__run after this (a diff's file once its runs are made):
+ * what runs are built with goes, one id per symnode and entry per event,
+ * the name index and the buffers; the names and spellings stay until
+ * keycache__free.
+ */
+void keycache__done(struct keycache *c);
+/*
  * The robot's own arithmetic instead of exact values (report --robot),
  * before the first keycache__run: a perf-profile key is the sum of the
  * two-decimal values perf prints (one per (DSO, symbol) entry, one per

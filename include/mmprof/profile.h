@@ -331,6 +331,16 @@ void profile__append_count(struct profile *p, const struct count *c);
 void profile__shrink(struct profile *p);
 
 /*
+ * The counts grouped by (run, event), a stable counting sort: slot
+ * s = run * nr_events + event holds (*by_slot)[start[s] .. start[s + 1]),
+ * indices into p->counts in count order, so that a pass over every run
+ * reads each count once, not once per run (10 runs of a million counts).
+ * A count of no run or event of p is in no slot; its node is not checked.
+ * Returns start (nr_runs * nr_events + 1 entries); free it and *by_slot.
+ */
+size_t *profile__group_counts(const struct profile *p, uint32_t **by_slot);
+
+/*
  * Wall times, in seconds, of every run of the nr profiles ps: how many
  * runs, their sum, shortest and longest (0, +inf and 0 without a run).
  */

@@ -104,13 +104,21 @@ const char *symview__entry_dso(const struct symview *v, uint32_t entry);
  */
 double symview__weights(const struct symview *v, uint32_t run, uint32_t event,
 			bool use_period, double *w);
-
+/*
+ * The same for the counts listed (indices into the profile's counts, in
+ * that order: a (run, event)'s part of an index grouped by them), so that
+ * a caller passing over every run touches each count once, not once per
+ * run.
+ */
+double symview__weights_of(const struct symview *v, const uint32_t *counts, size_t n,
+			   bool use_period, double *w);
 /*
  * From leaf weights w: sub[q] = weight of q's subtree; inner[q] = weight of
  * samples whose innermost occurrence of q's entry is q (a callee-ordered
  * chain from q to the root, perf's folded line); children[e] (nr_entries)
  * = weight of samples with entry e anywhere (once per sample); self[e].
- * Any output may be NULL.
+ * Any output may be NULL.  sub may be w itself: w is then summed in place
+ * (its leaf weights are gone afterwards), one array of nodes less.
  */
 void symview__cumulate(const struct symview *v, const double *w, double *sub,
 		       double *inner, double *children, double *self);

@@ -55,8 +55,8 @@ struct cprof {
 	uint64_t *h;		/* [node] path hash, until the rows are made */
 	bool *clone;		/* [node] the frame is spelled with a clone suffix */
 	uint32_t *rows;		/* [node] row of the node's path */
-	uint32_t *by_run;	/* indexes of p's counts of ev, grouped by run */
-	size_t *run_start;	/* [run] .. [run + 1]: a run's part of by_run */
+	uint32_t *by_slot;	/* p's counts grouped by run and event (profile__group_counts) */
+	size_t *slot_start;
 };
 
 /*
@@ -183,35 +183,15 @@ static void *prepare(void *arg)
 }
 
 /*
- * The counts of each run, in file order (a stable counting sort): a run
- * then reads only its own counts, and adds them in the same order.  Made
- * once the rows are, whose index is gone by then: the two were a tenth of
- * diff -g's peak together.
+ * The counts of each run and event, in file order: a run then reads only
+ * its own counts, and adds them in the same order.  Made once the rows
+ * are, whose index is gone by then: the two were a tenth of diff -g's
+ * peak together.
  */
 static void group_by_run(struct cprof *cp)
 {
-	const struct profile *p = cp->p;
-	size_t i, r;
-
-	if (cp->ev == UINT32_MAX)
-		return;
-	cp->run_start = xcalloc(p->nr_runs + 2, sizeof(*cp->run_start));
-	cp->by_run = xmalloc((p->nr_counts + 1) * sizeof(*cp->by_run));
-	for (i = 0; i < p->nr_counts; i++) {
-		const struct count *c = &p->counts[i];
-
-		if (c->event == cp->ev && c->node < p->nr_nodes && c->run < p->nr_runs)
-			cp->run_start[c->run + 2]++;
-	}
-	for (r = 0; r < p->nr_runs; r++)
-		cp->run_start[r + 2] += cp->run_start[r + 1];
-	for (i = 0; i < p->nr_counts; i++) {
-		const struct count *c = &p->counts[i];
-
-		if (c->event == cp->ev && c->node < p->nr_nodes && c->run < p->nr_runs)
-			cp->by_run[cp->run_start[c->run + 1]++] = (uint32_t)i;
-	}
-	/* run_start[r] .. run_start[r + 1] is now run r's part */
+	if (cp->ev != UINT32_MAX)
+		cp->slot_start = profile__group_counts(cp->p, &cp->by_slot);
 }
 
 /* Run fa(a) on a second thread and fb(b) on this one; both on this one without a thread. */
@@ -285,9 +265,12 @@ static double column(const struct cprof *cp, uint32_t r, double scale, double *i
 	if (cp->ev == UINT32_MAX)
 		return 0;
 	memset(incl, 0, p->nr_nodes * sizeof(*incl));
-	for (i = cp->run_start[r]; i < cp->run_start[r + 1]; i++) {
-		const struct count *c = &p->counts[cp->by_run[i]];
+	for (i = cp->slot_start[(size_t)r * p->nr_events + cp->ev];
+	     i < cp->slot_start[(size_t)r * p->nr_events + cp->ev + 1]; i++) {
+		const struct count *c = &p->counts[cp->by_slot[i]];
 
+		if (c->node >= p->nr_nodes)
+			continue;
 		incl[c->node] += (double)c->period;
 		total += (double)c->period;
 	}
@@ -544,8 +527,8 @@ int chains__compute_scaled(struct chain_diff *cd, const struct profile *const *b
 		group_by_run(&cps[i]);
 	if (!used) {
 		for (i = 0; i < ncp; i++) {
-			free(cps[i].by_run);	/* NULL: no profile had the event */
-			free(cps[i].run_start);
+			free(cps[i].by_slot);	/* NULL: no profile had the event */
+			free(cps[i].slot_start);
 		}
 		free(cps);
 		free(cd->rows);
@@ -567,8 +550,8 @@ int chains__compute_scaled(struct chain_diff *cd, const struct profile *const *b
 	}
 	for (i = 0; i < ncp; i++) {
 		free(cps[i].rows);
-		free(cps[i].by_run);
-		free(cps[i].run_start);
+		free(cps[i].by_slot);
+		free(cps[i].slot_start);
 	}
 	free(cps);
 	p = xmalloc((cd->nr + 1) * sizeof(*p));

@@ -7,14 +7,13 @@
  */
 #include <errno.h>
 #include <linux/perf_event.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mmprof/datafile.h"
 #include "mmprof/diffside.h"
+#include "mmprof/parallel.h"
 #include "mmprof/symview.h"
 #include "mmprof/xalloc.h"
 
@@ -154,7 +153,8 @@ static void load_job__keys(struct load_job *j)
 		j->runs[r] = (struct diff_run){ .items = items, .nr = kr.nr, .ids = ids,
 						.id_space = j->cache };
 	}
-	symview__release(&v);	/* the cache keeps the names the runs borrow */
+	keycache__done(j->cache);	/* it keeps the names the runs borrow */
+	symview__release(&v);
 	for (r = 0; r < j->p->nr_runs; r++) {
 		j->runs[r].nr_ids = keycache__nr(j->cache);
 		j->runs[r].spellings = keycache__spellings(j->cache);
@@ -162,43 +162,24 @@ static void load_job__keys(struct load_job *j)
 	diff_file_samples__count(&j->samples, j->p, j->runs);
 }
 
-struct load_pool {
-	struct load_job *jobs;
-	size_t nr;
-	_Atomic size_t next;
-};
-
-static void *load_pool__work(void *arg)
+static void load_job__run(void *ctx, size_t i)
 {
-	struct load_pool *pool = arg;
-	size_t i;
+	struct load_job *j = &((struct load_job *)ctx)[i];
 
-	while ((i = atomic_fetch_add(&pool->next, 1)) < pool->nr) {
-		struct load_job *j = &pool->jobs[i];
-
-		j->err = datafile__load(j->path, &j->p, &j->e);
-		if (!j->err && j->p->nr_runs)
-			load_job__keys(j);
-	}
-	return NULL;
+	j->err = datafile__load(j->path, &j->p, &j->e);
+	if (!j->err && j->p->nr_runs)
+		load_job__keys(j);
 }
 
 static struct load_job *load_all(char **paths, size_t n)
 {
-	struct load_pool pool = { .jobs = xcalloc(n ? n : 1, sizeof(*pool.jobs)), .nr = n };
-	pthread_t helper;
-	bool helped;
+	struct load_job *jobs = xcalloc(n ? n : 1, sizeof(*jobs));
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		pool.jobs[i].path = paths[i];
-	atomic_init(&pool.next, 0);
-	/* no helper thread (n < 2, or none to be had): this thread loads all */
-	helped = n > 1 && pthread_create(&helper, NULL, load_pool__work, &pool) == 0;
-	load_pool__work(&pool);
-	if (helped)
-		pthread_join(helper, NULL);
-	return pool.jobs;
+		jobs[i].path = paths[i];
+	parallel__each(n, load_job__run, jobs);
+	return jobs;
 }
 
 static void load_jobs__free(struct load_job *jobs, size_t n)

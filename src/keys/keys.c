@@ -195,79 +195,54 @@ struct keycache {
 	uint32_t *order;	/* key ids in first-add order */
 	double *out_vals;
 	size_t nr_order, alloc_order, alloc_out;
-	/* while runs are being built: the profile's counts grouped by run (in
-	 * file order within a run) and the weight buffers, dropped after the
-	 * last run so that a kept cache holds only its names */
-	uint32_t *by_run;
-	size_t *run_start;	/* [run] .. [run + 1]: a run's part of by_run */
-	double *w, *sub, *inner, *children_w, *self_w;
+	/* while runs are being built: the profile's counts grouped by run and
+	 * event (profile__group_counts) and the weight buffers, dropped after
+	 * the last run so that a kept cache holds only its names */
+	uint32_t *by_slot;
+	size_t *slot_start;
+	double *w, *inner, *children_w, *self_w;
 	struct statrows rows;	/* for the perf-stat and workload keys */
 	bool robot;		/* keycache__set_robot: the robot's own arithmetic */
+	bool done;		/* keycache__done: the names only */
 };
 
 static void keycache__drop_work(struct keycache *c)
 {
-	free(c->by_run);
-	free(c->run_start);
+	free(c->by_slot);
+	free(c->slot_start);
 	free(c->w);
-	free(c->sub);
 	free(c->inner);
 	free(c->children_w);
 	free(c->self_w);
-	c->by_run = NULL;
-	c->run_start = NULL;
-	c->w = c->sub = c->inner = c->children_w = c->self_w = NULL;
+	c->by_slot = NULL;
+	c->slot_start = NULL;
+	c->w = c->inner = c->children_w = c->self_w = NULL;
 }
 
 /*
- * The first run of a batch: group the counts by run once (a stable
- * counting sort), so that each run reads its own counts rather than
- * scanning them all (10 runs x 1 M counts in a large file), and allocate
- * the weight buffers once for all runs.
+ * The first run of a batch: group the counts by run and event once, so
+ * that each run reads its own counts rather than scanning them all (10
+ * runs x 1 M counts in a large file), and allocate the weight buffers
+ * once for all runs.
  */
 static void keycache__start_work(struct keycache *c)
 {
 	const struct symview *v = c->v;
-	const struct profile *p = v->p;
-	size_t i, r;
 
-	c->run_start = xcalloc(p->nr_runs + 2, sizeof(*c->run_start));
-	c->by_run = xmalloc((p->nr_counts + 1) * sizeof(*c->by_run));
-	for (i = 0; i < p->nr_counts; i++)
-		if (p->counts[i].run < p->nr_runs)
-			c->run_start[p->counts[i].run + 2]++;
-	for (r = 0; r < p->nr_runs; r++)
-		c->run_start[r + 2] += c->run_start[r + 1];
-	for (i = 0; i < p->nr_counts; i++)
-		if (p->counts[i].run < p->nr_runs)
-			c->by_run[c->run_start[p->counts[i].run + 1]++] = (uint32_t)i;
+	c->slot_start = profile__group_counts(v->p, &c->by_slot);
 	c->w = xmalloc((v->nr_nodes + 1) * sizeof(*c->w));
-	c->sub = xmalloc((v->nr_nodes + 1) * sizeof(*c->sub));
 	c->inner = xmalloc((v->nr_nodes + 1) * sizeof(*c->inner));
 	c->children_w = xmalloc((v->nr_entries + 1) * sizeof(*c->children_w));
 	c->self_w = xmalloc((v->nr_entries + 1) * sizeof(*c->self_w));
 }
 
-/* symview__weights (period) of one run, over that run's counts only. */
+/* symview__weights (period) of one run and event, over their counts only. */
 static double keycache__weights(const struct keycache *c, uint32_t run, uint32_t event, double *w)
 {
-	const struct symview *v = c->v;
-	const struct profile *p = v->p;
-	double total = 0;
-	size_t i;
+	size_t s = (size_t)run * c->v->p->nr_events + event;
 
-	memset(w, 0, v->nr_nodes * sizeof(*w));
-	for (i = c->run_start[run]; i < c->run_start[run + 1]; i++) {
-		const struct count *ct = &p->counts[c->by_run[i]];
-		double x;
-
-		if (ct->event != event || ct->node >= p->nr_nodes || !v->node_keep[ct->node])
-			continue;
-		x = (double)ct->period;
-		w[v->node_map[ct->node]] += x;
-		total += x;
-	}
-	return total;
+	return symview__weights_of(c->v, c->by_slot + c->slot_start[s],
+				   c->slot_start[s + 1] - c->slot_start[s], true, w);
 }
 
 static bool keycache_eq(const void *ctx, uint32_t row, const void *key)
@@ -424,24 +399,15 @@ void keycache__set_robot(struct keycache *c, bool robot)
 	}
 }
 
-void keycache__free(struct keycache *c)
+void keycache__done(struct keycache *c)
 {
 	size_t i;
 
-	if (!c)
-		return;
-	for (i = 0; i < c->nr_events; i++) {
+	for (i = 0; c->children && i < c->nr_events; i++) {
 		free(c->children[i]);
 		free(c->self[i]);
 		free(c->calltrace[i]);
 	}
-	for (i = 0; i < c->nr; i++) {
-		free(c->names[i]);
-		if (c->spell)
-			free(c->spell[i]);
-	}
-	free(c->names);
-	free(c->spell);
 	free(c->children);
 	free(c->self);
 	free(c->calltrace);
@@ -451,9 +417,34 @@ void keycache__free(struct keycache *c)
 	free(c->stamp);
 	free(c->order);
 	free(c->out_vals);
+	c->children = c->self = c->calltrace = NULL;
+	c->chain_drop = NULL;
+	c->ev = NULL;
+	c->val = c->out_vals = NULL;
+	c->stamp = c->order = NULL;
+	c->alloc_val = c->nr_order = c->alloc_order = c->alloc_out = 0;
 	keycache__drop_work(c);
 	statrows__release(&c->rows);
 	hashidx__release(&c->idx);
+	hashidx__init(&c->idx);
+	c->v = NULL;
+	c->done = true;
+}
+
+void keycache__free(struct keycache *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	keycache__done(c);
+	for (i = 0; i < c->nr; i++) {
+		free(c->names[i]);
+		if (c->spell)
+			free(c->spell[i]);
+	}
+	free(c->names);
+	free(c->spell);
 	free(c);
 }
 
@@ -598,7 +589,7 @@ static void perf_profile_keys(struct keycache *c, uint32_t run, uint32_t event)
 	total = keycache__weights(c, run, event, c->w);
 	if (total <= 0)
 		return;
-	symview__cumulate(v, c->w, c->sub, inner, children, self);
+	symview__cumulate(v, c->w, c->w, inner, children, self);	/* in place */
 
 	for (i = 0; i < v->nr_entries; i++) {
 		if (children[i] > 0 &&
@@ -626,13 +617,17 @@ void keycache__run(struct keycache *c, uint32_t run, struct keyrun *out)
 	struct keymap m = { 0 };	/* perf-stat and workload keys: a few per run */
 	size_t e, i;
 
+	if (c->done) {	/* keycache__done: no run is made again */
+		*out = (struct keyrun){ NULL, NULL, 0 };
+		return;
+	}
 	if (!++c->gen) {	/* wrapped: forget every stamp */
 		memset(c->stamp, 0, c->alloc_val * sizeof(*c->stamp));
 		c->gen = 1;
 	}
 	c->nr_order = 0;
 	if (run < c->v->p->nr_runs) {
-		if (!c->by_run)
+		if (!c->by_slot)
 			keycache__start_work(c);
 		for (e = 0; e < c->v->p->nr_events; e++)
 			perf_profile_keys(c, run, (uint32_t)e);

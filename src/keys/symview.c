@@ -311,6 +311,18 @@ const char *symview__entry_dso(const struct symview *v, uint32_t entry)
 	return s ? s : "[unknown]";
 }
 
+/* Count c's period (or samples) on its symnode in w: what it adds, 0 when its samples do not count. */
+static double add_leaf(const struct symview *v, const struct count *c, bool use_period, double *w)
+{
+	double x;
+
+	if (c->node >= v->p->nr_nodes || !v->node_keep[c->node])
+		return 0;
+	x = use_period ? (double)c->period : (double)c->samples;
+	w[v->node_map[c->node]] += x;
+	return x;
+}
+
 double symview__weights(const struct symview *v, uint32_t run, uint32_t event,
 			bool use_period, double *w)
 {
@@ -321,16 +333,24 @@ double symview__weights(const struct symview *v, uint32_t run, uint32_t event,
 	memset(w, 0, v->nr_nodes * sizeof(*w));
 	for (i = 0; i < p->nr_counts; i++) {
 		const struct count *c = &p->counts[i];
-		double x;
 
-		if (c->event != event || (run != SYMVIEW_ALL_RUNS && c->run != run))
-			continue;
-		if (c->node >= p->nr_nodes || !v->node_keep[c->node])
-			continue;
-		x = use_period ? (double)c->period : (double)c->samples;
-		w[v->node_map[c->node]] += x;
-		total += x;
+		if (c->event == event && (run == SYMVIEW_ALL_RUNS || c->run == run))
+			total += add_leaf(v, c, use_period, w);
 	}
+	return total;
+}
+
+double symview__weights_of(const struct symview *v, const uint32_t *counts, size_t n,
+			   bool use_period, double *w)
+{
+	const struct profile *p = v->p;
+	double total = 0;
+	size_t i;
+
+	memset(w, 0, v->nr_nodes * sizeof(*w));
+	for (i = 0; i < n; i++)
+		if (counts[i] < p->nr_counts)
+			total += add_leaf(v, &p->counts[counts[i]], use_period, w);
 	return total;
 }
 
@@ -338,15 +358,20 @@ void symview__cumulate(const struct symview *v, const double *w, double *sub,
 		       double *inner, double *children, double *self)
 {
 	double *s = sub ? sub : xmalloc(v->nr_nodes * sizeof(*s));
+	bool in_place = s == w;
 	size_t i;
 
-	memcpy(s, w, v->nr_nodes * sizeof(*s));
+	if (self)
+		memset(self, 0, v->nr_entries * sizeof(*self));
+	/* summed over in place below: the leaves' weights are read first */
+	for (i = 1; self && in_place && i < v->nr_nodes; i++)
+		self[v->nodes[i].entry] += w[i];
+	if (!in_place)
+		memcpy(s, w, v->nr_nodes * sizeof(*s));
 	for (i = v->nr_nodes; i-- > 1;)
 		s[v->nodes[i].parent] += s[i];
 	if (children)
 		memset(children, 0, v->nr_entries * sizeof(*children));
-	if (self)
-		memset(self, 0, v->nr_entries * sizeof(*self));
 	if (inner)
 		memcpy(inner, s, v->nr_nodes * sizeof(*inner));
 	for (i = 1; i < v->nr_nodes; i++) {
@@ -358,7 +383,7 @@ void symview__cumulate(const struct symview *v, const double *w, double *sub,
 		/* samples under an inner occurrence belong to that one's chain */
 		if (inner && n->same_anc != SYMVIEW_NONE)
 			inner[n->same_anc] -= s[i];
-		if (self)
+		if (self && !in_place)
 			self[n->entry] += w[i];
 	}
 	if (!sub)

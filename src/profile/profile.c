@@ -470,6 +470,31 @@ void profile__append_count(struct profile *p, const struct count *c)
 	p->sum_period += c->period;
 }
 
+size_t *profile__group_counts(const struct profile *p, uint32_t **by_slot)
+{
+	size_t nr_slots = (size_t)p->nr_runs * p->nr_events, i, s;
+	size_t *start = xcalloc(nr_slots + 2, sizeof(*start));
+	uint32_t *idx = xmalloc((p->nr_counts + 1) * sizeof(*idx));
+
+	for (i = 0; i < p->nr_counts; i++) {
+		const struct count *c = &p->counts[i];
+
+		if (c->run < p->nr_runs && c->event < p->nr_events)
+			start[(size_t)c->run * p->nr_events + c->event + 2]++;
+	}
+	for (s = 0; s < nr_slots; s++)
+		start[s + 2] += start[s + 1];
+	for (i = 0; i < p->nr_counts; i++) {
+		const struct count *c = &p->counts[i];
+
+		if (c->run < p->nr_runs && c->event < p->nr_events)
+			idx[start[(size_t)c->run * p->nr_events + c->event + 1]++] = (uint32_t)i;
+	}
+	/* start[s] .. start[s + 1] is now slot s's part */
+	*by_slot = idx;
+	return start;
+}
+
 void profile__shrink(struct profile *p)
 {
 	XSHRINK(p->frames, p->alloc_frames, p->nr_frames);
