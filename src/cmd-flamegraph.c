@@ -177,8 +177,10 @@ static int per_op_scale(const struct flamegraph_cmd *c, struct profile *const p[
 	}
 	if (w.kind == COST_WORK_SECONDS)
 		fprintf(stderr, "mmprof flamegraph: note: %s\n", w.note);
-	for (k = 0; k < 2; k++)
+	for (k = 0; k < 2; k++) {
 		cp[k] = cost_profile__new(p[k], &w);
+		cost_profile__drop_view(cp[k]);	/* totals and work only: no chain */
+	}
 	/* the unit from the base's mean total per unit of work */
 	ev = report__find_event(p[0], event);
 	flame__cost_unit(p[0], ev >= 0 ? (uint32_t)ev : 0, &w,

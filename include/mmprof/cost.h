@@ -48,6 +48,7 @@
 #ifndef MMPROF_COST_H
 #define MMPROF_COST_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -136,13 +137,16 @@ struct cost_profile {
 	struct cost_cell *cells;
 	size_t nr_cells;
 	/*
-	 * The symbol trie the costs were summed on (every sample kept,
-	 * "[unknown]" per DSO), and each of its entries' index into fn: for
-	 * views by call chain (the attribution's chains, a flame graph whose
-	 * widths are costs per op: a symnode's symview__weights / work).
+	 * The symbol trie the costs were summed on (a symview with every
+	 * sample kept, "[unknown]" per DSO), as much of it as the
+	 * attribution's call chains read, until cost_profile__drop_view: per
+	 * symnode its parent and its function (index into fn), per profile
+	 * trie node the symnode its samples count on (COST_NO_NODE: they do
+	 * not).  8 bytes a symnode and 4 a node where the symview holds 29.
 	 */
-	struct symview view;
-	uint32_t *entry_fn;
+	uint32_t *parent, *node_fn;
+	size_t nr_nodes;
+	uint32_t *leaf;
 	/*
 	 * The key strings of cost_profile__keys, made on first use and shared
 	 * by every run: [cost_profile__key_id] (cost.work, each event's total,
@@ -187,6 +191,17 @@ void cost_keys__release(struct cost_keys *k);
  */
 struct cost_profile *cost_profile__new(const struct profile *p, const struct cost_work *w);
 void cost_profile__free(struct cost_profile *c);	/* NULL is fine */
+#define COST_NO_NODE UINT32_MAX
+/* The symbol trie goes: no call chain is taken from c after this. */
+void cost_profile__drop_view(struct cost_profile *c);
+/*
+ * Per symnode (c->nr_nodes), the period of event's samples on it summed
+ * over runs, run r's times run_scale[r] (one per run of the profile; 0
+ * leaves the run out): one pass for a sum over runs in which each run
+ * weighs its own (1 / its work).  All 0 once the trie is dropped.
+ */
+void cost_profile__weights(const struct cost_profile *c, uint32_t event, const double *run_scale,
+			   double *w);
 
 /* The slot of (run, event), or NULL when out of range. */
 const struct cost_slot *cost_profile__slot(const struct cost_profile *c, uint32_t run,
@@ -212,8 +227,6 @@ void cost_profile__keys(const struct cost_profile *c, uint32_t run, const char *
 
 /* Key names: "cost.<kind>.<event>.<fn>" (fn NULL: "cost.<kind>.<event>") into buf. */
 void cost__key(const char *kind, const char *event, const char *fn, char *buf, size_t size);
-/* A symview entry as a cost key's <fn> spells it ("[unknown]@/lib/x.so" unresolved) into buf. */
-void cost__entry_key(const struct symview *v, uint32_t entry, char *buf, size_t size);
 
 /* ---- the sides of a diff (costside.c) ---- */
 
@@ -252,7 +265,19 @@ struct cost_sides {
 	size_t nr_events;
 	struct cost_side *side;		/* nr_sides, the base first */
 	size_t nr_sides;
+	/*
+	 * Each compared column's attribution per event (cost_attr__compute,
+	 * default options), [(column - 1) * nr_events + event]: made at build,
+	 * while the files' symbol tries are there for its call chains; the
+	 * tries go then (cost_profile__drop_view), a third of the costs'
+	 * memory (33 of 57 MB for two 10-run files of 100,000 stacks).
+	 */
+	struct cost_attr *attr;
 	char note[1024];
+	/* cost_sides__start's helper thread and what it builds from */
+	pthread_t builder;
+	bool building;
+	const struct diff_side *from;
 };
 
 /*
@@ -262,10 +287,24 @@ struct cost_sides {
  */
 int cost_sides__build(struct cost_sides *c, const struct diff_side *s, size_t nr,
 		      const char *per, struct errmsg *e);
+/*
+ * The same in two halves, so that the caller's own work (diff's keys)
+ * runs while the costs are built: start chooses the work (its errors are
+ * start's) and builds the rest on a helper thread, one file at a time;
+ * wait returns once c is complete.  Nothing may change s, nor read c,
+ * in between.  Without a thread to be had, start builds all itself.
+ */
+int cost_sides__start(struct cost_sides *c, const struct diff_side *s, size_t nr,
+		      const char *per, struct errmsg *e);
+void cost_sides__wait(struct cost_sides *c);
 void cost_sides__release(struct cost_sides *c);
 
 /* Side k's mean over its runs of the cost key key ("cost.total.cpu-clock"), 0 when absent. */
 double cost_sides__mean(const struct cost_sides *c, size_t k, const char *key);
+
+struct cost_attr;
+/* Column column's attribution of event (keys spelling), or NULL when not compared. */
+const struct cost_attr *cost_sides__attr(const struct cost_sides *c, size_t column, const char *event);
 
 /* ---- the attribution (costattr.c) ---- */
 
@@ -302,8 +341,11 @@ struct cost_attr_opts {
  * (fn NULL, delta = the total's delta - Σ listed delta, so that the rows'
  * deltas add up to the total's exactly); every function in all (the
  * waterfall's input, same order).  Chains: for each listed function, its
- * heaviest caller chains by |delta| that carry at least 5 % of its delta.  0, or -ENOENT when event is not one
- * of c's.  Release with cost_attr__release.
+ * heaviest caller chains by |delta| that carry at least 5 % of its delta,
+ * taken from the files' symbol tries: cost_sides__build computes every
+ * column's while they are there (cost_sides__attr), nothing after it.  0,
+ * or -ENOENT when event is not one of c's.  Release with
+ * cost_attr__release.
  */
 struct cost_attr {
 	const char *event, *unit;	/* borrowed from c */
@@ -335,7 +377,6 @@ void cost_attr__release(struct cost_attr *a);
  * alone.
  */
 void cost__format(struct outbuf *b, const struct cost_sides *c, size_t column,
-		  const struct diff *dc, const struct diff *d, enum diff_format f,
-		  const struct cost_attr_opts *o);
+		  const struct diff *dc, const struct diff *d, enum diff_format f);
 
 #endif

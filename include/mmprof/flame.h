@@ -235,7 +235,7 @@ struct html_cost_build {
 	struct waterfall w;
 	struct waterfall_bar *bars;
 	char **labels;
-	struct cost_attr *attr;
+	const struct cost_attr *attr;	/* borrowed from the cost_sides */
 	struct flame per_op;
 	bool have_flame;
 	double *scale[2];

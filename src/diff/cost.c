@@ -70,7 +70,7 @@ static uint32_t fn_names__intern(struct fn_names *n, const char *s)
 }
 
 /* A symview entry as a cost key spells it: "[unknown]@<dso>" for an unresolved frame. */
-void cost__entry_key(const struct symview *v, uint32_t e, char *buf, size_t size)
+static void entry_key(const struct symview *v, uint32_t e, char *buf, size_t size)
 {
 	char raw[1024];
 
@@ -101,16 +101,59 @@ int cost_profile__event(const struct cost_profile *c, const char *event)
 	return -1;
 }
 
-struct cost_profile *cost_profile__new(const struct profile *p, const struct cost_work *w)
+/*
+ * c's compact trie (cost_profile.parent, node_fn, leaf) from p's symview
+ * with every sample kept, its functions into names, and per symnode
+ * whether it is the outermost of its entry on its chain (*top, owned by
+ * the caller): a sample counts once in the children of each function on
+ * its stack.  The symview goes before the runs are summed.
+ */
+static void cost_profile__trie(struct cost_profile *c, struct fn_names *names, bool **top)
 {
 	struct symview_opts so = { .keep_unresolved = true, .unknown_by_dso = true };
+	const struct profile *p = c->p;
+	struct symview v;
+	uint32_t *entry_fn;
+	size_t i;
+
+	symview__init_opts(&v, p, &so);
+	entry_fn = xmalloc((v.nr_entries + 1) * sizeof(*entry_fn));
+	for (i = 0; i < v.nr_entries; i++) {
+		char key[1024];
+
+		entry_key(&v, (uint32_t)i, key, sizeof(key));
+		entry_fn[i] = fn_names__intern(names, key);
+	}
+	c->nr_nodes = v.nr_nodes;
+	c->parent = xmalloc((v.nr_nodes + 1) * sizeof(*c->parent));
+	c->node_fn = xmalloc((v.nr_nodes + 1) * sizeof(*c->node_fn));
+	*top = xmalloc(v.nr_nodes + 1);
+	for (i = 0; i < v.nr_nodes; i++) {
+		const struct symnode *n = &v.nodes[i];
+
+		c->parent[i] = n->parent;
+		c->node_fn[i] = i ? entry_fn[n->entry] : COST_NO_NODE;
+		(*top)[i] = n->same_anc == SYMVIEW_NONE;
+	}
+	/* the profile node's symnode, NONE where its samples do not count */
+	c->leaf = v.node_map;
+	v.node_map = NULL;
+	for (i = 0; i < p->nr_nodes; i++)
+		if (!v.node_keep[i])
+			c->leaf[i] = COST_NO_NODE;
+	free(entry_fn);
+	symview__release(&v);
+}
+
+struct cost_profile *cost_profile__new(const struct profile *p, const struct cost_work *w)
+{
 	struct cost_profile *c = xcalloc(1, sizeof(*c));
 	struct fn_names names = { 0 };
-	double *wt, *children, *self, *fself, *fchildren;
-	uint32_t *entry_fn, nostack = UINT32_MAX;
-	size_t alloc_cells = 0, i;
-	struct symview *vp = &c->view;
+	double *wt, *fself, *fchildren;
+	uint32_t *by_slot, nostack = UINT32_MAX;
+	size_t i, *slot_start;
 	uint32_t r, e;
+	bool *top;
 
 	c->p = p;
 	c->work = xcalloc(p->nr_runs + 1, sizeof(*c->work));
@@ -127,43 +170,52 @@ struct cost_profile *cost_profile__new(const struct profile *p, const struct cos
 	}
 	c->slot = xcalloc((size_t)p->nr_runs * p->nr_events + 1, sizeof(*c->slot));
 
-	symview__init_opts(vp, p, &so);
 	hashidx__init(&names.idx);
-	entry_fn = xmalloc((vp->nr_entries + 1) * sizeof(*entry_fn));
-	for (i = 0; i < vp->nr_entries; i++) {
-		char key[1024];
-
-		cost__entry_key(vp, (uint32_t)i, key, sizeof(key));
-		entry_fn[i] = fn_names__intern(&names, key);
-	}
-	wt = xmalloc((vp->nr_nodes + 1) * sizeof(*wt));
-	children = xmalloc((vp->nr_entries + 1) * sizeof(*children));
-	self = xmalloc((vp->nr_entries + 1) * sizeof(*self));
+	cost_profile__trie(c, &names, &top);
+	slot_start = profile__group_counts(p, &by_slot);
+	wt = xmalloc((c->nr_nodes + 1) * sizeof(*wt));
 	/* the functions' sums: entries of one name (one function in two DSOs) are one key */
 	fself = xcalloc(names.nr + 2, sizeof(*fself));
 	fchildren = xcalloc(names.nr + 2, sizeof(*fchildren));
 
+	/*
+	 * Per (run, event): each sample's period on its symnode and its
+	 * function's self, then subtree sums from the leaves up (a child's id
+	 * is above its parent's), each added to its function's children where
+	 * the symnode is the function's outermost on the chain.  Periods are
+	 * integers: their sums in doubles are exact, in any order, below 2^53.
+	 */
 	for (r = 0; r < p->nr_runs; r++)
 		for (e = 0; e < p->nr_events; e++) {
 			struct cost_slot *s = &c->slot[(size_t)r * c->nr_events + e];
-			double work = c->work[r], all = 0, kept;
-			size_t f;
+			double work = c->work[r], all = 0, kept = 0;
+			size_t slot = (size_t)r * c->nr_events + e, f, more, q;
 
 			s->first = c->nr_cells;
 			s->total = NAN;
 			if (!isfinite(work))
 				continue;
-			for (i = 0; i < p->nr_counts; i++)
-				if (p->counts[i].run == r && p->counts[i].event == e)
-					all += (double)p->counts[i].period;
-			kept = symview__weights(vp, r, e, true, wt);
+			memset(wt, 0, c->nr_nodes * sizeof(*wt));
+			for (i = slot_start[slot]; i < slot_start[slot + 1]; i++) {
+				const struct count *ct = &p->counts[by_slot[i]];
+				double x = (double)ct->period;
+				uint32_t k = ct->node < p->nr_nodes ? c->leaf[ct->node] : COST_NO_NODE;
+
+				all += x;
+				if (k == COST_NO_NODE)
+					continue;
+				wt[k] += x;
+				kept += x;
+				if (k)
+					fself[c->node_fn[k]] += x;
+			}
 			s->total = all / work;
 			if (!(all > 0))
 				continue;
-			symview__cumulate(vp, wt, NULL, NULL, children, self);
-			for (i = 0; i < vp->nr_entries; i++) {
-				fself[entry_fn[i]] += self[i];
-				fchildren[entry_fn[i]] += children[i];
+			for (q = c->nr_nodes; q-- > 1;) {
+				if (top[q])
+					fchildren[c->node_fn[q]] += wt[q];
+				wt[c->parent[q]] += wt[q];
 			}
 			/*
 			 * A sample the trie keeps no frame of (an empty stack): in the
@@ -176,9 +228,12 @@ struct cost_profile *cost_profile__new(const struct profile *p, const struct cos
 				fself[nostack] += all - kept;
 				fchildren[nostack] += all - kept;
 			}
+			/* exactly the slot's cells more: doubling left a third of them slack */
+			for (f = 0, more = 0; f < names.nr; f++)
+				more += fself[f] > 0 || fchildren[f] > 0;
+			c->cells = xrealloc(c->cells, (c->nr_cells + more + 1) * sizeof(*c->cells));
 			for (f = 0; f < names.nr; f++) {
 				if (fself[f] > 0 || fchildren[f] > 0) {
-					XGROW(c->cells, alloc_cells, c->nr_cells);
 					c->cells[c->nr_cells++] = (struct cost_cell){
 						(uint32_t)f, fself[f] / work, fchildren[f] / work };
 				}
@@ -194,10 +249,10 @@ struct cost_profile *cost_profile__new(const struct profile *p, const struct cos
 	hashidx__release(&names.idx);
 	free(fself);
 	free(fchildren);
-	free(self);
-	free(children);
 	free(wt);
-	c->entry_fn = entry_fn;
+	free(top);
+	free(by_slot);
+	free(slot_start);
 	return c;
 }
 
@@ -216,13 +271,39 @@ void cost_profile__free(struct cost_profile *c)
 	free(c->work);
 	free(c->slot);
 	free(c->cells);
-	free(c->entry_fn);
 	for (i = 0; i < c->nr_keys; i++)
 		free(c->key[i]);
 	free(c->key);
 	free(c->keep);
-	symview__release(&c->view);
+	cost_profile__drop_view(c);
 	free(c);
+}
+
+void cost_profile__drop_view(struct cost_profile *c)
+{
+	free(c->parent);
+	free(c->node_fn);
+	free(c->leaf);
+	c->parent = c->node_fn = c->leaf = NULL;
+	c->nr_nodes = 0;
+}
+
+void cost_profile__weights(const struct cost_profile *c, uint32_t event, const double *run_scale,
+			   double *w)
+{
+	const struct profile *p = c->p;
+	size_t i;
+
+	memset(w, 0, c->nr_nodes * sizeof(*w));
+	for (i = 0; c->leaf && i < p->nr_counts; i++) {
+		const struct count *ct = &p->counts[i];
+		uint32_t k;
+
+		if (ct->event != event || ct->run >= p->nr_runs || run_scale[ct->run] == 0 ||
+		    ct->node >= p->nr_nodes || (k = c->leaf[ct->node]) == COST_NO_NODE)
+			continue;
+		w[k] += (double)ct->period * run_scale[ct->run];
+	}
 }
 
 void cost_profiles__keep(struct cost_profile *const *cps, size_t n)

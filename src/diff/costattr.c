@@ -108,7 +108,6 @@ static int chain_by_delta(const void *a, const void *b)
 /* The chain of symnode q: up to depth callers root first, then its function, ';'-separated. */
 static char *chain_text(const struct cost_profile *cp, uint32_t q, size_t depth)
 {
-	const struct symview *v = &cp->view;
 	uint32_t path[64], n = 0, at = q;
 	size_t len = 0, cap = 0, i;
 	char *s = NULL;
@@ -117,10 +116,10 @@ static char *chain_text(const struct cost_profile *cp, uint32_t q, size_t depth)
 		depth = 63;
 	while (at != 0 && n <= depth) {
 		path[n++] = at;
-		at = v->nodes[at].parent;
+		at = cp->parent[at];
 	}
 	for (i = n; i-- > 0;) {
-		const char *fn = cp->fn[cp->entry_fn[v->nodes[path[i]].entry]];
+		const char *fn = cp->fn[cp->node_fn[path[i]]];
 		size_t l = strlen(fn);
 
 		if (len + l + 2 > cap) {
@@ -134,45 +133,65 @@ static char *chain_text(const struct cost_profile *cp, uint32_t q, size_t depth)
 	return s ? s : xstrdup("");
 }
 
+/*
+ * Side side's chains of the listed functions into *out: per file, each
+ * symnode's self cost summed over the side's runs of that file (one pass
+ * over the file's counts, each run's period per its own work), then one
+ * entry per symnode that carries a listed function's cost.
+ */
 static void side_chains(const struct cost_side *cs, const char *ev, int side,
 			const struct cost_attr *a, size_t listed, size_t depth, struct chain_acc **out,
 			size_t *n, size_t *alloc)
 {
 	double runs = cs->nr_runs ? (double)cs->nr_runs : 1;
-	size_t i, q;
+	size_t f, i, q;
 
-	for (i = 0; i < cs->nr_runs; i++) {
-		const struct cost_profile *cp = cs->cp[cs->file[i]];
-		const struct symview *v = &cp->view;
+	for (f = 0; f < cs->nr_files; f++) {
+		const struct cost_profile *cp = cs->cp[f];
 		int e = cost_profile__event(cp, ev);
-		double *w, work = cp->work[cs->run[i]];
+		double *w, *scale;
 		size_t *row_of;
+		bool any = false;
 
-		if (e < 0 || !isfinite(work))
+		if (e < 0 || !cp->leaf)
 			continue;
-		/* each entry's listed row, SIZE_MAX when its function is not listed */
-		row_of = xmalloc((v->nr_entries + 1) * sizeof(*row_of));
-		for (q = 0; q < v->nr_entries; q++) {
+		scale = xcalloc(cp->p->nr_runs + 1, sizeof(*scale));
+		for (i = 0; i < cs->nr_runs; i++) {
+			double work = cp->work[cs->run[i]];
+
+			if (cs->file[i] == f && isfinite(work)) {
+				scale[cs->run[i]] = 1 / work / runs;
+				any = true;
+			}
+		}
+		if (!any) {
+			free(scale);
+			continue;
+		}
+		w = xmalloc((cp->nr_nodes + 1) * sizeof(*w));
+		cost_profile__weights(cp, (uint32_t)e, scale, w);
+		free(scale);
+		/* each function's listed row, SIZE_MAX when it is not listed */
+		row_of = xmalloc((cp->nr_fn + 1) * sizeof(*row_of));
+		for (q = 0; q < cp->nr_fn; q++) {
 			size_t r;
 
 			row_of[q] = SIZE_MAX;
 			for (r = 0; r < listed; r++)
-				if (!strcmp(a->rows[r].fn, cp->fn[cp->entry_fn[q]]))
+				if (!strcmp(a->rows[r].fn, cp->fn[q]))
 					row_of[q] = r;
 		}
-		w = xmalloc((v->nr_nodes + 1) * sizeof(*w));
-		symview__weights(v, cs->run[i], (uint32_t)e, true, w);
-		for (q = 1; q < v->nr_nodes; q++) {
-			size_t r = row_of[v->nodes[q].entry];
+		for (q = 1; q < cp->nr_nodes; q++) {
+			size_t r = row_of[cp->node_fn[q]];
 
 			if (r == SIZE_MAX || !(w[q] > 0))
 				continue;
 			XGROW(*out, *alloc, *n);
 			(*out)[(*n)++] = (struct chain_acc){ chain_text(cp, (uint32_t)q, depth), r, side,
-							     w[q] / work / runs };
+							     w[q] };
 		}
-		free(w);
 		free(row_of);
+		free(w);
 	}
 }
 

@@ -506,13 +506,11 @@ static void csv_all(struct outbuf *b, const struct cost_sides *c, const struct c
 }
 
 void cost__format(struct outbuf *b, const struct cost_sides *c, size_t column,
-		  const struct diff *dc, const struct diff *d, enum diff_format f,
-		  const struct cost_attr_opts *o)
+		  const struct diff *dc, const struct diff *d, enum diff_format f)
 {
-	struct cost_attr *at;
-	size_t i;
+	const struct cost_attr *at;
 
-	if (!c->nr_events || column == 0 || column >= c->nr_sides) {
+	if (!c->nr_events || !c->attr || column == 0 || column >= c->nr_sides) {
 		if ((f == DIFF_FORMAT_LKP || f == DIFF_FORMAT_MARKDOWN) && *c->note) {
 			outbuf__puts(b, f == DIFF_FORMAT_MARKDOWN ? "\n" : "");
 			outbuf__text_str(b, c->note);
@@ -524,9 +522,7 @@ void cost__format(struct outbuf *b, const struct cost_sides *c, size_t column,
 		}
 		return;
 	}
-	at = xcalloc(c->nr_events, sizeof(*at));
-	for (i = 0; i < c->nr_events; i++)
-		cost_attr__compute(c, column, c->events[i], o, &at[i]);
+	at = &c->attr[(column - 1) * c->nr_events];
 	switch (f) {
 	case DIFF_FORMAT_JSON:
 		json_all(b, c, at, dc, d);
@@ -542,7 +538,4 @@ void cost__format(struct outbuf *b, const struct cost_sides *c, size_t column,
 		text_all(b, c, column, at, dc, d);
 		break;
 	}
-	for (i = 0; i < c->nr_events; i++)
-		cost_attr__release(&at[i]);
-	free(at);
 }

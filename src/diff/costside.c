@@ -13,6 +13,7 @@
 
 #include "mmprof/cost.h"
 #include "mmprof/diffside.h"
+#include "mmprof/parallel.h"
 #include "mmprof/xalloc.h"
 
 /* The file and run of a side's pooled run index i (counted before --drop-run). */
@@ -46,6 +47,10 @@ void cost_sides__release(struct cost_sides *c)
 {
 	size_t i;
 
+	cost_sides__wait(c);
+	for (i = 0; c->attr && i < (c->nr_sides - 1) * c->nr_events; i++)
+		cost_attr__release(&c->attr[i]);
+	free(c->attr);
 	for (i = 0; i < c->nr_sides; i++)
 		cost_side__release(&c->side[i]);
 	for (i = 0; i < c->nr_events; i++)
@@ -157,8 +162,123 @@ static void keep_functions(struct cost_sides *c)
 	free(all);
 }
 
-int cost_sides__build(struct cost_sides *c, const struct diff_side *s, size_t nr,
-		      const char *per, struct errmsg *e)
+/*
+ * Every column's attribution per event, while the tries are there; then
+ * the tries go, in every file (no chain is taken after the build).
+ */
+static void attribute(struct cost_sides *c)
+{
+	size_t k, i;
+
+	if (c->nr_events && c->nr_sides > 1) {
+		c->attr = xcalloc((c->nr_sides - 1) * c->nr_events, sizeof(*c->attr));
+		for (k = 1; k < c->nr_sides; k++)
+			for (i = 0; i < c->nr_events; i++)
+				cost_attr__compute(c, k, c->events[i], NULL,
+						   &c->attr[(k - 1) * c->nr_events + i]);
+	}
+	for (k = 0; k < c->nr_sides; k++)
+		for (i = 0; i < c->side[k].nr_files; i++)
+			cost_profile__drop_view(c->side[k].cp[i]);
+}
+
+/*
+ * The events compared, the base's mean totals and every compared run's
+ * cost keys, once every run's work is known; c->note when no event is
+ * common to the sides.
+ */
+static void compare_runs(struct cost_sides *c)
+{
+	size_t k, i;
+
+	keep_functions(c);
+	choose_events(c);
+	if (!c->nr_events) {
+		snprintf(c->note, sizeof(c->note),
+			 "costs per op not compared: the sides have no sampling event in common");
+		return;
+	}
+	c->base_total = xcalloc(c->nr_events, sizeof(*c->base_total));
+	for (i = 0; i < c->nr_events; i++) {
+		const struct cost_side *b = &c->side[0];
+		double sum = 0;
+		size_t r;
+
+		for (r = 0; r < b->nr_runs; r++) {
+			const struct cost_profile *cp = b->cp[b->file[r]];
+			int ev = cost_profile__event(cp, c->events[i]);
+			const struct cost_slot *sl = ev >= 0 ? cost_profile__slot(cp, b->run[r], (uint32_t)ev) : NULL;
+
+			sum += sl && isfinite(sl->total) ? sl->total : 0;
+		}
+		c->base_total[i] = b->nr_runs ? sum / (double)b->nr_runs : 0;
+	}
+	for (k = 0; k < c->nr_sides; k++) {
+		struct cost_side *cs = &c->side[k];
+
+		for (i = 0; i < cs->nr_runs; i++) {
+			const struct cost_profile *cp = cs->cp[cs->file[i]];
+
+			cost_profile__keys(cp, cs->run[i], (const char *const *)c->events,
+					   c->base_total, c->nr_events, &cs->keys[i]);
+			/* a file's runs share its key ids: each key is hashed once per file */
+			cs->runs[i] = (struct diff_run){ .items = cs->keys[i].items, .nr = cs->keys[i].nr,
+							 .ids = cs->keys[i].ids, .id_space = cp,
+							 .nr_ids = cp->nr_keys };
+		}
+	}
+}
+
+struct profile_job {
+	const struct profile *p;
+	const struct cost_work *w;
+	struct cost_profile **out;
+};
+
+static void profile_job__run(void *ctx, size_t i)
+{
+	struct profile_job *j = &((struct profile_job *)ctx)[i];
+
+	*j->out = cost_profile__new(j->p, j->w);
+}
+
+/*
+ * Everything after the work: every file's cost_profile (two at a time
+ * when parallel, one after another on start's helper, whose caller is
+ * busy), the compared runs' keys and the attributions.
+ */
+static void build_rest(struct cost_sides *c, bool parallel)
+{
+	const struct diff_side *s = c->from;
+	struct profile_job *jobs;
+	size_t k, i, n = 0;
+
+	for (k = 0; k < c->nr_sides; k++)
+		n += s[k].nr;
+	jobs = xcalloc(n + 1, sizeof(*jobs));
+	for (k = 0, n = 0; k < c->nr_sides; k++)
+		for (i = 0; i < s[k].nr; i++)
+			jobs[n++] = (struct profile_job){ s[k].profiles[i], &c->work, &c->side[k].cp[i] };
+	if (parallel)
+		parallel__each(n, profile_job__run, jobs);
+	else
+		for (i = 0; i < n; i++)
+			profile_job__run(jobs, i);
+	free(jobs);
+	if (!unknown_work(c, s))
+		compare_runs(c);
+	attribute(c);
+}
+
+static void *builder(void *arg)
+{
+	build_rest(arg, false);
+	return NULL;
+}
+
+/* The work and the sides' run bookkeeping: 0, or -EINVAL and e (cost_work__choose). */
+static int cost_sides__init(struct cost_sides *c, const struct diff_side *s, size_t nr,
+			    const char *per, struct errmsg *e)
 {
 	const struct profile **ps;
 	const char **names;
@@ -182,6 +302,7 @@ int cost_sides__build(struct cost_sides *c, const struct diff_side *s, size_t nr
 		return err;
 	snprintf(c->note, sizeof(c->note), "%s", c->work.note);
 
+	c->from = s;
 	c->side = xcalloc(nr + 1, sizeof(*c->side));
 	c->nr_sides = nr;
 	for (k = 0; k < nr; k++) {
@@ -189,8 +310,6 @@ int cost_sides__build(struct cost_sides *c, const struct diff_side *s, size_t nr
 
 		cs->nr_files = s[k].nr;
 		cs->cp = xcalloc(s[k].nr + 1, sizeof(*cs->cp));
-		for (i = 0; i < s[k].nr; i++)
-			cs->cp[i] = cost_profile__new(s[k].profiles[i], &c->work);
 		cs->nr_runs = s[k].nr_runs;
 		cs->file = xcalloc(cs->nr_runs + 1, sizeof(*cs->file));
 		cs->run = xcalloc(cs->nr_runs + 1, sizeof(*cs->run));
@@ -199,45 +318,50 @@ int cost_sides__build(struct cost_sides *c, const struct diff_side *s, size_t nr
 		for (i = 0; i < cs->nr_runs; i++)
 			locate(&s[k], s[k].orig[i], &cs->file[i], &cs->run[i]);
 	}
-	if (unknown_work(c, s))
-		return 0;
-	keep_functions(c);
-	choose_events(c);
-	if (!c->nr_events) {
-		snprintf(c->note, sizeof(c->note),
-			 "costs per op not compared: the sides have no sampling event in common");
-		return 0;
-	}
-	c->base_total = xcalloc(c->nr_events, sizeof(*c->base_total));
-	for (i = 0; i < c->nr_events; i++) {
-		const struct cost_side *b = &c->side[0];
-		double sum = 0;
-		size_t r;
-
-		for (r = 0; r < b->nr_runs; r++) {
-			const struct cost_profile *cp = b->cp[b->file[r]];
-			int ev = cost_profile__event(cp, c->events[i]);
-			const struct cost_slot *sl = ev >= 0 ? cost_profile__slot(cp, b->run[r], (uint32_t)ev) : NULL;
-
-			sum += sl && isfinite(sl->total) ? sl->total : 0;
-		}
-		c->base_total[i] = b->nr_runs ? sum / (double)b->nr_runs : 0;
-	}
-	for (k = 0; k < nr; k++) {
-		struct cost_side *cs = &c->side[k];
-
-		for (i = 0; i < cs->nr_runs; i++) {
-			const struct cost_profile *cp = cs->cp[cs->file[i]];
-
-			cost_profile__keys(cp, cs->run[i], (const char *const *)c->events,
-					   c->base_total, c->nr_events, &cs->keys[i]);
-			/* a file's runs share its key ids: each key is hashed once per file */
-			cs->runs[i] = (struct diff_run){ .items = cs->keys[i].items, .nr = cs->keys[i].nr,
-							 .ids = cs->keys[i].ids, .id_space = cp,
-							 .nr_ids = cp->nr_keys };
-		}
-	}
 	return 0;
+}
+
+int cost_sides__build(struct cost_sides *c, const struct diff_side *s, size_t nr,
+		      const char *per, struct errmsg *e)
+{
+	int err = cost_sides__init(c, s, nr, per, e);
+
+	if (err < 0)
+		return err;
+	build_rest(c, true);
+	return 0;
+}
+
+int cost_sides__start(struct cost_sides *c, const struct diff_side *s, size_t nr,
+		      const char *per, struct errmsg *e)
+{
+	int err = cost_sides__init(c, s, nr, per, e);
+
+	if (err < 0)
+		return err;
+	c->building = pthread_create(&c->builder, NULL, builder, c) == 0;
+	if (!c->building)
+		build_rest(c, true);
+	return 0;
+}
+
+void cost_sides__wait(struct cost_sides *c)
+{
+	if (c->building)
+		pthread_join(c->builder, NULL);
+	c->building = false;
+}
+
+const struct cost_attr *cost_sides__attr(const struct cost_sides *c, size_t column, const char *event)
+{
+	size_t i;
+
+	if (!c->attr || column == 0 || column >= c->nr_sides)
+		return NULL;
+	for (i = 0; i < c->nr_events; i++)
+		if (!strcmp(c->events[i], event))
+			return &c->attr[(column - 1) * c->nr_events + i];
+	return NULL;
 }
 
 double cost_sides__mean(const struct cost_sides *c, size_t k, const char *key)

@@ -142,10 +142,8 @@ void html_cost__build(struct html_cost_build *hb, const struct cost_sides *c, si
 			 "the sides have no event in common");
 		return;
 	}
-	hb->attr = xcalloc(1, sizeof(*hb->attr));
-	if (cost_attr__compute(c, column, aev, NULL, hb->attr)) {
-		free(hb->attr);
-		hb->attr = NULL;
+	hb->attr = cost_sides__attr(c, column, aev);
+	if (!hb->attr) {
 		snprintf(hb->note, sizeof(hb->note), "No cost per operation of %s.", aev);
 		return;
 	}
@@ -218,12 +216,9 @@ void html_cost__release(struct html_cost_build *hb)
 {
 	size_t i;
 
-	if (hb->attr) {
+	if (hb->attr)
 		for (i = 0; i < hb->attr->nr; i++)
 			free(hb->labels[i]);
-		cost_attr__release(hb->attr);
-		free(hb->attr);
-	}
 	free(hb->labels);
 	free(hb->bars);
 	if (hb->have_flame)

@@ -233,6 +233,7 @@ static void test_attribution(void)
 		{ .name = "new", .paths = pathn, .nr = 1, .profiles = &pn, .nr_runs = 2, .orig = orig },
 	};
 	struct cost_sides c;
+	const struct cost_attr *ap;
 	struct cost_attr a;
 	struct errmsg e;
 	double sum = 0;
@@ -243,7 +244,9 @@ static void test_attribution(void)
 	is_dbl(c.base_total[0], 100, 1e-9, "the base's mean total: 1000 ns / 10 ops");
 	is_dbl(cost_sides__mean(&c, 1, "cost.part.cpu-clock.a"), 120, 1e-9,
 	       "cost.part of the new side: in points of the base's total");
-	is_int(cost_attr__compute(&c, 1, "cpu-clock", NULL, &a), 0, "attribution computed");
+	ap = cost_sides__attr(&c, 1, "cpu-clock");
+	ok(ap != NULL, "attribution computed at build");
+	a = ap ? *ap : (struct cost_attr){ 0 };
 	is_dbl(a.delta, 70, 1e-9, "the total rose by 70 ns per op");
 	is_int((long)a.nr, 3, "listed a and c (90 % of the changes), then elsewhere");
 	ok(a.rows[0].fn && !strcmp(a.rows[0].fn, "a") && a.rows[1].fn && !strcmp(a.rows[1].fn, "c"),
@@ -260,8 +263,24 @@ static void test_attribution(void)
 	is_int((long)a.nr_chains, 2, "a chain for a, one for c (its unchanged chain under 5 %)");
 	ok(a.nr_chains == 2 && !strcmp(a.chains[1].chain, "main;x;c") && a.chains[1].delta == 10,
 	   "c's change came under x: main;x;c +10");
-	cost_attr__release(&a);
-	is_int(cost_attr__compute(&c, 1, "cycles", NULL, &a), -ENOENT, "an event not compared");
+	ok(!cost_sides__attr(&c, 1, "cycles") && !cost_sides__attr(&c, 2, "cpu-clock") &&
+	   !cost_sides__attr(&c, 0, "cpu-clock"), "no attribution of an event or column not compared");
+	ok(!c.side[0].cp[0]->nr_nodes && !c.side[1].cp[0]->leaf,
+	   "the symbol tries are gone after the build");
+	{
+		/* built on a helper thread (diff's way): the same costs and attribution */
+		struct cost_sides t;
+		const struct cost_attr *ta;
+
+		is_int(cost_sides__start(&t, s, 2, NULL, &e), 0, "started on a helper thread");
+		cost_sides__wait(&t);
+		ta = cost_sides__attr(&t, 1, "cpu-clock");
+		ok(ta && t.nr_events == 1 && t.base_total[0] == c.base_total[0] && ta->delta == a.delta &&
+		   ta->nr == a.nr && ta->nr_chains == a.nr_chains &&
+		   !strcmp(ta->chains[1].chain, a.chains[1].chain),
+		   "start and wait build what build does");
+		cost_sides__release(&t);
+	}
 	cost_sides__release(&c);
 
 	profile__free(pn);
