@@ -243,9 +243,10 @@ static void profile_job__run(void *ctx, size_t i)
 }
 
 /*
- * Everything after the work: every file's cost_profile (two at a time
- * when parallel, one after another on start's helper, whose caller is
- * busy), the compared runs' keys and the attributions.
+ * Everything after the work: every file's cost_profile, the compared
+ * runs' keys and the attributions.  On start's helper the profiles are
+ * made one after another (its caller is busy meanwhile); parallel, two at
+ * a time, when start found no thread to be had.
  */
 static void build_rest(struct cost_sides *c, bool parallel)
 {
@@ -321,17 +322,6 @@ static int cost_sides__init(struct cost_sides *c, const struct diff_side *s, siz
 	return 0;
 }
 
-int cost_sides__build(struct cost_sides *c, const struct diff_side *s, size_t nr,
-		      const char *per, struct errmsg *e)
-{
-	int err = cost_sides__init(c, s, nr, per, e);
-
-	if (err < 0)
-		return err;
-	build_rest(c, true);
-	return 0;
-}
-
 int cost_sides__start(struct cost_sides *c, const struct diff_side *s, size_t nr,
 		      const char *per, struct errmsg *e)
 {
@@ -350,6 +340,16 @@ void cost_sides__wait(struct cost_sides *c)
 	if (c->building)
 		pthread_join(c->builder, NULL);
 	c->building = false;
+}
+
+int cost_sides__build(struct cost_sides *c, const struct diff_side *s, size_t nr,
+		      const char *per, struct errmsg *e)
+{
+	int err = cost_sides__start(c, s, nr, per, e);
+
+	if (!err)
+		cost_sides__wait(c);
+	return err;
 }
 
 const struct cost_attr *cost_sides__attr(const struct cost_sides *c, size_t column, const char *event)

@@ -267,20 +267,6 @@ static void test_attribution(void)
 	   !cost_sides__attr(&c, 0, "cpu-clock"), "no attribution of an event or column not compared");
 	ok(!c.side[0].cp[0]->nr_nodes && !c.side[1].cp[0]->leaf,
 	   "the symbol tries are gone after the build");
-	{
-		/* built on a helper thread (diff's way): the same costs and attribution */
-		struct cost_sides t;
-		const struct cost_attr *ta;
-
-		is_int(cost_sides__start(&t, s, 2, NULL, &e), 0, "started on a helper thread");
-		cost_sides__wait(&t);
-		ta = cost_sides__attr(&t, 1, "cpu-clock");
-		ok(ta && t.nr_events == 1 && t.base_total[0] == c.base_total[0] && ta->delta == a.delta &&
-		   ta->nr == a.nr && ta->nr_chains == a.nr_chains &&
-		   !strcmp(ta->chains[1].chain, a.chains[1].chain),
-		   "start and wait build what build does");
-		cost_sides__release(&t);
-	}
 	cost_sides__release(&c);
 
 	profile__free(pn);
