@@ -125,6 +125,8 @@ struct trow {
 
 struct tctx {
 	struct diff *d;
+	/* the rows are call paths (diff__test_shares): no key, no self or calltrace rows to gate */
+	bool paths;
 	struct fam *fam;
 	size_t nr_fam, alloc_fam, last;
 	struct trow *t;
@@ -162,9 +164,32 @@ const double *diff_row__test_values(const struct diff_row *r, size_t n, double *
  */
 void tctx__classify(struct tctx *x, struct diff_row *r, const uint32_t *present,
 		    bool base_has_pp, double *scratch, const double *nsamp);
+/*
+ * A share row (of its runs' samples nsamp, base then new) to be tested in
+ * the SCALE_SHARE family name; children: a perf-profile.children family
+ * (its runs are judged for disturbance).
+ */
+void tctx__prep_share(struct tctx *x, struct diff_row *r, const char *name, bool children,
+		      const double *nsamp);
 /* phi, the dispersions, the prior and the moderated variances of family fi. */
 void tctx__fit_family(struct tctx *x, size_t fi);
 /* Tests, BH per family, verdicts and detectable changes of the rows tctx__classify prepared. */
 void tctx__test(struct tctx *x);
+/* Free what x holds (its families, rows' scratch, buffers), not x->d. */
+void tctx__release(struct tctx *x);
+
+/*
+ * The table's share test on rows that are not keys (diff -g's call paths,
+ * chains.c), in two steps.  diff__shares_init: d with nr rows of nb + nn
+ * runs, every row's v pointing into d->values (the caller fills them:
+ * points, base then new), no keys; 0 or -EINVAL (a side without runs).
+ * diff__test_shares: every row whose mean on a side reaches the test
+ * floor is tested as one perf-profile.children family named family
+ * (phi and its shape, the prior with its trend, weighted BH over these
+ * rows alone, the detectable change) from the samples of each run,
+ * nsamp; rows get p, q, mde and their verdict.  diff__release frees d.
+ */
+int diff__shares_init(struct diff *d, size_t nr, size_t nb, size_t nn, const struct diff_opts *o);
+void diff__test_shares(struct diff *d, const char *family, const double *nsamp);
 
 #endif

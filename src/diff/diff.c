@@ -6,6 +6,7 @@
  * what a key is lives in keyname.c.  src/diff/diff-int.h joins them.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -299,16 +300,59 @@ int diff__compute(struct diff *d, const struct diff_run *base, size_t nb,
 	free(b.stamp);
 	if (!d->novar)
 		tctx__test(&x);
-	for (i = 0; i < x.nr_fam; i++) {
-		free(x.fam[i].name);
-		free(x.fam[i].inv_n);
-	}
-	free(x.fam);
-	free(x.t);
-	free(x.buf);
-	free(x.cost_event);
-	free(x.cost_total);
+	tctx__release(&x);
 	return 0;
+}
+
+int diff__shares_init(struct diff *d, size_t nr, size_t nb, size_t nn, const struct diff_opts *o)
+{
+	size_t i;
+
+	memset(d, 0, sizeof(*d));
+	if (o)
+		d->o = *o;
+	fill_defaults(&d->o);
+	if (!nb || !nn)
+		return -EINVAL;
+	d->nb = nb;
+	d->nn = nn;
+	d->novar = nb < 2 || nn < 2;
+	d->nr = d->alloc = nr;
+	d->rows = xcalloc(nr + 1, sizeof(*d->rows));
+	d->values = xcalloc(nr * (nb + nn) + 1, sizeof(*d->values));
+	for (i = 0; i < nr; i++)
+		d->rows[i].v = d->values + i * (nb + nn);
+	return 0;
+}
+
+void diff__test_shares(struct diff *d, const char *family, const double *nsamp)
+{
+	size_t n = d->nb + d->nn, i;
+	double *scratch = xmalloc((n + 1) * sizeof(*scratch));
+	struct tctx x;
+
+	memset(&x, 0, sizeof(x));
+	x.d = d;
+	x.paths = true;
+	x.t = xcalloc(d->nr + 1, sizeof(*x.t));
+	x.buf = xmalloc((n + 1) * sizeof(*x.buf));
+	for (i = 0; i < d->nr; i++) {
+		struct diff_row *r = &d->rows[i];
+
+		stats__summary(r->v, d->nb, scratch, &r->base);
+		stats__summary(r->v + d->nb, d->nn, scratch, &r->cur);
+		r->absolute = true;
+		r->delta = r->change = r->cur.mean - r->base.mean;
+		r->rel = 100.0 * r->delta / (r->base.mean == 0 ? 1e-100 : r->base.mean);
+		r->p = r->q = r->mde = r->runs_needed = NAN;
+		/* independent filtering on the level, as the table's rows */
+		if (!d->novar && fmax(r->base.mean, r->cur.mean) >= d->o.test_floor)
+			tctx__prep_share(&x, r, family, true, nsamp);
+	}
+	if (!d->novar)
+		tctx__test(&x);
+	tctx__release(&x);
+	free(scratch);
 }
 
 void diff__release(struct diff *d)

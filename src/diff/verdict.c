@@ -33,7 +33,8 @@ static bool censored(const struct diff_row *r)
 {
 	static const char ct[] = "perf-profile.calltrace.";
 
-	return !strncmp(r->key, ct, sizeof(ct) - 1) && (r->base.min == 0 || r->cur.min == 0);
+	/* rows that are not keys (diff__test_shares: call paths) have no key */
+	return r->key && !strncmp(r->key, ct, sizeof(ct) - 1) && (r->base.min == 0 || r->cur.min == 0);
 }
 
 static void at_cut(const double *v, size_t n, double *out)
@@ -160,6 +161,35 @@ static size_t family_len(const char *key)
 }
 
 /*
+ * A row that is a share of its runs' samples (nsamp, base then new), to
+ * be tested in the SCALE_SHARE family name: its pooled level and sampling
+ * variance; its delta and dispersion come from family.c once phi is known.
+ */
+void tctx__prep_share(struct tctx *x, struct diff_row *r, const char *name, bool children,
+		      const double *nsamp)
+{
+	size_t n = x->d->nb + x->d->nn, i;
+	struct trow *t = &x->t[r - x->d->rows];
+	const double *v = diff_row__test_values(r, n, x->buf);
+	double sc = 0, sn = 0;
+
+	t->tested = true;
+	t->eb = 1 / (double)x->d->nb;
+	t->en = 1 / (double)x->d->nn;
+	t->fam = tctx__family(x, name, SCALE_SHARE, children, nsamp);
+	for (i = 0; i < n; i++) {
+		double ni = 1 / x->fam[t->fam].inv_n[i];
+
+		sc += v[i] * ni;
+		sn += ni;
+	}
+	t->level = sn > 0 ? sc / sn : 0;
+	if (t->level > 100)
+		t->level = 100;
+	t->c = t->level * (100 - t->level);
+}
+
+/*
  * The family of a tested row and what its test needs.  perf-profile rows
  * with known samples are shares (SCALE_SHARE); other absolute rows and
  * rows with negative values stay in their unit; the rest are compared on
@@ -178,30 +208,18 @@ static void tctx__prep(struct tctx *x, struct diff_row *r, const double *nsamp)
 	double mb, mn;
 	bool neg = false;
 
-	t->tested = true;
-	t->eb = 1 / (double)nb;
-	t->en = 1 / (double)nn;
 	if (!strncmp(r->key, PP, sizeof(PP) - 1) && nsamp) {
-		double sc = 0, sn = 0;
 		size_t len, glen;
 		const char *ev = diff__pp_event(r->key, &len);
 
 		glen = (size_t)(ev - r->key) - 1;
 		snprintf(name, sizeof(name), "%.*s.%.*s", (int)glen, r->key, (int)len, ev);
-		t->fam = tctx__family(x, name, SCALE_SHARE,
-				      !strncmp(r->key + sizeof(PP) - 1, "children.", 9), nsamp);
-		for (i = 0; i < n; i++) {
-			double ni = 1 / x->fam[t->fam].inv_n[i];
-
-			sc += v[i] * ni;
-			sn += ni;
-		}
-		t->level = sn > 0 ? sc / sn : 0;
-		if (t->level > 100)
-			t->level = 100;
-		t->c = t->level * (100 - t->level);
-		return;		/* delta and dispersion: family.c, once phi is known */
+		tctx__prep_share(x, r, name, !strncmp(r->key + sizeof(PP) - 1, "children.", 9), nsamp);
+		return;
 	}
+	t->tested = true;
+	t->eb = 1 / (double)nb;
+	t->en = 1 / (double)nn;
 	for (i = 0; i < n; i++)
 		neg |= v[i] < 0;
 	if (r->absolute || neg) {
@@ -527,6 +545,22 @@ static void gate_on_children(struct tctx *x)
 	hashidx__release(&idx);
 }
 
+void tctx__release(struct tctx *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->nr_fam; i++) {
+		free(x->fam[i].name);
+		free(x->fam[i].inv_n);
+	}
+	free(x->fam);
+	free(x->t);
+	free(x->buf);
+	free(x->cost_event);
+	free(x->cost_total);
+	memset(x, 0, sizeof(*x));
+}
+
 /* Tests, BH per family, verdicts and detectable changes of the rows tctx__classify prepared. */
 void tctx__test(struct tctx *x)
 {
@@ -586,7 +620,8 @@ void tctx__test(struct tctx *x)
 			d->rows[idx[i]].q = q[i];
 		f->bh_m = k;
 	}
-	gate_on_children(x);
+	if (!x->paths)
+		gate_on_children(x);
 	for (i = 0; i < d->nr; i++)
 		if (x->t[i].tested && d->rows[i].q < d->o.alpha) {
 			x->fam[x->t[i].fam].rejected++;
