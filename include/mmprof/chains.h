@@ -36,6 +36,7 @@
 struct chain_row {
 	uint64_t hash;			/* path identity */
 	double base, cur, q;		/* means; q NAN when untested */
+	double mde;			/* shares: the detectable change (diff.h's), NAN when untested */
 	char *text;			/* "a → b → c", for shown rows */
 	uint32_t file;			/* a file holding the path, for its names: base files, then new */
 	uint32_t node;
@@ -91,6 +92,16 @@ void chains__release(struct chain_diff *cd);
 static inline double chain_row__delta(const struct chain_row *r)
 {
 	return r->cur - r->base;
+}
+
+/*
+ * A tested path's detectable change in points (80 % power at its BH
+ * threshold, as the table's rows), NAN when untested or scaled.
+ */
+#define CHAIN_ROW_MDE 1
+static inline double chain_row__mde(const struct chain_row *r)
+{
+	return r->mde;
 }
 
 /* The profile whose names r's node has (chain_row.file). */

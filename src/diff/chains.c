@@ -13,7 +13,11 @@
 #include "mmprof/stats.h"
 #include "mmprof/xalloc.h"
 
+#include "diff-int.h"
+
 #define MAX_FRAMES 6
+/* shares: paths tested from a mean of this many points on a side (the table's test floor) */
+#define CHAINS_TEST_FLOOR 0.05
 
 /*
  * The rows by path hash while they are made: open addressing over row
@@ -253,15 +257,18 @@ static int add_profile(struct cbuild *b, struct cprof *cp, uint32_t file, uint32
  * One column: cell[row] = % of run r's total in the path of row (0 where p
  * lacks the path or the event), or with a scale (> 0, not NAN) the path's
  * period times scale.  Sibling frames of one symbol (other addresses) are
- * one path: they add up.  Returns the run's total in the cells' unit.
+ * one path: they add up.  Returns the run's total in the cells' unit;
+ * *samples: the run's samples of the event.
  */
-static double column(const struct cprof *cp, uint32_t r, double scale, double *incl, double *cell, size_t nr)
+static double column(const struct cprof *cp, uint32_t r, double scale, double *incl, double *cell, size_t nr,
+		     double *samples)
 {
 	const struct profile *p = cp->p;
-	double total = 0;
+	double total = 0, ns = 0;
 	size_t i;
 
 	memset(cell, 0, nr * sizeof(*cell));
+	*samples = 0;
 	if (cp->ev == UINT32_MAX)
 		return 0;
 	memset(incl, 0, p->nr_nodes * sizeof(*incl));
@@ -273,7 +280,9 @@ static double column(const struct cprof *cp, uint32_t r, double scale, double *i
 			continue;
 		incl[c->node] += (double)c->period;
 		total += (double)c->period;
+		ns += (double)c->samples;
 	}
+	*samples = ns;
 	for (i = p->nr_nodes; i-- > 1;)
 		incl[p->nodes[i].parent] += incl[i];
 	if (scale > 0) {
@@ -288,59 +297,107 @@ static double column(const struct cprof *cp, uint32_t r, double scale, double *i
 }
 
 /*
- * Mean and sample variance of every path on each side, as stats__summary
- * computes them (sum in column order, then squared deviations from the
- * mean in column order), without keeping the rows x runs matrix: two
- * sweeps over the columns, each rebuilt from the counts.  The matrix was
- * 160 bytes a path (20 runs), 180 MB for two 10-run files of 573 k nodes.
- * One side's columns are its own (sum[side], ss[side]): the two sides
- * sweep on two threads.  sum holds the sum, then the mean.
+ * Every path's mean on each side, then what its test needs, without
+ * keeping the rows x runs matrix (160 bytes a path at 20 runs, 180 MB for
+ * two 10-run files of 573 k nodes): two sweeps over the columns, each
+ * rebuilt from the counts.  The first sums (sum holds the sum, then the
+ * mean) and counts each run's samples; the second, once the tested paths
+ * are known (they depend on both sides' means), either keeps the cells of
+ * the tested paths alone (test: tested row k's run j at
+ * test[k * stride + j], j counting this side's runs from off) or, scaled,
+ * sums squared deviations from the mean in column order as
+ * stats__summary does (ss).  One side's columns are its own: the two
+ * sides sweep on two threads.
  */
 struct side_sweep {
 	const struct cprof *cps;	/* the side's profiles */
 	size_t ncp, nr, n;		/* profiles, rows, runs */
 	const double *scale;		/* [run of the side] or NULL: shares */
 	double *sum, *ss;
+	double *nsamp;			/* [run of the side]: its samples of the event */
 	double total;			/* out: the mean run total in the cells' unit */
+	const uint32_t *tested;		/* second sweep, test: the tested rows, nt of them */
+	size_t nt, stride, off;
+	double *test;
 };
 
-static void *sweep(void *arg)
+/* Call fn(w, run's cells, run of the side) for each run the side keeps. */
+static void side_sweep__each(struct side_sweep *w, void (*fn)(struct side_sweep *, const double *, size_t))
 {
-	struct side_sweep *w = arg;
-	size_t i, k, maxn = 1;
+	size_t k, run, maxn = 1;
 	double *incl, *cell = xmalloc((w->nr + 1) * sizeof(*cell));
-	size_t run;
 	uint32_t r;
 
 	for (k = 0; k < w->ncp; k++)
 		if (w->cps[k].p->nr_nodes > maxn)
 			maxn = w->cps[k].p->nr_nodes;
 	incl = xmalloc(maxn * sizeof(*incl));
-	w->total = 0;
 	for (k = 0, run = 0; k < w->ncp; k++)
 		for (r = 0; r < w->cps[k].p->nr_runs; r++, run++) {
-			if (w->scale && !(w->scale[run] > 0))
-				continue;
-			w->total += column(&w->cps[k], r, w->scale ? w->scale[run] : 0, incl, cell, w->nr);
-			for (i = 0; i < w->nr; i++)
-				w->sum[i] += cell[i];
-		}
-	for (i = 0; i < w->nr; i++)
-		w->sum[i] /= (double)w->n;
-	w->total /= (double)w->n;
-	for (k = 0, run = 0; k < w->ncp; k++)
-		for (r = 0; r < w->cps[k].p->nr_runs; r++, run++) {
-			if (w->scale && !(w->scale[run] > 0))
-				continue;
-			column(&w->cps[k], r, w->scale ? w->scale[run] : 0, incl, cell, w->nr);
-			for (i = 0; i < w->nr; i++) {
-				double d = cell[i] - w->sum[i];
+			double ns;
 
-				w->ss[i] += d * d;
-			}
+			if (w->scale && !(w->scale[run] > 0))
+				continue;
+			w->total += column(&w->cps[k], r, w->scale ? w->scale[run] : 0, incl, cell, w->nr, &ns);
+			w->nsamp[run] = ns;
+			fn(w, cell, run);
 		}
 	free(incl);
 	free(cell);
+}
+
+static void add_cells(struct side_sweep *w, const double *cell, size_t run)
+{
+	size_t i;
+
+	(void)run;
+	for (i = 0; i < w->nr; i++)
+		w->sum[i] += cell[i];
+}
+
+static void *sweep_means(void *arg)
+{
+	struct side_sweep *w = arg;
+	size_t i;
+
+	w->total = 0;
+	side_sweep__each(w, add_cells);
+	for (i = 0; i < w->nr; i++)
+		w->sum[i] /= (double)w->n;
+	w->total /= (double)w->n;
+	return NULL;
+}
+
+static void add_squares(struct side_sweep *w, const double *cell, size_t run)
+{
+	size_t i;
+
+	(void)run;
+	for (i = 0; i < w->nr; i++) {
+		double d = cell[i] - w->sum[i];
+
+		w->ss[i] += d * d;
+	}
+}
+
+/* The tested rows' cells of this run (runs left out do not count: j is the kept run's place). */
+static void keep_tested(struct side_sweep *w, const double *cell, size_t run)
+{
+	size_t k;
+
+	(void)run;
+	for (k = 0; k < w->nt; k++)
+		w->test[k * w->stride + w->off] = cell[w->tested[k]];
+	w->off++;
+}
+
+static void *sweep_tests(void *arg)
+{
+	struct side_sweep *w = arg;
+	double total = w->total;
+
+	side_sweep__each(w, w->test ? keep_tested : add_squares);
+	w->total = total;
 	return NULL;
 }
 
@@ -474,9 +531,11 @@ int chains__compute_scaled(struct chain_diff *cd, const struct profile *const *b
 	struct cbuild b;
 	struct cprof *cps;
 	size_t i, used = 0, ncp = nbp + nnp;
-	double *p, *q, *best, *sum[2], *ss[2];
-	struct stat_summary sb, sn;
-	size_t run, rr;
+	double *p = NULL, *q, *best, *sum[2], *ss[2], *nsamp;
+	struct diff_opts o = { .alpha = alpha, .min_points = min_points, .test_floor = CHAINS_TEST_FLOOR };
+	struct diff sd;
+	uint32_t *tested = NULL;
+	size_t run, rr, nruns, nt = 0;
 
 	memset(cd, 0, sizeof(*cd));
 	/* scaled: a run of no factor (its work unknown) is left out of its side */
@@ -538,15 +597,39 @@ int chains__compute_scaled(struct chain_diff *cd, const struct profile *const *b
 	}
 	for (i = 0; i < 2; i++) {
 		sum[i] = xcalloc(cd->nr + 1, sizeof(*sum[i]));
-		ss[i] = xcalloc(cd->nr + 1, sizeof(*ss[i]));
+		ss[i] = scale ? xcalloc(cd->nr + 1, sizeof(*ss[i])) : NULL;
 	}
+	for (i = 0, nruns = 0; i < ncp; i++)
+		nruns += cps[i].p->nr_runs;
+	nsamp = xcalloc(nruns + 1, sizeof(*nsamp));
 	{
-		struct side_sweep wb = { cps, nbp, cd->nr, cd->nb, scale ? scale[0] : NULL, sum[0], ss[0], 0 };
-		struct side_sweep wn = { cps + nbp, nnp, cd->nr, cd->nn, scale ? scale[1] : NULL, sum[1], ss[1], 0 };
+		struct side_sweep wb = { cps, nbp, cd->nr, cd->nb, scale ? scale[0] : NULL, sum[0], ss[0],
+					 nsamp, 0, NULL, 0, 0, 0, NULL };
+		struct side_sweep wn = { cps + nbp, nnp, cd->nr, cd->nn, scale ? scale[1] : NULL, sum[1], ss[1],
+					 nsamp + cd->nb, 0, NULL, 0, 0, 0, NULL };
 
-		in_parallel(sweep, &wn, sweep, &wb);
+		in_parallel(sweep_means, &wn, sweep_means, &wb);
 		cd->total[0] = wb.total;
 		cd->total[1] = wn.total;
+		for (i = 0; i < cd->nr; i++) {
+			cd->rows[i].base = sum[0][i];
+			cd->rows[i].cur = sum[1][i];
+		}
+		/* shares: the tested paths' cells, for the table's share test */
+		if (!scale && !cd->novar) {
+			tested = xmalloc((cd->nr + 1) * sizeof(*tested));
+			for (i = 0; i < cd->nr; i++)
+				if (fmax(sum[0][i], sum[1][i]) >= CHAINS_TEST_FLOOR)
+					tested[nt++] = (uint32_t)i;
+			diff__shares_init(&sd, nt, cd->nb, cd->nn, &o);
+			wb.tested = wn.tested = tested;
+			wb.nt = wn.nt = nt;
+			wb.stride = wn.stride = cd->nb + cd->nn;
+			wn.off = cd->nb;
+			wb.test = wn.test = sd.values;
+		}
+		if (scale || !cd->novar)
+			in_parallel(sweep_tests, &wn, sweep_tests, &wb);
 	}
 	for (i = 0; i < ncp; i++) {
 		free(cps[i].rows);
@@ -554,37 +637,51 @@ int chains__compute_scaled(struct chain_diff *cd, const struct profile *const *b
 		free(cps[i].slot_start);
 	}
 	free(cps);
-	p = xmalloc((cd->nr + 1) * sizeof(*p));
-	for (i = 0; i < cd->nr; i++) {
-		struct chain_row *r = &cd->rows[i];
-
-		stats__from_ss(cd->nb, sum[0][i], ss[0][i], &sb);
-		stats__from_ss(cd->nn, sum[1][i], ss[1][i], &sn);
-		r->base = sb.mean;
-		r->cur = sn.mean;
+	if (scale) {
+		p = xmalloc((cd->nr + 1) * sizeof(*p));
+		moderated_p(cd, ss, 0.0005 * fmax(cd->total[0], cd->total[1]), p);
 	}
-	moderated_p(cd, ss, scale ? 0.0005 * fmax(cd->total[0], cd->total[1]) : 0.05, p);
-	/* the sums have given the rows their means and p: theirs is the
-	 * memory q and best take */
+	/* the sums have given the rows their means: theirs is the memory the tests take */
 	for (i = 0; i < 2; i++) {
 		free(sum[i]);
 		free(ss[i]);
 	}
-	q = xmalloc((cd->nr + 1) * sizeof(*q));
-	stats__bh(p, cd->nr, q);
-	free(p);
+	if (scale) {
+		q = xmalloc((cd->nr + 1) * sizeof(*q));
+		stats__bh(p, cd->nr, q);
+		free(p);
+		for (i = 0; i < cd->nr; i++) {
+			cd->rows[i].q = q[i];
+			cd->rows[i].mde = NAN;
+		}
+		free(q);
+	} else {
+		char family[256];
+
+		for (i = 0; i < cd->nr; i++)
+			cd->rows[i].q = cd->rows[i].mde = NAN;
+		snprintf(family, sizeof(family), "callchains.%s", event);
+		if (tested) {
+			diff__test_shares(&sd, family, nsamp);
+			for (i = 0; i < nt; i++) {
+				cd->rows[tested[i]].q = sd.rows[i].q;
+				cd->rows[tested[i]].mde = sd.rows[i].mde;
+			}
+			diff__release(&sd);
+		}
+		free(tested);
+	}
+	free(nsamp);
 	best = xcalloc(cd->nr + 1, sizeof(*best));
 	/* the biggest same-direction change among each path's children */
 	for (i = 0; i < cd->nr; i++) {
 		struct chain_row *r = &cd->rows[i];
 		uint32_t pr = r->parent_row;
 
-		r->q = q[i];
 		if (pr != CHAIN_NO_PARENT && chain_row__delta(r) * chain_row__delta(&cd->rows[pr]) > 0 &&
 		    fabs(chain_row__delta(r)) > best[pr])
 			best[pr] = fabs(chain_row__delta(r));
 	}
-	free(q);
 	for (i = 0; i < cd->nr; i++) {
 		struct chain_row *r = &cd->rows[i];
 
@@ -654,7 +751,12 @@ void chains__format(struct outbuf *b, const struct chain_diff *cd, size_t limit,
 			outbuf__printf(b, ", \"base\": %.4f, \"new\": %.4f, \"change\": %.4f, \"q\": ",
 				       s[i]->base, s[i]->cur, chain_row__delta(s[i]));
 			if (isfinite(s[i]->q))
-				outbuf__printf(b, "%.4g}", s[i]->q);
+				outbuf__printf(b, "%.4g", s[i]->q);
+			else
+				outbuf__printf(b, "null");
+			outbuf__printf(b, ", \"detectable\": ");
+			if (isfinite(s[i]->mde))
+				outbuf__printf(b, "%.4g}", s[i]->mde);
 			else
 				outbuf__printf(b, "null}");
 		} else {
@@ -665,6 +767,8 @@ void chains__format(struct outbuf *b, const struct chain_diff *cd, size_t limit,
 				       s[i]->cur);
 			if (isfinite(s[i]->q))
 				outbuf__printf(b, ", q=%.2g%s", s[i]->q, s[i]->q < cd->alpha ? "" : ", not significant");
+			if (isfinite(s[i]->mde))
+				outbuf__printf(b, ", detectable %.2g", s[i]->mde);
 			outbuf__printf(b, ")\n");
 		}
 	}
