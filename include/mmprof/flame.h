@@ -65,6 +65,8 @@ struct flame_node {
 	double samples, period;	/* single graphs: both, for the tooltip */
 	double base, cur, delta, q;	/* diff graphs: mean % of total (per_op: cost per op) per side;
 					 * q NAN if untested */
+	double mde;		/* diff graphs of shares: the detectable change in points (chains.h),
+				 * NAN if untested or per op */
 	enum flame_state state;
 	bool absent;		/* diff: 0 on the width side, drawn hatched at the other side's width */
 	uint8_t kernel;		/* a kernel frame (beside state and absent: no padding) */

@@ -222,6 +222,9 @@ static void title_diff(struct outbuf *b, const struct flame *f, const struct box
 	if (n && n->depth) {
 		outbuf__printf(b, "\n%s", n->state == FLAME_GREW ? "grew" : n->state == FLAME_SHRANK ?
 			       "shrank" : "not significant");
+		/* what an unflagged frame could have seen (the table's "can't tell") */
+		if (n->state == FLAME_SAME && isfinite(n->mde))
+			outbuf__printf(b, "; detectable %.2g points", n->mde);
 		if (absent(f, n, wb))
 			outbuf__printf(b, wb ? "; absent from base (drawn at its new width)"
 					     : "; gone in new (drawn at its base width)");

@@ -34,6 +34,7 @@ static uint32_t flame__add(struct flame *f, uint32_t parent)
 	n->depth = f->nr ? f->nodes[parent].depth + 1 : 0;
 	n->first_child = n->next_sibling = FLAME_NONE;
 	n->q = NAN;
+	n->mde = NAN;
 	return (uint32_t)f->nr++;
 }
 
@@ -295,6 +296,7 @@ int flame__build_diff(struct flame *f, const struct profile *const *base, size_t
 		n->cur = r->cur;
 		n->delta = chain_row__delta(r);
 		n->q = r->q;
+		n->mde = chain_row__mde(r);
 		n->value = o->width_base ? r->base : r->cur;
 		n->absent = n->value <= 0;
 		if (cd.novar ? fabs(n->delta) >= novar_points

@@ -72,6 +72,14 @@ static const struct flame_node *find(const struct flame *f, uint32_t parent, con
 	return NULL;
 }
 
+/* Does s hold at, then needle before the first end after at? */
+static bool within(const char *s, const char *at, const char *needle, const char *end)
+{
+	const char *a = strstr(s, at), *n = a ? strstr(a, needle) : NULL, *e = a ? strstr(a + strlen(at), end) : NULL;
+
+	return n && (!e || n < e);
+}
+
 /* Width in px of the box whose title starts with "name\n", or -1. */
 static double svg_width(const char *svg, const char *name)
 {
@@ -297,6 +305,8 @@ static void test_diff(void)
 	   "its kernel callee shrank too");
 	x = find(&f, mi, "same_fn");
 	ok(x && x->state == FLAME_SAME, "same_fn not significant");
+	ok(x && isfinite(x->mde) && x->mde > 0 && x->mde < 5,
+	   "same_fn has its detectable change, the table's share test's (%.3g points)", x ? x->mde : -1);
 	x = find(&f, mi, "gone_fn");
 	ok(x && x->absent && x->cur == 0 && x->base > 9, "gone_fn vanished, kept with its base share");
 	ok(x && x->state == FLAME_SHRANK, "gone_fn shrank (significantly)");
@@ -312,8 +322,27 @@ static void test_diff(void)
 	is_dbl(svg_width(out.s, "grow_fn"), 1000 * 30.0 / 110, 1.0, "grow_fn width from new");
 	is_dbl(svg_width(out.s, "gone_fn"), 1000 * 10.0 / 110, 1.0, "gone_fn at its base width");
 	ok(strstr(out.s, "base 10.") && strstr(out.s, "new 30."), "tooltips carry both values");
+	ok(within(out.s, "<title>same_fn\n", "not significant; detectable ", "</title>"),
+	   "same_fn's tooltip says the change it could have seen");
 	outbuf__release(&out);
 	flame__release(&f);
+	{
+		/* diff -g's text and JSON: each tested path's detectable change */
+		struct chain_diff cd;
+
+		ok(chains__compute(&cd, bs, 1, ns, 1, "cpu-clock", 0.5, 0.05) == 0, "chains of the 4-run pair");
+		chains__format(&out, &cd, 20, false);
+		ok(within(out.s, "main \xe2\x86\x92 grow_fn  +20.", ", q=", "\n") &&
+		   within(out.s, "main \xe2\x86\x92 grow_fn  +20.", ", detectable ", "\n"),
+		   "text: grow_fn's path with its q and detectable change");
+		outbuf__release(&out);
+		chains__format(&out, &cd, 20, true);
+		ok(within(out.s, "\"chain\": \"main \xe2\x86\x92 grow_fn\"", "\"detectable\": ", "}") &&
+		   !within(out.s, "\"chain\": \"main \xe2\x86\x92 grow_fn\"", "\"detectable\": null", "}"),
+		   "json: grow_fn's path has \"detectable\"");
+		outbuf__release(&out);
+		chains__release(&cd);
+	}
 
 	o.width_base = true;
 	ok(flame__build_diff(&f, bs, 1, ns, 1, &o, &e) == 0, "--width base");
