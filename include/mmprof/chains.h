@@ -10,10 +10,13 @@
  * starts (the highest ancestor with about the same change), with one
  * caller of context:
  *   zap_pmd_range → __split_huge_pmd → _raw_spin_lock → native_queued_spin_lock_slowpath  +51.7
- * With >= 2 runs a side, paths are tested as diff tests keys that are not
- * shares (limma's moderated t, the prior fitted over the paths, then BH);
- * q is printed, not used to hide a path (the chain view is for finding
- * where the time went).
+ * With >= 2 runs a side, a path's share is tested as the table tests a
+ * perf-profile.children row (diff.h: binomial sampling from each run's
+ * samples plus a fitted spread between runs, the prior over the paths,
+ * weighted BH), the paths a family of their own, and each tested path
+ * has its detectable change; q is printed, not used to hide a path (the
+ * chain view is for finding where the time went).  Scaled paths (cost
+ * per op) have no sampling variance: limma's moderated t on their runs.
  * A frame spelled otherwise in the new build (clone suffixes) shows both
  * spellings, base's first:  main → (hot.isra.0 → hot.isra.1).
  * Workload: a trie of 10^5 nodes per file, 10 runs: O(nodes x runs).
@@ -29,8 +32,8 @@
 #include "mmprof/profile.h"
 
 /*
- * 64 bytes, one per distinct path of every file: two 10-run files of 573 k
- * paths hold 37 MB of them (the change, cur - base, is computed, not kept:
+ * 72 bytes, one per distinct path of every file: two 10-run files of 573 k
+ * paths hold 41 MB of them (the change, cur - base, is computed, not kept:
  * chain_row__delta; the profile is an index: chain_row__profile).
  */
 struct chain_row {
