@@ -314,15 +314,15 @@ struct side_sweep {
 	size_t ncp, nr, n;		/* profiles, rows, runs */
 	const double *scale;		/* [run of the side] or NULL: shares */
 	double *sum, *ss;
-	double *nsamp;			/* [run of the side]: its samples of the event */
+	double *nsamp;			/* [run of the side's files, kept or not]: its samples of the event */
 	double total;			/* out: the mean run total in the cells' unit */
 	const uint32_t *tested;		/* second sweep, test: the tested rows, nt of them */
 	size_t nt, stride, off;
 	double *test;
 };
 
-/* Call fn(w, run's cells, run of the side) for each run the side keeps. */
-static void side_sweep__each(struct side_sweep *w, void (*fn)(struct side_sweep *, const double *, size_t))
+/* Call fn(w, the run's cells) for each run the side keeps, in order. */
+static void side_sweep__each(struct side_sweep *w, void (*fn)(struct side_sweep *, const double *))
 {
 	size_t k, run, maxn = 1;
 	double *incl, *cell = xmalloc((w->nr + 1) * sizeof(*cell));
@@ -340,17 +340,16 @@ static void side_sweep__each(struct side_sweep *w, void (*fn)(struct side_sweep 
 				continue;
 			w->total += column(&w->cps[k], r, w->scale ? w->scale[run] : 0, incl, cell, w->nr, &ns);
 			w->nsamp[run] = ns;
-			fn(w, cell, run);
+			fn(w, cell);
 		}
 	free(incl);
 	free(cell);
 }
 
-static void add_cells(struct side_sweep *w, const double *cell, size_t run)
+static void add_cells(struct side_sweep *w, const double *cell)
 {
 	size_t i;
 
-	(void)run;
 	for (i = 0; i < w->nr; i++)
 		w->sum[i] += cell[i];
 }
@@ -368,11 +367,10 @@ static void *sweep_means(void *arg)
 	return NULL;
 }
 
-static void add_squares(struct side_sweep *w, const double *cell, size_t run)
+static void add_squares(struct side_sweep *w, const double *cell)
 {
 	size_t i;
 
-	(void)run;
 	for (i = 0; i < w->nr; i++) {
 		double d = cell[i] - w->sum[i];
 
@@ -380,12 +378,11 @@ static void add_squares(struct side_sweep *w, const double *cell, size_t run)
 	}
 }
 
-/* The tested rows' cells of this run (runs left out do not count: j is the kept run's place). */
-static void keep_tested(struct side_sweep *w, const double *cell, size_t run)
+/* The tested rows' cells of this run, at the side's next place. */
+static void keep_tested(struct side_sweep *w, const double *cell)
 {
 	size_t k;
 
-	(void)run;
 	for (k = 0; k < w->nt; k++)
 		w->test[k * w->stride + w->off] = cell[w->tested[k]];
 	w->off++;
@@ -536,7 +533,7 @@ int chains__compute_scaled(struct chain_diff *cd, const struct profile *const *b
 	struct diff_opts o = { .alpha = alpha, .min_points = min_points, .test_floor = CHAINS_TEST_FLOOR };
 	struct diff sd;
 	uint32_t *tested = NULL;
-	size_t run, rr, nruns, nt = 0;
+	size_t run, rr, nruns, nbase_runs = 0, nt = 0;
 
 	memset(cd, 0, sizeof(*cd));
 	/* scaled: a run of no factor (its work unknown) is left out of its side */
@@ -600,14 +597,16 @@ int chains__compute_scaled(struct chain_diff *cd, const struct profile *const *b
 		sum[i] = xcalloc(cd->nr + 1, sizeof(*sum[i]));
 		ss[i] = scale ? xcalloc(cd->nr + 1, sizeof(*ss[i])) : NULL;
 	}
-	for (i = 0, nruns = 0; i < ncp; i++)
+	for (i = 0, nruns = 0; i < ncp; i++) {
 		nruns += cps[i].p->nr_runs;
+		nbase_runs += i < nbp ? cps[i].p->nr_runs : 0;
+	}
 	nsamp = xcalloc(nruns + 1, sizeof(*nsamp));
 	{
 		struct side_sweep wb = { cps, nbp, cd->nr, cd->nb, scale ? scale[0] : NULL, sum[0], ss[0],
 					 nsamp, 0, NULL, 0, 0, 0, NULL };
 		struct side_sweep wn = { cps + nbp, nnp, cd->nr, cd->nn, scale ? scale[1] : NULL, sum[1], ss[1],
-					 nsamp + cd->nb, 0, NULL, 0, 0, 0, NULL };
+					 nsamp + nbase_runs, 0, NULL, 0, 0, 0, NULL };
 
 		in_parallel(sweep_means, &wn, sweep_means, &wb);
 		cd->total[0] = wb.total;
