@@ -71,6 +71,10 @@ awk -v c="$ch" 'BEGIN { exit !(c > 1) }'; ok $? "__split_huge_pmd rises by more 
 ok $? "--robot shows the row"
 "$MMPROF" diff --callchains "$tmp/off.data" "$tmp/on.data" >"$tmp/chains"
 grep -q "→ __split_huge_pmd" "$tmp/chains"; ok $? "--callchains: a chain reaches __split_huge_pmd, caller → callee"
+# every chain tested (4 runs a side) says what change it could have seen, as the table's rows
+test "$(sed -n '/^call chains/,$p' "$tmp/chains" | grep -c '^  .* → ')" -gt 0 &&
+	! sed -n '/^call chains/,$p' "$tmp/chains" | grep '^  .* → ' | grep -v ', q=[^,]*\(, not significant\)\?, detectable [0-9.e+-]*)$'
+ok $? "--callchains: each chain has its q and detectable change"
 sed -n '/^call chains/,$p' "$tmp/chains" | head -4 | diag
 
 # files of one side recorded with different command lines: a warning naming
@@ -141,8 +145,10 @@ python3 -c "
 import json,sys
 d=json.load(open('$tmp/json'))
 r=[x for x in d['diff']['rows'] if x['key']=='$SPLIT']
-sys.exit(not (r and len(r[0]['new']['values'])==4 and r[0]['verdict'] in ('up','new') and d['diff']['callchains']))"
-ok $? "json: per-run values, verdict, call chains"
+c=d['diff']['callchains']
+sys.exit(not (r and len(r[0]['new']['values'])==4 and r[0]['verdict'] in ('up','new') and c and
+              all(isinstance(x['detectable'], float) and x['detectable'] > 0 for x in c)))"
+ok $? "json: per-run values, verdict, call chains with their detectable change"
 "$MMPROF" diff --format markdown "$tmp/off.data" "$tmp/on.data" >"$tmp/md"
 grep -q "^| verdict | key | base | new | change | q |" "$tmp/md" && grep -q "__split_huge_pmd\` |" "$tmp/md"
 ok $? "--format markdown: a table with the row"
