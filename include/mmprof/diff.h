@@ -32,7 +32,7 @@
  *     variance of log(x + eps), or of x for '%' keys and keys with
  *     negative values; a monitor's count never less noisy than Poisson.
  *   - Benjamini-Hochberg within each family, perf-profile rows weighted
- *     by sqrt(min(share, 10)) (weighted BH, Genovese, Roeder & Wasserman
+ *     by min(share, 10) (weighted BH, Genovese, Roeder & Wasserman
  *     2006); a self or calltrace row's q is at least its function's
  *     children row's (a chain's function: the shortest prefix of its
  *     frames that is one), so that an A/A pair flags profile rows only
