@@ -131,6 +131,7 @@ struct symbols {
 	uint64_t vdso_size;
 
 	const char *debug_dir;	/* root of build-id debuginfo */
+	char buildid_dir[256];	/* perf's build-id cache ($PERF_BUILDID_DIR, ~/.debug), "" none */
 	const char *mountinfo;	/* where fhandle finds mounts (tests change it) */
 	uint64_t mntns;		/* our mount namespace, 0 unknown */
 	bool inline_frames;	/* record --inline */

@@ -301,6 +301,30 @@ static void use_debuglink(struct symbols *s, struct elffile *f, const char *path
 	}
 }
 
+/*
+ * A stripped file that perf has met unstripped: perf record and perf
+ * buildid-cache keep a copy of each binary under its build-id,
+ * DIR/.build-id/xx/rest/{elf,debug}, and perf report takes its symbols
+ * from there first (tools/perf/util/symbol.c, binary types
+ * BUILD_ID_CACHE and BUILD_ID_CACHE_DEBUGINFO).  Only a file whose own
+ * build-id is this one's is used.
+ */
+static void use_buildid_cache(struct symbols *s, struct elffile *f)
+{
+	static const char *const kind[] = { "debug", "elf" };
+	size_t i;
+
+	for (i = 0; i < sizeof(kind) / sizeof(kind[0]); i++) {
+		char path[PATH_MAX];
+		int n = snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s/%s", s->buildid_dir,
+				 f->build_id, f->build_id + 2, kind[i]);
+
+		if (n > 0 && (size_t)n < sizeof(path) &&
+		    !elffile__use_same_build(f, path, &s->names))
+			return;
+	}
+}
+
 /* Parse path, or the already open fd0 (closed here) when not -1. */
 static int load_file(struct symbols *s, const char *path, int fd0, struct elffile **out)
 {
@@ -349,6 +373,8 @@ static int load_file(struct symbols *s, const char *path, int fd0, struct elffil
 			 f->build_id, f->build_id + 2);
 		elffile__use_debuginfo(f, dbg, &s->names);
 	}
+	if (!f->has_symtab && f->build_id[0] && s->buildid_dir[0])
+		use_buildid_cache(s, f);
 	if (!f->has_symtab && f->debuglink[0])
 		use_debuglink(s, f, path);
 	f->dev = k.dev;

@@ -404,6 +404,27 @@ out_close:
 	return err;
 }
 
+int elffile__use_same_build(struct elffile *f, const char *path, struct arena *names)
+{
+	struct elffile c = { 0 };
+	Elf *elf;
+	int fd, err = -ESTALE;
+
+	if (!f->build_id[0])
+		return -ESTALE;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && !read_segments(elf, &c) && !strcmp(c.build_id, f->build_id))
+		err = 0;
+	free(c.loads);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return err ? err : elffile__use_debuginfo(f, path, names);
+}
+
 void elffile__release(struct elffile *f)
 {
 	if (!f)

@@ -129,6 +129,13 @@ void elffile__release(struct elffile *f);
 int elffile__use_debuginfo(struct elffile *f, const char *path, struct arena *names);
 
 /*
+ * The same, from a file that must carry f's build-id (a copy in perf's
+ * build-id cache, found by a name anyone may have linked): -ESTALE, f
+ * unchanged, when its build-id is another or none.
+ */
+int elffile__use_same_build(struct elffile *f, const char *path, struct arena *names);
+
+/*
  * fhandle.c: the file of inode ino (generation gen) on device maj:min,
  * opened by handle through any mount of that device listed in mountinfo
  * (/proc/self/mountinfo), wherever it is linked now; -1 when the device

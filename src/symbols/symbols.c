@@ -44,6 +44,25 @@ uint64_t mntns__of(const char *pid)
 	return !strncmp(link, "mnt:[", 5) ? strtoull(link + 5, NULL, 10) : 0;
 }
 
+/*
+ * Where perf keeps its build-id cache (tools/perf/util/config.c: the
+ * environment's PERF_BUILDID_DIR, else $HOME/.debug; perf's buildid.dir
+ * setting of ~/.perfconfig is not read); "" when there is none or its
+ * path is too long.
+ */
+static void buildid_dir(char *buf, size_t size)
+{
+	const char *env = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
+	int n = 0;
+
+	if (env && env[0])
+		n = snprintf(buf, size, "%s", env);
+	else if (home && home[0])
+		n = snprintf(buf, size, "%s/.debug", home);
+	if (n <= 0 || (size_t)n >= size)
+		buf[0] = '\0';
+}
+
 struct symbols *symbols__new(void)
 {
 	struct symbols *s = xcalloc(1, sizeof(*s));
@@ -51,6 +70,7 @@ struct symbols *symbols__new(void)
 	elf_version(EV_CURRENT);
 	s->kernel_dso = strpool__intern(&s->pool, KERNEL_DSO, strlen(KERNEL_DSO));
 	s->debug_dir = "/usr/lib/debug";
+	buildid_dir(s->buildid_dir, sizeof(s->buildid_dir));
 	s->mountinfo = "/proc/self/mountinfo";
 	s->mntns = mntns__of("self");
 	s->vdso_fd = -1;
