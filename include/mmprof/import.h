@@ -55,6 +55,7 @@
 #define PERFSCRIPT_MAX_LINE	(1u << 16)
 #define PERFSCRIPT_MAX_DEPTH	4096u
 #define PERFSCRIPT_MAX_EVENTS	256u
+#define PERFSCRIPT_COMM_LEN	16u	/* the kernel's TASK_COMM_LEN */
 
 #define IMPORT_KERNEL_START	0xffff800000000000ull
 /* perf's PERF_CONTEXT_MAX (-4095): no return address is at or above it */
@@ -100,6 +101,16 @@ struct perfscript {
 	} *deferred;
 	size_t nr_deferred, alloc_deferred, next_deferred;
 	int refilling;		/* the second pass: only deferred samples are counted */
+
+	/*
+	 * A comm holding a newline (PR_SET_NAME takes any byte but NUL)
+	 * splits its header over lines: the lines before the one with the
+	 * pid, at most TASK_COMM_LEN - 1 bytes with their newlines, wait here
+	 * to be read as one header with it.
+	 */
+	char comm_head[PERFSCRIPT_COMM_LEN];
+	size_t comm_head_len;
+	uint64_t comm_head_line;	/* the first one's number, for errors */
 };
 
 /* Start parsing into p (run 0 is added to p if it has none). */

@@ -334,6 +334,7 @@ size_t perfscript__refill_begin(struct perfscript *ps)
 	ps->refilling = 1;
 	ps->ordinal = 0;
 	ps->line_no = 0;
+	ps->comm_head_len = 0;	/* a head the first pass's end cut off */
 	ps->next_deferred = 0;
 	return ps->nr_deferred;
 }
@@ -744,11 +745,69 @@ static int comment(struct perfscript *ps, const char *line, size_t len, struct e
 	return 0;
 }
 
+/* Why the line is no sample header, or NULL when it is one. */
+static const char *not_header(const char *line, size_t len, struct shape *sh)
+{
+	struct tok t[MAX_TOKENS];
+	size_t n = tokenize(line, len, t, MAX_TOKENS);
+	const char *why = header_shape(t, n, sh);
+
+	/* the comm's bytes, newlines and all, fit the kernel's comm */
+	if (!why && sh->k && t[sh->k - 1].s + t[sh->k - 1].len - line >= PERFSCRIPT_COMM_LEN)
+		why = "a comm longer than the kernel's";
+	return why;
+}
+
+/* Could the line be the head of a comm that holds a newline? */
+static bool comm_head(const char *line, size_t len)
+{
+	struct shape sh;
+
+	return len && len < PERFSCRIPT_COMM_LEN && !is_blank(line[0]) && line[0] != '#' &&
+	       not_header(line, len, &sh);
+}
+
+/*
+ * The line after a comm's head: the head, a newline and the line are the
+ * header, read as one line (the comm keeps its newline); or the head and
+ * the line are a longer head; or the head is refused at its own line
+ * number.  Returns 1 when the line was taken (*err set), 0 without a head.
+ */
+static int join_comm_head(struct perfscript *ps, const char *line, size_t len, struct errmsg *e,
+			  int *err)
+{
+	char buf[PERFSCRIPT_COMM_LEN + PERFSCRIPT_MAX_LINE];
+	size_t n = ps->comm_head_len;
+	uint64_t no = ps->line_no;
+	struct shape sh;
+
+	if (!n)
+		return 0;
+	ps->comm_head_len = 0;
+	memcpy(buf, ps->comm_head, n);
+	buf[n++] = '\n';
+	memcpy(buf + n, line, len);
+	*err = 0;
+	if (comm_head(buf, n + len)) {
+		memcpy(ps->comm_head, buf, n + len);	/* a comm of several newlines */
+		ps->comm_head_len = n + len;
+	} else if (!not_header(buf, n + len, &sh)) {
+		*err = end_sample(ps, e);
+		if (!*err)
+			*err = sample_header(ps, buf, n + len, e);
+	} else {
+		ps->line_no = ps->comm_head_line;
+		*err = bad_header(ps, e, not_header(ps->comm_head, n - 1, &sh));
+		ps->line_no = no;
+	}
+	return 1;
+}
+
 int perfscript__line(struct perfscript *ps, const char *line, size_t len, struct errmsg *e)
 {
 	size_t i;
 	uint32_t f;
-	int hdr;
+	int hdr, joined;
 
 	ps->line_no++;
 	if (len > PERFSCRIPT_MAX_LINE)
@@ -757,6 +816,14 @@ int perfscript__line(struct perfscript *ps, const char *line, size_t len, struct
 	if (memchr(line, '\0', len))
 		return errmsg__set(e, -EPROTO, "line %llu: a NUL byte: not perf script output",
 				   (unsigned long long)ps->line_no);
+	if (join_comm_head(ps, line, len, e, &joined))
+		return joined;
+	if (comm_head(line, len)) {
+		memcpy(ps->comm_head, line, len);
+		ps->comm_head_len = len;
+		ps->comm_head_line = ps->line_no;
+		return 0;
+	}
 	for (i = 0; i < len && is_blank(line[i]); i++)
 		;
 	if (i == len)
@@ -844,9 +911,14 @@ int perfscript__finish(struct perfscript *ps, struct errmsg *e)
 {
 	struct run *r;
 	int err = end_sample(ps, e);
+	struct shape sh;
 
 	if (err)
 		return err;
+	if (ps->comm_head_len) {
+		ps->line_no = ps->comm_head_line;
+		return bad_header(ps, e, not_header(ps->comm_head, ps->comm_head_len, &sh));
+	}
 	flush_deferred(ps);
 	if (!ps->samples)
 		return errmsg__set(e, -ENODATA, "no samples in the perf script output");
