@@ -108,7 +108,7 @@ struct perfscript {
 	 * pid, at most TASK_COMM_LEN - 1 bytes with their newlines, wait here
 	 * to be read as one header with it.
 	 */
-	char comm_head[PERFSCRIPT_COMM_LEN];
+	char comm_head[2 * PERFSCRIPT_COMM_LEN];	/* with perf's left padding */
 	size_t comm_head_len;
 	uint64_t comm_head_line;	/* the first one's number, for errors */
 };

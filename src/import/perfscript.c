@@ -753,18 +753,25 @@ static const char *not_header(const char *line, size_t len, struct shape *sh)
 	const char *why = header_shape(t, n, sh);
 
 	/* the comm's bytes, newlines and all, fit the kernel's comm */
-	if (!why && sh->k && t[sh->k - 1].s + t[sh->k - 1].len - line >= PERFSCRIPT_COMM_LEN)
+	if (!why && sh->k && t[sh->k - 1].s + t[sh->k - 1].len - t[0].s >= PERFSCRIPT_COMM_LEN)
 		why = "a comm longer than the kernel's";
 	return why;
 }
 
-/* Could the line be the head of a comm that holds a newline? */
+/*
+ * Could the line be the head of a comm that holds a newline?  Without
+ * callchains (and in -G's pass) perf pads the comm to 16 columns on the
+ * left, so a head may start with spaces; frames start with a tab.
+ */
 static bool comm_head(const char *line, size_t len)
 {
 	struct shape sh;
+	size_t i;
 
-	return len && len < PERFSCRIPT_COMM_LEN && !is_blank(line[0]) && line[0] != '#' &&
-	       not_header(line, len, &sh);
+	for (i = 0; i < len && line[i] == ' '; i++)
+		;
+	return i < len && len - i < PERFSCRIPT_COMM_LEN && i < PERFSCRIPT_COMM_LEN &&
+	       !is_blank(line[i]) && line[0] != '#' && not_header(line, len, &sh);
 }
 
 /*
@@ -776,7 +783,7 @@ static bool comm_head(const char *line, size_t len)
 static int join_comm_head(struct perfscript *ps, const char *line, size_t len, struct errmsg *e,
 			  int *err)
 {
-	char buf[PERFSCRIPT_COMM_LEN + PERFSCRIPT_MAX_LINE];
+	char buf[2 * PERFSCRIPT_COMM_LEN + PERFSCRIPT_MAX_LINE];
 	size_t n = ps->comm_head_len;
 	uint64_t no = ps->line_no;
 	struct shape sh;

@@ -11,12 +11,14 @@
 #     perf report's count, the program's function at perf report's share;
 #   - the comms keep their newlines, escaped where printed (report
 #     --folded --comm: a_99\x0a, hot\x0anl\x0ax);
+#   - the same without callchains, where perf pads the comm on the left
+#     (and so in the -G pass a perf.data with callchains may need);
 #   - a line that is no header and no comm's head is still refused (exit
 #     2, its line number).
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t513
-plan 6
+plan 8
 
 cat >"$tmp/nl.c" <<'PROG'
 #include <sys/prctl.h>
@@ -71,6 +73,19 @@ grep -c ';spin ' "$tmp/f.txt" | sed 's/^/# folded lines with spin: /'
 grep '^a_99\\x0a;.*;spin [0-9]*$' "$tmp/f.txt" >/dev/null &&
 	grep '^hot\\x0anl\\x0ax;.*;spin [0-9]*$' "$tmp/f.txt" >/dev/null
 ok $? "the comms keep their newlines, escaped in --folded --comm"
+
+# without callchains perf pads the comm to 16 columns: the head is indented
+perf record -q -e cpu-clock -F 4000 -o "$tmp/ng.perf" -- "$tmp/nl" >/dev/null 2>&1 &&
+	"$MMPROF" import -o "$tmp/ng.data" "$tmp/ng.perf" >/dev/null 2>"$tmp/err"
+ok $? "import of perf record without -g (comms padded on the left)"
+diag "$tmp/err"
+pn=$(perf report --no-children -n --stdio --sort dso -g none -i "$tmp/ng.perf" 2>/dev/null |
+	awk '$1 ~ /%$/ { s += $2 } END { print s + 0 }')
+m=$("$MMPROF" report --tree --no-graph "$tmp/ng.data" 2>/dev/null |
+	sed -n "s/^# Event 'cpu-clock': \([0-9]*\) samples.*/\1/p")
+echo "# without -g: perf report $pn samples, import $m"
+[ -n "$pn" ] && [ "$pn" = "$m" ]
+ok $? "every sample is imported (perf ${pn:-?}, mmprof ${m:-none})"
 
 printf 'ab\n 12 [000] 1.0: 1 notanevent\n' >"$tmp/bad.txt"
 "$MMPROF" import -o "$tmp/bad.data" - <"$tmp/bad.txt" >/dev/null 2>"$tmp/err"
