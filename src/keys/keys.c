@@ -201,6 +201,7 @@ struct keycache {
 	uint32_t *by_slot;
 	size_t *slot_start;
 	double *w, *inner, *children_w, *self_w;
+	uint32_t *dso_rep;	/* robot mode: [entry] the entry perf merges it into */
 	struct statrows rows;	/* for the perf-stat and workload keys */
 	bool robot;		/* keycache__set_robot: the robot's own arithmetic */
 	bool done;		/* keycache__done: the names only */
@@ -214,9 +215,60 @@ static void keycache__drop_work(struct keycache *c)
 	free(c->inner);
 	free(c->children_w);
 	free(c->self_w);
+	free(c->dso_rep);
+	c->dso_rep = NULL;
 	c->by_slot = NULL;
 	c->slot_start = NULL;
 	c->w = c->inner = c->children_w = c->self_w = NULL;
+}
+
+struct dso_key {
+	const char *base;	/* the DSO's file name, perf's short name */
+	uint32_t sym, entry;
+};
+
+static const char *dso_base(const char *dso)
+{
+	const char *slash = strrchr(dso, '/');
+
+	return slash ? slash + 1 : dso;
+}
+
+static int dso_key_cmp(const void *a, const void *b)
+{
+	const struct dso_key *x = a, *y = b;
+	int d = strcmp(x->base, y->base);
+
+	if (d)
+		return d;
+	if (x->sym != y->sym)
+		return x->sym < y->sym ? -1 : 1;
+	return x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
+/*
+ * perf report --sort=dso,symbol (not -v) compares DSOs by their short
+ * name (sort.c, _sort__dso_cmp): the same function of two files called
+ * hot, or of two libc.so.6 of two containers, is one entry, printed
+ * once, and the robot reads that one two-decimal share.  Each entry's
+ * representative: the first of its (file name, symbol), in entry order.
+ */
+static uint32_t *robot_dso_reps(const struct symview *v)
+{
+	struct dso_key *k = xmalloc((v->nr_entries + 1) * sizeof(*k));
+	uint32_t *rep = xmalloc((v->nr_entries + 1) * sizeof(*rep));
+	size_t i, j;
+
+	for (i = 0; i < v->nr_entries; i++)
+		k[i] = (struct dso_key){ dso_base(symview__entry_dso(v, (uint32_t)i)),
+					 v->entries[i].sym, (uint32_t)i };
+	qsort(k, v->nr_entries, sizeof(*k), dso_key_cmp);
+	for (i = 0; i < v->nr_entries; i = j)
+		for (j = i; j < v->nr_entries && k[j].sym == k[i].sym &&
+			    !strcmp(k[j].base, k[i].base); j++)
+			rep[k[j].entry] = k[i].entry;
+	free(k);
+	return rep;
 }
 
 /*
@@ -234,6 +286,8 @@ static void keycache__start_work(struct keycache *c)
 	c->inner = xmalloc((v->nr_nodes + 1) * sizeof(*c->inner));
 	c->children_w = xmalloc((v->nr_entries + 1) * sizeof(*c->children_w));
 	c->self_w = xmalloc((v->nr_entries + 1) * sizeof(*c->self_w));
+	if (c->robot)
+		c->dso_rep = robot_dso_reps(v);
 }
 
 /* symview__weights (period) of one run and event, over their counts only. */
@@ -384,6 +438,8 @@ void keycache__set_robot(struct keycache *c, bool robot)
 	c->robot = robot;
 	free(c->chain_drop);	/* which chains drop depends on the mode */
 	c->chain_drop = NULL;
+	free(c->dso_rep);	/* and which entries are one */
+	c->dso_rep = robot && c->by_slot ? robot_dso_reps(c->v) : NULL;
 	/*
 	 * An import keeps perf's spelling of its event as asked
 	 * ("cpu-clock:ppp", stored as cpu-clock): the robot's keys are named
@@ -590,6 +646,15 @@ static void perf_profile_keys(struct keycache *c, uint32_t run, uint32_t event)
 	if (total <= 0)
 		return;
 	symview__cumulate(v, c->w, c->w, inner, children, self);	/* in place */
+	for (i = 0; c->dso_rep && i < v->nr_entries; i++) {
+		uint32_t r = c->dso_rep[i];
+
+		if (r != i) {	/* one entry to perf: its shares summed, then printed */
+			children[r] += children[i];
+			self[r] += self[i];
+			children[i] = self[i] = 0;
+		}
+	}
 
 	for (i = 0; i < v->nr_entries; i++) {
 		if (children[i] > 0 &&
