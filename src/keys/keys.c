@@ -252,6 +252,9 @@ static int dso_key_cmp(const void *a, const void *b)
  * hot, or of two libc.so.6 of two containers, is one entry, printed
  * once, and the robot reads that one two-decimal share.  Each entry's
  * representative: the first of its (file name, symbol), in entry order.
+ * perf also wants the symbol at one address of the file (copies of one
+ * build); entries keep no such address, so two builds of one file name
+ * are merged here and apart to perf (lkp-compat.md).
  */
 static uint32_t *robot_dso_reps(const struct symview *v)
 {
