@@ -66,6 +66,7 @@ struct perfscript {
 	uint32_t run;
 	uint64_t line_no;
 	uint64_t samples;	/* samples parsed so far */
+	uint64_t dropped0;	/* the profile's dropped counts (PROFILE_REPAIR_COUNT) before */
 	uint64_t chain_samples;	/* of which with callchain lines (perf record -g) */
 	double first_time, last_time;	/* seconds, as perf prints them */
 

@@ -32,6 +32,7 @@ void perfscript__init(struct perfscript *ps, struct profile *p)
 		profile__add_run(p, &r);
 	}
 	ps->run = 0;
+	ps->dropped0 = p->repairs[PROFILE_REPAIR_COUNT];
 }
 
 void perfscript__release(struct perfscript *ps)
@@ -931,7 +932,8 @@ int perfscript__finish(struct perfscript *ps, struct errmsg *e)
 		return errmsg__set(e, -ENODATA, "no samples in the perf script output");
 	drop_tracking_events(ps->p);
 	r = &ps->p->runs[ps->run];
-	r->samples += ps->samples;
+	/* a sample whose period took the sum to 2^63 was dropped, not counted */
+	r->samples += ps->samples - (ps->p->repairs[PROFILE_REPAIR_COUNT] - ps->dropped0);
 	/* as record says it: "0" when perf recorded no callchains (no -g) */
 	profile__set_meta(ps->p, "callchain", ps->chain_samples ? "1" : "0");
 	/* hostile timestamps can be huge or infinite: no wall time then */

@@ -347,8 +347,31 @@ static void test_comm_newline(void)
 		"a head followed by a frame");
 }
 
+/*
+ * Found by fuzz-perfscript: a period that takes the sum to 2^63 drops its
+ * count (meta repaired.count_over_2^63), and the run's samples counted it
+ * all the same.
+ */
+static void test_period_dropped(void)
+{
+	static const char text[] = "w 1 1.0: 18446744073709551615 cpu-clock:\n\t1 foo (x)\n\n"
+				   "w 1 1.1: 1 cpu-clock:\n\t1 foo (x)\n";
+	struct profile *p = profile__new();
+	struct errmsg e = { "" };
+	uint64_t sum = 0;
+	size_t i;
+
+	is_int(perfscript__parse(p, text, strlen(text), &e), 0, "a period past 2^63 parses");
+	for (i = 0; i < p->nr_counts; i++)
+		sum += p->counts[i].samples;
+	is_int(sum, 1, "its count is dropped");
+	is_int(p->nr_runs ? p->runs[0].samples : 0, sum, "and the run's samples are the counts'");
+	profile__free(p);
+}
+
 int main(void)
 {
+	test_period_dropped();
 	test_comm_newline();
 	test_default();
 	test_huge_times();
