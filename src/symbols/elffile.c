@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "mmprof/symbols.h"
@@ -375,7 +376,7 @@ int elffile__use_debuginfo(struct elffile *f, const char *path, struct arena *na
 	Elf *elf;
 	int fd, err = -ENOEXEC;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);	/* never wait on a FIFO */
 	if (fd < 0)
 		return -errno;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -407,14 +408,20 @@ out_close:
 int elffile__use_same_build(struct elffile *f, const char *path, struct arena *names)
 {
 	struct elffile c = { 0 };
+	struct stat st;
 	Elf *elf;
 	int fd, err = -ESTALE;
 
 	if (!f->build_id[0])
 		return -ESTALE;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a FIFO planted there would block an open without O_NONBLOCK */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf && !read_segments(elf, &c) && !strcmp(c.build_id, f->build_id))
 		err = 0;

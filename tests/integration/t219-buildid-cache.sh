@@ -10,12 +10,13 @@
 #     of the same: spin 99.60 % self, without the cache an address);
 #   - $PERF_BUILDID_DIR, perf's own override, is read instead of $HOME's;
 #   - a cache entry under the program's build-id whose file has another
-#     build-id (a stale or planted copy) names nothing.
+#     build-id (a stale or planted copy) names nothing, and a FIFO there
+#     is not waited on.
 # perf is a dependency of this test (for the cache's layout), as of t051.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t219
-plan 7
+plan 8
 
 command -v perf >/dev/null 2>&1
 ok $? "perf is installed (apt-get install linux-perf)"
@@ -81,5 +82,12 @@ PERF_BUILDID_DIR="$tmp/cache" "$MMPROF" record -q -o "$tmp/o.data" -- "$tmp/hot"
 "$MMPROF" report --tree --no-graph --percent-limit 0 "$tmp/o.data" 2>/dev/null >"$tmp/o.txt"
 ! grep -q ' other$' "$tmp/o.txt" && grep -q '\[unknown\]' "$tmp/o.txt"
 ok $? "a cache file with another build-id names nothing"
+
+# a FIFO there: nobody writes it, and an open without O_NONBLOCK waits forever
+rm -f "$tmp/cache/x/$bid/elf" && mkfifo "$tmp/cache/x/$bid/elf" &&
+	PERF_BUILDID_DIR="$tmp/cache" timeout 300 "$MMPROF" record -q -o "$tmp/f.data" -- "$tmp/hot" \
+		>/dev/null 2>"$tmp/err" &&
+	"$MMPROF" report --tree --no-graph "$tmp/f.data" 2>/dev/null | grep -q '\[unknown\]'
+ok $? "a FIFO in the cache is not waited on: record ends, nothing named"
 
 done_testing
