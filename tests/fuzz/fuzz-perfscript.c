@@ -26,7 +26,8 @@
  * symbol, DSO) with ESC sequences, BEL, C1 controls, invalid UTF-8, ';'
  * and spaces (names-escapes), and a chain holding 0xffffffffffffffff (at
  * or above PERF_CONTEXT_MAX: the sample kept at its IP) next to a sample
- * without a frame (rejected-chain).
+ * without a frame (rejected-chain), and comms holding newlines, whose
+ * headers perf script splits over lines (comm-newline).
  */
 #include <stddef.h>
 #include <stdint.h>
