@@ -37,6 +37,13 @@ tap_planned=
 tap_setup() {
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX") || exit 2
 	trap tap_cleanup EXIT
+	# perf's build-id cache, which perf record fills and from which
+	# mmprof names a stripped file as perf report does: the test's own,
+	# empty, so that no test's names depend on what another test, make
+	# bench or the user's perf put in ~/.debug (a test of the cache
+	# itself unsets or sets it after tap_setup)
+	PERF_BUILDID_DIR="$tmp/.perf-buildid"
+	export PERF_BUILDID_DIR
 }
 
 tap_cleanup() {
