@@ -102,7 +102,7 @@ struct record {
 	char kernel_warning[512];	/* kallsyms unusable: said at the start unless sampling is user-only */
 	struct benchout_opts bench;	/* --ops-pattern */
 	uint32_t nr_failed;		/* runs whose workload failed */
-	char failed_status[80];		/* the first one's: "run 2: exit status 1" */
+	char failed_status[80];		/* the first one's: "run 1: exit status 1" */
 };
 
 /*
@@ -554,22 +554,22 @@ static int record_run(struct record *rec, uint32_t run)
 	if (res.run.term_signal)
 		fprintf(stderr, "mmprof: workload killed by SIG%s in run %u\n",
 			sigabbrev_np(res.run.term_signal) ? sigabbrev_np(res.run.term_signal) : "?",
-			run + 1);
+			run);
 	else if (rec->target.command && res.run.exit_code)
 		fprintf(stderr, "mmprof: workload exited with status %d in run %u\n",
-			res.run.exit_code, run + 1);
+			res.run.exit_code, run);
 	/* the summary's sample count would not say why the profile stops (even with -q) */
 	if (sampler__exec_note(recsession__sampler(rec->sess)))
-		fprintf(stderr, "mmprof: warning: run %u: %s\n", run + 1,
+		fprintf(stderr, "mmprof: warning: run %u: %s\n", run,
 			sampler__exec_note(recsession__sampler(rec->sess)));
 	/* no work count: say so, the cost per op of this run will be unknown */
 	if (rec->bench.has_ops && !res.ops_matches)
 		fprintf(stderr, "mmprof: warning: run %u: no output line matched --ops-pattern: "
-			"no %s stored\n", run + 1, rec->bench.ops_key);
+			"no %s stored\n", run, rec->bench.ops_key);
 	/* the run a stop signal cut short ended as the user asked: not a failure */
 	if (run__status(&res.run, what, sizeof(what)) && !stopsig_count &&
 	    !rec->nr_failed++)
-		snprintf(rec->failed_status, sizeof(rec->failed_status), "run %u: %s", run + 1,
+		snprintf(rec->failed_status, sizeof(rec->failed_status), "run %u: %s", run,
 			 what);
 	return 0;
 }
@@ -991,10 +991,12 @@ int cmd_record(int argc, char **argv)
 	print_summary(&rec, (uint32_t)rec.p->nr_runs, interrupted);
 	ret = 0;
 	if (rec.nr_failed) {
-		fprintf(stderr, "mmprof: the workload failed in %u of %zu run%s (%s%s); '%s' holds "
+		fprintf(stderr, "mmprof: the workload failed in %u of %zu run%s (%s%s%s); '%s' holds "
 			"them: exit status %d\n", rec.nr_failed, rec.p->nr_runs,
 			rec.p->nr_runs == 1 ? "" : "s", rec.nr_failed > 1 ? "first " : "",
-			rec.failed_status, o.output, EXIT_WORKLOAD);
+			rec.failed_status,
+			rec.p->nr_runs > 1 ? "; runs count from 0, as report and diff --drop-run name them" : "",
+			o.output, EXIT_WORKLOAD);
 		ret = EXIT_WORKLOAD;
 	}
 out:

@@ -495,10 +495,10 @@ static int stat_runs(const struct countrun_opts *co, const struct stat_opts *o,
 			if (one->runs[0].term_signal)
 				fprintf(stderr, "mmprof: workload killed by SIG%s in run %u\n",
 					sigabbrev_np(one->runs[0].term_signal) ?
-					sigabbrev_np(one->runs[0].term_signal) : "?", run + 1);
+					sigabbrev_np(one->runs[0].term_signal) : "?", run);
 			else if (co->argv && one->runs[0].exit_code)
 				fprintf(stderr, "mmprof: workload exited with status %d in run %u\n",
-					one->runs[0].exit_code, run + 1);
+					one->runs[0].exit_code, run);
 			failed += run__status(&one->runs[0], what, sizeof(what)) && !stopsig_count;
 		}
 		profile__free(one);

@@ -78,11 +78,11 @@ static size_t junit_runs(struct outbuf *out, const struct diff_side *s)
 				continue;
 			outbuf__printf(out, "    <testcase classname=\"mmprof.run.%s\" name=\"", s->name);
 			outbuf__xml_str(out, s->paths[i]);
-			outbuf__printf(out, " run %" PRIu32 "\" time=\"%.3f\">\n", r + 1,
+			outbuf__printf(out, " run %" PRIu32 "\" time=\"%.3f\">\n", r,
 				       run->wall_ns > 0 ? (double)run->wall_ns / 1e9 : 0.0);
 			outbuf__printf(out, "      <failure type=\"workload\" message=\"the workload %s\">"
 					    "the %s side's workload %s in run %" PRIu32 " of ",
-				       what, s->name, what, r + 1);
+				       what, s->name, what, r);
 			outbuf__xml_str(out, s->paths[i]);
 			outbuf__puts(out, ": its numbers measure the failure</failure>\n    </testcase>\n");
 			n++;

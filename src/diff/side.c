@@ -419,7 +419,7 @@ void diff_side__failures(const struct diff_side *s, struct diff_side_failures *f
 				continue;
 			if (f->failed++ < 8 && rl < sizeof(f->runs))
 				rl += (size_t)snprintf(f->runs + rl, sizeof(f->runs) - rl, "%s%s run %u (%s)",
-						       rl ? ", " : "", s->paths[i], r + 1, what);
+						       rl ? ", " : "", s->paths[i], r, what);
 			if (!strstr(f->statuses, what) && sl < sizeof(f->statuses))
 				sl += (size_t)snprintf(f->statuses + sl, sizeof(f->statuses) - sl, "%s%s",
 						       sl ? ", " : "", what);

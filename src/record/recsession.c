@@ -95,7 +95,7 @@ static int sampling_end_run(void *ctx, struct profile *p, uint32_t run, struct r
 	err = sampler__end_run(s->sampler, p, run, r);
 
 	if (err)
-		return errmsg__set(e, err, "cannot store the samples of run %u: %s", run + 1,
+		return errmsg__set(e, err, "cannot store the samples of run %u: %s", run,
 				   strerror(-err));
 	return 0;
 }

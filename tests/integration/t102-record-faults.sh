@@ -62,7 +62,7 @@ test "$(sqlite3 "$tmp/s.data" 'select exit_code || "/" || term_signal from runs'
 ok $? "the file is valid and stores term_signal 11"
 test "$(sqlite3 "$tmp/s.data" 'select samples > 0 from runs')" = 1
 ok $? "the samples before the crash are kept"
-grep -qx 'mmprof: workload killed by SIGSEGV in run 1' "$tmp/err"
+grep -qx 'mmprof: workload killed by SIGSEGV in run 0' "$tmp/err"
 ok $? "the status is printed"
 
 # 11-12: SIGKILL in the second of two runs
@@ -70,16 +70,16 @@ ok $? "the status is printed"
 	>"$tmp/out" 2>"$tmp/err"
 rc=$?
 test $rc -eq 3
-ok $? "a workload killed by SIGKILL in run 2: exit 3"
+ok $? "a workload killed by SIGKILL in run 1 (the second): exit 3"
 test "$(sqlite3 "$tmp/k.data" 'select group_concat(term_signal) from runs')" = "0,9" &&
-      grep -qx 'mmprof: workload killed by SIGKILL in run 2' "$tmp/err"
+      grep -qx 'mmprof: workload killed by SIGKILL in run 1' "$tmp/err"
 ok $? "both runs stored, the second with signal 9, and said so"
 
 # 13: a non-zero exit status is stored and printed, the file written, exit 3
 "$MMPROF" record -q -o "$tmp/e.data" -- sh -c 'exit 3' 2>"$tmp/err"
 rc=$?
 test $rc -eq 3 && test "$(sqlite3 "$tmp/e.data" 'select exit_code from runs')" = 3 &&
-      grep -qx 'mmprof: workload exited with status 3 in run 1' "$tmp/err"
+      grep -qx 'mmprof: workload exited with status 3 in run 0' "$tmp/err"
 ok $? "exit status 3 stored and printed"
 
 # 14-30: bad input

@@ -64,7 +64,7 @@ cp "$wl/page-fault" "$tmp/suid-pf"
 chown nobody "$tmp/suid-pf" && chmod 4755 "$tmp/suid-pf"
 "$MMPROF" record -q -o "$tmp/suid.data" -- sh -c 'i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; exec "$0" -s 0.5' "$tmp/suid-pf" >/dev/null 2>"$tmp/err"
 rc=$?
-test $rc -eq 0 && grep -q "^mmprof: warning: run 1: process [0-9]* executed '$tmp/suid-pf', which is set-user-ID (owner uid 65534): the kernel stops perf events on a process at such an exec, so nothing it ran after that is sampled" "$tmp/err"
+test $rc -eq 0 && grep -q "^mmprof: warning: run 0: process [0-9]* executed '$tmp/suid-pf', which is set-user-ID (owner uid 65534): the kernel stops perf events on a process at such an exec, so nothing it ran after that is sampled" "$tmp/err"
 ok $? "a set-user-ID exec: one warning saying why the samples stop, even with -q"
 [ $? -eq 0 ] || { echo "# rc=$rc"; diag "$tmp/err"; }
 "$MMPROF" record -q -o "$tmp/plain.data" -- sh -c 'exec "$0" -s 0.2' "$wl/page-fault" >/dev/null 2>"$tmp/err"

@@ -19,7 +19,7 @@ rc=$?
 test $rc -eq 3
 ok $? "record -r 3 -- false: exit 3 (the workload failed), not 0"
 [ $rc -eq 3 ] || { echo "# rc=$rc"; diag "$tmp/err"; }
-grep -qx "mmprof: the workload failed in 3 of 3 runs (first run 1: exit status 1); '$tmp/f.data' holds them: exit status 3" "$tmp/err"
+grep -qx "mmprof: the workload failed in 3 of 3 runs (first run 0: exit status 1; runs count from 0, as report and diff --drop-run name them); '$tmp/f.data' holds them: exit status 3" "$tmp/err"
 ok $? "one line says how many runs failed, the first's status, and the exit status"
 [ $? -eq 0 ] || diag "$tmp/err"
 test "$(sqlite3 "$tmp/f.data" 'select group_concat(exit_code) from runs')" = "1,1,1" &&
@@ -29,7 +29,7 @@ ok $? "the file is written and complete: 3 runs with their status, nr_runs 3"
 ok $? "report reads it"
 "$MMPROF" record -q -o "$tmp/k.data" -- sh -c 'kill -9 $$' >/dev/null 2>"$tmp/err"
 rc=$?
-test $rc -eq 3 && grep -q "(run 1: killed by SIGKILL)" "$tmp/err" && test -s "$tmp/k.data"
+test $rc -eq 3 && grep -q "(run 0: killed by SIGKILL)" "$tmp/err" && test -s "$tmp/k.data"
 ok $? "a workload killed by a signal: exit 3, the signal named, a file (even with -q)"
 
 # 6-8: what is not a failure
@@ -69,7 +69,7 @@ ok $? "stat of a workload that succeeds: exit 0"
 "$MMPROF" diff "$tmp/ok.data" -- "$tmp/mix.data" "$tmp/mix2.data" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 test $rc -eq 0 && grep -Eq '^status +exit 0 in 2 runs +exit 0 in 1 run, killed by SIGKILL in 1$' "$tmp/out" &&
-	grep -q "^mmprof diff: warning: new: the workload failed in 1 of 2 runs: $tmp/mix2.data run 1 (killed by SIGKILL)\$" "$tmp/err"
+	grep -q "^mmprof diff: warning: new: the workload failed in 1 of 2 runs: $tmp/mix2.data run 0 (killed by SIGKILL)\$" "$tmp/err"
 ok $? "diff's header: a status line per side, every run's status counted; some failed: a warning"
 [ $? -eq 0 ] || { echo "# rc=$rc"; diag "$tmp/out" "$tmp/err"; }
 "$MMPROF" diff "$tmp/ok.data" "$tmp/f.data" >"$tmp/out" 2>"$tmp/err"

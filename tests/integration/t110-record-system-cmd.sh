@@ -31,7 +31,7 @@ rc=$?
 test $rc -eq 3
 ok $? "record -a -- CMD that exits 3: record exits 3, the workload failed (got $rc), the status stored"
 [ $rc -eq 0 ] || diag "$tmp/err"
-grep -q '^mmprof: workload exited with status 3 in run 1$' "$tmp/err"
+grep -q '^mmprof: workload exited with status 3 in run 0$' "$tmp/err"
 ok $? "the command's exit status is printed"
 test "$(q "$tmp/a.data" 'select exit_code || "/" || (wall_ns >= 900000000) || "/" || (nvcsw > 0) from runs')" = "3/1/1"
 ok $? "the run holds the command's exit code, wall time and rusage"
@@ -58,7 +58,7 @@ timeout 300 "$MMPROF" stat -a -o "$tmp/s.data" -- sh -c 'exit 2' >"$tmp/out" 2>"
 test $? -eq 3
 ok $? "stat -a -- CMD that exits 2: stat exits 3, the workload failed"
 grep -q "^ Performance counter stats for 'system wide':" "$tmp/err" &&
-	grep -q '^mmprof: workload exited with status 2 in run 1$' "$tmp/err"
+	grep -q '^mmprof: workload exited with status 2 in run 0$' "$tmp/err"
 ok $? "titled 'system wide' as perf's, with the command's status"
 test "$(q "$tmp/s.data" 'select exit_code from runs')" = 2
 ok $? "stat -o stores the command's status"

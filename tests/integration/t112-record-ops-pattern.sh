@@ -50,7 +50,7 @@ ok $? "--ops-name mybench: the key is mybench.ops"
 	>/dev/null 2>"$tmp/err"
 rc=$?
 test $rc -eq 0 && test -z "$(per_run "$tmp/c.data" sh.ops)" &&
-	grep -qx "mmprof: warning: run 1: no output line matched --ops-pattern: no sh.ops stored" "$tmp/err"
+	grep -qx "mmprof: warning: run 0: no output line matched --ops-pattern: no sh.ops stored" "$tmp/err"
 ok $? "no line matches: no key (not a zero) and one warning, even with -q"
 [ $? -eq 0 ] || diag "$tmp/err"
 "$MMPROF" record -q -o "$tmp/d.data" --ops-pattern 'done ([0-9]+)' -- sh -c 'echo done 4; exit 7' \
@@ -100,7 +100,7 @@ printf 'err \033[1mbold\033[0m\n' >"$tmp/want"
 test $rc -eq 3 && test "$(cat "$tmp/out")" = partial && head -1 "$tmp/err" | cmp -s - "$tmp/want"
 ok $? "a failing workload's stderr reaches record's stderr byte for byte, and exit 3"
 [ $? -eq 0 ] || diag "$tmp/err"
-sed -n 2p "$tmp/err" | grep -qx "mmprof: workload exited with status 4 in run 1"
+sed -n 2p "$tmp/err" | grep -qx "mmprof: workload exited with status 4 in run 0"
 ok $? "followed by record's own line on the run"
 
 # 12-14: an import with the benchmark's saved output
