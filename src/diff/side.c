@@ -296,6 +296,9 @@ int diff_sides__drop(struct diff_side *s, size_t nr_sides, const struct strlist 
 					   n < x->nr_runs + x->nr_dropped ? ", and that one is dropped already" : "");
 		if (x->nr_runs == 1)
 			return errmsg__set(e, -EINVAL, "--drop-run '%s': it is the last run of %s", arg, x->name);
+		/* the run's own arrays (its keys are the file's cache's, kept) */
+		free((void *)x->runs[j].items);
+		free((void *)x->runs[j].ids);
 		memmove(&x->runs[j], &x->runs[j + 1], (x->nr_runs - j - 1) * sizeof(*x->runs));
 		memmove(&x->orig[j], &x->orig[j + 1], (x->nr_runs - j - 1) * sizeof(*x->orig));
 		x->nr_runs--;

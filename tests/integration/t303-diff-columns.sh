@@ -100,8 +100,8 @@ ok $? "--gate-column of no column: exit 2, names the columns"
 "$MMPROF" diff --fail-on "nosuch.key > 1" off.data on.data off2.data >/dev/null 2>err
 test $? = 2 && grep -q "matches no key" err
 ok $? "a gate matching no key in any column is an error"
-"$MMPROF" diff --drop-run new2:0 off.data on.data off2.data >drop 2>err
-grep -q "^runs  *3  *3  *2$" drop && grep -q "dropped (--drop-run): new2 run 0" drop
+"$MMPROF" diff --drop-run new2:0 off.data on.data off2.data >drop 2>err &&
+	grep -q "^runs  *3  *3  *2$" drop && grep -q "dropped (--drop-run): new2 run 0" drop
 ok $? "--drop-run new2:0"
 "$MMPROF" diff --drop-run new:0 off.data on.data off2.data >/dev/null 2>err
 test $? = 2 && grep -q "expected base:N or newK:N" err

@@ -37,17 +37,19 @@ vg() {
 	fi
 }
 
-plan 9
+plan 10
 
 vg "record (fork, callchains, counters)" record -q -F 1000 -e cpu-clock -o "$tmp/a.data" -- \
 	sh -c 'i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done'
-"$MMPROF" record -q -F 1000 -e cpu-clock -o "$tmp/b.data" -- \
+"$MMPROF" record -q -r 2 -F 1000 -e cpu-clock -o "$tmp/b.data" -- \
 	sh -c 'i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done' 2>/dev/null
 vg "report" report --keys "$tmp/a.data"
 vg "report --tree" report --tree "$tmp/a.data"
 vg "report --folded" report --folded "$tmp/a.data"
 vg "report --json" report --json "$tmp/a.data"
 vg "diff" diff "$tmp/a.data" "$tmp/b.data"
+# the dropped run's keys are freed with it (they leaked, 8 KB here)
+vg "diff --drop-run" diff --drop-run new:1 "$tmp/a.data" "$tmp/b.data"
 vg "export --format pprof" export --format pprof -o "$tmp/a.pb.gz" "$tmp/a.data"
 vg "strip" strip "$tmp/a.data" -o "$tmp/s.data"
 $VALGRIND --log-file="$tmp/vg.log" "$MMPROF" report --keys "$tmp/missing.data" >/dev/null 2>&1
