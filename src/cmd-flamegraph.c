@@ -132,9 +132,10 @@ static int single(struct flamegraph_cmd *c, const char *path, struct flame_rende
 		uint64_t all, unnamed = report__unnamed(p, fo.event, &all);
 
 		/* the one line on unresolved samples: a flame graph counts them */
-		snprintf(sub, sizeof(sub), "%s \xc2\xb7 %s \xc2\xb7 %.0f samples \xc2\xb7 width: %s%s%s \xc2\xb7 "
+		snprintf(sub, sizeof(sub), "%s \xc2\xb7 %s \xc2\xb7 %llu samples \xc2\xb7 width: %s%s%s \xc2\xb7 "
 			 "unresolved %.2f%% of %llu, counted in as [unknown]",
-			 path, p->nr_events ? profile__str(p, p->events[fo.event].name) : "?", f.nodes[0].samples,
+			 path, p->nr_events ? profile__str(p, p->events[fo.event].name) : "?",
+			 (unsigned long long)f.nodes[0].samples,
 			 c->samples ? "samples" : "period", c->icicle ? " \xc2\xb7 icicle: callee-rooted (sampled functions at the top)" : "",
 			 c->comms.nr || c->dsos.nr || c->nr_pids ? " \xc2\xb7 filtered" : "",
 			 all ? 100.0 * (double)unnamed / (double)all : 0.0, (unsigned long long)all);

@@ -62,7 +62,7 @@ struct flame_node {
 	const char *dso_name;	/* borrowed, may be NULL */
 	double value;		/* inclusive width weight (single: period or samples; diff: % of total,
 				 * or cost per op) */
-	double samples, period;	/* single graphs: both, for the tooltip */
+	uint64_t samples, period;	/* single graphs: both, for the tooltip (exact: a double rounds above 2^53) */
 	double base, cur, delta, q;	/* diff graphs: mean % of total (per_op: cost per op) per side;
 					 * q NAN if untested */
 	double mde;		/* diff graphs of shares: the detectable change in points (chains.h),

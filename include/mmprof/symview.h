@@ -105,6 +105,12 @@ const char *symview__entry_dso(const struct symview *v, uint32_t entry);
 double symview__weights(const struct symview *v, uint32_t run, uint32_t event,
 			bool use_period, double *w);
 /*
+ * The same total exactly, for printing: symview__weights' double rounds
+ * a sum above 2^53 (a cell of 2^63 - 1 read ...808).  The loader keeps
+ * all counts together below 2^63, so no sum of them wraps.
+ */
+uint64_t symview__total(const struct symview *v, uint32_t run, uint32_t event, bool use_period);
+/*
  * The same for the counts listed (indices into the profile's counts, in
  * that order: a (run, event)'s part of an index grouped by them), so that
  * a caller passing over every run touches each count once, not once per

@@ -27,7 +27,9 @@ struct box {
 	uint32_t node;		/* FLAME_NONE for a merged box */
 	uint32_t depth, k;	/* k: frames in a merged box */
 	double x, w;		/* layout units */
-	double value, samples, period, base, cur;
+	double value;
+	uint64_t samples, period;
+	double base, cur;
 };
 
 struct layout {
@@ -189,13 +191,14 @@ static const char *state_class(enum flame_state st)
 static void title_single(struct outbuf *b, const struct flame *f, const struct box *bx,
 			 const struct flame_node *n)
 {
-	outbuf__printf(b, "\n%.2f%% \xc2\xb7 %.0f samples \xc2\xb7 ",
-		       f->total > 0 ? 100 * bx->value / f->total : 0, bx->samples);
+	outbuf__printf(b, "\n%.2f%% \xc2\xb7 %llu samples \xc2\xb7 ",
+		       f->total > 0 ? 100 * bx->value / f->total : 0, (unsigned long long)bx->samples);
 	/* a period in nanoseconds reads as time: "off-CPU 1029.08 ms", not "period 1029081995" */
 	if (f->period_ns)
-		outbuf__printf(b, "%s %.2f ms", f->period_name ? f->period_name : "period", bx->period / 1e6);
+		outbuf__printf(b, "%s %.2f ms", f->period_name ? f->period_name : "period",
+			       (double)bx->period / 1e6);
 	else
-		outbuf__printf(b, "period %.0f", bx->period);
+		outbuf__printf(b, "period %llu", (unsigned long long)bx->period);
 	if (n && n->dso_name) {
 		outbuf__puts(b, "\n");
 		outbuf__xml_str(b, n->dso_name);

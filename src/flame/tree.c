@@ -109,7 +109,7 @@ static void flame__link(struct flame *f)
 int flame__build(struct flame *f, const struct profile *p, const struct flame_opts *o,
 		 struct errmsg *e)
 {
-	double *ws = NULL, *wp = NULL;
+	uint64_t *ws = NULL, *wp = NULL;	/* the loader keeps all counts below 2^63: no wrap */
 	uint32_t *map = NULL, *comm_ok = NULL;
 	uint8_t *has = NULL;
 	int ev = o->event < 0 ? 0 : o->event, err = 0;
@@ -164,8 +164,8 @@ int flame__build(struct flame *f, const struct profile *p, const struct flame_op
 			if (j == o->nr_pids)
 				continue;
 		}
-		ws[c->node] += (double)c->samples;
-		wp[c->node] += (double)c->period;
+		ws[c->node] += c->samples;
+		wp[c->node] += c->period;
 	}
 	if (o->nr_dsos) {
 		/* a stack stays when any frame on its path is in a chosen DSO */
@@ -182,7 +182,7 @@ int flame__build(struct flame *f, const struct profile *p, const struct flame_op
 		/* callee-rooted: every stack inserted leaf first */
 		for (i = 1; i < p->nr_nodes; i++) {
 			uint32_t q, cur = 0;
-			double w = o->samples ? ws[i] : wp[i];
+			double w = (double)(o->samples ? ws[i] : wp[i]);
 
 			if (ws[i] == 0 && wp[i] == 0)
 				continue;
@@ -206,7 +206,7 @@ int flame__build(struct flame *f, const struct profile *p, const struct flame_op
 		map[0] = 0;
 		f->nodes[0].samples = ws[0];
 		f->nodes[0].period = wp[0];
-		f->nodes[0].value = o->samples ? ws[0] : wp[0];
+		f->nodes[0].value = (double)(o->samples ? ws[0] : wp[0]);
 		for (i = 1; i < p->nr_nodes; i++) {
 			uint32_t id;
 
@@ -218,7 +218,7 @@ int flame__build(struct flame *f, const struct profile *p, const struct flame_op
 			/* sibling trie nodes of one symbol (other addresses) add up */
 			f->nodes[id].samples += ws[i];
 			f->nodes[id].period += wp[i];
-			f->nodes[id].value += o->samples ? ws[i] : wp[i];
+			f->nodes[id].value += (double)(o->samples ? ws[i] : wp[i]);
 		}
 	}
 	f->total = f->nodes[0].value;

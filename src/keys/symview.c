@@ -340,6 +340,22 @@ double symview__weights(const struct symview *v, uint32_t run, uint32_t event,
 	return total;
 }
 
+uint64_t symview__total(const struct symview *v, uint32_t run, uint32_t event, bool use_period)
+{
+	const struct profile *p = v->p;
+	uint64_t total = 0;
+	size_t i;
+
+	for (i = 0; i < p->nr_counts; i++) {
+		const struct count *c = &p->counts[i];
+
+		if (c->event == event && (run == SYMVIEW_ALL_RUNS || c->run == run) &&
+		    c->node < p->nr_nodes && v->node_keep[c->node])
+			total += use_period ? c->period : c->samples;
+	}
+	return total;
+}
+
 double symview__weights_of(const struct symview *v, const uint32_t *counts, size_t n,
 			   bool use_period, double *w)
 {

@@ -206,8 +206,8 @@ static void json_tree(const struct profile *p, double limit, struct outbuf *out)
 		outbuf__json_str(out, profile__str(p, p->events[e].name));
 		uint64_t all, unnamed = report__unnamed(p, (int)e, &all);
 
-		outbuf__puts(out, ", \"total_period\": ");
-		json_num(out, total);
+		outbuf__printf(out, ", \"total_period\": %llu",
+			       (unsigned long long)symview__total(&v, SYMVIEW_ALL_RUNS, (uint32_t)e, true));
 		outbuf__printf(out, ", \"samples\": %llu, \"unresolved_samples\": %llu, "
 			       "\"unresolved_counted\": true", (unsigned long long)all,
 			       (unsigned long long)unnamed);

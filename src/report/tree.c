@@ -326,8 +326,9 @@ static void tree_event(const struct symview *v, const struct tree_opts *o, uint3
 	if (!o->no_header) {
 		outbuf__puts(out, "# Event '");
 		outbuf__text_str(out, evname ? evname : "?");
-		outbuf__printf(out, "': %llu samples, total period %.0f, %zu run%s\n",
-			(unsigned long long)samples, c.total, p->nr_runs,
+		outbuf__printf(out, "': %llu samples, total period %llu, %zu run%s\n",
+			(unsigned long long)samples,
+			(unsigned long long)symview__total(v, SYMVIEW_ALL_RUNS, event, true), p->nr_runs,
 			p->nr_runs == 1 ? "" : "s");
 		outbuf__printf(out, "# %s\n", report__unnamed_line(p, (int)event, true, line,
 								    sizeof(line)));
