@@ -397,6 +397,7 @@ static int validate(struct record *rec, int argc, char **argv, int first)
 		fprintf(stderr, "mmprof record: %s\n", e.msg);
 		return -1;
 	}
+	o->cpu_list = rec->target.cpu_list;	/* each CPU once (0-1,1 is 0-1) */
 	rec->cmd_argv = rec->target.command ? argv + first : NULL;
 	if (o->repeat != 1 && !rec->target.command) {
 		fprintf(stderr, "mmprof record: -r needs a command to repeat\n");
@@ -1000,6 +1001,7 @@ int cmd_record(int argc, char **argv)
 		ret = EXIT_WORKLOAD;
 	}
 out:
+	target_spec__release(&rec.target);
 	benchout_opts__release(&rec.bench);
 	recsession__free(rec.sess);
 	strlist__release(&o.fields);

@@ -429,6 +429,7 @@ static int validate(struct stat_opts *o, int argc, int first)
 		fprintf(stderr, "mmprof stat: %s\n", e.msg);
 		return -1;
 	}
+	o->cpu_list = o->target.cpu_list;	/* each CPU once (0-1,1 is 0-1) */
 	if (o->repeat < 1 || o->repeat > 10000) {
 		fprintf(stderr, "mmprof stat: invalid value '%d' for -r; expected 1 to 10000\n", o->repeat);
 		return -1;
@@ -627,6 +628,7 @@ out:
 	free(what);
 	free(pids);
 	profile__free(p);
+	target_spec__release(&o.target);
 	strlist__release(&o.events);
 	return ret;
 }

@@ -25,7 +25,11 @@ enum target_mode { TARGET_FORK, TARGET_PID, TARGET_SYSTEM };
 struct target_spec {
 	enum target_mode mode;	/* what the events are opened on */
 	bool command;		/* a command runs; the run lasts as long as it */
+	char *cpu_list;		/* -C's list, each CPU once (target__merge_cpus); NULL: no -C */
 };
+
+/* Free what target__check put in t (NULL-safe; t stays usable). */
+void target_spec__release(struct target_spec *t);
 
 /*
  * The target of a command line: has_command (words after '--'), -p's
@@ -33,6 +37,7 @@ struct target_spec {
  * filled when nothing or both -p and -a are given, or -C with -p, or
  * -C's list is no list; -ENODEV when it names a CPU not online here.
  * `verb` is what the command does in its message ("record", "count").
+ * out->cpu_list is then -C's list to open the events on: release out.
  */
 int target__check(bool has_command, const char *pid_list, bool system_wide,
 		  const char *cpu_list, const char *verb, struct target_spec *out,
@@ -46,6 +51,16 @@ int target__check(bool has_command, const char *pid_list, bool system_wide,
  */
 int target__check_cpus(const char *cpu_list, const char *online, const char *present,
 		       struct errmsg *e);
+
+/*
+ * A list target__check_cpus accepted, with each CPU once, as perf's
+ * cpu map holds it: the list itself when no CPU repeats, else its CPUs
+ * as sorted ranges ("0-1" for "0-1,1", "0-3,8" for "8,0-3,2").  libperf
+ * (and so perf 6.1's own -C) refuses a CPU named twice; a list made by a
+ * script (a node's CPUs, then one more) easily names one twice.  NULL
+ * for no list; the caller frees.
+ */
+char *target__merge_cpus(const char *cpu_list);
 
 /* "fork", "pid" or "system": the file's meta record_mode. */
 const char *target__mode_name(enum target_mode mode);

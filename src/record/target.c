@@ -8,6 +8,7 @@
 
 #include "mmprof/sysinfo.h"
 #include "mmprof/target.h"
+#include "mmprof/xalloc.h"
 
 #define CPU_MAX (1u << 20)	/* far above any machine's CPU numbers */
 
@@ -77,6 +78,68 @@ int target__check_cpus(const char *cpu_list, const char *online, const char *pre
 	return 0;
 }
 
+struct cpu_range {
+	unsigned lo, hi;
+};
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct cpu_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+char *target__merge_cpus(const char *cpu_list)
+{
+	const char *s = cpu_list;
+	struct cpu_range *r;
+	size_t n = 0, i, len = 0, size;
+	unsigned lo, hi;
+	bool repeats = false;
+	char *out;
+
+	if (!cpu_list)
+		return NULL;
+	/* a range takes 2 characters at least ("0,"): this many at most */
+	r = xmalloc((strlen(cpu_list) / 2 + 1) * sizeof(*r));
+	while (next_range(&s, &lo, &hi) > 0)
+		r[n++] = (struct cpu_range){ lo, hi };
+	qsort(r, n, sizeof(*r), cmp_range);
+	for (i = 1; i < n && !repeats; i++)
+		repeats = r[i].lo <= r[i - 1].hi;
+	if (!repeats) {
+		free(r);
+		return xstrdup(cpu_list);
+	}
+	/* "1048575-1048575," per range at most: CPU numbers stay below CPU_MAX */
+	size = n * 16 + 1;
+	out = xmalloc(size);
+	for (i = 0; i < n; i++) {
+		lo = r[i].lo;
+		hi = r[i].hi;
+		/* overlapping or next to each other: one range */
+		while (i + 1 < n && r[i + 1].lo <= hi + 1) {
+			i++;
+			if (r[i].hi > hi)
+				hi = r[i].hi;
+		}
+		if (lo == hi)
+			len += (size_t)snprintf(out + len, size - len, "%s%u", len ? "," : "", lo);
+		else
+			len += (size_t)snprintf(out + len, size - len, "%s%u-%u", len ? "," : "", lo, hi);
+	}
+	free(r);
+	return out;
+}
+
+void target_spec__release(struct target_spec *t)
+{
+	if (!t)
+		return;
+	free(t->cpu_list);
+	t->cpu_list = NULL;
+}
+
 /* -C's list against the CPUs this machine has online. */
 static int check_cpus(const char *cpu_list, struct errmsg *e)
 {
@@ -114,6 +177,7 @@ int target__check(bool has_command, const char *pid_list, bool system_wide,
 	}
 	out->command = has_command;
 	out->mode = all ? TARGET_SYSTEM : pid_list ? TARGET_PID : TARGET_FORK;
+	out->cpu_list = target__merge_cpus(cpu_list);
 	return 0;
 }
 
