@@ -36,6 +36,11 @@
  * address, with the context marker before it), so the sample stays
  * counted and its self share right, its callers are lost, and cut says
  * how many samples that happened to.
+ *
+ * A key's period sum saturates at 2^64 - 1 rather than wrap (two samples
+ * of a period wrapped near 2^64 summed to a few hundred ns): the profile
+ * then drops the cell as one past 2^63 and counts it (profile.h's
+ * PROFILE_REPAIR_COUNT, meta repaired.count_over_2^63).
  */
 #ifndef MMPROF_STACKAGG_H
 #define MMPROF_STACKAGG_H

@@ -211,7 +211,9 @@ static void count(struct stackagg *a, struct stackagg_pending *p)
 		    e->comm == p->comm &&
 		    (!p->nr || !memcmp(e + 1, p->chain, p->nr * sizeof(*p->chain)))) {
 			e->samples++;
-			e->period += p->period;
+			/* saturating (stackagg.h): a wrapped sum would pass for a small period */
+			if (__builtin_add_overflow(e->period, p->period, &e->period))
+				e->period = UINT64_MAX;
 			return;
 		}
 	}

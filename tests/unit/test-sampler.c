@@ -433,9 +433,9 @@ static void test_system_wide(struct symbols *syms)
 	profile__free(p);
 }
 
-/* Append a sample record {IP, TID, TIME, CPU, PERIOD, CALLCHAIN}. */
-static size_t put_sample(uint64_t *buf, uint64_t ip, uint32_t pid, uint64_t time,
-			 const uint64_t *chain, uint64_t nr, uint16_t misc)
+/* Append a sample record {IP, TID, TIME, CPU, PERIOD, CALLCHAIN} of period period. */
+static size_t put_sample_period(uint64_t *buf, uint64_t ip, uint32_t pid, uint64_t time,
+				const uint64_t *chain, uint64_t nr, uint16_t misc, uint64_t period)
 {
 	struct perf_event_header *h = (void *)buf;
 	uint32_t pt[2] = { pid, pid };
@@ -445,7 +445,7 @@ static size_t put_sample(uint64_t *buf, uint64_t ip, uint32_t pid, uint64_t time
 	memcpy(p++, pt, 8);
 	*p++ = time;
 	*p++ = 0;
-	*p++ = 1000;
+	*p++ = period;
 	*p++ = nr;
 	if (nr)
 		memcpy(p, chain, nr * 8);
@@ -454,6 +454,12 @@ static size_t put_sample(uint64_t *buf, uint64_t ip, uint32_t pid, uint64_t time
 	h->misc = misc;
 	h->size = (uint16_t)((char *)p - (char *)buf);
 	return h->size / 8;
+}
+
+static size_t put_sample(uint64_t *buf, uint64_t ip, uint32_t pid, uint64_t time,
+			 const uint64_t *chain, uint64_t nr, uint16_t misc)
+{
+	return put_sample_period(buf, ip, pid, time, chain, nr, misc, 1000);
 }
 
 static size_t put_comm(uint64_t *buf, uint32_t pid, const char *comm, uint64_t time)
@@ -724,6 +730,41 @@ static void test_replay(struct symbols *syms)
 	profile__free(p);
 }
 
+/*
+ * Periods near 2^64 on one stack (a wrapped difference, 2^63 twice):
+ * the stack's sum saturates (stackagg.h) and the profile drops that cell
+ * and counts it (repaired.count_over_2^63); it was kept as 2 samples of
+ * period 0 (2^64 wrapped) with nothing said.  Another stack's cell stays.
+ */
+static void test_period_saturates(struct symbols *syms)
+{
+	struct sampler_opts o = { .freq = 1000 };
+	struct errmsg e = { "" };
+	struct sampler *s = sampler__new(&o, syms, &e);
+	struct profile *p = profile__new();
+	static uint64_t buf[1024];
+	const uint64_t u1 = 0x10000040, u2 = 0x10000080;
+	const uint64_t c1[] = { PERF_CONTEXT_USER, u1 }, c2[] = { PERF_CONTEXT_USER, u2 };
+	struct run r = { 0 };
+	char line[256];
+	size_t n = 0;
+
+	n += put_sample_period(buf + n, u1, 7, 100, c1, 2, PERF_RECORD_MISC_USER, UINT64_C(1) << 63);
+	n += put_sample_period(buf + n, u1, 7, 110, c1, 2, PERF_RECORD_MISC_USER, UINT64_C(1) << 63);
+	n += put_sample_period(buf + n, u2, 7, 120, c2, 2, PERF_RECORD_MISC_USER, 250000);
+	is_int(sampler__replay(s, buf, n * 8), 3, "replay reads three samples");
+	sampler__add_events(s, p);
+	sampler__end_run(s, p, 0, &r);
+	is_int(p->nr_counts, 1, "the saturated stack's cell is dropped, the other kept");
+	ok(p->nr_counts == 1 && p->counts[0].period == 250000 && p->counts[0].samples == 1,
+	   "the kept cell: 1 sample, period 250000");
+	ok(profile__repairs(p, line, sizeof(line)) == 1, "one repair: %s", line);
+	ok(profile__meta(p, "repaired.count_over_2^63") &&
+	   !strcmp(profile__meta(p, "repaired.count_over_2^63"), "1"), "meta repaired.count_over_2^63 is 1");
+	sampler__free(s);
+	profile__free(p);
+}
+
 /* KSYMBOL: addr, len, type, flags, a 32-byte name, then sample_id_all. */
 static size_t put_ksymbol(uint64_t *buf, uint64_t addr, uint32_t len, uint16_t flags,
 			  const char *name, uint64_t time)
@@ -933,6 +974,7 @@ int main(int argc, char **argv)
 	if (!ok(err == 0, "kallsyms loaded"))
 		printf("#   %s\n", e.msg);
 	test_replay(syms);
+	test_period_saturates(syms);
 	test_ksymbol();
 	test_sideband_order(syms);
 	test_fork_comm_order(syms);

@@ -158,6 +158,27 @@ int main(int argc, char **argv)
 	stackagg__reset(&a);
 	is_int(a.nr_entries, 0, "reset empties");
 
+	/*
+	 * Periods near 2^64 (a wrapped difference): the sum saturates, where
+	 * it wrapped to 384 and passed for a small period; a sum that fits
+	 * is exact up to 2^64 - 1.
+	 */
+	stackagg__add(&a, 0, 1, 0, NULL, 0, UINT64_MAX - 615);
+	stackagg__add(&a, 0, 1, 0, NULL, 0, 1000);
+	stackagg__add(&a, 0, 1, 0, NULL, 0, 1000);
+	stackagg__add(&a, 0, 2, 0, NULL, 0, UINT64_MAX - 1000);
+	stackagg__add(&a, 0, 2, 0, NULL, 0, 1000);
+	stackagg__add(&a, 0, 3, 0, NULL, 0, UINT64_C(1) << 63);
+	stackagg__add(&a, 0, 3, 0, NULL, 0, UINT64_C(1) << 63);
+	stackagg__flush(&a);
+	ok(a.nr_entries == 3 && stackagg__entry(&a, 0)->samples == 3 &&
+	   stackagg__entry(&a, 0)->period == UINT64_MAX,
+	   "a period sum past 2^64 saturates (%llu)", (unsigned long long)stackagg__entry(&a, 0)->period);
+	ok(stackagg__entry(&a, 1)->period == UINT64_MAX - 1000 + 1000,
+	   "a sum of exactly 2^64 - 1 is kept exact");
+	ok(stackagg__entry(&a, 2)->period == UINT64_MAX, "2^63 + 2^63 saturates (it wrapped to 0)");
+	stackagg__reset(&a);
+
 	/* small universe: heavy repetition */
 	run_model(&a, 3, 20000, "repetitive");
 	stackagg__reset(&a);
