@@ -285,11 +285,18 @@ static void format_callchains(struct outbuf *out, const struct diff_side *s0,
 {
 	struct chain_diff cd;
 	char ev[128];
+	/* the runs the table compares: --drop-run's are left out here too */
+	bool *kb = diff_side__kept(s0), *kn = diff_side__kept(sk);
+	const bool *keep[2] = { kb, kn };
+	int err;
 
 	snprintf(ev, sizeof(ev), "%.*s", (int)strcspn(eb, ","), eb);
-	if (chains__compute(&cd, (const struct profile *const *)s0->profiles, s0->nr,
-			    (const struct profile *const *)sk->profiles, sk->nr, ev,
-			    min_points > 0.5 ? min_points : 0.5, alpha))
+	err = chains__compute(&cd, (const struct profile *const *)s0->profiles, s0->nr,
+			      (const struct profile *const *)sk->profiles, sk->nr, ev,
+			      min_points > 0.5 ? min_points : 0.5, alpha, keep);
+	free(kb);
+	free(kn);
+	if (err)
 		return;
 	/* in JSON a member of the diff object, before it closes */
 	if (fmt == DIFF_FORMAT_JSON)
@@ -334,6 +341,9 @@ static int write_html(const char *path, const struct diff_side *s0, const struct
 	struct flame_diff_opts fo = { .alpha = d->o.alpha, .min_points = d->o.min_points,
 				      .novar_points = d->o.novar_points };
 	const struct diff_side *two[2] = { s0, sk };
+	/* the runs the table compares: the graph by share leaves --drop-run's out too */
+	bool *kb = diff_side__kept(s0), *kn = diff_side__kept(sk);
+	const bool *keep[2] = { kb, kn };
 	struct html_side hs[2];
 	struct outbuf b = { 0 };
 	struct html_cost_build hb;
@@ -346,6 +356,7 @@ static int write_html(const char *path, const struct diff_side *s0, const struct
 
 	snprintf(ev, sizeof(ev), "%.*s", (int)strcspn(events, ","), events);
 	fo.event = ev;
+	fo.keep = keep;
 	for (i = 0; i < 2; i++)
 		hs[i] = (struct html_side){ two[i]->name, two[i]->paths,
 					    (const struct profile *const *)two[i]->profiles,
@@ -363,6 +374,8 @@ static int write_html(const char *path, const struct diff_side *s0, const struct
 		fprintf(stderr, "mmprof: %s\n", e.msg);
 	outbuf__release(&b);
 	flame__release(&f);
+	free(kb);
+	free(kn);
 	return err;
 }
 

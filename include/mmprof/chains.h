@@ -68,13 +68,15 @@ struct chain_diff {
 };
 
 /*
- * Compute over base and new profiles (all their runs) for the event named
- * event (perf's spelling, e.g. "cpu-clock"); min_points is the smallest
- * change shown, alpha the FDR level.  0 or -EINVAL (no runs of event).
+ * Compute over base and new profiles for the event named event (perf's
+ * spelling, e.g. "cpu-clock"); min_points is the smallest change shown,
+ * alpha the FDR level.  keep[side][r] false leaves run r of that side
+ * (counted over its files in order) out, as diff --drop-run does
+ * (diffside.h); keep NULL: every run.  0 or -EINVAL (no runs of event).
  */
 int chains__compute(struct chain_diff *cd, const struct profile *const *base, size_t nbp,
 		    const struct profile *const *cur, size_t nnp, const char *event,
-		    double min_points, double alpha);
+		    double min_points, double alpha, const bool *const keep[2]);
 
 /*
  * The same paths with each run's cells scaled: a path's period in the run
@@ -88,7 +90,8 @@ int chains__compute(struct chain_diff *cd, const struct profile *const *base, si
  */
 int chains__compute_scaled(struct chain_diff *cd, const struct profile *const *base, size_t nbp,
 			   const struct profile *const *cur, size_t nnp, const char *event,
-			   double min_points, double alpha, const double *const scale[2]);
+			   double min_points, double alpha, const double *const scale[2],
+			   const bool *const keep[2]);
 void chains__release(struct chain_diff *cd);
 
 /* A row's change in points: new mean minus base mean. */

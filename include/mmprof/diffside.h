@@ -67,6 +67,12 @@ void diff_side__release_keys(struct diff_side *s);
  */
 int diff_sides__drop(struct diff_side *s, size_t nr_sides, const struct strlist *drops,
 		     struct errmsg *e);
+/*
+ * Per run of the side's files, in order (before --drop-run): is it
+ * compared (not dropped)?  What the pictures that read the profiles'
+ * runs themselves (chains.h, flame.h) take.  The caller frees it.
+ */
+bool *diff_side__kept(const struct diff_side *s);
 
 /*
  * "cpu-clock" list of a side's opened events, comma-separated, sorted as

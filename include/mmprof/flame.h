@@ -125,6 +125,11 @@ struct flame_diff_opts {
 	 */
 	const double *const *scale;
 	const char *unit;
+	/*
+	 * keep[0][r], keep[1][r] (runs counted as scale's): false leaves the
+	 * run out, as diff --drop-run does (chains.h).  NULL: every run.
+	 */
+	const bool *const *keep;
 };
 
 /*

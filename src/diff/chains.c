@@ -313,18 +313,25 @@ struct side_sweep {
 	const struct cprof *cps;	/* the side's profiles */
 	size_t ncp, nr, n;		/* profiles, rows, runs */
 	const double *scale;		/* [run of the side] or NULL: shares */
+	const bool *keep;		/* [run of the side] or NULL: every run */
 	double *sum, *ss;
-	double *nsamp;			/* [run of the side's files, kept or not]: its samples of the event */
+	double *nsamp;			/* [run the side keeps]: its samples of the event */
 	double total;			/* out: the mean run total in the cells' unit */
 	const uint32_t *tested;		/* second sweep, test: the tested rows, nt of them */
 	size_t nt, stride, off;
 	double *test;
 };
 
+/* Is run (of the side, over its files) compared: kept, and of a known factor when scaled? */
+static bool run_counts(const double *scale, const bool *keep, size_t run)
+{
+	return (!keep || keep[run]) && (!scale || scale[run] > 0);
+}
+
 /* Call fn(w, the run's cells) for each run the side keeps, in order. */
 static void side_sweep__each(struct side_sweep *w, void (*fn)(struct side_sweep *, const double *))
 {
-	size_t k, run, maxn = 1;
+	size_t k, run, kept = 0, maxn = 1;
 	double *incl, *cell = xmalloc((w->nr + 1) * sizeof(*cell));
 	uint32_t r;
 
@@ -336,10 +343,10 @@ static void side_sweep__each(struct side_sweep *w, void (*fn)(struct side_sweep 
 		for (r = 0; r < w->cps[k].p->nr_runs; r++, run++) {
 			double ns;
 
-			if (w->scale && !(w->scale[run] > 0))
+			if (!run_counts(w->scale, w->keep, run))
 				continue;
 			w->total += column(&w->cps[k], r, w->scale ? w->scale[run] : 0, incl, cell, w->nr, &ns);
-			w->nsamp[run] = ns;
+			w->nsamp[kept++] = ns;
 			fn(w, cell);
 		}
 	free(incl);
@@ -517,14 +524,15 @@ static void moderated_p(const struct chain_diff *cd, double *const ss[2], double
 
 int chains__compute(struct chain_diff *cd, const struct profile *const *base, size_t nbp,
 		    const struct profile *const *cur, size_t nnp, const char *event,
-		    double min_points, double alpha)
+		    double min_points, double alpha, const bool *const keep[2])
 {
-	return chains__compute_scaled(cd, base, nbp, cur, nnp, event, min_points, alpha, NULL);
+	return chains__compute_scaled(cd, base, nbp, cur, nnp, event, min_points, alpha, NULL, keep);
 }
 
 int chains__compute_scaled(struct chain_diff *cd, const struct profile *const *base, size_t nbp,
 			   const struct profile *const *cur, size_t nnp, const char *event,
-			   double min_points, double alpha, const double *const scale[2])
+			   double min_points, double alpha, const double *const scale[2],
+			   const bool *const keep[2])
 {
 	struct cbuild b;
 	struct cprof *cps;
@@ -533,16 +541,16 @@ int chains__compute_scaled(struct chain_diff *cd, const struct profile *const *b
 	struct diff_opts o = { .alpha = alpha, .min_points = min_points, .test_floor = CHAINS_TEST_FLOOR };
 	struct diff sd;
 	uint32_t *tested = NULL;
-	size_t run, rr, nruns, nbase_runs = 0, nt = 0;
+	size_t run, rr, nruns, nt = 0;
 
 	memset(cd, 0, sizeof(*cd));
-	/* scaled: a run of no factor (its work unknown) is left out of its side */
+	/* a dropped run, or (scaled) one of no factor (its work unknown), is left out of its side */
 	for (i = 0, run = 0; i < nbp; i++)
 		for (rr = 0; rr < base[i]->nr_runs; rr++, run++)
-			cd->nb += !scale || scale[0][run] > 0;
+			cd->nb += run_counts(scale ? scale[0] : NULL, keep ? keep[0] : NULL, run);
 	for (i = 0, run = 0; i < nnp; i++)
 		for (rr = 0; rr < cur[i]->nr_runs; rr++, run++)
-			cd->nn += !scale || scale[1][run] > 0;
+			cd->nn += run_counts(scale ? scale[1] : NULL, keep ? keep[1] : NULL, run);
 	if (!cd->nb || !cd->nn)
 		return -EINVAL;
 	cd->novar = cd->nb < 2 || cd->nn < 2;
@@ -597,16 +605,15 @@ int chains__compute_scaled(struct chain_diff *cd, const struct profile *const *b
 		sum[i] = xcalloc(cd->nr + 1, sizeof(*sum[i]));
 		ss[i] = scale ? xcalloc(cd->nr + 1, sizeof(*ss[i])) : NULL;
 	}
-	for (i = 0, nruns = 0; i < ncp; i++) {
+	for (i = 0, nruns = 0; i < ncp; i++)
 		nruns += cps[i].p->nr_runs;
-		nbase_runs += i < nbp ? cps[i].p->nr_runs : 0;
-	}
 	nsamp = xcalloc(nruns + 1, sizeof(*nsamp));
 	{
-		struct side_sweep wb = { cps, nbp, cd->nr, cd->nb, scale ? scale[0] : NULL, sum[0], ss[0],
-					 nsamp, 0, NULL, 0, 0, 0, NULL };
-		struct side_sweep wn = { cps + nbp, nnp, cd->nr, cd->nn, scale ? scale[1] : NULL, sum[1], ss[1],
-					 nsamp + nbase_runs, 0, NULL, 0, 0, 0, NULL };
+		/* nsamp: the kept runs' samples, base then new, as the share test reads them */
+		struct side_sweep wb = { cps, nbp, cd->nr, cd->nb, scale ? scale[0] : NULL,
+					 keep ? keep[0] : NULL, sum[0], ss[0], nsamp, 0, NULL, 0, 0, 0, NULL };
+		struct side_sweep wn = { cps + nbp, nnp, cd->nr, cd->nn, scale ? scale[1] : NULL,
+					 keep ? keep[1] : NULL, sum[1], ss[1], nsamp + cd->nb, 0, NULL, 0, 0, 0, NULL };
 
 		in_parallel(sweep_means, &wn, sweep_means, &wb);
 		cd->total[0] = wb.total;

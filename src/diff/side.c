@@ -307,6 +307,16 @@ int diff_sides__drop(struct diff_side *s, size_t nr_sides, const struct strlist 
 	return 0;
 }
 
+bool *diff_side__kept(const struct diff_side *s)
+{
+	bool *keep = xcalloc(s->nr_runs + s->nr_dropped + 1, sizeof(*keep));
+	size_t i;
+
+	for (i = 0; i < s->nr_runs; i++)
+		keep[s->orig[i]] = true;
+	return keep;
+}
+
 void diff_side__events(const struct diff_side *s, bool sampling_only, char *buf, size_t size)
 {
 	size_t i, j, len = 0;

@@ -330,7 +330,7 @@ static void test_diff(void)
 		/* diff -g's text and JSON: each tested path's detectable change */
 		struct chain_diff cd;
 
-		ok(chains__compute(&cd, bs, 1, ns, 1, "cpu-clock", 0.5, 0.05) == 0, "chains of the 4-run pair");
+		ok(chains__compute(&cd, bs, 1, ns, 1, "cpu-clock", 0.5, 0.05, NULL) == 0, "chains of the 4-run pair");
 		chains__format(&out, &cd, 20, false);
 		ok(within(out.s, "main \xe2\x86\x92 grow_fn  +20.", ", q=", "\n") &&
 		   within(out.s, "main \xe2\x86\x92 grow_fn  +20.", ", detectable ", "\n"),
@@ -459,14 +459,14 @@ static void test_per_op(void)
 		int err;
 
 		scale[0][1] = NAN;
-		err = chains__compute_scaled(&cd, bs, 2, ns, 2, "cpu-clock", INFINITY, 0.05, sc);
+		err = chains__compute_scaled(&cd, bs, 2, ns, 2, "cpu-clock", INFINITY, 0.05, sc, NULL);
 		ok(err == 0 && cd.nb == 3 &&
 		   cd.nn == 4 && fabs(cd.total[0] - 10) < 0.01, "per op: a NAN run left out (%zu base runs, total %.4g)",
 		   cd.nb, cd.total[0]);
 		chains__release(&cd);
 		for (i = 0; i < 4; i++)
 			scale[1][i] = NAN;
-		ok(chains__compute_scaled(&cd, bs, 2, ns, 2, "cpu-clock", INFINITY, 0.05, sc) == -EINVAL,
+		ok(chains__compute_scaled(&cd, bs, 2, ns, 2, "cpu-clock", INFINITY, 0.05, sc, NULL) == -EINVAL,
 		   "per op: no run of known work on a side: -EINVAL");
 		chains__release(&cd);
 	}
@@ -607,7 +607,7 @@ static void test_renamed(void)
 	outbuf__release(&out);
 	flame__release(&f);
 
-	ok(chains__compute(&cd, bs, 1, ns, 1, "cpu-clock", 0.5, 0.05) == 0, "renamed: chains computed");
+	ok(chains__compute(&cd, bs, 1, ns, 1, "cpu-clock", 0.5, 0.05, NULL) == 0, "renamed: chains computed");
 	chains__format(&out, &cd, 20, false);
 	ok(out.s && strstr(out.s, "  main \xe2\x86\x92 (hot.isra.0 \xe2\x86\x92 hot.isra.1)  +20.0") &&
 	   strstr(out.s, "  main \xe2\x86\x92 (warm.llvm.1 \xe2\x86\x92 warm.llvm.2)  -20.0") &&
@@ -616,7 +616,7 @@ static void test_renamed(void)
 	chains__release(&cd);
 	outbuf__release(&out);
 
-	ok(chains__compute(&cd, bs, 1, bs, 1, "cpu-clock", 0, 0.05) == 0, "a build against itself");
+	ok(chains__compute(&cd, bs, 1, bs, 1, "cpu-clock", 0, 0.05, NULL) == 0, "a build against itself");
 	for (r = 0; r < cd.nr; r++)
 		if (chain_row__new_name(&cd, &cd.rows[r]))
 			break;
