@@ -32,6 +32,7 @@
  * Steps 1 to 3 and the driver are here; step 4, the tables read row by
  * row, is loadrows.c; src/datafile/loader.h holds the state they share.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -221,17 +222,51 @@ static int open_db(struct loader *l)
 	return rc == SQLITE_OK ? 0 : loader__sql_fail(l, rc);
 }
 
-/* Step 3: no virtual table anywhere (pragma table_list knows them all). */
+/*
+ * Does the text of a schema row create a virtual table?  SQLite reads a
+ * row of sqlite_master only when its text starts "create " (any case),
+ * and then the next token is VIRTUAL for a virtual table and for nothing
+ * else (its grammar: CREATE VIRTUAL TABLE ...); blanks and comments may
+ * come between.  pragma table_list said the same, but it works out the
+ * columns of every view first (a parse of each view's query, and views
+ * are disabled here, so again at every call): a quarter of a load's time.
+ */
+static bool creates_virtual(const char *sql)
+{
+	const char *s = sql;
+
+	if (!s || strncasecmp(s, "create", 6))
+		return false;
+	s += 6;
+	for (;;) {
+		if (*s == ' ' || (*s >= '\t' && *s <= '\r')) {
+			s++;
+		} else if (s[0] == '-' && s[1] == '-') {
+			s += strcspn(s, "\n");
+		} else if (s[0] == '/' && s[1] == '*') {
+			const char *end = strstr(s + 2, "*/");
+
+			s = end ? end + 2 : s + strlen(s);
+		} else {
+			break;
+		}
+	}
+	return !strncasecmp(s, "virtual", 7) &&
+	       !(isalnum((unsigned char)s[7]) || s[7] == '_' || s[7] == '$' || (unsigned char)s[7] >= 0x80);
+}
+
+/* Step 3: no virtual table anywhere (each is a table row of sqlite_master). */
 static int check_no_virtual(struct loader *l)
 {
 	int rc, err = 0;
 
-	rc = sqlite3_prepare_v2(l->db, "SELECT name FROM pragma_table_list "
-				       "WHERE schema = 'main' AND type = 'virtual' LIMIT 1",
+	rc = sqlite3_prepare_v2(l->db, "SELECT name, sql FROM sqlite_master WHERE type = 'table'",
 				-1, &l->st, NULL);
 	if (rc != SQLITE_OK)
 		return loader__sql_fail(l, rc);
-	rc = sqlite3_step(l->st);
+	while ((rc = sqlite3_step(l->st)) == SQLITE_ROW)
+		if (creates_virtual((const char *)sqlite3_column_text(l->st, 1)))
+			break;
 	if (rc == SQLITE_ROW)
 		err = errmsg__set(l->e, -EPROTO,
 				  "cannot load '%s': not the schema mmprof writes: '%.64s' is a virtual table",
@@ -351,6 +386,105 @@ static int table_type(struct loader *l, const char *name, bool *is_table)
 	return err;
 }
 
+/*
+ * The next statement of sql at *at (schema.c's text, where statements end
+ * at a ';' that completes one), without its ';' and the blanks before it,
+ * as SQLite keeps a table's text in sqlite_master; NULL at the end.  *at
+ * moves past it.  The caller frees it.
+ */
+static char *next_statement(const char **at)
+{
+	const char *start = *at + strspn(*at, " \t\n"), *semi;
+
+	/* a ';' inside the statement (a string, a trigger's body): the next one */
+	for (semi = strchr(start, ';'); semi; semi = strchr(semi + 1, ';')) {
+		char *stmt = xstrndup(start, (size_t)(semi - start + 1));
+
+		if (sqlite3_complete(stmt)) {
+			stmt[semi - start] = '\0';
+			*at = semi + 1;
+			return stmt;
+		}
+		free(stmt);
+	}
+	return NULL;
+}
+
+/*
+ * The tables of sql (schema.c's CREATE statements) into ref, its views
+ * left out: check_columns compares tables only, and creating a view parses
+ * its query twice (at the statement and again as the new schema row).
+ */
+static int ref_tables(sqlite3 *ref, const char *sql)
+{
+	const char *at = sql;
+	char *stmt;
+	int rc = SQLITE_OK;
+
+	while (rc == SQLITE_OK && (stmt = next_statement(&at))) {
+		if (strncmp(stmt, "CREATE VIEW", 11))
+			rc = sqlite3_exec(ref, stmt, NULL, NULL, NULL);
+		free(stmt);
+	}
+	return rc;
+}
+
+/*
+ * Is table name of the file a table whose text is the one save writes in
+ * this version (st: SELECT type, sql FROM sqlite_master WHERE name = ?1)?
+ * SQLite builds a table from its text, so its columns are then exactly
+ * those check_columns asks for.  absent_ok: a table the file may lack.
+ */
+static bool table_as_written(const struct loader *l, sqlite3_stmt *st, const char *name,
+			     bool absent_ok)
+{
+	const char *const *part;
+	char prefix[64];
+	bool same = false;
+	int rc;
+
+	sqlite3_reset(st);
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE && absent_ok;
+	if (strcmp(col_text(st, 0), "table"))
+		return false;
+	snprintf(prefix, sizeof(prefix), "CREATE TABLE %s(", name);
+	for (part = datafile_schema_parts(l->version); *part && !same; part++) {
+		const char *at = *part;
+		char *stmt;
+		bool found = false;
+
+		while (!found && (stmt = next_statement(&at))) {
+			found = !strncmp(stmt, prefix, strlen(prefix));
+			same = found && !strcmp(stmt, col_text(st, 1));
+			free(stmt);
+		}
+	}
+	return same;
+}
+
+/*
+ * Every table of the file as save writes it (the usual case): its columns
+ * need no comparison with a reference.  A table of other text (an older
+ * writer, an edit) takes check_columns' way, which says what differs.
+ */
+static bool tables_as_written(struct loader *l)
+{
+	const char *const *t;
+	sqlite3_stmt *st = NULL;
+	bool same = sqlite3_prepare_v2(l->db, "SELECT type, sql FROM sqlite_master WHERE name = ?1",
+				       -1, &st, NULL) == SQLITE_OK;
+
+	for (t = datafile_tables(l->version); same && *t; t++)
+		same = table_as_written(l, st, *t, false);
+	if (same && l->version < 4)
+		same = table_as_written(l, st, "frame_files", true);
+	sqlite3_finalize(st);
+	return same;
+}
+
 static int check_tables(struct loader *l)
 {
 	const char *const *t, *const *part;
@@ -379,10 +513,12 @@ static int check_tables(struct loader *l)
 	l->st = NULL;
 	if (err || (err = check_no_virtual(l)))
 		return err;
+	if (tables_as_written(l))
+		return l->version < 4 ? table_type(l, "frame_files", &l->has_frame_files) : 0;
 	/* the reference: schema.c's tables, created where nothing is hostile */
 	rc = sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
 	for (part = datafile_schema_parts(l->version); rc == SQLITE_OK && *part; part++)
-		rc = sqlite3_exec(ref, *part, NULL, NULL, NULL);
+		rc = ref_tables(ref, *part);
 	if (rc != SQLITE_OK)
 		err = errmsg__set(l->e, rc == SQLITE_NOMEM ? -ENOMEM : -EIO,
 				  "cannot load '%s': cannot build the reference schema: %s",

@@ -29,14 +29,22 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "check-views.h"
 #include "datafile-seed.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char path[64], again[80], base[80];
+static char dir[64], path[96], again[96], base[96];
 static struct seed_base bases;
+
+static void remove_dir(void)
+{
+	unlink(path);
+	unlink(again);
+	rmdir(dir);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -44,9 +52,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct errmsg e;
 
 	if (!path[0]) {
-		snprintf(path, sizeof(path), "/tmp/fuzz-datafile.%d.data", (int)getpid());
-		snprintf(again, sizeof(again), "%s.again", path);
-		snprintf(base, sizeof(base), "%s.base", path);
+		/* a folder of its own: save lists the target's folder for stale
+		 * temporaries at every call, and /tmp is shared and large */
+		snprintf(dir, sizeof(dir), "/tmp/fuzz-datafile.XXXXXX");
+		if (!mkdtemp(dir))
+			abort();
+		snprintf(path, sizeof(path), "%s/in.data", dir);
+		snprintf(again, sizeof(again), "%s/again.data", dir);
+		snprintf(base, sizeof(base), "%s/base.data", dir);
+		atexit(remove_dir);
 		seed__make_base(&bases, base);
 	}
 	seed__write(&bases, data, size, path);

@@ -892,6 +892,29 @@ static void test_refusals(const char *good, const char *good2, const char *good1
 		-EPROTO, "table nodes has an extra column 'x'", "an extra column");
 	refuses(mutate(good, "vtab.data", "CREATE VIRTUAL TABLE notes USING fts5(a)"),
 		-EPROTO, "'notes' is a virtual table", "a virtual table");
+	/* the schema row's text as an editor of sqlite_master may leave it: still one */
+	refuses(mutate(good, "vtab-comments.data",
+		       "CREATE VIRTUAL TABLE notes USING fts5(a); PRAGMA writable_schema=ON;"
+		       "UPDATE sqlite_master SET sql = 'create/**/ /* x */"
+		       " -- y' || char(10) || char(9) || 'ViRtUaL TABLE notes USING fts5(a)'"
+		       " WHERE name = 'notes'"),
+		-EPROTO, "'notes' is a virtual table", "a virtual table with comments after its CREATE");
+	{
+		/* a table of other text but the same columns (another writer's
+		 * spacing): compared column by column, and it loads */
+		const char *path = mutate(good2, "respaced.data",
+					  "DROP VIEW stacks; DROP VIEW counts_v; DROP VIEW nodes_v;"
+					  "ALTER TABLE nodes RENAME TO n0;"
+					  "CREATE TABLE nodes(id INTEGER PRIMARY KEY, parent INTEGER NOT NULL,"
+					  " frame INTEGER NOT NULL REFERENCES frames(id));"
+					  "INSERT INTO nodes SELECT * FROM n0; DROP TABLE n0");
+		struct profile *p = NULL;
+		struct errmsg e = { "" };
+
+		ok(datafile__load(path, &p, &e) == 0 && p && p->nr_nodes > 1,
+		   "a table of the same columns in other text loads %s", e.msg);
+		profile__free(p);
+	}
 	refuses(mutate(good2, "dangling-frame.data", "UPDATE nodes SET frame = 9999 WHERE id = 2"),
 		-EPROTO, "nodes row 2: frame 9999 does not exist", "a dangling frame id");
 	refuses(mutate(good2, "parent-self.data", "UPDATE nodes SET parent = id WHERE id = 2"),
