@@ -70,7 +70,8 @@ int diff_sides__drop(struct diff_side *s, size_t nr_sides, const struct strlist 
 /*
  * Per run of the side's files, in order (before --drop-run): is it
  * compared (not dropped)?  What the pictures that read the profiles'
- * runs themselves (chains.h, flame.h) take.  The caller frees it.
+ * runs themselves (chains.h, flame.h) take; valid after
+ * diff_side__release_keys too.  The caller frees it.
  */
 bool *diff_side__kept(const struct diff_side *s);
 

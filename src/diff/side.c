@@ -309,10 +309,14 @@ int diff_sides__drop(struct diff_side *s, size_t nr_sides, const struct strlist 
 
 bool *diff_side__kept(const struct diff_side *s)
 {
-	bool *keep = xcalloc(s->nr_runs + s->nr_dropped + 1, sizeof(*keep));
-	size_t i;
+	size_t total = 0, i;
+	bool *keep;
 
-	for (i = 0; i < s->nr_runs; i++)
+	/* from the files and orig[], which diff_side__release_keys keeps (not nr_runs) */
+	for (i = 0; i < s->nr; i++)
+		total += s->profiles[i]->nr_runs;
+	keep = xcalloc(total + 1, sizeof(*keep));
+	for (i = 0; i + s->nr_dropped < total; i++)
 		keep[s->orig[i]] = true;
 	return keep;
 }

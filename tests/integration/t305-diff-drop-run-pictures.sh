@@ -7,11 +7,12 @@
 # The new side is two files pooled: two runs of the base's workload and
 # one run of a program whose hot function exists nowhere else; that run
 # dropped, neither picture may show the function, and without the drop
-# both do (the check can fail).
+# both do (the check can fail); -g's chains are then those of the diff
+# without that file.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t305
-plan 8
+plan 9
 
 cat >"$tmp/odd.c" <<'C'
 __attribute__((noinline)) static unsigned long only_in_dropped_run(unsigned long n)
@@ -63,4 +64,12 @@ grep -o '.\{80\}only_in_dropped_run.\{20\}' drop.html | head -2 | sed 's/^/# /'
 "$MMPROF" diff --html hand.html base.data new.data >/dev/null 2>err
 test "$(grep -c '<g ' drop.html)" = "$(grep -c '<g ' hand.html)"
 ok $? "the graph has as many frames as the diff without the odd file ($(grep -c '<g ' drop.html), $(grep -c '<g ' hand.html))"
+
+# -g alone (no --html: the keys' memory goes before the chains are built):
+# the chains of the diff without the odd file, line for line
+"$MMPROF" diff -g --drop-run new:2 base.data -- new.data odd.data 2>err |
+	sed -n '/^call chains whose share changed/,$p' >drop-g.txt
+"$MMPROF" diff -g base.data new.data 2>err | sed -n '/^call chains whose share changed/,$p' >hand-g.txt
+test -s hand-g.txt && cmp -s drop-g.txt hand-g.txt
+ok $? "diff -g --drop-run: the chains of the diff without the odd file ($(wc -l <drop-g.txt) and $(wc -l <hand-g.txt) lines)"
 done_testing
