@@ -1,5 +1,5 @@
 #!/bin/sh
-# t219-report-exact-totals: a period total is an integer and prints as one,
+# t211-report-exact-totals: a period total is an integer and prints as one,
 # exactly, up to the largest a file holds (all counts together below 2^63,
 # the loader's rule).  A cell of 2^63 - 1 printed as ...808 in report
 # --tree's header, report --json's tree total_period and the flame graph's
@@ -8,7 +8,7 @@
 # 2^63 - 1 too; samples in the flame graph the same.
 
 . "$(dirname "$0")/lib.sh"
-tap_setup t219
+tap_setup t211
 plan 7
 
 MAX=9223372036854775807
