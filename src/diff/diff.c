@@ -247,6 +247,21 @@ static const double *row_samples(const struct diff_opts *o, const char *key,
 	return *known ? nsamp : NULL;
 }
 
+/* d emptied with the options (defaults filled) and the sides' run counts: 0, or -EINVAL for a side without runs. */
+static int diff__start(struct diff *d, size_t nb, size_t nn, const struct diff_opts *o)
+{
+	memset(d, 0, sizeof(*d));
+	if (o)
+		d->o = *o;
+	fill_defaults(&d->o);
+	if (!nb || !nn)
+		return -EINVAL;
+	d->nb = nb;
+	d->nn = nn;
+	d->novar = nb < 2 || nn < 2;
+	return 0;
+}
+
 int diff__compute(struct diff *d, const struct diff_run *base, size_t nb,
 		  const struct diff_run *cur, size_t nn, const struct diff_opts *o)
 {
@@ -258,15 +273,8 @@ int diff__compute(struct diff *d, const struct diff_run *base, size_t nb,
 	size_t ev_len = 0;
 	bool known = false;
 
-	memset(d, 0, sizeof(*d));
-	if (o)
-		d->o = *o;
-	fill_defaults(&d->o);
-	if (!nb || !nn)
+	if (diff__start(d, nb, nn, o) < 0)
 		return -EINVAL;
-	d->nb = nb;
-	d->nn = nn;
-	d->novar = nb < 2 || nn < 2;
 	memset(&b, 0, sizeof(b));
 	b.d = d;
 	hashidx__init(&b.idx);
@@ -308,15 +316,8 @@ int diff__shares_init(struct diff *d, size_t nr, size_t nb, size_t nn, const str
 {
 	size_t i;
 
-	memset(d, 0, sizeof(*d));
-	if (o)
-		d->o = *o;
-	fill_defaults(&d->o);
-	if (!nb || !nn)
+	if (diff__start(d, nb, nn, o) < 0)
 		return -EINVAL;
-	d->nb = nb;
-	d->nn = nn;
-	d->novar = nb < 2 || nn < 2;
 	d->nr = d->alloc = nr;
 	d->rows = xcalloc(nr + 1, sizeof(*d->rows));
 	d->values = xcalloc(nr * (nb + nn) + 1, sizeof(*d->values));
