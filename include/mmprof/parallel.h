@@ -1,6 +1,6 @@
 /*
- * parallel: a handful of large independent items (files to load, the
- * files' costs to sum) shared by this thread and one helper, each taking
+ * parallel: a handful of large independent items (a diff's files to
+ * load) shared by this thread and one helper, each taking
  * the next untaken item until none is left.  The machines we measure on
  * have two cores, and every caller's items are whole files: two threads
  * halve the wall time there, more would only add memory.

@@ -13,7 +13,6 @@
 
 #include "mmprof/cost.h"
 #include "mmprof/diffside.h"
-#include "mmprof/parallel.h"
 #include "mmprof/xalloc.h"
 
 /* The file and run of a side's pooled run index i (counted before --drop-run). */
@@ -229,43 +228,19 @@ static void compare_runs(struct cost_sides *c)
 	}
 }
 
-struct profile_job {
-	const struct profile *p;
-	const struct cost_work *w;
-	struct cost_profile **out;
-};
-
-static void profile_job__run(void *ctx, size_t i)
-{
-	struct profile_job *j = &((struct profile_job *)ctx)[i];
-
-	*j->out = cost_profile__new(j->p, j->w);
-}
-
 /*
- * Everything after the work: every file's cost_profile, the compared
- * runs' keys and the attributions.  On start's helper the profiles are
- * made one after another (its caller is busy meanwhile); parallel, two at
- * a time, when start found no thread to be had.
+ * Everything after the work: every file's cost_profile, one after another
+ * (on start's helper, whose caller is busy meanwhile), the compared runs'
+ * keys and the attributions.
  */
-static void build_rest(struct cost_sides *c, bool parallel)
+static void build_rest(struct cost_sides *c)
 {
 	const struct diff_side *s = c->from;
-	struct profile_job *jobs;
-	size_t k, i, n = 0;
+	size_t k, i;
 
 	for (k = 0; k < c->nr_sides; k++)
-		n += s[k].nr;
-	jobs = xcalloc(n + 1, sizeof(*jobs));
-	for (k = 0, n = 0; k < c->nr_sides; k++)
 		for (i = 0; i < s[k].nr; i++)
-			jobs[n++] = (struct profile_job){ s[k].profiles[i], &c->work, &c->side[k].cp[i] };
-	if (parallel)
-		parallel__each(n, profile_job__run, jobs);
-	else
-		for (i = 0; i < n; i++)
-			profile_job__run(jobs, i);
-	free(jobs);
+			c->side[k].cp[i] = cost_profile__new(s[k].profiles[i], &c->work);
 	if (!unknown_work(c, s))
 		compare_runs(c);
 	attribute(c);
@@ -273,7 +248,7 @@ static void build_rest(struct cost_sides *c, bool parallel)
 
 static void *builder(void *arg)
 {
-	build_rest(arg, false);
+	build_rest(arg);
 	return NULL;
 }
 
@@ -331,7 +306,7 @@ int cost_sides__start(struct cost_sides *c, const struct diff_side *s, size_t nr
 		return err;
 	c->building = pthread_create(&c->builder, NULL, builder, c) == 0;
 	if (!c->building)
-		build_rest(c, true);
+		build_rest(c);
 	return 0;
 }
 
