@@ -204,7 +204,6 @@ struct keycache {
 	uint32_t *dso_rep;	/* robot mode: [entry] the entry perf merges it into */
 	struct statrows rows;	/* for the perf-stat and workload keys */
 	bool robot;		/* keycache__set_robot: the robot's own arithmetic */
-	bool done;		/* keycache__done: the names only */
 };
 
 static void keycache__drop_work(struct keycache *c)
@@ -486,8 +485,7 @@ void keycache__done(struct keycache *c)
 	statrows__release(&c->rows);
 	hashidx__release(&c->idx);
 	hashidx__init(&c->idx);
-	c->v = NULL;
-	c->done = true;
+	c->v = NULL;	/* keycache__done: the names only, no run again */
 }
 
 void keycache__free(struct keycache *c)
@@ -685,7 +683,7 @@ void keycache__run(struct keycache *c, uint32_t run, struct keyrun *out)
 	struct keymap m = { 0 };	/* perf-stat and workload keys: a few per run */
 	size_t e, i;
 
-	if (c->done) {	/* keycache__done: no run is made again */
+	if (!c->v) {	/* keycache__done: no run is made again */
 		*out = (struct keyrun){ NULL, NULL, 0 };
 		return;
 	}
