@@ -2,9 +2,12 @@
 # t304-cost-per-op: the cost attribution of mmprof diff (issue 16) on real
 # recordings of the bundled cost-mix workload, whose per-op cost in each of
 # two functions is set by loop counts.
-#   - base --hot 1000 --other 9000, new --hot 2000 --other 18000: every
+#   - base --hot 1500 --other 8500, new --hot 3000 --other 17000: every
 #     function's cost per op doubles while cost_mix_hot's share stays at
-#     about 10 %; the attribution names cost_mix_other first and
+#     about 15 % (not 10: the attribution lists functions until they hold
+#     90 % of the change, and cost_mix_other's 90 % then fell either side
+#     of that line with the noise, once leaving cost_mix_hot unlisted in
+#     CI's sanitizer suite); the attribution names cost_mix_other first and
 #     cost_mix_hot with about +100 % of its own base cost (ratios, never
 #     times: the machine is loaded), the functions and the elsewhere row
 #     add up to the total's change (JSON), cost_mix_hot's share moves
@@ -32,8 +35,8 @@ sys.exit(0 if $2 else 1)" "$1"
 
 plan 24
 
-rec base.data 3 1000 9000; ok $? "record cost-mix --hot 1000 --other 9000, 3 runs"
-rec new.data 3 2000 18000; ok $? "record cost-mix --hot 2000 --other 18000, 3 runs"
+rec base.data 3 1500 8500; ok $? "record cost-mix --hot 1500 --other 8500, 3 runs"
+rec new.data 3 3000 17000; ok $? "record cost-mix --hot 3000 --other 17000, 3 runs"
 
 "$MMPROF" diff -f json "$tmp/base.data" "$tmp/new.data" >"$tmp/j" 2>"$tmp/err"
 ok $? "diff -f json exits 0"
@@ -46,7 +49,7 @@ ok $? "cost_mix_hot's cost per op rose by about its base (doubled: +100 %)"
 json "$tmp/j" "0.6 < fn['cost_mix_other']['change'] / fn['cost_mix_other']['base'] < 1.6"
 ok $? "and so did cost_mix_other's"
 json "$tmp/j" "4 < fn['cost_mix_hot']['share_pct'] < 20 and 70 < fn['cost_mix_other']['share_pct'] < 96"
-ok $? "shares of the change: about 10 % and 90 %"
+ok $? "shares of the change: about 15 % and 85 %"
 json "$tmp/j" "abs(sum(f['change'] for f in ev['functions']) + (ev['elsewhere'] or {'change': 0})['change'] - ev['change']) <= 1e-6 * abs(ev['change'])"
 ok $? "the functions and the elsewhere row add up to the total's change"
 json "$tmp/j" "abs(100 * fn['cost_mix_hot']['new'] / ev['new'] - 100 * fn['cost_mix_hot']['base'] / ev['base']) < 1.5"
