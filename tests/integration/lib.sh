@@ -78,6 +78,16 @@ diag() { sed 's/^/# /' "$@"; }	# diag [FILE...]: as TAP comments
 # tracefs_dir: sets $tracefs to the folder holding events/, mounting
 # tracefs where the kernel provides the mount point as record does; empty
 # when there is none
+wait_child() {	# wait_child PID NAME: until PID has a child NAME (at most 30 s)
+	_i=0
+	while [ $_i -lt 300 ]; do
+		pgrep -P "$1" -x "$2" >/dev/null 2>&1 && return 0
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	return 1
+}
+
 tracefs_dir() {
 	tracefs=
 	for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do

@@ -39,7 +39,7 @@ test $rc -eq 0 && ! grep -q "failed" "$tmp/err"
 ok $? "a workload that succeeds: exit 0, nothing about failures"
 "$MMPROF" record -q -o "$tmp/int.data" -- sleep 30 >/dev/null 2>"$tmp/err" &
 rpid=$!
-sleep 1
+wait_child $rpid sleep	# the run has begun (record's start takes seconds under load)
 kill -INT $rpid
 wait $rpid
 rc=$?

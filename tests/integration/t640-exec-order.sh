@@ -123,8 +123,11 @@ for r in 0 1 2 3; do
 done
 awk '$1 < 50 { bad = 1 } END { exit bad }' "$tmp/share.0" "$tmp/share.1" "$tmp/share.2" "$tmp/share.3"
 ok $? "sort holds its share in every run (sort sh taskset %: $(cat "$tmp"/share.? | tr '\n' ','))"
-awk '$2 + $3 > 5 { bad = 1 } END { exit bad }' "$tmp/share.0" "$tmp/share.1" "$tmp/share.2" "$tmp/share.3"
-ok $? "sh and taskset hold almost none"
+# sh's and taskset's own work (fork, exec, the loader, locale) is 1-6 % of a
+# run here, by the host's load; sort's work named after its parent would be
+# tens of points, so 15 tells the two apart with room for the noise
+awk '$2 + $3 > 15 { bad = 1 } END { exit bad }' "$tmp/share.0" "$tmp/share.1" "$tmp/share.2" "$tmp/share.3"
+ok $? "sh and taskset hold only their own start-up work (at most 15 %)"
 "$MMPROF" report --folded --comm "$tmp/pipe.data" 2>/dev/null | grep -q '^:[0-9]'
 [ $? -ne 0 ]
 ok $? "no sample lost its name to ':PID'"
