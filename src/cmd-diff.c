@@ -582,6 +582,7 @@ int cmd_diff(int argc, char **argv)
 		{ OPT_LIST, 0, "drop-run", &c.drop_run, "SIDE:N", "leave run N (from 0) of base or new (new1, new2, ...) out, e.g. a disturbed run (repeatable)", 0, NULL },
 		{ OPT_LIST, 0, "ambient", &c.ambient, "GLOB", "keys matching GLOB are the machine's state, not the workload's (repeatable)", 0, NULL },
 		{ OPT_BOOL, 0, "no-ambient", &c.no_ambient, NULL, "no key is ambient but those of --ambient (default: meminfo.*, proc-vmstat levels)", 0, NULL },
+		{ OPT_STRING, 0, "score", &c.o.score, "GLOB", "the workload's score: keys matching GLOB, tested first and alone ('' none; default: *.ops_per_sec, *.throughput, ...)", 0, NULL },
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "CI gates", 0, NULL },
 		{ OPT_LIST, 0, "fail-on", &c.fail_on, "EXPR", "exit 1 when a change satisfies EXPR (repeatable)", 0, NULL },
 		{ OPT_STRING, 0, "gate-file", &c.gate_file, "FILE", "gate expressions, one a line (# comments)", 0, NULL },

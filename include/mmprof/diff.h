@@ -85,7 +85,8 @@
 /* The samples behind one event's perf-profile keys in a run. */
 struct diff_samples {
 	const char *event;	/* the event as keys spell it (keys__event_name): "cpu-clock" */
-	double n;		/* samples of the run */
+	double n;		/* samples of the run with a name: the keys' shares are of these */
+	double all;		/* every sample of the run, named or not (0: not known) */
 };
 
 struct diff_run {
@@ -143,6 +144,11 @@ struct diff_opts {
 	const char *const *ambient;
 	size_t nr_ambient;
 	bool no_ambient_defaults;
+	/*
+	 * The workload's score keys (DIFF_SCORE): those matching the glob
+	 * score (fnmatch), or when NULL those of diff__score_key; "" none.
+	 */
+	const char *score;
 };
 
 enum diff_verdict {
@@ -169,6 +175,18 @@ enum diff_verdict {
  * gate that names its family literally.
  */
 #define DIFF_AMBIENT	256u
+/*
+ * The workload's score (diff__score_key): its primary endpoint, tested
+ * on its own spread alone, at alpha, apart from every other key.
+ */
+#define DIFF_SCORE	512u
+/*
+ * The detectable change is past what the scale can show: mde holds the
+ * bound (100 points for a share; DIFF_MDE_MAX_PCT for a ratio) and the
+ * row could not see a change of that size.
+ */
+#define DIFF_MDE_ABOVE	1024u
+#define DIFF_MDE_MAX_PCT 1000.0
 
 struct diff_row {
 	char *key;		/* owned, normalised */
@@ -324,6 +342,14 @@ bool diff__address_key(const char *key);
  * pages written back between the batches), not what the workload did.
  */
 bool diff__ambient_key(const char *key);
+/*
+ * A workload's score by its name: a key of the workload's own (not a
+ * monitor's, not a cost) whose metric is its rate of work, as the
+ * robot's benchmarks print it: *.ops_per_sec (stress-ng, the bundled
+ * workloads), *.throughput (vm-scalability, ebizzy, hackbench, ...),
+ * *.per_process_ops and *.per_thread_ops (will-it-scale).
+ */
+bool diff__score_key(const char *key);
 
 /* Absolute change for perf-profile* keys, cost.part.* (points, cost.h) and keys ending in '%'. */
 bool diff__absolute_key(const char *key);
@@ -372,6 +398,12 @@ int diff_format__parse(const char *name, enum diff_format *f);
  * two sentences, none at the end).
  */
 void diff__describe(struct outbuf *b, const struct diff *d);
+/*
+ * The workload's score first (DIFF_SCORE rows, its primary endpoint): a
+ * line each, "score: KEY base -> new (change): verdict ...", after
+ * prefix (or none); nothing without a tested score row.
+ */
+void diff__describe_score(struct outbuf *b, const struct diff *d, const char *prefix);
 
 /*
  * The JSON object of a diff in two halves, so that a caller can add

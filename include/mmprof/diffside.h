@@ -76,6 +76,13 @@ int diff_sides__drop(struct diff_side *s, size_t nr_sides, const struct strlist 
 bool *diff_side__kept(const struct diff_side *s);
 
 /*
+ * The samples of a side's first sampling event (every run of its files,
+ * dropped ones included): *named those with a name, the perf-profile
+ * keys' denominator (the robot's -U), of *all.  false when no file says.
+ */
+bool diff_side__named(const struct diff_side *s, double *named, double *all);
+
+/*
  * "cpu-clock" list of a side's opened events, comma-separated, sorted as
  * first seen.  sampling_only: without tracepoints and pseudo events
  * (offcpu), which sample every hit, so that a side recorded with --mm or

@@ -202,6 +202,10 @@ static void markdown_columns(struct outbuf *b, const struct diff *d,
 		outbuf__printf(b, "| (no rows) | |%s\n", "");
 	markdown_ambient(b, d, nd, names);
 	for (k = 0; k < nd; k++) {
+		char pre[64];
+
+		snprintf(pre, sizeof(pre), "\n**%s** ", names[k]);
+		diff__describe_score(b, &d[k], pre);
 		outbuf__printf(b, "\n**%s** against base: %zu base run%s, %zu run%s; ", names[k], d[k].nb,
 			       d[k].nb == 1 ? "" : "s", d[k].nn, d[k].nn == 1 ? "" : "s");
 		diff__describe(b, &d[k]);

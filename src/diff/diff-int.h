@@ -35,6 +35,8 @@ static const char PP[] = "perf-profile.";
 const char *diff__pp_event(const char *key, size_t *len);
 /* A key of the robot's monitors (perf-profile, proc-vmstat, ...), not the workload's own. */
 bool diff__monitor_family(const char *key);
+/* o->score's glob, or the default score keys (diff__score_key). */
+bool diff__is_score(const struct diff_opts *o, const char *key);
 /* o->ambient's patterns, and the default ambient keys unless o->no_ambient_defaults. */
 bool diff__is_ambient(const struct diff_opts *o, const char *key);
 /* Flag DIFF_ADDRESS rows (and the ".other" of their histograms), counting them in d->nr_address. */
@@ -83,6 +85,7 @@ struct fam {
 	 * jitter far more, relatively, than the large ones.
 	 */
 	bool trend;
+	bool score;		/* the workload's score (DIFF_SCORE): a BH family apart */
 	double *inv_n;		/* SHARE: per run (base then new) 1 / samples */
 	double total[2];	/* SHARE: samples of each side */
 	/*
@@ -121,6 +124,7 @@ struct trow {
 	double s2alt;		/* SHARE: dispersion about each side's own level */
 	double df;
 	double z;		/* t* + t_0.8 at the row's BH threshold */
+	double wbh;		/* its weight in its family's weighted BH (a mean of 1) */
 };
 
 struct tctx {
@@ -131,10 +135,12 @@ struct tctx {
 	size_t nr_fam, alloc_fam, last;
 	struct trow *t;
 	double *buf;		/* n values */
+	double *phi_buf;	/* a family's keys: phi's dispersions (family.c) */
 	/*
 	 * Costs per op (cost.h): each event's "cost.total.<event>" row and its
-	 * mean over every run, the level its functions' rows are filtered by
-	 * (DIFF_COST_TEST_FLOOR).  Pointers into d's keys.
+	 * mean over each side's runs (cost_total[2 i], [2 i + 1]), the levels
+	 * its functions' rows are filtered by (DIFF_COST_TEST_FLOOR).
+	 * Pointers into d's keys.
 	 */
 	const char **cost_event;
 	double *cost_total;

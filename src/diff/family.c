@@ -117,29 +117,46 @@ static int cmp_phi_key(const void *a, const void *b)
 	return x->t->level < y->t->level ? 1 : x->t->level > y->t->level ? -1 : 0;
 }
 
-/* The mean dispersion of keys[0..use-1] at phi. */
+/*
+ * The median of chi-square(d) / d (Wilson and Hilferty's cube root, within
+ * 2 % from d = 1): a key's dispersion at its median when the model holds.
+ */
+static double chisq_median_ratio(double d)
+{
+	double a = 1 - 2 / (9 * d);
+
+	return a * a * a;
+}
+
+/* The median dispersion of keys[0..use-1] at phi over its median under the model. */
 static double phi_dispersion(struct tctx *x, const struct fam *f, const struct phi_key *keys,
 			     size_t use, double phi)
 {
 	size_t nb = x->d->nb, nn = x->d->nn, i;
-	double sum = 0;
+	double *r = x->phi_buf;
 
 	for (i = 0; i < use; i++)
-		sum += share_dispersion(f, keys[i].t,
+		r[i] = share_dispersion(f, keys[i].t,
 					diff_row__test_values(keys[i].r, nb + nn, x->buf), nb, nn,
 					phi, NULL);
-	return sum / (double)use;
+	return stats__median(r, use) / chisq_median_ratio((double)(nb + nn - 2));
 }
 
 /*
  * The family's between-run spread phi (a run's variance is its sampling
- * variance + phi * share_spread): the phi at which the mean dispersion of
- * the upper half of its keys by level (where phi can show against the
- * sampling noise) is 1, as it is when the model holds (Pearson's estimator
- * of a common dispersion).  Residuals are within a side, so keys that
- * changed do not inflate it; a disturbed run does, which makes the tests
- * more careful until the run is named and dropped.  keys are left sorted
- * by level, highest first.
+ * variance + phi * share_spread): the phi at which the median dispersion
+ * of the upper half of its keys by level (where phi can show against the
+ * sampling noise) is the median it has when the model holds.  A median,
+ * not Pearson's mean: where stacks are broken (stripped code) a few small
+ * keys swing several-fold from run to run, and a mean made every key as
+ * noisy as they are (phi 0.83, a coefficient of variation of 0.9 at every
+ * level, on a stripped stress-ng --vm pair, where a function at 64-90
+ * points in every run of one side and 0 in every run of the other was
+ * "can't tell"); those keys are then the prior's outliers and keep their
+ * own dispersion.  Residuals are within a side, so keys that changed do
+ * not inflate it; a disturbed run does, which makes the tests more
+ * careful until the run is named and dropped.  keys are left sorted by
+ * level, highest first.
  */
 static double family_phi(struct tctx *x, size_t fi, struct phi_key *keys, size_t nk)
 {
@@ -296,6 +313,7 @@ void tctx__fit_family(struct tctx *x, size_t fi)
 		if (x->t[i].tested && x->t[i].fam == fi)
 			keys[nk++] = (struct phi_key){ &d->rows[i], &x->t[i] };
 	f->m = nk;
+	x->phi_buf = xrealloc(x->phi_buf, (nk + 1) * sizeof(*x->phi_buf));
 	for (k = 0; k < nk; k++) {
 		df[k] = dfree;
 		cov[k] = log(keys[k].t->level > 1e-3 ? keys[k].t->level : 1e-3);

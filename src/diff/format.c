@@ -162,6 +162,25 @@ bool diff_row__tinted(const struct diff_row *r, bool marked, bool ambient_marked
 
 /* ---- the method, in words (every format's header says the same) ---- */
 
+void diff__describe_score(struct outbuf *b, const struct diff *d, const char *prefix)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr; i++) {
+		const struct diff_row *r = &d->rows[i];
+		char mark[128];
+
+		if (!(r->flags & DIFF_SCORE) || !(r->flags & DIFF_TESTED))
+			continue;
+		diff_row__mark(r, mark, sizeof(mark));
+		outbuf__printf(b, "%sscore: ", prefix ? prefix : "");
+		outbuf__text_str(b, r->key);
+		outbuf__printf(b, " %.6g -> %.6g (%+.1f%%): %s (the workload's score, tested first and "
+				  "on its own runs' spread, at %.2g)\n",
+			       r->base.mean, r->cur.mean, r->rel, mark, d->o.alpha);
+	}
+}
+
 void diff__describe(struct outbuf *b, const struct diff *d)
 {
 	size_t i, cant = 0;
@@ -196,8 +215,8 @@ void diff__describe(struct outbuf *b, const struct diff *d)
 		if (d->advice.mde <= d->o.min_points)
 			outbuf__printf(b, "the effect floor (%.2g) is within reach", d->o.min_points);
 		else if (d->advice.runs >= 1e6)
-			outbuf__printf(b, "the effect floor (%.2g) is out of reach of more runs of this "
-					  "length", d->o.min_points);
+			outbuf__printf(b, "the effect floor (%.2g) needs over a million runs a side of "
+					  "this length", d->o.min_points);
 		else
 			outbuf__printf(b, "the effect floor (%.2g) needs about %.0f runs a side of this length",
 				       d->o.min_points, d->advice.runs);
@@ -360,6 +379,10 @@ void diff__json_open(struct outbuf *b, const struct diff *d, const struct diff_r
 		json_num(b, r->q);
 		outbuf__printf(b, ", \"detectable\": ");
 		json_num(b, r->mde);
+		if (r->flags & DIFF_MDE_ABOVE)
+			outbuf__printf(b, ", \"detectable_above\": true");
+		if (r->flags & DIFF_SCORE)
+			outbuf__printf(b, ", \"score\": true");
 		outbuf__printf(b, ", \"runs_needed\": ");
 		json_num(b, r->runs_needed);
 		outbuf__printf(b, ", \"ambient\": %s", (r->flags & DIFF_AMBIENT) ? "true" : "false");
@@ -561,7 +584,9 @@ static void format_markdown(struct outbuf *b, const struct diff *d,
 	}
 	if (!n)
 		outbuf__printf(b, "| - | (no rows) | | | | | |\n");
-	outbuf__printf(b, "\n%zu base run%s, %zu new run%s; ", d->nb, d->nb == 1 ? "" : "s",
+	outbuf__printf(b, "\n");
+	diff__describe_score(b, d, NULL);
+	outbuf__printf(b, "%zu base run%s, %zu new run%s; ", d->nb, d->nb == 1 ? "" : "s",
 		       d->nn, d->nn == 1 ? "" : "s");
 	diff__describe(b, d);
 	outbuf__printf(b, "\n");
@@ -629,11 +654,12 @@ void diff_row__mark(const struct diff_row *r, char *mark, size_t size)
 	/* what the row could have seen; for "can't tell", the runs that would see the floor */
 	len = strlen(mark);
 	if (isfinite(r->mde) && len < size)
-		snprintf(mark + len, size - len, ", detectable %.2g%s", r->mde, r->absolute ? "" : "%");
+		snprintf(mark + len, size - len, ", detectable %s%.2g%s",
+			 (r->flags & DIFF_MDE_ABOVE) ? ">" : "", r->mde, r->absolute ? "" : "%");
 	len = strlen(mark);
 	if (r->verdict == DIFF_CANT_TELL && isfinite(r->runs_needed) && len < size)
 		snprintf(mark + len, size - len, r->runs_needed >= 1e6 ?
-			 ", more runs will not do" : ", ~%.0f runs a side", r->runs_needed);
+			 ", over a million runs a side" : ", ~%.0f runs a side", r->runs_needed);
 	len = strlen(mark);
 	if ((r->flags & DIFF_AMBIENT) && len < size)
 		snprintf(mark + len, size - len, ", ambient");

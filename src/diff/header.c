@@ -7,6 +7,7 @@
  * Event names, host, kernel and file names are the files' text: through
  * the text rule (escape.h), in JSON through its escaper.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -226,6 +227,36 @@ static void header_not_compared(struct outbuf *b, const struct diff_side *s, siz
 	}
 }
 
+/*
+ * What the perf-profile rows are shares of: the samples with a name, as
+ * the robot's keys leave the others out (perf report -U).  Said when a
+ * side has 1 % or more without a name, where the shares and report's
+ * (of every sample) part; a stripped program's code is all unnamed, and
+ * the shares are then of what is left.
+ */
+static void header_named(struct outbuf *b, const struct diff_side *s, size_t nr_sides,
+			 char (*col)[256])
+{
+	double named, all, worst = 0;
+	size_t k;
+
+	for (k = 0; k < nr_sides; k++) {
+		if (!diff_side__named(&s[k], &named, &all)) {
+			snprintf(col[k], sizeof(col[k]), "-");
+			continue;
+		}
+		snprintf(col[k], sizeof(col[k]), "%.0f%% of %.0f samples", 100 * named / all, all);
+		worst = fmax(worst, 1 - named / all);
+	}
+	if (!(worst >= 0.01))
+		return;
+	header_line(b, "named", col, nr_sides);
+	outbuf__printf(b, "perf-profile rows are shares of the samples with a name, as the robot's keys "
+			  "(perf report -U): up to %.0f%% of a side's samples have none and are left out "
+			  "(report counts them; diff -g's call chains are shares of every sample)\n",
+		       100 * worst);
+}
+
 void diff_sides__header_top(struct outbuf *b, const struct diff_side *s, size_t nr_sides,
 			const struct diff *d, const bool *forced)
 {
@@ -271,6 +302,7 @@ void diff_sides__header_top(struct outbuf *b, const struct diff_side *s, size_t 
 	for (k = 0; k < nr_sides; k++)
 		diff_side__meta(&s[k], "hostname", col[k], sizeof(col[k]));
 	header_line(b, "host", col, nr_sides);
+	header_named(b, s, nr_sides, col);
 	for (k = 0; k < nr_sides; k++)
 		any_lost |= diff_side__lost_text(&s[k], col[k], sizeof(col[k]));
 	if (any_lost) {
@@ -283,6 +315,12 @@ void diff_sides__header_top(struct outbuf *b, const struct diff_side *s, size_t 
 	for (k = 1; k < nr_sides; k++)
 		if (forced[k - 1])
 			forced_warning(b, s, nr_sides, k, &d[k - 1]);
+	for (k = 1; k < nr_sides; k++) {
+		char pre[64];
+
+		snprintf(pre, sizeof(pre), "%s: ", s[k].name);
+		diff__describe_score(b, &d[k - 1], nr_sides > 2 ? pre : NULL);
+	}
 	for (k = 1; k < nr_sides; k++) {
 		if (nr_sides > 2)
 			outbuf__printf(b, "%s%s against base: ", k > 1 ? "\n" : "", s[k].name);
@@ -329,8 +367,14 @@ void diff_side__json(struct outbuf *b, const struct diff_side *s, const char *ev
 
 	outbuf__printf(b, "{\"files\": %zu, \"runs\": %zu, \"events\": ", s->nr, s->nr_runs);
 	outbuf__json_str(b, events);	/* the file's names: a quote in one must not end the string */
+	double named, all;
+
 	outbuf__printf(b, ", \"samples\": %llu, \"lost\": %llu", (unsigned long long)kept,
 		       (unsigned long long)lost);
+	/* the perf-profile shares' denominator: the first event's samples with a name */
+	if (diff_side__named(s, &named, &all))
+		outbuf__printf(b, ", \"named_samples\": %.0f, \"unnamed_fraction\": %.4f", named,
+			       1 - named / all);
 	json_statuses(b, s);
 	outbuf__puts(b, "}");
 }

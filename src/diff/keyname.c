@@ -312,6 +312,31 @@ bool diff__ambient_key(const char *key)
 	       mmstate__is_level(key + 12);
 }
 
+bool diff__score_key(const char *key)
+{
+	static const char *const rate[] = {
+		".ops_per_sec", ".throughput", ".per_process_ops", ".per_thread_ops",
+	};
+	size_t len = strlen(key), i;
+
+	if (diff__monitor_family(key) || !strncmp(key, "cost.", 5))
+		return false;
+	for (i = 0; i < sizeof(rate) / sizeof(rate[0]); i++) {
+		size_t l = strlen(rate[i]);
+
+		if (len > l && !strcmp(key + len - l, rate[i]))
+			return true;
+	}
+	return false;
+}
+
+bool diff__is_score(const struct diff_opts *o, const char *key)
+{
+	if (o->score)
+		return *o->score && !fnmatch(o->score, key, 0);
+	return diff__score_key(key);
+}
+
 const struct diff_spelling *diff__spelling(const struct diff *d, const struct diff_row *r)
 {
 	return r->spelling && r->spelling <= d->nr_spellings ? &d->spellings[r->spelling - 1] : NULL;

@@ -38,9 +38,12 @@ static void diff_file_samples__release(struct diff_file_samples *fs)
 /*
  * The samples behind each event's perf-profile keys, per run of p (the
  * diff's floor for sampling noise, diff.h), into fs; runs[r] points at them.
+ * A key's share is of the samples with a name (v: the LKP view, perf's
+ * -U), so those are its binomial denominator; every sample is counted
+ * too, for the unnamed fraction the header gives.
  */
 static void diff_file_samples__count(struct diff_file_samples *fs, const struct profile *p,
-				struct diff_run *runs)
+				     const struct symview *v, struct diff_run *runs)
 {
 	size_t ne = p->nr_events, i;
 
@@ -62,13 +65,35 @@ static void diff_file_samples__count(struct diff_file_samples *fs, const struct 
 	for (i = 0; i < p->nr_counts; i++) {
 		const struct count *c = &p->counts[i];
 
-		if (c->run < p->nr_runs && c->event < ne)
-			fs->cell[(size_t)c->run * ne + c->event].n += (double)c->samples;
+		struct diff_samples *cell;
+
+		if (c->run >= p->nr_runs || c->event >= ne)
+			continue;
+		cell = &fs->cell[(size_t)c->run * ne + c->event];
+		cell->all += (double)c->samples;
+		if (c->node < p->nr_nodes && v->node_keep[c->node])
+			cell->n += (double)c->samples;
 	}
 	for (i = 0; i < p->nr_runs; i++) {
 		runs[i].samples = fs->cell + i * ne;
 		runs[i].nr_samples = ne;
 	}
+}
+
+bool diff_side__named(const struct diff_side *s, double *named, double *all)
+{
+	size_t i, j;
+
+	*named = *all = 0;
+	for (i = 0; s->samples && i < s->nr; i++) {
+		const struct diff_file_samples *fs = &s->samples[i];
+
+		for (j = 0; fs->nr_events && j < s->profiles[i]->nr_runs; j++) {
+			*named += fs->cell[j * fs->nr_events].n;
+			*all += fs->cell[j * fs->nr_events].all;
+		}
+	}
+	return *all > 0;
 }
 
 void diff_side__release_keys(struct diff_side *s)
@@ -154,12 +179,12 @@ static void load_job__keys(struct load_job *j)
 						.id_space = j->cache };
 	}
 	keycache__done(j->cache);	/* it keeps the names the runs borrow */
-	symview__release(&v);
 	for (r = 0; r < j->p->nr_runs; r++) {
 		j->runs[r].nr_ids = keycache__nr(j->cache);
 		j->runs[r].spellings = keycache__spellings(j->cache);
 	}
-	diff_file_samples__count(&j->samples, j->p, j->runs);
+	diff_file_samples__count(&j->samples, j->p, &v, j->runs);
+	symview__release(&v);
 }
 
 static void load_job__run(void *ctx, size_t i)

@@ -190,6 +190,66 @@ void tctx__prep_share(struct tctx *x, struct diff_row *r, const char *name, bool
 }
 
 /*
+ * The finest decimal step that every one of v's values is a whole
+ * multiple of (0.001 for 64.395): what the workload printed, so that a
+ * score constant within each side is as exact as its print and no more.
+ */
+static double print_step(const double *v, size_t n)
+{
+	double q;
+	size_t i;
+
+	for (q = 1e-9; q < 1e12; q *= 10) {
+		for (i = 0; i < n; i++) {
+			double k = v[i] / q;
+
+			if (fabs(k - nearbyint(k)) > 1e-6 * fmax(1, fabs(k)))
+				break;
+		}
+		if (i < n)
+			return q / 10 > 1e-9 ? q / 10 : 1e-9;
+	}
+	return q;
+}
+
+/*
+ * The workload's score, its primary endpoint: a family of its own
+ * ("score", every score key of the diff), with no prior and no other
+ * key's noise (the explanation keys' prior would lend it the spread of
+ * hundreds of keys of other units), tested on its pooled within-side
+ * variance on n - 2 df, on the log scale (a change is a ratio) or in its
+ * unit when it has negative values.  Its variance is never below the
+ * rounding of its print (uniform, step^2 / 12).
+ */
+static void prep_score(struct tctx *x, struct diff_row *r, const double *v)
+{
+	struct diff *d = x->d;
+	size_t nb = d->nb, nn = d->nn, n = nb + nn, i;
+	struct trow *t = &x->t[r - d->rows];
+	double mb, mn, step = print_step(v, n), lo = INFINITY, sum = 0;
+
+	for (i = 0; i < n; i++) {
+		lo = fmin(lo, v[i]);
+		sum += v[i];
+	}
+	if (lo > 0) {
+		for (i = 0; i < n; i++)
+			x->buf[i] = log(v[i]);
+		t->vfloor = step * step / 12 / (lo * lo);
+		v = x->buf;
+		t->fam = tctx__family(x, "(score)", SCALE_LOG, false, NULL);
+		x->fam[t->fam].score = true;
+	} else {
+		t->vfloor = step * step / 12;
+		t->fam = tctx__family(x, "(score)/raw", SCALE_RAW, false, NULL);
+		x->fam[t->fam].score = true;
+	}
+	t->s2 = pooled_var(v, nb, nn, &mb, &mn);
+	t->delta = mn - mb;
+	t->level = sum / (double)n;
+}
+
+/*
  * The family of a tested row and what its test needs.  perf-profile rows
  * with known samples are shares (SCALE_SHARE); other absolute rows and
  * rows with negative values stay in their unit; the rest are compared on
@@ -222,6 +282,10 @@ static void tctx__prep(struct tctx *x, struct diff_row *r, const double *nsamp)
 	t->en = 1 / (double)nn;
 	for (i = 0; i < n; i++)
 		neg |= v[i] < 0;
+	if (r->flags & DIFF_SCORE) {
+		prep_score(x, r, v);
+		return;
+	}
 	if (r->absolute || neg) {
 		snprintf(name, sizeof(name), "%.*s%s/raw", (int)family_len(r->key), r->key, amb);
 		t->fam = tctx__family(x, name, SCALE_RAW, false, NULL);
@@ -288,9 +352,14 @@ static void trow__power(const struct trow *t, const struct fam *fams, struct dif
 {
 	const struct fam *f = &fams[t->fam];
 	const struct fam *g = &fams[f->bh];
-	double m = (double)g->bh_m, pstar = d->o.alpha * (double)(g->bh_rejected + 1) / m;
+	double m = (double)g->bh_m, pstar = d->o.alpha * t->wbh * (double)(g->bh_rejected + 1) / m;
 	double se = trow__se(t), mde, per_run, target;
 
+	/*
+	 * The row's own threshold in weighted BH (p / w against alpha k / m):
+	 * a change of the detectable size is thus found, so a row whose
+	 * change exceeds what it could detect is never "can't tell".
+	 */
 	if (pstar > d->o.alpha)
 		pstar = d->o.alpha;
 	mde = (stats__t_q2(pstar, t->df) + stats__t_q2(0.4, t->df)) * se;
@@ -298,9 +367,19 @@ static void trow__power(const struct trow *t, const struct fam *fams, struct dif
 	if (f->scale == SCALE_LOG) {
 		r->mde = 100 * expm1(mde);
 		target = log1p(d->o.min_pct / 100);
+		/* a ratio has no end, but past 10 times the level "detectable" says nothing */
+		if (r->mde > DIFF_MDE_MAX_PCT) {
+			r->mde = DIFF_MDE_MAX_PCT;
+			r->flags |= DIFF_MDE_ABOVE;
+		}
 	} else if (r->absolute) {
 		r->mde = mde;
 		target = d->o.min_points;
+		/* a share moves 100 points at the most */
+		if (f->scale == SCALE_SHARE && r->mde > 100) {
+			r->mde = 100;
+			r->flags |= DIFF_MDE_ABOVE;
+		}
 	} else {
 		/* a relative key kept in its unit (negative values): % of the base */
 		double lvl = fabs(r->base.mean) > 0 ? fabs(r->base.mean) : fabs(r->cur.mean);
@@ -323,28 +402,31 @@ void tctx__cost_totals(struct tctx *x)
 	size_t n = d->nb + d->nn, i, j;
 
 	for (i = 0; i < d->nr; i++) {
-		double sum = 0;
+		double sum[2] = { 0, 0 };
 
 		if (strncmp(d->rows[i].key, "cost.total.", 11))
 			continue;
 		for (j = 0; j < n; j++)
-			sum += d->rows[i].v[j];
+			sum[j >= d->nb] += d->rows[i].v[j];
 		x->cost_event = xrealloc(x->cost_event, (x->nr_cost + 1) * sizeof(*x->cost_event));
-		x->cost_total = xrealloc(x->cost_total, (x->nr_cost + 1) * sizeof(*x->cost_total));
+		x->cost_total = xrealloc(x->cost_total, 2 * (x->nr_cost + 1) * sizeof(*x->cost_total));
 		x->cost_event[x->nr_cost] = d->rows[i].key + 11;
-		x->cost_total[x->nr_cost++] = sum / (double)n;
+		x->cost_total[2 * x->nr_cost] = sum[0] / (double)d->nb;
+		x->cost_total[2 * x->nr_cost++ + 1] = sum[1] / (double)d->nn;
 	}
 }
 
 /*
- * A function's cost row (cost.self, cost.children, cost.part) whose mean
- * over both sides is under DIFF_COST_TEST_FLOOR % of its event's total.
+ * A function's cost row (cost.self, cost.children, cost.part) that is
+ * under DIFF_COST_TEST_FLOOR % of its event's total per op on both sides
+ * (each side's mean against that side's total: a function that appears
+ * on a side whose operations are 20 times cheaper is a large part of
+ * that side, however small against the mean of both).
  */
 static bool cost_below_floor(const struct tctx *x, const struct diff_row *r)
 {
 	const char *k = r->key, *ev, *dot;
-	size_t n = x->d->nb + x->d->nn, i, len;
-	double mean = 0;
+	size_t i, len;
 
 	if (strncmp(k, "cost.", 5))
 		return false;
@@ -353,13 +435,16 @@ static bool cost_below_floor(const struct tctx *x, const struct diff_row *r)
 		return false;	/* cost.total.<ev>, cost.work */
 	ev++;
 	len = (size_t)(dot - ev);
-	for (i = 0; i < n; i++)
-		mean += r->v[i] / (double)n;
-	if (!strncmp(k, "cost.part.", 10))
-		return mean < DIFF_COST_TEST_FLOOR;	/* points of the base's total already */
+	if (!strncmp(k, "cost.part.", 10))	/* points of the base's total already */
+		return fmax(r->base.mean, r->cur.mean) < DIFF_COST_TEST_FLOOR;
 	for (i = 0; i < x->nr_cost; i++)
-		if (strlen(x->cost_event[i]) == len && !strncmp(x->cost_event[i], ev, len))
-			return !(x->cost_total[i] > 0) || 100 * mean / x->cost_total[i] < DIFF_COST_TEST_FLOOR;
+		if (strlen(x->cost_event[i]) == len && !strncmp(x->cost_event[i], ev, len)) {
+			const double *tot = &x->cost_total[2 * i];
+			double b = tot[0] > 0 ? 100 * r->base.mean / tot[0] : 0;
+			double c = tot[1] > 0 ? 100 * r->cur.mean / tot[1] : 0;
+
+			return fmax(b, c) < DIFF_COST_TEST_FLOOR;
+		}
 	return false;
 }
 
@@ -388,6 +473,8 @@ void tctx__classify(struct tctx *x, struct diff_row *r, const uint32_t *present,
 		r->flags |= DIFF_GONE;
 	if (diff__is_ambient(o, r->key))
 		r->flags |= DIFF_AMBIENT;
+	else if (diff__is_score(o, r->key))
+		r->flags |= DIFF_SCORE;
 	if (r->flags & (DIFF_ADDRESS | DIFF_ONE_SIDE))
 		return;		/* not comparable: no verdict, not in any family's FDR */
 
@@ -556,6 +643,7 @@ void tctx__release(struct tctx *x)
 	free(x->fam);
 	free(x->t);
 	free(x->buf);
+	free(x->phi_buf);
 	free(x->cost_event);
 	free(x->cost_total);
 	memset(x, 0, sizeof(*x));
@@ -594,6 +682,7 @@ void tctx__test(struct tctx *x)
 			continue;
 		for (g = 0; g < fi; g++)
 			if (x->fam[g].scale != SCALE_SHARE &&
+			    x->fam[g].score == f->score &&
 			    !strstr(x->fam[g].name, "/ambient") == !strstr(f->name, "/ambient")) {
 				f->bh = g;
 				break;
@@ -613,8 +702,10 @@ void tctx__test(struct tctx *x)
 				p[k++] = d->rows[i].p;
 			}
 		/* weighted BH: p / w, the weights scaled to a mean of 1 (see Verdicts) */
-		for (i = 0; i < k; i++)
-			p[i] = fmin(1, p[i] * wsum / (double)k / w[i]);
+		for (i = 0; i < k; i++) {
+			x->t[idx[i]].wbh = w[i] * (double)k / wsum;
+			p[i] = fmin(1, p[i] / x->t[idx[i]].wbh);
+		}
 		stats__bh(p, k, q);
 		for (i = 0; i < k; i++)
 			d->rows[idx[i]].q = q[i];

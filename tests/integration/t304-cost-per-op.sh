@@ -35,8 +35,8 @@ sys.exit(0 if $2 else 1)" "$1"
 
 plan 24
 
-rec base.data 3 1500 8500; ok $? "record cost-mix --hot 1500 --other 8500, 3 runs"
-rec new.data 3 3000 17000; ok $? "record cost-mix --hot 3000 --other 17000, 3 runs"
+rec base.data 5 1500 8500; ok $? "record cost-mix --hot 1500 --other 8500, 5 runs"
+rec new.data 5 3000 17000; ok $? "record cost-mix --hot 3000 --other 17000, 5 runs"
 
 "$MMPROF" diff -f json "$tmp/base.data" "$tmp/new.data" >"$tmp/j" 2>"$tmp/err"
 ok $? "diff -f json exits 0"
