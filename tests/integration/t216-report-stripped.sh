@@ -12,7 +12,7 @@
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t216
-plan 12
+plan 14
 
 cat >"$tmp/hot.c" <<'PROG'
 #include <fcntl.h>
@@ -98,5 +98,21 @@ ok $? "flamegraph: the unresolved share in the subtitle"
 "$MMPROF" report --html -o "$tmp/h.html" "$tmp/h.data" 2>/dev/null &&
 	grep -q 'id="unresolved">unresolved: .*counted in' "$tmp/h.html"
 ok $? "report --html: the unresolved line"
+
+# diff: the LKP keys' shares are of the named samples, so is their
+# binomial noise (issue 32), and the header says what they are shares of
+"$MMPROF" diff -f json "$tmp/h.data" "$tmp/h.data" >"$tmp/d.json" 2>/dev/null &&
+	python3 -c '
+import json, sys
+b = json.load(open(sys.argv[1]))["base"]
+u = float(sys.argv[2])
+assert b["named_samples"] < b["samples"], b
+assert abs(100 * b["unnamed_fraction"] - u) < 0.6, (b["unnamed_fraction"], u)
+' "$tmp/d.json" "${u:-0}"
+ok $? "diff JSON: each side's samples with a name, the unnamed fraction as report's (${u:-?} %)"
+"$MMPROF" diff "$tmp/h.data" "$tmp/h.data" 2>/dev/null >"$tmp/d.txt" &&
+	grep -q '^named  *[0-9]*% of [0-9]* samples' "$tmp/d.txt" &&
+	grep -q '^perf-profile rows are shares of the samples with a name' "$tmp/d.txt"
+ok $? "diff's header: the named line per side and what the perf-profile rows are shares of"
 
 done_testing
