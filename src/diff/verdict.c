@@ -610,23 +610,43 @@ static void gate_on_children(struct tctx *x)
 			alloc = 2 * need;
 			buf = xrealloc(buf, alloc);
 		}
-		/* self: the same function; calltrace: the shortest prefix that is one */
-		dot = kind_rank(r->key) == 1 ? sym + strlen(sym) : strchr(sym, '.');
-		for (;;) {
-			struct span k;
+		/*
+		 * self: the same function.  calltrace: every function of the
+		 * chain (each the shortest run of its frames that is one), the
+		 * least q among their children rows: a chain can vanish while its
+		 * leaf keeps its share through other callers (37 points of
+		 * pvm_irq_enable under tlb_finish_mmu to 0, the function itself
+		 * "can't tell"), but not while no function on it moves.
+		 */
+		{
+			const char *from = sym;
+			double best = INFINITY;
 
-			k.len = (size_t)snprintf(buf, alloc, "%schildren.%.*s.%.*s", PP, (int)len, ev,
-						 (int)(dot ? (size_t)(dot - sym) : strlen(sym)), sym);
-			k.s = buf;
-			ch = hashidx__find(&idx, hash__bytes(buf, k.len), row_span_eq, d, &k);
-			if (ch != HASHIDX_NONE || !dot || !*dot)
-				break;
-			dot = strchr(dot + 1, '.');
+			do {
+				dot = kind_rank(r->key) == 1 ? from + strlen(from) : strchr(from, '.');
+				for (;;) {
+					struct span k;
+
+					k.len = (size_t)snprintf(buf, alloc, "%schildren.%.*s.%.*s", PP, (int)len,
+								 ev, (int)(dot ? (size_t)(dot - from) : strlen(from)),
+								 from);
+					k.s = buf;
+					ch = hashidx__find(&idx, hash__bytes(buf, k.len), row_span_eq, d, &k);
+					if (ch != HASHIDX_NONE || !dot || !*dot)
+						break;
+					dot = strchr(dot + 1, '.');
+				}
+				if (ch != HASHIDX_NONE) {
+					best = fmin(best, d->rows[ch].q);
+					from = dot && *dot ? dot + 1 : NULL;
+				} else {
+					/* a frame without a tested row: on to the next one */
+					from = strchr(from, '.');
+					from = from ? from + 1 : NULL;
+				}
+			} while (from && kind_rank(r->key) == 2);
+			r->q = fmax(r->q, isfinite(best) ? best : 1);
 		}
-		if (ch == HASHIDX_NONE)
-			r->q = fmax(r->q, 1);
-		else
-			r->q = fmax(r->q, d->rows[ch].q);
 	}
 	free(buf);
 	hashidx__release(&idx);
