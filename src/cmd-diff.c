@@ -508,18 +508,19 @@ static int parse_args(int argc, char **argv, const struct option_desc *opts,
 static int split_sides(const struct strlist *pos, const size_t *seps, size_t nr_seps,
 		       struct diff_side *s, char (*names)[24], size_t *nr_sides)
 {
-	size_t k, from;
+	size_t k, from, nr = nr_seps ? nr_seps + 1 : pos->nr;
 
 	if (!nr_seps && pos->nr < 2) {
 		fprintf(stderr, "mmprof diff: need BASE.data NEW.data, or BASE... -- NEW...; see 'mmprof diff --help'\n");
 		return -1;
 	}
-	*nr_sides = nr_seps ? nr_seps + 1 : pos->nr;
-	if (*nr_sides > DIFF_MAX_COLUMNS + 1) {
+	/* *nr_sides only once they fit: the caller releases that many of s */
+	if (nr > DIFF_MAX_COLUMNS + 1) {
 		fprintf(stderr, "mmprof diff: %zu sides: at most a base and %d compared columns\n",
-			*nr_sides, DIFF_MAX_COLUMNS);
+			nr, DIFF_MAX_COLUMNS);
 		return -1;
 	}
+	*nr_sides = nr;
 	for (k = 0, from = 0; k < *nr_sides; k++) {
 		size_t to = !nr_seps ? k + 1 : k < nr_seps ? seps[k] : pos->nr;
 
@@ -572,10 +573,10 @@ int cmd_diff(int argc, char **argv)
 		{ OPT_BOOL, 0, "cost", &c.cost, NULL, "also the table of costs per op (cost.* rows); the attribution is shown anyway", 0, NULL },
 		{ OPT_BOOL, 0, "color", &c.color, NULL, "colour rises red, falls blue (default: on a terminal, unless NO_COLOR)", OPT_NEGATABLE, NULL },
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "Statistics", 0, NULL },
-		{ OPT_DOUBLE, 0, "alpha", &c.o.alpha, "Q", "false discovery rate (default 0.05)", 0, NULL },
-		{ OPT_DOUBLE, 0, "min-points", &c.o.min_points, "P", "effect floor for perf-profile and % keys (default 0.1)", 0, NULL },
+		{ OPT_DOUBLE, 0, "alpha", &c.o.alpha, "Q", "false discovery rate (default 0.05)", OPT_FRACTION, NULL },
+		{ OPT_DOUBLE, 0, "min-points", &c.o.min_points, "P", "effect floor for perf-profile and % keys (default 0.1)", OPT_POINTS, NULL },
 		{ OPT_DOUBLE, 0, "min-pct", &c.o.min_pct, "PCT", "effect floor for other keys, % (default 1)", 0, NULL },
-		{ OPT_DOUBLE, 0, "threshold-points", &c.o.novar_points, "P", "one-run threshold, points (default 0.5)", 0, NULL },
+		{ OPT_DOUBLE, 0, "threshold-points", &c.o.novar_points, "P", "one-run threshold, points (default 0.5)", OPT_POINTS, NULL },
 		{ OPT_DOUBLE, 0, "threshold-pct", &c.o.novar_pct, "PCT", "one-run threshold, % (default 5)", 0, NULL },
 		{ OPT_BOOL, 0, "force", &c.force, NULL, "compare sides recorded with different events", 0, NULL },
 		{ OPT_STRING, 0, "per", &c.per, "KEY", "costs per unit of workload metric KEY (default: its <name>.ops, else per second of run)", 0, NULL },

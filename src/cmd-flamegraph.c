@@ -299,9 +299,9 @@ int cmd_flamegraph(int argc, char **argv)
 		{ OPT_STRING, 0, "width", &c.width_side, "SIDE", "frame widths from 'new' (default) or 'base'", 0, NULL },
 		{ OPT_BOOL, 0, "per-op", &c.per_op, NULL, "widths: cost per operation (each run's period over its work), both sides to one scale", 0, NULL },
 		{ OPT_STRING, 0, "per", &c.per, "KEY", "the work metric of --per-op (default: the workload's NAME.ops, or NAME.ops_per_sec times the wall time)", 0, NULL },
-		{ OPT_DOUBLE, 0, "alpha", &c.alpha, "Q", "false discovery rate (default 0.05)", 0, NULL },
-		{ OPT_DOUBLE, 0, "min-points", &c.min_points, "P", "smallest coloured change, points (default 0.1)", 0, NULL },
-		{ OPT_DOUBLE, 0, "threshold-points", &c.novar_points, "P", "one run on a side: colour changes from P points (default 0.5)", 0, NULL },
+		{ OPT_DOUBLE, 0, "alpha", &c.alpha, "Q", "false discovery rate (default 0.05)", OPT_FRACTION, NULL },
+		{ OPT_DOUBLE, 0, "min-points", &c.min_points, "P", "smallest coloured change, points (default 0.1)", OPT_POINTS, NULL },
+		{ OPT_DOUBLE, 0, "threshold-points", &c.novar_points, "P", "one run on a side: colour changes from P points (default 0.5)", OPT_POINTS, NULL },
 		{ OPT_END, 0, NULL, NULL, NULL, NULL, 0, NULL },
 	};
 	struct flame_render_opts ro = { 0 };

@@ -8,23 +8,47 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "mmprof/gate.h"
 #include "mmprof/xalloc.h"
 
+/* A gate file is a few lines of text: past these it is the wrong file (/dev/zero, a log). */
+#define GATE_FILE_MAX	(1u << 20)
+#define GATE_LINE_MAX	4095
+
 int gate__read_file(const char *path, struct strlist *out, struct errmsg *e)
 {
-	FILE *f = fopen(path, "r");
-	char line[4096];
+	FILE *f = fopen(path, "re");
+	char line[GATE_LINE_MAX + 2];
+	size_t total = 0, nr = 0;
+	struct stat st;
+	int err = 0;
 
 	if (!f) {
-		int err = errno;
-
+		err = errno;
 		return errmsg__set(e, -err, "cannot open gate file '%s': %s", path, strerror(err));
 	}
-	while (fgets(line, sizeof(line), f)) {
+	/* a pipe is fine (<(...)); a device or a folder never ends or never starts */
+	if (fstat(fileno(f), &st) || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode)))
+		err = errmsg__set(e, -EINVAL, "gate file '%s' is not a regular file", path);
+	while (!err && fgets(line, sizeof(line), f)) {
+		size_t len = strlen(line);
 		char *s = line, *end, *hash;
 
+		nr++;
+		total += len;
+		if (len < sizeof(line) - 1 && !feof(f) && line[len ? len - 1 : 0] != '\n')
+			err = errmsg__set(e, -EINVAL, "gate file '%s': line %zu holds a NUL byte: not "
+					  "a text file", path, nr);
+		else if (len == sizeof(line) - 1 && line[len - 1] != '\n')
+			err = errmsg__set(e, -EINVAL, "gate file '%s': line %zu is longer than %u bytes",
+					  path, nr, GATE_LINE_MAX);
+		else if (total > GATE_FILE_MAX)
+			err = errmsg__set(e, -EFBIG, "gate file '%s' is larger than %u bytes: not a "
+					  "gate file", path, GATE_FILE_MAX);
+		if (err)
+			break;
 		while (*s == ' ' || *s == '\t')
 			s++;
 		/* '#' starts a comment, except inside a quoted key ('a#b' > 1) */
@@ -38,8 +62,10 @@ int gate__read_file(const char *path, struct strlist *out, struct errmsg *e)
 		if (*s)
 			strlist__add(out, s);
 	}
+	if (!err && ferror(f))
+		err = errmsg__set(e, -EIO, "cannot read gate file '%s': %s", path, strerror(EIO));
 	fclose(f);
-	return 0;
+	return err;
 }
 
 void gate__evaluate(const struct gate *g, const struct diff *d, bool any, struct gate_trips *t)

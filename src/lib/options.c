@@ -1,6 +1,7 @@
 /* options: table-driven option parsing and --help; see include/mmprof/options.h. */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -106,6 +107,19 @@ static int set_value(const struct option_desc *o, const char *arg, int negated,
 		v = strtod(arg, &end);
 		if (errno || end == arg || *end)
 			break;
+		/*
+		 * Every number option is a time, a rate, a probability or a
+		 * floor: nan and inf are none (--alpha nan passed every test
+		 * and --threshold-pct inf none, which disarmed the gates).
+		 */
+		if (!isfinite(v) || v < 0 || ((o->flags & OPT_FRACTION) && !(v > 0 && v <= 1)) ||
+		    ((o->flags & OPT_POINTS) && v > 100)) {
+			fprintf(stderr, "mmprof %s: invalid value '%s' for --%s: %s\n", cmd, arg,
+				o->long_name, o->flags & OPT_FRACTION ? "a number above 0, at most 1" :
+				o->flags & OPT_POINTS ? "a number of points from 0 to 100" :
+				"a finite number, 0 or more");
+			return -1;
+		}
 		*(double *)o->value = v;
 		return 0;
 	}
