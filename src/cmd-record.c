@@ -467,12 +467,11 @@ static int validate(struct record *rec, int argc, char **argv, int first)
 static int check_output_dir(const char *path)
 {
 	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
-	struct stat st;
+	struct errmsg e;
 	int ret = 0;
 
-	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		fprintf(stderr, "mmprof: cannot write '%s': it exists and is not a regular file; "
-			"remove it or choose another name\n", path);
+	if (outfile__check_target(path, &e) < 0) {
+		fprintf(stderr, "mmprof: %s\n", e.msg);
 		free(dir);
 		return -1;
 	}

@@ -20,6 +20,7 @@
 #include "mmprof/datafile.h"
 #include "mmprof/options.h"
 #include "mmprof/outbuf.h"
+#include "mmprof/outfile.h"
 #include "mmprof/resolve.h"
 #include "mmprof/symbols.h"
 
@@ -129,6 +130,11 @@ int cmd_resolve(int argc, char **argv)
 	file = n ? pos[0] : "mmprof.data";
 	if (!output)
 		output = file;
+	/* before the work, as record: a name save would refuse (a symlink) is said now */
+	if (outfile__check_target(output, &e)) {
+		fprintf(stderr, "mmprof: %s\n", e.msg);
+		return EXIT_ERROR;
+	}
 	if (datafile__load(file, &p, &e)) {
 		fprintf(stderr, "mmprof: %s\n", e.msg);
 		return EXIT_ERROR;

@@ -4,8 +4,9 @@
  * filesystem and rename(2) is atomic), created exclusively, and renamed
  * over path when complete; on failure the temporary is removed, so a
  * failed write leaves no half file and never clobbers the old one.  A
- * path that names something else than a regular file or a symlink (a
- * device, a directory, a FIFO) is refused: the rename would replace it.  path
+ * path that names something else than a regular file (a symlink, a
+ * device, a directory, a FIFO) is refused: the rename would replace it
+ * (security.md's one rule for every writer; datafile__save's too).  path
  * NULL or "-" is standard output, which is left to its owner (main
  * flushes and checks stdout).  One file per command run: no state beyond
  * the struct.
@@ -23,7 +24,17 @@ struct outfile {
 	FILE *fp;		/* where to write: stdout or the temporary */
 	char *tmp;		/* owned: the temporary's name, NULL for stdout */
 	const char *path;	/* borrowed: the name it will have */
+	int fd;			/* the temporary's, under fp */
+	int werr;		/* the errno of the first failed write (ENOSPC), or 0 */
 };
+
+/*
+ * 0 when path may be written by a rename over it: nothing there, or a
+ * regular file; else -EINVAL and e ("cannot write 'x': it exists and is
+ * not a regular file; ...").  A symlink is refused, never followed nor
+ * replaced.  Writers check before their work and again at the rename.
+ */
+int outfile__check_target(const char *path, struct errmsg *e);
 
 /* Open f for path.  0, or -errno and e ("cannot create 'x.tmp.12': ...") with f released. */
 int outfile__open(struct outfile *f, const char *path, struct errmsg *e);
@@ -32,7 +43,9 @@ int outfile__open(struct outfile *f, const char *path, struct errmsg *e);
  * Finish f: with err 0, close the temporary and rename it to its path;
  * with err < 0 (the writer failed) or when that fails, remove it.
  * Returns err, else 0 or -errno and e ("cannot write 'x.tmp.12': ...",
- * "cannot rename ..."); e is left alone when err was already set.  f is
+ * "cannot rename ..."); e is left alone when err was already set, but
+ * for -EIO when a write failed: then e says that write's errno (a writer
+ * that saw only ferror cannot tell a full disk).  f is
  * released either way (a NULL-initialised f too).
  */
 int outfile__close(struct outfile *f, int err, struct errmsg *e);

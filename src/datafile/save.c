@@ -33,6 +33,7 @@
 
 #include "mmprof/datafile.h"
 #include "mmprof/hashidx.h"
+#include "mmprof/outfile.h"
 #include "mmprof/xalloc.h"
 #include "schema.h"
 
@@ -1138,10 +1139,8 @@ static int save(struct saver *sv)
 		return errmsg__set(e, -EINVAL, "cannot write '%s': format %d is not one this mmprof writes (1..%d)",
 				   path, version, PROFILE_FORMAT_VERSION);
 
-	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return errmsg__set(e, -EINVAL,
-				   "cannot write '%s': it exists and is not a regular file; remove it or choose another name",
-				   path);
+	if ((err = outfile__check_target(path, e)))
+		return err;
 	if ((err = split_path(&s, &dir, &base)))
 		return err;
 	clean_stale(dir, base);
@@ -1206,6 +1205,9 @@ static int save(struct saver *sv)
 		goto out_unlink;
 	}
 	fd = -1;
+	/* a link planted at the name while writing is not replaced either */
+	if ((err = outfile__check_target(path, e)))
+		goto out_unlink;
 	if (rename(tmp, path)) {
 		err = errmsg__set(e, -errno, "cannot write '%s': rename from '%s': %s",
 				  path, tmp, strerror(errno));

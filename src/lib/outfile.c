@@ -4,6 +4,7 @@
  * it, and opened "wx" (O_EXCL) so that a stale one is not written through.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,34 +14,89 @@
 #include "mmprof/outfile.h"
 #include "mmprof/xalloc.h"
 
-int outfile__open(struct outfile *f, const char *path, struct errmsg *e)
+int outfile__check_target(const char *path, struct errmsg *e)
 {
 	struct stat st;
+
+	/*
+	 * The rename would replace whatever path names: as root, a device
+	 * (/dev/null) would become a regular file, and a symlink a file of
+	 * root's where the link's owner pointed it (security.md): only a
+	 * regular file, or nothing, is taken.
+	 */
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return errmsg__set(e, -EINVAL, "cannot write '%s': it exists and is not a regular "
+				   "file; remove it or choose another name", path);
+	return 0;
+}
+
+/*
+ * The temporary's writes go through here, so that a failed one keeps its
+ * errno for the close: stdio only keeps that one failed (a full disk read
+ * "Input/output error" when the write had said ENOSPC).
+ */
+static ssize_t cookie_write(void *cookie, const char *buf, size_t n)
+{
+	struct outfile *f = cookie;
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t w = write(f->fd, buf + done, n - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			f->werr = w < 0 ? errno : EIO;
+			return done ? (ssize_t)done : -1;
+		}
+		done += (size_t)w;
+	}
+	return (ssize_t)done;
+}
+
+static int cookie_close(void *cookie)
+{
+	struct outfile *f = cookie;
+	int err = close(f->fd) ? errno : 0;
+
+	f->fd = -1;
+	if (err && !f->werr)
+		f->werr = err;
+	return err ? -1 : 0;
+}
+
+int outfile__open(struct outfile *f, const char *path, struct errmsg *e)
+{
+	static const cookie_io_functions_t io = { .write = cookie_write, .close = cookie_close };
 	size_t len;
+	int err;
 
 	f->fp = stdout;
 	f->tmp = NULL;
 	f->path = path;
+	f->fd = -1;
+	f->werr = 0;
 	if (!path || !strcmp(path, "-"))
 		return 0;
-	/*
-	 * The rename would replace whatever path names: as root, a device
-	 * (/dev/null, /dev/full) would become a regular file.  Only a
-	 * regular file, or a symlink (replaced, never followed), is taken.
-	 */
-	if (!lstat(path, &st) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
-		return errmsg__set(e, -EINVAL, "'%s' is not a regular file; give a file name, "
-				   "or - for standard output", path);
+	err = outfile__check_target(path, e);
+	if (err)
+		return err;
 	len = strlen(path) + 32;
 	f->tmp = xmalloc(len);
 	snprintf(f->tmp, len, "%s.tmp.%ld", path, (long)getpid());
-	f->fp = fopen(f->tmp, "wx");
+	/* never through a link or a file planted under the temporary's name */
+	f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	f->fp = f->fd < 0 ? NULL : fopencookie(f, "w", io);
 	if (!f->fp) {
-		int err = errno;
-
+		err = errno;
 		errmsg__set(e, -err, "cannot create '%s': %s", f->tmp, strerror(err));
+		if (f->fd >= 0) {
+			close(f->fd);
+			unlink(f->tmp);
+		}
 		free(f->tmp);	/* a failed open is all released: nothing to close */
 		f->tmp = NULL;
+		f->fd = -1;
 		return -err;
 	}
 	return 0;
@@ -49,12 +105,20 @@ int outfile__open(struct outfile *f, const char *path, struct errmsg *e)
 int outfile__close(struct outfile *f, int err, struct errmsg *e)
 {
 	if (f->tmp && f->fp) {
-		/* a write that failed earlier (ENOSPC) leaves ferror; fclose may still succeed */
+		/* a write that failed earlier (ENOSPC) leaves ferror and its errno in werr */
 		int bad = ferror(f->fp), cerr = fclose(f->fp) ? errno : 0;
 
+		/* what the write said (ENOSPC) over a writer's -EIO, which saw only ferror */
+		if (f->werr && err == -EIO)
+			err = 0;
+		if (f->werr)
+			cerr = f->werr;
 		if ((bad || cerr) && !err)
 			err = errmsg__set(e, cerr ? -cerr : -EIO, "cannot write '%s': %s", f->tmp,
 					  strerror(cerr ? cerr : EIO));
+		/* the name may have been planted with a link meanwhile: checked again */
+		if (!err)
+			err = outfile__check_target(f->path, e);
 		if (!err && rename(f->tmp, f->path))
 			err = errmsg__set(e, -errno, "cannot rename '%s' to '%s': %s", f->tmp, f->path,
 					  strerror(errno));
@@ -76,7 +140,8 @@ int outfile__write(const char *path, const void *data, size_t n, struct errmsg *
 	if (err)
 		return err;
 	if (n && fwrite(data, 1, n, out.fp) != n)
-		err = errmsg__set(e, -errno, "cannot write '%s': %s", path, strerror(errno));
+		err = errmsg__set(e, out.werr ? -out.werr : -errno, "cannot write '%s': %s", path,
+				  strerror(out.werr ? out.werr : errno));
 	else if (out.fp == stdout && fflush(stdout))
 		err = errmsg__set(e, -errno, "cannot write '%s': %s", path, strerror(errno));
 	return outfile__close(&out, err, e);

@@ -10,7 +10,7 @@
 #     gate's result, failed runs, and the HTML report's name when one is
 #     written;
 #   - both are written whole or not at all (a symlink at the path is
-#     replaced, not followed), and exit status stays the gates'.
+#     refused, as security.md says), and exit status stays the gates'.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t404
@@ -101,12 +101,14 @@ rc=$?
 test $rc -eq 1 && junit "$tmp/j5.xml" | grep -q "^mmprof.gate|'perf-profile.children.\*.x<y>&amp;\"z' > +1|gate tripped"
 ok $? "a key with < > & \" in a gate and a failure: well-formed, read back as the same text (rc $rc)"
 
-# ---- written whole: a symlink at the path is replaced, its target untouched
+# ---- a symlink at the path is refused (security.md), the link and its target untouched
 echo precious >"$tmp/target"
 ln -s "$tmp/target" "$tmp/link.xml"
-"$MMPROF" diff --junit "$tmp/link.xml" "$tmp/off.data" "$tmp/on.data" >/dev/null 2>&1
-test "$(cat "$tmp/target")" = precious && test ! -L "$tmp/link.xml" && grep -q '<testsuites' "$tmp/link.xml"
-ok $? "--junit over a symlink: the link replaced, its target untouched"
+"$MMPROF" diff --junit "$tmp/link.xml" "$tmp/off.data" "$tmp/on.data" >/dev/null 2>"$tmp/err"
+rc=$?
+test $rc -eq 2 && test "$(cat "$tmp/target")" = precious && test -L "$tmp/link.xml" &&
+	grep -q "cannot write '$tmp/link.xml': it exists and is not a regular file" "$tmp/err"
+ok $? "--junit over a symlink: refused, the link and its target untouched (got $rc)"
 "$MMPROF" diff --summary "$tmp/nodir/s.md" "$tmp/off.data" "$tmp/on.data" >/dev/null 2>"$tmp/err"
 rc=$?
 test $rc -eq 2 && test "$(wc -l <"$tmp/err")" -eq 1 && grep -q "nodir/s.md" "$tmp/err"
