@@ -267,6 +267,8 @@ static int get_block(struct loader *l, int col, size_t rec, size_t max,
 	if (l->inflated > DATAFILE_MAX_INFLATE * l->file_size + (1u << 20))
 		return bad_row(l, "the blocks unpack to more than %u times the file's size",
 			       DATAFILE_MAX_INFLATE);
+	if (l->inflated > DATAFILE_MAX_UNPACKED)	/* sizes the first check did not see */
+		return bad_row(l, "the blocks unpack to more than %u MiB", DATAFILE_MAX_UNPACKED >> 20);
 	*nr = (size_t)size / rec;
 	if (len == (size_t)size) {
 		*out = b;
@@ -1044,17 +1046,86 @@ static int load_counts(struct loader *l)
 	return err;
 }
 
+/*
+ * Formats 3 and 4: what the blocks say they unpack to, before anything is
+ * read (a stated size is checked again as its block is unpacked).
+ */
+static int check_unpacked(struct loader *l)
+{
+	double total;
+	int err, rc;
+
+	if (l->version < 3)
+		return 0;
+	if ((err = prepare(l, "the blocks",
+			   l->version < 4 ?
+			   "SELECT (SELECT total(max(size, 0)) FROM frame_blocks) + "
+			   "(SELECT total(max(size, 0)) FROM node_blocks) + "
+			   "(SELECT total(max(size, 0)) FROM stack_counts)" :
+			   "SELECT (SELECT total(max(size, 0)) FROM frame_blocks) + "
+			   "(SELECT total(max(size, 0)) FROM node_blocks) + "
+			   "(SELECT total(max(size, 0)) FROM frame_file_blocks) + "
+			   "(SELECT total(max(size, 0)) FROM stack_counts)")))
+		return err;
+	if ((rc = sqlite3_step(l->st)) != SQLITE_ROW)
+		return loader__sql_fail(l, rc);
+	total = sqlite3_column_double(l->st, 0);
+	if (total > DATAFILE_MAX_UNPACKED)
+		return errmsg__set(l->e, -EFBIG, "cannot load '%s': its blocks unpack to %.0f MiB, "
+				   "more than the %u MiB a reader allows (data-format.md, blocks)",
+				   l->path, total / (1 << 20), DATAFILE_MAX_UNPACKED >> 20);
+	return 0;
+}
+
+/*
+ * The views' walks over the trie: one per (run, event) with counts, at
+ * most DATAFILE_MAX_WALK nodes in all, and one per event with counts, at
+ * most DATAFILE_MAX_EVENT_WALK (schema.h).
+ */
+static int check_walk(struct loader *l)
+{
+	const struct profile *p = l->p;
+	size_t nr_pairs = (size_t)p->nr_runs * p->nr_events, pairs = 0, events = 0, i;
+	unsigned char *seen = xcalloc(nr_pairs / 8 + 1, 1);
+	bool ev_seen[DATAFILE_MAX_EVENTS] = { false };
+
+	for (i = 0; i < p->nr_counts; i++) {
+		size_t k = (size_t)p->counts[i].run * p->nr_events + p->counts[i].event;
+
+		if (k < nr_pairs && !(seen[k / 8] & (1u << (k % 8)))) {
+			seen[k / 8] |= (unsigned char)(1u << (k % 8));
+			pairs++;
+			if (p->counts[i].event < DATAFILE_MAX_EVENTS && !ev_seen[p->counts[i].event]) {
+				ev_seen[p->counts[i].event] = true;
+				events++;
+			}
+		}
+	}
+	free(seen);
+	if ((unsigned long long)pairs * p->nr_nodes > DATAFILE_MAX_WALK)
+		return errmsg__set(l->e, -EFBIG, "cannot load '%s': %zu (run, event) pairs with "
+				   "counts over %zu stack nodes are more than a reader walks (%llu "
+				   "node visits, at most 2^31; data-format.md, limits)", l->path,
+				   pairs, p->nr_nodes, (unsigned long long)pairs * p->nr_nodes);
+	if ((unsigned long long)events * p->nr_nodes > DATAFILE_MAX_EVENT_WALK)
+		return errmsg__set(l->e, -EFBIG, "cannot load '%s': %zu events with counts over %zu "
+				   "stack nodes are more than a reader walks (%llu node visits, at "
+				   "most 2^24; data-format.md, limits)", l->path, events,
+				   p->nr_nodes, (unsigned long long)events * p->nr_nodes);
+	return 0;
+}
+
 int loader__read_tables(struct loader *l)
 {
 	int err;
 
-	if ((err = load_strings(l)) || (err = load_meta(l)) || (err = load_events(l)) ||
+	if ((err = check_unpacked(l)) || (err = load_strings(l)) || (err = load_meta(l)) || (err = load_events(l)) ||
 	    (err = load_runs(l)) || (err = load_counters(l)) || (err = load_intervals(l)) ||
 	    (err = load_metrics(l)) ||
 	    (err = l->version < 3 ? load_frames(l) : load_frame_blocks(l)) ||
 	    (err = l->version < 4 ? load_frame_files(l) : load_frame_file_blocks(l)) ||
 	    (err = load_nodes(l)) ||
-	    (err = load_counts(l)))
+	    (err = load_counts(l)) || (err = check_walk(l)))
 		return err;
 	return 0;
 }

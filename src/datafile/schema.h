@@ -41,6 +41,32 @@ const char *const *datafile_tables(int version);
 #define DATAFILE_FRAME_KERNEL	1u	/* flags */
 #define DATAFILE_FRAME_INLINED	2u
 #define DATAFILE_MAX_INFLATE	64u
+/*
+ * And whatever the ratio, at most this many bytes unpacked in all (8 M
+ * nodes, were they all nodes), checked on the blocks' stated sizes before
+ * any is read: a 9 MB file of 2^26 nodes that pack 1000 to 1 (padded to
+ * pass the ratio) took 1.58 GB and 8 s in report, 3.1 GB in a diff of it
+ * with itself.  mmprof's largest recordings unpack to half of it (3.2 M
+ * nodes, Documentation/performance.md); a reader needs about 40 bytes of
+ * memory and half a microsecond per node.
+ */
+#define DATAFILE_MAX_UNPACKED	(64u << 20)
+/*
+ * The views walk the trie once per run and event that has counts (a
+ * flame graph, the tree, the costs): (run, event) pairs with a count
+ * times the trie's nodes may be at most this many.  A 2.1 MB file of 200
+ * runs x 256 events x 200,000 nodes with one cell per pair (10^10) took
+ * 66 s in report --keys and past 25 s in diff; a recording of 10 runs of
+ * 3 events over 1.45 M nodes is 4.4 x 10^7.
+ */
+#define DATAFILE_MAX_WALK	(1ull << 31)
+/*
+ * Some views build the symbol trie again per event (the summary of
+ * report: twice), at about 100 ns a node: events with a count times the
+ * trie's nodes may be at most this many (8 events over 2 M nodes; the
+ * largest recordings have 3 over 1.45 M, 1 over 3.2 M).
+ */
+#define DATAFILE_MAX_EVENT_WALK	(1ull << 24)
 
 /* The fields of a frame and of a node, in order: format 3's layout. */
 #define DATAFILE_FRAME_FIELDS	{ 8, 8, 4, 4, 4, 1 }

@@ -162,12 +162,35 @@ static void profile_key(char *buf, size_t size, const char *family, const char *
  * keycache: every key string of one symview, numbered once.  A key's text
  * depends only on the symview (entry, symnode, event), never on the run,
  * so it is formatted and hashed once per file instead of once per run;
- * runs then add values into dense arrays indexed by key id.  Per event:
- * entry -> children and self key ids, symnode -> calltrace key id, filled
- * lazily (most calltrace nodes never pass the 0.5 % floor).
+ * runs then add values into dense arrays indexed by key id.  (family,
+ * event, entry or symnode) -> key id is a memo filled as keys are met
+ * (most calltrace nodes never pass the 0.5 % floor): arrays per event
+ * over the trie cost 256 events x nodes, 205 MB for a file of 2 MB.
  */
 #define KEY_NONE UINT32_MAX
 #define KEY_DROP (UINT32_MAX - 1)	/* robot mode: the robot has no such key */
+
+enum { MEMO_CHILDREN, MEMO_SELF, MEMO_CALLTRACE };
+
+struct keymemo {
+	uint64_t *what;		/* [row] family << 62 | event << 32 | entry or symnode */
+	uint32_t *id;		/* [row] its key id, or KEY_DROP */
+	size_t nr, alloc;
+	struct hashidx idx;
+};
+
+/*
+ * The symnodes a run and event's cells reach (their leaves and every
+ * ancestor), when they are few: a walk of every symnode for every run
+ * and event with a count made a 2.1 MB file of 200 runs x 256 events x
+ * 200,000 nodes, one cell each, take 66 s in report --keys.  seen[] is
+ * stamped with gen; nodes and entries list what this walk touched.
+ */
+struct keywalk {
+	uint32_t *seen, *entry_seen, gen;
+	uint32_t *nodes, *entries;
+	size_t nr_nodes, nr_entries, alloc_nodes, alloc_entries;
+};
 
 struct keycache {
 	const struct symview *v;	/* only keycache__run reads it */
@@ -184,7 +207,7 @@ struct keycache {
 	char **spell;
 	size_t alloc_spell;
 	struct hashidx idx;
-	uint32_t **children, **self, **calltrace;	/* [event][entry or symnode] */
+	struct keymemo memo;	/* (family, event, entry or symnode) -> key id */
 	bool *chain_drop;	/* [symnode] chain_dropped, built at first need */
 	char (*ev)[256];	/* [event] the robot's spelling */
 	/* the run being built: values by key id, present when stamp == gen */
@@ -201,6 +224,7 @@ struct keycache {
 	uint32_t *by_slot;
 	size_t *slot_start;
 	double *w, *inner, *children_w, *self_w;
+	struct keywalk walk;	/* a run and event of few cells: their paths only */
 	uint32_t *dso_rep;	/* robot mode: [entry] the entry perf merges it into */
 	struct statrows rows;	/* for the perf-stat and workload keys */
 	bool robot;		/* keycache__set_robot: the robot's own arithmetic */
@@ -208,6 +232,11 @@ struct keycache {
 
 static void keycache__drop_work(struct keycache *c)
 {
+	free(c->walk.seen);
+	free(c->walk.entry_seen);
+	free(c->walk.nodes);
+	free(c->walk.entries);
+	memset(&c->walk, 0, sizeof(c->walk));
 	free(c->by_slot);
 	free(c->slot_start);
 	free(c->w);
@@ -399,12 +428,36 @@ static void keycache__add(struct keycache *c, uint32_t id, double value)
 	c->val[id] += value;
 }
 
-static uint32_t *ids_none(size_t n)
+static bool memo_eq(const void *ctx, uint32_t row, const void *key)
 {
-	uint32_t *a = xmalloc((n ? n : 1) * sizeof(*a));
+	return ((const struct keymemo *)ctx)->what[row] == *(const uint64_t *)key;
+}
 
-	memset(a, 0xff, (n ? n : 1) * sizeof(*a));
-	return a;
+static uint64_t memo_what(int family, uint32_t event, uint32_t x)
+{
+	return (uint64_t)family << 62 | (uint64_t)event << 32 | x;
+}
+
+/* The key id memoised for what, or KEY_NONE. */
+static uint32_t memo_get(const struct keymemo *m, uint64_t what)
+{
+	uint32_t row = hashidx__find(&m->idx, hash__u64(what), memo_eq, m, &what);
+
+	return row == HASHIDX_NONE ? KEY_NONE : m->id[row];
+}
+
+static uint32_t memo_set(struct keymemo *m, uint64_t what, uint32_t id)
+{
+	size_t old = m->alloc;
+
+	XGROW(m->what, m->alloc, m->nr);
+	if (m->alloc != old)
+		m->id = xrealloc(m->id, m->alloc * sizeof(*m->id));
+	m->what[m->nr] = what;
+	m->id[m->nr] = id;
+	hashidx__insert(&m->idx, hash__u64(what), (uint32_t)m->nr);
+	m->nr++;
+	return id;
 }
 
 struct keycache *keycache__new(const struct symview *v)
@@ -416,17 +469,12 @@ struct keycache *keycache__new(const struct symview *v)
 	c->v = v;
 	c->nr_events = p->nr_events;
 	hashidx__init(&c->idx);
-	c->children = xcalloc(p->nr_events + 1, sizeof(*c->children));
-	c->self = xcalloc(p->nr_events + 1, sizeof(*c->self));
-	c->calltrace = xcalloc(p->nr_events + 1, sizeof(*c->calltrace));
+	hashidx__init(&c->memo.idx);
 	c->ev = xcalloc(p->nr_events + 1, sizeof(*c->ev));
 	for (e = 0; e < p->nr_events; e++) {
 		const char *evname = profile__str(p, p->events[e].name);
 
 		keys__event_name(evname ? evname : "unknown", c->ev[e], sizeof(c->ev[e]));
-		c->children[e] = ids_none(v->nr_entries);
-		c->self[e] = ids_none(v->nr_entries);
-		c->calltrace[e] = ids_none(v->nr_nodes);
 	}
 	return c;
 }
@@ -459,23 +507,17 @@ void keycache__set_robot(struct keycache *c, bool robot)
 
 void keycache__done(struct keycache *c)
 {
-	size_t i;
-
-	for (i = 0; c->children && i < c->nr_events; i++) {
-		free(c->children[i]);
-		free(c->self[i]);
-		free(c->calltrace[i]);
-	}
-	free(c->children);
-	free(c->self);
-	free(c->calltrace);
+	free(c->memo.what);
+	free(c->memo.id);
+	hashidx__release(&c->memo.idx);
+	memset(&c->memo, 0, sizeof(c->memo));
+	hashidx__init(&c->memo.idx);
 	free(c->chain_drop);
 	free(c->ev);
 	free(c->val);
 	free(c->stamp);
 	free(c->order);
 	free(c->out_vals);
-	c->children = c->self = c->calltrace = NULL;
 	c->chain_drop = NULL;
 	c->ev = NULL;
 	c->val = c->out_vals = NULL;
@@ -553,12 +595,14 @@ static bool chain_dropped(struct keycache *c, uint32_t node)
 	return c->chain_drop[node];
 }
 
-static uint32_t entry_key(struct keycache *c, uint32_t **ids, const char *family,
-			  uint32_t event, uint32_t entry)
+static uint32_t entry_key(struct keycache *c, int fam, uint32_t event, uint32_t entry)
 {
+	const char *family = fam == MEMO_CHILDREN ? "children" : "self";
+	uint64_t what = memo_what(fam, event, entry);
+	uint32_t id = memo_get(&c->memo, what);
 	char key[4096];
 
-	if (ids[event][entry] == KEY_NONE) {
+	if (id == KEY_NONE) {
 		const char *raw = symview__entry_name(c->v, entry);
 
 		/*
@@ -567,29 +611,30 @@ static uint32_t entry_key(struct keycache *c, uint32_t **ids, const char *family
 		 * no line and is lost.
 		 */
 		if (frame_drops_chain(raw, c->robot))
-			return ids[event][entry] = KEY_DROP;
+			return memo_set(&c->memo, what, KEY_DROP);
 		size_t sym = (size_t)snprintf(key, sizeof(key), "perf-profile.%s.%s.", family,
 					      c->ev[event]);
 
 		profile_key(key, sizeof(key), family, c->ev[event], raw);
-		ids[event][entry] = sym < sizeof(key) ?
-			keycache__intern_spelled(c, key, sym, raw) : keycache__intern(c, key);
+		id = memo_set(&c->memo, what, sym < sizeof(key) ?
+			      keycache__intern_spelled(c, key, sym, raw) : keycache__intern(c, key));
 	}
-	return ids[event][entry];
+	return id;
 }
 
 static uint32_t calltrace_key(struct keycache *c, uint32_t event, uint32_t node)
 {
 	const struct symview *v = c->v;
 	char key[4096];
-	uint32_t q = node;
+	uint64_t what = memo_what(MEMO_CALLTRACE, event, node);
+	uint32_t q = node, id = memo_get(&c->memo, what);
 	size_t n, k, sym;
 	bool spelled = false;
 
-	if (c->calltrace[event][node] != KEY_NONE)
-		return c->calltrace[event][node];
+	if (id != KEY_NONE)
+		return id;
 	if (chain_dropped(c, node))
-		return c->calltrace[event][node] = KEY_DROP;
+		return memo_set(&c->memo, what, KEY_DROP);
 	n = (size_t)snprintf(key, sizeof(key), "perf-profile.calltrace.%s", c->ev[event]);
 	sym = n + 1;
 	for (k = 0; k < CALLTRACE_FRAMES && q; k++, q = v->nodes[q].parent) {
@@ -611,9 +656,9 @@ static uint32_t calltrace_key(struct keycache *c, uint32_t event, uint32_t node)
 				r += (size_t)snprintf(raw + r, sizeof(raw) - r, "%s%s", k ? "." : "",
 						      symview__entry_name(v, v->nodes[q].entry));
 		if (r < sizeof(raw))
-			return c->calltrace[event][node] = keycache__intern_spelled(c, key, sym, raw);
+			return memo_set(&c->memo, what, keycache__intern_spelled(c, key, sym, raw));
 	}
-	return c->calltrace[event][node] = keycache__intern_spelled(c, key, sym, key + sym);
+	return memo_set(&c->memo, what, keycache__intern_spelled(c, key, sym, key + sym));
 }
 
 /*
@@ -635,41 +680,148 @@ static double entry_pct(const struct keycache *c, double w, double total)
 	return c->robot ? printed_pct(100.0 * w / total) : 100.0 * w / total;
 }
 
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Mark entry e touched by this walk, its shares 0 until added to. */
+static void walk_entry(struct keycache *c, uint32_t e)
+{
+	struct keywalk *k = &c->walk;
+
+	if (k->entry_seen[e] == k->gen)
+		return;
+	k->entry_seen[e] = k->gen;
+	c->children_w[e] = c->self_w[e] = 0;
+	XGROW(k->entries, k->alloc_entries, k->nr_entries);
+	k->entries[k->nr_entries++] = e;
+}
+
+/*
+ * symview__weights_of and symview__cumulate over the n counts of a run
+ * and event, visiting only the symnodes on their paths (k->nodes, in id
+ * order) and their entries (k->entries, in id order): the same values
+ * there as the whole walk, in time of those paths.  Returns the total.
+ */
+static double walk_cells(struct keycache *c, const uint32_t *counts, size_t n)
+{
+	const struct symview *v = c->v;
+	const struct profile *p = v->p;
+	struct keywalk *k = &c->walk;
+	double *w = c->w, *inner = c->inner, total = 0;
+	size_t i;
+
+	if (!k->seen) {
+		k->seen = xcalloc(v->nr_nodes + 1, sizeof(*k->seen));
+		k->entry_seen = xcalloc(v->nr_entries + 1, sizeof(*k->entry_seen));
+	}
+	if (!++k->gen) {	/* wrapped: forget every stamp */
+		memset(k->seen, 0, (v->nr_nodes + 1) * sizeof(*k->seen));
+		memset(k->entry_seen, 0, (v->nr_entries + 1) * sizeof(*k->entry_seen));
+		k->gen = 1;
+	}
+	k->nr_nodes = k->nr_entries = 0;
+	for (i = 0; i < n; i++) {
+		const struct count *cnt = &p->counts[counts[i]];
+		uint32_t q, leaf;
+
+		if (counts[i] >= p->nr_counts || cnt->node >= p->nr_nodes || !v->node_keep[cnt->node])
+			continue;
+		leaf = q = v->node_map[cnt->node];
+		/* up to the first node already on a path (the root is its own parent) */
+		while (k->seen[q] != k->gen) {
+			k->seen[q] = k->gen;
+			w[q] = 0;
+			XGROW(k->nodes, k->alloc_nodes, k->nr_nodes);
+			k->nodes[k->nr_nodes++] = q;
+			if (!q)
+				break;
+			walk_entry(c, v->nodes[q].entry);
+			q = v->nodes[q].parent;
+		}
+		w[leaf] += (double)cnt->period;
+		total += (double)cnt->period;
+	}
+	qsort(k->nodes, k->nr_nodes, sizeof(*k->nodes), u32_cmp);
+	/* self from the leaves' weights, then each weight its subtree's, children last */
+	for (i = 0; i < k->nr_nodes; i++)
+		if (k->nodes[i])
+			c->self_w[v->nodes[k->nodes[i]].entry] += w[k->nodes[i]];
+	for (i = k->nr_nodes; i-- > 0;)
+		if (k->nodes[i])
+			w[v->nodes[k->nodes[i]].parent] += w[k->nodes[i]];
+	for (i = 0; i < k->nr_nodes; i++)
+		inner[k->nodes[i]] = w[k->nodes[i]];
+	for (i = 0; i < k->nr_nodes; i++) {
+		const struct symnode *sn = &v->nodes[k->nodes[i]];
+
+		if (!k->nodes[i])
+			continue;
+		if (sn->same_anc == SYMVIEW_NONE)
+			c->children_w[sn->entry] += w[k->nodes[i]];
+		else
+			inner[sn->same_anc] -= w[k->nodes[i]];
+	}
+	return total;
+}
+
 static void perf_profile_keys(struct keycache *c, uint32_t run, uint32_t event)
 {
 	const struct symview *v = c->v;
+	struct keywalk *k = &c->walk;
 	double *inner = c->inner, *children = c->children_w, *self = c->self_w;
+	size_t s = (size_t)run * v->p->nr_events + event, i, j, ne, nn;
+	size_t n = c->slot_start[s + 1] - c->slot_start[s];
+	/* few cells for the trie: their paths only (walk_cells) */
+	bool sparse = n * 16 < v->nr_nodes;
 	double total, min_hit;
 	uint32_t id;
-	size_t i;
 
-	total = keycache__weights(c, run, event, c->w);
+	if (sparse) {
+		total = walk_cells(c, c->by_slot + c->slot_start[s], n);
+	} else {
+		total = keycache__weights(c, run, event, c->w);
+		if (total > 0)
+			symview__cumulate(v, c->w, c->w, inner, children, self);	/* in place */
+	}
 	if (total <= 0)
 		return;
-	symview__cumulate(v, c->w, c->w, inner, children, self);	/* in place */
-	for (i = 0; c->dso_rep && i < v->nr_entries; i++) {
-		uint32_t r = c->dso_rep[i];
+	ne = sparse ? k->nr_entries : v->nr_entries;
+	for (j = 0; c->dso_rep && j < ne; j++) {
+		uint32_t e = sparse ? k->entries[j] : (uint32_t)j, r = c->dso_rep[e];
 
-		if (r != i) {	/* one entry to perf: its shares summed, then printed */
-			children[r] += children[i];
-			self[r] += self[i];
-			children[i] = self[i] = 0;
+		if (r != e) {	/* one entry to perf: its shares summed, then printed */
+			if (sparse)
+				walk_entry(c, r);
+			children[r] += children[e];
+			self[r] += self[e];
+			children[e] = self[e] = 0;
 		}
 	}
+	if (sparse) {
+		ne = k->nr_entries;
+		qsort(k->entries, ne, sizeof(*k->entries), u32_cmp);
+	}
 
-	for (i = 0; i < v->nr_entries; i++) {
+	for (j = 0; j < ne; j++) {
+		i = sparse ? k->entries[j] : j;
 		if (children[i] > 0 &&
-		    (id = entry_key(c, c->children, "children", event, (uint32_t)i)) != KEY_DROP)
+		    (id = entry_key(c, MEMO_CHILDREN, event, (uint32_t)i)) != KEY_DROP)
 			keycache__add(c, id, entry_pct(c, children[i], total));
 		if (self[i] > 0 &&
-		    (id = entry_key(c, c->self, "self", event, (uint32_t)i)) != KEY_DROP)
+		    (id = entry_key(c, MEMO_SELF, event, (uint32_t)i)) != KEY_DROP)
 			keycache__add(c, id, entry_pct(c, self[i], total));
 	}
 
 	min_hit = floor(total * (KEYS_CALLTRACE_CUT / 100.0));
-	for (i = 1; i < v->nr_nodes; i++) {
+	nn = sparse ? k->nr_nodes : v->nr_nodes;
+	for (j = sparse ? 0 : 1; j < nn; j++) {
+		i = sparse ? k->nodes[j] : j;
 		/* perf: "node->hit && node->hit >= min_hit"; weights are integers */
-		if (inner[i] < 1 || inner[i] < min_hit)
+		if (!i || inner[i] < 1 || inner[i] < min_hit)
 			continue;
 		id = calltrace_key(c, event, (uint32_t)i);
 		if (id != KEY_DROP)

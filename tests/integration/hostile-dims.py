@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""hostile-dims: hostile .data files that push a product of dimensions, not
+one table's limit (issue 31), made from a real recording of format 4.
+
+  hostile-dims.py dims IN OUT [RUNS EVENTS NODES]
+      RUNS runs x EVENTS events x NODES trie nodes (a binary tree, depth
+      log2 NODES) with one count cell per (run, event) at the deepest
+      node: each table within its limit (10,000 runs, 256 events, 2^26
+      rows), 2.1 MB for 200 x 256 x 200,000, and a reader that walks the
+      trie for every (run, event) does 10^10 steps.
+  hostile-dims.py packed IN OUT [NODES]
+      NODES nodes (default 2^26) in node blocks that compress about
+      1000 to 1 (every node's parent 2048 ids before it, frame 0), padded
+      with an extra table to pass the loader's 64-times-the-file rule:
+      9 MB of file, 512 MiB of blocks unpacked.
+
+Blocks are packed as sqlar_compress() packs them (zlib's compress(), or
+the bytes as they are when that is not shorter): data-format.md, blocks.
+"""
+import shutil
+import sqlite3
+import struct
+import sys
+import zlib
+
+NODES_PER_BLOCK = 512
+
+
+def pack(b):
+    z = zlib.compress(b)
+    return z if len(z) < len(b) else b
+
+
+def node_block(deltas, frames):
+    """format 4: every node's delta (4 bytes, big-endian), then the frames byte by byte"""
+    n = len(deltas)
+    out = bytearray(struct.pack(">%dI" % n, *deltas))
+    fb = [struct.pack(">I", f) for f in frames]
+    for k in range(4):
+        out += bytes(fb[j][k] for j in range(n))
+    return bytes(out)
+
+
+def write_nodes(db, block_of, nodes):
+    """block_of(first, n): the raw block of nodes first .. first + n - 1"""
+    db.execute("DELETE FROM node_blocks")
+    rows, last = [], None
+    for blk, first in enumerate(range(1, nodes + 1, NODES_PER_BLOCK)):
+        raw = block_of(first, min(NODES_PER_BLOCK, nodes + 1 - first))
+        if last is None or last[0] != raw:
+            last = (raw, pack(raw))
+        rows.append((blk, len(raw), last[1]))
+        if len(rows) >= 4096:
+            db.executemany("INSERT INTO node_blocks VALUES (?, ?, ?)", rows)
+            rows = []
+    db.executemany("INSERT INTO node_blocks VALUES (?, ?, ?)", rows)
+
+
+def dims(db, runs, events, nodes):
+    nframes = db.execute("SELECT count(*) FROM frame_blocks").fetchone()[0]
+    assert nframes >= 1
+    # a binary tree: node i's parent is i // 2 (node 1's the root), frame
+    # i % 2, so that no two children of a node share a frame (no merge)
+    write_nodes(db, lambda f, n: node_block([i - i // 2 for i in range(f, f + n)],
+                                            [i % 2 for i in range(f, f + n)]), nodes)
+    run0 = db.execute("SELECT * FROM runs WHERE id = 0").fetchone()
+    db.execute("DELETE FROM runs WHERE id > 0")
+    db.executemany("INSERT INTO runs VALUES (%s)" % ",".join("?" * len(run0)),
+                   [(r,) + tuple(run0[1:]) for r in range(1, runs)])
+    ev0 = db.execute("SELECT * FROM events WHERE id = 0").fetchone()
+    top = db.execute("SELECT max(id) FROM strings").fetchone()[0]
+    db.execute("DELETE FROM events WHERE id > 0")
+    for e in range(1, events):
+        db.execute("INSERT INTO strings VALUES (?, ?)", (top + e, "cpu-clock-%d" % e))
+        db.execute("INSERT INTO events VALUES (%s)" % ",".join("?" * len(ev0)),
+                   (e, top + e, top + e) + tuple(ev0[3:]))
+    comm = db.execute("SELECT comm FROM stack_counts LIMIT 1").fetchone()[0]
+    db.execute("DELETE FROM stack_counts")
+    cell = struct.pack(">IQQ", nodes, 1, 1000)
+    db.executemany("INSERT INTO stack_counts VALUES (?, ?, ?, ?, ?, ?, ?)",
+                   [(r * events + e, r, e, comm, 1, len(cell), pack(cell))
+                    for r in range(runs) for e in range(events)])
+    db.execute("DELETE FROM counters")
+    db.execute("DELETE FROM intervals")
+    db.execute("DELETE FROM metrics")
+
+
+def packed(db, nodes):
+    step = 2048
+    full = node_block([step] * NODES_PER_BLOCK, [0] * NODES_PER_BLOCK)
+    write_nodes(db, lambda f, n: full if f > step and n == NODES_PER_BLOCK else
+                node_block([min(i, step) for i in range(f, f + n)], [0] * n), nodes)
+    cell = struct.pack(">IQQ", nodes, 1, 1000)
+    db.execute("UPDATE stack_counts SET size = ?, cells = ? WHERE id = 0", (len(cell), pack(cell)))
+    db.execute("DELETE FROM stack_counts WHERE id > 0")
+    db.commit()
+    # padding, to pass the 64-times-the-file rule: an extra table is allowed
+    unpacked = nodes * 8
+    have = db.execute("PRAGMA page_count").fetchone()[0] * db.execute("PRAGMA page_size").fetchone()[0]
+    pad = max(0, unpacked // 64 + (2 << 20) - have)
+    db.execute("CREATE TABLE padding(id INTEGER PRIMARY KEY, b BLOB)")
+    db.executemany("INSERT INTO padding VALUES (?, randomblob(?))",
+                   [(i, 1 << 20) for i in range(pad // (1 << 20) + 1)])
+
+
+def main():
+    mode, src, out = sys.argv[1:4]
+    rest = [int(x) for x in sys.argv[4:]]
+    shutil.copyfile(src, out)
+    db = sqlite3.connect(out)
+    db.execute("PRAGMA journal_mode = DELETE")
+    db.execute("PRAGMA synchronous = OFF")
+    if mode == "dims":
+        dims(db, *(rest or [200, 256, 200000]))
+    else:
+        packed(db, *(rest or [1 << 26]))
+    db.commit()
+    db.execute("VACUUM")
+    db.close()
+
+
+main()
