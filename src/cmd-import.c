@@ -62,7 +62,11 @@ static int add_workload_output(struct profile *p, const struct benchout_opts *be
 
 	benchout__init(&b, bench, p, 0);
 	err = benchout__file(&b, path, e);
-	if (!err && bench->has_ops && !b.ops_matches)
+	if (!err && b.ops_over_budget)
+		fprintf(stderr, "mmprof: warning: --ops-pattern took more than %.0f s of CPU on '%s' "
+			"(a pattern that backtracks?); the rest was not matched: no %s stored\n",
+			BENCHOUT_OPS_CPU, path, bench->ops_key);
+	else if (!err && bench->has_ops && !b.ops_matches)
 		fprintf(stderr, "mmprof: warning: no line of '%s' matched --ops-pattern: no %s "
 			"stored\n", path, bench->ops_key);
 	benchout__release(&b);

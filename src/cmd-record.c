@@ -563,7 +563,11 @@ static int record_run(struct record *rec, uint32_t run)
 		fprintf(stderr, "mmprof: warning: run %u: %s\n", run,
 			sampler__exec_note(recsession__sampler(rec->sess)));
 	/* no work count: say so, the cost per op of this run will be unknown */
-	if (rec->bench.has_ops && !res.ops_matches)
+	if (res.ops_over_budget)
+		fprintf(stderr, "mmprof: warning: run %u: --ops-pattern took more than %.0f s of CPU "
+			"on the command's output (a pattern that backtracks?); the rest was not "
+			"matched: no %s stored\n", run, BENCHOUT_OPS_CPU, rec->bench.ops_key);
+	else if (rec->bench.has_ops && !res.ops_matches)
 		fprintf(stderr, "mmprof: warning: run %u: no output line matched --ops-pattern: "
 			"no %s stored\n", run, rec->bench.ops_key);
 	/* the run a stop signal cut short ended as the user asked: not a failure */

@@ -55,6 +55,7 @@
 struct benchout_opts {
 	bool has_ops;
 	regex_t ops_re;		/* --ops-pattern (REG_EXTENDED, a group) when has_ops */
+	regex_t ops_test;	/* the same, REG_NOSUB: does a line match at all */
 	char ops_key[256];	/* the key its sum goes to ("fio.ops") */
 };
 
@@ -62,8 +63,8 @@ struct benchout_opts {
  * --ops-pattern PATTERN [--ops-name NAME]: compile PATTERN and name the
  * key NAME.ops (NAME NULL: the file name of command, the workload's
  * argv[0]).  0, or -EINVAL with one line in e: "--ops-pattern 'RE': why"
- * (a regex error, or no group to take the number from), or a NAME that
- * makes no metric key.
+ * (a regex error, no group to take the number from, counted repetitions
+ * past BENCHOUT_OPS_DUP), or a NAME that makes no metric key.
  */
 int benchout_opts__set_ops(struct benchout_opts *o, const char *pattern, const char *name,
 			   const char *command, struct errmsg *e);
@@ -85,7 +86,24 @@ struct benchout {
 
 	double ops;			/* --ops-pattern: the sum so far */
 	size_t ops_matches;
+	double ops_cpu;			/* seconds of this thread's CPU in the matching */
+	size_t ops_lines;		/* lines matched against so far */
+	bool ops_over_budget;		/* past BENCHOUT_OPS_CPU: no more lines matched, no sum */
 };
+
+/*
+ * glibc's regexec is not linear: '(x*x*x*x*x*x*y)' takes 16 ms on a line
+ * of 1,022 x (1 M such lines: 4.5 hours), '(x{1,100}){1,100}y' 17 s on one
+ * of 4,096.  A line is first tested without groups (REG_NOSUB: 0.1 ms
+ * there), counted repetitions nest to at most BENCHOUT_OPS_DUP, and a run
+ * spends at most BENCHOUT_OPS_CPU seconds of CPU matching, plus
+ * BENCHOUT_OPS_LINE_CPU a line (an ordinary pattern takes 2 to 3 us on a
+ * line that matches); past it the rest is not matched and no NAME.ops is
+ * stored (a partial sum is no work count).
+ */
+#define BENCHOUT_OPS_CPU	2.0
+#define BENCHOUT_OPS_LINE_CPU	50e-6
+#define BENCHOUT_OPS_DUP	256u
 
 void benchout__init(struct benchout *b, const struct benchout_opts *o, struct profile *p,
 		    uint32_t run);

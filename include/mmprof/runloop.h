@@ -141,6 +141,7 @@ struct runloop_result {
 	struct run run;			/* as added to the profile */
 	bool window_missed;		/* the run ended before the window opened */
 	size_t ops_matches;		/* output lines bench->ops_re matched */
+	bool ops_over_budget;		/* matching stopped past BENCHOUT_OPS_CPU: no sum stored */
 };
 
 /*

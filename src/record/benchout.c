@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "mmprof/benchout.h"
 #include "mmprof/workload.h"
@@ -433,19 +434,33 @@ static void will_it_scale_line(struct benchout *b, const char *line, size_t len)
 	}
 }
 
+static double thread_cpu(void)
+{
+	struct timespec t;
+
+	return clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) ? 0 : (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
 static void ops_line(struct benchout *b, const char *line, size_t len)
 {
 	char buf[WORKLOAD_LINE_MAX + 1];
 	regmatch_t m[2];
-	double v;
+	double v, t0;
+	bool hit;
 
-	if (!b->o || !b->o->has_ops || len >= sizeof(buf))
+	if (!b->o || !b->o->has_ops || b->ops_over_budget || len >= sizeof(buf))
 		return;
 	memcpy(buf, line, len);
 	buf[len] = '\0';
-	if (regexec(&b->o->ops_re, buf, 2, m, 0) || m[1].rm_so < 0)
-		return;
-	if (!number(buf + m[1].rm_so, (size_t)(m[1].rm_eo - m[1].rm_so), &v))
+	t0 = thread_cpu();
+	/* the groups only of a line that matches: without them glibc's search is far cheaper */
+	hit = !regexec(&b->o->ops_test, buf, 0, NULL, 0) &&
+	      !regexec(&b->o->ops_re, buf, 2, m, 0) && m[1].rm_so >= 0;
+	b->ops_cpu += thread_cpu() - t0;
+	b->ops_lines++;
+	if (b->ops_cpu > BENCHOUT_OPS_CPU + BENCHOUT_OPS_LINE_CPU * (double)b->ops_lines)
+		b->ops_over_budget = true;
+	if (!hit || !number(buf + m[1].rm_so, (size_t)(m[1].rm_eo - m[1].rm_so), &v))
 		return;
 	b->ops += v;
 	b->ops_matches++;
@@ -497,7 +512,9 @@ size_t benchout__end(struct benchout *b)
 		for (i = 0; i < b->wis_asserts.nr && b->nr_keys < BENCHOUT_MAX_KEYS; i++, b->nr_keys++)
 			profile__add_metric(b->p, b->run, b->wis_asserts.items[i], 1);
 	}
-	/* a sum past the double range is no count */
+	/* a sum past the double range is no count, nor one of part of the output */
+	if (b->ops_over_budget)
+		return 0;
 	if (b->ops_matches && isfinite(b->ops))
 		profile__add_metric(b->p, b->run, b->o->ops_key, b->ops);
 	return b->ops_matches;
@@ -507,6 +524,59 @@ void benchout__release(struct benchout *b)
 {
 	strlist__release(&b->wis_names);
 	strlist__release(&b->wis_asserts);
+}
+
+/*
+ * The largest product of {m,n} upper bounds along one nesting of pattern
+ * (a counted repetition is expanded into that many copies of what it
+ * repeats; nested, they multiply).  Brackets and escapes are atoms.
+ */
+static unsigned long long dup_product(const char *pattern)
+{
+	unsigned long long stack[64], worst = 1, atom = 1;
+	size_t depth = 0;
+	const char *s;
+
+	for (s = pattern; *s; s++) {
+		if (*s == '(') {
+			if (depth == 64)
+				return ~0ull;	/* regcomp refuses it anyway */
+			stack[depth++] = worst;
+			worst = 1;
+			atom = 1;
+		} else if (*s == ')' && depth) {
+			atom = worst;	/* the group, as an atom of the one around it */
+			worst = stack[--depth];
+			if (atom > worst)
+				worst = atom;
+		} else if (*s == '{') {
+			char *end;
+			unsigned long long n = strtoull(s + 1, &end, 10);
+
+			if (*end == ',' && end[1] != '}')
+				n = strtoull(end + 1, &end, 10);
+			atom *= n ? n : 1;
+			if (atom > worst)
+				worst = atom;
+			if (worst > BENCHOUT_OPS_DUP)
+				return worst;
+			s = *end ? end : end - 1;
+		} else {
+			if (*s == '\\' && s[1]) {
+				s++;
+			} else if (*s == '[') {	/* a bracket: ']' first is a member */
+				s += s[1] == '^' ? 2 : 1;
+				if (*s == ']')
+					s++;
+				while (*s && *s != ']')
+					s++;
+				if (!*s)
+					break;
+			}
+			atom = 1;
+		}
+	}
+	return worst;
 }
 
 int benchout_opts__set_ops(struct benchout_opts *o, const char *pattern, const char *name,
@@ -523,6 +593,10 @@ int benchout_opts__set_ops(struct benchout_opts *o, const char *pattern, const c
 	if (n < 0 || (size_t)n >= sizeof(o->ops_key) || !workload__key_ok(o->ops_key, (size_t)n))
 		return errmsg__set(e, -EINVAL, "'%s.ops' is no metric key (letters, digits, "
 				   "_-.%%/); name it with --ops-name NAME", name);
+	if (dup_product(pattern) > BENCHOUT_OPS_DUP)
+		return errmsg__set(e, -EINVAL, "--ops-pattern '%s': counted repetitions ({m,n}) "
+				   "nest to more than %u copies, which matching cannot afford; use "
+				   "+ or * for long runs", pattern, BENCHOUT_OPS_DUP);
 	rc = regcomp(&o->ops_re, pattern, REG_EXTENDED);
 	if (rc) {
 		/* glibc frees what a failed regcomp built: no regfree */
@@ -534,14 +608,21 @@ int benchout_opts__set_ops(struct benchout_opts *o, const char *pattern, const c
 		return errmsg__set(e, -EINVAL, "--ops-pattern '%s': no group: put the number "
 				   "in parentheses, as in 'done ([0-9]+) ops'", pattern);
 	}
+	if ((rc = regcomp(&o->ops_test, pattern, REG_EXTENDED | REG_NOSUB))) {
+		regerror(rc, &o->ops_test, why, sizeof(why));
+		regfree(&o->ops_re);
+		return errmsg__set(e, -EINVAL, "--ops-pattern '%s': %s", pattern, why);
+	}
 	o->has_ops = true;
 	return 0;
 }
 
 void benchout_opts__release(struct benchout_opts *o)
 {
-	if (o->has_ops)
+	if (o->has_ops) {
 		regfree(&o->ops_re);
+		regfree(&o->ops_test);
+	}
 	o->has_ops = false;
 }
 

@@ -293,6 +293,7 @@ static int finish(struct runloop *l, struct mmstate *ms, struct runloop_result *
 		pass_output(l);
 		workload__reap(&l->w, true);
 		res->ops_matches = benchout__end(&l->bo);
+		res->ops_over_budget = l->bo.ops_over_budget;
 	}
 	mmstate__end(ms, l->p, l->run);
 	EACH_SOURCE(l, stop, l->p, l->run, t);

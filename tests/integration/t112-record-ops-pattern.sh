@@ -10,12 +10,17 @@
 #     newline does not grow record's memory, and the exit status of a
 #     failed run (exit 3) is kept;
 #   - import --workload-output FILE: a saved benchmark output (a robot
-#     result folder's stress-ng file) gives an import the same keys.
+#     result folder's stress-ng file) gives an import the same keys;
+#   - the matching is bounded (issue 31): '(x*x*x*x*x*x*y)' against 100,000
+#     lines of 1,022 x (16 ms a line in glibc's regexec with groups: half
+#     an hour) ends in seconds, a pattern that costs 100 ms a line stops
+#     matching after its CPU budget with one warning and no key, nested
+#     counted repetitions past 256 copies are refused before the run.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t112
 
-plan 14
+plan 18
 
 per_run() { sqlite3 "$1" "select run, value from metrics_v where key = '$2' order by run"; }
 
@@ -121,5 +126,34 @@ ok $? "with --ops-pattern: the key is named after the file (stress-ng.ops)"
 rc=$?
 test $rc -eq 2 && test "$(wc -l <"$tmp/err")" -eq 1 && test ! -e "$tmp/l.data"
 ok $? "--ops-pattern without --workload-output: one line, exit 2"
+
+# 15-18: bounded matching
+head -c 1022 /dev/zero | tr '\0' x >"$tmp/x1k" && echo >>"$tmp/x1k"
+i=0; while [ $i -lt 17 ]; do cat "$tmp/x1k" "$tmp/x1k" >"$tmp/x2k" && mv "$tmp/x2k" "$tmp/x1k"; i=$((i + 1)); done
+head -n 100000 "$tmp/x1k" >"$tmp/xs" 2>/dev/null || true
+(ulimit -t 20; exec timeout 120 "$MMPROF" record -q -e cpu-clock --ops-pattern '(x*x*x*x*x*x*y)' \
+	-o "$tmp/x.data" -- cat "$tmp/xs") >/dev/null 2>"$tmp/err"
+rc=$?
+test $rc -eq 0 && test "$(wc -l <"$tmp/xs")" -eq 100000 && grep -q "no output line matched" "$tmp/err"
+ok $? "a backtracking pattern over 100,000 lines of 1,022 x ends, nothing matched (rc $rc)"
+head -c 4000 /dev/zero | tr '\0' x >"$tmp/x4k" && echo >>"$tmp/x4k"
+i=0; while [ $i -lt 8 ]; do cat "$tmp/x4k" "$tmp/x4k" >"$tmp/x8k" && mv "$tmp/x8k" "$tmp/x4k"; i=$((i + 1)); done
+(ulimit -t 60; exec timeout 300 "$MMPROF" import --ops-pattern '((x|xx)*y)' --ops-name slow \
+	--workload-output "$tmp/x4k" -o "$tmp/slow.data" - <"$here/tests/fuzz/corpus/perfscript/default-callchain") \
+	>/dev/null 2>"$tmp/err"
+rc=$?
+test $rc -eq 0 && grep -q "^mmprof: warning: --ops-pattern took more than 2 s of CPU" "$tmp/err" &&
+	test -z "$(per_run "$tmp/slow.data" slow.ops)"
+ok $? "a pattern of 100 ms a line: matching stops after its budget, one warning, no key (rc $rc)"
+[ $rc -eq 0 ] || diag "$tmp/err"
+"$MMPROF" record -q -e cpu-clock --ops-pattern '(x{1,100}){1,100}(y)' -o "$tmp/n.data" -- true 2>"$tmp/err"
+rc=$?
+test $rc -eq 2 && test "$(wc -l <"$tmp/err")" -eq 1 && grep -q "nest to more than 256 copies" "$tmp/err" &&
+	test ! -e "$tmp/n.data"
+ok $? "nested counted repetitions past 256 copies: refused in one line (rc $rc)"
+"$MMPROF" record -q -e cpu-clock --ops-pattern 'done ([0-9]{1,20}) ops' -o "$tmp/c.data" -- \
+	sh -c 'echo done 7 ops' >/dev/null 2>"$tmp/err" &&
+	test "$(per_run "$tmp/c.data" sh.ops)" = "0|7.0"
+ok $? "a counted repetition within the bound matches as before"
 
 done_testing
