@@ -23,6 +23,7 @@
 #include "mmprof/datafile.h"
 #include "mmprof/import.h"
 #include "mmprof/options.h"
+#include "mmprof/stackagg.h"
 #include "mmprof/xalloc.h"
 
 struct import_opts {
@@ -157,6 +158,13 @@ int cmd_import(int argc, char **argv)
 		if (profile__repairs(p, line, sizeof(line)))
 			fprintf(stderr, "mmprof: warning: kept within the file format: %s (meta repaired.*)\n",
 				line);
+		/* record's budget of distinct chains (stackagg.h), and its words */
+		if (profile__meta(p, "stacks_cut_to_leaf") && p->nr_runs)
+			fprintf(stderr, "mmprof: warning: %s samples (%.1f%%) kept only their innermost "
+				"frame: their call chains were new when the %g MiB for distinct chains "
+				"was full (meta stacks_cut_to_leaf)\n", profile__meta(p, "stacks_cut_to_leaf"),
+				p->runs[0].samples ? 100.0 * strtod(profile__meta(p, "stacks_cut_to_leaf"), NULL) /
+				(double)p->runs[0].samples : 0.0, (double)STACKAGG_BUDGET / (1 << 20));
 		err = datafile__save(p, o.output, &e);
 	}
 	benchout_opts__release(&bench);

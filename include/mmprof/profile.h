@@ -221,6 +221,7 @@ struct profile {
 	struct hashidx node_idx;
 	/* private: the sums of all counts (below 2^63), the strings' bytes */
 	uint64_t sum_samples, sum_period, str_bytes;
+	uint64_t max_str_bytes;	/* the pool's total, 0: PROFILE_MAX_STR_TOTAL (import sets less) */
 	uint64_t repairs[PROFILE_NR_REPAIRS];	/* by enum profile_repair */
 };
 
@@ -230,7 +231,8 @@ void profile__free(struct profile *p);	/* NULL is fine */
 /*
  * Strings: 0 for NULL; the returned pointer lives as long as p.  A string
  * over PROFILE_MAX_STR is cut to it (at a UTF-8 character's start); a new
- * one that would take the pool past PROFILE_MAX_STR_TOTAL gets 0.
+ * one that would take the pool past PROFILE_MAX_STR_TOTAL (or p->max_str_bytes,
+ * when set) gets 0.
  */
 uint32_t profile__intern(struct profile *p, const char *s);
 uint32_t profile__intern_len(struct profile *p, const char *s, size_t len);

@@ -103,6 +103,12 @@ struct stackagg {
 #define STACKAGG_BUDGET_MAX (64ull << 30)
 #define STACKAGG_NODE_BYTES 48
 
+/* The trie's nodes a budget of budget bytes allows (the arena's share aside). */
+static inline size_t stackagg__max_nodes(uint64_t budget)
+{
+	return (size_t)((budget - budget / 8 * STACKAGG_ARENA_EIGHTHS) / STACKAGG_NODE_BYTES);
+}
+
 void stackagg__init(struct stackagg *a);
 void stackagg__release(struct stackagg *a);
 void stackagg__reset(struct stackagg *a);

@@ -9,10 +9,13 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mmprof/import.h"
+#include "mmprof/stackagg.h"
 #include "mmprof/xalloc.h"
 
 #define MAX_TOKENS 64
@@ -33,6 +36,19 @@ void perfscript__init(struct perfscript *ps, struct profile *p)
 	}
 	ps->run = 0;
 	ps->dropped0 = p->repairs[PROFILE_REPAIR_COUNT];
+	ps->max_nodes = stackagg__max_nodes(STACKAGG_BUDGET);
+	if (!p->max_str_bytes)
+		p->max_str_bytes = STACKAGG_BUDGET;
+}
+
+/* A chain the trie cannot take within its budget keeps its leaf, as record's. */
+static uint32_t budget_stack(struct perfscript *ps, uint64_t samples)
+{
+	if (ps->nr_frames > 1 && ps->p->nr_nodes + ps->nr_frames > ps->max_nodes) {
+		ps->nr_frames = 1;
+		ps->stacks_cut += samples;
+	}
+	return profile__stack(ps->p, ps->frames, ps->nr_frames);
 }
 
 void perfscript__release(struct perfscript *ps)
@@ -321,7 +337,7 @@ static int end_sample(struct perfscript *ps, struct errmsg *e)
 		add_rejected_frame(ps);
 	}
 	ps->chain_samples += ps->chained;
-	node = profile__stack(ps->p, ps->frames, ps->nr_frames);
+	node = budget_stack(ps, 1);
 	profile__add_count(ps->p, ps->run, ps->event, ps->comm, ps->pid, node, 1, ps->period);
 	ps->samples++;
 	ps->nr_frames = 0;
@@ -936,6 +952,12 @@ int perfscript__finish(struct perfscript *ps, struct errmsg *e)
 	r->samples += ps->samples - (ps->p->repairs[PROFILE_REPAIR_COUNT] - ps->dropped0);
 	/* as record says it: "0" when perf recorded no callchains (no -g) */
 	profile__set_meta(ps->p, "callchain", ps->chain_samples ? "1" : "0");
+	if (ps->stacks_cut) {
+		char v[32];
+
+		snprintf(v, sizeof(v), "%" PRIu64, ps->stacks_cut);
+		profile__set_meta(ps->p, "stacks_cut_to_leaf", v);
+	}
 	/* hostile timestamps can be huge or infinite: no wall time then */
 	if (ps->last_time > ps->first_time && ps->last_time - ps->first_time < 9.2e9)
 		r->wall_ns = (int64_t)((ps->last_time - ps->first_time) * 1e9 + 0.5);

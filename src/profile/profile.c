@@ -94,7 +94,8 @@ uint32_t profile__intern_len(struct profile *p, const char *s, size_t len)
 	id = hashidx__find(&p->str_idx, h, str_eq, p, &k);
 	if (id != HASHIDX_NONE)
 		return id;
-	if (p->str_bytes + len > PROFILE_MAX_STR_TOTAL || p->nr_strs >= PROFILE_MAX_ROWS) {
+	if (p->str_bytes + len > (p->max_str_bytes ? p->max_str_bytes : PROFILE_MAX_STR_TOTAL) ||
+	    p->nr_strs >= PROFILE_MAX_ROWS) {
 		p->repairs[PROFILE_REPAIR_STRING_DROPPED]++;
 		return 0;
 	}
@@ -558,7 +559,7 @@ uint64_t profile__repairs(struct profile *p, char *buf, size_t size)
 		[PROFILE_REPAIR_STACK] = { "stack", "stacks cut to the depth or node limit" },
 		[PROFILE_REPAIR_STRING] = { "string", "strings cut to 4 MiB" },
 		[PROFILE_REPAIR_STRING_DROPPED] = { "string_dropped",
-						    "strings dropped past the pool's 1 GiB" },
+						    "strings dropped past the pool's total (1 GiB; import's 40 MiB)" },
 		[PROFILE_REPAIR_META] = { "meta", "meta keys dropped" },
 	};
 	uint64_t total = 0;

@@ -74,7 +74,7 @@ struct sampler *sampler__new(const struct sampler_opts *o, struct symbols *syms,
 	/* the arena's share: sampler__bind gives it to the aggregate */
 	budget = o->stack_budget ? o->stack_budget : STACKAGG_BUDGET;
 	s->arena_words = (size_t)(budget / 8 * STACKAGG_ARENA_EIGHTHS / 8);
-	s->max_nodes = (size_t)((budget - budget / 8 * STACKAGG_ARENA_EIGHTHS) / STACKAGG_NODE_BYTES);
+	s->max_nodes = stackagg__max_nodes(budget);
 	reorderq__init(&s->sb);
 
 	if (o->events && o->events->nr) {
