@@ -22,6 +22,7 @@
 #include "mmprof/cmd.h"
 #include "mmprof/datafile.h"
 #include "mmprof/import.h"
+#include "mmprof/infile.h"
 #include "mmprof/options.h"
 #include "mmprof/stackagg.h"
 #include "mmprof/xalloc.h"
@@ -115,6 +116,12 @@ int cmd_import(int argc, char **argv)
 	if (o.workload_output && access(o.workload_output, R_OK) < 0) {
 		fprintf(stderr, "mmprof import: cannot read --workload-output '%s': %s\n",
 			o.workload_output, strerror(errno));
+		return EXIT_ERROR;
+	}
+	/* a device never ends: /dev/zero grew one line without bound */
+	if ((o.workload_output && infile__check(o.workload_output, "--workload-output", &e) < 0) ||
+	    (strcmp(pos[0], "-") && infile__check(pos[0], "input", &e) < 0)) {
+		fprintf(stderr, "mmprof import: %s\n", e.msg);
 		return EXIT_ERROR;
 	}
 	if ((o.ops_pattern || o.ops_name) && !o.workload_output) {

@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "mmprof/gate.h"
+#include "mmprof/infile.h"
 #include "mmprof/xalloc.h"
 
 /* A gate file is a few lines of text: past these it is the wrong file (/dev/zero, a log). */
@@ -19,20 +19,19 @@
 
 int gate__read_file(const char *path, struct strlist *out, struct errmsg *e)
 {
-	FILE *f = fopen(path, "re");
 	char line[GATE_LINE_MAX + 2];
 	size_t total = 0, nr = 0;
-	struct stat st;
-	int err = 0;
+	int err = infile__check(path, "gate file", e);
+	FILE *f;
 
+	if (err)
+		return err;
+	f = fopen(path, "re");
 	if (!f) {
 		err = errno;
 		return errmsg__set(e, -err, "cannot open gate file '%s': %s", path, strerror(err));
 	}
-	/* a pipe is fine (<(...)); a device or a folder never ends or never starts */
-	if (fstat(fileno(f), &st) || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode)))
-		err = errmsg__set(e, -EINVAL, "gate file '%s' is not a regular file", path);
-	while (!err && fgets(line, sizeof(line), f)) {
+	while (fgets(line, sizeof(line), f)) {
 		size_t len = strlen(line);
 		char *s = line, *end, *hash;
 

@@ -8,12 +8,14 @@
 #     --keys to 5.9 GB);
 #   - names: the string pool holds at most 40 MiB; a name past it is not
 #     stored (the frame unnamed), meta repaired.string_dropped and the
-#     repairs' warning (60 KB names made a 1.1 GB file).
+#     repairs' warning (60 KB names made a 1.1 GB file);
+#   - a device as the input or as --workload-output is refused in one line
+#     (/dev/zero: one getline grew without bound).
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t834
 
-plan 7
+plan 9
 
 # gen N DEPTH NAMELEN: perf script text of N samples, each a chain of DEPTH
 # frames named after the sample (every chain new), names NAMELEN long
@@ -60,5 +62,14 @@ test -n "$dropped" && test "$dropped" -gt 0 && test "$bytes" -le $((40 << 20))
 ok $? "meta repaired.string_dropped $dropped, the names within 40 MiB ($bytes bytes)"
 "$MMPROF" report --keys "$tmp/names.data" >/dev/null 2>&1
 ok $? "report reads it"
+
+for args in "/dev/zero" "- --workload-output /dev/zero"; do
+	# shellcheck disable=SC2086
+	(ulimit -t 10; ulimit -v $((1024 * 1024)); exec "$MMPROF" import $args -o "$tmp/z.data") \
+		<"$tmp/chains.txt" >/dev/null 2>"$tmp/err"
+	rc=$?
+	test $rc -eq 2 && test "$(wc -l <"$tmp/err")" -eq 1 && grep -q "'/dev/zero' is not a regular file" "$tmp/err"
+	ok $? "import $args: refused in one line (rc $rc)"
+done
 
 done_testing
