@@ -725,10 +725,13 @@ static double walk_cells(struct keycache *c, const uint32_t *counts, size_t n)
 	}
 	k->nr_nodes = k->nr_entries = 0;
 	for (i = 0; i < n; i++) {
-		const struct count *cnt = &p->counts[counts[i]];
+		const struct count *cnt;
 		uint32_t q, leaf;
 
-		if (counts[i] >= p->nr_counts || cnt->node >= p->nr_nodes || !v->node_keep[cnt->node])
+		if (counts[i] >= p->nr_counts)
+			continue;
+		cnt = &p->counts[counts[i]];
+		if (cnt->node >= p->nr_nodes || !v->node_keep[cnt->node])
 			continue;
 		leaf = q = v->node_map[cnt->node];
 		/* up to the first node already on a path (the root is its own parent) */
