@@ -555,7 +555,8 @@ static unsigned long long dup_product(const char *pattern)
 
 			if (*end == ',' && end[1] != '}')
 				n = strtoull(end + 1, &end, 10);
-			atom *= n ? n : 1;
+			/* past the bound is past it: no product to wrap */
+			atom *= n > BENCHOUT_OPS_DUP ? BENCHOUT_OPS_DUP + 1 : n ? n : 1;
 			if (atom > worst)
 				worst = atom;
 			if (worst > BENCHOUT_OPS_DUP)
