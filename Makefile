@@ -68,7 +68,7 @@ endif
 # The modules' flags are asked of pkg-config on first use, i.e. by the first
 # compile or link, which runs after the build set's step has installed them
 # (hence `=` here and in every variable built on these).
-PKGS        := libelf libdw libtraceevent sqlite3 zlib
+PKGS        := libelf libdw libtraceevent sqlite3 zlib libpq
 PKG_CFLAGS   = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags $$(PKGS) 2>/dev/null))$(PKG_CFLAGS)
 PKG_LIBS     = $(eval PKG_LIBS := $$(shell pkg-config --libs $$(PKGS) 2>/dev/null))$(PKG_LIBS)
 

@@ -1,0 +1,373 @@
+/*
+ * pg: the results store in a PostgreSQL database, for a fleet of machines
+ * pushing at once (Documentation/history.md: roles, backups, partitions).
+ *
+ * Through libpq: the URL and every setting libpq reads (sslmode, the PG*
+ * variables, ~/.pgpass) are libpq's own.  Values travel as binary
+ * parameters of PQexecParams, never in SQL text; results come back binary
+ * too.  Many rows go as multi-row INSERTs of up to MAX_PARAMS parameters
+ * (the protocol's limit is 65,535), in the order the caller gives: the
+ * keys in ascending id, so that two pushers adding the same new keys wait
+ * for each other in one order and never deadlock.
+ *
+ * A push-only role needs INSERT on the tables, USAGE on the sequence and
+ * SELECT on schema_version (the version check) and nothing else: the next
+ * id comes from nextval, a row already there is told by the count of rows
+ * inserted (ON CONFLICT DO NOTHING), never by reading.
+ */
+#include <arpa/inet.h>
+#include <endian.h>
+#include <errno.h>
+#include <libpq-fe.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmprof/xalloc.h"
+#include "store-int.h"
+
+#define MAX_PARAMS 30000
+
+/* pg_type's oids of the types we send and read */
+#define OID_BOOL 16
+#define OID_BYTEA 17
+#define OID_INT8 20
+#define OID_INT2 21
+#define OID_INT4 23
+#define OID_TEXT 25
+#define OID_FLOAT8 701
+#define OID_VARCHAR 1043
+
+/* any constant: the lock a migration holds (pg_advisory_xact_lock) */
+#define SCHEMA_LOCK "6d6d70660001"
+
+static const char schema_v1[] =
+	"CREATE TABLE schema_version(version integer NOT NULL);"
+	"INSERT INTO schema_version VALUES(0);"
+	"CREATE SEQUENCE push_ids;"
+	"CREATE TABLE pushes(id bigint PRIMARY KEY, hash text NOT NULL UNIQUE,"
+	" commit_id text NOT NULL, parent text, branch text, machine text NOT NULL,"
+	" benchmark text NOT NULL, time bigint NOT NULL, pushed bigint NOT NULL,"
+	" nr_runs integer NOT NULL, size bigint NOT NULL);"
+	"CREATE INDEX pushes_commit ON pushes(commit_id);"
+	"CREATE INDEX pushes_series ON pushes(benchmark, machine, time);"
+	"CREATE TABLE runs(push_id bigint NOT NULL, run integer NOT NULL, exit_code integer NOT NULL,"
+	" term_signal integer NOT NULL, start_ns bigint NOT NULL, wall_ns bigint NOT NULL,"
+	" samples bigint NOT NULL, lost bigint NOT NULL, PRIMARY KEY(push_id, run));"
+	"CREATE TABLE meta(push_id bigint NOT NULL, key text NOT NULL, value text NOT NULL,"
+	" PRIMARY KEY(push_id, key));"
+	"CREATE TABLE keys(id bigint PRIMARY KEY, name text NOT NULL);"
+	"CREATE TABLE keyvals(key_id bigint NOT NULL, push_id bigint NOT NULL, vals bytea NOT NULL,"
+	" PRIMARY KEY(key_id, push_id));"
+	"CREATE TABLE blobs(push_id bigint PRIMARY KEY, size bigint NOT NULL, data bytea NOT NULL);"
+	/* the data are zlib'd already: no second compression */
+	"ALTER TABLE blobs ALTER COLUMN data SET STORAGE EXTERNAL;";
+
+static const char *const schema[] = { schema_v1 };
+
+/* libpq's message, first line only, without its trailing newline */
+static int pg_err(struct store *s, int err, const char *what, const char *msg, struct errmsg *e)
+{
+	size_t n = msg ? strcspn(msg, "\n") : 0;
+
+	if (!strncmp(msg ? msg : "", "ERROR:  ", 8))
+		msg += 8, n -= 8;
+	return errmsg__set(e, err, "store '%s': %s: %.*s", s->where, what, (int)n, msg ? msg : "");
+}
+
+/* -errno for a failed result: a privilege, a serialisation or deadlock, a full disk, other */
+static int res_errno(const PGresult *r)
+{
+	const char *state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+
+	if (!state)
+		return -EIO;
+	if (!strcmp(state, "42501"))
+		return -EACCES;
+	if (!strncmp(state, "40", 2))
+		return -EAGAIN;
+	if (!strcmp(state, "53100"))
+		return -ENOSPC;
+	return -EIO;
+}
+
+static int pg_open(struct store *s, const char *where, bool create, struct errmsg *e)
+{
+	PGconn *c = PQconnectdb(where);
+
+	s->db = c;
+	if (!c)
+		return errmsg__set(e, -ENOMEM, "cannot connect to '%s': out of memory", s->where);
+	if (PQstatus(c) != CONNECTION_OK)
+		return pg_err(s, -ECONNREFUSED, "cannot connect", PQerrorMessage(c), e);
+	return 0;
+}
+
+static void pg_close(struct store *s)
+{
+	PQfinish(s->db);
+	s->db = NULL;
+}
+
+/* Encode v as PQexecParams's binary parameter i (scratch: 8 bytes per value). */
+static void pg_param(const struct store_val *v, const char **val, int *len, int *fmt, Oid *type,
+		     uint64_t *scratch)
+{
+	*fmt = 1;
+	switch (v->type) {
+	case STORE_NULL:
+		*val = NULL, *len = 0, *type = 0;
+		break;
+	case STORE_INT:
+		*scratch = htobe64((uint64_t)v->i);
+		*val = (const char *)scratch, *len = 8, *type = OID_INT8;
+		break;
+	case STORE_REAL: {
+		uint64_t u;
+
+		memcpy(&u, &v->d, 8);
+		*scratch = htobe64(u);
+		*val = (const char *)scratch, *len = 8, *type = OID_FLOAT8;
+		break;
+	}
+	case STORE_TEXT:
+		*val = v->p, *len = (int)v->len, *type = OID_TEXT;
+		break;
+	case STORE_BLOB:
+		*val = v->p ? v->p : "", *len = (int)v->len, *type = OID_BYTEA;
+		break;
+	}
+}
+
+/* Run sql with v as parameters; the result (the caller clears it) or NULL and e. */
+static PGresult *pg_exec(struct store *s, const char *sql, const struct store_val *v, size_t nv,
+			 const char *what, struct errmsg *e)
+{
+	const char **val = xcalloc(nv + 1, sizeof(*val));
+	int *len = xcalloc(nv + 1, sizeof(*len)), *fmt = xcalloc(nv + 1, sizeof(*fmt));
+	Oid *type = xcalloc(nv + 1, sizeof(*type));
+	uint64_t *scratch = xcalloc(nv + 1, sizeof(*scratch));
+	PGresult *r;
+	size_t i;
+
+	for (i = 0; i < nv; i++)
+		pg_param(&v[i], &val[i], &len[i], &fmt[i], &type[i], &scratch[i]);
+	r = PQexecParams(s->db, sql, (int)nv, type, val, len, fmt, 1);
+	free(val);
+	free(len);
+	free(fmt);
+	free(type);
+	free(scratch);
+	if (!r) {
+		pg_err(s, -EIO, what, PQerrorMessage(s->db), e);
+		return NULL;
+	}
+	if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK) {
+		pg_err(s, res_errno(r), what, PQresultErrorMessage(r), e);
+		PQclear(r);
+		return NULL;
+	}
+	return r;
+}
+
+static int pg_simple(struct store *s, const char *sql, const char *what, struct errmsg *e)
+{
+	PGresult *r = pg_exec(s, sql, NULL, 0, what, e);
+
+	if (!r)
+		return -EIO;
+	PQclear(r);
+	return 0;
+}
+
+static int pg_script(struct store *s, const char *sql, struct errmsg *e)
+{
+	PGresult *r = PQexec(s->db, sql);
+	int err = 0;
+
+	if (!r || PQresultStatus(r) != PGRES_COMMAND_OK)
+		err = pg_err(s, r ? res_errno(r) : -EIO, "cannot write", r ? PQresultErrorMessage(r) :
+			     PQerrorMessage(s->db), e);
+	PQclear(r);
+	return err;
+}
+
+static int pg_has_table(struct store *s, const char *name, struct errmsg *e)
+{
+	struct store_val v = SV_TEXT(name);
+	PGresult *r = pg_exec(s, "SELECT to_regclass($1) IS NOT NULL", &v, 1, "cannot read", e);
+	int has;
+
+	if (!r)
+		return -EIO;
+	has = PQntuples(r) == 1 && PQgetlength(r, 0, 0) == 1 && PQgetvalue(r, 0, 0)[0];
+	PQclear(r);
+	return has;
+}
+
+static int pg_begin(struct store *s, bool schema_lock, struct errmsg *e)
+{
+	if (pg_simple(s, "BEGIN", "cannot begin a transaction", e))
+		return -EIO;
+	if (schema_lock && pg_simple(s, "SELECT pg_advisory_xact_lock(x'" SCHEMA_LOCK "'::bigint)",
+				     "cannot lock the schema", e)) {
+		pg_simple(s, "ROLLBACK", "", NULL);
+		return -EIO;
+	}
+	return 0;
+}
+
+static int pg_commit(struct store *s, struct errmsg *e)
+{
+	return pg_simple(s, "COMMIT", "cannot commit", e);
+}
+
+static void pg_rollback(struct store *s)
+{
+	if (PQtransactionStatus(s->db) != PQTRANS_IDLE)
+		pg_simple(s, "ROLLBACK", "", NULL);
+}
+
+/* Column i of row r as a store_val (binary results); -1 for a type we do not read. */
+static int pg_col(const PGresult *r, int row, int i, struct store_val *out, uint64_t *scratch)
+{
+	const char *p = PQgetvalue(r, row, i);
+	int len = PQgetlength(r, row, i);
+
+	if (PQgetisnull(r, row, i)) {
+		*out = (struct store_val){ .type = STORE_NULL };
+		return 0;
+	}
+	switch (PQftype(r, i)) {
+	case OID_INT8:
+		memcpy(scratch, p, 8);
+		*out = SV_INT((int64_t)be64toh(*scratch));
+		return 0;
+	case OID_INT4: {
+		uint32_t u;
+
+		memcpy(&u, p, 4);
+		*out = SV_INT((int32_t)ntohl(u));
+		return 0;
+	}
+	case OID_INT2: {
+		uint16_t u;
+
+		memcpy(&u, p, 2);
+		*out = SV_INT((int16_t)ntohs(u));
+		return 0;
+	}
+	case OID_BOOL:
+		*out = SV_INT(p[0] != 0);
+		return 0;
+	case OID_FLOAT8: {
+		uint64_t u;
+
+		memcpy(&u, p, 8);
+		u = be64toh(u);
+		*out = (struct store_val){ .type = STORE_REAL };
+		memcpy(&out->d, &u, 8);
+		return 0;
+	}
+	case OID_TEXT:
+	case OID_VARCHAR:
+		/* libpq ends every value with a NUL */
+		*out = (struct store_val){ .type = STORE_TEXT, .p = p, .len = (size_t)len };
+		return 0;
+	case OID_BYTEA:
+		*out = SV_BLOB(p, (size_t)len);
+		return 0;
+	}
+	return -1;
+}
+
+static int pg_query(struct store *s, const char *sql, const struct store_val *v, size_t nv,
+		    store_row_fn fn, void *ctx, struct errmsg *e)
+{
+	PGresult *r = pg_exec(s, sql, v, nv, "cannot read", e);
+	struct store_val col[16];
+	uint64_t scratch[16];
+	int ret = 0, row, n, i;
+
+	if (!r)
+		return -EIO;
+	n = PQnfields(r) < 16 ? PQnfields(r) : 16;
+	for (row = 0; fn && row < PQntuples(r) && !ret; row++) {
+		for (i = 0; i < n; i++)
+			if (pg_col(r, row, i, &col[i], &scratch[i]) < 0) {
+				PQclear(r);
+				return errmsg__set(e, -EPROTO, "store '%s': a column of type %u, which mmprof does not read",
+						   s->where, (unsigned)PQftype(r, i));
+			}
+		ret = fn(ctx, col, (size_t)n);
+	}
+	if (!ret)
+		ret = atoi(PQcmdTuples(r));
+	PQclear(r);
+	return ret;
+}
+
+static int pg_insert(struct store *s, const char *table, const char *cols, size_t ncols,
+		     const struct store_val *v, size_t nrows, bool ignore, struct errmsg *e)
+{
+	size_t per = MAX_PARAMS / ncols, r, k, i;
+	char *sql = NULL;
+	size_t alloc = 0;
+	int done = 0;
+
+	for (r = 0; r < nrows; r += per) {
+		size_t n = nrows - r < per ? nrows - r : per, len = 0, need = 64 + strlen(table) +
+			   strlen(cols) + n * ncols * 12 + n * 4;
+		PGresult *res;
+
+		if (need > alloc) {
+			alloc = need;
+			sql = xrealloc(sql, alloc);
+		}
+		len += (size_t)snprintf(sql + len, alloc - len, "INSERT INTO %s(%s) VALUES ", table, cols);
+		for (k = 0; k < n; k++) {
+			len += (size_t)snprintf(sql + len, alloc - len, "%s(", k ? "," : "");
+			for (i = 0; i < ncols; i++)
+				len += (size_t)snprintf(sql + len, alloc - len, "%s$%zu", i ? "," : "",
+							k * ncols + i + 1);
+			sql[len++] = ')';
+		}
+		snprintf(sql + len, alloc - len, "%s", ignore ? " ON CONFLICT DO NOTHING" : "");
+		res = pg_exec(s, sql, v + r * ncols, n * ncols, "cannot write", e);
+		if (!res) {
+			free(sql);
+			return -EIO;
+		}
+		done += atoi(PQcmdTuples(res));
+		PQclear(res);
+	}
+	free(sql);
+	return done;
+}
+
+static int pg_next_id(struct store *s, int64_t *id, struct errmsg *e)
+{
+	PGresult *r = pg_exec(s, "SELECT nextval('push_ids')", NULL, 0, "cannot write", e);
+	uint64_t u;
+
+	if (!r)
+		return -EIO;
+	memcpy(&u, PQgetvalue(r, 0, 0), 8);
+	*id = (int64_t)be64toh(u);
+	PQclear(r);
+	return 0;
+}
+
+const struct store_ops store_pg_ops = {
+	.name = "postgresql",
+	.schema = schema,
+	.open = pg_open,
+	.close = pg_close,
+	.has_table = pg_has_table,
+	.begin = pg_begin,
+	.commit = pg_commit,
+	.rollback = pg_rollback,
+	.script = pg_script,
+	.query = pg_query,
+	.insert = pg_insert,
+	.next_id = pg_next_id,
+};
