@@ -300,8 +300,6 @@ static int pg_query(struct store *s, const char *sql, const struct store_val *v,
 			}
 		ret = fn(ctx, col, (size_t)n);
 	}
-	if (!ret)
-		ret = atoi(PQcmdTuples(r));
 	PQclear(r);
 	return ret;
 }

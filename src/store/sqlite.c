@@ -64,10 +64,6 @@ static int sq_open(struct store *s, const char *where, bool create, struct errms
 		return sq_err(s, rc, "cannot open", e);
 	sqlite3_extended_result_codes(db, 0);
 	sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
-	/* WAL: once set it stays with the file; readers go on while one pushes */
-	rc = sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=OFF", NULL, NULL, NULL);
-	if (rc != SQLITE_OK)
-		return sq_err(s, rc, "cannot open", e);
 	return 0;
 }
 
@@ -112,6 +108,13 @@ static int sq_script(struct store *s, const char *sql, struct errmsg *e)
 
 static int sq_begin(struct store *s, bool schema_lock, struct errmsg *e)
 {
+	/*
+	 * WAL, so that readers go on while one pushes: set where the schema is
+	 * made or changed (it stays with the file), never on a file that may
+	 * not be a store (a .data file given by mistake stays as it was).
+	 */
+	if (schema_lock && sq_exec(s, "PRAGMA journal_mode=WAL", "cannot open", e))
+		return -EIO;
 	return sq_exec(s, "BEGIN IMMEDIATE", "cannot begin a transaction", e);
 }
 
@@ -193,8 +196,6 @@ static int sq_query(struct store *s, const char *sql, const struct store_val *v,
 	}
 	if (!ret && rc != SQLITE_DONE)
 		ret = sq_err(s, rc, "cannot read", e);
-	else if (!ret)
-		ret = sqlite3_changes(s->db);
 	sqlite3_finalize(st);
 	return ret;
 }

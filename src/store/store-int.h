@@ -50,7 +50,7 @@ struct store_ops {
 	void (*rollback)(struct store *s);
 	/* statements without parameters (the schema's DDL) */
 	int (*script)(struct store *s, const char *sql, struct errmsg *e);
-	/* one statement; fn (may be NULL) per row; the rows changed, or -errno */
+	/* one statement; fn (may be NULL) per row; 0, fn's non-zero return, or -errno */
 	int (*query)(struct store *s, const char *sql, const struct store_val *v, size_t nv,
 		     store_row_fn fn, void *ctx, struct errmsg *e);
 	/*

@@ -1,0 +1,74 @@
+# pg.sh: a private PostgreSQL cluster for a test of the results store,
+# sourced after lib.sh (and tap_setup) as
+#
+#	. "$(dirname "$0")/pg.sh"
+#	pg_start || { fail "a private PostgreSQL cluster starts"; done_testing; }
+#	"$MMPROF" push --store "$PGURL" ...
+#
+# pg_start: initdb into a folder of its own under $TMPDIR (as the user
+# nobody when we are root: initdb refuses root), then the server on a Unix
+# socket in that folder and on 127.0.0.1 only, at a free port (the sslmode
+# tests need TCP: libpq never uses SSL on a socket).  Sets PGDIR, PGPORT_T,
+# PGURL (the superuser "mmprof" on database "mmprof" through the socket)
+# and PGURL_TCP (the same through 127.0.0.1).  Trust authentication: only
+# this machine's users reach it, and only while the test runs.
+#
+# The server is stopped and its folder removed on every exit of the test:
+# pg.sh's cleanup_hook calls pg_stop (a test with a hook of its own calls
+# pg_stop from it).  Nothing else is needed: PostgreSQL's binaries are
+# found under /usr/lib/postgresql/*/bin (deps.sh's tests set installs them).
+
+pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+PGDIR=
+
+pg_as() {	# pg_as CMD...: as the cluster's owner
+	if [ "$(id -u)" = 0 ]; then
+		setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"
+	else
+		"$@"
+	fi
+}
+
+pg_start() {
+	[ -n "$pg_bin" ] || { echo "# no PostgreSQL under /usr/lib/postgresql" >&2; return 1; }
+	PGDIR=$(mktemp -d "${TMPDIR:-/tmp}/mmprof-pg.XXXXXX") || return 1
+	chmod 755 "$PGDIR"
+	[ "$(id -u)" = 0 ] && chown nobody:nogroup "$PGDIR"
+	pg_as "$pg_bin/initdb" -D "$PGDIR/data" -U mmprof --auth=trust -E UTF8 --locale=C -N \
+		>"$PGDIR/initdb.log" 2>&1 || { cat "$PGDIR/initdb.log" >&2; return 1; }
+	tries=0
+	while [ $tries -lt 8 ]; do
+		tries=$((tries + 1))
+		PGPORT_T=$(( 20000 + ($$ * 7 + tries * 7919 + $(date +%N | sed 's/^0*//;s/^$/0/') % 9973) % 40000 ))
+		if pg_as "$pg_bin/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/server.log" -w -t 60 start \
+			-o "-k $PGDIR -p $PGPORT_T -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60" \
+			>/dev/null 2>&1; then
+			PGURL="postgresql:///mmprof?host=$PGDIR&port=$PGPORT_T&user=mmprof"
+			PGURL_TCP="postgresql://mmprof@127.0.0.1:$PGPORT_T/mmprof"
+			"$pg_bin/psql" -q -X -d "postgresql:///postgres?host=$PGDIR&port=$PGPORT_T&user=mmprof" \
+				-c "CREATE DATABASE mmprof" >/dev/null || return 1
+			return 0
+		fi
+	done
+	cat "$PGDIR/server.log" >&2
+	return 1
+}
+
+pg_stop() {
+	[ -n "$PGDIR" ] || return 0
+	[ -f "$PGDIR/data/postmaster.pid" ] &&
+		pg_as "$pg_bin/pg_ctl" -D "$PGDIR/data" -m immediate -w stop >/dev/null 2>&1
+	rm -rf "$PGDIR"
+	PGDIR=
+}
+
+# pg_sql [-U ROLE] SQL: run SQL (psql -At: unaligned, tuples only) on the test's database
+pg_sql() {
+	role=mmprof
+	[ "$1" = -U ] && { role=$2; shift 2; }
+	"$pg_bin/psql" -X -At -v ON_ERROR_STOP=1 -d "postgresql:///mmprof?host=$PGDIR&port=$PGPORT_T&user=$role" -c "$1"
+}
+
+cleanup_hook() {
+	pg_stop
+}
