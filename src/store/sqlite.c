@@ -64,6 +64,12 @@ static int sq_open(struct store *s, const char *where, bool create, struct errms
 		return sq_err(s, rc, "cannot open", e);
 	sqlite3_extended_result_codes(db, 0);
 	sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+	/*
+	 * A pusher is one short process: a checkpoint at each close would copy
+	 * its pages into the database every time (and sync twice more);
+	 * SQLite's own checkpoint every 1000 WAL pages bounds the WAL instead.
+	 */
+	sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 	return 0;
 }
 
