@@ -44,7 +44,14 @@
 #define OID_FLOAT8 701
 #define OID_VARCHAR 1043
 
-/* any constant: the lock a migration holds (pg_advisory_xact_lock) */
+/*
+ * Any constant: the session lock a migration holds (pg_advisory_lock), taken
+ * before its transaction begins, so that the transaction's catalog is read
+ * after the previous holder's commit: taken inside it, a pusher that had
+ * looked for schema_version before waiting kept its cached "no such table"
+ * and made the schema again ("relation already exists", 1 of 16 pushers
+ * meeting a new database in t331).
+ */
 #define SCHEMA_LOCK "6d6d70660001"
 
 static const char schema_v1[] =
@@ -107,6 +114,7 @@ _Static_assert(sizeof(struct pq_api) == sizeof(pq_names) / sizeof(pq_names[0]) *
 struct pg_db {
 	void *dl;
 	PGconn *c;
+	bool schema_locked;		/* holds SCHEMA_LOCK (a migration's transaction) */
 	struct pq_api pq;
 };
 
@@ -288,13 +296,26 @@ static int pg_has_table(struct store *s, const char *name, struct errmsg *e)
 	return has;
 }
 
+static void pg_unlock(struct store *s)
+{
+	struct pg_db *d = s->db;
+
+	if (d->schema_locked)
+		pg_simple(s, "SELECT pg_advisory_unlock(x'" SCHEMA_LOCK "'::bigint)", "", NULL);
+	d->schema_locked = false;
+}
+
 static int pg_begin(struct store *s, bool schema_lock, struct errmsg *e)
 {
-	if (pg_simple(s, "BEGIN", "cannot begin a transaction", e))
-		return -EIO;
-	if (schema_lock && pg_simple(s, "SELECT pg_advisory_xact_lock(x'" SCHEMA_LOCK "'::bigint)",
-				     "cannot lock the schema", e)) {
-		pg_simple(s, "ROLLBACK", "", NULL);
+	struct pg_db *d = s->db;
+
+	if (schema_lock) {
+		if (pg_simple(s, "SELECT pg_advisory_lock(x'" SCHEMA_LOCK "'::bigint)", "cannot lock the schema", e))
+			return -EIO;
+		d->schema_locked = true;
+	}
+	if (pg_simple(s, "BEGIN", "cannot begin a transaction", e)) {
+		pg_unlock(s);
 		return -EIO;
 	}
 	return 0;
@@ -302,13 +323,17 @@ static int pg_begin(struct store *s, bool schema_lock, struct errmsg *e)
 
 static int pg_commit(struct store *s, struct errmsg *e)
 {
-	return pg_simple(s, "COMMIT", "cannot commit", e);
+	int err = pg_simple(s, "COMMIT", "cannot commit", e);
+
+	pg_unlock(s);
+	return err;
 }
 
 static void pg_rollback(struct store *s)
 {
 	if (PQ_API(s)->PQtransactionStatus(PQ_CONN(s)) != PQTRANS_IDLE)
 		pg_simple(s, "ROLLBACK", "", NULL);
+	pg_unlock(s);
 }
 
 /* Column i of row r as a store_val (binary results); -1 for a type we do not read. */
