@@ -71,7 +71,7 @@ static const char schema_v1[] =
 	" PRIMARY KEY(push_id, key));"
 	"CREATE TABLE keys(id bigint PRIMARY KEY, name text NOT NULL);"
 	"CREATE TABLE keyvals(key_id bigint NOT NULL, push_id bigint NOT NULL, vals bytea NOT NULL,"
-	" PRIMARY KEY(key_id, push_id));"
+	" PRIMARY KEY(push_id, key_id));"
 	"CREATE TABLE blobs(push_id bigint PRIMARY KEY, size bigint NOT NULL, data bytea NOT NULL);"
 	/* the data are zlib'd already: no second compression */
 	"ALTER TABLE blobs ALTER COLUMN data SET STORAGE EXTERNAL;";

@@ -9,8 +9,9 @@
  * significant first; ceil(runs / 8) bytes), then the value of each such
  * run in run order as an IEEE 754 double, little-endian.  One row per key
  * and push instead of per run keeps the store near the size of the files
- * (Documentation/history.md measures it), and a key's series is one range
- * of the (key id, push id) primary key.
+ * (Documentation/performance.md measures it); the rows are keyed by
+ * (push id, key id), so that a push's rows go to the end of the table
+ * together, and a key's series is one probe per push (store.h).
  */
 #include <errno.h>
 #include <fcntl.h>

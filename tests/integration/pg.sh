@@ -5,18 +5,22 @@
 #	pg_start || { fail "a private PostgreSQL cluster starts"; done_testing; }
 #	"$MMPROF" push --store "$PGURL" ...
 #
-# pg_start: initdb into a folder of its own under $TMPDIR (as the user
-# nobody when we are root: initdb refuses root), then the server on a Unix
-# socket in that folder and on 127.0.0.1 only, at a free port (the sslmode
-# tests need TCP: libpq never uses SSL on a socket).  Sets PGDIR, PGPORT_T,
-# PGURL (the superuser "mmprof" on database "mmprof" through the socket)
-# and PGURL_TCP (the same through 127.0.0.1).  Trust authentication: only
-# this machine's users reach it, and only while the test runs.
+# pg_start [SERVER OPTION...]: initdb into a folder of its own under
+# $TMPDIR (as the user nobody when we are root: initdb refuses root), then
+# the server on a Unix socket in that folder and on 127.0.0.1 only, at a
+# free port (the sslmode tests need TCP: libpq never uses SSL on a socket).
+# Sets PGDIR, PGPORT_T, PGURL (the superuser "mmprof" on database "mmprof"
+# through the socket) and PGURL_TCP (the same through 127.0.0.1).  The
+# server runs without fsync (a test's data need not outlive a crash of the
+# machine) unless the options say "-c fsync=on" (make bench does).  Trust
+# authentication: only this machine's users reach it, and only while the
+# test runs.
 #
-# The server is stopped and its folder removed on every exit of the test:
-# pg.sh's cleanup_hook calls pg_stop (a test with a hook of its own calls
-# pg_stop from it).  Nothing else is needed: PostgreSQL's binaries are
-# found under /usr/lib/postgresql/*/bin (deps.sh's tests set installs them).
+# The server is stopped and its folder removed on every exit of the test,
+# a HUP, INT or TERM included: pg.sh's cleanup_hook calls pg_stop (a test
+# with a hook of its own calls pg_stop from it).  Nothing else is needed:
+# PostgreSQL's binaries are found under /usr/lib/postgresql/*/bin (deps.sh's
+# tests set installs them).
 
 pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 PGDIR=
@@ -31,6 +35,11 @@ pg_as() {	# pg_as CMD...: as the cluster's owner
 
 pg_start() {
 	[ -n "$pg_bin" ] || { echo "# no PostgreSQL under /usr/lib/postgresql" >&2; return 1; }
+	# a signal ends the test through its EXIT trap too (the shell runs it
+	# on exit, not on death by a signal), so the server never outlives it
+	trap 'exit 129' HUP
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
 	PGDIR=$(mktemp -d "${TMPDIR:-/tmp}/mmprof-pg.XXXXXX") || return 1
 	chmod 755 "$PGDIR"
 	[ "$(id -u)" = 0 ] && chown nobody:nogroup "$PGDIR"
@@ -41,7 +50,7 @@ pg_start() {
 		tries=$((tries + 1))
 		PGPORT_T=$(( 20000 + ($$ * 7 + tries * 7919 + $(date +%N | sed 's/^0*//;s/^$/0/') % 9973) % 40000 ))
 		if pg_as "$pg_bin/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/server.log" -w -t 60 start \
-			-o "-k $PGDIR -p $PGPORT_T -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60" \
+			-o "-k $PGDIR -p $PGPORT_T -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60 $*" \
 			>/dev/null 2>&1; then
 			PGURL="postgresql:///mmprof?host=$PGDIR&port=$PGPORT_T&user=mmprof"
 			PGURL_TCP="postgresql://mmprof@127.0.0.1:$PGPORT_T/mmprof"
