@@ -12,7 +12,7 @@
 #           go, stress-ng, valgrind, addr2line)
 #   demo    make demo: nothing beyond build today (flock is in util-linux)
 #   fuzz    make fuzz: clang with libFuzzer
-#   bench   make bench: perf and GNU time
+#   bench   make bench: perf, GNU time, sqlite3 and PostgreSQL (the store's section)
 # The Makefile calls it once per set and build folder (a stamp records
 # success), before the first step that needs the set, never while parsing.
 #
@@ -92,6 +92,10 @@ deps_bench() {
 	need_cmd perf linux-perf
 	need_cmd stress-ng stress-ng
 	[ -x /usr/bin/time ] || missing="$missing time"
+	# the results store's section: variants made with sqlite3, a private PostgreSQL
+	need_cmd sqlite3 sqlite3
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$missing postgresql"
+	need_cmd psql postgresql-client
 }
 
 [ $# -gt 0 ] || set -- build
