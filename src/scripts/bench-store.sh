@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench-store.sh MMPROF TMP: make bench's section 10, the results store
 # (issue 33): mmprof push's rate into an SQLite file and into PostgreSQL
-# (a private cluster, tests/integration/pg.sh, with fsync on), from one
+# (a private cluster, tests/integration/store.sh, with fsync on), from one
 # client and from 16 at once, and the store's size per push against the
 # .data's.  bench.sh runs it and puts its markdown (stdout) in
 # Documentation/performance.md; it can run alone, to print the section.
@@ -27,16 +27,16 @@ n=${BENCH_STORE_FILES:-$([ "${BENCH_QUICK:-0}" = 1 ] && echo 20 || echo 100)}
 per16=$((n / 4))
 log() { printf '  %s\n' "$*" >&2; }
 
-# shellcheck source=../../tests/integration/pg.sh
-. "$here/tests/integration/pg.sh"
+# shellcheck source=../../tests/integration/store.sh
+. "$here/tests/integration/store.sh"
 trap 'pg_stop' EXIT
 
 d=$tmp/store
 mkdir -p "$d"
-"$mmprof" record -q -g -r 5 -o "$d/base.data" -- stress-ng --pthread 2 -t 1 >/dev/null 2>"$d/rec.err" ||
+"$mmprof" record -q -g -r 5 -o "$d/rec.data" -- stress-ng --pthread 2 -t 1 >/dev/null 2>"$d/rec.err" ||
 	{ echo "mmprof bench: the store section's recording failed" >&2; cat "$d/rec.err" >&2; exit 2; }
-sqlite3 "$d/base.data" "INSERT INTO meta(seq, key, value) VALUES((SELECT max(seq) + 1 FROM meta), 'bench.variant', 'VARIANT-00000-00000')"
-off=$(grep -obUaF 'VARIANT-00000-00000' "$d/base.data" | head -1 | cut -d: -f1)
+variant_base "$d/rec.data" "$d/base.data" ||
+	{ echo "mmprof bench: cannot make variants of the store section's recording" >&2; exit 2; }
 size=$(stat -c %s "$d/base.data")
 keys=$("$mmprof" push --store "$d/count.db" --commit x "$d/base.data" | sed 's/.*runs, \([0-9]*\) keys, \([0-9]*\) values/\1 keys, \2 values/')
 
@@ -45,8 +45,7 @@ variants() {
 	local i=0
 	while [ $i -lt "$3" ]; do
 		i=$((i + 1))
-		cp "$d/base.data" "$d/$1-$i.data"
-		printf '%05d-%05d' "$2" $i | dd of="$d/$1-$i.data" bs=1 seek=$((off + 8)) conv=notrunc 2>/dev/null
+		variant "$d/$1-$i.data" "$2" $i
 	done
 }
 

@@ -75,7 +75,7 @@ deps_tests() {
 	need_cmd go golang-go
 	need_cmd stress-ng stress-ng
 	need_cmd valgrind valgrind
-	# a private PostgreSQL cluster for the results store's tests (tests/integration/pg.sh)
+	# a private PostgreSQL cluster for the results store's tests (tests/integration/store.sh)
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$missing postgresql"
 	need_cmd psql postgresql-client
 }

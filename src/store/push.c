@@ -301,9 +301,13 @@ int store__push(struct store *s, const char *path, const struct store_push *p,
 		err = errmsg__set(e, err, "cannot make the keys of '%s'", path);
 		goto out;
 	}
+	/*
+	 * Level 1: a .data's big tables are zlib'd already; level 6 saved 2 %
+	 * of a 221 KB file (113 against 116 KB) for a third of a push's CPU.
+	 */
 	zlen = compressBound(len);
 	r.z = xmalloc(zlen);
-	if (compress2(r.z, &zlen, bytes, len, 6) != Z_OK) {
+	if (compress2(r.z, &zlen, bytes, len, 1) != Z_OK) {
 		err = errmsg__set(e, -ENOMEM, "cannot compress '%s'", path);
 		goto out;
 	}

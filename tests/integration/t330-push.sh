@@ -16,6 +16,7 @@
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t330
+. "$(dirname "$0")/store.sh"
 
 rec() {	# rec OUT RUNS
 	"$MMPROF" record -q -r "$2" -o "$tmp/$1" -- "$wl/thp-zap" --thp off -s 0.3 >/dev/null 2>"$tmp/rec.err"
@@ -94,14 +95,7 @@ sqlite3 "$tmp/newer.db" "UPDATE schema_version SET version = 99"
 bad "a store of a newer schema" "schema version 99, newer than this mmprof's" "$MMPROF" push --store "$tmp/newer.db" --commit x "$tmp/b.data"
 
 # pushers at once and killed pushers: variants of one file, a meta value patched in place
-cp "$tmp/a.data" "$tmp/base.data"
-sqlite3 "$tmp/base.data" "INSERT INTO meta(seq, key, value) VALUES((SELECT max(seq) + 1 FROM meta), 'test.variant', 'VARIANT-00000-00000')"
-off=$(grep -obUaF 'VARIANT-00000-00000' "$tmp/base.data" | head -1 | cut -d: -f1)
-[ -n "$off" ]; ok $? "a file to make variants of"
-variant() {	# variant FILE P I: FILE is base.data with its variant P-I
-	cp "$tmp/base.data" "$1" && printf '%05d-%05d' "$2" "$3" |
-		dd of="$1" bs=1 seek=$((off + 8)) conv=notrunc 2>/dev/null
-}
+variant_base "$tmp/a.data" "$tmp/base.data"; ok $? "a file to make variants of"
 C=$tmp/conc.db
 pusher() {	# pusher P N
 	i=0

@@ -1,6 +1,6 @@
 #!/bin/sh
 # t331-push-pg: the results store in PostgreSQL, a real server: a private
-# cluster of the test's own (pg.sh: initdb as nobody, a socket in its
+# cluster of the test's own (store.sh: initdb as nobody, a socket in its
 # folder and 127.0.0.1 only, stopped on every exit).
 #   - push and diff STORE:COMMIT as with SQLite (t330): the same rows as
 #     the files' diff;
@@ -19,7 +19,7 @@
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t331
-. "$(dirname "$0")/pg.sh"
+. "$(dirname "$0")/store.sh"
 
 pg_start; ok $? "a private PostgreSQL cluster starts"
 [ -n "$PGURL" ] || { done_testing; }
@@ -47,14 +47,7 @@ cmp -s "$tmp/store.csv" "$tmp/files.csv"; ok $? "the rows of the files' diff, by
 # 16 pushers x 200 pushes into a new database: variants of the small file
 pg_sql "CREATE DATABASE conc" >/dev/null
 CONC="postgresql:///conc?host=$PGDIR&port=$PGPORT_T&user=mmprof"
-cp "$tmp/small.data" "$tmp/base.data"
-sqlite3 "$tmp/base.data" "INSERT INTO meta(seq, key, value) VALUES((SELECT max(seq) + 1 FROM meta), 'test.variant', 'VARIANT-00000-00000')"
-off=$(grep -obUaF 'VARIANT-00000-00000' "$tmp/base.data" | head -1 | cut -d: -f1)
-[ -n "$off" ]; ok $? "a file to make variants of"
-variant() {	# variant FILE P I: FILE is base.data with its variant P-I
-	cp "$tmp/base.data" "$1" && printf '%05d-%05d' "$2" "$3" |
-		dd of="$1" bs=1 seek=$((off + 8)) conv=notrunc 2>/dev/null
-}
+variant_base "$tmp/small.data" "$tmp/base.data"; ok $? "a file to make variants of"
 # a pusher is one client pushing 200 files, 20 per process (one
 # connection, a transaction per file): a process and a connection per
 # file would measure process starts, about 25 ms of CPU each with libpq's

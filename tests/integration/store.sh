@@ -1,9 +1,12 @@
-# pg.sh: a private PostgreSQL cluster for a test of the results store,
-# sourced after lib.sh (and tap_setup) as
+# store.sh: what the results store's tests share, sourced after lib.sh
+# (and tap_setup): a private PostgreSQL cluster, and variants of a .data
+# file (each of bytes of its own: a push is idempotent by the bytes).
 #
-#	. "$(dirname "$0")/pg.sh"
+#	. "$(dirname "$0")/store.sh"
 #	pg_start || { fail "a private PostgreSQL cluster starts"; done_testing; }
-#	"$MMPROF" push --store "$PGURL" ...
+#	variant_base "$tmp/a.data" "$tmp/base.data"
+#	variant "$tmp/v1.data" 1 1
+#	"$MMPROF" push --store "$PGURL" --commit c1 "$tmp/v1.data"
 #
 # pg_start [SERVER OPTION...]: initdb into a folder of its own under
 # $TMPDIR (as the user nobody when we are root: initdb refuses root), then
@@ -17,7 +20,7 @@
 # test runs.
 #
 # The server is stopped and its folder removed on every exit of the test,
-# a HUP, INT or TERM included: pg.sh's cleanup_hook calls pg_stop (a test
+# a HUP, INT or TERM included: store.sh's cleanup_hook calls pg_stop (a test
 # with a hook of its own calls pg_stop from it).  Nothing else is needed:
 # PostgreSQL's binaries are found under /usr/lib/postgresql/*/bin (deps.sh's
 # tests set installs them).
@@ -80,4 +83,20 @@ pg_sql() {
 
 cleanup_hook() {
 	pg_stop
+}
+
+# variant_base SRC BASE: BASE is SRC with a meta value test.variant to
+# patch in place (variant); non-zero when it cannot be made
+variant_base() {
+	cp "$1" "$2" &&
+		sqlite3 "$2" "INSERT INTO meta(seq, key, value) VALUES((SELECT max(seq) + 1 FROM meta), 'test.variant', 'VARIANT-00000-00000')" &&
+		variant_off=$(grep -obUaF 'VARIANT-00000-00000' "$2" | head -1 | cut -d: -f1) &&
+		[ -n "$variant_off" ] && variant_src=$2
+}
+
+# variant FILE A B: FILE is variant_base's BASE with the value VARIANT-A-B
+# (A, B below 100000), a meta value the file's readers take as any other
+variant() {
+	cp "$variant_src" "$1" && printf '%05d-%05d' "$2" "$3" |
+		dd of="$1" bs=1 seek=$((variant_off + 8)) conv=notrunc 2>/dev/null
 }
