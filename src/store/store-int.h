@@ -11,6 +11,8 @@
 #ifndef MMPROF_STORE_INT_H
 #define MMPROF_STORE_INT_H
 
+#include <string.h>
+
 #include "mmprof/store.h"
 
 enum store_type { STORE_NULL, STORE_INT, STORE_REAL, STORE_TEXT, STORE_BLOB };
