@@ -68,8 +68,10 @@ endif
 # The modules' flags are asked of pkg-config on first use, i.e. by the first
 # compile or link, which runs after the build set's step has installed them
 # (hence `=` here and in every variable built on these).
+# libpq is compiled against but not linked: the results store opens it
+# when a PostgreSQL store is used (src/store/pg.c says why).
 PKGS        := libelf libdw libtraceevent sqlite3 zlib
-PKG_CFLAGS   = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags $$(PKGS) 2>/dev/null))$(PKG_CFLAGS)
+PKG_CFLAGS   = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags $$(PKGS) libpq 2>/dev/null))$(PKG_CFLAGS)
 PKG_LIBS     = $(eval PKG_LIBS := $$(shell pkg-config --libs $$(PKGS) 2>/dev/null))$(PKG_LIBS)
 
 WARNINGS := -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes \

@@ -46,6 +46,7 @@ struct diff_cmd {
 	const char *gate_column;	/* the column gates read (default: every compared column) */
 	const char *junit, *summary;	/* CI outputs (ciout.h) */
 	const char *html;
+	const char *machine, *benchmark;	/* STORE:COMMIT sides: whose pushes */
 	int color;		/* -1: on a terminal, unless NO_COLOR */
 	struct diff_opts o;
 	/* per compared column: its options (o with --force's alias) and the alias's names */
@@ -58,6 +59,7 @@ static const char *const usage[] = {
 	"mmprof diff [options] BASE1.data BASE2.data ... -- NEW1.data NEW2.data ...",
 	"mmprof diff [options] BASE.data NEW1.data NEW2.data ...",
 	"mmprof diff [options] BASE1.data ... -- NEW1a.data ... -- NEW2a.data ...",
+	"mmprof diff [options] STORE:COMMIT_A STORE:COMMIT_B ...",
 	NULL,
 };
 
@@ -578,6 +580,8 @@ int cmd_diff(int argc, char **argv)
 		{ OPT_DOUBLE, 0, "min-pct", &c.o.min_pct, "PCT", "effect floor for other keys, % (default 1)", 0, NULL },
 		{ OPT_DOUBLE, 0, "threshold-points", &c.o.novar_points, "P", "one-run threshold, points (default 0.5)", OPT_POINTS, NULL },
 		{ OPT_DOUBLE, 0, "threshold-pct", &c.o.novar_pct, "PCT", "one-run threshold, % (default 5)", 0, NULL },
+		{ OPT_STRING, 0, "machine", &c.machine, "NAME", "STORE:COMMIT sides: the pushes of this machine", 0, NULL },
+		{ OPT_STRING, 0, "benchmark", &c.benchmark, "NAME", "STORE:COMMIT sides: the pushes of this benchmark", 0, NULL },
 		{ OPT_BOOL, 0, "force", &c.force, NULL, "compare sides recorded with different events", 0, NULL },
 		{ OPT_STRING, 0, "per", &c.per, "KEY", "costs per unit of workload metric KEY (default: its <name>.ops, else per second of run)", 0, NULL },
 		{ OPT_LIST, 0, "drop-run", &c.drop_run, "SIDE:N", "leave run N (from 0) of base or new (new1, new2, ...) out, e.g. a disturbed run (repeatable)", 0, NULL },
@@ -632,6 +636,8 @@ int cmd_diff(int argc, char **argv)
 	multi = nd > 1;
 	if (c.gate_column && gate_column(&c, s, nr_sides, &gk) < 0)
 		goto out;
+	for (k = 0; k < nr_sides; k++)
+		s[k].machine = c.machine, s[k].benchmark = c.benchmark;
 	if (diff_sides__load(s, nr_sides, &e) < 0) {
 		fprintf(stderr, "mmprof: %s\n", e.msg);
 		goto out;

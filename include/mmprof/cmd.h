@@ -25,6 +25,7 @@ int cmd_help(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_strip(int argc, char **argv);
+int cmd_push(int argc, char **argv);
 int cmd_resolve(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 

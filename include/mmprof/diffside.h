@@ -35,6 +35,13 @@ struct diff_side {
 	const char *name;		/* "base" / "new" */
 	char **paths;			/* borrowed, set by the caller */
 	size_t nr;			/* files, set by the caller */
+	/*
+	 * A path STORE:COMMIT (store.h) stands for the files of that commit's
+	 * pushes, of this machine and benchmark (set by the caller; NULL: the
+	 * only ones there are); once loaded, paths holds their names (owned).
+	 */
+	const char *machine, *benchmark;
+	char **own_paths;
 	struct profile **profiles;
 	struct keycache **caches;	/* one per file: the key strings the runs borrow */
 	struct diff_run *runs;		/* one per run, all files pooled; ids are the cache's */
@@ -46,7 +53,9 @@ struct diff_side {
 
 /*
  * Load the sides' files (each side's name, paths and nr set; two sides,
- * base and new, or a base and several compared columns).  0, or -errno and e
+ * base and new, or a base and several compared columns); a STORE:COMMIT
+ * path is fetched into a private temporary file, removed once loaded or
+ * on error.  0, or -errno and e
  * ("'x.data' holds no runs; record it again", or the loader's message)
  * for the first file, in command-line order, that failed.  Either way
  * release each side with diff_side__release.

@@ -14,6 +14,7 @@
 #include "mmprof/datafile.h"
 #include "mmprof/diffside.h"
 #include "mmprof/parallel.h"
+#include "mmprof/store.h"
 #include "mmprof/symview.h"
 #include "mmprof/xalloc.h"
 
@@ -132,6 +133,9 @@ void diff_side__release(struct diff_side *s)
 	free(s->caches);
 	free(s->profiles);
 	free(s->runs);
+	for (i = 0; s->own_paths && i < s->nr; i++)
+		free(s->own_paths[i]);
+	free(s->own_paths);
 }
 
 /*
@@ -261,20 +265,81 @@ static int diff_side__take(struct diff_side *s, struct load_job *jobs, struct er
 	return 0;
 }
 
+/*
+ * The side's STORE:COMMIT paths as the files of their pushes (store.h),
+ * fetched into f[*nf..]: *load (NULL when the side has none) the files to
+ * load, and the side's paths their names from now on (own_paths).
+ */
+static int diff_side__fetch(struct diff_side *s, char ***load, struct store_files **f, size_t *nf,
+			    size_t *alloc_f, struct errmsg *e)
+{
+	char **names = NULL, **files = NULL;
+	size_t i, j, n = 0, alloc = 0, split;
+	int err = 0;
+
+	*load = NULL;
+	for (i = 0; i < s->nr && !store__is_ref(s->paths[i], &split); i++)
+		;
+	if (i == s->nr)
+		return 0;
+	for (i = 0; i < s->nr && !err; i++) {
+		struct store_files *x;
+		size_t nr = 1;
+		char **src = &s->paths[i], **fsrc = &s->paths[i];
+
+		if (store__is_ref(s->paths[i], &split)) {
+			XGROW(*f, *alloc_f, *nf);
+			x = &(*f)[*nf];
+			err = store_files__fetch(x, s->paths[i], split, s->machine, s->benchmark, e);
+			if (err < 0)
+				break;
+			(*nf)++;
+			src = x->names, fsrc = x->paths, nr = x->nr;
+		}
+		for (j = 0; j < nr; j++) {
+			XGROW(names, alloc, n);
+			files = xrealloc(files, alloc * sizeof(*files));
+			files[n] = fsrc[j];
+			names[n++] = xstrdup(src[j]);
+		}
+	}
+	if (err < 0) {
+		for (i = 0; i < n; i++)
+			free(names[i]);
+		free(names);
+		free(files);
+		return err;
+	}
+	s->paths = s->own_paths = names;
+	s->nr = n;
+	*load = files;
+	return 0;
+}
+
 int diff_sides__load(struct diff_side *s, size_t nr_sides, struct errmsg *e)
 {
-	size_t n = 0, i, k, at = 0;
-	char **paths;
+	size_t n = 0, i, k, at = 0, nf = 0, alloc_f = 0;
+	char **paths, ***load = xcalloc(nr_sides + 1, sizeof(*load));
+	struct store_files *fetched = NULL;
 	struct load_job *jobs;
 	int err = 0;
 
-	for (k = 0; k < nr_sides; k++)
+	for (k = 0; k < nr_sides && !err; k++)
+		err = diff_side__fetch(&s[k], &load[k], &fetched, &nf, &alloc_f, e);
+	for (k = 0; k < nr_sides && !err; k++)
 		n += s[k].nr;
 	paths = xcalloc(n ? n : 1, sizeof(*paths));
-	for (k = 0; k < nr_sides; k++)
+	for (k = 0; k < nr_sides && !err; k++)
 		for (i = 0; i < s[k].nr; i++)
-			paths[at++] = s[k].paths[i];
+			paths[at++] = load[k] ? load[k][i] : s[k].paths[i];
 	jobs = load_all(paths, n);
+	/* the store's files are in memory now, or failed: off the disk either way */
+	for (i = 0; i < nf; i++)
+		store_files__release(&fetched[i]);
+	free(fetched);
+	for (k = 0; k < nr_sides; k++)
+		free(load[k]);
+	free(load);
 	for (k = 0, at = 0; k < nr_sides && !err; at += s[k].nr, k++)
 		err = diff_side__take(&s[k], jobs + at, e);
 	load_jobs__free(jobs, n);

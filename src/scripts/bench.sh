@@ -18,6 +18,9 @@
 #      report memory (issue 13)
 #   9. the worst case for a stack trie: tests/bench/rand-recurse.c, random
 #      recursion, at -F 20000 for 40 s (issue 14 item 11)
+#  10. the results store: mmprof push's rate into SQLite and PostgreSQL,
+#      one client and 16, and the store's size per push (issue 33;
+#      src/scripts/bench-store.sh)
 # Prints the table and writes it to Documentation/performance.md (with the
 # machine, the date and the command).  No pass/fail: targets are compared
 # in the text, and `make check` carries no timing assertion.
@@ -515,7 +518,7 @@ HDR
 }
 
 mkdir -p "$(dirname "$doc")"
-{ table; heavy_table; } >"$tmp/table.md"
+{ table; heavy_table; "$(dirname "$0")/bench-store.sh" "$mmprof" "$tmp"; } >"$tmp/table.md"
 # the measured part, then the hand-written analysis kept below the marker
 if [ -f "$doc" ] && grep -q '^<!-- analysis -->' "$doc"; then
 	sed -n '/^<!-- analysis -->/,$p' "$doc" >"$tmp/analysis"

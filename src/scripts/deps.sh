@@ -3,14 +3,16 @@
 #
 # SET is one of (default build):
 #   build   compiling mmprof and the workloads: the pkg-config modules
-#           mmprof links, libiberty, a C compiler and, where libperf has no
-#           pkg-config file, the Debian kernel source libperf is built from
+#           mmprof links (libpq: the results store's PostgreSQL backend),
+#           libiberty, a C compiler and, where libperf has no pkg-config
+#           file, the Debian kernel source libperf is built from
 #   tests   make check: prove, and the independent readers and loads the
-#           tests drive (perf, sqlite3, python3 with yaml and junitparser, g++, man,
-#           groff, chromium, go, stress-ng, valgrind, addr2line)
+#           tests drive (perf, sqlite3, PostgreSQL's server and psql,
+#           python3 with yaml and junitparser, g++, man, groff, chromium,
+#           go, stress-ng, valgrind, addr2line)
 #   demo    make demo: nothing beyond build today (flock is in util-linux)
 #   fuzz    make fuzz: clang with libFuzzer
-#   bench   make bench: perf and GNU time
+#   bench   make bench: perf, GNU time, sqlite3 and PostgreSQL (the store's section)
 # The Makefile calls it once per set and build folder (a stamp records
 # success), before the first step that needs the set, never while parsing.
 #
@@ -36,6 +38,8 @@ deps_build() {
 		need_pc libtraceevent libtraceevent-dev
 		need_pc sqlite3 libsqlite3-dev
 		need_pc zlib zlib1g-dev
+		# the results store's PostgreSQL backend (mmprof push, diff STORE:COMMIT)
+		need_pc libpq libpq-dev
 	fi
 	# the Makefile says which libperf it chose (MMPROF_OWN_LIBPERF=1: ours)
 	own=${MMPROF_OWN_LIBPERF:-}
@@ -71,6 +75,9 @@ deps_tests() {
 	need_cmd go golang-go
 	need_cmd stress-ng stress-ng
 	need_cmd valgrind valgrind
+	# a private PostgreSQL cluster for the results store's tests (tests/integration/store.sh)
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$missing postgresql"
+	need_cmd psql postgresql-client
 }
 
 deps_demo() {
@@ -85,6 +92,10 @@ deps_bench() {
 	need_cmd perf linux-perf
 	need_cmd stress-ng stress-ng
 	[ -x /usr/bin/time ] || missing="$missing time"
+	# the results store's section: variants made with sqlite3, a private PostgreSQL
+	need_cmd sqlite3 sqlite3
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$missing postgresql"
+	need_cmd psql postgresql-client
 }
 
 [ $# -gt 0 ] || set -- build

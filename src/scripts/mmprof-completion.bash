@@ -128,7 +128,7 @@ _mmprof()
 	# for the others (numbers, event names).
 	if [[ $prev == -* ]] && _mmprof_takes_arg "$mmprof" "$cmd" "$prev"; then
 		case $prev in
-		-o|--output|--gate-file|--html|--workload-output|--vmlinux|--*file*|--*dir*)
+		-o|--output|--gate-file|--html|--workload-output|--vmlinux|--store|--*file*|--*dir*)
 			compopt -o filenames 2>/dev/null
 			COMPREPLY=($(compgen -f -- "$cur")) ;;
 		-f|--format)
