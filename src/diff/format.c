@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "mmprof/diff.h"
+#include "mmprof/rubyfmt.h"
 #include "mmprof/term.h"
 #include "mmprof/xalloc.h"
 
@@ -56,10 +57,11 @@ static void lkp_value(char val[48], char err[16], double avg, double sd)
 {
 	double rel;
 
+	/* Ruby's format rounds ties its own way (rubyfmt.h) */
 	if (fabs(avg) < 1000)
-		snprintf(val, 48, "%*.2f", ABS_WIDTH, avg);
+		rubyfmt__format(val, 48, false, ABS_WIDTH, 2, 'f', avg);
 	else if (fabs(avg) > 100000000)
-		snprintf(val, 48, "%*.4g", ABS_WIDTH, avg);
+		rubyfmt__format(val, 48, false, ABS_WIDTH, 4, 'g', avg);
 	else
 		/* Ruby's %d of a Float truncates toward zero */
 		snprintf(val, 48, "%*lld", ABS_WIDTH, (long long)avg);
@@ -108,7 +110,10 @@ void diff__lkp_columns(struct outbuf *b, const char *key, double mean_b, double 
 			p = 100.0 * (mean_n - base) / base;
 		}
 		/* "%+*.1f%% " as the robot prints it, the number apart for its colour */
-		snprintf(chg, sizeof(chg), !(fabs(p) < 100000) ? "%+.2g" : "%+.1f", p);
+		if (fabs(p) < 100000)
+			rubyfmt__format(chg, sizeof(chg), true, 0, 1, 'f', p);
+		else
+			rubyfmt__format(chg, sizeof(chg), true, 0, 2, 'g', p);
 		/*
 		 * Where the colour goes, as mmprof's table has always placed
 		 * it: on the change, except that a spread of 100 % or more
