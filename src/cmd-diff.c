@@ -95,6 +95,7 @@ static size_t unmatched_gates(const struct diff *d, size_t nd, const struct gate
 
 	for (i = 0; i < ng; i++) {
 		struct gate_matches m, mk;
+		const char *near;
 		char desc[512];
 
 		gate__count(&g[i], &d[0], &m);
@@ -106,6 +107,15 @@ static size_t unmatched_gates(const struct diff *d, size_t nd, const struct gate
 		if (m.rows)
 			continue;
 		gate__describe(&g[i], desc, sizeof(desc));
+		for (k = 0, near = NULL; k < nd && !near; k++)
+			near = gate__near_key(&g[i], &d[k]);
+		if (m.absent && near) {
+			bad++;
+			fprintf(stderr, "mmprof diff: %sgate '%s' matches no key; did you mean '%s'? (a key "
+					"meant as written is written '=KEY'%s)\n", allow ? "note: " : "",
+				desc, near, allow ? "" : "; --allow-unmatched accepts every unmatched gate");
+			continue;
+		}
 		if (m.absent) {
 			fprintf(stderr, "mmprof diff: note: gate '%s' matches no key: %s is absent from "
 					"both sides, compared as 0 -> 0\n", desc, g[i].glob);
@@ -133,8 +143,8 @@ static size_t unmatched_gates(const struct diff *d, size_t nd, const struct gate
 				allow ? "note: " : "", desc, allow ? "" : " (--allow-unmatched accepts that)");
 		else
 			fprintf(stderr, "mmprof diff: %sgate '%s' matches no key of either side, and no "
-					"family and event they measured: a typo? 'mmprof report FILE' lists "
-					"the keys%s\n",
+					"family and event they measured: a typo? 'mmprof report --keys FILE' "
+					"lists the keys%s\n",
 				allow ? "note: " : "", desc, allow ? "" : " (--allow-unmatched accepts that)");
 	}
 	return allow ? 0 : bad;

@@ -12,6 +12,7 @@
 #include "tap.h"
 #include "mmprof/diff.h"
 #include "mmprof/gate.h"
+#include "mmprof/strdist.h"
 #include "mmprof/outbuf.h"
 
 static void test_valid(void)
@@ -121,7 +122,22 @@ static void test_eval(void)
 	   "(which fnmatch alone would not)");
 	gate__describe(&g, buf, sizeof(buf));
 	is_str(buf, "'perf-profile.self.cpu-clock.int[] f(char[])' > +1", "describe quotes a glob with blanks");
+	ok(gate__matches(&g, "perf-profile.self.cpu-clock.int[]_f(char[])"),
+	   "the symbol's spelling matches its key, which writes the blank '_'");
 	gate__release(&g);
+	is_int(gate__parse("=perf-profile.self.cpu-clock.new_fn > 1", &g, &e), 0, "=GLOB parses");
+	ok(g.meant && !strcmp(g.glob, "perf-profile.self.cpu-clock.new_fn"), "=GLOB: meant, the glob without '='");
+	gate__describe(&g, buf, sizeof(buf));
+	is_str(buf, "=perf-profile.self.cpu-clock.new_fn > +1", "describe keeps the '='");
+	gate__release(&g);
+	is_int(gate__parse("='a b' > 1", &g, &e), 0, "='quoted' parses");
+	ok(g.meant && !strcmp(g.glob, "a b"), "='quoted': meant");
+	gate__release(&g);
+	ok(strdist__within("clear_page_ermz", "clear_page_erms", 1), "strdist: one replaced byte");
+	ok(strdist__within("dif", "diff", 1) && !strdist__within("dff", "diff", 0), "strdist: one inserted byte");
+	ok(!strdist__within("clear_page", "clear_page_erms", 2), "strdist: five apart is not within 2");
+	ok(strdist__within("kitten", "sitting", 3) && !strdist__within("kitten", "sitting", 2),
+	   "strdist: kitten/sitting is 3");
 }
 
 /* describe parses back to the same gate, quoting when needed */
