@@ -350,6 +350,16 @@ bool diff__ambient_key(const char *key);
  * *.per_process_ops and *.per_thread_ops (will-it-scale).
  */
 bool diff__score_key(const char *key);
+/*
+ * Is key one of the workload's own metrics: a family that is no monitor
+ * of the robot's (perf-profile, perf-stat, proc-vmstat, meminfo, ...)
+ * nor mmprof's costs per op, and not the workload's rusage
+ * (<name>.time.*)?  Every key a benchmark parser produces (benchout.h):
+ * stress-ng.vm.ops_per_sec, will-it-scale.per_process_ops,
+ * vm-scalability.throughput, ebizzy.throughput, hackbench.throughput,
+ * thp-zap.ops.
+ */
+bool diff__workload_metric_key(const char *key);
 
 /* Absolute change for perf-profile* keys, cost.part.* (points, cost.h) and keys ending in '%'. */
 bool diff__absolute_key(const char *key);

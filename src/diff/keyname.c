@@ -293,6 +293,14 @@ bool diff__monitor_family(const char *key)
 	return false;
 }
 
+bool diff__workload_metric_key(const char *key)
+{
+	const char *dot = strchr(key, '.');
+
+	return dot && !diff__monitor_family(key) && strncmp(key, "cost.", 5) &&
+	       strncmp(dot + 1, "time.", 5);
+}
+
 bool diff__is_ambient(const struct diff_opts *o, const char *key)
 {
 	size_t i;

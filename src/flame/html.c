@@ -651,17 +651,14 @@ static void verdict_moved(struct outbuf *b, const struct diff *d)
 /* The workload's own metrics (NAME.metric) with their verdicts. */
 static void verdict_metrics(struct outbuf *b, const struct html_side sides[2], const struct diff *d)
 {
-	char name[128], prefix[160];
 	size_t i, n = 0;
 
 	if (!sides[1].nr)
 		return;
-	keys__workload_name(sides[1].profiles[0], name, sizeof(name));
-	snprintf(prefix, sizeof(prefix), "%s.", name);
 	for (i = 0; i < d->nr && n < 8; i++) {
 		const struct diff_row *r = &d->rows[i];
 
-		if (!ciout__workload_metric(r, prefix))
+		if (!ciout__workload_metric(r))
 			continue;
 		if (!n++)
 			outbuf__printf(b, verdict_head, "the workload's metric", "");

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "tap.h"
+#include "mmprof/ciout.h"
 #include "mmprof/diff.h"
 #include "mmprof/gate.h"
 #include "mmprof/strdist.h"
@@ -356,6 +357,39 @@ static void test_ambient_key(void)
 	   "nor mmprof's proc-vmstat.delta.* (a change over the run)");
 }
 
+/*
+ * The workload's own metrics (diff__workload_metric_key, the summary's and
+ * the HTML's "workload's metric"): every key a benchmark parser produces,
+ * three components or two, never the monitors', the costs or the rusage.
+ */
+static void test_workload_metric_key(void)
+{
+	static const char *const own[] = {
+		"stress-ng.vm.ops_per_sec", "stress-ng.vm.ops", "will-it-scale.per_process_ops",
+		"will-it-scale.workload", "vm-scalability.throughput", "ebizzy.throughput",
+		"hackbench.throughput", "thp-zap.ops",
+	};
+	static const char *const not_own[] = {
+		"thp-zap.time.user_time", "stress-ng.time.elapsed_time", "perf-stat.ps.page-faults",
+		"proc-vmstat.thp_fault_alloc", "meminfo.AnonHugePages", "cost.self.cpu-clock.f",
+		"perf-profile.self.cpu-clock.f", "tracepoint.kmem:mm_page_alloc.count", "nodot",
+	};
+	struct diff_row r = { 0 };
+	size_t i;
+
+	for (i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
+		r.key = (char *)own[i];
+		ok(ciout__workload_metric(&r), "%s is the workload's metric", own[i]);
+	}
+	for (i = 0; i < sizeof(not_own) / sizeof(not_own[0]); i++) {
+		r.key = (char *)not_own[i];
+		ok(!ciout__workload_metric(&r), "%s is not", not_own[i]);
+	}
+	r.key = (char *)"stress-ng.vm.ops_per_sec";
+	r.flags = DIFF_ONE_SIDE;
+	ok(!ciout__workload_metric(&r), "nor one that one side did not measure");
+}
+
 /* A tripped gate's line: a rise from zero reads "new", no percentage of 1e-100. */
 static void test_trip_text(void)
 {
@@ -388,6 +422,7 @@ int main(void)
 {
 	test_valid();
 	test_invalid();
+	test_workload_metric_key();
 	test_eval();
 	test_describe();
 	test_trip_text();
