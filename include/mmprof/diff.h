@@ -334,12 +334,15 @@ const char *diff_row__verdict_name(const struct diff_row *r);
 bool diff__address_key(const char *key);
 
 /*
- * The machine's state rather than the workload's effect: meminfo.* (read
- * once after the workload ended) and the proc-vmstat levels
- * (mmstate__is_level: the mean of readings before the workload started and
- * after it ended).  Neither is read while the workload runs, so a
- * difference says the machine was in another state (page cache, dirty
- * pages written back between the batches), not what the workload did.
+ * The machine's state rather than the workload's effect: the meminfo.*
+ * and proc-vmstat levels (mmstate__is_level; means of samples taken once
+ * a second from the workload's release to its end, mmstate.h).  They are
+ * system-wide: free memory, the page cache, writeback, and the memory
+ * every other process holds move them as much as the workload does
+ * (other jobs on the machine, pages written back between the batches).
+ * Not ambient: meminfo.rise.* and proc-vmstat.rise.*, the rise of what
+ * processes hold while the workload ran over the level read outside it
+ * (mmstate.h), which is the workload's own.
  */
 bool diff__ambient_key(const char *key);
 /*

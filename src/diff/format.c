@@ -52,6 +52,12 @@ void diff__lkp_header(struct outbuf *b, size_t columns)
 	outbuf__printf(b, "\n");
 }
 
+void diff__lkp_ambient_title(struct outbuf *b)
+{
+	outbuf__printf(b, "\nthe machines differed (%s; no verdict, gated only by a gate naming the "
+			  "family; --no-ambient makes them verdicts):\n", DIFF_AMBIENT_WHY);
+}
+
 /* One side's value and stddev columns, as the robot prints them, into val and err. */
 static void lkp_value(char val[48], char err[16], double avg, double sd)
 {
@@ -625,16 +631,13 @@ static void ambient_section(struct outbuf *b, const struct diff *d, enum diff_fo
 	const struct diff_row **rows = diff__select(d, DIFF_SELECT_AMBIENT, &n);
 
 	if (n && f == DIFF_FORMAT_LKP) {
-		outbuf__printf(b, "\nthe machines differed (state read while the workload was not running, "
-				  "not its effect; no verdict, gated only by a gate naming the family; "
-				  "--no-ambient makes them verdicts):\n");
+		diff__lkp_ambient_title(b);
 		for (i = 0; i < n; i++)
 			diff__lkp_row(b, rows[i]->key, rows[i]->base.mean, rows[i]->base.sd,
 				      rows[i]->cur.mean, rows[i]->cur.sd, diff_row__verdict_name(rows[i]),
 				      diff_row__tinted(rows[i], true, false));
 	} else if (n && f == DIFF_FORMAT_MARKDOWN) {
-		outbuf__printf(b, "\n**the machines differed** (state read while the workload was not "
-				  "running, not its effect):");
+		outbuf__printf(b, "\n**the machines differed** (%s):", DIFF_AMBIENT_WHY);
 		for (i = 0; i < n; i++) {
 			outbuf__printf(b, "%s ", i ? "," : "");
 			diff__md_key(b, rows[i]->key);

@@ -313,11 +313,12 @@ bool diff__is_ambient(const struct diff_opts *o, const char *key)
 
 bool diff__ambient_key(const char *key)
 {
+	/* the rise of what processes hold while the workload ran is its own (mmstate.h) */
 	if (!strncmp(key, "meminfo.", 8))
-		return true;
+		return strncmp(key + 8, "rise.", 5);
 	/* proc-vmstat.delta.* count events over the run, as the counters do */
 	return !strncmp(key, "proc-vmstat.", 12) && strncmp(key + 12, "delta.", 6) &&
-	       mmstate__is_level(key + 12);
+	       strncmp(key + 12, "rise.", 5) && mmstate__is_level(key + 12);
 }
 
 bool diff__score_key(const char *key)

@@ -347,8 +347,14 @@ static void test_count(void)
 /* Which keys are the machine's state (diff__ambient_key): the robot's levels, not event counts. */
 static void test_ambient_key(void)
 {
-	ok(diff__ambient_key("meminfo.AnonHugePages") && diff__ambient_key("proc-vmstat.nr_dirty"),
-	   "meminfo and proc-vmstat levels are ambient");
+	ok(diff__ambient_key("meminfo.Dirty") && diff__ambient_key("proc-vmstat.nr_dirty") &&
+	   diff__ambient_key("meminfo.MemFree") && diff__ambient_key("proc-vmstat.nr_file_pages"),
+	   "meminfo and proc-vmstat levels of free memory and the page cache are ambient");
+	ok(!diff__ambient_key("meminfo.rise.AnonHugePages") &&
+	   !diff__ambient_key("proc-vmstat.rise.nr_anon_transparent_hugepages"),
+	   "the rise while the workload ran of what processes hold is the workload's");
+	ok(diff__ambient_key("meminfo.AnonHugePages") && diff__ambient_key("meminfo.PageTables"),
+	   "the machine-wide level itself stays ambient (other processes hold memory too)");
 	ok(diff__ambient_key("proc-vmstat.workingset_refault_file"),
 	   "a field the robot averages is ambient");
 	ok(!diff__ambient_key("proc-vmstat.pgfault") && !diff__ambient_key("proc-vmstat.thp_split_pmd"),
