@@ -79,6 +79,26 @@ static int parse_gates(struct diff_cmd *c, struct gate **gates, size_t *ng)
 	return 0;
 }
 
+/* The recorded settings that differ between the sides, in fmt (diff__settings_format). */
+static void print_settings(struct outbuf *out, const struct diff_side *s, size_t nr_sides,
+			   enum diff_format fmt)
+{
+	struct diff_settings_side *ss = xcalloc(nr_sides, sizeof(*ss));
+	const char **names = xcalloc(nr_sides, sizeof(*names));
+	struct diff_setting *st;
+	size_t k, n;
+
+	for (k = 0; k < nr_sides; k++) {
+		ss[k] = (struct diff_settings_side){ (const struct profile *const *)s[k].profiles, s[k].nr };
+		names[k] = s[k].name;
+	}
+	n = diff__settings_differ(ss, nr_sides, &st);
+	diff__settings_format(out, st, n, names, nr_sides, fmt);
+	diff__settings_release(st, n);
+	free(names);
+	free(ss);
+}
+
 /*
  * Gates that match no compared key can never trip: a typo in a CI gate
  * would pass forever.  Each is one line on stderr; an error (returns the
@@ -701,6 +721,10 @@ int cmd_diff(int argc, char **argv)
 				    c.color ? TERM_COLOR_ALWAYS : TERM_COLOR_NEVER);
 
 	colrows = xmalloc((n + 1) * sizeof(*colrows));
+	/* the settings that differ come first in every format (JSON: the first member) */
+	if (fmt == DIFF_FORMAT_JSON)
+		outbuf__puts(&out, "{");
+	print_settings(&out, s, nr_sides, fmt);
 	if (fmt == DIFF_FORMAT_JSON && !multi) {
 		diff_sides__json_head(&out, s, ev[0], ev[1]);
 		diff__json_open(&out, &d[0], rows, n);
@@ -715,7 +739,7 @@ int cmd_diff(int argc, char **argv)
 		}
 	} else if (fmt == DIFF_FORMAT_JSON) {
 		/* the base, each column's side, then one diff object per column */
-		outbuf__printf(&out, "{\"base\": ");
+		outbuf__printf(&out, "\"base\": ");
 		diff_side__json(&out, &s[0], ev[0]);
 		outbuf__printf(&out, ", \"columns\": [");
 		for (k = 0; k < nd; k++) {

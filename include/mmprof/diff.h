@@ -456,6 +456,37 @@ void diff__html_columns_index(struct outbuf *b, const char *base_label,
 void diff__column_rows(const struct diff_row *const *rows, size_t n, size_t nd, size_t k,
 		       const struct diff_row **out, size_t *nout);
 
+/*
+ * Recorded settings that differ between sides (settings.c), printed
+ * first in every format.  A setting is a file meta key of
+ * diff__setting_key: thp_*, hugetlb_*, sysctl.*, kernel_cmdline,
+ * cpu_model, nr_cpus_online, cpu_governor, numa_nodes, machine,
+ * perf_event_paranoid, kptr_restrict (the kernel release and host have
+ * header lines of their own).
+ */
+bool diff__setting_key(const char *name);
+struct diff_settings_side {
+	const struct profile *const *profiles;
+	size_t nr;
+};
+struct diff_setting {
+	char *name;		/* owned */
+	char (*value)[4096];	/* [side], owned: its files' value, "a | b" when they differ, "-" none */
+};
+/* The settings whose value differs between sides into *out (n of them; release with the next). */
+size_t diff__settings_differ(const struct diff_settings_side *sides, size_t nr_sides,
+			     struct diff_setting **out);
+void diff__settings_release(struct diff_setting *s, size_t n);
+/*
+ * The settings in a format, names[k] naming side k: lkp, a block of
+ * "  name: base X, new Y" lines (nothing when n is 0); markdown, one
+ * paragraph; CSV, "# setting differs,NAME,base,X,new,Y" comment lines
+ * before the table; JSON, the member "settings_differ": [...] and ", "
+ * (always, [] when none), for the caller's object.
+ */
+void diff__settings_format(struct outbuf *b, const struct diff_setting *s, size_t n,
+			   const char *const *names, size_t nr_sides, enum diff_format f);
+
 /* CSV lines of rows in diff__format's columns, without its header line (more rows for its table). */
 void diff__csv_rows(struct outbuf *b, const struct diff_row *const *rows, size_t n);
 

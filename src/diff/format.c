@@ -414,7 +414,7 @@ void diff__json_close(struct outbuf *b)
 }
 
 /* s through the text rule (no newline is left to quote), quoted when it holds ',' or '"' */
-static void csv_str(struct outbuf *b, const char *s)
+void diff__csv_str(struct outbuf *b, const char *s)
 {
 	struct outbuf safe = { 0 };
 
@@ -439,7 +439,7 @@ static void csv_num(struct outbuf *b, double v)
 
 void diff_row__csv(struct outbuf *b, const struct diff_row *r)
 {
-	csv_str(b, r->key);
+	diff__csv_str(b, r->key);
 	outbuf__printf(b, ",");
 	csv_num(b, r->base.mean);
 	outbuf__printf(b, ",");

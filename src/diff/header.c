@@ -383,7 +383,7 @@ void diff_side__json(struct outbuf *b, const struct diff_side *s, const char *ev
 void diff_sides__json_head(struct outbuf *b, const struct diff_side s[2], const char *eb,
 			   const char *en)
 {
-	outbuf__printf(b, "{\"base\": ");
+	outbuf__printf(b, "\"base\": ");
 	diff_side__json(b, &s[0], eb);
 	outbuf__printf(b, ", \"new\": ");
 	diff_side__json(b, &s[1], en);

@@ -648,6 +648,31 @@ static void verdict_moved(struct outbuf *b, const struct diff *d)
 	outbuf__puts(b, "</tbody></table>\n");
 }
 
+/* The recorded settings that differ between the sides (diff.h), first on the page. */
+static void settings_differ(struct outbuf *b, const struct html_side sides[2])
+{
+	struct diff_settings_side ss[2] = { { sides[0].profiles, sides[0].nr },
+					    { sides[1].profiles, sides[1].nr } };
+	struct diff_setting *st;
+	size_t i, n = diff__settings_differ(ss, 2, &st);
+
+	if (n) {
+		outbuf__puts(b, "<p class=\"settings\"><b>Settings that differ</b> (recorded with the "
+				"files):");
+		for (i = 0; i < n; i++) {
+			outbuf__puts(b, i ? "; <code>" : " <code>");
+			outbuf__xml_str(b, st[i].name);
+			outbuf__puts(b, "</code> base <b>");
+			outbuf__xml_str(b, st[i].value[0]);
+			outbuf__puts(b, "</b>, new <b>");
+			outbuf__xml_str(b, st[i].value[1]);
+			outbuf__puts(b, "</b>");
+		}
+		outbuf__puts(b, "</p>\n");
+	}
+	diff__settings_release(st, n);
+}
+
 /* The workload's own metrics (NAME.metric) with their verdicts. */
 static void verdict_metrics(struct outbuf *b, const struct html_side sides[2], const struct diff *d)
 {
@@ -695,7 +720,9 @@ void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const s
 		}
 		outbuf__printf(b, " (%zu run%s)", sides[i].nr_runs, sides[i].nr_runs == 1 ? "" : "s");
 	}
-	outbuf__puts(b, "</p>\n<div id=\"verdict\">\n");
+	outbuf__puts(b, "</p>\n");
+	settings_differ(b, sides);
+	outbuf__puts(b, "<div id=\"verdict\">\n");
 	verdict_gates(b, d, gates);
 	verdict_runs(b, sides, d);
 	verdict_metrics(b, sides, d);
