@@ -490,6 +490,15 @@ void diff__settings_format(struct outbuf *b, const struct diff_setting *s, size_
 /* CSV lines of rows in diff__format's columns, without its header line (more rows for its table). */
 void diff__csv_rows(struct outbuf *b, const struct diff_row *const *rows, size_t n);
 
+/*
+ * The interrupt-enable skid named (skid.h), a line each, once for every
+ * irq-enable site whose perf-profile.self share of a timer event
+ * (cpu-clock, task-clock) reaches SKID_NOTE_SHARE on a side of one of
+ * the nd diffs: its time is that of the interrupts-off sections before
+ * it, not its own.
+ */
+void diff__skid_notes(struct outbuf *b, const struct diff *d, size_t nd);
+
 /* rows (from diff__select) in a format; with_verdict adds the verdict to lkp rows. */
 void diff__format(struct outbuf *b, const struct diff *d, const struct diff_row *const *rows,
 		  size_t n, enum diff_format f, bool with_verdict);

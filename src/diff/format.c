@@ -14,6 +14,7 @@
 
 #include "mmprof/diff.h"
 #include "mmprof/rubyfmt.h"
+#include "mmprof/skid.h"
 #include "mmprof/term.h"
 #include "mmprof/xalloc.h"
 
@@ -710,4 +711,35 @@ void diff__format(struct outbuf *b, const struct diff *d, const struct diff_row 
 	renamed_section(b, d, rows, n, false);
 	if (!with_verdict && !d->o.robot)
 		ambient_section(b, d, f);
+}
+
+void diff__skid_notes(struct outbuf *b, const struct diff *d, size_t nd)
+{
+	static const char self[] = "perf-profile.self.";
+	const char *done[8];
+	size_t nr_done = 0, k, i, j;
+
+	for (k = 0; k < nd; k++)
+		for (i = 0; i < d[k].nr && nr_done < 8; i++) {
+			const struct diff_row *r = &d[k].rows[i];
+			const char *ev = r->key + sizeof(self) - 1, *sym;
+			char event[128];
+			size_t len;
+
+			if (strncmp(r->key, self, sizeof(self) - 1) || !(sym = strchr(ev, '.')))
+				continue;
+			len = (size_t)(sym - ev);
+			snprintf(event, sizeof(event), "%.*s", (int)len, ev);
+			sym++;
+			if (!skid__timer_event(event) || !skid__irq_enable_site(sym) ||
+			    (r->base.mean < SKID_NOTE_SHARE && r->cur.mean < SKID_NOTE_SHARE))
+				continue;
+			for (j = 0; j < nr_done && strcmp(done[j], r->key); j++)
+				;
+			if (j < nr_done)
+				continue;
+			done[nr_done++] = r->key;
+			skid__note(b, "", event, sym,
+				   r->base.mean > r->cur.mean ? r->base.mean : r->cur.mean, "diff -g");
+		}
 }

@@ -16,7 +16,9 @@
 #include <string.h>
 
 #include "mmprof/datafile.h"
+#include "mmprof/keys.h"
 #include "mmprof/report.h"
+#include "mmprof/skid.h"
 
 /* metrics the recorder adds for every run (meminfo.*, proc-vmstat.*): not the workload's */
 static bool system_metric(const char *key)
@@ -221,6 +223,37 @@ static void header(const struct profile *p, const char *path, struct outbuf *out
 			     "its perf-stat keys\n");
 }
 
+/*
+ * The interrupt-enable skid named (skid.h) for each irq-enable site that
+ * holds SKID_NOTE_SHARE % or more of event's self time, from the LKP
+ * keys' perf-profile.self.<event>.<sym> means over the runs.
+ */
+static void skid_notes(const struct profile *p, const char *event, struct outbuf *out)
+{
+	struct keytab kt;
+	char prefix[256];
+	size_t k, len;
+
+	if (keytab__build(&kt, p) < 0)
+		return;
+	/* the key's event: ':' written '-', as the robot writes it (keys.h) */
+	len = (size_t)snprintf(prefix, sizeof(prefix), "perf-profile.self.%s.", event);
+	for (k = 0; k < len; k++)
+		if (prefix[k] == ':')
+			prefix[k] = '-';
+	for (k = 0; k < kt.nr; k++) {
+		const char *sym = kt.keys[k] + len;
+		double share;
+
+		if (strncmp(kt.keys[k], prefix, len) || !skid__irq_enable_site(sym))
+			continue;
+		share = keytab__mean(&kt, k);
+		if (share >= SKID_NOTE_SHARE)
+			skid__note(out, "# ", event, sym, share, "report --tree");
+	}
+	keytab__release(&kt);
+}
+
 int report__summary(const struct profile *p, const char *path, struct outbuf *out)
 {
 	char line[256];
@@ -252,6 +285,8 @@ int report__summary(const struct profile *p, const char *path, struct outbuf *ou
 		outbuf__printf(out, "# Top %d by self, with their callers down to %.0f%%\n",
 			       REPORT_SUMMARY_SELF, REPORT_SUMMARY_CHAIN_PCT);
 		err = report__tree(p, &hot, out);
+		if (!err && skid__timer_event(name))
+			skid_notes(p, name, out);
 	}
 	return err;
 }

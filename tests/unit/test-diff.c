@@ -124,6 +124,33 @@ static void test_golden(void)
 	outbuf__release(&b);
 }
 
+/* The skid note (diff__skid_notes): for an irq-enable site of cpu-clock at 5 % or more, once. */
+static void test_skid_notes(void)
+{
+	struct run_keys runs[4] = { { 0 } };
+	struct outbuf b = { 0 };
+	struct diff d;
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
+		rk_add(&runs[i], "perf-profile.self.cpu-clock.pvm_irq_enable", i < 2 ? 38 + i : 20 + i);
+		rk_add(&runs[i], "perf-profile.self.cpu-clock.native_irq_enable", 2);
+		rk_add(&runs[i], "perf-profile.self.cycles-pp._raw_spin_unlock_irqrestore", 30);
+		rk_add(&runs[i], "perf-profile.self.cpu-clock.clear_page_erms", 40);
+	}
+	is_int(compute(&d, runs, 2, 2, NULL), 0, "skid: diff computed");
+	diff__skid_notes(&b, &d, 1);
+	ok(b.s && b.s == strstr(b.s, "note: pvm_irq_enable holds 38.5% of cpu-clock's self time") &&
+	   strstr(b.s, "(interrupt-enable skid)") && strstr(b.s, "diff -g shows them"),
+	   "pvm_irq_enable at 38.5 %% of cpu-clock: named, its base share");
+	ok(b.s && !strstr(b.s, "native_irq_enable") && !strstr(b.s, "_raw_spin_unlock_irqrestore") &&
+	   !strstr(b.s, "clear_page_erms") && strchr(b.s, '\n') == b.s + b.len - 1,
+	   "one line: not the site under 5 %%, not cycles, not another function");
+	outbuf__release(&b);
+	diff__release(&d);
+	rk_release(runs, 4);
+}
+
 static void test_normalize(void)
 {
 	static const struct { const char *in, *out; } t[] = {
@@ -850,6 +877,7 @@ static void test_score(void)
 int main(void)
 {
 	test_golden();
+	test_skid_notes();
 	test_normalize();
 	test_rows();
 	test_calltrace_cut();
