@@ -363,6 +363,15 @@ bool diff__score_key(const char *key);
  * thp-zap.ops.
  */
 bool diff__workload_metric_key(const char *key);
+/*
+ * Which way is better for key: +1 when more is better (the workload's
+ * operations and rates: NAME.ops, *ops_per_sec, *_per_sec, *throughput,
+ * will-it-scale's *_ops and .workload, .score), -1 when less is (costs
+ * per op, cost.*; the workload's latencies and times: *latency, *_ns,
+ * *_us, *_ms, *_time, .elapsed), 0 when it is not known (the profile's
+ * shares, counters, memory levels): the HTML colours changes by it.
+ */
+int diff__key_goodness(const char *key);
 
 /* Absolute change for perf-profile* keys, cost.part.* (points, cost.h) and keys ending in '%'. */
 bool diff__absolute_key(const char *key);

@@ -301,6 +301,35 @@ bool diff__workload_metric_key(const char *key)
 	       strncmp(dot + 1, "time.", 5);
 }
 
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), t = strlen(tail);
+
+	return n >= t && !strcmp(s + n - t, tail);
+}
+
+int diff__key_goodness(const char *key)
+{
+	static const char *const more[] = {
+		".ops", "ops_per_sec", "_per_sec", "_per_second", "throughput", "per_process_ops",
+		"per_thread_ops", ".workload", "bogo_ops", ".score", "ops/s",
+	};
+	static const char *const less[] = { "latency", "_ns", "_us", "_ms", ".elapsed", "_time" };
+	size_t i;
+
+	if (!strncmp(key, "cost.", 5))
+		return -1;	/* CPU per operation */
+	if (!diff__workload_metric_key(key))
+		return 0;
+	for (i = 0; i < sizeof(more) / sizeof(more[0]); i++)
+		if (ends_with(key, more[i]))
+			return 1;
+	for (i = 0; i < sizeof(less) / sizeof(less[0]); i++)
+		if (ends_with(key, less[i]))
+			return -1;
+	return 0;
+}
+
 bool diff__is_ambient(const struct diff_opts *o, const char *key)
 {
 	size_t i;

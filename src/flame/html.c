@@ -30,6 +30,7 @@ static const char page_css[] =
 	"#rows th.asc::after { content: ' \\25b2'; } #rows th.desc::after { content: ' \\25bc'; }\n"
 	"tr.up td.v { color: #c00; font-weight: bold; } tr.down td.v { color: #0040c0; font-weight: bold; }\n"
 	"tr.changed td.v { color: #a60; }\n"
+	"tr.better td.v { color: #080; } tr.worse td.v { color: #c00; }\n"
 	".note { color: #555; font-size: 0.85em; }\n"
 	"#filter { width: 30em; margin: 0.5em 0; }\n"
 	".key { font-family: 'DejaVu Sans Mono', monospace; min-width: 28em; word-break: break-all; }\n"
@@ -320,8 +321,19 @@ static void meta_table(struct outbuf *b, const struct html_side *sides, size_t n
 	free(keys);
 }
 
+/*
+ * A row's class: its verdict's, and where the key's better direction is
+ * known (diff__key_goodness: the workload's operations up, costs and
+ * latencies down) "better" or "worse" too, which the colours follow.
+ */
 static const char *row_class(const struct diff_row *r)
 {
+	int good = diff__key_goodness(r->key);
+
+	if (good && r->verdict == DIFF_UP)
+		return good > 0 ? "up better" : "up worse";
+	if (good && r->verdict == DIFF_DOWN)
+		return good > 0 ? "down worse" : "down better";
 	return waterfall__verdict_class(r->verdict);
 }
 
@@ -503,7 +515,9 @@ static void verdict_row(struct outbuf *b, const struct diff_row *r, const char *
 	num_cell(b, r->base.mean, CELL_VALUE);
 	num_cell(b, r->cur.mean, CELL_VALUE);
 	change_cell(b, r);
-	outbuf__printf(b, "<td class=\"v\">%s</td>", diff_row__verdict_name(r));
+	outbuf__printf(b, "<td class=\"v\">%s%s</td>", diff_row__verdict_name(r),
+		       strstr(row_class(r), "better") ? ", better" :
+		       strstr(row_class(r), "worse") ? ", worse" : "");
 }
 
 static const char verdict_head[] =
@@ -691,7 +705,11 @@ static void verdict_metrics(struct outbuf *b, const struct html_side sides[2], c
 		outbuf__puts(b, "</tr>\n");
 	}
 	if (n)
-		outbuf__puts(b, "</tbody></table>\n");
+		outbuf__puts(b, "</tbody></table>\n<p class=\"note\">Colours: green is better, red "
+				"worse, where a metric's better direction is known (higher for operations "
+				"and rates: .ops, ops_per_sec, throughput; lower for latencies, times and "
+				"costs per op); any other change is red when it rose and blue when it "
+				"fell.</p>\n");
 	else
 		outbuf__puts(b, "<p class=\"note\">No metric of the workload's own (keys NAME.metric) in the files.</p>\n");
 }

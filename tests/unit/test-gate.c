@@ -394,6 +394,15 @@ static void test_workload_metric_key(void)
 	r.key = (char *)"stress-ng.vm.ops_per_sec";
 	r.flags = DIFF_ONE_SIDE;
 	ok(!ciout__workload_metric(&r), "nor one that one side did not measure");
+	ok(diff__key_goodness("thp-zap.ops") > 0 && diff__key_goodness("stress-ng.vm.ops_per_sec") > 0 &&
+	   diff__key_goodness("will-it-scale.per_process_ops") > 0 &&
+	   diff__key_goodness("hackbench.throughput") > 0, "more operations and throughput are better");
+	ok(diff__key_goodness("cost.self.cpu-clock.f") < 0 && diff__key_goodness("bench.latency") < 0 &&
+	   diff__key_goodness("fio.read_clat_mean_us") < 0, "costs and latencies: less is better");
+	ok(!diff__key_goodness("perf-profile.self.cpu-clock.f") &&
+	   !diff__key_goodness("proc-vmstat.thp_fault_alloc") &&
+	   !diff__key_goodness("thp-zap.anon_huge_kb") && !diff__key_goodness("thp-zap.time.user_time"),
+	   "shares, counters and unknown metrics: no direction");
 }
 
 /* A tripped gate's line: a rise from zero reads "new", no percentage of 1e-100. */
