@@ -13,6 +13,7 @@
  * LKP keys are `--keys`.  Names go through the text rule (escape.h).
  */
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mmprof/datafile.h"
@@ -223,6 +224,53 @@ static void header(const struct profile *p, const char *path, struct outbuf *out
 			     "its perf-stat keys\n");
 }
 
+/* Was the whole machine recorded (record -a, -C): many commands share the functions. */
+static bool system_wide(const struct profile *p)
+{
+	const char *mode = profile__meta(p, "record_mode");
+
+	return mode && !strcmp(mode, "system");
+}
+
+/*
+ * The top entries by children with a Command column, as perf report's
+ * default --sort comm,dso,sym lists a system-wide recording: which
+ * program ran a function matters as much as the function.
+ */
+static void top_by_comm(const struct profile *p, int event, struct outbuf *out)
+{
+	struct outbuf scratch = { 0 };
+	size_t n, i, shown;
+	int comm_w = 7, dso_w = 13;
+	struct report_entry *r = report__comm_entries(p, event, 0.5, &n);
+
+	shown = n < REPORT_SUMMARY_CHILDREN ? n : REPORT_SUMMARY_CHILDREN;
+	for (i = 0; i < shown; i++) {
+		int c = (int)strlen(outbuf__text_safe(&scratch, r[i].comm ? r[i].comm : "?"));
+		int d = (int)strlen(outbuf__text_safe(&scratch, report__dso_short(r[i].dso ? r[i].dso : "[unknown]")));
+
+		comm_w = c > comm_w ? c : comm_w;
+		dso_w = d > dso_w ? d : dso_w;
+	}
+	outbuf__printf(out, "#\n# Top %d functions by children, per command (a system-wide recording: "
+			    "perf report's --sort comm,dso,sym; report --tree for all)\n",
+		       REPORT_SUMMARY_CHILDREN);
+	outbuf__printf(out, "# Children      Self  %-*s  %-*s  Symbol\n#\n", comm_w, "Command", dso_w,
+		       "Shared Object");
+	for (i = 0; i < shown; i++) {
+		outbuf__printf(out, "%9.2f%%%9.2f%%  %-*s", r[i].children, r[i].self, comm_w,
+			       outbuf__text_safe(&scratch, r[i].comm ? r[i].comm : "?"));
+		outbuf__printf(out, "  %-*s  [%c] ", dso_w,
+			       outbuf__text_safe(&scratch, report__dso_short(r[i].dso ? r[i].dso : "[unknown]")),
+			       r[i].kernel ? 'k' : '.');
+		outbuf__text_str(out, r[i].sym);
+		outbuf__putc(out, '\n');
+	}
+	outbuf__putc(out, '\n');
+	outbuf__release(&scratch);
+	free(r);
+}
+
 /*
  * The interrupt-enable skid named (skid.h) for each irq-enable site that
  * holds SKID_NOTE_SHARE % or more of event's self time, from the LKP
@@ -277,9 +325,13 @@ int report__summary(const struct profile *p, const char *path, struct outbuf *ou
 			       report__unnamed_line(p, (int)e, true, line, sizeof(line)));
 		if (!all)
 			continue;
-		outbuf__printf(out, "#\n# Top %d functions by children (report --tree for all, "
-			       "--keys for the LKP keys)\n", REPORT_SUMMARY_CHILDREN);
-		err = report__tree(p, &top, out);
+		if (system_wide(p)) {
+			top_by_comm(p, (int)e, out);
+		} else {
+			outbuf__printf(out, "#\n# Top %d functions by children (report --tree for all, "
+				       "--keys for the LKP keys)\n", REPORT_SUMMARY_CHILDREN);
+			err = report__tree(p, &top, out);
+		}
 		if (err)
 			break;
 		outbuf__printf(out, "# Top %d by self, with their callers down to %.0f%%\n",

@@ -247,6 +247,16 @@ static void test_summary_status(void)
 	ok(strstr(s, "; attached (pid): no exit status\n") != NULL,
 	   "first screen: record -p has no exit status");
 	free(s);
+	/* a system-wide recording: perf's --sort comm,dso,sym, a Command column */
+	profile__set_meta(p, "record_mode", "system");
+	s = render_summary(p);
+	ok(strstr(s, "# Children      Self  Command  Shared Object      Symbol\n") &&
+	   strstr(s, "per command (a system-wide recording: perf report's --sort comm,dso,sym"),
+	   "first screen of -a: a Command column");
+	ok(strstr(s, "    85.71%     0.00%  pf       pf                 [.] main\n") &&
+	   strstr(s, "    14.29%     0.00%  sh       pf                 [.] main\n"),
+	   "main of both commands, pf and sh, on lines of their own (shares of the event's total)");
+	free(s);
 	profile__free(p);
 }
 
