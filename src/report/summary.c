@@ -34,17 +34,35 @@ static bool system_metric(const char *key)
  */
 static void runs_status(const struct profile *p, struct outbuf *out)
 {
-	const char *mode = profile__meta(p, "record_mode");
-	size_t r, bad = 0;
+	const char *mode = profile__meta(p, "record_mode"), *stop = profile__meta(p, "interrupted");
+	size_t r, bad = 0, runs = p->nr_runs;
 
 	if (mode && strcmp(mode, "fork")) {
 		outbuf__puts(out, "attached (");
 		outbuf__text_str(out, mode);
 		outbuf__puts(out, "): no exit status");
+		if (stop) {
+			outbuf__puts(out, "; interrupted by SIG");
+			outbuf__text_str(out, stop);
+		}
 		return;
 	}
-	for (r = 0; r < p->nr_runs; r++)
+	/*
+	 * The last run of an interrupted recording ended by the signal record
+	 * passed on: the user's stop, not a failure (record exits 0)
+	 */
+	if (stop && runs && p->runs[runs - 1].term_signal &&
+	    sigabbrev_np(p->runs[runs - 1].term_signal) &&
+	    !strcmp(sigabbrev_np(p->runs[runs - 1].term_signal), stop))
+		runs--;
+	for (r = 0; r < runs; r++)
 		bad += p->runs[r].exit_code != 0 || p->runs[r].term_signal;
+	if (!bad && runs < p->nr_runs) {
+		outbuf__printf(out, "interrupted: run %zu stopped by SIG", runs);
+		outbuf__text_str(out, stop);
+		outbuf__printf(out, " (record was stopped%s)", runs ? ", the runs before it exited 0" : "");
+		return;
+	}
 	if (!bad) {
 		outbuf__printf(out, "%s exited 0", p->nr_runs == 1 ? "it" : "all");
 		return;

@@ -247,6 +247,15 @@ static void test_summary_status(void)
 	ok(strstr(s, "; attached (pid): no exit status\n") != NULL,
 	   "first screen: record -p has no exit status");
 	free(s);
+	profile__set_meta(p, "record_mode", "fork");
+	p->runs[0].exit_code = 0;
+	p->runs[0].term_signal = 0;
+	p->runs[1].term_signal = 2;
+	profile__set_meta(p, "interrupted", "INT");
+	s = render_summary(p);
+	ok(strstr(s, "; interrupted: run 1 stopped by SIGINT (record was stopped, the runs before it "
+		     "exited 0)\n") != NULL, "first screen: a run Ctrl-C stopped is not a failure");
+	free(s);
 	/* a system-wide recording: perf's --sort comm,dso,sym, a Command column */
 	profile__set_meta(p, "record_mode", "system");
 	s = render_summary(p);
