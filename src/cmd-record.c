@@ -51,6 +51,7 @@
 #include "mmprof/symbols.h"
 #include "mmprof/sysinfo.h"
 #include "mmprof/target.h"
+#include "mmprof/taskcount.h"
 #include "mmprof/trace.h"
 #include "mmprof/xalloc.h"
 
@@ -398,7 +399,7 @@ static void add_descendants(struct record *rec)
 	pid_t *d;
 	size_t n, i;
 
-	if (target__descendants(NULL, rec->pids, rec->nr_pids, &d, &n) < 0)
+	if (taskcount__descendants(rec->pids, rec->nr_pids, &d, &n) < 0)
 		return;
 	if (!rec->o->children) {
 		rec->nr_unfollowed = n;

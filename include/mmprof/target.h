@@ -17,8 +17,6 @@
 #define MMPROF_TARGET_H
 
 #include <stdbool.h>
-#include <stddef.h>
-#include <sys/types.h>
 
 #include "mmprof/errmsg.h"
 
@@ -63,18 +61,6 @@ int target__check_cpus(const char *cpu_list, const char *online, const char *pre
  * for no list; the caller frees.
  */
 char *target__merge_cpus(const char *cpu_list);
-
-/*
- * The running descendants of pids[0..nr) (children, their children, ...),
- * read from proc_root ("/proc" when NULL; tests give a tree of their own
- * "<pid>/stat" files) into *out (*nout of them, the caller frees), each
- * once and none of pids itself.  0, or -errno when proc_root cannot be
- * read.  The kernel lets a sampling event opened on a task follow the
- * tasks it creates afterwards (inherit, as perf record -p does) but not
- * the children it already has: record -p --children adds these.
- */
-int target__descendants(const char *proc_root, const pid_t *pids, size_t nr, pid_t **out,
-			size_t *nout);
 
 /* "fork", "pid" or "system": the file's meta record_mode. */
 const char *target__mode_name(enum target_mode mode);

@@ -2,9 +2,7 @@
  * target: the watched target of a record or stat command line; see
  * include/mmprof/target.h.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -190,73 +188,3 @@ const char *target__mode_name(enum target_mode mode)
 	return names[mode];
 }
 
-/* The parent of the process a "<pid>/stat" line describes: the field after the state. */
-static pid_t stat_ppid(const char *line)
-{
-	const char *paren = strrchr(line, ')');	/* the comm may hold ')' and blanks */
-	char state;
-	int ppid;
-
-	if (!paren || sscanf(paren + 1, " %c %d", &state, &ppid) != 2)
-		return 0;
-	return (pid_t)ppid;
-}
-
-static bool has_pid(const pid_t *v, size_t n, pid_t pid)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (v[i] == pid)
-			return true;
-	return false;
-}
-
-int target__descendants(const char *proc_root, const pid_t *pids, size_t nr, pid_t **out,
-			size_t *nout)
-{
-	const char *root = proc_root ? proc_root : "/proc";
-	pid_t (*pp)[2] = NULL, *d = NULL;	/* [pid, ppid] of every process */
-	size_t n = 0, alloc = 0, nd = 0, alloc_d = 0, i;
-	bool grew = true;
-	struct dirent *de;
-	DIR *dir = opendir(root);
-
-	*out = NULL;
-	*nout = 0;
-	if (!dir)
-		return -errno;
-	while ((de = readdir(dir))) {
-		char path[512], line[1024];
-		long pid = strtol(de->d_name, NULL, 10);
-
-		if (pid <= 0)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/stat", root, de->d_name);
-		if (!sysinfo__read_line(path, line, sizeof(line)))
-			continue;	/* gone meanwhile */
-		XGROW(pp, alloc, n);
-		pp[n][0] = (pid_t)pid;
-		pp[n++][1] = stat_ppid(line);
-	}
-	closedir(dir);
-	/* a process whose parent is one of the pids or a descendant found, until none is added */
-	while (grew) {
-		grew = false;
-		for (i = 0; i < n; i++) {
-			pid_t pid = pp[i][0], ppid = pp[i][1];
-
-			if (has_pid(pids, nr, pid) || has_pid(d, nd, pid))
-				continue;
-			if (has_pid(pids, nr, ppid) || has_pid(d, nd, ppid)) {
-				XGROW(d, alloc_d, nd);
-				d[nd++] = pid;
-				grew = true;
-			}
-		}
-	}
-	free(pp);
-	*out = d;
-	*nout = nd;
-	return 0;
-}
