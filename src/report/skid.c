@@ -43,11 +43,15 @@ bool skid__timer_event(const char *event)
 void skid__note(struct outbuf *b, const char *prefix, const char *event, const char *sym,
 		double share, const char *where)
 {
+	/* both names are the file's text: the text rule, as every other name */
 	outbuf__printf(b, "%snote: ", prefix);
 	outbuf__text_str(b, sym);
-	outbuf__printf(b, " holds %.1f%% of %s's self time: %s samples from a timer interrupt, "
-			  "which cannot fire while interrupts are off, so the time of every "
-			  "interrupts-off section is charged where they are enabled again "
-			  "(interrupt-enable skid); the cost is in its callers' code before it "
-			  "(%s shows them)\n", share, event, event, where);
+	outbuf__printf(b, " holds %.1f%% of ", share);
+	outbuf__text_str(b, event);
+	outbuf__puts(b, "'s self time: ");
+	outbuf__text_str(b, event);
+	outbuf__printf(b, " samples from a timer interrupt, which cannot fire while interrupts are "
+			  "off, so the time of every interrupts-off section is charged where they are "
+			  "enabled again (interrupt-enable skid); the cost is in its callers' code "
+			  "before it (%s shows them)\n", where);
 }

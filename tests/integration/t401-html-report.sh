@@ -109,9 +109,9 @@ grep -q 'FAILED: 1 of 1 gate tripped' "$tmp/report.html" &&
 ok $? "the tripped gate and its __split_huge_pmd row lead the page"
 grep -q '<td class="key">thp-zap.ops_per_sec</td>' "$tmp/report.html"; ok $? "the workload's ops/s row is on the first screen"
 # more operations per second is better: coloured so, not red for "up", and the page says so
-row=$(grep -o '<tr class="[a-z ]*"><td class="key">thp-zap.ops_per_sec</td>.*' "$tmp/report.html" | head -1 | sed 's/<\/tr>.*//')
+row=$(grep -o '<tr class="[a-z -]*"><td class="key">thp-zap.ops_per_sec</td>.*' "$tmp/report.html" | head -1 | sed 's/<\/tr>.*//')
 case "$row" in
-*'class="up better"'*'up, better</td>'*|*'class="down worse"'*'down, worse</td>'*|*'class="same"'*|*'class="cant-tell"'*|*'class="small"'*) true ;;
+*'class="up better"'*'up, better</td>'*|*'class="down worse"'*'down, worse</td>'*|*'class="same"'*|*'class="cant-tell"'*|*'class="small"'*|*'class="changed"'*) true ;;
 *) false ;;
 esac
 ok $? "ops/s coloured by its better direction: up is better, down worse ($(echo "$row" | sed 's/.*class="v">//; s/<.*//'))"
