@@ -699,17 +699,19 @@ static void verdict_metrics(struct outbuf *b, const struct html_side sides[2], c
 
 		if (!ciout__workload_metric(r))
 			continue;
+		/* which colour is better, in the head: no line more on the first screen */
 		if (!n++)
-			outbuf__printf(b, verdict_head, "the workload's metric", "");
+			outbuf__printf(b, verdict_head,
+				       "the workload's metric <span class=\"note\" title=\"where a metric's "
+				       "better direction is known: higher for operations and rates (.ops, "
+				       "ops_per_sec, throughput), lower for latencies, times and costs per "
+				       "op; any other change is red when it rose, blue when it fell\">"
+				       "(green better, red worse)</span>", "");
 		verdict_row(b, r, r->key);
 		outbuf__puts(b, "</tr>\n");
 	}
 	if (n)
-		outbuf__puts(b, "</tbody></table>\n<p class=\"note\">Colours: green is better, red "
-				"worse, where a metric's better direction is known (higher for operations "
-				"and rates: .ops, ops_per_sec, throughput; lower for latencies, times and "
-				"costs per op); any other change is red when it rose and blue when it "
-				"fell.</p>\n");
+		outbuf__puts(b, "</tbody></table>\n");
 	else
 		outbuf__puts(b, "<p class=\"note\">No metric of the workload's own (keys NAME.metric) in the files.</p>\n");
 }

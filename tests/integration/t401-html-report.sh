@@ -115,7 +115,7 @@ case "$row" in
 *) false ;;
 esac
 ok $? "ops/s coloured by its better direction: up is better, down worse ($(echo "$row" | sed 's/.*class="v">//; s/<.*//'))"
-grep -q 'Colours: green is better, red worse, where a metric.s better direction is known' "$tmp/report.html"
+grep -q "the workload's metric <span class=\"note\" title=\"where a metric's better direction is known: higher for operations and rates.*(green better, red worse)</span>" "$tmp/report.html"
 ok $? "the page says which colour is better"
 ! grep -q 'e+[0-9][0-9][0-9]%' "$tmp/report.html" && grep -q '>new</td>' "$tmp/report.html"
 ok $? "a zero base reads 'new', not +3.28e+106%"
