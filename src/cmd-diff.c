@@ -81,6 +81,26 @@ static int parse_gates(struct diff_cmd *c, struct gate **gates, size_t *ng)
 	return 0;
 }
 
+/* The recorded settings that differ between the sides, in fmt (diff__settings_format). */
+static void print_settings(struct outbuf *out, const struct diff_side *s, size_t nr_sides,
+			   enum diff_format fmt)
+{
+	struct diff_settings_side *ss = xcalloc(nr_sides, sizeof(*ss));
+	const char **names = xcalloc(nr_sides, sizeof(*names));
+	struct diff_setting *st;
+	size_t k, n;
+
+	for (k = 0; k < nr_sides; k++) {
+		ss[k] = (struct diff_settings_side){ (const struct profile *const *)s[k].profiles, s[k].nr };
+		names[k] = s[k].name;
+	}
+	n = diff__settings_differ(ss, nr_sides, &st);
+	diff__settings_format(out, st, n, names, nr_sides, fmt);
+	diff__settings_release(st, n);
+	free(names);
+	free(ss);
+}
+
 /*
  * Gates that match no compared key can never trip: a typo in a CI gate
  * would pass forever.  Each is one line on stderr; an error (returns the
@@ -97,6 +117,7 @@ static size_t unmatched_gates(const struct diff *d, size_t nd, const struct gate
 
 	for (i = 0; i < ng; i++) {
 		struct gate_matches m, mk;
+		const char *near;
 		char desc[512];
 
 		gate__count(&g[i], &d[0], &m);
@@ -108,6 +129,15 @@ static size_t unmatched_gates(const struct diff *d, size_t nd, const struct gate
 		if (m.rows)
 			continue;
 		gate__describe(&g[i], desc, sizeof(desc));
+		for (k = 0, near = NULL; k < nd && !near; k++)
+			near = gate__near_key(&g[i], &d[k]);
+		if (m.absent && near) {
+			bad++;
+			fprintf(stderr, "mmprof diff: %sgate '%s' matches no key; did you mean '%s'? (a key "
+					"meant as written is written '=KEY'%s)\n", allow ? "note: " : "",
+				desc, near, allow ? "" : "; --allow-unmatched accepts every unmatched gate");
+			continue;
+		}
 		if (m.absent) {
 			fprintf(stderr, "mmprof diff: note: gate '%s' matches no key: %s is absent from "
 					"both sides, compared as 0 -> 0\n", desc, g[i].glob);
@@ -135,8 +165,8 @@ static size_t unmatched_gates(const struct diff *d, size_t nd, const struct gate
 				allow ? "note: " : "", desc, allow ? "" : " (--allow-unmatched accepts that)");
 		else
 			fprintf(stderr, "mmprof diff: %sgate '%s' matches no key of either side, and no "
-					"family and event they measured: a typo? 'mmprof report FILE' lists "
-					"the keys%s\n",
+					"family and event they measured: a typo? 'mmprof report --keys FILE' "
+					"lists the keys%s\n",
 				allow ? "note: " : "", desc, allow ? "" : " (--allow-unmatched accepts that)");
 	}
 	return allow ? 0 : bad;
@@ -698,6 +728,10 @@ int cmd_diff(int argc, char **argv)
 				    c.color ? TERM_COLOR_ALWAYS : TERM_COLOR_NEVER);
 
 	colrows = xmalloc((n + 1) * sizeof(*colrows));
+	/* the settings that differ come first in every format (JSON: the first member) */
+	if (fmt == DIFF_FORMAT_JSON)
+		outbuf__puts(&out, "{");
+	print_settings(&out, s, nr_sides, fmt);
 	if (fmt == DIFF_FORMAT_JSON && !multi) {
 		diff_sides__json_head(&out, s, ev[0], ev[1]);
 		diff__json_open(&out, &d[0], rows, n);
@@ -712,7 +746,7 @@ int cmd_diff(int argc, char **argv)
 		}
 	} else if (fmt == DIFF_FORMAT_JSON) {
 		/* the base, each column's side, then one diff object per column */
-		outbuf__printf(&out, "{\"base\": ");
+		outbuf__printf(&out, "\"base\": ");
 		diff_side__json(&out, &s[0], ev[0]);
 		outbuf__printf(&out, ", \"columns\": [");
 		for (k = 0; k < nd; k++) {

@@ -51,6 +51,7 @@
 #include "mmprof/symbols.h"
 #include "mmprof/sysinfo.h"
 #include "mmprof/target.h"
+#include "mmprof/taskcount.h"
 #include "mmprof/trace.h"
 #include "mmprof/xalloc.h"
 
@@ -83,6 +84,7 @@ struct record_opts {
 	struct strlist fields;
 	const char *ops_pattern;	/* --ops-pattern REGEX */
 	const char *ops_name;		/* --ops-name NAME: the key NAME.ops */
+	int children;			/* --children: -p's running descendants too */
 };
 
 /* Everything one record needs, passed down instead of kept in globals. */
@@ -92,6 +94,8 @@ struct record {
 	char **cmd_argv;		/* the command, NULL without one */
 	pid_t *pids;			/* -p */
 	size_t nr_pids, alloc_pids;
+	size_t nr_unfollowed;		/* -p's running descendants left out (no --children) */
+	pid_t unfollowed;		/* one of them, to name */
 	uint64_t period;
 	uint64_t stack_budget;		/* bytes for distinct chains (stackagg.h) */
 	struct profile *p;
@@ -386,6 +390,49 @@ static int stack_budget_from_env(struct record *rec)
 	return 0;
 }
 
+/*
+ * -p's processes' running children: attached to with --children, else
+ * counted, for the warning when the processes themselves took no sample.
+ */
+static void add_descendants(struct record *rec)
+{
+	pid_t *d;
+	size_t n, i;
+
+	if (taskcount__descendants(rec->pids, rec->nr_pids, &d, &n) < 0)
+		return;
+	if (!rec->o->children) {
+		rec->nr_unfollowed = n;
+		rec->unfollowed = n ? d[0] : 0;
+		free(d);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		XGROW(rec->pids, rec->alloc_pids, rec->nr_pids);
+		rec->pids[rec->nr_pids++] = d[i];
+	}
+	free(d);
+}
+
+/* A -p recording without a sample: say why, and what would follow the work (even with -q). */
+static void warn_no_samples(const struct record *rec)
+{
+	if (rec->target.mode != TARGET_PID || recsession__totals(rec->sess)->samples)
+		return;
+	if (rec->nr_unfollowed)
+		fprintf(stderr, "mmprof: warning: no samples: the attached process%s did not run on a CPU "
+			"while attached, and %zu child process%s (pid %d%s) already ran when it began: "
+			"the work is probably theirs; record -p %s --children attaches to them too "
+			"(children started after the attach are followed anyway)\n",
+			rec->nr_pids > 1 ? "es" : "", rec->nr_unfollowed,
+			rec->nr_unfollowed > 1 ? "es" : "", (int)rec->unfollowed,
+			rec->nr_unfollowed > 1 ? " among them" : "", rec->o->pid_list);
+	else
+		fprintf(stderr, "mmprof: warning: no samples: the attached process%s did not run on a "
+			"CPU while attached (asleep, or another process does its work)\n",
+			rec->nr_pids > 1 ? "es" : "");
+}
+
 static int validate(struct record *rec, int argc, char **argv, int first)
 {
 	struct record_opts *o = rec->o;
@@ -455,6 +502,13 @@ static int validate(struct record *rec, int argc, char **argv, int first)
 	}
 	if (rec->target.mode == TARGET_PID && options__parse_pids("record", o->pid_list, &rec->pids, &rec->nr_pids, &rec->alloc_pids) < 0)
 		return -1;
+	if (o->children && rec->target.mode != TARGET_PID) {
+		fprintf(stderr, "mmprof record: --children follows the children of -p's processes; "
+			"give -p PID (a command's children are always followed)\n");
+		return -1;
+	}
+	if (rec->target.mode == TARGET_PID)
+		add_descendants(rec);
 	return validate_ops(rec);
 }
 
@@ -913,6 +967,7 @@ int cmd_record(int argc, char **argv)
 	const struct option_desc opts[] = {
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "target (a command after '--', -p or -a; -p or -a with a command: for as long as it runs)", 0, NULL },
 		{ OPT_STRING, 'p', "pid", &o.pid_list, "PID[,PID...]", "attach to running processes", 0, NULL },
+		{ OPT_BOOL, 0, "children", &o.children, NULL, "with -p: attach to their running child processes too (new ones are followed anyway)", 0, NULL },
 		{ OPT_BOOL, 'a', "all-cpus", &o.system_wide, NULL, "system-wide, every CPU", 0, NULL },
 		{ OPT_STRING, 'C', "cpu", &o.cpu_list, "CPU-LIST", "system-wide on these CPUs only (0-3,8); implies -a", 0, NULL },
 		{ OPT_DOUBLE, 0, "delay", &o.delay, "SEC", "start sampling SEC seconds after the start", 0, NULL },
@@ -993,6 +1048,7 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	print_summary(&rec, (uint32_t)rec.p->nr_runs, interrupted);
+	warn_no_samples(&rec);
 	ret = 0;
 	if (rec.nr_failed) {
 		fprintf(stderr, "mmprof: the workload failed in %u of %zu run%s (%s%s%s); '%s' holds "

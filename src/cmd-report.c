@@ -303,6 +303,14 @@ static int check_options(struct report_opts *o, long *pid)
 	return 0;
 }
 
+/* Does a positional argument name an HTML page rather than a data file? */
+static bool html_name(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	return n > 5 && !strcmp(s + n - 5, ".html");
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = { .percent_limit = -1, .run = -1, .max_stack = -1 };
@@ -334,7 +342,8 @@ int cmd_report(int argc, char **argv)
 		{ OPT_STRING, 0, "pid", &o.pid, "PID", "folded: only the samples of process PID", 0, NULL },
 		{ OPT_END },
 	};
-	const char *path = "mmprof.data";
+	const char *path = "mmprof.data", *html_file = NULL;
+	static char html_switch[] = "--html";
 	char *pos[2] = { NULL, NULL };
 	struct profile *p = NULL;
 	struct errmsg e = { "" };
@@ -342,18 +351,46 @@ int cmd_report(int argc, char **argv)
 	long pid = -1;
 	struct outbuf out;
 
+	/*
+	 * --html=FILE, as diff --html FILE writes it: the same as --html -o
+	 * FILE (--html alone stays a switch: "report --html x.data" reads
+	 * x.data).  Rewritten before the parser, which takes no value for a
+	 * switch.
+	 */
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strncmp(argv[i], "--html=", 7)) {
+			html_file = argv[i] + 7;
+			argv[i] = html_switch;
+		}
 	/* options may follow the file too ("mmprof report --html x.data -o x.html") */
 	i = options__parse_anywhere(argc, argv, opts, report_usage, pos, 1);
 	if (i == -2)
 		return 0;
 	if (i < 0)
 		return EXIT_ERROR;
+	if (i >= 1 && o.html && html_name(pos[0])) {
+		fprintf(stderr, "mmprof report: '%s' is read as the data file; the page is written "
+			"with --html=%s (or -o %s), default mmprof.html\n", pos[0], pos[0], pos[0]);
+		return EXIT_ERROR;
+	}
 	if (i > 1) {
 		fprintf(stderr, "mmprof report: one file at most; see 'mmprof report --help'\n");
 		return EXIT_ERROR;
 	}
 	if (i == 1)
 		path = pos[0];
+	if (html_file && o.output && strcmp(html_file, o.output)) {
+		fprintf(stderr, "mmprof report: --html=%s and -o %s name two files; give one\n",
+			html_file, o.output);
+		return EXIT_ERROR;
+	}
+	if (html_file) {
+		if (!*html_file) {
+			fprintf(stderr, "mmprof report: --html= needs a file name\n");
+			return EXIT_ERROR;
+		}
+		o.output = html_file;
+	}
 	if (check_options(&o, &pid))
 		return EXIT_ERROR;
 

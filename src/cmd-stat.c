@@ -7,7 +7,8 @@
  * profile, then copied into the file's profile.  With -e only the events
  * asked for are opened (and so stored and printed).  At the end the mean over runs of each
  * counter is printed with perf stat's comments ("# 0.73 insn per cycle",
- * "# 1.234 K/sec"), "<not supported>" for counters this machine lacks,
+ * "# 1.234 K/sec"), "<not supported>" for counters this machine lacks
+ * (those perf stat would show: its default hardware events, or -e's),
  * "(scaled from NN%)" for multiplexed ones and, with -r, perf's "( +- N% )":
  * the standard error of the mean relative to the mean.  With -I each
  * reading is printed as it is taken, in perf stat -I's layout.  Like perf
@@ -219,6 +220,29 @@ static void comment(const struct stat_row *rows, size_t nr, const struct stat_ro
 }
 
 /*
+ * Is a counter this machine lacks printed "<not supported>"?  As perf
+ * stat: only perf's own default hardware events (cycles, instructions,
+ * branches, branch-misses), unless -e asked for the counters, when each
+ * asked is.  Without a PMU mmprof's default set (the robot's) has 16
+ * hardware events: perf prints 4 lines, so does this.
+ */
+static bool unsupported_shown(const struct profile *p, const char *name)
+{
+	static const char *const perf_default[] = {
+		"cpu-cycles", "cycles", "instructions", "branch-instructions", "branches", "branch-misses",
+	};
+	const char *asked = profile__meta(p, "counters_asked");
+	size_t i;
+
+	if (asked && strcmp(asked, "default"))
+		return true;
+	for (i = 0; i < sizeof(perf_default) / sizeof(perf_default[0]); i++)
+		if (!strcmp(name, perf_default[i]))
+			return true;
+	return false;
+}
+
+/*
  * One counter line on stderr, as perf stat prints it: prefix (the time of
  * an interval, or ""), value (clocks in msec), name, comment, and with
  * several runs or multiplexing their notes.
@@ -297,8 +321,9 @@ static void print_interval(void *ctx, const struct profile *p, size_t first)
 	snprintf(prefix, sizeof(prefix), "%6llu.%09llu ", (unsigned long long)(t_ns / 1000000000),
 		 (unsigned long long)(t_ns % 1000000000));
 	for (i = 0; i < nr; i++)
-		print_row(rows, nr, &rows[i], prefix,
-			  t_ns > ip->last_t_ns ? (double)(t_ns - ip->last_t_ns) / 1e9 : 0, 1);
+		if (rows[i].supported || unsupported_shown(p, rows[i].name))
+			print_row(rows, nr, &rows[i], prefix,
+				  t_ns > ip->last_t_ns ? (double)(t_ns - ip->last_t_ns) / 1e9 : 0, 1);
 	ip->last_t_ns = t_ns;
 	for (i = 0; i < nr; i++)
 		avg__release(&rows[i].val);
@@ -353,7 +378,8 @@ static void print_table(const struct profile *p, const char *what, unsigned nr_r
 		fprintf(stderr, " (%u runs)", nr_runs);
 	fprintf(stderr, ":\n\n");
 	for (i = 0; i < nr; i++)
-		print_row(rows, nr, &rows[i], "", avg__mean(&elapsed), nr_runs);
+		if (rows[i].supported || unsupported_shown(p, rows[i].name))
+			print_row(rows, nr, &rows[i], "", avg__mean(&elapsed), nr_runs);
 	fprintf(stderr, "\n");
 	if (nr_runs > 1) {
 		double err = avg__rel_err(&elapsed);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "mmprof/cmd.h"
+#include "mmprof/strdist.h"
 
 struct command {
 	const char *name;
@@ -83,7 +84,16 @@ int main(int argc, char **argv)
 		if (!strcmp(commands[i].name, name))
 			break;
 	if (i == sizeof(commands) / sizeof(commands[0])) {
-		fprintf(stderr, "mmprof: '%s' is not a command; see 'mmprof --help'\n", name);
+		const char *near = NULL;
+
+		for (i = 0; i < sizeof(commands) / sizeof(commands[0]) && !near; i++)
+			if (strdist__within(name, commands[i].name, strdist__typo_max(commands[i].name)))
+				near = commands[i].name;
+		if (near)
+			fprintf(stderr, "mmprof: '%s' is not a command; did you mean 'mmprof %s'?\n",
+				name, near);
+		else
+			fprintf(stderr, "mmprof: '%s' is not a command; see 'mmprof --help'\n", name);
 		return EXIT_ERROR;
 	}
 	ret = commands[i].fn(argc - 1, argv + 1);

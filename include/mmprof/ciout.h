@@ -47,10 +47,11 @@ void ciout__junit(struct outbuf *out, const struct diff_side s[2], const struct 
 size_t ciout__moved(const struct diff *d, const struct diff_row **top, size_t max);
 
 /*
- * Is r one of the workload's own metrics: prefix ("NAME.", keys__workload_name)
- * and one component more (not its rusage keys NAME.time.*)?
+ * Is r one of the workload's own metrics (diff__workload_metric_key: any
+ * key a benchmark's parser produced, stress-ng.vm.ops_per_sec as well as
+ * thp-zap.ops, not its rusage NAME.time.*), compared on both sides?
  */
-bool ciout__workload_metric(const struct diff_row *r, const char *prefix);
+bool ciout__workload_metric(const struct diff_row *r);
 
 /* html: the HTML report's path when one is written, else NULL */
 void ciout__summary(struct outbuf *out, const struct diff_side s[2], const struct diff *d,

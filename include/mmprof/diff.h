@@ -334,12 +334,15 @@ const char *diff_row__verdict_name(const struct diff_row *r);
 bool diff__address_key(const char *key);
 
 /*
- * The machine's state rather than the workload's effect: meminfo.* (read
- * once after the workload ended) and the proc-vmstat levels
- * (mmstate__is_level: the mean of readings before the workload started and
- * after it ended).  Neither is read while the workload runs, so a
- * difference says the machine was in another state (page cache, dirty
- * pages written back between the batches), not what the workload did.
+ * The machine's state rather than the workload's effect: the meminfo.*
+ * and proc-vmstat levels (mmstate__is_level; means of samples taken once
+ * a second from the workload's release to its end, mmstate.h).  They are
+ * system-wide: free memory, the page cache, writeback, and the memory
+ * every other process holds move them as much as the workload does
+ * (other jobs on the machine, pages written back between the batches).
+ * Not ambient: meminfo.rise.* and proc-vmstat.rise.*, the rise of what
+ * processes hold while the workload ran over the level read outside it
+ * (mmstate.h), which is the workload's own.
  */
 bool diff__ambient_key(const char *key);
 /*
@@ -350,6 +353,25 @@ bool diff__ambient_key(const char *key);
  * *.per_process_ops and *.per_thread_ops (will-it-scale).
  */
 bool diff__score_key(const char *key);
+/*
+ * Is key one of the workload's own metrics: a family that is no monitor
+ * of the robot's (perf-profile, perf-stat, proc-vmstat, meminfo, ...)
+ * nor mmprof's costs per op, and not the workload's rusage
+ * (<name>.time.*)?  Every key a benchmark parser produces (benchout.h):
+ * stress-ng.vm.ops_per_sec, will-it-scale.per_process_ops,
+ * vm-scalability.throughput, ebizzy.throughput, hackbench.throughput,
+ * thp-zap.ops.
+ */
+bool diff__workload_metric_key(const char *key);
+/*
+ * Which way is better for key: +1 when more is better (the workload's
+ * operations and rates: NAME.ops, *ops_per_sec, *_per_sec, *throughput,
+ * will-it-scale's *_ops and .workload, .score), -1 when less is (costs
+ * per op, cost.*; the workload's latencies and times: *latency, *_ns,
+ * *_us, *_ms, *_time, .elapsed), 0 when it is not known (the profile's
+ * shares, counters, memory levels): the HTML colours changes by it.
+ */
+int diff__key_goodness(const char *key);
 
 /* Absolute change for perf-profile* keys, cost.part.* (points, cost.h) and keys ending in '%'. */
 bool diff__absolute_key(const char *key);
@@ -443,8 +465,48 @@ void diff__html_columns_index(struct outbuf *b, const char *base_label,
 void diff__column_rows(const struct diff_row *const *rows, size_t n, size_t nd, size_t k,
 		       const struct diff_row **out, size_t *nout);
 
+/*
+ * Recorded settings that differ between sides (settings.c), printed
+ * first in every format.  A setting is a file meta key of
+ * diff__setting_key: thp_*, hugetlb_*, sysctl.*, kernel_cmdline,
+ * cpu_model, nr_cpus_online, cpu_governor, numa_nodes, machine,
+ * perf_event_paranoid, kptr_restrict (the kernel release and host have
+ * header lines of their own).
+ */
+bool diff__setting_key(const char *name);
+struct diff_settings_side {
+	const struct profile *const *profiles;
+	size_t nr;
+};
+struct diff_setting {
+	char *name;		/* owned */
+	char (*value)[4096];	/* [side], owned: its files' value, "a | b" when they differ, "-" none */
+};
+/* The settings whose value differs between sides into *out (n of them; release with the next). */
+size_t diff__settings_differ(const struct diff_settings_side *sides, size_t nr_sides,
+			     struct diff_setting **out);
+void diff__settings_release(struct diff_setting *s, size_t n);
+/*
+ * The settings in a format, names[k] naming side k: lkp, a block of
+ * "  name: base X, new Y" lines (nothing when n is 0); markdown, one
+ * paragraph; CSV, "# setting differs,NAME,base,X,new,Y" comment lines
+ * before the table; JSON, the member "settings_differ": [...] and ", "
+ * (always, [] when none), for the caller's object.
+ */
+void diff__settings_format(struct outbuf *b, const struct diff_setting *s, size_t n,
+			   const char *const *names, size_t nr_sides, enum diff_format f);
+
 /* CSV lines of rows in diff__format's columns, without its header line (more rows for its table). */
 void diff__csv_rows(struct outbuf *b, const struct diff_row *const *rows, size_t n);
+
+/*
+ * The interrupt-enable skid named (skid.h), a line each, once for every
+ * irq-enable site whose perf-profile.self share of a timer event
+ * (cpu-clock, task-clock) reaches SKID_NOTE_SHARE on a side of one of
+ * the nd diffs: its time is that of the interrupts-off sections before
+ * it, not its own.
+ */
+void diff__skid_notes(struct outbuf *b, const struct diff *d, size_t nd);
 
 /* rows (from diff__select) in a format; with_verdict adds the verdict to lkp rows. */
 void diff__format(struct outbuf *b, const struct diff *d, const struct diff_row *const *rows,

@@ -145,7 +145,8 @@ void diff_side__json(struct outbuf *b, const struct diff_side *s, const char *ev
 
 /*
  * JSON output's members before "diff": files, runs, events (eb, en: the
- * sides' sampling events) and samples taken and lost per side.
+ * sides' sampling events) and samples taken and lost per side (the caller
+ * opens the object, and may write members before these).
  */
 void diff_sides__json_head(struct outbuf *b, const struct diff_side s[2], const char *eb,
 			   const char *en);

@@ -12,11 +12,19 @@
  * '<' '>') or quoted, '...' or "...", when it holds blanks or '<' '>' (C++
  * templates, Java signatures, the "<=N" buckets of tracepoint latency
  * histograms); there are no escapes inside quotes, so a key holding one
- * kind of quote is written in the other (or with '?').  OP one of > >= <
+ * kind of quote is written in the other (or with '?').  A blank or tab in
+ * GLOB is read '_', as keys write a symbol's blanks (keys.h), so that the
+ * symbol's own spelling ('hot<long, int>') names its key.  OP one of > >= <
  * <=; a number without '%' is an absolute difference in the key's own unit
  * (points for perf-profile and *% keys).  Parsing is a pure function of
  * the string (fuzzable): it never prints, and on error says at which
  * 1-based column it failed.
+ *
+ * A GLOB preceded by '=' (=perf-profile.self.cpu-clock.new_fn > 1, or
+ * ='...' quoted) is meant as written: a literal key that matches no row
+ * but is a few edits from a key that does (clear_page_ermz beside
+ * clear_page_erms, gate__near_key) is an error ("did you mean"), unless
+ * written so.  A key that starts with '=' is written quoted.
  *
  * Which rows a gate counts (gate__applies, gate__count):
  *   - never an address bucket or a row of a family one side did not
@@ -80,6 +88,8 @@ enum gate_op { GATE_GT, GATE_GE, GATE_LT, GATE_LE };
 
 struct gate {
 	char *glob;		/* owned */
+	char *key_glob;		/* owned: glob with blanks '_' when it has any, else NULL */
+	bool meant;		/* written =GLOB: no "did you mean" (gate__near_key) */
 	enum gate_op op;
 	double value;
 	bool relative;		/* value was given with '%' */
@@ -104,6 +114,17 @@ bool gate__applies(const struct gate *g, const struct diff_row *r);
  * produced?  false when present_key's domain is the key itself.
  */
 bool gate__names_absent(const struct gate *g, const char *present_key);
+
+/*
+ * A typo's likely target: for a gate whose GLOB is a literal key (no * ?
+ * [ or \) and was not written =GLOB, the key of a compared row of d (or
+ * of d->cost) within strdist__typo_max edits of GLOB, the nearest first;
+ * NULL when none.  A gate that matches no row but names an absent key
+ * of a measured domain (gate__count's absent) is a typo rather than a
+ * function never sampled when this finds a key: clear_page_ermz where
+ * clear_page_erms is a row.  Borrowed from d.
+ */
+const char *gate__near_key(const struct gate *g, const struct diff *d);
 
 /* What a gate matches among a diff's rows (and its cost rows, d->cost). */
 struct gate_matches {

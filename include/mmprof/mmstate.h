@@ -21,6 +21,16 @@
  *                        HugePages_*), plus meminfo.Memused (mean of
  *                        MemTotal - MemFree) and meminfo.max_used_kB (the
  *                        mean of its running maximum, as the robot has it).
+ *   meminfo.rise.<field>, proc-vmstat.rise.<field>  for the levels of
+ *                        memory processes hold (mmstate__held_by_processes:
+ *                        AnonHugePages, AnonPages, nr_anon_transparent_
+ *                        hugepages, HugePages_Free, ...) when a sample was
+ *                        taken while the workload ran: the mean of those
+ *                        samples less the level read outside the run (the
+ *                        mean of the samples at its release and after its
+ *                        end).  The levels are system-wide; the rise is
+ *                        what the workload held (diff: its own keys, while
+ *                        the levels are the machine's state).
  * A field that is 0 in every sample is left out (the robot's dump-stat
  * drops such keys); a field missing from a sample is left out.  Both files
  * are system-wide: every process on the machine contributes.
@@ -116,6 +126,17 @@ bool mmstate__is_level(const char *field);
  * proc-vmstat.delta.<field>.
  */
 bool mmstate__counts_events(const char *field);
+
+/*
+ * true for a level (a /proc/meminfo field, or a /proc/vmstat one of
+ * mmstate__is_level) of memory the processes hold: anonymous memory and
+ * huge pages in use, every field whose name holds "anon" or "huge"
+ * (case-insensitive), but the sizes and pool Hugepagesize,
+ * HugePages_Total and Hugetlb.  Of these mmstate__end adds the rise while
+ * the workload ran (below); free memory, the page cache, writeback and
+ * kernel caches are the machine's alone.
+ */
+bool mmstate__held_by_processes(const char *field);
 
 /* "0-3,5" -> 5; 0 for an empty or malformed list. */
 unsigned mmstate__count_list(const char *list);

@@ -67,9 +67,24 @@ const char *report__unnamed_line(const struct profile *p, int event, bool counte
  */
 struct report_entry {
 	const char *sym, *dso;
+	const char *comm;	/* report__comm_entries: the command; else NULL */
 	bool kernel;
 	double children, self;
 };
+
+/* perf shows a DSO by its file name ("libc.so.6"), "[kernel.kallsyms]" as is. */
+const char *report__dso_short(const char *dso);
+
+/*
+ * The (command, DSO, symbol) entries of event, perf report's default
+ * --sort comm,dso,sym, for a system-wide recording where many commands
+ * share the functions: each command's children and self shares of the
+ * event's whole total, those at or above floor_pct, by children.  One
+ * symview and a pass per command (each count once).  Allocated, the
+ * caller frees; comm, sym and dso borrowed from p.
+ */
+struct report_entry *report__comm_entries(const struct profile *p, int event, double floor_pct,
+					  size_t *nr);
 
 /*
  * The entries of event whose children share is at or above floor_pct, by

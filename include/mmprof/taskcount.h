@@ -62,4 +62,14 @@ extern const struct runsrc_ops taskcount_source_ops;
 /* The events of counting_events that taskcount counts instead (a counting_target.events mask). */
 uint64_t taskcount__counting_mask(void);
 
+/*
+ * The running descendants of roots[0..nr) (children, theirs, ...) from
+ * /proc's parent links, each once and none of roots itself, into *out
+ * (*nout, the caller frees): 0, or -errno when /proc cannot be read.  The
+ * kernel lets a sampling event opened on a task follow the tasks it
+ * starts afterwards (inherit, as perf record -p does), not the children
+ * it already has: record -p --children adds these.
+ */
+int taskcount__descendants(const pid_t *roots, size_t nr, pid_t **out, size_t *nout);
+
 #endif

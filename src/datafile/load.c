@@ -114,6 +114,11 @@ static int check_header(struct loader *l)
 	if (n == 0)
 		return errmsg__set(l->e, -EINVAL,
 				   "cannot open '%s': not an mmprof data file (the file is empty)", l->path);
+	/* perf record's own file: "PERFILE2", the header's magic since 2.6.37 */
+	if ((size_t)n >= 8 && !memcmp(h, "PERFILE2", 8))
+		return errmsg__set(l->e, -EINVAL,
+				   "cannot open '%s': a perf.data file, not an mmprof one; "
+				   "'mmprof import %s' converts it", l->path, l->path);
 	if ((size_t)n < sizeof(SQLITE_MAGIC) || memcmp(h, SQLITE_MAGIC, sizeof(SQLITE_MAGIC)))
 		return errmsg__set(l->e, -EINVAL,
 				   "cannot open '%s': not an mmprof data file (not an SQLite database)",

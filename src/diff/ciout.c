@@ -187,26 +187,21 @@ size_t ciout__moved(const struct diff *d, const struct diff_row **top, size_t ma
 	return n;
 }
 
-bool ciout__workload_metric(const struct diff_row *r, const char *prefix)
+bool ciout__workload_metric(const struct diff_row *r)
 {
-	size_t pl = strlen(prefix);
-
-	return !strncmp(r->key, prefix, pl) && !strchr(r->key + pl, '.');
+	return diff__workload_metric_key(r->key) && !(r->flags & (DIFF_ADDRESS | DIFF_ONE_SIDE));
 }
 
 /* The workload's own metrics, then the children rows that moved most (ciout.h). */
 static void md_rows(struct outbuf *out, const struct diff_side s[2], const struct diff *d)
 {
 	const struct diff_row *moved[5];
-	char name[128], prefix[160];
 	size_t i, n, w = 0;
 
-	keys__workload_name(s[1].profiles[0], name, sizeof(name));
-	snprintf(prefix, sizeof(prefix), "%s.", name);
 	for (i = 0; i < d->nr; i++) {
 		const struct diff_row *r = &d->rows[i];
 
-		if (!ciout__workload_metric(r, prefix))
+		if (!ciout__workload_metric(r))
 			continue;
 		if (!w)
 			outbuf__printf(out, "\n**The workload's metrics**\n\n%s", md_head);

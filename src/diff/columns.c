@@ -96,9 +96,7 @@ static void lkp_ambient(struct outbuf *b, const struct diff *d, size_t nd, const
 	const struct diff_row **rows = diff__select_columns(d, nd, DIFF_SELECT_AMBIENT, &n);
 
 	if (n) {
-		outbuf__printf(b, "\nthe machines differed (state read while the workload was not running, "
-				  "not its effect; no verdict, gated only by a gate naming the family; "
-				  "--no-ambient makes them verdicts):\n");
+		diff__lkp_ambient_title(b);
 		lkp_rows(b, rows, n, names, nd, DIFF_SELECT_AMBIENT, MARK_VERDICT);
 	}
 	free(rows);
@@ -137,8 +135,7 @@ static void markdown_ambient(struct outbuf *b, const struct diff *d, size_t nd,
 	const struct diff_row **rows = diff__select_columns(d, nd, DIFF_SELECT_AMBIENT, &n);
 
 	if (n)
-		outbuf__printf(b, "\n**the machines differed** (state read while the workload was not "
-				  "running, not its effect):");
+		outbuf__printf(b, "\n**the machines differed** (%s):", DIFF_AMBIENT_WHY);
 	for (i = 0; i < n; i++) {
 		const struct diff_row *r0 = first_row(rows + i * nd, nd);
 
@@ -229,7 +226,13 @@ void diff__format_columns(struct outbuf *b, const struct diff *d, size_t nd,
 	case DIFF_FORMAT_LKP:
 	default:
 		diff__lkp_header(b, nd);
-		lkp_rows(b, rows, n, names, nd, sel, sel == DIFF_SELECT_ALL ? MARK_FULL : MARK_NONE);
+		/*
+		 * each column's verdict after the key, as the two-file table's
+		 * tint marks one column: a change in one column says nothing
+		 * of the next; the robot's own table (--robot) has none
+		 */
+		lkp_rows(b, rows, n, names, nd, sel,
+			 sel == DIFF_SELECT_ALL ? MARK_FULL : sel == DIFF_SELECT_ROBOT ? MARK_NONE : MARK_VERDICT);
 		if (sel == DIFF_SELECT_DEFAULT)
 			lkp_ambient(b, d, nd, names);
 		return;

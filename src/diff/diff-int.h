@@ -33,6 +33,13 @@ static const char PP[] = "perf-profile.";
  * bytes, not terminated), or NULL for any other key.
  */
 const char *diff__pp_event(const char *key, size_t *len);
+/* A CSV field: s through the text rule, quoted when it holds ',' or '"' (format.c). */
+void diff__csv_str(struct outbuf *b, const char *s);
+/* Why ambient rows are apart, as the outputs' titles over them say it. */
+#define DIFF_AMBIENT_WHY "system-wide memory levels, which the rest of the machine moves as much " \
+	"as the workload; what the workload held is its .rise. keys"
+/* The title line of the lkp table's ambient rows ("the machines differed"), a blank line first. */
+void diff__lkp_ambient_title(struct outbuf *b);
 /* A key of the robot's monitors (perf-profile, proc-vmstat, ...), not the workload's own. */
 bool diff__monitor_family(const char *key);
 /* o->score's glob, or the default score keys (diff__score_key). */

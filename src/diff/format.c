@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "mmprof/diff.h"
+#include "mmprof/rubyfmt.h"
+#include "mmprof/skid.h"
 #include "mmprof/term.h"
 #include "mmprof/xalloc.h"
 
@@ -51,15 +53,22 @@ void diff__lkp_header(struct outbuf *b, size_t columns)
 	outbuf__printf(b, "\n");
 }
 
+void diff__lkp_ambient_title(struct outbuf *b)
+{
+	outbuf__printf(b, "\nthe machines differed (%s; no verdict, gated only by a gate naming the "
+			  "family; --no-ambient makes them verdicts):\n", DIFF_AMBIENT_WHY);
+}
+
 /* One side's value and stddev columns, as the robot prints them, into val and err. */
 static void lkp_value(char val[48], char err[16], double avg, double sd)
 {
 	double rel;
 
+	/* Ruby's format rounds ties its own way (rubyfmt.h) */
 	if (fabs(avg) < 1000)
-		snprintf(val, 48, "%*.2f", ABS_WIDTH, avg);
+		rubyfmt__format(val, 48, false, ABS_WIDTH, 2, 'f', avg);
 	else if (fabs(avg) > 100000000)
-		snprintf(val, 48, "%*.4g", ABS_WIDTH, avg);
+		rubyfmt__format(val, 48, false, ABS_WIDTH, 4, 'g', avg);
 	else
 		/* Ruby's %d of a Float truncates toward zero */
 		snprintf(val, 48, "%*lld", ABS_WIDTH, (long long)avg);
@@ -108,7 +117,10 @@ void diff__lkp_columns(struct outbuf *b, const char *key, double mean_b, double 
 			p = 100.0 * (mean_n - base) / base;
 		}
 		/* "%+*.1f%% " as the robot prints it, the number apart for its colour */
-		snprintf(chg, sizeof(chg), !(fabs(p) < 100000) ? "%+.2g" : "%+.1f", p);
+		if (fabs(p) < 100000)
+			rubyfmt__format(chg, sizeof(chg), true, 0, 1, 'f', p);
+		else
+			rubyfmt__format(chg, sizeof(chg), true, 0, 2, 'g', p);
 		/*
 		 * Where the colour goes, as mmprof's table has always placed
 		 * it: on the change, except that a spread of 100 % or more
@@ -403,7 +415,7 @@ void diff__json_close(struct outbuf *b)
 }
 
 /* s through the text rule (no newline is left to quote), quoted when it holds ',' or '"' */
-static void csv_str(struct outbuf *b, const char *s)
+void diff__csv_str(struct outbuf *b, const char *s)
 {
 	struct outbuf safe = { 0 };
 
@@ -428,7 +440,7 @@ static void csv_num(struct outbuf *b, double v)
 
 void diff_row__csv(struct outbuf *b, const struct diff_row *r)
 {
-	csv_str(b, r->key);
+	diff__csv_str(b, r->key);
 	outbuf__printf(b, ",");
 	csv_num(b, r->base.mean);
 	outbuf__printf(b, ",");
@@ -620,16 +632,13 @@ static void ambient_section(struct outbuf *b, const struct diff *d, enum diff_fo
 	const struct diff_row **rows = diff__select(d, DIFF_SELECT_AMBIENT, &n);
 
 	if (n && f == DIFF_FORMAT_LKP) {
-		outbuf__printf(b, "\nthe machines differed (state read while the workload was not running, "
-				  "not its effect; no verdict, gated only by a gate naming the family; "
-				  "--no-ambient makes them verdicts):\n");
+		diff__lkp_ambient_title(b);
 		for (i = 0; i < n; i++)
 			diff__lkp_row(b, rows[i]->key, rows[i]->base.mean, rows[i]->base.sd,
 				      rows[i]->cur.mean, rows[i]->cur.sd, diff_row__verdict_name(rows[i]),
 				      diff_row__tinted(rows[i], true, false));
 	} else if (n && f == DIFF_FORMAT_MARKDOWN) {
-		outbuf__printf(b, "\n**the machines differed** (state read while the workload was not "
-				  "running, not its effect):");
+		outbuf__printf(b, "\n**the machines differed** (%s):", DIFF_AMBIENT_WHY);
 		for (i = 0; i < n; i++) {
 			outbuf__printf(b, "%s ", i ? "," : "");
 			diff__md_key(b, rows[i]->key);
@@ -702,4 +711,35 @@ void diff__format(struct outbuf *b, const struct diff *d, const struct diff_row 
 	renamed_section(b, d, rows, n, false);
 	if (!with_verdict && !d->o.robot)
 		ambient_section(b, d, f);
+}
+
+void diff__skid_notes(struct outbuf *b, const struct diff *d, size_t nd)
+{
+	static const char self[] = "perf-profile.self.";
+	const char *done[8];
+	size_t nr_done = 0, k, i, j;
+
+	for (k = 0; k < nd; k++)
+		for (i = 0; i < d[k].nr && nr_done < 8; i++) {
+			const struct diff_row *r = &d[k].rows[i];
+			const char *ev = r->key + sizeof(self) - 1, *sym;
+			char event[128];
+			size_t len;
+
+			if (strncmp(r->key, self, sizeof(self) - 1) || !(sym = strchr(ev, '.')))
+				continue;
+			len = (size_t)(sym - ev);
+			snprintf(event, sizeof(event), "%.*s", (int)len, ev);
+			sym++;
+			if (!skid__timer_event(event) || !skid__irq_enable_site(sym) ||
+			    (r->base.mean < SKID_NOTE_SHARE && r->cur.mean < SKID_NOTE_SHARE))
+				continue;
+			for (j = 0; j < nr_done && strcmp(done[j], r->key); j++)
+				;
+			if (j < nr_done)
+				continue;
+			done[nr_done++] = r->key;
+			skid__note(b, "", event, sym,
+				   r->base.mean > r->cur.mean ? r->base.mean : r->cur.mean, "diff -g");
+		}
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "mmprof/gate.h"
+#include "mmprof/strdist.h"
 #include "mmprof/xalloc.h"
 
 static const char *const op_names[] = { ">", ">=", "<", "<=" };
@@ -31,6 +32,10 @@ int gate__parse(const char *expr, struct gate *g, struct errmsg *e)
 	memset(g, 0, sizeof(*g));
 	while (isspace((unsigned char)*s))
 		s++;
+	if (*s == '=') {
+		g->meant = true;
+		s++;
+	}
 	if (*s == '\'' || *s == '"') {
 		const char *close = strchr(s + 1, *s);
 
@@ -87,18 +92,26 @@ int gate__parse(const char *expr, struct gate *g, struct errmsg *e)
 	if (*s)
 		return fail(e, expr, s, "unexpected text after the number");
 	g->glob = xstrndup(glob, glen);
+	/* keys write a symbol's blanks '_' (keys__key_symbol): the symbol's spelling names its key */
+	if (strpbrk(g->glob, " \t")) {
+		g->key_glob = xstrdup(g->glob);
+		for (end = g->key_glob; (end = strpbrk(end, " \t")); end++)
+			*end = '_';
+	}
 	return 0;
 }
 
 void gate__release(struct gate *g)
 {
 	free(g->glob);
-	g->glob = NULL;
+	free(g->key_glob);
+	g->glob = g->key_glob = NULL;
 }
 
 bool gate__matches(const struct gate *g, const char *key)
 {
-	return fnmatch(g->glob, key, 0) == 0 || !strcmp(g->glob, key);
+	return fnmatch(g->glob, key, 0) == 0 || !strcmp(g->glob, key) ||
+	       (g->key_glob && (fnmatch(g->key_glob, key, 0) == 0 || !strcmp(g->key_glob, key)));
 }
 
 bool gate__trips(const struct gate *g, double delta, double rel)
@@ -272,7 +285,7 @@ void gate__count(const struct gate *g, const struct diff *d, struct gate_matches
 /* Must the glob be quoted to parse back? */
 static bool needs_quotes(const char *glob)
 {
-	return *glob == '\'' || *glob == '"' || strpbrk(glob, "<>") ||
+	return *glob == '\'' || *glob == '"' || *glob == '=' || strpbrk(glob, "<>") ||
 	       strpbrk(glob, " \t\n\v\f\r");
 }
 
@@ -280,6 +293,23 @@ void gate__describe(const struct gate *g, char *buf, size_t size)
 {
 	const char *q = !needs_quotes(g->glob) ? "" : strchr(g->glob, '\'') ? "\"" : "'";
 
-	snprintf(buf, size, "%s%s%s %s %+g%s", q, g->glob, q, op_names[g->op], g->value,
-		 g->relative ? "%" : "");
+	snprintf(buf, size, "%s%s%s%s %s %+g%s", g->meant ? "=" : "", q, g->glob, q,
+		 op_names[g->op], g->value, g->relative ? "%" : "");
+}
+
+const char *gate__near_key(const struct gate *g, const struct diff *d)
+{
+	size_t n = d->nr + (d->cost ? d->cost->nr : 0), i, max;
+
+	if (g->meant || strpbrk(g->glob, "*?[\\"))
+		return NULL;
+	for (max = 1; max <= strdist__typo_max(g->glob); max++)
+		for (i = 0; i < n; i++) {
+			const struct diff_row *r = i < d->nr ? &d->rows[i] : &d->cost->rows[i - d->nr];
+
+			if (!(r->flags & (DIFF_ADDRESS | DIFF_ONE_SIDE)) &&
+			    strdist__within(g->key_glob ? g->key_glob : g->glob, r->key, max))
+				return r->key;
+		}
+	return NULL;
 }

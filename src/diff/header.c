@@ -327,6 +327,7 @@ void diff_sides__header_top(struct outbuf *b, const struct diff_side *s, size_t 
 		diff__describe(b, &d[k - 1]);
 	}
 	outbuf__printf(b, "\n");
+	diff__skid_notes(b, d, nr_sides - 1);
 	header_runs(b, s, nr_sides, d);
 	for (k = 1; k < nr_sides; k++)
 		header_not_compared(b, s, nr_sides, k, &d[k - 1]);
@@ -383,7 +384,7 @@ void diff_side__json(struct outbuf *b, const struct diff_side *s, const char *ev
 void diff_sides__json_head(struct outbuf *b, const struct diff_side s[2], const char *eb,
 			   const char *en)
 {
-	outbuf__printf(b, "{\"base\": ");
+	outbuf__printf(b, "\"base\": ");
 	diff_side__json(b, &s[0], eb);
 	outbuf__printf(b, ", \"new\": ");
 	diff_side__json(b, &s[1], en);

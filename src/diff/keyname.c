@@ -293,6 +293,43 @@ bool diff__monitor_family(const char *key)
 	return false;
 }
 
+bool diff__workload_metric_key(const char *key)
+{
+	const char *dot = strchr(key, '.');
+
+	return dot && !diff__monitor_family(key) && strncmp(key, "cost.", 5) &&
+	       strncmp(dot + 1, "time.", 5);
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), t = strlen(tail);
+
+	return n >= t && !strcmp(s + n - t, tail);
+}
+
+int diff__key_goodness(const char *key)
+{
+	static const char *const more[] = {
+		".ops", "ops_per_sec", "_per_sec", "_per_second", "throughput", "per_process_ops",
+		"per_thread_ops", ".workload", "bogo_ops", ".score", "ops/s",
+	};
+	static const char *const less[] = { "latency", "_ns", "_us", "_ms", ".elapsed", "_time" };
+	size_t i;
+
+	if (!strncmp(key, "cost.", 5))
+		return -1;	/* CPU per operation */
+	if (!diff__workload_metric_key(key))
+		return 0;
+	for (i = 0; i < sizeof(more) / sizeof(more[0]); i++)
+		if (ends_with(key, more[i]))
+			return 1;
+	for (i = 0; i < sizeof(less) / sizeof(less[0]); i++)
+		if (ends_with(key, less[i]))
+			return -1;
+	return 0;
+}
+
 bool diff__is_ambient(const struct diff_opts *o, const char *key)
 {
 	size_t i;
@@ -305,11 +342,12 @@ bool diff__is_ambient(const struct diff_opts *o, const char *key)
 
 bool diff__ambient_key(const char *key)
 {
+	/* the rise of what processes hold while the workload ran is its own (mmstate.h) */
 	if (!strncmp(key, "meminfo.", 8))
-		return true;
+		return strncmp(key + 8, "rise.", 5);
 	/* proc-vmstat.delta.* count events over the run, as the counters do */
 	return !strncmp(key, "proc-vmstat.", 12) && strncmp(key + 12, "delta.", 6) &&
-	       mmstate__is_level(key + 12);
+	       strncmp(key + 12, "rise.", 5) && mmstate__is_level(key + 12);
 }
 
 bool diff__score_key(const char *key)

@@ -30,6 +30,7 @@ static const char page_css[] =
 	"#rows th.asc::after { content: ' \\25b2'; } #rows th.desc::after { content: ' \\25bc'; }\n"
 	"tr.up td.v { color: #c00; font-weight: bold; } tr.down td.v { color: #0040c0; font-weight: bold; }\n"
 	"tr.changed td.v { color: #a60; }\n"
+	"tr.better td.v { color: #080; } tr.worse td.v { color: #c00; }\n"
 	".note { color: #555; font-size: 0.85em; }\n"
 	"#filter { width: 30em; margin: 0.5em 0; }\n"
 	".key { font-family: 'DejaVu Sans Mono', monospace; min-width: 28em; word-break: break-all; }\n"
@@ -320,8 +321,19 @@ static void meta_table(struct outbuf *b, const struct html_side *sides, size_t n
 	free(keys);
 }
 
+/*
+ * A row's class: its verdict's, and where the key's better direction is
+ * known (diff__key_goodness: the workload's operations up, costs and
+ * latencies down) "better" or "worse" too, which the colours follow.
+ */
 static const char *row_class(const struct diff_row *r)
 {
+	int good = diff__key_goodness(r->key);
+
+	if (good && r->verdict == DIFF_UP)
+		return good > 0 ? "up better" : "up worse";
+	if (good && r->verdict == DIFF_DOWN)
+		return good > 0 ? "down worse" : "down better";
 	return waterfall__verdict_class(r->verdict);
 }
 
@@ -503,7 +515,9 @@ static void verdict_row(struct outbuf *b, const struct diff_row *r, const char *
 	num_cell(b, r->base.mean, CELL_VALUE);
 	num_cell(b, r->cur.mean, CELL_VALUE);
 	change_cell(b, r);
-	outbuf__printf(b, "<td class=\"v\">%s</td>", diff_row__verdict_name(r));
+	outbuf__printf(b, "<td class=\"v\">%s%s</td>", diff_row__verdict_name(r),
+		       strstr(row_class(r), "better") ? ", better" :
+		       strstr(row_class(r), "worse") ? ", worse" : "");
 }
 
 static const char verdict_head[] =
@@ -648,23 +662,51 @@ static void verdict_moved(struct outbuf *b, const struct diff *d)
 	outbuf__puts(b, "</tbody></table>\n");
 }
 
+/* The recorded settings that differ between the sides (diff.h), first on the page. */
+static void settings_differ(struct outbuf *b, const struct html_side sides[2])
+{
+	struct diff_settings_side ss[2] = { { sides[0].profiles, sides[0].nr },
+					    { sides[1].profiles, sides[1].nr } };
+	struct diff_setting *st;
+	size_t i, n = diff__settings_differ(ss, 2, &st);
+
+	if (n) {
+		outbuf__puts(b, "<p class=\"settings\"><b>Settings that differ</b> (recorded with the "
+				"files):");
+		for (i = 0; i < n; i++) {
+			outbuf__puts(b, i ? "; <code>" : " <code>");
+			outbuf__xml_str(b, st[i].name);
+			outbuf__puts(b, "</code> base <b>");
+			outbuf__xml_str(b, st[i].value[0]);
+			outbuf__puts(b, "</b>, new <b>");
+			outbuf__xml_str(b, st[i].value[1]);
+			outbuf__puts(b, "</b>");
+		}
+		outbuf__puts(b, "</p>\n");
+	}
+	diff__settings_release(st, n);
+}
+
 /* The workload's own metrics (NAME.metric) with their verdicts. */
 static void verdict_metrics(struct outbuf *b, const struct html_side sides[2], const struct diff *d)
 {
-	char name[128], prefix[160];
 	size_t i, n = 0;
 
 	if (!sides[1].nr)
 		return;
-	keys__workload_name(sides[1].profiles[0], name, sizeof(name));
-	snprintf(prefix, sizeof(prefix), "%s.", name);
 	for (i = 0; i < d->nr && n < 8; i++) {
 		const struct diff_row *r = &d->rows[i];
 
-		if (!ciout__workload_metric(r, prefix))
+		if (!ciout__workload_metric(r))
 			continue;
+		/* which colour is better, in the head: no line more on the first screen */
 		if (!n++)
-			outbuf__printf(b, verdict_head, "the workload's metric", "");
+			outbuf__printf(b, verdict_head,
+				       "the workload's metric <span class=\"note\" title=\"where a metric's "
+				       "better direction is known: higher for operations and rates (.ops, "
+				       "ops_per_sec, throughput), lower for latencies, times and costs per "
+				       "op; any other change is red when it rose, blue when it fell\">"
+				       "(green better, red worse)</span>", "");
 		verdict_row(b, r, r->key);
 		outbuf__puts(b, "</tr>\n");
 	}
@@ -698,7 +740,9 @@ void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const s
 		}
 		outbuf__printf(b, " (%zu run%s)", sides[i].nr_runs, sides[i].nr_runs == 1 ? "" : "s");
 	}
-	outbuf__puts(b, "</p>\n<div id=\"verdict\">\n");
+	outbuf__puts(b, "</p>\n");
+	settings_differ(b, sides);
+	outbuf__puts(b, "<div id=\"verdict\">\n");
 	verdict_gates(b, d, gates);
 	verdict_runs(b, sides, d);
 	verdict_metrics(b, sides, d);

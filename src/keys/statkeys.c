@@ -562,6 +562,9 @@ void keys__workload(const struct profile *p, const struct statrows *rows, uint32
 	if (!(r->utime_us || r->stime_us || r->maxrss_kb))
 		return;
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		/* dump-stat drops a stat that is 0 (major_page_faults mostly) */
+		if (t[i].value == 0)
+			continue;
 		snprintf(key, sizeof(key), "%s.time.%s", rows->name, t[i].field);
 		keymap__add(m, key, t[i].value);
 	}

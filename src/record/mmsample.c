@@ -168,6 +168,28 @@ static void add(struct profile *p, uint32_t run, const char *family, const char 
 	profile__add_metric(p, run, key, v);
 }
 
+/*
+ * A level of memory the processes hold (mmstate__held_by_processes), as
+ * "<family>.rise.<field>": the mean of the samples taken while the
+ * workload ran less the level read outside it (the mean of the samples at
+ * its release and after its end), when there were samples while it ran.
+ */
+static void add_rise(struct profile *p, uint32_t run, const char *family,
+		     const struct mmstate_field *f)
+{
+	char fam[64];
+	double during, outside;
+
+	if (f->nr < 3 || !mmstate__held_by_processes(f->name))
+		return;
+	during = (f->sum - (double)f->first - (double)f->last) / (f->nr - 2);
+	outside = ((double)f->first + (double)f->last) / 2;
+	if (during == outside)
+		return;	/* dump-stat drops a 0 */
+	snprintf(fam, sizeof(fam), "%s.rise", family);
+	add(p, run, fam, f->name, during - outside);
+}
+
 int mmstate__end(struct mmstate *s, struct profile *p, uint32_t run)
 {
 	size_t i;
@@ -188,14 +210,17 @@ int mmstate__end(struct mmstate *s, struct profile *p, uint32_t run)
 			continue;
 		}
 		add(p, run, "proc-vmstat", f->name, f->sum / f->nr);
+		add_rise(p, run, "proc-vmstat", f);
 		if (mmstate__counts_events(f->name))
 			add(p, run, "proc-vmstat.delta", f->name, change);
 	}
 	for (i = 0; i < s->mi.nr && !s->mi.failed; i++) {
 		const struct mmstate_field *f = &s->mi.f[i];
 
-		if (f->nr == s->mi.samples && f->nonzero)
+		if (f->nr == s->mi.samples && f->nonzero) {
 			add(p, run, "meminfo", f->name, f->sum / f->nr);
+			add_rise(p, run, "meminfo", f);
+		}
 	}
 	return err;
 }

@@ -60,6 +60,21 @@ bool mmstate__counts_events(const char *field)
 	return false;
 }
 
+bool mmstate__held_by_processes(const char *field)
+{
+	static const char *const held[] = { "anon", "huge" };
+	static const char *const settings[] = { "Hugepagesize", "HugePages_Total", "Hugetlb" };
+	size_t i;
+
+	for (i = 0; i < sizeof(settings) / sizeof(settings[0]); i++)
+		if (!strcmp(field, settings[i]))
+			return false;
+	for (i = 0; i < sizeof(held) / sizeof(held[0]); i++)
+		if (strcasestr(field, held[i]))
+			return true;
+	return false;
+}
+
 /* First line of root/rel, trimmed; false if unreadable or empty. */
 static bool read_setting(const char *root, const char *rel, char *buf, size_t size)
 {

@@ -112,7 +112,7 @@ static void add_sysfs_choice(struct profile *p, const char *key, const char *pat
 
 static void add_file_line(struct profile *p, const char *key, const char *path)
 {
-	char line[256];
+	char line[4096];	/* /proc/cmdline's length (COMMAND_LINE_SIZE: 2048 on x86) */
 
 	if (sysinfo__read_line(path, line, sizeof(line)))
 		profile__set_meta(p, key, line);
@@ -143,6 +143,29 @@ static void add_cpu_model(struct profile *p)
 	fclose(f);
 }
 
+/*
+ * The memory-management sysctls a kernel performance comparison turns on,
+ * as meta "sysctl.<name>" (diff prints those that differ between sides).
+ */
+static void add_sysctls(struct profile *p)
+{
+	static const char *const names[] = {
+		"vm.swappiness", "vm.overcommit_memory", "vm.zone_reclaim_mode",
+		"vm.min_free_kbytes", "vm.dirty_ratio", "vm.dirty_background_ratio",
+		"vm.compaction_proactiveness", "vm.max_map_count", "kernel.numa_balancing",
+	};
+	char path[128], key[64], *c;
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "/proc/sys/%s", names[i]);
+		for (c = path + 10; (c = strchr(c, '.')); )
+			*c = '/';
+		snprintf(key, sizeof(key), "sysctl.%s", names[i]);
+		add_file_line(p, key, path);
+	}
+}
+
 void sysinfo__add_host(struct profile *p)
 {
 	struct utsname u;
@@ -167,6 +190,9 @@ void sysinfo__add_host(struct profile *p)
 	add_sysfs_choice(p, "thp_defrag", "/sys/kernel/mm/transparent_hugepage/defrag");
 	add_file_line(p, "perf_event_paranoid", "/proc/sys/kernel/perf_event_paranoid");
 	add_file_line(p, "kptr_restrict", "/proc/sys/kernel/kptr_restrict");
+	add_file_line(p, "kernel_cmdline", "/proc/cmdline");
+	add_file_line(p, "cpu_governor", "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+	add_sysctls(p);
 }
 
 /* Characters that never need quoting in a POSIX shell word. */

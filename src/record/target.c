@@ -187,3 +187,4 @@ const char *target__mode_name(enum target_mode mode)
 
 	return names[mode];
 }
+

@@ -175,29 +175,58 @@ static int in_tree(struct proc_row *rows, size_t n, size_t i, const pid_t *roots
 	return ans;
 }
 
-/* The sums of the trees under roots into v. */
-static void read_tree(const pid_t *roots, size_t nr, uint64_t v[TASKCOUNT__NR])
+/* Every process of /proc, sorted by pid, into *rows (the caller frees): their number, or -errno. */
+static ssize_t read_rows(struct proc_row **rows)
 {
-	struct proc_row *rows = NULL;
-	size_t n = 0, alloc = 0, i;
+	size_t n = 0, alloc = 0;
 	struct dirent *d;
 	DIR *dir = opendir("/proc");
 
-	memset(v, 0, TASKCOUNT__NR * sizeof(*v));
+	*rows = NULL;
 	if (!dir)
-		return;
+		return -errno;
 	while ((d = readdir(dir))) {
 		if (!isdigit((unsigned char)d->d_name[0]))
 			continue;
-		XGROW(rows, alloc, n);
-		memset(&rows[n], 0, sizeof(rows[n]));
-		rows[n].in = -1;
-		if (read_stat((pid_t)atoi(d->d_name), &rows[n]))
+		XGROW(*rows, alloc, n);
+		memset(&(*rows)[n], 0, sizeof((*rows)[n]));
+		(*rows)[n].in = -1;
+		if (read_stat((pid_t)atoi(d->d_name), &(*rows)[n]))
 			n++;
 	}
 	closedir(dir);
 	if (n)
-		qsort(rows, n, sizeof(*rows), row_cmp);
+		qsort(*rows, n, sizeof(**rows), row_cmp);
+	return (ssize_t)n;
+}
+
+int taskcount__descendants(const pid_t *roots, size_t nr, pid_t **out, size_t *nout)
+{
+	struct proc_row *rows;
+	ssize_t n = read_rows(&rows);
+	size_t i, alloc = 0;
+
+	*out = NULL;
+	*nout = 0;
+	if (n < 0)
+		return (int)n;
+	for (i = 0; i < (size_t)n; i++)
+		if (!is_root(roots, nr, rows[i].pid) && in_tree(rows, (size_t)n, i, roots, nr)) {
+			XGROW(*out, alloc, *nout);
+			(*out)[(*nout)++] = rows[i].pid;
+		}
+	free(rows);
+	return 0;
+}
+
+/* The sums of the trees under roots into v. */
+static void read_tree(const pid_t *roots, size_t nr, uint64_t v[TASKCOUNT__NR])
+{
+	struct proc_row *rows;
+	ssize_t sn = read_rows(&rows);
+	size_t n = sn > 0 ? (size_t)sn : 0, i;
+
+	memset(v, 0, TASKCOUNT__NR * sizeof(*v));
 	for (i = 0; i < n; i++) {
 		if (!in_tree(rows, n, i, roots, nr))
 			continue;

@@ -13,10 +13,13 @@
  * LKP keys are `--keys`.  Names go through the text rule (escape.h).
  */
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mmprof/datafile.h"
+#include "mmprof/keys.h"
 #include "mmprof/report.h"
+#include "mmprof/skid.h"
 
 /* metrics the recorder adds for every run (meminfo.*, proc-vmstat.*): not the workload's */
 static bool system_metric(const char *key)
@@ -31,17 +34,35 @@ static bool system_metric(const char *key)
  */
 static void runs_status(const struct profile *p, struct outbuf *out)
 {
-	const char *mode = profile__meta(p, "record_mode");
-	size_t r, bad = 0;
+	const char *mode = profile__meta(p, "record_mode"), *stop = profile__meta(p, "interrupted");
+	size_t r, bad = 0, runs = p->nr_runs;
 
 	if (mode && strcmp(mode, "fork")) {
 		outbuf__puts(out, "attached (");
 		outbuf__text_str(out, mode);
 		outbuf__puts(out, "): no exit status");
+		if (stop) {
+			outbuf__puts(out, "; interrupted by SIG");
+			outbuf__text_str(out, stop);
+		}
 		return;
 	}
-	for (r = 0; r < p->nr_runs; r++)
+	/*
+	 * The last run of an interrupted recording ended by the signal record
+	 * passed on: the user's stop, not a failure (record exits 0)
+	 */
+	if (stop && runs && p->runs[runs - 1].term_signal &&
+	    sigabbrev_np(p->runs[runs - 1].term_signal) &&
+	    !strcmp(sigabbrev_np(p->runs[runs - 1].term_signal), stop))
+		runs--;
+	for (r = 0; r < runs; r++)
 		bad += p->runs[r].exit_code != 0 || p->runs[r].term_signal;
+	if (!bad && runs < p->nr_runs) {
+		outbuf__printf(out, "interrupted: run %zu stopped by SIG", runs);
+		outbuf__text_str(out, stop);
+		outbuf__printf(out, " (record was stopped%s)", runs ? ", the runs before it exited 0" : "");
+		return;
+	}
 	if (!bad) {
 		outbuf__printf(out, "%s exited 0", p->nr_runs == 1 ? "it" : "all");
 		return;
@@ -221,6 +242,84 @@ static void header(const struct profile *p, const char *path, struct outbuf *out
 			     "its perf-stat keys\n");
 }
 
+/* Was the whole machine recorded (record -a, -C): many commands share the functions. */
+static bool system_wide(const struct profile *p)
+{
+	const char *mode = profile__meta(p, "record_mode");
+
+	return mode && !strcmp(mode, "system");
+}
+
+/*
+ * The top entries by children with a Command column, as perf report's
+ * default --sort comm,dso,sym lists a system-wide recording: which
+ * program ran a function matters as much as the function.
+ */
+static void top_by_comm(const struct profile *p, int event, struct outbuf *out)
+{
+	struct outbuf scratch = { 0 };
+	size_t n, i, shown;
+	int comm_w = 7, dso_w = 13;
+	struct report_entry *r = report__comm_entries(p, event, 0.5, &n);
+
+	shown = n < REPORT_SUMMARY_CHILDREN ? n : REPORT_SUMMARY_CHILDREN;
+	for (i = 0; i < shown; i++) {
+		int c = (int)strlen(outbuf__text_safe(&scratch, r[i].comm ? r[i].comm : "?"));
+		int d = (int)strlen(outbuf__text_safe(&scratch, report__dso_short(r[i].dso ? r[i].dso : "[unknown]")));
+
+		comm_w = c > comm_w ? c : comm_w;
+		dso_w = d > dso_w ? d : dso_w;
+	}
+	outbuf__printf(out, "#\n# Top %d functions by children, per command (a system-wide recording: "
+			    "perf report's --sort comm,dso,sym; report --tree for all)\n",
+		       REPORT_SUMMARY_CHILDREN);
+	outbuf__printf(out, "# Children      Self  %-*s  %-*s  Symbol\n#\n", comm_w, "Command", dso_w,
+		       "Shared Object");
+	for (i = 0; i < shown; i++) {
+		outbuf__printf(out, "%9.2f%%%9.2f%%  %-*s", r[i].children, r[i].self, comm_w,
+			       outbuf__text_safe(&scratch, r[i].comm ? r[i].comm : "?"));
+		outbuf__printf(out, "  %-*s  [%c] ", dso_w,
+			       outbuf__text_safe(&scratch, report__dso_short(r[i].dso ? r[i].dso : "[unknown]")),
+			       r[i].kernel ? 'k' : '.');
+		outbuf__text_str(out, r[i].sym);
+		outbuf__putc(out, '\n');
+	}
+	outbuf__putc(out, '\n');
+	outbuf__release(&scratch);
+	free(r);
+}
+
+/*
+ * The interrupt-enable skid named (skid.h) for each irq-enable site that
+ * holds SKID_NOTE_SHARE % or more of event's self time, from the LKP
+ * keys' perf-profile.self.<event>.<sym> means over the runs.
+ */
+static void skid_notes(const struct profile *p, const char *event, struct outbuf *out)
+{
+	struct keytab kt;
+	char prefix[256];
+	size_t k, len;
+
+	if (keytab__build(&kt, p) < 0)
+		return;
+	/* the key's event: ':' written '-', as the robot writes it (keys.h) */
+	len = (size_t)snprintf(prefix, sizeof(prefix), "perf-profile.self.%s.", event);
+	for (k = 0; k < len; k++)
+		if (prefix[k] == ':')
+			prefix[k] = '-';
+	for (k = 0; k < kt.nr; k++) {
+		const char *sym = kt.keys[k] + len;
+		double share;
+
+		if (strncmp(kt.keys[k], prefix, len) || !skid__irq_enable_site(sym))
+			continue;
+		share = keytab__mean(&kt, k);
+		if (share >= SKID_NOTE_SHARE)
+			skid__note(out, "# ", event, sym, share, "report --tree");
+	}
+	keytab__release(&kt);
+}
+
 int report__summary(const struct profile *p, const char *path, struct outbuf *out)
 {
 	char line[256];
@@ -244,14 +343,20 @@ int report__summary(const struct profile *p, const char *path, struct outbuf *ou
 			       report__unnamed_line(p, (int)e, true, line, sizeof(line)));
 		if (!all)
 			continue;
-		outbuf__printf(out, "#\n# Top %d functions by children (report --tree for all, "
-			       "--keys for the LKP keys)\n", REPORT_SUMMARY_CHILDREN);
-		err = report__tree(p, &top, out);
+		if (system_wide(p)) {
+			top_by_comm(p, (int)e, out);
+		} else {
+			outbuf__printf(out, "#\n# Top %d functions by children (report --tree for all, "
+				       "--keys for the LKP keys)\n", REPORT_SUMMARY_CHILDREN);
+			err = report__tree(p, &top, out);
+		}
 		if (err)
 			break;
 		outbuf__printf(out, "# Top %d by self, with their callers down to %.0f%%\n",
 			       REPORT_SUMMARY_SELF, REPORT_SUMMARY_CHAIN_PCT);
 		err = report__tree(p, &hot, out);
+		if (!err && skid__timer_event(name))
+			skid_notes(p, name, out);
 	}
 	return err;
 }

@@ -205,8 +205,7 @@ static int kid_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* perf shows a DSO by its file name ("libc.so.6"), "[kernel.kallsyms]" as is */
-static const char *dso_short(const char *dso)
+const char *report__dso_short(const char *dso)
 {
 	const char *slash = dso[0] == '[' ? NULL : strrchr(dso, '/');
 
@@ -256,7 +255,7 @@ static void print_graph(struct tree_ctx *c)
 		if (t->nodes[n].entry < c->v->nr_entries && !c->v->entries[t->nodes[n].entry].sym &&
 		    c->v->entries[t->nodes[n].entry].dso) {
 			outbuf__puts(c->out, " (");
-			outbuf__text_str(c->out, dso_short(symview__entry_dso(c->v, t->nodes[n].entry)));
+			outbuf__text_str(c->out, report__dso_short(symview__entry_dso(c->v, t->nodes[n].entry)));
 			outbuf__putc(c->out, ')');
 		}
 		outbuf__printf(c->out, "%s\n", inline_tag(c, t->nodes[n].entry));
@@ -351,7 +350,7 @@ static void tree_event(const struct symview *v, const struct tree_opts *o, uint3
 			continue;
 		rows[nr++] = (struct row){ (uint32_t)i, children[i], self[i],
 					   symview__entry_name(v, (uint32_t)i) };
-		dso = outbuf__text_safe(&scratch, dso_short(symview__entry_dso(v, (uint32_t)i)));
+		dso = outbuf__text_safe(&scratch, report__dso_short(symview__entry_dso(v, (uint32_t)i)));
 		if ((int)strlen(dso) > dso_w)
 			dso_w = (int)strlen(dso);
 	}
@@ -365,7 +364,7 @@ static void tree_event(const struct symview *v, const struct tree_opts *o, uint3
 	for (i = 0; i < nr; i++) {
 		outbuf__printf(out, "%9.2f%%%9.2f%%  %-*s  [%c] ", 100.0 * rows[i].children / c.total,
 			100.0 * rows[i].self / c.total, dso_w,
-			outbuf__text_safe(&scratch, dso_short(symview__entry_dso(v, rows[i].entry))),
+			outbuf__text_safe(&scratch, report__dso_short(symview__entry_dso(v, rows[i].entry))),
 			v->entries[rows[i].entry].kernel ? 'k' : '.');
 		outbuf__text_str(out, rows[i].name);
 		outbuf__printf(out, "%s\n", inline_tag(&c, rows[i].entry));

@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 tap_setup t109
 
-plan 19
+plan 21
 
 # 1-5: record -r 3 -- false
 "$MMPROF" record -r 3 -o "$tmp/f.data" -- false >/dev/null 2>"$tmp/err"
@@ -46,6 +46,22 @@ rc=$?
 test $rc -eq 0 && test "$(sqlite3 "$tmp/int.data" 'select term_signal from runs')" = 2
 ok $? "Ctrl-C (SIGINT passed on to the workload): the user's stop, exit 0"
 [ $rc -eq 0 ] || { echo "# rc=$rc"; diag "$tmp/err"; }
+# the issue's case: Ctrl-C in the first of three runs of sleep 4
+"$MMPROF" record -r 3 -o "$tmp/int3.data" -- sleep 4 >/dev/null 2>"$tmp/err" &
+rpid=$!
+sleep 1
+kill -INT $rpid
+wait $rpid
+rc=$?
+test $rc -eq 0 && grep -q "^mmprof: interrupted: 1 run, " "$tmp/err" &&
+	test "$(sqlite3 "$tmp/int3.data" 'select count(*) from runs')" = 1
+ok $? "Ctrl-C during record -r 3 -- sleep 4: exit 0, one run, the summary says interrupted"
+[ $rc -eq 0 ] || { echo "# rc=$rc"; diag "$tmp/err"; }
+# the CI guide says the same as the code and the man page
+grep -q "also when they were stopped: a Ctrl-C (SIGINT), SIGTERM" "$here/Documentation/ci-integration.md" &&
+	grep -q "killed by a signal of its own" "$here/Documentation/ci-integration.md" &&
+	grep -q "also after an interruption" "$here/man/mmprof-record.1"
+ok $? "ci-integration.md and mmprof-record(1): an interrupted record exits 0, a workload's own signal 3"
 sleep 30 &
 spid=$!
 "$MMPROF" record -q -p $spid --duration 0.3 -o "$tmp/p.data" >/dev/null 2>"$tmp/err"

@@ -3,7 +3,8 @@
 #   - a healthy commit: a gate on a function neither side calls
 #     (__split_huge_pmd with THP off on both sides, checked absent) exits 0
 #     with one note, 0 -> 0; a typo'd family or an event the files do not
-#     hold (cycles on cpu-clock files), a typo'd whole key, stay exit 2;
+#     hold (cycles on cpu-clock files), a typo'd whole key, a function a
+#     letter off a sampled one (unless written =KEY), stay exit 2;
 #   - the machine's state (meminfo) is gated by a gate that names meminfo,
 #     never by a wildcard one;
 #   - quoting: a C++ function whose name holds blanks and '<' '>' (recorded
@@ -54,6 +55,15 @@ test $? -eq 1 && grep -q "tripped: perf-profile.children.\*.__split_huge_pmd is 
 ok $? "--fail-on-any: '>= 0' on the absent key trips (exit 1), 0 -> 0"
 
 # -- typos stay errors
+# a function one edit from one that was sampled: "did you mean", unless =KEY
+near=$(grep -m1 '^perf-profile\.children\.cpu-clock\.[a-z_]\{8,\}: ' "$tmp/keys" | cut -d: -f1)
+"$MMPROF" diff --fail-on "${near}q > +1" "$tmp/a.data" "$tmp/b.data" >/dev/null 2>"$tmp/err"
+test $? -eq 2 && grep -q "gate '${near}q > +1' matches no key; did you mean '${near}'?" "$tmp/err"
+ok $? "a function one letter past a sampled one (${near#perf-profile.children.cpu-clock.}q): exit 2, did you mean"
+diag "$tmp/err"
+"$MMPROF" diff --fail-on "=${near}q > +1" "$tmp/a.data" "$tmp/b.data" >/dev/null 2>"$tmp/err"
+test $? -eq 0 && grep -q "note: gate '=${near}q > +1' matches no key: ${near}q is absent from both sides" "$tmp/err"
+ok $? "the same written =KEY (meant): exit 0, the absent note"
 "$MMPROF" diff --fail-on 'perf-profle.children.*.x > 1' "$tmp/a.data" "$tmp/b.data" >/dev/null 2>"$tmp/err"
 test $? -eq 2 && grep -q "gate 'perf-profle.children.\*.x > +1' matches no key of either side" "$tmp/err"
 ok $? "typo'd family perf-profle.: exit 2, named"
@@ -100,31 +110,37 @@ EOF
 	rec hot1.data "$tmp/hot" 50000000 && rec hot2.data "$tmp/hot" 50000000
 	ok $? "record it twice, 3 runs each"
 	HOT='perf-profile.children.cpu-clock.hot<long, int>'
+	HOTKEY='perf-profile.children.cpu-clock.hot<long,_int>'
 	"$MMPROF" report --keys "$tmp/hot1.data" | grep -qF 'perf-profile.children.cpu-clock.hot<long,_int>: '
 	ok $? "report spells the key of '$HOT' with '_' for the blank"
 	"$MMPROF" diff --fail-on-any --fail-on "'$HOT' > -1000" "$tmp/hot1.data" "$tmp/hot2.data" \
 		>/dev/null 2>"$tmp/err"
-	test $? -eq 1 && grep -qF "tripped: $HOT " "$tmp/err"
-	ok $? "--fail-on \"'$HOT' > -1000\" (single quotes) matches the key: trips with --fail-on-any"
+	test $? -eq 1 && grep -qF "tripped: $HOTKEY " "$tmp/err" && ! grep -q "absent" "$tmp/err"
+	ok $? "--fail-on \"'$HOT' > -1000\" (single quotes) matches the key (not as an absent 0 -> 0): trips with --fail-on-any"
+	diag "$tmp/err"
 	"$MMPROF" diff --fail-on-any --fail-on "\"$HOT\">-1000" "$tmp/hot1.data" "$tmp/hot2.data" \
 		>/dev/null 2>"$tmp/err"
-	test $? -eq 1 && grep -qF "tripped: $HOT " "$tmp/err"
+	test $? -eq 1 && grep -qF "tripped: $HOTKEY " "$tmp/err" && ! grep -q "absent" "$tmp/err"
 	ok $? "double quotes, no blanks around the operator: the same"
 	printf '# gates\n  "%s" > -1000   # hot<long, int> may not fall\n' "$HOT" >"$tmp/gates"
 	"$MMPROF" diff --fail-on-any --gate-file "$tmp/gates" "$tmp/hot1.data" "$tmp/hot2.data" \
 		>/dev/null 2>"$tmp/err"
-	test $? -eq 1 && grep -qF "tripped: $HOT " "$tmp/err"
+	test $? -eq 1 && grep -qF "tripped: $HOTKEY " "$tmp/err" && ! grep -q "absent" "$tmp/err"
 	ok $? "--gate-file: a quoted line with a comment after it"
 	"$MMPROF" diff --fail-on "'perf-profile.children.cpu-clock.hot<long,int>' > 1" \
 		"$tmp/hot1.data" "$tmp/hot2.data" >/dev/null 2>"$tmp/err"
+	test $? -eq 2 && grep -qF "did you mean '$HOTKEY'?" "$tmp/err"
+	ok $? "another spelling (no blank), one edit from the key: exit 2, did you mean"
+	"$MMPROF" diff --fail-on "='perf-profile.children.cpu-clock.hot<long,int>' > 1" \
+		"$tmp/hot1.data" "$tmp/hot2.data" >/dev/null 2>"$tmp/err"
 	test $? -eq 0 && grep -q "note: gate .* is absent from both sides" "$tmp/err"
-	ok $? "another spelling (no blank) is a key absent from both sides: exit 0, a note"
+	ok $? "the same written =KEY: a key absent from both sides, exit 0, a note"
 	"$MMPROF" diff --fail-on "$HOT > 1" "$tmp/hot1.data" "$tmp/hot2.data" >/dev/null 2>"$tmp/err"
 	test $? -eq 2 && grep -q "column [0-9]*: expected a number" "$tmp/err"
 	ok $? "unquoted, the expression is malformed: exit 2 with the column"
 else
 	for t in "g++ builds a program" "record it" "report's key" "single quotes" "double quotes" \
-		 "--gate-file" "another spelling" "unquoted"; do
+		 "--gate-file" "another spelling" "=KEY" "unquoted"; do
 		skip "quoting: $t" "no g++"
 	done
 fi

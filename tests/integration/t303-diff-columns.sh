@@ -43,6 +43,9 @@ grep -q "^---------------- --------------------------- -------------------------
 ok $? "the ruler has a rule per compared column"
 grep -q "^         %stddev     %change         %stddev     %change         %stddev$" out
 ok $? "show_perf_header(2)"
+# the default table marks each column's verdict after the key, as --all does
+grep "  $SPLIT  " out | grep -Eq "  \[new1: (up|new); new2: [^]]*\]$"
+ok $? "default table: each column's verdict after the key ($(grep "  $SPLIT  " out | sed 's/.*  \[/[/'))"
 # (THP off never splits a huge PMD: 0.00 in the base and in new2, exactly)
 "$MMPROF" diff --all off.data on.data off2.data >all 2>err
 line=$(grep "  $SPLIT  " all)

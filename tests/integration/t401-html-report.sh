@@ -108,6 +108,15 @@ grep -q 'FAILED: 1 of 1 gate tripped' "$tmp/report.html" &&
 	grep -q '<td class="key">perf-profile.children.cpu-clock.__split_huge_pmd</td>' "$tmp/report.html"
 ok $? "the tripped gate and its __split_huge_pmd row lead the page"
 grep -q '<td class="key">thp-zap.ops_per_sec</td>' "$tmp/report.html"; ok $? "the workload's ops/s row is on the first screen"
+# more operations per second is better: coloured so, not red for "up", and the page says so
+row=$(grep -o '<tr class="[a-z -]*"><td class="key">thp-zap.ops_per_sec</td>.*' "$tmp/report.html" | head -1 | sed 's/<\/tr>.*//')
+case "$row" in
+*'class="up better"'*'up, better</td>'*|*'class="down worse"'*'down, worse</td>'*|*'class="same"'*|*'class="cant-tell"'*|*'class="small"'*|*'class="changed"'*) true ;;
+*) false ;;
+esac
+ok $? "ops/s coloured by its better direction: up is better, down worse ($(echo "$row" | sed 's/.*class="v">//; s/<.*//'))"
+grep -q "the workload's metric <span class=\"note\" title=\"where a metric's better direction is known: higher for operations and rates.*(green better, red worse)</span>" "$tmp/report.html"
+ok $? "the page says which colour is better"
 ! grep -q 'e+[0-9][0-9][0-9]%' "$tmp/report.html" && grep -q '>new</td>' "$tmp/report.html"
 ok $? "a zero base reads 'new', not +3.28e+106%"
 grep -q '>detectable</th>' "$tmp/report.html" && grep -q '<td class="n" data-v="[0-9.e+-]*">[0-9.e+-]* pt</td></tr>' "$tmp/report.html"

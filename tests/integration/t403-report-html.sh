@@ -91,4 +91,12 @@ test $? -eq 2; ok $? "-o without --html: exit 2"
 "$MMPROF" report --html --tree "$tmp/pf.data" -o "$tmp/x.html" >/dev/null 2>&1
 test $? -eq 2; ok $? "--html with --tree: exit 2"
 
+# --html=FILE, the spelling diff --html=FILE takes too, is --html -o FILE
+"$MMPROF" report --html="$tmp/eq.html" "$tmp/pf.data" >"$tmp/out" 2>"$tmp/err" &&
+	cmp -s "$tmp/eq.html" "$tmp/report.html" && test ! -s "$tmp/out"
+ok $? "report --html=FILE writes the page of --html -o FILE"
+"$MMPROF" report --html "$tmp/page.html" "$tmp/pf.data" >/dev/null 2>"$tmp/err"
+test $? -eq 2 && test ! -e "$tmp/page.html" &&
+	grep -q "'$tmp/page.html' is read as the data file; the page is written with --html=$tmp/page.html" "$tmp/err"
+ok $? "report --html PAGE.html DATA: exit 2, pointing at --html=PAGE.html"
 done_testing

@@ -18,7 +18,7 @@ tap_setup t710
 # value of a counter line "   123      name ..." (first field), or empty
 val() { awk -v ev="$2" '$2 == ev || ($2 == "msec" && $3 == ev) { print $1; exit }' "$1"; }
 
-plan 20
+plan 21
 
 # 8 iterations of 4 MiB: 8192 pages, one fault each (THP off)
 "$MMPROF" stat -- "$wl/page-fault" --iterations 8 --size 4M --thp off >"$tmp/out" 2>"$tmp/err"
@@ -46,6 +46,9 @@ else
 	grep -Eq '^ +<not supported> +cpu-cycles$' "$tmp/err"
 	ok $? "cpu-cycles <not supported> without a hardware PMU"
 fi
+# perf stat shows <not supported> for its own default events only (4 without a PMU)
+test "$(grep -c '<not supported>' "$tmp/err")" -le 4 && ! grep -q '<not supported> *dTLB-loads' "$tmp/err"
+ok $? "at most perf's four <not supported> lines, none for the robot's extra counters (dTLB-loads)"
 grep -Eq '^ +[0-9]+\.[0-9]{9} seconds time elapsed$' "$tmp/err" &&
 	grep -Eq '^ +[0-9]+\.[0-9]{9} seconds user$' "$tmp/err" &&
 	grep -Eq '^ +[0-9]+\.[0-9]{9} seconds sys$' "$tmp/err"

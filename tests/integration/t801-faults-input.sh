@@ -32,8 +32,9 @@ sqlite3 "$tmp/foreign.data" 'create table t(x); insert into t values (1);'
 cp "$tmp/a.data" "$tmp/newer.data"
 sqlite3 "$tmp/newer.data" 'pragma user_version = 99'
 printf '\211PNG\r\n\032\n' >"$tmp/png.data"
+printf 'PERFILE2\150\0\0\0\0\0\0\0' >"$tmp/perf.data"
 
-plan 29
+plan 31
 
 for cmd in record report diff strip export flamegraph; do
 	bad "$cmd: an unknown option" "unknown option '--no-such-option'" $cmd --no-such-option
@@ -44,6 +45,9 @@ bad "diff: a value for a flag" "option '--color' takes no value" diff --color=al
 bad "report: a value for a flag" "option '--tree' takes no value" report --tree=x "$tmp/a.data"
 bad "diff: a value for a negated flag" "option '--no-color' takes no value" diff --no-color=x "$tmp/a.data" "$tmp/a.data"
 bad "an unknown command" "'frobnicate' is not a command" frobnicate
+bad "a command one letter off" "'dif' is not a command; did you mean 'mmprof diff'?" dif
+bad "diff: a perf.data file" "a perf.data file, not an mmprof one; 'mmprof import $tmp/perf.data' converts it" \
+	diff "$tmp/perf.data" "$tmp/a.data"
 bad "record: an unknown event" "unknown event 'no-such-event'" record -e no-such-event -o "$tmp/x.data" -- true
 bad "record: an unknown modifier" "unknown modifier 'z'" record -e cpu-clock:z -o "$tmp/x.data" -- true
 bad "record: an unknown tracepoint" "unknown tracepoint 'sched:no_such'" record -e sched:no_such -o "$tmp/x.data" -- true

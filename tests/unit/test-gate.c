@@ -10,8 +10,10 @@
 #include <string.h>
 
 #include "tap.h"
+#include "mmprof/ciout.h"
 #include "mmprof/diff.h"
 #include "mmprof/gate.h"
+#include "mmprof/strdist.h"
 #include "mmprof/outbuf.h"
 
 static void test_valid(void)
@@ -121,7 +123,22 @@ static void test_eval(void)
 	   "(which fnmatch alone would not)");
 	gate__describe(&g, buf, sizeof(buf));
 	is_str(buf, "'perf-profile.self.cpu-clock.int[] f(char[])' > +1", "describe quotes a glob with blanks");
+	ok(gate__matches(&g, "perf-profile.self.cpu-clock.int[]_f(char[])"),
+	   "the symbol's spelling matches its key, which writes the blank '_'");
 	gate__release(&g);
+	is_int(gate__parse("=perf-profile.self.cpu-clock.new_fn > 1", &g, &e), 0, "=GLOB parses");
+	ok(g.meant && !strcmp(g.glob, "perf-profile.self.cpu-clock.new_fn"), "=GLOB: meant, the glob without '='");
+	gate__describe(&g, buf, sizeof(buf));
+	is_str(buf, "=perf-profile.self.cpu-clock.new_fn > +1", "describe keeps the '='");
+	gate__release(&g);
+	is_int(gate__parse("='a b' > 1", &g, &e), 0, "='quoted' parses");
+	ok(g.meant && !strcmp(g.glob, "a b"), "='quoted': meant");
+	gate__release(&g);
+	ok(strdist__within("clear_page_ermz", "clear_page_erms", 1), "strdist: one replaced byte");
+	ok(strdist__within("dif", "diff", 1) && !strdist__within("dff", "diff", 0), "strdist: one inserted byte");
+	ok(!strdist__within("clear_page", "clear_page_erms", 2), "strdist: five apart is not within 2");
+	ok(strdist__within("kitten", "sitting", 3) && !strdist__within("kitten", "sitting", 2),
+	   "strdist: kitten/sitting is 3");
 }
 
 /* describe parses back to the same gate, quoting when needed */
@@ -330,14 +347,62 @@ static void test_count(void)
 /* Which keys are the machine's state (diff__ambient_key): the robot's levels, not event counts. */
 static void test_ambient_key(void)
 {
-	ok(diff__ambient_key("meminfo.AnonHugePages") && diff__ambient_key("proc-vmstat.nr_dirty"),
-	   "meminfo and proc-vmstat levels are ambient");
+	ok(diff__ambient_key("meminfo.Dirty") && diff__ambient_key("proc-vmstat.nr_dirty") &&
+	   diff__ambient_key("meminfo.MemFree") && diff__ambient_key("proc-vmstat.nr_file_pages"),
+	   "meminfo and proc-vmstat levels of free memory and the page cache are ambient");
+	ok(!diff__ambient_key("meminfo.rise.AnonHugePages") &&
+	   !diff__ambient_key("proc-vmstat.rise.nr_anon_transparent_hugepages"),
+	   "the rise while the workload ran of what processes hold is the workload's");
+	ok(diff__ambient_key("meminfo.AnonHugePages") && diff__ambient_key("meminfo.PageTables"),
+	   "the machine-wide level itself stays ambient (other processes hold memory too)");
 	ok(diff__ambient_key("proc-vmstat.workingset_refault_file"),
 	   "a field the robot averages is ambient");
 	ok(!diff__ambient_key("proc-vmstat.pgfault") && !diff__ambient_key("proc-vmstat.thp_split_pmd"),
 	   "the robot's counters are not");
 	ok(!diff__ambient_key("proc-vmstat.delta.workingset_refault_file"),
 	   "nor mmprof's proc-vmstat.delta.* (a change over the run)");
+}
+
+/*
+ * The workload's own metrics (diff__workload_metric_key, the summary's and
+ * the HTML's "workload's metric"): every key a benchmark parser produces,
+ * three components or two, never the monitors', the costs or the rusage.
+ */
+static void test_workload_metric_key(void)
+{
+	static const char *const own[] = {
+		"stress-ng.vm.ops_per_sec", "stress-ng.vm.ops", "will-it-scale.per_process_ops",
+		"will-it-scale.workload", "vm-scalability.throughput", "ebizzy.throughput",
+		"hackbench.throughput", "thp-zap.ops",
+	};
+	static const char *const not_own[] = {
+		"thp-zap.time.user_time", "stress-ng.time.elapsed_time", "perf-stat.ps.page-faults",
+		"proc-vmstat.thp_fault_alloc", "meminfo.AnonHugePages", "cost.self.cpu-clock.f",
+		"perf-profile.self.cpu-clock.f", "tracepoint.kmem:mm_page_alloc.count", "nodot",
+	};
+	struct diff_row r = { 0 };
+	size_t i;
+
+	for (i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
+		r.key = (char *)own[i];
+		ok(ciout__workload_metric(&r), "%s is the workload's metric", own[i]);
+	}
+	for (i = 0; i < sizeof(not_own) / sizeof(not_own[0]); i++) {
+		r.key = (char *)not_own[i];
+		ok(!ciout__workload_metric(&r), "%s is not", not_own[i]);
+	}
+	r.key = (char *)"stress-ng.vm.ops_per_sec";
+	r.flags = DIFF_ONE_SIDE;
+	ok(!ciout__workload_metric(&r), "nor one that one side did not measure");
+	ok(diff__key_goodness("thp-zap.ops") > 0 && diff__key_goodness("stress-ng.vm.ops_per_sec") > 0 &&
+	   diff__key_goodness("will-it-scale.per_process_ops") > 0 &&
+	   diff__key_goodness("hackbench.throughput") > 0, "more operations and throughput are better");
+	ok(diff__key_goodness("cost.self.cpu-clock.f") < 0 && diff__key_goodness("bench.latency") < 0 &&
+	   diff__key_goodness("fio.read_clat_mean_us") < 0, "costs and latencies: less is better");
+	ok(!diff__key_goodness("perf-profile.self.cpu-clock.f") &&
+	   !diff__key_goodness("proc-vmstat.thp_fault_alloc") &&
+	   !diff__key_goodness("thp-zap.anon_huge_kb") && !diff__key_goodness("thp-zap.time.user_time"),
+	   "shares, counters and unknown metrics: no direction");
 }
 
 /* A tripped gate's line: a rise from zero reads "new", no percentage of 1e-100. */
@@ -372,6 +437,7 @@ int main(void)
 {
 	test_valid();
 	test_invalid();
+	test_workload_metric_key();
 	test_eval();
 	test_describe();
 	test_trip_text();

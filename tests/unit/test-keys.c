@@ -378,6 +378,8 @@ static void test_workload_and_runs(void)
 	is_dbl(get(&kv, "bench.time.elapsed_time"), 2, 1e-12, "elapsed_time");
 	is_dbl(get(&kv, "bench.time.maximum_resident_set_size"), 2048, 0, "max rss in KB");
 	is_dbl(get(&kv, "bench.time.minor_page_faults"), 7, 0, "minor faults");
+	is_dbl(get(&kv, "bench.time.major_page_faults"), -1, 0,
+	       "major faults of 0 are no key, as the robot's dump-stat drops them");
 	keyvals__release(&kv);
 
 	is_int(keytab__build(&kt, p), 0, "keytab over 2 runs");

@@ -114,6 +114,14 @@ static void test_files(void)
 	       "Memused: mean of MemTotal - MemFree");
 	is_dbl(metric(p, 0, "meminfo.max_used_kB"), (400 + 800 + 800) / 3.0, 1e-9,
 	       "max_used_kB: mean of the running maximum");
+	is_dbl(metric(p, 0, "meminfo.rise.AnonHugePages"), 4096, 0,
+	       "rise: the level while the workload ran over the one read outside it (mean of release and end)");
+	is_dbl(metric(p, 0, "proc-vmstat.rise.nr_anon_transparent_hugepages"), 6, 0,
+	       "proc-vmstat's huge pages rise too");
+	ok(metric(p, 0, "meminfo.rise.HugePages_Total") == -12345 &&
+	   metric(p, 0, "meminfo.rise.MemFree") == -12345 &&
+	   metric(p, 0, "proc-vmstat.rise.nr_free_pages") == -12345,
+	   "no rise of the machine's levels (free memory, huge page pool size)");
 	ok(metric(p, 0, "meminfo.Zero") == -12345, "a meminfo field 0 in every sample: absent");
 	ok(metric(p, 0, "meminfo.bogus line") == -12345, "malformed line skipped");
 

@@ -14,6 +14,7 @@
 #include "mmprof/keys.h"
 #include "mmprof/outbuf.h"
 #include "mmprof/report.h"
+#include "mmprof/skid.h"
 
 #define GOLDEN_DIR "tests/golden/report/"
 
@@ -246,7 +247,83 @@ static void test_summary_status(void)
 	ok(strstr(s, "; attached (pid): no exit status\n") != NULL,
 	   "first screen: record -p has no exit status");
 	free(s);
+	profile__set_meta(p, "record_mode", "fork");
+	p->runs[0].exit_code = 0;
+	p->runs[0].term_signal = 0;
+	p->runs[1].term_signal = 2;
+	profile__set_meta(p, "interrupted", "INT");
+	s = render_summary(p);
+	ok(strstr(s, "; interrupted: run 1 stopped by SIGINT (record was stopped, the runs before it "
+		     "exited 0)\n") != NULL, "first screen: a run Ctrl-C stopped is not a failure");
+	free(s);
+	/* a system-wide recording: perf's --sort comm,dso,sym, a Command column */
+	profile__set_meta(p, "record_mode", "system");
+	s = render_summary(p);
+	ok(strstr(s, "# Children      Self  Command  Shared Object      Symbol\n") &&
+	   strstr(s, "per command (a system-wide recording: perf report's --sort comm,dso,sym"),
+	   "first screen of -a: a Command column");
+	ok(strstr(s, "    85.71%     0.00%  pf       pf                 [.] main\n") &&
+	   strstr(s, "    14.29%     0.00%  sh       pf                 [.] main\n"),
+	   "main of both commands, pf and sh, on lines of their own (shares of the event's total)");
+	free(s);
 	profile__free(p);
+}
+
+/*
+ * The interrupt-enable skid (skid.h): a cpu-clock profile where an
+ * irq-enable site holds 40 % self gets the note, named; below the share,
+ * or of a hardware event, none.  And the sites by their words.
+ */
+static void test_skid(void)
+{
+	static const char *const sites[] = {
+		"native_irq_enable", "pvm_irq_enable", "__raw_callee_save_pvm_irq_enable",
+		"_raw_spin_unlock_irqrestore", "_raw_spin_unlock_irq", "finish_task_switch.isra.0",
+		"__do_softirq", "native_restore_fl", "xen_irq_enable_direct", "native_sti",
+	};
+	static const char *const not_sites[] = { "clear_page_erms", "handle_mm_fault",
+						 "irq_enter_rcu", "_raw_spin_lock_irqsave" };
+	const char *const events[] = { "cpu-clock", "cycles" };
+	size_t i;
+
+	for (i = 0; i < sizeof(sites) / sizeof(sites[0]); i++)
+		ok(skid__irq_enable_site(sites[i]), "%s is an irq-enable site", sites[i]);
+	for (i = 0; i < sizeof(not_sites) / sizeof(not_sites[0]); i++)
+		ok(!skid__irq_enable_site(not_sites[i]), "%s is not", not_sites[i]);
+	for (i = 0; i < 2; i++) {
+		struct profile *p = profile__new();
+		struct event_desc ev = { .name = profile__intern(p, events[i]), .sample = 4000,
+					 .freq = 1 };
+		struct run r = { .wall_ns = 1000000000, .samples = 100 };
+		const char *k = "[kernel.kallsyms]";
+		uint32_t a = frame(p, "exc_page_fault", k, 0xffffffff81000020, 1);
+		uint32_t b = frame(p, "pvm_irq_enable", k, 0xffffffff81000050, 1);
+		uint32_t c = frame(p, "clear_page_erms", k, 0xffffffff81000040, 1);
+		uint32_t d = frame(p, "native_irq_enable", k, 0xffffffff81000060, 1);
+		uint32_t s1[] = { a, b, UINT32_MAX }, s2[] = { a, c, UINT32_MAX };
+		uint32_t s3[] = { a, d, UINT32_MAX };
+		uint32_t comm = profile__intern(p, "pf");
+		char *out;
+
+		profile__add_event(p, &ev);
+		profile__add_run(p, &r);
+		profile__add_count(p, 0, 0, comm, 0, stack(p, s1), 40, 40);
+		profile__add_count(p, 0, 0, comm, 0, stack(p, s2), 57, 57);
+		profile__add_count(p, 0, 0, comm, 0, stack(p, s3), 3, 3);
+		out = render_summary(p);
+		if (!i) {
+			ok(strstr(out, "\n# note: pvm_irq_enable holds 40.0% of cpu-clock's self time: "
+				       "cpu-clock samples from a timer interrupt") &&
+			   strstr(out, "(interrupt-enable skid)"),
+			   "cpu-clock: the skid is named for the site at 40 %%");
+			ok(!strstr(out, "note: native_irq_enable"), "not for one at 3 %%, under %g %%",
+			   SKID_NOTE_SHARE);
+		} else {
+			ok(!strstr(out, "skid"), "cycles (a PMU's NMI): no note");
+		}
+		free(out);
+		profile__free(p);
+	}
 }
 
 /*
@@ -415,6 +492,7 @@ int main(void)
 {
 	test_goldens();
 	test_summary_status();
+	test_skid();
 	test_max_stack();
 	test_folded_total();
 	test_json_string();
