@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,7 @@
 #include "mmprof/benchout.h"
 #include "mmprof/cmd.h"
 #include "mmprof/datafile.h"
+#include "mmprof/diff.h"
 #include "mmprof/evspec.h"
 #include "mmprof/mmstate.h"
 #include "mmprof/options.h"
@@ -84,6 +86,8 @@ struct record_opts {
 	const char *ops_pattern;	/* --ops-pattern REGEX */
 	const char *ops_name;		/* --ops-name NAME: the key NAME.ops */
 	const char *interleave;		/* --interleave FILE: a second command's runs, ABBA */
+	int budget;			/* --budget N: pairs at most, until the score is clear */
+	const char *score;		/* --score KEY: the metric --budget judges */
 };
 
 /* Everything one record needs, passed down instead of kept in globals. */
@@ -441,6 +445,15 @@ static int validate(struct record *rec, int argc, char **argv, int first, char *
 	rec->cmd_argv = rec->target.command ? argv + first : NULL;
 	if (rec->o->interleave && split_commands(rec, argc, argv, first, second) < 0)
 		return -1;
+	if (o->budget && (!o->interleave || o->budget < o->repeat || o->budget > 10000)) {
+		fprintf(stderr, "mmprof record: invalid --budget %d; expected pairs from -r (%d) to "
+			"10000, with --interleave\n", o->budget, o->repeat);
+		return -1;
+	}
+	if (o->score && !o->budget) {
+		fprintf(stderr, "mmprof record: --score names what --budget judges; give --budget\n");
+		return -1;
+	}
 	if (o->repeat != 1 && !rec->target.command) {
 		fprintf(stderr, "mmprof record: -r needs a command to repeat\n");
 		return -1;
@@ -992,6 +1005,132 @@ static void add_interleave_meta(struct record *rec, const char *side)
 }
 
 /*
+ * --budget's score: --score's key, else the workload's own throughput
+ * metric (its first NAME.ops_per_sec, else NAME.throughput, else NAME.ops,
+ * not the rusage NAME.time.*).  NULL when no run has one.
+ */
+static const char *score_key(const struct profile *p, const char *asked)
+{
+	static const char *const suffixes[] = { ".ops_per_sec", ".throughput", ".ops" };
+	const char *best = NULL;
+	size_t i, k, rank = sizeof(suffixes) / sizeof(suffixes[0]);
+
+	for (i = 0; i < p->nr_metrics; i++) {
+		const char *key = profile__str(p, p->metrics[i].key);
+		size_t len = strlen(key);
+
+		if (asked) {
+			if (!strcmp(key, asked))
+				return key;
+			continue;
+		}
+		for (k = 0; k < rank; k++) {
+			size_t sl = strlen(suffixes[k]);
+
+			if (len > sl && !strcmp(key + len - sl, suffixes[k]) && !strstr(key, ".time.")) {
+				best = key;
+				rank = k;
+				break;
+			}
+		}
+	}
+	return best;
+}
+
+/*
+ * The score's verdict on the runs so far: a diff of that one key alone,
+ * tested on its own (the primary endpoint), not in a family with the
+ * profile's hundreds of keys.  The verdict's name ("up", "can't tell",
+ * ...), its change and detectable change (% of the first side) in
+ * change and mde (NAN when untested).
+ */
+static const char *score_verdict(const struct record *a, const struct record *b,
+				 const char *key, double *change, double *mde)
+{
+	const struct record *side[2] = { a, b };
+	struct diff_run *runs[2];
+	struct key_value *items[2];
+	struct diff_opts opts = { 0 };
+	struct diff d;
+	const struct diff_row *row;
+	const char *name = "-";
+	size_t s, i, n[2];
+
+	for (s = 0; s < 2; s++) {
+		const struct profile *p = side[s]->p;
+
+		n[s] = p->nr_runs;
+		runs[s] = xcalloc(n[s] ? n[s] : 1, sizeof(*runs[s]));
+		items[s] = xcalloc(n[s] ? n[s] : 1, sizeof(*items[s]));
+		for (i = 0; i < p->nr_metrics; i++) {
+			const struct metric *m = &p->metrics[i];
+
+			if (m->run >= n[s] || strcmp(profile__str(p, m->key), key))
+				continue;
+			items[s][m->run].key = (char *)key;
+			items[s][m->run].value = m->value;
+			runs[s][m->run].items = &items[s][m->run];
+			runs[s][m->run].nr = 1;
+		}
+	}
+	*change = *mde = NAN;
+	if (!diff__compute(&d, runs[0], n[0], runs[1], n[1], &opts)) {
+		row = diff__find(&d, key);
+		if (row) {
+			name = diff_row__verdict_name(row);
+			*change = row->change;
+			*mde = row->mde;
+		}
+		diff__release(&d);
+	}
+	for (s = 0; s < 2; s++) {
+		free(runs[s]);
+		free(items[s]);
+	}
+	return name;
+}
+
+/*
+ * --budget, after `pairs` pairs: true when the score's verdict is clear
+ * (a change found, or "same": none above the effect floor) or the budget
+ * is spent; says so, and the verdict, unless -q.
+ */
+static bool budget_done(struct record *rec, uint32_t pairs)
+{
+	const struct record_opts *o = rec->o;
+	const char *key = score_key(rec->p, o->score);
+	const char *v;
+	double change, mde;
+	bool clear, spent = pairs >= (uint32_t)o->budget;
+	char buf[64];
+
+	if (!key) {
+		fprintf(stderr, "mmprof: warning: --budget: the runs have no %s%s; no more pairs\n",
+			o->score ? "metric " : "score (NAME.ops_per_sec, .throughput or .ops metric",
+			o->score ? o->score : "; name one with --score)");
+		profile__set_meta(rec->p, "interleave.stopped", "no score");
+		profile__set_meta(rec->other->p, "interleave.stopped", "no score");
+		return true;
+	}
+	v = score_verdict(rec, rec->other, key, &change, &mde);
+	clear = !strcmp(v, "up") || !strcmp(v, "down") || !strcmp(v, "same");
+	if (!o->quiet || clear || spent) {
+		progress_clear(rec);
+		fprintf(stderr, "mmprof: %u pairs: %s %+.3g %% (%s", pairs, key, change, v);
+		if (!isnan(mde))
+			fprintf(stderr, ", detectable %.3g %%", mde);
+		fprintf(stderr, ")%s\n", clear ? ": clear, no more pairs" :
+			spent ? ": the budget is spent" : "");
+	}
+	if (!clear && !spent)
+		return false;
+	snprintf(buf, sizeof(buf), "%s after %u pairs", clear ? "clear" : "budget spent", pairs);
+	profile__set_meta(rec->p, "interleave.stopped", buf);
+	profile__set_meta(rec->other->p, "interleave.stopped", buf);
+	return true;
+}
+
+/*
  * Write the file, print its summary: 0, EXIT_WORKLOAD when the workload
  * failed in a run (the file is written), EXIT_ERROR when nothing was.
  */
@@ -1053,6 +1192,8 @@ int cmd_record(int argc, char **argv)
 		{ OPT_STRING, 'o', "output", &o.output, "FILE", "write FILE (default mmprof.data)", 0, NULL },
 		{ OPT_BOOL, 'q', "quiet", &o.quiet, NULL, "no progress and no summary (warnings stay)", 0, NULL },
 		{ OPT_STRING, 0, "interleave", &o.interleave, "FILE", "also record a second command, after a second '--', into FILE: each of the -r runs of one command next to one of the other's, in ABBA order", 0, NULL },
+		{ OPT_INT, 0, "budget", &o.budget, "N", "--interleave: after the -r pairs, add pairs until the score's verdict is clear or N pairs are made", 0, NULL },
+		{ OPT_STRING, 0, "score", &o.score, "KEY", "the metric --budget judges (default: the workload's NAME.ops_per_sec, else .throughput, else .ops)", 0, NULL },
 		{ OPT_END, 0, NULL, NULL, NULL, NULL, 0, NULL },
 	};
 	struct record rec, rec2;
@@ -1103,7 +1244,7 @@ int cmd_record(int argc, char **argv)
 			goto out;
 	}
 
-	for (run = 0; run < (uint32_t)o.repeat && !stopsig_count; run++) {
+	for (run = 0; run < (uint32_t)(o.budget ? o.budget : o.repeat) && !stopsig_count; run++) {
 		/*
 		 * ABBA: the side that runs first alternates from pair to pair,
 		 * so that a drift of the machine (a linear one included) falls
@@ -1115,6 +1256,9 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		if (side->other && !stopsig_count && record_run(side->other, run) < 0)
 			goto out;
+		if (o.budget && run + 1 >= (uint32_t)o.repeat && !stopsig_count &&
+		    budget_done(&rec, run + 1))
+			break;
 	}
 	interrupted = stopsig_count != 0;
 	recsession__finish(rec.sess, interrupted ? stopsig_last : 0);

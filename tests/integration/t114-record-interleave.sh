@@ -5,11 +5,14 @@
 # (ABBA), each command's runs in its own file, with meta keys naming the
 # partner and the pairing.  Bad uses are one line and exit 2, nothing
 # written; a side whose workload fails is named in the messages and the
-# exit status is 3, as for one file.
+# exit status is 3, as for one file.  --budget adds pairs until the score's
+# verdict is clear: a script whose score the test sets (from a counter
+# shared by both sides, so that the values follow the ABBA order) makes
+# "clear" and "budget spent" certain.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t114
-plan 20
+plan 28
 
 q() { sqlite3 "$1" "$2"; }
 
@@ -69,6 +72,43 @@ grep -q "the workload failed in 2 of 2 runs.*'$tmp/g.data'" "$tmp/err" &&
 	! grep -q "failed in .*'$tmp/f.data'" "$tmp/err"
 ok $? "the summary of failures is the failing side's only"
 
+# --budget: score.sh BASE STEP prints score.ops_per_sec BASE, BASE + STEP,
+# BASE, ... over the runs of both sides (a counter file beside it)
+cat >"$tmp/score.sh" <<'EOF'
+#!/bin/sh
+f=$(dirname "$0")/count
+n=$(cat "$f" 2>/dev/null || echo 0)
+echo $((n + 1)) >"$f"
+echo "score.ops_per_sec: $(($1 + (n % 2) * $2))"
+EOF
+chmod +x "$tmp/score.sh"
+runs() { q "$1" 'select count(*) from runs'; }
+
+rm -f "$tmp/count"
+"$MMPROF" record -r 2 --budget 5 -o "$tmp/c.data" --interleave "$tmp/d.data" -- \
+	"$tmp/score.sh" 100 2 -- "$tmp/score.sh" 200 2 >/dev/null 2>"$tmp/err"
+test $? -eq 0 && test "$(meta "$tmp/c.data" interleave.stopped)" = "clear after 2 pairs" &&
+	test "$(runs "$tmp/c.data")" = 2 && test "$(runs "$tmp/d.data")" = 2
+ok $? "--budget: a score twice as high in every run is clear at the -r pairs; no more runs"
+grep -q "^mmprof: 2 pairs: score.ops_per_sec +99 % (up.*clear" "$tmp/err"
+ok $? "--budget says the score's change, verdict and why it stopped"
+
+# A/A where every pair's values swap: never clear
+rm -f "$tmp/count"
+"$MMPROF" record -q -r 2 --budget 4 -o "$tmp/c.data" --interleave "$tmp/d.data" -- \
+	"$tmp/score.sh" 100 50 -- "$tmp/score.sh" 100 50 >/dev/null 2>"$tmp/err"
+test $? -eq 0 && test "$(meta "$tmp/d.data" interleave.stopped)" = "budget spent after 4 pairs" &&
+	test "$(runs "$tmp/c.data")" = 4 && test "$(runs "$tmp/d.data")" = 4
+ok $? "--budget: a score that cannot be told apart gets every pair of the budget"
+test "$(grep -c "pairs: score.ops_per_sec" "$tmp/err")" = 1 && grep -q "budget is spent" "$tmp/err"
+ok $? "-q: only the last verdict line"
+
+"$MMPROF" record -q -r 1 --budget 3 --score nosuch.ops -o "$tmp/c.data" --interleave "$tmp/d.data" \
+	-- "$tmp/score.sh" 1 1 -- "$tmp/score.sh" 1 1 >/dev/null 2>"$tmp/err"
+test $? -eq 0 && test "$(meta "$tmp/c.data" interleave.stopped)" = "no score" &&
+	test "$(runs "$tmp/c.data")" = 1 && grep -q "warning: --budget: the runs have no metric nosuch.ops" "$tmp/err"
+ok $? "--budget without the score in the runs: a warning, the -r pairs only"
+
 bad() {	# bad DESCRIPTION ARGS...: exit 2, one line, no file
 	d=$1
 	shift
@@ -86,5 +126,8 @@ bad "an empty first command" -o "$tmp/x.data" --interleave "$tmp/y.data" -- -- t
 bad "-p" -o "$tmp/x.data" --interleave "$tmp/y.data" -p $$ -- true -- true
 bad "-a" -o "$tmp/x.data" --interleave "$tmp/y.data" -a -- true -- true
 bad "the -o file twice" -o "$tmp/x.data" --interleave "$tmp/x.data" -- true -- true
+bad "--budget without --interleave" -o "$tmp/x.data" --budget 3 -- true
+bad "--budget below -r" -r 4 --budget 3 -o "$tmp/x.data" --interleave "$tmp/y.data" -- true -- true
+bad "--score without --budget" --score a.ops -o "$tmp/x.data" --interleave "$tmp/y.data" -- true -- true
 
 done_testing
