@@ -43,6 +43,7 @@ import glob
 import json
 import os
 import random
+import sqlite3
 import subprocess
 import sys
 import time
@@ -219,9 +220,22 @@ def evaluate(pair, args, pool, rng):
                 pick = rng.sample(range(n), 2 * k)
                 jobs.append(("aa", k, pool.submit(run_diff, args.mmprof, side, frozenset(pick[:k]),
                                                   side, frozenset(pick[k:]))))
+    if args.drift:
+        for side in (pair.base, pair.new):
+            for k, design, a, b in drift_splits(time_order(side)):
+                jobs.append((design, k, pool.submit(run_diff, args.mmprof, side, frozenset(a),
+                                                    side, frozenset(b))))
+    res["drift"] = {}
     for kind, k, fut in jobs:
         rows = rows_of(fut.result())
         res["absurd"].append(absurd(rows))
+        if kind in ("sequential", "ABBA"):
+            a = res["drift"].setdefault((k, kind), {"diffs": 0, "flags": 0, "score": []})
+            a["diffs"] += 1
+            a["flags"] += sum(1 for r in rows.values() if r["verdict"] in MOVED)
+            if score in rows and rows[score].get("change") is not None:
+                a["score"].append(abs(rows[score]["change"]))
+            continue
         if kind == "aa":
             a = res["aa"].setdefault(k, {"diffs": 0, "flags": 0, "any": 0, "tested": 0})
             f = sum(1 for r in rows.values() if r["verdict"] in MOVED)
@@ -253,6 +267,46 @@ def evaluate(pair, args, pool, rng):
     res["truth_rows"] = {k: truth_rows[k] for k in set(moved) | set(separated)}
     res["separated_keys"] = separated
     return res
+
+
+def time_order(side):
+    """The side's run indices (over its files in order) sorted by start time."""
+    starts = []
+    for f in side.files:
+        db = sqlite3.connect("file:%s?mode=ro" % f, uri=True)
+        try:
+            starts += [r[0] for r in db.execute("SELECT start_ns FROM runs ORDER BY id")]
+        finally:
+            db.close()
+    if len(starts) != side.total():
+        die("'%s': %d runs by their start times, %d by mmprof" % (side.files[0], len(starts), side.total()))
+    return sorted(range(len(starts)), key=lambda i: starts[i])
+
+
+# ABBA over 2k runs in time order: pair j's first run goes to A when j is
+# even, to B when odd (a b, b a, a b, ...)
+def abba(runs):
+    a = [r for p, r in enumerate(runs) if (p % 2 == 0) == ((p // 2) % 2 == 0)]
+    return a, [r for r in runs if r not in a]
+
+
+def drift_splits(order):
+    """(k, design, A-runs, B-runs) of one side's runs in time order: its
+    first half against its second (one side recorded after the other) and
+    the same runs interleaved ABBA, at half the runs and at 3 against 3 in
+    each window of 6 consecutive runs."""
+    out = []
+    n = len(order)
+    k = n // 2
+    if k >= 2:
+        out.append((k, "sequential", order[:k], order[k:2 * k]))
+        out.append((k, "ABBA", *abba(order[:2 * k])))
+    if k > 3:
+        for j in range(n - 5):
+            w = order[j:j + 6]
+            out.append((3, "sequential", w[:3], w[3:]))
+            out.append((3, "ABBA", *abba(w)))
+    return out
 
 
 def runs_per_file(mmprof, files):
@@ -325,6 +379,31 @@ def table(results, sizes):
     print()
 
 
+def drift_table(results):
+    print("### Drift: a side's runs in time order, one half after the other against the same runs interleaved ABBA\n")
+    print("A/A within a side (every flag is false); the score's change is its mean absolute change, %.\n")
+    ks = sorted({k for r in results for k, _ in r["drift"]}, reverse=True)
+    head = "| pair |"
+    for k in ks:
+        head += " flags a diff %dv%d sequential | %dv%d ABBA | score's change %dv%d sequential | %dv%d ABBA |" % ((k, k) * 4)
+    print(head)
+    print("|---|" + "---|---|---|---|" * len(ks))
+    for r in results:
+        line = "| %s |" % r["name"]
+        for k in ks:
+            for what in ("flags", "score"):
+                for design in ("sequential", "ABBA"):
+                    a = r["drift"].get((k, design))
+                    if not a:
+                        line += " - |"
+                    elif what == "flags":
+                        line += " %.2f |" % (a["flags"] / a["diffs"])
+                    else:
+                        line += " %s |" % ("%.1f" % (sum(a["score"]) / len(a["score"])) if a["score"] else "-")
+        print(line)
+    print()
+
+
 def details(results, sizes, limit):
     print("### Moved rows: found in %% of the draws (the %d largest moves a pair)\n" % limit)
     print("| pair | key | verdict, all runs | base -> new | separated |" + "".join(" %dv%d |" % (k, k) for k in sizes))
@@ -357,6 +436,8 @@ def main():
     ap.add_argument("-j", type=int, default=2, help="diffs at once (2)")
     ap.add_argument("--details", type=int, default=0, metavar="N",
                     help="also each pair's N largest moved rows with their found rates")
+    ap.add_argument("--drift", action="store_true",
+                    help="also each side's runs in time order: halves one after the other against interleaved (ABBA)")
     ap.add_argument("--mmprof", default=os.environ.get("MMPROF", "build/mmprof"))
     args = ap.parse_args()
     try:
@@ -380,6 +461,8 @@ def main():
     print("%s; %d draws of each subset size, %d A/A draws of each split a side, seed %d\n" %
           (version, args.n, args.aa, args.seed))
     table(results, args.sizes)
+    if args.drift:
+        drift_table(results)
     if args.details:
         details(results, args.sizes, args.details)
 
