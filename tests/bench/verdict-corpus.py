@@ -327,6 +327,18 @@ def runs_per_file(mmprof, files):
     return out
 
 
+def pair_lines(results, ks, what, width, cells):
+    """A line per pair: for each k, the `width` cells of r[what][k] (dashes
+    when the pair has none), then an empty line."""
+    for r in results:
+        line = "| %s |" % r["name"]
+        for k in ks:
+            e = r[what].get(k)
+            line += "".join(" %s |" % c for c in (cells(r, e) if e else ["-"] * width))
+        print(line)
+    print()
+
+
 def table(results, sizes):
     print("### Truth: every run against every run\n")
     print("| pair | runs | moved | same | unknown | separated | score | score's verdict |")
@@ -344,39 +356,25 @@ def table(results, sizes):
         rule += "---|---|---|---|"
     print(head)
     print(rule)
-    for r in results:
-        line = "| %s |" % r["name"]
-        for k in sizes:
-            s = r["sizes"].get(k)
-            if not s:
-                line += " - | - | - | - |"
-                continue
-            line += " %s | %s | %s | %s |" % (
-                pct(s["found"], r["moved"] * s["diffs"]),
-                pct(s["found_sep"], r["separated"] * s["diffs"]),
-                pct(s["false"], r["same"] * s["diffs"]) if r["same"] else "-",
-                pct(s["score"], s["diffs"]) if r["score"] else "-")
-            if s["wrong"]:
-                line = line[:-1] + "(%d against) |" % s["wrong"]
-        print(line)
-    print()
+
+    def subset_cells(r, s):
+        cells = [pct(s["found"], r["moved"] * s["diffs"]),
+                 pct(s["found_sep"], r["separated"] * s["diffs"]),
+                 pct(s["false"], r["same"] * s["diffs"]) if r["same"] else "-",
+                 pct(s["score"], s["diffs"]) if r["score"] else "-"]
+        if s["wrong"]:
+            cells[-1] += " (%d against)" % s["wrong"]
+        return cells
+    pair_lines(results, sizes, "sizes", 4, subset_cells)
     print("### Real A/A: a side's runs against its other runs (every flag is false)\n")
     ks = sorted({k for r in results for k in r["aa"]})
     head = "| pair |" + "".join(" flags a diff %dv%d | diffs flagging any %dv%d | flagged rows %dv%d (%%) |" %
                                  ((k, k) * 3) for k in ks)
     print(head)
     print("|---|" + "---|---|---|" * len(ks))
-    for r in results:
-        line = "| %s |" % r["name"]
-        for k in ks:
-            a = r["aa"].get(k)
-            if not a:
-                line += " - | - | - |"
-                continue
-            line += " %.2f | %d/%d | %s |" % (a["flags"] / a["diffs"], a["any"], a["diffs"],
-                                              "%.2f" % (100.0 * a["flags"] / a["tested"]) if a["tested"] else "-")
-        print(line)
-    print()
+    pair_lines(results, ks, "aa", 3, lambda r, a: [
+        "%.2f" % (a["flags"] / a["diffs"]), "%d/%d" % (a["any"], a["diffs"]),
+        "%.2f" % (100.0 * a["flags"] / a["tested"]) if a["tested"] else "-"])
     print("### Statements a verdict must never make, over every diff above\n")
     print("| pair | diffs | rows with a detectable change > 100 points | rows \"can't tell\" though separated by more than their detectable change |")
     print("|---|---|---|---|")
