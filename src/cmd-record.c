@@ -25,6 +25,7 @@
  * recording; 2 on an error (nothing written).
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -1005,52 +1006,38 @@ static void add_interleave_meta(struct record *rec, const char *side)
 }
 
 /*
- * --budget's score: --score's key, else the workload's own throughput
- * metric (its first NAME.ops_per_sec, else NAME.throughput, else NAME.ops,
- * not the rusage NAME.time.*).  NULL when no run has one.
+ * --budget's score: the first metric of the runs that --score's glob
+ * matches, else the workload's rate of work as mmprof diff finds its score
+ * (diff__score_key: NAME.ops_per_sec, .throughput, ...).  NULL when no run
+ * has one.
  */
-static const char *score_key(const struct profile *p, const char *asked)
+static const char *score_key(const struct profile *p, const char *glob)
 {
-	static const char *const suffixes[] = { ".ops_per_sec", ".throughput", ".ops" };
-	const char *best = NULL;
-	size_t i, k, rank = sizeof(suffixes) / sizeof(suffixes[0]);
+	size_t i;
 
 	for (i = 0; i < p->nr_metrics; i++) {
 		const char *key = profile__str(p, p->metrics[i].key);
-		size_t len = strlen(key);
 
-		if (asked) {
-			if (!strcmp(key, asked))
-				return key;
-			continue;
-		}
-		for (k = 0; k < rank; k++) {
-			size_t sl = strlen(suffixes[k]);
-
-			if (len > sl && !strcmp(key + len - sl, suffixes[k]) && !strstr(key, ".time.")) {
-				best = key;
-				rank = k;
-				break;
-			}
-		}
+		if (glob ? !fnmatch(glob, key, 0) : diff__score_key(key))
+			return key;
 	}
-	return best;
+	return NULL;
 }
 
 /*
- * The score's verdict on the runs so far: a diff of that one key alone,
- * tested on its own (the primary endpoint), not in a family with the
- * profile's hundreds of keys.  The verdict's name ("up", "can't tell",
- * ...), its change and detectable change (% of the first side) in
- * change and mde (NAN when untested).
+ * The score's verdict on the runs so far, as mmprof diff gives it: its
+ * primary endpoint, tested on its own spread and apart from every other
+ * key, so a diff of that one key says the same.  The verdict's name
+ * ("up", "can't tell", ...), its change and detectable change (% of the
+ * first side) in change and mde (NAN when untested).
  */
 static const char *score_verdict(const struct record *a, const struct record *b,
-				 const char *key, double *change, double *mde)
+				 const char *key, const char *glob, double *change, double *mde)
 {
 	const struct record *side[2] = { a, b };
 	struct diff_run *runs[2];
 	struct key_value *items[2];
-	struct diff_opts opts = { 0 };
+	struct diff_opts opts = { .score = glob };	/* NULL: diff__score_key, as key was chosen */
 	struct diff d;
 	const struct diff_row *row;
 	const char *name = "-";
@@ -1106,13 +1093,14 @@ static bool budget_done(struct record *rec, uint32_t pairs)
 
 	if (!key) {
 		fprintf(stderr, "mmprof: warning: --budget: the runs have no %s%s; no more pairs\n",
-			o->score ? "metric " : "score (NAME.ops_per_sec, .throughput or .ops metric",
+			o->score ? "metric matching " : "score (a NAME.ops_per_sec, .throughput, "
+			".per_process_ops or .per_thread_ops metric",
 			o->score ? o->score : "; name one with --score)");
 		profile__set_meta(rec->p, "interleave.stopped", "no score");
 		profile__set_meta(rec->other->p, "interleave.stopped", "no score");
 		return true;
 	}
-	v = score_verdict(rec, rec->other, key, &change, &mde);
+	v = score_verdict(rec, rec->other, key, o->score, &change, &mde);
 	clear = !strcmp(v, "up") || !strcmp(v, "down") || !strcmp(v, "same");
 	if (!o->quiet || clear || spent) {
 		progress_clear(rec);
@@ -1193,7 +1181,7 @@ int cmd_record(int argc, char **argv)
 		{ OPT_BOOL, 'q', "quiet", &o.quiet, NULL, "no progress and no summary (warnings stay)", 0, NULL },
 		{ OPT_STRING, 0, "interleave", &o.interleave, "FILE", "also record a second command, after a second '--', into FILE: each of the -r runs of one command next to one of the other's, in ABBA order", 0, NULL },
 		{ OPT_INT, 0, "budget", &o.budget, "N", "--interleave: after the -r pairs, add pairs until the score's verdict is clear or N pairs are made", 0, NULL },
-		{ OPT_STRING, 0, "score", &o.score, "KEY", "the metric --budget judges (default: the workload's NAME.ops_per_sec, else .throughput, else .ops)", 0, NULL },
+		{ OPT_STRING, 0, "score", &o.score, "GLOB", "the metric --budget judges: the first matching GLOB, as diff --score (default: the workload's *.ops_per_sec, *.throughput, ...)", 0, NULL },
 		{ OPT_END, 0, NULL, NULL, NULL, NULL, 0, NULL },
 	};
 	struct record rec, rec2;

@@ -106,7 +106,7 @@ ok $? "-q: only the last verdict line"
 "$MMPROF" record -q -r 1 --budget 3 --score nosuch.ops -o "$tmp/c.data" --interleave "$tmp/d.data" \
 	-- "$tmp/score.sh" 1 1 -- "$tmp/score.sh" 1 1 >/dev/null 2>"$tmp/err"
 test $? -eq 0 && test "$(meta "$tmp/c.data" interleave.stopped)" = "no score" &&
-	test "$(runs "$tmp/c.data")" = 1 && grep -q "warning: --budget: the runs have no metric nosuch.ops" "$tmp/err"
+	test "$(runs "$tmp/c.data")" = 1 && grep -q "warning: --budget: the runs have no metric matching nosuch.ops" "$tmp/err"
 ok $? "--budget without the score in the runs: a warning, the -r pairs only"
 
 bad() {	# bad DESCRIPTION ARGS...: exit 2, one line, no file
