@@ -29,7 +29,8 @@ for a row where every run of one side is beyond every run of the other by
 more than the detectable change.
 
 Ambient rows (the machine's state) are left out everywhere.  The score is
-the workload's first *.ops_per_sec key (else *.throughput, else *.ops).
+the row the diff marks as the workload's score, else (a diff before
+issue 32) the first *.ops_per_sec key (else *.throughput, else *.ops).
 
 Output: markdown tables on stdout (--details adds each moved row's found
 rate).  Runs MMPROF (default build/mmprof), -j jobs at once (at most 2 on
@@ -162,6 +163,12 @@ def absurd(rows):
 
 
 def score_key(rows):
+    """The row the diff marks as the workload's score (its primary
+    endpoint), else, from a diff before it did, the first key of the
+    workload's own ending in one of SCORE_SUFFIXES."""
+    marked = sorted(k for k, r in rows.items() if r.get("score"))
+    if marked:
+        return marked[0]
     for suf in SCORE_SUFFIXES:
         keys = sorted(k for k in rows if k.endswith(suf) and ".time." not in k
                       and not k.startswith(("perf-", "cost.", "meminfo.", "proc-vmstat.")))
