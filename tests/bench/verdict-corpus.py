@@ -16,7 +16,8 @@ up/down/new/gone moved, a row "same" did not, anything else ("can't tell",
 "small", untested) is unknown and left out.  Then, drawn at random
 (--seed), -n subsets of K runs against K runs (--sizes, default 3 and 5):
 per pair, how often a moved row is flagged in its direction ("found") and
-how often a row that did not move is flagged ("false").  As the truth
+how often a row that did not move is flagged ("false"); "N against"
+after the found rate counts flags of a moved row in the other direction.  As the truth
 depends on the test being judged, a second one does not: a row is
 "separated" when every run of one side is beyond every run of the other and
 the change is at least the one-run thresholds (0.5 points, 5 %), whatever
@@ -370,7 +371,7 @@ def table(results, sizes):
                  pct(s["false"], r["same"] * s["diffs"]) if r["same"] else "-",
                  pct(s["score"], s["diffs"]) if r["score"] else "-"]
         if s["wrong"]:
-            cells[-1] += " (%d against)" % s["wrong"]
+            cells[0] += " (%d against)" % s["wrong"]	# flagged the other way
         return cells
     pair_lines(results, sizes, "sizes", 4, subset_cells)
     print("### Real A/A: a side's runs against its other runs (every flag is false)\n")
