@@ -4,6 +4,7 @@
 #   make check           build and run every test (TAP under prove)
 #   make demo            record the bundled THP workload off/on and diff it
 #   make bench           side-by-side benchmarks against perf
+#   make verdict-corpus CORPUS=dir   diff's verdicts on real recordings (tests/bench/verdict-corpus.py)
 #   make fuzz            run each libFuzzer harness FUZZ_SECONDS (60) [clang]
 #   make deps            check (and install) what every target needs
 #   make install         PREFIX=/usr/local DESTDIR= ; binary, man pages, bash completion
@@ -111,7 +112,7 @@ WL_CFLAGS := -std=gnu11 -O2 -g -fno-omit-frame-pointer -D_GNU_SOURCE -Wall -Wext
 
 MAN_SRC  := $(sort $(wildcard man/*.1))
 
-.PHONY: all check clean distclean install demo bench help workloads fuzz deps FORCE
+.PHONY: all check clean distclean install demo bench verdict-corpus help workloads fuzz deps FORCE
 .DEFAULT_GOAL := all
 
 all: mmprof workloads
@@ -206,6 +207,15 @@ $(BUILD)/bench/%: tests/bench/%.c $(LIBMMPROF)
 
 bench: $(BUILD)/mmprof $(WL_BIN) $(BENCH_BIN) | $(BUILD)/.deps-bench
 	$(Q)BUILD=$(BUILD) src/scripts/bench.sh
+
+# The diff's verdicts on recorded pairs (issue 32 point 5): CORPUS is a
+# folder of pair folders (a-*.data and b-*.data, or base*.data and
+# new*.data); VERDICT_FLAGS passes options (-n, --aa, --sizes, --details).
+# Markdown tables on stdout; figures, no pass/fail.
+CORPUS ?=
+verdict-corpus: $(BUILD)/mmprof
+	$(Q)test -n "$(CORPUS)" || { echo "mmprof: make verdict-corpus needs CORPUS=folder of recorded pairs" >&2; exit 2; }
+	$(Q)MMPROF=$(abspath $(BUILD)/mmprof) tests/bench/verdict-corpus.py $(VERDICT_FLAGS) $(sort $(dir $(wildcard $(CORPUS)/*/*.data)))
 
 # Fuzzing (issue 9): each tests/fuzz/fuzz-<name>.c is linked by clang with
 # libFuzzer against the library compiled for it (FUZZ_BUILD, build-fuzz/ by

@@ -25,8 +25,10 @@
  * recording; 2 on an error (nothing written).
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +39,7 @@
 #include "mmprof/benchout.h"
 #include "mmprof/cmd.h"
 #include "mmprof/datafile.h"
+#include "mmprof/diff.h"
 #include "mmprof/evspec.h"
 #include "mmprof/mmstate.h"
 #include "mmprof/options.h"
@@ -85,6 +88,9 @@ struct record_opts {
 	const char *ops_pattern;	/* --ops-pattern REGEX */
 	const char *ops_name;		/* --ops-name NAME: the key NAME.ops */
 	int children;			/* --children: -p's running descendants too */
+	const char *interleave;		/* --interleave FILE: a second command's runs, ABBA */
+	int budget;			/* --budget N: pairs at most, until the score is clear */
+	const char *score;		/* --score KEY: the metric --budget judges */
 };
 
 /* Everything one record needs, passed down instead of kept in globals. */
@@ -107,6 +113,14 @@ struct record {
 	struct benchout_opts bench;	/* --ops-pattern */
 	uint32_t nr_failed;		/* runs whose workload failed */
 	char failed_status[80];		/* the first one's: "run 1: exit status 1" */
+	/*
+	 * --interleave: the other side's record (NULL without), and the
+	 * copy of the first command's words this record owns (argv holds
+	 * both commands; NULL for the second, which ends argv).
+	 */
+	struct record *other;
+	char **own_argv;
+	bool second;			/* the second side: the setup's notes are the first's */
 };
 
 /*
@@ -324,6 +338,7 @@ static const char *const record_usage[] = {
 	"mmprof record [options] -- CMD [ARGS]",
 	"mmprof record [options] -p PID[,PID...] [-- CMD [ARGS]]",
 	"mmprof record [options] -a [-C CPU-LIST] [-- CMD [ARGS]]",
+	"mmprof record [options] -o A.data --interleave B.data -- CMD-A [ARGS] -- CMD-B [ARGS]",
 	NULL,
 };
 
@@ -358,6 +373,36 @@ static int validate_ops(struct record *rec)
 		fprintf(stderr, "mmprof record: %s\n", e.msg);
 		return -1;
 	}
+	return 0;
+}
+
+/*
+ * --interleave: argv[first..] holds two commands, CMD-A [ARGS] -- CMD-B
+ * [ARGS].  The first one's words are copied (then NULL) so that argv stays
+ * whole for the stored command line; the second ends argv.  -1 after
+ * printing.
+ */
+static int split_commands(struct record *rec, int argc, char **argv, int first,
+			  char ***second)
+{
+	int k = first;
+
+	while (k < argc && strcmp(argv[k], "--"))
+		k++;
+	if (rec->target.mode != TARGET_FORK || k == first || k >= argc - 1) {
+		fprintf(stderr, "mmprof record: --interleave takes two commands and no -p or -a: "
+			"-- CMD-A [ARGS] -- CMD-B [ARGS]\n");
+		return -1;
+	}
+	if (!strcmp(rec->o->output, rec->o->interleave)) {
+		fprintf(stderr, "mmprof record: --interleave '%s' is the -o file; name another\n",
+			rec->o->interleave);
+		return -1;
+	}
+	rec->own_argv = xcalloc((size_t)(k - first) + 1, sizeof(*rec->own_argv));
+	memcpy(rec->own_argv, argv + first, (size_t)(k - first) * sizeof(*rec->own_argv));
+	rec->cmd_argv = rec->own_argv;
+	*second = argv + k + 1;
 	return 0;
 }
 
@@ -433,7 +478,7 @@ static void warn_no_samples(const struct record *rec)
 			rec->nr_pids > 1 ? "es" : "");
 }
 
-static int validate(struct record *rec, int argc, char **argv, int first)
+static int validate(struct record *rec, int argc, char **argv, int first, char ***second)
 {
 	struct record_opts *o = rec->o;
 	struct errmsg e = { "" };
@@ -446,6 +491,17 @@ static int validate(struct record *rec, int argc, char **argv, int first)
 	}
 	o->cpu_list = rec->target.cpu_list;	/* each CPU once (0-1,1 is 0-1) */
 	rec->cmd_argv = rec->target.command ? argv + first : NULL;
+	if (rec->o->interleave && split_commands(rec, argc, argv, first, second) < 0)
+		return -1;
+	if (o->budget && (!o->interleave || o->budget < o->repeat || o->budget > 10000)) {
+		fprintf(stderr, "mmprof record: invalid --budget %d; expected pairs from -r (%d) to "
+			"10000, with --interleave\n", o->budget, o->repeat);
+		return -1;
+	}
+	if (o->score && !o->budget) {
+		fprintf(stderr, "mmprof record: --score names what --budget judges; give --budget\n");
+		return -1;
+	}
 	if (o->repeat != 1 && !rec->target.command) {
 		fprintf(stderr, "mmprof record: -r needs a command to repeat\n");
 		return -1;
@@ -575,13 +631,14 @@ static void print_notes(void *ctx, uint32_t run, int64_t start_real_ns)
 {
 	struct record *rec = ctx;
 	const struct sampler *s = recsession__sampler(rec->sess);
+	bool first = run == 0 && !rec->second;
 
-	if (run == 0 && !rec->o->quiet && sampler__note(s))
+	if (first && !rec->o->quiet && sampler__note(s))
 		fprintf(stderr, "mmprof: %s\n", sampler__note(s));
 	/* user space only: that one warning covers the kernel's missing names too */
-	if (run == 0 && sampler__user_note(s))
+	if (first && sampler__user_note(s))
 		fprintf(stderr, "mmprof: warning: %s\n", sampler__user_note(s));
-	else if (run == 0 && rec->kernel_warning[0])
+	else if (first && rec->kernel_warning[0])
 		fprintf(stderr, "mmprof: warning: %s; kernel frames stay unresolved\n",
 			rec->kernel_warning);
 	/* a warning, so even with -q: the file's frequency is not the one asked */
@@ -597,33 +654,36 @@ static int record_run(struct record *rec, uint32_t run)
 {
 	struct runloop_result res;
 	struct errmsg e = { "" };
-	char what[64];
+	char what[64], of[PATH_MAX + 8] = "";
 	int err = recsession__run(rec->sess, run, &res, &e);
 
 	progress_clear(rec);
+	/* --interleave: two files have a run of each number */
+	if (rec->other)
+		snprintf(of, sizeof(of), " of '%s'", rec->o->output);
 	if (err) {
 		fprintf(stderr, "mmprof: %s\n", e.msg[0] ? e.msg : strerror(-err));
 		return err;
 	}
 	if (res.run.term_signal)
-		fprintf(stderr, "mmprof: workload killed by SIG%s in run %u\n",
+		fprintf(stderr, "mmprof: workload killed by SIG%s in run %u%s\n",
 			sigabbrev_np(res.run.term_signal) ? sigabbrev_np(res.run.term_signal) : "?",
-			run);
+			run, of);
 	else if (rec->target.command && res.run.exit_code)
-		fprintf(stderr, "mmprof: workload exited with status %d in run %u\n",
-			res.run.exit_code, run);
+		fprintf(stderr, "mmprof: workload exited with status %d in run %u%s\n",
+			res.run.exit_code, run, of);
 	/* the summary's sample count would not say why the profile stops (even with -q) */
 	if (sampler__exec_note(recsession__sampler(rec->sess)))
-		fprintf(stderr, "mmprof: warning: run %u: %s\n", run,
+		fprintf(stderr, "mmprof: warning: run %u%s: %s\n", run, of,
 			sampler__exec_note(recsession__sampler(rec->sess)));
 	/* no work count: say so, the cost per op of this run will be unknown */
 	if (res.ops_over_budget)
-		fprintf(stderr, "mmprof: warning: run %u: --ops-pattern took more than %.0f s of CPU "
+		fprintf(stderr, "mmprof: warning: run %u%s: --ops-pattern took more than %.0f s of CPU "
 			"on the command's output (a pattern that backtracks?); the rest was not "
-			"matched: no %s stored\n", run, BENCHOUT_OPS_CPU, rec->bench.ops_key);
+			"matched: no %s stored\n", run, of, BENCHOUT_OPS_CPU, rec->bench.ops_key);
 	else if (rec->bench.has_ops && !res.ops_matches)
-		fprintf(stderr, "mmprof: warning: run %u: no output line matched --ops-pattern: "
-			"no %s stored\n", run, rec->bench.ops_key);
+		fprintf(stderr, "mmprof: warning: run %u%s: no output line matched --ops-pattern: "
+			"no %s stored\n", run, of, rec->bench.ops_key);
 	/* the run a stop signal cut short ended as the user asked: not a failure */
 	if (run__status(&res.run, what, sizeof(what)) && !stopsig_count &&
 	    !rec->nr_failed++)
@@ -955,6 +1015,191 @@ static int save_keeping_old(struct record *rec, struct errmsg *e)
 	return err;
 }
 
+/*
+ * Before anything runs: the file's folder is writable and NAME.old (as
+ * perf.data.old) can be kept, so that no run is wasted on a name that
+ * cannot be written.  -1 after printing.
+ */
+static int check_output(const char *path, struct errmsg *e)
+{
+	if (check_output_dir(path) < 0)
+		return -1;
+	if (outfile__old_check(path, e) < 0) {
+		fprintf(stderr, "mmprof: %s\n", e->msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* The profile, its meta, the symbols and the session.  -1 after printing. */
+static int record_begin(struct record *rec, int argc, char **argv, bool events,
+			struct errmsg *e)
+{
+	rec->p = profile__new();
+	sysinfo__add_host(rec->p);
+	mmstate__add_settings(rec->p, NULL);
+	add_record_meta(rec, argc, argv);
+	if (load_symbols(rec, e) < 0 || (events && prepare_events(rec) < 0) ||
+	    start_session(rec, e) < 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * --interleave: which side the file is, its partner, and that run i of
+ * one was recorded next to run i of the other (pairs a b, b a, a b, ...)
+ */
+static void add_interleave_meta(struct record *rec, const char *side)
+{
+	char buf[32];
+	size_t pairs = rec->p->nr_runs < rec->other->p->nr_runs ? rec->p->nr_runs :
+		       rec->other->p->nr_runs;
+
+	profile__set_meta(rec->p, "interleave.side", side);
+	profile__set_meta(rec->p, "interleave.with", rec->other->o->output);
+	profile__set_meta(rec->p, "interleave.order", "abba");
+	snprintf(buf, sizeof(buf), "%zu", pairs);
+	profile__set_meta(rec->p, "interleave.pairs", buf);
+}
+
+/*
+ * --budget's score: the first metric of the runs that --score's glob
+ * matches, else the workload's rate of work as mmprof diff finds its score
+ * (diff__score_key: NAME.ops_per_sec, .throughput, ...).  NULL when no run
+ * has one.
+ */
+static const char *score_key(const struct profile *p, const char *glob)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_metrics; i++) {
+		const char *key = profile__str(p, p->metrics[i].key);
+
+		if (glob ? !fnmatch(glob, key, 0) : diff__score_key(key))
+			return key;
+	}
+	return NULL;
+}
+
+/*
+ * The score's verdict on the runs so far, as mmprof diff gives it: its
+ * primary endpoint, tested on its own spread and apart from every other
+ * key, so a diff of that one key says the same.  The verdict's name
+ * ("up", "can't tell", ...), its change and detectable change (% of the
+ * first side) in change and mde (NAN when untested).
+ */
+static const char *score_verdict(const struct record *a, const struct record *b,
+				 const char *key, const char *glob, double *change, double *mde)
+{
+	const struct record *side[2] = { a, b };
+	struct diff_run *runs[2];
+	struct key_value *items[2];
+	struct diff_opts opts = { .score = glob };	/* NULL: diff__score_key, as key was chosen */
+	struct diff d;
+	const struct diff_row *row;
+	const char *name = "-";
+	size_t s, i, n[2];
+
+	for (s = 0; s < 2; s++) {
+		const struct profile *p = side[s]->p;
+
+		n[s] = p->nr_runs;
+		runs[s] = xcalloc(n[s] ? n[s] : 1, sizeof(*runs[s]));
+		items[s] = xcalloc(n[s] ? n[s] : 1, sizeof(*items[s]));
+		for (i = 0; i < p->nr_metrics; i++) {
+			const struct metric *m = &p->metrics[i];
+
+			if (m->run >= n[s] || strcmp(profile__str(p, m->key), key))
+				continue;
+			items[s][m->run].key = (char *)key;
+			items[s][m->run].value = m->value;
+			runs[s][m->run].items = &items[s][m->run];
+			runs[s][m->run].nr = 1;
+		}
+	}
+	*change = *mde = NAN;
+	if (!diff__compute(&d, runs[0], n[0], runs[1], n[1], &opts)) {
+		row = diff__find(&d, key);
+		if (row) {
+			name = diff_row__verdict_name(row);
+			*change = row->change;
+			*mde = row->mde;
+		}
+		diff__release(&d);
+	}
+	for (s = 0; s < 2; s++) {
+		free(runs[s]);
+		free(items[s]);
+	}
+	return name;
+}
+
+/*
+ * --budget, after `pairs` pairs: true when the score's verdict is clear
+ * (a change found, or "same": none above the effect floor) or the budget
+ * is spent; says so, and the verdict, unless -q.
+ */
+static bool budget_done(struct record *rec, uint32_t pairs)
+{
+	const struct record_opts *o = rec->o;
+	const char *key = score_key(rec->p, o->score);
+	const char *v;
+	double change, mde;
+	bool clear, spent = pairs >= (uint32_t)o->budget;
+	char buf[64];
+
+	if (!key) {
+		fprintf(stderr, "mmprof: warning: --budget: the runs have no %s%s; no more pairs\n",
+			o->score ? "metric matching " : "score (a NAME.ops_per_sec, .throughput, "
+			".per_process_ops or .per_thread_ops metric",
+			o->score ? o->score : "; name one with --score)");
+		profile__set_meta(rec->p, "interleave.stopped", "no score");
+		profile__set_meta(rec->other->p, "interleave.stopped", "no score");
+		return true;
+	}
+	v = score_verdict(rec, rec->other, key, o->score, &change, &mde);
+	clear = !strcmp(v, "up") || !strcmp(v, "down") || !strcmp(v, "same");
+	if (!o->quiet || clear || spent) {
+		progress_clear(rec);
+		fprintf(stderr, "mmprof: %u pairs: %s %+.3g %% (%s", pairs, key, change, v);
+		if (!isnan(mde))
+			fprintf(stderr, ", detectable %.3g %%", mde);
+		fprintf(stderr, ")%s\n", clear ? ": clear, no more pairs" :
+			spent ? ": the budget is spent" : "");
+	}
+	if (!clear && !spent)
+		return false;
+	snprintf(buf, sizeof(buf), "%s after %u pairs", clear ? "clear" : "budget spent", pairs);
+	profile__set_meta(rec->p, "interleave.stopped", buf);
+	profile__set_meta(rec->other->p, "interleave.stopped", buf);
+	return true;
+}
+
+/*
+ * Write the file, print its summary: 0, EXIT_WORKLOAD when the workload
+ * failed in a run (the file is written), EXIT_ERROR when nothing was.
+ */
+static int record_save(struct record *rec, bool interrupted, struct errmsg *e)
+{
+	int err = save_keeping_old(rec, e);
+
+	if (err) {
+		fprintf(stderr, "mmprof: %s\n", e->msg[0] ? e->msg : strerror(-err));
+		return EXIT_ERROR;
+	}
+	print_summary(rec, (uint32_t)rec->p->nr_runs, interrupted);
+	warn_no_samples(rec);
+	if (!rec->nr_failed)
+		return 0;
+	fprintf(stderr, "mmprof: the workload failed in %u of %zu run%s (%s%s%s); '%s' holds "
+		"them: exit status %d\n", rec->nr_failed, rec->p->nr_runs,
+		rec->p->nr_runs == 1 ? "" : "s", rec->nr_failed > 1 ? "first " : "",
+		rec->failed_status,
+		rec->p->nr_runs > 1 ? "; runs count from 0, as report and diff --drop-run name them" : "",
+		rec->o->output, EXIT_WORKLOAD);
+	return EXIT_WORKLOAD;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = {
@@ -993,73 +1238,96 @@ int cmd_record(int argc, char **argv)
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "output", 0, NULL },
 		{ OPT_STRING, 'o', "output", &o.output, "FILE", "write FILE (default mmprof.data)", 0, NULL },
 		{ OPT_BOOL, 'q', "quiet", &o.quiet, NULL, "no progress and no summary (warnings stay)", 0, NULL },
+		{ OPT_STRING, 0, "interleave", &o.interleave, "FILE", "also record a second command, after a second '--', into FILE: each of the -r runs of one command next to one of the other's, in ABBA order", 0, NULL },
+		{ OPT_INT, 0, "budget", &o.budget, "N", "--interleave: after the -r pairs, add pairs until the score's verdict is clear or N pairs are made", 0, NULL },
+		{ OPT_STRING, 0, "score", &o.score, "GLOB", "the metric --budget judges: the first matching GLOB, as diff --score (default: the workload's *.ops_per_sec, *.throughput, ...)", 0, NULL },
 		{ OPT_END, 0, NULL, NULL, NULL, NULL, 0, NULL },
 	};
-	struct record rec;
+	struct record rec, rec2;
+	struct record_opts o2;
 	struct errmsg e = { "" };
+	char **second = NULL;
 	uint32_t run;
-	int first, ret = EXIT_ERROR, err;
+	int first, ret = EXIT_ERROR, ret2, err;
 	bool interrupted;
 
 	memset(&rec, 0, sizeof(rec));
+	memset(&rec2, 0, sizeof(rec2));
 	rec.o = &o;
 	first = options__parse(argc, argv, opts, record_usage);
 	if (first == -2)
 		return 0;
 	if (first < 0)
 		goto out;
-	if (validate(&rec, argc, argv, first) < 0)
+	if (validate(&rec, argc, argv, first, &second) < 0)
 		goto out;
 	if (o.freq == INT_MIN)
 		o.freq = rec.period ? 0 : DEFAULT_FREQ;
-	if (check_output_dir(o.output) < 0)
+	if (check_output(o.output, &e) < 0 || (o.interleave && check_output(o.interleave, &e) < 0))
 		goto out;
-	/* NAME.old, as perf.data.old: a run is not wasted on a name that cannot be kept */
-	if (outfile__old_check(o.output, &e) < 0) {
-		fprintf(stderr, "mmprof: %s\n", e.msg);
-		goto out;
-	}
 	err = stopsig__install();
 	if (err) {
 		fprintf(stderr, "mmprof: cannot install signal handlers: %s\n", strerror(-err));
 		goto out;
 	}
 	rec.progress = !o.quiet && isatty(STDERR_FILENO);
-
-	rec.p = profile__new();
-	sysinfo__add_host(rec.p);
-	mmstate__add_settings(rec.p, NULL);
-	add_record_meta(&rec, argc, argv);
-	if (load_symbols(&rec, &e) < 0 || prepare_events(&rec) < 0 || start_session(&rec, &e) < 0)
+	if (record_begin(&rec, argc, argv, true, &e) < 0)
 		goto out;
-
-	for (run = 0; run < (uint32_t)o.repeat; run++) {
-		if (stopsig_count)
-			break;
-		if (record_run(&rec, run) < 0)
+	if (o.interleave) {
+		/* the same options but the file; the event lists are o's, expanded once */
+		o2 = o;
+		o2.output = o.interleave;
+		rec2.o = &o2;
+		rec2.target.mode = TARGET_FORK;
+		rec2.target.command = true;
+		rec2.cmd_argv = second;
+		rec2.period = rec.period;
+		rec2.stack_budget = rec.stack_budget;
+		rec2.progress = rec.progress;
+		rec2.second = true;
+		rec.other = &rec2;
+		rec2.other = &rec;
+		if (validate_ops(&rec2) < 0 || record_begin(&rec2, argc, argv, false, &e) < 0)
 			goto out;
+	}
+
+	for (run = 0; run < (uint32_t)(o.budget ? o.budget : o.repeat) && !stopsig_count; run++) {
+		/*
+		 * ABBA: the side that runs first alternates from pair to pair,
+		 * so that a drift of the machine (a linear one included) falls
+		 * on both sides alike
+		 */
+		struct record *side = (run & 1) && rec.other ? rec.other : &rec;
+
+		if (record_run(side, run) < 0)
+			goto out;
+		if (side->other && !stopsig_count && record_run(side->other, run) < 0)
+			goto out;
+		if (o.budget && run + 1 >= (uint32_t)o.repeat && !stopsig_count &&
+		    budget_done(&rec, run + 1))
+			break;
 	}
 	interrupted = stopsig_count != 0;
 	recsession__finish(rec.sess, interrupted ? stopsig_last : 0);
-
-	err = save_keeping_old(&rec, &e);
-	if (err) {
-		fprintf(stderr, "mmprof: %s\n", e.msg[0] ? e.msg : strerror(-err));
-		goto out;
+	if (rec.other) {
+		recsession__finish(rec2.sess, interrupted ? stopsig_last : 0);
+		add_interleave_meta(&rec, "a");
+		add_interleave_meta(&rec2, "b");
 	}
-	print_summary(&rec, (uint32_t)rec.p->nr_runs, interrupted);
-	warn_no_samples(&rec);
-	ret = 0;
-	if (rec.nr_failed) {
-		fprintf(stderr, "mmprof: the workload failed in %u of %zu run%s (%s%s%s); '%s' holds "
-			"them: exit status %d\n", rec.nr_failed, rec.p->nr_runs,
-			rec.p->nr_runs == 1 ? "" : "s", rec.nr_failed > 1 ? "first " : "",
-			rec.failed_status,
-			rec.p->nr_runs > 1 ? "; runs count from 0, as report and diff --drop-run name them" : "",
-			o.output, EXIT_WORKLOAD);
-		ret = EXIT_WORKLOAD;
+	ret = record_save(&rec, interrupted, &e);
+	if (rec.other && ret != EXIT_ERROR) {
+		ret2 = record_save(&rec2, interrupted, &e);
+		if (ret2)
+			ret = ret2;
 	}
 out:
+	if (rec.other) {
+		benchout_opts__release(&rec2.bench);
+		recsession__free(rec2.sess);
+		symbols__free(rec2.syms);
+		profile__free(rec2.p);
+	}
+	free(rec.own_argv);
 	target_spec__release(&rec.target);
 	benchout_opts__release(&rec.bench);
 	recsession__free(rec.sess);
