@@ -125,6 +125,7 @@ struct trow {
 	double level;		/* SHARE: pooled share in points; LOG: the mean value */
 	double c;		/* SHARE: 1e4 p (1 - p) at the pooled share: a run's sampling variance is c / n */
 	double vfloor;		/* LOG of counts: the Poisson floor of a run's variance */
+	double eps;		/* LOG: the test's log(x + eps) */
 	double post;		/* the moderated variance (or dispersion) */
 	double eb, en;		/* each side's variance of its mean before the dispersion (RAW/LOG: 1/n) */
 	double known;		/* SHARE: the sampling part of eb + en */
@@ -132,6 +133,7 @@ struct trow {
 	double df;
 	double z;		/* t* + t_0.8 at the row's BH threshold */
 	double wbh;		/* its weight in its family's weighted BH (a mean of 1) */
+	uint32_t gate;		/* self/calltrace: the children row that raised its q, or HASHIDX_NONE */
 };
 
 struct tctx {

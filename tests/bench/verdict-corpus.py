@@ -148,11 +148,12 @@ def separated_direction(r):
 def absurd_rows(rows):
     """The rows (of an iterable) that claim a detectable change above 100
     points, and those "can't tell" though separated by more than their
-    detectable change (t306 checks both on its corpus)."""
+    detectable change (t307 checks both on its corpus)."""
     over = [r for r in rows if r.get("change_unit") == "points" and (r.get("detectable") or 0) > 100]
     blind = []
     for r in rows:
-        det = abs_detectable(r) if r["verdict"] == "can't tell" else None
+        # past the scale's end ("detectable >1e+03%") the number is a bound, not a change
+        det = abs_detectable(r) if r["verdict"] == "can't tell" and not r.get("detectable_above") else None
         if det is not None and separation(r) > det:
             blind.append(r)
     return over, blind

@@ -1,5 +1,5 @@
 #!/bin/sh
-# t114-record-interleave: record --interleave B.data -- CMD-A -- CMD-B
+# t115-record-interleave: record --interleave B.data -- CMD-A -- CMD-B
 # records the two sides of a comparison together (issue 32 point 6): run i
 # of each command next to run i of the other, the first side alternating
 # (ABBA), each command's runs in its own file, with meta keys naming the
@@ -11,7 +11,7 @@
 # "clear" and "budget spent" certain.
 
 . "$(dirname "$0")/lib.sh"
-tap_setup t114
+tap_setup t115
 plan 28
 
 q() { sqlite3 "$1" "$2"; }
