@@ -310,9 +310,9 @@ static bool ends_with(const char *s, const char *tail)
 
 int diff__key_goodness(const char *key)
 {
+	/* besides the scores (diff__score_key): counts of work and other rates */
 	static const char *const more[] = {
-		".ops", "ops_per_sec", "_per_sec", "_per_second", "throughput", "per_process_ops",
-		"per_thread_ops", ".workload", "bogo_ops", ".score", "ops/s",
+		".ops", "_per_sec", "_per_second", ".workload", "bogo_ops", ".score", "ops/s",
 	};
 	static const char *const less[] = { "latency", "_ns", "_us", "_ms", ".elapsed", "_time" };
 	size_t i;
@@ -321,6 +321,8 @@ int diff__key_goodness(const char *key)
 		return -1;	/* CPU per operation */
 	if (!diff__workload_metric_key(key))
 		return 0;
+	if (diff__score_key(key))
+		return 1;
 	for (i = 0; i < sizeof(more) / sizeof(more[0]); i++)
 		if (ends_with(key, more[i]))
 			return 1;
