@@ -363,6 +363,12 @@ uint64_t profile__run_lost(const struct profile *const *ps, size_t nr, uint64_t 
  * when the workload failed: a non-zero exit status or a signal.
  */
 bool run__status(const struct run *r, char *buf, size_t size);
+/*
+ * Run r of p as run__status says, but the last run of a recording the
+ * user interrupted (meta interrupted), ended by the signal record passed
+ * on: "stopped by SIGINT (interrupted)", not a failure (record exits 0).
+ */
+bool profile__run_status(const struct profile *p, uint32_t r, char *buf, size_t size);
 
 /*
  * The statuses of every run of the nr profiles ps, each distinct one once

@@ -74,7 +74,7 @@ static size_t junit_runs(struct outbuf *out, const struct diff_side *s)
 		for (r = 0; r < s->profiles[i]->nr_runs; r++) {
 			const struct run *run = &s->profiles[i]->runs[r];
 
-			if (!run__status(run, what, sizeof(what)))
+			if (!profile__run_status(s->profiles[i], r, what, sizeof(what)))
 				continue;
 			outbuf__printf(out, "    <testcase classname=\"mmprof.run.%s\" name=\"", s->name);
 			outbuf__xml_str(out, s->paths[i]);

@@ -356,7 +356,7 @@ static void json_statuses(struct outbuf *b, const struct diff_side *s)
 	outbuf__puts(b, ", \"status\": [");
 	for (i = 0; i < s->nr; i++)
 		for (r = 0; r < s->profiles[i]->nr_runs; r++) {
-			failed += run__status(&s->profiles[i]->runs[r], what, sizeof(what));
+			failed += profile__run_status(s->profiles[i], r, what, sizeof(what));
 			outbuf__printf(b, "%s\"%s\"", i || r ? ", " : "", what);
 		}
 	outbuf__printf(b, "], \"runs_failed\": %zu", failed);

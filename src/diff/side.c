@@ -522,7 +522,7 @@ void diff_side__failures(const struct diff_side *s, struct diff_side_failures *f
 	for (i = 0; i < s->nr; i++)
 		for (r = 0; r < s->profiles[i]->nr_runs; r++) {
 			f->total++;
-			if (!run__status(&s->profiles[i]->runs[r], what, sizeof(what)))
+			if (!profile__run_status(s->profiles[i], r, what, sizeof(what)))
 				continue;
 			if (f->failed++ < 8 && rl < sizeof(f->runs))
 				rl += (size_t)snprintf(f->runs + rl, sizeof(f->runs) - rl, "%s%s run %u (%s)",

@@ -638,6 +638,19 @@ bool run__status(const struct run *r, char *buf, size_t size)
 	return r->exit_code > 0;
 }
 
+bool profile__run_status(const struct profile *p, uint32_t r, char *buf, size_t size)
+{
+	const char *stop = profile__meta(p, "interrupted"), *sig;
+	const struct run *run = &p->runs[r];
+
+	if (stop && r + 1 == p->nr_runs && run->term_signal &&
+	    (sig = sigabbrev_np(run->term_signal)) && !strcmp(sig, stop)) {
+		snprintf(buf, size, "stopped by SIG%s (interrupted)", sig);
+		return false;
+	}
+	return run__status(run, buf, size);
+}
+
 size_t profile__run_statuses(const struct profile *const *ps, size_t nr, char *buf, size_t size)
 {
 	/* a few distinct statuses at most in practice; the rest summed as "other" */
@@ -648,7 +661,7 @@ size_t profile__run_statuses(const struct profile *const *ps, size_t nr, char *b
 
 	for (i = 0; i < nr; i++)
 		for (r = 0; r < ps[i]->nr_runs; r++) {
-			failed += run__status(&ps[i]->runs[r], what, sizeof(what));
+			failed += profile__run_status(ps[i], r, what, sizeof(what));
 			for (k = 0; k < nseen && strcmp(seen[k], what); k++)
 				;
 			if (k == nseen && nseen < MAX_SEEN)

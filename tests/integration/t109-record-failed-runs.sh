@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 tap_setup t109
 
-plan 21
+plan 22
 
 # 1-5: record -r 3 -- false
 "$MMPROF" record -r 3 -o "$tmp/f.data" -- false >/dev/null 2>"$tmp/err"
@@ -49,13 +49,19 @@ ok $? "Ctrl-C (SIGINT passed on to the workload): the user's stop, exit 0"
 # the issue's case: Ctrl-C in the first of three runs of sleep 4
 "$MMPROF" record -r 3 -o "$tmp/int3.data" -- sleep 4 >/dev/null 2>"$tmp/err" &
 rpid=$!
-sleep 1
+wait_child $rpid sleep
 kill -INT $rpid
 wait $rpid
 rc=$?
 test $rc -eq 0 && grep -q "^mmprof: interrupted: 1 run, " "$tmp/err" &&
 	test "$(sqlite3 "$tmp/int3.data" 'select count(*) from runs')" = 1
 ok $? "Ctrl-C during record -r 3 -- sleep 4: exit 0, one run, the summary says interrupted"
+# what record calls the user's stop, diff does not call a failure
+"$MMPROF" diff "$tmp/int3.data" "$tmp/int.data" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+test $rc -eq 0 && grep -q '^status  *stopped by SIGINT (interrupted) in 1 run  *stopped by SIGINT' "$tmp/out"
+ok $? "diff of two interrupted recordings: compared, exit 0, their status 'stopped by SIGINT (interrupted)' (rc $rc)"
+[ $rc -eq 0 ] || diag "$tmp/err"
 [ $rc -eq 0 ] || { echo "# rc=$rc"; diag "$tmp/err"; }
 # the CI guide says the same as the code and the man page
 grep -q "also when they were stopped: a Ctrl-C (SIGINT), SIGTERM" "$here/Documentation/ci-integration.md" &&
