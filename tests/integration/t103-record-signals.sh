@@ -90,7 +90,9 @@ ok $? "the attached process is left running"
 
 # 13: -p ends when every attached process has exited
 kill $bg
-sleep 1 &
+# long enough for record to attach on a loaded machine (1 s was not: the
+# process was gone before record's start), short enough for the test
+sleep 4 &
 sl=$!
 "$MMPROF" record -q -p $sl -o "$tmp/p2.data" 2>"$tmp/err"
 test $? -eq 0 && test "$(sqlite3 "$tmp/p2.data" 'select count(*) from runs')" = 1
