@@ -748,7 +748,8 @@ static double walk_cells(struct keycache *c, const uint32_t *counts, size_t n)
 		w[leaf] += (double)cnt->period;
 		total += (double)cnt->period;
 	}
-	qsort(k->nodes, k->nr_nodes, sizeof(*k->nodes), u32_cmp);
+	if (k->nr_nodes)	/* no count kept: no array either */
+		qsort(k->nodes, k->nr_nodes, sizeof(*k->nodes), u32_cmp);
 	/* self from the leaves' weights, then each weight its subtree's, children last */
 	for (i = 0; i < k->nr_nodes; i++)
 		if (k->nodes[i])
@@ -804,10 +805,8 @@ static void perf_profile_keys(struct keycache *c, uint32_t run, uint32_t event)
 			children[e] = self[e] = 0;
 		}
 	}
-	if (sparse) {
-		ne = k->nr_entries;
+	if (sparse && (ne = k->nr_entries))
 		qsort(k->entries, ne, sizeof(*k->entries), u32_cmp);
-	}
 
 	for (j = 0; j < ne; j++) {
 		i = sparse ? k->entries[j] : j;
