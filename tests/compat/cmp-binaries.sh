@@ -16,6 +16,8 @@
 #   mmprof record -r 3 -o DIR/cm3.data -- cost-mix --hot 1500 --other 8500 -s 1
 #   mmprof record -r 3 -e page-faults -o DIR/pfev.data -- thp-zap --thp off -s 0.5
 #   mmprof record -r 2 -o DIR/fail.data -- sh -c 'exit 3'
+#   mmprof record -r 2 -e cpu-clock -e kmem:kmalloc --field kmem:kmalloc/call_site \
+#       -o DIR/tp.data -- thp-zap --thp off -s 0.3
 # Prints one line per command that differs and a count; exit 1 if any did.
 old=$1 new=$2 dir=$3
 test -x "$old" && test -x "$new" && test -d "$dir" || {
@@ -176,6 +178,12 @@ if test -e fail.data; then
 	run diff off.data fail.data -- on.data
 	run diff --drop-run base:4 off.data fail.data -- on.data
 fi
+for f in off.data pf.data one.data fail.data pfev.data tp.data; do
+	test -e $f || continue
+	run strip $f -o @OUT@/s.data
+done
+run strip nosuch.data -o @OUT@/s.data
+run strip off.data on.data
 run report off.data
 run report --keys off.data
 run report --tree off.data
