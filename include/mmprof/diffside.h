@@ -135,7 +135,7 @@ void diff_side__failures(const struct diff_side *s, struct diff_side_failures *f
 void diff_sides__header(struct outbuf *b, const struct diff_side *s, size_t nr_sides,
 			const struct diff *d, const bool *forced);
 /*
- * The same in two halves, so that the command can print between them (the
+ * The same in two halves, so that the report can write between them (the
  * cost attribution, cost.h): everything up to the blank line before the
  * robot's column heads, then the column heads.
  */

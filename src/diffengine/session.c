@@ -186,8 +186,12 @@ int diff_engine__run(const struct diff_engine_opts *o, struct diff_side *s, size
 	r->nr_sides = nr_sides;
 	r->nd = nr_sides ? nr_sides - 1 : 0;
 	r->multi = r->nd > 1;
-	if (!r->nd)
+	if (!r->nd || r->nd > DIFF_MAX_COLUMNS) {
+		diff_result__say(r, DIFF_SAY_ERROR, "%zu sides: a base and 1 to %d compared columns are needed",
+				 nr_sides, DIFF_MAX_COLUMNS);
+		r->nd = 0;	/* nothing of r's to release */
 		return -EINVAL;
+	}
 	err = prepare(r);
 	if (err < 0)
 		return err;

@@ -139,6 +139,14 @@ static void test_said(void)
 	diff_result__release(&r);
 
 	memset(&said, 0, sizeof(said));
+	sides(s, paths, runs(3, 50, "cpu-clock", 0), NULL);
+	ok(diff_engine__run(&o, s, 1, &r) < 0, "a base alone: not compared");
+	ok(said.nr[DIFF_SAY_ERROR] == 1 && strstr(said.last, "1 sides: a base and 1 to"), "said: %s",
+	   said.last);
+	diff_result__release(&r);
+	diff_side__release(&s[1]);	/* not given to the engine */
+
+	memset(&said, 0, sizeof(said));
 	sides(s, missing, NULL, runs(3, 50, "cpu-clock", 0));
 	ok(diff_engine__run(&o, s, 2, &r) < 0, "a file that cannot be loaded: not compared");
 	ok(said.nr[DIFF_SAY_FILE] == 1 && strstr(said.last, "/nonexistent/x.data"),
