@@ -145,6 +145,8 @@ run diff --gate-file nosuch.gates off.data on.data
 run diff --html /nonexistent/dir/r.html off.data on.data
 run diff --junit /nonexistent/dir/j.xml off.data on.data
 run diff --per thp-zap.ops off.data on.data
+run diff --score "'*.ops'" off.data on.data
+run diff --score "''" -f json off.data on.data
 run diff --per nosuch.metric off.data on.data
 run diff off.data pf.data -- on.data
 run diff -- off.data -- on.data
