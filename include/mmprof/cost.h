@@ -48,7 +48,6 @@
 #ifndef MMPROF_COST_H
 #define MMPROF_COST_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -57,6 +56,7 @@
 #include "mmprof/errmsg.h"
 #include "mmprof/keys.h"
 #include "mmprof/outbuf.h"
+#include "mmprof/parallel.h"
 #include "mmprof/profile.h"
 
 /* ---- the work of a run (work.c) ---- */
@@ -275,8 +275,7 @@ struct cost_sides {
 	struct cost_attr *attr;
 	char note[1024];
 	/* cost_sides__start's helper thread and what it builds from */
-	pthread_t builder;
-	bool building;
+	struct parallel_job builder;
 	const struct diff_side *from;
 };
 

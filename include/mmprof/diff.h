@@ -260,8 +260,8 @@ struct diff {
 	/*
 	 * Borrowed, NULL when none: the diff of the same sides' costs per op
 	 * (cost.h, a diff__compute of its own so that its rows neither dilute
-	 * nor change this one's FDR and fits), set by the command; gates read
-	 * its rows as well as these (gate.h).
+	 * nor change this one's FDR and fits), set by the diff engine
+	 * (diffengine.h); gates read its rows as well as these (gate.h).
 	 */
 	const struct diff *cost;
 	/*

@@ -42,7 +42,7 @@ struct diff_side {
 	 */
 	const char *machine, *benchmark;
 	char **own_paths;
-	struct profile **profiles;
+	struct profile **profiles;	/* loaded, or opened by the caller (diff_sides__load) */
 	struct keycache **caches;	/* one per file: the key strings the runs borrow */
 	struct diff_run *runs;		/* one per run, all files pooled; ids are the cache's */
 	size_t nr_runs;
@@ -55,8 +55,11 @@ struct diff_side {
  * Load the sides' files (each side's name, paths and nr set; two sides,
  * base and new, or a base and several compared columns); a STORE:COMMIT
  * path is fetched into a private temporary file, removed once loaded or
- * on error.  0, or -errno and e
- * ("'x.data' holds no runs; record it again", or the loader's message)
+ * on error.  A side whose profiles[] the caller set (nr of them,
+ * allocated, from datafile__load or built in memory; NULL entries are
+ * loaded from their paths, and no path is a STORE:COMMIT) has its runs
+ * keyed without loading: the side owns them from here.  0, or -errno and
+ * e ("'x.data' holds no runs; record it again", or the loader's message)
  * for the first file, in command-line order, that failed.  Either way
  * release each side with diff_side__release.
  */
@@ -132,7 +135,7 @@ void diff_side__failures(const struct diff_side *s, struct diff_side_failures *f
 void diff_sides__header(struct outbuf *b, const struct diff_side *s, size_t nr_sides,
 			const struct diff *d, const bool *forced);
 /*
- * The same in two halves, so that the command can print between them (the
+ * The same in two halves, so that the report can write between them (the
  * cost attribution, cost.h): everything up to the blank line before the
  * robot's column heads, then the column heads.
  */

@@ -398,4 +398,16 @@ const char *profile__frame_sym(const struct profile *p, uint32_t frame);
 /* Scaled counter value: value * enabled / running (value when running == enabled or 0). */
 double counter__scaled(const struct counter *c);
 
+/*
+ * Make p fit to share outside its machine (strip.c says what goes: kernel
+ * addresses, kallsyms' _text, a tracepoint value that may be one, the
+ * host's identity in meta), in place; out: kernel addresses (and values)
+ * and identity keys removed.  Strings nothing refers to any more are
+ * blanked, so that save does not write them.
+ */
+struct profile_stripped {
+	size_t addrs, keys;
+};
+void profile__strip(struct profile *p, struct profile_stripped *out);
+
 #endif

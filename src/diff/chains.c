@@ -1,7 +1,6 @@
 /* chains: changed call paths, caller -> callee; see include/mmprof/chains.h. */
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +9,7 @@
 #include "mmprof/chains.h"
 #include "mmprof/hashidx.h"
 #include "mmprof/keys.h"
+#include "mmprof/parallel.h"
 #include "mmprof/stats.h"
 #include "mmprof/xalloc.h"
 
@@ -209,17 +209,14 @@ static void group_by_run(struct cprof *cp)
 		cp->slot_start = profile__group_counts(cp->p, &cp->by_slot);
 }
 
-/* Run fa(a) on a second thread and fb(b) on this one; both on this one without a thread. */
-static void in_parallel(void *(*fa)(void *), void *a, void *(*fb)(void *), void *b)
+/* fa(a) on a helper thread and fb(b) on this one (both here, in order, without a thread). */
+static void in_parallel(void (*fa)(void *), void *a, void (*fb)(void *), void *b)
 {
-	pthread_t t;
-	bool helped = pthread_create(&t, NULL, fa, a) == 0;
+	struct parallel_job j;
 
-	if (!helped)
-		fa(a);
+	parallel__start(&j, fa, a);
 	fb(b);
-	if (helped)
-		pthread_join(t, NULL);
+	parallel__wait(&j);
 }
 
 struct prep_half {
@@ -227,14 +224,13 @@ struct prep_half {
 	size_t ncp, first;	/* profiles first, first + 2, ... */
 };
 
-static void *prepare_half(void *arg)
+static void prepare_half(void *arg)
 {
 	struct prep_half *h = arg;
 	size_t i;
 
 	for (i = h->first; i < h->ncp; i += 2)
 		prepare(&h->cps[i]);
-	return NULL;
 }
 
 /*
@@ -372,7 +368,7 @@ static void add_cells(struct side_sweep *w, const double *cell)
 		w->sum[i] += cell[i];
 }
 
-static void *sweep_means(void *arg)
+static void sweep_means(void *arg)
 {
 	struct side_sweep *w = arg;
 	size_t i;
@@ -382,7 +378,6 @@ static void *sweep_means(void *arg)
 	for (i = 0; i < w->nr; i++)
 		w->sum[i] /= (double)w->n;
 	w->total /= (double)w->n;
-	return NULL;
 }
 
 static void add_squares(struct side_sweep *w, const double *cell)
@@ -406,14 +401,13 @@ static void keep_tested(struct side_sweep *w, const double *cell)
 	w->off++;
 }
 
-static void *sweep_tests(void *arg)
+static void sweep_tests(void *arg)
 {
 	struct side_sweep *w = arg;
 	double total = w->total;
 
 	side_sweep__each(w, w->test ? keep_tested : add_squares);
 	w->total = total;
-	return NULL;
 }
 
 static void make_text(struct chain_diff *cd, struct chain_row *r)

@@ -13,6 +13,7 @@
 
 #include "mmprof/cost.h"
 #include "mmprof/diffside.h"
+#include "mmprof/parallel.h"
 #include "mmprof/xalloc.h"
 
 /* The file and run of a side's pooled run index i (counted before --drop-run). */
@@ -233,8 +234,9 @@ static void compare_runs(struct cost_sides *c)
  * (on start's helper, whose caller is busy meanwhile), the compared runs'
  * keys and the attributions.
  */
-static void build_rest(struct cost_sides *c)
+static void build_rest(void *arg)
 {
+	struct cost_sides *c = arg;
 	const struct diff_side *s = c->from;
 	size_t k, i;
 
@@ -244,12 +246,6 @@ static void build_rest(struct cost_sides *c)
 	if (!unknown_work(c, s))
 		compare_runs(c);
 	attribute(c);
-}
-
-static void *builder(void *arg)
-{
-	build_rest(arg);
-	return NULL;
 }
 
 /* The work and the sides' run bookkeeping: 0, or -EINVAL and e (cost_work__choose). */
@@ -304,17 +300,13 @@ int cost_sides__start(struct cost_sides *c, const struct diff_side *s, size_t nr
 
 	if (err < 0)
 		return err;
-	c->building = pthread_create(&c->builder, NULL, builder, c) == 0;
-	if (!c->building)
-		build_rest(c);
+	parallel__start(&c->builder, build_rest, c);
 	return 0;
 }
 
 void cost_sides__wait(struct cost_sides *c)
 {
-	if (c->building)
-		pthread_join(c->builder, NULL);
-	c->building = false;
+	parallel__wait(&c->builder);
 }
 
 int cost_sides__build(struct cost_sides *c, const struct diff_side *s, size_t nr,

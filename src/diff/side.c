@@ -195,18 +195,21 @@ static void load_job__run(void *ctx, size_t i)
 {
 	struct load_job *j = &((struct load_job *)ctx)[i];
 
-	j->err = datafile__load(j->path, &j->p, &j->e);
+	if (!j->p)	/* else opened by the caller (diff_sides__load) */
+		j->err = datafile__load(j->path, &j->p, &j->e);
 	if (!j->err && j->p->nr_runs)
 		load_job__keys(j);
 }
 
-static struct load_job *load_all(char **paths, size_t n)
+static struct load_job *load_all(char **paths, struct profile **opened, size_t n)
 {
 	struct load_job *jobs = xcalloc(n ? n : 1, sizeof(*jobs));
 	size_t i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		jobs[i].path = paths[i];
+		jobs[i].p = opened[i];
+	}
 	parallel__each(n, load_job__run, jobs);
 	return jobs;
 }
@@ -234,7 +237,8 @@ static int diff_side__take(struct diff_side *s, struct load_job *jobs, struct er
 {
 	size_t i, total = 0;
 
-	s->profiles = xcalloc(s->nr, sizeof(*s->profiles));
+	if (!s->profiles)
+		s->profiles = xcalloc(s->nr, sizeof(*s->profiles));
 	s->caches = xcalloc(s->nr, sizeof(*s->caches));
 	s->samples = xcalloc(s->nr, sizeof(*s->samples));
 	for (i = 0; i < s->nr; i++) {
@@ -321,6 +325,7 @@ int diff_sides__load(struct diff_side *s, size_t nr_sides, struct errmsg *e)
 	size_t n = 0, i, k, at = 0, nf = 0, alloc_f = 0;
 	char **paths, ***load = xcalloc(nr_sides + 1, sizeof(*load));
 	struct store_files *fetched = NULL;
+	struct profile **opened;
 	struct load_job *jobs;
 	int err = 0;
 
@@ -329,10 +334,18 @@ int diff_sides__load(struct diff_side *s, size_t nr_sides, struct errmsg *e)
 	for (k = 0; k < nr_sides && !err; k++)
 		n += s[k].nr;
 	paths = xcalloc(n ? n : 1, sizeof(*paths));
+	opened = xcalloc(n ? n : 1, sizeof(*opened));
+	/* profiles the caller opened go to the jobs, and come back with the rest */
 	for (k = 0; k < nr_sides && !err; k++)
-		for (i = 0; i < s[k].nr; i++)
-			paths[at++] = load[k] ? load[k][i] : s[k].paths[i];
-	jobs = load_all(paths, n);
+		for (i = 0; i < s[k].nr; i++, at++) {
+			paths[at] = load[k] ? load[k][i] : s[k].paths[i];
+			if (s[k].profiles && !load[k]) {
+				opened[at] = s[k].profiles[i];
+				s[k].profiles[i] = NULL;
+			}
+		}
+	jobs = load_all(paths, opened, n);
+	free(opened);
 	/* the store's files are in memory now, or failed: off the disk either way */
 	for (i = 0; i < nf; i++)
 		store_files__release(&fetched[i]);

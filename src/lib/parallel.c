@@ -34,3 +34,27 @@ void parallel__each(size_t n, void (*fn)(void *ctx, size_t i), void *ctx)
 	if (helped)
 		pthread_join(helper, NULL);
 }
+
+static void *job__run(void *arg)
+{
+	struct parallel_job *j = arg;
+
+	j->fn(j->arg);
+	return NULL;
+}
+
+void parallel__start(struct parallel_job *j, void (*fn)(void *arg), void *arg)
+{
+	j->fn = fn;
+	j->arg = arg;
+	j->running = pthread_create(&j->thread, NULL, job__run, j) == 0;
+	if (!j->running)
+		fn(arg);
+}
+
+void parallel__wait(struct parallel_job *j)
+{
+	if (j->running)
+		pthread_join(j->thread, NULL);
+	j->running = false;
+}

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "mmprof/symbols.h"
 #include "mmprof/xalloc.h"
@@ -303,37 +304,28 @@ static void read_debuglink(Elf *elf, struct elffile *f)
 	}
 }
 
+/*
+ * The CRC-32 of .gnu_debuglink is zlib's (IEEE 802.3, reflected): zlib's
+ * own, whose table is built at compile time.  The lazily built table this
+ * replaced raced: a second thread (a diff loads two files at once) could
+ * see its first entries filled and read the rest still 0.
+ */
 int elffile__crc32(const char *path, uint32_t *crc)
 {
-	static uint32_t table[256];
 	unsigned char buf[65536];
-	uint32_t c = 0xffffffffu;
+	uLong c = crc32(0, Z_NULL, 0);
 	ssize_t n;
 	int fd;
 
-	/* Built on first use; the same values every time, so races are benign. */
-	if (!table[1]) {
-		uint32_t i, j, v;
-
-		for (i = 0; i < 256; i++) {
-			for (v = i, j = 0; j < 8; j++)
-				v = v & 1 ? 0xedb88320u ^ (v >> 1) : v >> 1;
-			table[i] = v;
-		}
-	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		ssize_t i;
-
-		for (i = 0; i < n; i++)
-			c = table[(c ^ buf[i]) & 0xff] ^ (c >> 8);
-	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		c = crc32(c, buf, (uInt)n);
 	close(fd);
 	if (n < 0)
 		return -EIO;
-	*crc = c ^ 0xffffffffu;
+	*crc = (uint32_t)c;
 	return 0;
 }
 

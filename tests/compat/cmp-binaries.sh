@@ -10,6 +10,14 @@
 #   mmprof record -r 4 -o DIR/off2.data -- thp-zap --thp off -s 1
 #   mmprof record -r 1 -o DIR/one.data -- thp-zap --thp on -s 0.5
 #   mmprof record -r 3 -o DIR/pf.data -- page-fault -s 1
+# and, when present, for the costs per op, --force and failed runs:
+#   mmprof record -r 3 -o DIR/cm1.data -- cost-mix --hot 1500 --other 8500
+#   mmprof record -r 3 -o DIR/cm2.data -- cost-mix --hot 3000 --other 8500
+#   mmprof record -r 3 -o DIR/cm3.data -- cost-mix --hot 1500 --other 8500 -s 1
+#   mmprof record -r 3 -e page-faults -o DIR/pfev.data -- thp-zap --thp off -s 0.5
+#   mmprof record -r 2 -o DIR/fail.data -- sh -c 'exit 3'
+#   mmprof record -r 2 -e cpu-clock -e kmem:kmalloc --field kmem:kmalloc/call_site \
+#       -o DIR/tp.data -- thp-zap --thp off -s 0.3
 # Prints one line per command that differs and a count; exit 1 if any did.
 old=$1 new=$2 dir=$3
 test -x "$old" && test -x "$new" && test -d "$dir" || {
@@ -34,6 +42,8 @@ run() {	# run ARGS...: both binaries, compare everything
 		echo $? >"$work/$b.rc"
 		# the binary's own path may appear in messages
 		sed -i "s|$bin|MMPROF|g" "$work/$b.err"
+		# and the process id in a temporary file's name
+		sed -i 's/\.tmp\.[0-9]*/.tmp.PID/g' "$work/$b.err"
 		mv "$work/out" "$work/$b"
 		# JUnit's timestamp is the second the file was written
 		for x in "$work/$b/"*.xml; do
@@ -111,6 +121,71 @@ run diff off.data on.data --
 run diff --force off.data on.data
 run diff -f nosuch off.data on.data
 run diff --limit 2 -g off.data on.data
+
+# several columns, -g, --cost, --drop-run and the CI files together
+for fmt in lkp json csv markdown; do
+	run diff -f $fmt -g off.data on.data off2.data
+	run diff -f $fmt -g --all off.data -- on.data -- off2.data pf.data
+	run diff -f $fmt -g --drop-run base:1 off.data on.data
+	run diff -f $fmt -g --robot off.data on.data
+	run diff -f $fmt --cost off.data on.data
+	run diff -f $fmt --cost --all off.data on.data
+	run diff -f $fmt --cost --robot off.data on.data
+	run diff -f $fmt --cost off.data on.data off2.data
+done
+run diff -g --limit 5 --html @OUT@/r.html off.data on.data
+run diff -g --fail-on "'perf-profile.children.*.__split_huge_pmd > 1'" off.data on.data
+run diff -g --junit @OUT@/j.xml off.data on.data
+run diff --html @OUT@/r.html off.data on.data off2.data
+run diff --html @OUT@/r.html --junit @OUT@/j.xml --summary @OUT@/s.md off.data on.data off2.data
+run diff --html @OUT@/r.html --junit @OUT@/j.xml --summary @OUT@/s.md --gate-column new2 --fail-on "'perf-profile.children.*.__split_huge_pmd > 1'" off.data on.data off2.data
+run diff --gate-column new1 --fail-on "'perf-profile.children.*.__split_huge_pmd > 1'" off.data on.data off2.data
+run diff --gate-column new9 --fail-on "'perf-profile.children.*.__split_huge_pmd > 1'" off.data on.data off2.data
+run diff --gate-file nosuch.gates off.data on.data
+run diff --html /nonexistent/dir/r.html off.data on.data
+run diff --junit /nonexistent/dir/j.xml off.data on.data
+run diff --per thp-zap.ops off.data on.data
+run diff --score "'*.ops'" off.data on.data
+run diff --score "''" -f json off.data on.data
+run diff --per nosuch.metric off.data on.data
+run diff off.data pf.data -- on.data
+run diff -- off.data -- on.data
+run diff off.data --
+run diff --limit 0 -g off.data on.data
+if test -e cm1.data && test -e cm2.data && test -e cm3.data; then
+	for fmt in lkp json csv markdown; do
+		run diff -f $fmt cm1.data cm2.data
+		run diff -f $fmt --cost cm1.data cm2.data
+		run diff -f $fmt --cost --all cm1.data cm3.data
+		run diff -f $fmt -g cm1.data cm2.data
+		run diff -f $fmt cm1.data cm2.data cm3.data
+	done
+	run diff --html @OUT@/c.html --summary @OUT@/s.md cm1.data cm2.data
+	run diff --drop-run new:0 --cost cm1.data cm2.data
+	run diff --per cost-mix.ops --cost cm1.data cm2.data
+	run diff --fail-on "'cost.self.*.cost_mix_hot > 1%'" cm1.data cm2.data
+	run diff --fail-on "'*.cost_mix_hot > 1%'" cm1.data cm2.data
+	run diff --fail-on "'cost.self.*.cost_mix_hot > 1%'" off.data pf.data
+fi
+if test -e pfev.data; then
+	run diff off.data pfev.data
+	run diff --force off.data pfev.data
+	run diff --force -f json -g off.data pfev.data
+	run diff --force off.data on.data pfev.data
+fi
+if test -e fail.data; then
+	run diff off.data fail.data
+	run diff --allow-failed off.data fail.data
+	run diff --allow-failed -f json fail.data off.data
+	run diff off.data fail.data -- on.data
+	run diff --drop-run base:4 off.data fail.data -- on.data
+fi
+for f in off.data pf.data one.data fail.data pfev.data tp.data; do
+	test -e $f || continue
+	run strip $f -o @OUT@/s.data
+done
+run strip nosuch.data -o @OUT@/s.data
+run strip off.data on.data
 run report off.data
 run report --keys off.data
 run report --tree off.data

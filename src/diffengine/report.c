@@ -1,0 +1,171 @@
+/*
+ * report: the document a comparison writes on stdout, whole: which parts
+ * each format has and in which order; the parts themselves are written by
+ * the modules whose data they show (diffside.h's header and sides,
+ * diff.h's tables and JSON objects, cost.h's attribution, chains.h's call
+ * chains).  See include/mmprof/diffengine.h.
+ */
+#include <stdlib.h>
+
+#include "mmprof/diffengine.h"
+#include "mmprof/xalloc.h"
+
+/* -g: the changed call chains of column k, in the table's format. */
+static void callchains(struct outbuf *out, const struct diff_result *r, size_t k,
+		       enum diff_format fmt)
+{
+	struct chain_diff cd;
+	int limit = r->o.limit;
+
+	if (diff_result__chains(r, k, &cd))
+		return;
+	/* in JSON a member of the diff object, before it closes */
+	if (fmt == DIFF_FORMAT_JSON)
+		outbuf__printf(out, ", \"callchains\": ");
+	chains__format(out, &cd, (size_t)(limit > 0 ? limit : 20), fmt == DIFF_FORMAT_JSON);
+	chains__release(&cd);
+}
+
+/* The recorded settings that differ between the sides, in fmt (diff__settings_format). */
+static void settings(struct outbuf *out, const struct diff_result *r, enum diff_format fmt)
+{
+	struct diff_settings_side *ss = xcalloc(r->nr_sides, sizeof(*ss));
+	const char **names = xcalloc(r->nr_sides, sizeof(*names));
+	struct diff_setting *st;
+	size_t k, n;
+
+	for (k = 0; k < r->nr_sides; k++) {
+		ss[k] = (struct diff_settings_side){ (const struct profile *const *)r->s[k].profiles,
+						     r->s[k].nr };
+		names[k] = r->s[k].name;
+	}
+	n = diff__settings_differ(ss, r->nr_sides, &st);
+	diff__settings_format(out, st, n, names, r->nr_sides, fmt);
+	diff__settings_release(st, n);
+	free(names);
+	free(ss);
+}
+
+/* JSON with one column: the sides, the diff with its costs and cost rows; the object is left open. */
+static void json_pair(struct outbuf *out, const struct diff_result *r)
+{
+	diff_sides__json_head(out, r->s, r->ev[0], r->ev[1]);
+	diff__json_open(out, &r->d[0], r->rows, r->n);
+	if (!r->o.robot) {
+		outbuf__puts(out, ", \"cost\": ");
+		cost__format(out, &r->cs, 1, r->d[0].cost, &r->d[0], DIFF_FORMAT_JSON);
+	}
+	if (r->crows) {
+		outbuf__puts(out, ", \"cost_rows\": ");
+		diff__json_open(out, &r->dc[0], r->crows, r->cn);
+		diff__json_close(out);
+	}
+}
+
+/* JSON with several columns: the base, each column's side, then one diff object per column. */
+static void json_columns(struct outbuf *out, const struct diff_result *r)
+{
+	const struct diff_row **colrows = xmalloc((r->n + 1) * sizeof(*colrows));
+	size_t k, nk;
+
+	outbuf__printf(out, "\"base\": ");
+	diff_side__json(out, &r->s[0], r->ev[0]);
+	outbuf__printf(out, ", \"columns\": [");
+	for (k = 0; k < r->nd; k++) {
+		outbuf__printf(out, "%s\n {\"name\": \"%s\", \"side\": ", k ? "," : "", r->col_names[k]);
+		diff_side__json(out, &r->s[k + 1], r->ev[k + 1]);
+		outbuf__printf(out, ", \"diff\": ");
+		diff__column_rows(r->rows, r->n, r->nd, k, colrows, &nk);
+		diff__json_open(out, &r->d[k], colrows, nk);
+		if (!r->o.robot) {
+			outbuf__puts(out, ", \"cost\": ");
+			cost__format(out, &r->cs, k + 1, r->d[k].cost, &r->d[k], DIFF_FORMAT_JSON);
+		}
+		if (r->o.callchains)
+			callchains(out, r, k, DIFF_FORMAT_JSON);
+		outbuf__printf(out, "}}");	/* the diff, the column */
+	}
+	outbuf__printf(out, "]");
+	free(colrows);
+}
+
+/* The robot's header with the costs' attribution, and the table (lkp, CSV, markdown) with its cost rows. */
+static void tables(struct outbuf *out, const struct diff_result *r, enum diff_format fmt)
+{
+	const struct diff *d = r->d;
+	bool attr = !r->multi && !r->o.robot, costs = r->crows && r->o.cost;
+	size_t k;
+
+	if (fmt == DIFF_FORMAT_LKP && !r->o.robot) {
+		/* the benchmark's change per op, and who carries it, before the table */
+		diff_sides__header_top(out, r->s, r->nr_sides, d, r->forced);
+		for (k = 0; k < r->nd; k++) {
+			if (r->multi)
+				outbuf__printf(out, "%s against base: ", r->col_names[k]);
+			cost__format(out, &r->cs, k + 1, d[k].cost, &d[k], fmt);
+			outbuf__puts(out, "\n");
+		}
+		diff_sides__column_heads(out, r->s, r->nr_sides);
+	} else if (fmt == DIFF_FORMAT_LKP) {
+		diff_sides__header(out, r->s, r->nr_sides, d, r->forced);
+	}
+	if (r->multi)
+		diff__format_columns(out, d, r->nd, r->col_names, r->rows, r->n, fmt, r->sel);
+	else
+		diff__format(out, &d[0], r->rows, r->n, fmt, r->o.all);
+	if (costs && fmt == DIFF_FORMAT_CSV) {
+		/*
+		 * The cost rows in the table's own columns, then the
+		 * attribution's table; only when asked: a script reading the
+		 * CSV of a pair reads what it read before, the lines of a
+		 * column of several (t303).
+		 */
+		diff__csv_rows(out, r->crows, r->cn);
+		cost__format(out, &r->cs, 1, d[0].cost, &d[0], fmt);
+	} else if (attr && fmt == DIFF_FORMAT_MARKDOWN) {
+		cost__format(out, &r->cs, 1, d[0].cost, &d[0], fmt);
+	}
+	if (costs && fmt == DIFF_FORMAT_LKP) {
+		outbuf__printf(out, "\ncosts per %s (cost.* rows; a diff of their own, --cost):\n",
+			       cost_work__per(&r->cs.work));
+		diff__format(out, &r->dc[0], r->crows, r->cn, fmt, r->o.all);
+		if (!r->cn)
+			outbuf__printf(out, "(no significant rows)\n");
+	} else if (costs && fmt == DIFF_FORMAT_MARKDOWN) {
+		outbuf__printf(out, "\n**costs per %s** (cost.* rows)\n\n", cost_work__per(&r->cs.work));
+		diff__format(out, &r->dc[0], r->crows, r->cn, fmt, r->o.all);
+	}
+}
+
+void diff_report__write(struct outbuf *out, struct diff_result *r, enum diff_format fmt)
+{
+	size_t k;
+
+	/* the settings that differ come first in every format (JSON: the first member) */
+	if (fmt == DIFF_FORMAT_JSON)
+		outbuf__puts(out, "{");
+	settings(out, r, fmt);
+	if (fmt == DIFF_FORMAT_JSON && !r->multi)
+		json_pair(out, r);
+	else if (fmt == DIFF_FORMAT_JSON)
+		json_columns(out, r);
+	else
+		tables(out, r, fmt);
+	if (fmt == DIFF_FORMAT_LKP && !r->n)
+		outbuf__printf(out, "(no %s rows)\n", r->o.robot ? "robot-visible" : "significant");
+	/* CSV's rows have no place for call chains; JSON's several columns have them above */
+	if (r->o.callchains && fmt != DIFF_FORMAT_CSV && !(r->multi && fmt == DIFF_FORMAT_JSON)) {
+		/* the table is written: its rows' memory goes before the chains' */
+		diff_result__done_with_rows(r);
+		for (k = 0; k < r->nd; k++) {
+			if (r->multi)
+				outbuf__printf(out, "\n%s against base:\n", r->col_names[k]);
+			callchains(out, r, k, fmt);
+		}
+	}
+	if (fmt == DIFF_FORMAT_JSON) {
+		if (!r->multi)
+			diff__json_close(out);
+		outbuf__printf(out, "}\n");
+	}
+}
