@@ -691,13 +691,16 @@ static void settings_differ(struct outbuf *b, const struct html_side sides[2])
 static void verdict_metrics(struct outbuf *b, const struct html_side sides[2], const struct diff *d)
 {
 	size_t i, n = 0;
+	int pass;
 
 	if (!sides[1].nr)
 		return;
+	/* the score first (diff's primary endpoint, DIFF_SCORE), then the rest */
+	for (pass = 0; pass < 2; pass++)
 	for (i = 0; i < d->nr && n < 8; i++) {
 		const struct diff_row *r = &d->rows[i];
 
-		if (!ciout__workload_metric(r))
+		if (!ciout__workload_metric(r) || ((r->flags & DIFF_SCORE) == 0) != (pass == 1))
 			continue;
 		/* which colour is better, in the head: no line more on the first screen */
 		if (!n++)
@@ -707,7 +710,15 @@ static void verdict_metrics(struct outbuf *b, const struct html_side sides[2], c
 				       "ops_per_sec, throughput), lower for latencies, times and costs per "
 				       "op; any other change is red when it rose, blue when it fell\">"
 				       "(green better, red worse)</span>", "");
-		verdict_row(b, r, r->key);
+		if (r->flags & DIFF_SCORE) {
+			struct outbuf label = { 0 };
+
+			outbuf__printf(&label, "%s (the score)", r->key);
+			verdict_row(b, r, label.s);
+			outbuf__release(&label);
+		} else {
+			verdict_row(b, r, r->key);
+		}
 		outbuf__puts(b, "</tr>\n");
 	}
 	if (n)
