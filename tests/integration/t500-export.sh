@@ -109,7 +109,11 @@ for line in open(sys.argv[1]):
     if line[:10].strip():
         val = int(line[:10]); total += val
     name = line[13:]
-    cur.append("[unknown]" if name == "<unknown>" else name)
+    # an address with no name is pprof's "<unknown>", or "[[MAPPING]]" when
+    # it knows the mapping (a vdso address outside every symbol): mmprof's
+    # [unknown] either way
+    unnamed = name == "<unknown>" or (name.startswith("[[") and name.endswith("]]"))
+    cur.append("[unknown]" if unnamed else name)
 flush()
 want = collections.Counter()
 for line in open(sys.argv[2]):
