@@ -35,6 +35,9 @@ int gate__parse(const char *expr, struct gate *g, struct errmsg *e)
 	if (*s == '=') {
 		g->meant = true;
 		s++;
+		/* "==k" would be read back as the meant key "=k" or "k" alike */
+		if (*s == '=')
+			return fail(e, expr, s, "a key that starts with '=' is written quoted");
 	}
 	if (*s == '\'' || *s == '"') {
 		const char *close = strchr(s + 1, *s);

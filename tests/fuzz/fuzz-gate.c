@@ -5,8 +5,9 @@
  * be what its grammar promises (include/mmprof/gate.h):
  *   - a refusal carries a message with a column inside the expression;
  *   - an accepted gate has a non-empty glob and a finite value; a glob
- *     with blanks or '<' '>' came quoted (the expression's first non-blank
- *     is a quote the glob does not hold), and its description parses back
+ *     with blanks or '<' '>' came quoted (the expression's first non-blank,
+ *     after the '=' of a key meant as written, is a quote the glob does
+ *     not hold), and its description parses back
  *     to the same gate, quoted as needed (describe prints "%+g", so the
  *     value round-trips to 6 digits);
  *   - the family, domain and row rules (gate__names_family,
@@ -82,6 +83,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (strpbrk(g.glob, " \t\n\v\f\r<>")) {
 		const char *s = expr + strspn(expr, " \t\n\v\f\r");
 
+		if (*s == '=' && g.meant)	/* =GLOB: meant as written */
+			s++;
 		if ((*s != '\'' && *s != '"') || strchr(g.glob, *s))
 			abort();
 	}
@@ -108,7 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	gate__describe(&g, desc, sizeof(desc));
 	if (gate__parse(desc, &back, &e) || strcmp(back.glob, g.glob) || back.op != g.op ||
-	    back.relative != g.relative ||
+	    back.relative != g.relative || back.meant != g.meant ||
 	    fabs(back.value - g.value) > 1e-5 * fabs(g.value) + 1e-300)
 		abort();
 	gate__release(&back);

@@ -4,6 +4,7 @@
  * uncompared rows) and the domains in which an absent key is a measured 0,
  * against a naive model of "some key D.<text> matches the glob".
  */
+#include <errno.h>
 #include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
@@ -133,6 +134,13 @@ static void test_eval(void)
 	gate__release(&g);
 	is_int(gate__parse("='a b' > 1", &g, &e), 0, "='quoted' parses");
 	ok(g.meant && !strcmp(g.glob, "a b"), "='quoted': meant");
+	gate__release(&g);
+	is_int(gate__parse("=='x' > 1", &g, &e), -EINVAL, "==KEY is refused: a key that starts with '=' is quoted");
+	ok(strstr(e.msg, "written quoted") && strstr(e.msg, "column 2"), "==KEY: says so at column 2");
+	is_int(gate__parse("='=x' > 1", &g, &e), 0, "='=KEY' parses");
+	ok(g.meant && !strcmp(g.glob, "=x"), "='=KEY': meant, the key starts with '='");
+	gate__describe(&g, buf, sizeof(buf));
+	is_str(buf, "='=x' > +1", "describe quotes the key that starts with '='");
 	gate__release(&g);
 	ok(strdist__within("clear_page_ermz", "clear_page_erms", 1), "strdist: one replaced byte");
 	ok(strdist__within("dif", "diff", 1) && !strdist__within("dff", "diff", 0), "strdist: one inserted byte");
