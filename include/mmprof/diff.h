@@ -275,7 +275,23 @@ struct diff {
 		size_t rows;
 		double mde, runs;
 	} advice;
+	/*
+	 * The score rows (DIFF_SCORE) whose key some runs lack: a workload
+	 * that failed in a run prints no score there (stress-ng's 0 bogo ops
+	 * are its .fail key), and a missing value is no measurement of 0.
+	 * The score is tested on the runs that have it, the table keeps the
+	 * robot's zeros; untested when a side has none (or 2 runs in all).
+	 */
+	struct diff_score_runs {
+		size_t row;
+		size_t nb, nn;		/* the runs of each side that have the key */
+		double mb, mn;		/* its mean over them (NAN over none) */
+	} *score_runs;
+	size_t nr_score_runs, alloc_score_runs;
 };
+
+/* The runs behind score row r when some lack its key, else NULL. */
+const struct diff_score_runs *diff__score_runs(const struct diff *d, const struct diff_row *r);
 
 /* Compare; d is initialised here.  0 or -EINVAL (no runs on a side). */
 int diff__compute(struct diff *d, const struct diff_run *base, size_t nb,

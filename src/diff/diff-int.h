@@ -131,6 +131,7 @@ struct trow {
 	double known;		/* SHARE: the sampling part of eb + en */
 	double s2alt;		/* SHARE: dispersion about each side's own level */
 	double df;
+	size_t runs;		/* the runs tested when not all (a score some runs lack), else 0 */
 	double z;		/* t* + t_0.8 at the row's BH threshold */
 	double wbh;		/* its weight in its family's weighted BH (a mean of 1) */
 	uint32_t gate;		/* self/calltrace: the children row that raised its q, or HASHIDX_NONE */
@@ -174,11 +175,12 @@ const double *diff_row__test_values(const struct diff_row *r, size_t n, double *
 /*
  * Summary, flags, the robot's filter and (with one run a side) the
  * verdict of row r; a row to be tested gets its family and test scale.
- * present: the runs of base and of new that had the key; nsamp: per run
+ * present: the runs of base and of new that had the key; have: for a
+ * score row, which runs (base then new) had it, else NULL; nsamp: per run
  * (base then new) the samples behind the row's event, or NULL.
  */
 void tctx__classify(struct tctx *x, struct diff_row *r, const uint32_t *present,
-		    bool base_has_pp, double *scratch, const double *nsamp);
+		    const uint8_t *have, bool base_has_pp, double *scratch, const double *nsamp);
 /*
  * A share row (of its runs' samples nsamp, base then new) to be tested in
  * the SCALE_SHARE family name; children: a perf-profile.children family

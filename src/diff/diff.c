@@ -23,7 +23,8 @@ struct builder {
 	struct hashidx idx;
 	uint32_t *present;	/* per row: runs of base, runs of new that had it (2 per row) */
 	uint32_t *stamp;	/* per row: 1 + the last run that touched it */
-	size_t alloc_present, alloc_stamp, alloc_values;
+	uint8_t **have;		/* per row: NULL, or for a score row which runs have it */
+	size_t alloc_present, alloc_stamp, alloc_values, alloc_have;
 	bool base_has_pp;
 	/* per id space and side of the runs (diff_run.ids): id -> row, NONE when unseen */
 	struct id_rows {
@@ -107,6 +108,8 @@ static uint32_t builder__row(struct builder *b, const char *key)
 	b->present[2 * row] = b->present[2 * row + 1] = 0;
 	XGROW(b->stamp, b->alloc_stamp, row);
 	b->stamp[row] = 0;
+	XGROW(b->have, b->alloc_have, row);
+	b->have[row] = !diff__is_ambient(&d->o, key) && diff__is_score(&d->o, key) ? xcalloc(n, 1) : NULL;
 	if ((size_t)(row + 1) * n > b->alloc_values) {
 		size_t want = b->alloc_values ? 2 * b->alloc_values : 64 * n;
 
@@ -177,6 +180,8 @@ static void builder__add_run(struct builder *b, const struct diff_run *run, size
 		if (b->stamp[row] != col + 1) {
 			b->stamp[row] = (uint32_t)(col + 1);
 			b->present[2 * row + side]++;
+			if (b->have[row])
+				b->have[row][col] = 1;
 		}
 		if (!side && !strncmp(key, PP, sizeof(PP) - 1))
 			b->base_has_pp = true;
@@ -298,7 +303,7 @@ int diff__compute(struct diff *d, const struct diff_run *base, size_t nb,
 		d->rows[i].v = d->values + i * n;
 	tctx__cost_totals(&x);
 	for (i = 0; i < d->nr; i++) {
-		tctx__classify(&x, &d->rows[i], &b.present[2 * i], b.base_has_pp, scratch,
+		tctx__classify(&x, &d->rows[i], &b.present[2 * i], b.have[i], b.base_has_pp, scratch,
 			       row_samples(&d->o, d->rows[i].key, base, nb, cur, nn, nsamp, &ev,
 					   &ev_len, &known));
 	}
@@ -306,6 +311,9 @@ int diff__compute(struct diff *d, const struct diff_run *base, size_t nb,
 	free(scratch);
 	free(b.present);
 	free(b.stamp);
+	for (i = 0; i < d->nr; i++)
+		free(b.have[i]);
+	free(b.have);
 	if (!d->novar)
 		tctx__test(&x);
 	tctx__release(&x);
@@ -356,6 +364,16 @@ void diff__test_shares(struct diff *d, const char *family, const double *nsamp)
 	free(scratch);
 }
 
+const struct diff_score_runs *diff__score_runs(const struct diff *d, const struct diff_row *r)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_score_runs; i++)
+		if (d->score_runs[i].row == (size_t)(r - d->rows))
+			return &d->score_runs[i];
+	return NULL;
+}
+
 void diff__release(struct diff *d)
 {
 	size_t i;
@@ -380,6 +398,7 @@ void diff__release(struct diff *d)
 	free(d->rows);
 	free(d->values);
 	free(d->disturbed);
+	free(d->score_runs);
 	free(d->advice.family);
 	for (i = 0; i < d->nr_families; i++)
 		free(d->families[i].name);

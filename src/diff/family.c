@@ -386,7 +386,7 @@ void tctx__fit_family(struct tctx *x, size_t fi)
 		 */
 		if (f->scale == SCALE_SHARE && t->post < t->s2alt)
 			t->post = t->s2alt;
-		t->df = dfree + (own ? 0 : f->prior.d0);
+		t->df = (t->runs ? (double)t->runs - 2 : dfree) + (own ? 0 : f->prior.d0);
 		/* never less noisy than the sampling, nor than Poisson counts */
 		if (f->scale == SCALE_SHARE && t->post < 1)
 			t->post = 1;

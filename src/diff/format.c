@@ -174,22 +174,52 @@ bool diff_row__tinted(const struct diff_row *r, bool marked, bool ambient_marked
 
 /* ---- the method, in words (every format's header says the same) ---- */
 
+/* " (3 of 5 base runs, 2 of 3 new: the others printed no score)" when some runs lack it */
+static void score_runs(struct outbuf *b, const struct diff *d, const struct diff_score_runs *s)
+{
+	if (!s)
+		return;
+	outbuf__puts(b, " (");
+	if (s->nb < d->nb)
+		outbuf__printf(b, "%zu of %zu base runs%s", s->nb, d->nb, s->nn < d->nn ? ", " : "");
+	if (s->nn < d->nn)
+		outbuf__printf(b, "%zu of %zu new", s->nn, d->nn);
+	outbuf__printf(b, ": %s printed no score, a failed workload)", s->nb + s->nn + 1 < d->nb + d->nn ?
+						 "the others" : "the other");
+}
+
 void diff__describe_score(struct outbuf *b, const struct diff *d, const char *prefix)
 {
 	size_t i;
 
 	for (i = 0; i < d->nr; i++) {
 		const struct diff_row *r = &d->rows[i];
+		const struct diff_score_runs *s = diff__score_runs(d, r);
+		double mb = s ? s->mb : r->base.mean, mn = s ? s->mn : r->cur.mean;
 		char mark[128];
 
-		if (!(r->flags & DIFF_SCORE) || !(r->flags & DIFF_TESTED))
+		if (!(r->flags & DIFF_SCORE) || (!(r->flags & DIFF_TESTED) && !(s && (!s->nb || !s->nn))))
 			continue;
-		diff_row__mark(r, mark, sizeof(mark));
 		outbuf__printf(b, "%sscore: ", prefix ? prefix : "");
 		outbuf__text_str(b, r->key);
-		outbuf__printf(b, " %.6g -> %.6g (%+.1f%%): %s (the workload's score, tested first and "
-				  "on its own runs' spread, at %.2g)\n",
-			       r->base.mean, r->cur.mean, r->rel, mark, d->o.alpha);
+		if (!(r->flags & DIFF_TESTED)) {
+			outbuf__printf(b, ": not compared: %s printed it (%zu of %zu base runs have it, %zu of "
+					  "%zu new; the workload failed in the others: see its .fail keys)\n",
+				       !s->nb && !s->nn ? "no run" : !s->nb ? "no base run" : "no new run",
+				       s->nb, d->nb, s->nn, d->nn);
+			continue;
+		}
+		diff_row__mark(r, mark, sizeof(mark));
+		outbuf__printf(b, " %.6g -> %.6g", mb, mn);
+		if (mb == 0)
+			outbuf__puts(b, " (from 0)");
+		else if (fabs(100 * (mn - mb) / mb) < 1e5)
+			outbuf__printf(b, " (%+.1f%%)", 100 * (mn - mb) / mb);
+		else
+			outbuf__printf(b, " (%+.2g%%)", 100 * (mn - mb) / mb);
+		score_runs(b, d, s);
+		outbuf__printf(b, ": %s (the workload's score, tested first and on its own runs' spread, "
+				  "at %.2g)\n", mark, d->o.alpha);
 	}
 }
 
@@ -395,6 +425,9 @@ void diff__json_open(struct outbuf *b, const struct diff *d, const struct diff_r
 			outbuf__printf(b, ", \"detectable_above\": true");
 		if (r->flags & DIFF_SCORE)
 			outbuf__printf(b, ", \"score\": true");
+		if (diff__score_runs(d, r))
+			outbuf__printf(b, ", \"score_runs\": [%zu, %zu]", diff__score_runs(d, r)->nb,
+				       diff__score_runs(d, r)->nn);
 		outbuf__printf(b, ", \"runs_needed\": ");
 		json_num(b, r->runs_needed);
 		outbuf__printf(b, ", \"ambient\": %s", (r->flags & DIFF_AMBIENT) ? "true" : "false");

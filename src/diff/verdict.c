@@ -217,17 +217,51 @@ static double print_step(const double *v, size_t n)
  * ("score", every score key of the diff), with no prior and no other
  * key's noise (the explanation keys' prior would lend it the spread of
  * hundreds of keys of other units), tested on its pooled within-side
- * variance on n - 2 df, on the log scale (a change is a ratio) or in its
- * unit when it has negative values.  Its variance is never below the
- * rounding of its print (uniform, step^2 / 12).
+ * variance, on the log scale (a change is a ratio) or in its unit when it
+ * has negative values.  Its variance is never below the rounding of its
+ * print (uniform, step^2 / 12).  Only the runs that have the key count
+ * (have, NULL when all do): a run whose workload failed printed no score,
+ * which is no measurement of 0 (diff.score_runs), so the test has the
+ * present runs' n - 2 df, and none with a side that has no score.
  */
-static void prep_score(struct tctx *x, struct diff_row *r, const double *v)
+static void prep_score(struct tctx *x, struct diff_row *r, const double *v, const uint8_t *have)
 {
 	struct diff *d = x->d;
-	size_t nb = d->nb, nn = d->nn, n = nb + nn, i;
+	size_t nb = d->nb, nn = d->nn, n = nb + nn, i, k = 0;
 	struct trow *t = &x->t[r - d->rows];
-	double mb, mn, step = print_step(v, n), lo = INFINITY, sum = 0;
+	double mb, mn, step, lo = INFINITY, sum = 0, *w = NULL;
 
+	for (i = 0; have && i < n && have[i]; i++)
+		;
+	if (have && i < n) {
+		struct diff_score_runs *s;
+
+		w = xmalloc(n * sizeof(*w));
+		for (i = 0, nb = 0; i < n; i++)
+			if (have[i]) {
+				w[k++] = v[i];
+				nb += i < d->nb;
+			}
+		nn = k - nb;
+		XGROW(d->score_runs, d->alloc_score_runs, d->nr_score_runs);
+		s = &d->score_runs[d->nr_score_runs++];
+		*s = (struct diff_score_runs){ (size_t)(r - d->rows), nb, nn, 0, 0 };
+		for (i = 0; i < k; i++)
+			*(i < nb ? &s->mb : &s->mn) += w[i];
+		s->mb = nb ? s->mb / (double)nb : NAN;
+		s->mn = nn ? s->mn / (double)nn : NAN;
+		if (!nb || !nn || k < 3) {
+			t->tested = false;
+			free(w);
+			return;
+		}
+		v = w;
+		n = k;
+		t->runs = k;
+		t->eb = 1 / (double)nb;
+		t->en = 1 / (double)nn;
+	}
+	step = print_step(v, n);
 	for (i = 0; i < n; i++) {
 		lo = fmin(lo, v[i]);
 		sum += v[i];
@@ -247,6 +281,7 @@ static void prep_score(struct tctx *x, struct diff_row *r, const double *v)
 	t->s2 = pooled_var(v, nb, nn, &mb, &mn);
 	t->delta = mn - mb;
 	t->level = sum / (double)n;
+	free(w);
 }
 
 /*
@@ -257,7 +292,7 @@ static void prep_score(struct tctx *x, struct diff_row *r, const double *v)
  * thousandth of the largest value otherwise, so that a key absent from
  * one side is a large but finite change.
  */
-static void tctx__prep(struct tctx *x, struct diff_row *r, const double *nsamp)
+static void tctx__prep(struct tctx *x, struct diff_row *r, const uint8_t *have, const double *nsamp)
 {
 	struct diff *d = x->d;
 	size_t nb = d->nb, nn = d->nn, n = nb + nn, i;
@@ -283,7 +318,7 @@ static void tctx__prep(struct tctx *x, struct diff_row *r, const double *nsamp)
 	for (i = 0; i < n; i++)
 		neg |= v[i] < 0;
 	if (r->flags & DIFF_SCORE) {
-		prep_score(x, r, v);
+		prep_score(x, r, v, have);
 		return;
 	}
 	if (r->absolute || neg) {
@@ -463,7 +498,7 @@ static bool cost_below_floor(const struct tctx *x, const struct diff_row *r)
 
 /* nsamp: per run (base then new), the samples behind the row's event, or NULL. */
 void tctx__classify(struct tctx *x, struct diff_row *r, const uint32_t *present,
-		    bool base_has_pp, double *scratch, const double *nsamp)
+		    const uint8_t *have, bool base_has_pp, double *scratch, const double *nsamp)
 {
 	struct diff *d = x->d;
 	const struct diff_opts *o = &d->o;
@@ -539,7 +574,7 @@ void tctx__classify(struct tctx *x, struct diff_row *r, const uint32_t *present,
 	/* absolute keys: under the effect floor (at the cut) no verdict can come */
 	if (r->absolute && fabs(tdelta) < o->min_points && censored(r))
 		return;
-	tctx__prep(x, r, nsamp);
+	tctx__prep(x, r, have, nsamp);
 }
 
 /* The median of the rows' detectable changes and runs needed, of the first children family. */
@@ -776,9 +811,14 @@ void tctx__test(struct tctx *x)
 		if (!t->tested)
 			continue;
 		big = r->absolute ? fabs(r->delta) >= d->o.min_points : fabs(r->rel) >= d->o.min_pct;
+		if (t->runs) {	/* a score some runs lack: the change of the runs that have it */
+			const struct diff_score_runs *s = diff__score_runs(d, r);
+
+			big = fabs(s->mn - s->mb) >= d->o.min_pct / 100 * fabs(s->mb);
+		}
 		trow__power(t, x->fam, r, d);
 		if (r->q < d->o.alpha)
-			r->verdict = !big ? DIFF_SMALL : r->delta > 0 ? DIFF_UP : DIFF_DOWN;
+			r->verdict = !big ? DIFF_SMALL : (t->runs ? t->delta : r->delta) > 0 ? DIFF_UP : DIFF_DOWN;
 		else if (r->mde > (r->absolute ? d->o.min_points : d->o.min_pct))
 			r->verdict = DIFF_CANT_TELL;
 	}

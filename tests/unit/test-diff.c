@@ -874,6 +874,68 @@ static void test_score(void)
 	rk_release(r, 4);
 }
 
+/*
+ * A run whose workload failed has no score (stress-ng's 0 bogo ops are
+ * its .fail key): the score is tested on the runs that have it, and a
+ * side without one is not compared; the table keeps the robot's zeros.
+ */
+static void test_score_failed_runs(void)
+{
+	/* base 270-280 in 3 runs; new the same but its first run failed */
+	static const double ops[6] = { 270, 280, 275, 0, 272, 278 };
+	struct run_keys r[6] = { { 0 } };
+	const struct diff_score_runs *s;
+	const struct diff_row *x;
+	struct outbuf b = { 0 };
+	struct diff d;
+	int i;
+
+	for (i = 0; i < 6; i++) {
+		if (ops[i])
+			rk_add(&r[i], "stress-ng.vm.ops_per_sec", ops[i]);
+		else
+			rk_add(&r[i], "stress-ng.vm.fail", 1);
+		rk_add(&r[i], "stress-ng.time.elapsed_time", 3 + 0.01 * i);
+	}
+	compute(&d, r, 3, 3, NULL);
+	x = diff__find(&d, "stress-ng.vm.ops_per_sec");
+	s = x ? diff__score_runs(&d, x) : NULL;
+	ok(x && (x->flags & DIFF_SCORE) && s && s->nb == 3 && s->nn == 2 && fabs(s->mn - 275) < 1e-9,
+	   "failed run: the score's runs are 3 base and the 2 new that have it (mean %.4g)", s ? s->mn : NAN);
+	ok(x && x->verdict != DIFF_DOWN && x->verdict != DIFF_UP,
+	   "failed run: no change of the score is claimed (%s)",
+	   x ? diff_row__verdict_name(x) : "missing");
+	ok(x && fabs(x->cur.mean - 550.0 / 3) < 1e-9, "failed run: the table's mean keeps the robot's 0");
+	diff__describe_score(&b, &d, NULL);
+	ok(b.len && strstr(b.s, "270 -> 275") == NULL && strstr(b.s, "275 -> 275 (+0.0%) (2 of 3 new"),
+	   "failed run: the header's score line says so: %.*s", (int)strcspn(b.s ? b.s : "", "\n"), b.s ? b.s : "");
+	diff__release(&d);
+
+	b.len = 0;
+	{
+		struct run_keys f[6] = { { 0 } };
+
+		for (i = 0; i < 6; i++) {
+			if (i >= 3)
+				rk_add(&f[i], "stress-ng.vm.ops_per_sec", 270 + i);
+			else
+				rk_add(&f[i], "stress-ng.vm.fail", 1);
+			rk_add(&f[i], "stress-ng.time.elapsed_time", 3 + 0.01 * i);
+		}
+		compute(&d, f, 3, 3, NULL);
+		x = diff__find(&d, "stress-ng.vm.ops_per_sec");
+		diff__describe_score(&b, &d, NULL);
+		ok(x && !(x->flags & DIFF_TESTED) && x->verdict != DIFF_UP &&
+		   strstr(b.s ? b.s : "", "not compared: no base run printed it") && !strstr(b.s ? b.s : "", "%"),
+		   "every base run failed: the score is not compared, no change from 0 (%.*s)",
+		   (int)strcspn(b.s ? b.s : "", "\n"), b.s ? b.s : "");
+		diff__release(&d);
+		rk_release(f, 6);
+	}
+	outbuf__release(&b);
+	rk_release(r, 6);
+}
+
 int main(void)
 {
 	test_golden();
@@ -883,6 +945,7 @@ int main(void)
 	test_calltrace_cut();
 	test_stripped();
 	test_score();
+	test_score_failed_runs();
 	test_aa();
 	test_robot_rules();
 	test_order();
