@@ -88,6 +88,30 @@ wait_child() {	# wait_child PID NAME: until PID has a child NAME (at most 30 s)
 	return 1
 }
 
+# record_thp_on OUT RUNS [WORKLOAD ARGS...]: record RUNS runs of thp-zap
+# --thp on (with ARGS) into OUT under the THP split lock, again (at most
+# three attempts) until every run split huge pages, as the workload counts
+# them itself (thp-zap.thp_split_pmd): while the rest of make check holds
+# the memory the kernel may have no huge page to give, and a run that
+# splits nothing would judge the machine, not mmprof.  Record's stderr is
+# appended to OUT.err, each attempt's counts are printed as TAP comments;
+# the status is record's.  Set RECORD_OPTS for options before "--".
+record_thp_on() {
+	_out=$1 _runs=$2
+	shift 2
+	for _attempt in 1 2 3; do
+		# shellcheck disable=SC2086
+		flock "${TMPDIR:-/tmp}/mmprof-thp-split.lock" "$MMPROF" record -q -r "$_runs" -o "$_out" \
+			${RECORD_OPTS:-} -- "$wl/thp-zap" --thp on "$@" >/dev/null 2>>"$_out.err"
+		_rc=$?
+		_splits=$("$MMPROF" report --runs "$_out" 2>/dev/null | sed -n 's/^thp-zap\.thp_split_pmd: .*runs: //p')
+		echo "# --thp on, attempt $_attempt: thp_split_pmd per run: ${_splits:-none}"
+		[ $_rc -ne 0 ] && break
+		echo "$_splits" | awk '{ for (i = 1; i <= NF; i++) if (!($i > 0)) exit 1; exit NF == 0 }' && break
+	done
+	return $_rc
+}
+
 tracefs_dir() {
 	tracefs=
 	for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do

@@ -22,8 +22,10 @@ rec() {	# rec OUT RUNS THP [extra record options]
 	out=$1 runs=$2 thp=$3
 	shift 3
 	if [ "$thp" = on ]; then
-		flock "$lock" "$MMPROF" record -q -r "$runs" -o "$tmp/$out" "$@" -- "$wl/thp-zap" --thp "$thp" -s 1 \
-			>/dev/null 2>"$tmp/rec.err"
+		RECORD_OPTS="$*" record_thp_on "$tmp/$out" "$runs" -s 1
+		_r=$?
+		cp "$tmp/$out.err" "$tmp/rec.err"
+		return $_r
 	else
 		"$MMPROF" record -q -r "$runs" -o "$tmp/$out" "$@" -- "$wl/thp-zap" --thp "$thp" -s 1 >/dev/null 2>"$tmp/rec.err"
 	fi

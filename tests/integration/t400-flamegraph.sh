@@ -36,21 +36,9 @@ EOF
 lock=${TMPDIR:-/tmp}/mmprof-thp-split.lock
 flock "$lock" "$MMPROF" record -q -r 4 -o "$tmp/off.data" -- "$wl/thp-zap" --thp off -s 1 >/dev/null 2>"$tmp/rec.err"
 ok $? "record thp-zap --thp off, 4 runs"
-# The kernel may have no huge page to give while the rest of make check
-# holds the memory (a run of --thp on then splits nothing, and the graph
-# below would judge the machine, not the drawing): recorded again until
-# every run split huge pages, as the workload counts them itself.
-for attempt in 1 2 3; do
-	flock "$lock" "$MMPROF" record -q -r 4 -o "$tmp/on.data" -- "$wl/thp-zap" --thp on -s 1 \
-		>/dev/null 2>>"$tmp/rec.err"
-	rc=$?
-	splits=$("$MMPROF" report --runs "$tmp/on.data" 2>/dev/null | sed -n 's/^thp-zap\.thp_split_pmd: .*runs: //p')
-	echo "# --thp on, attempt $attempt: thp_split_pmd per run: ${splits:-none}"
-	[ $rc -ne 0 ] && break
-	echo "$splits" | awk '{ for (i = 1; i <= NF; i++) if (!($i > 0)) exit 1; exit NF == 0 }' && break
-done
-ok $rc "record thp-zap --thp on, 4 runs"
-sed 's/^/# /' "$tmp/rec.err"
+record_thp_on "$tmp/on.data" 4 -s 1
+ok $? "record thp-zap --thp on, 4 runs (every run split huge pages)"
+sed 's/^/# /' "$tmp/rec.err" "$tmp/on.data.err"
 
 # ---- one file
 "$MMPROF" flamegraph "$tmp/on.data" -o "$tmp/on.svg" 2>"$tmp/err"

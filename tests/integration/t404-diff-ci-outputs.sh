@@ -19,9 +19,9 @@ py=/usr/bin/python3
 lock=${TMPDIR:-/tmp}/mmprof-thp-split.lock
 flock "$lock" "$MMPROF" record -q -r 3 -o "$tmp/off.data" -- "$wl/thp-zap" --thp off -s 1 >/dev/null 2>"$tmp/rec.err"
 ok $? "record thp-zap, THP off"
-flock "$lock" "$MMPROF" record -q -r 3 -o "$tmp/on.data" -- "$wl/thp-zap" --thp on -s 1 >/dev/null 2>>"$tmp/rec.err"
-ok $? "record thp-zap, THP on"
-diag "$tmp/rec.err"
+record_thp_on "$tmp/on.data" 3 -s 1
+ok $? "record thp-zap, THP on (every run split huge pages)"
+diag "$tmp/rec.err" "$tmp/on.data.err"
 
 # junit FILE: "SUITES TESTS FAILURES" then a line a case: CLASS|NAME|failure message or -
 junit() {

@@ -170,9 +170,14 @@ inner="mount -t tmpfs mmprof-t610 $tmp/ns && cp $tmp/chain $tmp/ns/chain && exec
 	unshare -m --propagation private sh -c "$inner" >"$tmp/ns.out" 2>&1
 ok $? "record --call-graph dwarf -- unshare -m (binary only inside the namespace)"
 diag "$tmp/ns.out"
-ns=$(share "$tmp/ns.data" "$chain")
-echo "# namespace: $ns % of samples show main;level1;level2;hot_loop"
+# of the program's own samples: unshare, sh, mount and cp take a fixed
+# CPU time, the program a second of wall time, which a loaded machine
+# gives it less of (a fresh-clone CI under load fell under 80 % so)
+ns=$("$MMPROF" report --folded --comm "$tmp/ns.data" | awk -v pat="$chain" '
+	/^chain;/ { c = $NF; all += c; if ($0 ~ pat) hit += c }
+	END { if (all) printf "%.1f\n", 100 * hit / all; else print 0 }')
+echo "# namespace: $ns % of the program's samples show main;level1;level2;hot_loop"
 awk -v v="$ns" 'BEGIN { exit !(v > 80) }'
-ok $? "namespace: more than 80 % of the samples unwind to main;level1;level2;hot_loop ($ns %)"
+ok $? "namespace: more than 80 % of the program's samples unwind to main;level1;level2;hot_loop ($ns %)"
 
 done_testing
