@@ -6,12 +6,17 @@
 # profile from about 10 % to about 31 %, far past the machine's 10-15 %
 # spread), commit 9 one whose "build" fails.  Judged on the share, which
 # a loaded machine does not move (the ops per second it does).
-#   - judge: exit codes 0 good, 1 bad, 125 for a missing candidate, 3 for
-#     "need more runs", 128 and one line for a bad state or option;
-#   - git bisect run mmprof bisect run ... names commit 20;
+#   - judge: 0 good, 1 bad (2 runs, then the runs it asks for), 125 for a
+#     missing or empty candidate, 3 for "need more runs" (one run never
+#     decides alone), 128 and one line for a key that matches nothing;
+#   - git bisect run mmprof bisect run ... names commit 20 (at 1 % error
+#     rates a step: git believes every verdict);
+#   - a commit whose build fails is skipped (125);
 #   - the resumable flow, start / next / judge in separate processes,
-#     names it too, with one disturbed run at its first step;
-#   - a commit whose build fails is skipped (125).
+#     names it too, with one disturbed run at its first step, and prints
+#     the answer: runs against 3 a step, the diff against the parent;
+#   - bisect run from a state (--range, ends as STORE:COMMIT) names it;
+#   - an edited or foreign state file is refused with one line.
 . "$(dirname "$0")/lib.sh"
 tap_setup t340
 command -v git >/dev/null || { echo "1..0 # SKIP git is not installed"; exit 0; }
@@ -47,17 +52,28 @@ rec() {	# rec COMMIT OUT RUNS
 }
 rec "$good" "$tmp/good.data" 3; ok $? "record the good end, 3 runs"
 rec "$bad" "$tmp/bad.data" 3; ok $? "record the bad end, 3 runs"
-rec "$bad" "$tmp/cand-bad.data" 2
-rec "$good" "$tmp/cand-good.data" 2
 rec "$good" "$tmp/cand-one.data" 1
 
 J() { "$MMPROF" bisect judge --good "$tmp/good.data" --bad "$tmp/bad.data" --key "$key" "$@"; }
-J "$tmp/cand-bad.data" >"$tmp/out"; rc=$?
-[ $rc -eq 1 ] && grep -q "^bisect: bad: 2 runs" "$tmp/out"
-ok $? "judge: a bad candidate exits 1 after 2 runs (exit $rc: $(head -1 "$tmp/out"))"
-J "$tmp/cand-good.data" >"$tmp/out"; rc=$?
-[ $rc -eq 0 ] && grep -q "^bisect: good" "$tmp/out"
-ok $? "judge: a good candidate exits 0 (exit $rc: $(head -1 "$tmp/out"))"
+# judge_until COMMIT NAME: 2 runs, then the runs judge asks for, as bisect run does (at most 4 batches)
+judge_until() {
+	files=
+	for b in 1 2 3 4; do
+		rec "$1" "$tmp/$2-$b.data" "${more:-2}" >/dev/null
+		files="$files $tmp/$2-$b.data"
+		J $files >"$tmp/out"; rc=$?
+		[ $rc -eq 3 ] || break
+		more=$(sed -n 's/.*record \([0-9]*\) more run.*/\1/p' "$tmp/out")
+	done
+	more=
+	return $rc
+}
+judge_until "$bad" cand-bad; rc=$?
+[ $rc -eq 1 ] && grep -q "^bisect: bad: [0-9]* runs" "$tmp/out"
+ok $? "judge: a bad candidate exits 1 ($(head -1 "$tmp/out"))"
+judge_until "$good" cand-good; rc=$?
+[ $rc -eq 0 ] && grep -q "^bisect: good: [0-9]* runs" "$tmp/out"
+ok $? "judge: a good candidate exits 0 ($(head -1 "$tmp/out"))"
 J "$tmp/cand-one.data" >"$tmp/out"; rc=$?
 [ $rc -eq 3 ] && grep -q "record [0-9] more run" "$tmp/out"
 ok $? "judge: one run never decides alone: exit 3, more runs asked (exit $rc)"
@@ -69,21 +85,21 @@ J "$tmp/empty.data" >/dev/null; rc=$?
 [ $rc -eq 125 ]
 ok $? "judge: an empty candidate is a skip, 125 (exit $rc)"
 "$MMPROF" bisect judge --good "$tmp/good.data" --bad "$tmp/bad.data" --key 'nosuch.key' \
-	"$tmp/cand-bad.data" >/dev/null 2>"$tmp/err"; rc=$?
+	"$tmp/cand-bad-1.data" >/dev/null 2>"$tmp/err"; rc=$?
 [ $rc -eq 128 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "no key matches --key" "$tmp/err"
 ok $? "judge: a key that matches nothing: exit 128 (git bisect run stops), one line: $(cat "$tmp/err")"
 
 # git bisect run, mmprof deciding each step with adaptive runs
 git checkout -q "$bad"
 git bisect start "$bad" "$good" >/dev/null
-git bisect run "$MMPROF" bisect run --good "$tmp/good.data" --bad "$tmp/bad.data" --key "$key" \
+git bisect run "$MMPROF" bisect run --good "$tmp/good.data" --bad "$tmp/bad.data" --key "$key" --alpha 0.01 --beta 0.01 \
 	-- "$tmp/bench.sh" >"$tmp/gitrun" 2>&1
 grep -q "^$culprit is the first bad commit" "$tmp/gitrun"
 ok $? "git bisect run mmprof bisect run names the commit that made cost_mix_hot slower" ||
 	diag "$tmp/gitrun"
 runs=$(grep -o 'after [0-9]* runs' "$tmp/gitrun" | awk '{ s += $2 } END { print s + 0 }')
 steps=$(grep -c 'after [0-9]* runs' "$tmp/gitrun")
-[ "$steps" -ge 4 ] && grep -q "^bisect: batch 1: 2 runs recorded" "$tmp/gitrun"
+[ "$steps" -ge 4 ] && grep -q "^bisect: batch 1: 2 runs recorded" "$tmp/gitrun" && grep -q "(the sequential test decided)" "$tmp/gitrun"
 ok $? "each step says its runs and why it stopped: $steps steps, $runs runs (3 a step: $((3 * steps)))"
 git bisect reset -q >/dev/null 2>&1
 
@@ -132,6 +148,21 @@ grep -q "cost_mix_hot" "$tmp/next" && grep -q "the first bad commit against its 
 ok $? "and shows its diff against its parent, cost_mix_hot among the rows"
 grep -q "^git bisect \(good\|bad\) " "$tmp/flow"
 ok $? "judge prints git bisect's good/bad lines"
+
+# the whole search in one process, from a --range state, the ends from a results store
+"$MMPROF" push -q --store "$tmp/store.db" --commit "$good" "$tmp/good.data" &&
+"$MMPROF" push -q --store "$tmp/store.db" --commit "$bad" "$tmp/bad.data"
+ok $? "push the ends into a results store"
+"$MMPROF" bisect start --state "$tmp/st3" --good "$tmp/store.db:$good" --bad "$tmp/store.db:$bad" \
+	--key "$key" --range "$good..$bad" >/dev/null &&
+"$MMPROF" bisect run --state "$tmp/st3" -- sh -c 'git checkout -q "$MMPROF_BISECT_COMMIT" && exec "$0"' \
+	"$tmp/bench.sh" >"$tmp/run3" 2>&1
+rc=$?
+git checkout -q "$bad"
+[ $rc -eq 0 ] && grep -q "^done $culprit " "$tmp/run3"
+ok $? "bisect run from the state, STORE:COMMIT ends, --range: finds it (exit $rc)" || diag "$tmp/run3"
+grep -q "^bisect: recording [0-9a-f]*: 2 runs" "$tmp/run3" && [ -d "$tmp/st3.d" ]
+ok $? "it says what it records, and keeps the recordings beside the state"
 
 cp "$st" "$tmp/st2"
 sed -i 's/^step \([0-9]*\) bad/step \1 good/' "$tmp/st2"
