@@ -178,35 +178,47 @@ static size_t fixed_runs(size_t n, size_t runs)
 	return runs * (size_t)ceil(log2((double)(n > 1 ? n : 2)));
 }
 
+/*
+ * The answer's diff says why it failed; its warnings not: a commit's
+ * batches are recorded with different -r by design, which the diff warns
+ * of as "different command lines".
+ */
+static void say_line(void *arg, enum diff_say kind, const char *line)
+{
+	(void)arg;
+	if (kind == DIFF_SAY_ERROR || kind == DIFF_SAY_FILE)
+		fprintf(stderr, "mmprof bisect: %s\n", line);
+}
+
+/* The '\n'-separated paths of a commit's recordings into l, returned. */
+static const struct strlist *split_lines(const char *paths, struct strlist *l)
+{
+	char *p = xstrdup(paths), *tok, *save;
+
+	for (tok = strtok_r(p, "\n", &save); tok; tok = strtok_r(NULL, "\n", &save))
+		strlist__add(l, tok);
+	free(p);
+	return l;
+}
+
 /* The diff of the first bad commit (index a) against its parent, when both were recorded. */
 static void answer_diff(const struct bisect_state *s, size_t a)
 {
 	struct strlist pf = { 0 }, bf = { 0 };
 	const struct strlist *parent, *bad;
 	struct diff_side sd[2];
-	struct diff_engine_opts o = { .callchains = true, .limit = 10 };
+	struct diff_engine_opts o = { .callchains = true, .limit = 10, .say = say_line };
 	struct diff_result r;
 	struct outbuf out = { 0 };
-	char *p, *tok, *save;
 
-	if (a && s->data[a - 1]) {
-		for (p = xstrdup(s->data[a - 1]), tok = strtok_r(p, "\n", &save); tok;
-		     tok = strtok_r(NULL, "\n", &save))
-			strlist__add(&pf, tok);
-		free(p);
-		parent = &pf;
-	} else {
+	if (a && s->data[a - 1])
+		parent = split_lines(s->data[a - 1], &pf);
+	else
 		parent = a ? NULL : &s->good;
-	}
-	if (s->data[a]) {
-		for (p = xstrdup(s->data[a]), tok = strtok_r(p, "\n", &save); tok;
-		     tok = strtok_r(NULL, "\n", &save))
-			strlist__add(&bf, tok);
-		free(p);
-		bad = &bf;
-	} else {
+	if (s->data[a])
+		bad = split_lines(s->data[a], &bf);
+	else
 		bad = a + 1 == s->commits.nr ? &s->bad : NULL;
-	}
 	if (!parent || !bad) {
 		printf("bisect: %s was not recorded; record it and compare with 'mmprof diff PARENT.data "
 		       "BAD.data'\n", !parent ? "its parent" : "it");
@@ -386,10 +398,12 @@ static int cmd_judge(struct bisect_cmd *c, char **pos, int n)
 			say_error("judge", "--good and --bad go together (or neither, with a state)");
 			return BISECT_EXIT_ERROR;
 		}
-		if (bisect__judge(&o, pos, (size_t)n, &j, &e) < 0)
+		if (bisect__judge(&o, pos, (size_t)n, &j, &e) < 0) {
 			fprintf(stderr, "mmprof: %s\n", e.msg);
-		else
-			print_judgement(&j, NULL), ret = exit_of(j.verdict);
+		} else {
+			print_judgement(&j, NULL);
+			ret = exit_of(j.verdict);
+		}
 		bisect_judgement__release(&j);
 		return ret;
 	}
@@ -509,7 +523,7 @@ static int run_state(struct bisect_cmd *c, char **argv)
 	size_t commit, runs, batch = 0;
 	enum bisect_verdict v;
 	struct errmsg e;
-	int ret = EXIT_ERROR, st;
+	int ret = BISECT_EXIT_ERROR, st;
 
 	if (load_state(c, &s) < 0)
 		goto out;
@@ -569,6 +583,7 @@ int cmd_bisect(int argc, char **argv)
 	char **pos = xcalloc(MAX_POS + 2, sizeof(*pos));
 	const char *sub = argc > 1 ? argv[1] : "";
 	int n, ret = BISECT_EXIT_ERROR, dashdash = 0, i;
+	char name[16];
 
 	if (!strcmp(sub, "-h") || !strcmp(sub, "--help")) {
 		options__usage(opts, usage);
@@ -580,6 +595,12 @@ int cmd_bisect(int argc, char **argv)
 			*sub ? "unknown subcommand '" : "expected a subcommand", sub, *sub ? "'" : "");
 		goto out;
 	}
+	/* the parser's messages name "mmprof bisect next", not "mmprof next" */
+	snprintf(name, sizeof(name), "bisect %s", sub);
+	sub = name + 7;
+	argv[1] = name;
+	/* judge and run may be git bisect run's command: an error must stop it, not read "bad" */
+	ret = !strcmp(sub, "judge") || !strcmp(sub, "run") ? BISECT_EXIT_ERROR : EXIT_ERROR;
 	/* run's COMMAND is everything after "--", options of its own included */
 	for (i = 2; i < argc; i++)
 		if (!strcmp(argv[i], "--")) {
@@ -588,16 +609,16 @@ int cmd_bisect(int argc, char **argv)
 		}
 	n = options__parse_anywhere(dashdash ? dashdash - 1 : argc - 1, argv + 1, opts, usage, pos, MAX_POS);
 	if (n < 0) {
-		ret = n == -2 ? 0 : BISECT_EXIT_ERROR;
+		ret = n == -2 ? 0 : ret;
 		goto out;
 	}
 	if (!c.state)
 		c.state = getenv("MMPROF_BISECT_STATE") && *getenv("MMPROF_BISECT_STATE") ?
 			  getenv("MMPROF_BISECT_STATE") : DEFAULT_STATE;
-	if (c.budget < 1 || c.budget > 1000 || !(c.confidence > 0.5) || !(c.alpha < 0.5) ||
+	if (c.budget < 1 || c.budget > 1000 || !(c.confidence > 0.5 && c.confidence < 1) || !(c.alpha < 0.5) ||
 	    !(c.beta < 0.5) || !(c.alpha > 0) || !(c.beta > 0)) {
 		say_error("", c.budget < 1 || c.budget > 1000 ? "--budget: expected 1 to 1000 runs" :
-			  !(c.confidence > 0.5) ? "--confidence: expected above 0.5 and below 1" :
+			  !(c.confidence > 0.5 && c.confidence < 1) ? "--confidence: expected above 0.5 and below 1" :
 			  "--alpha and --beta: expected above 0 and below 0.5");
 		goto out;
 	}
@@ -605,18 +626,15 @@ int cmd_bisect(int argc, char **argv)
 		ret = cmd_judge(&c, pos, n);
 		goto out;
 	}
-	ret = EXIT_ERROR;
 	if (!strcmp(sub, "run")) {
 		if (!dashdash || dashdash + 1 >= argc || n) {
 			say_error("run", n ? "unexpected arguments before '--'" :
 				  "expected '-- COMMAND...' (it records MMPROF_BISECT_RUNS runs into $MMPROF_BISECT_OUTPUT)");
-			ret = BISECT_EXIT_ERROR;
 			goto out;
 		}
 		if (c.good.nr || c.bad.nr) {
 			if (!c.good.nr || !c.bad.nr) {
 				say_error("run", "--good and --bad go together (or neither, with a state)");
-				ret = BISECT_EXIT_ERROR;
 				goto out;
 			}
 			ret = run_one(&c, argv + dashdash + 1);

@@ -191,7 +191,7 @@ int bisect__judge(const struct bisect_judge_opts *o, char *const *files, size_t 
 	struct say_last l = { e, false };
 	struct diff_engine_opts eo = {
 		.stats = { .score = o->score },
-		.allow_failed = true, .force = false, .say = keep_error, .say_arg = &l,
+		.allow_failed = true, .say = keep_error, .say_arg = &l,
 	};
 	struct diff_side_failures f;
 	struct diff_result r;
