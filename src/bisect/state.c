@@ -361,12 +361,16 @@ int bisect_state__load(struct bisect_state *s, const char *path, struct errmsg *
 		goto out;
 	}
 	sum = strstr(buf, "\nsha256 ");
-	if (!sum || strlen(buf) != len)
-		goto corrupt;
-	sha256__digest(buf, (size_t)(sum + 1 - buf), d);
-	sha256__hex(d, hex);
-	if (strncmp(sum + 8, hex, 2 * SHA256_LEN) || strcmp(sum + 8 + 2 * SHA256_LEN, "\n"))
-		goto corrupt;
+	if (sum && strlen(buf) == len) {
+		sha256__digest(buf, (size_t)(sum + 1 - buf), d);
+		sha256__hex(d, hex);
+	}
+	if (!sum || strlen(buf) != len || strncmp(sum + 8, hex, 2 * SHA256_LEN) ||
+	    strcmp(sum + 8 + 2 * SHA256_LEN, "\n")) {
+		errmsg__set(e, err, "'%s' is corrupt: its checksum does not match (a torn copy, or "
+			    "an edit); start again with 'mmprof bisect start'", path);
+		goto out;
+	}
 	sum[1] = '\0';
 	line = buf + sizeof(STATE_MAGIC);
 	while (*line) {
@@ -386,8 +390,8 @@ int bisect_state__load(struct bisect_state *s, const char *path, struct errmsg *
 	err = 0;
 	goto out;
 corrupt:
-	errmsg__set(e, err, "'%s' is corrupt (line %zu, or its checksum): it was not written "
-		    "by mmprof bisect whole; start again with 'mmprof bisect start'", path, lineno);
+	errmsg__set(e, err, "'%s' is corrupt: line %zu does not read as a bisection's; start "
+		    "again with 'mmprof bisect start'", path, lineno);
 out:
 	free(buf);
 	return err;

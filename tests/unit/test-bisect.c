@@ -18,6 +18,7 @@
 
 #include "tap.h"
 #include "mmprof/bisect.h"
+#include "mmprof/sha256.h"
 
 static void test_sprt(void)
 {
@@ -174,6 +175,20 @@ static void test_posterior(void)
 	bisect_posterior__release(&q);
 }
 
+/* A state file holding text is refused, its message saying want. */
+static void refused(const char *path, const char *text, const char *want, const char *what)
+{
+	struct bisect_state r = { 0 };
+	struct errmsg e;
+	FILE *fp = fopen(path, "w");
+
+	fputs(text, fp);
+	fclose(fp);
+	is_int(bisect_state__load(&r, path, &e), -EINVAL, what);
+	ok(strstr(e.msg, want) != NULL, "%s is refused as %s: %s", what, want, e.msg);
+	bisect_state__release(&r);
+}
+
 static void test_state(void)
 {
 	char dir[] = "/tmp/test-bisect.XXXXXX", path[256], buf[8192];
@@ -230,17 +245,18 @@ static void test_state(void)
 	is_int(bisect_state__load(&r, path, &e), -EINVAL, "an edited state is refused");
 	ok(strstr(e.msg, "corrupt") != NULL, "as corrupt: %s", e.msg);
 	bisect_state__release(&r);
-	fp = fopen(path, "w");
-	fputs("[core]\n\tbare = false\n", fp);
-	fclose(fp);
-	is_int(bisect_state__load(&r, path, &e), -EINVAL, "a foreign file is refused");
-	ok(strstr(e.msg, "not an mmprof bisect state") != NULL, "as foreign: %s", e.msg);
-	bisect_state__release(&r);
-	fp = fopen(path, "w");
-	fputs("mmprof-bisect-state 1\ngood /g", fp);
-	fclose(fp);
-	is_int(bisect_state__load(&r, path, &e), -EINVAL, "a torn state is refused");
-	bisect_state__release(&r);
+	refused(path, "[core]\n\tbare = false\n", "not an mmprof bisect state", "a foreign file");
+	refused(path, "mmprof-bisect-state 1\ngood /g", "corrupt", "a torn state");
+	{
+		const char *body = "mmprof-bisect-state 1\ngood /g\nbad /b\nfrob 1\n";
+		unsigned char d[SHA256_LEN];
+		char hex[2 * SHA256_LEN + 1], text[512];
+
+		sha256__digest(body, strlen(body), d);
+		sha256__hex(d, hex);
+		snprintf(text, sizeof(text), "%ssha256 %s\n", body, hex);
+		refused(path, text, "line 4 does not read", "an unknown line under a good checksum");
+	}
 	bisect_state__release(&s);
 	unlink(path);
 	rmdir(dir);
