@@ -94,9 +94,9 @@ git checkout -q "$bad"
 git bisect start "$bad" "$good" >/dev/null
 git bisect run "$MMPROF" bisect run --good "$tmp/good.data" --bad "$tmp/bad.data" --key "$key" --alpha 0.01 --beta 0.01 \
 	-- "$tmp/bench.sh" >"$tmp/gitrun" 2>&1
-grep -q "^$culprit is the first bad commit" "$tmp/gitrun"
-ok $? "git bisect run mmprof bisect run names the commit that made cost_mix_hot slower" ||
-	diag "$tmp/gitrun"
+grep -q "^$culprit is the first bad commit" "$tmp/gitrun"; rc=$?
+ok $rc "git bisect run mmprof bisect run names the commit that made cost_mix_hot slower"
+[ $rc -eq 0 ] || diag "$tmp/gitrun"
 runs=$(grep -o 'after [0-9]* runs' "$tmp/gitrun" | awk '{ s += $2 } END { print s + 0 }')
 steps=$(grep -c 'after [0-9]* runs' "$tmp/gitrun")
 [ "$steps" -ge 4 ] && grep -q "^bisect: batch 1: 2 runs recorded" "$tmp/gitrun" && grep -q "(the sequential test decided)" "$tmp/gitrun"
@@ -140,8 +140,9 @@ while [ $steps -lt 30 ]; do
 	case $rc in 0|1|3|125) ;; *) echo "# judge exited $rc"; break ;; esac
 	steps=$((steps + 1))
 done
-[ "$found" = "$culprit" ]
-ok $? "next/judge in separate processes, one run disturbed, find it ($steps recordings; found ${found:-nothing})"
+[ "$found" = "$culprit" ]; rc=$?
+ok $rc "next/judge in separate processes, one run disturbed, find it ($steps recordings; found ${found:-nothing})"
+[ $rc -eq 0 ] || diag "$tmp/flow" "$tmp/next"
 grep -q "first bad commit $culprit" "$tmp/next" && grep -q "a bisection of 3 runs a step spends 15" "$tmp/next"
 ok $? "the answer names it and compares the runs with a 3-runs-a-step bisection"
 grep -q "cost_mix_hot" "$tmp/next" && grep -q "the first bad commit against its parent" "$tmp/next"
@@ -159,8 +160,9 @@ ok $? "push the ends into a results store"
 	"$tmp/bench.sh" >"$tmp/run3" 2>&1
 rc=$?
 git checkout -q "$bad"
-[ $rc -eq 0 ] && grep -q "^done $culprit " "$tmp/run3"
-ok $? "bisect run from the state, STORE:COMMIT ends, --range: finds it (exit $rc)" || diag "$tmp/run3"
+[ $rc -eq 0 ] && grep -q "^done $culprit " "$tmp/run3"; found=$?
+ok $found "bisect run from the state, STORE:COMMIT ends, --range: finds it (exit $rc)"
+[ $found -eq 0 ] || diag "$tmp/run3"
 grep -q "^bisect: recording [0-9a-f]*: 2 runs" "$tmp/run3" && [ -d "$tmp/st3.d" ]
 ok $? "it says what it records, and keeps the recordings beside the state"
 
