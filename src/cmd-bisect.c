@@ -73,60 +73,70 @@ static void add_side(struct strlist *l, const char *arg)
 	free(abs);
 }
 
-/* The commits of A..B, oldest first, from git rev-list --reverse --first-parent, into l. */
-static int read_commits(const char *cmd_range, const char *file, struct strlist *l)
+/*
+ * git rev-list --reverse --first-parent RANGE, run without a shell, its
+ * output readable from the FILE returned (NULL: it could not start);
+ * *pid to wait for.
+ */
+static FILE *rev_list(const char *range, pid_t *pid)
+{
+	int fd[2];
+
+	if (pipe(fd) < 0)
+		return NULL;
+	*pid = fork();
+	if (*pid < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return NULL;
+	}
+	if (!*pid) {
+		close(fd[0]);
+		if (dup2(fd[1], STDOUT_FILENO) < 0)
+			_exit(127);
+		close(fd[1]);
+		execlp("git", "git", "rev-list", "--reverse", "--first-parent", range, "--", (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	return fdopen(fd[0], "r");
+}
+
+/* The commits of A..B (git rev-list) or of FILE, oldest first, into l. */
+static int read_commits(const char *range, const char *file, struct strlist *l)
 {
 	char line[4096];
 	FILE *fp;
+	pid_t pid = 0;
 	int status = 0;
 
-	if (file) {
-		fp = fopen(file, "r");
-		if (!fp) {
-			fprintf(stderr, "mmprof bisect: cannot open '%s': %s\n", file, strerror(errno));
-			return -1;
-		}
-	} else {
-		char *cmd;
-		size_t i;
-
-		for (i = 0; cmd_range[i]; i++)
-			if (!strchr("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ._-/~^.@", cmd_range[i])) {
-				fprintf(stderr, "mmprof bisect: --range '%s': expected A..B of commit names\n",
-					cmd_range);
-				return -1;
-			}
-		if (!strstr(cmd_range, "..")) {
-			fprintf(stderr, "mmprof bisect: --range '%s': expected A..B (good..bad)\n", cmd_range);
-			return -1;
-		}
-		i = strlen(cmd_range) + 64;
-		cmd = xmalloc(i);
-		snprintf(cmd, i, "git rev-list --reverse --first-parent '%s'", cmd_range);
-		fp = popen(cmd, "r");
-		free(cmd);
-		if (!fp) {
-			fprintf(stderr, "mmprof bisect: cannot run git rev-list: %s\n", strerror(errno));
-			return -1;
-		}
+	if (range && (!strstr(range, "..") || *range == '-')) {
+		fprintf(stderr, "mmprof bisect: --range '%s': expected A..B (good..bad)\n", range);
+		return -1;
+	}
+	fp = file ? fopen(file, "r") : rev_list(range, &pid);
+	if (!fp) {
+		fprintf(stderr, "mmprof bisect: cannot %s '%s': %s\n", file ? "open" : "run git rev-list",
+			file ? file : range, strerror(errno));
+		return -1;
 	}
 	while (fgets(line, sizeof(line), fp)) {
 		line[strcspn(line, "\r\n")] = '\0';
 		if (*line && *line != '#')
 			strlist__add(l, line);
 	}
-	if (file)
-		fclose(fp);
-	else
-		status = pclose(fp);
+	fclose(fp);
+	while (pid > 0 && waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			break;
 	if (status) {
 		fprintf(stderr, "mmprof bisect: git rev-list '%s' failed; run it in the repository, "
-			"with A..B naming the good and the bad commit\n", cmd_range);
+			"with A..B naming the good and the bad commit\n", range);
 		return -1;
 	}
 	if (l->nr < 2) {
 		fprintf(stderr, "mmprof bisect: %s holds %zu commit%s after the good one: nothing to "
-			"bisect (the last is the bad one)\n", file ? file : cmd_range, l->nr,
+			"bisect (the last is the bad one)\n", file ? file : range, l->nr,
 			l->nr == 1 ? "" : "s");
 		return -1;
 	}
@@ -460,15 +470,17 @@ static int run_command(char **argv, const char *output, size_t runs, size_t batc
 static int run_one(struct bisect_cmd *c, char **argv)
 {
 	struct bisect_judge_opts o = { &c->good, &c->bad, &c->keys, c->score, c->alpha, c->beta };
-	char dir[] = "/tmp/mmprof-bisect.XXXXXX", path[PATH_MAX];
+	const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char dir[PATH_MAX], path[PATH_MAX + 32];
 	struct strlist files = { 0 };
 	struct bisect_judgement j = { 0 };
 	struct errmsg e;
 	size_t runs = BISECT_FIRST_RUNS, used = 0, batch, i;
 	int ret = BISECT_EXIT_ERROR, st;
 
+	snprintf(dir, sizeof(dir), "%s/mmprof-bisect.XXXXXX", tmp);
 	if (!mkdtemp(dir)) {
-		fprintf(stderr, "mmprof bisect run: cannot make a folder in /tmp: %s\n", strerror(errno));
+		fprintf(stderr, "mmprof bisect run: cannot make a folder in '%s': %s\n", tmp, strerror(errno));
 		return BISECT_EXIT_ERROR;
 	}
 	for (batch = 1;; batch++) {
@@ -520,7 +532,7 @@ static int run_state(struct bisect_cmd *c, char **argv)
 {
 	struct bisect_state s = { 0 };
 	char path[PATH_MAX], *dir = NULL;
-	size_t commit, runs, batch = 0;
+	size_t commit, runs, batch = 0, files = 0;
 	enum bisect_verdict v;
 	struct errmsg e;
 	int ret = BISECT_EXIT_ERROR, st;
@@ -540,7 +552,9 @@ static int run_state(struct bisect_cmd *c, char **argv)
 			fprintf(stderr, "mmprof: %s\n", e.msg);
 			goto out;
 		}
-		snprintf(path, sizeof(path), "%s/%s-%zu.data", dir, s.commits.items[commit], ++batch);
+		/* the batch counts within a commit's judgement; the file's number over the search */
+		batch = s.pending_runs ? batch + 1 : 1;
+		snprintf(path, sizeof(path), "%s/%s-%zu.data", dir, s.commits.items[commit], ++files);
 		unlink(path);
 		printf("bisect: recording %s: %zu run%s\n", s.commits.items[commit], runs,
 		       runs == 1 ? "" : "s");

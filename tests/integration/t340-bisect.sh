@@ -5,7 +5,10 @@
 # cost_mix_hot's rounds per op from 1000 to 4000 (its share of the
 # profile from about 10 % to about 31 %, far past the machine's 10-15 %
 # spread), commit 9 one whose "build" fails.  Judged on the share, which
-# a loaded machine does not move (the ops per second it does).
+# a loaded machine does not move (the ops per second it does), over a
+# fixed amount of work a run (-n, about 0.3 s of CPU and 600 samples at
+# -F 1999): runs of a fixed time took 40 samples each under make check's
+# load, a spread of 7 points, and a good commit's 10 runs stayed undecided.
 #   - judge: 0 good, 1 bad (2 runs, then the runs it asks for), 125 for a
 #     missing or empty candidate, 3 for "need more runs" (one run never
 #     decides alone), 128 and one line for a key that matches nothing;
@@ -40,10 +43,11 @@ bad=$(git rev-parse HEAD)
 # The benchmark: "build" (read params; fails on a bad one) and record.
 cat >"$tmp/bench.sh" <<EOS
 #!/bin/sh
+[ -n "\$MMPROF_BISECT_COMMIT" ] && echo "\$MMPROF_BISECT_COMMIT \$MMPROF_BISECT_BATCH" >>"$tmp/batches"
 . ./params
 [ "\$hot" -gt 0 ] 2>/dev/null || exit 125
-exec "$MMPROF" record -q -F 499 -r "\${MMPROF_BISECT_RUNS:-3}" -o "\${MMPROF_BISECT_OUTPUT:-out.data}" \
-	-- "$wl/cost-mix" --hot "\$hot" -s 0.4 >/dev/null
+exec "$MMPROF" record -q -F 1999 -r "\${MMPROF_BISECT_RUNS:-3}" -o "\${MMPROF_BISECT_OUTPUT:-out.data}" \
+	-- "$wl/cost-mix" --hot "\$hot" -n 12000 >/dev/null
 EOS
 chmod +x "$tmp/bench.sh"
 
@@ -165,6 +169,10 @@ ok $found "bisect run from the state, STORE:COMMIT ends, --range: finds it (exit
 [ $found -eq 0 ] || diag "$tmp/run3"
 grep -q "^bisect: recording [0-9a-f]*: 2 runs" "$tmp/run3" && [ -d "$tmp/st3.d" ]
 ok $? "it says what it records, and keeps the recordings beside the state"
+# each commit's judgement starts at batch 1 and counts up within it
+awk '$2 != 1 && !($1 == c && $2 == b + 1) { bad = 1 } { c = $1; b = $2 } END { exit bad || NR < 4 }' \
+	"$tmp/batches"
+ok $? "COMMAND's MMPROF_BISECT_BATCH is 1 at each commit's first batch: $(awk '{ print $2 }' "$tmp/batches" | tr '\n' ' ')"
 
 cp "$st" "$tmp/st2"
 sed -i 's/^step \([0-9]*\) bad/step \1 good/' "$tmp/st2"
