@@ -29,6 +29,7 @@ static const struct command commands[] = {
 	{ "import",  cmd_import,  "make a .data file from perf.data or perf script text" },
 	{ "resolve", cmd_resolve, "name the frames a .data file left unresolved, from perf maps and debuginfo that arrived since" },
 	{ "push",    cmd_push,    "keep .data files in a results store (SQLite file or PostgreSQL), by commit" },
+	{ "bisect",  cmd_bisect,  "find the first bad commit of a regression, with runs spent where the noise needs them" },
 	{ "strip",   cmd_strip,   "remove kernel addresses and host identity from a .data file before sharing it" },
 	{ "help",    cmd_help,    "show the manual page of a command" },
 	{ "version", cmd_version, "print mmprof's version" },
