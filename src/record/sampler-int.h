@@ -26,6 +26,7 @@
 #include <linux/perf_event.h>
 #include <perf/event.h>
 
+#include "mmprof/chainspill.h"
 #include "mmprof/evspec.h"
 #include "mmprof/hashidx.h"
 #include "mmprof/perfsession.h"
@@ -178,6 +179,9 @@ struct sampler {
 	/* the budget of distinct chains (stackagg.h) */
 	size_t arena_words;	/* the aggregate's arena once bound */
 	size_t max_nodes;	/* the recording's trie, past which chains keep their leaf */
+	struct chainspill spill;	/* a full arena's entries while the run lasts */
+	int spill_err;		/* the spill file could not be opened or written: -errno */
+	uint64_t spills;	/* all runs: arenas written to it */
 	struct profile *bound_p;	/* this run's profile and run (sampler__bind), for a spill */
 	uint32_t bound_run;
 };
