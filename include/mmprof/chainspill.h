@@ -11,7 +11,7 @@
  *
  * The file is created in the output's folder (the same filesystem, the
  * disk a user chose for the profile) without a name: O_TMPFILE, or where
- * the filesystem has none a ".<prefix>.spill.XXXXXX" unlinked as soon as
+ * the filesystem has none a ".mmprof.spill.XXXXXX" unlinked as soon as
  * it is opened.  Nothing is left behind on any exit, SIGKILL included.
  *
  * Memory while merging: one decompressed block per run

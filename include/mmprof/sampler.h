@@ -172,7 +172,8 @@ uint64_t sampler__spills(const struct sampler *s);
 
 /*
  * The profile and run this open's samples go to: when the aggregate's
- * arena fills during the run they are stored there at once (stackagg.h).
+ * arena fills during the run and cannot be spilled (chainspill.h: no
+ * spill file could be had) they are stored there at once (stackagg.h).
  * Without it (sampler__replay) the arena has no size and grows.
  */
 void sampler__bind(struct sampler *s, struct profile *p, uint32_t run);

@@ -221,10 +221,11 @@ void sampler__teardown(struct sampler *s);
 void sampler__flush_sideband(struct sampler *s, uint64_t limit);
 
 /*
- * The aggregate's arena is full (stackagg__full): turn its entries into
- * the bound profile's trie and counts now and empty it.  Samples reach it
- * in time order, so the maps they are resolved with are those of their
- * time, as at the end of the run.
+ * The aggregate's arena is full (stackagg__full): spill its entries
+ * (chainspill.h), or where that cannot be done turn them into the bound
+ * profile's trie and counts now, and empty it.  Samples reach it in time
+ * order, so the maps they are resolved with are those of their time, as
+ * at the end of the run.
  */
 void sampler__spill(struct sampler *s);
 
