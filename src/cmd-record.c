@@ -104,6 +104,8 @@ struct record {
 	pid_t unfollowed;		/* one of them, to name */
 	uint64_t period;
 	uint64_t stack_budget;		/* bytes for distinct chains (stackagg.h) */
+	size_t stack_nodes;		/* the trie's nodes at most (stackagg.h) */
+	char spill_dir[4096];		/* the output's folder: chains past the budget (chainspill.h) */
 	struct profile *p;
 	struct symbols *syms;
 	struct recsession *sess;
@@ -407,31 +409,48 @@ static int split_commands(struct record *rec, int argc, char **argv, int first,
 }
 
 /* The checks options__parse cannot make: one line each, then exit 2. */
-/*
- * The budget for distinct call chains (stackagg.h): STACKAGG_BUDGET, or
- * the bytes in MMPROF_STACK_BUDGET.  Not an option: a test's knob
- * (t835 crosses a small budget with a short recording), as it changes
- * what a recording keeps.  -1 after printing.
- */
-static int stack_budget_from_env(struct record *rec)
+/* *out from the environment's name, lo to hi, else def; -1 after printing. */
+static int knob_from_env(const char *name, const char *unit, uint64_t def, uint64_t lo,
+			 uint64_t hi, uint64_t *out)
 {
-	const char *v = getenv("MMPROF_STACK_BUDGET");
+	const char *v = getenv(name);
 	struct outbuf scratch = { 0 };
 	char *end;
 
-	rec->stack_budget = STACKAGG_BUDGET;
+	*out = def;
 	if (!v || !*v)
 		return 0;
 	errno = 0;
-	rec->stack_budget = strtoull(v, &end, 10);
-	if (errno || end == v || *end || v[0] == '-' || rec->stack_budget < STACKAGG_BUDGET_MIN ||
-	    rec->stack_budget > STACKAGG_BUDGET_MAX) {
-		fprintf(stderr, "mmprof record: invalid MMPROF_STACK_BUDGET '%s'; expected bytes "
-			"from %llu to %llu\n", outbuf__text_safe(&scratch, v),
-			(unsigned long long)STACKAGG_BUDGET_MIN, (unsigned long long)STACKAGG_BUDGET_MAX);
+	*out = strtoull(v, &end, 10);
+	if (errno || end == v || *end || v[0] == '-' || *out < lo || *out > hi) {
+		fprintf(stderr, "mmprof record: invalid %s '%s'; expected %s from %llu to %llu\n",
+			name, outbuf__text_safe(&scratch, v), unit, (unsigned long long)lo,
+			(unsigned long long)hi);
 		outbuf__release(&scratch);
 		return -1;
 	}
+	return 0;
+}
+
+/*
+ * The budget for distinct call chains (stackagg.h): STACKAGG_BUDGET, or
+ * the bytes in MMPROF_STACK_BUDGET, past which the run's chains are
+ * spilled (chainspill.h); and the trie's nodes, STACKAGG_MAX_NODES, or
+ * MMPROF_STACK_NODES, past which a new chain keeps its leaf.  Not
+ * options: tests' knobs (t835 crosses a small budget and a small trie
+ * with a short recording), as the second changes what a recording keeps.
+ * -1 after printing.
+ */
+static int stack_budget_from_env(struct record *rec)
+{
+	uint64_t nodes;
+
+	if (knob_from_env("MMPROF_STACK_BUDGET", "bytes", STACKAGG_BUDGET, STACKAGG_BUDGET_MIN,
+			  STACKAGG_BUDGET_MAX, &rec->stack_budget) ||
+	    knob_from_env("MMPROF_STACK_NODES", "nodes", STACKAGG_MAX_NODES, 1024,
+			  STACKAGG_MAX_NODES, &nodes))
+		return -1;
+	rec->stack_nodes = (size_t)nodes;
 	return 0;
 }
 
@@ -574,9 +593,24 @@ static int validate(struct record *rec, int argc, char **argv, int first, char *
  * not a regular file (a symlink, a folder), which datafile__save refuses
  * to replace.  Save checks again (the name may change meanwhile).
  */
+/* The folder of path into dir (size bytes): "." for a bare name. */
+static void output_dir(const char *path, char *dir, size_t size)
+{
+	char *slash;
+
+	snprintf(dir, size, "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, size, ".");
+	else if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+}
+
 static int check_output_dir(const char *path)
 {
-	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	char *dir = xstrdup(path);
 	struct errmsg e;
 	int ret = 0;
 
@@ -585,12 +619,7 @@ static int check_output_dir(const char *path)
 		free(dir);
 		return -1;
 	}
-	if (!slash)
-		snprintf(dir, strlen(dir) + 1, ".");
-	else if (slash == dir)
-		slash[1] = '\0';
-	else
-		*slash = '\0';
+	output_dir(path, dir, strlen(dir) + 1);
 	if (access(dir, W_OK | X_OK) < 0) {
 		fprintf(stderr, "mmprof: cannot write '%s': %s\n", path, strerror(errno));
 		ret = -1;
@@ -846,11 +875,12 @@ static void print_summary(struct record *rec, uint32_t nr_runs, bool interrupted
 			(unsigned long long)t->throttled);
 	if (t->stacks_cut)
 		fprintf(stderr, "mmprof: warning: %llu samples (%.1f%%) kept only their innermost frame: "
-			"their call chains were new when the %g MiB for distinct chains was full "
-			"(meta stacks_cut_to_leaf); record fewer seconds or a lower -F\n",
+			"their call chains were new when the trie of distinct chains was full (%zu "
+			"nodes, what record keeps and every reader takes; meta stacks_cut_to_leaf); "
+			"record fewer seconds or a lower -F\n",
 			(unsigned long long)t->stacks_cut,
 			t->samples ? 100.0 * (double)t->stacks_cut / (double)t->samples : 0.0,
-			(double)rec->stack_budget / (1 << 20));
+			rec->stack_nodes);
 	say_perfmaps_missing(rec->syms, path);
 }
 
@@ -968,6 +998,10 @@ static int start_session(struct record *rec, struct errmsg *e)
 	sp->call_graph = o->call_graph;
 	sp->stack_size = o->stack_size;
 	sp->stack_budget = rec->stack_budget;
+	sp->max_nodes = rec->stack_nodes;
+	output_dir(rec->o->output, rec->spill_dir, sizeof(rec->spill_dir));
+	sp->spill_dir = rec->spill_dir;
+	sp->runs = (uint32_t)(o->budget > o->repeat ? o->budget : o->repeat);
 	so.fields = &o->fields;
 	so.sched = o->sched;
 	so.counting = !o->no_stat;
@@ -1283,6 +1317,7 @@ int cmd_record(int argc, char **argv)
 		rec2.cmd_argv = second;
 		rec2.period = rec.period;
 		rec2.stack_budget = rec.stack_budget;
+		rec2.stack_nodes = rec.stack_nodes;
 		rec2.progress = rec.progress;
 		rec2.second = true;
 		rec.other = &rec2;

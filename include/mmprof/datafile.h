@@ -24,6 +24,9 @@
 #ifndef MMPROF_DATAFILE_H
 #define MMPROF_DATAFILE_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "mmprof/errmsg.h"
 #include "mmprof/profile.h"
 
@@ -93,6 +96,17 @@ int datafile__salvage(const struct profile *p, const char *path, size_t *dropped
  */
 int datafile__save_recording(struct profile *p, const char *path, struct errmsg *warn,
 			     struct errmsg *e);
+
+/*
+ * Whether every reader takes a file of this many stack nodes, frames and
+ * count cells, with counts in events events and pairs (run, event) pairs:
+ * the loader's limits on unpacked blocks and on the views' walks
+ * (data-format.md, limits), with an eighth of the blocks left for the
+ * frames' files.  Record keeps its trie within it (sampler-resolve.c), so
+ * that a file it writes is never one the readers refuse.
+ */
+bool datafile__readers_take(size_t nodes, size_t frames, size_t cells, size_t events,
+			    size_t pairs);
 
 /*
  * Read path into a new profile (*out, to be freed with profile__free; NULL

@@ -74,6 +74,15 @@ struct sampler_opts {
 	 */
 	uint64_t stack_budget;
 	/*
+	 * Where the chains beyond the budget are spilled while a run lasts
+	 * (chainspill.h: the output's folder); NULL: the current one.  runs:
+	 * the runs the recording will make at most (0: one), which bounds
+	 * the trie with the readers' walks (datafile__readers_take).
+	 */
+	const char *spill_dir;
+	uint32_t runs;
+	size_t max_nodes;	/* the trie's nodes at most; 0: STACKAGG_MAX_NODES */
+	/*
 	 * Tracepoint events are sampled with PERF_SAMPLE_RAW; each such sample
 	 * is also handed to raw_hook (event index as in sampler__add_events,
 	 * the decoded sample valid only during the call).  NULL: none.
@@ -158,9 +167,13 @@ size_t sampler__sideband_held(const struct sampler *s);
  */
 uint64_t sampler__stacks_cut(const struct sampler *s);
 
+/* Times a full arena was spilled (chainspill.h), all runs so far. */
+uint64_t sampler__spills(const struct sampler *s);
+
 /*
  * The profile and run this open's samples go to: when the aggregate's
- * arena fills during the run they are stored there at once (stackagg.h).
+ * arena fills during the run and cannot be spilled (chainspill.h: no
+ * spill file could be had) they are stored there at once (stackagg.h).
  * Without it (sampler__replay) the arena has no size and grows.
  */
 void sampler__bind(struct sampler *s, struct profile *p, uint32_t run);

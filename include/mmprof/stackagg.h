@@ -29,13 +29,15 @@
  * lines.  When every sample brings a new chain (random recursion at
  * 20 kHz: 800,000 chains of ~70 frames in 40 s) that grew without bound
  * (2.1 GB against perf's 355 MB).  So the arena has a size, max_words:
- * stackagg__full() says when it is reached, and the sampler then turns
- * the entries into its profile's trie and empties them (clear(); the
- * counts of the run go on).  Once the trie itself is full the sampler sets
- * leaf_only: a new key keeps only its innermost frame (the sampled
- * address, with the context marker before it), so the sample stays
- * counted and its self share right, its callers are lost, and cut says
- * how many samples that happened to.
+ * stackagg__full() says when it is reached, and the sampler then writes
+ * the entries to its spill file (chainspill.h) and empties them (clear();
+ * the counts of the run go on); the end of the run merges them back into
+ * its profile's trie.  Once the trie itself is full (STACKAGG_MAX_NODES,
+ * or the file would be one a reader refuses) the sampler sets leaf_only:
+ * a new key keeps only its innermost frame (the sampled address, with the
+ * context marker before it), so the sample stays counted and its self
+ * share right, its callers are lost, and cut says how many samples that
+ * happened to.
  *
  * A key's period sum saturates at 2^64 - 1 rather than wrap (two samples
  * of a period wrapped near 2^64 summed to a few hundred ns): the profile
@@ -87,21 +89,31 @@ struct stackagg {
  * The default budget of a recording's distinct call chains, in bytes:
  * three eighths for the arena (15 MiB: the raw chains of 8 s of a busy
  * system-wide recording at 20 kHz were 10.6 MB, so the common case never
- * fills it; when it is full the sampler stores it into the trie during
- * the run, which costs the reader that time), the rest for the trie of
- * frames it builds (sampler-resolve.c), at STACKAGG_NODE_BYTES a node: 12
- * for the node, 8 to 12 for the profile's index of it, and room for the
- * counts, frames and the slack of arrays grown by doubling: 546,133 nodes
- * over the whole recording.  On the worst case (random recursion, a new
- * chain of ~70 frames in almost every sample) record then stays under
- * perf record's RSS (Documentation/performance.md, "The worst case").  A
- * test sets it lower with MMPROF_STACK_BUDGET (cmd-record.c).
+ * fills it; when it is full the sampler spills it, chainspill.h).  A test
+ * sets it lower with MMPROF_STACK_BUDGET (cmd-record.c): the profile is
+ * the same, only spilled more often.  stackagg__max_nodes is the trie of
+ * the same budget at STACKAGG_NODE_BYTES a node (12 for the node, 8 to 12
+ * for the profile's index of it, and room for the counts, frames and the
+ * slack of arrays grown by doubling), import's bound.
+ *
+ * The trie record builds from the chains holds STACKAGG_MAX_NODES nodes
+ * at most, whatever the budget: 2 Mi nodes, 16 MiB of node blocks, a
+ * quarter of what a reader unpacks (datafile, data-format.md's limits),
+ * about 100 MiB of record's memory at the end of a run.  With the arena
+ * that is record's bound for chains.  Not more: readers pay more per node
+ * of deep chains than the loader's limit assumes (a random recursion's
+ * 4 Mi nodes took report --tree 13.8 s of CPU and 570 MB, flamegraph
+ * 810 MB), and the worst case (a new chain of ~70 frames in almost every
+ * sample) fills even the readers' limit in seconds: past the trie, a new
+ * chain keeps its leaf (Documentation/performance.md, "The worst case").
+ * A test sets a smaller trie with MMPROF_STACK_NODES (cmd-record.c).
  */
 #define STACKAGG_BUDGET (40ull << 20)
 #define STACKAGG_ARENA_EIGHTHS 3
 #define STACKAGG_BUDGET_MIN (64ull << 10)
 #define STACKAGG_BUDGET_MAX (64ull << 30)
 #define STACKAGG_NODE_BYTES 48
+#define STACKAGG_MAX_NODES (2u << 20)
 
 /* The trie's nodes a budget of budget bytes allows (the arena's share aside). */
 static inline size_t stackagg__max_nodes(uint64_t budget)

@@ -1076,6 +1076,23 @@ static mode_t file_mode(const struct profile *p)
 	return profile__meta(p, "kernel_ref_reloc_sym") ? 0600 : 0644;
 }
 
+bool datafile__readers_take(size_t nodes, size_t frames, size_t cells, size_t events,
+			    size_t pairs)
+{
+	static const unsigned char frame_fields[] = DATAFILE_FRAME_FIELDS;
+	unsigned long long frame_bytes = 0, blocks;
+	size_t i;
+
+	for (i = 0; i < sizeof(frame_fields); i++)
+		frame_bytes += frame_fields[i];
+	/* node 0, the root, is not written; the others are 8 bytes each */
+	blocks = (unsigned long long)nodes * 8 + frames * frame_bytes +
+		 (unsigned long long)cells * DATAFILE_CELL_SIZE;
+	return blocks <= DATAFILE_MAX_UNPACKED / 8 * 7 &&
+	       (unsigned long long)events * nodes <= DATAFILE_MAX_EVENT_WALK &&
+	       (unsigned long long)pairs * nodes <= DATAFILE_MAX_WALK;
+}
+
 int datafile__save(const struct profile *p, const char *path, struct errmsg *e)
 {
 	return datafile__save_version(p, path, PROFILE_FORMAT_VERSION, e);

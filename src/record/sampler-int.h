@@ -26,6 +26,7 @@
 #include <linux/perf_event.h>
 #include <perf/event.h>
 
+#include "mmprof/chainspill.h"
 #include "mmprof/evspec.h"
 #include "mmprof/hashidx.h"
 #include "mmprof/perfsession.h"
@@ -178,6 +179,9 @@ struct sampler {
 	/* the budget of distinct chains (stackagg.h) */
 	size_t arena_words;	/* the aggregate's arena once bound */
 	size_t max_nodes;	/* the recording's trie, past which chains keep their leaf */
+	struct chainspill spill;	/* a full arena's entries while the run lasts */
+	int spill_err;		/* the spill file could not be opened or written: -errno */
+	uint64_t spills;	/* all runs: arenas written to it */
 	struct profile *bound_p;	/* this run's profile and run (sampler__bind), for a spill */
 	uint32_t bound_run;
 };
@@ -217,10 +221,11 @@ void sampler__teardown(struct sampler *s);
 void sampler__flush_sideband(struct sampler *s, uint64_t limit);
 
 /*
- * The aggregate's arena is full (stackagg__full): turn its entries into
- * the bound profile's trie and counts now and empty it.  Samples reach it
- * in time order, so the maps they are resolved with are those of their
- * time, as at the end of the run.
+ * The aggregate's arena is full (stackagg__full): spill its entries
+ * (chainspill.h), or where that cannot be done turn them into the bound
+ * profile's trie and counts now, and empty it.  Samples reach it in time
+ * order, so the maps they are resolved with are those of their time, as
+ * at the end of the run.
  */
 void sampler__spill(struct sampler *s);
 

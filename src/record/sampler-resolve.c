@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "sampler-int.h"
+#include "mmprof/datafile.h"
 #include "mmprof/xalloc.h"
 
 void sampler__add_events(struct sampler *s, struct profile *p)
@@ -144,9 +145,90 @@ static void reset_caches(struct sampler *s, struct profile *p)
 }
 
 /*
+ * Whether p's trie may take a chain of nr more nodes: within the nodes
+ * record allows itself (STACKAGG_MAX_NODES, its memory) and the file the
+ * readers take (datafile__readers_take), else the chain keeps its leaf.
+ */
+static bool trie_takes(const struct sampler *s, const struct profile *p, uint32_t nr)
+{
+	size_t runs = s->opts.runs ? s->opts.runs : 1;
+
+	return p->nr_nodes + nr <= s->max_nodes &&
+	       datafile__readers_take(p->nr_nodes + nr, p->nr_frames + nr, p->nr_counts + 1,
+				      p->nr_events, runs * p->nr_events);
+}
+
+/* One aggregate entry into p's trie and counts of run. */
+static void resolve_entry(struct sampler *s, struct profile *p, uint32_t run,
+			  const struct stackagg_entry *en, const uint64_t *chain)
+{
+	bool kernel = false, leaf = true, full, cut = false;
+	size_t n = 0;
+	uint32_t j, node, comm, f, pid;
+	int32_t space;
+
+	/* the maps of the sample's time: its pid's, or those kept at an exec */
+	sampler__space_of(s, en->pid, &pid, &space);
+
+	/* the trie may not hold the chain: its leaf (and what is inlined at it) only */
+	full = !trie_takes(s, p, en->nr);
+	XGROW(s->frames, s->alloc_frames, en->nr);
+	for (j = 0; j < en->nr; j++) {
+		if (full && !leaf) {
+			while (j < en->nr && chain[j] >= PERF_CONTEXT_MAX)
+				j++;
+			cut = j < en->nr;
+			break;
+		}
+		if (chain[j] == PROFILE_REJECTED_ADDR && j == en->nr - 1 && n) {
+			struct frame rf = { .addr = PROFILE_REJECTED_ADDR };
+
+			/* handle_sample's mark of a rejected chain: profile.h's marker */
+			rf.sym = rf.dso = profile__intern(p, PROFILE_REJECTED_CHAIN);
+			XGROW(s->frames, s->alloc_frames, n);
+			s->frames[n++] = profile__frame(p, &rf);
+			continue;
+		}
+		if (chain[j] >= PERF_CONTEXT_MAX) {
+			kernel = chain[j] != PERF_CONTEXT_USER &&
+				 chain[j] != PERF_CONTEXT_GUEST_USER;
+			continue;
+		}
+		f = frame_of(s, p, (uint32_t)space, chain[j], kernel);
+		/* kernel frames: whenever record attached a vmlinux */
+		if ((kernel ? symbols__vmlinux(s->syms) != NULL : symbols__inline(s->syms)) &&
+		    p->frames[f].sym)
+			n = push_inline(s, p, (uint32_t)space, chain[j], leaf, kernel, f, n);
+		XGROW(s->frames, s->alloc_frames, n);
+		s->frames[n++] = f;
+		leaf = false;
+	}
+	if (!n)
+		return;
+	if (cut) {
+		s->stacks_cut += en->samples;
+		s->agg.leaf_only = true;	/* new chains from now on: stackagg.h */
+	}
+	node = profile__stack(p, s->frames, n);
+	if (s->alloc_comm_str <= en->comm) {
+		size_t old = s->alloc_comm_str;
+
+		XGROW(s->comm_str, s->alloc_comm_str, en->comm);
+		memset(s->comm_str + old, 0, (s->alloc_comm_str - old) * sizeof(*s->comm_str));
+	}
+	comm = s->comm_str[en->comm];
+	if (!comm)
+		comm = s->comm_str[en->comm] =
+			profile__intern(p, en->comm ? s->comms[en->comm] : "[unknown]");
+	/* a pid past pid_t cannot come from the kernel: keep the file valid */
+	profile__add_count(p, run, s->first_event + en->event, comm,
+			   pid <= INT32_MAX ? pid : 0, node, en->samples, en->period);
+}
+
+/*
  * The aggregate's entries into p's trie and counts of run, then emptied:
- * at the end of a run, and whenever the arena is full (sampler__spill).
- * Past s->max_nodes a new chain keeps only its leaf (stackagg.h).
+ * at the end of a run, and when the arena is full and cannot be spilled
+ * (sampler__spill).
  */
 static void resolve_agg(struct sampler *s, struct profile *p, uint32_t run)
 {
@@ -157,72 +239,45 @@ static void resolve_agg(struct sampler *s, struct profile *p, uint32_t run)
 	stackagg__flush(&s->agg);
 	for (i = 0; i < s->agg.nr_entries; i++) {
 		const struct stackagg_entry *en = stackagg__entry(&s->agg, i);
-		const uint64_t *chain = stackagg__chain(&s->agg, en);
-		bool kernel = false, leaf = true, full, cut = false;
-		size_t n = 0;
-		uint32_t j, node, comm, f, pid;
-		int32_t space;
 
-		/* the maps of the sample's time: its pid's, or those kept at an exec */
-		sampler__space_of(s, en->pid, &pid, &space);
 		if (i % DISCARD_EVERY == 0 && i)
 			stackagg__discard(&s->agg, i);
-
-		/* the trie may not hold the chain: its leaf (and what is inlined at it) only */
-		full = p->nr_nodes + en->nr > s->max_nodes;
-		XGROW(s->frames, s->alloc_frames, en->nr);
-		for (j = 0; j < en->nr; j++) {
-			if (full && !leaf) {
-				while (j < en->nr && chain[j] >= PERF_CONTEXT_MAX)
-					j++;
-				cut = j < en->nr;
-				break;
-			}
-			if (chain[j] == PROFILE_REJECTED_ADDR && j == en->nr - 1 && n) {
-				struct frame rf = { .addr = PROFILE_REJECTED_ADDR };
-
-				/* handle_sample's mark of a rejected chain: profile.h's marker */
-				rf.sym = rf.dso = profile__intern(p, PROFILE_REJECTED_CHAIN);
-				XGROW(s->frames, s->alloc_frames, n);
-				s->frames[n++] = profile__frame(p, &rf);
-				continue;
-			}
-			if (chain[j] >= PERF_CONTEXT_MAX) {
-				kernel = chain[j] != PERF_CONTEXT_USER &&
-					 chain[j] != PERF_CONTEXT_GUEST_USER;
-				continue;
-			}
-			f = frame_of(s, p, (uint32_t)space, chain[j], kernel);
-			/* kernel frames: whenever record attached a vmlinux */
-			if ((kernel ? symbols__vmlinux(s->syms) != NULL : symbols__inline(s->syms)) &&
-			    p->frames[f].sym)
-				n = push_inline(s, p, (uint32_t)space, chain[j], leaf, kernel, f, n);
-			XGROW(s->frames, s->alloc_frames, n);
-			s->frames[n++] = f;
-			leaf = false;
-		}
-		if (!n)
-			continue;
-		if (cut) {
-			s->stacks_cut += en->samples;
-			s->agg.leaf_only = true;	/* new chains from now on: stackagg.h */
-		}
-		node = profile__stack(p, s->frames, n);
-		if (s->alloc_comm_str <= en->comm) {
-			size_t old = s->alloc_comm_str;
-
-			XGROW(s->comm_str, s->alloc_comm_str, en->comm);
-			memset(s->comm_str + old, 0, (s->alloc_comm_str - old) * sizeof(*s->comm_str));
-		}
-		comm = s->comm_str[en->comm];
-		if (!comm)
-			comm = s->comm_str[en->comm] =
-				profile__intern(p, en->comm ? s->comms[en->comm] : "[unknown]");
-		/* a pid past pid_t cannot come from the kernel: keep the file valid */
-		profile__add_count(p, run, s->first_event + en->event, comm,
-				   pid <= INT32_MAX ? pid : 0, node, en->samples, en->period);
+		resolve_entry(s, p, run, en, stackagg__chain(&s->agg, en));
 	}
 	stackagg__clear(&s->agg);
+}
+
+struct merge_ctx {
+	struct sampler *s;
+	struct profile *p;
+	uint32_t run;
+};
+
+static int resolve_merged(void *ctx, const struct stackagg_entry *en, const uint64_t *chain)
+{
+	struct merge_ctx *m = ctx;
+
+	resolve_entry(m->s, m->p, m->run, en, chain);
+	return 0;
+}
+
+/*
+ * The end of a run that spilled: the arena's rest as a last run (or into
+ * the trie at once, when that cannot be written), then every spilled key
+ * once, its counts summed over the runs.
+ */
+static int resolve_spilled(struct sampler *s, struct profile *p, uint32_t run)
+{
+	struct merge_ctx m = { .s = s, .p = p, .run = run };
+	int err;
+
+	if (p != s->cache_p)
+		reset_caches(s, p);
+	if (chainspill__write(&s->spill, &s->agg))
+		resolve_agg(s, p, run);
+	err = chainspill__merge(&s->spill, resolve_merged, &m);
+	chainspill__reset(&s->spill);
+	return err;
 }
 
 void sampler__bind(struct sampler *s, struct profile *p, uint32_t run)
@@ -232,8 +287,21 @@ void sampler__bind(struct sampler *s, struct profile *p, uint32_t run)
 	s->agg.max_words = s->arena_words;
 }
 
+/*
+ * The arena is full: its entries to the spill file, resolved at the end
+ * of the run with the rest, so that the reading thread only sorts and
+ * compresses them.  Where no spill file can be had (its folder is not
+ * writable, the disk is full), they go into the trie now, as before the
+ * spill.
+ */
 void sampler__spill(struct sampler *s)
 {
+	if (!s->spill_err && s->spill.fd < 0)
+		s->spill_err = chainspill__open(&s->spill, s->opts.spill_dir);
+	if (!s->spill_err && !(s->spill_err = chainspill__write(&s->spill, &s->agg))) {
+		s->spills++;
+		return;
+	}
 	/* the BPF programs loaded by now, as the end of the run loads them */
 	symbols__load_bpf_progs(s->syms);
 	resolve_agg(s, s->bound_p, s->bound_run);
@@ -242,6 +310,7 @@ void sampler__spill(struct sampler *s)
 int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct run *r)
 {
 	size_t i;
+	int err = 0;
 
 	/* a run whose open lowered -F: the file says the lowest frequency used */
 	for (i = 0; i < s->nr_evs && s->first_event + i < p->nr_events; i++) {
@@ -255,7 +324,10 @@ int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct 
 	symbols__await_perfmaps(s->syms, SAMPLER_PERFMAP_WAIT_MS);
 	s->sb_safe = s->seen_max = s->sb_last_time = 0;
 	/* after the side band: it may add unwound samples */
-	resolve_agg(s, p, run);
+	if (s->spill.nr_runs)
+		err = resolve_spilled(s, p, run);
+	else
+		resolve_agg(s, p, run);
 	if (r) {
 		r->samples = s->agg.samples;
 		r->lost = s->lost;
@@ -283,5 +355,5 @@ int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct 
 	}
 	stackagg__reset(&s->agg);
 	s->lost = s->throttled = s->bad = 0;
-	return 0;
+	return err;
 }

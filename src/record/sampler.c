@@ -74,7 +74,8 @@ struct sampler *sampler__new(const struct sampler_opts *o, struct symbols *syms,
 	/* the arena's share: sampler__bind gives it to the aggregate */
 	budget = o->stack_budget ? o->stack_budget : STACKAGG_BUDGET;
 	s->arena_words = (size_t)(budget / 8 * STACKAGG_ARENA_EIGHTHS / 8);
-	s->max_nodes = stackagg__max_nodes(budget);
+	s->max_nodes = o->max_nodes ? o->max_nodes : STACKAGG_MAX_NODES;
+	chainspill__init(&s->spill);
 	reorderq__init(&s->sb);
 
 	if (o->events && o->events->nr) {
@@ -150,6 +151,7 @@ void sampler__free(struct sampler *s)
 	free(s->frames);
 	reorderq__release(&s->sb);
 	stackagg__release(&s->agg);
+	chainspill__release(&s->spill);
 	free(s);
 }
 
@@ -186,6 +188,11 @@ int sampler__freq(const struct sampler *s)
 uint64_t sampler__stacks_cut(const struct sampler *s)
 {
 	return s->stacks_cut;
+}
+
+uint64_t sampler__spills(const struct sampler *s)
+{
+	return s->spills;
 }
 
 size_t sampler__sideband_held(const struct sampler *s)

@@ -15,19 +15,23 @@
 #   7. scaling of report time and memory with stacks and runs
 #   8. heavy system-wide load: stress-ng's vm, pthread and mmap stressors
 #      under -a -F 20000, 8 s and 20 s: samples, file size, record and
-#      report memory (issue 13)
+#      report memory (issue 13), perf and mmprof in BENCH_PAIRS pairs
 #   9. the worst case for a stack trie: tests/bench/rand-recurse.c, random
-#      recursion, at -F 20000 for 40 s (issue 14 item 11)
+#      recursion, at -F 20000 for 40 s (issue 14 item 11), in pairs too
+# and then the targets (issue 30 point 4): each with its measured value
+# and "met", "not met" or "machine too noisy" (an interval that holds the
+# target's line, from the pairs' spread).
 #  10. the results store: mmprof push's rate into SQLite and PostgreSQL,
 #      one client and 16, and the store's size per push (issue 33;
 #      src/scripts/bench-store.sh)
 # Prints the table and writes it to Documentation/performance.md (with the
-# machine, the date and the command).  No pass/fail: targets are compared
-# in the text, and `make check` carries no timing assertion.
+# machine, the date and the command).  The verdicts are the bench's, not a
+# test's: `make check` carries no timing assertion.
 #
 # Environment: BUILD (build), BENCH_QUICK=1 (smoke run: 1 rep, short runs,
 # small files; writes $BUILD/bench/performance.md instead of the doc),
-# BENCH_REPS (3), BENCH_SECONDS (1), BENCH_DOC (output path), BENCH_TMP.
+# BENCH_REPS (5), BENCH_PAIRS (3: perf/mmprof pairs of sections 8 and 9),
+# BENCH_SECONDS (0.5), BENCH_DOC (output path), BENCH_TMP.
 set -uo pipefail
 export LC_ALL=C
 build=${BUILD:-build}
@@ -35,11 +39,11 @@ quick=${BENCH_QUICK:-0}
 if [ "$quick" = 1 ]; then
 	reps=${BENCH_REPS:-1} secs=${BENCH_SECONDS:-0.4} stacks=10000 runs=2
 	ingest_n=1e6 doc=${BENCH_DOC:-$build/bench/performance.md} long_secs=1
-	heavy_secs="2" worst_secs=2
+	heavy_secs="2" worst_secs=2 pairs=${BENCH_PAIRS:-1}
 else
 	reps=${BENCH_REPS:-5} secs=${BENCH_SECONDS:-0.5} stacks=100000 runs=10
 	ingest_n=1e7 doc=${BENCH_DOC:-Documentation/performance.md} long_secs=3
-	heavy_secs="8 20" worst_secs=40
+	heavy_secs="8 20" worst_secs=40 pairs=${BENCH_PAIRS:-3}
 fi
 freqs="4000 20000"
 pages=256		# ring buffer pages per CPU, the same for every tool (1 MiB)
@@ -246,45 +250,48 @@ recorded() {	# section row tool data-file stderr-of-record rss-file
 	case $3 in
 	perf)	perf_counts "$1" "$2" "$4" ;;
 	mmprof)	mmprof_counts "$1" "$2" "$5"
-		# the budget for distinct chains (stackagg.h): say when it cut some
-		sed -n 's/^mmprof: warning: \([0-9]* samples ([0-9.]*%) kept only their innermost frame\).*/\1/p' \
-			"$5" | sed "s/^/$1, $2: /" >>"$tmp/cuts" ;;
+		# the trie's bound for distinct chains (stackagg.h): how many samples it cut
+		put "$1" "$2" mmprof cut "$(sed -n 's/^mmprof: warning: \([0-9]*\) samples ([0-9.]*%) kept only their innermost frame.*/\1/p' \
+			"$5" | tail -1 | awk '{ print $1 + 0 } END { if (!NR) print 0 }')" ;;
 	esac
 }
-: >"$tmp/cuts"
 stress=(stress-ng --vm 1 --vm-bytes 128M --pthread 1 --mmap 1 --mmap-bytes 64M -q)
-for hs in $heavy_secs; do
-	log "heavy: stress-ng -a -F 20000, $hs s: perf, mmprof"
-	row="$hs s"
-	/usr/bin/time -f %M -o "$tmp/rss" perf record -q -g -a -e cpu-clock -F 20000 \
-		-o "$tmp/perf.data" -- "${stress[@]}" -t "${hs}s" >/dev/null 2>"$tmp/err"
-	recorded heavy "$row" perf "$tmp/perf.data" "$tmp/err" "$tmp/rss"
-	timed heavy-read "$row" perf -- perf report --children --stdio -i "$tmp/perf.data"
+# perf and mmprof take turns (ABAB), BENCH_PAIRS pairs: a pair's two runs
+# are a minute apart at most, so the machine's slow phases fall on both
+for rep in $(seq 1 "$pairs"); do
+	for hs in $heavy_secs; do
+		log "heavy, pair $rep/$pairs: stress-ng -a -F 20000, $hs s: perf, mmprof"
+		row="$hs s"
+		/usr/bin/time -f %M -o "$tmp/rss" perf record -q -g -a -e cpu-clock -F 20000 \
+			-o "$tmp/perf.data" -- "${stress[@]}" -t "${hs}s" >/dev/null 2>"$tmp/err"
+		recorded heavy "$row" perf "$tmp/perf.data" "$tmp/err" "$tmp/rss"
+		timed heavy-read "$row" perf -- perf report --children --stdio -i "$tmp/perf.data"
+		rm -f "$tmp/perf.data"
+		"${stress[@]}" -t "${hs}s" >/dev/null 2>&1 & spid=$!
+		/usr/bin/time -f %M -o "$tmp/rss" "$mmprof" record -a --duration "$hs" -e cpu-clock \
+			-F 20000 -o "$tmp/m.data" 2>"$tmp/err"
+		wait "$spid"
+		recorded heavy "$row" mmprof "$tmp/m.data" "$tmp/err" "$tmp/rss"
+		timed heavy-read "$row" mmprof -- "$mmprof" report --tree "$tmp/m.data"
+		rm -f "$tmp/m.data"
+	done
+	log "worst case, pair $rep/$pairs: rand-recurse -F 20000, $worst_secs s: perf, mmprof"
+	row="$worst_secs s"
+	/usr/bin/time -f %M -o "$tmp/rss" perf record -q -g -e cpu-clock -F 20000 -o "$tmp/perf.data" -- \
+		"$recurse" -s "$worst_secs" >/dev/null 2>"$tmp/err"
+	recorded worst "$row" perf "$tmp/perf.data" "$tmp/err" "$tmp/rss"
+	# perf report on it grew past 16 GB here (of 24): bounded, a failure is the answer
+	timed worst-read "$row" perf -- prlimit --as=$((4 << 30)) perf report --children --stdio \
+		-i "$tmp/perf.data"
 	rm -f "$tmp/perf.data"
-	"${stress[@]}" -t "${hs}s" >/dev/null 2>&1 & spid=$!
-	/usr/bin/time -f %M -o "$tmp/rss" "$mmprof" record -a --duration "$hs" -e cpu-clock \
-		-F 20000 -o "$tmp/m.data" 2>"$tmp/err"
-	wait "$spid"
-	recorded heavy "$row" mmprof "$tmp/m.data" "$tmp/err" "$tmp/rss"
-	timed heavy-read "$row" mmprof -- "$mmprof" report --tree "$tmp/m.data"
-	rm -f "$tmp/m.data"
+	/usr/bin/time -f %M -o "$tmp/rss" "$mmprof" record -e cpu-clock -F 20000 -o "$tmp/m.data" -- \
+		"$recurse" -s "$worst_secs" >/dev/null 2>"$tmp/err"
+	recorded worst "$row" mmprof "$tmp/m.data" "$tmp/err" "$tmp/rss"
+	timed worst-read "$row" mmprof -- "$mmprof" report --tree "$tmp/m.data"
+	timed worst-flame "$row" mmprof -- "$mmprof" flamegraph -o "$tmp/m.svg" "$tmp/m.data"
+	timed worst-diff "$row" mmprof -- "$mmprof" diff "$tmp/m.data" "$tmp/m.data"
+	rm -f "$tmp/m.data" "$tmp/m.svg"
 done
-log "worst case: rand-recurse -F 20000, $worst_secs s: perf, mmprof"
-row="$worst_secs s"
-/usr/bin/time -f %M -o "$tmp/rss" perf record -q -g -e cpu-clock -F 20000 -o "$tmp/perf.data" -- \
-	"$recurse" -s "$worst_secs" >/dev/null 2>"$tmp/err"
-recorded worst "$row" perf "$tmp/perf.data" "$tmp/err" "$tmp/rss"
-# perf report on it grew past 16 GB here (of 24): bounded, a failure is the answer
-timed worst-read "$row" perf -- prlimit --as=$((4 << 30)) perf report --children --stdio \
-	-i "$tmp/perf.data"
-rm -f "$tmp/perf.data"
-/usr/bin/time -f %M -o "$tmp/rss" "$mmprof" record -e cpu-clock -F 20000 -o "$tmp/m.data" -- \
-	"$recurse" -s "$worst_secs" >/dev/null 2>"$tmp/err"
-recorded worst "$row" mmprof "$tmp/m.data" "$tmp/err" "$tmp/rss"
-timed worst-read "$row" mmprof -- "$mmprof" report --tree "$tmp/m.data"
-timed worst-flame "$row" mmprof -- "$mmprof" flamegraph -o "$tmp/m.svg" "$tmp/m.data"
-timed worst-diff "$row" mmprof -- "$mmprof" diff "$tmp/m.data" "$tmp/m.data"
-rm -f "$tmp/m.data" "$tmp/m.svg"
 
 # ---- the table -------------------------------------------------------------
 # summary: section|row|tool|metric|median|min|max|n
@@ -483,8 +490,8 @@ heavy_table() {
 
 \`stress-ng --vm 1 --vm-bytes 128M --pthread 1 --mmap 1 --mmap-bytes 64M\`
 beside \`perf record -g -a -F 20000\` and \`mmprof record -a --duration N
--F 20000\` (cpu-clock, default buffers), one after the other, once each;
-the other jobs of the machine are in the recording too.  Record MB is the
+-F 20000\` (cpu-clock, default buffers), taking turns: $pairs pair(s),
+perf then mmprof; the other jobs of the machine are in the recording too.  Record MB is the
 recorder's peak RSS; the readers are \`perf report --children --stdio\` and
 \`mmprof report --tree\`.  Target (issue 13): a .data of at most 1/20 of
 perf.data.
@@ -508,17 +515,126 @@ $worst_secs s.  Readers: \`report --tree\` (perf: \`perf report --children
 14 item 11): record's memory and the file no larger than perf's.
 \`perf report\` runs under a 4 GiB address-space limit (prlimit): "n/a"
 is a report that needed more (unbounded, it passed 16 GB on this machine).
-$( [ -s "$tmp/cuts" ] && echo "Budget for distinct chains (mmprof record's warning): $(paste -sd';' "$tmp/cuts" | sed 's/;/; /g')." )
+$pairs pair(s), perf then mmprof.  "cut": samples that kept only their
+innermost frame (mmprof's trie of distinct chains was full, meta
+stacks_cut_to_leaf; perf keeps every chain).
 
-| tool | samples | lost | file | record MB | report s, MB | flamegraph s, MB | diff s, MB |
-|---|---|---|---|---|---|---|---|
-| perf | $(cell k1 worst "$r" perf samples) | $(cell n0 worst "$r" perf lost) | $(cell mb worst "$r" perf size) | $(cell n0 worst "$r" perf recrss) | $(cell n2 worst-read "$r" perf wall), $(cell n0 worst-read "$r" perf rss) | – | – |
-| mmprof | $(cell k1 worst "$r" mmprof samples) | $(cell n0 worst "$r" mmprof lost) | $(cell mb worst "$r" mmprof size) | $(cell n0 worst "$r" mmprof recrss) | $(cell n2 worst-read "$r" mmprof wall), $(cell n0 worst-read "$r" mmprof rss) | $(cell n2 worst-flame "$r" mmprof wall), $(cell n0 worst-flame "$r" mmprof rss) | $(cell n2 worst-diff "$r" mmprof wall), $(cell n0 worst-diff "$r" mmprof rss) |
+| tool | samples | lost | cut | file | record MB | report s, MB | flamegraph s, MB | diff s, MB |
+|---|---|---|---|---|---|---|---|---|
+| perf | $(cell k1 worst "$r" perf samples) | $(cell n0 worst "$r" perf lost) | 0 | $(cell mb worst "$r" perf size) | $(cell n0 worst "$r" perf recrss) | $(cell n2 worst-read "$r" perf wall), $(cell n0 worst-read "$r" perf rss) | – | – |
+| mmprof | $(cell k1 worst "$r" mmprof samples) | $(cell n0 worst "$r" mmprof lost) | $(cell k1 worst "$r" mmprof cut) | $(cell mb worst "$r" mmprof size) | $(cell n0 worst "$r" mmprof recrss) | $(cell n2 worst-read "$r" mmprof wall), $(cell n0 worst-read "$r" mmprof rss) | $(cell n2 worst-flame "$r" mmprof wall), $(cell n0 worst-flame "$r" mmprof rss) | $(cell n2 worst-diff "$r" mmprof wall), $(cell n0 worst-diff "$r" mmprof rss) |
 HDR
 }
 
+# ---- the targets: measured value and verdict (issue 30 point 4) -----------
+# The paired ratios A/B of a metric, in %: "median lo hi n", lo-hi the
+# median's interval from order statistics (about 95 %; the whole range
+# below six pairs), nothing without a pair.
+pstats() {	# section row metric toolA toolB
+	awk -F'\t' -v s="$1" -v r="$2" -v m="$3" -v a="$4" -v b="$5" '
+		$1 == s && $2 == r && $4 == m && ($3 == a || $3 == b) { v[$3, $6] = $5; reps[$6] = 1 }
+		END { for (k in reps) if (((a, k) in v) && ((b, k) in v) && v[b, k] > 0) print 100 * v[a, k] / v[b, k] }' "$res" |
+	sort -g | awk '{ x[++n] = $1 }
+		END { if (!n) exit
+		      m = n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
+		      k = int((n - 1.96 * sqrt(n)) / 2); if (k < 1) k = 1
+		      printf "%.1f %.1f %.1f %d\n", m, x[k], x[n - k + 1], n }'
+}
+# met / not met / machine too noisy for an interval lo-hi against a line:
+# ge (the target is at least the line) or le (at most)
+verdict() {	# lo hi line ge|le
+	awk -v lo="$1" -v hi="$2" -v l="$3" -v d="$4" 'BEGIN {
+		if (lo == "" || hi == "") { print "not measured"; exit }
+		if (d == "ge") v = lo >= l ? "met" : hi < l ? "not met" : "machine too noisy"
+		else v = hi <= l ? "met" : lo > l ? "not met" : "machine too noisy"
+		print v }'
+}
+target_paired() {	# label section row metric toolA toolB line ge|le|none
+	local st m lo hi n v=–
+	st=$(pstats "$2" "$3" "$4" "$5" "$6")
+	read -r m lo hi n <<<"${st:-}"
+	if [ -z "$st" ]; then echo "| $1 | not measured | not measured |"; return; fi
+	# one or two pairs show no spread: nothing to tell noise from a change by
+	[ "$8" = none ] || { [ "$n" -lt 3 ] && v="too few pairs ($n)"; } ||
+		v=$(verdict "$lo" "$hi" "$7" "$8")
+	echo "| $1 | $m % ($lo–$hi, $n pairs) | $v |"
+}
+# the ratio of the medians of two tools' metric against a line (le)
+target_ratio() {	# label section row metric line
+	local a b
+	a=$(get "$2" "$3" mmprof "$4" 5) b=$(get "$2" "$3" perf "$4" 5)
+	if [ -z "$a" ] || [ -z "$b" ]; then echo "| $1 | not measured | not measured |"; return; fi
+	echo "| $1 | $(ratio "$a" "$b") | $(verdict "$(ratio "$a" "$b")" "$(ratio "$a" "$b")" "$5" le) |"
+}
+targets() {
+	local f row sec bad lo hi m r
+	cat <<HDR
+
+## Targets: where mmprof stands
+
+Each target of this page with what this run measured and a verdict:
+"met", "not met", or "machine too noisy" when the interval of the paired
+runs (the median's, from order statistics; the whole range below six
+pairs) holds the target's line, so that more pairs or a quieter machine
+must decide ("too few pairs" below three: BENCH_REPS, BENCH_PAIRS).
+Ratios of two tools are paired within a repetition; the others are
+ratios of the medians.  Section 8's perf records stress-ng's whole run
+(\`perf record -a -- stress-ng -t N\`), mmprof N seconds of it
+(\`--duration N\`): their sample counts differ by that too.
+
+| target | measured | verdict |
+|---|---|---|
+HDR
+	for f in $freqs; do
+		target_paired "overhead -F $f per process: mmprof / floor ≥ 99 % (per CPU-second)" fork "-F $f" cpuops mmprof floor 99 ge
+		target_paired "overhead -F $f per process: perf / floor, beside it" fork "-F $f" cpuops perf floor 99 none
+		target_paired "overhead -a -F $f: mmprof / floor ≥ 99 %" system "-a -F $f" ops mmprof floor 99 ge
+	done
+	bad=
+	for row in "-F 4000" "-F 20000" long "-a -F 4000" "-a -F 20000"; do
+		sec=fork
+		case $row in -a*) sec=system ;; esac
+		m=$(get $sec "$row" mmprof lost 7) r=$(get $sec "$row" perf lost 7)
+		[ -z "$m" ] && continue
+		case $row in *4000) [ "$m" -gt 0 ] && bad="$bad $row: $m;" ;; esac
+		[ -n "$r" ] && [ "$m" -gt "$r" ] && bad="$bad $row: $m against perf's $r;"
+	done
+	echo "| lost samples ≤ perf's in every row of section 2, 0 at 4 kHz | ${bad:-none over} | $([ -z "$bad" ] && echo met || echo not met) |"
+	for hs in $heavy_secs; do
+		r="$hs s"
+		bad=$(awk -F'\t' -v r="$r" '$1 == "heavy" && $2 == r && $4 == "lost" { v[$3, $6] = $5; reps[$6] = 1 }
+			END { for (k in reps) if (v["perf", k] == 0 && v["mmprof", k] > 0) n++; print n + 0 }' "$res")
+		echo "| heavy -a -F 20000, $r: mmprof lost 0 in every pair where perf lost 0 | $bad pair(s) with a loss | $([ "$bad" = 0 ] && echo met || echo not met) |"
+		st=$(pstats heavy "$r" samples mmprof perf)
+		read -r m lo hi n <<<"${st:-}"
+		if [ -n "$st" ]; then
+			echo "| heavy -a -F 20000, $r: samples within 1 % of perf's in the same pair | $m % ($lo–$hi, $n pairs) | $(awk -v lo="$lo" -v hi="$hi" -v n="$n" 'BEGIN { if (lo >= 99 && hi <= 101) print "met"; else if (hi < 99 || lo > 101) print "not met"; else if (n < 3) print "too few pairs (" n ")"; else print "machine too noisy" }') |"
+		fi
+	done
+	for row in "-F 4000" "-F 20000" long; do
+		target_ratio "time to answer ≤ 1/10 of perf's ($row)" fork "$row" answer 0.1
+	done
+	target_ratio "file ≤ 1/20 of perf.data (-F 20000, $long_secs s run)" fork long size 0.05
+	for hs in $heavy_secs; do
+		target_ratio "file ≤ 1/20 of perf.data (heavy -a, $hs s)" heavy "$hs s" size 0.05
+	done
+	r="$worst_secs s"
+	target_ratio "file ≤ 1/20 of perf.data (worst case, $r)" worst "$r" size 0.05
+	target_paired "worst case: record's peak RSS ≤ perf's" worst "$r" recrss mmprof perf 100 le
+	m=$(get worst "$r" mmprof cut 7)
+	echo "| worst case: 0 samples cut to the leaf | ${m:-not measured} (most in a run) | $([ -z "$m" ] && echo not measured || { [ "$m" = 0 ] && echo met || echo not met; }) |"
+	lo=$(get ingest "100000 stacks" mmprof msps 6) hi=$(get ingest "100000 stacks" mmprof msps 7)
+	echo "| ingest ≥ 5 M samples/s, 100 000 stacks | $(cell n2 ingest "100000 stacks" mmprof msps) | $(verdict "$lo" "$hi" 5 ge) |"
+	for c in "report (keys)" "diff"; do
+		lo=$(get synth "$c" mmprof cpu 6) hi=$(get synth "$c" mmprof cpu 7)
+		echo "| $c of $runs runs × $stacks stacks: under 1 s | $(cell n2 synth "$c" mmprof cpu) s CPU | $(verdict "$lo" "$hi" 1 le) |"
+		lo=$(get synth "$c" mmprof rss 6) hi=$(get synth "$c" mmprof rss 7)
+		echo "| $c of $runs runs × $stacks stacks: under 200 MB | $(cell n0 synth "$c" mmprof rss) MB | $(verdict "$lo" "$hi" 200 le) |"
+	done
+}
+
 mkdir -p "$(dirname "$doc")"
-{ table; heavy_table; "$(dirname "$0")/bench-store.sh" "$mmprof" "$tmp"; } >"$tmp/table.md"
+{ table; heavy_table; "$(dirname "$0")/bench-store.sh" "$mmprof" "$tmp"; targets; } >"$tmp/table.md"
 # the measured part, then the hand-written analysis kept below the marker
 if [ -f "$doc" ] && grep -q '^<!-- analysis -->' "$doc"; then
 	sed -n '/^<!-- analysis -->/,$p' "$doc" >"$tmp/analysis"

@@ -1,25 +1,32 @@
 #!/bin/sh
 # t835-worst-stacks: a recording whose distinct call chains cross record's
-# budget (issue 14 item 11) keeps every sample, cuts only chains, and says so.
+# memory budget keeps every chain (issue 30 point 1); one that crosses the
+# trie's bound keeps every sample, cuts only chains, and says so (issue 14
+# item 11).
 #
 # A random recursion (sixteen functions calling each other in a
 # pseudo-random order 8 to 127 deep, spinning at the leaf, as
 # tests/bench/rand-recurse.c) gives almost every sample a chain of its
-# own.  Record gives distinct chains a budget (stackagg.h: three eighths
-# for the raw chains, which are stored into the trie whenever they fill
-# it, here many times a run, the rest for the trie); past it a new chain
-# keeps only its innermost frame.  The default, 40 MiB, takes tens of seconds at 20 kHz to fill, so
-# the test sets a small one through MMPROF_STACK_BUDGET (bytes; a knob for
-# tests, not an option: cmd-record.c), 256 KiB, which a one-second run
-# crosses many times.  Before, the knob did not exist: the run kept every
-# chain and nothing was cut.  Checked: meta stacks_cut_to_leaf > 0, the
-# warning, every sample taken in report's totals (folded counts, runs), the
-# leaf's self share kept, the trie bounded; the default budget on a short
-# run cuts nothing; a bad value is refused.
+# own.  Record keeps the run's raw chains in an arena of three eighths of
+# its budget; when it is full they are spilled, sorted and compressed, to
+# an unnamed file in the output's folder (chainspill.h) and merged at the
+# run's end.  The default, 40 MiB, takes seconds at 20 kHz to fill, so the
+# test sets the smallest, 64 KiB, through MMPROF_STACK_BUDGET (bytes; a
+# knob for tests, not an option: cmd-record.c), which a one-second run
+# crosses dozens of times.  Before the spill that cut most chains to their
+# leaf; now the profile has every chain, as without a budget (the unit
+# test test-sampler checks cell for cell on replayed samples; here, on two
+# recordings of a random workload: the same shares), the spill file lives
+# in the output's folder while the run lasts and nothing is left there,
+# also after SIGINT.  The trie's bound (2 Mi nodes, what the readers
+# take) is set small with MMPROF_STACK_NODES: past it a new chain keeps
+# its leaf: meta stacks_cut_to_leaf, the warning, every sample in report's
+# totals, the leaf's self share kept, the trie bounded.  Bad values of
+# either knob are refused.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t835
-plan 10
+plan 20
 
 cat >"$tmp/rr.c" <<'PROG'
 #include <stdint.h>
@@ -78,52 +85,97 @@ PROG
 cc -O1 -fno-omit-frame-pointer -o "$tmp/rr" "$tmp/rr.c"
 ok $? "the random recursion builds"
 
-q() { sqlite3 "$tmp/cut.data" "$1"; }
-MMPROF_STACK_BUDGET=262144 "$MMPROF" record -F 4000 -o "$tmp/cut.data" -- "$tmp/rr" 1 \
-	>"$tmp/cut.out" 2>"$tmp/cut.err"
-ok $? "record with a 256 KiB budget" || diag "$tmp/cut.err"
-
-taken=$(q "select sum(samples) from runs")
-cut=$(q "select value from meta where key = 'stacks_cut_to_leaf'")
-[ -n "$cut" ] && [ "$cut" -gt 0 ] && [ "$cut" -lt "$taken" ]
-ok $? "meta stacks_cut_to_leaf: ${cut:-none} of $taken samples"
-
-pct=$(awk -v c="${cut:-0}" -v t="$taken" 'BEGIN { printf "%.1f", t ? 100 * c / t : 0 }')
-grep -qx "mmprof: warning: $cut samples ($pct%) kept only their innermost frame: their call chains were new when the 0.25 MiB for distinct chains was full (meta stacks_cut_to_leaf); record fewer seconds or a lower -F" \
-	"$tmp/cut.err"
-ok $? "record's warning says how many samples, their share and the budget" || diag "$tmp/cut.err"
-
-# every sample taken is in the report: only chains were cut
-folded=$("$MMPROF" report --folded "$tmp/cut.data" 2>/dev/null | awk '{ t += $NF } END { print t + 0 }')
-said=$(sed -n 's/^mmprof: 1 run, \([0-9]*\) samples, .*/\1/p' "$tmp/cut.err")
-[ "$folded" -eq "$taken" ] && [ "$said" = "$taken" ] &&
-	test "$(q "select sum(samples) from counts")" -eq "$taken"
-ok $? "report's folded counts ($folded) and the cells hold every sample taken ($taken, record said $said)"
-"$MMPROF" report "$tmp/cut.data" 2>/dev/null | grep -qx "# chains cut: $cut samples kept only their innermost frame (the budget for distinct chains was full)"
-ok $? "report's header says how many samples lost their chain"
-
-# the trie stays within the budget: five eighths of 256 KiB at 48 bytes a
-# node, and the leaves of cut chains, at most one node per frame
-nodes=$(q "select count(*) from nodes")
-frames=$(q "select count(*) from frames")
-[ "$nodes" -le $((3413 + frames)) ] && [ "$nodes" -gt 1000 ]
-ok $? "the trie holds $nodes nodes, within the budget's 3413 and $frames leaves"
-
-# the cut keeps the leaf: leaf's self share is that of a run without a cut
 self_of() {
 	"$MMPROF" report --keys "$1" 2>/dev/null | sed -n 's/^perf-profile\.self\.cpu-clock\.leaf: //p'
 }
-"$MMPROF" record -F 4000 -o "$tmp/full.data" -- "$tmp/rr" 1 >/dev/null 2>"$tmp/full.err" &&
-	test -z "$(sqlite3 "$tmp/full.data" "select value from meta where key = 'stacks_cut_to_leaf'")" &&
-	! grep -q "innermost frame" "$tmp/full.err"
-ok $? "the default budget cuts nothing on the same run" || diag "$tmp/full.err"
-cut_self=$(self_of "$tmp/cut.data") full_self=$(self_of "$tmp/full.data")
-awk -v c="${cut_self:-0}" -v f="${full_self:-0}" 'BEGIN { d = c - f; exit !(f > 10 && d < 8 && d > -8) }'
-ok $? "the leaf keeps its self share (${cut_self:-none} % cut, ${full_self:-none} % whole)"
+# the share of the samples whose chain holds the recursion (10 frames or more)
+deep_of() {
+	"$MMPROF" report --folded "$1" 2>/dev/null |
+		awk '{ n = split($1, f, ";"); t += $NF; if (n >= 10) d += $NF }
+			END { printf "%.1f", t ? 100 * d / t : 0 }'
+}
+folded_total() {
+	"$MMPROF" report --folded "$1" 2>/dev/null | awk '{ t += $NF } END { print t + 0 }'
+}
+
+mkdir "$tmp/out" "$tmp/int"
+MMPROF_STACK_BUDGET=65536 "$MMPROF" record -F 4000 -o "$tmp/out/small.data" -- "$tmp/rr" 1 \
+	>/dev/null 2>"$tmp/small.err"
+ok $? "record with a 64 KiB budget" || diag "$tmp/small.err"
+"$MMPROF" record -F 4000 -o "$tmp/full.data" -- "$tmp/rr" 1 >/dev/null 2>"$tmp/full.err"
+ok $? "record with the default budget" || diag "$tmp/full.err"
+
+q() { sqlite3 "$1" "$2"; }
+cut=$(q "$tmp/out/small.data" "select value from meta where key = 'stacks_cut_to_leaf'")
+test -z "$cut" && ! grep -q "innermost frame" "$tmp/small.err"
+ok $? "no chain cut to its leaf (meta stacks_cut_to_leaf: ${cut:-none})" || diag "$tmp/small.err"
+
+taken=$(q "$tmp/out/small.data" "select sum(samples) from runs")
+test "$(folded_total "$tmp/out/small.data")" -eq "$taken"
+ok $? "report's folded counts hold every sample taken ($taken)"
+
+ds=$(deep_of "$tmp/out/small.data") df=$(deep_of "$tmp/full.data")
+awk -v s="$ds" -v f="$df" 'BEGIN { d = s - f; exit !(f > 50 && d < 10 && d > -10) }'
+ok $? "the samples in the recursion keep it: $ds % of them, $df % without a budget"
+ss=$(self_of "$tmp/out/small.data") fs=$(self_of "$tmp/full.data")
+awk -v c="${ss:-0}" -v f="${fs:-0}" 'BEGIN { d = c - f; exit !(f > 10 && d < 8 && d > -8) }'
+ok $? "the leaf's self share: ${ss:-none} %, ${fs:-none} % without a budget"
+
+test "$(ls -A "$tmp/out")" = "small.data"
+ok $? "nothing but the file in the output's folder: $(ls -A "$tmp/out" | tr '\n' ' ')"
+
+# SIGINT half-way: the spill file, open in the output's folder, goes with record
+MMPROF_STACK_BUDGET=65536 "$MMPROF" record -F 4000 -o "$tmp/int/i.data" -- "$tmp/rr" 20 \
+	>/dev/null 2>"$tmp/int.err" &
+pid=$!
+spilled=
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+	sleep 0.5
+	spilled=$(ls -l "/proc/$pid/fd" 2>/dev/null | grep -c "$tmp/int/.*(deleted)")
+	[ "$spilled" -gt 0 ] && break
+done
+[ "${spilled:-0}" -gt 0 ]
+ok $? "while the run lasts, the spill file is open in the output's folder, without a name"
+kill -INT "$pid"
+wait "$pid"
+ok $? "record stops on SIGINT" || diag "$tmp/int.err"
+test "$(ls -A "$tmp/int")" = "i.data" && "$MMPROF" report "$tmp/int/i.data" >/dev/null 2>&1 &&
+	test -z "$(q "$tmp/int/i.data" "select value from meta where key = 'stacks_cut_to_leaf'")"
+ok $? "after SIGINT: the file, whole, nothing cut, and nothing else: $(ls -A "$tmp/int" | tr '\n' ' ')"
+
+# the trie's bound: 4096 nodes
+MMPROF_STACK_NODES=4096 "$MMPROF" record -F 4000 -o "$tmp/cut.data" -- "$tmp/rr" 1 \
+	>"$tmp/cut.out" 2>"$tmp/cut.err"
+ok $? "record with a trie of 4096 nodes" || diag "$tmp/cut.err"
+taken=$(q "$tmp/cut.data" "select sum(samples) from runs")
+cut=$(q "$tmp/cut.data" "select value from meta where key = 'stacks_cut_to_leaf'")
+[ -n "$cut" ] && [ "$cut" -gt 0 ] && [ "$cut" -lt "$taken" ]
+ok $? "meta stacks_cut_to_leaf: ${cut:-none} of $taken samples"
+pct=$(awk -v c="${cut:-0}" -v t="$taken" 'BEGIN { printf "%.1f", t ? 100 * c / t : 0 }')
+grep -qx "mmprof: warning: $cut samples ($pct%) kept only their innermost frame: their call chains were new when the trie of distinct chains was full (4096 nodes, what record keeps and every reader takes; meta stacks_cut_to_leaf); record fewer seconds or a lower -F" \
+	"$tmp/cut.err"
+ok $? "record's warning says how many samples, their share and the trie's bound" || diag "$tmp/cut.err"
+said=$(sed -n 's/^mmprof: 1 run, \([0-9]*\) samples, .*/\1/p' "$tmp/cut.err")
+[ "$(folded_total "$tmp/cut.data")" -eq "$taken" ] && [ "$said" = "$taken" ] &&
+	test "$(q "$tmp/cut.data" "select sum(samples) from counts")" -eq "$taken"
+ok $? "report's folded counts and the cells hold every sample taken ($taken, record said $said)"
+"$MMPROF" report "$tmp/cut.data" 2>/dev/null | grep -qx "# chains cut: $cut samples kept only their innermost frame (the budget for distinct chains was full)"
+ok $? "report's header says how many samples lost their chain"
+nodes=$(q "$tmp/cut.data" "select count(*) from nodes")
+frames=$(q "$tmp/cut.data" "select count(*) from frames")
+[ "$nodes" -le $((4096 + frames)) ] && [ "$nodes" -gt 1000 ]
+ok $? "the trie holds $nodes nodes, within 4096 and $frames leaves"
+cs=$(self_of "$tmp/cut.data")
+awk -v c="${cs:-0}" -v f="${fs:-0}" 'BEGIN { d = c - f; exit !(f > 10 && d < 8 && d > -8) }'
+ok $? "the leaf keeps its self share (${cs:-none} % cut, ${fs:-none} % whole)"
 
 MMPROF_STACK_BUDGET=12x "$MMPROF" record -o "$tmp/bad.data" -- true >/dev/null 2>"$tmp/bad.err"
 test $? -eq 2 && grep -qx "mmprof record: invalid MMPROF_STACK_BUDGET '12x'; expected bytes from 65536 to 68719476736" "$tmp/bad.err" &&
 	test ! -e "$tmp/bad.data"
 ok $? "a bad MMPROF_STACK_BUDGET: one line, exit 2, no file" || diag "$tmp/bad.err"
+MMPROF_STACK_NODES=100 "$MMPROF" record -o "$tmp/bad.data" -- true >/dev/null 2>"$tmp/bad.err"
+test $? -eq 2 && grep -qx "mmprof record: invalid MMPROF_STACK_NODES '100'; expected nodes from 1024 to 2097152" "$tmp/bad.err" &&
+	test ! -e "$tmp/bad.data"
+ok $? "a bad MMPROF_STACK_NODES: one line, exit 2, no file" || diag "$tmp/bad.err"
 
 done_testing

@@ -25,6 +25,7 @@
 
 #include "mmprof/options.h"
 #include "mmprof/sampler.h"
+#include "mmprof/stackagg.h"
 #include "mmprof/symbols.h"
 #include "perf-records.h"
 #include "tap.h"
@@ -852,6 +853,129 @@ static size_t stack_of(const struct profile *p, uint64_t leaf, uint64_t *out, si
 	return 0;
 }
 
+static int strcmp_ptr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Each count of run 0 as "comm samples period addr;addr;..." (leaf first), sorted. */
+static char **count_lines(const struct profile *p, size_t *nr)
+{
+	char **lines = calloc(p->nr_counts + 1, sizeof(*lines));
+	size_t i, k = 0;
+
+	for (i = 0; i < p->nr_counts; i++) {
+		const struct count *c = &p->counts[i];
+		size_t len = 0, cap = 64;
+		char *l = malloc(cap);
+		uint32_t node;
+
+		len += (size_t)snprintf(l, cap, "%s %llu %llu ", profile__str(p, c->comm),
+					(unsigned long long)c->samples, (unsigned long long)c->period);
+		for (node = c->node; node; node = p->nodes[node].parent) {
+			if (len + 20 > cap)
+				l = realloc(l, cap *= 2);
+			len += (size_t)snprintf(l + len, cap - len, "%llx;",
+						(unsigned long long)p->frames[p->nodes[node].frame].addr);
+		}
+		lines[k++] = l;
+	}
+	qsort(lines, k, sizeof(*lines), strcmp_ptr);
+	*nr = k;
+	return lines;
+}
+
+/*
+ * A run whose distinct chains overflow the arena many times (the smallest
+ * budget, 64 KiB, against 30,000 samples of chains 8 to 60 deep drawn from
+ * 16 frames, most of them new, a fifth from 64 chains seen in every
+ * spill) is spilled
+ * (chainspill.h) and merged at the run's end: its profile is the one of
+ * the same samples without a budget, cell for cell (comm, chain, samples,
+ * period), none cut to its leaf, and the spill leaves nothing in its
+ * folder.  Before the spill the same run cut most chains to their leaf.
+ */
+static void test_spill(struct symbols *syms)
+{
+	enum { NS = 30000 };
+	char dir[] = "/tmp/test-sampler-spill.XXXXXX";
+	struct sampler_opts o = { .freq = 1000, .stack_budget = STACKAGG_BUDGET_MIN };
+	struct sampler_opts big = { .freq = 1000 };
+	struct sampler *s, *ref, *nodir;
+	struct profile *p = profile__new(), *q = profile__new(), *t = profile__new();
+	uint64_t *buf = malloc((size_t)NS * 80 * 8), chain[64], x = 88172645463325252ULL;
+	struct run r = { 0 }, rr = { 0 }, rt = { 0 };
+	size_t n = 0, i, nl = 0, nq = 0, nt = 0, diff = 0, diff_t = 0;
+	char **a, **b, **c;
+
+	ok(mkdtemp(dir) != NULL, "a folder for the spill");
+	o.spill_dir = dir;
+	s = sampler__new(&o, syms, NULL);
+	ref = sampler__new(&big, syms, NULL);
+	o.spill_dir = "/nonexistent/folder";
+	nodir = sampler__new(&o, syms, NULL);
+	for (i = 0; i < NS; i++) {
+		uint64_t y = i % 5 ? 0 : 1 + i % 64;	/* a fifth: one of 64 hot chains */
+		uint64_t *rng = y ? &y : &x;
+		uint32_t nr, j;
+
+		*rng ^= *rng << 13, *rng ^= *rng >> 7, *rng ^= *rng << 17;
+		nr = 8 + (uint32_t)(*rng % 53);
+		chain[0] = PERF_CONTEXT_USER;
+		for (j = 1; j <= nr; j++) {
+			*rng ^= *rng << 13, *rng ^= *rng >> 7, *rng ^= *rng << 17;
+			chain[j] = 0x10000000 + (*rng % 16) * 64;
+		}
+		n += put_sample(buf + n, chain[1], 7 + (uint32_t)(i % 3), 100 + i, chain, nr + 1,
+				PERF_RECORD_MISC_USER);
+	}
+	sampler__add_events(s, p);
+	sampler__add_events(ref, q);
+	sampler__add_events(nodir, t);
+	sampler__bind(s, p, 0);
+	sampler__bind(nodir, t, 0);
+	is_int(sampler__replay(s, buf, n * 8), NS, "the samples replayed");
+	is_int(sampler__replay(ref, buf, n * 8), NS, "and without a budget");
+	is_int(sampler__replay(nodir, buf, n * 8), NS, "and with no folder to spill to");
+	/* samples leave the time-order queue, and fill the arena, as the run ends */
+	is_int(sampler__end_run(s, p, 0, &r), 0, "the spilled run ends");
+	ok(sampler__spills(s) > 10, "the arena was spilled %llu times",
+	   (unsigned long long)sampler__spills(s));
+	sampler__end_run(ref, q, 0, &rr);
+	is_int(sampler__end_run(nodir, t, 0, &rt), 0, "a run that could not spill ends");
+	ok(sampler__spills(nodir) == 0 && sampler__stacks_cut(nodir) == 0,
+	   "without a spill file: its arena stored into the trie during the run, nothing cut");
+	is_int(sampler__stacks_cut(s), 0, "no chain cut to its leaf");
+	is_int(r.samples, rr.samples, "the same samples");
+	a = count_lines(p, &nl);
+	b = count_lines(q, &nq);
+	c = count_lines(t, &nt);
+	is_int(nl, nq, "the same number of cells");
+	for (i = 0; i < nl && i < nq; i++)
+		diff += strcmp(a[i], b[i]) != 0;
+	is_int(diff, 0, "every cell the same: comm, chain, samples, period");
+	for (i = 0; i < nt && i < nq; i++)
+		diff_t += strcmp(c[i], b[i]) != 0;
+	ok(nt == nq && !diff_t, "and the same without a spill file (%zu cells differ)", diff_t);
+	for (i = 0; i < nt; i++)
+		free(c[i]);
+	free(c);
+	for (i = 0; i < nl; i++)
+		free(a[i]);
+	for (i = 0; i < nq; i++)
+		free(b[i]);
+	free(a);
+	free(b);
+	sampler__free(s);
+	sampler__free(ref);
+	sampler__free(nodir);
+	ok(rmdir(dir) == 0, "nothing left in the spill's folder");
+	profile__free(p);
+	profile__free(q);
+	profile__free(t);
+	free(buf);
+}
+
 /*
  * Code without frame pointers leaves junk after the leaf of a user chain
  * (seen under stress-ng: bffa804a0c2ebffe, 3fdcc66e9931c45e, 0).  The
@@ -980,6 +1104,7 @@ int main(int argc, char **argv)
 	test_fork_comm_order(syms);
 	test_exec_keeps_maps(syms);
 	test_sideband_bounded(syms);
+	test_spill(syms);
 	test_junk_frames(syms);
 	test_default_event(syms);
 	test_two_events(syms);

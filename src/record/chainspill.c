@@ -1,0 +1,300 @@
+/*
+ * chainspill: sorted, compressed runs of aggregate entries in an unnamed
+ * file, merged at the end; see include/mmprof/chainspill.h.
+ *
+ * A run is a sequence of blocks, each a 4-byte raw length, a 4-byte
+ * compressed length (little-endian: the file never leaves this process)
+ * and the zlib stream; a block holds whole records, each an entry header
+ * (struct stackagg_entry) and its chain, as in the arena.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "mmprof/chainspill.h"
+#include "mmprof/xalloc.h"
+
+void chainspill__init(struct chainspill *cs)
+{
+	memset(cs, 0, sizeof(*cs));
+	cs->fd = -1;
+}
+
+void chainspill__release(struct chainspill *cs)
+{
+	if (cs->fd >= 0)
+		close(cs->fd);
+	free(cs->runs);
+	chainspill__init(cs);
+}
+
+void chainspill__reset(struct chainspill *cs)
+{
+	cs->nr_runs = 0;
+	cs->end = 0;
+	cs->keys = 0;
+	if (cs->fd >= 0 && ftruncate(cs->fd, 0))
+		return;	/* the space comes back when the file is closed */
+}
+
+int chainspill__open(struct chainspill *cs, const char *dir)
+{
+	char path[4096];
+	int fd, n;
+
+	if (!dir || !*dir)
+		dir = ".";
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+		/* no O_TMPFILE here: a name for as long as it takes to unlink it */
+		n = snprintf(path, sizeof(path), "%s/.mmprof.spill.XXXXXX", dir);
+		if (n < 0 || (size_t)n >= sizeof(path))
+			return -ENAMETOOLONG;
+		fd = mkostemp(path, O_CLOEXEC);
+		if (fd >= 0)
+			unlink(path);
+	}
+	if (fd < 0)
+		return -errno;
+	cs->fd = fd;
+	return 0;
+}
+
+static size_t rec_bytes(const struct stackagg_entry *e)
+{
+	return sizeof(*e) + (size_t)e->nr * sizeof(uint64_t);
+}
+
+/* The order of a run: by hash, then the rest of the key, so equal keys meet. */
+static int key_cmp(const struct stackagg_entry *a, const struct stackagg_entry *b)
+{
+	if (a->hash != b->hash)
+		return a->hash < b->hash ? -1 : 1;
+	if (a->event != b->event)
+		return a->event < b->event ? -1 : 1;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->comm != b->comm)
+		return a->comm < b->comm ? -1 : 1;
+	if (a->nr != b->nr)
+		return a->nr < b->nr ? -1 : 1;
+	return memcmp(a + 1, b + 1, (size_t)a->nr * sizeof(uint64_t));
+}
+
+static int entry_ptr_cmp(const void *x, const void *y)
+{
+	return key_cmp(*(const struct stackagg_entry *const *)x,
+		       *(const struct stackagg_entry *const *)y);
+}
+
+/* All of n bytes at off, read or written, short transfers resumed: 0 or -errno. */
+static int pio_all(int fd, void *buf, size_t n, uint64_t off, bool write)
+{
+	char *p = buf;
+
+	while (n) {
+		ssize_t r = write ? pwrite(fd, p, n, (off_t)off) : pread(fd, p, n, (off_t)off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -EIO;
+		p += r;
+		n -= (size_t)r;
+		off += (uint64_t)r;
+	}
+	return 0;
+}
+
+struct block_writer {
+	struct chainspill *cs;
+	uint64_t at;
+	unsigned char *raw, *z;
+	size_t used, alloc, zalloc;
+};
+
+static int block_flush(struct block_writer *w)
+{
+	uLongf zlen;
+	uint32_t hdr[2];
+	int err;
+
+	if (!w->used)
+		return 0;
+	zlen = compressBound((uLong)w->used);
+	if (zlen > w->zalloc) {
+		free(w->z);
+		w->zalloc = zlen;
+		w->z = xmalloc(w->zalloc);
+	}
+	if (compress2(w->z, &zlen, w->raw, (uLong)w->used, 1) != Z_OK)
+		return -ENOMEM;
+	hdr[0] = (uint32_t)w->used;
+	hdr[1] = (uint32_t)zlen;
+	if ((err = pio_all(w->cs->fd, hdr, sizeof(hdr), w->at, true)) ||
+	    (err = pio_all(w->cs->fd, w->z, zlen, w->at + sizeof(hdr), true)))
+		return err;
+	w->at += sizeof(hdr) + zlen;
+	w->used = 0;
+	return 0;
+}
+
+static int block_put(struct block_writer *w, const struct stackagg_entry *e)
+{
+	size_t n = rec_bytes(e);
+	int err;
+
+	if (w->used && w->used + n > CHAINSPILL_BLOCK && (err = block_flush(w)))
+		return err;
+	if (w->used + n > w->alloc) {
+		w->alloc = w->used + n > CHAINSPILL_BLOCK ? w->used + n : CHAINSPILL_BLOCK;
+		w->raw = xrealloc(w->raw, w->alloc);
+	}
+	memcpy(w->raw + w->used, e, n);
+	w->used += n;
+	return 0;
+}
+
+int chainspill__write(struct chainspill *cs, struct stackagg *a)
+{
+	struct block_writer w = { .cs = cs, .at = cs->end };
+	struct stackagg_entry **order;
+	size_t i;
+	int err = 0;
+
+	if (cs->fd < 0)
+		return -EBADF;
+	stackagg__flush(a);
+	if (!a->nr_entries)
+		return 0;
+	order = xmalloc(a->nr_entries * sizeof(*order));
+	for (i = 0; i < a->nr_entries; i++)
+		order[i] = stackagg__entry(a, i);
+	qsort(order, a->nr_entries, sizeof(*order), entry_ptr_cmp);
+	for (i = 0; i < a->nr_entries && !err; i++)
+		err = block_put(&w, order[i]);
+	if (!err)
+		err = block_flush(&w);
+	free(order);
+	free(w.raw);
+	free(w.z);
+	if (err)
+		return err;
+	XGROW(cs->runs, cs->alloc_runs, cs->nr_runs);
+	cs->runs[cs->nr_runs].off = cs->end;
+	cs->runs[cs->nr_runs++].bytes = w.at - cs->end;
+	cs->end = w.at;
+	cs->keys += a->nr_entries;
+	stackagg__clear(a);
+	return 0;
+}
+
+/* One run's place in the merge: its current block, decompressed. */
+struct run_reader {
+	uint64_t at, end;
+	unsigned char *raw;
+	size_t used, alloc, pos;
+};
+
+static const struct stackagg_entry *reader_entry(const struct run_reader *r)
+{
+	return r->pos < r->used ? (const struct stackagg_entry *)(void *)(r->raw + r->pos) : NULL;
+}
+
+/* The next block into r (r->used 0 at the run's end). */
+static int reader_load(int fd, struct run_reader *r, unsigned char **z, size_t *zalloc)
+{
+	uint32_t hdr[2];
+	uLongf len;
+	int err;
+
+	r->used = r->pos = 0;
+	if (r->at >= r->end)
+		return 0;
+	if (r->end - r->at < sizeof(hdr) || (err = pio_all(fd, hdr, sizeof(hdr), r->at, false)))
+		return -EIO;
+	if (!hdr[0] || hdr[1] > r->end - r->at - sizeof(hdr))
+		return -EIO;
+	if (hdr[1] > *zalloc) {
+		free(*z);
+		*zalloc = hdr[1];
+		*z = xmalloc(*zalloc);
+	}
+	if (hdr[0] > r->alloc) {
+		free(r->raw);
+		r->alloc = hdr[0];
+		r->raw = xmalloc(r->alloc);
+	}
+	if ((err = pio_all(fd, *z, hdr[1], r->at + sizeof(hdr), false)))
+		return err;
+	len = hdr[0];
+	if (uncompress(r->raw, &len, *z, hdr[1]) != Z_OK || len != hdr[0])
+		return -EIO;
+	r->used = len;
+	r->at += sizeof(hdr) + hdr[1];
+	return 0;
+}
+
+static int reader_next(int fd, struct run_reader *r, unsigned char **z, size_t *zalloc)
+{
+	const struct stackagg_entry *e = reader_entry(r);
+
+	if (e)
+		r->pos += rec_bytes(e);
+	if (r->pos > r->used)
+		return -EIO;
+	return r->pos == r->used ? reader_load(fd, r, z, zalloc) : 0;
+}
+
+int chainspill__merge(struct chainspill *cs,
+		      int (*fn)(void *ctx, const struct stackagg_entry *e, const uint64_t *chain),
+		      void *ctx)
+{
+	struct run_reader *rd = xcalloc(cs->nr_runs + 1, sizeof(*rd));
+	unsigned char *z = NULL;
+	size_t zalloc = 0, i;
+	int err = 0;
+
+	for (i = 0; i < cs->nr_runs && !err; i++) {
+		rd[i].at = cs->runs[i].off;
+		rd[i].end = cs->runs[i].off + cs->runs[i].bytes;
+		err = reader_load(cs->fd, &rd[i], &z, &zalloc);
+	}
+	while (!err) {
+		const struct stackagg_entry *min = NULL, *e;
+		struct stackagg_entry sum;
+		size_t m = 0;
+
+		for (i = 0; i < cs->nr_runs; i++)
+			if ((e = reader_entry(&rd[i])) && (!min || key_cmp(e, min) < 0)) {
+				min = e;
+				m = i;
+			}
+		if (!min)
+			break;
+		sum = *min;
+		/* the same key in later runs: summed, as the arena would have */
+		for (i = 0; i < cs->nr_runs && !err; i++) {
+			if (i == m || !(e = reader_entry(&rd[i])) || key_cmp(e, min))
+				continue;
+			sum.samples += e->samples;
+			if (__builtin_add_overflow(sum.period, e->period, &sum.period))
+				sum.period = UINT64_MAX;
+			err = reader_next(cs->fd, &rd[i], &z, &zalloc);
+		}
+		if (!err)
+			err = fn(ctx, &sum, (const uint64_t *)(min + 1));
+		if (!err)
+			err = reader_next(cs->fd, &rd[m], &z, &zalloc);
+	}
+	for (i = 0; i < cs->nr_runs; i++)
+		free(rd[i].raw);
+	free(rd);
+	free(z);
+	return err;
+}
