@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "mmprof/chains.h"
+#include "mmprof/diffside.h"
 #include "mmprof/hashidx.h"
 #include "mmprof/keys.h"
 #include "mmprof/parallel.h"
@@ -559,6 +560,8 @@ int chains__compute_scaled(struct chain_diff *cd, const struct profile *const *b
 	if (!cd->nb || !cd->nn)
 		return -EINVAL;
 	cd->novar = cd->nb < 2 || cd->nn < 2;
+	/* runs recorded pair by pair are tested on their differences, as the table's rows */
+	o.paired = !scale && diff__pairing(base, nbp, cur, nnp, keep, NULL, 0) > 0;
 	cd->alpha = alpha;
 	cd->cur = cur;
 	cd->nnp = nnp;

@@ -173,6 +173,20 @@ static int prepare(struct diff_result *r)
 	return err;
 }
 
+/* The pairs of the base and column k's compared runs (diff__pairing), 0 with why when none. */
+static size_t pairing(const struct diff_side *s, size_t k, char *why, size_t size)
+{
+	bool *kb = diff_side__kept(&s[0]), *kn = diff_side__kept(&s[k + 1]);
+	const bool *keep[2] = { kb, kn };
+	size_t pairs = diff__pairing((const struct profile *const *)s[0].profiles, s[0].nr,
+				     (const struct profile *const *)s[k + 1].profiles, s[k + 1].nr,
+				     keep, why, size);
+
+	free(kb);
+	free(kn);
+	return pairs;
+}
+
 int diff_engine__run(const struct diff_engine_opts *o, struct diff_side *s, size_t nr_sides,
 		     struct diff_result *r)
 {
@@ -202,12 +216,18 @@ int diff_engine__run(const struct diff_engine_opts *o, struct diff_side *s, size
 		return err;
 	}
 	warn_cmdlines(r);	/* after the errors: an error stays one line */
-	for (k = 0; k < r->nd; k++)
+	for (k = 0; k < r->nd; k++) {
+		char why[sizeof(r->d[k].unpaired)];
+
+		r->co[k].paired = pairing(s, k, why, sizeof(why)) > 0;
 		if (diff__compute(&r->d[k], s[0].runs, s[0].nr_runs, s[k + 1].runs, s[k + 1].nr_runs,
 				  &r->co[k]) < 0) {
 			diff_result__say(r, DIFF_SAY_ERROR, "nothing to compare");
 			return -EINVAL;
 		}
+		if (!r->d[k].pairs && !r->d[k].unpaired[0])
+			snprintf(r->d[k].unpaired, sizeof(r->d[k].unpaired), "%s", why);
+	}
 	/* the statistics' options with their defaults, for -g after the diffs are gone */
 	r->min_points = r->d[0].o.min_points;
 	r->alpha = r->d[0].o.alpha;
