@@ -25,11 +25,11 @@ d "$rec/thp-zap/b.data" "$rec/thp-zap/a.data" | grep -q "^paired: 4 pairs"
 ok $? "the files the other way round: paired"
 
 d --drop-run base:1 "$rec/thp-zap/a.data" "$rec/thp-zap/b.data" >"$tmp/out"
-grep -q "^unpaired: run 1 is compared on new and dropped on base (--drop-run): drop both runs of a pair or neither; each side's runs tested as independent" "$tmp/out"
+grep -q "^unpaired: base run 1 is dropped and new run 1 compared (--drop-run): drop both runs of a pair or neither; each side's runs tested as independent" "$tmp/out"
 ok $? "a pair broken by --drop-run: unpaired, and why"
 [ $? -eq 0 ] || grep paired "$tmp/out" | diag
 d -f json --drop-run base:1 "$rec/thp-zap/a.data" "$rec/thp-zap/b.data" >"$tmp/json"
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit("pairs" in d["diff"] or "dropped on base" not in d["diff"]["unpaired"])' "$tmp/json"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit("pairs" in d["diff"] or "base run 1 is dropped" not in d["diff"]["unpaired"])' "$tmp/json"
 ok $? "JSON: \"unpaired\" says why"
 d --drop-run base:1 --drop-run new:1 "$rec/thp-zap/a.data" "$rec/thp-zap/b.data" | grep -q "^paired: 3 pairs"
 ok $? "both runs of a pair dropped: paired, 3 pairs"
