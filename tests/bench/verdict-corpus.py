@@ -33,8 +33,10 @@ Pairing (--paired): the same draws of K pairs (run i of each side, recorded
 side by side) diffed paired (the files carry record --interleave's meta;
 a one-run-a-file corpus gets it on copies) and unpaired (the meta left
 out), and real A/A pairs within a side: its runs in time order, each with
-the next (the 2nd and 3rd, the 4th and 5th, ...), the first or second of a
-pair to either half at random.  What pairing gains at equal runs.
+the next (the 2nd and 3rd, the 4th and 5th, ...), the half that has the
+first run of a couple alternating from couple to couple as ABBA does (the
+run after one of the same command is warmer).  What pairing gains at
+equal runs.
 
 Ambient rows (the machine's state) are left out everywhere.  The score is
 the row the diff marks as the workload's score, else (a diff before
@@ -375,8 +377,11 @@ def paired_jobs(pair, args, pool, rng, jobs):
             if k > len(couples):
                 continue
             for _ in range(args.aa):
-                pick = rng.sample(couples, k)
-                flip = [rng.random() < 0.5 for _ in pick]
+                # in time order, the half that goes first alternating (ABBA): the run after one of
+                # the same command is warmer (its page cache) than the run after the other side's
+                pick = [couples[i] for i in sorted(rng.sample(range(len(couples)), k))]
+                start = rng.random() < 0.5
+                flip = [(j % 2 == 1) != start for j in range(len(pick))]
                 a = [side.files[c[f]] for c, f in zip(pick, flip)]
                 b = [side.files[c[not f]] for c, f in zip(pick, flip)]
                 for mode in ("paired", "unpaired"):
