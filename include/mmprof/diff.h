@@ -47,6 +47,9 @@
  *   - a tested row that is not significant is "can't tell" when the
  *     change it could have detected (diff_row.mde) is above the effect
  *     floor, else "same";
+ *   - runs recorded pair by pair (diff_opts.paired) are tested on the
+ *     within-pair differences, by the same model (each pair's sampling
+ *     from its two runs, a spread of a difference fitted per family);
  *   - with 1 run on a side there is no variance: rows past labelled
  *     thresholds are marked "changed?" and nothing is called significant
  *     (a perf-profile change must also exceed 3 standard errors of its
