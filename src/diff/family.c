@@ -443,8 +443,8 @@ void tctx__fit_family(struct tctx *x, size_t fi)
 		if (f->scale == SCALE_SHARE && t->post < 1)
 			t->post = 1;
 		/* a pair's difference: the floor of both its runs */
-		if (t->post < t->vfloor * (d->pairs ? 2 : 1))
-			t->post = t->vfloor * (d->pairs ? 2 : 1);
+		if (t->post < t->vfloor * (d->pairs && !t->runs ? 2 : 1))
+			t->post = t->vfloor * (d->pairs && !t->runs ? 2 : 1);
 		if (f->scale == SCALE_SHARE)
 			t->df = share_df(t);
 	}

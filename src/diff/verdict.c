@@ -132,14 +132,17 @@ static double pooled_var(const double *v, size_t nb, size_t nn, double *mb, doub
  * new): the pooled within-side variance (nb + nn - 2 df) and the
  * difference of the means, or on a paired diff the variance of the pairs'
  * differences (pairs - 1 df) and their mean, the variance of that mean
- * 1 / pairs of it (eb; en 0).  *mb, *mn: each side's mean.
+ * 1 / pairs of it (eb; en 0).  v holds nb then nn values; *mb, *mn: each
+ * side's mean.
  */
-static void row_spread(struct tctx *x, struct trow *t, const double *v, double *mb, double *mn)
+static void row_spread(struct tctx *x, struct trow *t, const double *v, size_t nb, size_t nn,
+		       double *mb, double *mn)
 {
-	size_t m = x->d->pairs, i;
+	/* a score some runs lack (t->runs) is tested on the runs it has: no longer pairs */
+	size_t m = t->runs ? 0 : x->d->pairs, i;
 	double sd = 0, ss = 0, mean;
 
-	t->s2 = pooled_var(v, x->d->nb, x->d->nn, mb, mn);
+	t->s2 = pooled_var(v, nb, nn, mb, mn);
 	t->delta = *mn - *mb;
 	if (!m)
 		return;
@@ -305,7 +308,7 @@ static void prep_score(struct tctx *x, struct diff_row *r, const double *v, cons
 		t->fam = tctx__family(x, "(score)/raw", SCALE_RAW, false, NULL);
 		x->fam[t->fam].score = true;
 	}
-	row_spread(x, t, v, &mb, &mn);
+	row_spread(x, t, v, nb, nn, &mb, &mn);
 	t->level = sum / (double)n;
 	free(w);
 }
@@ -350,7 +353,7 @@ static void tctx__prep(struct tctx *x, struct diff_row *r, const uint8_t *have, 
 	if (r->absolute || neg) {
 		snprintf(name, sizeof(name), "%.*s%s/raw", (int)family_len(r->key), r->key, amb);
 		t->fam = tctx__family(x, name, SCALE_RAW, false, NULL);
-		row_spread(x, t, v, &mb, &mn);
+		row_spread(x, t, v, nb, nn, &mb, &mn);
 		t->level = (mb * (double)nb + mn * (double)nn) / (double)n;
 		return;
 	}
@@ -368,7 +371,7 @@ static void tctx__prep(struct tctx *x, struct diff_row *r, const uint8_t *have, 
 			x->buf[i] = log(v[i] + eps);
 		/* the level of a family with a trend (costs per op): the key's mean */
 		t->level = sum / (double)n;
-		row_spread(x, t, x->buf, &mb, &mn);
+		row_spread(x, t, x->buf, nb, nn, &mb, &mn);
 		/*
 		 * A monitor's count takes in whatever else ran on the machine:
 		 * at least Poisson noise, var log(X + 0.5) about 1 / (mean + 0.5).
