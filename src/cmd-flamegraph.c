@@ -11,6 +11,7 @@
 #include "mmprof/cmd.h"
 #include "mmprof/cost.h"
 #include "mmprof/datafile.h"
+#include "mmprof/diffengine.h"
 #include "mmprof/flame.h"
 #include "mmprof/options.h"
 #include "mmprof/report.h"
@@ -208,6 +209,7 @@ static int differential(struct flamegraph_cmd *c, const char *bpath, const char 
 	struct flame_diff_opts fo = { .event = c->event, .alpha = c->alpha, .min_points = c->min_points,
 				      .novar_points = c->novar_points };
 	struct flame f = { 0 };
+	struct chain_fns fns = { 0 };
 	struct outbuf b = { 0 };
 	struct errmsg e;
 	char sub[1024];
@@ -246,6 +248,15 @@ static int differential(struct flamegraph_cmd *c, const char *bpath, const char 
 		fo.scale = sc;
 		fo.unit = unit;
 	}
+	if (!c->per_op && p[0]->nr_runs && p[1]->nr_runs) {
+		/* a function reached by one path only: its frame takes the table's verdict (mmprof diff's) */
+		char *names[2] = { (char *)bpath, (char *)npath };
+		struct diff_opts so = { .alpha = c->alpha, .min_points = c->min_points };
+		const char *event = fo.event ? fo.event : profile__str(p[1], p[1]->events[0].name);
+
+		if (event && diff_engine__functions(&fns, &p[0], 1, &p[1], 1, names, event, &so, &e) == 0)
+			fo.fns = &fns;
+	}
 	if (flame__build_diff(&f, (const struct profile *const *)&p[0], 1, (const struct profile *const *)&p[1], 1,
 			      &fo, &e)) {
 		fprintf(stderr, "mmprof flamegraph: %s\n", e.msg);
@@ -271,6 +282,7 @@ static int differential(struct flamegraph_cmd *c, const char *bpath, const char 
 out:
 	outbuf__release(&b);
 	flame__release(&f);
+	chain_fns__release(&fns);
 	profile__free(p[0]);
 	profile__free(p[1]);
 	free(scale[0]);

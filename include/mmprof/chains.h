@@ -94,6 +94,32 @@ int chains__compute_scaled(struct chain_diff *cd, const struct profile *const *b
 			   const bool *const keep[2]);
 void chains__release(struct chain_diff *cd);
 
+/*
+ * One answer per function: the table's perf-profile.children rows of one
+ * event (their function, q and detectable change), for the paths of a
+ * function reached by one path only, whose path is that function's row
+ * (chains__take_functions).  Sorted by name; names owned.
+ */
+struct chain_fn {
+	char *name;		/* the key's symbol part (normalised, diff__normalize_key) */
+	double q, mde;
+};
+struct chain_fns {
+	struct chain_fn *v;
+	size_t nr;
+};
+/* The tested perf-profile.children.<event> rows of d (event as perf spells it). */
+void chain_fns__from_diff(struct chain_fns *f, const struct diff *d, const char *event);
+void chain_fns__release(struct chain_fns *f);	/* a zeroed f is fine */
+/*
+ * Every path whose function (its last frame, matched as the table
+ * matches keys) ends no other path of the trie takes that function's
+ * table row's q and detectable change, where the row was tested: the
+ * table, -g and the flame graph then give one answer for it.  Paths of
+ * functions reached from several places keep their own test.
+ */
+void chains__take_functions(struct chain_diff *cd, const struct chain_fns *f);
+
 /* A row's change in points: new mean minus base mean. */
 static inline double chain_row__delta(const struct chain_row *r)
 {

@@ -47,6 +47,9 @@
  *   - a tested row that is not significant is "can't tell" when the
  *     change it could have detected (diff_row.mde) is above the effect
  *     floor, else "same";
+ *   - runs recorded pair by pair (diff_opts.paired) are tested on the
+ *     within-pair differences, by the same model (each pair's sampling
+ *     from its two runs, a spread of a difference fitted per family);
  *   - with 1 run on a side there is no variance: rows past labelled
  *     thresholds are marked "changed?" and nothing is called significant
  *     (a perf-profile change must also exceed 3 standard errors of its
@@ -149,7 +152,20 @@ struct diff_opts {
 	 * score (fnmatch), or when NULL those of diff__score_key; "" none.
 	 */
 	const char *score;
+	/*
+	 * Run i of base was recorded beside run i of new (record
+	 * --interleave's pairs, diffside.h's diff_sides__pairing): with as
+	 * many runs a side, at least DIFF_MIN_PAIRS, every key is tested on
+	 * its within-pair differences (the same model: each pair's sampling
+	 * noise from its two runs' samples, a spread of the difference fitted
+	 * over each family), so that the machine's drift between pairs,
+	 * which both runs of a pair share, cancels.  Else unpaired.
+	 */
+	bool paired;
 };
+
+/* A paired test needs this many pairs (2 leave one degree of freedom). */
+#define DIFF_MIN_PAIRS 3
 
 enum diff_verdict {
 	DIFF_SAME,		/* tested, not significant (or under the test floor) */
@@ -288,6 +304,14 @@ struct diff {
 		double mb, mn;		/* its mean over them (NAN over none) */
 	} *score_runs;
 	size_t nr_score_runs, alloc_score_runs;
+	/*
+	 * The pairs the rows were tested on (diff_opts.paired), 0 when the
+	 * sides were compared as independent runs; then unpaired says why
+	 * when the files carried a pairing that was not used (set by the
+	 * caller that decided it, e.g. the diff engine; "" otherwise).
+	 */
+	size_t pairs;
+	char unpaired[256];
 };
 
 /* The runs behind score row r when some lack its key, else NULL. */

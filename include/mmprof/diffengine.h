@@ -109,6 +109,13 @@ struct diff_result {
 	const struct diff_row **rows, **crows;
 	size_t n, cn;
 	double min_points, alpha;	/* the statistics' effect floor and FDR level, defaults filled in */
+	/*
+	 * Per column, the table's perf-profile.children rows of the first
+	 * sampling event: the verdicts that -g's paths and the flame graph's
+	 * colours take for a function reached by one path only (chains.h),
+	 * kept when the rows are freed.
+	 */
+	struct chain_fns fns[DIFF_MAX_COLUMNS];
 	bool rows_gone;			/* diff_result__done_with_rows freed them */
 };
 
@@ -135,6 +142,18 @@ void diff_result__done_with_rows(struct diff_result *r);
  * the first sampling event and the runs the table compared, into cd
  * (chains.h; release it).  0 or -EINVAL (no runs of the event).
  */
+/*
+ * The table's perf-profile.children rows of event (perf's spelling) for
+ * profiles the caller holds and keeps (keyed here, run for run as a diff
+ * keys them, and tested as diff_engine__run tests them, paired when the
+ * files are pairs): the verdicts that a picture drawn apart from a diff
+ * (mmprof flamegraph BASE NEW) gives a function reached by one path
+ * only.  paths name the files in messages.  0, or -errno with e.
+ */
+int diff_engine__functions(struct chain_fns *f, struct profile *const *base, size_t nbp,
+			   struct profile *const *cur, size_t nnp, char **paths, const char *event,
+			   const struct diff_opts *o, struct errmsg *e);
+
 int diff_result__chains(const struct diff_result *r, size_t k, struct chain_diff *cd);
 
 /*

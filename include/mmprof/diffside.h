@@ -88,6 +88,21 @@ int diff_sides__drop(struct diff_side *s, size_t nr_sides, const struct strlist 
 bool *diff_side__kept(const struct diff_side *s);
 
 /*
+ * The runs of two sides recorded pair by pair (record --interleave): the
+ * number of pairs a diff may test paired (diff_opts.paired), counting
+ * only the runs keep[side] (per run of the side's files in order, as
+ * diff_side__kept; NULL: all) compares.  0 when they are not pairs:
+ * then why (size bytes; NULL for none) says what broke the pairing, or
+ * is "" when no file claims one.  Pairs: both sides have as many files,
+ * file j of each a side of one interleaved recording (meta
+ * interleave.side differs, interleave.pairs agrees) of as many runs, run
+ * i of each starting before run i + 1 of either, and a pair compared on
+ * both sides or neither.
+ */
+size_t diff__pairing(const struct profile *const *base, size_t nbp, const struct profile *const *cur,
+		     size_t nnp, const bool *const keep[2], char *why, size_t size);
+
+/*
  * The samples of a side's first sampling event (every run of its files,
  * dropped ones included): *named those with a name, the perf-profile
  * keys' denominator (the robot's -U), of *all.  false when no file says.

@@ -42,6 +42,8 @@
 #include "mmprof/profile.h"
 #include "mmprof/waterfall.h"
 
+struct chain_fns;
+
 #define FLAME_NONE UINT32_MAX
 
 /* Colour state of a frame in a differential graph. */
@@ -130,6 +132,12 @@ struct flame_diff_opts {
 	 * run out, as diff --drop-run does (chains.h).  NULL: every run.
 	 */
 	const bool *const *keep;
+	/*
+	 * The table's perf-profile.children rows of the event (chains.h):
+	 * the frames of a function reached by one path only take its row's
+	 * verdict.  NULL: every frame its path's own test.
+	 */
+	const struct chain_fns *fns;
 };
 
 /*

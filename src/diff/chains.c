@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "mmprof/chains.h"
+#include "mmprof/diffside.h"
 #include "mmprof/hashidx.h"
 #include "mmprof/keys.h"
 #include "mmprof/parallel.h"
@@ -132,6 +133,18 @@ const char *chain_row__new_name(const struct chain_diff *cd, const struct chain_
 	return strcmp(a, n) ? n : NULL;
 }
 
+/* The name a frame's path is matched by, into out: a key's symbol part, as the table's rows name it. */
+static void leaf_name(const struct profile *p, uint32_t frame, char *out, size_t size)
+{
+	char a[512], k[600], n[600];
+	size_t plen = strlen("perf-profile.x.");
+
+	keys__strip_suffixes(profile__frame_sym(p, frame), a, sizeof(a));
+	snprintf(k, sizeof(k), "perf-profile.x.%s", a);
+	diff__normalize_key(k, n, sizeof(n));
+	snprintf(out, size, "%s", n + plen);
+}
+
 /*
  * The symbol a path is matched by: robot suffixes and clone suffixes
  * removed.  *clone: the frame's own spelling is not that (it had a suffix,
@@ -140,16 +153,18 @@ const char *chain_row__new_name(const struct chain_diff *cd, const struct chain_
  */
 static uint64_t sym_hash(const struct profile *p, uint32_t frame, bool *clone)
 {
-	const char *sym = profile__frame_sym(p, frame);
-	char a[512], k[600], out[600];
-	size_t plen = strlen("perf-profile.x."), len;
+	char out[600];
+	size_t len;
 
-	keys__strip_suffixes(sym, a, sizeof(a));
-	snprintf(k, sizeof(k), "perf-profile.x.%s", a);
-	diff__normalize_key(k, out, sizeof(out));
-	len = strlen(out + plen);
-	*clone = strncmp(out + plen, sym, len + 1) != 0;
-	return hash__bytes(out + plen, len);
+	leaf_name(p, frame, out, sizeof(out));
+	len = strlen(out);
+	*clone = strncmp(out, profile__frame_sym(p, frame), len + 1) != 0;
+	return hash__bytes(out, len);
+}
+
+static int cmp_fn(const void *a, const void *b)
+{
+	return strcmp(((const struct chain_fn *)a)->name, ((const struct chain_fn *)b)->name);
 }
 
 /*
@@ -559,6 +574,8 @@ int chains__compute_scaled(struct chain_diff *cd, const struct profile *const *b
 	if (!cd->nb || !cd->nn)
 		return -EINVAL;
 	cd->novar = cd->nb < 2 || cd->nn < 2;
+	/* runs recorded pair by pair are tested on their differences, as the table's rows */
+	o.paired = !scale && diff__pairing(base, nbp, cur, nnp, keep, NULL, 0) > 0;
 	cd->alpha = alpha;
 	cd->cur = cur;
 	cd->nnp = nnp;
@@ -790,3 +807,78 @@ void chains__format(struct outbuf *b, const struct chain_diff *cd, size_t limit,
 		outbuf__printf(b, "  (none)\n");
 	free(s);
 }
+
+void chain_fns__from_diff(struct chain_fns *f, const struct diff *d, const char *event)
+{
+	char ev[256], prefix[300];
+	size_t i, plen;
+
+	memset(f, 0, sizeof(*f));
+	keys__event_name(event, ev, sizeof(ev));
+	plen = (size_t)snprintf(prefix, sizeof(prefix), "%schildren.%s.", PP, ev);
+	f->v = xcalloc(d->nr + 1, sizeof(*f->v));
+	for (i = 0; i < d->nr; i++)
+		if ((d->rows[i].flags & DIFF_TESTED) && !strncmp(d->rows[i].key, prefix, plen))
+			f->v[f->nr++] = (struct chain_fn){ xstrdup(d->rows[i].key + plen), d->rows[i].q,
+							   d->rows[i].mde };
+	qsort(f->v, f->nr, sizeof(*f->v), cmp_fn);
+}
+
+void chain_fns__release(struct chain_fns *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->nr; i++)
+		free(f->v[i].name);
+	free(f->v);
+	memset(f, 0, sizeof(*f));
+}
+
+struct leaf {
+	uint64_t hash;
+	uint32_t row;
+};
+
+static int cmp_leaf(const void *a, const void *b)
+{
+	const struct leaf *x = a, *y = b;
+
+	return x->hash < y->hash ? -1 : x->hash > y->hash;
+}
+
+void chains__take_functions(struct chain_diff *cd, const struct chain_fns *f)
+{
+	struct leaf *l;
+	size_t i, j;
+
+	if (!f || !f->nr || cd->novar)
+		return;
+	l = xmalloc((cd->nr + 1) * sizeof(*l));
+	for (i = 0; i < cd->nr; i++) {
+		const struct profile *p = chain_row__profile(cd, &cd->rows[i]);
+		bool clone;
+
+		l[i] = (struct leaf){ sym_hash(p, p->nodes[cd->rows[i].node].frame, &clone), (uint32_t)i };
+	}
+	qsort(l, cd->nr, sizeof(*l), cmp_leaf);
+	for (i = 0; i < cd->nr; i = j) {
+		struct chain_row *r = &cd->rows[l[i].row];
+		const struct profile *p = chain_row__profile(cd, r);
+		struct chain_fn key, *hit;
+		char name[600];
+
+		for (j = i + 1; j < cd->nr && l[j].hash == l[i].hash; j++)
+			;
+		if (j - i != 1)
+			continue;	/* reached by several paths: their own test */
+		leaf_name(p, p->nodes[r->node].frame, name, sizeof(name));
+		key.name = name;
+		hit = bsearch(&key, f->v, f->nr, sizeof(*f->v), cmp_fn);
+		if (!hit || !isfinite(hit->q))
+			continue;
+		r->q = hit->q;
+		r->mde = hit->mde;
+	}
+	free(l);
+}
+

@@ -158,6 +158,16 @@ struct tctx {
 };
 
 /*
+ * The residual degrees of freedom of a row: pairs - 1 when the diff is
+ * paired (diff.h: the within-pair differences), else runs - 2 (each
+ * side's mean).
+ */
+static inline double tctx__dfree(const struct tctx *x)
+{
+	return x->d->pairs ? (double)x->d->pairs - 1 : (double)(x->d->nb + x->d->nn - 2);
+}
+
+/*
  * A function's cost rows are tested when its mean self (children) cost
  * over both sides is at least this % of the event's mean total: below, a
  * few samples a run, whose log-scale jumps (0 in one run, 3 samples in the

@@ -264,6 +264,13 @@ static int diff__start(struct diff *d, size_t nb, size_t nn, const struct diff_o
 	d->nb = nb;
 	d->nn = nn;
 	d->novar = nb < 2 || nn < 2;
+	if (d->o.paired && nb == nn && nb >= DIFF_MIN_PAIRS)
+		d->pairs = nb;
+	else if (d->o.paired && nb == nn)
+		snprintf(d->unpaired, sizeof(d->unpaired), "%zu pair%s: a paired test needs %d", nb,
+			 nb == 1 ? "" : "s", DIFF_MIN_PAIRS);
+	else if (d->o.paired)
+		snprintf(d->unpaired, sizeof(d->unpaired), "%zu runs against %zu: not pairs", nb, nn);
 	return 0;
 }
 

@@ -48,13 +48,51 @@ struct share_fit {
 	double delta, vb, vn, known;
 };
 
+/*
+ * The same on a paired diff (diff.h): pair i's difference v[nb + i] -
+ * v[i] has the variance e_i = c (1 / n_bi + 1 / n_ni) (both runs'
+ * sampling) + phi * spread, phi now the spread of a pair's difference
+ * beyond sampling (what the machine's drift, shared by the two runs of a
+ * pair, leaves of twice the between-run spread); the differences'
+ * weighted mean is the delta, its variance 1 / sum w (all in vb).
+ */
+static double share_dispersion_paired(const struct fam *f, const struct trow *t, const double *v,
+				      size_t m, double phi, struct share_fit *fit)
+{
+	double extra = phi * share_spread(f, t), sw = 0, swy = 0, sw2s = 0, mean, ss = 0;
+	size_t i;
+
+	for (i = 0; i < m; i++) {
+		double s = t->c * (f->inv_n[i] + f->inv_n[m + i]), e = s + extra, w = e > 0 ? 1 / e : 0;
+
+		sw += w;
+		swy += w * (v[m + i] - v[i]);
+		sw2s += w * w * s;
+	}
+	mean = sw > 0 ? swy / sw : 0;
+	for (i = 0; i < m; i++) {
+		double e = t->c * (f->inv_n[i] + f->inv_n[m + i]) + extra, res = v[m + i] - v[i] - mean;
+
+		ss += e > 0 ? res * res / e : 0;
+	}
+	if (fit) {
+		fit->delta = mean;
+		fit->vb = sw > 0 ? 1 / sw : 0;
+		fit->vn = 0;
+		fit->known = sw > 0 ? sw2s / (sw * sw) : 0;
+	}
+	return ss / (double)(m - 1);
+}
+
 static double share_dispersion(const struct fam *f, const struct trow *t, const double *v,
-			       size_t nb, size_t nn, double phi, struct share_fit *fit)
+			       size_t nb, size_t nn, size_t pairs, double phi, struct share_fit *fit)
 {
 	double extra = phi * share_spread(f, t), sw[2] = { 0, 0 }, swy[2] = { 0, 0 };
 	double sw2s[2] = { 0, 0 }, m[2], ss = 0;
 	size_t i;
 
+	if (pairs)
+		return share_dispersion_paired(f, t, v, pairs, phi, fit);
 	for (i = 0; i < nb + nn; i++) {
 		double e = t->c * f->inv_n[i] + extra, w = e > 0 ? 1 / e : 0;
 		int sd = i >= nb;
@@ -87,13 +125,26 @@ static double share_dispersion(const struct fam *f, const struct trow *t, const 
  * like a 5 % share on that side, twice what the pooled 2.5 % expects.
  */
 static double share_dispersion_sides(const struct fam *f, const double *v, size_t nb, size_t nn,
-				     double phi)
+				     size_t pairs, double phi)
 {
 	double m[2] = { 0, 0 }, ss = 0;
 	size_t i;
 
 	for (i = 0; i < nb + nn; i++)
 		m[i >= nb] += v[i] / (double)(i < nb ? nb : nn);
+	if (pairs) {
+		/* paired: each difference's sampling at its sides' levels, the spread at their mean */
+		double lb = fmin(fmax(m[0], 0), 100), ln = fmin(fmax(m[1], 0), 100);
+		double sp = phi * (spread_at(f, lb) + spread_at(f, ln)) / 2, delta = m[1] - m[0];
+
+		for (i = 0; i < pairs; i++) {
+			double e = lb * (100 - lb) * f->inv_n[i] + ln * (100 - ln) * f->inv_n[pairs + i] + sp;
+			double res = v[pairs + i] - v[i] - delta;
+
+			ss += e > 0 ? res * res / e : 0;
+		}
+		return ss / (double)(pairs - 1);
+	}
 	for (i = 0; i < nb + nn; i++) {
 		double l = fmin(fmax(m[i >= nb], 0), 100), res = v[i] - m[i >= nb];
 		double e = l * (100 - l) * f->inv_n[i] + phi * spread_at(f, l);
@@ -138,8 +189,8 @@ static double phi_dispersion(struct tctx *x, const struct fam *f, const struct p
 	for (i = 0; i < use; i++)
 		r[i] = share_dispersion(f, keys[i].t,
 					diff_row__test_values(keys[i].r, nb + nn, x->buf), nb, nn,
-					phi, NULL);
-	return stats__median(r, use) / chisq_median_ratio((double)(nb + nn - 2));
+					x->d->pairs, phi, NULL);
+	return stats__median(r, use) / chisq_median_ratio(tctx__dfree(x));
 }
 
 /*
@@ -214,7 +265,8 @@ static void family_disturbed(struct tctx *x, size_t fi, struct phi_key *keys, si
 		memcpy(tmp, v + nb, nn * sizeof(*v));
 		med[1] = stats__median(tmp, nn);
 		for (i = 0; i < n; i++) {
-			double e = t->c * f->inv_n[i] + f->phi * share_spread(f, t);
+			/* paired, phi is a difference's spread: a run holds half of it */
+			double e = t->c * f->inv_n[i] + f->phi * share_spread(f, t) / (d->pairs ? 2 : 1);
 			double dv = v[i] - med[i >= nb];
 
 			score[i] += e > 0 ? dv * dv / e : 0;
@@ -286,7 +338,7 @@ static void share_shape(struct tctx *x, size_t fi, struct phi_key *keys, size_t 
 		for (k = 0; k < nk; k++)
 			s2[k] = share_dispersion(f, keys[k].t,
 						 diff_row__test_values(keys[k].r, nb + nn, x->buf),
-						 nb, nn, f->phi, NULL);
+						 nb, nn, x->d->pairs, f->phi, NULL);
 		if (stats__fit_prior(s2, df, nk >= 20 ? cov : NULL, nk, &pr) == 0 && pr.excess < best) {
 			best = pr.excess;
 			best_shape = shape;
@@ -303,7 +355,7 @@ void tctx__fit_family(struct tctx *x, size_t fi)
 	struct diff *d = x->d;
 	struct fam *f = &x->fam[fi];
 	size_t nb = d->nb, nn = d->nn, n = nb + nn, i, k, nk = 0;
-	double dfree = (double)(n - 2);
+	double dfree = tctx__dfree(x);
 	struct phi_key *keys = xmalloc((d->nr + 1) * sizeof(*keys));
 	double *s2 = xmalloc((d->nr + 1) * sizeof(*s2)), *df = xmalloc((d->nr + 1) * sizeof(*df));
 	double *cov = xmalloc((d->nr + 1) * sizeof(*cov));
@@ -326,10 +378,10 @@ void tctx__fit_family(struct tctx *x, size_t fi)
 			struct share_fit sf;
 
 			t->s2 = share_dispersion(f, t, diff_row__test_values(keys[k].r, n, x->buf),
-						 nb, nn, f->phi, &sf);
+						 nb, nn, d->pairs, f->phi, &sf);
 			t->delta = sf.delta;
 			t->s2alt = share_dispersion_sides(f, diff_row__test_values(keys[k].r, n, x->buf),
-							  nb, nn, f->phi);
+							  nb, nn, d->pairs, f->phi);
 			t->eb = sf.vb;
 			t->en = sf.vn;
 			t->known = sf.known;
@@ -390,8 +442,9 @@ void tctx__fit_family(struct tctx *x, size_t fi)
 		/* never less noisy than the sampling, nor than Poisson counts */
 		if (f->scale == SCALE_SHARE && t->post < 1)
 			t->post = 1;
-		if (t->post < t->vfloor)
-			t->post = t->vfloor;
+		/* a pair's difference: the floor of both its runs */
+		if (t->post < t->vfloor * (d->pairs && !t->runs ? 2 : 1))
+			t->post = t->vfloor * (d->pairs && !t->runs ? 2 : 1);
 		if (f->scale == SCALE_SHARE)
 			t->df = share_df(t);
 	}

@@ -249,6 +249,15 @@ void diff__describe(struct outbuf *b, const struct diff *d)
 			  "%.2g%% (others); %zu row%s can't tell (the change they could detect is above the "
 			  "floor)",
 		       d->o.alpha, d->nr_tested, d->o.min_points, d->o.min_pct, cant, cant == 1 ? "" : "s");
+	if (d->pairs)
+		outbuf__printf(b, "\npaired: %zu pairs recorded interleaved (run i of each side beside run i "
+				  "of the other): each key tested on its within-pair differences, the "
+				  "machine's drift between pairs cancelled", d->pairs);
+	else if (d->unpaired[0]) {
+		outbuf__printf(b, "\nunpaired: ");
+		outbuf__text_str(b, d->unpaired);
+		outbuf__printf(b, "; each side's runs tested as independent");
+	}
 	if (d->advice.family && d->advice.rows) {
 		outbuf__printf(b, "\ndetectable (80%% power): %.2g points, the median over %zu ",
 			       d->advice.mde, d->advice.rows);
@@ -384,6 +393,14 @@ void diff__json_open(struct outbuf *b, const struct diff *d, const struct diff_r
 		       d->nb, d->nn, d->novar ? "thresholds" : "moderated-bh");
 	json_num(b, d->o.alpha);
 	outbuf__printf(b, ", \"keys\": %zu, \"tested\": %zu, ", d->nr, d->nr_tested);
+	/* only for files that carry a pairing (record --interleave) */
+	if (d->pairs)
+		outbuf__printf(b, "\"pairs\": %zu, ", d->pairs);
+	else if (d->unpaired[0]) {
+		outbuf__printf(b, "\"unpaired\": ");
+		outbuf__json_str(b, d->unpaired);
+		outbuf__printf(b, ", ");
+	}
 	if (d->nr_one_side[0] || d->nr_one_side[1]) {
 		/* families that only one side measured: their rows have verdict "one-side" */
 		outbuf__printf(b, "\"one_side_families\": {");

@@ -127,6 +127,36 @@ static double pooled_var(const double *v, size_t nb, size_t nn, double *mb, doub
 	return ss / (double)(nb + nn - 2);
 }
 
+/*
+ * A RAW or LOG row's variance and delta from its test values v (base then
+ * new): the pooled within-side variance (nb + nn - 2 df) and the
+ * difference of the means, or on a paired diff the variance of the pairs'
+ * differences (pairs - 1 df) and their mean, the variance of that mean
+ * 1 / pairs of it (eb; en 0).  v holds nb then nn values; *mb, *mn: each
+ * side's mean.
+ */
+static void row_spread(struct tctx *x, struct trow *t, const double *v, size_t nb, size_t nn,
+		       double *mb, double *mn)
+{
+	/* a score some runs lack (t->runs) is tested on the runs it has: no longer pairs */
+	size_t m = t->runs ? 0 : x->d->pairs, i;
+	double sd = 0, ss = 0, mean;
+
+	t->s2 = pooled_var(v, nb, nn, mb, mn);
+	t->delta = *mn - *mb;
+	if (!m)
+		return;
+	for (i = 0; i < m; i++)
+		sd += v[m + i] - v[i];
+	mean = sd / (double)m;
+	for (i = 0; i < m; i++)
+		ss += (v[m + i] - v[i] - mean) * (v[m + i] - v[i] - mean);
+	t->s2 = ss / (double)(m - 1);
+	t->delta = mean;
+	t->eb = 1 / (double)m;
+	t->en = 0;
+}
+
 static bool all_integers(const double *v, size_t n)
 {
 	size_t i;
@@ -278,8 +308,7 @@ static void prep_score(struct tctx *x, struct diff_row *r, const double *v, cons
 		t->fam = tctx__family(x, "(score)/raw", SCALE_RAW, false, NULL);
 		x->fam[t->fam].score = true;
 	}
-	t->s2 = pooled_var(v, nb, nn, &mb, &mn);
-	t->delta = mn - mb;
+	row_spread(x, t, v, nb, nn, &mb, &mn);
 	t->level = sum / (double)n;
 	free(w);
 }
@@ -324,8 +353,7 @@ static void tctx__prep(struct tctx *x, struct diff_row *r, const uint8_t *have, 
 	if (r->absolute || neg) {
 		snprintf(name, sizeof(name), "%.*s%s/raw", (int)family_len(r->key), r->key, amb);
 		t->fam = tctx__family(x, name, SCALE_RAW, false, NULL);
-		t->s2 = pooled_var(v, nb, nn, &mb, &mn);
-		t->delta = mn - mb;
+		row_spread(x, t, v, nb, nn, &mb, &mn);
 		t->level = (mb * (double)nb + mn * (double)nn) / (double)n;
 		return;
 	}
@@ -343,8 +371,7 @@ static void tctx__prep(struct tctx *x, struct diff_row *r, const uint8_t *have, 
 			x->buf[i] = log(v[i] + eps);
 		/* the level of a family with a trend (costs per op): the key's mean */
 		t->level = sum / (double)n;
-		t->s2 = pooled_var(x->buf, nb, nn, &mb, &mn);
-		t->delta = mn - mb;
+		row_spread(x, t, x->buf, nb, nn, &mb, &mn);
 		/*
 		 * A monitor's count takes in whatever else ran on the machine:
 		 * at least Poisson noise, var log(X + 0.5) about 1 / (mean + 0.5).

@@ -74,6 +74,7 @@ static int write_html(const struct diff_result *r, size_t k, const char *path,
 	snprintf(ev, sizeof(ev), "%.*s", (int)strcspn(events, ","), events);
 	fo.event = ev;
 	fo.keep = keep;
+	fo.fns = &r->fns[k];
 	for (i = 0; i < 2; i++)
 		hs[i] = (struct html_side){ two[i]->name, two[i]->paths,
 					    (const struct profile *const *)two[i]->profiles,

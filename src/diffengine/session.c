@@ -173,6 +173,20 @@ static int prepare(struct diff_result *r)
 	return err;
 }
 
+/* The pairs of the base and column k's compared runs (diff__pairing), 0 with why when none. */
+static size_t pairing(const struct diff_side *s, size_t k, char *why, size_t size)
+{
+	bool *kb = diff_side__kept(&s[0]), *kn = diff_side__kept(&s[k + 1]);
+	const bool *keep[2] = { kb, kn };
+	size_t pairs = diff__pairing((const struct profile *const *)s[0].profiles, s[0].nr,
+				     (const struct profile *const *)s[k + 1].profiles, s[k + 1].nr,
+				     keep, why, size);
+
+	free(kb);
+	free(kn);
+	return pairs;
+}
+
 int diff_engine__run(const struct diff_engine_opts *o, struct diff_side *s, size_t nr_sides,
 		     struct diff_result *r)
 {
@@ -202,12 +216,24 @@ int diff_engine__run(const struct diff_engine_opts *o, struct diff_side *s, size
 		return err;
 	}
 	warn_cmdlines(r);	/* after the errors: an error stays one line */
-	for (k = 0; k < r->nd; k++)
+	for (k = 0; k < r->nd; k++) {
+		char why[sizeof(r->d[k].unpaired)];
+
+		r->co[k].paired = pairing(s, k, why, sizeof(why)) > 0;
 		if (diff__compute(&r->d[k], s[0].runs, s[0].nr_runs, s[k + 1].runs, s[k + 1].nr_runs,
 				  &r->co[k]) < 0) {
 			diff_result__say(r, DIFF_SAY_ERROR, "nothing to compare");
 			return -EINVAL;
 		}
+		if (!r->d[k].pairs && !r->d[k].unpaired[0])
+			snprintf(r->d[k].unpaired, sizeof(r->d[k].unpaired), "%s", why);
+	}
+	for (k = 0; k < r->nd; k++) {
+		char ev[128];
+
+		snprintf(ev, sizeof(ev), "%.*s", (int)strcspn(r->ev[0], ","), r->ev[0]);
+		chain_fns__from_diff(&r->fns[k], &r->d[k], ev);
+	}
 	/* the statistics' options with their defaults, for -g after the diffs are gone */
 	r->min_points = r->d[0].o.min_points;
 	r->alpha = r->d[0].o.alpha;
@@ -272,6 +298,8 @@ int diff_result__chains(const struct diff_result *r, size_t k, struct chain_diff
 	err = chains__compute(cd, (const struct profile *const *)s0->profiles, s0->nr,
 			      (const struct profile *const *)sk->profiles, sk->nr, ev,
 			      r->min_points > 0.5 ? r->min_points : 0.5, r->alpha, keep);
+	if (!err)
+		chains__take_functions(cd, &r->fns[k]);
 	free(kb);
 	free(kn);
 	return err;
@@ -287,8 +315,45 @@ void diff_result__release(struct diff_result *r)
 	for (k = 0; k < r->nd; k++) {
 		diff__release(&r->d[k]);
 		diff__release(&r->dc[k]);
+		chain_fns__release(&r->fns[k]);
 	}
 	cost_sides__release(&r->cs);
 	for (k = 0; r->s && k < r->nr_sides; k++)
 		diff_side__release(&r->s[k]);
 }
+
+int diff_engine__functions(struct chain_fns *f, struct profile *const *base, size_t nbp,
+			   struct profile *const *cur, size_t nnp, char **paths, const char *event,
+			   const struct diff_opts *o, struct errmsg *e)
+{
+	struct diff_side s[2] = { { .name = "base", .paths = paths, .nr = nbp },
+				  { .name = "new", .paths = paths + nbp, .nr = nnp } };
+	struct diff_opts opts = *o;
+	struct diff d;
+	size_t k, i;
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	s[0].profiles = xcalloc(nbp + 1, sizeof(*s[0].profiles));
+	s[1].profiles = xcalloc(nnp + 1, sizeof(*s[1].profiles));
+	memcpy(s[0].profiles, base, nbp * sizeof(*base));
+	memcpy(s[1].profiles, cur, nnp * sizeof(*cur));
+	err = diff_sides__load(s, 2, e);
+	if (!err) {
+		opts.paired = diff__pairing((const struct profile *const *)base, nbp,
+					    (const struct profile *const *)cur, nnp, NULL, NULL, 0) > 0;
+		err = diff__compute(&d, s[0].runs, s[0].nr_runs, s[1].runs, s[1].nr_runs, &opts);
+		if (!err) {
+			chain_fns__from_diff(f, &d, event);
+			diff__release(&d);
+		}
+	}
+	/* the profiles stay the caller's */
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < s[k].nr; i++)
+			s[k].profiles[i] = NULL;
+		diff_side__release(&s[k]);
+	}
+	return err;
+}
+

@@ -260,6 +260,8 @@ int flame__build_diff(struct flame *f, const struct profile *const *base, size_t
 	}
 	/* min_points = inf: chains shows nothing, so it formats no text */
 	err = chains__compute_scaled(&cd, base, nbp, cur, nnp, event, INFINITY, alpha, o->scale, o->keep);
+	if (!err && !o->scale)
+		chains__take_functions(&cd, o->fns);
 	if (err)
 		return errmsg__set(e, err, o->scale ? "no samples of event '%s', or no run of a known work count, "
 				   "on one side" : "no samples of event '%s' on one side", event);

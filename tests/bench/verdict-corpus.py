@@ -29,6 +29,15 @@ a detectable change above 100 points (shares end at 100), and "can't tell"
 for a row where every run of one side is beyond every run of the other by
 more than the detectable change.
 
+Pairing (--paired): the same draws of K pairs (run i of each side, recorded
+side by side) diffed paired (the files carry record --interleave's meta;
+a one-run-a-file corpus gets it on copies) and unpaired (the meta left
+out), and real A/A pairs within a side: its runs in time order, each with
+the next (the 2nd and 3rd, the 4th and 5th, ...), the half that has the
+first run of a couple alternating from couple to couple as ABBA does (the
+run after one of the same command is warmer).  What pairing gains at
+equal runs.
+
 Ambient rows (the machine's state) are left out everywhere.  The score is
 the row the diff marks as the workload's score, else (a diff before
 issue 32) the first *.ops_per_sec key (else *.throughput, else *.ops).
@@ -45,9 +54,11 @@ import glob
 import json
 import os
 import random
+import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 
 MOVED = {"up": 1, "new": 1, "down": -1, "gone": -1}
@@ -91,6 +102,43 @@ def selection(side, name, keep):
         if i not in keep:
             drop += ["--drop-run", "%s:%d" % (name, i)]
     return list(side.files), drop
+
+
+def with_pairing(files_a, files_b, tmp, pair):
+    """Copies of files_a and files_b (one run a file, equal lengths) in tmp,
+    file j of each carrying record --interleave's meta for the pair it forms
+    with file j of the other (pair=True), or none (pair=False): the same
+    runs paired or unpaired."""
+    out = ([], [])
+    for j, (fa, fb) in enumerate(zip(files_a, files_b)):
+        for side, (src, other) in enumerate(((fa, fb), (fb, fa))):
+            dst = os.path.join(tmp, "%s-%02d.data" % ("ab"[side], j))
+            shutil.copyfile(src, dst)
+            db = sqlite3.connect(dst)
+            try:
+                db.execute("UPDATE meta SET key = 'was.' || key WHERE key LIKE 'interleave.%'")
+                if pair:
+                    seq = db.execute("SELECT max(seq) FROM meta").fetchone()[0]
+                    for k, v in (("interleave.side", "ab"[side]), ("interleave.pairs", "1"),
+                                 ("interleave.order", "abba"),
+                                 ("interleave.with", "%s-%02d.data" % ("ba"[side], j))):
+                        seq += 1
+                        db.execute("INSERT INTO meta(seq, key, value) VALUES (?, ?, ?)", (seq, k, v))
+                db.commit()
+            finally:
+                db.close()
+            out[side].append(dst)
+    return out
+
+
+def run_pairs(mmprof, files_a, files_b, pair):
+    """diff of the runs files_a[j] against files_b[j], paired or not; the JSON."""
+    with tempfile.TemporaryDirectory(prefix="verdict-corpus.") as tmp:
+        a, b = with_pairing(files_a, files_b, tmp, pair)
+        d = run_diff(mmprof, Side(a), None, Side(b), None)
+    if pair and "pairs" not in d["diff"]:
+        die("%s: not paired: %s" % (files_a[0], d["diff"].get("unpaired", "?")))
+    return d
 
 
 def run_diff(mmprof, base, bkeep, new, nkeep):
@@ -221,13 +269,13 @@ def evaluate(pair, args, pool, rng):
     }
     nb, nn = pair.base.total(), pair.new.total()
     jobs = []
-    for k in args.sizes:
+    for k in [] if args.only_paired else args.sizes:
         if k > min(nb, nn) - 1:
             continue
         for bk, nk in draws(rng, nb, nn, k, args.n):
             jobs.append(("ab", k, pool.submit(run_diff, args.mmprof, pair.base, bk, pair.new, nk)))
     # real A/A: halves of each side, and 3 against 3 within it
-    for side in (pair.base, pair.new):
+    for side in () if args.only_paired else (pair.base, pair.new):
         n = side.total()
         for k in sorted({n // 2, 3}):
             if 2 * k > n or k < 2:
@@ -241,8 +289,29 @@ def evaluate(pair, args, pool, rng):
             for k, design, a, b in drift_splits(time_order(side)):
                 jobs.append((design, k, pool.submit(run_diff, args.mmprof, side, frozenset(a),
                                                     side, frozenset(b))))
+    if args.paired or args.only_paired:
+        paired_jobs(pair, args, pool, rng, jobs)
     res["drift"] = {}
+    res["paired"] = {}
     for kind, k, fut in jobs:
+        if kind.startswith("paired-"):
+            # ("paired-ab"/"paired-aa", pair?) per k: flags and finds as above
+            rows = rows_of(fut.result())
+            _, what, mode = kind.split("-")
+            a = res["paired"].setdefault((what, k, mode), {"diffs": 0, "flags": 0, "any": 0,
+                                                          "found": 0, "false": 0})
+            a["diffs"] += 1
+            f = sum(1 for r in rows.values() if r["verdict"] in MOVED)
+            a["flags"] += f
+            a["any"] += f > 0
+            if what == "ab":
+                for key, direction in moved.items():
+                    r = rows.get(key)
+                    a["found"] += bool(r) and MOVED.get(r["verdict"], 0) == direction
+                for key in same:
+                    r = rows.get(key)
+                    a["false"] += bool(r and r["verdict"] in MOVED)
+            continue
         rows = rows_of(fut.result())
         res["absurd"].append(absurd(rows))
         if kind in ("sequential", "ABBA"):
@@ -283,6 +352,86 @@ def evaluate(pair, args, pool, rng):
     res["truth_rows"] = {k: truth_rows[k] for k in set(moved) | set(separated)}
     res["separated_keys"] = separated
     return res
+
+
+def paired_jobs(pair, args, pool, rng, jobs):
+    """The --paired diffs: K of the pairs (run i of A, run i of B) paired
+    and unpaired; and real A/A pairs within each side (its runs in time
+    order, each with the next), paired and unpaired."""
+    fa, fb = pair.base.files, pair.new.files
+    if not all(n == 1 for n in pair.base.runs_per_file + pair.new.runs_per_file):
+        die("%s: --paired takes one run a file" % pair.name)
+    for k in args.sizes:
+        if k > min(len(fa), len(fb)):
+            continue
+        for _ in range(args.n):
+            pick = sorted(rng.sample(range(min(len(fa), len(fb))), k))
+            for mode in ("paired", "unpaired"):
+                jobs.append(("paired-ab-" + mode, k, pool.submit(
+                    run_pairs, args.mmprof, [fa[i] for i in pick], [fb[i] for i in pick], mode == "paired")))
+    for side in (pair.base, pair.new):
+        order = time_order(side)
+        # each run with the next: the 2nd and 3rd, ... (the 1st and 2nd are the other side's pair apart)
+        couples = [(order[i], order[i + 1]) for i in range(1, len(order) - 1, 2)]
+        for k in args.sizes:
+            if k > len(couples):
+                continue
+            for _ in range(args.aa):
+                # in time order, the half that goes first alternating (ABBA): the run after one of
+                # the same command is warmer (its page cache) than the run after the other side's
+                pick = [couples[i] for i in sorted(rng.sample(range(len(couples)), k))]
+                start = rng.random() < 0.5
+                flip = [(j % 2 == 1) != start for j in range(len(pick))]
+                a = [side.files[c[f]] for c, f in zip(pick, flip)]
+                b = [side.files[c[not f]] for c, f in zip(pick, flip)]
+                for mode in ("paired", "unpaired"):
+                    jobs.append(("paired-aa-" + mode, k, pool.submit(
+                        run_pairs, args.mmprof, a, b, mode == "paired")))
+
+
+def paired_table(results, sizes):
+    print("### Pairing: the same runs tested paired and unpaired\n")
+    print("Moved rows found and rows that did not move flagged (%) in draws of K pairs "
+          "(run i of each side); real A/A within a side, each run with the next in time "
+          "(every flag is false): flags a diff, diffs flagging any.\n")
+    head, rule = "| pair |", "|---|"
+    for k in sizes:
+        head += (" found %dv%d unpaired | paired | false %dv%d unpaired | paired |"
+                 " A/A flags a diff %dv%d unpaired | paired | A/A diffs flagging any %dv%d unpaired | paired |") % ((k, k) * 4)
+        rule += "---|" * 8
+    print(head)
+    print(rule)
+    for r in results:
+        line = "| %s |" % r["name"]
+        for k in sizes:
+            cells = []
+            for what in ("found", "false"):
+                for mode in ("unpaired", "paired"):
+                    a = r["paired"].get(("ab", k, mode))
+                    den = (r["moved"] if what == "found" else r["same"]) * (a["diffs"] if a else 0)
+                    cells.append(pct(a[what], den) if a else "-")
+            for what in ("flags", "any"):
+                for mode in ("unpaired", "paired"):
+                    a = r["paired"].get(("aa", k, mode))
+                    cells.append("-" if not a else "%.2f" % (a["flags"] / a["diffs"]) if what == "flags"
+                                 else "%d/%d" % (a["any"], a["diffs"]))
+            line += "".join(" %s |" % c for c in cells)
+        print(line)
+    print()
+    print("Every flag of the draws of K pairs (all false on an A/A pair): flags a diff, diffs flagging any.\n")
+    print("| pair |" + "".join(" flags a diff %dv%d unpaired | paired | diffs flagging any %dv%d unpaired | paired |"
+                                % (k, k, k, k) for k in sizes))
+    print("|---|" + "---|" * 4 * len(sizes))
+    for r in results:
+        line = "| %s |" % r["name"]
+        for k in sizes:
+            for what in ("flags", "any"):
+                for mode in ("unpaired", "paired"):
+                    a = r["paired"].get(("ab", k, mode))
+                    line += " %s |" % ("-" if not a else "%.2f" % (a["flags"] / a["diffs"]) if what == "flags"
+                                       else "%d/%d" % (a["any"], a["diffs"]))
+        print(line)
+    print()
 
 
 def time_order(side):
@@ -452,6 +601,10 @@ def main():
                     help="also each pair's N largest moved rows with their found rates")
     ap.add_argument("--drift", action="store_true",
                     help="also each side's runs in time order: halves one after the other against interleaved (ABBA)")
+    ap.add_argument("--paired", action="store_true",
+                    help="also the same runs paired and unpaired (one run a file, the sides' files pair by index)")
+    ap.add_argument("--only-paired", action="store_true",
+                    help="with --paired: the pairing tables alone (no subsets, A/A halves or truth tables)")
     ap.add_argument("--mmprof", default=os.environ.get("MMPROF", "build/mmprof"))
     args = ap.parse_args()
     try:
@@ -474,9 +627,12 @@ def main():
                   file=sys.stderr)
     print("%s; %d draws of each subset size, %d A/A draws of each split a side, seed %d\n" %
           (version, args.n, args.aa, args.seed))
-    table(results, args.sizes)
+    if not args.only_paired:
+        table(results, args.sizes)
     if args.drift:
         drift_table(results)
+    if args.paired or args.only_paired:
+        paired_table(results, args.sizes)
     if args.details:
         details(results, args.sizes, args.details)
 

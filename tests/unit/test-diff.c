@@ -936,6 +936,117 @@ static void test_score_failed_runs(void)
 	rk_release(r, 6);
 }
 
+/*
+ * Paired (diff_opts.paired, record --interleave's pairs): every pair
+ * shares a drift of the machine (here up to +-50 % on the workload's
+ * numbers, +-20 % of a share), which the unpaired test must take for
+ * spread and the paired one cancels.  A 5 % better score and a share
+ * 1 point up in every pair are found paired and not unpaired; A/A
+ * pairs under the same drift flag no more than alpha allows.
+ */
+static void paired_sides(struct run_keys *r, size_t pairs, double score_up, double share_up,
+			 struct diff_samples *ds, struct diff_run *dr)
+{
+	size_t i, k;
+
+	for (i = 0; i < pairs; i++) {
+		double g = exp(0.4 * nrand());
+		int side;
+
+		for (side = 0; side < 2; side++) {
+			struct run_keys *x = &r[side * pairs + i];
+			double left = 100;
+
+			rk_add(x, "wl.ops_per_sec", 1000 * g * (side ? 1 + score_up : 1) * exp(0.005 * nrand()));
+			for (k = 0; k < 30; k++) {
+				char key[64];
+				double lvl = k == 0 ? 10 : k < 10 ? 4 : 0.5;
+				/* the pair's drift moves each share its own way, both runs alike */
+				double v = lvl * exp(0.2 * sin(7.0 * (double)k + 3 * g)) + (side && !k ? share_up : 0);
+
+				v = fmax(0, v + sqrt(v * (100 - v) / 20000) * nrand());
+				left -= v;
+				snprintf(key, sizeof(key), "perf-profile.children.cpu-clock.f%zu", k);
+				rk_add(x, key, v);
+				snprintf(key, sizeof(key), "wl.metric%zu", k);
+				rk_add(x, key, 50 * g * exp(0.01 * nrand()));
+			}
+			(void)left;
+			ds[side * pairs + i] = (struct diff_samples){ .event = "cpu-clock", .n = 20000 };
+			dr[side * pairs + i] = (struct diff_run){ .items = x->items, .nr = x->nr,
+								  .samples = &ds[side * pairs + i], .nr_samples = 1 };
+		}
+	}
+}
+
+static void test_paired(void)
+{
+	enum { PAIRS = 4, SIMS = 40 };
+	struct run_keys r[2 * PAIRS] = { { 0 } };
+	struct diff_samples ds[2 * PAIRS];
+	struct diff_run dr[2 * PAIRS];
+	struct diff_opts po = { .paired = true };
+	const struct diff_row *x, *y;
+	struct diff d, u;
+	int sim, flagged = 0, found = 0;
+
+	rng = 3232;
+	paired_sides(r, PAIRS, 0.05, 1, ds, dr);
+	diff__compute(&d, dr, PAIRS, dr + PAIRS, PAIRS, &po);
+	diff__compute(&u, dr, PAIRS, dr + PAIRS, PAIRS, NULL);
+	x = diff__find(&d, "wl.ops_per_sec");
+	y = diff__find(&u, "wl.ops_per_sec");
+	ok(d.pairs == PAIRS && u.pairs == 0 && x && y && x->verdict == DIFF_UP && y->verdict != DIFF_UP,
+	   "paired: a 5 %% better score under a 50 %% drift between pairs is up paired (%s q=%.2g), "
+	   "not unpaired (%s q=%.2g)", x ? diff_row__verdict_name(x) : "-", x ? x->q : NAN,
+	   y ? diff_row__verdict_name(y) : "-", y ? y->q : NAN);
+	x = diff__find(&d, "perf-profile.children.cpu-clock.f0");
+	y = diff__find(&u, "perf-profile.children.cpu-clock.f0");
+	ok(x && y && x->verdict == DIFF_UP && y->verdict != DIFF_UP && x->mde < y->mde,
+	   "paired: a share 1 point up in every pair is up paired (q=%.2g, detectable %.2g), not "
+	   "unpaired (%s, detectable %.2g)", x ? x->q : NAN, x ? x->mde : NAN,
+	   y ? diff_row__verdict_name(y) : "-", y ? y->mde : NAN);
+	diff__release(&d);
+	diff__release(&u);
+	rk_release(r, 2 * PAIRS);
+
+	/* pairs need as many runs a side, and three of them */
+	rng = 77;
+	paired_sides(r, PAIRS, 0, 0, ds, dr);
+	diff__compute(&d, dr, PAIRS, dr + PAIRS, PAIRS - 1, &po);
+	ok(d.pairs == 0 && !strcmp(d.unpaired, "4 runs against 3: not pairs"),
+	   "paired: 4 runs against 3 are tested unpaired, and say why ('%s')", d.unpaired);
+	diff__release(&d);
+	diff__compute(&d, dr, 2, dr + PAIRS, 2, &po);
+	ok(d.pairs == 0 && strstr(d.unpaired, "2 pairs: a paired test needs 3"),
+	   "paired: 2 pairs are too few ('%s')", d.unpaired);
+	diff__release(&d);
+	rk_release(r, 2 * PAIRS);
+
+	for (sim = 0; sim < SIMS; sim++) {
+		size_t i;
+		int any = 0;
+
+		rng = 1000 + (uint64_t)sim;
+		paired_sides(r, PAIRS, 0, 0, ds, dr);
+		diff__compute(&d, dr, PAIRS, dr + PAIRS, PAIRS, &po);
+		for (i = 0; i < d.nr; i++)
+			any |= diff_row__changed(&d.rows[i]);
+		flagged += any;
+		diff__release(&d);
+		rk_release(r, 2 * PAIRS);
+		rng = 5000 + (uint64_t)sim;
+		paired_sides(r, PAIRS, 0.05, 1, ds, dr);
+		diff__compute(&d, dr, PAIRS, dr + PAIRS, PAIRS, &po);
+		x = diff__find(&d, "perf-profile.children.cpu-clock.f0");
+		found += x && x->verdict == DIFF_UP;
+		diff__release(&d);
+		rk_release(r, 2 * PAIRS);
+	}
+	ok(flagged <= SIMS / 10, "paired A/A under drift: %d of %d diffs flag a row", flagged, SIMS);
+	ok(found >= SIMS * 8 / 10, "paired: the 1-point share found in %d of %d", found, SIMS);
+}
+
 int main(void)
 {
 	test_golden();
@@ -946,6 +1057,7 @@ int main(void)
 	test_stripped();
 	test_score();
 	test_score_failed_runs();
+	test_paired();
 	test_aa();
 	test_robot_rules();
 	test_order();

@@ -1,0 +1,91 @@
+#!/bin/sh
+# t309-diff-one-answer: one answer per function across the views (issue 32
+# point 4), on the committed real corpus (tests/recorded).  For every
+# function the differential flame graph draws once (reached by one path
+# only, so that its path is its perf-profile.children row), the frame's q
+# is the table's row's and its colour the row's verdict (up/new: grew,
+# down/gone: shrank, not significant: grey); diff -g's chain ending in
+# such a function has the row's q; a function's cost row flagged against
+# the direction of its flagged share row only where the event's total
+# cost per op moved the cost row's way (cost per op = share x total).
+# Before, each view ran its own test: stress-ng --mmap-file's _Fork was
+# "down q=0.0015" in the table and a grey frame at q=0.054.
+
+. "$(dirname "$0")/lib.sh"
+tap_setup t309
+plan 4
+
+rec=$here/tests/recorded
+cat >"$tmp/check.py" <<'PY'
+import json, re, subprocess, sys, html
+
+mmprof, a, b, svg = sys.argv[1:5]
+
+MOVED = {"up": 1, "new": 1, "down": -1, "gone": -1}
+
+
+def run(args):
+    p = subprocess.run([mmprof] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if p.returncode not in (0, 1):
+        print("mmprof %s: exit %d: %s" % (" ".join(args), p.returncode, p.stderr.strip()))
+        sys.exit(2)
+    return p.stdout
+
+
+d = json.loads(run(["diff", "--all", "--cost", "-g", "-f", "json", a, b]))["diff"]
+pre = "perf-profile.children.cpu-clock."
+table = {r["key"][len(pre):]: r for r in d["rows"] if r["key"].startswith(pre) and r.get("q") is not None}
+run(["flamegraph", "--min-width", "0", "-o", svg, a, b])
+frames = {}
+for m in re.finditer(r'<g class="f ?([a-z]*)[^"]*"[^>]*><title>([^\n<]*)\n([^<]*)', open(svg).read()):
+    q = re.search(r"q=([-0-9.e+]+)", m.group(3))
+    frames.setdefault(html.unescape(m.group(2)), []).append((m.group(1), float(q.group(1)) if q else None))
+single = {k: v[0] for k, v in frames.items() if len(v) == 1}
+bad, checked = [], {"flame": 0, "-g": 0, "cost": 0}
+
+
+def same_q(x, y):
+    return abs(x - y) <= 1e-2 * max(abs(x), abs(y)) or max(x, y) < 1e-300
+
+
+for name, (state, q) in sorted(single.items()):
+    r = table.get(name)
+    if not r or q is None:
+        continue
+    checked["flame"] += 1
+    want = {1: "grew", -1: "shrank"}.get(MOVED.get(r["verdict"], 0))
+    if not same_q(q, r["q"]) or (want and state != want) or (r["q"] >= d["alpha"] and state in ("grew", "shrank")):
+        bad.append("flame %s: %s q=%.3g, table %s q=%.3g" % (name, state or "grey", q, r["verdict"], r["q"]))
+for c in d.get("callchains", []):
+    leaf = c["chain"].split(" \u2192 ")[-1]
+    r = table.get(leaf)
+    if leaf not in single or not r or c.get("q") is None:
+        continue
+    checked["-g"] += 1
+    if not same_q(c["q"], r["q"]):
+        bad.append("-g %s: q=%.3g, table %s q=%.3g" % (leaf, c["q"], r["verdict"], r["q"]))
+costs = {r["key"]: r for r in d.get("cost_rows", {}).get("rows", [])}
+total = costs.get("cost.total.cpu-clock")
+for k, r in costs.items():
+    if not k.startswith("cost.children.cpu-clock.") or r["verdict"] not in MOVED:
+        continue
+    s = table.get(k[len("cost.children.cpu-clock."):])
+    if not s or s["verdict"] not in MOVED:
+        continue
+    checked["cost"] += 1
+    # cost per op = share x total per op: opposite directions only where the total moved the cost's way
+    if MOVED[r["verdict"]] != MOVED[s["verdict"]] and not (total and MOVED.get(total["verdict"]) == MOVED[r["verdict"]]):
+        bad.append("cost %s %s, share %s, total %s" % (k, r["verdict"], s["verdict"], total and total["verdict"]))
+print("checked: %s" % checked)
+for x in bad[:6]:
+    print(x)
+sys.exit(1 if bad else 0)
+PY
+
+for pair in thp-zap vm-keep mmap-file aa-vm; do
+	python3 "$tmp/check.py" "$MMPROF" "$rec/$pair/a.data" "$rec/$pair/b.data" "$tmp/$pair.svg" >"$tmp/$pair.out" 2>&1
+	rc=$?
+	ok $rc "$pair: the table, diff -g, the flame graph's colours and the cost rows agree ($(head -1 "$tmp/$pair.out"))"
+	[ $rc -eq 0 ] || diag "$tmp/$pair.out"
+done
+done_testing
