@@ -25,7 +25,7 @@
 
 struct diff_cmd {
 	const char *format;
-	int all, robot, callchains, fail_on_any, force, limit, allow_unmatched, allow_failed;
+	int all, robot, callchains, fail_on_any, force, limit, allow_unmatched, allow_failed, paired;
 	int cost;		/* the table of the cost rows too */
 	const char *per;	/* --per: the work count's key */
 	struct strlist fail_on;
@@ -299,6 +299,7 @@ static void say_line(void *arg, enum diff_say kind, const char *line)
 static void engine_opts(struct diff_cmd *c, bool gates, struct diff_engine_opts *eo)
 {
 	c->o.robot = c->robot && !c->all;
+	c->o.pair = c->paired;
 	c->o.ambient = (const char *const *)c->ambient.items;
 	c->o.nr_ambient = c->ambient.nr;
 	c->o.no_ambient_defaults = c->no_ambient;
@@ -338,6 +339,7 @@ int cmd_diff(int argc, char **argv)
 		{ OPT_LIST, 0, "drop-run", &c.drop_run, "SIDE:N", "leave run N (from 0) of base or new (new1, new2, ...) out, e.g. a disturbed run (repeatable)", 0, NULL },
 		{ OPT_LIST, 0, "ambient", &c.ambient, "GLOB", "keys matching GLOB are the machine's state, not the workload's (repeatable)", 0, NULL },
 		{ OPT_BOOL, 0, "no-ambient", &c.no_ambient, NULL, "no key is ambient but those of --ambient (default: meminfo.*, proc-vmstat levels)", 0, NULL },
+		{ OPT_BOOL, 0, "paired", &c.paired, NULL, "files of one record --interleave: test each key on its pairs' differences", 0, NULL },
 		{ OPT_STRING, 0, "score", &c.o.score, "GLOB", "the workload's score: keys matching GLOB, tested first and alone ('' none; default: *.ops_per_sec, *.throughput, ...)", 0, NULL },
 		{ OPT_GROUP, 0, NULL, NULL, NULL, "CI gates", 0, NULL },
 		{ OPT_LIST, 0, "fail-on", &c.fail_on, "EXPR", "exit 1 when a change satisfies EXPR (repeatable)", 0, NULL },

@@ -19,7 +19,7 @@
 
 struct flamegraph_cmd {
 	const char *output, *title, *event, *min_width, *width_side, *per;
-	int samples, icicle, run, image_width, per_op;
+	int samples, icicle, run, image_width, per_op, paired;
 	struct strlist comms, dsos, pid_args;
 	uint32_t *pids;
 	size_t nr_pids;
@@ -207,7 +207,7 @@ static int differential(struct flamegraph_cmd *c, const char *bpath, const char 
 	char unit[64] = "", work_desc[320] = "";
 	struct profile *p[2] = { NULL, NULL };
 	struct flame_diff_opts fo = { .event = c->event, .alpha = c->alpha, .min_points = c->min_points,
-				      .novar_points = c->novar_points };
+				      .novar_points = c->novar_points, .paired = c->paired };
 	struct flame f = { 0 };
 	struct chain_fns fns = { 0 };
 	struct outbuf b = { 0 };
@@ -251,7 +251,7 @@ static int differential(struct flamegraph_cmd *c, const char *bpath, const char 
 	if (!c->per_op && p[0]->nr_runs && p[1]->nr_runs) {
 		/* a function reached by one path only: its frame takes the table's verdict (mmprof diff's) */
 		char *names[2] = { (char *)bpath, (char *)npath };
-		struct diff_opts so = { .alpha = c->alpha, .min_points = c->min_points };
+		struct diff_opts so = { .alpha = c->alpha, .min_points = c->min_points, .pair = c->paired };
 		const char *event = fo.event ? fo.event : profile__str(p[1], p[1]->events[0].name);
 
 		if (event && diff_engine__functions(&fns, &p[0], 1, &p[1], 1, names, event, &so, &e) == 0)
@@ -314,6 +314,7 @@ int cmd_flamegraph(int argc, char **argv)
 		{ OPT_DOUBLE, 0, "alpha", &c.alpha, "Q", "false discovery rate (default 0.05)", OPT_FRACTION, NULL },
 		{ OPT_DOUBLE, 0, "min-points", &c.min_points, "P", "smallest coloured change, points (default 0.1)", OPT_POINTS, NULL },
 		{ OPT_DOUBLE, 0, "threshold-points", &c.novar_points, "P", "one run on a side: colour changes from P points (default 0.5)", OPT_POINTS, NULL },
+		{ OPT_BOOL, 0, "paired", &c.paired, NULL, "files of one record --interleave: test each frame on its pairs' differences", 0, NULL },
 		{ OPT_END, 0, NULL, NULL, NULL, NULL, 0, NULL },
 	};
 	struct flame_render_opts ro = { 0 };

@@ -70,13 +70,15 @@ struct chain_diff {
 /*
  * Compute over base and new profiles for the event named event (perf's
  * spelling, e.g. "cpu-clock"); min_points is the smallest change shown,
- * alpha the FDR level.  keep[side][r] false leaves run r of that side
- * (counted over its files in order) out, as diff --drop-run does
- * (diffside.h); keep NULL: every run.  0 or -EINVAL (no runs of event).
+ * alpha the FDR level; pair: test the runs on their pairs' differences
+ * when the files pair (diff_opts.pair).  keep[side][r] false leaves run r
+ * of that side (counted over its files in order) out, as diff --drop-run
+ * does (diffside.h); keep NULL: every run.  0 or -EINVAL (no runs of
+ * event).
  */
 int chains__compute(struct chain_diff *cd, const struct profile *const *base, size_t nbp,
 		    const struct profile *const *cur, size_t nnp, const char *event,
-		    double min_points, double alpha, const bool *const keep[2]);
+		    double min_points, double alpha, bool pair, const bool *const keep[2]);
 
 /*
  * The same paths with each run's cells scaled: a path's period in the run
@@ -90,7 +92,7 @@ int chains__compute(struct chain_diff *cd, const struct profile *const *base, si
  */
 int chains__compute_scaled(struct chain_diff *cd, const struct profile *const *base, size_t nbp,
 			   const struct profile *const *cur, size_t nnp, const char *event,
-			   double min_points, double alpha, const double *const scale[2],
+			   double min_points, double alpha, bool pair, const double *const scale[2],
 			   const bool *const keep[2]);
 void chains__release(struct chain_diff *cd);
 

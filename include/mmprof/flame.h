@@ -115,6 +115,7 @@ struct flame_diff_opts {
 	const char *event;	/* perf's event name; NULL = the first event of the new side */
 	bool width_base;	/* widths from base (default: new) */
 	double alpha;		/* FDR level; 0 = 0.05 (diff's default) */
+	bool paired;		/* test interleaved pairs on their differences (diff_opts.pair) */
 	double min_points;	/* effect floor; 0 = 0.1 (diff's default) */
 	double novar_points;	/* 1 run a side: coloured past this change; 0 = 0.5 */
 	/*

@@ -544,14 +544,14 @@ static void moderated_p(const struct chain_diff *cd, double *const ss[2], double
 
 int chains__compute(struct chain_diff *cd, const struct profile *const *base, size_t nbp,
 		    const struct profile *const *cur, size_t nnp, const char *event,
-		    double min_points, double alpha, const bool *const keep[2])
+		    double min_points, double alpha, bool pair, const bool *const keep[2])
 {
-	return chains__compute_scaled(cd, base, nbp, cur, nnp, event, min_points, alpha, NULL, keep);
+	return chains__compute_scaled(cd, base, nbp, cur, nnp, event, min_points, alpha, pair, NULL, keep);
 }
 
 int chains__compute_scaled(struct chain_diff *cd, const struct profile *const *base, size_t nbp,
 			   const struct profile *const *cur, size_t nnp, const char *event,
-			   double min_points, double alpha, const double *const scale[2],
+			   double min_points, double alpha, bool pair, const double *const scale[2],
 			   const bool *const keep[2])
 {
 	struct cbuild b;
@@ -575,7 +575,7 @@ int chains__compute_scaled(struct chain_diff *cd, const struct profile *const *b
 		return -EINVAL;
 	cd->novar = cd->nb < 2 || cd->nn < 2;
 	/* runs recorded pair by pair are tested on their differences, as the table's rows */
-	o.paired = !scale && diff__pairing(base, nbp, cur, nnp, keep, NULL, 0) > 0;
+	o.paired = pair && !scale && diff__pairing(base, nbp, cur, nnp, keep, NULL, 0) > 0;
 	cd->alpha = alpha;
 	cd->cur = cur;
 	cd->nnp = nnp;

@@ -56,7 +56,7 @@ static int write_html(const struct diff_result *r, size_t k, const char *path,
 	const char *events = r->ev[0];
 	size_t column = k + 1;
 	struct flame_diff_opts fo = { .alpha = d->o.alpha, .min_points = d->o.min_points,
-				      .novar_points = d->o.novar_points };
+				      .novar_points = d->o.novar_points, .paired = d->o.pair };
 	const struct diff_side *two[2] = { s0, sk };
 	/* the runs the table compares: the graph by share leaves --drop-run's out too */
 	bool *kb = diff_side__kept(s0), *kn = diff_side__kept(sk);

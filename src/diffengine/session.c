@@ -219,7 +219,12 @@ int diff_engine__run(const struct diff_engine_opts *o, struct diff_side *s, size
 	for (k = 0; k < r->nd; k++) {
 		char why[sizeof(r->d[k].unpaired)];
 
-		r->co[k].paired = pairing(s, k, why, sizeof(why)) > 0;
+		size_t pairs = pairing(s, k, why, sizeof(why));
+
+		r->co[k].paired = r->co[k].pair && pairs > 0;
+		if (pairs && !r->co[k].pair)
+			snprintf(why, sizeof(why), "%zu pairs recorded interleaved (--paired tests within "
+				 "pairs; on real recordings it has not gained: statistics.md, Pairs)", pairs);
 		if (diff__compute(&r->d[k], s[0].runs, s[0].nr_runs, s[k + 1].runs, s[k + 1].nr_runs,
 				  &r->co[k]) < 0) {
 			diff_result__say(r, DIFF_SAY_ERROR, "nothing to compare");
@@ -297,7 +302,7 @@ int diff_result__chains(const struct diff_result *r, size_t k, struct chain_diff
 	snprintf(ev, sizeof(ev), "%.*s", (int)strcspn(r->ev[0], ","), r->ev[0]);
 	err = chains__compute(cd, (const struct profile *const *)s0->profiles, s0->nr,
 			      (const struct profile *const *)sk->profiles, sk->nr, ev,
-			      r->min_points > 0.5 ? r->min_points : 0.5, r->alpha, keep);
+			      r->min_points > 0.5 ? r->min_points : 0.5, r->alpha, r->o.stats.pair, keep);
 	if (!err)
 		chains__take_functions(cd, &r->fns[k]);
 	free(kb);
@@ -340,7 +345,7 @@ int diff_engine__functions(struct chain_fns *f, struct profile *const *base, siz
 	memcpy(s[1].profiles, cur, nnp * sizeof(*cur));
 	err = diff_sides__load(s, 2, e);
 	if (!err) {
-		opts.paired = diff__pairing((const struct profile *const *)base, nbp,
+		opts.paired = o->pair && diff__pairing((const struct profile *const *)base, nbp,
 					    (const struct profile *const *)cur, nnp, NULL, NULL, 0) > 0;
 		err = diff__compute(&d, s[0].runs, s[0].nr_runs, s[1].runs, s[1].nr_runs, &opts);
 		if (!err) {

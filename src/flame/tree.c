@@ -259,7 +259,8 @@ int flame__build_diff(struct flame *f, const struct profile *const *base, size_t
 		event = profile__str(cur[0], cur[0]->events[0].name);
 	}
 	/* min_points = inf: chains shows nothing, so it formats no text */
-	err = chains__compute_scaled(&cd, base, nbp, cur, nnp, event, INFINITY, alpha, o->scale, o->keep);
+	err = chains__compute_scaled(&cd, base, nbp, cur, nnp, event, INFINITY, alpha, o->paired, o->scale,
+				     o->keep);
 	if (!err && !o->scale)
 		chains__take_functions(&cd, o->fns);
 	if (err)

@@ -135,16 +135,16 @@ def run_pairs(mmprof, files_a, files_b, pair):
     """diff of the runs files_a[j] against files_b[j], paired or not; the JSON."""
     with tempfile.TemporaryDirectory(prefix="verdict-corpus.") as tmp:
         a, b = with_pairing(files_a, files_b, tmp, pair)
-        d = run_diff(mmprof, Side(a), None, Side(b), None)
+        d = run_diff(mmprof, Side(a), None, Side(b), None, ["--paired"] if pair else [])
     if pair and "pairs" not in d["diff"]:
         die("%s: not paired: %s" % (files_a[0], d["diff"].get("unpaired", "?")))
     return d
 
 
-def run_diff(mmprof, base, bkeep, new, nkeep):
+def run_diff(mmprof, base, bkeep, new, nkeep, extra=()):
     bf, bd = selection(base, "base", bkeep)
     nf, nd = selection(new, "new", nkeep)
-    cmd = [mmprof, "diff", "--all", "-f", "json", "--no-color"] + bd + nd + bf + ["--"] + nf
+    cmd = [mmprof, "diff", "--all", "-f", "json", "--no-color"] + list(extra) + bd + nd + bf + ["--"] + nf
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if p.returncode not in (0, 1) or not p.stdout:
         die("%s failed (exit %d): %s" % (" ".join(cmd), p.returncode, p.stderr.strip()[-400:]))

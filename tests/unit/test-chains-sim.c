@@ -155,7 +155,7 @@ static void trials(const struct sim_tree *t, const struct sim_model *m, const st
 		}
 		if (diff__compute(&d, dr, (size_t)c->nb, dr + c->nb, (size_t)c->nn, NULL) ||
 		    chains__compute(&cd, (const struct profile *const *)&p[0], 1, (const struct profile *const *)&p[1],
-				    1, "cpu-clock", MIN_POINTS, ALPHA, NULL)) {
+				    1, "cpu-clock", MIN_POINTS, ALPHA, false, NULL)) {
 			fprintf(stderr, "test-chains-sim: diff or chains failed\n");
 			exit(2);
 		}

@@ -330,7 +330,7 @@ static void test_diff(void)
 		/* diff -g's text and JSON: each tested path's detectable change */
 		struct chain_diff cd;
 
-		ok(chains__compute(&cd, bs, 1, ns, 1, "cpu-clock", 0.5, 0.05, NULL) == 0, "chains of the 4-run pair");
+		ok(chains__compute(&cd, bs, 1, ns, 1, "cpu-clock", 0.5, 0.05, false, NULL) == 0, "chains of the 4-run pair");
 		chains__format(&out, &cd, 20, false);
 		ok(within(out.s, "main \xe2\x86\x92 grow_fn  +20.", ", q=", "\n") &&
 		   within(out.s, "main \xe2\x86\x92 grow_fn  +20.", ", detectable ", "\n"),
@@ -607,7 +607,7 @@ static void test_renamed(void)
 	outbuf__release(&out);
 	flame__release(&f);
 
-	ok(chains__compute(&cd, bs, 1, ns, 1, "cpu-clock", 0.5, 0.05, NULL) == 0, "renamed: chains computed");
+	ok(chains__compute(&cd, bs, 1, ns, 1, "cpu-clock", 0.5, 0.05, false, NULL) == 0, "renamed: chains computed");
 	chains__format(&out, &cd, 20, false);
 	ok(out.s && strstr(out.s, "  main \xe2\x86\x92 (hot.isra.0 \xe2\x86\x92 hot.isra.1)  +20.0") &&
 	   strstr(out.s, "  main \xe2\x86\x92 (warm.llvm.1 \xe2\x86\x92 warm.llvm.2)  -20.0") &&
@@ -616,7 +616,7 @@ static void test_renamed(void)
 	chains__release(&cd);
 	outbuf__release(&out);
 
-	ok(chains__compute(&cd, bs, 1, bs, 1, "cpu-clock", 0, 0.05, NULL) == 0, "a build against itself");
+	ok(chains__compute(&cd, bs, 1, bs, 1, "cpu-clock", 0, 0.05, false, NULL) == 0, "a build against itself");
 	for (r = 0; r < cd.nr; r++)
 		if (chain_row__new_name(&cd, &cd.rows[r]))
 			break;
