@@ -1,0 +1,148 @@
+/*
+ * scan: a series' trends and, at each change point of the score, the
+ * diff engine's comparison of the two sides (history.h).
+ *
+ * The profile rows named at a change point must pass two tests that see
+ * different things: the diff's (the runs of a few commits each side,
+ * with its family spread and sampling noise, FDR across the family) and
+ * the key's own change point in its trend within a commit of the
+ * score's (the whole series).  A row significant in one window alone is
+ * a fluctuation the other test does not share.
+ */
+#include <fnmatch.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmprof/history.h"
+#include "mmprof/xalloc.h"
+
+#define HISTORY_WINDOW 5
+
+static bool wanted(const struct history_key *k, const struct history_scan_opts2 *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->nr_globs; i++)
+		if (!fnmatch(o->globs[i], k->name, 0))
+			return true;
+	return false;
+}
+
+/* Does key's trend change within a commit of at? */
+static bool changes_at(const struct history_series *hs, const char *key, size_t at,
+		       const struct history_scan_opts *o)
+{
+	const struct history_key *k = history_series__key(hs, key);
+	struct history_trend t;
+	bool yes = false;
+	size_t i;
+
+	if (!k)
+		return false;
+	history__trend(hs, k, o, &t);
+	for (i = 0; i < t.nr_cp && !yes; i++)
+		yes = t.cp[i].at + 1 >= at && t.cp[i].at <= at + 1;
+	history_trend__release(&t);
+	return yes;
+}
+
+static void scan_point(const struct history_series *hs, const struct history_scan_opts2 *o,
+		       struct history_point *pt)
+{
+	const struct history_trend *t = pt->score;
+	size_t w = o->window ? o->window : HISTORY_WINDOW, at = t->cp[pt->cp].at, i, k, n;
+	size_t lo = pt->cp ? t->cp[pt->cp - 1].at : 0;
+	size_t hi = pt->cp + 1 < t->nr_cp ? t->cp[pt->cp + 1].at : hs->nr_commits;
+	struct diff_engine_opts eo = {
+		.stats = { .alpha = o->alpha, .min_points = o->trend.min_points, .min_pct = o->trend.min_pct,
+			   .score = o->score },
+		.callchains = o->callchains, .keep_rows = true, .say = o->say, .say_arg = o->say_arg,
+	};
+	const struct diff_row **rows;
+
+	pt->from = at - lo > w ? at - w : lo;
+	pt->to = hi - at > w ? at + w : hi;
+	pt->nr_paths = pt->to - pt->from;
+	pt->paths = xcalloc(pt->nr_paths + 1, sizeof(*pt->paths));
+	for (i = 0; i < pt->nr_paths; i++) {
+		const char *c = hs->commits[pt->from + i].commit;
+		size_t len = strlen(o->store) + strlen(c) + 2;
+
+		pt->paths[i] = xmalloc(len);
+		snprintf(pt->paths[i], len, "%s:%s", o->store, c);
+	}
+	pt->sides[0] = (struct diff_side){ .name = "base", .paths = pt->paths, .nr = at - pt->from,
+					   .machine = hs->machine, .benchmark = hs->benchmark };
+	pt->sides[1] = (struct diff_side){ .name = "new", .paths = pt->paths + (at - pt->from),
+					   .nr = pt->to - at, .machine = hs->machine, .benchmark = hs->benchmark };
+	pt->r = xcalloc(1, sizeof(*pt->r));
+	if (diff_engine__run(&eo, pt->sides, 2, pt->r) < 0) {
+		diff_result__release(pt->r);
+		free(pt->r);
+		pt->r = NULL;
+		return;
+	}
+	rows = diff__select(&pt->r->d[0], DIFF_SELECT_ALL, &n);
+	pt->moved = xcalloc(n + 1, sizeof(*pt->moved));
+	for (k = 0; k < n; k++) {
+		if ((rows[k]->flags & DIFF_SCORE) && !strcmp(rows[k]->key, t->key->name))
+			pt->score_row = rows[k];
+		if (!strncmp(rows[k]->key, "perf-profile.", 13) && diff_row__changed(rows[k]) &&
+		    !(rows[k]->flags & DIFF_AMBIENT) && changes_at(hs, rows[k]->key, at, &o->trend))
+			pt->moved[pt->nr_moved++] = rows[k];
+	}
+	free(rows);
+}
+
+void history__scan(const struct history_series *hs, const struct history_scan_opts2 *o,
+		   struct history_series_scan *out)
+{
+	size_t k, n = 0, p;
+
+	memset(out, 0, sizeof(*out));
+	out->hs = hs;
+	out->trends = xcalloc(hs->nr_keys + 1, sizeof(*out->trends));
+	for (k = 0; k < hs->nr_keys; k++)
+		if (hs->keys[k].score)
+			history__trend(hs, &hs->keys[k], &o->trend, &out->trends[n++]);
+	out->nr_score = n;
+	for (k = 0; k < hs->nr_keys; k++)
+		if (!hs->keys[k].score && wanted(&hs->keys[k], o))
+			history__trend(hs, &hs->keys[k], &o->trend, &out->trends[n++]);
+	out->nr_trends = n;
+	for (k = 0; k < out->nr_score; k++)
+		n += out->trends[k].nr_cp;
+	out->points = xcalloc(n + 1, sizeof(*out->points));
+	for (k = 0; k < out->nr_score; k++)
+		for (p = 0; p < out->trends[k].nr_cp; p++) {
+			struct history_point *pt = &out->points[out->nr_points++];
+
+			pt->score = &out->trends[k];
+			pt->cp = p;
+			scan_point(hs, o, pt);
+		}
+}
+
+void history_series_scan__release(struct history_series_scan *sc)
+{
+	size_t i, j;
+
+	for (i = 0; i < sc->nr_points; i++) {
+		struct history_point *pt = &sc->points[i];
+
+		if (pt->r) {
+			diff_result__release(pt->r);
+			free(pt->r);
+		}
+		for (j = 0; j < pt->nr_paths; j++)
+			free(pt->paths[j]);
+		free(pt->paths);
+		free(pt->moved);
+	}
+	free(sc->points);
+	for (i = 0; i < sc->nr_trends; i++)
+		history_trend__release(&sc->trends[i]);
+	free(sc->trends);
+	memset(sc, 0, sizeof(*sc));
+}

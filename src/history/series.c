@@ -1,0 +1,275 @@
+/*
+ * series: a store's pushes as series of commits (history.h), one per
+ * benchmark and machine, with every key's value in every run.
+ *
+ * Order: a commit comes after its parent when the parent is in the same
+ * series (a topological order of the parent links, Kahn's), ties and
+ * commits without a parent there by the time of their first push, then
+ * by name.  Runs recorded apart at the same commit (several pushes) are
+ * pooled under it, as a diff's side pools its files.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmprof/diff.h"
+#include "mmprof/history.h"
+#include "mmprof/xalloc.h"
+
+/* Where a push's runs go: its series and the offset of its first run there. */
+struct push_slot {
+	size_t series, offset;
+	bool used;
+};
+
+struct loader {
+	struct history *h;
+	struct push_slot *slot;
+	const char *score;
+};
+
+static int cmp_push_group(const void *a, const void *b, void *ctx)
+{
+	const struct store_series_push *p = ctx;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	int c = strcmp(p[i].benchmark, p[j].benchmark);
+
+	if (!c)
+		c = strcmp(p[i].machine, p[j].machine);
+	return c ? c : p[i].id < p[j].id ? -1 : p[i].id > p[j].id;
+}
+
+/* The commit named name among hs's first n, or n. */
+static size_t find_commit(const struct history_series *hs, size_t n, const char *name)
+{
+	size_t c;
+
+	for (c = 0; c < n && strcmp(hs->commits[c].commit, name); c++)
+		;
+	return c;
+}
+
+/* The commits of a series from its pushes idx[0..n), in commit order. */
+static void series_commits(struct history_series *hs, const struct store_series_push *p,
+			   const size_t *idx, size_t n)
+{
+	struct history_commit *c;
+	size_t *parent, *indeg, i, j, k, done;
+	bool *placed;
+	size_t nc = 0, alloc = 0;
+
+	hs->commits = NULL;
+	for (i = 0; i < n; i++) {
+		const struct store_series_push *q = &p[idx[i]];
+
+		k = find_commit(hs, nc, q->commit);
+		if (k == nc) {
+			XGROW(hs->commits, alloc, nc);
+			hs->commits[nc++] = (struct history_commit){ .commit = xstrdup(q->commit), .time = q->time };
+		}
+		c = &hs->commits[k];
+		c->pushes = xrealloc(c->pushes, (c->nr_pushes + 1) * sizeof(*c->pushes));
+		c->pushes[c->nr_pushes++] = idx[i];
+		c->nr_runs += q->nr_runs;
+		if (q->time < c->time)
+			c->time = q->time;
+	}
+	/* each commit's parent within the series (nc: none) */
+	parent = xcalloc(nc + 1, sizeof(*parent));
+	indeg = xcalloc(nc + 1, sizeof(*indeg));
+	placed = xcalloc(nc + 1, sizeof(*placed));
+	for (k = 0; k < nc; k++) {
+		parent[k] = nc;
+		for (j = 0; j < hs->commits[k].nr_pushes && parent[k] == nc; j++) {
+			const char *pa = p[hs->commits[k].pushes[j]].parent;
+
+			if (pa && strcmp(pa, hs->commits[k].commit))
+				parent[k] = find_commit(hs, nc, pa);
+		}
+		if (parent[k] < nc) {
+			indeg[k] = 1;
+			hs->by_parents = true;
+		}
+	}
+	/* Kahn's order: of the commits whose parent is placed, the earliest */
+	c = xcalloc(nc + 1, sizeof(*c));
+	for (done = 0; done < nc; done++) {
+		size_t best = nc;
+
+		for (k = 0; k < nc; k++) {
+			if (placed[k] || indeg[k])
+				continue;
+			if (best == nc || hs->commits[k].time < hs->commits[best].time ||
+			    (hs->commits[k].time == hs->commits[best].time &&
+			     strcmp(hs->commits[k].commit, hs->commits[best].commit) < 0))
+				best = k;
+		}
+		if (best == nc) {	/* a cycle of parent links: the rest by time */
+			for (k = 0; k < nc; k++)
+				if (!placed[k] && (best == nc || hs->commits[k].time < hs->commits[best].time))
+					best = k;
+		}
+		placed[best] = true;
+		c[done] = hs->commits[best];
+		for (k = 0; k < nc; k++)
+			if (parent[k] == best)
+				indeg[k] = 0;
+	}
+	free(hs->commits);
+	hs->commits = c;
+	hs->nr_commits = nc;
+	free(parent);
+	free(indeg);
+	free(placed);
+}
+
+static bool key_eq(const void *ctx, uint32_t row, const void *key)
+{
+	const struct history_series *hs = ctx;
+
+	return !strcmp(hs->keys[row].name, key);
+}
+
+static int value_fn(void *ctx, int64_t push, const char *key, const double *vals, size_t nr_runs)
+{
+	struct loader *l = ctx;
+	struct history *h = l->h;
+	size_t lo = 0, hi = h->nr_pushes, i;
+	struct history_series *hs;
+	struct push_slot *sl;
+	uint64_t hash;
+	uint32_t row;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (h->pushes[mid].id < push)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == h->nr_pushes || h->pushes[lo].id != push || !l->slot[lo].used)
+		return 0;
+	sl = &l->slot[lo];
+	hs = &h->series[sl->series];
+	hash = hash__bytes(key, strlen(key));
+	row = hashidx__find(&hs->key_idx, hash, key_eq, hs, key);
+	if (row == HASHIDX_NONE) {
+		struct history_key *k;
+
+		XGROW(hs->keys, hs->alloc_keys, hs->nr_keys);
+		k = &hs->keys[hs->nr_keys];
+		k->name = xstrdup(key);
+		k->v = xmalloc((hs->nr_values + 1) * sizeof(*k->v));
+		for (i = 0; i < hs->nr_values; i++)
+			k->v[i] = NAN;
+		k->score = l->score ? !fnmatch(l->score, key, 0) && *l->score : diff__score_key(key);
+		row = (uint32_t)hs->nr_keys++;
+		hashidx__insert(&hs->key_idx, hash, row);
+	}
+	for (i = 0; i < nr_runs && i < h->pushes[lo].nr_runs; i++)
+		hs->keys[row].v[sl->offset + i] = vals[i];
+	return 0;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	return strcmp(((const struct history_key *)a)->name, ((const struct history_key *)b)->name);
+}
+
+int history__load(struct history *h, struct store *s, const struct store_series_filter *f,
+		  const char *score, struct errmsg *e)
+{
+	struct store_series_value_cb cb;
+	struct loader l = { .h = h, .score = score };
+	size_t *idx, i, j, c, r, from;
+	int err;
+
+	memset(h, 0, sizeof(*h));
+	err = store__series(s, f, &h->pushes, &h->nr_pushes, e);
+	if (err < 0)
+		return err;
+	idx = xcalloc(h->nr_pushes + 1, sizeof(*idx));
+	for (i = 0; i < h->nr_pushes; i++)
+		idx[i] = i;
+	qsort_r(idx, h->nr_pushes, sizeof(*idx), cmp_push_group, h->pushes);
+	l.slot = xcalloc(h->nr_pushes + 1, sizeof(*l.slot));
+	for (from = 0; from < h->nr_pushes; from = i) {
+		struct history_series *hs;
+
+		for (i = from + 1; i < h->nr_pushes && !strcmp(h->pushes[idx[i]].benchmark, h->pushes[idx[from]].benchmark) &&
+		     !strcmp(h->pushes[idx[i]].machine, h->pushes[idx[from]].machine); i++)
+			;
+		h->series = xrealloc(h->series, (h->nr_series + 1) * sizeof(*h->series));
+		hs = &h->series[h->nr_series];
+		memset(hs, 0, sizeof(*hs));
+		hs->benchmark = xstrdup(h->pushes[idx[from]].benchmark);
+		hs->machine = xstrdup(h->pushes[idx[from]].machine);
+		hashidx__init(&hs->key_idx);
+		series_commits(hs, h->pushes, idx + from, i - from);
+		hs->first = xcalloc(hs->nr_commits + 1, sizeof(*hs->first));
+		for (c = 0; c < hs->nr_commits; c++)
+			hs->first[c + 1] = hs->first[c] + hs->commits[c].nr_runs;
+		hs->nr_values = hs->first[hs->nr_commits];
+		hs->samples = xcalloc(hs->nr_values + 1, sizeof(*hs->samples));
+		for (c = 0; c < hs->nr_commits; c++) {
+			size_t off = hs->first[c];
+
+			for (j = 0; j < hs->commits[c].nr_pushes; j++) {
+				size_t pi = hs->commits[c].pushes[j];
+
+				l.slot[pi] = (struct push_slot){ .series = h->nr_series, .offset = off, .used = true };
+				for (r = 0; r < h->pushes[pi].nr_runs; r++)
+					hs->samples[off + r] = h->pushes[pi].samples[r];
+				off += h->pushes[pi].nr_runs;
+			}
+		}
+		h->nr_series++;
+	}
+	free(idx);
+	cb = (struct store_series_value_cb){ .fn = value_fn, .ctx = &l };
+	err = store__series_values(s, f, &cb, e);
+	free(l.slot);
+	for (i = 0; i < h->nr_series; i++) {
+		hashidx__release(&h->series[i].key_idx);
+		qsort(h->series[i].keys, h->series[i].nr_keys, sizeof(struct history_key), cmp_key);
+	}
+	return err < 0 ? err : 0;
+}
+
+const struct history_key *history_series__key(const struct history_series *hs, const char *name)
+{
+	struct history_key k = { .name = (char *)name };
+
+	return bsearch(&k, hs->keys, hs->nr_keys, sizeof(k), cmp_key);
+}
+
+void history__release(struct history *h)
+{
+	size_t i, c, k;
+
+	for (i = 0; i < h->nr_series; i++) {
+		struct history_series *hs = &h->series[i];
+
+		for (c = 0; c < hs->nr_commits; c++) {
+			free(hs->commits[c].commit);
+			free(hs->commits[c].pushes);
+		}
+		for (k = 0; k < hs->nr_keys; k++) {
+			free(hs->keys[k].name);
+			free(hs->keys[k].v);
+		}
+		hashidx__release(&hs->key_idx);
+		free(hs->keys);
+		free(hs->commits);
+		free(hs->first);
+		free(hs->samples);
+		free(hs->benchmark);
+		free(hs->machine);
+	}
+	free(h->series);
+	store_series__free(h->pushes, h->nr_pushes);
+	memset(h, 0, sizeof(*h));
+}

@@ -1,0 +1,174 @@
+/*
+ * trend: a key's per-commit means, the noise of each (history.h's noise
+ * model), and its change points (cpd.c).
+ *
+ * A run without a perf-profile key counts 0, as in a diff (the function
+ * was not sampled); a run without another key is left out (its family
+ * was not measured).  A commit with no value is left out of the scan.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmprof/diff.h"
+#include "mmprof/history.h"
+#include "mmprof/stats.h"
+#include "mmprof/xalloc.h"
+
+/* The robust standard deviation of successive differences' halves: the noise between commits. */
+static double between_var(const double *y, size_t n)
+{
+	double *d, med, *dev, mad;
+	size_t i;
+
+	if (n < 4)
+		return 0;
+	d = xcalloc(n, sizeof(*d));
+	dev = xcalloc(n, sizeof(*dev));
+	for (i = 0; i + 1 < n; i++)
+		d[i] = y[i + 1] - y[i];
+	med = stats__median(d, n - 1);
+	for (i = 0; i + 1 < n; i++)
+		dev[i] = fabs(d[i] - med);
+	mad = 1.4826 * stats__median(dev, n - 1);
+	free(d);
+	free(dev);
+	return mad * mad / 2;
+}
+
+static bool is_profile(const char *key)
+{
+	return !strncmp(key, "perf-profile.", 13);
+}
+
+void history__trend(const struct history_series *hs, const struct history_key *key,
+		    const struct history_scan_opts *o, struct history_trend *t)
+{
+	size_t nc = hs->nr_commits, c, r, n = 0, df = 0, k, *at, *cp;
+	double *y, *w, *floor_v, ss = 0, vw, vb, tiny, min_points, min_pct;
+	bool profile = is_profile(key->name), use_log = true;
+	struct cpd_opts co = { .penalty = o ? o->penalty : 0 };
+	size_t *runs;
+
+	memset(t, 0, sizeof(*t));
+	t->key = key;
+	t->absolute = diff__absolute_key(key->name);
+	t->mean = xcalloc(nc + 1, sizeof(double));
+	t->sd = xcalloc(nc + 1, sizeof(double));
+	min_points = o && o->min_points > 0 ? o->min_points : 0.1;
+	min_pct = o && o->min_pct > 0 ? o->min_pct : 1.0;
+	y = xcalloc(nc + 1, sizeof(*y));
+	w = xcalloc(nc + 1, sizeof(*w));
+	floor_v = xcalloc(nc + 1, sizeof(*floor_v));
+	runs = xcalloc(nc + 1, sizeof(*runs));
+	at = xcalloc(nc + 1, sizeof(*at));
+	/* the key's unit: a commit's mean and sd; the scale: log for relative keys, all > 0 */
+	for (c = 0; c < nc; c++) {
+		double s = 0, s2 = 0;
+		size_t m = 0;
+
+		for (r = hs->first[c]; r < hs->first[c + 1]; r++) {
+			double x = key->v[r];
+
+			if (isnan(x) && profile)
+				x = 0;
+			if (isnan(x))
+				continue;
+			s += x, s2 += x * x, m++;
+			if (x <= 0)
+				use_log = false;
+		}
+		t->mean[c] = m ? s / (double)m : NAN;
+		t->sd[c] = m > 1 ? sqrt(fmax(0, (s2 - s * s / (double)m) / (double)(m - 1))) : m ? 0 : NAN;
+		runs[c] = m;
+	}
+	if (t->absolute)
+		use_log = false;
+	for (c = 0; c < nc; c++) {
+		double s = 0, fl = 0;
+		size_t m = 0;
+
+		if (!runs[c])
+			continue;
+		for (r = hs->first[c]; r < hs->first[c + 1]; r++) {
+			double x = key->v[r];
+
+			if (isnan(x) && profile)
+				x = 0;
+			if (isnan(x))
+				continue;
+			s += use_log ? log(x) : x, m++;
+			/* a share's sampling noise: binomial over the run's samples */
+			if (profile && hs->samples[r] > 0) {
+				double p = fmin(fmax(x / 100, 0), 1);
+
+				fl += 1e4 * fmax(p * (1 - p), 1 / hs->samples[r]) / hs->samples[r];
+			}
+		}
+		y[n] = s / (double)m;
+		for (r = hs->first[c]; r < hs->first[c + 1]; r++) {
+			double x = key->v[r];
+
+			if (isnan(x) && profile)
+				x = 0;
+			if (isnan(x))
+				continue;
+			x = use_log ? log(x) : x;
+			ss += (x - y[n]) * (x - y[n]);
+		}
+		df += m - 1;
+		floor_v[n] = fl / ((double)m * (double)m);
+		runs[n] = m;
+		at[n++] = c;
+	}
+	vw = df >= 3 ? ss / (double)df : 0;
+	vb = between_var(y, n);
+	tiny = use_log ? 1e-8 : 1e-8 + 1e-6 * fabs(n ? y[0] : 0);
+	for (k = 0; k < n; k++)
+		w[k] = 1 / fmax(fmax(vw / (double)runs[k], vb), fmax(floor_v[k], tiny));
+	co.min_change = t->absolute || !use_log ? (t->absolute ? min_points : 0) : log1p(min_pct / 100);
+	cp = xcalloc(n + 1, sizeof(*cp));
+	t->nr_cp = cpd__find(y, w, n, &co, cp);
+	t->cp = xcalloc(t->nr_cp + 1, sizeof(*t->cp));
+	for (k = 0; k < t->nr_cp; k++) {
+		size_t a = k ? cp[k - 1] : 0, b = cp[k], e = k + 1 < t->nr_cp ? cp[k + 1] : n;
+		double m1, m2, v1, v2;
+		struct history_change *ch = &t->cp[k];
+
+		cpd__level(y, w, a, b, &m1, &v1);
+		cpd__level(y, w, b, e, &m2, &v2);
+		ch->at = at[b];
+		if (use_log) {
+			ch->before = exp(m1), ch->after = exp(m2);
+			ch->change = 100 * expm1(m2 - m1);
+			ch->se = 100 * exp(m2 - m1) * sqrt(v1 + v2);
+		} else {
+			ch->before = m1, ch->after = m2;
+			ch->change = t->absolute ? m2 - m1 : 100 * (m2 - m1) / (m1 ? fabs(m1) : 1e-100);
+			ch->se = t->absolute ? sqrt(v1 + v2) : 100 * sqrt(v1 + v2) / (m1 ? fabs(m1) : 1e-100);
+		}
+	}
+	/* a relative key that is not all positive: its floor applies after the fact */
+	if (!t->absolute && !use_log) {
+		size_t keep = 0;
+
+		for (k = 0; k < t->nr_cp; k++)
+			if (fabs(t->cp[k].change) >= min_pct)
+				t->cp[keep++] = t->cp[k];
+		t->nr_cp = keep;
+	}
+	free(cp);
+	free(y);
+	free(w);
+	free(floor_v);
+	free(runs);
+	free(at);
+}
+
+void history_trend__release(struct history_trend *t)
+{
+	free(t->mean);
+	free(t->sd);
+	free(t->cp);
+	memset(t, 0, sizeof(*t));
+}
