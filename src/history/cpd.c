@@ -73,7 +73,7 @@ size_t cpd__find(const double *y, const double *w, size_t n, const struct cpd_op
 	size_t m = o && o->min_segment ? o->min_segment : CPD_MIN_SEGMENT;
 	struct prefix p;
 	double *f;
-	size_t *last, *r, nr = 0, t, i, k = 0;
+	size_t *last, *r, *kill, nr = 0, t, i, k = 0;
 
 	if (n < 2 * m)
 		return 0;
@@ -88,6 +88,7 @@ size_t cpd__find(const double *y, const double *w, size_t n, const struct cpd_op
 	f = xcalloc(n + 1, sizeof(*f));
 	last = xcalloc(n + 1, sizeof(*last));
 	r = xcalloc(n + 1, sizeof(*r));
+	kill = xcalloc(n + 1, sizeof(*kill));
 	f[0] = -beta;
 	for (t = m; t <= n; t++) {
 		double best = INFINITY;
@@ -96,6 +97,10 @@ size_t cpd__find(const double *y, const double *w, size_t n, const struct cpd_op
 		/* a segment may end at t - m: it is a candidate start from here on */
 		if (t - m == 0 || t - m >= m)
 			r[nr++] = t - m;
+		for (i = 0; i < nr; i++)
+			if (!kill[r[i]] || kill[r[i]] > t)
+				r[keep++] = r[i];
+		nr = keep;
 		for (i = 0; i < nr; i++) {
 			double c = f[r[i]] + seg_cost(&p, r[i], t) + beta;
 
@@ -104,11 +109,14 @@ size_t cpd__find(const double *y, const double *w, size_t n, const struct cpd_op
 		}
 		f[t] = best;
 		last[t] = arg;
-		/* prune: a start that cannot beat the best now never will */
+		/*
+		 * Prune: a start s with F(s) + C(s, t) > F(t) can never beat t as
+		 * the last change point before an end T, once t may be one: from
+		 * T = t + m on (segments of at least m).  Before that it stays.
+		 */
 		for (i = 0; i < nr; i++)
-			if (f[r[i]] + seg_cost(&p, r[i], t) <= best)
-				r[keep++] = r[i];
-		nr = keep;
+			if (f[r[i]] + seg_cost(&p, r[i], t) > best && !kill[r[i]])
+				kill[r[i]] = t + m;
 	}
 	for (t = last[n]; t > 0; t = last[t])
 		cp[k++] = t;
@@ -126,5 +134,6 @@ size_t cpd__find(const double *y, const double *w, size_t n, const struct cpd_op
 	free(f);
 	free(last);
 	free(r);
+	free(kill);
 	return k;
 }

@@ -36,6 +36,32 @@ static double between_var(const double *y, size_t n)
 	return mad * mad / 2;
 }
 
+/*
+ * A commit far off its neighbours is an outlier (a machine's bad night),
+ * not a change: each mean is brought to within OUTLIER_SE standard
+ * errors of the median of the 5 commits around it.  A step keeps its
+ * commits: beside one, 3 of the 5 are on the commit's own side.
+ */
+#define OUTLIER_SE 3.0
+
+static void clip_outliers(double *y, const double *w, size_t n)
+{
+	double *orig = xmalloc((n + 1) * sizeof(*orig)), win[5];
+	size_t k, i, m;
+
+	memcpy(orig, y, n * sizeof(*y));
+	for (k = 0; n >= 5 && k < n; k++) {
+		double med, lim = OUTLIER_SE / sqrt(w[k]);
+		size_t a = k < 2 ? 0 : k - 2, b = k + 3 > n ? n : k + 3;
+
+		for (i = a, m = 0; i < b; i++)
+			win[m++] = orig[i];
+		med = stats__median(win, m);
+		y[k] = fmin(fmax(y[k], med - lim), med + lim);
+	}
+	free(orig);
+}
+
 static bool is_profile(const char *key)
 {
 	return !strncmp(key, "perf-profile.", 13);
@@ -126,6 +152,7 @@ void history__trend(const struct history_series *hs, const struct history_key *k
 	tiny = use_log ? 1e-8 : 1e-8 + 1e-6 * fabs(n ? y[0] : 0);
 	for (k = 0; k < n; k++)
 		w[k] = 1 / fmax(fmax(vw / (double)runs[k], vb), fmax(floor_v[k], tiny));
+	clip_outliers(y, w, n);
 	co.min_change = t->absolute || !use_log ? (t->absolute ? min_points : 0) : log1p(min_pct / 100);
 	cp = xcalloc(n + 1, sizeof(*cp));
 	t->nr_cp = cpd__find(y, w, n, &co, cp);
