@@ -55,7 +55,7 @@ int cmd_history(int argc, char **argv)
 		{ OPT_DOUBLE, 0, "alpha", &o.alpha, "Q", "the diff's false discovery rate (default 0.05)", OPT_FRACTION, NULL },
 		{ OPT_DOUBLE, 0, "min-points", &o.trend.min_points, "P", "effect floor for perf-profile and % keys (default 0.1)", OPT_POINTS, NULL },
 		{ OPT_DOUBLE, 0, "min-pct", &o.trend.min_pct, "PCT", "effect floor for other keys, % (default 1)", 0, NULL },
-		{ OPT_DOUBLE, 0, "penalty", &o.trend.penalty, "B", "a change point's penalty, -2 log likelihood (default 25)", 0, NULL },
+		{ OPT_DOUBLE, 0, "penalty", &o.trend.penalty, "B", "a change point's penalty, -2 log likelihood (default 15)", 0, NULL },
 		{ OPT_END, 0, NULL, NULL, NULL, NULL, 0, NULL },
 	};
 	char **pos = xcalloc(HISTORY_MAX_GLOBS + 1, sizeof(*pos));

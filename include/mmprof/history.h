@@ -49,7 +49,7 @@
  * in 20,000 commits of 3 runs at a 12 % spread, its variance estimated
  * from the series as history__trend does.
  */
-#define CPD_PENALTY	25.0
+#define CPD_PENALTY	15.0
 /* The fewest commits a segment has: a blip of one or two commits is an outlier, not a change. */
 #define CPD_MIN_SEGMENT	3
 
