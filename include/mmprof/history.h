@@ -119,6 +119,17 @@ int history__load(struct history *h, struct store *s, const struct store_series_
 		  const char *score, struct errmsg *e);
 void history__release(struct history *h);
 
+/*
+ * A series of one key made from values rather than a store (tests,
+ * benchmarks, the validation): nc commits of runs[c] runs each, the
+ * values v (every run of commit 0, then of commit 1, ...; NAN: the run
+ * lacks the key) and each run's samples (NULL: not known).  Free it with
+ * history_series__free.
+ */
+struct history_series *history_series__make(const char *key, const size_t *runs, size_t nc, const double *v,
+					    const double *samples, bool score);
+void history_series__free(struct history_series *hs);
+
 /* The key called name in series, or NULL. */
 const struct history_key *history_series__key(const struct history_series *hs, const char *name);
 

@@ -246,29 +246,73 @@ const struct history_key *history_series__key(const struct history_series *hs, c
 	return bsearch(&k, hs->keys, hs->nr_keys, sizeof(k), cmp_key);
 }
 
+static void series_release(struct history_series *hs)
+{
+	size_t c, k;
+
+	for (c = 0; c < hs->nr_commits; c++) {
+		free(hs->commits[c].commit);
+		free(hs->commits[c].pushes);
+	}
+	for (k = 0; k < hs->nr_keys; k++) {
+		free(hs->keys[k].name);
+		free(hs->keys[k].v);
+	}
+	hashidx__release(&hs->key_idx);
+	free(hs->keys);
+	free(hs->commits);
+	free(hs->first);
+	free(hs->samples);
+	free(hs->benchmark);
+	free(hs->machine);
+}
+
+struct history_series *history_series__make(const char *key, const size_t *runs, size_t nc, const double *v,
+					    const double *samples, bool score)
+{
+	struct history_series *hs = xcalloc(1, sizeof(*hs));
+	size_t c;
+
+	hs->benchmark = xstrdup("synthetic");
+	hs->machine = xstrdup("synthetic");
+	hs->nr_commits = nc;
+	hs->commits = xcalloc(nc + 1, sizeof(*hs->commits));
+	hs->first = xcalloc(nc + 1, sizeof(*hs->first));
+	for (c = 0; c < nc; c++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "c%zu", c);
+		hs->commits[c].commit = xstrdup(name);
+		hs->commits[c].nr_runs = runs[c];
+		hs->first[c + 1] = hs->first[c] + runs[c];
+	}
+	hs->nr_values = hs->first[nc];
+	hs->samples = xcalloc(hs->nr_values + 1, sizeof(*hs->samples));
+	if (samples)
+		memcpy(hs->samples, samples, hs->nr_values * sizeof(*samples));
+	hs->keys = xcalloc(1, sizeof(*hs->keys));
+	hs->nr_keys = hs->alloc_keys = 1;
+	hs->keys[0].name = xstrdup(key);
+	hs->keys[0].v = xmalloc((hs->nr_values + 1) * sizeof(double));
+	memcpy(hs->keys[0].v, v, hs->nr_values * sizeof(double));
+	hs->keys[0].score = score;
+	return hs;
+}
+
+void history_series__free(struct history_series *hs)
+{
+	if (!hs)
+		return;
+	series_release(hs);
+	free(hs);
+}
+
 void history__release(struct history *h)
 {
-	size_t i, c, k;
+	size_t i;
 
-	for (i = 0; i < h->nr_series; i++) {
-		struct history_series *hs = &h->series[i];
-
-		for (c = 0; c < hs->nr_commits; c++) {
-			free(hs->commits[c].commit);
-			free(hs->commits[c].pushes);
-		}
-		for (k = 0; k < hs->nr_keys; k++) {
-			free(hs->keys[k].name);
-			free(hs->keys[k].v);
-		}
-		hashidx__release(&hs->key_idx);
-		free(hs->keys);
-		free(hs->commits);
-		free(hs->first);
-		free(hs->samples);
-		free(hs->benchmark);
-		free(hs->machine);
-	}
+	for (i = 0; i < h->nr_series; i++)
+		series_release(&h->series[i]);
 	free(h->series);
 	store_series__free(h->pushes, h->nr_pushes);
 	memset(h, 0, sizeof(*h));

@@ -82,51 +82,31 @@ static double objective(const double *y, const double *w, size_t n, const size_t
 	return cost + beta * (double)k;
 }
 
-/* A series of nc commits of r runs of one key, value(c, run) each; the caller frees it (free_series). */
+/* A series of nc commits of r runs of one key, value(c, run) each (history_series__make). */
 static struct history_series *series(size_t nc, size_t r, const char *name, double (*value)(size_t c, void *ctx),
 				     void *ctx, double samples)
 {
-	struct history_series *hs = xcalloc(1, sizeof(*hs));
-	size_t c, i;
+	size_t *runs = xcalloc(nc, sizeof(*runs)), c, i;
+	double *v = xcalloc(nc * r, sizeof(*v)), *sm = xcalloc(nc * r, sizeof(*sm));
+	struct history_series *hs;
 
-	hs->nr_commits = nc;
-	hs->commits = xcalloc(nc, sizeof(*hs->commits));
-	hs->first = xcalloc(nc + 1, sizeof(*hs->first));
 	for (c = 0; c < nc; c++) {
-		char buf[32];
-
-		snprintf(buf, sizeof(buf), "c%zu", c);
-		hs->commits[c].commit = xstrdup(buf);
-		hs->commits[c].nr_runs = r;
-		hs->first[c + 1] = hs->first[c] + r;
-	}
-	hs->nr_values = nc * r;
-	hs->samples = xcalloc(hs->nr_values, sizeof(double));
-	hs->keys = xcalloc(1, sizeof(*hs->keys));
-	hs->nr_keys = 1;
-	hs->keys[0].name = xstrdup(name);
-	hs->keys[0].v = xcalloc(hs->nr_values, sizeof(double));
-	for (c = 0; c < nc; c++)
+		runs[c] = r;
 		for (i = 0; i < r; i++) {
-			hs->keys[0].v[c * r + i] = value(c, ctx);
-			hs->samples[c * r + i] = samples;
+			v[c * r + i] = value(c, ctx);
+			sm[c * r + i] = samples;
 		}
+	}
+	hs = history_series__make(name, runs, nc, v, sm, false);
+	free(runs);
+	free(v);
+	free(sm);
 	return hs;
 }
 
 static void free_series(struct history_series *hs)
 {
-	size_t c;
-
-	for (c = 0; c < hs->nr_commits; c++)
-		free(hs->commits[c].commit);
-	free(hs->commits);
-	free(hs->first);
-	free(hs->samples);
-	free(hs->keys[0].name);
-	free(hs->keys[0].v);
-	free(hs->keys);
-	free(hs);
+	history_series__free(hs);
 }
 
 /* Levels: steps[i] is the level's factor from commit at[i] on; spread: a run's CV. */
