@@ -92,7 +92,7 @@ int cmd_history(int argc, char **argv)
 	o.nr_globs = (size_t)n;
 	o.callchains = report;
 	s = store__open_read(where, &e);
-	if (!s || history__load(&h, s, &f, o.score, &e) < 0) {
+	if (!s || history__load(&h, s, &f, o.score, o.globs, o.nr_globs, &e) < 0) {
 		fprintf(stderr, "mmprof: %s\n", e.msg);
 		goto out;
 	}

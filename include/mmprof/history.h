@@ -100,23 +100,37 @@ struct history_series {
 	struct history_key *keys;	/* sorted by name */
 	size_t nr_keys, alloc_keys;
 	struct hashidx key_idx;		/* while loading */
+	const struct history *owner;
 	bool by_parents;		/* ordered by parent links (else by time) */
 };
 
 struct history {
 	struct store_series_push *pushes;	/* every push read; owned */
 	size_t nr_pushes;
+	struct store *store;		/* borrowed: where keys not loaded are read from */
+	struct store_series_filter f;	/* the pushes' filter (its strings borrowed), without keys */
+	void *slot;			/* per push: its series and first run there (series.c) */
 	struct history_series *series;	/* one per (benchmark, machine), sorted by them */
 	size_t nr_series;
 };
 
 /*
- * Read the pushes of filter f and every key's values into h, one series
- * per benchmark and machine; score: the glob of the score keys (NULL:
- * diff__score_key).  0, or -errno and e.  Release h either way.
+ * Read the pushes of filter f into h, one series per benchmark and
+ * machine, with the values of the score's keys (score: their glob; NULL:
+ * diff__score_key) and of the keys matching one of globs[0..nr_globs)
+ * (fnmatch).  h keeps s to read other keys (history_series__read_key).
+ * 0, or -errno and e.  Release h either way.
  */
 int history__load(struct history *h, struct store *s, const struct store_series_filter *f,
-		  const char *score, struct errmsg *e);
+		  const char *score, const char *const *globs, size_t nr_globs, struct errmsg *e);
+/*
+ * A key that history__load did not read, read now for series hs: *k
+ * (release it with history_key__release) with its name and values.  0
+ * (a key the series lacks has every value NAN), or -errno and e.
+ */
+int history_series__read_key(const struct history_series *hs, const char *name, struct history_key *k,
+			     struct errmsg *e);
+void history_key__release(struct history_key *k);
 void history__release(struct history *h);
 
 /*

@@ -137,6 +137,8 @@ void store_files__release(struct store_files *f);	/* both; a zeroed one is fine 
  */
 struct store_series_filter {
 	const char *benchmark, *machine, *branch;
+	const int64_t *key_ids;		/* store__series_values: only these keys (store__key_id); NULL: all */
+	size_t nr_key_ids;
 };
 
 struct store_series_push {
@@ -163,6 +165,15 @@ struct store_series_value_cb {
 };
 int store__series_values(struct store *s, const struct store_series_filter *f,
 			 const struct store_series_value_cb *cb, struct errmsg *e);
+
+/*
+ * Every key name the store has (its keys table), fn(ctx, id, name) each,
+ * in no order; fn's non-zero return stops it and is returned.  For
+ * choosing keys by glob before reading their values (one probe per push
+ * and key, keyed by push: a key's series never scans the values).
+ */
+int store__key_names(struct store *s, int (*fn)(void *ctx, int64_t id, const char *name), void *ctx,
+		     struct errmsg *e);
 
 /*
  * A key's id in the store: the first 63 bits of the SHA-256 of its name

@@ -29,21 +29,28 @@ static bool wanted(const struct history_key *k, const struct history_scan_opts2 
 	return false;
 }
 
-/* Does key's trend change within a commit of at? */
+/* Does key's trend change within a commit of at?  A key not read yet is read from the store. */
 static bool changes_at(const struct history_series *hs, const char *key, size_t at,
 		       const struct history_scan_opts *o)
 {
 	const struct history_key *k = history_series__key(hs, key);
+	struct history_key read = { 0 };
 	struct history_trend t;
+	struct errmsg e;
 	bool yes = false;
 	size_t i;
 
-	if (!k)
+	if (!k && hs->owner && history_series__read_key(hs, key, &read, &e) == 0)
+		k = &read;
+	if (!k) {
+		history_key__release(&read);
 		return false;
+	}
 	history__trend(hs, k, o, &t);
 	for (i = 0; i < t.nr_cp && !yes; i++)
 		yes = t.cp[i].at + 1 >= at && t.cp[i].at <= at + 1;
 	history_trend__release(&t);
+	history_key__release(&read);
 	return yes;
 }
 

@@ -28,6 +28,13 @@ struct loader {
 	struct history *h;
 	struct push_slot *slot;
 	const char *score;
+	const char *const *globs;
+	size_t nr_globs;
+	int64_t *ids;		/* the keys to read */
+	size_t nr_ids, alloc_ids;
+	/* history_series__read_key: the one series and key read */
+	size_t series;
+	struct history_key *key;
 };
 
 static int cmp_push_group(const void *a, const void *b, void *ctx)
@@ -132,25 +139,38 @@ static bool key_eq(const void *ctx, uint32_t row, const void *key)
 	return !strcmp(hs->keys[row].name, key);
 }
 
+static bool is_score(const struct loader *l, const char *key)
+{
+	return l->score ? *l->score && !fnmatch(l->score, key, 0) : diff__score_key(key);
+}
+
+/* The index of push id in h->pushes (ids ascending), or nr_pushes. */
+static size_t push_index(const struct history *h, int64_t id)
+{
+	size_t lo = 0, hi = h->nr_pushes;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (h->pushes[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < h->nr_pushes && h->pushes[lo].id == id ? lo : h->nr_pushes;
+}
+
 static int value_fn(void *ctx, int64_t push, const char *key, const double *vals, size_t nr_runs)
 {
 	struct loader *l = ctx;
 	struct history *h = l->h;
-	size_t lo = 0, hi = h->nr_pushes, i;
+	size_t lo = push_index(h, push), i;
 	struct history_series *hs;
 	struct push_slot *sl;
 	uint64_t hash;
 	uint32_t row;
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (h->pushes[mid].id < push)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == h->nr_pushes || h->pushes[lo].id != push || !l->slot[lo].used)
+	if (lo == h->nr_pushes || !l->slot[lo].used)
 		return 0;
 	sl = &l->slot[lo];
 	hs = &h->series[sl->series];
@@ -165,7 +185,7 @@ static int value_fn(void *ctx, int64_t push, const char *key, const double *vals
 		k->v = xmalloc((hs->nr_values + 1) * sizeof(*k->v));
 		for (i = 0; i < hs->nr_values; i++)
 			k->v[i] = NAN;
-		k->score = l->score ? !fnmatch(l->score, key, 0) && *l->score : diff__score_key(key);
+		k->score = is_score(l, key);
 		row = (uint32_t)hs->nr_keys++;
 		hashidx__insert(&hs->key_idx, hash, row);
 	}
@@ -179,15 +199,35 @@ static int cmp_key(const void *a, const void *b)
 	return strcmp(((const struct history_key *)a)->name, ((const struct history_key *)b)->name);
 }
 
+/* A key name of the store: read its values when it is the score's or a glob's. */
+static int name_fn(void *ctx, int64_t id, const char *name)
+{
+	struct loader *l = ctx;
+	bool want = is_score(l, name);
+	size_t i;
+
+	for (i = 0; i < l->nr_globs && !want; i++)
+		want = !fnmatch(l->globs[i], name, 0);
+	if (want) {
+		XGROW(l->ids, l->alloc_ids, l->nr_ids);
+		l->ids[l->nr_ids++] = id;
+	}
+	return 0;
+}
+
 int history__load(struct history *h, struct store *s, const struct store_series_filter *f,
-		  const char *score, struct errmsg *e)
+		  const char *score, const char *const *globs, size_t nr_globs, struct errmsg *e)
 {
 	struct store_series_value_cb cb;
-	struct loader l = { .h = h, .score = score };
+	struct loader l = { .h = h, .score = score, .globs = globs, .nr_globs = nr_globs };
+	struct store_series_filter fk;
 	size_t *idx, i, j, c, r, from;
 	int err;
 
 	memset(h, 0, sizeof(*h));
+	h->store = s;
+	h->f = *f;
+	h->f.key_ids = NULL, h->f.nr_key_ids = 0;
 	err = store__series(s, f, &h->pushes, &h->nr_pushes, e);
 	if (err < 0)
 		return err;
@@ -207,6 +247,7 @@ int history__load(struct history *h, struct store *s, const struct store_series_
 		memset(hs, 0, sizeof(*hs));
 		hs->benchmark = xstrdup(h->pushes[idx[from]].benchmark);
 		hs->machine = xstrdup(h->pushes[idx[from]].machine);
+		hs->owner = h;
 		hashidx__init(&hs->key_idx);
 		series_commits(hs, h->pushes, idx + from, i - from);
 		hs->first = xcalloc(hs->nr_commits + 1, sizeof(*hs->first));
@@ -229,14 +270,61 @@ int history__load(struct history *h, struct store *s, const struct store_series_
 		h->nr_series++;
 	}
 	free(idx);
+	h->slot = l.slot;
+	err = h->nr_pushes ? store__key_names(s, name_fn, &l, e) : 0;
+	fk = *f;
+	fk.key_ids = l.ids, fk.nr_key_ids = l.nr_ids;
 	cb = (struct store_series_value_cb){ .fn = value_fn, .ctx = &l };
-	err = store__series_values(s, f, &cb, e);
-	free(l.slot);
+	if (!err && l.nr_ids)
+		err = store__series_values(s, &fk, &cb, e);
+	free(l.ids);
 	for (i = 0; i < h->nr_series; i++) {
 		hashidx__release(&h->series[i].key_idx);
 		qsort(h->series[i].keys, h->series[i].nr_keys, sizeof(struct history_key), cmp_key);
 	}
 	return err < 0 ? err : 0;
+}
+
+static int one_key_fn(void *ctx, int64_t push, const char *key, const double *vals, size_t nr_runs)
+{
+	struct loader *l = ctx;
+	const struct history *h = l->h;
+	const struct push_slot *slot = h->slot;
+	size_t at = push_index(h, push), i;
+
+	(void)key;
+	if (at == h->nr_pushes || !slot[at].used || slot[at].series != l->series)
+		return 0;
+	for (i = 0; i < nr_runs && i < h->pushes[at].nr_runs; i++)
+		l->key->v[slot[at].offset + i] = vals[i];
+	return 0;
+}
+
+int history_series__read_key(const struct history_series *hs, const char *name, struct history_key *k,
+			     struct errmsg *e)
+{
+	const struct history *h = hs->owner;
+	struct loader l = { .h = (struct history *)h, .key = k, .series = (size_t)(hs - h->series) };
+	struct store_series_filter f = h->f;
+	struct store_series_value_cb cb = { .fn = one_key_fn, .ctx = &l };
+	int64_t id = store__key_id(name);
+	size_t i;
+
+	memset(k, 0, sizeof(*k));
+	k->name = xstrdup(name);
+	k->v = xmalloc((hs->nr_values + 1) * sizeof(*k->v));
+	for (i = 0; i < hs->nr_values; i++)
+		k->v[i] = NAN;
+	f.benchmark = hs->benchmark, f.machine = hs->machine;
+	f.key_ids = &id, f.nr_key_ids = 1;
+	return store__series_values(h->store, &f, &cb, e);
+}
+
+void history_key__release(struct history_key *k)
+{
+	free(k->name);
+	free(k->v);
+	memset(k, 0, sizeof(*k));
 }
 
 const struct history_key *history_series__key(const struct history_series *hs, const char *name)
@@ -314,6 +402,7 @@ void history__release(struct history *h)
 	for (i = 0; i < h->nr_series; i++)
 		series_release(&h->series[i]);
 	free(h->series);
+	free(h->slot);
 	store_series__free(h->pushes, h->nr_pushes);
 	memset(h, 0, sizeof(*h));
 }

@@ -178,15 +178,49 @@ int store__series_values(struct store *s, const struct store_series_filter *f,
 			 const struct store_series_value_cb *cb, struct errmsg *e)
 {
 	struct series_read r = { .cb = cb };
-	struct store_val v[3];
-	int err;
+	struct store_val v[4];
+	size_t i;
+	int err = 0;
 
 	series_params(v, f);
-	err = s->ops->query(s, "SELECT v.push_id, p.nr_runs, k.name, v.vals FROM pushes p"
-			    " JOIN keyvals v ON v.push_id = p.id JOIN keys k ON k.id = v.key_id"
-			    SERIES_WHERE, v, 3, value_row, &r, e);
+	if (!f->key_ids)
+		err = s->ops->query(s, "SELECT v.push_id, p.nr_runs, k.name, v.vals FROM pushes p"
+				    " JOIN keyvals v ON v.push_id = p.id JOIN keys k ON k.id = v.key_id"
+				    SERIES_WHERE, v, 3, value_row, &r, e);
+	/* a key at a time: one probe of (push, key) per push of the series */
+	for (i = 0; f->key_ids && i < f->nr_key_ids && !err; i++) {
+		v[3] = SV_INT(f->key_ids[i]);
+		err = s->ops->query(s, "SELECT v.push_id, p.nr_runs, k.name, v.vals FROM pushes p"
+				    " JOIN keyvals v ON v.push_id = p.id AND v.key_id = $4"
+				    " JOIN keys k ON k.id = $4" SERIES_WHERE, v, 4, value_row, &r, e);
+	}
 	free(r.vals);
 	if (err == -EPROTO)
 		err = errmsg__set(e, err, "store '%s': a keyvals row is not as the schema says", s->where);
+	return err;
+}
+
+struct names_read {
+	int (*fn)(void *ctx, int64_t id, const char *name);
+	void *ctx;
+};
+
+static int name_row(void *ctx, const struct store_val *col, size_t n)
+{
+	struct names_read *r = ctx;
+
+	if (n < 2 || col[0].type != STORE_INT || col[1].type != STORE_TEXT)
+		return -EPROTO;
+	return r->fn(r->ctx, col[0].i, col[1].p);
+}
+
+int store__key_names(struct store *s, int (*fn)(void *ctx, int64_t id, const char *name), void *ctx,
+		     struct errmsg *e)
+{
+	struct names_read r = { fn, ctx };
+	int err = s->ops->query(s, "SELECT id, name FROM keys", NULL, 0, name_row, &r, e);
+
+	if (err == -EPROTO)
+		err = errmsg__set(e, err, "store '%s': a keys row is not as the schema says", s->where);
 	return err;
 }

@@ -11,7 +11,8 @@
 #   - history names c11 and c21 as the score's change points on each
 #     machine of each store, and nothing else; the score falls at c11
 #     and rises at c21; the profile rows that moved are cost_mix_hot's
-#     and cost_mix_other's (and chains through them), nothing else;
+#     and cost_mix_other's (and chains through them), any other by less
+#     than 2 points;
 #     exit 1 (a change point);
 #   - JSON, CSV and markdown say the same; --report writes two mails a
 #     machine in the robot's layout, with the call chains; --html one
@@ -95,13 +96,15 @@ for s in S:
         moved = {r["key"]: r for r in p["moved"]}
         for fn in ("cost_mix_hot", "cost_mix_other"):
             assert "perf-profile.self.cpu-clock." + fn in moved, (m, fn, sorted(moved))
-        for k in moved:
-            assert "cost_mix_hot" in k or "cost_mix_other" in k, (m, "moved too", k)
+        # the workload's startup and the kernel's samples move a little with
+        # the op's cost (__libc_start_call_main's children -0.8 points seen)
+        for k, r in moved.items():
+            assert "cost_mix_hot" in k or "cost_mix_other" in k or abs(r["change"]) < 2, (m, "moved too", k)
         hot = moved["perf-profile.self.cpu-clock.cost_mix_hot"]["change"]
         assert (hot > 0) == (p["change"]["commit"] == "c11"), (m, hot)
     print(m, "ok", cps)
 PY
-	ok $? "$2: on m1 and m2, change points at c11 (down) and c21 (up) only, cost_mix_hot and cost_mix_other moved, nothing else"
+	ok $? "$2: on m1 and m2, change points at c11 (down) and c21 (up) only, cost_mix_hot and cost_mix_other moved, nothing else by 2 points"
 	diag "$tmp/h.out"
 }
 check "$db" sqlite
