@@ -48,33 +48,86 @@ static int cmp_push_group(const void *a, const void *b, void *ctx)
 	return c ? c : p[i].id < p[j].id ? -1 : p[i].id > p[j].id;
 }
 
-/* The commit named name among hs's first n, or n. */
-static size_t find_commit(const struct history_series *hs, size_t n, const char *name)
+static bool commit_eq(const void *ctx, uint32_t row, const void *key)
 {
-	size_t c;
+	const struct history_series *hs = ctx;
 
-	for (c = 0; c < n && strcmp(hs->commits[c].commit, name); c++)
-		;
-	return c;
+	return !strcmp(hs->commits[row].commit, key);
 }
 
-/* The commits of a series from its pushes idx[0..n), in commit order. */
+/* The commit named name in hs (indexed by idx), or n. */
+static size_t find_commit(const struct history_series *hs, const struct hashidx *idx, size_t n, const char *name)
+{
+	uint32_t row = hashidx__find(idx, hash__bytes(name, strlen(name)), commit_eq, hs, name);
+
+	return row == HASHIDX_NONE ? n : row;
+}
+
+static int cmp_time(const void *a, const void *b, void *ctx)
+{
+	const struct history_commit *c = ctx, *x = &c[*(const size_t *)a], *y = &c[*(const size_t *)b];
+
+	return x->time != y->time ? (x->time < y->time ? -1 : 1) : strcmp(x->commit, y->commit);
+}
+
+/* A min-heap of ranks (the order by time, then name). */
+static void heap_push(size_t *h, size_t *n, size_t v)
+{
+	size_t i = (*n)++;
+
+	while (i && h[(i - 1) / 2] > v) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = v;
+}
+
+static size_t heap_pop(size_t *h, size_t *n)
+{
+	size_t top = h[0], v = h[--(*n)], i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && h[c + 1] < h[c])
+			c++;
+		if (h[c] >= v)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n)
+		h[i] = v;
+	return top;
+}
+
+/*
+ * The commits of a series from its pushes idx[0..n), in commit order:
+ * Kahn's topological order of the parent links, the earliest (by time,
+ * then name) of the commits ready first; O(n log n).
+ */
 static void series_commits(struct history_series *hs, const struct store_series_push *p,
 			   const size_t *idx, size_t n)
 {
 	struct history_commit *c;
-	size_t *parent, *indeg, i, j, k, done;
+	struct hashidx names;
+	size_t *parent, *order, *rank, *child, *sibling, *heap, i, j, k, done, nh = 0, scan = 0;
 	bool *placed;
 	size_t nc = 0, alloc = 0;
 
 	hs->commits = NULL;
+	hashidx__init(&names);
 	for (i = 0; i < n; i++) {
 		const struct store_series_push *q = &p[idx[i]];
 
-		k = find_commit(hs, nc, q->commit);
+		k = find_commit(hs, &names, nc, q->commit);
 		if (k == nc) {
 			XGROW(hs->commits, alloc, nc);
-			hs->commits[nc++] = (struct history_commit){ .commit = xstrdup(q->commit), .time = q->time };
+			hs->commits[nc] = (struct history_commit){ .commit = xstrdup(q->commit), .time = q->time };
+			hashidx__insert(&names, hash__bytes(q->commit, strlen(q->commit)), (uint32_t)nc);
+			nc++;
 		}
 		c = &hs->commits[k];
 		c->pushes = xrealloc(c->pushes, (c->nr_pushes + 1) * sizeof(*c->pushes));
@@ -83,53 +136,66 @@ static void series_commits(struct history_series *hs, const struct store_series_
 		if (q->time < c->time)
 			c->time = q->time;
 	}
-	/* each commit's parent within the series (nc: none) */
+	/* each commit's parent within the series (nc: none), and its children */
 	parent = xcalloc(nc + 1, sizeof(*parent));
-	indeg = xcalloc(nc + 1, sizeof(*indeg));
+	child = xcalloc(nc + 1, sizeof(*child));
+	sibling = xcalloc(nc + 1, sizeof(*sibling));
 	placed = xcalloc(nc + 1, sizeof(*placed));
+	for (k = 0; k < nc; k++)
+		child[k] = nc;
 	for (k = 0; k < nc; k++) {
 		parent[k] = nc;
 		for (j = 0; j < hs->commits[k].nr_pushes && parent[k] == nc; j++) {
 			const char *pa = p[hs->commits[k].pushes[j]].parent;
 
 			if (pa && strcmp(pa, hs->commits[k].commit))
-				parent[k] = find_commit(hs, nc, pa);
+				parent[k] = find_commit(hs, &names, nc, pa);
 		}
 		if (parent[k] < nc) {
-			indeg[k] = 1;
+			sibling[k] = child[parent[k]];
+			child[parent[k]] = k;
 			hs->by_parents = true;
 		}
 	}
-	/* Kahn's order: of the commits whose parent is placed, the earliest */
+	hashidx__release(&names);
+	order = xcalloc(nc + 1, sizeof(*order));
+	rank = xcalloc(nc + 1, sizeof(*rank));
+	heap = xcalloc(nc + 1, sizeof(*heap));
+	for (k = 0; k < nc; k++)
+		order[k] = k;
+	qsort_r(order, nc, sizeof(*order), cmp_time, hs->commits);
+	for (k = 0; k < nc; k++)
+		rank[order[k]] = k;
+	for (k = 0; k < nc; k++)
+		if (parent[k] == nc)
+			heap_push(heap, &nh, rank[k]);
 	c = xcalloc(nc + 1, sizeof(*c));
 	for (done = 0; done < nc; done++) {
-		size_t best = nc;
+		size_t best;
 
-		for (k = 0; k < nc; k++) {
-			if (placed[k] || indeg[k])
-				continue;
-			if (best == nc || hs->commits[k].time < hs->commits[best].time ||
-			    (hs->commits[k].time == hs->commits[best].time &&
-			     strcmp(hs->commits[k].commit, hs->commits[best].commit) < 0))
-				best = k;
-		}
-		if (best == nc) {	/* a cycle of parent links: the rest by time */
-			for (k = 0; k < nc; k++)
-				if (!placed[k] && (best == nc || hs->commits[k].time < hs->commits[best].time))
-					best = k;
+		if (nh) {
+			best = order[heap_pop(heap, &nh)];
+		} else {	/* a cycle of parent links: its earliest commit next */
+			while (placed[order[scan]])
+				scan++;
+			best = order[scan];
 		}
 		placed[best] = true;
 		c[done] = hs->commits[best];
-		for (k = 0; k < nc; k++)
-			if (parent[k] == best)
-				indeg[k] = 0;
+		for (k = child[best]; k < nc; k = sibling[k])
+			if (!placed[k])
+				heap_push(heap, &nh, rank[k]);
 	}
 	free(hs->commits);
 	hs->commits = c;
 	hs->nr_commits = nc;
 	free(parent);
-	free(indeg);
+	free(child);
+	free(sibling);
 	free(placed);
+	free(order);
+	free(rank);
+	free(heap);
 }
 
 static bool key_eq(const void *ctx, uint32_t row, const void *key)
