@@ -226,6 +226,14 @@ void history_series_scan__release(struct history_series_scan *sc);
 
 enum history_format { HISTORY_FORMAT_TEXT, HISTORY_FORMAT_JSON, HISTORY_FORMAT_CSV, HISTORY_FORMAT_MARKDOWN };
 
+/*
+ * "FROM..LAST against AT..END", the commits a point's diff compared, each
+ * name through name() (outbuf__text_str, outbuf__xml_str); against: the
+ * words between the sides.
+ */
+void history_point__sides(struct outbuf *b, const struct history_series *hs, const struct history_point *pt,
+			  void (*name)(struct outbuf *b, const char *s), const char *against);
+
 /* The format named text, json, csv, markdown (or md): 0, or -EINVAL. */
 int history_format__parse(const char *name, enum history_format *f);
 

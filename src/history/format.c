@@ -9,19 +9,37 @@
 
 #include "mmprof/history.h"
 
+/* The diff's names of its formats, text for its lkp (history's text is no robot's table) */
 int history_format__parse(const char *name, enum history_format *f)
 {
-	if (!strcmp(name, "text"))
+	static const enum history_format as[] = {
+		[DIFF_FORMAT_JSON] = HISTORY_FORMAT_JSON, [DIFF_FORMAT_CSV] = HISTORY_FORMAT_CSV,
+		[DIFF_FORMAT_MARKDOWN] = HISTORY_FORMAT_MARKDOWN,
+	};
+	enum diff_format d;
+
+	if (!strcmp(name, "text")) {
 		*f = HISTORY_FORMAT_TEXT;
-	else if (!strcmp(name, "json"))
-		*f = HISTORY_FORMAT_JSON;
-	else if (!strcmp(name, "csv"))
-		*f = HISTORY_FORMAT_CSV;
-	else if (!strcmp(name, "markdown") || !strcmp(name, "md"))
-		*f = HISTORY_FORMAT_MARKDOWN;
-	else
+		return 0;
+	}
+	if (diff_format__parse(name, &d) < 0 || d == DIFF_FORMAT_LKP)
 		return -EINVAL;
+	*f = as[d];
 	return 0;
+}
+
+void history_point__sides(struct outbuf *b, const struct history_series *hs, const struct history_point *pt,
+			  void (*name)(struct outbuf *b, const char *s), const char *against)
+{
+	size_t at = pt->score->cp[pt->cp].at;
+
+	name(b, hs->commits[pt->from].commit);
+	outbuf__puts(b, "..");
+	name(b, hs->commits[at - 1].commit);
+	outbuf__puts(b, against);
+	name(b, hs->commits[at].commit);
+	outbuf__puts(b, "..");
+	name(b, hs->commits[pt->to - 1].commit);
 }
 
 static const char *unit(const struct history_trend *t)
@@ -52,13 +70,7 @@ static void text_point(struct outbuf *b, const struct history_series_scan *sc, c
 	outbuf__printf(b, " %.6g -> %.6g (%+.1f%s +- %.1f)\n", ch->before, ch->after, ch->change,
 		       unit(pt->score), ch->se);
 	outbuf__puts(b, "    the diff of ");
-	outbuf__text_str(b, hs->commits[pt->from].commit);
-	outbuf__puts(b, "..");
-	outbuf__text_str(b, hs->commits[ch->at - 1].commit);
-	outbuf__puts(b, " against ");
-	outbuf__text_str(b, hs->commits[ch->at].commit);
-	outbuf__puts(b, "..");
-	outbuf__text_str(b, hs->commits[pt->to - 1].commit);
+	history_point__sides(b, hs, pt, outbuf__text_str, " against ");
 	if (!pt->r) {
 		outbuf__puts(b, ": could not be made (said above)\n");
 		return;

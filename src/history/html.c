@@ -122,13 +122,7 @@ static void point(struct outbuf *b, size_t si, size_t p, const struct history_se
 	outbuf__xml_str(b, hs->commits[ch->at].commit);
 	outbuf__printf(b, ": %.6g &rarr; %.6g (%+.1f%s &plusmn; %.1f)</h3>\n<p>The diff of ", ch->before, ch->after,
 		       ch->change, pt->score->absolute ? " points" : " %", ch->se);
-	outbuf__xml_str(b, hs->commits[pt->from].commit);
-	outbuf__puts(b, "..");
-	outbuf__xml_str(b, hs->commits[ch->at - 1].commit);
-	outbuf__puts(b, " against ");
-	outbuf__xml_str(b, hs->commits[ch->at].commit);
-	outbuf__puts(b, "..");
-	outbuf__xml_str(b, hs->commits[pt->to - 1].commit);
+	history_point__sides(b, hs, pt, outbuf__xml_str, " against ");
 	outbuf__puts(b, ":</p>\n<pre>");
 	if (pt->r)
 		diff_report__write(&text, pt->r, DIFF_FORMAT_LKP);

@@ -41,13 +41,7 @@ static void mail(struct outbuf *b, const struct history_series_scan *sc, const s
 		       "commit %zu of %zu;\n", ch->before, ch->after, ch->change, pt->score->absolute ? " points" : "%",
 		       ch->se, ch->at + 1, hs->nr_commits);
 	outbuf__puts(b, "compared below: ");
-	outbuf__text_str(b, hs->commits[pt->from].commit);
-	outbuf__puts(b, "..");
-	outbuf__text_str(b, hs->commits[ch->at - 1].commit);
-	outbuf__puts(b, " (base) against ");
-	outbuf__text_str(b, hs->commits[ch->at].commit);
-	outbuf__puts(b, "..");
-	outbuf__text_str(b, hs->commits[pt->to - 1].commit);
+	history_point__sides(b, hs, pt, outbuf__text_str, " (base) against ");
 	outbuf__puts(b, ".\n\nDetails are as below:\n"
 		     "-------------------------------------------------------------------------------------------------->\n\n");
 	if (!pt->r)

@@ -67,6 +67,15 @@ static bool is_profile(const char *key)
 	return !strncmp(key, "perf-profile.", 13);
 }
 
+/* Run r's value of key into *x: false when the run has none (a profile key absent is 0). */
+static bool run_value(const struct history_key *key, size_t r, bool profile, double *x)
+{
+	*x = key->v[r];
+	if (isnan(*x) && profile)
+		*x = 0;
+	return !isnan(*x);
+}
+
 void history__trend(const struct history_series *hs, const struct history_key *key,
 		    const struct history_scan_opts *o, struct history_trend *t)
 {
@@ -94,11 +103,9 @@ void history__trend(const struct history_series *hs, const struct history_key *k
 		size_t m = 0;
 
 		for (r = hs->first[c]; r < hs->first[c + 1]; r++) {
-			double x = key->v[r];
+			double x;
 
-			if (isnan(x) && profile)
-				x = 0;
-			if (isnan(x))
+			if (!run_value(key, r, profile, &x))
 				continue;
 			s += x, s2 += x * x, m++;
 			if (x <= 0)
@@ -117,11 +124,9 @@ void history__trend(const struct history_series *hs, const struct history_key *k
 		if (!runs[c])
 			continue;
 		for (r = hs->first[c]; r < hs->first[c + 1]; r++) {
-			double x = key->v[r];
+			double x;
 
-			if (isnan(x) && profile)
-				x = 0;
-			if (isnan(x))
+			if (!run_value(key, r, profile, &x))
 				continue;
 			s += use_log ? log(x) : x, m++;
 			/* a share's sampling noise: binomial over the run's samples */
@@ -133,11 +138,9 @@ void history__trend(const struct history_series *hs, const struct history_key *k
 		}
 		y[n] = s / (double)m;
 		for (r = hs->first[c]; r < hs->first[c + 1]; r++) {
-			double x = key->v[r];
+			double x;
 
-			if (isnan(x) && profile)
-				x = 0;
-			if (isnan(x))
+			if (!run_value(key, r, profile, &x))
 				continue;
 			x = use_log ? log(x) : x;
 			ss += (x - y[n]) * (x - y[n]);
