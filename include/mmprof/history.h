@@ -162,6 +162,10 @@ struct history_trend {
 	double *mean, *sd;		/* [nr_commits] per commit, the key's unit; NAN: no run */
 	struct history_change *cp;
 	size_t nr_cp;
+	/* the scan's scale: y and weights w of the n commits with a value, at[i] their commits */
+	double *y, *w;
+	size_t *at, n;
+	bool log;
 };
 
 struct history_scan_opts {
@@ -173,6 +177,11 @@ struct history_scan_opts {
 void history__trend(const struct history_series *hs, const struct history_key *key,
 		    const struct history_scan_opts *o, struct history_trend *t);
 void history_trend__release(struct history_trend *t);
+/*
+ * Move change point k to commit (within its neighbours' segments): its
+ * levels, change and error recomputed.  false when it cannot go there.
+ */
+bool history_trend__move(struct history_trend *t, size_t k, size_t commit);
 
 /* ---- a history's change points, and what moved with the score (scan.c) ---- */
 
@@ -192,6 +201,7 @@ struct history_point {
 	char **paths;				/* STORE:COMMIT of each side's commits, owned */
 	size_t nr_paths;
 	const struct diff_row *score_row;	/* the score's row in r, or NULL */
+	size_t score_at;			/* where the score alone put it (the profile rows moved at cp's) */
 	const struct diff_row **moved;		/* owned array; rows of r */
 	size_t nr_moved;
 };

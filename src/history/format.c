@@ -69,6 +69,13 @@ static void text_point(struct outbuf *b, const struct history_series_scan *sc, c
 	outbuf__text_str(b, pt->score->key->name);
 	outbuf__printf(b, " %.6g -> %.6g (%+.1f%s +- %.1f)\n", ch->before, ch->after, ch->change,
 		       unit(pt->score), ch->se);
+	if (pt->score_at != ch->at) {
+		outbuf__puts(b, "    (the score alone put it at ");
+		outbuf__text_str(b, hs->commits[pt->score_at].commit);
+		outbuf__puts(b, "; every profile row that moved with it changed at ");
+		outbuf__text_str(b, hs->commits[ch->at].commit);
+		outbuf__puts(b, ")\n");
+	}
 	outbuf__puts(b, "    the diff of ");
 	history_point__sides(b, hs, pt, outbuf__text_str, " against ");
 	if (!pt->r) {
@@ -215,6 +222,8 @@ static void json_point(struct outbuf *b, const struct history_series_scan *sc, c
 	outbuf__json_str(b, pt->score->key->name);
 	outbuf__puts(b, ", \"change\": ");
 	json_change(b, hs, &pt->score->cp[pt->cp]);
+	outbuf__puts(b, ", \"score_alone_at\": ");
+	outbuf__json_str(b, hs->commits[pt->score_at].commit);
 	outbuf__puts(b, ", \"base\": [");
 	for (i = pt->from; i < pt->score->cp[pt->cp].at; i++) {
 		outbuf__puts(b, i > pt->from ? ", " : "");

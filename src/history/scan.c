@@ -29,33 +29,41 @@ static bool wanted(const struct history_key *k, const struct history_scan_opts2 
 	return false;
 }
 
-/* Does key's trend change within a commit of at?  A key not read yet is read from the store. */
-static bool changes_at(const struct history_series *hs, const char *key, size_t at,
-		       const struct history_scan_opts *o)
+/*
+ * The commit within one of at where key's trend changes, or SIZE_MAX.  A
+ * key not read yet is read from the store.
+ */
+static size_t change_near(const struct history_series *hs, const char *key, size_t at,
+			  const struct history_scan_opts *o)
 {
 	const struct history_key *k = history_series__key(hs, key);
 	struct history_key read = { 0 };
 	struct history_trend t;
 	struct errmsg e;
-	bool yes = false;
-	size_t i;
+	size_t i, near = SIZE_MAX;
 
 	if (!k && hs->owner && history_series__read_key(hs, key, &read, &e) == 0)
 		k = &read;
 	if (!k) {
 		history_key__release(&read);
-		return false;
+		return SIZE_MAX;
 	}
 	history__trend(hs, k, o, &t);
-	for (i = 0; i < t.nr_cp && !yes; i++)
-		yes = t.cp[i].at + 1 >= at && t.cp[i].at <= at + 1;
+	for (i = 0; i < t.nr_cp && near == SIZE_MAX; i++)
+		if (t.cp[i].at + 1 >= at && t.cp[i].at <= at + 1)
+			near = t.cp[i].at;
 	history_trend__release(&t);
 	history_key__release(&read);
-	return yes;
+	return near;
 }
 
+/*
+ * The diff of the point's sides, and the profile rows that moved with
+ * it; *moved_at: the commit where they all changed (SIZE_MAX: they do
+ * not agree, or none moved).
+ */
 static void scan_point(const struct history_series *hs, const struct history_scan_opts2 *o,
-		       struct history_point *pt)
+		       struct history_point *pt, size_t *moved_at)
 {
 	const struct history_trend *t = pt->score;
 	size_t w = o->window ? o->window : HISTORY_WINDOW, at = t->cp[pt->cp].at, i, k, n;
@@ -92,14 +100,35 @@ static void scan_point(const struct history_series *hs, const struct history_sca
 	}
 	rows = diff__select(&pt->r->d[0], DIFF_SELECT_ALL, &n);
 	pt->moved = xcalloc(n + 1, sizeof(*pt->moved));
+	*moved_at = SIZE_MAX;
 	for (k = 0; k < n; k++) {
+		size_t near;
+
 		if ((rows[k]->flags & DIFF_SCORE) && !strcmp(rows[k]->key, t->key->name))
 			pt->score_row = rows[k];
-		if (!strncmp(rows[k]->key, "perf-profile.", 13) && diff_row__changed(rows[k]) &&
-		    !(rows[k]->flags & DIFF_AMBIENT) && changes_at(hs, rows[k]->key, at, &o->trend))
-			pt->moved[pt->nr_moved++] = rows[k];
+		if (strncmp(rows[k]->key, "perf-profile.", 13) || !diff_row__changed(rows[k]) ||
+		    (rows[k]->flags & DIFF_AMBIENT) || (near = change_near(hs, rows[k]->key, at, &o->trend)) == SIZE_MAX)
+			continue;
+		*moved_at = !pt->nr_moved || *moved_at == near ? near : SIZE_MAX - 1;
+		pt->moved[pt->nr_moved++] = rows[k];
 	}
+	if (*moved_at == SIZE_MAX - 1)
+		*moved_at = SIZE_MAX;
 	free(rows);
+}
+
+static void point_release(struct history_point *pt)
+{
+	size_t j;
+
+	if (pt->r) {
+		diff_result__release(pt->r);
+		free(pt->r);
+	}
+	for (j = 0; j < pt->nr_paths; j++)
+		free(pt->paths[j]);
+	free(pt->paths);
+	free(pt->moved);
 }
 
 void history__scan(const struct history_series *hs, const struct history_scan_opts2 *o,
@@ -125,28 +154,39 @@ void history__scan(const struct history_series *hs, const struct history_scan_op
 		for (p = 0; p < out->trends[k].nr_cp; p++) {
 			struct history_point *pt = &out->points[out->nr_points++];
 
+			size_t moved_at;
+
 			pt->score = &out->trends[k];
 			pt->cp = p;
-			scan_point(hs, o, pt);
+			pt->score_at = out->trends[k].cp[p].at;
+			scan_point(hs, o, pt, &moved_at);
+			/*
+			 * The score alone, at a 10-30 % spread, may put its change
+			 * a commit off; the profile rows that moved with it, shares
+			 * of thousands of samples, place it to the commit: when they
+			 * all changed at a neighbour, the change is there, and the
+			 * diff is made again with the sides that split there.
+			 */
+			if (moved_at != SIZE_MAX && moved_at != pt->score_at &&
+			    history_trend__move(&out->trends[k], p, moved_at)) {
+				size_t score_at = pt->score_at;
+
+				point_release(pt);
+				memset(pt, 0, sizeof(*pt));
+				pt->score = &out->trends[k];
+				pt->cp = p;
+				pt->score_at = score_at;
+				scan_point(hs, o, pt, &moved_at);
+			}
 		}
 }
 
 void history_series_scan__release(struct history_series_scan *sc)
 {
-	size_t i, j;
+	size_t i;
 
-	for (i = 0; i < sc->nr_points; i++) {
-		struct history_point *pt = &sc->points[i];
-
-		if (pt->r) {
-			diff_result__release(pt->r);
-			free(pt->r);
-		}
-		for (j = 0; j < pt->nr_paths; j++)
-			free(pt->paths[j]);
-		free(pt->paths);
-		free(pt->moved);
-	}
+	for (i = 0; i < sc->nr_points; i++)
+		point_release(&sc->points[i]);
 	free(sc->points);
 	for (i = 0; i < sc->nr_trends; i++)
 		history_trend__release(&sc->trends[i]);

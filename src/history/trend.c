@@ -76,6 +76,47 @@ static bool run_value(const struct history_key *key, size_t r, bool profile, dou
 	return !isnan(*x);
 }
 
+/* Change point k from the segments [a, b) and [b, e) of the scan's points. */
+static void set_change(struct history_trend *t, size_t k, size_t a, size_t b, size_t e)
+{
+	struct history_change *ch = &t->cp[k];
+	double m1, m2, v1, v2;
+
+	cpd__level(t->y, t->w, a, b, &m1, &v1);
+	cpd__level(t->y, t->w, b, e, &m2, &v2);
+	ch->at = t->at[b];
+	if (t->log) {
+		ch->before = exp(m1), ch->after = exp(m2);
+		ch->change = 100 * expm1(m2 - m1);
+		ch->se = 100 * exp(m2 - m1) * sqrt(v1 + v2);
+	} else {
+		ch->before = m1, ch->after = m2;
+		ch->change = t->absolute ? m2 - m1 : 100 * (m2 - m1) / (m1 ? fabs(m1) : 1e-100);
+		ch->se = t->absolute ? sqrt(v1 + v2) : 100 * sqrt(v1 + v2) / (m1 ? fabs(m1) : 1e-100);
+	}
+}
+
+/* The scan's point of commit c (the first at or after it). */
+static size_t point_of(const struct history_trend *t, size_t c)
+{
+	size_t i = 0;
+
+	while (i < t->n && t->at[i] < c)
+		i++;
+	return i;
+}
+
+bool history_trend__move(struct history_trend *t, size_t k, size_t commit)
+{
+	size_t a = k ? point_of(t, t->cp[k - 1].at) : 0, e = k + 1 < t->nr_cp ? point_of(t, t->cp[k + 1].at) : t->n;
+	size_t b = point_of(t, commit);
+
+	if (b >= t->n || t->at[b] != commit || b <= a || b >= e)
+		return false;
+	set_change(t, k, a, b, e);
+	return true;
+}
+
 void history__trend(const struct history_series *hs, const struct history_key *key,
 		    const struct history_scan_opts *o, struct history_trend *t)
 {
@@ -160,24 +201,9 @@ void history__trend(const struct history_series *hs, const struct history_key *k
 	cp = xcalloc(n + 1, sizeof(*cp));
 	t->nr_cp = cpd__find(y, w, n, &co, cp);
 	t->cp = xcalloc(t->nr_cp + 1, sizeof(*t->cp));
-	for (k = 0; k < t->nr_cp; k++) {
-		size_t a = k ? cp[k - 1] : 0, b = cp[k], e = k + 1 < t->nr_cp ? cp[k + 1] : n;
-		double m1, m2, v1, v2;
-		struct history_change *ch = &t->cp[k];
-
-		cpd__level(y, w, a, b, &m1, &v1);
-		cpd__level(y, w, b, e, &m2, &v2);
-		ch->at = at[b];
-		if (use_log) {
-			ch->before = exp(m1), ch->after = exp(m2);
-			ch->change = 100 * expm1(m2 - m1);
-			ch->se = 100 * exp(m2 - m1) * sqrt(v1 + v2);
-		} else {
-			ch->before = m1, ch->after = m2;
-			ch->change = t->absolute ? m2 - m1 : 100 * (m2 - m1) / (m1 ? fabs(m1) : 1e-100);
-			ch->se = t->absolute ? sqrt(v1 + v2) : 100 * sqrt(v1 + v2) / (m1 ? fabs(m1) : 1e-100);
-		}
-	}
+	t->y = y, t->w = w, t->at = at, t->n = n, t->log = use_log;
+	for (k = 0; k < t->nr_cp; k++)
+		set_change(t, k, k ? cp[k - 1] : 0, cp[k], k + 1 < t->nr_cp ? cp[k + 1] : n);
 	/* a relative key that is not all positive: its floor applies after the fact */
 	if (!t->absolute && !use_log) {
 		size_t keep = 0;
@@ -188,11 +214,8 @@ void history__trend(const struct history_series *hs, const struct history_key *k
 		t->nr_cp = keep;
 	}
 	free(cp);
-	free(y);
-	free(w);
 	free(floor_v);
 	free(runs);
-	free(at);
 }
 
 void history_trend__release(struct history_trend *t)
@@ -200,5 +223,8 @@ void history_trend__release(struct history_trend *t)
 	free(t->mean);
 	free(t->sd);
 	free(t->cp);
+	free(t->y);
+	free(t->w);
+	free(t->at);
 	memset(t, 0, sizeof(*t));
 }

@@ -17,6 +17,8 @@
 #   - JSON, CSV and markdown say the same; --report writes two mails a
 #     machine in the robot's layout, with the call chains; --html one
 #     page, with a chart per key and the diffs, hostile names escaped;
+#   - the score's own step a commit after the profile's (a file's score
+#     patched): the commit where the profile moved, and both said;
 #   - errors: one line and exit 2.
 # The effects (-67 % of the score, +60 points of a share) are far past
 # this machine's 10-15 % run-to-run spread, which the series' noise
@@ -175,6 +177,31 @@ variant_base "$tmp/m1-c01.data" "$tmp/vbase.data" && variant "$tmp/v.data" 1 1 &
 "$MMPROF" history --store "$tmp/hostile.db" --benchmark 'b&"<' --html "$tmp/x.html" >/dev/null 2>&1
 ! grep -q '<script>\|<img' "$tmp/x.html" && grep -q '&lt;script&gt;' "$tmp/x.html"
 ok $? "--html: a hostile machine, commit and benchmark are escaped"
+
+# The score alone a commit off: c21's file with its score set to c15's
+# level (its runs as slow as the dear commits'), its profile as recorded
+# (cost_mix_hot back to 10 %): the score's step is at c22, every profile
+# row that moved changed at c21, and history names c21 and says both.
+slow=$(sqlite3 "$tmp/m1-c15.data" "SELECT avg(value) FROM metrics WHERE key = (SELECT id FROM strings WHERE s = 'cost-mix.ops_per_sec')")
+i=1
+while [ $i -le 30 ]; do
+	c=$(printf c%02d $i) f=$tmp/m1-$(printf c%02d $i).data
+	if [ $i = 21 ] || [ $i = 22 ]; then
+		cp "$f" "$tmp/off-$c.data"
+		f=$tmp/off-$c.data
+		# c22 a little slower still, so that the score's own step is past it
+		[ $i = 21 ] && v=$slow || v=$(awk -v s="$slow" 'BEGIN { print s * 2.2 }')
+		sqlite3 "$f" "UPDATE metrics SET value = $v WHERE key = (SELECT id FROM strings WHERE s = 'cost-mix.ops_per_sec')"
+	fi
+	"$MMPROF" push -q --store "$tmp/off.db" --commit $c --machine m1 --time $((1900000000 + i * 60)) "$f" || break
+	i=$((i + 1))
+done
+"$MMPROF" history --store "$tmp/off.db" >"$tmp/off.txt" 2>"$tmp/err"
+grep -q "^  at c21 (commit 21 of 30): cost-mix.ops_per_sec .* (+" "$tmp/off.txt" &&
+	grep -q "^    (the score alone put it at c22; every profile row that moved with it changed at c21)" "$tmp/off.txt" &&
+	grep -q "perf-profile.self.cpu-clock.cost_mix_hot .*-.* points" "$tmp/off.txt"
+ok $? "the score's step a commit after the profile's: history names c21, where the profile moved, and says so" ||
+	diag "$tmp/off.txt"
 
 # errors: one line, exit 2
 "$MMPROF" history >/dev/null 2>"$tmp/err"; r=$?
