@@ -131,10 +131,22 @@ static void point_release(struct history_point *pt)
 	free(pt->moved);
 }
 
+/* A line said, kept: its kind then its text. */
+static void keep_line(void *arg, enum diff_say kind, const char *line)
+{
+	char k[16];
+
+	snprintf(k, sizeof(k), "%d", (int)kind);
+	strlist__add(arg, k);
+	strlist__add(arg, line);
+}
+
 void history__scan(const struct history_series *hs, const struct history_scan_opts2 *o,
 		   struct history_series_scan *out)
 {
-	size_t k, n = 0, p;
+	struct history_scan_opts2 first = *o;
+	struct strlist said = { 0 };
+	size_t k, n = 0, p, i;
 
 	memset(out, 0, sizeof(*out));
 	out->hs = hs;
@@ -159,7 +171,9 @@ void history__scan(const struct history_series *hs, const struct history_scan_op
 			pt->score = &out->trends[k];
 			pt->cp = p;
 			pt->score_at = out->trends[k].cp[p].at;
-			scan_point(hs, o, pt, &moved_at);
+			/* the first diff's lines wait: a diff made again says its own */
+			first.say = keep_line, first.say_arg = &said;
+			scan_point(hs, &first, pt, &moved_at);
 			/*
 			 * The score alone, at a 10-30 % spread, may put its change
 			 * a commit off; the profile rows that moved with it, shares
@@ -176,8 +190,12 @@ void history__scan(const struct history_series *hs, const struct history_scan_op
 				pt->score = &out->trends[k];
 				pt->cp = p;
 				pt->score_at = score_at;
+				strlist__release(&said);
 				scan_point(hs, o, pt, &moved_at);
 			}
+			for (i = 0; i + 1 < said.nr; i += 2)
+				o->say(o->say_arg, (enum diff_say)atoi(said.items[i]), said.items[i + 1]);
+			strlist__release(&said);
 		}
 }
 
