@@ -28,6 +28,7 @@ static const struct command commands[] = {
 	{ "export",  cmd_export,  "write a .data file as folded stacks, pprof or JSON" },
 	{ "import",  cmd_import,  "make a .data file from perf.data or perf script text" },
 	{ "resolve", cmd_resolve, "name the frames a .data file left unresolved, from perf maps and debuginfo that arrived since" },
+	{ "history", cmd_history, "the trend of every key in a results store: change points, and the functions that moved" },
 	{ "push",    cmd_push,    "keep .data files in a results store (SQLite file or PostgreSQL), by commit" },
 	{ "bisect",  cmd_bisect,  "find the first bad commit of a regression, with runs spent where the noise needs them" },
 	{ "strip",   cmd_strip,   "remove kernel addresses and host identity from a .data file before sharing it" },

@@ -27,6 +27,7 @@ int cmd_import(int argc, char **argv);
 int cmd_strip(int argc, char **argv);
 int cmd_push(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
+int cmd_history(int argc, char **argv);
 int cmd_resolve(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 

@@ -544,6 +544,9 @@ void diff__settings_release(struct diff_setting *s, size_t n);
 void diff__settings_format(struct outbuf *b, const struct diff_setting *s, size_t n,
 			   const char *const *names, size_t nr_sides, enum diff_format f);
 
+/* A CSV field: s through the text rule, quoted when it holds ',' or '"' (format.c; history's CSV too). */
+void diff__csv_str(struct outbuf *b, const char *s);
+
 /* CSV lines of rows in diff__format's columns, without its header line (more rows for its table). */
 void diff__csv_rows(struct outbuf *b, const struct diff_row *const *rows, size_t n);
 

@@ -131,6 +131,51 @@ void store_files__remove(struct store_files *f);	/* the files and folder only: n
 void store_files__release(struct store_files *f);	/* both; a zeroed one is fine */
 
 /*
+ * A history's reading (series.c, for history.h and bisect): the pushes
+ * whose benchmark, machine and branch are those of the filter (NULL:
+ * any), and every key's values in them.
+ */
+struct store_series_filter {
+	const char *benchmark, *machine, *branch;
+	const int64_t *key_ids;		/* store__series_values: only these keys (store__key_id); NULL: all */
+	size_t nr_key_ids;
+};
+
+struct store_series_push {
+	int64_t id, time;
+	char *commit, *parent, *branch, *machine, *benchmark;	/* owned; parent, branch NULL: none */
+	size_t nr_runs;
+	double *samples;	/* [nr_runs]: each run's samples (runs.samples) */
+};
+
+/* The pushes, ids ascending: *pushes (store_series__free) and *nr.  0 or -errno and e. */
+int store__series(struct store *s, const struct store_series_filter *f,
+		  struct store_series_push **pushes, size_t *nr, struct errmsg *e);
+void store_series__free(struct store_series_push *p, size_t nr);
+
+/*
+ * Every (push, key) of the filter's pushes, in no order: fn(ctx, push id,
+ * the key's name, its value in each of the push's nr_runs runs, NAN where
+ * a run lacks it).  Both borrowed for the call; fn's non-zero return
+ * stops the reading and is returned.
+ */
+struct store_series_value_cb {
+	int (*fn)(void *ctx, int64_t push, const char *key, const double *vals, size_t nr_runs);
+	void *ctx;
+};
+int store__series_values(struct store *s, const struct store_series_filter *f,
+			 const struct store_series_value_cb *cb, struct errmsg *e);
+
+/*
+ * Every key name the store has (its keys table), fn(ctx, id, name) each,
+ * in no order; fn's non-zero return stops it and is returned.  For
+ * choosing keys by glob before reading their values (one probe per push
+ * and key, keyed by push: a key's series never scans the values).
+ */
+int store__key_names(struct store *s, int (*fn)(void *ctx, int64_t id, const char *name), void *ctx,
+		     struct errmsg *e);
+
+/*
  * A key's id in the store: the first 63 bits of the SHA-256 of its name
  * (big-endian), the same in every store and version, so that a push-only
  * role writes keys without reading the table of their names.

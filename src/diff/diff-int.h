@@ -33,8 +33,6 @@ static const char PP[] = "perf-profile.";
  * bytes, not terminated), or NULL for any other key.
  */
 const char *diff__pp_event(const char *key, size_t *len);
-/* A CSV field: s through the text rule, quoted when it holds ',' or '"' (format.c). */
-void diff__csv_str(struct outbuf *b, const char *s);
 /* Why ambient rows are apart, as the outputs' titles over them say it. */
 #define DIFF_AMBIENT_WHY "system-wide memory levels, which the rest of the machine moves as much " \
 	"as the workload; what the workload held is its .rise. keys"

@@ -24,6 +24,9 @@
 #  10. the results store: mmprof push's rate into SQLite and PostgreSQL,
 #      one client and 16, and the store's size per push (issue 33;
 #      src/scripts/bench-store.sh)
+#  11. history: one key's series on a store of 10,000 runs x 500 keys,
+#      and the change-point scan of 200 keys x 1,000 commits (issue 33;
+#      src/scripts/bench-history.sh)
 # Prints the table and writes it to Documentation/performance.md (with the
 # machine, the date and the command).  The verdicts are the bench's, not a
 # test's: `make check` carries no timing assertion.
@@ -634,7 +637,8 @@ HDR
 }
 
 mkdir -p "$(dirname "$doc")"
-{ table; heavy_table; "$(dirname "$0")/bench-store.sh" "$mmprof" "$tmp"; targets; } >"$tmp/table.md"
+{ table; heavy_table; "$(dirname "$0")/bench-store.sh" "$mmprof" "$tmp"
+  "$(dirname "$0")/bench-history.sh" "$mmprof" "$tmp"; targets; } >"$tmp/table.md"
 # the measured part, then the hand-written analysis kept below the marker
 if [ -f "$doc" ] && grep -q '^<!-- analysis -->' "$doc"; then
 	sed -n '/^<!-- analysis -->/,$p' "$doc" >"$tmp/analysis"

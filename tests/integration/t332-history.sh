@@ -1,0 +1,225 @@
+#!/bin/sh
+# t332-history: mmprof history on a real series (issue 33's "done when").
+# The bundled cost-mix workload is recorded for two machines m1 and m2 at
+# 30 commits (3 runs of 0.2 s each), and two processes, one a machine,
+# push the files into an SQLite store and into a private PostgreSQL
+# cluster (store.sh) at once; the setting changes at two known commits:
+# --hot 1000 at c01-c10, 21000 at c11-c20 (each op three times the work,
+# cost_mix_hot's share 10 % -> 70 %), 1000 again from c21.  m1 pushes
+# with parent links and times in reverse (only the links give the
+# order), m2 without parents (time gives it).
+#   - history names c11 and c21 as the score's change points on each
+#     machine of each store, and nothing else; the score falls at c11
+#     and rises at c21; the profile rows that moved are cost_mix_hot's
+#     and cost_mix_other's (and chains through them), any other by less
+#     than 2 points;
+#     exit 1 (a change point);
+#   - JSON, CSV and markdown say the same; --report writes two mails a
+#     machine in the robot's layout, with the call chains; --html one
+#     page, with a chart per key and the diffs, hostile names escaped;
+#   - the score's own step a commit after the profile's (a file's score
+#     patched): the commit where the profile moved, and both said;
+#   - errors: one line and exit 2.
+# The effects (-67 % of the score, +60 points of a share) are far past
+# this machine's 10-15 % run-to-run spread, which the series' noise
+# estimate takes in: the test asserts the commits, signs and functions,
+# not the sizes.
+
+. "$(dirname "$0")/lib.sh"
+tap_setup t332
+. "$(dirname "$0")/store.sh"
+
+pg_start || fail "a private PostgreSQL cluster starts (no PostgreSQL: tests set of deps.sh)"
+db=$tmp/s.db
+
+# The machines record commit i one after the other (3 runs of 0.2 s):
+# recorded at once, each competed with its twin as well as with the rest
+# of the machine, and under make check's load the score's spread between
+# commits drowned a 3x step on m1 (no change point at all, once); in
+# parallel streams, the one left alone ran twice as fast once the other
+# was done (c26 on m1, in a first version).  And the commits
+# are recorded in a shuffled order (i = 7k mod 31): the load of the rest
+# of this shared machine changes over the test's minute (another job's
+# start took a third off the score for the commits recorded after it, a
+# third change point in one run of three), and shuffled, such a change is
+# noise spread over the series, not a step at a commit.
+k=1
+while [ $k -le 30 ]; do
+	i=$((k * 7 % 31))
+	c=$(printf c%02d $i) hot=1000
+	[ $i -ge 11 ] && [ $i -le 20 ] && hot=21000
+	for m in m1 m2; do
+		"$MMPROF" record -q -r 3 -o "$tmp/$m-$c.data" -- "$wl/cost-mix" --hot $hot --other 9000 \
+			-s 0.2 >/dev/null 2>>"$tmp/$m.err"
+	done
+	k=$((k + 1))
+done
+pusher() {	# pusher MACHINE: push its 30 files into both stores
+	i=1
+	while [ $i -le 30 ]; do
+		c=$(printf c%02d $i) p=$(printf c%02d $((i - 1)))
+		if [ "$1" = m1 ]; then
+			opts="--time $((2000000000 - i * 60))"
+			[ $i = 1 ] || opts="$opts --parent $p"
+		else
+			opts="--time $((1900000000 + i * 60))"
+		fi
+		for st in "$db" ${PGURL:+"$PGURL"}; do
+			# shellcheck disable=SC2086 # opts is words without spaces
+			"$MMPROF" push -q --store "$st" --commit $c --machine "$1" $opts "$tmp/$1-$c.data" \
+				2>>"$tmp/$1.err" || return 1
+		done
+		i=$((i + 1))
+	done
+}
+pusher m1 & p1=$!
+pusher m2 & p2=$!
+wait $p1; r1=$?
+wait $p2; r2=$?
+[ $r1 = 0 ] && [ $r2 = 0 ]; ok $? "30 commits recorded on m1 and m2, pushed by two processes into both stores"
+[ $r1 = 0 ] && [ $r2 = 0 ] || { diag "$tmp/m1.err" "$tmp/m2.err"; done_testing; }
+
+# check STORE: the verdicts of one store, as JSON, for both machines
+check() {
+	"$MMPROF" history --store "$1" -f json >"$tmp/h.json" 2>"$tmp/h.err"
+	rc=$?
+	[ $rc = 1 ]; ok $? "$2: history exits 1 (the score has change points)"
+	python3 - "$tmp/h.json" >"$tmp/h.out" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+S = [s for s in d["series"] if s["benchmark"] == "cost-mix"]
+assert sorted(s["machine"] for s in S) == ["m1", "m2"], [s["machine"] for s in S]
+for s in S:
+    m = s["machine"]
+    assert s["ordered_by"] == ("parents" if m == "m1" else "time"), (m, s["ordered_by"])
+    assert [c["commit"] for c in s["commits"]] == ["c%02d" % i for i in range(1, 31)], (m, "order")
+    score = [k for k in s["keys"] if k["score"]]
+    assert [k["key"] for k in score] == ["cost-mix.ops_per_sec"], (m, [k["key"] for k in score])
+    cps = [(c["commit"], c["change"]) for c in score[0]["change_points"]]
+    assert [c for c, _ in cps] == ["c11", "c21"], (m, cps)
+    assert cps[0][1] < 0 < cps[1][1], (m, cps)
+    assert len(s["score_changes"]) == 2, m
+    for p in s["score_changes"]:
+        v = p["diff"]["verdict"]
+        assert v == ("down" if p["change"]["commit"] == "c11" else "up"), (m, p["change"]["commit"], v)
+        moved = {r["key"]: r for r in p["moved"]}
+        for fn in ("cost_mix_hot", "cost_mix_other"):
+            assert "perf-profile.self.cpu-clock." + fn in moved, (m, fn, sorted(moved))
+        # the workload's startup and the kernel's samples move a little with
+        # the op's cost (__libc_start_call_main's children -0.8 points seen)
+        for k, r in moved.items():
+            assert "cost_mix_hot" in k or "cost_mix_other" in k or abs(r["change"]) < 2, (m, "moved too", k)
+        hot = moved["perf-profile.self.cpu-clock.cost_mix_hot"]["change"]
+        assert (hot > 0) == (p["change"]["commit"] == "c11"), (m, hot)
+    print(m, "ok", cps)
+PY
+	ok $? "$2: on m1 and m2, change points at c11 (down) and c21 (up) only, cost_mix_hot and cost_mix_other moved, nothing else by 2 points"
+	diag "$tmp/h.out"
+}
+check "$db" sqlite
+if [ -n "$PGURL" ]; then
+	check "$PGURL" postgresql
+else
+	fail "postgresql: history exits 1"; fail "postgresql: the change points"
+fi
+
+# the default text, of one machine
+"$MMPROF" history --store "$db" --machine m1 >"$tmp/text" 2>"$tmp/err"
+[ $? = 1 ]; ok $? "text: exit 1"
+grep -q "history of cost-mix on m1: 30 commits (ordered by parent links), 30 pushes, 90 runs" "$tmp/text"
+ok $? "text: the series' line"
+[ "$(grep -c "<< change point" "$tmp/text")" = 2 ]; ok $? "text: two commits marked"
+grep -q "^  at c11 (commit 11 of 30): cost-mix.ops_per_sec .* (-" "$tmp/text" &&
+	grep -q "^  at c21 (commit 21 of 30): cost-mix.ops_per_sec .* (+" "$tmp/text"
+ok $? "text: c11 a fall, c21 a rise"
+grep -q "perf-profile.self.cpu-clock.cost_mix_hot .*function cost_mix_hot" "$tmp/text"
+ok $? "text: names the function cost_mix_hot"
+[ ! -s "$tmp/err" ]; ok $? "text: nothing on stderr"; diag "$tmp/err"
+"$MMPROF" history --store "$db" --machine m2 'perf-profile.self.*.cost_mix_*' >"$tmp/text2"
+grep -q "perf-profile.self.cpu-clock.cost_mix_hot: change at c11 (.*, +.*), c21 (.*, -" "$tmp/text2"
+ok $? "a KEY-GLOB: cost_mix_hot's own change points, c11 up and c21 down"
+
+"$MMPROF" history --store "$db" --machine m1 -f csv 'perf-profile.self.*.cost_mix_hot' >"$tmp/csv"
+[ "$(grep -c '^cost-mix,m1,' "$tmp/csv")" = 60 ] &&
+	[ "$(awk -F, '$9 == 1 { print $3 "@" $5 }' "$tmp/csv" | sort | tr '\n' ' ')" = \
+	  "cost-mix.ops_per_sec@c11 cost-mix.ops_per_sec@c21 perf-profile.self.cpu-clock.cost_mix_hot@c11 perf-profile.self.cpu-clock.cost_mix_hot@c21 " ]
+ok $? "csv: 30 lines a key, the change points flagged at c11 and c21"
+"$MMPROF" history --store "$db" --machine m1 -f markdown >"$tmp/md"
+grep -q '^| `cost-mix.ops_per_sec` | `c11` |' "$tmp/md" && grep -q '^### The score at `c21`' "$tmp/md"
+ok $? "markdown: the change points' table and sections"
+
+# the robot's mail
+"$MMPROF" history --store "$db" --machine m2 --report >"$tmp/mail" 2>"$tmp/err"
+[ $? = 1 ]; ok $? "--report: exit 1"
+[ "$(grep -c '^Greeting,' "$tmp/mail")" = 2 ]; ok $? "--report: two mails"
+grep -q "^FYI, we noticed a -[0-9.]*% regression of cost-mix.ops_per_sec due to commit:" "$tmp/mail" &&
+	grep -q "^FYI, we noticed a +[0-9.]*% improvement of cost-mix.ops_per_sec due to commit:" "$tmp/mail"
+ok $? "--report: the regression and the improvement, in the robot's words"
+grep -q "^commit: c11" "$tmp/mail" && grep -q "^in testcase: cost-mix" "$tmp/mail" &&
+	grep -q "^on test machine: m2" "$tmp/mail"
+ok $? "--report: commit, testcase, machine"
+grep -Eq "^ +[0-9.]+ .* \+[0-9.]+ +[0-9.]+ .*perf-profile.self.cpu-clock.cost_mix_hot$" "$tmp/mail"
+ok $? "--report: the robot's table has cost_mix_hot's row"
+grep -q "call chains whose share changed" "$tmp/mail" && grep -q "__libc_start_call_main → cost_mix_hot" "$tmp/mail"
+ok $? "--report: the call chains that carry it"
+
+# the page: charts, marks, diffs; a hostile name escaped
+"$MMPROF" history --store "$db" --html "$tmp/h.html" 'perf-profile.self.*.cost_mix_hot' >/dev/null 2>"$tmp/err"
+[ $? = 1 ] && [ -s "$tmp/h.html" ]; ok $? "--html: written"
+[ "$(grep -c '<svg' "$tmp/h.html")" = 4 ] && [ "$(grep -c 'class="cp"' "$tmp/h.html")" = 8 ]
+ok $? "--html: a chart per key and machine (4), two change points each (8)"
+grep -q '<a href="#p0-0"><line' "$tmp/h.html" && grep -q '<h3 id="p0-0">The score at c11' "$tmp/h.html"
+ok $? "--html: a change point links to the diff of its two sides, on the page"
+[ "$(grep -c '<circle' "$tmp/h.html")" = 360 ]; ok $? "--html: every run a dot (90 a chart)"
+cp "$db" "$tmp/hostile.db"
+variant_base "$tmp/m1-c01.data" "$tmp/vbase.data" && variant "$tmp/v.data" 1 1 &&	# bytes of its own
+"$MMPROF" push -q --store "$tmp/hostile.db" --commit '<img src=x onerror=alert(1)>' \
+	--machine '<script>alert(2)</script>' --benchmark 'b&"<' "$tmp/v.data" 2>/dev/null || true
+"$MMPROF" history --store "$tmp/hostile.db" --benchmark 'b&"<' --html "$tmp/x.html" >/dev/null 2>&1
+! grep -q '<script>\|<img' "$tmp/x.html" && grep -q '&lt;script&gt;' "$tmp/x.html"
+ok $? "--html: a hostile machine, commit and benchmark are escaped"
+
+# The score alone a commit off: c21's file with its score set to c15's
+# level (its runs as slow as the dear commits'), its profile as recorded
+# (cost_mix_hot back to 10 %): the score's step is at c22, every profile
+# row that moved changed at c21, and history names c21 and says both.
+score_of() { sqlite3 "$1" "SELECT avg(value) FROM metrics WHERE key = (SELECT id FROM strings WHERE s = 'cost-mix.ops_per_sec')"; }
+slow=$(score_of "$tmp/m1-c15.data") fast=$(score_of "$tmp/m1-c25.data")
+i=1
+while [ $i -le 30 ]; do
+	c=$(printf c%02d $i) f=$tmp/m1-$(printf c%02d $i).data
+	if [ $i = 21 ] || [ $i = 22 ]; then
+		cp "$f" "$tmp/off-$c.data"
+		f=$tmp/off-$c.data
+		# c22's score that of c25, on the new level: the score's own step is there
+		[ $i = 21 ] && v=$slow || v=$fast
+		sqlite3 "$f" "UPDATE metrics SET value = $v WHERE key = (SELECT id FROM strings WHERE s = 'cost-mix.ops_per_sec')"
+	fi
+	"$MMPROF" push -q --store "$tmp/off.db" --commit $c --machine m1 --time $((1900000000 + i * 60)) "$f" || break
+	i=$((i + 1))
+done
+"$MMPROF" history --store "$tmp/off.db" >"$tmp/off.txt" 2>"$tmp/err"
+grep -q "^  at c21 (commit 21 of 30): cost-mix.ops_per_sec .* (+" "$tmp/off.txt" &&
+	grep -q "^    (the score alone put it at c22; every profile row that moved with it changed at c21)" "$tmp/off.txt" &&
+	grep -q "perf-profile.self.cpu-clock.cost_mix_hot .*-.* points" "$tmp/off.txt"
+ok $? "the score's step a commit after the profile's: history names c21, where the profile moved, and says so" ||
+	diag "$tmp/off.txt"
+
+# errors: one line, exit 2
+"$MMPROF" history >/dev/null 2>"$tmp/err"; r=$?
+[ $r = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q "store is required" "$tmp/err"
+ok $? "no --store: one line, exit 2"
+"$MMPROF" history --store "$tmp/none.db" >/dev/null 2>"$tmp/err"; r=$?
+[ $r = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && [ ! -e "$tmp/none.db" ]
+ok $? "a store that does not exist: one line, exit 2, nothing made"
+"$MMPROF" history --store "$db" --machine nosuch >/dev/null 2>"$tmp/err"; r=$?
+[ $r = 2 ] && grep -q "has no push on machine nosuch; 'mmprof push' adds them" "$tmp/err"
+ok $? "no push of the machine: says so, exit 2"
+"$MMPROF" history --store "$db" -f xml >/dev/null 2>"$tmp/err"; r=$?
+[ $r = 2 ] && grep -q "unknown format 'xml'" "$tmp/err"; ok $? "an unknown format: exit 2"
+"$MMPROF" history --store "$tmp/m1-c01.data" >/dev/null 2>"$tmp/err"; r=$?
+[ $r = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ]; ok $? "a .data file as the store: one line, exit 2"
+"$MMPROF" history --store "$db" --window 0 >/dev/null 2>"$tmp/err"; r=$?
+[ $r = 2 ] && grep -q -- "--window 0" "$tmp/err"; ok $? "--window 0: exit 2"
+
+done_testing
