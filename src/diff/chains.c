@@ -9,6 +9,7 @@
 #include "mmprof/chains.h"
 #include "mmprof/diffside.h"
 #include "mmprof/hashidx.h"
+#include "mmprof/keykind.h"
 #include "mmprof/keys.h"
 #include "mmprof/parallel.h"
 #include "mmprof/stats.h"
@@ -141,7 +142,7 @@ static void leaf_name(const struct profile *p, uint32_t frame, char *out, size_t
 
 	keys__strip_suffixes(profile__frame_sym(p, frame), a, sizeof(a));
 	snprintf(k, sizeof(k), "perf-profile.x.%s", a);
-	diff__normalize_key(k, n, sizeof(n));
+	keykind__normalize(k, n, sizeof(n));
 	snprintf(out, size, "%s", n + plen);
 }
 

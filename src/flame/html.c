@@ -15,6 +15,7 @@
 #include "mmprof/ciout.h"
 #include "mmprof/diffside.h"
 #include "mmprof/flame.h"
+#include "mmprof/keykind.h"
 #include "mmprof/keys.h"
 #include "mmprof/waterfall.h"
 #include "mmprof/xalloc.h"
@@ -323,12 +324,12 @@ static void meta_table(struct outbuf *b, const struct html_side *sides, size_t n
 
 /*
  * A row's class: its verdict's, and where the key's better direction is
- * known (diff__key_goodness: the workload's operations up, costs and
+ * known (keykind__goodness: the workload's operations up, costs and
  * latencies down) "better" or "worse" too, which the colours follow.
  */
 static const char *row_class(const struct diff_row *r)
 {
-	int good = diff__key_goodness(r->key);
+	int good = keykind__goodness(r->key);
 
 	if (good && r->verdict == DIFF_UP)
 		return good > 0 ? "up better" : "up worse";
@@ -601,10 +602,12 @@ static void moved_chain(struct outbuf *b, const struct diff *d, const char *ev, 
 	size_t i, sl = strlen(sym);
 
 	for (i = 0; i < d->nr; i++) {
-		const char *k = d->rows[i].key;
+		const char *k = d->rows[i].key, *e;
+		size_t el;
 
-		if (strncmp(k, "perf-profile.calltrace.", 23) || strncmp(k + 23, ev, len) || k[23 + len] != '.' ||
-		    strncmp(k + 24 + len, sym, sl) || k[24 + len + sl] != '.')
+		e = keykind__profile(k) == KEYPROF_CALLTRACE ? keykind__profile_event(k, &el) : NULL;
+		if (!e || strncmp(e, ev, len) || e[len] != '.' || strncmp(e + len + 1, sym, sl) ||
+		    e[len + 1 + sl] != '.')
 			continue;
 		if (!best || fabs(d->rows[i].delta) > fabs(best->delta))
 			best = &d->rows[i];
