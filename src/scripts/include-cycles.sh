@@ -18,6 +18,12 @@
 # include one internal header of it (src/<module>/*.h), as sampler*.c with
 # sampler-int.h.  Objects must be built.
 #
+# With --calls, the modules' calls also point down LAYERS (below), the
+# layers of Documentation/architecture.md from the top: a call to a
+# module of a higher row is reported as "layer: a -> b (...)", and so is
+# a module in no row ("layer: x is in no row of LAYERS").  Modules of one
+# row may call each other (the cycle check still applies).
+#
 # The key grammar has one owner: no .c file of src/ but keykind.c
 # (include/mmprof/keykind.h) compares a key with a family's prefix
 # ("perf-profile.", "cost.", "tracepoint.", ...); each one found is
@@ -40,6 +46,12 @@ KNOWN_CALLS="trace:record"
 # git's help.c reads git.c's table.
 KNOWN_FILES="src/cmd-help.c:src/mmprof.c"
 
+# The layers, top first, rows apart by '|': commands; bisection; the engines; the
+# HTML pages and flame graphs (over diff's results); the comparison; the
+# views of one file and the foreign formats out; the results store; keys,
+# files in and out; recording; the data model; symbols; leaf utilities.
+LAYERS="cmd | bisect | diffengine | flame | diff | report export | store | keys import datafile | record trace | profile | symbols | lib"
+
 # The key grammar (keykind.h) outside keykind.c, each file with why.
 # src/diff/robot.c: compare.rb's case statement ("proc-vmstat" at the
 # start, "meminfo" anywhere), the robot's rule spelled as the robot
@@ -52,7 +64,7 @@ calls=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--calls) calls=$2; shift 2 || { echo "include-cycles: --calls needs a build folder" >&2; exit 2; } ;;
-	-h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "include-cycles: unknown option '$1'" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -145,5 +157,14 @@ if [ -n "$calls" ]; then
 		($1 in def) && def[$1] != $2 && !(($2 ":" def[$1]) in skip) { print $2, def[$1] }' \
 		"$tmp/defs" "$tmp/uses" | sort -u >"$tmp/calls"
 	loops "$tmp/calls" module || status=1
+	# every module's row, and each call down or across its row
+	awk -v layers="$LAYERS" '
+		BEGIN { n = split(layers, row, "|"); for (i = 1; i <= n; i++) { k = split(row[i], m, " ")
+			for (j = 1; j <= k; j++) at[m[j]] = i } }
+		!($1 in at) && !seen[$1]++ { print "layer: " $1 " is in no row of LAYERS (include-cycles.sh)"; bad = 1 }
+		!($2 in at) && !seen[$2]++ { print "layer: " $2 " is in no row of LAYERS (include-cycles.sh)"; bad = 1 }
+		($1 in at) && ($2 in at) && at[$1] > at[$2] {
+			print "layer: " $1 " -> " $2 " (" $1 " is below " $2 " in LAYERS)"; bad = 1 }
+		END { exit bad }' "$tmp/calls" || status=1
 fi
 exit $status

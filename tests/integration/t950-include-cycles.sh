@@ -8,7 +8,9 @@
 #     cycle are each reported, by name, with status 1; two files of one
 #     module sharing its internal header may call each other;
 #   - the key grammar has one owner: a family's prefix compared outside
-#     src/keys/keykind.c is reported by file and line, with status 1.
+#     src/keys/keykind.c is reported by file and line, with status 1;
+#   - modules call down the layers the script lists (architecture.md's
+#     table): a call up a row, or a module in no row, is reported.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t950
@@ -87,5 +89,29 @@ out=$("$check" "$tmp" 2>&1)
 rc=$?
 [ "$rc" -eq 1 ] && grep -q '^grammar: src/diff/x.c:1:' <<<"$out" && ! grep -q 'keykind.c' <<<"$out"
 ok $? "a family's prefix compared in another file is reported by file and line (status $rc: $out)"
+
+rm -rf "$tmp/src" "$tmp/build"
+put src/keys/k.c 'void l(void); void k(void); void k(void) { l(); }'
+put src/lib/l.c 'void l(void); void l(void) { }'
+obj src/keys/k.c && obj src/lib/l.c
+out=$("$check" --calls "$tmp/build" "$tmp" 2>&1)
+rc=$?
+[ "$rc" -eq 0 ] && [ -z "$out" ]
+ok $? "keys calling lib goes down the layers (status $rc${out:+: $out})"
+
+put src/lib/l.c 'void k(void); void l(void); void l(void) { }
+void up(void); void up(void) { k(); }'
+obj src/lib/l.c
+out=$("$check" --calls "$tmp/build" "$tmp" 2>&1)
+rc=$?
+[ "$rc" -eq 1 ] && grep -q '^layer: lib -> keys (lib is below keys' <<<"$out"
+ok $? "lib calling keys, a row up, is reported (status $rc: $out)"
+
+put src/newmod/n.c 'void l(void); void n(void); void n(void) { l(); }'
+obj src/newmod/n.c
+out=$("$check" --calls "$tmp/build" "$tmp" 2>&1)
+rc=$?
+[ "$rc" -eq 1 ] && grep -q '^layer: newmod is in no row of LAYERS' <<<"$out"
+ok $? "a module in no row of the layers is reported (status $rc: $out)"
 
 done_testing
