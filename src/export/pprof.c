@@ -77,6 +77,13 @@ struct pp {
 	struct pbuf out, msg, sub;
 };
 
+/* The message built in m becomes field of into; m is emptied for the next one. */
+static void pp_nest(struct pbuf *into, uint32_t field, struct pbuf *m)
+{
+	pbuf__bytes(into, field, m->b, m->len);
+	m->len = 0;
+}
+
 static int64_t pp_str(struct pp *pp, const char *s)
 {
 	uint32_t id = profile__str_id(pp->p, s);
@@ -120,8 +127,7 @@ static void value_type(struct pp *pp, uint32_t field, const char *type, const ch
 {
 	pbuf__uint(&pp->sub, 1, (uint64_t)pp_str(pp, type));
 	pbuf__uint(&pp->sub, 2, (uint64_t)pp_str(pp, unit));
-	pbuf__bytes(&pp->out, field, pp->sub.b, pp->sub.len);
-	pp->sub.len = 0;
+	pp_nest(&pp->out, field, &pp->sub);
 }
 
 /* sample_type names: "samples" and the event name, prefixed when several events */
@@ -460,17 +466,14 @@ static void pprof_build__write_samples(struct pprof_build *b)
 		if (comm) {
 			pbuf__uint(&pp->sub, 1, (uint64_t)comm_key);
 			pbuf__uint(&pp->sub, 2, (uint64_t)pp_id(pp, comm));
-			pbuf__bytes(&pp->msg, 3, pp->sub.b, pp->sub.len);
-			pp->sub.len = 0;
+			pp_nest(&pp->msg, 3, &pp->sub);
 		}
 		if (pid) {	/* a numeric label: Label.num */
 			pbuf__uint(&pp->sub, 1, (uint64_t)pid_key);
 			pbuf__uint(&pp->sub, 3, pid);
-			pbuf__bytes(&pp->msg, 3, pp->sub.b, pp->sub.len);
-			pp->sub.len = 0;
+			pp_nest(&pp->msg, 3, &pp->sub);
 		}
-		pbuf__bytes(&pp->out, 2, pp->msg.b, pp->msg.len);
-		pp->msg.len = 0;
+		pp_nest(&pp->out, 2, &pp->msg);
 	}
 	free(locs);
 }
@@ -488,8 +491,7 @@ static void pprof_build__write_mappings(struct pprof_build *b)
 		pbuf__uint(&pp->msg, 5, (uint64_t)pp_id(pp, (uint32_t)b->dsos.keys[i]));
 		if (b->ranges[i].all_named)
 			pbuf__uint(&pp->msg, 7, 1);
-		pbuf__bytes(&pp->out, 3, pp->msg.b, pp->msg.len);
-		pp->msg.len = 0;
+		pp_nest(&pp->out, 3, &pp->msg);
 	}
 }
 
@@ -514,11 +516,9 @@ static void pprof_build__write_locations(struct pprof_build *b)
 		pbuf__uint(&pp->msg, 3, fr->addr);
 		if (b->func_of_frame[by_loc[i]]) {
 			pbuf__uint(&pp->sub, 1, b->func_of_frame[by_loc[i]]);
-			pbuf__bytes(&pp->msg, 4, pp->sub.b, pp->sub.len);
-			pp->sub.len = 0;
+			pp_nest(&pp->msg, 4, &pp->sub);
 		}
-		pbuf__bytes(&pp->out, 4, pp->msg.b, pp->msg.len);
-		pp->msg.len = 0;
+		pp_nest(&pp->out, 4, &pp->msg);
 	}
 	free(by_loc);
 }
@@ -534,8 +534,7 @@ static void pprof_build__write_functions(struct pprof_build *b)
 		pbuf__uint(&pp->msg, 1, i + 1);
 		pbuf__uint(&pp->msg, 2, (uint64_t)name);
 		pbuf__uint(&pp->msg, 3, (uint64_t)name);
-		pbuf__bytes(&pp->out, 5, pp->msg.b, pp->msg.len);
-		pp->msg.len = 0;
+		pp_nest(&pp->out, 5, &pp->msg);
 	}
 }
 
