@@ -816,7 +816,7 @@ void chain_fns__from_diff(struct chain_fns *f, const struct diff *d, const char 
 
 	memset(f, 0, sizeof(*f));
 	keys__event_name(event, ev, sizeof(ev));
-	plen = (size_t)snprintf(prefix, sizeof(prefix), "%schildren.%s.", PP, ev);
+	plen = (size_t)snprintf(prefix, sizeof(prefix), "perf-profile.children.%s.", ev);
 	f->v = xcalloc(d->nr + 1, sizeof(*f->v));
 	for (i = 0; i < d->nr; i++)
 		if ((d->rows[i].flags & DIFF_TESTED) && !strncmp(d->rows[i].key, prefix, plen))
