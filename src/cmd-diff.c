@@ -19,6 +19,7 @@
 #include "mmprof/cmd.h"
 #include "mmprof/diffengine.h"
 #include "mmprof/gate.h"
+#include "mmprof/keykind.h"
 #include "mmprof/options.h"
 #include "mmprof/term.h"
 #include "mmprof/xalloc.h"
@@ -111,7 +112,7 @@ static size_t unmatched_gates(const struct diff *d, size_t nd, const struct gate
 			continue;
 		}
 		bad++;
-		if (!strncmp(g[i].glob, "cost.", 5) && !d[0].cost)
+		if (keykind__cost(g[i].glob) != KEYCOST_NONE && !d[0].cost)
 			fprintf(stderr, "mmprof diff: %sgate '%s' reads costs per op, and %s%s\n",
 				allow ? "note: " : "", desc, *cost_note ? cost_note : "none were compared",
 				allow ? "" : " (--allow-unmatched accepts that)");

@@ -47,7 +47,7 @@ void ciout__junit(struct outbuf *out, const struct diff_side s[2], const struct 
 size_t ciout__moved(const struct diff *d, const struct diff_row **top, size_t max);
 
 /*
- * Is r one of the workload's own metrics (diff__workload_metric_key: any
+ * Is r one of the workload's own metrics (keykind__workload_metric: any
  * key a benchmark's parser produced, stress-ng.vm.ops_per_sec as well as
  * thp-zap.ops, not its rusage NAME.time.*), compared on both sides?
  */

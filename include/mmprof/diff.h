@@ -6,7 +6,7 @@
  * run of both sides; a run without the key counts 0 (the robot's rule),
  * so a key present on one side only is a row marked new or gone, never
  * dropped.  perf-profile keys are matched by a normalised identity
- * (diff__normalize_key): compiler clone suffixes the key builder keeps
+ * (keykind__normalize): compiler clone suffixes the key builder keeps
  * (.cold, .llvm.N, .lto_priv.N) are removed and the values that then
  * collide within a run are added, as the robot does for .isra/.constprop.
  * The original spellings stay visible (issue 3): for a perf-profile row
@@ -81,6 +81,7 @@
 #include <stdint.h>
 
 #include "mmprof/hashidx.h"
+#include "mmprof/keykind.h"
 #include "mmprof/keys.h"
 #include "mmprof/outbuf.h"
 #include "mmprof/stats.h"
@@ -142,14 +143,14 @@ struct diff_opts {
 	/*
 	 * Ambient keys (DIFF_AMBIENT): those matching a glob of ambient[]
 	 * (fnmatch, no flags), and unless no_ambient_defaults, those of
-	 * diff__ambient_key.
+	 * keykind__ambient.
 	 */
 	const char *const *ambient;
 	size_t nr_ambient;
 	bool no_ambient_defaults;
 	/*
 	 * The workload's score keys (DIFF_SCORE): those matching the glob
-	 * score (fnmatch), or when NULL those of diff__score_key; "" none.
+	 * score (fnmatch), or when NULL those of keykind__score; "" none.
 	 */
 	const char *score;
 	/*
@@ -190,17 +191,17 @@ enum diff_verdict {
 #define DIFF_ROBOT	8u	/* the robot would print this row */
 #define DIFF_AS_KEY	16u	/* << side: a frame on that side was spelled as the key */
 /* (DIFF_AS_KEY << 1 is the new side's bit) */
-#define DIFF_ADDRESS	64u	/* an address bucket (diff__address_key): not compared */
+#define DIFF_ADDRESS	64u	/* an address bucket (keykind__address): not compared */
 #define DIFF_ONE_SIDE	128u	/* its family was measured on one side only: not compared */
 /*
- * The machine's state, not the workload's effect (diff__ambient_key): a
+ * The machine's state, not the workload's effect (keykind__ambient): a
  * level read while the workload was not running.  Tested and given a
  * verdict, but shown apart ("the machines differed") and gated only by a
  * gate that names its family literally.
  */
 #define DIFF_AMBIENT	256u
 /*
- * The workload's score (diff__score_key): its primary endpoint, tested
+ * The workload's score (keykind__score): its primary endpoint, tested
  * on its own spread alone, at alpha, apart from every other key.
  */
 #define DIFF_SCORE	512u
@@ -332,14 +333,12 @@ void diff__release(struct diff *d);
 
 /*
  * How a perf-profile row's frames were spelled, or NULL when every frame
- * on both sides was spelled as the key's symbol part (diff__key_symbol).
+ * on both sides was spelled as the key's symbol part (keykind__profile_symbol).
  * A side's list is empty when the side lacks the key.
  */
 const struct diff_spelling *diff__spelling(const struct diff *d, const struct diff_row *r);
 /* Both sides have the key, spelled differently: a function renamed between builds. */
 bool diff_spelling__renamed(const struct diff_spelling *s);
-/* The symbol part of a perf-profile key (after "perf-profile.<family>.<event>."), or NULL. */
-const char *diff__key_symbol(const char *key);
 
 /* The row of key (normalised form), or NULL. */
 const struct diff_row *diff__find(const struct diff *d, const char *key);
@@ -372,65 +371,14 @@ static inline bool diff_row__changed(const struct diff_row *r)
 const char *diff_row__verdict_name(const struct diff_row *r);
 
 /*
- * Is the key a tracepoint histogram bucket named by an address
- * ("tracepoint.exceptions:page_fault_user.address.0x7f3a00000000", trace.h)?
- * Such buckets are regions of one process's address space: ASLR moves them
- * every run, so the same bucket in two runs is a coincidence, not a match.
- * diff neither tests nor gates them (nor the ".other" rest of the same
- * histogram): they are flagged DIFF_ADDRESS and shown only by --all.
+ * What a key is (absolute, an address bucket, ambient, the score, the
+ * workload's own, which way is better) is keykind.h's.  cmd-record.c
+ * names the score's rule by this older name.
  */
-bool diff__address_key(const char *key);
-
-/*
- * The machine's state rather than the workload's effect: the meminfo.*
- * and proc-vmstat levels (mmstate__is_level; means of samples taken once
- * a second from the workload's release to its end, mmstate.h).  They are
- * system-wide: free memory, the page cache, writeback, and the memory
- * every other process holds move them as much as the workload does
- * (other jobs on the machine, pages written back between the batches).
- * Not ambient: meminfo.rise.* and proc-vmstat.rise.*, the rise of what
- * processes hold while the workload ran over the level read outside it
- * (mmstate.h), which is the workload's own.
- */
-bool diff__ambient_key(const char *key);
-/*
- * A workload's score by its name: a key of the workload's own (not a
- * monitor's, not a cost) whose metric is its rate of work, as the
- * robot's benchmarks print it: *.ops_per_sec (stress-ng, the bundled
- * workloads), *.throughput (vm-scalability, ebizzy, hackbench, ...),
- * *.per_process_ops and *.per_thread_ops (will-it-scale).
- */
-bool diff__score_key(const char *key);
-/*
- * Is key one of the workload's own metrics: a family that is no monitor
- * of the robot's (perf-profile, perf-stat, proc-vmstat, meminfo, ...)
- * nor mmprof's costs per op, and not the workload's rusage
- * (<name>.time.*)?  Every key a benchmark parser produces (benchout.h):
- * stress-ng.vm.ops_per_sec, will-it-scale.per_process_ops,
- * vm-scalability.throughput, ebizzy.throughput, hackbench.throughput,
- * thp-zap.ops.
- */
-bool diff__workload_metric_key(const char *key);
-/*
- * Which way is better for key: +1 when more is better (the workload's
- * operations and rates: NAME.ops, *ops_per_sec, *_per_sec, *throughput,
- * will-it-scale's *_ops and .workload, .score), -1 when less is (costs
- * per op, cost.*; the workload's latencies and times: *latency, *_ns,
- * *_us, *_ms, *_time, .elapsed), 0 when it is not known (the profile's
- * shares, counters, memory levels): the HTML colours changes by it.
- */
-int diff__key_goodness(const char *key);
-
-/* Absolute change for perf-profile* keys, cost.part.* (points, cost.h) and keys ending in '%'. */
-bool diff__absolute_key(const char *key);
-
-/*
- * The matching identity of a key: for perf-profile.* keys, every
- * ".cold", ".cold.N", ".llvm.N", ".lto_priv.N" (N digits) is removed from
- * the symbol part; other keys are copied.  Returns the length needed
- * (snprintf-like).
- */
-size_t diff__normalize_key(const char *key, char *buf, size_t size);
+static inline bool diff__score_key(const char *key)
+{
+	return keykind__score(key);
+}
 
 /* ---- text output (into an outbuf, outbuf.h; commands print it) ---- */
 

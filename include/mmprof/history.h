@@ -23,7 +23,7 @@
  * for perf-profile shares, the binomial sampling noise of the runs'
  * sample counts (diff.h's floor: no share is less noisy than its
  * sampling).  Relative keys are analysed on log scale, shares and '%'
- * keys in points, as diff__absolute_key says.
+ * keys in points, as keykind__absolute says.
  *
  * Workload: a few thousand commits and a few thousand keys per series;
  * the scan is O(commits) per key in expectation (PELT's pruning).

@@ -19,9 +19,11 @@
  *
  * The keys engine is a module of its own (src/keys/): the symbol trie
  * (symview.h, included here), one run's keys (keys__run), keycache (every
- * run of a file, each key's text once) and keytab (runs side by side).
- * report, diff and flame use it through this header; it uses only the
- * data model (profile.h) and the leaf utilities, never its users.
+ * run of a file, each key's text once), keytab (runs side by side) and
+ * the key grammar (keykind.h: what kind of key a name is).  report, diff
+ * and flame use it through these headers; it uses only the data model
+ * (profile.h), the leaf utilities and, for keykind__ambient, the
+ * recorder's list of proc-vmstat levels (mmstate.h), never its users.
  */
 #ifndef MMPROF_KEYS_H
 #define MMPROF_KEYS_H

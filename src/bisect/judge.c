@@ -23,6 +23,7 @@
 #include "mmprof/bisect.h"
 #include "mmprof/diffengine.h"
 #include "mmprof/gate.h"
+#include "mmprof/keykind.h"
 #include "mmprof/store.h"
 #include "mmprof/xalloc.h"
 
@@ -65,7 +66,7 @@ static double run_variance(const struct diff_row *r, double ng_samples, double n
 
 	if (floor * floor > var)
 		var = floor * floor;
-	if (r->absolute && !strncmp(r->key, "perf-profile.", 13) && n > 0) {
+	if (r->absolute && keykind__profile(r->key) != KEYPROF_NONE && n > 0) {
 		double p = fmin(fmax(mean / 100, 0), 1), sampling = 1e4 * p * (1 - p) / n;
 
 		if (sampling > var)

@@ -9,6 +9,7 @@
 #include "mmprof/chains.h"
 #include "mmprof/diffside.h"
 #include "mmprof/hashidx.h"
+#include "mmprof/keykind.h"
 #include "mmprof/keys.h"
 #include "mmprof/parallel.h"
 #include "mmprof/stats.h"
@@ -141,7 +142,7 @@ static void leaf_name(const struct profile *p, uint32_t frame, char *out, size_t
 
 	keys__strip_suffixes(profile__frame_sym(p, frame), a, sizeof(a));
 	snprintf(k, sizeof(k), "perf-profile.x.%s", a);
-	diff__normalize_key(k, n, sizeof(n));
+	keykind__normalize(k, n, sizeof(n));
 	snprintf(out, size, "%s", n + plen);
 }
 
@@ -815,7 +816,7 @@ void chain_fns__from_diff(struct chain_fns *f, const struct diff *d, const char 
 
 	memset(f, 0, sizeof(*f));
 	keys__event_name(event, ev, sizeof(ev));
-	plen = (size_t)snprintf(prefix, sizeof(prefix), "%schildren.%s.", PP, ev);
+	plen = (size_t)snprintf(prefix, sizeof(prefix), "perf-profile.children.%s.", ev);
 	f->v = xcalloc(d->nr + 1, sizeof(*f->v));
 	for (i = 0; i < d->nr; i++)
 		if ((d->rows[i].flags & DIFF_TESTED) && !strncmp(d->rows[i].key, prefix, plen))

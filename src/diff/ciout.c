@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "mmprof/ciout.h"
+#include "mmprof/keykind.h"
 #include "mmprof/keys.h"
 
 /* The files of a side, space-separated, by the XML rule, into out. */
@@ -171,7 +172,7 @@ size_t ciout__moved(const struct diff *d, const struct diff_row **top, size_t ma
 	for (i = 0; i < d->nr; i++) {
 		const struct diff_row *r = &d->rows[i];
 
-		if (strncmp(r->key, "perf-profile.children.", 22) ||
+		if (keykind__profile(r->key) != KEYPROF_CHILDREN ||
 		    (r->verdict != DIFF_UP && r->verdict != DIFF_DOWN))
 			continue;
 		n++;
@@ -189,7 +190,7 @@ size_t ciout__moved(const struct diff *d, const struct diff_row **top, size_t ma
 
 bool ciout__workload_metric(const struct diff_row *r)
 {
-	return diff__workload_metric_key(r->key) && !(r->flags & (DIFF_ADDRESS | DIFF_ONE_SIDE));
+	return keykind__workload_metric(r->key) && !(r->flags & (DIFF_ADDRESS | DIFF_ONE_SIDE));
 }
 
 /* The workload's own metrics, then the children rows that moved most (ciout.h). */

@@ -1,9 +1,9 @@
 /*
  * diff-int.h: what the files of src/diff/ that compute a diff share, and
  * nothing outside them sees.  diff.c builds the rows from the runs and
- * orders them; keyname.c says what a key is (its measured unit, its
- * normalised identity and spellings, whether it is a monitor's, ambient or
- * an address); verdict.c classifies and tests each row, spends each
+ * orders them; keyname.c flags rows by what their keys are (keykind.h,
+ * the keys module, owns the key grammar) and keeps their spellings;
+ * verdict.c classifies and tests each row, spends each
  * family's FDR and gates self and calltrace rows on children; family.c
  * fits a family's noise model (phi and its shape, the prior, the
  * moderated variances) and names disturbed runs; robot.c holds the
@@ -21,26 +21,17 @@
 #include <stdint.h>
 
 #include "mmprof/diff.h"
+#include "mmprof/keykind.h"
 #include "mmprof/stats.h"
 
-/* a static const per file that includes this: sizeof(PP) is its length + 1 */
-static const char PP[] = "perf-profile.";
+/* ---- rows by their keys (keyname.c; what a key is: keykind.h) ---- */
 
-/* ---- keys (keyname.c) ---- */
-
-/*
- * The event component of a perf-profile.<kind>.<event>.<...> key (*len
- * bytes, not terminated), or NULL for any other key.
- */
-const char *diff__pp_event(const char *key, size_t *len);
 /* Why ambient rows are apart, as the outputs' titles over them say it. */
 #define DIFF_AMBIENT_WHY "system-wide memory levels, which the rest of the machine moves as much " \
 	"as the workload; what the workload held is its .rise. keys"
 /* The title line of the lkp table's ambient rows ("the machines differed"), a blank line first. */
 void diff__lkp_ambient_title(struct outbuf *b);
-/* A key of the robot's monitors (perf-profile, proc-vmstat, ...), not the workload's own. */
-bool diff__monitor_family(const char *key);
-/* o->score's glob, or the default score keys (diff__score_key). */
+/* o->score's glob, or the default score keys (keykind__score). */
 bool diff__is_score(const struct diff_opts *o, const char *key);
 /* o->ambient's patterns, and the default ambient keys unless o->no_ambient_defaults. */
 bool diff__is_ambient(const struct diff_opts *o, const char *key);

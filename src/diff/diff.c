@@ -3,7 +3,7 @@
  * them.  See include/mmprof/diff.h.  This file builds the rows (one per
  * normalised key, matched by hash or by a run's key ids), hands each to
  * the test (verdict.c, family.c) and selects and sorts them for printing;
- * what a key is lives in keyname.c.  src/diff/diff-int.h joins them.
+ * what a key is, keykind.h; the rows flagged by it, keyname.c.  src/diff/diff-int.h joins them.
  */
 #include <errno.h>
 #include <math.h>
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "mmprof/diff.h"
+#include "mmprof/keykind.h"
 #include "mmprof/keys.h"
 #include "mmprof/xalloc.h"
 
@@ -65,9 +66,9 @@ static uint32_t *builder__space(struct builder *b, const struct diff_run *run, i
 static void builder__spell(struct builder *b, uint32_t row, int side, const char *key,
 			   const char *list)
 {
-	const char *ksym = diff__key_symbol(key);
+	const char *ksym = keykind__profile_symbol(key);
 
-	if (!ksym || !diff__key_symbol(b->d->rows[row].key))
+	if (!ksym || !keykind__profile_symbol(b->d->rows[row].key))
 		return;
 	if (!list) {
 		/* .llvm.N and the like: the key itself is a spelling of the row */
@@ -129,7 +130,7 @@ static const char *alias_key(const struct diff_opts *o, const char *key, char *t
 	const char *ev;
 	size_t len;
 
-	if (!o->alias_from || !o->alias_to || !(ev = diff__pp_event(key, &len)) || ev[len] != '.' ||
+	if (!o->alias_from || !o->alias_to || !(ev = keykind__profile_event(key, &len)) || ev[len] != '.' ||
 	    len != strlen(o->alias_from) || memcmp(ev, o->alias_from, len))
 		return key;
 	if (snprintf(tmp, size, "%.*s%s%s", (int)(ev - key), key, o->alias_to, ev + len) >=
@@ -157,14 +158,14 @@ static void builder__add_run(struct builder *b, const struct diff_run *run, size
 		if (id_row && run->ids[i] < run->nr_ids)
 			row = id_row[run->ids[i]];
 		if (row == HASHIDX_NONE) {
-			size_t need = diff__normalize_key(key, buf, bufsize);
+			size_t need = keykind__normalize(key, buf, bufsize);
 
 			if (need >= bufsize) {
 				bufsize = need + 1;
 				if (buf != small)
 					free(buf);
 				buf = xmalloc(bufsize);
-				diff__normalize_key(key, buf, bufsize);
+				keykind__normalize(key, buf, bufsize);
 			}
 			row = builder__row(b, buf);
 			if (id_row && run->ids[i] < run->nr_ids) {
@@ -183,7 +184,7 @@ static void builder__add_run(struct builder *b, const struct diff_run *run, size
 			if (b->have[row])
 				b->have[row][col] = 1;
 		}
-		if (!side && !strncmp(key, PP, sizeof(PP) - 1))
+		if (!side && keykind__profile(key) != KEYPROF_NONE)
 			b->base_has_pp = true;
 		/* clones that normalise to one key add up, as the robot sums .isra */
 		*v += run->items[i].value;
@@ -220,7 +221,7 @@ static const double *row_samples(const struct diff_opts *o, const char *key,
 				 const char **ev, size_t *ev_len, bool *known)
 {
 	size_t len, i, j;
-	const char *e = diff__pp_event(key, &len);
+	const char *e = keykind__profile_event(key, &len);
 
 	if (!e)
 		return NULL;
@@ -489,26 +490,13 @@ static int cmp_ordered(const void *a, const void *b)
 	return strcmp(x->r->key, y->r->key);
 }
 
-static size_t family_len(const char *key)
-{
-	return strcspn(key, ".");
-}
-
 static int cmp_family(const void *a, const void *b)
 {
 	const struct ordered *x = a, *y = b;
-	size_t lx = family_len(x->r->key), ly = family_len(y->r->key);
+	size_t lx = keykind__sort_family_len(x->r->key), ly = keykind__sort_family_len(y->r->key);
 	int c = strncmp(x->r->key, y->r->key, lx < ly ? lx : ly);
 
 	return c ? c : lx < ly ? -1 : lx > ly;
-}
-
-/* perf-profile rows sort by "perf-profile.<group>" then change; others by key. */
-static size_t sort_len(const char *key)
-{
-	if (!strncmp(key, PP, sizeof(PP) - 1))
-		return sizeof(PP) - 1 + strcspn(key + sizeof(PP) - 1, ".");
-	return strlen(key);
 }
 
 static bool row_selected(const struct diff_row *r, enum diff_select sel)
@@ -526,13 +514,13 @@ static void ordered__sort(struct ordered *o, size_t m)
 	/* families with fewer shown rows first; the workload's own first of all */
 	qsort(o, m, sizeof(*o), cmp_family);
 	for (i = 0; i < m; i = j) {
-		size_t fl = family_len(o[i].r->key), k;
+		size_t fl = keykind__sort_family_len(o[i].r->key), k;
 
 		for (j = i + 1; j < m; j++)
-			if (family_len(o[j].r->key) != fl || strncmp(o[j].r->key, o[i].r->key, fl))
+			if (keykind__sort_family_len(o[j].r->key) != fl || strncmp(o[j].r->key, o[i].r->key, fl))
 				break;
 		for (k = i; k < j; k++)
-			o[k].family_count = diff__monitor_family(o[i].r->key) ? j - i : 0;
+			o[k].family_count = keykind__is(o[i].r->key, KEYFAM_MONITOR) ? j - i : 0;
 	}
 	qsort(o, m, sizeof(*o), cmp_ordered);
 }
@@ -550,7 +538,7 @@ const struct diff_row **diff__select(const struct diff *d, enum diff_select sel,
 			o[m].r = r;
 			o[m].cols = NULL;
 			o[m].nr_cols = 1;
-			o[m].sort_len = sort_len(r->key);
+			o[m].sort_len = keykind__profile_group_len(r->key);
 			m++;
 		}
 	}
@@ -610,7 +598,7 @@ const struct diff_row **diff__select_columns(const struct diff *d, size_t nd,
 			o[m].r = first[i];
 			o[m].cols = &cols[i * nd];
 			o[m].nr_cols = nd;
-			o[m].sort_len = sort_len(first[i]->key);
+			o[m].sort_len = keykind__profile_group_len(first[i]->key);
 			m++;
 		}
 	ordered__sort(o, m);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "mmprof/diff.h"
+#include "mmprof/keykind.h"
 #include "mmprof/rubyfmt.h"
 #include "mmprof/skid.h"
 #include "mmprof/term.h"
@@ -91,7 +92,7 @@ static void lkp_tinted_cell(struct outbuf *b, const char *s, enum term_style sty
 void diff__lkp_columns(struct outbuf *b, const char *key, double mean_b, double sd_b,
 			const struct diff_lkp_column *col, size_t n, const char *marker)
 {
-	bool abs_change = diff__absolute_key(key), base_number;
+	bool abs_change = keykind__absolute(key), base_number;
 	char bv[48], be[16], nv[48], ne[16], chg[64];
 	const char *left_err = be;
 	size_t i;
@@ -561,11 +562,10 @@ static void renamed_section(struct outbuf *b, const struct diff *d,
 
 	for (i = 0; i < n; i++) {
 		const struct diff_spelling *sp = diff__spelling(d, rows[i]);
-		const char *fam = rows[i]->key + strlen("perf-profile.");
+		enum keykind_profile kind = keykind__profile(rows[i]->key);
 		struct outbuf line = { 0 };
 
-		if (!diff_spelling__renamed(sp) ||
-		    (strncmp(fam, "children.", 9) && strncmp(fam, "self.", 5)))
+		if (!diff_spelling__renamed(sp) || (kind != KEYPROF_CHILDREN && kind != KEYPROF_SELF))
 			continue;
 		spelled_side(&line, sp, 0, md);
 		outbuf__puts(&line, " \xe2\x86\x92 ");
@@ -765,22 +765,20 @@ void diff__format(struct outbuf *b, const struct diff *d, const struct diff_row 
 
 void diff__skid_notes(struct outbuf *b, const struct diff *d, size_t nd)
 {
-	static const char self[] = "perf-profile.self.";
 	const char *done[8];
 	size_t nr_done = 0, k, i, j;
 
 	for (k = 0; k < nd; k++)
 		for (i = 0; i < d[k].nr && nr_done < 8; i++) {
 			const struct diff_row *r = &d[k].rows[i];
-			const char *ev = r->key + sizeof(self) - 1, *sym;
+			const char *ev, *sym = keykind__profile_symbol(r->key);
 			char event[128];
 			size_t len;
 
-			if (strncmp(r->key, self, sizeof(self) - 1) || !(sym = strchr(ev, '.')))
+			if (keykind__profile(r->key) != KEYPROF_SELF || !sym)
 				continue;
-			len = (size_t)(sym - ev);
+			ev = keykind__profile_event(r->key, &len);
 			snprintf(event, sizeof(event), "%.*s", (int)len, ev);
-			sym++;
 			if (!skid__timer_event(event) || !skid__irq_enable_site(sym) ||
 			    (r->base.mean < SKID_NOTE_SHARE && r->cur.mean < SKID_NOTE_SHARE))
 				continue;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "mmprof/gate.h"
+#include "mmprof/keykind.h"
 #include "mmprof/strdist.h"
 #include "mmprof/xalloc.h"
 
@@ -145,71 +146,13 @@ bool gate__names_family(const struct gate *g, const char *key)
 	       strcspn(key, ".") == n && !strncmp(g->glob, key, n);
 }
 
-/* A cost per op (cost.h), counted only by a gate naming "cost." (gate.h). */
-static bool cost_key(const char *key)
-{
-	return !strncmp(key, "cost.", 5);
-}
-
 bool gate__applies(const struct gate *g, const struct diff_row *r)
 {
 	if (r->flags & (DIFF_ADDRESS | DIFF_ONE_SIDE))
 		return false;
 	if (!gate__matches(g, r->key))
 		return false;
-	return !((r->flags & DIFF_AMBIENT) || cost_key(r->key)) || gate__names_family(g, r->key);
-}
-
-/* Length of the key's first n components ("a.b" for n 2 of "a.b.c"), 0 when it has no more. */
-static size_t components(const char *key, int n)
-{
-	const char *s = key;
-
-	while (n--) {
-		s = strchr(s, '.');
-		if (!s)
-			return 0;
-		s++;
-	}
-	return (size_t)(s - key) - 1;
-}
-
-static bool prefixed(const char *key, const char *prefix)
-{
-	return !strncmp(key, prefix, strlen(prefix));
-}
-
-/*
- * The domain of a compared key (gate.h) into buf: "D." when its absent
- * siblings are keys "D.<text>", or a whole key; false when the key is its
- * own domain.  *whole: buf is a key, not a prefix.
- */
-static bool key_domain(const char *key, char *buf, size_t size, bool *whole)
-{
-	size_t n = 0;
-
-	*whole = false;
-	if (prefixed(key, "perf-profile.") || prefixed(key, "cost.self.") ||
-	    prefixed(key, "cost.children.") || prefixed(key, "cost.part."))
-		n = components(key, 3);
-	else if (prefixed(key, "tracepoint."))
-		n = components(key, 2);
-	else if (prefixed(key, "perf-sched.")) {
-		/* perf-sched[.offcpu].<family>.{avg,max}.ms.<stack>; the count is <family>.count.<stack> */
-		int skip = prefixed(key, "perf-sched.offcpu.");
-
-		n = components(key, (prefixed(key + 11 + 7 * skip, "wait_and_delay.count.") ? 3 : 4) +
-				    skip);
-	}
-	else if (prefixed(key, "perf-stat.ps.")) {
-		*whole = true;
-		return (size_t)snprintf(buf, size, "perf-stat.scaled.%s%%", key + 13) < size;
-	}
-	if (!n || n + 2 > size)
-		return false;
-	memcpy(buf, key, n + 1);	/* the '.' after the domain included */
-	buf[n + 1] = '\0';
-	return true;
+	return !((r->flags & DIFF_AMBIENT) || keykind__cost(r->key) != KEYCOST_NONE) || gate__names_family(g, r->key);
 }
 
 /*
@@ -240,7 +183,7 @@ bool gate__names_absent(const struct gate *g, const char *present_key)
 	char dom[1024];
 	bool whole;
 
-	if (!key_domain(present_key, dom, sizeof(dom), &whole))
+	if (!keykind__domain(present_key, dom, sizeof(dom), &whole))
 		return false;
 	return whole ? gate__matches(g, dom) : glob_names_prefix(g->glob, dom);
 }
@@ -263,7 +206,7 @@ void gate__count(const struct gate *g, const struct diff *d, struct gate_matches
 			m->uncompared++;
 		else if ((r->flags & DIFF_AMBIENT) && !gate__names_family(g, r->key))
 			m->ambient++;
-		else if (cost_key(r->key) && !gate__names_family(g, r->key))
+		else if (keykind__cost(r->key) != KEYCOST_NONE && !gate__names_family(g, r->key))
 			m->cost++;
 		else
 			m->rows++;
@@ -277,7 +220,7 @@ void gate__count(const struct gate *g, const struct diff *d, struct gate_matches
 		bool whole;
 
 		if ((r->flags & (DIFF_ADDRESS | DIFF_ONE_SIDE | DIFF_AMBIENT)) ||
-		    !key_domain(r->key, dom, sizeof(dom), &whole) || !strcmp(dom, last))
+		    !keykind__domain(r->key, dom, sizeof(dom), &whole) || !strcmp(dom, last))
 			continue;
 		snprintf(last, sizeof(last), "%s", dom);
 		/* a whole key that exists as a row was matched above: it is absent */

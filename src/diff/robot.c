@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "mmprof/diff.h"
+#include "mmprof/keykind.h"
 
 #include "diff-int.h"
 
@@ -119,8 +120,7 @@ static bool perf_metric(const char *key)
 {
 	const char *c;
 
-	if (!strncmp(key, "perf-stat.", 10) || !strncmp(key, "proc-vmstat.", 12) ||
-	    !diff__monitor_family(key))
+	if (keykind__under(key, KEYFAM_PERF_METRIC) || !keykind__is(key, KEYFAM_MONITOR))
 		return true;
 	for (c = key; (c = strstr(c, "time")); c++)
 		if ((c == key || c[-1] == '.') && c[4])

@@ -16,6 +16,7 @@
 
 #include "mmprof/diff.h"
 #include "mmprof/hashidx.h"
+#include "mmprof/keykind.h"
 #include "mmprof/keys.h"
 #include "mmprof/stats.h"
 #include "mmprof/xalloc.h"
@@ -31,10 +32,8 @@
  */
 static bool censored(const struct diff_row *r)
 {
-	static const char ct[] = "perf-profile.calltrace.";
-
 	/* rows that are not keys (diff__test_shares: call paths) have no key */
-	return r->key && !strncmp(r->key, ct, sizeof(ct) - 1) && (r->base.min == 0 || r->cur.min == 0);
+	return r->key && keykind__profile(r->key) == KEYPROF_CALLTRACE && (r->base.min == 0 || r->cur.min == 0);
 }
 
 static void at_cut(const double *v, size_t n, double *out)
@@ -88,7 +87,7 @@ static uint32_t tctx__family(struct tctx *x, const char *name, enum scale scale,
 	f->scale = scale;
 	f->children = children;
 	/* costs per op (cost.h) share one unit per family: their spread follows their level */
-	f->trend = !strncmp(name, "cost.", 5);
+	f->trend = keykind__cost(name) != KEYCOST_NONE;
 	if (scale == SCALE_SHARE) {
 		f->inv_n = xmalloc(n * sizeof(*f->inv_n));
 		for (i = 0; i < n; i++) {
@@ -170,24 +169,9 @@ static bool all_integers(const double *v, size_t n)
 /* 0 for perf-profile.children keys, 1 for .self, 2 for the others (calltrace). */
 static int kind_rank(const char *key)
 {
-	const char *k = key + sizeof(PP) - 1;
+	enum keykind_profile k = keykind__profile(key);
 
-	return !strncmp(k, "children.", 9) ? 0 : !strncmp(k, "self.", 5) ? 1 : 2;
-}
-
-/*
- * The length of a key's family name: its first component, but for the
- * costs per op of cost.h, whose kinds and events are units of their own
- * (cost.self.cpu-clock; cost.total.* and cost.work together, "cost").
- */
-static size_t family_len(const char *key)
-{
-	size_t n = strcspn(key, ".");
-
-	if (strncmp(key, "cost.", 5) || !strncmp(key, "cost.total.", 11) || !strcmp(key, "cost.work"))
-		return n;
-	n += 1 + strcspn(key + n + 1, ".");
-	return key[n] ? n + 1 + strcspn(key + n + 1, ".") : n;
+	return k == KEYPROF_CHILDREN ? 0 : k == KEYPROF_SELF ? 1 : 2;
 }
 
 /*
@@ -332,13 +316,13 @@ static void tctx__prep(struct tctx *x, struct diff_row *r, const uint8_t *have, 
 	double mb, mn;
 	bool neg = false;
 
-	if (!strncmp(r->key, PP, sizeof(PP) - 1) && nsamp) {
+	if (keykind__profile(r->key) != KEYPROF_NONE && nsamp) {
 		size_t len, glen;
-		const char *ev = diff__pp_event(r->key, &len);
+		const char *ev = keykind__profile_event(r->key, &len);
 
 		glen = (size_t)(ev - r->key) - 1;
 		snprintf(name, sizeof(name), "%.*s.%.*s", (int)glen, r->key, (int)len, ev);
-		tctx__prep_share(x, r, name, !strncmp(r->key + sizeof(PP) - 1, "children.", 9), nsamp);
+		tctx__prep_share(x, r, name, keykind__profile(r->key) == KEYPROF_CHILDREN, nsamp);
 		return;
 	}
 	t->tested = true;
@@ -351,7 +335,7 @@ static void tctx__prep(struct tctx *x, struct diff_row *r, const uint8_t *have, 
 		return;
 	}
 	if (r->absolute || neg) {
-		snprintf(name, sizeof(name), "%.*s%s/raw", (int)family_len(r->key), r->key, amb);
+		snprintf(name, sizeof(name), "%.*s%s/raw", (int)keykind__noise_family_len(r->key), r->key, amb);
 		t->fam = tctx__family(x, name, SCALE_RAW, false, NULL);
 		row_spread(x, t, v, nb, nn, &mb, &mn);
 		t->level = (mb * (double)nb + mn * (double)nn) / (double)n;
@@ -377,8 +361,8 @@ static void tctx__prep(struct tctx *x, struct diff_row *r, const uint8_t *have, 
 		 * at least Poisson noise, var log(X + 0.5) about 1 / (mean + 0.5).
 		 * The workload's own counts are its own, as exact as it says.
 		 */
-		t->vfloor = counts && diff__monitor_family(r->key) ? 1 / (sum / (double)n + 0.5) : 0;
-		snprintf(name, sizeof(name), "%.*s%s/log", (int)family_len(r->key), r->key, amb);
+		t->vfloor = counts && keykind__is(r->key, KEYFAM_MONITOR) ? 1 / (sum / (double)n + 0.5) : 0;
+		snprintf(name, sizeof(name), "%.*s%s/log", (int)keykind__noise_family_len(r->key), r->key, amb);
 		t->fam = tctx__family(x, name, SCALE_LOG, false, NULL);
 	}
 }
@@ -479,7 +463,7 @@ void tctx__cost_totals(struct tctx *x)
 	for (i = 0; i < d->nr; i++) {
 		double sum[2] = { 0, 0 };
 
-		if (strncmp(d->rows[i].key, "cost.total.", 11))
+		if (keykind__cost(d->rows[i].key) != KEYCOST_TOTAL)
 			continue;
 		for (j = 0; j < n; j++)
 			sum[j >= d->nb] += d->rows[i].v[j];
@@ -503,14 +487,14 @@ static bool cost_below_floor(const struct tctx *x, const struct diff_row *r)
 	const char *k = r->key, *ev, *dot;
 	size_t i, len;
 
-	if (strncmp(k, "cost.", 5))
+	if (keykind__cost(k) == KEYCOST_NONE)
 		return false;
 	ev = strchr(k + 5, '.');
 	if (!ev || !(dot = strchr(ev + 1, '.')))
 		return false;	/* cost.total.<ev>, cost.work */
 	ev++;
 	len = (size_t)(dot - ev);
-	if (!strncmp(k, "cost.part.", 10))	/* points of the base's total already */
+	if (keykind__cost(k) == KEYCOST_PART)	/* points of the base's total already */
 		return fmax(r->base.mean, r->cur.mean) < DIFF_COST_TEST_FLOOR;
 	for (i = 0; i < x->nr_cost; i++)
 		if (strlen(x->cost_event[i]) == len && !strncmp(x->cost_event[i], ev, len)) {
@@ -529,7 +513,7 @@ void tctx__classify(struct tctx *x, struct diff_row *r, const uint32_t *present,
 {
 	struct diff *d = x->d;
 	const struct diff_opts *o = &d->o;
-	bool pp = !strncmp(r->key, PP, sizeof(PP) - 1);
+	bool pp = keykind__profile(r->key) != KEYPROF_NONE;
 	struct stat_robot rm;
 	double tdelta, vb = 0, vc = 0;
 	size_t nb = d->nb, nn = d->nn;
@@ -537,7 +521,7 @@ void tctx__classify(struct tctx *x, struct diff_row *r, const uint32_t *present,
 
 	stats__summary(r->v, nb, scratch, &r->base);
 	stats__summary(r->v + nb, nn, scratch, &r->cur);
-	r->absolute = diff__absolute_key(r->key);
+	r->absolute = keykind__absolute(r->key);
 	r->delta = r->cur.mean - r->base.mean;
 	r->rel = 100.0 * r->delta / (r->base.mean == 0 ? 1e-100 : r->base.mean);
 	r->change = r->absolute ? r->delta : r->rel;
@@ -557,7 +541,7 @@ void tctx__classify(struct tctx *x, struct diff_row *r, const uint32_t *present,
 	 * the robot: >= 3 runs on a side, in the base, ranges separate, not a
 	 * small change; it has no costs per op (cost.h)
 	 */
-	if ((nb >= 3 || nn >= 3) && (present[0] || (pp && base_has_pp)) && strncmp(r->key, "cost.", 5) &&
+	if ((nb >= 3 || nn >= 3) && (present[0] || (pp && base_has_pp)) && keykind__cost(r->key) == KEYCOST_NONE &&
 	    stats__robot_changed(r->v, nb, r->v + nb, nn, scratch, &rm) &&
 	    !diff__robot_small_change(r->key, &rm))
 		r->flags |= DIFF_ROBOT;
@@ -672,15 +656,15 @@ static void gate_on_children(struct tctx *x)
 					(uint32_t)i);
 	for (i = 0; i < d->nr; i++) {
 		struct diff_row *r = &d->rows[i];
-		const char *sym = diff__key_symbol(r->key), *ev, *dot;
+		const char *sym = keykind__profile_symbol(r->key), *ev, *dot;
 		size_t len, need;
 		uint32_t ch = HASHIDX_NONE;
 
 		if (!x->t[i].tested || x->fam[x->t[i].fam].scale != SCALE_SHARE ||
 		    kind_rank(r->key) == 0 || !sym)
 			continue;
-		ev = diff__pp_event(r->key, &len);
-		need = sizeof(PP) + 9 + len + strlen(sym) + 2;
+		ev = keykind__profile_event(r->key, &len);
+		need = sizeof("perf-profile.children.") + len + strlen(sym) + 2;
 		if (need > alloc) {
 			alloc = 2 * need;
 			buf = xrealloc(buf, alloc);
@@ -703,7 +687,7 @@ static void gate_on_children(struct tctx *x)
 				for (;;) {
 					struct span k;
 
-					k.len = (size_t)snprintf(buf, alloc, "%schildren.%.*s.%.*s", PP, (int)len,
+					k.len = (size_t)snprintf(buf, alloc, "perf-profile.children.%.*s.%.*s", (int)len,
 								 ev, (int)(dot ? (size_t)(dot - from) : strlen(from)),
 								 from);
 					k.s = buf;

@@ -10,21 +10,13 @@
 #include <string.h>
 
 #include "mmprof/cost.h"
+#include "mmprof/keykind.h"
 #include "mmprof/xalloc.h"
 
-/* Record's own families are not the benchmark's work. */
+/* Record's own families (its metrics, the counters) and the costs are not the benchmark's work. */
 static bool workload_metric(const char *k)
 {
-	static const char *const own[] = { "perf-sched.", "tracepoint.", "proc-vmstat.",
-					   "meminfo.", "perf-stat.", "cost." };
-	size_t i;
-
-	if (!k || !strchr(k, '.'))
-		return false;
-	for (i = 0; i < sizeof(own) / sizeof(own[0]); i++)
-		if (!strncmp(k, own[i], strlen(own[i])))
-			return false;
-	return true;
+	return k && strchr(k, '.') && !keykind__under(k, KEYFAM_RECORDER | KEYFAM_COUNTER | KEYFAM_DERIVED);
 }
 
 static bool ends_with(const char *s, const char *tail)

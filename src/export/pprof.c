@@ -77,6 +77,13 @@ struct pp {
 	struct pbuf out, msg, sub;
 };
 
+/* The message built in m becomes field of into; m is emptied for the next one. */
+static void pp_nest(struct pbuf *into, uint32_t field, struct pbuf *m)
+{
+	pbuf__bytes(into, field, m->b, m->len);
+	m->len = 0;
+}
+
 static int64_t pp_str(struct pp *pp, const char *s)
 {
 	uint32_t id = profile__str_id(pp->p, s);
@@ -120,8 +127,7 @@ static void value_type(struct pp *pp, uint32_t field, const char *type, const ch
 {
 	pbuf__uint(&pp->sub, 1, (uint64_t)pp_str(pp, type));
 	pbuf__uint(&pp->sub, 2, (uint64_t)pp_str(pp, unit));
-	pbuf__bytes(&pp->out, field, pp->sub.b, pp->sub.len);
-	pp->sub.len = 0;
+	pp_nest(&pp->out, field, &pp->sub);
 }
 
 /* sample_type names: "samples" and the event name, prefixed when several events */
@@ -333,195 +339,225 @@ static bool pseudo_dso_debuginfo_hint(const char *key, const char *value)
  */
 #define PPROF_MAX_VALUES (1u << 24)
 
-int export__pprof(const struct profile *p, const struct pprof_opts *o, struct outbuf *out,
-		  struct errmsg *e)
+/*
+ * One export's state, filled in the order of export__pprof: the samples
+ * and their values, then the locations, functions and mappings the
+ * samples reach, then the messages written into pp.out.
+ */
+struct pprof_build {
+	struct pp pp;
+	const struct pprof_opts *o;
+	struct keyset samples;	/* (node, tag): one Sample each */
+	struct keyset tags;	/* (comm, pid) */
+	struct keyset funcs;	/* (sym, dso): Function id - 1 */
+	struct keyset dsos;	/* dso string ids: Mapping before main_d's reordering */
+	char (*names)[2][160];	/* per event: its two sample types */
+	uint64_t *vals;		/* samples.nr x nv */
+	size_t nv, alloc_vals;
+	uint32_t *loc_of_frame, *func_of_frame;	/* profile frame -> Location, Function id (0: none) */
+	size_t nr_locs;
+	struct dso_range *ranges;	/* per dsos entry */
+	size_t main_d;		/* the dsos entry written as mapping 1 */
+	char **comments;	/* per meta row, owned until the string table is written */
+};
+
+/*
+ * Samples: one per (node, comm, pid), values[2 * event + {samples,
+ * period}]; a (comm, pid) pair is a tag numbered in tags, so that a
+ * sample key still fits 64 bits.
+ */
+static int pprof_build__samples(struct pprof_build *b, struct errmsg *e)
 {
-	struct pp pp = { .p = p };
-	struct keyset samples = { 0 }, funcs = { 0 }, dsos = { 0 }, tags = { 0 };
-	char (*names)[2][160] = NULL;
-	char **comments = NULL;
-	uint64_t *vals = NULL, *locs = NULL;
-	uint32_t *loc_of_frame = NULL, *func_of_frame = NULL;
-	struct dso_range *ranges = NULL;
-	size_t nv = 2 * p->nr_events, i, j, nr_locs = 0, main_d = 0, alloc_vals = 0;
-	uint64_t total_wall = 0;
-	int64_t comm_key, pid_key;
-	int err = 0;
+	const struct profile *p = b->pp.p;
+	size_t i, nv = b->nv;
 
-	if (o->run >= (int)p->nr_runs)
-		return errmsg__set(e, -EINVAL, "no run %d (the profile has %zu, numbered from 0)", o->run, p->nr_runs);
-	if (!p->nr_events)
-		return errmsg__set(e, -EINVAL, "the profile has no sampling event");
-	pp.str_map = xcalloc(p->nr_strs + 1, sizeof(*pp.str_map));
-	XGROW(pp.strs, pp.alloc_strs, 0);
-	pp.strs[pp.nr_strs++] = "";	/* string_table[0] must be "" */
-
-	names = xcalloc(p->nr_events, sizeof(*names));
-	sample_types(&pp, names);
-	comm_key = pp_str(&pp, "comm");
-	pid_key = pp_str(&pp, "pid");
-
-	/*
-	 * Samples: one per (node, comm, pid), values[2 * event + {samples,
-	 * period}]; a (comm, pid) pair is a tag numbered in tags, so that a
-	 * sample key still fits 64 bits.
-	 */
-	hashidx__init(&samples.idx);
-	hashidx__init(&tags.idx);
 	for (i = 0; i < p->nr_counts; i++) {
 		const struct count *c = &p->counts[i];
 		bool added;
 		uint32_t s;
 
-		if ((o->run >= 0 && c->run != (uint32_t)o->run) || !c->node ||
+		if ((b->o->run >= 0 && c->run != (uint32_t)b->o->run) || !c->node ||
 		    c->node >= p->nr_nodes || c->event >= p->nr_events)
 			continue;
-		s = keyset__id(&tags, ((uint64_t)c->comm << 32) | c->pid, &added);
-		s = keyset__id(&samples, ((uint64_t)c->node << 32) | s, &added);
-		if (added && samples.nr > alloc_vals) {
+		s = keyset__id(&b->tags, ((uint64_t)c->comm << 32) | c->pid, &added);
+		s = keyset__id(&b->samples, ((uint64_t)c->node << 32) | s, &added);
+		if (added && b->samples.nr > b->alloc_vals) {
 			/* every sample holds a value for every event: refuse what
 			 * would not fit in memory rather than try */
-			if (samples.nr > PPROF_MAX_VALUES / nv) {
-				err = errmsg__set(e, -E2BIG,
-						  "%zu events and more than %zu distinct stacks make more than %u values: pprof keeps every event's values in every sample; export one run (--run N) or one event (-f folded -e EVENT)",
-						  p->nr_events, samples.nr - 1, PPROF_MAX_VALUES);
-				goto out;
-			}
-			alloc_vals = alloc_vals ? 2 * alloc_vals : 64;
-			if (alloc_vals > PPROF_MAX_VALUES / nv)
-				alloc_vals = PPROF_MAX_VALUES / nv;
-			vals = xrealloc(vals, alloc_vals * nv * sizeof(*vals));
+			if (b->samples.nr > PPROF_MAX_VALUES / nv)
+				return errmsg__set(e, -E2BIG,
+						   "%zu events and more than %zu distinct stacks make more than %u values: pprof keeps every event's values in every sample; export one run (--run N) or one event (-f folded -e EVENT)",
+						   p->nr_events, b->samples.nr - 1, PPROF_MAX_VALUES);
+			b->alloc_vals = b->alloc_vals ? 2 * b->alloc_vals : 64;
+			if (b->alloc_vals > PPROF_MAX_VALUES / nv)
+				b->alloc_vals = PPROF_MAX_VALUES / nv;
+			b->vals = xrealloc(b->vals, b->alloc_vals * nv * sizeof(*b->vals));
 		}
 		if (added)
-			memset(vals + (size_t)s * nv, 0, nv * sizeof(*vals));
-		vals[(size_t)s * nv + 2 * c->event] += c->samples;
-		vals[(size_t)s * nv + 2 * c->event + 1] += c->period;
+			memset(b->vals + (size_t)s * nv, 0, nv * sizeof(*b->vals));
+		b->vals[(size_t)s * nv + 2 * c->event] += c->samples;
+		b->vals[(size_t)s * nv + 2 * c->event + 1] += c->period;
 	}
+	return 0;
+}
 
-	/* Locations only for frames some sample uses; Mappings per DSO */
-	loc_of_frame = xcalloc(p->nr_frames + 1, sizeof(*loc_of_frame));
-	func_of_frame = xcalloc(p->nr_frames + 1, sizeof(*func_of_frame));
-	hashidx__init(&funcs.idx);
-	hashidx__init(&dsos.idx);
-	locs = xmalloc((p->nr_nodes + 1) * sizeof(*locs));
-	for (i = 0; i < samples.nr; i++) {
+/* Locations only for frames some sample uses; Functions per (sym, dso); Mappings per DSO. */
+static void pprof_build__locations(struct pprof_build *b)
+{
+	const struct profile *p = b->pp.p;
+	size_t i;
+
+	b->loc_of_frame = xcalloc(p->nr_frames + 1, sizeof(*b->loc_of_frame));
+	b->func_of_frame = xcalloc(p->nr_frames + 1, sizeof(*b->func_of_frame));
+	for (i = 0; i < b->samples.nr; i++) {
 		uint32_t q;
 
-		for (q = (uint32_t)(samples.keys[i] >> 32); q; q = p->nodes[q].parent) {
+		for (q = (uint32_t)(b->samples.keys[i] >> 32); q; q = p->nodes[q].parent) {
 			uint32_t f = p->nodes[q].frame;
 			const struct frame *fr = &p->frames[f];
+			struct dso_range *r;
 			bool added;
 			uint32_t d;
 
-			if (loc_of_frame[f])
+			if (b->loc_of_frame[f])
 				continue;
-			loc_of_frame[f] = (uint32_t)++nr_locs;
+			b->loc_of_frame[f] = (uint32_t)++b->nr_locs;
 			if (fr->sym)
-				func_of_frame[f] = keyset__id(&funcs,
+				b->func_of_frame[f] = keyset__id(&b->funcs,
 					((uint64_t)fr->sym << 32) | fr->dso, &added) + 1;
 			if (!fr->dso)
 				continue;
-			d = keyset__id(&dsos, fr->dso, &added);
+			d = keyset__id(&b->dsos, fr->dso, &added);
 			if (added) {
-				ranges = xrealloc(ranges, dsos.nr * sizeof(*ranges));
-				ranges[d] = (struct dso_range){ fr->addr, fr->addr, true };
+				b->ranges = xrealloc(b->ranges, b->dsos.nr * sizeof(*b->ranges));
+				b->ranges[d] = (struct dso_range){ fr->addr, fr->addr, true };
 			}
-			if (fr->addr < ranges[d].lo)
-				ranges[d].lo = fr->addr;
-			if (fr->addr > ranges[d].hi)
-				ranges[d].hi = fr->addr;
+			r = &b->ranges[d];
+			if (fr->addr < r->lo)
+				r->lo = fr->addr;
+			if (fr->addr > r->hi)
+				r->hi = fr->addr;
 			if (!fr->sym)
-				ranges[d].all_named = false;
+				r->all_named = false;
 		}
 	}
+	/* the main binary first, as mapping 1; the others after it in order */
+	if (b->dsos.nr)
+		b->main_d = main_dso(p, &b->dsos, &b->samples, b->vals, b->nv);
+}
 
-	for (i = 0; i < samples.nr; i++) {
-		uint64_t tag = tags.keys[(uint32_t)samples.keys[i]];
+static void pprof_build__write_samples(struct pprof_build *b)
+{
+	const struct profile *p = b->pp.p;
+	struct pp *pp = &b->pp;
+	int64_t comm_key = pp_str(pp, "comm"), pid_key = pp_str(pp, "pid");
+	uint64_t *locs = xmalloc((p->nr_nodes + 1) * sizeof(*locs));
+	size_t i;
+
+	for (i = 0; i < b->samples.nr; i++) {
+		uint64_t tag = b->tags.keys[(uint32_t)b->samples.keys[i]];
 		uint32_t q, comm = (uint32_t)(tag >> 32), pid = (uint32_t)tag;
 		size_t n = 0;
 
-		for (q = (uint32_t)(samples.keys[i] >> 32); q; q = p->nodes[q].parent)
-			locs[n++] = loc_of_frame[p->nodes[q].frame];	/* leaf first */
-		pbuf__packed(&pp.msg, 1, locs, n);
-		pbuf__packed(&pp.msg, 2, vals + i * nv, nv);
+		for (q = (uint32_t)(b->samples.keys[i] >> 32); q; q = p->nodes[q].parent)
+			locs[n++] = b->loc_of_frame[p->nodes[q].frame];	/* leaf first */
+		pbuf__packed(&pp->msg, 1, locs, n);
+		pbuf__packed(&pp->msg, 2, b->vals + i * b->nv, b->nv);
 		if (comm) {
-			pbuf__uint(&pp.sub, 1, (uint64_t)comm_key);
-			pbuf__uint(&pp.sub, 2, (uint64_t)pp_id(&pp, comm));
-			pbuf__bytes(&pp.msg, 3, pp.sub.b, pp.sub.len);
-			pp.sub.len = 0;
+			pbuf__uint(&pp->sub, 1, (uint64_t)comm_key);
+			pbuf__uint(&pp->sub, 2, (uint64_t)pp_id(pp, comm));
+			pp_nest(&pp->msg, 3, &pp->sub);
 		}
 		if (pid) {	/* a numeric label: Label.num */
-			pbuf__uint(&pp.sub, 1, (uint64_t)pid_key);
-			pbuf__uint(&pp.sub, 3, pid);
-			pbuf__bytes(&pp.msg, 3, pp.sub.b, pp.sub.len);
-			pp.sub.len = 0;
+			pbuf__uint(&pp->sub, 1, (uint64_t)pid_key);
+			pbuf__uint(&pp->sub, 3, pid);
+			pp_nest(&pp->msg, 3, &pp->sub);
 		}
-		pbuf__bytes(&pp.out, 2, pp.msg.b, pp.msg.len);
-		pp.msg.len = 0;
+		pp_nest(&pp->out, 2, &pp->msg);
 	}
+	free(locs);
+}
 
-	/* the main binary first, as mapping 1; the others after it in order */
-	if (dsos.nr)
-		main_d = main_dso(p, &dsos, &samples, vals, nv);
-	for (j = 0; j < dsos.nr; j++) {
+static void pprof_build__write_mappings(struct pprof_build *b)
+{
+	struct pp *pp = &b->pp;
+	size_t i, j, main_d = b->main_d;
+
+	for (j = 0; j < b->dsos.nr; j++) {
 		i = j == 0 ? main_d : (j <= main_d ? j - 1 : j);
-		pbuf__uint(&pp.msg, 1, mapping_id(i, main_d));
-		pbuf__uint(&pp.msg, 2, ranges[i].lo);
-		pbuf__uint(&pp.msg, 3, ranges[i].hi + 1);
-		pbuf__uint(&pp.msg, 5, (uint64_t)pp_id(&pp, (uint32_t)dsos.keys[i]));
-		if (ranges[i].all_named)
-			pbuf__uint(&pp.msg, 7, 1);
-		pbuf__bytes(&pp.out, 3, pp.msg.b, pp.msg.len);
-		pp.msg.len = 0;
+		pbuf__uint(&pp->msg, 1, mapping_id(i, main_d));
+		pbuf__uint(&pp->msg, 2, b->ranges[i].lo);
+		pbuf__uint(&pp->msg, 3, b->ranges[i].hi + 1);
+		pbuf__uint(&pp->msg, 5, (uint64_t)pp_id(pp, (uint32_t)b->dsos.keys[i]));
+		if (b->ranges[i].all_named)
+			pbuf__uint(&pp->msg, 7, 1);
+		pp_nest(&pp->out, 3, &pp->msg);
 	}
+}
 
-	/* Locations in id order: walk frames, emit the ones given an id */
-	{
-		uint32_t *by_loc = xcalloc(nr_locs + 1, sizeof(*by_loc));
+/* Locations in id order: walk frames, emit the ones given an id. */
+static void pprof_build__write_locations(struct pprof_build *b)
+{
+	const struct profile *p = b->pp.p;
+	struct pp *pp = &b->pp;
+	uint32_t *by_loc = xcalloc(b->nr_locs + 1, sizeof(*by_loc));
+	size_t i, j;
 
-		for (j = 0; j < p->nr_frames; j++)
-			if (loc_of_frame[j])
-				by_loc[loc_of_frame[j]] = (uint32_t)j;
-		for (i = 1; i <= nr_locs; i++) {
-			const struct frame *fr = &p->frames[by_loc[i]];
-			bool added;
+	for (j = 0; j < p->nr_frames; j++)
+		if (b->loc_of_frame[j])
+			by_loc[b->loc_of_frame[j]] = (uint32_t)j;
+	for (i = 1; i <= b->nr_locs; i++) {
+		const struct frame *fr = &p->frames[by_loc[i]];
+		bool added;
 
-			pbuf__uint(&pp.msg, 1, i);
-			if (fr->dso)
-				pbuf__uint(&pp.msg, 2, mapping_id(keyset__id(&dsos, fr->dso, &added), main_d));
-			pbuf__uint(&pp.msg, 3, fr->addr);
-			if (func_of_frame[by_loc[i]]) {
-				pbuf__uint(&pp.sub, 1, func_of_frame[by_loc[i]]);
-				pbuf__bytes(&pp.msg, 4, pp.sub.b, pp.sub.len);
-				pp.sub.len = 0;
-			}
-			pbuf__bytes(&pp.out, 4, pp.msg.b, pp.msg.len);
-			pp.msg.len = 0;
+		pbuf__uint(&pp->msg, 1, i);
+		if (fr->dso)
+			pbuf__uint(&pp->msg, 2, mapping_id(keyset__id(&b->dsos, fr->dso, &added), b->main_d));
+		pbuf__uint(&pp->msg, 3, fr->addr);
+		if (b->func_of_frame[by_loc[i]]) {
+			pbuf__uint(&pp->sub, 1, b->func_of_frame[by_loc[i]]);
+			pp_nest(&pp->msg, 4, &pp->sub);
 		}
-		free(by_loc);
+		pp_nest(&pp->out, 4, &pp->msg);
 	}
+	free(by_loc);
+}
 
-	for (i = 0; i < funcs.nr; i++) {
-		int64_t name = pp_id(&pp, (uint32_t)(funcs.keys[i] >> 32));
+static void pprof_build__write_functions(struct pprof_build *b)
+{
+	struct pp *pp = &b->pp;
+	size_t i;
 
-		pbuf__uint(&pp.msg, 1, i + 1);
-		pbuf__uint(&pp.msg, 2, (uint64_t)name);
-		pbuf__uint(&pp.msg, 3, (uint64_t)name);
-		pbuf__bytes(&pp.out, 5, pp.msg.b, pp.msg.len);
-		pp.msg.len = 0;
+	for (i = 0; i < b->funcs.nr; i++) {
+		int64_t name = pp_id(pp, (uint32_t)(b->funcs.keys[i] >> 32));
+
+		pbuf__uint(&pp->msg, 1, i + 1);
+		pbuf__uint(&pp->msg, 2, (uint64_t)name);
+		pbuf__uint(&pp->msg, 3, (uint64_t)name);
+		pp_nest(&pp->out, 5, &pp->msg);
 	}
+}
+
+/* The profile's own fields after its messages: times, period, comments, the string table. */
+static void pprof_build__write_tail(struct pprof_build *b)
+{
+	const struct profile *p = b->pp.p;
+	struct pp *pp = &b->pp;
+	int run = b->o->run;
+	uint64_t total_wall = 0;
+	size_t i;
 
 	for (i = 0; i < p->nr_runs; i++)
-		if (o->run < 0 || i == (size_t)o->run)
+		if (run < 0 || i == (size_t)run)
 			total_wall += p->runs[i].wall_ns > 0 ? (uint64_t)p->runs[i].wall_ns : 0;
 	if (p->nr_runs)
-		pbuf__uint(&pp.out, 9, (uint64_t)p->runs[o->run < 0 ? 0 : o->run].start_ns);
-	pbuf__uint(&pp.out, 10, total_wall);
-	value_type(&pp, 11, names[0][1], export__period_unit(names[0][1]));
-	if (sampling_period(p, o->run))
-		pbuf__uint(&pp.out, 12, sampling_period(p, o->run));
+		pbuf__uint(&pp->out, 9, (uint64_t)p->runs[run < 0 ? 0 : run].start_ns);
+	pbuf__uint(&pp->out, 10, total_wall);
+	value_type(pp, 11, b->names[0][1], export__period_unit(b->names[0][1]));
+	if (sampling_period(p, run))
+		pbuf__uint(&pp->out, 12, sampling_period(p, run));
 	/* meta as comments "key=value"; the texts are owned until written */
-	comments = xcalloc(p->nr_meta + 1, sizeof(*comments));
+	b->comments = xcalloc(p->nr_meta + 1, sizeof(*b->comments));
 	for (i = 0; i < p->nr_meta; i++) {
 		const char *k = profile__str(p, p->meta[i].key);
 		const char *v = profile__str(p, p->meta[i].value);
@@ -529,43 +565,77 @@ int export__pprof(const struct profile *p, const struct pprof_opts *o, struct ou
 
 		if (pseudo_dso_debuginfo_hint(k, v))
 			continue;
-		comments[i] = xmalloc(len);
-		snprintf(comments[i], len, "%s=%s", k ? k : "", v ? v : "");
-		XGROW(pp.strs, pp.alloc_strs, pp.nr_strs);
-		pp.strs[pp.nr_strs] = comments[i];
-		pbuf__uint(&pp.out, 13, pp.nr_strs++);
+		b->comments[i] = xmalloc(len);
+		snprintf(b->comments[i], len, "%s=%s", k ? k : "", v ? v : "");
+		XGROW(pp->strs, pp->alloc_strs, pp->nr_strs);
+		pp->strs[pp->nr_strs] = b->comments[i];
+		pbuf__uint(&pp->out, 13, pp->nr_strs++);
 	}
-	pbuf__uint(&pp.out, 14, (uint64_t)pp_str(&pp, names[0][1]));
+	pbuf__uint(&pp->out, 14, (uint64_t)pp_str(pp, b->names[0][1]));
 
-	for (i = 0; i < pp.nr_strs; i++)
-		pbuf__bytes(&pp.out, 6, pp.strs[i], strlen(pp.strs[i]));
+	for (i = 0; i < pp->nr_strs; i++)
+		pbuf__bytes(&pp->out, 6, pp->strs[i], strlen(pp->strs[i]));
+}
 
-	if (o->no_gzip) {
-		outbuf__add(out, (const char *)pp.out.b, pp.out.len);
-		if (outbuf__flush(out))
-			err = errmsg__set(e, -EIO, "cannot write the profile");
-	} else {
-		err = write_gzip(&pp.out, out, e);
+static void pprof_build__release(struct pprof_build *b)
+{
+	size_t i;
+
+	free(b->names);
+	free(b->vals);
+	free(b->loc_of_frame);
+	free(b->func_of_frame);
+	free(b->ranges);
+	for (i = 0; b->comments && i < b->pp.p->nr_meta; i++)
+		free(b->comments[i]);
+	free(b->comments);
+	free(b->pp.str_map);
+	free(b->pp.strs);
+	keyset__release(&b->samples);
+	keyset__release(&b->tags);
+	keyset__release(&b->funcs);
+	keyset__release(&b->dsos);
+	pbuf__release(&b->pp.out);
+	pbuf__release(&b->pp.msg);
+	pbuf__release(&b->pp.sub);
+}
+
+int export__pprof(const struct profile *p, const struct pprof_opts *o, struct outbuf *out,
+		  struct errmsg *e)
+{
+	struct pprof_build b = { .pp = { .p = p }, .o = o, .nv = 2 * p->nr_events };
+	int err;
+
+	if (o->run >= (int)p->nr_runs)
+		return errmsg__set(e, -EINVAL, "no run %d (the profile has %zu, numbered from 0)", o->run, p->nr_runs);
+	if (!p->nr_events)
+		return errmsg__set(e, -EINVAL, "the profile has no sampling event");
+	b.pp.str_map = xcalloc(p->nr_strs + 1, sizeof(*b.pp.str_map));
+	XGROW(b.pp.strs, b.pp.alloc_strs, 0);
+	b.pp.strs[b.pp.nr_strs++] = "";	/* string_table[0] must be "" */
+	b.names = xcalloc(p->nr_events, sizeof(*b.names));
+	sample_types(&b.pp, b.names);
+	hashidx__init(&b.samples.idx);
+	hashidx__init(&b.tags.idx);
+	hashidx__init(&b.funcs.idx);
+	hashidx__init(&b.dsos.idx);
+
+	err = pprof_build__samples(&b, e);
+	if (!err) {
+		pprof_build__locations(&b);
+		pprof_build__write_samples(&b);
+		pprof_build__write_mappings(&b);
+		pprof_build__write_locations(&b);
+		pprof_build__write_functions(&b);
+		pprof_build__write_tail(&b);
+		if (o->no_gzip) {
+			outbuf__add(out, (const char *)b.pp.out.b, b.pp.out.len);
+			if (outbuf__flush(out))
+				err = errmsg__set(e, -EIO, "cannot write the profile");
+		} else {
+			err = write_gzip(&b.pp.out, out, e);
+		}
 	}
-
-out:
-	free(names);
-	free(vals);
-	free(locs);
-	free(loc_of_frame);
-	free(func_of_frame);
-	free(ranges);
-	for (i = 0; comments && i < p->nr_meta; i++)
-		free(comments[i]);
-	free(comments);
-	free(pp.str_map);
-	free(pp.strs);
-	keyset__release(&samples);
-	keyset__release(&tags);
-	keyset__release(&funcs);
-	keyset__release(&dsos);
-	pbuf__release(&pp.out);
-	pbuf__release(&pp.msg);
-	pbuf__release(&pp.sub);
+	pprof_build__release(&b);
 	return err;
 }

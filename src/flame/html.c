@@ -12,12 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mmprof/ciout.h"
-#include "mmprof/diffside.h"
 #include "mmprof/flame.h"
 #include "mmprof/keys.h"
-#include "mmprof/waterfall.h"
 #include "mmprof/xalloc.h"
+
+#include "html-int.h"
 
 static const char page_css[] =
 	"body { font-family: 'DejaVu Sans', Verdana, sans-serif; margin: 1.5em; color: #222; background: #fff; }\n"
@@ -321,43 +320,6 @@ static void meta_table(struct outbuf *b, const struct html_side *sides, size_t n
 	free(keys);
 }
 
-/*
- * A row's class: its verdict's, and where the key's better direction is
- * known (diff__key_goodness: the workload's operations up, costs and
- * latencies down) "better" or "worse" too, which the colours follow.
- */
-static const char *row_class(const struct diff_row *r)
-{
-	int good = diff__key_goodness(r->key);
-
-	if (good && r->verdict == DIFF_UP)
-		return good > 0 ? "up better" : "up worse";
-	if (good && r->verdict == DIFF_DOWN)
-		return good > 0 ? "down worse" : "down better";
-	return waterfall__verdict_class(r->verdict);
-}
-
-enum cell { CELL_VALUE, CELL_SD, CELL_POINTS, CELL_PCT, CELL_Q, CELL_POINTS_ABS, CELL_PCT_ABS };
-
-static void num_cell(struct outbuf *b, double v, enum cell how)
-{
-	if (!isfinite(v)) {
-		outbuf__puts(b, "<td class=\"n\" data-v=\"\">\xe2\x80\x94</td>");
-		return;
-	}
-	outbuf__printf(b, "<td class=\"n\" data-v=\"%.17g\">", v);
-	switch (how) {
-	case CELL_VALUE: outbuf__printf(b, "%.4g", v); break;
-	case CELL_SD: outbuf__printf(b, "%.2g", v); break;
-	case CELL_POINTS: outbuf__printf(b, "%+.2f pt", v); break;
-	case CELL_PCT: outbuf__printf(b, fabs(v) < 1e6 ? "%+.1f%%" : "%+.3g%%", v); break;
-	case CELL_Q: outbuf__printf(b, "%.2g", v); break;
-	case CELL_POINTS_ABS: outbuf__printf(b, "%.2g pt", v); break;
-	case CELL_PCT_ABS: outbuf__printf(b, fabs(v) < 1e6 ? "%.2g%%" : "%.3g%%", v); break;
-	}
-	outbuf__puts(b, "</td>");
-}
-
 /* One graph in its <div class="graph CLS"> (cls "": none). */
 static void graph_div(struct outbuf *b, const struct flame *f, const char *cls, const char *id,
 		      const char *subtitle, enum flame_side side)
@@ -405,31 +367,6 @@ static void graph_views(struct outbuf *b, const struct flame *f, const struct fl
 	outbuf__puts(b, "</div>\n<script>\n");
 	outbuf__puts(b, flame__script());
 	outbuf__puts(b, "</script>\n");
-}
-
-/* The waterfall of the cost per operation, its heading and note (nothing without one). */
-static void verdict_cost(struct outbuf *b, const struct html_cost *c)
-{
-	struct waterfall_render_opts wo = { .id = "mmwaterfall", .width = 1180 };
-
-	if (!c || (!c->waterfall && !c->note))
-		return;
-	if (!c->waterfall) {
-		outbuf__puts(b, "<p class=\"note\" id=\"cost\">");
-		outbuf__xml_str(b, c->note);
-		outbuf__puts(b, "</p>\n");
-		return;
-	}
-	wo.title = c->title;
-	wo.subtitle = c->subtitle;
-	outbuf__puts(b, "<div id=\"cost\">\n");
-	waterfall__svg(b, c->waterfall, &wo);
-	if (c->note) {
-		outbuf__puts(b, "<p class=\"note\">");
-		outbuf__xml_str(b, c->note);
-		outbuf__puts(b, "</p>\n");
-	}
-	outbuf__puts(b, "</div>\n");
 }
 
 /* The table's script, and the page's end. */
@@ -495,238 +432,6 @@ static void page_open(struct outbuf *b, const char *what, const char *first, con
 	outbuf__printf(b, "</style>\n</head>\n<body>\n<h1>mmprof %s</h1>\n", what);
 }
 
-/* A change cell: "new" / "gone" where a side is 0 (a ratio from 0 is no number). */
-static void change_cell(struct outbuf *b, const struct diff_row *r)
-{
-	if (!r->base.mean && r->cur.mean)
-		outbuf__puts(b, "<td class=\"n\" data-v=\"1e300\">new</td>");
-	else if (r->base.mean && !r->cur.mean)
-		outbuf__puts(b, "<td class=\"n\" data-v=\"-1e300\">gone</td>");
-	else
-		num_cell(b, r->change, r->absolute ? CELL_POINTS : CELL_PCT);
-}
-
-/* One row of the first screen's tables: name, base, new, change, verdict. */
-static void verdict_row(struct outbuf *b, const struct diff_row *r, const char *name)
-{
-	outbuf__printf(b, "<tr class=\"%s\"><td class=\"key\">", row_class(r));
-	outbuf__xml_str(b, name);
-	outbuf__puts(b, "</td>");
-	num_cell(b, r->base.mean, CELL_VALUE);
-	num_cell(b, r->cur.mean, CELL_VALUE);
-	change_cell(b, r);
-	outbuf__printf(b, "<td class=\"v\">%s%s</td>", diff_row__verdict_name(r),
-		       strstr(row_class(r), "better") ? ", better" :
-		       strstr(row_class(r), "worse") ? ", worse" : "");
-}
-
-static const char verdict_head[] =
-	"<table><thead><tr><th>%s</th><th>base</th><th>new</th><th>change</th><th>verdict</th>%s"
-	"</tr></thead><tbody>\n";
-
-/* The gates' outcome: a line, then the rows that tripped them (nothing without gates). */
-static void verdict_gates(struct outbuf *b, const struct diff *d, const struct ci_gates *gates)
-{
-	struct outbuf rows = { 0 };
-	size_t k, j, tripped = 0;
-
-	if (!gates || !gates->nr)
-		return;
-	for (k = 0; k < gates->nr; k++) {
-		struct gate_trips t;
-		char desc[512];
-
-		gate__evaluate(&gates->g[k], d, gates->any, &t);
-		gate__describe(&gates->g[k], desc, sizeof(desc));
-		tripped += t.nr || t.absent;
-		for (j = 0; j < t.nr; j++) {
-			verdict_row(&rows, t.rows[j], t.rows[j]->key);
-			outbuf__puts(&rows, "<td class=\"key\">");
-			outbuf__xml_str(&rows, desc);
-			outbuf__puts(&rows, "</td></tr>\n");
-		}
-		if (t.absent) {
-			outbuf__puts(&rows, "<tr><td class=\"key\">");
-			outbuf__xml_str(&rows, gates->g[k].glob);
-			outbuf__puts(&rows, "</td><td class=\"n\">0</td><td class=\"n\">0</td><td></td>"
-				     "<td class=\"v\">absent</td><td class=\"key\">");
-			outbuf__xml_str(&rows, desc);
-			outbuf__puts(&rows, "</td></tr>\n");
-		}
-		gate_trips__release(&t);
-	}
-	outbuf__printf(b, "<p class=\"gates %s\" id=\"gates\">%s: %zu of %zu gate%s tripped</p>\n",
-		       tripped ? "fail" : "pass", tripped ? "FAILED" : "Passed", tripped, gates->nr,
-		       gates->nr == 1 ? "" : "s");
-	if (rows.len) {
-		outbuf__printf(b, verdict_head, "what tripped", "<th>gate</th>");
-		outbuf__add(b, rows.s, rows.len);
-		outbuf__puts(b, "</tbody></table>\n");
-	}
-	outbuf__release(&rows);
-}
-
-/* Failed and disturbed runs: what makes the numbers suspect, in red. */
-static void verdict_runs(struct outbuf *b, const struct html_side sides[2], const struct diff *d)
-{
-	size_t k;
-
-	for (k = 0; k < 2; k++) {
-		/* counted as the text outputs count them; the side only read */
-		const struct diff_side s = { .name = sides[k].name, .paths = (char **)sides[k].paths,
-					     .nr = sides[k].nr,
-					     .profiles = (struct profile **)sides[k].profiles };
-		struct diff_side_failures f;
-
-		diff_side__failures(&s, &f);
-		if (f.failed)
-			outbuf__printf(b, "<p class=\"warn\" id=\"failed-%s\">The %s side's workload failed in %zu of "
-					  "%zu runs: its numbers measure the failure.</p>\n",
-				       sides[k].name, sides[k].name, f.failed, f.total);
-	}
-	if (d->nr_disturbed)
-		outbuf__printf(b, "<p class=\"warn\" id=\"disturbed\">%zu disturbed run%s (far from their side across "
-				  "many keys; see the runs below and diff --drop-run).</p>\n",
-			       d->nr_disturbed, d->nr_disturbed == 1 ? "" : "s");
-}
-
-/*
- * The calltrace row of function sym (in event ev, len bytes) that moved
- * most: its chain, callers first, into b ("a → b → sym").  Nothing when
- * the function has none.
- */
-static void moved_chain(struct outbuf *b, const struct diff *d, const char *ev, size_t len, const char *sym)
-{
-	const struct diff_row *best = NULL;
-	size_t i, sl = strlen(sym);
-
-	for (i = 0; i < d->nr; i++) {
-		const char *k = d->rows[i].key;
-
-		if (strncmp(k, "perf-profile.calltrace.", 23) || strncmp(k + 23, ev, len) || k[23 + len] != '.' ||
-		    strncmp(k + 24 + len, sym, sl) || k[24 + len + sl] != '.')
-			continue;
-		if (!best || fabs(d->rows[i].delta) > fabs(best->delta))
-			best = &d->rows[i];
-	}
-	if (!best)
-		return;
-	{
-		/* callee first in the key: print it callers first */
-		char *chain = xstrdup(best->key + 24 + len), *dot;
-		bool first = true;
-
-		outbuf__puts(b, "<div class=\"chain\">");
-		while (true) {
-			dot = strrchr(chain, '.');
-			outbuf__puts(b, first ? "" : " \xe2\x86\x92 ");
-			outbuf__xml_str(b, dot ? dot + 1 : chain);
-			first = false;
-			if (!dot)
-				break;
-			*dot = '\0';
-		}
-		outbuf__puts(b, "</div>");
-		free(chain);
-	}
-}
-
-/* The perf-profile children rows that moved most (ciout__moved), with their chains. */
-static void verdict_moved(struct outbuf *b, const struct diff *d)
-{
-	const struct diff_row *top[5];
-	size_t i, n = ciout__moved(d, top, 5);
-
-	outbuf__puts(b, "<h2>Functions that moved most</h2>\n");
-	if (!n) {
-		outbuf__puts(b, "<p class=\"note\">No perf-profile children share changed significantly.</p>\n");
-		return;
-	}
-	if (n > 5)
-		n = 5;
-	outbuf__printf(b, verdict_head, "function (children share, call chain that moved most)", "");
-	for (i = 0; i < n; i++) {
-		const char *ev = top[i]->key + 22, *sym = strchr(ev, '.');
-
-		if (!sym)
-			continue;
-		outbuf__printf(b, "<tr class=\"%s\"><td class=\"key\">", row_class(top[i]));
-		outbuf__xml_str(b, sym + 1);
-		moved_chain(b, d, ev, (size_t)(sym - ev), sym + 1);
-		outbuf__puts(b, "</td>");
-		num_cell(b, top[i]->base.mean, CELL_VALUE);
-		num_cell(b, top[i]->cur.mean, CELL_VALUE);
-		change_cell(b, top[i]);
-		outbuf__printf(b, "<td class=\"v\">%s</td></tr>\n", diff_row__verdict_name(top[i]));
-	}
-	outbuf__puts(b, "</tbody></table>\n");
-}
-
-/* The recorded settings that differ between the sides (diff.h), first on the page. */
-static void settings_differ(struct outbuf *b, const struct html_side sides[2])
-{
-	struct diff_settings_side ss[2] = { { sides[0].profiles, sides[0].nr },
-					    { sides[1].profiles, sides[1].nr } };
-	struct diff_setting *st;
-	size_t i, n = diff__settings_differ(ss, 2, &st);
-
-	if (n) {
-		outbuf__puts(b, "<p class=\"settings\"><b>Settings that differ</b> (recorded with the "
-				"files):");
-		for (i = 0; i < n; i++) {
-			outbuf__puts(b, i ? "; <code>" : " <code>");
-			outbuf__xml_str(b, st[i].name);
-			outbuf__puts(b, "</code> base <b>");
-			outbuf__xml_str(b, st[i].value[0]);
-			outbuf__puts(b, "</b>, new <b>");
-			outbuf__xml_str(b, st[i].value[1]);
-			outbuf__puts(b, "</b>");
-		}
-		outbuf__puts(b, "</p>\n");
-	}
-	diff__settings_release(st, n);
-}
-
-/* The workload's own metrics (NAME.metric) with their verdicts. */
-static void verdict_metrics(struct outbuf *b, const struct html_side sides[2], const struct diff *d)
-{
-	size_t i, n = 0;
-	int pass;
-
-	if (!sides[1].nr)
-		return;
-	/* the score first (diff's primary endpoint, DIFF_SCORE), then the rest */
-	for (pass = 0; pass < 2; pass++)
-	for (i = 0; i < d->nr && n < 8; i++) {
-		const struct diff_row *r = &d->rows[i];
-
-		if (!ciout__workload_metric(r) || ((r->flags & DIFF_SCORE) == 0) != (pass == 1))
-			continue;
-		/* which colour is better, in the head: no line more on the first screen */
-		if (!n++)
-			outbuf__printf(b, verdict_head,
-				       "the workload's metric <span class=\"note\" title=\"where a metric's "
-				       "better direction is known: higher for operations and rates (.ops, "
-				       "ops_per_sec, throughput), lower for latencies, times and costs per "
-				       "op; any other change is red when it rose, blue when it fell\">"
-				       "(green better, red worse)</span>", "");
-		if (r->flags & DIFF_SCORE) {
-			struct outbuf label = { 0 };
-
-			outbuf__printf(&label, "%s (the score)", r->key);
-			verdict_row(b, r, label.s);
-			outbuf__release(&label);
-		} else {
-			verdict_row(b, r, r->key);
-		}
-		outbuf__puts(b, "</tr>\n");
-	}
-	if (n)
-		outbuf__puts(b, "</tbody></table>\n");
-	else
-		outbuf__puts(b, "<p class=\"note\">No metric of the workload's own (keys NAME.metric) in the files.</p>\n");
-}
-
 void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const struct diff *d,
 		      const struct diff_row *const *rows, size_t n, const struct flame *f,
 		      const char *event, const struct ci_gates *gates, const struct html_cost *cost)
@@ -752,19 +457,9 @@ void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const s
 		outbuf__printf(b, " (%zu run%s)", sides[i].nr_runs, sides[i].nr_runs == 1 ? "" : "s");
 	}
 	outbuf__puts(b, "</p>\n");
-	settings_differ(b, sides);
+	html__settings_differ(b, sides);
 	outbuf__puts(b, "<div id=\"verdict\">\n");
-	verdict_gates(b, d, gates);
-	verdict_runs(b, sides, d);
-	verdict_metrics(b, sides, d);
-	/*
-	 * With a waterfall, it is the functions that account for the change,
-	 * and the share movers follow the graph: the first screen holds the
-	 * verdict and the graph's start either way (t401 at 1280x900).
-	 */
-	verdict_cost(b, cost);
-	if (!waterfall)
-		verdict_moved(b, d);
+	html__verdict(b, sides, d, gates, cost);
 	outbuf__puts(b, fc ? "</div>\n" : "</div>\n<h2>Differential flame graph</h2>\n");
 	snprintf(sub, sizeof(sub), "%s, %% of each run's total period; hover for values, click to zoom",
 		 event ? event : "");
@@ -774,7 +469,7 @@ void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const s
 		graph(b, f, sub, "No flame graph: the sides have no samples of a common event.");
 	if (waterfall) {
 		outbuf__puts(b, "<div id=\"moved\">\n");
-		verdict_moved(b, d);
+		html__moved(b, d);
 		outbuf__puts(b, "</div>\n");
 	}
 
@@ -813,19 +508,19 @@ void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const s
 	for (i = 0; i < n; i++) {
 		const struct diff_row *r = rows[i];
 
-		outbuf__printf(b, "<tr class=\"%s\"><td class=\"key\"", row_class(r));
+		outbuf__printf(b, "<tr class=\"%s\"><td class=\"key\"", html__row_class(r));
 		key_spellings(b, diff__spelling(d, r));
 		outbuf__puts(b, ">");
 		outbuf__xml_str(b, r->key);
 		outbuf__puts(b, "</td>");
-		num_cell(b, r->base.mean, CELL_VALUE);
-		num_cell(b, r->base.sd, CELL_SD);
-		num_cell(b, r->cur.mean, CELL_VALUE);
-		num_cell(b, r->cur.sd, CELL_SD);
-		change_cell(b, r);
-		num_cell(b, r->q, CELL_Q);
+		html__num_cell(b, r->base.mean, CELL_VALUE);
+		html__num_cell(b, r->base.sd, CELL_SD);
+		html__num_cell(b, r->cur.mean, CELL_VALUE);
+		html__num_cell(b, r->cur.sd, CELL_SD);
+		html__change_cell(b, r);
+		html__num_cell(b, r->q, CELL_Q);
 		outbuf__printf(b, "<td class=\"v\">%s</td>", diff_row__verdict_name(r));
-		num_cell(b, r->mde, r->absolute ? CELL_POINTS_ABS : CELL_PCT_ABS);
+		html__num_cell(b, r->mde, r->absolute ? CELL_POINTS_ABS : CELL_PCT_ABS);
 		outbuf__puts(b, "</tr>\n");
 	}
 	outbuf__puts(b, "</tbody></table>\n");

@@ -238,45 +238,91 @@ static void title_diff(struct outbuf *b, const struct flame *f, const struct box
 	}
 }
 
-void flame__svg(struct outbuf *b, const struct flame *f, const struct flame_render_opts *o,
-		struct flame_render_stats *st)
+/* One picture's geometry and choices, shared by the parts of flame__svg. */
+struct svg {
+	const struct flame *f;
+	const struct flame_render_opts *o;
+	const char *id;
+	double width, gw, height, gy;	/* picture, graph width, graph's top */
+	double scale;			/* pixels per unit of width */
+	double maxd;			/* the largest change coloured (diff) */
+	bool wb;			/* widths from the base side */
+	struct layout l;
+};
+
+/*
+ * Each node's drawn width (its own, or its children's when wider), then
+ * the boxes laid out down to the narrowest drawn, the scale and the
+ * largest change the colours are relative to.
+ */
+static void svg__layout(struct svg *g)
 {
-	double width = o->width > 0 ? o->width : 1200, gw = width - 2 * PAD_PX;
-	double min_pct = o->min_width_pct == 0 ? 0.1 : o->min_width_pct;
-	const char *id = o->id ? o->id : "mmflame";
-	const char *title = o->title ? o->title : f->diff ? "Differential Flame Graph" : "Flame Graph";
+	const struct flame *f = g->f;
+	double min_pct = g->o->min_width_pct == 0 ? 0.1 : g->o->min_width_pct;
 	double *lw = xcalloc(f->nr + 1, sizeof(*lw));
-	struct layout l = { 0 };
-	struct outbuf both = { 0 };	/* "a → b" of a renamed frame */
-	double scale, thr, maxd = 0, gy, height, full;
-	bool wb = o->side == FLAME_SIDE_BUILT ? f->width_base : o->side == FLAME_SIDE_BASE;
-	size_t i, merged = 0;
+	double thr, full;
+	size_t i;
 
 	/* children have larger ids: when i is reached, lw[i] holds its children's sum */
 	for (i = f->nr; i-- > 0;) {
 		const struct flame_node *n = &f->nodes[i];
 
-		lw[i] = fmax(lw[i], own_width(f, n, wb));
+		lw[i] = fmax(lw[i], own_width(f, n, g->wb));
 		if (i)
 			lw[n->parent] += lw[i];
 	}
 	/* per op, both sides to one scale: the larger total is the whole width */
 	full = fmax(lw[0], f->scale_total);
 	thr = min_pct > 0 ? min_pct / 100 * full : 0;
-	layout(&l, f, lw, thr);
-	scale = full > 0 ? gw / full : 0;
+	layout(&g->l, f, lw, thr);
+	g->scale = full > 0 ? g->gw / full : 0;
 	for (i = 0; i < f->nr; i++)
 		if (f->diff && i && f->nodes[i].state != FLAME_SAME)
-			maxd = fmax(maxd, fabs(f->nodes[i].delta));
+			g->maxd = fmax(g->maxd, fabs(f->nodes[i].delta));
+	g->gy = f->diff ? 76 : 58;
+	g->height = g->gy + (g->l.max_depth + 1) * FRAME_PX + 34;
+	free(lw);
+}
 
-	gy = f->diff ? 76 : 58;
-	height = gy + (l.max_depth + 1) * FRAME_PX + 34;
+/* What a differential picture's colours and widths mean, under the title. */
+static void svg__legend(struct outbuf *b, const struct svg *g)
+{
+	const struct flame *f = g->f;
+	const char *novar = f->novar ? " (1 run on a side: change under the threshold)" : "";
+	bool wb = g->wb;
+
+	if (f->diff && f->per_op) {
+		outbuf__printf(b, "<text class=\"legend\" x=\"%.1f\" y=\"60\">width: %s cost per op, base and new to "
+				  "one scale \xc2\xb7 red grew, blue shrank (deepest at %.4g ", g->width / 2,
+			       wb ? "base" : "new", g->maxd);
+		outbuf__xml_str(b, f->unit);
+		outbuf__printf(b, ") \xc2\xb7 grey: not significant%s \xc2\xb7 frames absent from %s are in the %s graph</text>\n",
+			       novar, wb ? "base" : "new", wb ? "new" : "base");
+	} else if (f->diff) {
+		outbuf__printf(b, "<text class=\"legend\" x=\"%.1f\" y=\"60\">width: %s share \xc2\xb7 red grew, blue shrank "
+				  "(deepest at %.2f points) \xc2\xb7 grey: not significant%s \xc2\xb7 hatched: absent from "
+				  "%s, drawn at its %s width</text>\n",
+			       g->width / 2, wb ? "base" : "new", g->maxd, novar, wb ? "base" : "new",
+			       wb ? "new" : "base");
+	}
+}
+
+/* The picture's head: the svg element, hatches, style, title, legend and controls. */
+static void svg__head(struct outbuf *b, const struct svg *g)
+{
+	const struct flame_render_opts *o = g->o;
+	const char *id = g->id;
+	const char *title = o->title ? o->title : g->f->diff ? "Differential Flame Graph" : "Flame Graph";
+	double width = g->width, height = g->height;
+	size_t i;
+
 	if (!o->inline_html)
 		outbuf__puts(b, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
 	outbuf__printf(b, "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" id=\"%s\" class=\"mmflame\" "
 			  "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" data-gx=\"%.0f\" "
 			  "data-gw=\"%.0f\" data-fw=\"%.2f\" data-fh=\"%.0f\" data-keys=\"%d\" data-frames=\"%zu\">\n",
-		       id, width, height, width, height, PAD_PX, gw, CHAR_PX, FRAME_PX, !o->inline_html, l.nr);
+		       id, width, height, width, height, PAD_PX, g->gw, CHAR_PX, FRAME_PX, !o->inline_html,
+		       g->l.nr);
 	outbuf__printf(b, "<defs>\n");
 	for (i = 0; i < 3; i++) {
 		static const char *const col[] = { "rgb(150,150,150)", "rgb(220,40,40)", "rgb(40,40,220)" };
@@ -307,36 +353,86 @@ void flame__svg(struct outbuf *b, const struct flame *f, const struct flame_rend
 		outbuf__xml_str(b, o->subtitle);
 		outbuf__puts(b, "</text>\n");
 	}
-	if (f->diff && f->per_op) {
-		outbuf__printf(b, "<text class=\"legend\" x=\"%.1f\" y=\"60\">width: %s cost per op, base and new to "
-				  "one scale \xc2\xb7 red grew, blue shrank (deepest at %.4g ", width / 2, wb ? "base" : "new",
-			       maxd);
-		outbuf__xml_str(b, f->unit);
-		outbuf__printf(b, ") \xc2\xb7 grey: not significant%s \xc2\xb7 frames absent from %s are in the %s graph</text>\n",
-			       f->novar ? " (1 run on a side: change under the threshold)" : "", wb ? "base" : "new",
-			       wb ? "new" : "base");
-	} else if (f->diff) {
-		outbuf__printf(b, "<text class=\"legend\" x=\"%.1f\" y=\"60\">width: %s share \xc2\xb7 red grew, blue shrank "
-				  "(deepest at %.2f points) \xc2\xb7 grey: not significant%s \xc2\xb7 hatched: absent from "
-				  "%s, drawn at its %s width</text>\n",
-			       width / 2, wb ? "base" : "new", maxd,
-			       f->novar ? " (1 run on a side: change under the threshold)" : "",
-			       wb ? "base" : "new", wb ? "new" : "base");
-	}
+	svg__legend(b, g);
 	outbuf__printf(b, "<text class=\"reset\" x=\"%.0f\" y=\"24\">Reset Zoom</text>\n", PAD_PX);
 	outbuf__printf(b, "<text class=\"search\" x=\"%.0f\" y=\"24\">Search</text>\n", width - PAD_PX);
 	outbuf__printf(b, "<text class=\"matched\" x=\"%.0f\" y=\"%.0f\"></text>\n", width - PAD_PX, height - 10);
 	outbuf__printf(b, "<text class=\"details\" x=\"%.0f\" y=\"%.0f\"></text>\n", PAD_PX, height - 10);
+}
 
-	for (i = 0; i < l.nr; i++) {
-		const struct box *bx = &l.boxes[i];
+/* A box's class and fill: by change (diff), by kernel or user, the root and merged boxes grey. */
+static const char *svg__paint(const struct svg *g, const struct box *bx, const struct flame_node *n,
+			      char *fill, size_t size)
+{
+	const struct flame *f = g->f;
+	const char *cls;
+
+	if (f->diff) {
+		enum flame_state s = n ? n->state : FLAME_SAME;
+
+		cls = state_class(s);
+		if (n && absent(f, n, g->wb))
+			snprintf(fill, size, "url(#%s-hatch-%s)", g->id, cls);
+		else
+			diff_fill(s, g->maxd > 0 && n ? sqrt(fabs(n->delta) / g->maxd) : 0, fill, size);
+	} else if (n && bx->depth) {
+		cls = n->kernel ? "k" : "u";
+		single_fill(n, fill, size);
+	} else {
+		cls = n ? "root" : "m";
+		snprintf(fill, size, n ? "rgb(230,230,220)" : "rgb(215,215,215)");
+	}
+	return cls;
+}
+
+/* One box: its group, title (the tooltip), rectangle and the label that fits. */
+static void svg__box(struct outbuf *b, const struct svg *g, const struct box *bx, const char *nm)
+{
+	const struct flame *f = g->f;
+	const struct flame_node *n = bx->node != FLAME_NONE ? &f->nodes[bx->node] : NULL;
+	double x = PAD_PX + bx->x * g->scale, w = bx->w * g->scale;
+	double y = f->icicle ? g->gy + bx->depth * FRAME_PX : g->gy + (g->l.max_depth - bx->depth) * FRAME_PX;
+	bool gone = n && absent(f, n, g->wb);
+	char fill[64];
+	const char *cls = svg__paint(g, bx, n, fill, sizeof(fill));
+	size_t nc;
+
+	outbuf__printf(b, "<g class=\"f %s%s%s\" data-d=\"%u\"><title>", cls, gone ? " absent" : "",
+		       n ? "" : " m", bx->depth);
+	outbuf__xml_str(b, nm);
+	if (f->diff)
+		title_diff(b, f, bx, n, g->wb);
+	else
+		title_single(b, f, bx, n);
+	outbuf__printf(b, "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.0f\" fill=\"%s\"%s/>",
+		       x, y, w, FRAME_PX - 1, fill,
+		       gone ? " stroke=\"rgb(90,90,90)\" stroke-width=\"0.6\"" : "");
+	nc = w > 6 ? (size_t)((w - 6) / CHAR_PX) : 0;
+	if (nc >= 3) {
+		outbuf__printf(b, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + FRAME_PX - 4);
+		outbuf__xml_fit(b, nm, nc);
+		outbuf__puts(b, "</text>");
+	}
+	outbuf__puts(b, "</g>\n");
+}
+
+void flame__svg(struct outbuf *b, const struct flame *f, const struct flame_render_opts *o,
+		struct flame_render_stats *st)
+{
+	struct svg g = { .f = f, .o = o, .id = o->id ? o->id : "mmflame" };
+	struct outbuf both = { 0 };	/* "a → b" of a renamed frame */
+	size_t i, merged = 0;
+
+	g.width = o->width > 0 ? o->width : 1200;
+	g.gw = g.width - 2 * PAD_PX;
+	g.wb = o->side == FLAME_SIDE_BUILT ? f->width_base : o->side == FLAME_SIDE_BASE;
+	svg__layout(&g);
+	svg__head(b, &g);
+	for (i = 0; i < g.l.nr; i++) {
+		const struct box *bx = &g.l.boxes[i];
 		const struct flame_node *n = bx->node != FLAME_NONE ? &f->nodes[bx->node] : NULL;
-		double x = PAD_PX + bx->x * scale, w = bx->w * scale;
-		double y = f->icicle ? gy + bx->depth * FRAME_PX : gy + (l.max_depth - bx->depth) * FRAME_PX;
-		char fill[64], name[64];
-		const char *nm;
-		const char *cls;
-		size_t nc;
+		char name[64];
+		const char *nm = name;
 
 		if (n && n->name_new) {
 			/* renamed between builds: both spellings, in the title and the label */
@@ -347,41 +443,9 @@ void flame__svg(struct outbuf *b, const struct flame *f, const struct flame_rend
 			nm = n->name;
 		} else {
 			snprintf(name, sizeof(name), "[%u small frames]", bx->k);
-			nm = name;
 			merged++;
 		}
-		if (f->diff) {
-			enum flame_state s = n ? n->state : FLAME_SAME;
-
-			cls = state_class(s);
-			if (n && absent(f, n, wb))
-				snprintf(fill, sizeof(fill), "url(#%s-hatch-%s)", id, cls);
-			else
-				diff_fill(s, maxd > 0 && n ? sqrt(fabs(n->delta) / maxd) : 0, fill, sizeof(fill));
-		} else if (n && bx->depth) {
-			cls = n->kernel ? "k" : "u";
-			single_fill(n, fill, sizeof(fill));
-		} else {
-			cls = n ? "root" : "m";
-			snprintf(fill, sizeof(fill), n ? "rgb(230,230,220)" : "rgb(215,215,215)");
-		}
-		outbuf__printf(b, "<g class=\"f %s%s%s\" data-d=\"%u\"><title>", cls,
-			       n && absent(f, n, wb) ? " absent" : "", n ? "" : " m", bx->depth);
-		outbuf__xml_str(b, nm);
-		if (f->diff)
-			title_diff(b, f, bx, n, wb);
-		else
-			title_single(b, f, bx, n);
-		outbuf__printf(b, "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.0f\" fill=\"%s\"%s/>",
-			       x, y, w, FRAME_PX - 1, fill,
-			       n && absent(f, n, wb) ? " stroke=\"rgb(90,90,90)\" stroke-width=\"0.6\"" : "");
-		nc = w > 6 ? (size_t)((w - 6) / CHAR_PX) : 0;
-		if (nc >= 3) {
-			outbuf__printf(b, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + FRAME_PX - 4);
-			outbuf__xml_fit(b, nm, nc);
-			outbuf__puts(b, "</text>");
-		}
-		outbuf__puts(b, "</g>\n");
+		svg__box(b, &g, bx, nm);
 	}
 	if (!o->inline_html) {
 		outbuf__puts(b, "<script type=\"text/ecmascript\"><![CDATA[\n");
@@ -390,13 +454,12 @@ void flame__svg(struct outbuf *b, const struct flame *f, const struct flame_rend
 	}
 	outbuf__puts(b, "</svg>\n");
 	if (st) {
-		st->drawn = l.nr;
+		st->drawn = g.l.nr;
 		st->merged = merged;
-		st->omitted = l.omitted;
-		st->max_depth = l.max_depth;
+		st->omitted = g.l.omitted;
+		st->max_depth = g.l.max_depth;
 	}
-	free(l.boxes);
-	free(lw);
+	free(g.l.boxes);
 	outbuf__release(&both);
 }
 

@@ -89,7 +89,10 @@ static double tick_step(double range)
 
 struct wgeom {
 	double lo, hi;		/* axis range, value units */
+	double step;		/* between ticks, value units */
 	double x0, bw;		/* bar area: left and width, px */
+	double width, height;	/* the picture, px */
+	size_t label_chars;	/* a row label's room */
 };
 
 static double wx(const struct wgeom *g, double v)
@@ -113,17 +116,12 @@ static void row_shapes(struct outbuf *b, const struct wgeom *g, double y, double
 	outbuf__puts(b, "</text>");
 }
 
-void waterfall__svg(struct outbuf *b, const struct waterfall *w, const struct waterfall_render_opts *o)
+/* The axis holds every running total and both totals, rounded out to ticks. */
+static void wgeom__init(struct wgeom *g, const struct waterfall *w, double width)
 {
-	const char *id = o && o->id ? o->id : "mmwaterfall";
-	const char *title = o && o->title ? o->title : "Change of the total by function";
-	const char *bn = w->base_name ? w->base_name : "base", *cn = w->cur_name ? w->cur_name : "new";
-	double width = o && o->width > 0 ? o->width : 1200;
-	double change = w->cur_total - w->base_total, run, lo = 0, hi = 0, y, step, t, height;
-	size_t i, label_chars = (size_t)((LABEL_PX - 14) / CHAR_PX);
-	struct wgeom g;
+	double run, lo = 0, hi = 0;
+	size_t i;
 
-	/* the axis holds every running total and both totals */
 	run = isfinite(w->base_total) ? w->base_total : 0;
 	lo = fmin(lo, run);
 	hi = fmax(hi, run);
@@ -139,17 +137,27 @@ void waterfall__svg(struct outbuf *b, const struct waterfall *w, const struct wa
 	}
 	if (!(hi > lo))
 		hi = lo + 1;
-	step = tick_step(hi - lo);
-	g.lo = floor(lo / step) * step;
-	g.hi = ceil(hi / step) * step;
-	g.x0 = PAD_PX + LABEL_PX;
-	g.bw = fmax(width - g.x0 - VALUE_PX - PAD_PX, 100);
-	height = TOP_PX + (double)(w->nr + 2) * ROW_PX + AXIS_PX;
+	g->step = tick_step(hi - lo);
+	g->lo = floor(lo / g->step) * g->step;
+	g->hi = ceil(hi / g->step) * g->step;
+	g->x0 = PAD_PX + LABEL_PX;
+	g->width = width;
+	g->bw = fmax(width - g->x0 - VALUE_PX - PAD_PX, 100);
+	g->height = TOP_PX + (double)(w->nr + 2) * ROW_PX + AXIS_PX;
+	g->label_chars = (size_t)((LABEL_PX - 14) / CHAR_PX);
+}
+
+/* The svg element, its accessible title and description (the totals and the top 3 bars), hatch and style. */
+static void waterfall__head(struct outbuf *b, const struct waterfall *w, const struct wgeom *g,
+			    const char *id, const char *title)
+{
+	const char *bn = w->base_name ? w->base_name : "base";
+	size_t i;
 
 	outbuf__printf(b, "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" id=\"%s\" class=\"mmwaterfall\" "
 			  "role=\"img\" aria-labelledby=\"%s-title %s-desc\" width=\"%.0f\" height=\"%.0f\" "
 			  "viewBox=\"0 0 %.0f %.0f\" data-base=\"%.17g\" data-new=\"%.17g\" data-bars=\"%zu\">\n",
-		       id, id, id, width, height, width, height, w->base_total, w->cur_total, w->nr);
+		       id, id, id, g->width, g->height, g->width, g->height, w->base_total, w->cur_total, w->nr);
 	outbuf__printf(b, "<title id=\"%s-title\">", id);
 	outbuf__xml_str(b, title);
 	outbuf__printf(b, "</title>\n<desc id=\"%s-desc\">", id);
@@ -160,7 +168,7 @@ void waterfall__svg(struct outbuf *b, const struct waterfall *w, const struct wa
 	value(b, w->cur_total, false);
 	unit(b, w);
 	outbuf__puts(b, " (");
-	value(b, change, true);
+	value(b, w->cur_total - w->base_total, true);
 	outbuf__printf(b, "), in %zu bars, largest first as given", w->nr);
 	for (i = 0; i < w->nr && i < 3; i++) {
 		outbuf__puts(b, i ? "; " : ": ");
@@ -182,24 +190,32 @@ void waterfall__svg(struct outbuf *b, const struct waterfall *w, const struct wa
 			  "#%s g.wf:hover rect { stroke: black; stroke-width: 0.6; }\n"
 			  "</style>\n",
 		       id, FONT_PX, id, id, id, id, id, id);
-	outbuf__printf(b, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#fafaf6\"/>\n", width, height);
+}
+
+/* The visible title and legend, then the axis: grid lines behind the bars, tick labels below. */
+static void waterfall__axis(struct outbuf *b, const struct waterfall *w, const struct wgeom *g,
+			    const char *title, const char *subtitle)
+{
+	double y, t, step = g->step;
+
+	outbuf__printf(b, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#fafaf6\"/>\n", g->width,
+		       g->height);
 	outbuf__printf(b, "<text class=\"t\" x=\"%.0f\" y=\"17\">", PAD_PX);
 	outbuf__xml_str(b, title);
 	outbuf__printf(b, "</text>\n<text class=\"g\" x=\"%.0f\" y=\"31\">", PAD_PX);
-	if (o && o->subtitle) {
-		outbuf__xml_str(b, o->subtitle);
+	if (subtitle) {
+		outbuf__xml_str(b, subtitle);
 		outbuf__puts(b, " \xc2\xb7 ");
 	}
 	outbuf__puts(b, "red more, blue less (significant), grey not significant, hatched the rest; ");
-	outbuf__xml_str(b, bn);
+	outbuf__xml_str(b, w->base_name ? w->base_name : "base");
 	outbuf__puts(b, " + the bars = ");
-	outbuf__xml_str(b, cn);
+	outbuf__xml_str(b, w->cur_name ? w->cur_name : "new");
 	outbuf__puts(b, "</text>\n");
 
-	/* axis: grid lines behind the bars, tick labels below */
 	y = TOP_PX + (double)(w->nr + 2) * ROW_PX;
-	for (t = g.lo; t <= g.hi + step / 2; t += step) {
-		double x = wx(&g, t);
+	for (t = g->lo; t <= g->hi + step / 2; t += step) {
+		double x = wx(g, t);
 
 		outbuf__printf(b, "<line x1=\"%.2f\" y1=\"%.0f\" x2=\"%.2f\" y2=\"%.0f\" stroke=\"%s\" stroke-width=\"1\"/>"
 				  "<text class=\"ax\" x=\"%.2f\" y=\"%.0f\">", x, TOP_PX, x, y + 4,
@@ -208,86 +224,110 @@ void waterfall__svg(struct outbuf *b, const struct waterfall *w, const struct wa
 		outbuf__puts(b, "</text>\n");
 	}
 	outbuf__printf(b, "<text class=\"ax\" x=\"%.2f\" y=\"%.0f\" style=\"text-anchor: start\">",
-		       g.x0 + g.bw + 16, y + 14);
+		       g->x0 + g->bw + 16, y + 14);
 	outbuf__xml_str(b, w->unit && *w->unit ? w->unit : "value");
 	outbuf__puts(b, "</text>\n");
+}
 
-	/* the rows: base total, the bars, new total */
-	y = TOP_PX;
+/* The dashed connector from the row above to where the row at y starts (x at value v). */
+static void waterfall__connector(struct outbuf *b, const struct wgeom *g, double y, double v)
+{
+	outbuf__printf(b, "<line x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" stroke=\"#777777\" "
+			  "stroke-dasharray=\"2,2\"/>\n", wx(g, v), y - (ROW_PX - BAR_PX) / 2, wx(g, v),
+		       y + (ROW_PX - BAR_PX) / 2);
+}
+
+/* A total's row (name: total), from 0; change, when finite and not NAN, in its title. */
+static void waterfall__total(struct outbuf *b, const struct waterfall *w, const struct wgeom *g, double y,
+			     const char *name, double total, const double *change)
+{
 	outbuf__printf(b, "<g class=\"wf total\" data-from=\"0\" data-to=\"%.17g\" data-delta=\"%.17g\"><title>",
-		       w->base_total, w->base_total);
-	outbuf__xml_str(b, bn);
+		       total, total);
+	outbuf__xml_str(b, name);
 	outbuf__puts(b, ": ");
-	value(b, w->base_total, false);
+	value(b, total, false);
 	unit(b, w);
+	if (change) {
+		outbuf__puts(b, " (");
+		value(b, *change, true);
+		outbuf__puts(b, ")");
+	}
 	outbuf__puts(b, "</title>");
-	row_shapes(b, &g, y, 0, w->base_total, fill_total, bn, label_chars);
-	outbuf__printf(b, "<text class=\"v\" x=\"%.0f\" y=\"%.1f\">", width - PAD_PX, y + TEXT_DY);
-	value(b, w->base_total, false);
+	row_shapes(b, g, y, 0, total, fill_total, name, g->label_chars);
+	outbuf__printf(b, "<text class=\"v\" x=\"%.0f\" y=\"%.1f\">", g->width - PAD_PX, y + TEXT_DY);
+	value(b, total, false);
 	unit(b, w);
 	outbuf__puts(b, "</text></g>\n");
+}
+
+/* One bar's row, from the running total from; its title says both sides, the change and the verdict. */
+static void waterfall__bar(struct outbuf *b, const struct waterfall *w, const struct wgeom *g, double y,
+			   const struct waterfall_bar *bar, double from, const char *id)
+{
+	double change = w->cur_total - w->base_total;
+	double to = isfinite(bar->delta) ? from + bar->delta : from;
+	bool part = change != 0 && isfinite(change) && isfinite(bar->delta);
+
+	waterfall__connector(b, g, y, from);
+	outbuf__printf(b, "<g class=\"wf %s%s\" data-from=\"%.17g\" data-to=\"%.17g\" data-delta=\"%.17g\"><title>",
+		       waterfall__verdict_class(bar->verdict), bar->rest ? " rest" : "", from, to, bar->delta);
+	outbuf__xml_str(b, bar->label);
+	outbuf__puts(b, "\n");
+	if (isfinite(bar->base) || isfinite(bar->cur)) {
+		outbuf__puts(b, "base ");
+		value(b, bar->base, false);
+		outbuf__puts(b, " \xe2\x86\x92 new ");
+		value(b, bar->cur, false);
+		unit(b, w);
+		outbuf__puts(b, ": ");
+	}
+	value(b, bar->delta, true);
+	if (!bar->rest || isfinite(bar->base))
+		unit(b, w);
+	if (part)
+		outbuf__printf(b, ", %.0f%% of the change", 100 * bar->delta / change);
+	outbuf__puts(b, "\n");
+	outbuf__puts(b, bar->rest ? "the functions not listed above" : verdict_words(bar->verdict));
+	outbuf__puts(b, "</title>");
+	if (bar->rest) {
+		char fill[96];
+
+		snprintf(fill, sizeof(fill), "url(#%s-hatch)", id);
+		row_shapes(b, g, y, from, isfinite(bar->delta) ? to : NAN, fill, bar->label, g->label_chars);
+	} else {
+		row_shapes(b, g, y, from, isfinite(bar->delta) ? to : NAN, bar_fill(bar->verdict),
+			   bar->label, g->label_chars);
+	}
+	outbuf__printf(b, "<text class=\"v\" x=\"%.0f\" y=\"%.1f\">", g->width - PAD_PX, y + TEXT_DY);
+	value(b, bar->delta, true);
+	if (part)
+		outbuf__printf(b, " (%.0f%%)", 100 * bar->delta / change);
+	outbuf__puts(b, "</text></g>\n");
+}
+
+void waterfall__svg(struct outbuf *b, const struct waterfall *w, const struct waterfall_render_opts *o)
+{
+	const char *id = o && o->id ? o->id : "mmwaterfall";
+	const char *title = o && o->title ? o->title : "Change of the total by function";
+	double change = w->cur_total - w->base_total, run, y;
+	struct wgeom g;
+	size_t i;
+
+	wgeom__init(&g, w, o && o->width > 0 ? o->width : 1200);
+	waterfall__head(b, w, &g, id, title);
+	waterfall__axis(b, w, &g, title, o ? o->subtitle : NULL);
+	/* the rows: base total, the bars, new total */
+	y = TOP_PX;
+	waterfall__total(b, w, &g, y, w->base_name ? w->base_name : "base", w->base_total, NULL);
 	run = isfinite(w->base_total) ? w->base_total : 0;
 	for (i = 0; i < w->nr; i++) {
-		const struct waterfall_bar *bar = &w->bars[i];
-		double from = run, to = isfinite(bar->delta) ? run + bar->delta : run;
-
 		y += ROW_PX;
-		/* the connector from the row above, where this bar starts */
-		outbuf__printf(b, "<line x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" stroke=\"#777777\" "
-				  "stroke-dasharray=\"2,2\"/>\n", wx(&g, from), y - (ROW_PX - BAR_PX) / 2,
-			       wx(&g, from), y + (ROW_PX - BAR_PX) / 2);
-		outbuf__printf(b, "<g class=\"wf %s%s\" data-from=\"%.17g\" data-to=\"%.17g\" data-delta=\"%.17g\"><title>",
-			       waterfall__verdict_class(bar->verdict), bar->rest ? " rest" : "", from, to, bar->delta);
-		outbuf__xml_str(b, bar->label);
-		outbuf__puts(b, "\n");
-		if (isfinite(bar->base) || isfinite(bar->cur)) {
-			outbuf__puts(b, "base ");
-			value(b, bar->base, false);
-			outbuf__puts(b, " \xe2\x86\x92 new ");
-			value(b, bar->cur, false);
-			unit(b, w);
-			outbuf__puts(b, ": ");
-		}
-		value(b, bar->delta, true);
-		if (!bar->rest || isfinite(bar->base))
-			unit(b, w);
-		if (change != 0 && isfinite(change) && isfinite(bar->delta))
-			outbuf__printf(b, ", %.0f%% of the change", 100 * bar->delta / change);
-		outbuf__puts(b, "\n");
-		outbuf__puts(b, bar->rest ? "the functions not listed above" : verdict_words(bar->verdict));
-		outbuf__puts(b, "</title>");
-		if (bar->rest) {
-			char fill[96];
-
-			snprintf(fill, sizeof(fill), "url(#%s-hatch)", id);
-			row_shapes(b, &g, y, from, isfinite(bar->delta) ? to : NAN, fill, bar->label, label_chars);
-		} else {
-			row_shapes(b, &g, y, from, isfinite(bar->delta) ? to : NAN, bar_fill(bar->verdict),
-				   bar->label, label_chars);
-		}
-		outbuf__printf(b, "<text class=\"v\" x=\"%.0f\" y=\"%.1f\">", width - PAD_PX, y + TEXT_DY);
-		value(b, bar->delta, true);
-		if (change != 0 && isfinite(change) && isfinite(bar->delta))
-			outbuf__printf(b, " (%.0f%%)", 100 * bar->delta / change);
-		outbuf__puts(b, "</text></g>\n");
-		run = to;
+		waterfall__bar(b, w, &g, y, &w->bars[i], run, id);
+		if (isfinite(w->bars[i].delta))
+			run += w->bars[i].delta;
 	}
 	y += ROW_PX;
-	outbuf__printf(b, "<line x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" stroke=\"#777777\" "
-			  "stroke-dasharray=\"2,2\"/>\n", wx(&g, run), y - (ROW_PX - BAR_PX) / 2, wx(&g, run),
-		       y + (ROW_PX - BAR_PX) / 2);
-	outbuf__printf(b, "<g class=\"wf total\" data-from=\"0\" data-to=\"%.17g\" data-delta=\"%.17g\"><title>",
-		       w->cur_total, w->cur_total);
-	outbuf__xml_str(b, cn);
-	outbuf__puts(b, ": ");
-	value(b, w->cur_total, false);
-	unit(b, w);
-	outbuf__puts(b, " (");
-	value(b, change, true);
-	outbuf__puts(b, ")</title>");
-	row_shapes(b, &g, y, 0, w->cur_total, fill_total, cn, label_chars);
-	outbuf__printf(b, "<text class=\"v\" x=\"%.0f\" y=\"%.1f\">", width - PAD_PX, y + TEXT_DY);
-	value(b, w->cur_total, false);
-	unit(b, w);
-	outbuf__puts(b, "</text></g>\n</svg>\n");
+	waterfall__connector(b, &g, y, run);
+	waterfall__total(b, w, &g, y, w->cur_name ? w->cur_name : "new", w->cur_total, &change);
+	outbuf__puts(b, "</svg>\n");
 }

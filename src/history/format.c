@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "mmprof/history.h"
+#include "mmprof/keykind.h"
 
 /* The diff's names of its formats, text for its lkp (history's text is no robot's table) */
 int history_format__parse(const char *name, enum history_format *f)
@@ -94,13 +95,13 @@ static void text_point(struct outbuf *b, const struct history_series_scan *sc, c
 	outbuf__printf(b, "    profile rows that moved with it (%zu):\n", pt->nr_moved);
 	for (i = 0; i < pt->nr_moved; i++) {
 		const struct diff_row *r = pt->moved[i];
-		const char *fn = diff__key_symbol(r->key);
+		const char *fn = keykind__profile_symbol(r->key);
 
 		outbuf__puts(b, "      ");
 		outbuf__text_str(b, r->key);
 		outbuf__printf(b, "  %.2f -> %.2f (%+.2f points)", r->base.mean, r->cur.mean, r->change);
 		if (fn) {
-			outbuf__puts(b, strncmp(r->key, "perf-profile.calltrace.", 23) ? "  function " : "  chain ");
+			outbuf__puts(b, keykind__profile(r->key) != KEYPROF_CALLTRACE ? "  function " : "  chain ");
 			outbuf__text_str(b, fn);
 		}
 		outbuf__putc(b, '\n');
@@ -253,7 +254,7 @@ static void json_point(struct outbuf *b, const struct history_series_scan *sc, c
 	outbuf__puts(b, ", \"moved\": [");
 	for (i = 0; i < pt->nr_moved; i++) {
 		const struct diff_row *r = pt->moved[i];
-		const char *fn = diff__key_symbol(r->key);
+		const char *fn = keykind__profile_symbol(r->key);
 
 		outbuf__puts(b, i ? ", {\"key\": " : "{\"key\": ");
 		outbuf__json_str(b, r->key);
@@ -380,7 +381,7 @@ static void md_series(struct outbuf *b, const struct history_series_scan *sc)
 		outbuf__puts(b, "| profile row | function | before | after | change |\n|---|---|---:|---:|---:|\n");
 		for (j = 0; j < pt->nr_moved; j++) {
 			const struct diff_row *r = pt->moved[j];
-			const char *fn = diff__key_symbol(r->key);
+			const char *fn = keykind__profile_symbol(r->key);
 
 			outbuf__puts(b, "| `");
 			outbuf__md_code(b, r->key);

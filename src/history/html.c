@@ -14,6 +14,7 @@
 
 #include "mmprof/diff.h"
 #include "mmprof/history.h"
+#include "mmprof/keykind.h"
 
 #define CHART_W 900
 #define CHART_H 220
@@ -33,7 +34,7 @@ static void chart(struct outbuf *b, size_t si, size_t ti, const struct history_s
 		  const struct history_trend *t)
 {
 	const struct history_series *hs = sc->hs;
-	bool profile = !strncmp(t->key->name, "perf-profile.", 13);
+	bool profile = keykind__profile(t->key->name) != KEYPROF_NONE;
 	double lo = INFINITY, hi = -INFINITY, x0 = PAD_L, pw = CHART_W - PAD_L - PAD_R, ph = CHART_H - PAD_T - PAD_B;
 	size_t c, r, k, nc = hs->nr_commits;
 	bool first = true;

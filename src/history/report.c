@@ -12,6 +12,7 @@
 
 #include "mmprof/diff.h"
 #include "mmprof/history.h"
+#include "mmprof/keykind.h"
 #include "mmprof/profile.h"
 
 static void mail(struct outbuf *b, const struct history_series_scan *sc, const struct history_point *pt)
@@ -20,7 +21,7 @@ static void mail(struct outbuf *b, const struct history_series_scan *sc, const s
 	const struct history_change *ch = &pt->score->cp[pt->cp];
 	const char *key = pt->score->key->name, *cmdline = NULL;
 	double change = pt->score_row ? pt->score_row->change : ch->change;
-	int good = diff__key_goodness(key);
+	int good = keykind__goodness(key);
 	if (pt->r && pt->r->s[1].nr_runs && pt->r->s[1].profiles && pt->r->s[1].profiles[0])
 		cmdline = profile__meta(pt->r->s[1].profiles[0], "cmdline");
 	outbuf__puts(b, "Greeting,\n\nFYI, we noticed a ");

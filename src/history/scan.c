@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "mmprof/history.h"
+#include "mmprof/keykind.h"
 #include "mmprof/xalloc.h"
 
 #define HISTORY_WINDOW 5
@@ -106,7 +107,7 @@ static void scan_point(const struct history_series *hs, const struct history_sca
 
 		if ((rows[k]->flags & DIFF_SCORE) && !strcmp(rows[k]->key, t->key->name))
 			pt->score_row = rows[k];
-		if (strncmp(rows[k]->key, "perf-profile.", 13) || !diff_row__changed(rows[k]) ||
+		if (keykind__profile(rows[k]->key) == KEYPROF_NONE || !diff_row__changed(rows[k]) ||
 		    (rows[k]->flags & DIFF_AMBIENT) || (near = change_near(hs, rows[k]->key, at, &o->trend)) == SIZE_MAX)
 			continue;
 		*moved_at = !pt->nr_moved || *moved_at == near ? near : SIZE_MAX - 1;

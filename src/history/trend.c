@@ -12,6 +12,7 @@
 
 #include "mmprof/diff.h"
 #include "mmprof/history.h"
+#include "mmprof/keykind.h"
 #include "mmprof/stats.h"
 #include "mmprof/xalloc.h"
 
@@ -64,7 +65,7 @@ static void clip_outliers(double *y, const double *w, size_t n)
 
 static bool is_profile(const char *key)
 {
-	return !strncmp(key, "perf-profile.", 13);
+	return keykind__profile(key) != KEYPROF_NONE;
 }
 
 /* Run r's value of key into *x: false when the run has none (a profile key absent is 0). */
@@ -128,7 +129,7 @@ void history__trend(const struct history_series *hs, const struct history_key *k
 
 	memset(t, 0, sizeof(*t));
 	t->key = key;
-	t->absolute = diff__absolute_key(key->name);
+	t->absolute = keykind__absolute(key->name);
 	t->mean = xcalloc(nc + 1, sizeof(double));
 	t->sd = xcalloc(nc + 1, sizeof(double));
 	min_points = o && o->min_points > 0 ? o->min_points : 0.1;

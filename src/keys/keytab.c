@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mmprof/keykind.h"
 #include "mmprof/keys.h"
 #include "mmprof/stats.h"
 #include "mmprof/xalloc.h"
@@ -222,11 +223,6 @@ void keytab__sort(struct keytab *kt)
 				(uint32_t)i);
 }
 
-static bool is_profile_key(const char *key)
-{
-	return !strncmp(key, "perf-profile.", 13);
-}
-
 /*
  * The robot's parse tests the floor on the sums of perf's two-decimal
  * prints (`percent >= 0.05` on a value read from "0.05%"), so a share of
@@ -236,7 +232,7 @@ bool keys__shown(const char *key, double value)
 {
 	char buf[64];
 
-	if (!is_profile_key(key))
+	if (keykind__profile(key) == KEYPROF_NONE)
 		return true;
 	snprintf(buf, sizeof(buf), "%.2f", value);
 	return strtod(buf, NULL) >= 0.05;
@@ -246,7 +242,7 @@ void keys__format_value(const char *key, double value, char *buf, size_t size)
 {
 	double a = fabs(value);
 
-	if (is_profile_key(key))
+	if (keykind__profile(key) != KEYPROF_NONE)
 		snprintf(buf, size, "%.2f", value);
 	else if (a >= 1000 || value == floor(value))
 		snprintf(buf, size, "%.0f", value);

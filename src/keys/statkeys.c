@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mmprof/keykind.h"
 #include "mmprof/keys.h"
 #include "mmprof/xalloc.h"
 #include "keys-int.h"
@@ -489,9 +490,7 @@ void keys__workload_name(const struct profile *p, char *buf, size_t size)
 
 		if (p->metrics[i].run != p->metrics[0].run)
 			break;
-		if (!dot || dot == k || !strncmp(k, "perf-sched.", 11) ||
-		    !strncmp(k, "tracepoint.", 11) || !strncmp(k, "proc-vmstat.", 12) ||
-		    !strncmp(k, "meminfo.", 8))
+		if (!dot || dot == k || keykind__under(k, KEYFAM_RECORDER))
 			continue;
 		snprintf(buf, size, "%.*s", (int)(dot - k), k);
 		return;

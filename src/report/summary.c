@@ -17,15 +17,10 @@
 #include <string.h>
 
 #include "mmprof/datafile.h"
+#include "mmprof/keykind.h"
 #include "mmprof/keys.h"
 #include "mmprof/report.h"
 #include "mmprof/skid.h"
-
-/* metrics the recorder adds for every run (meminfo.*, proc-vmstat.*): not the workload's */
-static bool system_metric(const char *key)
-{
-	return !strncmp(key, "meminfo.", 8) || !strncmp(key, "proc-vmstat.", 12);
-}
 
 /*
  * "all exited 0", or the runs that did not (the first four), or that the
@@ -116,7 +111,8 @@ static void workload_metrics(const struct profile *p, struct outbuf *out)
 			continue;
 		k = name_slot(ids, nr, p->metrics[i].key);
 		if (k == nr) {
-			if (nr == SUMMARY_MAX_NAMES || system_metric(key))
+			/* the memory state the recorder adds for every run is not the workload's */
+			if (nr == SUMMARY_MAX_NAMES || keykind__under(key, KEYFAM_SYSTEM))
 				continue;
 			ids[nr++] = p->metrics[i].key;
 		}

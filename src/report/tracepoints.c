@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mmprof/keykind.h"
 #include "mmprof/keys.h"
 #include "mmprof/report.h"
 #include "mmprof/trace.h"
@@ -139,7 +140,7 @@ int tpstats__report(const struct profile *p, struct outbuf *out)
 		return -ENOMEM;
 	}
 	for (k = 0; k < kt.nr; k++)
-		if (!strncmp(kt.keys[k], "tracepoint.", 11))
+		if (keykind__tracepoint(kt.keys[k]))
 			rows[nr++] = (struct row){ .key = kt.keys[k], .mean = keytab__mean(&kt, k) };
 	if (!nr)
 		outbuf__printf(out, "# no tracepoint statistics: record with -e SYS:NAME or --mm\n");

@@ -18,12 +18,24 @@
 # include one internal header of it (src/<module>/*.h), as sampler*.c with
 # sampler-int.h.  Objects must be built.
 #
-# Prints each cycle as "a -> b -> ... " and exits 1 when there is one, 0
-# when there is none, 2 on a usage or build problem.  Needs awk, tsort, nm.
+# With --calls, the modules' calls also point down LAYERS (below), the
+# layers of Documentation/architecture.md from the top: a call to a
+# module of a higher row is reported as "layer: a -> b (...)", and so is
+# a module in no row ("layer: x is in no row of LAYERS").  Modules of one
+# row may call each other (the cycle check still applies).
 #
-# KNOWN_CALLS and KNOWN_FILES list module and file edges left out of the
-# checks, each with why; remove one when its reason is gone, never add one
-# just to pass.
+# The key grammar has one owner: no .c file of src/ but keykind.c
+# (include/mmprof/keykind.h) compares a key with a family's prefix
+# ("perf-profile.", "cost.", "tracepoint.", ...); each one found is
+# reported as "grammar: FILE:LINE: ..." (ask keykind.h instead).
+#
+# Prints each cycle as "a -> b -> ... " and exits 1 when there is one (or
+# a grammar line), 0 when there is none, 2 on a usage or build problem.
+# Needs awk, tsort, nm, grep.
+#
+# KNOWN_CALLS, KNOWN_FILES and KNOWN_GRAMMAR list module and file edges
+# and files left out of the checks, each with why; remove one when its
+# reason is gone, never add one just to pass.
 
 # trace -> record: schedrec drives record's perfsession and sample parser
 # while recsession drives schedrec (issue 12, point 1: one libperf session
@@ -34,11 +46,26 @@ KNOWN_CALLS="trace:record"
 # git's help.c reads git.c's table.
 KNOWN_FILES="src/cmd-help.c:src/mmprof.c"
 
+# The layers, top first, rows apart by '|': commands; bisection and history; the engines; the
+# HTML pages and flame graphs (over diff's results); the comparison; the
+# views of one file and the foreign formats out; the results store; keys
+# and foreign files in; recording; the .data file; the data model;
+# symbols; leaf utilities.
+LAYERS="cmd | bisect history | diffengine | flame | diff | report export | store | keys import | record trace | datafile | profile | symbols | lib"
+
+# The key grammar (keykind.h) outside keykind.c, each file with why.
+# src/diff/robot.c: compare.rb's case statement ("proc-vmstat" at the
+# start, "meminfo" anywhere), the robot's rule spelled as the robot
+# spells it, not mmprof's grammar.  src/profile/strip.c: the data model
+# is below the keys module (profile.h knows no keys.h), and strip reads
+# tracepoint.* metrics before any key is made of them.
+KNOWN_GRAMMAR="src/diff/robot.c src/profile/strip.c"
+
 calls=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--calls) calls=$2; shift 2 || { echo "include-cycles: --calls needs a build folder" >&2; exit 2; } ;;
-	-h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "include-cycles: unknown option '$1'" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -74,6 +101,18 @@ for h in include/mmprof/*.h src/*.h src/*/*.h; do
 		}' "$h"
 done >"$tmp/includes"
 loops "$tmp/includes" include || status=1
+
+# the key grammar: a family's prefix compared outside its owner
+for c in src/*.c src/*/*.c; do
+	[ -f "$c" ] || continue
+	case " $KNOWN_GRAMMAR src/keys/keykind.c " in *" $c "*) continue ;; esac
+	grep -nE '(strncmp|memcmp|strstr|prefixed)\([^;]*"(perf-profile|cost|perf-stat|perf-sched|perf-c2c|proc-vmstat|meminfo|tracepoint)[."]' "$c" |
+		sed "s|^|grammar: $c:|; s|\$|  (ask keykind.h)|"
+done >"$tmp/grammar"
+if [ -s "$tmp/grammar" ]; then
+	cat "$tmp/grammar"
+	status=1
+fi
 
 if [ -n "$calls" ]; then
 	: >"$tmp/defs"
@@ -119,5 +158,14 @@ if [ -n "$calls" ]; then
 		($1 in def) && def[$1] != $2 && !(($2 ":" def[$1]) in skip) { print $2, def[$1] }' \
 		"$tmp/defs" "$tmp/uses" | sort -u >"$tmp/calls"
 	loops "$tmp/calls" module || status=1
+	# every module's row, and each call down or across its row
+	awk -v layers="$LAYERS" '
+		BEGIN { n = split(layers, row, "|"); for (i = 1; i <= n; i++) { k = split(row[i], m, " ")
+			for (j = 1; j <= k; j++) at[m[j]] = i } }
+		!($1 in at) && !seen[$1]++ { print "layer: " $1 " is in no row of LAYERS (include-cycles.sh)"; bad = 1 }
+		!($2 in at) && !seen[$2]++ { print "layer: " $2 " is in no row of LAYERS (include-cycles.sh)"; bad = 1 }
+		($1 in at) && ($2 in at) && at[$1] > at[$2] {
+			print "layer: " $1 " -> " $2 " (" $1 " is below " $2 " in LAYERS)"; bad = 1 }
+		END { exit bad }' "$tmp/calls" || status=1
 fi
 exit $status

@@ -193,5 +193,26 @@ run report --folded off.data
 run report --json on.data
 run report one.data
 run report --html @OUT@/rep.html off.data
+# export (pprof, JSON, folded) and flamegraph (one side, icicle, differential)
+for f in off.data pf.data one.data tp.data; do
+	test -e $f || continue
+	run export -f pprof --no-gzip $f
+	run export -f pprof -o @OUT@/p.pb.gz $f
+	run export -f json $f
+	run export -f folded $f
+	run export -f folded --period --comm $f
+	run flamegraph -o - $f
+	run flamegraph -o - --icicle $f
+	run flamegraph -o - --samples --min-width 0 $f
+done
+run export -f pprof --run 1 --no-gzip off.data
+run export -f folded --run 9 off.data
+run flamegraph -o - --run 2 --dso libc.so.6 off.data
+run flamegraph -o - off.data on.data
+run flamegraph -o - --width base --icicle off.data on.data
+run flamegraph -o - one.data on.data
+if test -e cm1.data && test -e cm2.data; then
+	run flamegraph -o - --per-op cm1.data cm2.data
+fi
 echo "$n commands, $bad differ"
 test "$bad" = 0

@@ -6,7 +6,11 @@
 #     read from the objects of the build under test;
 #   - planted in a scratch tree, a header cycle, a module cycle and a file
 #     cycle are each reported, by name, with status 1; two files of one
-#     module sharing its internal header may call each other.
+#     module sharing its internal header may call each other;
+#   - the key grammar has one owner: a family's prefix compared outside
+#     src/keys/keykind.c is reported by file and line, with status 1;
+#   - modules call down the layers the script lists (architecture.md's
+#     table): a call up a row, or a module in no row, is reported.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t950
@@ -15,7 +19,7 @@ check=$here/src/scripts/include-cycles.sh
 out=$("$check" --calls "$MMPROF_BUILD" "$here" 2>&1)
 rc=$?
 [ "$rc" -eq 0 ] && [ -z "$out" ]
-ok $? "no include, module or file cycle in the tree (status $rc)${out:+: $out}"
+ok $? "no include, module or file cycle in the tree, no key grammar outside keykind.c (status $rc)${out:+: $out}"
 
 # put FILE TEXT: a file of the scratch tree
 put() {
@@ -72,5 +76,42 @@ rm -f "$tmp/build/src/z/b.o"
 rc=$?
 [ "$rc" -eq 2 ] && grep -q 'src/z/b.o: build first' "$tmp/err"
 ok $? "a missing object is a build problem (status 2), not a pass (status $rc)"
+
+rm -rf "$tmp/src" "$tmp/build"
+put src/keys/keykind.c 'int is_cost(const char *k) { return !strncmp(k, "cost.", 5); }'
+out=$("$check" "$tmp" 2>&1)
+rc=$?
+[ "$rc" -eq 0 ] && [ -z "$out" ]
+ok $? "the owner, src/keys/keykind.c, may read a family's prefix (status $rc${out:+: $out})"
+
+put src/diff/x.c 'int gone(const char *k) { return !strncmp(k, "perf-profile.self.", 18); }'
+out=$("$check" "$tmp" 2>&1)
+rc=$?
+[ "$rc" -eq 1 ] && grep -q '^grammar: src/diff/x.c:1:' <<<"$out" && ! grep -q 'keykind.c' <<<"$out"
+ok $? "a family's prefix compared in another file is reported by file and line (status $rc: $out)"
+
+rm -rf "$tmp/src" "$tmp/build"
+put src/keys/k.c 'void l(void); void k(void); void k(void) { l(); }'
+put src/lib/l.c 'void l(void); void l(void) { }'
+obj src/keys/k.c && obj src/lib/l.c
+out=$("$check" --calls "$tmp/build" "$tmp" 2>&1)
+rc=$?
+[ "$rc" -eq 0 ] && [ -z "$out" ]
+ok $? "keys calling lib goes down the layers (status $rc${out:+: $out})"
+
+put src/lib/l.c 'void k(void); void l(void); void l(void) { }
+void up(void); void up(void) { k(); }'
+obj src/lib/l.c
+out=$("$check" --calls "$tmp/build" "$tmp" 2>&1)
+rc=$?
+[ "$rc" -eq 1 ] && grep -q '^layer: lib -> keys (lib is below keys' <<<"$out"
+ok $? "lib calling keys, a row up, is reported (status $rc: $out)"
+
+put src/newmod/n.c 'void l(void); void n(void); void n(void) { l(); }'
+obj src/newmod/n.c
+out=$("$check" --calls "$tmp/build" "$tmp" 2>&1)
+rc=$?
+[ "$rc" -eq 1 ] && grep -q '^layer: newmod is in no row of LAYERS' <<<"$out"
+ok $? "a module in no row of the layers is reported (status $rc: $out)"
 
 done_testing

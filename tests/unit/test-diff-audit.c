@@ -207,11 +207,11 @@ static void test_address_buckets(void)
 		if (order9[i] > 0)
 			rk_add(&r[i], "tracepoint.kmem:mm_page_alloc.order.9", order9[i]);
 	}
-	ok(diff__address_key("tracepoint.exceptions:page_fault_user.address.0x7f3a00000000") &&
-	   !diff__address_key("tracepoint.kmem:mm_page_alloc.order.9") &&
-	   !diff__address_key("tracepoint.exceptions:page_fault_user.address.other") &&
-	   !diff__address_key("tracepoint.x:y.address.0x") &&
-	   !diff__address_key("wl.address.0x10"), "diff__address_key: tpstats' region buckets only");
+	ok(keykind__address("tracepoint.exceptions:page_fault_user.address.0x7f3a00000000") &&
+	   !keykind__address("tracepoint.kmem:mm_page_alloc.order.9") &&
+	   !keykind__address("tracepoint.exceptions:page_fault_user.address.other") &&
+	   !keykind__address("tracepoint.x:y.address.0x") &&
+	   !keykind__address("wl.address.0x10"), "keykind__address: tpstats' region buckets only");
 	is_int(compute(&d, r, 3, 3, NULL), 0, "address buckets: computed");
 	x = diff__find(&d, "tracepoint.kmem:mm_page_alloc.order.9");
 	ok(x && x->verdict == DIFF_UP && x->q < 0.05, "order 9, 0 -> 3659 a run, p~0.004: up (q=%.2g)",

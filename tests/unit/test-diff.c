@@ -168,10 +168,10 @@ static void test_normalize(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		diff__normalize_key(t[i].in, buf, sizeof(buf));
+		keykind__normalize(t[i].in, buf, sizeof(buf));
 		is_str(buf, t[i].out, t[i].in);
 	}
-	is_int(diff__normalize_key("perf-profile.self.e.f.cold", tiny, sizeof(tiny)),
+	is_int(keykind__normalize("perf-profile.self.e.f.cold", tiny, sizeof(tiny)),
 	       strlen("perf-profile.self.e.f"), "normalize returns the needed length");
 	is_int(strlen(tiny), 7, "normalize truncates safely");
 }
@@ -592,8 +592,8 @@ static void test_spellings(void)
 	ok(diff__find(&d, "perf-profile.children.cpu-clock.main") &&
 	   !spelling_of(&d, "perf-profile.children.cpu-clock.main") &&
 	   !spelling_of(&d, "perf-stat.ps.page-faults"), "rows spelled as their key carry nothing");
-	is_str(diff__key_symbol("perf-profile.calltrace.cycles-pp.a.b.c"), "a.b.c", "key symbol of a calltrace");
-	ok(!diff__key_symbol("perf-stat.ps.x") && !diff__key_symbol("perf-profile.children"),
+	is_str(keykind__profile_symbol("perf-profile.calltrace.cycles-pp.a.b.c"), "a.b.c", "key symbol of a calltrace");
+	ok(!keykind__profile_symbol("perf-stat.ps.x") && !keykind__profile_symbol("perf-profile.children"),
 	   "no key symbol outside perf-profile.<family>.<event>.");
 
 	rows = diff__select(&d, DIFF_SELECT_ALL, &n);

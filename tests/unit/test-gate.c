@@ -352,27 +352,27 @@ static void test_count(void)
 	}
 }
 
-/* Which keys are the machine's state (diff__ambient_key): the robot's levels, not event counts. */
+/* Which keys are the machine's state (keykind__ambient): the robot's levels, not event counts. */
 static void test_ambient_key(void)
 {
-	ok(diff__ambient_key("meminfo.Dirty") && diff__ambient_key("proc-vmstat.nr_dirty") &&
-	   diff__ambient_key("meminfo.MemFree") && diff__ambient_key("proc-vmstat.nr_file_pages"),
+	ok(keykind__ambient("meminfo.Dirty") && keykind__ambient("proc-vmstat.nr_dirty") &&
+	   keykind__ambient("meminfo.MemFree") && keykind__ambient("proc-vmstat.nr_file_pages"),
 	   "meminfo and proc-vmstat levels of free memory and the page cache are ambient");
-	ok(!diff__ambient_key("meminfo.rise.AnonHugePages") &&
-	   !diff__ambient_key("proc-vmstat.rise.nr_anon_transparent_hugepages"),
+	ok(!keykind__ambient("meminfo.rise.AnonHugePages") &&
+	   !keykind__ambient("proc-vmstat.rise.nr_anon_transparent_hugepages"),
 	   "the rise while the workload ran of what processes hold is the workload's");
-	ok(diff__ambient_key("meminfo.AnonHugePages") && diff__ambient_key("meminfo.PageTables"),
+	ok(keykind__ambient("meminfo.AnonHugePages") && keykind__ambient("meminfo.PageTables"),
 	   "the machine-wide level itself stays ambient (other processes hold memory too)");
-	ok(diff__ambient_key("proc-vmstat.workingset_refault_file"),
+	ok(keykind__ambient("proc-vmstat.workingset_refault_file"),
 	   "a field the robot averages is ambient");
-	ok(!diff__ambient_key("proc-vmstat.pgfault") && !diff__ambient_key("proc-vmstat.thp_split_pmd"),
+	ok(!keykind__ambient("proc-vmstat.pgfault") && !keykind__ambient("proc-vmstat.thp_split_pmd"),
 	   "the robot's counters are not");
-	ok(!diff__ambient_key("proc-vmstat.delta.workingset_refault_file"),
+	ok(!keykind__ambient("proc-vmstat.delta.workingset_refault_file"),
 	   "nor mmprof's proc-vmstat.delta.* (a change over the run)");
 }
 
 /*
- * The workload's own metrics (diff__workload_metric_key, the summary's and
+ * The workload's own metrics (keykind__workload_metric, the summary's and
  * the HTML's "workload's metric"): every key a benchmark parser produces,
  * three components or two, never the monitors', the costs or the rusage.
  */
@@ -402,14 +402,14 @@ static void test_workload_metric_key(void)
 	r.key = (char *)"stress-ng.vm.ops_per_sec";
 	r.flags = DIFF_ONE_SIDE;
 	ok(!ciout__workload_metric(&r), "nor one that one side did not measure");
-	ok(diff__key_goodness("thp-zap.ops") > 0 && diff__key_goodness("stress-ng.vm.ops_per_sec") > 0 &&
-	   diff__key_goodness("will-it-scale.per_process_ops") > 0 &&
-	   diff__key_goodness("hackbench.throughput") > 0, "more operations and throughput are better");
-	ok(diff__key_goodness("cost.self.cpu-clock.f") < 0 && diff__key_goodness("bench.latency") < 0 &&
-	   diff__key_goodness("fio.read_clat_mean_us") < 0, "costs and latencies: less is better");
-	ok(!diff__key_goodness("perf-profile.self.cpu-clock.f") &&
-	   !diff__key_goodness("proc-vmstat.thp_fault_alloc") &&
-	   !diff__key_goodness("thp-zap.anon_huge_kb") && !diff__key_goodness("thp-zap.time.user_time"),
+	ok(keykind__goodness("thp-zap.ops") > 0 && keykind__goodness("stress-ng.vm.ops_per_sec") > 0 &&
+	   keykind__goodness("will-it-scale.per_process_ops") > 0 &&
+	   keykind__goodness("hackbench.throughput") > 0, "more operations and throughput are better");
+	ok(keykind__goodness("cost.self.cpu-clock.f") < 0 && keykind__goodness("bench.latency") < 0 &&
+	   keykind__goodness("fio.read_clat_mean_us") < 0, "costs and latencies: less is better");
+	ok(!keykind__goodness("perf-profile.self.cpu-clock.f") &&
+	   !keykind__goodness("proc-vmstat.thp_fault_alloc") &&
+	   !keykind__goodness("thp-zap.anon_huge_kb") && !keykind__goodness("thp-zap.time.user_time"),
 	   "shares, counters and unknown metrics: no direction");
 }
 
