@@ -59,6 +59,8 @@ void outbuf__release(struct outbuf *b);
 
 /* s as a JSON string literal, as json__escape writes it (escape.h). */
 void outbuf__json_str(struct outbuf *b, const char *s);
+/* v as a JSON number of digits significant digits (%.*g), null when not finite. */
+void outbuf__json_num(struct outbuf *b, double v, int digits);
 
 /* XML/HTML-escape s (NULL: "") into b; control characters and invalid UTF-8 become '?'. */
 void outbuf__xml_str(struct outbuf *b, const char *s);

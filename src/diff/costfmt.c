@@ -230,26 +230,18 @@ static void text_all(struct outbuf *b, const struct cost_sides *c, size_t column
 			text_attr(b, &at[i], dc, per);
 }
 
-static void json_num(struct outbuf *b, double v)
-{
-	if (isfinite(v))
-		outbuf__printf(b, "%.10g", v);
-	else
-		outbuf__puts(b, "null");
-}
-
 static void json_row(struct outbuf *b, const struct cost_attr_row *r, const char *verd)
 {
 	outbuf__puts(b, "\"base\": ");
-	json_num(b, r->base);
+	outbuf__json_num(b, r->base, 10);
 	outbuf__puts(b, ", \"new\": ");
-	json_num(b, r->cur);
+	outbuf__json_num(b, r->cur, 10);
 	outbuf__puts(b, ", \"change\": ");
-	json_num(b, r->delta);
+	outbuf__json_num(b, r->delta, 10);
 	outbuf__puts(b, ", \"share_pct\": ");
-	json_num(b, r->share);
+	outbuf__json_num(b, r->share, 10);
 	outbuf__puts(b, ", \"points\": ");
-	json_num(b, r->points);
+	outbuf__json_num(b, r->points, 10);
 	if (verd) {
 		outbuf__puts(b, ", \"verdict\": ");
 		outbuf__json_str(b, verd);
@@ -264,13 +256,13 @@ static void json_attr(struct outbuf *b, const struct cost_attr *a, const struct 
 	outbuf__puts(b, "{\"event\": ");
 	outbuf__json_str(b, a->event);
 	outbuf__printf(b, ", \"unit\": \"%s\", \"time\": %s, \"base\": ", a->unit, a->time ? "true" : "false");
-	json_num(b, a->base);
+	outbuf__json_num(b, a->base, 10);
 	outbuf__puts(b, ", \"new\": ");
-	json_num(b, a->cur);
+	outbuf__json_num(b, a->cur, 10);
 	outbuf__puts(b, ", \"change\": ");
-	json_num(b, a->delta);
+	outbuf__json_num(b, a->delta, 10);
 	outbuf__puts(b, ", \"change_pct\": ");
-	json_num(b, a->rel);
+	outbuf__json_num(b, a->rel, 10);
 	outbuf__puts(b, ", \"verdict\": ");
 	outbuf__json_str(b, verdict(dc, "total", a->event, NULL));
 	outbuf__puts(b, ", \"functions\": [");
@@ -285,9 +277,9 @@ static void json_attr(struct outbuf *b, const struct cost_attr *a, const struct 
 		outbuf__puts(b, ", ");
 		json_row(b, r, verdict(dc, "self", a->event, r->fn));
 		outbuf__puts(b, ", \"children_base\": ");
-		json_num(b, r->children_base);
+		outbuf__json_num(b, r->children_base, 10);
 		outbuf__puts(b, ", \"children_new\": ");
-		json_num(b, r->children_cur);
+		outbuf__json_num(b, r->children_cur, 10);
 		outbuf__puts(b, "}");
 	}
 	outbuf__puts(b, "], \"elsewhere\": ");
@@ -307,11 +299,11 @@ static void json_attr(struct outbuf *b, const struct cost_attr *a, const struct 
 		outbuf__puts(b, ", \"function\": ");
 		outbuf__json_str(b, a->chains[i].fn);
 		outbuf__puts(b, ", \"base\": ");
-		json_num(b, a->chains[i].base);
+		outbuf__json_num(b, a->chains[i].base, 10);
 		outbuf__puts(b, ", \"new\": ");
-		json_num(b, a->chains[i].cur);
+		outbuf__json_num(b, a->chains[i].cur, 10);
 		outbuf__puts(b, ", \"change\": ");
-		json_num(b, a->chains[i].delta);
+		outbuf__json_num(b, a->chains[i].delta, 10);
 		outbuf__puts(b, "}");
 	}
 	outbuf__puts(b, "]}");
@@ -336,7 +328,7 @@ static void json_all(struct outbuf *b, const struct cost_sides *c, const struct 
 		outbuf__puts(b, "{\"key\": ");
 		outbuf__json_str(b, tp->key);
 		outbuf__puts(b, ", \"change_pct\": ");
-		json_num(b, tp->rel);
+		outbuf__json_num(b, tp->rel, 10);
 		outbuf__puts(b, ", \"verdict\": ");
 		outbuf__json_str(b, diff_row__verdict_name(tp));
 		outbuf__puts(b, "}");

@@ -277,33 +277,25 @@ void diff__describe(struct outbuf *b, const struct diff *d)
 
 /* ---- the other formats ---- */
 
-static void json_num(struct outbuf *b, double v)
-{
-	if (isfinite(v))
-		outbuf__printf(b, "%.10g", v);
-	else
-		outbuf__printf(b, "null");
-}
-
 static void json_side(struct outbuf *b, const struct stat_summary *s, const double *v)
 {
 	size_t i;
 
 	outbuf__printf(b, "{\"runs\": %zu, \"mean\": ", s->n);
-	json_num(b, s->mean);
+	outbuf__json_num(b, s->mean, 10);
 	outbuf__printf(b, ", \"stddev\": ");
-	json_num(b, s->sd);
+	outbuf__json_num(b, s->sd, 10);
 	outbuf__printf(b, ", \"min\": ");
-	json_num(b, s->min);
+	outbuf__json_num(b, s->min, 10);
 	outbuf__printf(b, ", \"median\": ");
-	json_num(b, s->median);
+	outbuf__json_num(b, s->median, 10);
 	outbuf__printf(b, ", \"max\": ");
-	json_num(b, s->max);
+	outbuf__json_num(b, s->max, 10);
 	outbuf__printf(b, ", \"values\": [");
 	for (i = 0; i < s->n; i++) {
 		if (i)
 			outbuf__printf(b, ", ");
-		json_num(b, v[i]);
+		outbuf__json_num(b, v[i], 10);
 	}
 	outbuf__printf(b, "]}");
 }
@@ -340,14 +332,14 @@ static void json_families(struct outbuf *b, const struct diff *d)
 		outbuf__printf(b, "%s{\"name\": ", i ? ", " : "");
 		outbuf__json_str(b, f->name);
 		outbuf__printf(b, ", \"phi\": ");
-		json_num(b, f->phi);
+		outbuf__json_num(b, f->phi, 10);
 		outbuf__printf(b, ", \"prior_df\": ");
 		if (isinf(f->d0))
 			outbuf__printf(b, "\"inf\"");
 		else
-			json_num(b, f->d0);
+			outbuf__json_num(b, f->d0, 10);
 		outbuf__printf(b, ", \"prior_var\": ");
-		json_num(b, f->s0);
+		outbuf__json_num(b, f->s0, 10);
 		outbuf__printf(b, ", \"tested\": %zu, \"significant\": %zu}", f->tested, f->rejected);
 	}
 	outbuf__printf(b, "], \"runs_advice\": ");
@@ -355,9 +347,9 @@ static void json_families(struct outbuf *b, const struct diff *d)
 		outbuf__printf(b, "{\"family\": ");
 		outbuf__json_str(b, d->advice.family);
 		outbuf__printf(b, ", \"rows\": %zu, \"median_detectable\": ", d->advice.rows);
-		json_num(b, d->advice.mde);
+		outbuf__json_num(b, d->advice.mde, 10);
 		outbuf__printf(b, ", \"runs_for_effect_floor\": ");
-		json_num(b, d->advice.runs);
+		outbuf__json_num(b, d->advice.runs, 10);
 		outbuf__printf(b, "}");
 	} else {
 		outbuf__printf(b, "null");
@@ -368,7 +360,7 @@ static void json_families(struct outbuf *b, const struct diff *d)
 
 		outbuf__printf(b, "%s{\"side\": \"%s\", \"run\": %zu, \"stands_out\": ", i ? ", " : "",
 			       x->side ? "new" : "base", x->run);
-		json_num(b, x->ratio);
+		outbuf__json_num(b, x->ratio, 10);
 		outbuf__printf(b, ", \"keys\": %zu}", x->keys);
 	}
 	outbuf__printf(b, "], \"machines_differed\": [");
@@ -392,7 +384,7 @@ void diff__json_open(struct outbuf *b, const struct diff *d, const struct diff_r
 
 	outbuf__printf(b, "{\"runs\": {\"base\": %zu, \"new\": %zu}, \"mode\": \"%s\", \"alpha\": ",
 		       d->nb, d->nn, d->novar ? "thresholds" : "moderated-bh");
-	json_num(b, d->o.alpha);
+	outbuf__json_num(b, d->o.alpha, 10);
 	outbuf__printf(b, ", \"keys\": %zu, \"tested\": %zu, ", d->nr, d->nr_tested);
 	/* only for files that carry a pairing (record --interleave) */
 	if (d->pairs)
@@ -430,15 +422,15 @@ void diff__json_open(struct outbuf *b, const struct diff *d, const struct diff_r
 		outbuf__printf(b, ", \"new\": ");
 		json_side(b, &r->cur, r->v + d->nb);
 		outbuf__printf(b, ", \"change\": ");
-		json_num(b, r->change);
+		outbuf__json_num(b, r->change, 10);
 		outbuf__printf(b, ", \"change_unit\": \"%s\", \"delta\": ", r->absolute ? "points" : "%");
-		json_num(b, r->delta);
+		outbuf__json_num(b, r->delta, 10);
 		outbuf__printf(b, ", \"p\": ");
-		json_num(b, r->p);
+		outbuf__json_num(b, r->p, 10);
 		outbuf__printf(b, ", \"q\": ");
-		json_num(b, r->q);
+		outbuf__json_num(b, r->q, 10);
 		outbuf__printf(b, ", \"detectable\": ");
-		json_num(b, r->mde);
+		outbuf__json_num(b, r->mde, 10);
 		if (r->flags & DIFF_MDE_ABOVE)
 			outbuf__printf(b, ", \"detectable_above\": true");
 		if (r->flags & DIFF_SCORE)
@@ -447,7 +439,7 @@ void diff__json_open(struct outbuf *b, const struct diff *d, const struct diff_r
 			outbuf__printf(b, ", \"score_runs\": [%zu, %zu]", diff__score_runs(d, r)->nb,
 				       diff__score_runs(d, r)->nn);
 		outbuf__printf(b, ", \"runs_needed\": ");
-		json_num(b, r->runs_needed);
+		outbuf__json_num(b, r->runs_needed, 10);
 		outbuf__printf(b, ", \"ambient\": %s", (r->flags & DIFF_AMBIENT) ? "true" : "false");
 		outbuf__printf(b, ", \"verdict\": \"%s\", \"new_key\": %s, \"gone_key\": %s, \"robot\": %s",
 			       diff_row__verdict_name(r), (r->flags & DIFF_NEW) ? "true" : "false",

@@ -48,14 +48,6 @@ static const char *unit(const struct history_trend *t)
 	return t->absolute ? " points" : " %";
 }
 
-static void num(struct outbuf *b, double v)
-{
-	if (isfinite(v))
-		outbuf__printf(b, "%.6g", v);
-	else
-		outbuf__puts(b, "null");
-}
-
 /* ---- text ---- */
 
 static void text_point(struct outbuf *b, const struct history_series_scan *sc, const struct history_point *pt)
@@ -179,13 +171,13 @@ static void json_change(struct outbuf *b, const struct history_series *hs, const
 	outbuf__puts(b, "{\"commit\": ");
 	outbuf__json_str(b, hs->commits[ch->at].commit);
 	outbuf__printf(b, ", \"index\": %zu, \"before\": ", ch->at);
-	num(b, ch->before);
+	outbuf__json_num(b, ch->before, 6);
 	outbuf__puts(b, ", \"after\": ");
-	num(b, ch->after);
+	outbuf__json_num(b, ch->after, 6);
 	outbuf__puts(b, ", \"change\": ");
-	num(b, ch->change);
+	outbuf__json_num(b, ch->change, 6);
 	outbuf__puts(b, ", \"se\": ");
-	num(b, ch->se);
+	outbuf__json_num(b, ch->se, 6);
 	outbuf__puts(b, "}");
 }
 
@@ -199,12 +191,12 @@ static void json_trend(struct outbuf *b, const struct history_series *hs, const 
 		       t->absolute ? "points" : "%");
 	for (c = 0; c < hs->nr_commits; c++) {
 		outbuf__puts(b, c ? ", " : "");
-		num(b, t->mean[c]);
+		outbuf__json_num(b, t->mean[c], 6);
 	}
 	outbuf__puts(b, "], \"sd\": [");
 	for (c = 0; c < hs->nr_commits; c++) {
 		outbuf__puts(b, c ? ", " : "");
-		num(b, t->sd[c]);
+		outbuf__json_num(b, t->sd[c], 6);
 	}
 	outbuf__puts(b, "], \"change_points\": [");
 	for (k = 0; k < t->nr_cp; k++) {
@@ -244,9 +236,9 @@ static void json_point(struct outbuf *b, const struct history_series_scan *sc, c
 		outbuf__puts(b, "{\"verdict\": ");
 		outbuf__json_str(b, diff_row__verdict_name(pt->score_row));
 		outbuf__puts(b, ", \"change\": ");
-		num(b, pt->score_row->change);
+		outbuf__json_num(b, pt->score_row->change, 6);
 		outbuf__puts(b, ", \"q\": ");
-		num(b, pt->score_row->q);
+		outbuf__json_num(b, pt->score_row->q, 6);
 		outbuf__puts(b, "}");
 	} else {
 		outbuf__puts(b, "{}");
@@ -264,13 +256,13 @@ static void json_point(struct outbuf *b, const struct history_series_scan *sc, c
 		else
 			outbuf__puts(b, "null");
 		outbuf__puts(b, ", \"before\": ");
-		num(b, r->base.mean);
+		outbuf__json_num(b, r->base.mean, 6);
 		outbuf__puts(b, ", \"after\": ");
-		num(b, r->cur.mean);
+		outbuf__json_num(b, r->cur.mean, 6);
 		outbuf__puts(b, ", \"change\": ");
-		num(b, r->change);
+		outbuf__json_num(b, r->change, 6);
 		outbuf__puts(b, ", \"q\": ");
-		num(b, r->q);
+		outbuf__json_num(b, r->q, 6);
 		outbuf__puts(b, ", \"verdict\": ");
 		outbuf__json_str(b, diff_row__verdict_name(r));
 		outbuf__puts(b, "}");

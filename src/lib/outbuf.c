@@ -1,5 +1,6 @@
 /* outbuf: see include/mmprof/outbuf.h. */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -114,6 +115,14 @@ static void put_outbuf(void *ctx, const char *p, size_t n)
 void outbuf__json_str(struct outbuf *b, const char *s)
 {
 	json__escape(s, put_outbuf, b);
+}
+
+void outbuf__json_num(struct outbuf *b, double v, int digits)
+{
+	if (isfinite(v))
+		outbuf__printf(b, "%.*g", digits, v);
+	else
+		outbuf__puts(b, "null");
 }
 
 void outbuf__xml_str(struct outbuf *b, const char *s)

@@ -21,14 +21,6 @@
 
 #define JSON_REPORT_FORMAT 1
 
-static void json_num(struct outbuf *out, double x)
-{
-	if (isfinite(x))
-		outbuf__printf(out, "%.17g", x);
-	else
-		outbuf__puts(out, "null");
-}
-
 static void json_meta(const struct profile *p, struct outbuf *out)
 {
 	size_t i;
@@ -135,7 +127,7 @@ static void json_runs(const struct profile *p, struct outbuf *out)
 					"\"running_ns\": %llu, \"scaled\": ",
 					(unsigned long long)c->value, (unsigned long long)c->enabled,
 					(unsigned long long)c->running);
-				json_num(out, counter__scaled(c));
+				outbuf__json_num(out, counter__scaled(c), 17);
 			}
 			outbuf__putc(out, '}');
 		}
@@ -146,7 +138,7 @@ static void json_runs(const struct profile *p, struct outbuf *out)
 			outbuf__puts(out, n++ ? ", " : "");
 			outbuf__json_str(out, profile__str(p, m->key));
 			outbuf__puts(out, ": ");
-			json_num(out, m->value);
+			outbuf__json_num(out, m->value, 17);
 		}
 		outbuf__puts(out, "}}");
 	}
@@ -166,14 +158,14 @@ static void json_keys(const struct keytab *kt, struct outbuf *out)
 		outbuf__puts(out, k ? ",\n    " : "\n    ");
 		outbuf__json_str(out, kt->keys[k]);
 		outbuf__puts(out, ": {\"mean\": ");
-		json_num(out, keytab__mean(kt, k));
+		outbuf__json_num(out, keytab__mean(kt, k), 17);
 		outbuf__puts(out, ", \"stddev\": ");
-		json_num(out, keytab__stddev(kt, k));
+		outbuf__json_num(out, keytab__stddev(kt, k), 17);
 		outbuf__puts(out, ", \"runs\": [");
 		for (r = 0; r < kt->nr_runs; r++) {
 			if (r)
 				outbuf__puts(out, ", ");
-			json_num(out, keytab__val(kt, k, r));
+			outbuf__json_num(out, keytab__val(kt, k, r), 17);
 		}
 		outbuf__puts(out, "]}");
 	}
@@ -222,9 +214,9 @@ static void json_tree(const struct profile *p, double limit, struct outbuf *out)
 			outbuf__json_str(out, symview__entry_dso(&v, (uint32_t)i));
 			outbuf__printf(out, ", \"kernel\": %s, \"children\": ",
 				v.entries[i].kernel ? "true" : "false");
-			json_num(out, 100.0 * children[i] / total);
+			outbuf__json_num(out, 100.0 * children[i] / total, 17);
 			outbuf__puts(out, ", \"self\": ");
-			json_num(out, 100.0 * self[i] / total);
+			outbuf__json_num(out, 100.0 * self[i] / total, 17);
 			outbuf__putc(out, '}');
 		}
 		outbuf__puts(out, n ? "\n    ]}" : "]}");
