@@ -459,14 +459,14 @@ static void test_per_op(void)
 		int err;
 
 		scale[0][1] = NAN;
-		err = chains__compute_scaled(&cd, bs, 2, ns, 2, "cpu-clock", INFINITY, 0.05, sc, NULL);
+		err = chains__compute_scaled(&cd, bs, 2, ns, 2, "cpu-clock", INFINITY, 0.05, false, sc, NULL);
 		ok(err == 0 && cd.nb == 3 &&
 		   cd.nn == 4 && fabs(cd.total[0] - 10) < 0.01, "per op: a NAN run left out (%zu base runs, total %.4g)",
 		   cd.nb, cd.total[0]);
 		chains__release(&cd);
 		for (i = 0; i < 4; i++)
 			scale[1][i] = NAN;
-		ok(chains__compute_scaled(&cd, bs, 2, ns, 2, "cpu-clock", INFINITY, 0.05, sc, NULL) == -EINVAL,
+		ok(chains__compute_scaled(&cd, bs, 2, ns, 2, "cpu-clock", INFINITY, 0.05, false, sc, NULL) == -EINVAL,
 		   "per op: no run of known work on a side: -EINVAL");
 		chains__release(&cd);
 	}
