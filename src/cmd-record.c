@@ -25,7 +25,6 @@
  * recording; 2 on an error (nothing written).
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -1099,7 +1098,7 @@ static void add_interleave_meta(struct record *rec, const char *side)
 /*
  * --budget's score: the first metric of the runs that --score's glob
  * matches, else the workload's rate of work as mmprof diff finds its score
- * (diff__score_key: NAME.ops_per_sec, .throughput, ...).  NULL when no run
+ * (keykind__score: NAME.ops_per_sec, .throughput, ...).  NULL when no run
  * has one.
  */
 static const char *score_key(const struct profile *p, const char *glob)
@@ -1109,7 +1108,7 @@ static const char *score_key(const struct profile *p, const char *glob)
 	for (i = 0; i < p->nr_metrics; i++) {
 		const char *key = profile__str(p, p->metrics[i].key);
 
-		if (glob ? !fnmatch(glob, key, 0) : diff__score_key(key))
+		if (keykind__score_by(glob, key))
 			return key;
 	}
 	return NULL;
@@ -1128,7 +1127,7 @@ static const char *score_verdict(const struct record *a, const struct record *b,
 	const struct record *side[2] = { a, b };
 	struct diff_run *runs[2];
 	struct key_value *items[2];
-	struct diff_opts opts = { .score = glob };	/* NULL: diff__score_key, as key was chosen */
+	struct diff_opts opts = { .score = glob };	/* NULL: keykind__score, as key was chosen */
 	struct diff d;
 	const struct diff_row *row;
 	const char *name = "-";

@@ -372,13 +372,8 @@ const char *diff_row__verdict_name(const struct diff_row *r);
 
 /*
  * What a key is (absolute, an address bucket, ambient, the score, the
- * workload's own, which way is better) is keykind.h's.  cmd-record.c
- * names the score's rule by this older name.
+ * workload's own, which way is better) is keykind.h's.
  */
-static inline bool diff__score_key(const char *key)
-{
-	return keykind__score(key);
-}
 
 /* ---- text output (into an outbuf, outbuf.h; commands print it) ---- */
 

@@ -87,7 +87,7 @@ struct history_commit {
 struct history_key {
 	char *name;		/* owned */
 	double *v;		/* [series.nr_values] */
-	bool score;		/* diff__score_key (or the caller's glob) */
+	bool score;		/* keykind__score (or the caller's glob) */
 };
 
 struct history_series {
@@ -117,7 +117,7 @@ struct history {
 /*
  * Read the pushes of filter f into h, one series per benchmark and
  * machine, with the values of the score's keys (score: their glob; NULL:
- * diff__score_key) and of the keys matching one of globs[0..nr_globs)
+ * keykind__score) and of the keys matching one of globs[0..nr_globs)
  * (fnmatch).  h keeps s to read other keys (history_series__read_key).
  * 0, or -errno and e.  Release h either way.
  */
@@ -219,7 +219,7 @@ struct history_scan_opts2 {
 	const char *store;		/* the store as the user named it: the diff's sides are STORE:COMMIT */
 	size_t window;			/* commits a side; 0: 5 */
 	double alpha;			/* the diff's FDR level; 0: 0.05 */
-	const char *score;		/* the score's glob (NULL: diff__score_key) */
+	const char *score;		/* the score's glob (NULL: keykind__score) */
 	bool callchains;		/* the diffs keep what -g needs (the robot's mail) */
 	const char *const *globs;	/* keys to show besides the score (fnmatch); none: the score only */
 	size_t nr_globs;

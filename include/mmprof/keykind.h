@@ -138,6 +138,11 @@ bool keykind__ambient(const char *key);
  */
 bool keykind__score(const char *key);
 /*
+ * The score as a command's --score GLOB names it: the keys matching glob
+ * (fnmatch; "" names none), or keykind__score's when glob is NULL.
+ */
+bool keykind__score_by(const char *glob, const char *key);
+/*
  * One of the workload's own metrics: a family that is no monitor of the
  * robot's nor mmprof's costs per op, and not the workload's rusage
  * (<name>.time.*).  Every key a benchmark parser produces (benchout.h):

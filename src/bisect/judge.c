@@ -2,7 +2,7 @@
  * judge: a candidate's recordings against the good and bad sides, through
  * the diff engine (diffengine.h) with the good side as the base and two
  * columns, bad and the candidate, so that the keys, their normalisation,
- * the score (diff__score_key or --score) and the gates' glob rules are
+ * the score (keykind__score or --score) and the gates' glob rules are
  * the diff's own.  The keys judged are those of the good-bad comparison
  * that separate the sides by BISECT_MIN_SEPARATION runs' spreads or more,
  * the most separated first, at most BISECT_MAX_KEYS of them.

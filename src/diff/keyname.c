@@ -162,9 +162,7 @@ bool diff__is_ambient(const struct diff_opts *o, const char *key)
 
 bool diff__is_score(const struct diff_opts *o, const char *key)
 {
-	if (o->score)
-		return *o->score && !fnmatch(o->score, key, 0);
-	return keykind__score(key);
+	return keykind__score_by(o->score, key);
 }
 
 const struct diff_spelling *diff__spelling(const struct diff *d, const struct diff_row *r)

@@ -16,6 +16,7 @@
 
 #include "mmprof/diff.h"
 #include "mmprof/history.h"
+#include "mmprof/keykind.h"
 #include "mmprof/xalloc.h"
 
 /* Where a push's runs go: its series and the offset of its first run there. */
@@ -207,7 +208,7 @@ static bool key_eq(const void *ctx, uint32_t row, const void *key)
 
 static bool is_score(const struct loader *l, const char *key)
 {
-	return l->score ? *l->score && !fnmatch(l->score, key, 0) : diff__score_key(key);
+	return keykind__score_by(l->score, key);
 }
 
 /* The index of push id in h->pushes (ids ascending), or nr_pushes. */

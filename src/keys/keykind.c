@@ -4,6 +4,7 @@
  * cost keys, then the questions asked of a key as a whole.
  */
 #include <ctype.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -260,6 +261,13 @@ bool keykind__score(const char *key)
 			return true;
 	}
 	return false;
+}
+
+bool keykind__score_by(const char *glob, const char *key)
+{
+	if (glob)
+		return *glob && !fnmatch(glob, key, 0);
+	return keykind__score(key);
 }
 
 bool keykind__workload_metric(const char *key)
