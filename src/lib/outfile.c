@@ -34,6 +34,12 @@ int outfile__check_target(const char *path, struct errmsg *e)
  * The temporary's writes go through here, so that a failed one keeps its
  * errno for the close: stdio only keeps that one failed (a full disk read
  * "Input/output error" when the write had said ENOSPC).
+ *
+ * A failed write returns what was written (0 when nothing), never -1, as
+ * glibc's own file writer does: glibc 2.36's fwrite of a block larger than
+ * the stream's buffer takes the count as a size_t, so -1 there made it copy
+ * from past the caller's data (a crash on a full disk, issue 27).  The
+ * short count sets the stream's error flag all the same.
  */
 static ssize_t cookie_write(void *cookie, const char *buf, size_t n)
 {
@@ -47,7 +53,7 @@ static ssize_t cookie_write(void *cookie, const char *buf, size_t n)
 			continue;
 		if (w <= 0) {
 			f->werr = w < 0 ? errno : EIO;
-			return done ? (ssize_t)done : -1;
+			return (ssize_t)done;
 		}
 		done += (size_t)w;
 	}

@@ -59,14 +59,16 @@ plan() {
 	tap_planned=$1
 }
 
-ok() {	# ok STATUS DESCRIPTION: one TAP line, STATUS 0 (the check's $?) passes
+ok() {	# ok STATUS DESCRIPTION: one TAP line, STATUS 0 (the check's $?) passes;
+	# returns 0 when it passed, 1 when not (so "ok $? ... || diag FILE" shows why)
 	n=$((n + 1))
 	if [ "$1" -eq 0 ]; then
 		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
+		return 0
 	fi
+	echo "not ok $n - $2"
+	failed=$((failed + 1))
+	return 1
 }
 
 fail() {	# fail DESCRIPTION: a "not ok" line where nothing could be checked

@@ -3,13 +3,18 @@
  * (utf8.h) that the diff, flame and export writers are built on.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "mmprof/escape.h"
 #include "mmprof/outbuf.h"
+#include "mmprof/outfile.h"
 #include "mmprof/utf8.h"
 #include "tap.h"
 
@@ -168,9 +173,61 @@ static void test_xml_fit(void)
 	}
 }
 
+/*
+ * A write that fails into an outfile (a full disk; here the file size
+ * limit, which fails the same way with EFBIG).  A block larger than
+ * stdio's buffer goes straight to the temporary's writer, which once
+ * returned -1 for it: glibc took that as a size_t and copied on from past
+ * the caller's data (a crash under ASan in issue 27's fresh-clone CI).
+ * The data here ends at a page that cannot be read, so that a read past
+ * it is a crash in any build.  Then the close: the errno, no file.
+ */
+static void test_outfile_failed_write(void)
+{
+	char dir[] = "/tmp/test-outbuf.XXXXXX", path[64];
+	long page = sysconf(_SC_PAGESIZE);
+	size_t len = 3 * (size_t)page + 100;
+	struct rlimit old, lim;
+	struct outfile f = { 0 };
+	struct errmsg e = { "" };
+	char *map, *data;
+	int err;
+
+	map = mmap(NULL, 5 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED || mprotect(map + 4 * page, (size_t)page, PROT_NONE) ||
+	    !mkdtemp(dir) || getrlimit(RLIMIT_FSIZE, &old)) {
+		ok(0, "a guarded buffer, a folder and the file size limit");
+		return;
+	}
+	data = map + 4 * page - len;	/* its last byte is the guard page's neighbour */
+	memset(data, 'x', len);
+	snprintf(path, sizeof(path), "%s/out", dir);
+	signal(SIGXFSZ, SIG_IGN);
+	lim = old;
+	lim.rlim_cur = 0;
+	setrlimit(RLIMIT_FSIZE, &lim);
+	err = outfile__open(&f, path, &e);
+	ok(!err, "open an outfile (%s)", e.msg);
+	if (!err) {
+		size_t n = fwrite(data, 1, len, f.fp);
+
+		ok(n < len, "a failed write of a block over stdio's buffer: short (%zu of %zu), no crash",
+		   n, len);
+		err = outfile__close(&f, ferror(f.fp) ? -EIO : 0, &e);
+		is_int(err, -EFBIG, "the close says the write's errno");
+		ok(strstr(e.msg, strerror(EFBIG)) != NULL, "and its message (%s)", e.msg);
+		ok(access(path, F_OK) != 0, "no file at the path");
+	}
+	setrlimit(RLIMIT_FSIZE, &old);
+	signal(SIGXFSZ, SIG_DFL);
+	ok(rmdir(dir) == 0, "no temporary left (the folder is empty)");
+	munmap(map, 5 * (size_t)page);
+}
+
 int main(void)
 {
 	test_outbuf();
+	test_outfile_failed_write();
 	test_xml_fit();
 	test_stream_sink();
 	test_utf8();
