@@ -16,6 +16,8 @@
  *     rate history.md states; the count measured is printed);
  *   - a share's sampling noise: a key of 0.3 % in runs of 200 samples,
  *     its runs scattered by their binomial noise alone, has no change point;
+ *   - the noise model's fit (history__noise): a run's spread from the
+ *     runs within commits, and the spread between commits beyond it;
  *   - a share's noise follows its level: 10 % for 10 commits, 70 % for
  *     10, 10 % for 10 (t332's cost_mix_hot), runs of 4,000 samples with a
  *     12 % spread between runs and 5 % between commits (on the logit, so
@@ -269,6 +271,40 @@ static void test_share(void)
 	free_series(hs);
 }
 
+/* history__noise on nc commits of 3 runs, log-normal at spread a run and between a commit. */
+static void noise_fit(size_t nc, double spread, double between, struct history_noise *fit)
+{
+	struct history_noise_point *p = xcalloc(nc, sizeof(*p));
+	double *v = xcalloc(nc, sizeof(*v));
+	size_t c, r;
+
+	for (c = 0; c < nc; c++) {
+		double level = log(1000) + between * gauss(), x[3], s = 0, ss = 0;
+
+		for (r = 0; r < 3; r++)
+			s += x[r] = level + spread * gauss();
+		for (r = 0; r < 3; r++)
+			ss += (x[r] - s / 3) * (x[r] - s / 3);
+		p[c] = (struct history_noise_point){ .y = s / 3, .s2 = ss / 2, .m = 3 };
+	}
+	history__noise(p, nc, false, v, fit);
+	free(p);
+	free(v);
+}
+
+static void test_noise_fit(void)
+{
+	struct history_noise fit;
+
+	noise_fit(2000, 0.12, 0, &fit);
+	ok(fabs(fit.phi[0] / (0.12 * 0.12) - 1) < 0.1 && fit.rho[0] < 0.1 * fit.phi[0],
+	   "runs at a 12 %% spread, none between commits: a run's variance %.5f (0.0144), between commits %.5f (0)",
+	   fit.phi[0], fit.rho[0]);
+	noise_fit(2000, 0.12, 0.06, &fit);
+	ok(fabs(fit.phi[0] / (0.12 * 0.12) - 1) < 0.1 && fabs(fit.rho[0] / (0.06 * 0.06) - 1) < 0.3,
+	   "and 6 %% between commits: %.5f (0.0144), between commits %.5f (0.0036)", fit.phi[0], fit.rho[0]);
+}
+
 /* A share's run of n samples at logit lg, in points: its binomial count (normal, n p (1 - p) >> 1). */
 static double share_run(double lg, double n)
 {
@@ -321,6 +357,7 @@ int main(void)
 	test_outliers_drift_noise();
 	test_calibration();
 	test_share();
+	test_noise_fit();
 	test_share_levels();
 	return done_testing();
 }
