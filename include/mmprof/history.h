@@ -30,7 +30,9 @@
  * shares and '%' keys in points, as keykind__absolute says.
  *
  * Workload: a few thousand commits and a few thousand keys per series;
- * the scan is O(commits) per key in expectation (PELT's pruning).
+ * the scan is O(commits) per key in expectation (PELT's pruning) when
+ * change points come regularly, more when they are rare (one step in
+ * 50,000 commits: 1.1 s of CPU, 0.05 s in 5,000).
  */
 #ifndef MMPROF_HISTORY_H
 #define MMPROF_HISTORY_H
