@@ -16,27 +16,6 @@
 #include "mmprof/stats.h"
 #include "mmprof/xalloc.h"
 
-/* The robust standard deviation of successive differences' halves: the noise between commits. */
-static double between_var(const double *y, size_t n)
-{
-	double *d, med, *dev, mad;
-	size_t i;
-
-	if (n < 4)
-		return 0;
-	d = xcalloc(n, sizeof(*d));
-	dev = xcalloc(n, sizeof(*dev));
-	for (i = 0; i + 1 < n; i++)
-		d[i] = y[i + 1] - y[i];
-	med = stats__median(d, n - 1);
-	for (i = 0; i + 1 < n; i++)
-		dev[i] = fabs(d[i] - med);
-	mad = 1.4826 * stats__median(dev, n - 1);
-	free(d);
-	free(dev);
-	return mad * mad / 2;
-}
-
 /*
  * A commit far off its neighbours is an outlier (a machine's bad night),
  * not a change: each mean is brought to within OUTLIER_SE standard
@@ -121,10 +100,11 @@ bool history_trend__move(struct history_trend *t, size_t k, size_t commit)
 void history__trend(const struct history_series *hs, const struct history_key *key,
 		    const struct history_scan_opts *o, struct history_trend *t)
 {
-	size_t nc = hs->nr_commits, c, r, n = 0, df = 0, k, *at, *cp;
-	double *y, *w, *floor_v, ss = 0, vw, vb, tiny, min_points, min_pct;
+	size_t nc = hs->nr_commits, c, r, n = 0, k, *at, *cp;
+	double *y, *w, tiny, min_points, min_pct;
 	bool profile = is_profile(key->name), use_log = true;
 	struct cpd_opts co = { .penalty = o ? o->penalty : 0 };
+	struct history_noise_point *pt;
 	size_t *runs;
 
 	memset(t, 0, sizeof(*t));
@@ -136,7 +116,7 @@ void history__trend(const struct history_series *hs, const struct history_key *k
 	min_pct = o && o->min_pct > 0 ? o->min_pct : 1.0;
 	y = xcalloc(nc + 1, sizeof(*y));
 	w = xcalloc(nc + 1, sizeof(*w));
-	floor_v = xcalloc(nc + 1, sizeof(*floor_v));
+	pt = xcalloc(nc + 1, sizeof(*pt));
 	runs = xcalloc(nc + 1, sizeof(*runs));
 	at = xcalloc(nc + 1, sizeof(*at));
 	/* the key's unit: a commit's mean and sd; the scale: log for relative keys, all > 0 */
@@ -160,43 +140,45 @@ void history__trend(const struct history_series *hs, const struct history_key *k
 	if (t->absolute)
 		use_log = false;
 	for (c = 0; c < nc; c++) {
-		double s = 0, fl = 0;
+		struct history_noise_point *q = &pt[n];
+		double s = 0, ss = 0;
 		size_t m = 0;
 
 		if (!runs[c])
 			continue;
+		q->level = fmin(fmax(t->mean[c], 0), 100);
 		for (r = hs->first[c]; r < hs->first[c + 1]; r++) {
 			double x;
 
 			if (!run_value(key, r, profile, &x))
 				continue;
 			s += use_log ? log(x) : x, m++;
-			/* a share's sampling noise: binomial over the run's samples */
+			/* a share's sampling noise: binomial over the run's samples, at the commit's level */
 			if (profile && hs->samples[r] > 0) {
-				double p = fmin(fmax(x / 100, 0), 1);
+				double p = q->level / 100;
 
-				fl += 1e4 * fmax(p * (1 - p), 1 / hs->samples[r]) / hs->samples[r];
+				q->samp += 1e4 * fmax(p * (1 - p), 1 / hs->samples[r]) / hs->samples[r];
 			}
 		}
-		y[n] = s / (double)m;
+		q->y = s / (double)m;
 		for (r = hs->first[c]; r < hs->first[c + 1]; r++) {
 			double x;
 
 			if (!run_value(key, r, profile, &x))
 				continue;
 			x = use_log ? log(x) : x;
-			ss += (x - y[n]) * (x - y[n]);
+			ss += (x - q->y) * (x - q->y);
 		}
-		df += m - 1;
-		floor_v[n] = fl / ((double)m * (double)m);
-		runs[n] = m;
+		q->s2 = m > 1 ? ss / (double)(m - 1) : 0;
+		q->samp /= (double)m;
+		q->m = m;
+		y[n] = q->y;
 		at[n++] = c;
 	}
-	vw = df >= 3 ? ss / (double)df : 0;
-	vb = between_var(y, n);
+	history__noise(pt, n, profile && !use_log, w, NULL);
 	tiny = use_log ? 1e-8 : 1e-8 + 1e-6 * fabs(n ? y[0] : 0);
 	for (k = 0; k < n; k++)
-		w[k] = 1 / fmax(fmax(vw / (double)runs[k], vb), fmax(floor_v[k], tiny));
+		w[k] = 1 / fmax(w[k], tiny);
 	clip_outliers(y, w, n);
 	co.min_change = t->absolute || !use_log ? (t->absolute ? min_points : 0) : log1p(min_pct / 100);
 	cp = xcalloc(n + 1, sizeof(*cp));
@@ -215,7 +197,7 @@ void history__trend(const struct history_series *hs, const struct history_key *k
 		t->nr_cp = keep;
 	}
 	free(cp);
-	free(floor_v);
+	free(pt);
 	free(runs);
 }
 

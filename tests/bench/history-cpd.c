@@ -7,8 +7,11 @@
  *   v v v ...            COMMITS x RUNS values, commit by commit
  *
  * SAMPLES: each run's samples (a share's sampling noise), 0 when not
- * known.  Prints "NAME i j ..." (the commits where a new level starts)
- * per series, and on stderr the CPU time the scans took.
+ * known, -1 when they differ by run: a line of COMMITS x RUNS sample
+ * counts then follows the values.  Prints "NAME i j ..." (the commits where a new level starts)
+ * per series, and on stderr the CPU time the scans took.  An argument,
+ * when given, is the penalty (history.md's table of false alarms by
+ * penalty); else history's own.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,8 +20,9 @@
 #include "mmprof/history.h"
 #include "mmprof/xalloc.h"
 
-int main(void)
+int main(int argc, char **argv)
 {
+	struct history_scan_opts o = { .penalty = argc > 1 ? atof(argv[1]) : 0 };
 	char name[256], key[512];
 	size_t nc, r, i, k, total = 0;
 	double samples, cpu = 0;
@@ -39,9 +43,14 @@ int main(void)
 			}
 			sm[i] = samples;
 		}
+		for (i = 0; samples < 0 && i < nc * r; i++)
+			if (scanf("%lf", &sm[i]) != 1) {
+				fprintf(stderr, "history-cpd: series %s: expected %zu sample counts\n", name, nc * r);
+				return 2;
+			}
 		hs = history_series__make(key, runs, nc, v, sm, false);
 		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
-		history__trend(hs, &hs->keys[0], NULL, &t);
+		history__trend(hs, &hs->keys[0], &o, &t);
 		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
 		cpu += (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
 		printf("%s", name);

@@ -9,7 +9,10 @@ Documentation/history.md prints the table this writes).
 Each kind is --series series of 200 commits of 2 runs, log-normal noise
 at a 12 % run-to-run spread (this machine's, measured in t332 and
 statistics.md), except the profile kinds: a share of about 10 % of runs
-of 1,000 samples (binomial) with a 5 % between-run spread.  A change
+of 1,000 samples (binomial) with a 5 % between-run spread, and a
+share of 10 % with two plateaus of 10-20 commits at 60-70 % (runs of
+4,000 samples, a 12 % spread between runs and 5 % between commits on
+the logit: the spread in points grows with the level, as measured).  A change
 point found within 2 commits of a true one is a hit (each true one
 once).  Kinds without a true change point (noise, drift, a change of
 noise alone) count their change points found, per 1,000 commits.
@@ -60,6 +63,26 @@ def make(kind, rng):
         level = [1000.0 * 1.001 ** c for c in range(COMMITS)]
     if kind == "noise":
         spread = [SPREAD if c < COMMITS // 2 else 3 * SPREAD for c in range(COMMITS)]
+    if kind == "profile-plateau":
+        # a share at 10 % with two plateaus of 10-20 commits at 60-70 %,
+        # runs of 4,000 samples, a 12 % spread between runs and 5 % between
+        # commits on the logit (in points it grows with p (100 - p))
+        a, b = steps_at(rng, 2, gap=50)
+        cps = [a, a + rng.randint(10, 20), b, b + rng.randint(10, 20)]
+        share = [10.0] * COMMITS
+        for lo, hi in ((cps[0], cps[1]), (cps[2], cps[3])):
+            top = rng.uniform(60, 70)
+            for c in range(lo, hi):
+                share[c] = top
+        vals = []
+        for c in range(COMMITS):
+            lg = math.log(share[c] / (100 - share[c])) + 0.05 * rng.gauss(0, 1)
+            row = []
+            for _ in range(RUNS):
+                q = 1 / (1 + math.exp(-(lg + 0.12 * rng.gauss(0, 1))))
+                row.append(100.0 * (q + math.sqrt(q * (1 - q) / 4000) * rng.gauss(0, 1)))
+            vals.append(row)
+        return "perf-profile.self.cpu-clock.f", 4000, vals, cps
     if kind.startswith("profile"):
         share = [10.0] * COMMITS
         if kind == "profile-step":
@@ -127,7 +150,8 @@ def main():
     ap.add_argument("--series", type=int, default=20)
     a = ap.parse_args()
     rng = random.Random(a.seed)
-    kinds = ["step", "steps", "small", "outliers", "profile-step", "none", "drift", "noise", "profile-none"]
+    kinds = ["step", "steps", "small", "outliers", "profile-step", "none", "drift", "noise", "profile-none",
+             "profile-plateau"]
     series = {}
     for kind in kinds:
         for i in range(a.series):

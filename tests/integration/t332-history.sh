@@ -143,18 +143,14 @@ grep -q "perf-profile.self.cpu-clock.cost_mix_hot: change at c11 (.*, +.*), c21 
 ok $? "a KEY-GLOB: cost_mix_hot's own change points, c11 up and c21 down"
 
 "$MMPROF" history --store "$db" --machine m1 -f csv 'perf-profile.self.*.cost_mix_hot' >"$tmp/csv"
-# (the score's change points are c11 and c21 only, as check() asserts; of
-# the share's own series both are asserted, but not that there is no
-# other: under make check's load its 70 % plateau was cut at c15 and c18
-# as well, false alarms of history's model of a share's noise, issue 33's
-# open bug; the points are printed)
+# Of the share's own series too, c11 and c21 and nothing else: its noise
+# follows its level (the 70 % plateau is noisier than the 10 % commits
+# around it, and was cut at c15 and c18 as well in a fresh-clone make
+# check when judged by their noise: history.md, "The noise model").
 awk -F, '$9 == 1 { print $3 "@" $5 }' "$tmp/csv" | sort >"$tmp/csv.cp"
 [ "$(grep -c '^cost-mix,m1,' "$tmp/csv")" = 60 ] &&
-	[ "$(grep '^cost-mix.ops_per_sec@' "$tmp/csv.cp" | tr '\n' ' ')" = "cost-mix.ops_per_sec@c11 cost-mix.ops_per_sec@c21 " ] &&
-	grep -qx 'perf-profile.self.cpu-clock.cost_mix_hot@c11' "$tmp/csv.cp" &&
-	grep -qx 'perf-profile.self.cpu-clock.cost_mix_hot@c21' "$tmp/csv.cp"
-ok $? "csv: 30 lines a key, the change points flagged at c11 and c21"
-diag "$tmp/csv.cp"
+	[ "$(tr '\n' ' ' <"$tmp/csv.cp")" = "cost-mix.ops_per_sec@c11 cost-mix.ops_per_sec@c21 perf-profile.self.cpu-clock.cost_mix_hot@c11 perf-profile.self.cpu-clock.cost_mix_hot@c21 " ]
+ok $? "csv: 30 lines a key, the change points flagged at c11 and c21 and nowhere else" || diag "$tmp/csv.cp"
 "$MMPROF" history --store "$db" --machine m1 -f markdown >"$tmp/md"
 grep -q '^| `cost-mix.ops_per_sec` | `c11` |' "$tmp/md" && grep -q '^### The score at `c21`' "$tmp/md"
 ok $? "markdown: the change points' table and sections"
@@ -178,8 +174,8 @@ ok $? "--report: the call chains that carry it"
 "$MMPROF" history --store "$db" --html "$tmp/h.html" 'perf-profile.self.*.cost_mix_hot' >/dev/null 2>"$tmp/err"
 [ $? = 1 ] && [ -s "$tmp/h.html" ]; ok $? "--html: written"
 cps=$(grep -c 'class="cp"' "$tmp/h.html")
-[ "$(grep -c '<svg' "$tmp/h.html")" = 4 ] && [ "$cps" -ge 8 ]
-ok $? "--html: a chart per key and machine (4), two change points each at least (8; the shares' false alarms under load let pass, above: $cps)"
+[ "$(grep -c '<svg' "$tmp/h.html")" = 4 ] && [ "$cps" = 8 ]
+ok $? "--html: a chart per key and machine (4), two change points each (8; $cps)"
 grep -q '<a href="#p0-0"><line' "$tmp/h.html" && grep -q '<h3 id="p0-0">The score at c11' "$tmp/h.html"
 ok $? "--html: a change point links to the diff of its two sides, on the page"
 [ "$(grep -c '<circle' "$tmp/h.html")" = 360 ]; ok $? "--html: every run a dot (90 a chart)"

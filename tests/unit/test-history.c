@@ -15,7 +15,14 @@
  *     12 % spread: at most 1 false change point per 1,000 commits (the
  *     rate history.md states; the count measured is printed);
  *   - a share's sampling noise: a key of 0.3 % in runs of 200 samples,
- *     its runs scattered by their binomial noise alone, has no change point.
+ *     its runs scattered by their binomial noise alone, has no change point;
+ *   - the noise model's fit (history__noise): a run's spread from the
+ *     runs within commits, and the spread between commits beyond it;
+ *   - a share's noise follows its level: 10 % for 10 commits, 70 % for
+ *     10, 10 % for 10 (t332's cost_mix_hot), runs of 4,000 samples with a
+ *     12 % spread between runs and 5 % between commits (on the logit, so
+ *     that the spread in points grows with p (100 - p)), 300 series: the
+ *     two steps and at most 1 change point more per 1,000 commits.
  * Noise is made here (xorshift, Box-Muller): the same every run.
  */
 #include <math.h>
@@ -264,6 +271,85 @@ static void test_share(void)
 	free_series(hs);
 }
 
+/* history__noise on nc commits of 3 runs, log-normal at spread a run and between a commit. */
+static void noise_fit(size_t nc, double spread, double between, struct history_noise *fit)
+{
+	struct history_noise_point *p = xcalloc(nc, sizeof(*p));
+	double *v = xcalloc(nc, sizeof(*v));
+	size_t c, r;
+
+	for (c = 0; c < nc; c++) {
+		double level = log(1000) + between * gauss(), x[3], s = 0, ss = 0;
+
+		for (r = 0; r < 3; r++)
+			s += x[r] = level + spread * gauss();
+		for (r = 0; r < 3; r++)
+			ss += (x[r] - s / 3) * (x[r] - s / 3);
+		p[c] = (struct history_noise_point){ .y = s / 3, .s2 = ss / 2, .m = 3 };
+	}
+	history__noise(p, nc, false, v, fit);
+	free(p);
+	free(v);
+}
+
+static void test_noise_fit(void)
+{
+	struct history_noise fit;
+
+	noise_fit(2000, 0.12, 0, &fit);
+	ok(fabs(fit.phi[0] / (0.12 * 0.12) - 1) < 0.1 && fit.rho[0] < 0.1 * fit.phi[0],
+	   "runs at a 12 %% spread, none between commits: a run's variance %.5f (0.0144), between commits %.5f (0)",
+	   fit.phi[0], fit.rho[0]);
+	noise_fit(2000, 0.12, 0.06, &fit);
+	ok(fabs(fit.phi[0] / (0.12 * 0.12) - 1) < 0.1 && fabs(fit.rho[0] / (0.06 * 0.06) - 1) < 0.3,
+	   "and 6 %% between commits: %.5f (0.0144), between commits %.5f (0.0036)", fit.phi[0], fit.rho[0]);
+}
+
+/* A share's run of n samples at logit lg, in points: its binomial count (normal, n p (1 - p) >> 1). */
+static double share_run(double lg, double n)
+{
+	double p = 1 / (1 + exp(-lg));
+
+	return 100 * (p + sqrt(p * (1 - p) / n) * gauss());
+}
+
+static void test_share_levels(void)
+{
+	size_t trial, c, r, at[64], n, extra = 0, found = 0, runs[30];
+	double v[90], sm[90];
+	const size_t trials = 300;
+
+	for (c = 0; c < 30; c++)
+		runs[c] = 3;
+	for (r = 0; r < 90; r++)
+		sm[r] = 4000;
+	for (trial = 0; trial < trials; trial++) {
+		struct history_series *hs;
+		size_t k;
+
+		for (c = 0; c < 30; c++) {
+			double level = c >= 10 && c < 20 ? 70 : 10;
+			double lg = log(level / (100 - level)) + 0.05 * gauss();
+
+			for (r = 0; r < 3; r++)
+				v[c * 3 + r] = share_run(lg + 0.12 * gauss(), 4000);
+		}
+		hs = history_series__make("perf-profile.self.cpu-clock.f", runs, 30, v, sm, false);
+		n = trend_at(hs, at, NULL, 64);
+		for (k = 0; k < n && k < 64; k++) {
+			if (at[k] == 10 || at[k] == 20)
+				found++;
+			else
+				extra++;
+		}
+		history_series__free(hs);
+	}
+	printf("# %zu change points besides the steps in %zu commits\n", extra, 30 * trials);
+	ok(found == 2 * trials && extra <= 30 * trials / 1000,
+	   "a share at 10, 70, 10 %% (10 commits each, 12 %% spread between runs): both steps in %zu series (%zu), "
+	   "at most 1 more per 1,000 commits (%zu in %zu)", trials, found, extra, 30 * trials);
+}
+
 int main(void)
 {
 	test_naive();
@@ -271,5 +357,7 @@ int main(void)
 	test_outliers_drift_noise();
 	test_calibration();
 	test_share();
+	test_noise_fit();
+	test_share_levels();
 	return done_testing();
 }
