@@ -121,6 +121,13 @@ struct trow {
 	double s2alt;		/* SHARE: dispersion about each side's own level */
 	double df;
 	size_t runs;		/* the runs tested when not all (a score some runs lack), else 0 */
+	/*
+	 * One value in every run of each side (2 runs a side or more): no
+	 * spread was seen.  same_values: and the two sides' values are
+	 * equal.  exact: a count of the workload's own, whose only noise is
+	 * its print (eb, en hold that, post 1, df infinite: family.c).
+	 */
+	bool constant, same_values, exact;
 	double z;		/* t* + t_0.8 at the row's BH threshold */
 	double wbh;		/* its weight in its family's weighted BH (a mean of 1) */
 	uint32_t gate;		/* self/calltrace: the children row that raised its q, or HASHIDX_NONE */

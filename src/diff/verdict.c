@@ -156,6 +156,17 @@ static void row_spread(struct tctx *x, struct trow *t, const double *v, size_t n
 	t->en = 0;
 }
 
+/* One value in every run of v (n of them). */
+static bool one_value(const double *v, size_t n)
+{
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (v[i] != v[0])
+			return false;
+	return true;
+}
+
 static bool all_integers(const double *v, size_t n)
 {
 	size_t i;
@@ -364,6 +375,20 @@ static void tctx__prep(struct tctx *x, struct diff_row *r, const uint8_t *have, 
 		t->vfloor = counts && keykind__is(r->key, KEYFAM_MONITOR) ? 1 / (sum / (double)n + 0.5) : 0;
 		snprintf(name, sizeof(name), "%.*s%s/log", (int)keykind__noise_family_len(r->key), r->key, amb);
 		t->fam = tctx__family(x, name, SCALE_LOG, false, NULL);
+		/*
+		 * A count of the workload's own that is one value in every run
+		 * of each side, a different one on each (stress-ng's instances
+		 * 1 in every base run, 2 in every new run): it is exact as the
+		 * workload printed it, so its only noise is that print, a whole
+		 * count (uniform rounding, 1/12 a run; on the log scale over
+		 * the level squared), known rather than borrowed from the
+		 * family's prior (statistics.md, "Other keys").
+		 */
+		if (t->constant && !t->same_values && counts && keykind__workload_metric(r->key)) {
+			t->exact = true;
+			t->eb = 1.0 / 12 / ((r->v[0] + eps) * (r->v[0] + eps)) / (double)nb;
+			t->en = 1.0 / 12 / ((r->v[nb] + eps) * (r->v[nb] + eps)) / (double)nn;
+		}
 	}
 }
 
@@ -585,6 +610,10 @@ void tctx__classify(struct tctx *x, struct diff_row *r, const uint32_t *present,
 	/* absolute keys: under the effect floor (at the cut) no verdict can come */
 	if (r->absolute && fabs(tdelta) < o->min_points && censored(r))
 		return;
+	if (nb >= 2 && nn >= 2 && one_value(tv, nb) && one_value(tv + nb, nn)) {
+		x->t[r - d->rows].constant = true;
+		x->t[r - d->rows].same_values = tv[0] == tv[nb];
+	}
 	tctx__prep(x, r, have, nsamp);
 }
 
@@ -830,6 +859,8 @@ void tctx__test(struct tctx *x)
 		trow__power(t, x->fam, r, d);
 		if (r->q < d->o.alpha)
 			r->verdict = !big ? DIFF_SMALL : (t->runs ? t->delta : r->delta) > 0 ? DIFF_UP : DIFF_DOWN;
+		else if (t->same_values && !t->runs)
+			;	/* one value in every run of both sides: same, whatever the prior lends it */
 		else if (r->mde > (r->absolute ? d->o.min_points : d->o.min_pct))
 			r->verdict = DIFF_CANT_TELL;
 	}
@@ -845,6 +876,8 @@ void tctx__test(struct tctx *x)
 
 		if (!x->t[i].tested || g == HASHIDX_NONE || !(d->rows[g].mde > r->mde))
 			continue;
+		if (x->t[i].same_values)
+			continue;	/* it did not move in any run, whatever its function did */
 		r->mde = d->rows[g].mde;
 		if (r->verdict == DIFF_SAME && r->mde > d->o.min_points)
 			r->verdict = DIFF_CANT_TELL;
