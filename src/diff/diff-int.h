@@ -151,6 +151,8 @@ struct tctx {
 	const char **cost_event;
 	double *cost_total;
 	size_t nr_cost;
+	/* per run (base then new), its workload's elapsed seconds (*.time.elapsed_time), or NULL */
+	double *secs;
 };
 
 /*
@@ -175,6 +177,8 @@ static inline double tctx__dfree(const struct tctx *x)
 
 /* Fill x's cost totals from d's rows (values set, before tctx__classify). */
 void tctx__cost_totals(struct tctx *x);
+/* x->secs from the rows, where every run has its elapsed time. */
+void tctx__run_seconds(struct tctx *x);
 
 /* What the test sees, base then new: r->v, or buf (a calltrace key's absent runs at the cut). */
 const double *diff_row__test_values(const struct diff_row *r, size_t n, double *buf);

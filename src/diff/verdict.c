@@ -177,6 +177,56 @@ static bool all_integers(const double *v, size_t n)
 	return true;
 }
 
+void tctx__run_seconds(struct tctx *x)
+{
+	const struct diff *d = x->d;
+	size_t n = d->nb + d->nn, i, j;
+	static const char tail[] = ".time.elapsed_time";
+
+	for (i = 0; i < d->nr; i++) {
+		size_t len = strlen(d->rows[i].key);
+
+		if (len <= sizeof(tail) - 1 || strcmp(d->rows[i].key + len - (sizeof(tail) - 1), tail))
+			continue;
+		for (j = 0; j < n && d->rows[i].v[j] > 0; j++)
+			;
+		if (j < n)
+			continue;
+		x->secs = xmalloc(n * sizeof(*x->secs));
+		memcpy(x->secs, d->rows[i].v, n * sizeof(*x->secs));
+		return;
+	}
+}
+
+/*
+ * A perf-stat counter printed as a rate (perf-stat.ps.X: events a second
+ * over the run, .i.X: the mean of its intervals' rates) is still a count
+ * of events: the mean over the runs of rate x the run's seconds, NAN when
+ * it is not such a key (cpu-clock and task-clock count time, .metric.*
+ * and the ratios are no counts) or the runs' times are unknown.
+ */
+static double rate_count(const struct tctx *x, const struct diff_row *r, size_t n)
+{
+	const char *k = r->key;
+	double c = 0;
+	size_t i;
+
+	if (!x->secs || strncmp(k, "perf-stat.", 10))
+		return NAN;
+	k += 10;
+	if (!strncmp(k, "ps.", 3))
+		k += 3;
+	else if (!strncmp(k, "i.", 2))
+		k += 2;
+	else
+		return NAN;
+	if (strchr(k, '.') || strstr(k, "clock") || strstr(k, "time"))
+		return NAN;
+	for (i = 0; i < n; i++)
+		c += r->v[i] * x->secs[i];
+	return c / (double)n;
+}
+
 /* 0 for perf-profile.children keys, 1 for .self, 2 for the others (calltrace). */
 static int kind_rank(const char *key)
 {
@@ -373,6 +423,13 @@ static void tctx__prep(struct tctx *x, struct diff_row *r, const uint8_t *have, 
 		 * The workload's own counts are its own, as exact as it says.
 		 */
 		t->vfloor = counts && keykind__is(r->key, KEYFAM_MONITOR) ? 1 / (sum / (double)n + 0.5) : 0;
+		/*
+		 * So is a perf-stat counter's rate: a run of 2.5 s at 1.5
+		 * cpu-migrations a second saw about 4 of them (var log about
+		 * 1 / 4), however steady the rates of 3 runs look.
+		 */
+		if (!counts && isfinite(rate_count(x, r, n)))
+			t->vfloor = 1 / (rate_count(x, r, n) + 0.5);
 		snprintf(name, sizeof(name), "%.*s%s/log", (int)keykind__noise_family_len(r->key), r->key, amb);
 		t->fam = tctx__family(x, name, SCALE_LOG, false, NULL);
 		/*
@@ -769,6 +826,7 @@ void tctx__release(struct tctx *x)
 	free(x->phi_buf);
 	free(x->cost_event);
 	free(x->cost_total);
+	free(x->secs);
 	memset(x, 0, sizeof(*x));
 }
 

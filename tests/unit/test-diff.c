@@ -932,6 +932,46 @@ static void test_constant(void)
 }
 
 /*
+ * A perf-stat counter printed as a rate is a count of events over the
+ * run: 1.5 cpu-migrations a second over 2.5 s is about 4 of them, and 3
+ * runs at 2.0, 1.5, 1.5 against 0.5, 1.0, 0.5 a second are within
+ * Poisson's noise (a real A/A split of stress-ng --vm, vm-keep's base
+ * runs, flagged it down at q = 0.0002).  A rate of thousands is not
+ * held back.
+ */
+static void test_rate_counts(void)
+{
+	static const double mig[6] = { 2.002537762, 1.482143066, 1.491765999, 0.5080001081, 0.997119772, 0.4999619489 };
+	struct run_keys r[6] = { { 0 } };
+	const struct diff_row *x;
+	struct diff d;
+	int i, k;
+
+	rng = 11;
+	for (i = 0; i < 6; i++) {
+		rk_add(&r[i], "wl.time.elapsed_time", 2.5 + 0.1 * nrand());
+		rk_add(&r[i], "perf-stat.i.cpu-migrations", mig[i]);
+		rk_add(&r[i], "perf-stat.ps.minor-faults", (i < 3 ? 3000 : 4500) + 20 * nrand());
+		for (k = 0; k < 20; k++) {
+			char key[64];
+
+			snprintf(key, sizeof(key), "perf-stat.ps.event%d", k);
+			rk_add(&r[i], key, 1e5 * exp(0.05 * (k % 4 + 1) * nrand()));
+		}
+	}
+	compute(&d, r, 3, 3, NULL);
+	x = diff__find(&d, "perf-stat.i.cpu-migrations");
+	ok(x && x->verdict != DIFF_UP && x->verdict != DIFF_DOWN,
+	   "rate counts: 1.5 cpu-migrations a second against 0.7 over 2.5 s runs is no change (%s q=%.2g)",
+	   x ? diff_row__verdict_name(x) : "missing", x ? x->q : NAN);
+	x = diff__find(&d, "perf-stat.ps.minor-faults");
+	ok(x && x->verdict == DIFF_UP, "rate counts: 3000 minor faults a second against 4500 is up (%s q=%.2g)",
+	   x ? diff_row__verdict_name(x) : "missing", x ? x->q : NAN);
+	diff__release(&d);
+	rk_release(r, 6);
+}
+
+/*
  * A run whose workload failed has no score (stress-ng's 0 bogo ops are
  * its .fail key): the score is tested on the runs that have it, and a
  * side without one is not compared; the table keeps the robot's zeros.
@@ -1115,6 +1155,7 @@ int main(void)
 	test_score();
 	test_score_failed_runs();
 	test_constant();
+	test_rate_counts();
 	test_paired();
 	test_aa();
 	test_robot_rules();
