@@ -181,12 +181,9 @@ void tctx__run_seconds(struct tctx *x)
 {
 	const struct diff *d = x->d;
 	size_t n = d->nb + d->nn, i, j;
-	static const char tail[] = ".time.elapsed_time";
 
 	for (i = 0; i < d->nr; i++) {
-		size_t len = strlen(d->rows[i].key);
-
-		if (len <= sizeof(tail) - 1 || strcmp(d->rows[i].key + len - (sizeof(tail) - 1), tail))
+		if (!keykind__elapsed_time(d->rows[i].key))
 			continue;
 		for (j = 0; j < n && d->rows[i].v[j] > 0; j++)
 			;
@@ -207,20 +204,10 @@ void tctx__run_seconds(struct tctx *x)
  */
 static double rate_count(const struct tctx *x, const struct diff_row *r, size_t n)
 {
-	const char *k = r->key;
 	double c = 0;
 	size_t i;
 
-	if (!x->secs || strncmp(k, "perf-stat.", 10))
-		return NAN;
-	k += 10;
-	if (!strncmp(k, "ps.", 3))
-		k += 3;
-	else if (!strncmp(k, "i.", 2))
-		k += 2;
-	else
-		return NAN;
-	if (strchr(k, '.') || strstr(k, "clock") || strstr(k, "time"))
+	if (!x->secs || !keykind__perf_stat_rate(r->key))
 		return NAN;
 	for (i = 0; i < n; i++)
 		c += r->v[i] * x->secs[i];
