@@ -99,8 +99,7 @@ void chains__release(struct chain_diff *cd);
 /*
  * One answer per function: the table's perf-profile.children rows of one
  * event (their function, q and detectable change), for the paths of a
- * function reached by one path only, whose path is that function's row
- * (chains__take_functions).  Sorted by name; names owned.
+ * function, whose row answers for them (chains__take_functions).  Sorted by name; names owned.
  */
 struct chain_fn {
 	char *name;		/* the key's symbol part (normalised, diff__normalize_key) */
@@ -117,8 +116,10 @@ void chain_fns__release(struct chain_fns *f);	/* a zeroed f is fine */
  * Every path whose function (its last frame, matched as the table
  * matches keys) ends no other path of the trie takes that function's
  * table row's q and detectable change, where the row was tested: the
- * table, -g and the flame graph then give one answer for it.  Paths of
- * functions reached from several places keep their own test.
+ * table, -g and the flame graph then give one answer for it.  A path of
+ * a function reached from several places is a part of that row, gated on
+ * it: its q and detectable change are at least the row's, so none is
+ * significant where its function is not.
  */
 void chains__take_functions(struct chain_diff *cd, const struct chain_fns *f);
 

@@ -177,7 +177,7 @@ struct diff_opts {
 #define DIFF_MIN_PAIRS 3
 
 enum diff_verdict {
-	DIFF_SAME,		/* tested, not significant (or under the test floor) */
+	DIFF_SAME,		/* tested, not significant (or under the test floor, or one value in every run of both sides) */
 	DIFF_UP,		/* significant rise, past the effect floor */
 	DIFF_DOWN,		/* significant fall, past the effect floor */
 	DIFF_SMALL,		/* significant but under the effect floor */

@@ -112,8 +112,8 @@ struct diff_result {
 	/*
 	 * Per column, the table's perf-profile.children rows of the first
 	 * sampling event: the verdicts that -g's paths and the flame graph's
-	 * colours take for a function reached by one path only (chains.h),
-	 * kept when the rows are freed.
+	 * colours take for a function (chains.h), kept when the rows are
+	 * freed.
 	 */
 	struct chain_fns fns[DIFF_MAX_COLUMNS];
 	bool rows_gone;			/* diff_result__done_with_rows freed them */
@@ -147,8 +147,7 @@ void diff_result__done_with_rows(struct diff_result *r);
  * profiles the caller holds and keeps (keyed here, run for run as a diff
  * keys them, and tested as diff_engine__run tests them, paired when the
  * files are pairs): the verdicts that a picture drawn apart from a diff
- * (mmprof flamegraph BASE NEW) gives a function reached by one path
- * only.  paths name the files in messages.  0, or -errno with e.
+ * (mmprof flamegraph BASE NEW) gives a function's frames.  paths name the files in messages.  0, or -errno with e.
  */
 int diff_engine__functions(struct chain_fns *f, struct profile *const *base, size_t nbp,
 			   struct profile *const *cur, size_t nnp, char **paths, const char *event,

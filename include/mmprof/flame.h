@@ -136,7 +136,8 @@ struct flame_diff_opts {
 	/*
 	 * The table's perf-profile.children rows of the event (chains.h):
 	 * the frames of a function reached by one path only take its row's
-	 * verdict.  NULL: every frame its path's own test.
+	 * verdict, those of a function reached by several are gated on it.
+	 * NULL: every frame its path's own test.
 	 */
 	const struct chain_fns *fns;
 };

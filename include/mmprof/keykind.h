@@ -150,6 +150,14 @@ bool keykind__score_by(const char *glob, const char *key);
  */
 bool keykind__workload_metric(const char *key);
 /*
+ * A perf-stat counter printed as a rate of events a second
+ * (perf-stat.ps.X, perf-stat.i.X): a count over the run's time.  Not
+ * cpu-clock or task-clock (time, not events), nor the metrics.
+ */
+bool keykind__perf_stat_rate(const char *key);
+/* The workload's wall-clock seconds of a run (<name>.time.elapsed_time). */
+bool keykind__elapsed_time(const char *key);
+/*
  * Which way is better for key: +1 when more is better (the workload's
  * operations and rates: NAME.ops, *ops_per_sec, *_per_sec, *throughput,
  * will-it-scale's *_ops and .workload, .score), -1 when less is (costs

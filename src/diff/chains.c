@@ -870,15 +870,32 @@ void chains__take_functions(struct chain_diff *cd, const struct chain_fns *f)
 
 		for (j = i + 1; j < cd->nr && l[j].hash == l[i].hash; j++)
 			;
-		if (j - i != 1)
-			continue;	/* reached by several paths: their own test */
 		leaf_name(p, p->nodes[r->node].frame, name, sizeof(name));
 		key.name = name;
 		hit = bsearch(&key, f->v, f->nr, sizeof(*f->v), cmp_fn);
 		if (!hit || !isfinite(hit->q))
 			continue;
-		r->q = hit->q;
-		r->mde = hit->mde;
+		if (j - i == 1) {
+			r->q = hit->q;
+			r->mde = hit->mde;
+			continue;
+		}
+		/*
+		 * Reached by several paths: each path is a part of the function's
+		 * row, tested after it, as the table's chains stand on their
+		 * functions' rows: significant only where the function is (its q
+		 * the larger of the two), and it sees no less than the function
+		 * could.  A path's own move may still run against its function's
+		 * (a caller that lost what another gained).
+		 */
+		for (; i < j; i++) {
+			r = &cd->rows[l[i].row];
+			if (!isfinite(r->q))
+				continue;	/* untested: under the paths' floor */
+			r->q = fmax(r->q, hit->q);
+			if (isfinite(hit->mde))
+				r->mde = isfinite(r->mde) ? fmax(r->mde, hit->mde) : hit->mde;
+		}
 	}
 	free(l);
 }

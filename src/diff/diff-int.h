@@ -121,6 +121,13 @@ struct trow {
 	double s2alt;		/* SHARE: dispersion about each side's own level */
 	double df;
 	size_t runs;		/* the runs tested when not all (a score some runs lack), else 0 */
+	/*
+	 * One value in every run of each side (2 runs a side or more): no
+	 * spread was seen.  same_values: and the two sides' values are
+	 * equal.  exact: a count of the workload's own, whose only noise is
+	 * its print (eb, en hold that, post 1, df infinite: family.c).
+	 */
+	bool constant, same_values, exact;
 	double z;		/* t* + t_0.8 at the row's BH threshold */
 	double wbh;		/* its weight in its family's weighted BH (a mean of 1) */
 	uint32_t gate;		/* self/calltrace: the children row that raised its q, or HASHIDX_NONE */
@@ -144,6 +151,8 @@ struct tctx {
 	const char **cost_event;
 	double *cost_total;
 	size_t nr_cost;
+	/* per run (base then new), its workload's elapsed seconds (*.time.elapsed_time), or NULL */
+	double *secs;
 };
 
 /*
@@ -168,6 +177,8 @@ static inline double tctx__dfree(const struct tctx *x)
 
 /* Fill x's cost totals from d's rows (values set, before tctx__classify). */
 void tctx__cost_totals(struct tctx *x);
+/* x->secs from the rows, where every run has its elapsed time. */
+void tctx__run_seconds(struct tctx *x);
 
 /* What the test sees, base then new: r->v, or buf (a calltrace key's absent runs at the cut). */
 const double *diff_row__test_values(const struct diff_row *r, size_t n, double *buf);

@@ -310,6 +310,7 @@ int diff__compute(struct diff *d, const struct diff_run *base, size_t nb,
 	for (i = 0; i < d->nr; i++)
 		d->rows[i].v = d->values + i * n;
 	tctx__cost_totals(&x);
+	tctx__run_seconds(&x);
 	for (i = 0; i < d->nr; i++) {
 		tctx__classify(&x, &d->rows[i], &b.present[2 * i], b.have[i], b.base_has_pp, scratch,
 			       row_samples(&d->o, d->rows[i].key, base, nb, cur, nn, nsamp, &ev,

@@ -429,6 +429,12 @@ void tctx__fit_family(struct tctx *x, size_t fi)
 		struct trow *t = (struct trow *)keys[k].t;
 		bool own = !f->have_prior || (out[k] && f->scale != SCALE_SHARE);
 
+		if (t->exact) {
+			/* its print's rounding is all its noise, known (eb, en: verdict.c) */
+			t->post = 1;
+			t->df = INFINITY;
+			continue;
+		}
 		t->post = own ? t->s2 : stats__posterior_var(&f->prior, t->s2, dfree, cov[k]);
 		/*
 		 * Never below the key's own spread about its sides' levels: a

@@ -156,6 +156,17 @@ static void row_spread(struct tctx *x, struct trow *t, const double *v, size_t n
 	t->en = 0;
 }
 
+/* One value in every run of v (n of them). */
+static bool one_value(const double *v, size_t n)
+{
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (v[i] != v[0])
+			return false;
+	return true;
+}
+
 static bool all_integers(const double *v, size_t n)
 {
 	size_t i;
@@ -164,6 +175,43 @@ static bool all_integers(const double *v, size_t n)
 		if (v[i] != floor(v[i]) || fabs(v[i]) > 9e15)
 			return false;
 	return true;
+}
+
+void tctx__run_seconds(struct tctx *x)
+{
+	const struct diff *d = x->d;
+	size_t n = d->nb + d->nn, i, j;
+
+	for (i = 0; i < d->nr; i++) {
+		if (!keykind__elapsed_time(d->rows[i].key))
+			continue;
+		for (j = 0; j < n && d->rows[i].v[j] > 0; j++)
+			;
+		if (j < n)
+			continue;
+		x->secs = xmalloc(n * sizeof(*x->secs));
+		memcpy(x->secs, d->rows[i].v, n * sizeof(*x->secs));
+		return;
+	}
+}
+
+/*
+ * A perf-stat counter printed as a rate (perf-stat.ps.X: events a second
+ * over the run, .i.X: the mean of its intervals' rates) is still a count
+ * of events: the mean over the runs of rate x the run's seconds, NAN when
+ * it is not such a key (cpu-clock and task-clock count time, .metric.*
+ * and the ratios are no counts) or the runs' times are unknown.
+ */
+static double rate_count(const struct tctx *x, const struct diff_row *r, size_t n)
+{
+	double c = 0;
+	size_t i;
+
+	if (!x->secs || !keykind__perf_stat_rate(r->key))
+		return NAN;
+	for (i = 0; i < n; i++)
+		c += r->v[i] * x->secs[i];
+	return c / (double)n;
 }
 
 /* 0 for perf-profile.children keys, 1 for .self, 2 for the others (calltrace). */
@@ -362,8 +410,29 @@ static void tctx__prep(struct tctx *x, struct diff_row *r, const uint8_t *have, 
 		 * The workload's own counts are its own, as exact as it says.
 		 */
 		t->vfloor = counts && keykind__is(r->key, KEYFAM_MONITOR) ? 1 / (sum / (double)n + 0.5) : 0;
+		/*
+		 * So is a perf-stat counter's rate: a run of 2.5 s at 1.5
+		 * cpu-migrations a second saw about 4 of them (var log about
+		 * 1 / 4), however steady the rates of 3 runs look.
+		 */
+		if (!counts && isfinite(rate_count(x, r, n)))
+			t->vfloor = 1 / (rate_count(x, r, n) + 0.5);
 		snprintf(name, sizeof(name), "%.*s%s/log", (int)keykind__noise_family_len(r->key), r->key, amb);
 		t->fam = tctx__family(x, name, SCALE_LOG, false, NULL);
+		/*
+		 * A count of the workload's own that is one value in every run
+		 * of each side, a different one on each (stress-ng's instances
+		 * 1 in every base run, 2 in every new run): it is exact as the
+		 * workload printed it, so its only noise is that print, a whole
+		 * count (uniform rounding, 1/12 a run; on the log scale over
+		 * the level squared), known rather than borrowed from the
+		 * family's prior (statistics.md, "Other keys").
+		 */
+		if (t->constant && !t->same_values && counts && keykind__workload_metric(r->key)) {
+			t->exact = true;
+			t->eb = 1.0 / 12 / ((r->v[0] + eps) * (r->v[0] + eps)) / (double)nb;
+			t->en = 1.0 / 12 / ((r->v[nb] + eps) * (r->v[nb] + eps)) / (double)nn;
+		}
 	}
 }
 
@@ -585,6 +654,10 @@ void tctx__classify(struct tctx *x, struct diff_row *r, const uint32_t *present,
 	/* absolute keys: under the effect floor (at the cut) no verdict can come */
 	if (r->absolute && fabs(tdelta) < o->min_points && censored(r))
 		return;
+	if (nb >= 2 && nn >= 2 && one_value(tv, nb) && one_value(tv + nb, nn)) {
+		x->t[r - d->rows].constant = true;
+		x->t[r - d->rows].same_values = tv[0] == tv[nb];
+	}
 	tctx__prep(x, r, have, nsamp);
 }
 
@@ -740,6 +813,7 @@ void tctx__release(struct tctx *x)
 	free(x->phi_buf);
 	free(x->cost_event);
 	free(x->cost_total);
+	free(x->secs);
 	memset(x, 0, sizeof(*x));
 }
 
@@ -830,6 +904,8 @@ void tctx__test(struct tctx *x)
 		trow__power(t, x->fam, r, d);
 		if (r->q < d->o.alpha)
 			r->verdict = !big ? DIFF_SMALL : (t->runs ? t->delta : r->delta) > 0 ? DIFF_UP : DIFF_DOWN;
+		else if (t->same_values && !t->runs)
+			;	/* one value in every run of both sides: same, whatever the prior lends it */
 		else if (r->mde > (r->absolute ? d->o.min_points : d->o.min_pct))
 			r->verdict = DIFF_CANT_TELL;
 	}
@@ -845,6 +921,8 @@ void tctx__test(struct tctx *x)
 
 		if (!x->t[i].tested || g == HASHIDX_NONE || !(d->rows[g].mde > r->mde))
 			continue;
+		if (x->t[i].same_values)
+			continue;	/* it did not move in any run, whatever its function did */
 		r->mde = d->rows[g].mde;
 		if (r->verdict == DIFF_SAME && r->mde > d->o.min_points)
 			r->verdict = DIFF_CANT_TELL;

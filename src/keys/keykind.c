@@ -277,6 +277,28 @@ bool keykind__workload_metric(const char *key)
 	return dot && !keykind__is(key, KEYFAM_MONITOR | KEYFAM_DERIVED) && !prefixed(dot + 1, "time.");
 }
 
+bool keykind__perf_stat_rate(const char *key)
+{
+	const char *k = key + strlen("perf-stat.");
+
+	if (!prefixed(key, "perf-stat."))
+		return false;
+	if (prefixed(k, "ps."))
+		k += 3;
+	else if (prefixed(k, "i."))
+		k += 2;
+	else
+		return false;
+	return !strchr(k, '.') && !strstr(k, "clock") && !strstr(k, "time");
+}
+
+bool keykind__elapsed_time(const char *key)
+{
+	const char *dot = strchr(key, '.');
+
+	return dot && !keykind__is(key, KEYFAM_MONITOR | KEYFAM_DERIVED) && !strcmp(dot + 1, "time.elapsed_time");
+}
+
 int keykind__goodness(const char *key)
 {
 	/* besides the scores (keykind__score): counts of work and other rates */

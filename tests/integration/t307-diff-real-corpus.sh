@@ -11,6 +11,10 @@
 #               beyond every run of the other by more than its detectable
 #               change
 #   quiet       an A/A pair flags at most one row
+#   constant    a row with one value in every run of both sides (2 runs a
+#               side or more) is "same"; a count of the workload's own
+#               with one value a side, another on each, is not "can't
+#               tell" at 3 runs a side or more
 # Each pair is diffed with every run and with 3 runs a side (the run
 # counts of the issue's examples): every 3 of 4 (16 diffs), or 12 fixed
 # draws of 3 of 6; a property holds in every one of them.  A stripped
@@ -19,7 +23,7 @@
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t307
-plan 15
+plan 19
 
 rec=$here/tests/recorded
 cat >"$tmp/check.py" <<'EOF'
@@ -49,6 +53,19 @@ def check(prop, rows):
     elif prop == "separated":
         bad = ["%s apart by %.3g, detectable %.3g" % (r["key"], vc.separation(r), vc.abs_detectable(r))
                for r in vc.absurd_rows(rows)[1]]
+    elif prop == "constant":
+        for r in rows:
+            x, y = r["base"], r["new"]
+            xs, ys = set(x.get("values", [])), set(y.get("values", []))
+            if r.get("p") is None or x["runs"] < 2 or y["runs"] < 2 or len(xs) != 1 or len(ys) != 1:
+                continue
+            seen += 1
+            own = r["key"].split(".")[0] in ("stress-ng", "thp-zap") and ".time." not in r["key"]
+            if xs == ys and r["verdict"] != "same":
+                bad.append("%s %g in every run: %s" % (r["key"], x["mean"], r["verdict"]))
+            elif xs != ys and own and min(x["runs"], y["runs"]) >= 3 and \
+                    all(v == int(v) for v in xs | ys) and r["verdict"] == "can't tell":
+                bad.append("%s %g -> %g in every run: can't tell" % (r["key"], x["mean"], y["mean"]))
     elif prop == "quiet":
         bad = ["%s %s" % (r["key"], r["verdict"]) for r in rows if r["verdict"] in vc.MOVED]
         if len(bad) <= 1:
@@ -73,7 +90,7 @@ subsets = [(x, y) for x in itertools.combinations(range(nb), nb - 3)
 if len(subsets) > 16:
     subsets = random.Random(306).sample(subsets, 12)
 failed = {p: [] for p in props}
-seen_all = 0
+seen = {p: 0 for p in props}
 for drop in [((), ())] + subsets:
     args = []
     for i in drop[0]:
@@ -82,15 +99,15 @@ for drop in [((), ())] + subsets:
         args += ["--drop-run", "new:%d" % i]
     _, rows = diff(args) if args else (d, rows)
     for prop in props:
-        bad, seen = check(prop, rows)
-        seen_all += seen
+        bad, n = check(prop, rows)
+        seen[prop] += n
         if bad:
             failed[prop].append("%s: %s%s" % (" ".join(args) or "every run", "; ".join(bad[:2]),
                                               " and %d more" % (len(bad) - 2) if len(bad) > 2 else ""))
 for prop in props:
     with open("%s.%s" % (out, prop), "w") as f:
-        if prop == "appearing" and not seen_all:
-            failed[prop].append("no row appears or vanishes at 5 points: the property was not checked")
+        if prop in ("appearing", "constant") and not seen[prop]:
+            failed[prop].append("no row to check: the property was not checked")
         for line in failed[prop][:3]:
             f.write(line + "\n")
         f.write("%d of %d diffs break it\n" % (len(failed[prop]), 1 + len(subsets)))
@@ -112,10 +129,10 @@ check() {	# check PAIR PROPERTY DESCRIPTION
 	ok $rc "$3"
 	[ $rc -eq 0 ] || grep -vx failed "$tmp/$1.$2" | diag
 }
-diffs thp-zap appearing bounded separated
-diffs vm-keep bounded separated
-diffs mmap-file appearing bounded separated
-diffs aa-vm bounded separated quiet
+diffs thp-zap appearing bounded separated constant
+diffs vm-keep bounded separated constant
+diffs mmap-file appearing bounded separated constant
+diffs aa-vm bounded separated quiet constant
 
 # thp-zap --thp on splits huge PMDs in every run, --thp off never does
 check thp-zap appearing "thp-zap off/on: what appears or vanishes in every run is flagged"
@@ -125,6 +142,9 @@ for pair in thp-zap vm-keep mmap-file aa-vm; do
 done
 for pair in thp-zap vm-keep mmap-file aa-vm; do
 	check $pair separated "$pair: no row apart in every run beyond its detectable change is \"can't tell\""
+done
+for pair in thp-zap vm-keep mmap-file aa-vm; do
+	check $pair constant "$pair: one value in every run of both sides is \"same\""
 done
 check aa-vm quiet "stress-ng --vm against itself: at most one row flagged in every diff"
 done_testing

@@ -9,7 +9,9 @@
 # the direction of its flagged share row only where the event's total
 # cost per op moved the cost row's way (cost per op = share x total).
 # Before, each view ran its own test: stress-ng --mmap-file's _Fork was
-# "down q=0.0015" in the table and a grey frame at q=0.054.
+# "down q=0.0015" in the table and a grey frame at q=0.054.  A function
+# drawn several times (reached by several paths): no frame or -g chain of
+# it has a q below its row's, nor is flagged where its row is not.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t309
@@ -41,7 +43,7 @@ for m in re.finditer(r'<g class="f ?([a-z]*)[^"]*"[^>]*><title>([^\n<]*)\n([^<]*
     q = re.search(r"q=([-0-9.e+]+)", m.group(3))
     frames.setdefault(html.unescape(m.group(2)), []).append((m.group(1), float(q.group(1)) if q else None))
 single = {k: v[0] for k, v in frames.items() if len(v) == 1}
-bad, checked = [], {"flame": 0, "-g": 0, "cost": 0}
+bad, checked = [], {"flame": 0, "-g": 0, "cost": 0, "paths": 0}
 
 
 def same_q(x, y):
@@ -64,6 +66,29 @@ for c in d.get("callchains", []):
     checked["-g"] += 1
     if not same_q(c["q"], r["q"]):
         bad.append("-g %s: q=%.3g, table %s q=%.3g" % (leaf, c["q"], r["verdict"], r["q"]))
+# a function drawn several times (reached by several paths): no path is
+# surer than its function's row, none is flagged where the row is not
+for name, v in sorted(frames.items()):
+    r = table.get(name)
+    if len(v) < 2 or not r:
+        continue
+    for state, q in v:
+        if q is None:
+            continue
+        checked["paths"] += 1
+        if (q < r["q"] and not same_q(q, r["q"])) or (r["q"] >= d["alpha"] and state in ("grew", "shrank")):
+            bad.append("flame %s (one of %d paths): %s q=%.3g, table %s q=%.3g" %
+                       (name, len(v), state or "grey", q, r["verdict"], r["q"]))
+for c in d.get("callchains", []):
+    leaf = c["chain"].split(" \u2192 ")[-1]
+    r = table.get(leaf)
+    if leaf in single or not r or c.get("q") is None:
+        continue
+    checked["paths"] += 1
+    if (c["q"] < r["q"] and not same_q(c["q"], r["q"])) or (r["q"] >= d["alpha"] and c["q"] < d["alpha"]):
+        bad.append("-g %s (several paths): q=%.3g, table %s q=%.3g" % (c["chain"], c["q"], r["verdict"], r["q"]))
+if not checked["paths"]:
+    bad.append("no function reached by several paths with a tested row: the property was not checked")
 costs = {r["key"]: r for r in d.get("cost_rows", {}).get("rows", [])}
 total = costs.get("cost.total.cpu-clock")
 for k, r in costs.items():

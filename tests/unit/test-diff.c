@@ -875,6 +875,103 @@ static void test_score(void)
 }
 
 /*
+ * A key with one value in every run of each side: the same value on both
+ * is "same", whatever spread its family's prior would lend it (2 + 2
+ * runs: the workload's metrics' prior lent 28 % a run); a count of the
+ * workload's own that differs (4 against 8; 1 against 2 at 3 runs a
+ * side) is up, its print (a whole count) all its noise, among 400 noisy
+ * keys; a monitor's 0 against 1 stays within Poisson's noise.
+ */
+static void test_constant(void)
+{
+	struct run_keys r[6] = { { 0 } };
+	const struct diff_row *x;
+	struct diff d;
+	int i, k, nb;
+
+	for (nb = 2; nb <= 3; nb++) {
+		rng = 7;
+		for (i = 0; i < 2 * nb; i++) {
+			rk_add(&r[i], "stress-ng.vm.pass", 1);
+			rk_add(&r[i], "stress-ng.vm.instances", i < nb ? 1 : 2);
+			rk_add(&r[i], "stress-ng.vm.workers", i < nb ? 4 : 8);
+			rk_add(&r[i], "proc-vmstat.thp_split_pmd", i < nb ? 0 : 1);
+			rk_add(&r[i], "meminfo.Hugepagesize", 2048);
+			for (k = 0; k < 400; k++) {
+				char key[64];
+
+				snprintf(key, sizeof(key), k < 40 ? "stress-ng.vm.metric%d" : "proc-vmstat.k%d", k);
+				/*
+				 * the workload's metrics 30 % apart from run to run;
+				 * the monitors' from 40 % to 300 %
+				 */
+				rk_add(&r[i], key, floor(1000 * exp((k < 40 ? 0.3 : (k % 8 + 1) * 0.4) * nrand())));
+			}
+		}
+		compute(&d, r, (size_t)nb, (size_t)nb, NULL);
+		x = diff__find(&d, "stress-ng.vm.pass");
+		ok(x && x->verdict == DIFF_SAME, "constant: 1 in every run of %d + %d is same (%s q=%.2g)", nb, nb,
+		   x ? diff_row__verdict_name(x) : "missing", x ? x->q : NAN);
+		x = diff__find(&d, "meminfo.Hugepagesize");
+		ok(x && x->verdict == DIFF_SAME, "constant: a monitor's 2048 in every run of %d + %d is same (%s)",
+		   nb, nb, x ? diff_row__verdict_name(x) : "missing");
+		x = diff__find(&d, "proc-vmstat.thp_split_pmd");
+		ok(x && x->verdict != DIFF_UP, "constant: a monitor's 0 against 1 in %d + %d runs is no change (%s q=%.2g)",
+		   nb, nb, x ? diff_row__verdict_name(x) : "missing", x ? x->q : NAN);
+		if (nb == 3) {
+			x = diff__find(&d, "stress-ng.vm.instances");
+			ok(x && x->verdict == DIFF_UP, "constant: 1 in every base run, 2 in every new run of 3 + 3 is up (%s q=%.2g)",
+			   x ? diff_row__verdict_name(x) : "missing", x ? x->q : NAN);
+		}
+		x = diff__find(&d, "stress-ng.vm.workers");
+		ok(x && x->verdict == DIFF_UP && x->q < 1e-4, "constant: 4 against 8 in every run of %d + %d is up (%s q=%.2g)",
+		   nb, nb, x ? diff_row__verdict_name(x) : "missing", x ? x->q : NAN);
+		diff__release(&d);
+		rk_release(r, (size_t)(2 * nb));
+	}
+}
+
+/*
+ * A perf-stat counter printed as a rate is a count of events over the
+ * run: 1.5 cpu-migrations a second over 2.5 s is about 4 of them, and 3
+ * runs at 2.0, 1.5, 1.5 against 0.5, 1.0, 0.5 a second are within
+ * Poisson's noise (a real A/A split of stress-ng --vm, vm-keep's base
+ * runs, flagged it down at q = 0.0002).  A rate of thousands is not
+ * held back.
+ */
+static void test_rate_counts(void)
+{
+	static const double mig[6] = { 2.002537762, 1.482143066, 1.491765999, 0.5080001081, 0.997119772, 0.4999619489 };
+	struct run_keys r[6] = { { 0 } };
+	const struct diff_row *x;
+	struct diff d;
+	int i, k;
+
+	rng = 11;
+	for (i = 0; i < 6; i++) {
+		rk_add(&r[i], "wl.time.elapsed_time", 2.5 + 0.1 * nrand());
+		rk_add(&r[i], "perf-stat.i.cpu-migrations", mig[i]);
+		rk_add(&r[i], "perf-stat.ps.minor-faults", (i < 3 ? 3000 : 4500) + 20 * nrand());
+		for (k = 0; k < 20; k++) {
+			char key[64];
+
+			snprintf(key, sizeof(key), "perf-stat.ps.event%d", k);
+			rk_add(&r[i], key, 1e5 * exp(0.05 * (k % 4 + 1) * nrand()));
+		}
+	}
+	compute(&d, r, 3, 3, NULL);
+	x = diff__find(&d, "perf-stat.i.cpu-migrations");
+	ok(x && x->verdict != DIFF_UP && x->verdict != DIFF_DOWN,
+	   "rate counts: 1.5 cpu-migrations a second against 0.7 over 2.5 s runs is no change (%s q=%.2g)",
+	   x ? diff_row__verdict_name(x) : "missing", x ? x->q : NAN);
+	x = diff__find(&d, "perf-stat.ps.minor-faults");
+	ok(x && x->verdict == DIFF_UP, "rate counts: 3000 minor faults a second against 4500 is up (%s q=%.2g)",
+	   x ? diff_row__verdict_name(x) : "missing", x ? x->q : NAN);
+	diff__release(&d);
+	rk_release(r, 6);
+}
+
+/*
  * A run whose workload failed has no score (stress-ng's 0 bogo ops are
  * its .fail key): the score is tested on the runs that have it, and a
  * side without one is not compared; the table keeps the robot's zeros.
@@ -1057,6 +1154,8 @@ int main(void)
 	test_stripped();
 	test_score();
 	test_score_failed_runs();
+	test_constant();
+	test_rate_counts();
 	test_paired();
 	test_aa();
 	test_robot_rules();
