@@ -228,7 +228,7 @@ out:
 
 int bisect__run_candidate(const struct bisect_judge_opts *jo, int budget, const struct bisect_search_opts *o)
 {
-	char dir[PATH_MAX], path[PATH_MAX + 32];
+	char dir[PATH_MAX], path[PATH_MAX + 32], line[PATH_MAX + 64];
 	struct strlist files = { 0 };
 	struct bisect_judgement j = { 0 };
 	struct outbuf b = { 0 };
@@ -238,8 +238,8 @@ int bisect__run_candidate(const struct bisect_judge_opts *jo, int budget, const 
 
 	snprintf(dir, sizeof(dir), "%s/mmprof-bisect.XXXXXX", o->tmpdir);
 	if (!mkdtemp(dir)) {
-		snprintf(path, sizeof(path), "cannot make a folder in '%s': %s", o->tmpdir, strerror(errno));
-		o->say(o->arg, BISECT_SAY_SUB, path);
+		snprintf(line, sizeof(line), "cannot make a folder in '%s': %s", o->tmpdir, strerror(errno));
+		o->say(o->arg, BISECT_SAY_SUB, line);
 		return BISECT_EXIT_ERROR;
 	}
 	for (batch = 1;; batch++) {
