@@ -13,16 +13,14 @@
  *   run -- COMMAND                    the whole search from the state
  *
  * The command holds the options, COMMAND's process and the printing;
- * the test, the posterior and the state file are the module's.
+ * the test, the posterior, the state file and the search's loops
+ * (bisect.h's search.c) are the module's.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -31,7 +29,6 @@
 #include "mmprof/diffengine.h"
 #include "mmprof/options.h"
 #include "mmprof/outbuf.h"
-#include "mmprof/store.h"
 #include "mmprof/xalloc.h"
 
 struct bisect_cmd {
@@ -59,88 +56,31 @@ static void say_error(const char *what, const char *msg)
 	fprintf(stderr, "mmprof bisect%s%s: %s\n", *what ? " " : "", what, msg);
 }
 
-/* An absolute path for a file side (a state is read from other folders); STORE:COMMIT as it is. */
-static void add_side(struct strlist *l, const char *arg)
-{
-	char *abs;
-	size_t split;
+/* What the search's callbacks need: the subcommand's name, and run's COMMAND. */
+struct search_ctx {
+	const char *sub;
+	char **argv;
+};
 
-	if (store__is_ref(arg, &split) || !(abs = realpath(arg, NULL))) {
-		strlist__add(l, arg);
-		return;
-	}
-	strlist__add(l, abs);
-	free(abs);
+/* The search's texts: its progress on stdout, its failures prefixed as the command's own. */
+static void say(void *arg, enum bisect_say kind, const char *text)
+{
+	const struct search_ctx *x = arg;
+
+	if (kind == BISECT_SAY_OUT)
+		fputs(text, stdout);
+	else if (kind == BISECT_SAY_ERROR)
+		fprintf(stderr, "mmprof: %s\n", text);
+	else
+		say_error(x->sub, text);
 }
 
-/*
- * git rev-list --reverse --first-parent RANGE, run without a shell, its
- * output readable from the FILE returned (NULL: it could not start);
- * *pid to wait for.
- */
-static FILE *rev_list(const char *range, pid_t *pid)
+/* Say b's text on stdout and release it. */
+static void print_out(struct outbuf *b)
 {
-	int fd[2];
-
-	if (pipe(fd) < 0)
-		return NULL;
-	*pid = fork();
-	if (*pid < 0) {
-		close(fd[0]);
-		close(fd[1]);
-		return NULL;
-	}
-	if (!*pid) {
-		close(fd[0]);
-		if (dup2(fd[1], STDOUT_FILENO) < 0)
-			_exit(127);
-		close(fd[1]);
-		execlp("git", "git", "rev-list", "--reverse", "--first-parent", range, "--", (char *)NULL);
-		_exit(127);
-	}
-	close(fd[1]);
-	return fdopen(fd[0], "r");
-}
-
-/* The commits of A..B (git rev-list) or of FILE, oldest first, into l. */
-static int read_commits(const char *range, const char *file, struct strlist *l)
-{
-	char line[4096];
-	FILE *fp;
-	pid_t pid = 0;
-	int status = 0;
-
-	if (range && (!strstr(range, "..") || *range == '-')) {
-		fprintf(stderr, "mmprof bisect: --range '%s': expected A..B (good..bad)\n", range);
-		return -1;
-	}
-	fp = file ? fopen(file, "r") : rev_list(range, &pid);
-	if (!fp) {
-		fprintf(stderr, "mmprof bisect: cannot %s '%s': %s\n", file ? "open" : "run git rev-list",
-			file ? file : range, strerror(errno));
-		return -1;
-	}
-	while (fgets(line, sizeof(line), fp)) {
-		line[strcspn(line, "\r\n")] = '\0';
-		if (*line && *line != '#')
-			strlist__add(l, line);
-	}
-	fclose(fp);
-	while (pid > 0 && waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			break;
-	if (status) {
-		fprintf(stderr, "mmprof bisect: git rev-list '%s' failed; run it in the repository, "
-			"with A..B naming the good and the bad commit\n", range);
-		return -1;
-	}
-	if (l->nr < 2) {
-		fprintf(stderr, "mmprof bisect: %s holds %zu commit%s after the good one: nothing to "
-			"bisect (the last is the bad one)\n", file ? file : range, l->nr,
-			l->nr == 1 ? "" : "s");
-		return -1;
-	}
-	return 0;
+	if (b->len)
+		fputs(b->s, stdout);
+	outbuf__release(b);
 }
 
 static int cmd_start(struct bisect_cmd *c)
@@ -156,9 +96,9 @@ static int cmd_start(struct bisect_cmd *c)
 		return EXIT_ERROR;
 	}
 	for (i = 0; i < c->good.nr; i++)
-		add_side(&s.good, c->good.items[i]);
+		bisect__add_side(&s.good, c->good.items[i]);
 	for (i = 0; i < c->bad.nr; i++)
-		add_side(&s.bad, c->bad.items[i]);
+		bisect__add_side(&s.bad, c->bad.items[i]);
 	for (i = 0; i < c->keys.nr; i++)
 		strlist__add(&s.keys, c->keys.items[i]);
 	s.score = c->score ? xstrdup(c->score) : NULL;
@@ -166,8 +106,10 @@ static int cmd_start(struct bisect_cmd *c)
 	s.beta = c->beta;
 	s.confidence = c->confidence;
 	s.budget = c->budget;
-	if (read_commits(c->range, c->commits, &s.commits) < 0)
+	if (bisect__read_commits(c->range, c->commits, &s.commits, &e) < 0) {
+		say_error("", e.msg);
 		goto out;
+	}
 	bisect_state__init(&s);
 	if (bisect_state__save(&s, c->state, &e) < 0) {
 		fprintf(stderr, "mmprof: %s\n", e.msg);
@@ -180,12 +122,6 @@ static int cmd_start(struct bisect_cmd *c)
 out:
 	bisect_state__release(&s);
 	return ret;
-}
-
-/* Runs a fixed-runs bisection of n candidates spends: runs a step, ceil(log2 n) steps. */
-static size_t fixed_runs(size_t n, size_t runs)
-{
-	return runs * (size_t)ceil(log2((double)(n > 1 ? n : 2)));
 }
 
 /*
@@ -253,31 +189,13 @@ out:
 	strlist__release(&bf);
 }
 
-static void print_answer(const struct bisect_state *s, bool with_diff)
+static void print_answer(const struct bisect_state *s)
 {
-	struct bisect_posterior q;
-	size_t a, b, runs = bisect_state__runs(s), i, steps = 0;
-	double p;
+	struct outbuf b = { 0 };
+	size_t a = bisect_state__write_answer(&b, s);
 
-	bisect_state__posterior(s, &q);
-	p = bisect_posterior__best(&q, &a, &b);
-	for (i = 0; i < s->nr_steps; i++)
-		steps += s->steps[i].verdict != BISECT_SKIP;
-	if (a == b)
-		printf("done %s %.4f\nbisect: first bad commit %s (probability %.3f)\n", s->commits.items[a],
-		       p, s->commits.items[a], p);
-	else
-		printf("done %s %.4f\nbisect: the first bad commit is one of %s .. %s (probability %.3f; "
-		       "the skipped commits between cannot be told apart)\n", s->commits.items[a], p,
-		       s->commits.items[a], s->commits.items[b], p);
-	printf("bisect: %zu runs in %zu judgements; a bisection of 3 runs a step spends %zu on these "
-	       "%zu commits\n", runs, steps, fixed_runs(s->commits.nr, 3), s->commits.nr);
-	if (p < s->confidence)
-		printf("bisect: below the confidence %.2f: no commit is left to test apart from skipped ones\n",
-		       s->confidence);
-	bisect_posterior__release(&q);
-	if (with_diff)
-		answer_diff(s, a);
+	print_out(&b);
+	answer_diff(s, a);
 }
 
 static int load_state(const struct bisect_cmd *c, struct bisect_state *s)
@@ -294,16 +212,15 @@ static int load_state(const struct bisect_cmd *c, struct bisect_state *s)
 static int cmd_next(struct bisect_cmd *c)
 {
 	struct bisect_state s = { 0 };
-	struct bisect_posterior q;
+	struct outbuf b = { 0 };
 	struct errmsg e;
-	size_t commit, runs, i;
-	double cdf = 0;
+	size_t commit, runs;
 	int ret = EXIT_ERROR;
 
 	if (load_state(c, &s) < 0)
 		goto out;
 	if (!bisect_state__next(&s, &commit, &runs)) {
-		print_answer(&s, true);
+		print_answer(&s);
 		ret = 0;
 		goto out;
 	}
@@ -311,86 +228,18 @@ static int cmd_next(struct bisect_cmd *c)
 		fprintf(stderr, "mmprof: %s\n", e.msg);
 		goto out;
 	}
-	bisect_state__posterior(&s, &q);
-	for (i = 0; i <= commit; i++)
-		cdf += q.p[i];
-	bisect_posterior__release(&q);
-	printf("next %s %zu\nbisect: test %s (commit %zu of %zu, P(first bad at or before it) %.2f): "
-	       "record %zu %sruns, then 'mmprof bisect judge FILE'\n", s.commits.items[commit], runs,
-	       s.commits.items[commit], commit + 1, s.commits.nr, cdf, runs,
-	       s.pending_runs ? "more " : "");
+	bisect_state__write_next(&b, &s, commit, runs);
+	print_out(&b);
 	ret = 0;
 out:
 	bisect_state__release(&s);
 	return ret;
 }
 
-static int exit_of(enum bisect_verdict v)
-{
-	return v == BISECT_GOOD ? BISECT_EXIT_GOOD : v == BISECT_BAD ? BISECT_EXIT_BAD :
-	       v == BISECT_SKIP ? BISECT_EXIT_SKIP : BISECT_EXIT_MORE;
-}
-
-static void print_judgement(const struct bisect_judgement *j, const char *commit)
-{
-	size_t i;
-
-	printf("bisect:%s%s %s: %s\n", commit ? " " : "", commit ? commit : "",
-	       bisect_verdict__name(j->verdict), j->why);
-	for (i = 0; i < j->m.nr; i++)
-		printf("  on %s: good %.4g, bad %.4g, a run's spread %.3g\n", j->m.keys[i].key,
-		       j->m.keys[i].good, j->m.keys[i].bad, sqrt(j->m.keys[i].var));
-	if (j->verdict == BISECT_MORE)
-		printf("bisect: undecided (thresholds %+.2f and %+.2f): record %zu more run%s\n",
-		       j->t.lower, j->t.upper, j->more, j->more == 1 ? "" : "s");
-}
-
-/* Judge files against the state's pending commit and move the state on. */
-static int judge_state(struct bisect_cmd *c, struct bisect_state *s, char *const *files, size_t nr,
-		       enum bisect_verdict *out)
-{
-	struct bisect_judge_opts o = { &s->good, &s->bad, &s->keys, s->score, s->alpha, s->beta };
-	struct bisect_judgement j;
-	struct strlist all = { 0 };
-	struct errmsg e;
-	size_t i, commit;
-	int ret = -1;
-
-	if (s->pending < 0) {
-		say_error("judge", "no commit is pending: run 'mmprof bisect next' first");
-		return -1;
-	}
-	for (i = 0; i < s->pending_files.nr; i++)
-		strlist__add(&all, s->pending_files.items[i]);
-	for (i = 0; i < nr; i++)
-		add_side(&all, files[i]);
-	if (bisect__judge(&o, all.items, all.nr, &j, &e) < 0) {
-		fprintf(stderr, "mmprof: %s\n", e.msg);
-		goto out;
-	}
-	commit = (size_t)s->pending;
-	print_judgement(&j, s->commits.items[commit]);
-	bisect_state__apply(s, &j, all.items + s->pending_files.nr, nr);
-	if (j.verdict == BISECT_MORE && s->pending < 0)
-		printf("bisect: the budget of %d runs is spent: judged by the evidence so far (%+.2f)\n",
-		       s->budget, j.llr);
-	if (s->pending < 0)
-		printf("git bisect %s %s\n", j.verdict == BISECT_SKIP ? "skip" :
-		       j.llr >= 0 ? "bad" : "good", s->commits.items[commit]);
-	if (bisect_state__save(s, c->state, &e) < 0) {
-		fprintf(stderr, "mmprof: %s\n", e.msg);
-		goto out;
-	}
-	*out = j.verdict;
-	ret = 0;
-out:
-	bisect_judgement__release(&j);
-	strlist__release(&all);
-	return ret;
-}
-
 static int cmd_judge(struct bisect_cmd *c, char **pos, int n)
 {
+	struct search_ctx x = { "judge", NULL };
+	struct bisect_search_opts so = { .say = say, .arg = &x };
 	struct bisect_judgement j;
 	struct bisect_state s = { 0 };
 	enum bisect_verdict v;
@@ -403,6 +252,7 @@ static int cmd_judge(struct bisect_cmd *c, char **pos, int n)
 	}
 	if (c->good.nr || c->bad.nr) {
 		struct bisect_judge_opts o = { &c->good, &c->bad, &c->keys, c->score, c->alpha, c->beta };
+		struct outbuf b = { 0 };
 
 		if (!c->good.nr || !c->bad.nr) {
 			say_error("judge", "--good and --bad go together (or neither, with a state)");
@@ -411,33 +261,33 @@ static int cmd_judge(struct bisect_cmd *c, char **pos, int n)
 		if (bisect__judge(&o, pos, (size_t)n, &j, &e) < 0) {
 			fprintf(stderr, "mmprof: %s\n", e.msg);
 		} else {
-			print_judgement(&j, NULL);
-			ret = exit_of(j.verdict);
+			bisect_judgement__write(&b, &j, NULL);
+			print_out(&b);
+			ret = bisect__exit_of(j.verdict);
 		}
 		bisect_judgement__release(&j);
 		return ret;
 	}
 	if (load_state(c, &s) < 0)
 		goto out;
-	if (judge_state(c, &s, pos, (size_t)n, &v) < 0)
+	if (bisect_state__judge(&s, c->state, pos, (size_t)n, &v, &so) < 0)
 		goto out;
-	ret = exit_of(v);
+	ret = bisect__exit_of(v);
 	if (s.pending < 0 && bisect_state__done(&s))
-		print_answer(&s, true);
+		print_answer(&s);
 out:
 	bisect_state__release(&s);
 	return ret;
 }
 
 /*
- * Run COMMAND once with the output path, runs and batch in the
- * environment; its exit status (a signal: 128 + it), or -1 when it could
- * not be started.
+ * Run COMMAND (arg: a search_ctx) once with the output path, runs and batch
+ * in the environment; its exit status (a signal: 128 + it), or -1 when it
+ * could not be started.
  */
-static int run_command(char **argv, const char *output, size_t runs, size_t batch,
-		       const char *commit)
+static int run_command(void *arg, const char *output, size_t runs, size_t batch, const char *commit)
 {
-	char num[32];
+	char **argv = ((const struct search_ctx *)arg)->argv, num[32];
 	pid_t pid;
 	int status;
 
@@ -463,112 +313,28 @@ static int run_command(char **argv, const char *output, size_t runs, size_t batc
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-/*
- * One candidate, no state (git bisect run): batches of COMMAND until the
- * test decides or the budget is spent; the files in a private folder.
- */
-static int run_one(struct bisect_cmd *c, char **argv)
+/* bisect run: one candidate (--good and --bad, under git bisect run) or the whole search from the state. */
+static int cmd_run(struct bisect_cmd *c, char **argv)
 {
-	struct bisect_judge_opts o = { &c->good, &c->bad, &c->keys, c->score, c->alpha, c->beta };
+	struct search_ctx x = { "run", argv };
 	const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	char dir[PATH_MAX], path[PATH_MAX + 32];
-	struct strlist files = { 0 };
-	struct bisect_judgement j = { 0 };
-	struct errmsg e;
-	size_t runs = BISECT_FIRST_RUNS, used = 0, batch, i;
-	int ret = BISECT_EXIT_ERROR, st;
-
-	snprintf(dir, sizeof(dir), "%s/mmprof-bisect.XXXXXX", tmp);
-	if (!mkdtemp(dir)) {
-		fprintf(stderr, "mmprof bisect run: cannot make a folder in '%s': %s\n", tmp, strerror(errno));
-		return BISECT_EXIT_ERROR;
-	}
-	for (batch = 1;; batch++) {
-		snprintf(path, sizeof(path), "%s/batch-%zu.data", dir, batch);
-		st = run_command(argv, path, runs, batch, NULL);
-		if (st) {
-			printf("bisect: skip: COMMAND %s %d in batch %zu (a failed build or run)\n",
-			       st < 0 ? "could not start:" : "exited", st, batch);
-			ret = BISECT_EXIT_SKIP;
-			break;
-		}
-		strlist__add(&files, path);
-		bisect_judgement__release(&j);
-		if (bisect__judge(&o, files.items, files.nr, &j, &e) < 0) {
-			fprintf(stderr, "mmprof: %s\n", e.msg);
-			break;
-		}
-		used = j.runs;
-		printf("bisect: batch %zu: %zu run%s recorded, %zu in all: %s\n", batch, runs,
-		       runs == 1 ? "" : "s", used, bisect_verdict__name(j.verdict));
-		if (j.verdict != BISECT_MORE) {
-			print_judgement(&j, NULL);
-			printf("bisect: %s after %zu runs (%s)\n", bisect_verdict__name(j.verdict), used,
-			       j.verdict == BISECT_SKIP ? "the runs failed" : "the sequential test decided");
-			ret = exit_of(j.verdict);
-			break;
-		}
-		if (used >= (size_t)c->budget) {
-			print_judgement(&j, NULL);
-			/* undecided: lean where the evidence leans, unless it leans nowhere */
-			ret = fabs(j.llr) < 1 ? BISECT_EXIT_SKIP : j.llr > 0 ? BISECT_EXIT_BAD : BISECT_EXIT_GOOD;
-			printf("bisect: %s after %zu runs (the budget of %d is spent undecided; the evidence, "
-			       "%+.2f, %s)\n", ret == BISECT_EXIT_SKIP ? "skip" : ret ? "bad" : "good", used,
-			       c->budget, j.llr, ret == BISECT_EXIT_SKIP ? "leans nowhere" : "leans so");
-			break;
-		}
-		runs = j.more < (size_t)c->budget - used ? j.more : (size_t)c->budget - used;
-	}
-	for (i = 0; i < files.nr; i++)
-		unlink(files.items[i]);
-	rmdir(dir);
-	strlist__release(&files);
-	bisect_judgement__release(&j);
-	return ret;
-}
-
-/* The whole search from the state: next, COMMAND, judge, until done. */
-static int run_state(struct bisect_cmd *c, char **argv)
-{
+	struct bisect_search_opts so = { .run = run_command, .say = say, .arg = &x, .tmpdir = tmp };
 	struct bisect_state s = { 0 };
-	char path[PATH_MAX], *dir = NULL;
-	size_t commit, runs, batch = 0, files = 0;
-	enum bisect_verdict v;
-	struct errmsg e;
-	int ret = BISECT_EXIT_ERROR, st;
+	int ret = BISECT_EXIT_ERROR;
 
-	if (load_state(c, &s) < 0)
-		goto out;
-	dir = xmalloc(strlen(c->state) + 4);
-	snprintf(dir, strlen(c->state) + 4, "%s.d", c->state);
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-		fprintf(stderr, "mmprof bisect run: cannot make '%s': %s\n", dir, strerror(errno));
-		goto out;
-	}
-	while (bisect_state__next(&s, &commit, &runs)) {
-		char *one = path;
+	if (c->good.nr || c->bad.nr) {
+		struct bisect_judge_opts o = { &c->good, &c->bad, &c->keys, c->score, c->alpha, c->beta };
 
-		if (bisect_state__save(&s, c->state, &e) < 0) {
-			fprintf(stderr, "mmprof: %s\n", e.msg);
-			goto out;
+		if (!c->good.nr || !c->bad.nr) {
+			say_error("run", "--good and --bad go together (or neither, with a state)");
+			return BISECT_EXIT_ERROR;
 		}
-		/* the batch counts within a commit's judgement; the file's number over the search */
-		batch = s.pending_runs ? batch + 1 : 1;
-		snprintf(path, sizeof(path), "%s/%s-%zu.data", dir, s.commits.items[commit], ++files);
-		unlink(path);
-		printf("bisect: recording %s: %zu run%s\n", s.commits.items[commit], runs,
-		       runs == 1 ? "" : "s");
-		st = run_command(argv, path, runs, batch, s.commits.items[commit]);
-		if (st)
-			printf("bisect: COMMAND %s %d: skip %s\n", st < 0 ? "could not start:" : "exited",
-			       st, s.commits.items[commit]);
-		if (judge_state(c, &s, &one, 1, &v) < 0)
-			goto out;
+		return bisect__run_candidate(&o, c->budget, &so);
 	}
-	print_answer(&s, true);
-	ret = 0;
-out:
-	free(dir);
+	if (load_state(c, &s) == 0 && bisect_state__run(&s, c->state, &so) == 0) {
+		print_answer(&s);
+		ret = 0;
+	}
 	bisect_state__release(&s);
 	return ret;
 }
@@ -646,15 +412,7 @@ int cmd_bisect(int argc, char **argv)
 				  "expected '-- COMMAND...' (it records MMPROF_BISECT_RUNS runs into $MMPROF_BISECT_OUTPUT)");
 			goto out;
 		}
-		if (c.good.nr || c.bad.nr) {
-			if (!c.good.nr || !c.bad.nr) {
-				say_error("run", "--good and --bad go together (or neither, with a state)");
-				goto out;
-			}
-			ret = run_one(&c, argv + dashdash + 1);
-		} else {
-			ret = run_state(&c, argv + dashdash + 1);
-		}
+		ret = cmd_run(&c, argv + dashdash + 1);
 		goto out;
 	}
 	if (n) {

@@ -2,7 +2,7 @@
  * bisect: find the first bad commit of a regression with as few runs as
  * the noise allows (`mmprof bisect`, Documentation/bisect.md).
  *
- * Three parts, each usable alone:
+ * Four parts, the first three usable alone:
  *   - the sequential test (sprt.c): a candidate's runs judged against a
  *     good and a bad side on the keys that separate them.  Each key has
  *     the two sides' means and a per-run variance from the diff's noise
@@ -24,8 +24,13 @@
  *     the files recorded, in one text file written whole (temp + rename)
  *     and checked by a SHA-256 line, so that a bisection survives reboots.
  *
- * Pure code but the state's file I/O and judge.c (which loads files
- * through the diff engine); nothing here prints: errors are errmsg lines.
+ *   - the search (search.c): the commits to search, a candidate's batches
+ *     of COMMAND, the state's loop, and the lines the command prints.
+ *
+ * Pure code but the state's file I/O, judge.c (which loads files through
+ * the diff engine) and search.c (git rev-list, folders for the batches;
+ * COMMAND is the caller's to run); nothing here prints: errors are
+ * errmsg lines, the search's lines are said to the caller.
  */
 #ifndef MMPROF_BISECT_H
 #define MMPROF_BISECT_H
@@ -233,5 +238,72 @@ struct bisect_judgement {
 int bisect__judge(const struct bisect_judge_opts *o, char *const *files, size_t nr,
 		  struct bisect_judgement *j, struct errmsg *e);
 void bisect_judgement__release(struct bisect_judgement *j);
+
+/* ---- the search: commits, COMMAND's batches, the state's loop (search.c) ---- */
+
+struct outbuf;
+
+/* A side's file as an absolute path into l (a state is read from other folders); STORE:COMMIT as it is. */
+void bisect__add_side(struct strlist *l, const char *arg);
+/*
+ * The commits of git rev-list --reverse --first-parent RANGE (A..B), or
+ * of FILE (one a line, '#' comments), oldest first, into l; at least 2
+ * (the last is the bad end).  0, or -errno and e.
+ */
+int bisect__read_commits(const char *range, const char *file, struct strlist *l, struct errmsg *e);
+/* Runs a bisection of fixed runs a step spends on n commits: runs x ceil(log2 n). */
+size_t bisect__fixed_runs(size_t n, size_t runs);
+/* A verdict's exit status (BISECT_EXIT_*). */
+int bisect__exit_of(enum bisect_verdict v);
+
+/* What a text said by the search is; the command chooses stream and prefix. */
+enum bisect_say {
+	BISECT_SAY_OUT,		/* whole lines of the search's progress, for stdout */
+	BISECT_SAY_ERROR,	/* a file, a side or the state failed: errmsg's line */
+	BISECT_SAY_SUB,		/* the subcommand's own failure (its folder, its order of steps): a line */
+};
+
+struct bisect_search_opts {
+	/*
+	 * Record runs runs of the candidate (commit: NULL when unknown) into
+	 * output, batch counting within the candidate: COMMAND's exit status
+	 * (a signal: 128 + it), -1 when it could not start.  What was said
+	 * must reach the reader before COMMAND writes.
+	 */
+	int (*run)(void *arg, const char *output, size_t runs, size_t batch, const char *commit);
+	void (*say)(void *arg, enum bisect_say kind, const char *text);
+	void *arg;
+	const char *tmpdir;	/* bisect__run_candidate's private folder goes here */
+};
+
+/* A judgement's lines (commit: NULL for a candidate without a state). */
+void bisect_judgement__write(struct outbuf *b, const struct bisect_judgement *j, const char *commit);
+/* The answer's lines ("done COMMIT P" first); returns the first bad commit's index. */
+size_t bisect_state__write_answer(struct outbuf *b, const struct bisect_state *s);
+/* The lines naming the commit to record next and its runs ("next COMMIT RUNS" first). */
+void bisect_state__write_next(struct outbuf *b, const struct bisect_state *s, size_t commit, size_t runs);
+
+/*
+ * Judge files (nr; made absolute) with the pending commit's earlier ones,
+ * move the state on (bisect_state__apply) and save it to path; the
+ * judgement and, when the commit is done, git bisect's line said.  0 with
+ * *v, or -errno (said).
+ */
+int bisect_state__judge(struct bisect_state *s, const char *path, char *const *files, size_t nr,
+			enum bisect_verdict *v, const struct bisect_search_opts *o);
+/*
+ * One candidate without a state (git bisect run's step): batches of
+ * o->run into a private folder under o->tmpdir, BISECT_FIRST_RUNS first
+ * and then what the test asks, judged each time, until it decides or
+ * budget runs are spent (then the evidence's lean, or skip); the files
+ * removed after.  Returns the exit status (BISECT_EXIT_*).
+ */
+int bisect__run_candidate(const struct bisect_judge_opts *jo, int budget, const struct bisect_search_opts *o);
+/*
+ * The whole search from the state saved at path: next, o->run into
+ * PATH.d/COMMIT-N.data, judge, until bisect_state__next says it is over.
+ * 0, or -errno (said).
+ */
+int bisect_state__run(struct bisect_state *s, const char *path, const struct bisect_search_opts *o);
 
 #endif

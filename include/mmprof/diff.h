@@ -164,8 +164,9 @@ struct diff_opts {
 	 */
 	bool paired;
 	/*
-	 * --paired: the caller (the diff engine, -g's chains, the flame
-	 * graph) sets paired when the files pair.  Off by default: on the
+	 * --paired: paired is set from it and the sides by
+	 * diff_opts__set_paired (diffside.h), which the diff engine, -g's
+	 * chains and the flame graph's functions call.  Off by default: on the
 	 * project's real corpus the paired test flagged more A/A diffs than
 	 * the unpaired one at 3 and at 5 pairs (Documentation/statistics.md,
 	 * Pairs); it wins where the machine drifts between pairs.

@@ -103,6 +103,18 @@ size_t diff__pairing(const struct profile *const *base, size_t nbp, const struct
 		     size_t nnp, const bool *const keep[2], char *why, size_t size);
 
 /*
+ * Whether a diff of these sides tests paired: o->paired is set when it
+ * was asked (o->pair) and the runs pair (diff__pairing, whose arguments
+ * these are).  The one place that decides it, for the engine's columns,
+ * -g's chains and the functions a flame graph colours.  Returns the
+ * pairs (asked or not: a caller may name them), 0 with why as
+ * diff__pairing.
+ */
+size_t diff_opts__set_paired(struct diff_opts *o, const struct profile *const *base, size_t nbp,
+			     const struct profile *const *cur, size_t nnp, const bool *const keep[2],
+			     char *why, size_t size);
+
+/*
  * The samples of a side's first sampling event (every run of its files,
  * dropped ones included): *named those with a name, the perf-profile
  * keys' denominator (the robot's -U), of *all.  false when no file says.

@@ -30,7 +30,9 @@
  * save the mapping is the identity.
  *
  * Steps 1 to 3 and the driver are here; step 4, the tables read row by
- * row, is loadrows.c; src/datafile/loader.h holds the state they share.
+ * row, is loadrows.c (the flat tables) and loadtrie.c (the stack trie and
+ * its counts) through loadget.h's typed getters; loaderr.c words a
+ * failure; src/datafile/loader.h holds the state they share.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -52,31 +54,6 @@
 
 #define SQLITE_MAGIC "SQLite format 3"	/* 16 bytes with its NUL */
 #define HEADER_SIZE 100
-
-int loader__sql_fail(struct loader *l, int rc)
-{
-	const char *why = l->db ? sqlite3_errmsg(l->db) : sqlite3_errstr(rc);
-
-	switch (rc & 0xff) {
-	case SQLITE_TOOBIG:
-		return errmsg__set(l->e, -EPROTO,
-				   "cannot load '%s': inconsistent data file: %s holds a value over %u bytes",
-				   l->path, l->table ? l->table : "the schema", DATAFILE_MAX_STR);
-	case SQLITE_NOMEM:
-		return errmsg__set(l->e, -ENOMEM, "cannot load '%s': out of memory", l->path);
-	case SQLITE_INTERRUPT:	/* the progress handler's budget ran out */
-		return errmsg__set(l->e, -EPROTO,
-				   "cannot load '%s': inconsistent data file: reading %s took more work than a file of %llu bytes can need",
-				   l->path, l->table ? l->table : "the schema", l->file_size);
-	case SQLITE_CORRUPT:
-	case SQLITE_NOTADB:
-	case SQLITE_ERROR:	/* a missing column, a schema SQLite cannot parse */
-		return errmsg__set(l->e, -EPROTO, "cannot load '%s': corrupt data file%s%s: %s",
-				   l->path, l->table ? " in table " : "", l->table ? l->table : "", why);
-	default:
-		return errmsg__set(l->e, -EIO, "cannot load '%s': %s", l->path, why);
-	}
-}
 
 /*
  * Step 1: the header, before SQLite sees the file, so that a foreign or

@@ -1,7 +1,8 @@
 /*
  * Private to src/datafile: the state of one datafile__load, shared by
- * load.c (the header check, the untrusted open, the driver) and
- * loadrows.c (every table read row by row, each value checked).
+ * load.c (the header check, the untrusted open, the driver), loadrows.c
+ * and loadtrie.c (every table read row by row, each value checked through
+ * loadget.h) and loaderr.c (SQLite's failure as one line).
  */
 #ifndef MMPROF_DATAFILE_LOADER_H
 #define MMPROF_DATAFILE_LOADER_H
@@ -43,13 +44,13 @@ struct loader {
 	unsigned long long inflated;	/* bytes unpacked so far */
 };
 
-/* Big-endian fields: the SQLite header's (load.c), format 2's count cells (loadrows.c). */
+/* Big-endian fields: the SQLite header's (load.c), format 2's count cells (loadtrie.c). */
 static inline uint32_t be32(const unsigned char *b)
 {
 	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
 }
 
-/* An SQLite failure rc as the loader's message (load.c); returns -errno. */
+/* An SQLite failure rc as the loader's message (loaderr.c); returns -errno. */
 int loader__sql_fail(struct loader *l, int rc);
 
 /*
@@ -58,5 +59,13 @@ int loader__sql_fail(struct loader *l, int rc);
  * l->e filled.
  */
 int loader__read_tables(struct loader *l);
+/*
+ * The trie and its counts (loadtrie.c), after the frames: the nodes, the
+ * counts (a hostile file's repeats merged), then the views' walks over
+ * them bounded.  0 or -errno with l->e filled.
+ */
+int loader__load_nodes(struct loader *l);
+int loader__load_counts(struct loader *l);
+int loader__check_walk(struct loader *l);
 
 #endif

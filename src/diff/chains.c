@@ -576,7 +576,8 @@ int chains__compute_scaled(struct chain_diff *cd, const struct profile *const *b
 		return -EINVAL;
 	cd->novar = cd->nb < 2 || cd->nn < 2;
 	/* runs recorded pair by pair are tested on their differences, as the table's rows */
-	o.paired = pair && !scale && diff__pairing(base, nbp, cur, nnp, keep, NULL, 0) > 0;
+	o.pair = pair && !scale;
+	diff_opts__set_paired(&o, base, nbp, cur, nnp, keep, NULL, 0);
 	cd->alpha = alpha;
 	cd->cur = cur;
 	cd->nnp = nnp;

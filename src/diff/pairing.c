@@ -79,3 +79,13 @@ size_t diff__pairing(const struct profile *const *base, size_t nbp, const struct
 	}
 	return pairs;
 }
+
+size_t diff_opts__set_paired(struct diff_opts *o, const struct profile *const *base, size_t nbp,
+			     const struct profile *const *cur, size_t nnp, const bool *const keep[2],
+			     char *why, size_t size)
+{
+	size_t pairs = diff__pairing(base, nbp, cur, nnp, keep, why, size);
+
+	o->paired = o->pair && pairs > 0;
+	return pairs;
+}

@@ -173,14 +173,17 @@ static int prepare(struct diff_result *r)
 	return err;
 }
 
-/* The pairs of the base and column k's compared runs (diff__pairing), 0 with why when none. */
-static size_t pairing(const struct diff_side *s, size_t k, char *why, size_t size)
+/*
+ * The pairs of the base and column k's compared runs, 0 with why when
+ * none; o->paired set (diff_opts__set_paired).
+ */
+static size_t pairing(const struct diff_side *s, size_t k, struct diff_opts *o, char *why, size_t size)
 {
 	bool *kb = diff_side__kept(&s[0]), *kn = diff_side__kept(&s[k + 1]);
 	const bool *keep[2] = { kb, kn };
-	size_t pairs = diff__pairing((const struct profile *const *)s[0].profiles, s[0].nr,
-				     (const struct profile *const *)s[k + 1].profiles, s[k + 1].nr,
-				     keep, why, size);
+	size_t pairs = diff_opts__set_paired(o, (const struct profile *const *)s[0].profiles, s[0].nr,
+					     (const struct profile *const *)s[k + 1].profiles, s[k + 1].nr,
+					     keep, why, size);
 
 	free(kb);
 	free(kn);
@@ -219,9 +222,8 @@ int diff_engine__run(const struct diff_engine_opts *o, struct diff_side *s, size
 	for (k = 0; k < r->nd; k++) {
 		char why[sizeof(r->d[k].unpaired)];
 
-		size_t pairs = pairing(s, k, why, sizeof(why));
+		size_t pairs = pairing(s, k, &r->co[k], why, sizeof(why));
 
-		r->co[k].paired = r->co[k].pair && pairs > 0;
 		if (pairs && !r->co[k].pair)
 			snprintf(why, sizeof(why), "%zu pairs recorded interleaved (--paired tests within "
 				 "pairs; on real recordings it has not gained: statistics.md, Pairs)", pairs);
@@ -345,8 +347,8 @@ int diff_engine__functions(struct chain_fns *f, struct profile *const *base, siz
 	memcpy(s[1].profiles, cur, nnp * sizeof(*cur));
 	err = diff_sides__load(s, 2, e);
 	if (!err) {
-		opts.paired = o->pair && diff__pairing((const struct profile *const *)base, nbp,
-					    (const struct profile *const *)cur, nnp, NULL, NULL, 0) > 0;
+		diff_opts__set_paired(&opts, (const struct profile *const *)base, nbp,
+				      (const struct profile *const *)cur, nnp, NULL, NULL, 0);
 		err = diff__compute(&d, s[0].runs, s[0].nr_runs, s[1].runs, s[1].nr_runs, &opts);
 		if (!err) {
 			chain_fns__from_diff(f, &d, event);

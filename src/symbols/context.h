@@ -2,7 +2,8 @@
  * symbols/context.h: the body of struct symbols, shared by symbols.c
  * (the context, tasks and their maps, address-space events, resolution)
  * and dso.c (the DSOs and the ELF files behind them: identity, opening,
- * parsing, the vdso, files of other mount namespaces).
+ * parsing, the vdso, files of other mount namespaces), read by dsoinfo.c
+ * (the per-DSO report, the wait for JIT perf maps).
  *
  * Three tables, each an array with a hash index: tasks (by pid or tid:
  * comm, and for processes their maps), DSOs (by mapped name: how to load
@@ -11,7 +12,7 @@
  * /usr, is parsed once).  Arrays move as they grow: keep indexes, not
  * pointers, across a call that may add.
  *
- * Not a public interface: only symbols.c and dso.c include it.
+ * Not a public interface: only symbols.c, dso.c and dsoinfo.c include it.
  */
 #ifndef MMPROF_SYMBOLS_CONTEXT_H
 #define MMPROF_SYMBOLS_CONTEXT_H
@@ -183,5 +184,7 @@ void symbols__load_dso(struct symbols *s, struct dso *d);
 /* The file of another namespace symbols__watch2() opened for (pid, name, id), or NULL. */
 struct nsfile *symbols__find_nsfile(struct symbols *s, pid_t pid, const char *name,
 				    const struct file_id *id);
+/* Is name a JIT's perf map, /tmp/perf-PID.map (dso.c)? */
+bool dso__is_perfmap(const char *name);
 
 #endif

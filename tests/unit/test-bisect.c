@@ -2,7 +2,8 @@
  * test-bisect: the sequential test (thresholds, a run's ratio, its clip,
  * the runs advice), the posterior (against a naive Bayes model that
  * multiplies every step's likelihood out per hypothesis), the state file
- * (round trip, a corrupt, foreign or absent file refused), and a
+ * (round trip, a corrupt, foreign or absent file refused), the commits
+ * to search read from a file, and a
  * simulated study of bisections of synthetic histories at realistic
  * spreads against a fixed 3-runs-a-step bisection (the figures of
  * Documentation/bisect.md; BISECT_STUDY=N runs N histories a cell and
@@ -423,6 +424,36 @@ static void study(size_t trials, bool print)
 		}
 }
 
+/* The commits to search from a file: comments and blank lines skipped, fewer than 2 refused, A..B checked. */
+static void test_commits(void)
+{
+	char path[] = "/tmp/test-bisect-commits.XXXXXX";
+	struct strlist l = { 0 };
+	struct errmsg e;
+	int fd = mkstemp(path);
+	FILE *fp = fdopen(fd, "w");
+
+	fputs("# oldest first\nc1\r\n\nc2\nc3\n", fp);
+	fclose(fp);
+	is_int(bisect__read_commits(NULL, path, &l, &e), 0, "commits: a file of three");
+	ok(l.nr == 3 && !strcmp(l.items[0], "c1") && !strcmp(l.items[2], "c3"),
+	   "commits: c1 (CRLF cut), c2, c3 in order, the comment and the blank line left out");
+	strlist__release(&l);
+	fp = fopen(path, "w");
+	fputs("c1\n", fp);
+	fclose(fp);
+	is_int(bisect__read_commits(NULL, path, &l, &e), -EINVAL, "commits: one is nothing to bisect");
+	ok(strstr(e.msg, "holds 1 commit after the good one") != NULL, "commits: says so: %s", e.msg);
+	strlist__release(&l);
+	unlink(path);
+	is_int(bisect__read_commits(NULL, path, &l, &e), -ENOENT, "commits: a missing file");
+	is_int(bisect__read_commits("HEAD", NULL, &l, &e), -EINVAL, "commits: a range without '..'");
+	ok(strstr(e.msg, "expected A..B") != NULL, "commits: a range is A..B: %s", e.msg);
+	is_int((int)bisect__fixed_runs(7, 3), 9, "a bisection of 7 commits at 3 runs a step: 9 runs");
+	is_int((int)bisect__fixed_runs(1, 3), 3, "of 1 commit: one step");
+	strlist__release(&l);
+}
+
 int main(void)
 {
 	const char *n = getenv("BISECT_STUDY");
@@ -430,6 +461,7 @@ int main(void)
 	test_sprt();
 	test_posterior();
 	test_state();
+	test_commits();
 	study(n && atoi(n) > 0 ? (size_t)atoi(n) : 400, true);
 	return done_testing();
 }
