@@ -1,0 +1,46 @@
+#!/bin/sh
+# t836-hostile-options: every whole-number option of every command refuses
+# a negative value in one line, exit 2, before any work (issue 31, "every
+# number option validated").  -1 is the mark of a default in the option
+# tables, so 'report --run -1' printed every run, 'report --tree
+# --max-stack -1' 127 frames and 'diff --limit -1', 'export --run -1',
+# 'flamegraph --run -1' their defaults, each with exit 0 and no word.
+
+. "$(dirname "$0")/lib.sh"
+tap_setup t836
+
+plan 16
+
+cd "$tmp" || exit 2
+"$MMPROF" import -o in.data - <"$here/tests/fuzz/corpus/perfscript/default-callchain" 2>imp.err
+ok $? "a file to read (import of a seed)"
+
+# neg DESCRIPTION OPTION ARGS...: mmprof ARGS exits 2 with one line naming OPTION
+neg() {
+	desc=$1 opt=$2
+	shift 2
+	timeout 60 "$MMPROF" "$@" >out 2>err </dev/null
+	rc=$?
+	test $rc -eq 2 && test "$(wc -l <err)" -eq 1 &&
+		grep -q -e "invalid value '-1' for $opt: a whole number, 0 or more" err && test ! -e x.data
+	ok $? "$desc -1: one line, exit 2 (rc $rc)"
+	[ $rc -eq 2 ] || diag err
+}
+
+neg "report --run" --run report --run -1 in.data
+neg "report --tree --max-stack" --max-stack report --tree --max-stack -1 in.data
+neg "export --run" --run export -f folded --run -1 in.data
+neg "flamegraph --run" --run flamegraph --run -1 in.data
+neg "flamegraph --image-width" --image-width flamegraph --image-width -1 in.data
+neg "diff --limit" --limit diff --limit -1 in.data in.data
+neg "history --window" --window history --store x.db --window -1
+neg "bisect start --budget" --budget bisect start --budget -1 --good in.data --bad in.data
+neg "record -r" --repeat record -r -1 -o x.data -- true
+neg "record -F" --freq record -F -1 -o x.data -- true
+neg "record -m" --mmap-pages record -m -1 -o x.data -- true
+neg "record -I" --interval record -I -1 -o x.data -- true
+neg "record --budget" --budget record --budget -1 -o x.data -- true
+neg "stat -r" --repeat stat -r -1 -o x.data -- true
+neg "stat -I" --interval stat -I -1 -o x.data -- true
+
+done_testing
