@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@
 #include "mmprof/bisect.h"
 #include "mmprof/cmd.h"
 #include "mmprof/diffengine.h"
+#include "mmprof/infile.h"
 #include "mmprof/options.h"
 #include "mmprof/outbuf.h"
 #include "mmprof/store.h"
@@ -102,10 +104,14 @@ static FILE *rev_list(const char *range, pid_t *pid)
 	return fdopen(fd[0], "r");
 }
 
+/* The commits a bisection takes at most (git's own history has 1.3 M, the kernel's 1.4 M). */
+#define BISECT_MAX_COMMITS	4000000u
+
 /* The commits of A..B (git rev-list) or of FILE, oldest first, into l. */
 static int read_commits(const char *range, const char *file, struct strlist *l)
 {
 	char line[4096];
+	struct errmsg e;
 	FILE *fp;
 	pid_t pid = 0;
 	int status = 0;
@@ -114,18 +120,33 @@ static int read_commits(const char *range, const char *file, struct strlist *l)
 		fprintf(stderr, "mmprof bisect: --range '%s': expected A..B (good..bad)\n", range);
 		return -1;
 	}
+	/* a device never ends: --commits /dev/zero read for ever */
+	if (file && infile__check(file, "--commits file", &e)) {
+		fprintf(stderr, "mmprof bisect: %s\n", e.msg);
+		return -1;
+	}
 	fp = file ? fopen(file, "r") : rev_list(range, &pid);
 	if (!fp) {
 		fprintf(stderr, "mmprof bisect: cannot %s '%s': %s\n", file ? "open" : "run git rev-list",
 			file ? file : range, strerror(errno));
 		return -1;
 	}
-	while (fgets(line, sizeof(line), fp)) {
+	while (fgets(line, sizeof(line), fp) && l->nr <= BISECT_MAX_COMMITS) {
 		line[strcspn(line, "\r\n")] = '\0';
 		if (*line && *line != '#')
 			strlist__add(l, line);
 	}
 	fclose(fp);
+	if (l->nr > BISECT_MAX_COMMITS) {
+		/* a pipe that never ends (--commits <(yes)) grew the list without bound */
+		fprintf(stderr, "mmprof bisect: %s holds more than %u commits; bisect a shorter "
+			"range\n", file ? file : range, BISECT_MAX_COMMITS);
+		if (pid > 0)
+			kill(pid, SIGTERM);
+		while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		return -1;
+	}
 	while (pid > 0 && waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			break;

@@ -5,11 +5,14 @@
 # tables, so 'report --run -1' printed every run, 'report --tree
 # --max-stack -1' 127 frames and 'diff --limit -1', 'export --run -1',
 # 'flamegraph --run -1' their defaults, each with exit 0 and no word.
+# And bisect start's --commits FILE, as every file option: a device is
+# refused (/dev/zero read for ever), a pipe that never ends stops at the
+# commits' limit (it grew the list without bound).
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t836
 
-plan 16
+plan 18
 
 cd "$tmp" || exit 2
 "$MMPROF" import -o in.data - <"$here/tests/fuzz/corpus/perfscript/default-callchain" 2>imp.err
@@ -42,5 +45,18 @@ neg "record -I" --interval record -I -1 -o x.data -- true
 neg "record --budget" --budget record --budget -1 -o x.data -- true
 neg "stat -r" --repeat stat -r -1 -o x.data -- true
 neg "stat -I" --interval stat -I -1 -o x.data -- true
+
+(ulimit -t 20; exec timeout 60 "$MMPROF" bisect start --good in.data --bad in.data --commits /dev/zero \
+	--state st) >out 2>err </dev/null
+rc=$?
+test $rc -eq 2 && test "$(wc -l <err)" -eq 1 && grep -q "'/dev/zero' is not a regular file" err
+ok $? "bisect start --commits /dev/zero: one line, exit 2 (rc $rc)"
+[ $rc -eq 2 ] || diag err
+yes | (ulimit -t 20; ulimit -v $((1024 * 1024)); exec timeout 60 "$MMPROF" bisect start --good in.data \
+	--bad in.data --commits /dev/stdin --state st) >out 2>err
+rc=$?
+test $rc -eq 2 && test "$(wc -l <err)" -eq 1 && grep -q "holds more than 4000000 commits" err
+ok $? "bisect start --commits of a pipe that never ends: one line, exit 2 (rc $rc)"
+[ $rc -eq 2 ] || diag err
 
 done_testing
