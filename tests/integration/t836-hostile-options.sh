@@ -7,12 +7,14 @@
 # 'flamegraph --run -1' their defaults, each with exit 0 and no word.
 # And bisect start's --commits FILE, as every file option: a device is
 # refused (/dev/zero read for ever), a pipe that never ends stops at the
-# commits' limit (it grew the list without bound).
+# commits' limit (it grew the list without bound).  A FIFO without a
+# writer where a regular file is wanted (push FILE, record --vmlinux) is
+# not waited on (both hung).
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t836
 
-plan 18
+plan 20
 
 cd "$tmp" || exit 2
 "$MMPROF" import -o in.data - <"$here/tests/fuzz/corpus/perfscript/default-callchain" 2>imp.err
@@ -58,5 +60,18 @@ rc=$?
 test $rc -eq 2 && test "$(wc -l <err)" -eq 1 && grep -q "holds more than 4000000 commits" err
 ok $? "bisect start --commits of a pipe that never ends: one line, exit 2 (rc $rc)"
 [ $rc -eq 2 ] || diag err
+
+mkfifo fifo
+(ulimit -t 20; exec timeout 30 "$MMPROF" push --store st.db --commit c1 --time 1 fifo) >out 2>err </dev/null
+rc=$?
+test $rc -eq 2 && test "$(wc -l <err)" -eq 1 && grep -q "cannot push 'fifo': not a regular file" err
+ok $? "push of a FIFO without a writer: one line, exit 2 (rc $rc)"
+[ $rc -eq 2 ] || diag err
+(ulimit -t 20; exec timeout 30 "$MMPROF" record -q -e cpu-clock --vmlinux fifo -o v.data -- true) \
+	>out 2>err </dev/null
+rc=$?
+test $rc -eq 0 && grep -q "vmlinux fifo: not an ELF file" err && test -s v.data
+ok $? "record --vmlinux of a FIFO: not an ELF file, a warning, recorded (rc $rc)"
+[ $rc -eq 0 ] || diag err
 
 done_testing
