@@ -9,12 +9,14 @@
 # refused (/dev/zero read for ever), a pipe that never ends stops at the
 # commits' limit (it grew the list without bound).  A FIFO without a
 # writer where a regular file is wanted (push FILE, record --vmlinux) is
-# not waited on (both hung).
+# not waited on (both hung).  diff's --html, --junit and --summary at a
+# symlink are refused before the work (security.md), not after the whole
+# diff was printed.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t836
 
-plan 20
+plan 23
 
 cd "$tmp" || exit 2
 "$MMPROF" import -o in.data - <"$here/tests/fuzz/corpus/perfscript/default-callchain" 2>imp.err
@@ -73,5 +75,16 @@ rc=$?
 test $rc -eq 0 && grep -q "vmlinux fifo: not an ELF file" err && test -s v.data
 ok $? "record --vmlinux of a FIFO: not an ELF file, a warning, recorded (rc $rc)"
 [ $rc -eq 0 ] || diag err
+
+echo victim >victim
+for o in --html --junit --summary; do
+	rm -f link && ln -s victim link
+	timeout 60 "$MMPROF" diff $o link in.data in.data >out 2>err </dev/null
+	rc=$?
+	test $rc -eq 2 && test "$(wc -l <err)" -eq 1 && grep -q "cannot write 'link': it exists and is not" err &&
+		test ! -s out && test -L link && test "$(cat victim)" = victim
+	ok $? "diff $o at a symlink: refused before the work, nothing printed (rc $rc)"
+	[ $rc -eq 2 ] || diag err
+done
 
 done_testing
