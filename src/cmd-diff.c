@@ -21,6 +21,7 @@
 #include "mmprof/gate.h"
 #include "mmprof/keykind.h"
 #include "mmprof/options.h"
+#include "mmprof/outfile.h"
 #include "mmprof/term.h"
 #include "mmprof/xalloc.h"
 
@@ -52,6 +53,25 @@ static const char *const usage[] = {
 };
 
 /* --fail-on's expressions and --gate-file's lines, parsed into *gates (*ng of them). */
+/*
+ * --html, --junit, --summary: a target that is not a regular file is
+ * refused before the sides are read (security.md: checked before the work
+ * and again at the rename), not after the whole diff was printed.
+ */
+static int check_outputs(const struct diff_cmd *c)
+{
+	const char *paths[] = { c->html, c->junit, c->summary };
+	struct errmsg e;
+	size_t i;
+
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		if (paths[i] && strcmp(paths[i], "-") && outfile__check_target(paths[i], &e)) {
+			fprintf(stderr, "mmprof: %s\n", e.msg);
+			return -1;
+		}
+	return 0;
+}
+
 static int parse_gates(struct diff_cmd *c, struct gate **gates, size_t *ng)
 {
 	struct errmsg e;
@@ -375,7 +395,7 @@ int cmd_diff(int argc, char **argv)
 		goto out;
 	}
 	if (split_sides(&pos, seps, nr_seps, s, names, &nr_sides) < 0 ||
-	    parse_gates(&c, &gates, &ng) < 0 ||
+	    check_outputs(&c) < 0 || parse_gates(&c, &gates, &ng) < 0 ||
 	    (c.gate_column && gate_column(&c, s, nr_sides, &gk) < 0))
 		goto out;
 	for (k = 0; k < nr_sides; k++)

@@ -64,7 +64,7 @@ struct benchout_opts {
  * key NAME.ops (NAME NULL: the file name of command, the workload's
  * argv[0]).  0, or -EINVAL with one line in e: "--ops-pattern 'RE': why"
  * (a regex error, no group to take the number from, counted repetitions
- * past BENCHOUT_OPS_DUP), or a NAME that makes no metric key.
+ * past BENCHOUT_OPS_DUP, a back-reference), or a NAME that makes no metric key.
  */
 int benchout_opts__set_ops(struct benchout_opts *o, const char *pattern, const char *name,
 			   const char *command, struct errmsg *e);
@@ -95,7 +95,8 @@ struct benchout {
  * glibc's regexec is not linear: '(x*x*x*x*x*x*y)' takes 16 ms on a line
  * of 1,022 x (1 M such lines: 4.5 hours), '(x{1,100}){1,100}y' 17 s on one
  * of 4,096.  A line is first tested without groups (REG_NOSUB: 0.1 ms
- * there), counted repetitions nest to at most BENCHOUT_OPS_DUP, and a run
+ * there), counted repetitions nest to at most BENCHOUT_OPS_DUP, no
+ * back-reference ('(x*)(x*)\2\1\2y': one such line past 300 s), and a run
  * spends at most BENCHOUT_OPS_CPU seconds of CPU matching, plus
  * BENCHOUT_OPS_LINE_CPU a line (an ordinary pattern takes 2 to 3 us on a
  * line that matches); past it the rest is not matched and no NAME.ops is

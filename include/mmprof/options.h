@@ -28,7 +28,8 @@ enum opt_type {
 #define OPT_SPLIT	1	/* OPT_LIST: split the argument on commas */
 #define OPT_NEGATABLE	2	/* OPT_BOOL: also accept --no-<long> */
 /*
- * OPT_DOUBLE (long options only) is always finite and 0 or more; with
+ * OPT_INT is always 0 or more (counts, sizes, a run's index: -1 marks a
+ * default).  OPT_DOUBLE (long options only) is always finite and 0 or more; with
  * OPT_FRACTION above 0 and at most 1 (a probability), with OPT_POINTS at
  * most 100 (points of a share).
  */

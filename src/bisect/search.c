@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include <unistd.h>
 
 #include "mmprof/bisect.h"
+#include "mmprof/infile.h"
 #include "mmprof/outbuf.h"
 #include "mmprof/store.h"
 #include "mmprof/xalloc.h"
@@ -80,25 +82,40 @@ static FILE *rev_list(const char *range, pid_t *pid)
 	return fdopen(fd[0], "r");
 }
 
+/* The commits a bisection takes at most (git's own history has 1.3 M, the kernel's 1.4 M). */
+#define BISECT_MAX_COMMITS	4000000u
+
 int bisect__read_commits(const char *range, const char *file, struct strlist *l, struct errmsg *e)
 {
 	char line[4096];
 	FILE *fp;
 	pid_t pid = 0;
-	int status = 0;
+	int status = 0, err;
 
 	if (range && (!strstr(range, "..") || *range == '-'))
 		return errmsg__set(e, -EINVAL, "--range '%s': expected A..B (good..bad)", range);
+	/* a device never ends: --commits /dev/zero read for ever */
+	if (file && (err = infile__check(file, "--commits file", e)))
+		return err;
 	fp = file ? fopen(file, "r") : rev_list(range, &pid);
 	if (!fp)
 		return errmsg__set(e, errno ? -errno : -EIO, "cannot %s '%s': %s", file ? "open" : "run git rev-list",
 				   file ? file : range, strerror(errno));
-	while (fgets(line, sizeof(line), fp)) {
+	while (fgets(line, sizeof(line), fp) && l->nr <= BISECT_MAX_COMMITS) {
 		line[strcspn(line, "\r\n")] = '\0';
 		if (*line && *line != '#')
 			strlist__add(l, line);
 	}
 	fclose(fp);
+	if (l->nr > BISECT_MAX_COMMITS) {
+		/* a pipe that never ends (--commits <(yes)) grew the list without bound */
+		if (pid > 0)
+			kill(pid, SIGTERM);
+		while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		return errmsg__set(e, -E2BIG, "%s holds more than %u commits; bisect a shorter range",
+				   file ? file : range, BISECT_MAX_COMMITS);
+	}
 	while (pid > 0 && waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			break;

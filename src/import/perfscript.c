@@ -262,7 +262,19 @@ static bool parse_frame(struct perfscript *ps, const char *s, size_t len, uint32
 	if (dso && dso_len && !(dso_len == 9 && !memcmp(dso, "[unknown]", 9)))
 		f.dso = profile__intern_len(ps->p, dso, dso_len);
 	f.kernel = f.addr >= IMPORT_KERNEL_START || (dso && is_kernel_dso(dso, dso_len));
-	*id = profile__frame(ps->p, &f);
+	/*
+	 * Record's trie holds at most max_nodes nodes, so at most as many
+	 * frames; an import's chains cut to their leaf still made a frame of
+	 * every line: 8 M distinct symbols wrote 236 MiB of frame blocks,
+	 * which every reader refuses.  Past it a new frame is [unknown].
+	 */
+	*id = profile__frame_within(ps->p, &f, ps->max_nodes);
+	if (*id == UINT32_MAX) {
+		struct frame unknown = { .kernel = f.kernel };
+
+		ps->p->repairs[PROFILE_REPAIR_FRAME]++;
+		*id = profile__frame(ps->p, &unknown);
+	}
 	return true;
 }
 

@@ -97,6 +97,19 @@ static int set_value(const struct option_desc *o, const char *arg, int negated,
 		v = strtol(arg, &end, 0);
 		if (errno || end == arg || *end || v < -2147483647L || v > 2147483647L)
 			break;
+		/*
+		 * Every int option is a count, a size or a run's index, and -1
+		 * is the default's mark: 'report --run -1' printed every run and
+		 * '--max-stack -1' 127 frames without a word.
+		 */
+		if (v < 0) {
+			char sh[3] = { '-', (char)o->short_name, '\0' };
+
+			fprintf(stderr, "mmprof %s: invalid value '%s' for %s%s: a whole number, 0 or "
+				"more\n", cmd, arg, o->long_name ? "--" : sh,
+				o->long_name ? o->long_name : "");
+			return -1;
+		}
 		*(int *)o->value = (int)v;
 		return 0;
 	}

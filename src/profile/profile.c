@@ -225,11 +225,18 @@ static bool frame_eq(const void *ctx, uint32_t row, const void *key)
 
 uint32_t profile__frame(struct profile *p, const struct frame *f)
 {
+	return profile__frame_within(p, f, SIZE_MAX);
+}
+
+uint32_t profile__frame_within(struct profile *p, const struct frame *f, size_t max)
+{
 	uint64_t h = frame_hash(f);
 	uint32_t id = hashidx__find(&p->frame_idx, h, frame_eq, p, f);
 
 	if (id != HASHIDX_NONE)
 		return id;
+	if (p->nr_frames >= max)
+		return UINT32_MAX;
 	XGROW(p->frames, p->alloc_frames, p->nr_frames);
 	id = (uint32_t)p->nr_frames++;
 	p->frames[id] = *f;
@@ -561,6 +568,7 @@ uint64_t profile__repairs(struct profile *p, char *buf, size_t size)
 		[PROFILE_REPAIR_STRING_DROPPED] = { "string_dropped",
 						    "strings dropped past the pool's total (1 GiB; import's 40 MiB)" },
 		[PROFILE_REPAIR_META] = { "meta", "meta keys dropped" },
+		[PROFILE_REPAIR_FRAME] = { "frame", "new frames past import's budget named [unknown]" },
 	};
 	uint64_t total = 0;
 	size_t i, len = 0;

@@ -529,9 +529,11 @@ void benchout__release(struct benchout *b)
 /*
  * The largest product of {m,n} upper bounds along one nesting of pattern
  * (a counted repetition is expanded into that many copies of what it
- * repeats; nested, they multiply).  Brackets and escapes are atoms.
+ * repeats; nested, they multiply).  Brackets and escapes are atoms; *backref
+ * says whether an escape outside a bracket is a back-reference (\1 to \9,
+ * glibc's extension to POSIX ERE).
  */
-static unsigned long long dup_product(const char *pattern)
+static unsigned long long dup_product(const char *pattern, bool *backref)
 {
 	unsigned long long stack[64], worst = 1, atom = 1;
 	size_t depth = 0;
@@ -564,6 +566,8 @@ static unsigned long long dup_product(const char *pattern)
 			s = *end ? end : end - 1;
 		} else {
 			if (*s == '\\' && s[1]) {
+				if (s[1] >= '1' && s[1] <= '9')
+					*backref = true;
 				s++;
 			} else if (*s == '[') {	/* a bracket: ']' first is a member */
 				s += s[1] == '^' ? 2 : 1;
@@ -583,6 +587,7 @@ static unsigned long long dup_product(const char *pattern)
 int benchout_opts__set_ops(struct benchout_opts *o, const char *pattern, const char *name,
 			   const char *command, struct errmsg *e)
 {
+	bool backref = false;
 	char why[256];
 	int rc, n;
 
@@ -594,10 +599,15 @@ int benchout_opts__set_ops(struct benchout_opts *o, const char *pattern, const c
 	if (n < 0 || (size_t)n >= sizeof(o->ops_key) || !workload__key_ok(o->ops_key, (size_t)n))
 		return errmsg__set(e, -EINVAL, "'%s.ops' is no metric key (letters, digits, "
 				   "_-.%%/); name it with --ops-name NAME", name);
-	if (dup_product(pattern) > BENCHOUT_OPS_DUP)
+	if (dup_product(pattern, &backref) > BENCHOUT_OPS_DUP)
 		return errmsg__set(e, -EINVAL, "--ops-pattern '%s': counted repetitions ({m,n}) "
 				   "nest to more than %u copies, which matching cannot afford; use "
 				   "+ or * for long runs", pattern, BENCHOUT_OPS_DUP);
+	/* one line's regexec cannot be stopped, and a back-reference makes it exponential */
+	if (backref)
+		return errmsg__set(e, -EINVAL, "--ops-pattern '%s': a back-reference (\\1 to "
+				   "\\9) makes matching exponential in the line's length; spell "
+				   "the text out", pattern);
 	rc = regcomp(&o->ops_re, pattern, REG_EXTENDED);
 	if (rc) {
 		/* glibc frees what a failed regcomp built: no regfree */

@@ -51,7 +51,8 @@ static bool name_ok(const char *s)
 
 static int read_all(const char *path, unsigned char **buf, size_t *len, struct errmsg *e)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: a FIFO without a writer is refused below, not waited on for ever */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	struct stat st;
 	size_t got = 0;
 

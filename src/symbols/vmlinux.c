@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -139,13 +140,19 @@ static void head_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct vml
 static int read_head(const char *path, struct vmlinux_head *h)
 {
 	Elf_Scn *scn = NULL;
+	struct stat st;
 	Elf *elf;
 	int fd, err = 0;
 
 	memset(h, 0, sizeof(*h));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: --vmlinux of a FIFO without a writer waited for ever */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -ENOEXEC;
+	}
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		err = -ENOEXEC;

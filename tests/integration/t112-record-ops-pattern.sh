@@ -15,12 +15,14 @@
 #     lines of 1,022 x (16 ms a line in glibc's regexec with groups: half
 #     an hour) ends in seconds, a pattern that costs 100 ms a line stops
 #     matching after its CPU budget with one warning and no key, nested
-#     counted repetitions past 256 copies are refused before the run.
+#     counted repetitions past 256 copies are refused before the run, and so
+#     is a back-reference (one line of 1,022 x against '(x*)(x*)\2\1\2y' ran
+#     past 300 s: the budget is checked between lines).
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t112
 
-plan 18
+plan 19
 
 per_run() { sqlite3 "$1" "select run, value from metrics_v where key = '$2' order by run"; }
 
@@ -155,5 +157,13 @@ ok $? "nested counted repetitions past 256 copies: refused in one line (rc $rc)"
 	sh -c 'echo done 7 ops' >/dev/null 2>"$tmp/err" &&
 	test "$(per_run "$tmp/c.data" sh.ops)" = "0|7.0"
 ok $? "a counted repetition within the bound matches as before"
+(ulimit -t 20; exec timeout 60 "$MMPROF" import --ops-pattern '(x*)(x*)\2\1\2y' --ops-name br \
+	--workload-output "$tmp/xs" -o "$tmp/br.data" - <"$here/tests/fuzz/corpus/perfscript/default-callchain") \
+	>/dev/null 2>"$tmp/err"
+rc=$?
+test $rc -eq 2 && test "$(wc -l <"$tmp/err")" -eq 1 && grep -q "a back-reference" "$tmp/err" &&
+	test ! -e "$tmp/br.data"
+ok $? "a back-reference: refused in one line, before any line is matched (rc $rc)"
+[ $rc -eq 2 ] || diag "$tmp/err"
 
 done_testing

@@ -9,13 +9,18 @@
 #   - names: the string pool holds at most 40 MiB; a name past it is not
 #     stored (the frame unnamed), meta repaired.string_dropped and the
 #     repairs' warning (60 KB names made a 1.1 GB file);
+#   - frames: at most as many as the trie's budget has nodes; past it a
+#     new frame is [unknown], meta repaired.frame (chains cut to their
+#     leaf still made a frame of every line, and a new leaf is a new frame
+#     each: 8 M distinct symbols wrote 236 MiB of frame blocks, a file
+#     every reader refused);
 #   - a device as the input or as --workload-output is refused in one line
 #     (/dev/zero: one getline grew without bound).
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t834
 
-plan 9
+plan 12
 
 # ASan reserves terabytes of address space and runs slower (t830)
 if [ -n "${MMPROF_SANITIZE:-}" ]; then
@@ -69,6 +74,27 @@ test -n "$dropped" && test "$dropped" -gt 0 && test "$bytes" -le $((40 << 20))
 ok $? "meta repaired.string_dropped $dropped, the names within 40 MiB ($bytes bytes)"
 "$MMPROF" report --keys "$tmp/names.data" >/dev/null 2>&1
 ok $? "report reads it"
+
+# 600,000 samples, each one new leaf and no chain: 53,867 past the budget
+python3 - >"$tmp/leaves.txt" <<'PY'
+import sys
+w = sys.stdout.write
+for i in range(600000):
+    w("work 7 [000] 1.%06d: 1000 cpu-clock:\n\t%x leaf%d+0x1 (/bin/w)\n\n" % (i, 0x400000 + i, i))
+PY
+(ulimit -t "$secs"; ulimit -v "$as_kb"; exec "$MMPROF" import - -o "$tmp/leaves.data") \
+	<"$tmp/leaves.txt" >/dev/null 2>"$tmp/err"
+rc=$?
+test $rc -eq 0 && grep -q "new frames past import's budget named \[unknown\]" "$tmp/err"
+ok $? "600,000 new leaves: imported, the repairs' warning (rc $rc)"
+[ $rc -eq 0 ] || diag "$tmp/err"
+nf=$(sqlite3 "$tmp/leaves.data" "select count(*) from frames")
+unk=$(sqlite3 "$tmp/leaves.data" "select value from meta where key = 'repaired.frame'")
+test -n "$unk" && test "$unk" -gt 0 && test "$nf" -le 546134
+ok $? "meta repaired.frame $unk, $nf frames: within the trie's budget"
+(ulimit -t "$secs"; ulimit -v "$as_kb"; exec "$MMPROF" report --keys "$tmp/leaves.data") >"$tmp/out" 2>"$tmp/err" &&
+	grep -q "600000 samples" "$tmp/err"
+ok $? "report --keys reads it, every sample counted"
 
 for args in "/dev/zero" "- --workload-output /dev/zero"; do
 	# shellcheck disable=SC2086
