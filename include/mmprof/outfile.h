@@ -42,7 +42,7 @@ int outfile__open(struct outfile *f, const char *path, struct errmsg *e);
 /*
  * Finish f: with err 0, close the temporary and rename it to its path;
  * with err < 0 (the writer failed) or when that fails, remove it.
- * Returns err, else 0 or -errno and e ("cannot write 'x.tmp.12': ...",
+ * Returns err, else 0 or -errno and e ("cannot write 'x': No space left on device",
  * "cannot rename ..."); e is left alone when err was already set, but
  * for -EIO when a write failed: then e says that write's errno (a writer
  * that saw only ferror cannot tell a full disk).  f is

@@ -120,7 +120,8 @@ int outfile__close(struct outfile *f, int err, struct errmsg *e)
 		if (f->werr)
 			cerr = f->werr;
 		if ((bad || cerr) && !err)
-			err = errmsg__set(e, cerr ? -cerr : -EIO, "cannot write '%s': %s", f->tmp,
+			/* the name the user gave: the temporary is gone after this */
+			err = errmsg__set(e, cerr ? -cerr : -EIO, "cannot write '%s': %s", f->path,
 					  strerror(cerr ? cerr : EIO));
 		/* the name may have been planted with a link meanwhile: checked again */
 		if (!err)

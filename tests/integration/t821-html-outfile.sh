@@ -72,8 +72,9 @@ for k in $kinds; do
 	dd if=/dev/zero of="$tmp/full/fill" bs=4k >/dev/null 2>&1
 	write $k "$tmp/full/out.$k"
 	rc=$?
-	test $rc -eq 2 && test "$(wc -l <"$tmp/err")" -eq 1 && grep -qi 'no space left on device' "$tmp/err"
-	ok $? "$k: a full disk: exit 2, one line saying so (rc $rc)"
+	test $rc -eq 2 && test "$(wc -l <"$tmp/err")" -eq 1 && grep -qi 'no space left on device' "$tmp/err" &&
+		grep -q "cannot write '$tmp/full/out.$k'" "$tmp/err" && ! grep -q '\.tmp\.' "$tmp/err"
+	ok $? "$k: a full disk: exit 2, one line saying so, naming the file asked for (rc $rc)"
 	[ $? -eq 0 ] || diag "$tmp/err"
 	test "$(cat "$tmp/full/out.$k")" = precious &&
 	      test "$(ls -A "$tmp/full" | sort | tr '\n' ' ')" = "fill out.$k "
