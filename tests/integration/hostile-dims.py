@@ -8,6 +8,14 @@ one table's limit (issue 31), made from a real recording of format 4.
       node: each table within its limit (10,000 runs, 256 events, 2^26
       rows), 2.1 MB for 200 x 256 x 200,000, and a reader that walks the
       trie for every (run, event) does 10^10 steps.
+  hostile-dims.py wide IN OUT [RUNS EVENTS NODES]
+      as dims, but the tree's nodes take the recording's frames in turn
+      (dims's two frames may be one function's, whose symbol trie then
+      merges: this one keeps more of its nodes).
+  hostile-dims.py spread IN OUT [RUNS EVENTS NODES]
+      as wide, and each (run, event) has its cell at a node of its own:
+      a stack seen in one run alone, so that a diff has thousands of
+      keys, each in a few of thousands of runs (its keys x runs).
   hostile-dims.py packed IN OUT [NODES]
       NODES nodes (default 2^26) in node blocks that compress about
       1000 to 1 (every node's parent 2048 ids before it, frame 0), padded
@@ -56,13 +64,16 @@ def write_nodes(db, block_of, nodes):
     db.executemany("INSERT INTO node_blocks VALUES (?, ?, ?)", rows)
 
 
-def dims(db, runs, events, nodes):
-    nframes = db.execute("SELECT count(*) FROM frame_blocks").fetchone()[0]
-    assert nframes >= 1
+def dims(db, runs, events, nodes, wide=False, spread=False):
+    # 29 bytes a frame unpacked (data-format.md, blocks)
+    nframes = db.execute("SELECT coalesce(sum(size), 0) FROM frame_blocks").fetchone()[0] // 29
+    assert nframes >= 2
     # a binary tree: node i's parent is i // 2 (node 1's the root), frame
-    # i % 2, so that no two children of a node share a frame (no merge)
+    # i % 2 (wide: i % nframes), so that no two children of a node share
+    # a frame (no merge)
+    mod = nframes if wide else 2
     write_nodes(db, lambda f, n: node_block([i - i // 2 for i in range(f, f + n)],
-                                            [i % 2 for i in range(f, f + n)]), nodes)
+                                            [i % mod for i in range(f, f + n)]), nodes)
     run0 = db.execute("SELECT * FROM runs WHERE id = 0").fetchone()
     db.execute("DELETE FROM runs WHERE id > 0")
     db.executemany("INSERT INTO runs VALUES (%s)" % ",".join("?" * len(run0)),
@@ -76,10 +87,12 @@ def dims(db, runs, events, nodes):
                    (e, top + e, top + e) + tuple(ev0[3:]))
     comm = db.execute("SELECT comm FROM stack_counts LIMIT 1").fetchone()[0]
     db.execute("DELETE FROM stack_counts")
-    cell = struct.pack(">IQQ", nodes, 1, 1000)
+    def cell(r, e):
+        node = (r * events + e) * 7919 % nodes + 1 if spread else nodes
+        return struct.pack(">IQQ", node, 1, 1000)
     db.executemany("INSERT INTO stack_counts VALUES (?, ?, ?, ?, ?, ?, ?)",
-                   [(r * events + e, r, e, comm, 1, len(cell), pack(cell))
-                    for r in range(runs) for e in range(events)])
+                   [(r * events + e, r, e, comm, 1, len(c), pack(c))
+                    for r in range(runs) for e in range(events) for c in [cell(r, e)]])
     db.execute("DELETE FROM counters")
     db.execute("DELETE FROM intervals")
     db.execute("DELETE FROM metrics")
@@ -110,8 +123,8 @@ def main():
     db = sqlite3.connect(out)
     db.execute("PRAGMA journal_mode = DELETE")
     db.execute("PRAGMA synchronous = OFF")
-    if mode == "dims":
-        dims(db, *(rest or [200, 256, 200000]))
+    if mode in ("dims", "wide", "spread"):
+        dims(db, *(rest or [200, 256, 200000]), wide=mode != "dims", spread=mode == "spread")
     else:
         packed(db, *(rest or [1 << 26]))
     db.commit()
