@@ -172,6 +172,11 @@ struct diff_opts {
 	 * Pairs); it wins where the machine drifts between pairs.
 	 */
 	bool pair;
+	/*
+	 * At most this many values (keys x runs), 0: DIFF_MAX_VALUES; the diff
+	 * engine gives each of its tables what the ones before it left.
+	 */
+	size_t max_values;
 };
 
 /* A paired test needs this many pairs (2 leave one degree of freedom). */
@@ -327,9 +332,23 @@ struct diff {
 /* The runs behind score row r when some lack its key, else NULL. */
 const struct diff_score_runs *diff__score_runs(const struct diff *d, const struct diff_row *r);
 
-/* Compare; d is initialised here.  0 or -EINVAL (no runs on a side). */
+/*
+ * The values a diff tests, keys x runs: every key has a value in every
+ * run (0 where the run lacks it), and the tests walk them dozens of times
+ * (family fits).  2^24 is 128 MB of values and about 4.5 s of CPU on a
+ * loaded 2-CPU machine, for all the tables of one comparison (its
+ * columns and their costs per op; robustness.md, What a reader may cost).
+ */
+#define DIFF_MAX_VALUES ((size_t)1 << 24)
+
+/*
+ * Compare; d is initialised here.  0, -EINVAL (no runs on a side) or
+ * -E2BIG (the keys x runs pass o->max_values; d is left empty).
+ */
 int diff__compute(struct diff *d, const struct diff_run *base, size_t nb,
 		  const struct diff_run *cur, size_t nn, const struct diff_opts *o);
+/* diff__compute's -E2BIG as one line, for nb and nn runs and max_values, into buf. */
+void diff__values_refusal(size_t nb, size_t nn, size_t max_values, char *buf, size_t size);
 void diff__release(struct diff *d);
 
 /*

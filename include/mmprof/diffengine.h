@@ -98,6 +98,7 @@ struct diff_result {
 	struct diff_side *s;		/* the caller's sides, loaded here */
 	size_t nr_sides, nd;		/* nd = nr_sides - 1 compared columns */
 	bool multi;			/* more than one compared column */
+	size_t values_left;		/* of DIFF_MAX_VALUES, for the tables not yet made */
 	struct diff d[DIFF_MAX_COLUMNS], dc[DIFF_MAX_COLUMNS];
 	struct diff_opts co[DIFF_MAX_COLUMNS];	/* each column's statistics (--force's alias) */
 	char alias_from[DIFF_MAX_COLUMNS][128], alias_to[DIFF_MAX_COLUMNS][128];

@@ -100,6 +100,8 @@ static uint32_t builder__row(struct builder *b, const char *key)
 
 	if (row != HASHIDX_NONE)
 		return row;
+	if ((d->nr + 1) * n > d->o.max_values)
+		return HASHIDX_NONE;
 	row = (uint32_t)d->nr;
 	XGROW(d->rows, d->alloc, d->nr);
 	memset(&d->rows[row], 0, sizeof(d->rows[row]));
@@ -139,7 +141,8 @@ static const char *alias_key(const struct diff_opts *o, const char *key, char *t
 	return tmp;
 }
 
-static void builder__add_run(struct builder *b, const struct diff_run *run, size_t col, int side)
+/* false when a key more would pass DIFF_MAX_VALUES: the run is not all in */
+static bool builder__add_run(struct builder *b, const struct diff_run *run, size_t col, int side)
 {
 	struct diff *d = b->d;
 	size_t n = d->nb + d->nn, i;
@@ -168,6 +171,8 @@ static void builder__add_run(struct builder *b, const struct diff_run *run, size
 				keykind__normalize(key, buf, bufsize);
 			}
 			row = builder__row(b, buf);
+			if (row == HASHIDX_NONE)
+				break;
 			if (id_row && run->ids[i] < run->nr_ids) {
 				id_row[run->ids[i]] = row;
 				builder__spell(b, row, side, key,
@@ -191,6 +196,7 @@ static void builder__add_run(struct builder *b, const struct diff_run *run, size
 	}
 	if (buf != small)
 		free(buf);
+	return i == run->nr;
 }
 
 static void fill_defaults(struct diff_opts *o)
@@ -207,6 +213,8 @@ static void fill_defaults(struct diff_opts *o)
 		o->novar_points = 0.5;
 	if (!(o->novar_pct > 0))
 		o->novar_pct = 5.0;
+	if (!o->max_values)
+		o->max_values = DIFF_MAX_VALUES;
 }
 
 /*
@@ -284,20 +292,29 @@ int diff__compute(struct diff *d, const struct diff_run *base, size_t nb,
 	double *scratch, *nsamp;
 	const char *ev = NULL;
 	size_t ev_len = 0;
-	bool known = false;
+	bool known = false, all_in = true;
 
 	if (diff__start(d, nb, nn, o) < 0)
 		return -EINVAL;
 	memset(&b, 0, sizeof(b));
 	b.d = d;
 	hashidx__init(&b.idx);
-	for (i = 0; i < n; i++)
-		builder__add_run(&b, i < nb ? &base[i] : &cur[i - nb], i, i < nb ? 0 : 1);
+	for (i = 0; i < n && all_in; i++)
+		all_in = builder__add_run(&b, i < nb ? &base[i] : &cur[i - nb], i, i < nb ? 0 : 1);
 
 	hashidx__release(&b.idx);
 	for (i = 0; i < b.nr_spaces; i++)
 		free(b.spaces[i].row);
 	free(b.spaces);
+	if (!all_in) {
+		for (i = 0; i < d->nr; i++)
+			free(b.have[i]);
+		free(b.have);
+		free(b.present);
+		free(b.stamp);
+		diff__release(d);
+		return -E2BIG;
+	}
 
 	diff__mark_addresses(d);
 	diff__mark_one_sided(d, b.present);
@@ -327,6 +344,14 @@ int diff__compute(struct diff *d, const struct diff_run *base, size_t nb,
 		tctx__test(&x);
 	tctx__release(&x);
 	return 0;
+}
+
+void diff__values_refusal(size_t nb, size_t nn, size_t max_values, char *buf, size_t size)
+{
+	snprintf(buf, size, "%zu runs (%zu base, %zu new) and more than %zu keys are more values "
+		 "than diff tests (keys x runs, at most 2^24 over its columns and costs; "
+		 "robustness.md); compare files of fewer runs or fewer events", nb + nn, nb, nn,
+		 (max_values ? max_values : DIFF_MAX_VALUES) / (nb + nn));
 }
 
 int diff__shares_init(struct diff *d, size_t nr, size_t nb, size_t nn, const struct diff_opts *o)

@@ -190,6 +190,35 @@ static size_t pairing(const struct diff_side *s, size_t k, struct diff_opts *o, 
 	return pairs;
 }
 
+/* Column k's options, with the values the comparison's tables before it left. */
+static struct diff_opts *budgeted(struct diff_result *r, size_t k)
+{
+	/* 0 would be the default: 1 refuses any key (a table has 2 runs or more) */
+	r->co[k].max_values = r->values_left ? r->values_left : 1;
+	return &r->co[k];
+}
+
+/*
+ * After diff__compute of d (nb + nn runs) returned err: err, said in one
+ * line when -E2BIG, an error, or with what a warning that what is left out.
+ */
+static int values_left(struct diff_result *r, const struct diff *d, size_t nb, size_t nn,
+		       const char *what, int err)
+{
+	char why[256];
+
+	if (err == -E2BIG) {
+		diff__values_refusal(nb, nn, r->values_left, why, sizeof(why));
+		if (what)
+			diff_result__say(r, DIFF_SAY_WARNING, "%s left out: %s", what, why);
+		else
+			diff_result__say(r, DIFF_SAY_ERROR, "%s", why);
+	} else if (err == 0) {
+		r->values_left -= d->nr * (nb + nn);
+	}
+	return err;
+}
+
 int diff_engine__run(const struct diff_engine_opts *o, struct diff_side *s, size_t nr_sides,
 		     struct diff_result *r)
 {
@@ -203,6 +232,7 @@ int diff_engine__run(const struct diff_engine_opts *o, struct diff_side *s, size
 	r->nr_sides = nr_sides;
 	r->nd = nr_sides ? nr_sides - 1 : 0;
 	r->multi = r->nd > 1;
+	r->values_left = DIFF_MAX_VALUES;
 	if (!r->nd || r->nd > DIFF_MAX_COLUMNS) {
 		diff_result__say(r, DIFF_SAY_ERROR, "%zu sides: a base and 1 to %d compared columns are needed",
 				 nr_sides, DIFF_MAX_COLUMNS);
@@ -227,8 +257,12 @@ int diff_engine__run(const struct diff_engine_opts *o, struct diff_side *s, size
 		if (pairs && !r->co[k].pair)
 			snprintf(why, sizeof(why), "%zu pairs recorded interleaved (--paired tests within "
 				 "pairs; on real recordings it has not gained: statistics.md, Pairs)", pairs);
-		if (diff__compute(&r->d[k], s[0].runs, s[0].nr_runs, s[k + 1].runs, s[k + 1].nr_runs,
-				  &r->co[k]) < 0) {
+		err = values_left(r, &r->d[k], s[0].nr_runs, s[k + 1].nr_runs, NULL,
+				  diff__compute(&r->d[k], s[0].runs, s[0].nr_runs, s[k + 1].runs,
+						s[k + 1].nr_runs, budgeted(r, k)));
+		if (err == -E2BIG)
+			return err;
+		if (err < 0) {
 			diff_result__say(r, DIFF_SAY_ERROR, "nothing to compare");
 			return -EINVAL;
 		}
@@ -253,10 +287,14 @@ int diff_engine__run(const struct diff_engine_opts *o, struct diff_side *s, size
 	 */
 	malloc_trim(0);
 	/* the costs per op: a diff of their own, which gates read too (diff.h) */
-	for (k = 0; k < r->nd && r->cs.nr_events; k++)
-		if (diff__compute(&r->dc[k], r->cs.side[0].runs, r->cs.side[0].nr_runs,
-				  r->cs.side[k + 1].runs, r->cs.side[k + 1].nr_runs, &r->co[k]) == 0)
+	for (k = 0; k < r->nd && r->cs.nr_events; k++) {
+		err = values_left(r, &r->dc[k], r->cs.side[0].nr_runs, r->cs.side[k + 1].nr_runs,
+				  "the costs per op", diff__compute(&r->dc[k], r->cs.side[0].runs,
+						r->cs.side[0].nr_runs, r->cs.side[k + 1].runs,
+						r->cs.side[k + 1].nr_runs, budgeted(r, k)));
+		if (err == 0)
 			r->d[k].cost = &r->dc[k];
+	}
 	r->sel = o->all ? DIFF_SELECT_ALL : o->robot ? DIFF_SELECT_ROBOT : DIFF_SELECT_DEFAULT;
 	r->rows = r->multi ? diff__select_columns(r->d, r->nd, r->sel, &r->n)
 			   : diff__select(&r->d[0], r->sel, &r->n);

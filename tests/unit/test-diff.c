@@ -667,8 +667,10 @@ static void test_big(void)
 	enum { RUNS = 20, KEYS = 100000 };
 	struct run_keys *r = xcalloc(RUNS, sizeof(*r));
 	struct diff_run dr[RUNS] = { 0 };
+	struct diff_opts o = { 0 };
 	struct timespec t0, t1;
 	struct diff d;
+	char msg[256];
 	int j, k;
 
 	for (j = 0; j < RUNS; j++)
@@ -688,6 +690,15 @@ static void test_big(void)
 	is_int(d.nr, KEYS, "big: keys matched across 20 runs");
 	printf("# 20 runs x 100000 keys: %.3f s of CPU\n",
 	       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	diff__release(&d);
+	/* one key more than the values allowed: refused, nothing left to release */
+	o.max_values = (size_t)RUNS * KEYS - 1;
+	is_int(diff__compute(&d, dr, RUNS / 2, dr + RUNS / 2, RUNS / 2, &o), -E2BIG,
+	       "big: keys x runs past max_values refused");
+	is_int(d.nr, 0, "big: refused, no rows");
+	diff__values_refusal(RUNS / 2, RUNS / 2, o.max_values, msg, sizeof(msg));
+	ok(strstr(msg, "20 runs (10 base, 10 new) and more than 99999 keys") != NULL,
+	   "big: the refusal names the runs and the keys");
 	diff__release(&d);
 	rk_release(r, RUNS);
 	free(r);
