@@ -164,10 +164,13 @@ struct history_noise_point {
 	size_t m;		/* runs */
 };
 
-/* What history__noise fitted (per shape: flat, then constant CV; one for keys other than shares). */
+/* The shapes of a share's spread in its level (noise.c): flat, logit, proportional. */
+#define HISTORY_NOISE_SHAPES 3
+
+/* What history__noise fitted (per shape; the flat one only for keys other than shares). */
 struct history_noise {
-	double phi[2];		/* a run's spread beyond its sampling: phi x shape */
-	double rho[2];		/* a commit's spread beyond its runs': rho x shape */
+	double phi[HISTORY_NOISE_SHAPES];	/* a run's spread beyond its sampling: phi x shape */
+	double rho[HISTORY_NOISE_SHAPES];	/* a commit's spread beyond its runs': rho x shape */
 	double d0;		/* the prior's df of the commits' dispersions (NAN: none fitted) */
 };
 

@@ -350,6 +350,51 @@ static void test_share_levels(void)
 	   "at most 1 more per 1,000 commits (%zu in %zu)", trials, found, extra, 30 * trials);
 }
 
+/*
+ * A share's plateau where each commit's shares swing by one factor (a
+ * busy machine: a run bounded by time spends more of it in its start-up,
+ * every function's share falls together): 10, 60, 10 % for 10 commits
+ * each, runs of 1,000 samples, a commit's factor log-normal at 8 %.  The
+ * spread in points grows as the level itself, 6 times from 10 to 60 %,
+ * where the logit shape grows 2.7 times: the plateau was cut.
+ */
+static void test_share_swing(void)
+{
+	size_t trial, c, r, at[64], n, extra = 0, found = 0, runs[30];
+	double v[90], sm[90];
+	const size_t trials = 300;
+
+	for (c = 0; c < 30; c++)
+		runs[c] = 3;
+	for (r = 0; r < 90; r++)
+		sm[r] = 1000;
+	for (trial = 0; trial < trials; trial++) {
+		struct history_series *hs;
+		size_t k;
+
+		for (c = 0; c < 30; c++) {
+			double level = (c >= 10 && c < 20 ? 60 : 10) * exp(0.08 * gauss());
+			double lg = log(level / (100 - level));
+
+			for (r = 0; r < 3; r++)
+				v[c * 3 + r] = share_run(lg, 1000);
+		}
+		hs = history_series__make("perf-profile.self.cpu-clock.f", runs, 30, v, sm, false);
+		n = trend_at(hs, at, NULL, 64);
+		for (k = 0; k < n && k < 64; k++) {
+			if (at[k] == 10 || at[k] == 20)
+				found++;
+			else
+				extra++;
+		}
+		history_series__free(hs);
+	}
+	printf("# %zu change points besides the steps in %zu commits\n", extra, 30 * trials);
+	ok(found == 2 * trials && extra <= 30 * trials / 1000,
+	   "a share at 10, 60, 10 %% whose commits swing by one factor (8 %%): both steps in %zu series (%zu), "
+	   "at most 1 more per 1,000 commits (%zu in %zu)", trials, found, extra, 30 * trials);
+}
+
 int main(void)
 {
 	test_naive();
@@ -359,5 +404,6 @@ int main(void)
 	test_share();
 	test_noise_fit();
 	test_share_levels();
+	test_share_swing();
 	return done_testing();
 }
