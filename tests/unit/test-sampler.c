@@ -82,20 +82,34 @@ __attribute__((noinline, noclone)) static void fault_loop(int rounds)
 	}
 }
 
-/* Fork a child that waits for the go byte, then works and exits. */
+/*
+ * Fork a child that names itself, says so, waits for the go byte, then
+ * works and exits.  The parent waits for the name: a PR_SET_NAME between
+ * the sampler's read of /proc/PID/comm and its enable makes no comm event
+ * (a disabled event gets no side-band), so the samples would carry the
+ * parent's name (stop 35's CI: 0 of 901 under load).
+ */
 static pid_t spawn(int *go_fd)
 {
-	int fds[2];
+	int fds[2], named[2];
 	pid_t pid;
+	char c;
 
 	if (pipe(fds))
 		return -1;
+	if (pipe(named)) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
 	pid = fork();
 	if (pid == 0) {
-		char c;
-
 		close(fds[1]);
+		close(named[0]);
 		prctl(PR_SET_NAME, "burner");
+		if (write(named[1], "n", 1) != 1)
+			_exit(3);
+		close(named[1]);
 		if (read(fds[0], &c, 1) != 1)
 			_exit(3);
 		burn_user(300);
@@ -104,6 +118,17 @@ static pid_t spawn(int *go_fd)
 		_exit(0);
 	}
 	close(fds[0]);
+	close(named[1]);
+	if (pid > 0 && read(named[0], &c, 1) != 1) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		pid = -1;
+	}
+	close(named[0]);
+	if (pid < 0) {
+		close(fds[1]);
+		return -1;
+	}
 	*go_fd = fds[1];
 	return pid;
 }
