@@ -1119,10 +1119,11 @@ static const char *score_key(const struct profile *p, const char *glob)
  * primary endpoint, tested on its own spread and apart from every other
  * key, so a diff of that one key says the same.  The verdict's name
  * ("up", "can't tell", ...), its change and detectable change (% of the
- * first side) in change and mde (NAN when untested).
+ * first side) in change and mde (NAN when untested; above: more than mde,
+ * the end of the scale).
  */
 static const char *score_verdict(const struct record *a, const struct record *b,
-				 const char *key, const char *glob, double *change, double *mde)
+				 const char *key, const char *glob, double *change, double *mde, bool *above)
 {
 	const struct record *side[2] = { a, b };
 	struct diff_run *runs[2];
@@ -1151,12 +1152,14 @@ static const char *score_verdict(const struct record *a, const struct record *b,
 		}
 	}
 	*change = *mde = NAN;
+	*above = false;
 	if (!diff__compute(&d, runs[0], n[0], runs[1], n[1], &opts)) {
 		row = diff__find(&d, key);
 		if (row) {
 			name = diff_row__verdict_name(row);
 			*change = row->change;
 			*mde = row->mde;
+			*above = row->flags & DIFF_MDE_ABOVE;
 		}
 		diff__release(&d);
 	}
@@ -1178,7 +1181,7 @@ static bool budget_done(struct record *rec, uint32_t pairs)
 	const char *key = score_key(rec->p, o->score);
 	const char *v;
 	double change, mde;
-	bool clear, spent = pairs >= (uint32_t)o->budget;
+	bool clear, above, spent = pairs >= (uint32_t)o->budget;
 	char buf[64];
 
 	if (!key) {
@@ -1190,13 +1193,13 @@ static bool budget_done(struct record *rec, uint32_t pairs)
 		profile__set_meta(rec->other->p, "interleave.stopped", "no score");
 		return true;
 	}
-	v = score_verdict(rec, rec->other, key, o->score, &change, &mde);
+	v = score_verdict(rec, rec->other, key, o->score, &change, &mde, &above);
 	clear = !strcmp(v, "up") || !strcmp(v, "down") || !strcmp(v, "same");
 	if (!o->quiet || clear || spent) {
 		progress_clear(rec);
 		fprintf(stderr, "mmprof: %u pairs: %s %+.3g %% (%s", pairs, key, change, v);
 		if (!isnan(mde))
-			fprintf(stderr, ", detectable %.3g %%", mde);
+			fprintf(stderr, ", detectable %s%.3g %%", above ? ">" : "", mde);
 		fprintf(stderr, ")%s\n", clear ? ": clear, no more pairs" :
 			spent ? ": the budget is spent" : "");
 	}

@@ -632,7 +632,8 @@ static void format_markdown(struct outbuf *b, const struct diff *d,
 		else
 			outbuf__printf(b, "- | ");
 		if (isfinite(r->mde))
-			outbuf__printf(b, "%.2g%s |\n", r->mde, r->absolute ? "" : "%");
+			outbuf__printf(b, "%s%.2g%s |\n", (r->flags & DIFF_MDE_ABOVE) ? ">" : "", r->mde,
+				       r->absolute ? "" : "%");
 		else
 			outbuf__printf(b, "- |\n");
 	}

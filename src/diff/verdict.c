@@ -503,8 +503,11 @@ static void trow__power(const struct trow *t, const struct fam *fams, struct dif
 		 */
 		r->mde = mde + (censored(r) ? KEYS_CALLTRACE_CUT : 0);
 		target = d->o.min_points;
-		/* a share moves 100 points at the most */
-		if (f->scale == SCALE_SHARE && r->mde > 100) {
+		/*
+		 * a share moves 100 points at the most, whether tested as one
+		 * or in its unit (a perf-profile key without its runs' samples)
+		 */
+		if ((f->scale == SCALE_SHARE || keykind__profile(r->key) != KEYPROF_NONE) && r->mde > 100) {
 			r->mde = 100;
 			r->flags |= DIFF_MDE_ABOVE;
 		}
@@ -514,6 +517,11 @@ static void trow__power(const struct trow *t, const struct fam *fams, struct dif
 
 		r->mde = lvl > 0 ? 100 * mde / lvl : INFINITY;
 		target = lvl * d->o.min_pct / 100;
+		/* as for a ratio: past 10 times the level it says nothing (nor at a level of 0) */
+		if (!(r->mde <= DIFF_MDE_MAX_PCT)) {
+			r->mde = DIFF_MDE_MAX_PCT;
+			r->flags |= DIFF_MDE_ABOVE;
+		}
 	}
 	{
 		/* normal quantiles: the df of many runs */
@@ -522,6 +530,14 @@ static void trow__power(const struct trow *t, const struct fam *fams, struct dif
 
 		r->runs_needed = k < 2 ? 2 : k > 1e6 ? 1e6 : k;
 	}
+	/*
+	 * One value in every run of both sides: the data hold no spread to
+	 * scale a detectable change by, and the family's prior would lend it
+	 * one that the row itself contradicts ("same q=1, detectable
+	 * >1e+03%" for a key never seen to move).  It says none.
+	 */
+	if (t->same_values && !t->runs)
+		r->mde = r->runs_needed = NAN;
 }
 
 void tctx__cost_totals(struct tctx *x)
@@ -675,10 +691,15 @@ static void runs_advice(struct tctx *x)
 		mde = xmalloc(x->fam[fi].m * sizeof(*mde));
 		runs = xmalloc(x->fam[fi].m * sizeof(*runs));
 		for (i = 0, k = 0; i < d->nr; i++)
-			if (x->t[i].tested && x->t[i].fam == fi) {
+			if (x->t[i].tested && x->t[i].fam == fi && isfinite(d->rows[i].mde)) {
 				mde[k] = d->rows[i].mde;
 				runs[k++] = d->rows[i].runs_needed;
 			}
+		if (!k) {	/* every row of one value: none says what it could see */
+			free(mde);
+			free(runs);
+			continue;
+		}
 		d->advice.rows = k;
 		d->advice.mde = stats__median(mde, k);
 		d->advice.runs = stats__median(runs, k);
@@ -924,6 +945,7 @@ void tctx__test(struct tctx *x)
 		if (x->t[i].same_values)
 			continue;	/* it did not move in any run, whatever its function did */
 		r->mde = d->rows[g].mde;
+		r->flags |= d->rows[g].flags & DIFF_MDE_ABOVE;
 		if (r->verdict == DIFF_SAME && r->mde > d->o.min_points)
 			r->verdict = DIFF_CANT_TELL;
 	}

@@ -908,6 +908,8 @@ static void test_constant(void)
 			rk_add(&r[i], "stress-ng.vm.workers", i < nb ? 4 : 8);
 			rk_add(&r[i], "proc-vmstat.thp_split_pmd", i < nb ? 0 : 1);
 			rk_add(&r[i], "meminfo.Hugepagesize", 2048);
+			/* negative values, a level near 0: tested in its unit, its detectable change in % of that */
+			rk_add(&r[i], "stress-ng.vm.skew", 0.01 + 5 * nrand());
 			for (k = 0; k < 400; k++) {
 				char key[64];
 
@@ -926,6 +928,29 @@ static void test_constant(void)
 		x = diff__find(&d, "meminfo.Hugepagesize");
 		ok(x && x->verdict == DIFF_SAME, "constant: a monitor's 2048 in every run of %d + %d is same (%s)",
 		   nb, nb, x ? diff_row__verdict_name(x) : "missing");
+		/* a row never seen to move has no spread to say what it could see */
+		x = diff__find(&d, "stress-ng.vm.pass");
+		ok(x && isnan(x->mde) && isnan(x->runs_needed),
+		   "constant: 1 in every run of %d + %d claims no detectable change (%.3g, %.3g runs)", nb, nb,
+		   x ? x->mde : NAN, x ? x->runs_needed : NAN);
+		x = diff__find(&d, "meminfo.Hugepagesize");
+		ok(x && isnan(x->mde), "constant: a monitor's 2048 in every run of %d + %d claims no detectable change (%.3g)",
+		   nb, nb, x ? x->mde : NAN);
+		/* every detectable change within its scale, marked where the scale's end cut it */
+		for (i = 0, k = 0; i < (int)d.nr; i++) {
+			const struct diff_row *y = &d.rows[i];
+
+			bool bad = isfinite(y->mde) && (y->mde > DIFF_MDE_MAX_PCT || !(y->mde > 0));
+
+			bad |= y->mde == DIFF_MDE_MAX_PCT && !(y->flags & DIFF_MDE_ABOVE);
+			bad |= isinf(y->mde);
+			if (bad && k++ < 3)
+				printf("# unbounded: %s detectable %.3g\n", y->key, y->mde);
+		}
+		x = diff__find(&d, "stress-ng.vm.skew");
+		ok(k == 0 && x && x->mde <= DIFF_MDE_MAX_PCT,
+		   "constant: every detectable change of %d + %d runs is bounded (%d not; skew's %.3g)", nb, nb, k,
+		   x ? x->mde : NAN);
 		x = diff__find(&d, "proc-vmstat.thp_split_pmd");
 		ok(x && x->verdict != DIFF_UP, "constant: a monitor's 0 against 1 in %d + %d runs is no change (%s q=%.2g)",
 		   nb, nb, x ? diff_row__verdict_name(x) : "missing", x ? x->q : NAN);
