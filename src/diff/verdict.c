@@ -398,6 +398,21 @@ static void tctx__prep(struct tctx *x, struct diff_row *r, const uint8_t *have, 
 			sum += v[i];
 		}
 		eps = counts ? 0.5 : 1e-3 * mx;
+		/*
+		 * A perf-stat counter's rate is a count over the run's seconds
+		 * (rate_count): its offset is half a count a run as a rate, as
+		 * a count's, not a thousandth of its largest rate (0 against
+		 * 0.2-0.4 cpu-migrations a second over 5 s, 1-2 a run, was a
+		 * ratio of 500 and "up").
+		 */
+		if (!counts && isfinite(rate_count(x, r, n))) {
+			double secs = 0;
+
+			for (i = 0; i < n; i++)
+				secs += x->secs[i] / (double)n;
+			if (secs > 0)
+				eps = fmax(eps, 0.5 / secs);
+		}
 		t->eps = eps;
 		for (i = 0; i < n; i++)
 			x->buf[i] = log(v[i] + eps);

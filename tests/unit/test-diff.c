@@ -972,28 +972,39 @@ static void test_constant(void)
  * run: 1.5 cpu-migrations a second over 2.5 s is about 4 of them, and 3
  * runs at 2.0, 1.5, 1.5 against 0.5, 1.0, 0.5 a second are within
  * Poisson's noise (a real A/A split of stress-ng --vm, vm-keep's base
- * runs, flagged it down at q = 0.0002).  A rate of thousands is not
- * held back.
+ * runs, flagged it down at q = 0.0002).  So are 0, 0, 0 against 0.2,
+ * 0.4, 0.4 a second over 5 s runs, 0 against 1-2 migrations a run (3-run
+ * draws of 12 runs of one stress-ng --vm flagged it "new" at q = 0.012:
+ * the log's offset was a thousandth of the largest rate, not half a
+ * count).  A rate of thousands is not held back.
  */
+/* 20 perf-stat rates of 1e5 a second, 5-20 % apart from run to run: a family to fit */
+static void add_steady_rates(struct run_keys *r)
+{
+	int k;
+
+	for (k = 0; k < 20; k++) {
+		char key[64];
+
+		snprintf(key, sizeof(key), "perf-stat.ps.event%d", k);
+		rk_add(r, key, 1e5 * exp(0.05 * (k % 4 + 1) * nrand()));
+	}
+}
+
 static void test_rate_counts(void)
 {
 	static const double mig[6] = { 2.002537762, 1.482143066, 1.491765999, 0.5080001081, 0.997119772, 0.4999619489 };
 	struct run_keys r[6] = { { 0 } };
 	const struct diff_row *x;
 	struct diff d;
-	int i, k;
+	int i;
 
 	rng = 11;
 	for (i = 0; i < 6; i++) {
 		rk_add(&r[i], "wl.time.elapsed_time", 2.5 + 0.1 * nrand());
 		rk_add(&r[i], "perf-stat.i.cpu-migrations", mig[i]);
 		rk_add(&r[i], "perf-stat.ps.minor-faults", (i < 3 ? 3000 : 4500) + 20 * nrand());
-		for (k = 0; k < 20; k++) {
-			char key[64];
-
-			snprintf(key, sizeof(key), "perf-stat.ps.event%d", k);
-			rk_add(&r[i], key, 1e5 * exp(0.05 * (k % 4 + 1) * nrand()));
-		}
+		add_steady_rates(&r[i]);
 	}
 	compute(&d, r, 3, 3, NULL);
 	x = diff__find(&d, "perf-stat.i.cpu-migrations");
@@ -1002,6 +1013,26 @@ static void test_rate_counts(void)
 	   x ? diff_row__verdict_name(x) : "missing", x ? x->q : NAN);
 	x = diff__find(&d, "perf-stat.ps.minor-faults");
 	ok(x && x->verdict == DIFF_UP, "rate counts: 3000 minor faults a second against 4500 is up (%s q=%.2g)",
+	   x ? diff_row__verdict_name(x) : "missing", x ? x->q : NAN);
+	diff__release(&d);
+	rk_release(r, 6);
+
+	for (i = 0; i < 6; i++) {
+		static const double mig0[6] = { 0, 0, 0, 0.1994, 0.4006, 0.4019 };
+
+		rk_add(&r[i], "wl.time.elapsed_time", 5 + 0.1 * nrand());
+		rk_add(&r[i], "perf-stat.i.cpu-migrations", mig0[i]);
+		rk_add(&r[i], "perf-stat.ps.cpu-migrations", 2 * mig0[5 - i]);
+		add_steady_rates(&r[i]);
+	}
+	compute(&d, r, 3, 3, NULL);
+	x = diff__find(&d, "perf-stat.i.cpu-migrations");
+	ok(x && x->verdict != DIFF_UP && x->verdict != DIFF_DOWN,
+	   "rate counts: 0 cpu-migrations a second against 0.2-0.4 over 5 s runs is no change (%s q=%.2g)",
+	   x ? diff_row__verdict_name(x) : "missing", x ? x->q : NAN);
+	x = diff__find(&d, "perf-stat.ps.cpu-migrations");
+	ok(x && x->verdict != DIFF_UP && x->verdict != DIFF_DOWN,
+	   "rate counts: 0.4-0.8 cpu-migrations a second against 0 over 5 s runs is no change (%s q=%.2g)",
 	   x ? diff_row__verdict_name(x) : "missing", x ? x->q : NAN);
 	diff__release(&d);
 	rk_release(r, 6);
