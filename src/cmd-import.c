@@ -165,13 +165,14 @@ int cmd_import(int argc, char **argv)
 		if (profile__repairs(p, line, sizeof(line)))
 			fprintf(stderr, "mmprof: warning: kept within the file format: %s (meta repaired.*)\n",
 				line);
-		/* record's budget of distinct chains (stackagg.h), and its words */
+		/* record's rule for distinct chains (datafile__trie_takes), and its words */
 		if (profile__meta(p, "stacks_cut_to_leaf") && p->nr_runs)
 			fprintf(stderr, "mmprof: warning: %s samples (%.1f%%) kept only their innermost "
-				"frame: their call chains were new when the %g MiB for distinct chains "
-				"was full (meta stacks_cut_to_leaf)\n", profile__meta(p, "stacks_cut_to_leaf"),
+				"frame: their call chains were new when the trie of distinct chains was "
+				"full (%u nodes, what record keeps and every reader takes; meta "
+				"stacks_cut_to_leaf)\n", profile__meta(p, "stacks_cut_to_leaf"),
 				p->runs[0].samples ? 100.0 * strtod(profile__meta(p, "stacks_cut_to_leaf"), NULL) /
-				(double)p->runs[0].samples : 0.0, (double)STACKAGG_BUDGET / (1 << 20));
+				(double)p->runs[0].samples : 0.0, DATAFILE_TRIE_NODES);
 		err = datafile__save(p, o.output, &e);
 	}
 	benchout_opts__release(&bench);

@@ -434,8 +434,9 @@ static int knob_from_env(const char *name, const char *unit, uint64_t def, uint6
 /*
  * The budget for distinct call chains (stackagg.h): STACKAGG_BUDGET, or
  * the bytes in MMPROF_STACK_BUDGET, past which the run's chains are
- * spilled (chainspill.h); and the trie's nodes, STACKAGG_MAX_NODES, or
- * MMPROF_STACK_NODES, past which a new chain keeps its leaf.  Not
+ * spilled (chainspill.h); and the trie's nodes, DATAFILE_TRIE_NODES (the
+ * rule import follows too), or MMPROF_STACK_NODES, past which a new chain
+ * keeps its leaf.  Not
  * options: tests' knobs (t835 crosses a small budget and a small trie
  * with a short recording), as the second changes what a recording keeps.
  * -1 after printing.
@@ -446,8 +447,8 @@ static int stack_budget_from_env(struct record *rec)
 
 	if (knob_from_env("MMPROF_STACK_BUDGET", "bytes", STACKAGG_BUDGET, STACKAGG_BUDGET_MIN,
 			  STACKAGG_BUDGET_MAX, &rec->stack_budget) ||
-	    knob_from_env("MMPROF_STACK_NODES", "nodes", STACKAGG_MAX_NODES, 1024,
-			  STACKAGG_MAX_NODES, &nodes))
+	    knob_from_env("MMPROF_STACK_NODES", "nodes", DATAFILE_TRIE_NODES, 1024,
+			  DATAFILE_TRIE_NODES, &nodes))
 		return -1;
 	rec->stack_nodes = (size_t)nodes;
 	return 0;

@@ -109,6 +109,28 @@ bool datafile__readers_take(size_t nodes, size_t frames, size_t cells, size_t ev
 			    size_t pairs);
 
 /*
+ * The one rule for the call chains record and import write (issue 30): a
+ * trie of at most DATAFILE_TRIE_NODES nodes (2 Mi, 16 MiB of node blocks,
+ * a quarter of what a reader unpacks: deep chains cost the tree views 130
+ * to 200 bytes a node, 280 MB for report --tree at 2.1 M nodes) that every
+ * reader takes, past which a new chain keeps its leaf (meta
+ * stacks_cut_to_leaf); and at most DATAFILE_TRIE_FRAMES frames (512 Ki:
+ * report --keys of one new symbol a frame costs about 1.2 KB a frame, 0.6
+ * GB at the bound), past which a new frame is [unknown] (meta
+ * repaired.frame).  Each frame of a trie is a node's, so the trie's nodes
+ * past its bound are cut chains' leaves, as many as the frames at most.
+ */
+#define DATAFILE_TRIE_NODES	(2u << 20)
+#define DATAFILE_TRIE_FRAMES	(512u << 10)
+
+/*
+ * Whether p's trie takes a chain of nr more nodes (new frames counted as
+ * many) when its runs are runs at most: within max_nodes (a test's smaller
+ * trie; 0: DATAFILE_TRIE_NODES) and datafile__readers_take.
+ */
+bool datafile__trie_takes(const struct profile *p, size_t nr, size_t runs, size_t max_nodes);
+
+/*
  * Read path into a new profile (*out, to be freed with profile__free; NULL
  * on error).  Ids of strings, frames, nodes, events and runs are those of
  * the file when the file is canonical (as written by save).  0 or:

@@ -69,14 +69,14 @@ struct perfscript {
 	uint64_t dropped0;	/* the profile's dropped counts (PROFILE_REPAIR_COUNT) before */
 	uint64_t chain_samples;	/* of which with callchain lines (perf record -g) */
 	/*
-	 * record's budgets (stackagg.h): past max_nodes trie nodes a new
-	 * chain keeps only its leaf (stacks_cut of them, meta
-	 * stacks_cut_to_leaf); the names' pool is the same 40 MiB
-	 * (profile's max_str_bytes; past it a name is not stored,
-	 * repaired.string_dropped).  8 M distinct symbols of 380 MB of text
-	 * took 1.17 GB to import and 5.9 GB to report.
+	 * record's rule for chains (datafile__trie_takes): past the trie's
+	 * nodes a new chain keeps only its leaf (stacks_cut of them, meta
+	 * stacks_cut_to_leaf), past its frames a new frame is [unknown]; the
+	 * names' pool is 40 MiB (STACKAGG_BUDGET: profile's max_str_bytes;
+	 * past it a name is not stored, repaired.string_dropped).  8 M
+	 * distinct symbols of 380 MB of text took 1.17 GB to import and
+	 * 5.9 GB to report.
 	 */
-	size_t max_nodes;
 	uint64_t stacks_cut;
 	double first_time, last_time;	/* seconds, as perf prints them */
 

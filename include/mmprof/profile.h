@@ -62,7 +62,7 @@ enum profile_repair {
 	PROFILE_REPAIR_STRING,		/* a string over PROFILE_MAX_STR: cut to it */
 	PROFILE_REPAIR_STRING_DROPPED,	/* a new string past the pool's total: not stored */
 	PROFILE_REPAIR_META,		/* a new meta key past PROFILE_MAX_META: dropped */
-	PROFILE_REPAIR_FRAME,		/* import: a new frame past its budget: [unknown] */
+	PROFILE_REPAIR_FRAME,		/* a new frame past the trie's frames (datafile.h): [unknown] */
 	PROFILE_NR_REPAIRS
 };
 
@@ -259,7 +259,11 @@ uint32_t profile__add_run(struct profile *p, const struct run *r);
 
 /* The id of an identical frame (addr, sym, dso, kernel, sym_off), added if new. */
 uint32_t profile__frame(struct profile *p, const struct frame *f);
-/* The same, but a new frame is added only below max frames: else UINT32_MAX. */
+/*
+ * The same, but a new frame is added only below max frames: else the
+ * frame with no address, symbol or DSO (of f's side, kernel or user),
+ * named [unknown] by readers, and counted in PROFILE_REPAIR_FRAME.
+ */
 uint32_t profile__frame_within(struct profile *p, const struct frame *f, size_t max);
 /*
  * After frames[] were changed in place (mmprof resolve names frames saved

@@ -81,7 +81,7 @@ struct sampler_opts {
 	 */
 	const char *spill_dir;
 	uint32_t runs;
-	size_t max_nodes;	/* the trie's nodes at most; 0: STACKAGG_MAX_NODES */
+	size_t max_nodes;	/* the trie's nodes at most; 0: DATAFILE_TRIE_NODES */
 	/*
 	 * Tracepoint events are sampled with PERF_SAMPLE_RAW; each such sample
 	 * is also handed to raw_hook (event index as in sampler__add_events,

@@ -32,7 +32,7 @@
  * stackagg__full() says when it is reached, and the sampler then writes
  * the entries to its spill file (chainspill.h) and empties them (clear();
  * the counts of the run go on); the end of the run merges them back into
- * its profile's trie.  Once the trie itself is full (STACKAGG_MAX_NODES,
+ * its profile's trie.  Once the trie itself is full (DATAFILE_TRIE_NODES,
  * or the file would be one a reader refuses) the sampler sets leaf_only:
  * a new key keeps only its innermost frame (the sampled address, with the
  * context marker before it), so the sample stays counted and its self
@@ -91,35 +91,21 @@ struct stackagg {
  * system-wide recording at 20 kHz were 10.6 MB, so the common case never
  * fills it; when it is full the sampler spills it, chainspill.h).  A test
  * sets it lower with MMPROF_STACK_BUDGET (cmd-record.c): the profile is
- * the same, only spilled more often.  stackagg__max_nodes is the trie of
- * the same budget at STACKAGG_NODE_BYTES a node (12 for the node, 8 to 12
- * for the profile's index of it, and room for the counts, frames and the
- * slack of arrays grown by doubling), import's bound.
+ * the same, only spilled more often.
  *
- * The trie record builds from the chains holds STACKAGG_MAX_NODES nodes
- * at most, whatever the budget: 2 Mi nodes, 16 MiB of node blocks, a
- * quarter of what a reader unpacks (datafile, data-format.md's limits),
- * about 100 MiB of record's memory at the end of a run.  With the arena
- * that is record's bound for chains.  Not more: readers pay more per node
- * of deep chains than the loader's limit assumes (a random recursion's
- * 4 Mi nodes took report --tree 13.8 s of CPU and 570 MB, flamegraph
- * 810 MB), and the worst case (a new chain of ~70 frames in almost every
- * sample) fills even the readers' limit in seconds: past the trie, a new
- * chain keeps its leaf (Documentation/performance.md, "The worst case").
- * A test sets a smaller trie with MMPROF_STACK_NODES (cmd-record.c).
+ * The trie record builds from the chains holds what datafile.h's rule
+ * for record and import lets it (DATAFILE_TRIE_NODES, 2 Mi nodes, about
+ * 100 MiB of record's memory at the end of a run, within what every
+ * reader takes).  With the arena that is record's bound for chains.  The
+ * worst case (a new chain of ~70 frames in almost every sample) fills it
+ * in seconds: past the trie, a new chain keeps its leaf
+ * (Documentation/performance.md, "The worst case").  A test sets a
+ * smaller trie with MMPROF_STACK_NODES (cmd-record.c).
  */
 #define STACKAGG_BUDGET (40ull << 20)
 #define STACKAGG_ARENA_EIGHTHS 3
 #define STACKAGG_BUDGET_MIN (64ull << 10)
 #define STACKAGG_BUDGET_MAX (64ull << 30)
-#define STACKAGG_NODE_BYTES 48
-#define STACKAGG_MAX_NODES (2u << 20)
-
-/* The trie's nodes a budget of budget bytes allows (the arena's share aside). */
-static inline size_t stackagg__max_nodes(uint64_t budget)
-{
-	return (size_t)((budget - budget / 8 * STACKAGG_ARENA_EIGHTHS) / STACKAGG_NODE_BYTES);
-}
 
 void stackagg__init(struct stackagg *a);
 void stackagg__release(struct stackagg *a);

@@ -1093,6 +1093,19 @@ bool datafile__readers_take(size_t nodes, size_t frames, size_t cells, size_t ev
 	       (unsigned long long)pairs * nodes <= DATAFILE_MAX_WALK;
 }
 
+bool datafile__trie_takes(const struct profile *p, size_t nr, size_t runs, size_t max_nodes)
+{
+	size_t nodes = p->nr_nodes + nr;
+
+	if (!max_nodes || max_nodes > DATAFILE_TRIE_NODES)
+		max_nodes = DATAFILE_TRIE_NODES;
+	if (!runs)
+		runs = 1;
+	return nodes <= max_nodes &&
+	       datafile__readers_take(nodes, p->nr_frames + nr, p->nr_counts + 1, p->nr_events,
+				      runs * p->nr_events);
+}
+
 int datafile__save(const struct profile *p, const char *path, struct errmsg *e)
 {
 	return datafile__save_version(p, path, PROFILE_FORMAT_VERSION, e);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mmprof/datafile.h"
 #include "mmprof/import.h"
 #include "mmprof/stackagg.h"
 #include "mmprof/xalloc.h"
@@ -39,15 +40,14 @@ void perfscript__init(struct perfscript *ps, struct profile *p)
 	}
 	ps->run = 0;
 	ps->dropped0 = p->repairs[PROFILE_REPAIR_COUNT];
-	ps->max_nodes = stackagg__max_nodes(STACKAGG_BUDGET);
 	if (!p->max_str_bytes)
 		p->max_str_bytes = STACKAGG_BUDGET;
 }
 
-/* A chain the trie cannot take within its budget keeps its leaf, as record's. */
+/* A chain the trie cannot take keeps its leaf: record's rule, datafile.h. */
 static uint32_t budget_stack(struct perfscript *ps, uint64_t samples)
 {
-	if (ps->nr_frames > 1 && ps->p->nr_nodes + ps->nr_frames > ps->max_nodes) {
+	if (ps->nr_frames > 1 && !datafile__trie_takes(ps->p, ps->nr_frames, ps->p->nr_runs, 0)) {
 		ps->nr_frames = 1;
 		ps->stacks_cut += samples;
 	}
@@ -263,18 +263,12 @@ static bool parse_frame(struct perfscript *ps, const char *s, size_t len, uint32
 		f.dso = profile__intern_len(ps->p, dso, dso_len);
 	f.kernel = f.addr >= IMPORT_KERNEL_START || (dso && is_kernel_dso(dso, dso_len));
 	/*
-	 * Record's trie holds at most max_nodes nodes, so at most as many
-	 * frames; an import's chains cut to their leaf still made a frame of
-	 * every line: 8 M distinct symbols wrote 236 MiB of frame blocks,
-	 * which every reader refuses.  Past it a new frame is [unknown].
+	 * At most DATAFILE_TRIE_FRAMES frames, as record: chains cut to their
+	 * leaf still made a frame of every line, and 8 M distinct symbols
+	 * wrote 236 MiB of frame blocks, which every reader refuses.  Past it
+	 * a new frame is [unknown].
 	 */
-	*id = profile__frame_within(ps->p, &f, ps->max_nodes);
-	if (*id == UINT32_MAX) {
-		struct frame unknown = { .kernel = f.kernel };
-
-		ps->p->repairs[PROFILE_REPAIR_FRAME]++;
-		*id = profile__frame(ps->p, &unknown);
-	}
+	*id = profile__frame_within(ps->p, &f, DATAFILE_TRIE_FRAMES);
 	return true;
 }
 

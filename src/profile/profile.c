@@ -235,8 +235,12 @@ uint32_t profile__frame_within(struct profile *p, const struct frame *f, size_t 
 
 	if (id != HASHIDX_NONE)
 		return id;
-	if (p->nr_frames >= max)
-		return UINT32_MAX;
+	if (p->nr_frames >= max) {
+		struct frame unknown = { .kernel = f->kernel };
+
+		p->repairs[PROFILE_REPAIR_FRAME]++;
+		return profile__frame(p, &unknown);
+	}
 	XGROW(p->frames, p->alloc_frames, p->nr_frames);
 	id = (uint32_t)p->nr_frames++;
 	p->frames[id] = *f;
@@ -568,7 +572,7 @@ uint64_t profile__repairs(struct profile *p, char *buf, size_t size)
 		[PROFILE_REPAIR_STRING_DROPPED] = { "string_dropped",
 						    "strings dropped past the pool's total (1 GiB; import's 40 MiB)" },
 		[PROFILE_REPAIR_META] = { "meta", "meta keys dropped" },
-		[PROFILE_REPAIR_FRAME] = { "frame", "new frames past import's budget named [unknown]" },
+		[PROFILE_REPAIR_FRAME] = { "frame", "new frames past the file's frame budget named [unknown]" },
 	};
 	uint64_t total = 0;
 	size_t i, len = 0;

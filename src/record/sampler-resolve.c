@@ -71,9 +71,9 @@ static uint32_t frame_of(struct sampler *s, struct profile *p, uint32_t pid, uin
 	f.dso = profile__intern(p, si.dso);
 	f.raw = profile__intern(p, si.raw_sym);	/* 0 unless demangled */
 	f.sym_off = si.sym ? si.sym_off : 0;
-	key.frame = profile__frame(p, &f);
+	key.frame = profile__frame_within(p, &f, DATAFILE_TRIE_FRAMES);
 	/* a file without a name for it now: where it lies, for mmprof resolve later */
-	if (!kernel && !si.sym && si.dso_addr)
+	if (!kernel && !si.sym && si.dso_addr && p->frames[key.frame].addr)
 		profile__add_frame_file(p, key.frame, si.dso_addr, si.build_id);
 	XGROW(s->frows, s->alloc_frows, s->nr_frows);
 	s->frows[s->nr_frows] = key;
@@ -144,20 +144,6 @@ static void reset_caches(struct sampler *s, struct profile *p)
 		memset(s->comm_str, 0, s->alloc_comm_str * sizeof(*s->comm_str));
 }
 
-/*
- * Whether p's trie may take a chain of nr more nodes: within the nodes
- * record allows itself (STACKAGG_MAX_NODES, its memory) and the file the
- * readers take (datafile__readers_take), else the chain keeps its leaf.
- */
-static bool trie_takes(const struct sampler *s, const struct profile *p, uint32_t nr)
-{
-	size_t runs = s->opts.runs ? s->opts.runs : 1;
-
-	return p->nr_nodes + nr <= s->max_nodes &&
-	       datafile__readers_take(p->nr_nodes + nr, p->nr_frames + nr, p->nr_counts + 1,
-				      p->nr_events, runs * p->nr_events);
-}
-
 /* One aggregate entry into p's trie and counts of run. */
 static void resolve_entry(struct sampler *s, struct profile *p, uint32_t run,
 			  const struct stackagg_entry *en, const uint64_t *chain)
@@ -170,8 +156,8 @@ static void resolve_entry(struct sampler *s, struct profile *p, uint32_t run,
 	/* the maps of the sample's time: its pid's, or those kept at an exec */
 	sampler__space_of(s, en->pid, &pid, &space);
 
-	/* the trie may not hold the chain: its leaf (and what is inlined at it) only */
-	full = !trie_takes(s, p, en->nr);
+	/* the trie may not hold the chain (datafile.h's rule): its leaf (and what is inlined at it) only */
+	full = !datafile__trie_takes(p, en->nr, s->opts.runs, s->max_nodes);
 	XGROW(s->frames, s->alloc_frames, en->nr);
 	for (j = 0; j < en->nr; j++) {
 		if (full && !leaf) {

@@ -74,7 +74,7 @@ struct sampler *sampler__new(const struct sampler_opts *o, struct symbols *syms,
 	/* the arena's share: sampler__bind gives it to the aggregate */
 	budget = o->stack_budget ? o->stack_budget : STACKAGG_BUDGET;
 	s->arena_words = (size_t)(budget / 8 * STACKAGG_ARENA_EIGHTHS / 8);
-	s->max_nodes = o->max_nodes ? o->max_nodes : STACKAGG_MAX_NODES;
+	s->max_nodes = o->max_nodes;	/* 0: datafile__trie_takes's own */
 	chainspill__init(&s->spill);
 	reorderq__init(&s->sb);
 

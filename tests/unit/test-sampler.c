@@ -23,6 +23,7 @@
 
 #include <linux/perf_event.h>
 
+#include "mmprof/datafile.h"
 #include "mmprof/options.h"
 #include "mmprof/sampler.h"
 #include "mmprof/stackagg.h"
@@ -791,6 +792,51 @@ static void test_period_saturates(struct symbols *syms)
 	profile__free(p);
 }
 
+/*
+ * datafile.h's rule for the frames of a file, record's as import's: a
+ * profile already holding DATAFILE_TRIE_FRAMES frames takes no new one;
+ * a new address is the [unknown] frame of its side, counted in meta
+ * repaired.frame, its sample kept (record made every frame before).
+ */
+static void test_frames_bound(struct symbols *syms)
+{
+	struct sampler_opts o = { .freq = 1000 };
+	struct errmsg e = { "" };
+	struct sampler *s = sampler__new(&o, syms, &e);
+	struct profile *p = profile__new();
+	static uint64_t buf[1024];
+	const uint64_t u1 = 0x10000040, u2 = 0x10000080;
+	const uint64_t c1[] = { PERF_CONTEXT_USER, u1 }, c2[] = { PERF_CONTEXT_USER, u2 };
+	struct run r = { 0 };
+	size_t n = 0, i, unknown = 0;
+	uint64_t samples = 0;
+	char line[256];
+
+	for (i = 0; i < DATAFILE_TRIE_FRAMES; i++) {
+		struct frame f = { .addr = 0x7f0000000000ull + i };
+
+		profile__frame(p, &f);
+	}
+	n += put_sample_period(buf + n, u1, 7, 100, c1, 2, PERF_RECORD_MISC_USER, 1000);
+	n += put_sample_period(buf + n, u2, 7, 110, c2, 2, PERF_RECORD_MISC_USER, 1000);
+	is_int(sampler__replay(s, buf, n * 8), 2, "frames' bound: two samples replayed");
+	sampler__add_events(s, p);
+	sampler__end_run(s, p, 0, &r);
+	is_int(p->nr_frames, DATAFILE_TRIE_FRAMES + 1, "no frame past the bound but [unknown]");
+	for (i = 0; i < p->nr_counts; i++) {
+		const struct frame *f = &p->frames[p->nodes[p->counts[i].node].frame];
+
+		samples += p->counts[i].samples;
+		unknown += !f->addr && !f->sym && !f->dso;
+	}
+	ok(samples == 2 && unknown == p->nr_counts, "both samples kept, at the [unknown] frame");
+	ok(profile__repairs(p, line, sizeof(line)) == 2, "two repairs: %s", line);
+	ok(profile__meta(p, "repaired.frame") && !strcmp(profile__meta(p, "repaired.frame"), "2"),
+	   "meta repaired.frame is 2");
+	sampler__free(s);
+	profile__free(p);
+}
+
 /* KSYMBOL: addr, len, type, flags, a 32-byte name, then sample_id_all. */
 static size_t put_ksymbol(uint64_t *buf, uint64_t addr, uint32_t len, uint16_t flags,
 			  const char *name, uint64_t time)
@@ -1124,6 +1170,7 @@ int main(int argc, char **argv)
 		printf("#   %s\n", e.msg);
 	test_replay(syms);
 	test_period_saturates(syms);
+	test_frames_bound(syms);
 	test_ksymbol();
 	test_sideband_order(syms);
 	test_fork_comm_order(syms);
