@@ -171,6 +171,76 @@ static int stop_at(void *ctx, const struct stackagg_entry *e, const uint64_t *ch
 	return ++*(int *)ctx == 3 ? -ECANCELED : 0;
 }
 
+/* The whole key's order (chainspill.c's key_cmp), checked entry after entry. */
+struct full_order {
+	struct stackagg_entry last;
+	uint64_t chain[8];
+	size_t got;
+	int bad;
+};
+
+static int check_full_order(void *ctx, const struct stackagg_entry *e, const uint64_t *chain)
+{
+	struct full_order *o = ctx;
+	const struct stackagg_entry *l = &o->last;
+	int c = 0;
+
+	if (o->got) {
+		c = l->hash != e->hash ? (l->hash < e->hash ? -1 : 1) :
+		    l->event != e->event ? (l->event < e->event ? -1 : 1) :
+		    l->pid != e->pid ? (l->pid < e->pid ? -1 : 1) :
+		    l->comm != e->comm ? (l->comm < e->comm ? -1 : 1) :
+		    l->nr != e->nr ? (l->nr < e->nr ? -1 : 1) :
+		    memcmp(o->chain, chain, e->nr * sizeof(*chain));
+		o->bad += c >= 0;
+	}
+	o->last = *e;
+	memcpy(o->chain, chain, e->nr * sizeof(*chain));
+	o->got++;
+	return 0;
+}
+
+/*
+ * A run is sorted by hash without reading the records, then by the rest
+ * of the key among equal hashes: forced here by rewriting 3,000 distinct
+ * keys' hashes to four values (and to one), each key once, every
+ * neighbour in key order.
+ */
+static void test_equal_hashes(const char *dir)
+{
+	uint64_t masks[] = { 3, 0, ~0ull };
+	size_t i, k, distinct;
+
+	for (k = 0; k < sizeof(masks) / sizeof(*masks); k++) {
+		struct stackagg a;
+		struct chainspill cs;
+		struct full_order o = { 0 };
+		uint64_t chain[8];
+
+		stackagg__init(&a);
+		chainspill__init(&cs);
+		chainspill__open(&cs, dir);
+		for (i = 0; i < 3000; i++) {
+			uint32_t nr = 1 + next() % 6, j;
+
+			for (j = 0; j < nr; j++)
+				chain[j] = next() % 50;
+			stackagg__add(&a, next() % 2, 100 + next() % 3, 0, chain, nr, 1);
+		}
+		stackagg__flush(&a);
+		distinct = a.nr_entries;
+		for (i = 0; i < a.nr_entries; i++)
+			stackagg__entry(&a, i)->hash &= masks[k];
+		ok(chainspill__write(&cs, &a) == 0, "hashes & %#llx: written",
+		   (unsigned long long)masks[k]);
+		is_int(chainspill__merge(&cs, check_full_order, &o), 0, "and merged");
+		ok(o.got == distinct && !o.bad, "each of %zu keys once, in key order (%zu, %d out)",
+		   distinct, o.got, o.bad);
+		chainspill__release(&cs);
+		stackagg__release(&a);
+	}
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/test-chainspill.XXXXXX";
@@ -188,6 +258,7 @@ int main(void)
 	run(20000, 4, 512, dir, "repetitive, 512-word arena");
 	run(6000, 1u << 30, 2048, dir, "distinct, 2048-word arena");
 	run(3000, 3, 0, dir, "one run (no limit)");
+	test_equal_hashes(dir);
 
 	/* fn's non-zero return stops the merge and is returned */
 	stackagg__init(&a);
