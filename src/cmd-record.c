@@ -436,9 +436,9 @@ static int knob_from_env(const char *name, const char *unit, uint64_t def, uint6
  * the bytes in MMPROF_STACK_BUDGET, past which the run's chains are
  * spilled (chainspill.h); and the trie's nodes, DATAFILE_TRIE_NODES (the
  * rule import follows too), or MMPROF_STACK_NODES, past which a new chain
- * keeps its leaf.  Not
- * options: tests' knobs (t835 crosses a small budget and a small trie
- * with a short recording), as the second changes what a recording keeps.
+ * keeps its leaf.  Not options: tests' knobs (t835 crosses a small budget
+ * and a small trie with a short recording), as the second changes what a
+ * recording keeps.
  * -1 after printing.
  */
 static int stack_budget_from_env(struct record *rec)

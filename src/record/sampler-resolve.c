@@ -72,7 +72,10 @@ static uint32_t frame_of(struct sampler *s, struct profile *p, uint32_t pid, uin
 	f.raw = profile__intern(p, si.raw_sym);	/* 0 unless demangled */
 	f.sym_off = si.sym ? si.sym_off : 0;
 	key.frame = profile__frame_within(p, &f, DATAFILE_TRIE_FRAMES);
-	/* a file without a name for it now: where it lies, for mmprof resolve later */
+	/*
+	 * a file without a name for it now (not [unknown] past the frames'
+	 * bound): where it lies, for mmprof resolve later
+	 */
 	if (!kernel && !si.sym && si.dso_addr && p->frames[key.frame].addr)
 		profile__add_frame_file(p, key.frame, si.dso_addr, si.build_id);
 	XGROW(s->frows, s->alloc_frows, s->nr_frows);
@@ -156,7 +159,7 @@ static void resolve_entry(struct sampler *s, struct profile *p, uint32_t run,
 	/* the maps of the sample's time: its pid's, or those kept at an exec */
 	sampler__space_of(s, en->pid, &pid, &space);
 
-	/* the trie may not hold the chain (datafile.h's rule): its leaf (and what is inlined at it) only */
+	/* the trie may not hold the chain (datafile.h's rule): its leaf (and its inlines) only */
 	full = !datafile__trie_takes(p, en->nr, s->opts.runs, s->max_nodes);
 	XGROW(s->frames, s->alloc_frames, en->nr);
 	for (j = 0; j < en->nr; j++) {
