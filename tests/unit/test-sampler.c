@@ -758,6 +758,34 @@ static void test_replay(struct symbols *syms)
 }
 
 /*
+ * One run of samples at user addresses addr[i] of period[i] (pid 7,
+ * a chain of the address alone) replayed into p; how many were read.
+ */
+static int replay_user(struct symbols *syms, struct profile *p, const uint64_t *addr,
+		       const uint64_t *period, size_t nr)
+{
+	struct sampler_opts o = { .freq = 1000 };
+	struct errmsg e = { "" };
+	struct sampler *s = sampler__new(&o, syms, &e);
+	static uint64_t buf[1024];
+	struct run r = { 0 };
+	size_t n = 0, i;
+	int got;
+
+	for (i = 0; i < nr; i++) {
+		const uint64_t c[] = { PERF_CONTEXT_USER, addr[i] };
+
+		n += put_sample_period(buf + n, addr[i], 7, 100 + 10 * i, c, 2,
+				       PERF_RECORD_MISC_USER, period[i]);
+	}
+	got = sampler__replay(s, buf, n * 8);
+	sampler__add_events(s, p);
+	sampler__end_run(s, p, 0, &r);
+	sampler__free(s);
+	return got;
+}
+
+/*
  * Periods near 2^64 on one stack (a wrapped difference, 2^63 twice):
  * the stack's sum saturates (stackagg.h) and the profile drops that cell
  * and counts it (repaired.count_over_2^63); it was kept as 2 samples of
@@ -765,30 +793,18 @@ static void test_replay(struct symbols *syms)
  */
 static void test_period_saturates(struct symbols *syms)
 {
-	struct sampler_opts o = { .freq = 1000 };
-	struct errmsg e = { "" };
-	struct sampler *s = sampler__new(&o, syms, &e);
+	const uint64_t addr[] = { 0x10000040, 0x10000040, 0x10000080 };
+	const uint64_t period[] = { UINT64_C(1) << 63, UINT64_C(1) << 63, 250000 };
 	struct profile *p = profile__new();
-	static uint64_t buf[1024];
-	const uint64_t u1 = 0x10000040, u2 = 0x10000080;
-	const uint64_t c1[] = { PERF_CONTEXT_USER, u1 }, c2[] = { PERF_CONTEXT_USER, u2 };
-	struct run r = { 0 };
 	char line[256];
-	size_t n = 0;
 
-	n += put_sample_period(buf + n, u1, 7, 100, c1, 2, PERF_RECORD_MISC_USER, UINT64_C(1) << 63);
-	n += put_sample_period(buf + n, u1, 7, 110, c1, 2, PERF_RECORD_MISC_USER, UINT64_C(1) << 63);
-	n += put_sample_period(buf + n, u2, 7, 120, c2, 2, PERF_RECORD_MISC_USER, 250000);
-	is_int(sampler__replay(s, buf, n * 8), 3, "replay reads three samples");
-	sampler__add_events(s, p);
-	sampler__end_run(s, p, 0, &r);
+	is_int(replay_user(syms, p, addr, period, 3), 3, "replay reads three samples");
 	is_int(p->nr_counts, 1, "the saturated stack's cell is dropped, the other kept");
 	ok(p->nr_counts == 1 && p->counts[0].period == 250000 && p->counts[0].samples == 1,
 	   "the kept cell: 1 sample, period 250000");
 	ok(profile__repairs(p, line, sizeof(line)) == 1, "one repair: %s", line);
 	ok(profile__meta(p, "repaired.count_over_2^63") &&
 	   !strcmp(profile__meta(p, "repaired.count_over_2^63"), "1"), "meta repaired.count_over_2^63 is 1");
-	sampler__free(s);
 	profile__free(p);
 }
 
@@ -800,15 +816,9 @@ static void test_period_saturates(struct symbols *syms)
  */
 static void test_frames_bound(struct symbols *syms)
 {
-	struct sampler_opts o = { .freq = 1000 };
-	struct errmsg e = { "" };
-	struct sampler *s = sampler__new(&o, syms, &e);
+	const uint64_t addr[] = { 0x10000040, 0x10000080 }, period[] = { 1000, 1000 };
 	struct profile *p = profile__new();
-	static uint64_t buf[1024];
-	const uint64_t u1 = 0x10000040, u2 = 0x10000080;
-	const uint64_t c1[] = { PERF_CONTEXT_USER, u1 }, c2[] = { PERF_CONTEXT_USER, u2 };
-	struct run r = { 0 };
-	size_t n = 0, i, unknown = 0;
+	size_t i, unknown = 0;
 	uint64_t samples = 0;
 	char line[256];
 
@@ -817,11 +827,7 @@ static void test_frames_bound(struct symbols *syms)
 
 		profile__frame(p, &f);
 	}
-	n += put_sample_period(buf + n, u1, 7, 100, c1, 2, PERF_RECORD_MISC_USER, 1000);
-	n += put_sample_period(buf + n, u2, 7, 110, c2, 2, PERF_RECORD_MISC_USER, 1000);
-	is_int(sampler__replay(s, buf, n * 8), 2, "frames' bound: two samples replayed");
-	sampler__add_events(s, p);
-	sampler__end_run(s, p, 0, &r);
+	is_int(replay_user(syms, p, addr, period, 2), 2, "frames' bound: two samples replayed");
 	is_int(p->nr_frames, DATAFILE_TRIE_FRAMES + 1, "no frame past the bound but [unknown]");
 	for (i = 0; i < p->nr_counts; i++) {
 		const struct frame *f = &p->frames[p->nodes[p->counts[i].node].frame];
@@ -833,7 +839,6 @@ static void test_frames_bound(struct symbols *syms)
 	ok(profile__repairs(p, line, sizeof(line)) == 2, "two repairs: %s", line);
 	ok(profile__meta(p, "repaired.frame") && !strcmp(profile__meta(p, "repaired.frame"), "2"),
 	   "meta repaired.frame is 2");
-	sampler__free(s);
 	profile__free(p);
 }
 
