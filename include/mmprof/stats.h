@@ -114,6 +114,14 @@ double stats__posterior_var(const struct stat_prior *pr, double s2, double df, d
 double stats__f_upper(double f, double d1, double d2);
 
 /*
+ * The median of chi-square(d) / d, d > 0 (Wilson and Hilferty's cube
+ * root, within 2 % from d = 1): a variance's ratio to its true value at
+ * its median, for a dispersion fitted by the median over many keys or
+ * commits.
+ */
+double stats__chisq_median_ratio(double d);
+
+/*
  * |t| whose two-sided p at df degrees of freedom is p (0 < p <= 1), to
  * 1e-14 relative: Newton's method kept inside a bracket by halving.
  */

@@ -168,17 +168,6 @@ static int cmp_phi_key(const void *a, const void *b)
 	return x->t->level < y->t->level ? 1 : x->t->level > y->t->level ? -1 : 0;
 }
 
-/*
- * The median of chi-square(d) / d (Wilson and Hilferty's cube root, within
- * 2 % from d = 1): a key's dispersion at its median when the model holds.
- */
-static double chisq_median_ratio(double d)
-{
-	double a = 1 - 2 / (9 * d);
-
-	return a * a * a;
-}
-
 /* The median dispersion of keys[0..use-1] at phi over its median under the model. */
 static double phi_dispersion(struct tctx *x, const struct fam *f, const struct phi_key *keys,
 			     size_t use, double phi)
@@ -190,7 +179,7 @@ static double phi_dispersion(struct tctx *x, const struct fam *f, const struct p
 		r[i] = share_dispersion(f, keys[i].t,
 					diff_row__test_values(keys[i].r, nb + nn, x->buf), nb, nn,
 					x->d->pairs, phi, NULL);
-	return stats__median(r, use) / chisq_median_ratio(tctx__dfree(x));
+	return stats__median(r, use) / stats__chisq_median_ratio(tctx__dfree(x));
 }
 
 /*

@@ -77,17 +77,6 @@ static double shape_at(int shape, double level)
 }
 
 /*
- * The median of chi-square(d) / d (Wilson and Hilferty's cube root, within
- * 2 % from d = 1): a commit's dispersion at its median under the model.
- */
-static double chisq_median_ratio(double d)
-{
-	double a = 1 - 2 / (9 * d);
-
-	return a * a * a;
-}
-
-/*
  * The root of f(x) - 1 for f decreasing in x >= 0: 0 when f(0) <= 1;
  * found from guess by steps of 4 up and down, then bisection on log x
  * to 1e-3 (a variance to 0.1 % is plenty; to 1e-6, the scan of 200 keys
@@ -140,7 +129,7 @@ static double within_disp(double phi, void *arg)
 		if (q->m < 2)
 			continue;
 		x->buf[k++] = (e > 0 ? q->s2 / e : q->s2 > 0 ? INFINITY : 0) /
-			      chisq_median_ratio((double)(q->m - 1));
+			      stats__chisq_median_ratio((double)(q->m - 1));
 	}
 	return stats__median(x->buf, k);
 }

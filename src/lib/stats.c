@@ -450,6 +450,13 @@ double stats__t_q2(double p, double df)
 	return t;
 }
 
+double stats__chisq_median_ratio(double d)
+{
+	double a = 1 - 2 / (9 * d);
+
+	return a * a * a;
+}
+
 double stats__f_upper(double f, double d1, double d2)
 {
 	if (!(f >= 0) || !(d1 > 0) || !(d2 > 0))
