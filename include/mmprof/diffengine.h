@@ -139,21 +139,23 @@ void diff_result__release(struct diff_result *r);
 void diff_result__done_with_rows(struct diff_result *r);
 
 /*
- * The changed call chains of column k (the base against side k + 1) on
- * the first sampling event and the runs the table compared, into cd
- * (chains.h; release it).  0 or -EINVAL (no runs of the event).
- */
-/*
  * The table's perf-profile.children rows of event (perf's spelling) for
  * profiles the caller holds and keeps (keyed here, run for run as a diff
  * keys them, and tested as diff_engine__run tests them, paired when the
- * files are pairs): the verdicts that a picture drawn apart from a diff
- * (mmprof flamegraph BASE NEW) gives a function's frames.  paths name the files in messages.  0, or -errno with e.
+ * files are pairs, through diff_engine__run's own steps): the verdicts
+ * that a picture drawn apart from a diff (mmprof flamegraph BASE NEW)
+ * gives a function's frames.  paths name the files in messages.  0, or
+ * -errno with e (-E2BIG: past the values a comparison may hold).
  */
 int diff_engine__functions(struct chain_fns *f, struct profile *const *base, size_t nbp,
 			   struct profile *const *cur, size_t nnp, char **paths, const char *event,
 			   const struct diff_opts *o, struct errmsg *e);
 
+/*
+ * The changed call chains of column k (the base against side k + 1) on
+ * the first sampling event and the runs the table compared, into cd
+ * (chains.h; release it).  0 or -EINVAL (no runs of the event).
+ */
 int diff_result__chains(const struct diff_result *r, size_t k, struct chain_diff *cd);
 
 /*

@@ -219,6 +219,30 @@ static int values_left(struct diff_result *r, const struct diff *d, size_t nb, s
 	return err;
 }
 
+/*
+ * The keys' diff of column k (the base against side k + 1) into r->d[k]:
+ * paired as the files are, within the values the comparison has left,
+ * and why its runs were not paired in r->d[k].unpaired.  0, or -errno
+ * (-E2BIG said).
+ */
+static int column(struct diff_result *r, size_t k)
+{
+	const struct diff_side *s = r->s;
+	char why[sizeof(r->d[k].unpaired)];
+	size_t pairs = pairing(s, k, &r->co[k], why, sizeof(why));
+	int err;
+
+	if (pairs && !r->co[k].pair)
+		snprintf(why, sizeof(why), "%zu pairs recorded interleaved (--paired tests within "
+			 "pairs; on real recordings it has not gained: statistics.md, Pairs)", pairs);
+	err = values_left(r, &r->d[k], s[0].nr_runs, s[k + 1].nr_runs, NULL,
+			  diff__compute(&r->d[k], s[0].runs, s[0].nr_runs, s[k + 1].runs,
+					s[k + 1].nr_runs, budgeted(r, k)));
+	if (!err && !r->d[k].pairs && !r->d[k].unpaired[0])
+		snprintf(r->d[k].unpaired, sizeof(r->d[k].unpaired), "%s", why);
+	return err;
+}
+
 int diff_engine__run(const struct diff_engine_opts *o, struct diff_side *s, size_t nr_sides,
 		     struct diff_result *r)
 {
@@ -250,24 +274,13 @@ int diff_engine__run(const struct diff_engine_opts *o, struct diff_side *s, size
 	}
 	warn_cmdlines(r);	/* after the errors: an error stays one line */
 	for (k = 0; k < r->nd; k++) {
-		char why[sizeof(r->d[k].unpaired)];
-
-		size_t pairs = pairing(s, k, &r->co[k], why, sizeof(why));
-
-		if (pairs && !r->co[k].pair)
-			snprintf(why, sizeof(why), "%zu pairs recorded interleaved (--paired tests within "
-				 "pairs; on real recordings it has not gained: statistics.md, Pairs)", pairs);
-		err = values_left(r, &r->d[k], s[0].nr_runs, s[k + 1].nr_runs, NULL,
-				  diff__compute(&r->d[k], s[0].runs, s[0].nr_runs, s[k + 1].runs,
-						s[k + 1].nr_runs, budgeted(r, k)));
+		err = column(r, k);
 		if (err == -E2BIG)
 			return err;
 		if (err < 0) {
 			diff_result__say(r, DIFF_SAY_ERROR, "nothing to compare");
 			return -EINVAL;
 		}
-		if (!r->d[k].pairs && !r->d[k].unpaired[0])
-			snprintf(r->d[k].unpaired, sizeof(r->d[k].unpaired), "%s", why);
 	}
 	for (k = 0; k < r->nd; k++) {
 		char ev[128];
@@ -373,32 +386,27 @@ int diff_engine__functions(struct chain_fns *f, struct profile *const *base, siz
 {
 	struct diff_side s[2] = { { .name = "base", .paths = paths, .nr = nbp },
 				  { .name = "new", .paths = paths + nbp, .nr = nnp } };
-	struct diff_opts opts = *o;
-	struct diff d;
+	/* no say: the caller draws a picture, and e says why there are no verdicts */
+	struct diff_result r = { .s = s, .nr_sides = 2, .nd = 1, .values_left = DIFF_MAX_VALUES };
 	size_t k, i;
 	int err;
 
 	memset(f, 0, sizeof(*f));
+	r.co[0] = *o;
 	s[0].profiles = xcalloc(nbp + 1, sizeof(*s[0].profiles));
 	s[1].profiles = xcalloc(nnp + 1, sizeof(*s[1].profiles));
 	memcpy(s[0].profiles, base, nbp * sizeof(*base));
 	memcpy(s[1].profiles, cur, nnp * sizeof(*cur));
+	/* the engine's steps: the sides' keys, then column 0 as diff_engine__run makes it */
 	err = diff_sides__load(s, 2, e);
-	if (!err) {
-		diff_opts__set_paired(&opts, (const struct profile *const *)base, nbp,
-				      (const struct profile *const *)cur, nnp, NULL, NULL, 0);
-		err = diff__compute(&d, s[0].runs, s[0].nr_runs, s[1].runs, s[1].nr_runs, &opts);
-		if (!err) {
-			chain_fns__from_diff(f, &d, event);
-			diff__release(&d);
-		}
-	}
+	if (!err)
+		err = column(&r, 0);
+	if (!err)
+		chain_fns__from_diff(f, &r.d[0], event);
 	/* the profiles stay the caller's */
-	for (k = 0; k < 2; k++) {
+	for (k = 0; k < 2; k++)
 		for (i = 0; i < s[k].nr; i++)
 			s[k].profiles[i] = NULL;
-		diff_side__release(&s[k]);
-	}
+	diff_result__release(&r);
 	return err;
 }
-
