@@ -311,6 +311,80 @@ static bool html_name(const char *s)
 	return n > 5 && !strcmp(s + n - 5, ".html");
 }
 
+/*
+ * The command line into o and *path (when a file is named): 1, 0 on a
+ * usage error (said), -2 after --help.
+ */
+static int parse_args(int argc, char **argv, const struct option_desc *opts, struct report_opts *o,
+		      const char **path)
+{
+	static char html_switch[] = "--html";
+	const char *html_file = NULL;
+	char *pos[2] = { NULL, NULL };
+	int i;
+
+	/*
+	 * --html=FILE, as diff --html FILE writes it: the same as --html -o
+	 * FILE (--html alone stays a switch: "report --html x.data" reads
+	 * x.data).  Rewritten before the parser, which takes no value for a
+	 * switch.
+	 */
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strncmp(argv[i], "--html=", 7)) {
+			html_file = argv[i] + 7;
+			argv[i] = html_switch;
+		}
+	/* options may follow the file too ("mmprof report --html x.data -o x.html") */
+	i = options__parse_anywhere(argc, argv, opts, report_usage, pos, 1);
+	if (i < 0)
+		return i == -2 ? -2 : 0;
+	if (i >= 1 && o->html && html_name(pos[0])) {
+		fprintf(stderr, "mmprof report: '%s' is read as the data file; the page is written "
+			"with --html=%s (or -o %s), default mmprof.html\n", pos[0], pos[0], pos[0]);
+		return 0;
+	}
+	if (i > 1) {
+		fprintf(stderr, "mmprof report: one file at most; see 'mmprof report --help'\n");
+		return 0;
+	}
+	if (i == 1)
+		*path = pos[0];
+	if (html_file && o->output && strcmp(html_file, o->output)) {
+		fprintf(stderr, "mmprof report: --html=%s and -o %s name two files; give one\n",
+			html_file, o->output);
+		return 0;
+	}
+	if (html_file) {
+		if (!*html_file) {
+			fprintf(stderr, "mmprof report: --html= needs a file name\n");
+			return 0;
+		}
+		o->output = html_file;
+	}
+	return 1;
+}
+
+/* What stderr says after the view: unnamed samples, unresolved DSOs, lost samples. */
+static void say_notes(const struct profile *p, const struct report_opts *o, const char *path, int ev)
+{
+	char unnamed[256], unresolved[1024], lost[512];
+
+	if ((o->folded || show_keys(o)) && p->nr_events) {
+		int fev = o->folded ? (ev < 0 ? 0 : ev) : -1;
+
+		/* stdout is a line format there: the one line on unresolved goes here */
+		if (report__unnamed_notable(p, fev))
+			fprintf(stderr, "mmprof: note: '%s': %s\n", path,
+				report__unnamed_line(p, fev, o->folded, unnamed, sizeof(unnamed)));
+	}
+	if (!o->unresolved && !o->tracepoints && p->nr_events &&
+	    report__unresolved_warning(p, ev, unresolved, sizeof(unresolved)))
+		fprintf(stderr, "mmprof: warning: '%s': %s\n", path, unresolved);
+	/* every view: each share printed is of the samples kept */
+	if (report__lost_warning(p, lost, sizeof(lost)))
+		fprintf(stderr, "mmprof: warning: '%s': %s\n", path, lost);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = { .percent_limit = -1, .run = -1, .max_stack = -1 };
@@ -342,55 +416,16 @@ int cmd_report(int argc, char **argv)
 		{ OPT_STRING, 0, "pid", &o.pid, "PID", "folded: only the samples of process PID", 0, NULL },
 		{ OPT_END },
 	};
-	const char *path = "mmprof.data", *html_file = NULL;
-	static char html_switch[] = "--html";
-	char *pos[2] = { NULL, NULL };
+	const char *path = "mmprof.data";
 	struct profile *p = NULL;
 	struct errmsg e = { "" };
 	int i, ev = -1, err = 0;
 	long pid = -1;
 	struct outbuf out;
 
-	/*
-	 * --html=FILE, as diff --html FILE writes it: the same as --html -o
-	 * FILE (--html alone stays a switch: "report --html x.data" reads
-	 * x.data).  Rewritten before the parser, which takes no value for a
-	 * switch.
-	 */
-	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strncmp(argv[i], "--html=", 7)) {
-			html_file = argv[i] + 7;
-			argv[i] = html_switch;
-		}
-	/* options may follow the file too ("mmprof report --html x.data -o x.html") */
-	i = options__parse_anywhere(argc, argv, opts, report_usage, pos, 1);
-	if (i == -2)
-		return 0;
-	if (i < 0)
-		return EXIT_ERROR;
-	if (i >= 1 && o.html && html_name(pos[0])) {
-		fprintf(stderr, "mmprof report: '%s' is read as the data file; the page is written "
-			"with --html=%s (or -o %s), default mmprof.html\n", pos[0], pos[0], pos[0]);
-		return EXIT_ERROR;
-	}
-	if (i > 1) {
-		fprintf(stderr, "mmprof report: one file at most; see 'mmprof report --help'\n");
-		return EXIT_ERROR;
-	}
-	if (i == 1)
-		path = pos[0];
-	if (html_file && o.output && strcmp(html_file, o.output)) {
-		fprintf(stderr, "mmprof report: --html=%s and -o %s name two files; give one\n",
-			html_file, o.output);
-		return EXIT_ERROR;
-	}
-	if (html_file) {
-		if (!*html_file) {
-			fprintf(stderr, "mmprof report: --html= needs a file name\n");
-			return EXIT_ERROR;
-		}
-		o.output = html_file;
-	}
+	i = parse_args(argc, argv, opts, &o, &path);
+	if (i <= 0)
+		return i == -2 ? 0 : EXIT_ERROR;
 	if (check_options(&o, &pid))
 		return EXIT_ERROR;
 
@@ -422,28 +457,7 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "mmprof: cannot report '%s': %s\n", path, strerror(-err));
 		goto fail;
 	}
-	if ((o.folded || show_keys(&o)) && p->nr_events) {
-		int fev = o.folded ? (ev < 0 ? 0 : ev) : -1;
-		char w[256];
-
-		/* stdout is a line format there: the one line on unresolved goes here */
-		if (report__unnamed_notable(p, fev))
-			fprintf(stderr, "mmprof: note: '%s': %s\n", path,
-				report__unnamed_line(p, fev, o.folded, w, sizeof(w)));
-	}
-	if (!o.unresolved && !o.tracepoints && p->nr_events) {
-		char w[1024];
-
-		if (report__unresolved_warning(p, ev, w, sizeof(w)))
-			fprintf(stderr, "mmprof: warning: '%s': %s\n", path, w);
-	}
-	{
-		char w[512];
-
-		/* every view: each share printed is of the samples kept */
-		if (report__lost_warning(p, w, sizeof(w)))
-			fprintf(stderr, "mmprof: warning: '%s': %s\n", path, w);
-	}
+	say_notes(p, &o, path, ev);
 	profile__free(p);
 	return 0;
 fail:
