@@ -1237,6 +1237,32 @@ static int record_save(struct record *rec, bool interrupted, struct errmsg *e)
 	return EXIT_WORKLOAD;
 }
 
+/*
+ * --interleave: rec2, the second command's recording into o2 (rec's
+ * options but the file), paired with rec and begun.  0 or -1 (said).
+ */
+static int begin_second(struct record *rec, struct record *rec2, struct record_opts *o2, char **second,
+			int argc, char **argv, struct errmsg *e)
+{
+	/* the same options but the file; the event lists are rec's, expanded once */
+	*o2 = *rec->o;
+	o2->output = rec->o->interleave;
+	rec2->o = o2;
+	rec2->target.mode = TARGET_FORK;
+	rec2->target.command = true;
+	rec2->cmd_argv = second;
+	rec2->period = rec->period;
+	rec2->stack_budget = rec->stack_budget;
+	rec2->stack_nodes = rec->stack_nodes;
+	rec2->progress = rec->progress;
+	rec2->second = true;
+	rec->other = rec2;
+	rec2->other = rec;
+	if (validate_ops(rec2) < 0 || record_begin(rec2, argc, argv, false, e) < 0)
+		return -1;
+	return 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = {
@@ -1310,24 +1336,8 @@ int cmd_record(int argc, char **argv)
 	rec.progress = !o.quiet && isatty(STDERR_FILENO);
 	if (record_begin(&rec, argc, argv, true, &e) < 0)
 		goto out;
-	if (o.interleave) {
-		/* the same options but the file; the event lists are o's, expanded once */
-		o2 = o;
-		o2.output = o.interleave;
-		rec2.o = &o2;
-		rec2.target.mode = TARGET_FORK;
-		rec2.target.command = true;
-		rec2.cmd_argv = second;
-		rec2.period = rec.period;
-		rec2.stack_budget = rec.stack_budget;
-		rec2.stack_nodes = rec.stack_nodes;
-		rec2.progress = rec.progress;
-		rec2.second = true;
-		rec.other = &rec2;
-		rec2.other = &rec;
-		if (validate_ops(&rec2) < 0 || record_begin(&rec2, argc, argv, false, &e) < 0)
-			goto out;
-	}
+	if (o.interleave && begin_second(&rec, &rec2, &o2, second, argc, argv, &e) < 0)
+		goto out;
 
 	for (run = 0; run < (uint32_t)(o.budget ? o.budget : o.repeat) && !stopsig_count; run++) {
 		/*
