@@ -168,9 +168,6 @@ const struct krange *ktext__find(const struct symbols *s, uint64_t addr);
 /* modules.c: the module whose range holds addr (its name is the DSO), or NULL. */
 const struct krange *modules__find(const struct symbols *s, uint64_t addr);
 
-/* The inode of /proc/PID/ns/mnt ("mnt:[4026531841]"), 0 when unreadable (symbols.c). */
-uint64_t mntns__of(const char *pid);
-
 /*
  * dso.c.  The DSO of name as process pid sees it (its index in s->dsos,
  * made if new); mntns is pid's namespace when that is not ours, else 0;

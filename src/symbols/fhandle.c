@@ -17,6 +17,11 @@
  * filesystem with another encoding (btrfs, overlayfs) gives nothing
  * rather than another file.  Needs CAP_DAC_READ_SEARCH (root).  Used once per DSO whose path
  * does not give its file, at record end.
+ *
+ * Also which mount namespace a process is in (mntns__of), which both
+ * symbols.c (a task's namespace) and dso.c (the opener of another
+ * namespace's files) ask: here, so that dso.c calls nothing of
+ * symbols.c, which calls dso.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -111,4 +116,18 @@ int fhandle__open(const char *mountinfo, uint32_t maj, uint32_t min, uint64_t in
 	free(line);
 	fclose(fp);
 	return fd;
+}
+
+/* The inode of /proc/PID/ns/mnt ("mnt:[4026531841]"), 0 when unreadable. */
+uint64_t mntns__of(const char *pid)
+{
+	char path[64], link[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%s/ns/mnt", pid);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return 0;
+	link[n] = '\0';
+	return !strncmp(link, "mnt:[", 5) ? strtoull(link + 5, NULL, 10) : 0;
 }

@@ -143,6 +143,11 @@ int elffile__use_same_build(struct elffile *f, const char *path, struct arena *n
  * is gone.  Unchecked: compare the fd with the identity (id_matches).
  */
 int fhandle__open(const char *mountinfo, uint32_t maj, uint32_t min, uint64_t ino, uint64_t gen);
+/*
+ * fhandle.c too: the inode of /proc/PID/ns/mnt ("mnt:[4026531841]"), 0
+ * when unreadable: whose files a path names (dso.c, symbols.c).
+ */
+uint64_t mntns__of(const char *pid);
 
 /* CRC-32 of a whole file as .gnu_debuglink computes it; 0 or -errno. */
 int elffile__crc32(const char *path, uint32_t *crc);

@@ -30,20 +30,6 @@
 #define KERNEL_DSO "[kernel.kallsyms]"
 #define ANON_DSO "//anon"
 
-/* The inode of /proc/PID/ns/mnt ("mnt:[4026531841]"), 0 when unreadable. */
-uint64_t mntns__of(const char *pid)
-{
-	char path[64], link[64];
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%s/ns/mnt", pid);
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n <= 0)
-		return 0;
-	link[n] = '\0';
-	return !strncmp(link, "mnt:[", 5) ? strtoull(link + 5, NULL, 10) : 0;
-}
-
 /*
  * Where perf keeps its build-id cache (tools/perf/util/config.c: the
  * environment's PERF_BUILDID_DIR, else $HOME/.debug; perf's buildid.dir
