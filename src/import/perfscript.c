@@ -7,9 +7,9 @@
  * wrong file is refused rather than imported as nonsense) and lenient
  * about content (any symbol or DSO text is taken as is).  What event a
  * sample names, and the dummy event dropped at the end, are
- * perfevents.c's.
+ * perfevents.c's; what a token is (a time, a pid, a CPU, an address),
+ * pstok.c's.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -21,13 +21,9 @@
 #include "mmprof/stackagg.h"
 #include "mmprof/xalloc.h"
 #include "perfscript-int.h"
+#include "pstok.h"
 
 #define MAX_TOKENS 64
-
-struct tok {
-	const char *s;
-	size_t len;
-};
 
 void perfscript__init(struct perfscript *ps, struct profile *p)
 {
@@ -64,122 +60,6 @@ void perfscript__release(struct perfscript *ps)
 	ps->nr_deferred = ps->alloc_deferred = 0;
 }
 
-static bool is_blank(int c)
-{
-	return c == ' ' || c == '\t' || c == '\r';
-}
-
-static size_t tokenize(const char *s, size_t len, struct tok *t, size_t max)
-{
-	size_t i = 0, n = 0;
-
-	while (n < max) {
-		while (i < len && is_blank(s[i]))
-			i++;
-		if (i == len)
-			break;
-		t[n].s = s + i;
-		while (i < len && !is_blank(s[i]))
-			i++;
-		t[n].len = (size_t)(s + i - t[n].s);
-		n++;
-	}
-	return n;
-}
-
-static bool all_digits(const char *s, size_t len)
-{
-	size_t i;
-
-	if (!len)
-		return false;
-	for (i = 0; i < len; i++)
-		if (!isdigit((unsigned char)s[i]))
-			return false;
-	return true;
-}
-
-/* "1619.000146:" */
-static bool is_time(const struct tok *t)
-{
-	const char *dot = t->len > 1 ? memchr(t->s, '.', t->len) : NULL;
-
-	return dot && t->s[t->len - 1] == ':' && all_digits(t->s, (size_t)(dot - t->s)) &&
-	       all_digits(dot + 1, t->len - 2 - (size_t)(dot - t->s));
-}
-
-/* "25644" or "25644/25646" */
-static bool is_pid(const struct tok *t)
-{
-	const char *slash = memchr(t->s, '/', t->len);
-
-	if (!slash)
-		return all_digits(t->s, t->len);
-	return all_digits(t->s, (size_t)(slash - t->s)) &&
-	       all_digits(slash + 1, t->len - 1 - (size_t)(slash - t->s));
-}
-
-/*
- * The process of a "pid/tid" token (is_pid); 0 (not known) for a lone
- * number, which perf script prints for its default field, the tid: taking
- * it for the process would split one process's threads.  0 past pid_t.
- */
-static uint32_t pid_of(const struct tok *t)
-{
-	const char *slash = memchr(t->s, '/', t->len);
-	uint64_t v = 0;
-	size_t i;
-
-	if (!slash)
-		return 0;
-	for (i = 0; t->s + i < slash; i++) {
-		v = v * 10 + (uint64_t)(t->s[i] - '0');
-		if (v > INT32_MAX)
-			return 0;
-	}
-	return (uint32_t)v;
-}
-
-/* "[001]" */
-static bool is_cpu(const struct tok *t)
-{
-	return t->len > 2 && t->s[0] == '[' && t->s[t->len - 1] == ']' &&
-	       all_digits(t->s + 1, t->len - 2);
-}
-
-static bool parse_hex(const char *s, size_t len, uint64_t *v)
-{
-	size_t i;
-
-	if (!len || len > 16)
-		return false;
-	*v = 0;
-	for (i = 0; i < len; i++) {
-		int c = (unsigned char)s[i], d;
-
-		if (c >= '0' && c <= '9')
-			d = c - '0';
-		else if (c >= 'a' && c <= 'f')
-			d = c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			d = c - 'A' + 10;
-		else
-			return false;
-		*v = (*v << 4) | (uint64_t)d;
-	}
-	return true;
-}
-
-static double parse_time(const struct tok *t)
-{
-	char buf[64];
-	size_t n = t->len - 1 < sizeof(buf) - 1 ? t->len - 1 : sizeof(buf) - 1;
-
-	memcpy(buf, t->s, n);
-	buf[n] = '\0';
-	return strtod(buf, NULL);
-}
-
 static bool is_kernel_dso(const char *d, size_t len)
 {
 	static const char *const user_brackets[] = {
@@ -213,17 +93,17 @@ static bool parse_frame(struct perfscript *ps, const char *s, size_t len, uint32
 	const char *dso = NULL;
 	size_t dso_len = 0;
 
-	while (i < len && is_blank(s[i]))
+	while (i < len && pstok__blank(s[i]))
 		i++;
 	a = i;
-	while (i < len && !is_blank(s[i]))
+	while (i < len && !pstok__blank(s[i]))
 		i++;
-	if (!parse_hex(s + a, i - a, &f.addr))
+	if (!pstok__hex(s + a, i - a, &f.addr))
 		return false;
-	while (i < len && is_blank(s[i]))
+	while (i < len && pstok__blank(s[i]))
 		i++;
 	end = len;
-	while (end > i && is_blank(s[end - 1]))
+	while (end > i && pstok__blank(s[end - 1]))
 		end--;
 	sym_end = end;
 	if (end > i && s[end - 1] == ')') {
@@ -240,7 +120,7 @@ static bool parse_frame(struct perfscript *ps, const char *s, size_t len, uint32
 			dso = s + k + 1;
 			dso_len = end - k - 2;
 			sym_end = k;
-			while (sym_end > i && is_blank(s[sym_end - 1]))
+			while (sym_end > i && pstok__blank(s[sym_end - 1]))
 				sym_end--;
 		}
 	}
@@ -252,7 +132,7 @@ static bool parse_frame(struct perfscript *ps, const char *s, size_t len, uint32
 		for (k = sl; k > 3; k--)
 			if (sym[k - 1] == 'x' && sym[k - 2] == '0' && sym[k - 3] == '+')
 				break;
-		if (k > 3 && parse_hex(sym + k, sl - k, &f.sym_off))
+		if (k > 3 && pstok__hex(sym + k, sl - k, &f.sym_off))
 			sl = k - 3;
 		if (sl && !(sl == 9 && !memcmp(sym, "[unknown]", 9)))
 			f.sym = profile__intern_len(ps->p, sym, sl);
@@ -394,31 +274,31 @@ struct shape {
 	size_t k, ti, idx;
 };
 
-static const char *header_shape(const struct tok *t, size_t n, struct shape *sh)
+static const char *header_shape(const struct pstok *t, size_t n, struct shape *sh)
 {
 	size_t i;
 
-	for (sh->ti = 0; sh->ti < n && !is_time(&t[sh->ti]); sh->ti++)
+	for (sh->ti = 0; sh->ti < n && !pstok__is_time(&t[sh->ti]); sh->ti++)
 		;
 	if (sh->ti < n) {
 		sh->k = sh->ti;
-		if (sh->k > 0 && is_cpu(&t[sh->k - 1]))
+		if (sh->k > 0 && pstok__is_cpu(&t[sh->k - 1]))
 			sh->k--;
-		if (sh->k > 0 && is_pid(&t[sh->k - 1]))
+		if (sh->k > 0 && pstok__is_pid(&t[sh->k - 1]))
 			sh->k--;
 		sh->idx = sh->ti + 1;
 	} else {
 		/* no time field: "comm pid [cpu] [period] event:" */
-		for (sh->k = 1; sh->k < n && !is_pid(&t[sh->k]); sh->k++)
+		for (sh->k = 1; sh->k < n && !pstok__is_pid(&t[sh->k]); sh->k++)
 			;
 		if (sh->k >= n)
 			return "no pid or time field";
 		sh->idx = sh->k + 1;
-		if (sh->idx < n && is_cpu(&t[sh->idx]))
+		if (sh->idx < n && pstok__is_cpu(&t[sh->idx]))
 			sh->idx++;
 	}
 	i = sh->idx;
-	if (i < n && all_digits(t[i].s, t[i].len))
+	if (i < n && pstok__digits(t[i].s, t[i].len))
 		i++;
 	if (i < n && t[i].len > 12 && !memcmp(t[i].s, "PERF_RECORD_", 12))
 		return NULL;
@@ -436,11 +316,11 @@ static const char *header_shape(const struct tok *t, size_t n, struct shape *sh)
  */
 static int indented_header(const char *line, size_t len)
 {
-	struct tok t[MAX_TOKENS];
-	size_t n = tokenize(line, len, t, MAX_TOKENS);
+	struct pstok t[MAX_TOKENS];
+	size_t n = pstok__split(line, len, t, MAX_TOKENS);
 	struct shape sh;
 
-	if (header_shape(t, n, &sh) || !sh.k || !is_pid(&t[sh.k]))
+	if (header_shape(t, n, &sh) || !sh.k || !pstok__is_pid(&t[sh.k]))
 		return -1;
 	return sh.ti < n;
 }
@@ -448,17 +328,17 @@ static int indented_header(const char *line, size_t len)
 /* Does the line start with a hex address, as a callchain frame does? */
 static bool frame_shaped(const char *line, size_t len)
 {
-	struct tok t[1];
+	struct pstok t[1];
 	uint64_t v;
 
-	return tokenize(line, len, t, 1) == 1 && parse_hex(t[0].s, t[0].len, &v);
+	return pstok__split(line, len, t, 1) == 1 && pstok__hex(t[0].s, t[0].len, &v);
 }
 
 static int sample_header(struct perfscript *ps, const char *line, size_t len, struct errmsg *e)
 {
-	struct tok t[MAX_TOKENS];
-	size_t n = tokenize(line, len, t, MAX_TOKENS), ti, k, idx;
-	const struct tok *ev;
+	struct pstok t[MAX_TOKENS];
+	size_t n = pstok__split(line, len, t, MAX_TOKENS), ti, k, idx;
+	const struct pstok *ev;
 	const char *why;
 	struct shape sh;
 	double tm = -1;
@@ -471,8 +351,8 @@ static int sample_header(struct perfscript *ps, const char *line, size_t len, st
 	k = sh.k;
 	idx = sh.idx;
 	if (ti < n)
-		tm = parse_time(&t[ti]);
-	if (idx < n && all_digits(t[idx].s, t[idx].len)) {
+		tm = pstok__time(&t[ti]);
+	if (idx < n && pstok__digits(t[idx].s, t[idx].len)) {
 		char buf[24];
 
 		if (t[idx].len >= sizeof(buf))
@@ -492,7 +372,7 @@ static int sample_header(struct perfscript *ps, const char *line, size_t len, st
 	err = perfscript__event(ps, ev->s, ev->len - 1, UINT32_MAX, &ps->event, e);
 	if (err)
 		return err;
-	ps->pid = k < n && is_pid(&t[k]) ? pid_of(&t[k]) : 0;
+	ps->pid = k < n && pstok__is_pid(&t[k]) ? pstok__pid(&t[k]) : 0;
 	ps->comm = k ? profile__intern_len(ps->p, t[0].s,
 					   (size_t)(t[k - 1].s + t[k - 1].len - t[0].s)) : 0;
 	ps->time = tm;
@@ -543,12 +423,12 @@ static int header_event(struct perfscript *ps, const char *s, size_t len, struct
 			;
 		if (eq + 3 > item_end)
 			continue;
-		for (ks = start; ks < eq && is_blank(s[ks]); ks++)
+		for (ks = start; ks < eq && pstok__blank(s[ks]); ks++)
 			;
 		ke = eq;
 		vs = eq + 3;
 		ve = item_end;
-		while (ve > vs && is_blank(s[ve - 1]))
+		while (ve > vs && pstok__blank(s[ve - 1]))
 			ve--;
 		if (ke - ks == 4 && !memcmp(s + ks, "name", 4)) {
 			ev.name = profile__intern_len(ps->p, s + vs, ve - vs);
@@ -602,18 +482,18 @@ static int comment(struct perfscript *ps, const char *line, size_t len, struct e
 	const char *colon;
 	size_t ks = 1, ke, vs, ve = len, i;
 
-	while (ks < len && is_blank(line[ks]))
+	while (ks < len && pstok__blank(line[ks]))
 		ks++;
 	colon = memchr(line + ks, ':', len - ks);
 	if (!colon)
 		return 0;
 	ke = (size_t)(colon - line);
-	while (ke > ks && is_blank(line[ke - 1]))
+	while (ke > ks && pstok__blank(line[ke - 1]))
 		ke--;
 	vs = (size_t)(colon - line) + 1;
-	while (vs < len && is_blank(line[vs]))
+	while (vs < len && pstok__blank(line[vs]))
 		vs++;
-	while (ve > vs && is_blank(line[ve - 1]))
+	while (ve > vs && pstok__blank(line[ve - 1]))
 		ve--;
 	if (ke - ks == 5 && !memcmp(line + ks, "event", 5))
 		return header_event(ps, line + vs, ve - vs, e);
@@ -632,8 +512,8 @@ static int comment(struct perfscript *ps, const char *line, size_t len, struct e
 /* Why the line is no sample header, or NULL when it is one. */
 static const char *not_header(const char *line, size_t len, struct shape *sh)
 {
-	struct tok t[MAX_TOKENS];
-	size_t n = tokenize(line, len, t, MAX_TOKENS);
+	struct pstok t[MAX_TOKENS];
+	size_t n = pstok__split(line, len, t, MAX_TOKENS);
 	const char *why = header_shape(t, n, sh);
 
 	/* the comm's bytes, newlines and all, fit the kernel's comm */
@@ -655,7 +535,7 @@ static bool comm_head(const char *line, size_t len)
 	for (i = 0; i < len && line[i] == ' '; i++)
 		;
 	return i < len && len - i < PERFSCRIPT_COMM_LEN && i < PERFSCRIPT_COMM_LEN &&
-	       !is_blank(line[i]) && line[0] != '#' && not_header(line, len, &sh);
+	       !pstok__blank(line[i]) && line[0] != '#' && not_header(line, len, &sh);
 }
 
 /*
@@ -715,7 +595,7 @@ int perfscript__line(struct perfscript *ps, const char *line, size_t len, struct
 		ps->comm_head_line = ps->line_no;
 		return 0;
 	}
-	for (i = 0; i < len && is_blank(line[i]); i++)
+	for (i = 0; i < len && pstok__blank(line[i]); i++)
 		;
 	if (i == len)
 		return end_sample(ps, e);
@@ -731,7 +611,7 @@ int perfscript__line(struct perfscript *ps, const char *line, size_t len, struct
 	 * could be a frame of the sample being read is read as one.
 	 */
 	/* -G (the second pass) prints headers only, some of them indented */
-	hdr = is_blank(line[0]) && !ps->refilling ? indented_header(line, len) : 1;
+	hdr = pstok__blank(line[0]) && !ps->refilling ? indented_header(line, len) : 1;
 	if (hdr == 0 && line[0] == '\t' && ps->in_sample == 1 && frame_shaped(line, len))
 		hdr = -1;
 	if (hdr >= 0) {
