@@ -3,7 +3,8 @@
  *
  * keys.c makes the perf-profile keys and runs the cache; statkeys.c the
  * perf-stat keys of a run's counters and the workload's own keys; both
- * emit into a keymap, which adds up keys that collide.
+ * emit into a keymap (keyvals.c), which adds up keys that collide.  keys.c
+ * calls statkeys.c and keyvals.c, statkeys.c calls keyvals.c: one way.
  */
 #ifndef MMPROF_KEYS_INT_H
 #define MMPROF_KEYS_INT_H
