@@ -1,4 +1,4 @@
-/* chains: changed call paths, caller -> callee; see include/mmprof/chains.h. */
+/* chains: changed call paths, caller -> callee, computed; see include/mmprof/chains.h (their text and the functions' verdicts: chainview.c). */
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
@@ -15,6 +15,7 @@
 #include "mmprof/stats.h"
 #include "mmprof/xalloc.h"
 
+#include "chains-int.h"
 #include "diff-int.h"
 
 #define MAX_FRAMES 6
@@ -134,8 +135,7 @@ const char *chain_row__new_name(const struct chain_diff *cd, const struct chain_
 	return strcmp(a, n) ? n : NULL;
 }
 
-/* The name a frame's path is matched by, into out: a key's symbol part, as the table's rows name it. */
-static void leaf_name(const struct profile *p, uint32_t frame, char *out, size_t size)
+void chains__leaf_name(const struct profile *p, uint32_t frame, char *out, size_t size)
 {
 	char a[512], k[600], n[600];
 	size_t plen = strlen("perf-profile.x.");
@@ -146,26 +146,15 @@ static void leaf_name(const struct profile *p, uint32_t frame, char *out, size_t
 	snprintf(out, size, "%s", n + plen);
 }
 
-/*
- * The symbol a path is matched by: robot suffixes and clone suffixes
- * removed.  *clone: the frame's own spelling is not that (it had a suffix,
- * or was too long to compare): only such paths may be spelled otherwise
- * by the other build.
- */
-static uint64_t sym_hash(const struct profile *p, uint32_t frame, bool *clone)
+uint64_t chains__sym_hash(const struct profile *p, uint32_t frame, bool *clone)
 {
 	char out[600];
 	size_t len;
 
-	leaf_name(p, frame, out, sizeof(out));
+	chains__leaf_name(p, frame, out, sizeof(out));
 	len = strlen(out);
 	*clone = strncmp(out, profile__frame_sym(p, frame), len + 1) != 0;
 	return hash__bytes(out, len);
-}
-
-static int cmp_fn(const void *a, const void *b)
-{
-	return strcmp(((const struct chain_fn *)a)->name, ((const struct chain_fn *)b)->name);
 }
 
 /*
@@ -198,12 +187,12 @@ static void *prepare(void *arg)
 	fh = xmalloc((p->nr_frames + 1) * sizeof(*fh));
 	fclone = xmalloc((p->nr_frames + 1) * sizeof(*fclone));
 	for (i = 0; i < p->nr_frames; i++)
-		fh[i] = sym_hash(p, (uint32_t)i, &fclone[i]);
+		fh[i] = chains__sym_hash(p, (uint32_t)i, &fclone[i]);
 	/* parents precede children (profile.h), so one forward pass */
 	for (i = 1; i < p->nr_nodes; i++) {
 		uint32_t f = p->nodes[i].frame;
 		bool clone;
-		uint64_t h = f < p->nr_frames ? fh[f] : sym_hash(p, f, &clone);
+		uint64_t h = f < p->nr_frames ? fh[f] : chains__sym_hash(p, f, &clone);
 
 		cp->clone[i] = f < p->nr_frames ? fclone[f] : clone;
 		cp->h[i] = hash__combine(cp->h[p->nodes[i].parent], h);
@@ -735,169 +724,3 @@ void chains__release(struct chain_diff *cd)
 	free(cd->rows);
 	memset(cd, 0, sizeof(*cd));
 }
-
-/* Does a shown chain hold a frame spelled differently in the new build? */
-static bool chains__any_renamed(const struct chain_row *const *s, size_t m)
-{
-	size_t i;
-
-	for (i = 0; i < m; i++)
-		if (s[i]->renamed)
-			return true;
-	return false;
-}
-
-static int cmp_abs_delta(const void *a, const void *b)
-{
-	const struct chain_row *x = *(const struct chain_row *const *)a;
-	const struct chain_row *y = *(const struct chain_row *const *)b;
-
-	if (fabs(chain_row__delta(x)) != fabs(chain_row__delta(y)))
-		return fabs(chain_row__delta(x)) > fabs(chain_row__delta(y)) ? -1 : 1;
-	return strcmp(x->text, y->text);
-}
-
-void chains__format(struct outbuf *b, const struct chain_diff *cd, size_t limit, bool json)
-{
-	const struct chain_row **s = xmalloc((cd->nr + 1) * sizeof(*s));
-	size_t i, m = 0;
-
-	for (i = 0; i < cd->nr; i++)
-		if (cd->rows[i].shown)
-			s[m++] = &cd->rows[i];
-	qsort(s, m, sizeof(*s), cmp_abs_delta);
-	if (m > limit)
-		m = limit;
-	if (json)
-		outbuf__printf(b, "[");
-	else
-		outbuf__printf(b, "\ncall chains whose share changed (caller \xe2\x86\x92 callee, points of the "
-				  "event's total%s%s):\n", cd->novar ? "; one run on a side: no test" : "",
-			       chains__any_renamed(s, m) ?
-			       "; (a \xe2\x86\x92 b): a frame spelled a in base, b in new" : "");
-	for (i = 0; i < m; i++) {
-		if (json) {
-			outbuf__printf(b, "%s\n  {\"chain\": ", i ? "," : "");
-			outbuf__json_str(b, s[i]->text);
-			outbuf__printf(b, ", \"base\": %.4f, \"new\": %.4f, \"change\": %.4f, \"q\": ",
-				       s[i]->base, s[i]->cur, chain_row__delta(s[i]));
-			if (isfinite(s[i]->q))
-				outbuf__printf(b, "%.4g", s[i]->q);
-			else
-				outbuf__printf(b, "null");
-			outbuf__printf(b, ", \"detectable\": ");
-			if (isfinite(s[i]->mde))
-				outbuf__printf(b, "%.4g}", s[i]->mde);
-			else
-				outbuf__printf(b, "null}");
-		} else {
-			/* the chain's frames are the programs' names: the text rule (escape.h) */
-			outbuf__puts(b, "  ");
-			outbuf__text_str(b, s[i]->text);
-			outbuf__printf(b, "  %+.1f  (%.2f \xe2\x86\x92 %.2f", chain_row__delta(s[i]), s[i]->base,
-				       s[i]->cur);
-			if (isfinite(s[i]->q))
-				outbuf__printf(b, ", q=%.2g%s", s[i]->q, s[i]->q < cd->alpha ? "" : ", not significant");
-			if (isfinite(s[i]->mde))
-				outbuf__printf(b, ", detectable %.2g", s[i]->mde);
-			outbuf__printf(b, ")\n");
-		}
-	}
-	if (json)
-		outbuf__printf(b, "%s]", m ? "\n" : "");
-	else if (!m)
-		outbuf__printf(b, "  (none)\n");
-	free(s);
-}
-
-void chain_fns__from_diff(struct chain_fns *f, const struct diff *d, const char *event)
-{
-	char ev[256], prefix[300];
-	size_t i, plen;
-
-	memset(f, 0, sizeof(*f));
-	keys__event_name(event, ev, sizeof(ev));
-	plen = (size_t)snprintf(prefix, sizeof(prefix), "perf-profile.children.%s.", ev);
-	f->v = xcalloc(d->nr + 1, sizeof(*f->v));
-	for (i = 0; i < d->nr; i++)
-		if ((d->rows[i].flags & DIFF_TESTED) && !strncmp(d->rows[i].key, prefix, plen))
-			f->v[f->nr++] = (struct chain_fn){ xstrdup(d->rows[i].key + plen), d->rows[i].q,
-							   d->rows[i].mde };
-	qsort(f->v, f->nr, sizeof(*f->v), cmp_fn);
-}
-
-void chain_fns__release(struct chain_fns *f)
-{
-	size_t i;
-
-	for (i = 0; i < f->nr; i++)
-		free(f->v[i].name);
-	free(f->v);
-	memset(f, 0, sizeof(*f));
-}
-
-struct leaf {
-	uint64_t hash;
-	uint32_t row;
-};
-
-static int cmp_leaf(const void *a, const void *b)
-{
-	const struct leaf *x = a, *y = b;
-
-	return x->hash < y->hash ? -1 : x->hash > y->hash;
-}
-
-void chains__take_functions(struct chain_diff *cd, const struct chain_fns *f)
-{
-	struct leaf *l;
-	size_t i, j;
-
-	if (!f || !f->nr || cd->novar)
-		return;
-	l = xmalloc((cd->nr + 1) * sizeof(*l));
-	for (i = 0; i < cd->nr; i++) {
-		const struct profile *p = chain_row__profile(cd, &cd->rows[i]);
-		bool clone;
-
-		l[i] = (struct leaf){ sym_hash(p, p->nodes[cd->rows[i].node].frame, &clone), (uint32_t)i };
-	}
-	qsort(l, cd->nr, sizeof(*l), cmp_leaf);
-	for (i = 0; i < cd->nr; i = j) {
-		struct chain_row *r = &cd->rows[l[i].row];
-		const struct profile *p = chain_row__profile(cd, r);
-		struct chain_fn key, *hit;
-		char name[600];
-
-		for (j = i + 1; j < cd->nr && l[j].hash == l[i].hash; j++)
-			;
-		leaf_name(p, p->nodes[r->node].frame, name, sizeof(name));
-		key.name = name;
-		hit = bsearch(&key, f->v, f->nr, sizeof(*f->v), cmp_fn);
-		if (!hit || !isfinite(hit->q))
-			continue;
-		if (j - i == 1) {
-			r->q = hit->q;
-			r->mde = hit->mde;
-			continue;
-		}
-		/*
-		 * Reached by several paths: each path is a part of the function's
-		 * row, tested after it, as the table's chains stand on their
-		 * functions' rows: significant only where the function is (its q
-		 * the larger of the two), and it sees no less than the function
-		 * could.  A path's own move may still run against its function's
-		 * (a caller that lost what another gained).
-		 */
-		for (; i < j; i++) {
-			r = &cd->rows[l[i].row];
-			if (!isfinite(r->q))
-				continue;	/* untested: under the paths' floor */
-			r->q = fmax(r->q, hit->q);
-			if (isfinite(hit->mde))
-				r->mde = isfinite(r->mde) ? fmax(r->mde, hit->mde) : hit->mde;
-		}
-	}
-	free(l);
-}
-
