@@ -12,6 +12,13 @@
  *
  * The test's types are diff__compute's scratch: a struct tctx lives for
  * one call, with one struct trow per row and one struct fam per family.
+ *
+ * diff.c and verdict.c are one unit: diff__compute drives the test over
+ * the rows it built, and the test reads the score row's runs back from
+ * the diff (diff__score_runs), one pass over one struct diff.  family.c
+ * and verdict.c are one unit too: the test fits each family
+ * (tctx__fit_family) on the values it tests a row on
+ * (diff_row__test_values), one struct tctx between them.
  */
 #ifndef MMPROF_DIFF_INT_H
 #define MMPROF_DIFF_INT_H

@@ -14,6 +14,11 @@
  * aggregated with the comm and maps of its time; comm ids are local
  * (1-based, 0 unknown) and become profile strings only in
  * sampler__end_run.
+ *
+ * sampler-stream.c and sampler-resolve.c are one unit: the stream spills
+ * chains into the resolver's trie when its budget fills (sampler__spill),
+ * and the resolver's end of a run flushes the stream's side band
+ * (sampler__flush_sideband), over one struct sampler.
  */
 #ifndef MMPROF_SAMPLER_INT_H
 #define MMPROF_SAMPLER_INT_H

@@ -11,12 +11,15 @@
 # each folder of src/ is a module (src/*.c, the commands and main, is
 # "cmd"), and a module calls another when one of its objects in BUILD
 # (BUILD/src/<module>/<file>.o, as the Makefile builds them) has an
-# undefined symbol that the other's objects define (nm).  Files of one
-# module may call each other (a module split along its seams shares an
-# internal header); modules may not, in a circle.  Nor may two files whose
-# calls go both ways unless they are such a split: files of one module that
-# include one internal header of it (src/<module>/*.h), as sampler*.c with
-# sampler-int.h.  Objects must be built.
+# undefined symbol that the other's objects define (nm).  Modules may not
+# call each other in a circle, and files may not either, in a module or
+# across: a file calls another when its object uses a symbol the other
+# defines.  One exception, said where the code is: two files of one
+# module whose calls go both ways may, when an internal header of the
+# module that both include (src/<module>/*.h) says so in its opening
+# comment, in the words "A.c and B.c are one unit" (either order), and
+# why, as diff-int.h does for diff.c and verdict.c.  Objects must be
+# built.
 #
 # With --calls, the modules' calls also point down LAYERS (below), the
 # layers of Documentation/architecture.md from the top: a call to a
@@ -65,7 +68,7 @@ calls=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--calls) calls=$2; shift 2 || { echo "include-cycles: --calls needs a build folder" >&2; exit 2; } ;;
-	-h|--help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "include-cycles: unknown option '$1'" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -138,19 +141,43 @@ if [ -n "$calls" ]; then
 					print c, d "/" f
 			}' "$c" >>"$tmp/internal"
 	done
-	# files: caller -> definer, but for files sharing an internal header
+	# each internal header's opening comment, on one line: "<header> <text>"
+	for h in src/*/*.h; do
+		[ -f "$h" ] || continue
+		printf '%s ' "$h"
+		awk 'NR == 1 && !/^[ \t]*\/\*/ { exit } { print } /\*\// { exit }' "$h" |
+			sed 's/^[ \t]*\/\{0,1\}\*\{1,\}\/\{0,1\}//' | tr '\n\t' '  ' | tr -s ' '
+		echo
+	done >"$tmp/units"
+	# files: caller -> definer, but for a two-way pair that a shared
+	# internal header calls one unit
 	awk -v known="$KNOWN_FILES" '
+		function base(f) { sub(/.*\//, "", f); return f }
+		function unit(a, b,   h, n, i, t) {
+			n = split(hdr[a], h, " ")
+			for (i = 1; i <= n; i++) {
+				if (!index(hdr[b], " " h[i] " ") || !(h[i] in text))
+					continue
+				t = text[h[i]]
+				if (index(t, base(a) " and " base(b) " are one unit") ||
+				    index(t, base(b) " and " base(a) " are one unit"))
+					return 1
+			}
+			return 0
+		}
 		BEGIN { n = split(known, k, " "); for (i = 1; i <= n; i++) skip[k[i]] = 1 }
-		FILENAME == ARGV[1] { hdr[$1] = hdr[$1] " " $2 " "; next }
-		FILENAME == ARGV[2] { def[$1] = $3; next }
-		($1 in def) && def[$1] != $3 {
-			a = $3; b = def[$1]; split(hdr[a], h, " "); shared = 0
-			for (i in h)
-				if (index(hdr[b], " " h[i] " "))
-					shared = 1
-			if (!shared && !((a ":" b) in skip))
-				print a, b
-		}' "$tmp/internal" "$tmp/defs" "$tmp/uses" | sort -u >"$tmp/files"
+		FILENAME == ARGV[1] { h = $1; $1 = ""; text[h] = $0; next }
+		FILENAME == ARGV[2] { hdr[$1] = hdr[$1] " " $2 " "; next }
+		FILENAME == ARGV[3] { def[$1] = $3; next }
+		($1 in def) && def[$1] != $3 && !(($3 ":" def[$1]) in skip) { edge[$3 " " def[$1]] = 1 }
+		END {
+			for (e in edge) {
+				split(e, ab, " ")
+				if ((ab[2] " " ab[1]) in edge && unit(ab[1], ab[2]))
+					continue
+				print e
+			}
+		}' "$tmp/units" "$tmp/internal" "$tmp/defs" "$tmp/uses" | sort -u >"$tmp/files"
 	loops "$tmp/files" file || status=1
 	awk -v known="$KNOWN_CALLS" '
 		BEGIN { n = split(known, k, " "); for (i = 1; i <= n; i++) skip[k[i]] = 1 }

@@ -5,8 +5,10 @@
 #     modules (folders of src/) and files call each other in one direction,
 #     read from the objects of the build under test;
 #   - planted in a scratch tree, a header cycle, a module cycle and a file
-#     cycle are each reported, by name, with status 1; two files of one
-#     module sharing its internal header may call each other;
+#     cycle are each reported, by name, with status 1, and so is a loop
+#     of files within one module; two files of one module may call each
+#     other only where an internal header both include says "A.c and B.c
+#     are one unit";
 #   - the key grammar has one owner: a family's prefix compared outside
 #     src/keys/keykind.c is reported by file and line, with status 1;
 #   - modules call down the layers the script lists (architecture.md's
@@ -68,8 +70,31 @@ void a(void); void b(void); void b(void) { a(); }'
 obj src/z/a.c && obj src/z/b.c
 out=$("$check" --calls "$tmp/build" "$tmp" 2>&1)
 rc=$?
+[ "$rc" -eq 1 ] && grep -q '^file cycle: .*src/z/a.c' <<<"$out" && grep -q 'src/z/b.c' <<<"$out"
+ok $? "two files of one module sharing its internal header, calling each other, are a cycle while the header does not call them one unit (status $rc: $out)"
+
+put src/z/z-int.h '/*
+ * z: internal.  b.c and a.c are one
+ * unit: each needs the other.
+ */'
+out=$("$check" --calls "$tmp/build" "$tmp" 2>&1)
+rc=$?
 [ "$rc" -eq 0 ] && [ -z "$out" ]
-ok $? "two files of one module sharing its internal header may call each other (status $rc${out:+: $out})"
+ok $? "the pair may call each other once the header they share says \"b.c and a.c are one unit\", across its lines (status $rc${out:+: $out})"
+
+put src/z/c.c '#include "z-int.h"
+void a(void); void c(void); void c(void) { a(); }'
+put src/z/b.c '#include "z-int.h"
+void c(void); void b(void); void b(void) { c(); }'
+put src/z/a.c '#include "z-int.h"
+void b(void); void a(void); void a(void) { b(); }'
+put src/z/z-int.h '/* z: internal.  a.c and b.c are one unit, b.c and c.c are one unit. */'
+obj src/z/a.c && obj src/z/b.c && obj src/z/c.c
+out=$("$check" --calls "$tmp/build" "$tmp" 2>&1)
+rc=$?
+[ "$rc" -eq 1 ] && grep -q '^file cycle: ' <<<"$out" && grep -q 'src/z/c.c' <<<"$out"
+ok $? "a loop of three files of one module, a -> b -> c -> a, is reported whatever the header says of pairs (status $rc: $out)"
+rm -f "$tmp/src/z/c.c" "$tmp/build/src/z/c.o"
 
 rm -f "$tmp/build/src/z/b.o"
 "$check" --calls "$tmp/build" "$tmp" >/dev/null 2>"$tmp/err"
