@@ -99,7 +99,9 @@ static int check_view_options(const struct report_opts *o, bool percent_given)
 	return 0;
 }
 
-static int print_keys(const struct profile *p, const struct report_opts *o, struct outbuf *out)
+/* 0, -errno, or 1 when it said why it failed */
+static int print_keys(const struct profile *p, const struct report_opts *o, const char *path,
+		      struct outbuf *out)
 {
 	struct keytab kt;
 	size_t k, r;
@@ -107,6 +109,20 @@ static int print_keys(const struct profile *p, const struct report_opts *o, stru
 
 	if (err)
 		return err;
+	if (o->runs) {	/* every shown key's value in every run */
+		struct errmsg e;
+		size_t shown = 0;
+
+		for (k = 0; k < kt.nr; k++)
+			shown += keys__shown(kt.keys[k], keytab__mean(&kt, k));
+		err = keytab__check_values(&kt, shown, "report --keys --runs prints",
+					   "report --keys without --runs prints their means", &e);
+		if (err) {
+			fprintf(stderr, "mmprof: cannot report '%s': %s\n", path, e.msg);
+			keytab__release(&kt);
+			return 1;
+		}
+	}
 	keytab__sort(&kt);
 	for (k = 0; k < kt.nr; k++) {
 		double mean = keytab__mean(&kt, k);
@@ -190,8 +206,13 @@ static int show_view(const struct profile *p, const struct report_opts *o, const
 		return tpstats__report(p, out);
 	if (o->json) {
 		struct json_opts jo = { .tree = o->tree, .percent_limit = o->percent_limit };
+		struct errmsg e;
+		int err = report__json(p, &jo, out, &e);
 
-		return report__json(p, &jo, out);
+		if (err != -E2BIG)
+			return err;
+		fprintf(stderr, "mmprof: cannot report '%s': %s\n", path, e.msg);
+		return 1;
 	}
 	if (o->tree) {
 		struct tree_opts to = { .event = ev, .percent_limit = o->percent_limit,
@@ -209,7 +230,15 @@ static int show_view(const struct profile *p, const struct report_opts *o, const
 				path, o->event);
 			return 1;
 		}
-		return report__tree(p, &to, out);
+		int err = report__tree(p, &to, out);
+
+		if (err != -E2BIG)
+			return err;
+		fprintf(stderr, "mmprof: cannot report '%s': its call graphs are more than %zu lines "
+			"(report --tree, at most 2^22 over the events shown; robustness.md); give -e "
+			"EVENT, a higher --percent-limit, --max-stack N or --no-graph\n", path,
+			REPORT_MAX_TREE_LINES);
+		return 1;
 	}
 	if (o->folded) {
 		struct folded_opts fo = { .event = ev < 0 ? (p->nr_events ? 0 : -1) : ev,
@@ -229,7 +258,7 @@ static int show_view(const struct profile *p, const struct report_opts *o, const
 		return 1;
 	}
 	if (show_keys(o))
-		return print_keys(p, o, out);
+		return print_keys(p, o, path, out);
 	return report__summary(p, path, out);
 }
 
@@ -453,6 +482,11 @@ int cmd_report(int argc, char **argv)
 	outbuf__release(&out);
 	if (err > 0)
 		goto fail;	/* already said why */
+	if (err == -E2BIG) {	/* keytab__build */
+		keytab__too_many_keys(&e);
+		fprintf(stderr, "mmprof: cannot report '%s': %s\n", path, e.msg);
+		goto fail;
+	}
 	if (err) {
 		fprintf(stderr, "mmprof: cannot report '%s': %s\n", path, strerror(-err));
 		goto fail;

@@ -335,11 +335,11 @@ const struct diff_score_runs *diff__score_runs(const struct diff *d, const struc
 /*
  * The values a diff tests, keys x runs: every key has a value in every
  * run (0 where the run lacks it), and the tests walk them dozens of times
- * (family fits).  2^24 is 128 MB of values and about 4.5 s of CPU on a
+ * (family fits).  The keys' budget (keys.h), about 4.5 s of CPU on a
  * loaded 2-CPU machine, for all the tables of one comparison (its
  * columns and their costs per op; robustness.md, What a reader may cost).
  */
-#define DIFF_MAX_VALUES ((size_t)1 << 24)
+#define DIFF_MAX_VALUES KEYS_MAX_VALUES
 
 /*
  * Compare; d is initialised here.  0, -EINVAL (no runs on a side) or

@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mmprof/errmsg.h"
 #include "mmprof/hashidx.h"
 #include "mmprof/profile.h"
 #include "mmprof/symview.h"
@@ -166,7 +167,22 @@ struct keytab {
 	struct hashidx idx;	/* private */
 };
 
+/*
+ * The keys of a file: each costs about 600 bytes in the keys' tables (its
+ * name in the cache and the table, their indexes, the memo of what made
+ * it), and events x functions is bounded by no table's limit: 256 events
+ * x 25,400 functions, a 0.5 MB file, asked for 13 M keys (killed at 120 s
+ * of CPU).  One event at import's frames budget (546,133) makes 1.1 M.
+ */
+#define KEYS_MAX_KEYS ((size_t)1 << 21)
+
+/*
+ * 0, or -E2BIG when the file's events' functions are more than
+ * KEYS_MAX_KEYS keys (checked before any key is made).
+ */
 int keytab__build(struct keytab *kt, const struct profile *p);
+/* keytab__build's -E2BIG, said in e: what it means and what to do.  Returns -E2BIG. */
+int keytab__too_many_keys(struct errmsg *e);
 /* keytab__build with the robot's arithmetic (keycache__set_robot). */
 int keytab__build_robot(struct keytab *kt, const struct profile *p);
 void keytab__release(struct keytab *kt);
@@ -177,6 +193,26 @@ double keytab__mean(const struct keytab *kt, size_t k);
 double keytab__stddev(const struct keytab *kt, size_t k);
 /* Sort rows by family (text before the first '.') then key. */
 void keytab__sort(struct keytab *kt);
+
+/*
+ * The values of a view that has every key in every run (0 where a run
+ * lacks it), keys x runs: report --json and report --keys --runs print
+ * them all, diff tests them (DIFF_MAX_VALUES is this budget).  A keytab
+ * holds the cells a file has, so building it costs what the file holds;
+ * printing it dense does not: 526,088 keys x 200 runs from a 2.3 MB file
+ * were 384 MB of JSON and 19.6 s.  2^24 values are 128 MB as doubles
+ * and at most about 330 MB of JSON (robustness.md, What a reader may
+ * cost).
+ */
+#define KEYS_MAX_VALUES ((size_t)1 << 24)
+
+/*
+ * Does a view of nr_keys of kt's keys in each of its runs fit in
+ * KEYS_MAX_VALUES?  0, or -E2BIG with one line in e naming view ("report
+ * --json prints") and what to do instead (todo).
+ */
+int keytab__check_values(const struct keytab *kt, size_t nr_keys, const char *view,
+			 const char *todo, struct errmsg *e);
 
 /*
  * The robot's floor: perf-profile keys whose two-decimal print is under

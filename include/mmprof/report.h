@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "mmprof/errmsg.h"
 #include "mmprof/outbuf.h"
 #include "mmprof/profile.h"
 
@@ -120,8 +121,23 @@ struct tree_opts {
 	size_t max_graphs;	/* entries with their graph (0: all shown) */
 	bool self_order;	/* entries by self share first (perf --no-children order) */
 	bool no_header;		/* no "# Event" and unresolved lines (report's first screen) */
+	size_t max_lines;	/* 0: REPORT_MAX_TREE_LINES */
 };
 
+/*
+ * The lines report__tree prints, over every event asked for.  Each graph
+ * is bounded by the percent limit (at most 100 / P nodes a level) and
+ * max_stack (its levels), but their product over entries and events is
+ * not: 256 events x 200 chains of 127 frames of their own, a 0.5 MB
+ * file, drew more than 4 GB of graphs.  2^22 lines are about 300 MB and
+ * a few seconds (robustness.md, What a reader may cost).
+ */
+#define REPORT_MAX_TREE_LINES ((size_t)1 << 22)
+
+/*
+ * 0, -EINVAL (no such event) or -E2BIG: more than o->max_lines lines,
+ * counted before any is written.
+ */
 int report__tree(const struct profile *p, const struct tree_opts *o, struct outbuf *out);
 
 /*
@@ -152,7 +168,12 @@ struct json_opts {
 	double percent_limit;
 };
 
-int report__json(const struct profile *p, const struct json_opts *o, struct outbuf *out);
+/*
+ * 0 or -errno; -E2BIG, said in e, when its keys x runs pass
+ * KEYS_MAX_VALUES (keys.h), before anything is written.
+ */
+int report__json(const struct profile *p, const struct json_opts *o, struct outbuf *out,
+		 struct errmsg *e);
 
 /*
  * `mmprof report --tracepoints`: from the tracepoint.* metrics, per event

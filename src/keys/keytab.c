@@ -2,6 +2,7 @@
  * keytab: the keys of every run of a profile in one table (rows = keys,
  * columns = runs), and how report prints a key's value.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,31 @@ static void keyrow__add(struct keyrow *row, uint32_t r, double v)
 	row->cells[row->nr - 1].val += v;	/* 0 + v, as a dense row's cell adds it */
 }
 
+/*
+ * The keys a file makes at least: each event's functions with a children
+ * share over all its runs (each has that key in some run), counted up to
+ * past max from one walk of the trie per event, before any key is made.
+ */
+static size_t least_keys(const struct symview *v, size_t max)
+{
+	double *w = xmalloc((v->nr_nodes + 1) * sizeof(*w));
+	double *children = xmalloc((v->nr_entries + 1) * sizeof(*children));
+	double *self = xmalloc((v->nr_entries + 1) * sizeof(*self));
+	size_t e, i, n = 0;
+
+	for (e = 0; e < v->p->nr_events && n <= max; e++) {
+		if (symview__weights(v, SYMVIEW_ALL_RUNS, (uint32_t)e, true, w) <= 0)
+			continue;
+		symview__cumulate(v, w, NULL, NULL, children, self);
+		for (i = 0; i < v->nr_entries; i++)
+			n += children[i] > 0;
+	}
+	free(w);
+	free(children);
+	free(self);
+	return n;
+}
+
 static int build(struct keytab *kt, const struct profile *p, bool robot)
 {
 	struct symview v;
@@ -66,6 +92,10 @@ static int build(struct keytab *kt, const struct profile *p, bool robot)
 	hashidx__init(&kt->idx);
 	kt->nr_runs = p->nr_runs;
 	symview__init(&v, p, false);
+	if (least_keys(&v, KEYS_MAX_KEYS) > KEYS_MAX_KEYS) {
+		symview__release(&v);
+		return -E2BIG;
+	}
 	c = keycache__new(&v);
 	keycache__set_robot(c, robot);
 	for (r = 0; r < p->nr_runs; r++) {
@@ -96,6 +126,13 @@ static int build(struct keytab *kt, const struct profile *p, bool robot)
 int keytab__build(struct keytab *kt, const struct profile *p)
 {
 	return build(kt, p, false);
+}
+
+int keytab__too_many_keys(struct errmsg *e)
+{
+	return errmsg__set(e, -E2BIG, "its events' functions are more keys than a report takes "
+			   "(at most 2^21; robustness.md); read one event at a time: report "
+			   "--tree -e EVENT");
 }
 
 int keytab__build_robot(struct keytab *kt, const struct profile *p)
@@ -180,6 +217,15 @@ double keytab__stddev(const struct keytab *kt, size_t k)
 
 	keyrow__summary(&kt->rows[k], kt->nr_runs, &s);
 	return s.sd;
+}
+
+int keytab__check_values(const struct keytab *kt, size_t nr_keys, const char *view,
+			 const char *todo, struct errmsg *e)
+{
+	if (!kt->nr_runs || nr_keys <= KEYS_MAX_VALUES / kt->nr_runs)
+		return 0;
+	return errmsg__set(e, -E2BIG, "%zu keys x %zu runs are more values than %s (keys x runs, "
+			   "at most 2^24; robustness.md); %s", nr_keys, kt->nr_runs, view, todo);
 }
 
 static int family_cmp(const char *a, const char *b)

@@ -8,6 +8,7 @@
  * Keys are all of them (no 0.05 floor: programs apply their own), sorted as
  * the text report.  Non-finite numbers are written as null.
  */
+#include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -228,13 +229,28 @@ static void json_tree(const struct profile *p, double limit, struct outbuf *out)
 	symview__release(&v);
 }
 
-int report__json(const struct profile *p, const struct json_opts *o, struct outbuf *out)
+int report__json(const struct profile *p, const struct json_opts *o, struct outbuf *out,
+		 struct errmsg *e)
 {
 	struct keytab kt;
 	int err = keytab__build(&kt, p);
 
+	/*
+	 * --tree's entries need no count of their own: each event's are its
+	 * functions with a share, which the keys count (KEYS_MAX_KEYS), and
+	 * the unresolved ones of each DSO.
+	 */
+	if (err == -E2BIG)
+		return keytab__too_many_keys(e);
 	if (err)
 		return err;
+	/* every key with every run's value: checked before a byte is written */
+	err = keytab__check_values(&kt, kt.nr, "report --json prints",
+				   "report --keys prints their means, export -f json the profile", e);
+	if (err) {
+		keytab__release(&kt);
+		return err;
+	}
 	keytab__sort(&kt);
 	outbuf__printf(out, "{\n  \"format\": %d,\n", JSON_REPORT_FORMAT);
 	json_meta(p, out);

@@ -299,29 +299,147 @@ static int row_self_cmp(const void *a, const void *b)
 	return row_cmp(a, b);
 }
 
+/*
+ * One event's weights and shown entries (sorted, cut to max_entries):
+ * what counting its lines and printing them both start from.
+ */
+struct tree_event {
+	double *w, *sub, *inner, *children, *self;
+	struct row *rows;
+	size_t nr;
+	int dso_w;
+	double total;
+};
+
+static void tree_event__init(struct tree_event *te, const struct symview *v,
+			     const struct tree_opts *o, uint32_t event)
+{
+	struct outbuf scratch = { 0 };	/* a DSO's name through the text rule (escape.h) */
+	size_t i, shown = o->max_entries ? o->max_entries : SIZE_MAX;
+	double min_weight;
+
+	te->w = xmalloc(v->nr_nodes * sizeof(*te->w));
+	te->sub = xmalloc(v->nr_nodes * sizeof(*te->sub));
+	te->inner = xmalloc(v->nr_nodes * sizeof(*te->inner));
+	te->children = xmalloc((v->nr_entries + 1) * sizeof(*te->children));
+	te->self = xmalloc((v->nr_entries + 1) * sizeof(*te->self));
+	te->rows = xmalloc((v->nr_entries + 1) * sizeof(*te->rows));
+	te->nr = 0;
+	te->dso_w = 13;
+	te->total = symview__weights(v, SYMVIEW_ALL_RUNS, event, true, te->w);
+	if (te->total <= 0)
+		return;
+	symview__cumulate(v, te->w, te->sub, te->inner, te->children, te->self);
+	min_weight = te->total * o->percent_limit / 100.0;
+	for (i = 0; i < v->nr_entries; i++) {
+		const double *by = o->self_order ? te->self : te->children;
+		const char *dso;
+
+		if (by[i] <= 0 || by[i] < min_weight)
+			continue;
+		te->rows[te->nr++] = (struct row){ (uint32_t)i, te->children[i], te->self[i],
+						   symview__entry_name(v, (uint32_t)i) };
+		dso = outbuf__text_safe(&scratch, report__dso_short(symview__entry_dso(v, (uint32_t)i)));
+		if ((int)strlen(dso) > te->dso_w)
+			te->dso_w = (int)strlen(dso);
+	}
+	qsort(te->rows, te->nr, sizeof(*te->rows), o->self_order ? row_self_cmp : row_cmp);
+	if (te->nr > shown)
+		te->nr = shown;
+	outbuf__release(&scratch);
+}
+
+static void tree_event__release(struct tree_event *te)
+{
+	free(te->w);
+	free(te->sub);
+	free(te->inner);
+	free(te->children);
+	free(te->self);
+	free(te->rows);
+}
+
+static void tree_ctx__start(struct tree_ctx *c, const struct tree_event *te, const struct tree_opts *o)
+{
+	c->total = te->total;
+	c->sub = te->sub;
+	c->inner = te->inner;
+	c->min_weight = te->total * o->percent_limit / 100.0;
+	c->stack = xmalloc(c->v->nr_nodes * sizeof(*c->stack));
+	hashidx__init(&c->t.idx);
+	group_by_entry(c);
+}
+
+static void tree_ctx__release(struct tree_ctx *c)
+{
+	free(c->stack);
+	free(c->by_entry);
+	free(c->off);
+	free(c->t.nodes);
+	hashidx__release(&c->t.idx);
+}
+
+/* Shown entry i's graph in c->t, or false when it has none to print. */
+static bool tree_graph(struct tree_ctx *c, const struct tree_event *te, size_t i)
+{
+	const struct tree_opts *o = c->o;
+
+	if (o->no_graph || i >= (o->max_graphs ? o->max_graphs : SIZE_MAX))
+		return false;
+	ctree__reset(&c->t, te->rows[i].entry);
+	if (o->caller)
+		build_callees(c, te->rows[i].entry);
+	else
+		build_callers(c, te->rows[i].entry);
+	return true;
+}
+
+/*
+ * The lines tree_event prints for event, counted, or more than max once
+ * past it: the graphs are built as printing builds them, nothing is
+ * formatted.  A graph's node is printed when its weight is at the limit,
+ * and a node's weight is at most its parent's: the nodes at the limit.
+ */
+static size_t tree_event_lines(const struct symview *v, const struct tree_opts *o,
+			       uint32_t event, size_t max)
+{
+	struct tree_ctx c = { .v = v, .o = o };
+	struct tree_event te;
+	size_t lines = 5, i, k;	/* the header's, the column titles' and the last blank line */
+
+	tree_event__init(&te, v, o, event);
+	if (te.total > 0 && te.nr) {
+		tree_ctx__start(&c, &te, o);
+		for (i = 0; i < te.nr && lines <= max; i++) {
+			lines++;
+			if (!tree_graph(&c, &te, i))
+				continue;
+			lines += 2;	/* the root and the blank line after the graph */
+			for (k = 1; k < c.t.nr; k++)
+				lines += c.t.nodes[k].weight >= c.min_weight;
+		}
+		tree_ctx__release(&c);
+	}
+	tree_event__release(&te);
+	return lines;
+}
+
 static void tree_event(const struct symview *v, const struct tree_opts *o, uint32_t event,
 		       const uint8_t *inl, struct outbuf *out)
 {
 	const struct profile *p = v->p;
 	struct tree_ctx c = { .v = v, .o = o, .out = out, .inl = inl };
-	double *w = xmalloc(v->nr_nodes * sizeof(*w));
-	double *sub = xmalloc(v->nr_nodes * sizeof(*sub));
-	double *inner = xmalloc(v->nr_nodes * sizeof(*inner));
-	double *children = xmalloc((v->nr_entries + 1) * sizeof(*children));
-	double *self = xmalloc((v->nr_entries + 1) * sizeof(*self));
-	struct row *rows = xmalloc((v->nr_entries + 1) * sizeof(*rows));
+	struct tree_event te;
 	const char *evname = profile__str(p, p->events[event].name);
 	struct outbuf scratch = { 0 };	/* a DSO's name through the text rule (escape.h) */
-	const char *dso;
 	uint64_t samples = 0;
-	size_t i, nr = 0, shown = o->max_entries ? o->max_entries : SIZE_MAX;
-	int dso_w = 13;
+	size_t i;
 	char line[256];
 
 	for (i = 0; i < p->nr_counts; i++)
 		if (p->counts[i].event == event && v->node_keep[p->counts[i].node])
 			samples += p->counts[i].samples;
-	c.total = symview__weights(v, SYMVIEW_ALL_RUNS, event, true, w);
+	tree_event__init(&te, v, o, event);
 	if (!o->no_header) {
 		outbuf__puts(out, "# Event '");
 		outbuf__text_str(out, evname ? evname : "?");
@@ -336,62 +454,30 @@ static void tree_event(const struct symview *v, const struct tree_opts *o, uint3
 		outbuf__printf(out, "# %llu stack%s deeper than %u frames: the innermost %u shown "
 			"(perf's --max-stack)\n", (unsigned long long)v->nr_cut,
 			v->nr_cut == 1 ? "" : "s", v->max_stack, v->max_stack);
-	if (c.total <= 0) {
+	if (te.total <= 0) {
 		outbuf__printf(out, "# (no resolved samples)\n\n");
 		goto out;
 	}
-	symview__cumulate(v, w, sub, inner, children, self);
-	c.sub = sub;
-	c.inner = inner;
-	c.min_weight = c.total * o->percent_limit / 100.0;
-	for (i = 0; i < v->nr_entries; i++) {
-		if (o->self_order ? self[i] <= 0 || self[i] < c.min_weight :
-				    children[i] <= 0 || children[i] < c.min_weight)
-			continue;
-		rows[nr++] = (struct row){ (uint32_t)i, children[i], self[i],
-					   symview__entry_name(v, (uint32_t)i) };
-		dso = outbuf__text_safe(&scratch, report__dso_short(symview__entry_dso(v, (uint32_t)i)));
-		if ((int)strlen(dso) > dso_w)
-			dso_w = (int)strlen(dso);
+	outbuf__printf(out, "# Children      Self  %-*s  Symbol\n#\n", te.dso_w, "Shared Object");
+	tree_ctx__start(&c, &te, o);
+	for (i = 0; i < te.nr; i++) {
+		const struct row *r = &te.rows[i];
+
+		outbuf__printf(out, "%9.2f%%%9.2f%%  %-*s  [%c] ", 100.0 * r->children / c.total,
+			100.0 * r->self / c.total, te.dso_w,
+			outbuf__text_safe(&scratch, report__dso_short(symview__entry_dso(v, r->entry))),
+			v->entries[r->entry].kernel ? 'k' : '.');
+		outbuf__text_str(out, r->name);
+		outbuf__printf(out, "%s\n", inline_tag(&c, r->entry));
+		if (tree_graph(&c, &te, i))
+			print_graph(&c);
 	}
-	qsort(rows, nr, sizeof(*rows), o->self_order ? row_self_cmp : row_cmp);
-	if (nr > shown)
-		nr = shown;
-	outbuf__printf(out, "# Children      Self  %-*s  Symbol\n#\n", dso_w, "Shared Object");
-	c.stack = xmalloc(v->nr_nodes * sizeof(*c.stack));
-	hashidx__init(&c.t.idx);
-	group_by_entry(&c);
-	for (i = 0; i < nr; i++) {
-		outbuf__printf(out, "%9.2f%%%9.2f%%  %-*s  [%c] ", 100.0 * rows[i].children / c.total,
-			100.0 * rows[i].self / c.total, dso_w,
-			outbuf__text_safe(&scratch, report__dso_short(symview__entry_dso(v, rows[i].entry))),
-			v->entries[rows[i].entry].kernel ? 'k' : '.');
-		outbuf__text_str(out, rows[i].name);
-		outbuf__printf(out, "%s\n", inline_tag(&c, rows[i].entry));
-		if (o->no_graph || i >= (o->max_graphs ? o->max_graphs : SIZE_MAX))
-			continue;
-		ctree__reset(&c.t, rows[i].entry);
-		if (o->caller)
-			build_callees(&c, rows[i].entry);
-		else
-			build_callers(&c, rows[i].entry);
-		print_graph(&c);
-	}
-	if (o->no_graph || !nr)
+	if (o->no_graph || !te.nr)
 		outbuf__putc(out, '\n');
-	free(c.stack);
-	free(c.by_entry);
-	free(c.off);
-	free(c.t.nodes);
-	hashidx__release(&c.t.idx);
+	tree_ctx__release(&c);
 out:
 	outbuf__release(&scratch);
-	free(w);
-	free(sub);
-	free(inner);
-	free(children);
-	free(self);
-	free(rows);
+	tree_event__release(&te);
 }
 
 int report__tree(const struct profile *p, const struct tree_opts *o, struct outbuf *out)
@@ -403,9 +489,23 @@ int report__tree(const struct profile *p, const struct tree_opts *o, struct outb
 	uint8_t *inl;
 	size_t e;
 
+	size_t lines = 0, max = o->max_lines ? o->max_lines : REPORT_MAX_TREE_LINES;
+
 	if (o->event >= (int)p->nr_events)
 		return -EINVAL;
 	symview__init_opts(&v, p, &so);
+	/*
+	 * Counted before the first line: a 0.5 MB file drew more than 4 GB of
+	 * graphs.  A few entries (report's first screen) need no count: each
+	 * graph has at most 100 / P nodes a level, max_stack levels.
+	 */
+	for (e = 0; !o->max_entries && e < p->nr_events && lines <= max; e++)
+		if (o->event < 0 || (size_t)o->event == e)
+			lines += tree_event_lines(&v, o, (uint32_t)e, max - lines);
+	if (lines > max) {
+		symview__release(&v);
+		return -E2BIG;
+	}
 	inl = inline_entries(&v);
 	for (e = 0; e < p->nr_events; e++)
 		if (o->event < 0 || (size_t)o->event == e)
