@@ -53,7 +53,8 @@ static int write_export(const struct profile *p, const struct export_opts *o, in
 					  .comm = o->comm, .run = o->run };
 		int err = report__folded(p, &fo, out);
 
-		return err ? errmsg__set(e, err, "cannot write folded stacks: %s", strerror(-err)) : 0;
+		return err ? errmsg__set(e, err, "cannot write folded stacks: %s", err == -E2BIG ?
+					 REPORT_FOLDED_TOO_BIG : strerror(-err)) : 0;
 	}
 	if (!strcmp(o->format, "pprof")) {
 		struct pprof_opts po = { .run = o->run, .no_gzip = o->no_gzip };

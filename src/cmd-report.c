@@ -247,6 +247,10 @@ static int show_view(const struct profile *p, const struct report_opts *o, const
 		int err = report__folded(p, &fo, out);
 		char filters[256];
 
+		if (err == -E2BIG) {
+			fprintf(stderr, "mmprof: cannot report '%s': %s\n", path, REPORT_FOLDED_TOO_BIG);
+			return 1;
+		}
 		if (err || outbuf__written(out))
 			return err;
 		describe_filters(o, filters, sizeof(filters));

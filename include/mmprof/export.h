@@ -70,6 +70,20 @@ const char *export__period_unit(const char *event);
 /* Write p as export JSON (Documentation/export-json.md). */
 int export__json(const struct profile *p, struct outbuf *out, struct errmsg *e);
 
+/*
+ * The frames the stacks of an export hold, each its node's depth: every
+ * stack is written whole (pprof's samples, export JSON's stacks), and one
+ * chain of 65,535 frames with a count at each (a 1.2 MB file) is 2^31
+ * frames: export -f json wrote 3.2 GB in 60 s.  At most 2^25 (about 130
+ * MB of frame ids; robustness.md); past it -E2BIG, said in e, before any
+ * byte is written.
+ */
+#define EXPORT_MAX_FRAMES ((uint64_t)1 << 25)
+/* Each node's depth (the root's 0), p->nr_nodes long, the caller's to free. */
+uint32_t *export__depths(const struct profile *p);
+/* -E2BIG, said in e, when frames pass EXPORT_MAX_FRAMES; else 0. */
+int export__check_frames(uint64_t frames, struct errmsg *e);
+
 #define EXPORT_JSON_VERSION 1
 
 #endif

@@ -161,6 +161,20 @@ struct folded_opts {
 	uint32_t pid;
 };
 
+/*
+ * The frames of report__folded's lines, each its stack's depth: the lines
+ * are held whole to be sorted.  One chain of 65,535 frames with a sample
+ * at each (a 1.2 MB file) is 2^31 frames, killed at 60 s after 15 GB.
+ * 2^25 frames of 20 bytes are about 700 MB (robustness.md).
+ */
+#define REPORT_MAX_FOLDED_FRAMES ((uint64_t)1 << 25)
+
+#define REPORT_FOLDED_TOO_BIG "its stacks are more frames than folded lines take (each line " \
+	"its stack's depth, at most 2^25 in all; robustness.md); fold one run (--run N)"
+/*
+ * 0, -EINVAL (no such event or run) or -E2BIG (REPORT_MAX_FOLDED_FRAMES,
+ * said as REPORT_FOLDED_TOO_BIG), before any line.
+ */
 int report__folded(const struct profile *p, const struct folded_opts *o, struct outbuf *out);
 
 struct json_opts {

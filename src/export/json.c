@@ -135,12 +135,44 @@ static void frames(const struct profile *p, struct outbuf *out)
 	outbuf__puts(out, p->nr_frames ? "\n  ],\n" : "],\n");
 }
 
+uint32_t *export__depths(const struct profile *p)
+{
+	uint32_t *depth = xcalloc(p->nr_nodes + 1, sizeof(*depth));
+	size_t i;
+
+	for (i = 1; i < p->nr_nodes; i++)	/* a node's parent precedes it */
+		depth[i] = depth[p->nodes[i].parent] + 1;
+	return depth;
+}
+
+int export__check_frames(uint64_t frames, struct errmsg *e)
+{
+	if (frames <= EXPORT_MAX_FRAMES)
+		return 0;
+	return errmsg__set(e, -E2BIG, "its stacks are more than 2^25 frames, each written whole "
+			   "(robustness.md); export one run (--run N, pprof and folded) or one "
+			   "event (-f folded -e EVENT)");
+}
+
 int export__json(const struct profile *p, struct outbuf *out, struct errmsg *e)
 {
 	uint32_t *stack_of = xcalloc(p->nr_nodes + 1, sizeof(*stack_of));	/* node -> stack id + 1 */
-	uint32_t *path = xmalloc((p->nr_nodes + 1) * sizeof(*path));
+	uint32_t *path, *depth = export__depths(p);
 	uint32_t nr_stacks = 0;
+	uint64_t written = 0;	/* frames, in the stacks */
 	size_t i, j, n;
+
+	for (i = 0; i < p->nr_counts; i++)
+		if (p->counts[i].node < p->nr_nodes)
+			stack_of[p->counts[i].node] = 1;
+	for (i = 0; i < p->nr_nodes; i++)
+		written += stack_of[i] ? depth[i] : 0;
+	free(depth);
+	if (export__check_frames(written, e)) {
+		free(stack_of);
+		return -E2BIG;
+	}
+	path = xmalloc((p->nr_nodes + 1) * sizeof(*path));
 
 	outbuf__printf(out, "{\n  \"format\": \"mmprof-export\",\n  \"version\": %d,\n",
 		EXPORT_JSON_VERSION);
@@ -149,12 +181,9 @@ int export__json(const struct profile *p, struct outbuf *out, struct errmsg *e)
 	runs(p, out);
 	frames(p, out);
 
-	/* stacks: every node a count refers to, numbered in trie order (a
-	 * node's id grows with its position in the trie, so the output is
-	 * the same for the same profile) */
-	for (i = 0; i < p->nr_counts; i++)
-		if (p->counts[i].node < p->nr_nodes)
-			stack_of[p->counts[i].node] = 1;
+	/* stacks: every node a count refers to (marked above), numbered in
+	 * trie order (a node's id grows with its position in the trie, so
+	 * the output is the same for the same profile) */
 	outbuf__puts(out, "  \"stacks\": [");
 	for (i = 0; i < p->nr_nodes; i++) {
 		uint32_t q;

@@ -621,6 +621,16 @@ int export__pprof(const struct profile *p, const struct pprof_opts *o, struct ou
 	hashidx__init(&b.dsos.idx);
 
 	err = pprof_build__samples(&b, e);
+	if (!err) {	/* each sample's stack written whole: counted first */
+		uint32_t *depth = export__depths(p);
+		uint64_t frames = 0;
+		size_t i;
+
+		for (i = 0; i < b.samples.nr; i++)
+			frames += depth[(uint32_t)(b.samples.keys[i] >> 32)];
+		free(depth);
+		err = export__check_frames(frames, e);
+	}
 	if (!err) {
 		pprof_build__locations(&b);
 		pprof_build__write_samples(&b);

@@ -90,6 +90,27 @@ static char *line_text(const struct symview *v, const struct fline *l, uint32_t 
 	return s.s;	/* the caller's */
 }
 
+/*
+ * The frames the lines of s print, each line its stack's depth: the lines
+ * are held whole to be sorted, so this is their memory too.  A symnode's
+ * parent precedes it.
+ */
+static uint64_t folded_frames(const struct symview *v, const struct fset *s)
+{
+	uint32_t *depth = xmalloc((v->nr_nodes + 1) * sizeof(*depth));
+	uint64_t frames = 0;
+	size_t i;
+
+	depth[0] = 0;
+	for (i = 1; i < v->nr_nodes; i++)
+		depth[i] = depth[v->nodes[i].parent] + 1;
+	for (i = 0; i < s->nr; i++)
+		if (s->lines[i].count && s->lines[i].node < v->nr_nodes)
+			frames += depth[s->lines[i].node];
+	free(depth);
+	return frames;
+}
+
 int report__folded(const struct profile *p, const struct folded_opts *o, struct outbuf *out)
 {
 	struct fset set = { 0 };
@@ -111,6 +132,12 @@ int report__folded(const struct profile *p, const struct folded_opts *o, struct 
 			continue;
 		fset__add(&set, o->comm ? c->comm : 0, v.node_map[c->node],
 			  o->period ? c->period : c->samples);
+	}
+	if (folded_frames(&v, &set) > REPORT_MAX_FOLDED_FRAMES) {
+		free(set.lines);
+		hashidx__release(&set.idx);
+		symview__release(&v);
+		return -E2BIG;
 	}
 	path = xmalloc((v.nr_nodes + 1) * sizeof(*path));
 	texts = xmalloc((set.nr + 1) * sizeof(*texts));

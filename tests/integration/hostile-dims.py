@@ -26,6 +26,10 @@ one table's limit (issue 31), made from a real recording of format 4.
       (2.3 MB) have 526,088 keys, each printed in every run by report
       --json (384 MB); 1 run x 256 events x 200 chains of 127 in 200
       kinds (0.5 MB) draw more than 4 GB of call graphs (report --tree).
+  hostile-dims.py deep IN OUT DEPTH
+      one run and event, one chain of DEPTH frames of its own with a
+      count at every node (rows of 4,000 cells, a pid each): every stack
+      written whole is DEPTH^2 / 2 frames, 2^31 for 65,535 (1.2 MB).
   hostile-dims.py packed IN OUT [NODES]
       NODES nodes (default 2^26) in node blocks that compress about
       1000 to 1 (every node's parent 2048 ids before it, frame 0), padded
@@ -159,6 +163,18 @@ def chains(db, runs, events, nchains, depth, kinds, spread):
                     for r in range(runs) for e in range(events) for c in [cell(r, e)]])
 
 
+def deep(db, depth):
+    frame_blocks(db, ["f%d" % i for i in range(depth)])
+    write_nodes(db, lambda f, n: node_block([1] * n, [i - 1 for i in range(f, f + n)]), depth)
+    dims_tables(db, 1, 1)
+    rows = []
+    for b in range(0, depth, 4000):
+        c = b"".join(struct.pack(">IQQ", b + 1 if i == b else 1, 1, 1000)
+                     for i in range(b, min(depth, b + 4000)))
+        rows.append((len(rows), 0, 0, comm_of(db), 1 + len(rows), len(c), pack(c)))
+    db.executemany("INSERT INTO stack_counts VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+
+
 def packed(db, nodes):
     step = 2048
     full = node_block([step] * NODES_PER_BLOCK, [0] * NODES_PER_BLOCK)
@@ -186,6 +202,8 @@ def main():
     db.execute("PRAGMA synchronous = OFF")
     if mode == "chains":
         chains(db, *rest)
+    elif mode == "deep":
+        deep(db, *rest)
     elif mode in ("dims", "wide", "spread"):
         dims(db, *(rest or [200, 256, 200000]), wide=mode != "dims", spread=mode == "spread")
     else:

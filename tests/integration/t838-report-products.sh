@@ -14,7 +14,11 @@
 #     chain's leaf in every event (0.5 MB): report --tree drew more than
 #     4 GB of graphs (2^22 lines at most now), report --keys asked for 13 M
 #     keys (killed at 120 s; 2^21 at most now, counted before any is made);
-#     one event without its graphs is within the limits.
+#     one event without its graphs is within the limits;
+#   - one chain of 65,535 frames with a count at every node (1.2 MB):
+#     every stack written whole is 2^31 frames (export -f json wrote 3.2
+#     GB in 60 s, folded and pprof were killed): at most 2^25, counted
+#     before a line; 4,000 deep is within them.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t838
@@ -51,7 +55,9 @@ refused() {
 	sh -c 'i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done' 2>"$tmp/rec.err"
 ok $? "a recording of 3 runs"
 python3 "$gen" chains "$tmp/base.data" "$tmp/keys.data" 200 256 2000 100 10 1 &&
-	python3 "$gen" chains "$tmp/base.data" "$tmp/tree.data" 1 256 200 127 200 0
+	python3 "$gen" chains "$tmp/base.data" "$tmp/tree.data" 1 256 200 127 200 0 &&
+	python3 "$gen" deep "$tmp/base.data" "$tmp/deep.data" 65535 &&
+	python3 "$gen" deep "$tmp/base.data" "$tmp/deep4k.data" 4000
 ok $? "hostile files made"
 size=$(wc -c <"$tmp/keys.data")
 test "$size" -lt 3000000
@@ -82,5 +88,15 @@ limited report --tree -e cpu-clock-3 --no-graph "$tmp/tree.data"
 rc=$?
 test $rc -eq 0 && test "$(grep -c "\[\.\] f[0-9]" "$tmp/out")" -eq 25400
 ok $? "one event of 25,400 functions: report --tree -e --no-graph prints each (rc $rc)"
+
+for r in "report --folded" "export -f folded" "export -f json" "export -f pprof -o $tmp/x.pb"; do
+	# shellcheck disable=SC2086
+	refused "one chain of 65,535 with a count at each: $r" "its stacks are more.* 2^25" \
+		$r "$tmp/deep.data"
+done
+limited export -f folded "$tmp/deep4k.data"
+rc=$?
+test $rc -eq 0 && test "$(wc -l <"$tmp/out")" -eq 4000
+ok $? "one chain of 4,000: export -f folded writes its 4,000 stacks (rc $rc)"
 
 done_testing
