@@ -77,6 +77,21 @@ fail() {	# fail DESCRIPTION: a "not ok" line where nothing could be checked
 
 diag() { sed 's/^/# /' "$@"; }	# diag [FILE...]: as TAP comments
 
+# run_limited CPU WALL KB ARGS...: $MMPROF ARGS within CPU seconds of
+# CPU, WALL seconds of wall clock and KB KiB of address space (none when
+# empty); its stdout in $tmp/out, its stderr in $tmp/err, its exit status
+# returned (137 or 124 past a limit).  The hostile-file tests' way of
+# running a reader.
+run_limited() {
+	(
+		_cpu=$1 _wall=$2 _kb=$3
+		shift 3
+		[ -n "$_kb" ] && ulimit -v "$_kb"
+		ulimit -t "$_cpu"
+		exec timeout "$_wall" "$MMPROF" "$@"
+	) >"$tmp/out" 2>"$tmp/err"
+}
+
 # tracefs_dir: sets $tracefs to the folder holding events/, mounting
 # tracefs where the kernel provides the mount point as record does; empty
 # when there is none

@@ -42,13 +42,7 @@ fi
 wall=$((secs * 12))
 
 # limited ARGS...: mmprof ARGS under the limits; stdout and stderr in $tmp
-limited() {
-	(
-		[ -n "$as_kb" ] && ulimit -v "$as_kb"
-		ulimit -t "$secs"
-		exec timeout "$wall" "$MMPROF" "$@"
-	) >"$tmp/out" 2>"$tmp/err"
-}
+limited() { run_limited "$secs" "$wall" "$as_kb" "$@"; }
 
 # refused FILE PATTERN: every reader exits 2 with one line matching PATTERN
 refused() {

@@ -25,13 +25,7 @@ fi
 wall=$((secs * 12))
 gen=$here/tests/integration/hostile-dims.py
 
-limited() {
-	(
-		[ -n "$as_kb" ] && ulimit -v "$as_kb"
-		ulimit -t "$secs"
-		exec timeout "$wall" "$MMPROF" "$@"
-	) >"$tmp/out" 2>"$tmp/err"
-}
+limited() { run_limited "$secs" "$wall" "$as_kb" "$@"; }
 
 # refused NAME PATTERN: every reader exits 2 with one line matching PATTERN
 refused() {

@@ -23,13 +23,9 @@ gen=$here/tests/integration/hostile-dims.py
 
 # limited SECS ARGS...: mmprof ARGS within SECS of CPU and the memory limit
 limited() {
-	(
-		cpu=$1
-		shift
-		[ -n "$as_kb" ] && ulimit -v "$as_kb"
-		ulimit -t "$cpu"
-		exec timeout $((cpu * 12)) "$MMPROF" "$@"
-	) >"$tmp/out" 2>"$tmp/err"
+	cpu=$1
+	shift
+	run_limited "$cpu" $((cpu * 12)) "$as_kb" "$@"
 }
 
 "$MMPROF" record -q -r 3 -e cpu-clock -F 1000 -o "$tmp/base.data" -- \

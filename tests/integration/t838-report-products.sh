@@ -31,13 +31,7 @@ fi
 gen=$here/tests/integration/hostile-dims.py
 
 # limited ARGS...: mmprof ARGS within $secs of CPU and the memory limit
-limited() {
-	(
-		[ -n "$as_kb" ] && ulimit -v "$as_kb"
-		ulimit -t "$secs"
-		exec timeout $((secs * 12)) "$MMPROF" "$@"
-	) >"$tmp/out" 2>"$tmp/err"
-}
+limited() { run_limited "$secs" $((secs * 12)) "$as_kb" "$@"; }
 
 # refused WHAT PATTERN ARGS...: exit 2, one line matching PATTERN, no stdout
 refused() {
