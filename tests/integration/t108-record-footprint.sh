@@ -83,12 +83,20 @@ test "$(q "$tmp/i.data" "select count(*) from counters c join strings s on s.id 
 ok $? "-I 100: the intervals of page-faults and context-switches sum to their totals"
 
 # 8-9: -p and -a
-"$wl/page-fault" -s 3 --size 16M >/dev/null &
+# the target runs far past the attach and is ended after it: with -s 3 and
+# a fixed 0.3 s head start a loaded machine (load 15 on 2 cores) attached
+# after its end ("no such process"); record starts once it has exec'd
+sh -c 'exec "$0" -s 60 --size 16M' "$wl/page-fault" >/dev/null &
 pid=$!
-sleep 0.3
+_i=0
+while [ $_i -lt 300 ] && [ "$(readlink /proc/$pid/exe 2>/dev/null)" != "$(readlink -f "$wl/page-fault")" ]; do
+	sleep 0.1
+	_i=$((_i + 1))
+done
 "$MMPROF" record -q -p $pid --duration 1 -o "$tmp/p.data" 2>"$tmp/err"
 rc=$?
-wait $pid
+kill $pid 2>/dev/null
+wait $pid 2>/dev/null
 pf=$(counter "$tmp/p.data" page-faults)
 test $rc -eq 0 && test "${pf:-0}" -gt 4096
 ok $? "-p: the process's faults since the attach ($pf)"
