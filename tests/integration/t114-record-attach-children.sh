@@ -10,9 +10,11 @@
 tap_setup t114
 
 # a shell that does nothing but wait on its busy child (': ' keeps it from exec'ing)
-sh -c "$wl/page-fault -s 6 >/dev/null; :" &
+# (-s 60, killed below: a 6 s child and a fixed 0.5 s head start could end
+# or not yet have begun on a loaded machine; record starts once it runs)
+sh -c "$wl/page-fault -s 60 >/dev/null; :" &
 shpid=$!
-sleep 0.5
+wait_child $shpid page-fault
 "$MMPROF" record -q -p $shpid --duration 0.8 -o "$tmp/c0.data" >/dev/null 2>"$tmp/err0"
 ok $? "record -p of the waiting shell: exit 0"
 grep -q "^mmprof: warning: no samples: the attached process did not run on a CPU while attached, and 1 child process (pid [0-9]*) already ran when it began: the work is probably theirs; record -p $shpid --children attaches to them too" "$tmp/err0"
@@ -25,7 +27,7 @@ grep -q "^perf-profile\.children\.cpu-clock\.[a-z_]*page_fault" "$tmp/keys" && !
 ok $? "--children: the child's page faults are in the profile, no warning"
 diag "$tmp/err1"
 child=$(sed -n 's/.*child process (pid \([0-9]*\)).*/\1/p' "$tmp/err0")
-kill $shpid ${child:+$child} 2>/dev/null
+kill $shpid ${child:+$child} $(pgrep -P $shpid) 2>/dev/null
 wait
 
 sleep 30 &
