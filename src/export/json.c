@@ -135,25 +135,6 @@ static void frames(const struct profile *p, struct outbuf *out)
 	outbuf__puts(out, p->nr_frames ? "\n  ],\n" : "],\n");
 }
 
-uint32_t *export__depths(const struct profile *p)
-{
-	uint32_t *depth = xcalloc(p->nr_nodes + 1, sizeof(*depth));
-	size_t i;
-
-	for (i = 1; i < p->nr_nodes; i++)	/* a node's parent precedes it */
-		depth[i] = depth[p->nodes[i].parent] + 1;
-	return depth;
-}
-
-int export__check_frames(uint64_t frames, struct errmsg *e)
-{
-	if (frames <= EXPORT_MAX_FRAMES)
-		return 0;
-	return errmsg__set(e, -E2BIG, "its stacks are more than 2^25 frames, each written whole "
-			   "(robustness.md); export one run (--run N, pprof and folded) or one "
-			   "event (-f folded -e EVENT)");
-}
-
 int export__json(const struct profile *p, struct outbuf *out, struct errmsg *e)
 {
 	uint32_t *stack_of = xcalloc(p->nr_nodes + 1, sizeof(*stack_of));	/* node -> stack id + 1 */
