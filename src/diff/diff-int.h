@@ -3,8 +3,10 @@
  * nothing outside them sees.  diff.c builds the rows from the runs and
  * orders them; keyname.c flags rows by what their keys are (keykind.h,
  * the keys module, owns the key grammar) and keeps their spellings;
- * verdict.c classifies and tests each row, spends each
- * family's FDR and gates self and calltrace rows on children; family.c
+ * verdict.c classifies and tests each row and spends each
+ * family's FDR, calling power.c for a tested row's detectable change and
+ * the runs advice and verdictgate.c to gate self and calltrace rows on
+ * children (neither calls back); family.c
  * fits a family's noise model (phi and its shape, the prior, the
  * moderated variances) and names disturbed runs; robot.c holds the
  * robot's small-change rules; format.c writes the
@@ -211,6 +213,21 @@ void tctx__fit_family(struct tctx *x, size_t fi);
 void tctx__test(struct tctx *x);
 /* Free what x holds (its families, rows' scratch, buffers), not x->d. */
 void tctx__release(struct tctx *x);
+/* Self and calltrace rows gated on their children row (verdictgate.c). */
+void tctx__gate_on_children(struct tctx *x);
+/* ---- after the test: power (power.c) and the children gate (verdictgate.c) ---- */
+
+/* A calltrace row with runs under perf's cut on a side: those runs are taken at the cut. */
+bool diff_row__censored(const struct diff_row *r);
+/* The delta a tested row's statistic uses (Yates' correction for shares). */
+double trow__stat_delta(const struct trow *t, const struct fam *f);
+/* Standard error of a tested row's delta. */
+double trow__se(const struct trow *t);
+/* The row's detectable change (r->mde) and runs needed, in its change unit. */
+void trow__power(const struct trow *t, const struct fam *fams, struct diff_row *r,
+		 const struct diff *d);
+/* d->advice from the first children family's rows (the median mde and runs needed). */
+void tctx__runs_advice(struct tctx *x);
 
 /*
  * The table's share test on rows that are not keys (diff -g's call paths,

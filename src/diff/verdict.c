@@ -6,7 +6,8 @@
  * family on its test scale (share, raw or log).  tctx__test then runs the
  * moderated t-tests once family.c has fitted each family, spends the FDR
  * per family with weighted BH, gates self and calltrace rows on their
- * children row and gives the verdicts, detectable changes and runs advice.
+ * children row (verdictgate.c) and gives the verdicts, detectable changes
+ * and runs advice (power.c).
  */
 #include <math.h>
 #include <stdint.h>
@@ -22,19 +23,6 @@
 #include "mmprof/xalloc.h"
 
 #include "diff-int.h"
-
-/*
- * A calltrace key is perf's sum of chains over its 0.5 % cut, so a run
- * without the key had somewhere under the cut, not nothing.  The test and
- * the effect floor see such runs at the cut, the least favourable value:
- * a chain that merely crossed the cut is not called a change, and one
- * that is a change is still found.  The table keeps the robot's numbers.
- */
-static bool censored(const struct diff_row *r)
-{
-	/* rows that are not keys (diff__test_shares: call paths) have no key */
-	return r->key && keykind__profile(r->key) == KEYPROF_CALLTRACE && (r->base.min == 0 || r->cur.min == 0);
-}
 
 static void at_cut(const double *v, size_t n, double *out)
 {
@@ -101,7 +89,7 @@ static uint32_t tctx__family(struct tctx *x, const char *name, enum scale scale,
 /* The values the test sees (a calltrace key's absent runs at the cut), base then new. */
 const double *diff_row__test_values(const struct diff_row *r, size_t n, double *buf)
 {
-	if (!censored(r))
+	if (!diff_row__censored(r))
 		return r->v;
 	at_cut(r->v, n, buf);
 	return buf;
@@ -212,14 +200,6 @@ static double rate_count(const struct tctx *x, const struct diff_row *r, size_t 
 	for (i = 0; i < n; i++)
 		c += r->v[i] * x->secs[i];
 	return c / (double)n;
-}
-
-/* 0 for perf-profile.children keys, 1 for .self, 2 for the others (calltrace). */
-static int kind_rank(const char *key)
-{
-	enum keykind_profile k = keykind__profile(key);
-
-	return k == KEYPROF_CHILDREN ? 0 : k == KEYPROF_SELF ? 1 : 2;
 }
 
 /*
@@ -451,110 +431,6 @@ static void tctx__prep(struct tctx *x, struct diff_row *r, const uint8_t *have, 
 	}
 }
 
-/*
- * The delta the statistic uses: for shares, one sample's worth less (half
- * a sample a side, Yates' continuity correction).  A handful of samples
- * is a count, and the normal curve alone would make 0 against 6 samples
- * p = 0.014 where the exact binomial says 0.031.
- */
-static double trow__stat_delta(const struct trow *t, const struct fam *f)
-{
-	double cc;
-
-	if (f->scale != SCALE_SHARE || !(f->total[0] > 0) || !(f->total[1] > 0))
-		return t->delta;
-	cc = 50 * (1 / f->total[0] + 1 / f->total[1]);
-	return fabs(t->delta) <= cc ? 0 : t->delta - copysign(cc, t->delta);
-}
-
-/* Standard error of a tested row's delta. */
-static double trow__se(const struct trow *t)
-{
-	return sqrt(t->post * (t->eb + t->en));
-}
-
-/*
- * The row's detectable change (80 % power at its BH threshold) in the
- * row's change unit, and the runs a side that would bring it to the
- * effect floor at this run length.
- */
-static void trow__power(const struct trow *t, const struct fam *fams, struct diff_row *r,
-			const struct diff *d)
-{
-	const struct fam *f = &fams[t->fam];
-	const struct fam *g = &fams[f->bh];
-	double m = (double)g->bh_m, pstar = d->o.alpha * t->wbh * (double)(g->bh_rejected + 1) / m;
-	double se = trow__se(t), mde, per_run, target;
-
-	/*
-	 * The row's own threshold in weighted BH (p / w against alpha k / m):
-	 * a change of the detectable size is thus found, so a row whose
-	 * change exceeds what it could detect is never "can't tell".
-	 */
-	if (pstar > d->o.alpha)
-		pstar = d->o.alpha;
-	mde = (stats__t_q2(pstar, t->df) + stats__t_q2(0.4, t->df)) * se;
-	per_run = t->post * ((double)d->nb * t->eb + (double)d->nn * t->en);
-	if (f->scale == SCALE_LOG) {
-		/*
-		 * The test's log(x + eps) in % of the base itself: a count of 2
-		 * detectable at +166 % of 2.5 is +208 % of 2 (a real A/A pair's
-		 * workingset_activate_file apart by 4 read "detectable 3.3").
-		 */
-		double b = fabs(r->base.mean);
-
-		r->mde = 100 * expm1(mde) * (b > 0 ? (b + t->eps) / b : 1);
-		target = log1p(d->o.min_pct / 100);
-		/* a ratio has no end, but past 10 times the level "detectable" says nothing */
-		if (r->mde > DIFF_MDE_MAX_PCT) {
-			r->mde = DIFF_MDE_MAX_PCT;
-			r->flags |= DIFF_MDE_ABOVE;
-		}
-	} else if (r->absolute) {
-		/*
-		 * A chain some runs had under the 0.5 % cut is tested with those
-		 * runs at the cut (censored()): what it shows from 0 must pass
-		 * the cut as well before the test can see it.
-		 */
-		r->mde = mde + (censored(r) ? KEYS_CALLTRACE_CUT : 0);
-		target = d->o.min_points;
-		/*
-		 * a share moves 100 points at the most, whether tested as one
-		 * or in its unit (a perf-profile key without its runs' samples)
-		 */
-		if ((f->scale == SCALE_SHARE || keykind__profile(r->key) != KEYPROF_NONE) && r->mde > 100) {
-			r->mde = 100;
-			r->flags |= DIFF_MDE_ABOVE;
-		}
-	} else {
-		/* a relative key kept in its unit (negative values): % of the base */
-		double lvl = fabs(r->base.mean) > 0 ? fabs(r->base.mean) : fabs(r->cur.mean);
-
-		r->mde = lvl > 0 ? 100 * mde / lvl : INFINITY;
-		target = lvl * d->o.min_pct / 100;
-		/* as for a ratio: past 10 times the level it says nothing (nor at a level of 0) */
-		if (!(r->mde <= DIFF_MDE_MAX_PCT)) {
-			r->mde = DIFF_MDE_MAX_PCT;
-			r->flags |= DIFF_MDE_ABOVE;
-		}
-	}
-	{
-		/* normal quantiles: the df of many runs */
-		double z = stats__t_q2(pstar, INFINITY) + stats__t_q2(0.4, INFINITY);
-		double k = target > 0 ? ceil(z * z * per_run / (target * target)) : INFINITY;
-
-		r->runs_needed = k < 2 ? 2 : k > 1e6 ? 1e6 : k;
-	}
-	/*
-	 * One value in every run of both sides: the data hold no spread to
-	 * scale a detectable change by, and the family's prior would lend it
-	 * one that the row itself contradicts ("same q=1, detectable
-	 * >1e+03%" for a key never seen to move).  It says none.
-	 */
-	if (t->same_values && !t->runs)
-		r->mde = r->runs_needed = NAN;
-}
-
 void tctx__cost_totals(struct tctx *x)
 {
 	const struct diff *d = x->d;
@@ -683,156 +559,13 @@ void tctx__classify(struct tctx *x, struct diff_row *r, const uint32_t *present,
 		 cost_below_floor(x, r))
 		return;
 	/* absolute keys: under the effect floor (at the cut) no verdict can come */
-	if (r->absolute && fabs(tdelta) < o->min_points && censored(r))
+	if (r->absolute && fabs(tdelta) < o->min_points && diff_row__censored(r))
 		return;
 	if (nb >= 2 && nn >= 2 && one_value(tv, nb) && one_value(tv + nb, nn)) {
 		x->t[r - d->rows].constant = true;
 		x->t[r - d->rows].same_values = tv[0] == tv[nb];
 	}
 	tctx__prep(x, r, have, nsamp);
-}
-
-/* The median of the rows' detectable changes and runs needed, of the first children family. */
-static void runs_advice(struct tctx *x)
-{
-	struct diff *d = x->d;
-	size_t fi, i, k;
-
-	for (fi = 0; fi < x->nr_fam; fi++) {
-		double *mde, *runs;
-
-		if (!x->fam[fi].children || !x->fam[fi].m)
-			continue;
-		mde = xmalloc(x->fam[fi].m * sizeof(*mde));
-		runs = xmalloc(x->fam[fi].m * sizeof(*runs));
-		for (i = 0, k = 0; i < d->nr; i++)
-			if (x->t[i].tested && x->t[i].fam == fi && isfinite(d->rows[i].mde)) {
-				mde[k] = d->rows[i].mde;
-				runs[k++] = d->rows[i].runs_needed;
-			}
-		if (!k) {	/* every row of one value: none says what it could see */
-			free(mde);
-			free(runs);
-			continue;
-		}
-		d->advice.rows = k;
-		d->advice.mde = stats__median(mde, k);
-		d->advice.runs = stats__median(runs, k);
-		d->advice.family = xstrdup(x->fam[fi].name);
-		free(mde);
-		free(runs);
-		return;
-	}
-}
-
-struct span {
-	const char *s;
-	size_t len;
-};
-
-static bool row_span_eq(const void *ctx, uint32_t row, const void *key)
-{
-	const struct diff *d = ctx;
-	const struct span *k = key;
-
-	return strlen(d->rows[row].key) == k->len && !memcmp(d->rows[row].key, k->s, k->len);
-}
-
-/*
- * Self and calltrace rows stand on their function's children row: a
- * function's self share, or a chain ending in it, cannot move without its
- * children share moving too (but for a change elsewhere below it that
- * cancels it out exactly).  So the children rows are the family that the
- * false discovery rate is spent on, and a self or calltrace row is
- * significant only where the children row of its function (a chain's
- * leaf: the shortest prefix of its frames that is a function) is: its q
- * becomes the larger of the two.  An A/A pair then flags a profile row
- * only when it flags a children row, at most alpha of the time, instead
- * of nearly three times that over three families.
- */
-static void gate_on_children(struct tctx *x)
-{
-	struct diff *d = x->d;
-	struct hashidx idx;
-	char *buf = NULL;
-	size_t i, alloc = 0;
-
-	hashidx__init(&idx);
-	for (i = 0; i < d->nr; i++)
-		if (x->t[i].tested && x->fam[x->t[i].fam].scale == SCALE_SHARE &&
-		    kind_rank(d->rows[i].key) == 0)
-			hashidx__insert(&idx, hash__bytes(d->rows[i].key, strlen(d->rows[i].key)),
-					(uint32_t)i);
-	for (i = 0; i < d->nr; i++) {
-		struct diff_row *r = &d->rows[i];
-		const char *sym = keykind__profile_symbol(r->key), *ev, *dot;
-		size_t len, need;
-		uint32_t ch = HASHIDX_NONE;
-
-		if (!x->t[i].tested || x->fam[x->t[i].fam].scale != SCALE_SHARE ||
-		    kind_rank(r->key) == 0 || !sym)
-			continue;
-		ev = keykind__profile_event(r->key, &len);
-		need = sizeof("perf-profile.children.") + len + strlen(sym) + 2;
-		if (need > alloc) {
-			alloc = 2 * need;
-			buf = xrealloc(buf, alloc);
-		}
-		/*
-		 * self: the same function.  calltrace: every function of the
-		 * chain (each the shortest run of its frames that is one), the
-		 * least q among their children rows: a chain can vanish while its
-		 * leaf keeps its share through other callers (37 points of
-		 * pvm_irq_enable under tlb_finish_mmu to 0, the function itself
-		 * "can't tell"), but not while no function on it moves.
-		 */
-		{
-			const char *from = sym;
-			double best = INFINITY;
-			uint32_t gate = HASHIDX_NONE;
-
-			do {
-				dot = kind_rank(r->key) == 1 ? from + strlen(from) : strchr(from, '.');
-				for (;;) {
-					struct span k;
-
-					k.len = (size_t)snprintf(buf, alloc, "perf-profile.children.%.*s.%.*s", (int)len,
-								 ev, (int)(dot ? (size_t)(dot - from) : strlen(from)),
-								 from);
-					k.s = buf;
-					ch = hashidx__find(&idx, hash__bytes(buf, k.len), row_span_eq, d, &k);
-					if (ch != HASHIDX_NONE || !dot || !*dot)
-						break;
-					dot = strchr(dot + 1, '.');
-				}
-				if (ch != HASHIDX_NONE) {
-					if (d->rows[ch].q < best)
-						gate = ch;
-					best = fmin(best, d->rows[ch].q);
-					from = dot && *dot ? dot + 1 : NULL;
-				} else {
-					/* a frame without a tested row: on to the next one */
-					from = strchr(from, '.');
-					from = from ? from + 1 : NULL;
-				}
-			} while (from && kind_rank(r->key) == 2);
-			/*
-			 * Evidence that needs no gate: a p under alpha / 10 over
-			 * the rows of its BH family (Bonferroni) stands on its own;
-			 * under the complete null that adds alpha / 10 to the
-			 * chance of any flag.  A chain at 5 points or more in every
-			 * run of one side and none in the other was held back by a
-			 * noisy function on it (stress-ng --mmap-file's read path).
-			 */
-			if (r->p * (double)x->fam[x->fam[x->t[i].fam].bh].bh_m <= d->o.alpha / 10)
-				continue;
-			if (isfinite(best) && best > r->q)
-				x->t[i].gate = gate;
-			r->q = fmax(r->q, isfinite(best) ? best : 1);
-		}
-	}
-	free(buf);
-	hashidx__release(&idx);
 }
 
 void tctx__release(struct tctx *x)
@@ -918,7 +651,7 @@ void tctx__test(struct tctx *x)
 	for (i = 0; i < d->nr; i++)
 		x->t[i].gate = HASHIDX_NONE;
 	if (!x->paths)
-		gate_on_children(x);
+		tctx__gate_on_children(x);
 	for (i = 0; i < d->nr; i++)
 		if (x->t[i].tested && d->rows[i].q < d->o.alpha) {
 			x->fam[x->t[i].fam].rejected++;
@@ -964,7 +697,7 @@ void tctx__test(struct tctx *x)
 		if (r->verdict == DIFF_SAME && r->mde > d->o.min_points)
 			r->verdict = DIFF_CANT_TELL;
 	}
-	runs_advice(x);
+	tctx__runs_advice(x);
 	d->families = xcalloc(x->nr_fam + 1, sizeof(*d->families));
 	for (fi = 0; fi < x->nr_fam; fi++) {
 		const struct fam *f = &x->fam[fi];
