@@ -26,22 +26,6 @@ mkdir -p "$TEST_LOGS"
 log=$TEST_LOGS/$(basename "$1")
 "$1" >"$log.out" 2>"$log.err"
 rc=$?
-# LeakSanitizer's own stop-the-world tracer crashes now and then at a
-# process's exit ("Tracer caught signal 11", then "LeakSanitizer has
-# encountered a fatal error"): the runtime failing, not a leak found
-# (google/sanitizers#1353; a fresh-clone CI here lost t332 to it once in
-# some 150 sanitized tests).  A test that failed with that line is run
-# once more, whole (each test has its own files); the first attempt is
-# kept as NAME.lsan.{out,err}, and the second must pass on its own.
-if { [ $rc != 0 ] || grep -q '^not ok' "$log.out"; } &&
-   cat "$log.out" "$log.err" | grep -q 'Tracer caught signal' &&
-   cat "$log.out" "$log.err" | grep -q 'LeakSanitizer has encountered a fatal error'; then
-	mv "$log.out" "$log.lsan.out"
-	mv "$log.err" "$log.lsan.err"
-	echo "run-test: $(basename "$1"): LeakSanitizer's tracer crashed; run once more" >&2
-	"$1" >"$log.out" 2>"$log.err"
-	rc=$?
-fi
 echo $rc >"$log.rc"
 cat "$log.out"
 cat "$log.err" >&2
