@@ -13,6 +13,7 @@
 #include "mmprof/keys.h"
 #include "mmprof/parallel.h"
 #include "mmprof/stats.h"
+#include "mmprof/symview.h"
 #include "mmprof/xalloc.h"
 
 #include "chains-int.h"
@@ -70,12 +71,16 @@ struct cprof {
 	const struct profile *p;
 	const char *event;
 	uint32_t ev;		/* UINT32_MAX: the event is not in p (zero columns) */
-	uint64_t *h;		/* [node] path hash, until the rows are made */
-	bool *clone;		/* [node] the frame is spelled with a clone suffix */
-	uint32_t *rows;		/* [node] row of the node's path */
+	uint32_t *node_sym;	/* [node] its symnode (symview.h), until the rows are made */
+	uint64_t *h;		/* [symnode] path hash, then its row (SYM_ROW) */
+	uint8_t *sym_flags;	/* [symnode] SYM_CLONE, SYM_ROW */
+	uint32_t *rows;		/* [node] row of the node's path: node_sym, converted in place */
 	uint32_t *by_slot;	/* p's counts grouped by run and event (profile__group_counts) */
 	size_t *slot_start;
 };
+
+#define SYM_CLONE 1	/* the symnode's frame is spelled with a clone suffix */
+#define SYM_ROW 2	/* its row is made: h holds the row number */
 
 /*
  * file_new: p's index among the new side's files, UINT32_MAX for a base
@@ -135,39 +140,57 @@ const char *chain_row__new_name(const struct chain_diff *cd, const struct chain_
 	return strcmp(a, n) ? n : NULL;
 }
 
-void chains__leaf_name(const struct profile *p, uint32_t frame, char *out, size_t size)
+/* chains__leaf_name of a symbol's name. */
+static void leaf_name(const char *sym, char *out, size_t size)
 {
 	char a[512], k[600], n[600];
 	size_t plen = strlen("perf-profile.x.");
 
-	keys__strip_suffixes(profile__frame_sym(p, frame), a, sizeof(a));
+	keys__strip_suffixes(sym, a, sizeof(a));
 	snprintf(k, sizeof(k), "perf-profile.x.%s", a);
 	keykind__normalize(k, n, sizeof(n));
 	snprintf(out, size, "%s", n + plen);
 }
 
-uint64_t chains__sym_hash(const struct profile *p, uint32_t frame, bool *clone)
+/* chains__sym_hash of a symbol's name. */
+static uint64_t sym_hash(const char *sym, bool *clone)
 {
 	char out[600];
 	size_t len;
 
-	chains__leaf_name(p, frame, out, sizeof(out));
+	leaf_name(sym, out, sizeof(out));
 	len = strlen(out);
-	*clone = strncmp(out, profile__frame_sym(p, frame), len + 1) != 0;
+	*clone = strncmp(out, sym, len + 1) != 0;
 	return hash__bytes(out, len);
 }
 
+void chains__leaf_name(const struct profile *p, uint32_t frame, char *out, size_t size)
+{
+	leaf_name(profile__frame_sym(p, frame), out, size);
+}
+
+uint64_t chains__sym_hash(const struct profile *p, uint32_t frame, bool *clone)
+{
+	return sym_hash(profile__frame_sym(p, frame), clone);
+}
+
 /*
- * What needs no other profile: the event, every node's path hash and
- * clone flag (the string work: suffixes stripped, names normalised).
- * Profiles are prepared two at a time.
+ * What needs no other profile: the event, and the profile's symbol trie
+ * (symview.h, every frame an entry: unresolved ones, one "[unknown]", and
+ * inline ones) with each symnode's path hash and clone flag, the string
+ * work done once per entry.  A path is matched by its frames' names alone,
+ * so the symnodes of one path (the same name in two DSOs) share a row:
+ * the trie is finer than the rows, never coarser.  Profiles are prepared
+ * two at a time.
  */
 static void *prepare(void *arg)
 {
+	struct symview_opts so = { .keep_unresolved = true, .keep_inline = true };
 	struct cprof *cp = arg;
 	const struct profile *p = cp->p;
-	uint64_t *fh;
-	bool *fclone;
+	struct symview v;
+	uint64_t *eh;
+	bool *eclone;
 	size_t i;
 
 	cp->ev = UINT32_MAX;
@@ -177,28 +200,29 @@ static void *prepare(void *arg)
 			cp->ev = (uint32_t)i;
 	if (cp->ev == UINT32_MAX)
 		return NULL;
-	cp->h = xmalloc((p->nr_nodes + 1) * sizeof(*cp->h));
-	cp->clone = xcalloc(p->nr_nodes + 1, sizeof(*cp->clone));
+	symview__init_opts(&v, p, &so);
+	eh = xmalloc((v.nr_entries + 1) * sizeof(*eh));
+	eclone = xmalloc((v.nr_entries + 1) * sizeof(*eclone));
+	for (i = 0; i < v.nr_entries; i++)
+		eh[i] = sym_hash(symview__entry_name(&v, (uint32_t)i), &eclone[i]);
+	cp->h = xmalloc((v.nr_nodes + 1) * sizeof(*cp->h));
+	cp->sym_flags = xmalloc(v.nr_nodes + 1);
 	cp->h[0] = 0x6d6d70726f66ULL;
-	/*
-	 * The string work once per frame, not per node: a trie of 500 k nodes
-	 * may have a few thousand frames (it was a sixth of diff -g).
-	 */
-	fh = xmalloc((p->nr_frames + 1) * sizeof(*fh));
-	fclone = xmalloc((p->nr_frames + 1) * sizeof(*fclone));
-	for (i = 0; i < p->nr_frames; i++)
-		fh[i] = chains__sym_hash(p, (uint32_t)i, &fclone[i]);
-	/* parents precede children (profile.h), so one forward pass */
-	for (i = 1; i < p->nr_nodes; i++) {
-		uint32_t f = p->nodes[i].frame;
-		bool clone;
-		uint64_t h = f < p->nr_frames ? fh[f] : chains__sym_hash(p, f, &clone);
+	cp->sym_flags[0] = 0;
+	/* parents precede children (symview.h), so one forward pass */
+	for (i = 1; i < v.nr_nodes; i++) {
+		const struct symnode *n = &v.nodes[i];
 
-		cp->clone[i] = f < p->nr_frames ? fclone[f] : clone;
-		cp->h[i] = hash__combine(cp->h[p->nodes[i].parent], h);
+		cp->h[i] = hash__combine(cp->h[n->parent], eh[n->entry]);
+		cp->sym_flags[i] = eclone[n->entry] ? SYM_CLONE : 0;
 	}
-	free(fh);
-	free(fclone);
+	/* every frame is an entry: each node but the root has a symnode of its own
+	 * frame (the loader refuses a node whose frame is not in the file) */
+	cp->node_sym = v.node_map;
+	v.node_map = NULL;
+	symview__release(&v);
+	free(eh);
+	free(eclone);
 	return NULL;
 }
 
@@ -250,18 +274,27 @@ static int add_profile(struct cbuild *b, struct cprof *cp, uint32_t file, uint32
 
 	if (cp->ev == UINT32_MAX)
 		return 0;
-	cp->rows = xmalloc((p->nr_nodes + 1) * sizeof(*cp->rows));
+	cp->rows = cp->node_sym;
+	cp->node_sym = NULL;
 	for (i = 1; i < p->nr_nodes; i++) {
-		uint32_t parent = p->nodes[i].parent;
+		uint32_t parent = p->nodes[i].parent, q = cp->rows[i];
 
-		/* the parent's row is made: parents precede children */
-		cp->rows[i] = cbuild__row(b, cp->h[i], parent ? cp->rows[parent] : CHAIN_NO_PARENT, file,
-					  (uint32_t)i, file_new, cp->clone[i]);
+		/*
+		 * A symnode's first node makes (or finds) its row, as the
+		 * first node of its path; the parent's row is made: parents
+		 * precede children.
+		 */
+		if (!(cp->sym_flags[q] & SYM_ROW)) {
+			cp->h[q] = cbuild__row(b, cp->h[q], parent ? cp->rows[parent] : CHAIN_NO_PARENT, file,
+					       (uint32_t)i, file_new, cp->sym_flags[q] & SYM_CLONE);
+			cp->sym_flags[q] |= SYM_ROW;
+		}
+		cp->rows[i] = (uint32_t)cp->h[q];
 	}
 	free(cp->h);
-	free(cp->clone);
+	free(cp->sym_flags);
 	cp->h = NULL;
-	cp->clone = NULL;
+	cp->sym_flags = NULL;
 	return 1;
 }
 
