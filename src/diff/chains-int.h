@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mmprof/chains.h"
 #include "mmprof/profile.h"
 
 /* The name p's frame's path is matched by, into out: a key's symbol part, as the table's rows name it. */
@@ -22,5 +23,8 @@ void chains__leaf_name(const struct profile *p, uint32_t frame, char *out, size_
  * other build.
  */
 uint64_t chains__sym_hash(const struct profile *p, uint32_t frame, bool *clone);
+
+/* out[row] (cd->nr of them): chains__sym_hash of each row's leaf frame. */
+void chains__leaf_hashes(const struct chain_diff *cd, uint64_t *out);
 
 #endif

@@ -174,6 +174,37 @@ uint64_t chains__sym_hash(const struct profile *p, uint32_t frame, bool *clone)
 	return sym_hash(profile__frame_sym(p, frame), clone);
 }
 
+void chains__leaf_hashes(const struct chain_diff *cd, uint64_t *out)
+{
+	size_t nf = cd->nbp + cd->nnp, i;
+	uint64_t **fh = xcalloc(nf + 1, sizeof(*fh));
+	uint8_t **known = xcalloc(nf + 1, sizeof(*known));
+
+	for (i = 0; i < cd->nr; i++) {
+		const struct chain_row *r = &cd->rows[i];
+		const struct profile *p = chain_row__profile(cd, r);
+		uint32_t f = p->nodes[r->node].frame;
+		bool clone;
+
+		/* the string work once per frame of a file: rows share their leaves' frames */
+		if (!fh[r->file]) {
+			fh[r->file] = xmalloc((p->nr_frames + 1) * sizeof(**fh));
+			known[r->file] = xcalloc(p->nr_frames + 1, 1);
+		}
+		if (!known[r->file][f]) {
+			fh[r->file][f] = chains__sym_hash(p, f, &clone);
+			known[r->file][f] = 1;
+		}
+		out[i] = fh[r->file][f];
+	}
+	for (i = 0; i < nf; i++) {
+		free(fh[i]);
+		free(known[i]);
+	}
+	free(fh);
+	free(known);
+}
+
 /*
  * What needs no other profile: the event, and the profile's symbol trie
  * (symview.h, every frame an entry: unresolved ones, one "[unknown]", and

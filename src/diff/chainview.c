@@ -136,17 +136,17 @@ static int cmp_leaf(const void *a, const void *b)
 void chains__take_functions(struct chain_diff *cd, const struct chain_fns *f)
 {
 	struct leaf *l;
+	uint64_t *h;
 	size_t i, j;
 
 	if (!f || !f->nr || cd->novar)
 		return;
 	l = xmalloc((cd->nr + 1) * sizeof(*l));
-	for (i = 0; i < cd->nr; i++) {
-		const struct profile *p = chain_row__profile(cd, &cd->rows[i]);
-		bool clone;
-
-		l[i] = (struct leaf){ chains__sym_hash(p, p->nodes[cd->rows[i].node].frame, &clone), (uint32_t)i };
-	}
+	h = xmalloc((cd->nr + 1) * sizeof(*h));
+	chains__leaf_hashes(cd, h);
+	for (i = 0; i < cd->nr; i++)
+		l[i] = (struct leaf){ h[i], (uint32_t)i };
+	free(h);
 	qsort(l, cd->nr, sizeof(*l), cmp_leaf);
 	for (i = 0; i < cd->nr; i = j) {
 		struct chain_row *r = &cd->rows[l[i].row];
