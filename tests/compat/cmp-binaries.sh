@@ -161,6 +161,7 @@ if test -e cm1.data && test -e cm2.data && test -e cm3.data; then
 		run diff -f $fmt cm1.data cm2.data cm3.data
 	done
 	run diff --html @OUT@/c.html --summary @OUT@/s.md cm1.data cm2.data
+	run diff -g --html @OUT@/c.html cm1.data cm2.data
 	run diff --drop-run new:0 --cost cm1.data cm2.data
 	run diff --per cost-mix.ops --cost cm1.data cm2.data
 	run diff --fail-on "'cost.self.*.cost_mix_hot > 1%'" cm1.data cm2.data
@@ -211,6 +212,10 @@ run flamegraph -o - --run 2 --dso libc.so.6 off.data
 run flamegraph -o - off.data on.data
 run flamegraph -o - --width base --icicle off.data on.data
 run flamegraph -o - one.data on.data
+# every path of the differential graph drawn, and paths of two workloads (most on one side only)
+run flamegraph -o - --min-width 0 off.data on.data
+run flamegraph -o - --min-width 0 off.data pf.data
+run diff -f json -g --all --limit 0 off.data pf.data
 if test -e cm1.data && test -e cm2.data; then
 	run flamegraph -o - --per-op cm1.data cm2.data
 fi

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -626,12 +627,101 @@ static void test_renamed(void)
 	profile__free(n);
 }
 
+/* A child of parent for a frame of its own: sym NULL is unresolved. */
+static uint32_t node_at(struct profile *p, uint32_t parent, const char *sym, const char *dso, uint64_t addr,
+			bool inlined)
+{
+	struct frame x = { .addr = addr, .sym = sym ? profile__intern(p, sym) : 0, .dso = profile__intern(p, dso),
+			   .inlined = inlined };
+
+	return profile__node(p, parent, profile__frame(p, &x));
+}
+
+/* The path of node q as names, root first ("main;memcpy;"). */
+static void name_path(const struct profile *p, uint32_t q, char *buf, size_t size)
+{
+	uint32_t up[16];
+	size_t n = 0, len = 0;
+
+	for (; q != PROFILE_ROOT && n < 16; q = p->nodes[q].parent)
+		up[n++] = q;
+	buf[0] = 0;
+	while (n-- > 0 && len < size)
+		len += (size_t)snprintf(buf + len, size - len, "%s;", profile__frame_sym(p, p->nodes[up[n]].frame));
+}
+
+/*
+ * The chains' paths against a naive model: every node's path of names,
+ * its share the sum of its nodes' subtrees.  The profile has what makes
+ * the symbol trie differ from the address trie: one function at two
+ * addresses, one name in two DSOs, unresolved frames in two DSOs, an
+ * inline frame.
+ */
+static void test_chain_paths(void)
+{
+	struct profile *b = new_profile(2);
+	const struct profile *bs[] = { b };
+	uint32_t m1, m2, leaf[8], r, i, j;
+	char names[16][512];
+	double share[16], incl[32] = { 0 }, total = 0;
+	size_t nn = 0, nl = 0;
+	struct chain_diff cd;
+
+	m1 = node_at(b, PROFILE_ROOT, "main", "/usr/bin/app", 0x100, false);
+	m2 = node_at(b, PROFILE_ROOT, "main", "/usr/bin/app", 0x108, false);
+	leaf[nl++] = node_at(b, m1, "memcpy", "[kernel.kallsyms]", 0xffff0010, false);
+	leaf[nl++] = node_at(b, m2, "memcpy", "/usr/lib/libc.so.6", 0x7f0010, false);
+	leaf[nl++] = node_at(b, m1, NULL, "/usr/lib/libc.so.6", 0x7f0100, false);
+	leaf[nl++] = node_at(b, m2, NULL, "/usr/lib/libfoo.so", 0x7e0100, false);
+	leaf[nl++] = node_at(b, leaf[3], "fill", "/usr/lib/libfoo.so", 0x7e0200, true);
+	leaf[nl++] = node_at(b, leaf[4], "memcpy", "/usr/lib/libc.so.6", 0x7f0018, false);
+	leaf[nl++] = m2;
+	for (r = 0; r < 2; r++)
+		for (i = 0; i < nl; i++)
+			profile__add_count(b, r, 0, profile__intern(b, "app"), 0, leaf[i], 1, 1000 * (i + 1));
+	for (i = 0; i < nl; i++) {
+		for (j = leaf[i]; j != PROFILE_ROOT; j = b->nodes[j].parent)
+			incl[j] += 1000 * (i + 1);
+		total += 1000 * (i + 1);
+	}
+	for (j = 1; j < b->nr_nodes; j++) {
+		char path[512];
+		size_t k;
+
+		name_path(b, j, path, sizeof(path));
+		for (k = 0; k < nn && strcmp(names[k], path); k++)
+			;
+		if (k == nn) {
+			snprintf(names[nn], sizeof(names[nn]), "%s", path);
+			share[nn++] = 0;
+		}
+		share[k] += 100 * incl[j] / total;
+	}
+	ok(chains__compute(&cd, bs, 1, bs, 1, "cpu-clock", 0, 0.05, false, NULL) == 0, "paths: chains computed");
+	ok(cd.nr == nn, "paths: one row per path of names (%zu rows, %zu paths)", cd.nr, nn);
+	for (r = 0; r < cd.nr; r++) {
+		const struct chain_row *row = &cd.rows[r];
+		char path[512];
+		size_t k;
+
+		name_path(b, row->node, path, sizeof(path));
+		for (k = 0; k < nn && strcmp(names[k], path); k++)
+			;
+		if (k == nn || fabs(row->base - share[k]) > 1e-9 || fabs(row->cur - share[k]) > 1e-9)
+			break;
+	}
+	ok(r == cd.nr, "paths: each row's share is its path's in the naive model");
+	chains__release(&cd);
+	profile__free(b);
+}
+
 int main(void)
 {
 	test_single();
 	test_min_width_and_escaping();
 	test_diff();
 	test_renamed();
+	test_chain_paths();
 	test_per_op();
 	test_html();
 	return done_testing();
