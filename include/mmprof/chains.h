@@ -3,8 +3,10 @@
  *
  * For every path of the call-stack trie (root ... caller -> callee) and
  * every run, the inclusive period % of that run's total for one event;
- * paths are matched across files by their normalised symbol names (clone
- * suffixes removed), so different tries pair.  A path is reported where
+ * a file's paths are its symbol trie's (symview.h, every frame kept:
+ * unresolved ones as "[unknown]", inline ones), matched across files by
+ * their normalised symbol names (clone suffixes removed), so different
+ * tries pair.  A path is reported where
  * a change ends: its own change is large and no child carries >= 90 % of
  * it further down; it is printed caller -> callee from where the change
  * starts (the highest ancestor with about the same change), with one
