@@ -22,8 +22,12 @@
 . "$(dirname "$0")/lib.sh"
 tap_setup t304
 
+# Runs of fixed work (15,000 ops: some 0.35 s of CPU at the base's cost,
+# 0.7 s at the new one's), not of a time: a run of 1 s got a twentieth of
+# a CPU at load 41, and its few samples made the costs per op swing
+# (tests 6, 7, 10 and 20 failed in a helper's runs at that load)
 rec() {	# rec OUT RUNS HOT OTHER
-	"$MMPROF" record -q -r "$2" -o "$tmp/$1" -- "$wl/cost-mix" --hot "$3" --other "$4" -s 1 \
+	"$MMPROF" record -q -r "$2" -o "$tmp/$1" -- "$wl/cost-mix" --hot "$3" --other "$4" -n 15000 \
 		>/dev/null 2>"$tmp/rec.err"
 }
 json() {	# json FILE PYTHON-EXPR: evaluate with d the parsed JSON, exit 0 when true
@@ -103,7 +107,7 @@ aa_ok=0
 for i in 1 2 3; do
 	case $i in 2) order="b a" ;; *) order="a b" ;; esac
 	for side in $order; do
-		"$MMPROF" record -q -o "$tmp/aa$side$i.data" -- "$wl/cost-mix" -s 0.7 >/dev/null 2>"$tmp/rec.err" || aa_ok=1
+		"$MMPROF" record -q -o "$tmp/aa$side$i.data" -- "$wl/cost-mix" -n 10000 >/dev/null 2>"$tmp/rec.err" || aa_ok=1
 	done
 done
 ok $aa_ok "record cost-mix A/A, interleaved, 3 runs a side"
