@@ -106,6 +106,8 @@ void chains__release(struct chain_diff *cd);
 struct chain_fn {
 	char *name;		/* the key's symbol part (normalised, diff__normalize_key) */
 	double q, mde;
+	double delta;		/* the row's change (points of the named samples) */
+	int absent;		/* -1: 0 in every new run, +1: 0 in every base run, 0: neither */
 };
 struct chain_fns {
 	struct chain_fn *v;
@@ -115,13 +117,20 @@ struct chain_fns {
 void chain_fns__from_diff(struct chain_fns *f, const struct diff *d, const char *event);
 void chain_fns__release(struct chain_fns *f);	/* a zeroed f is fine */
 /*
- * Every path whose function (its last frame, matched as the table
- * matches keys) ends no other path of the trie takes that function's
- * table row's q and detectable change, where the row was tested: the
- * table, -g and the flame graph then give one answer for it.  A path of
- * a function reached from several places is a part of that row, gated on
- * it: its q and detectable change are at least the row's, so none is
- * significant where its function is not.
+ * Tested paths take their functions' answers, where the table has rows
+ * for them (a frame's function: its name matched as the table matches
+ * keys):
+ * - a path that is its function's (it ends no other path, or it holds
+ *   90 % of their share on each side and moved as the row did) takes
+ *   that row's q and detectable change;
+ * - a path absent from every run of one side under a function absent
+ *   from every run of that side (gone or new in the table) and present on
+ *   the other is gone or new with it: its q is at most that row's;
+ * - any other path keeps its own test, gated as the table's calltrace
+ *   rows: its q is at least the least q of the rows of the functions on
+ *   it, its detectable change at least its own function's.
+ * So no path is significant where no function on it is, and none says
+ * "not significant" of a change that is its function's.
  */
 void chains__take_functions(struct chain_diff *cd, const struct chain_fns *f);
 

@@ -13,6 +13,9 @@
 #include "mmprof/chains.h"
 #include "mmprof/profile.h"
 
+/* Paths are tested from a mean of this many points on a side (chains.c). */
+#define CHAINS_TEST_FLOOR 0.5
+
 /* The name p's frame's path is matched by, into out: a key's symbol part, as the table's rows name it. */
 void chains__leaf_name(const struct profile *p, uint32_t frame, char *out, size_t size);
 

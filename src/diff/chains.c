@@ -32,7 +32,7 @@
  * table flagged the same functions at q 1e-7; at 0.5, q 0.014 and
  * detectable 8.5.  A path below it is shown untested.
  */
-#define CHAINS_TEST_FLOOR 0.5
+/* CHAINS_TEST_FLOOR, chains-int.h */
 
 /*
  * The rows by path hash while they are made: open addressing over row

@@ -104,10 +104,13 @@ void chain_fns__from_diff(struct chain_fns *f, const struct diff *d, const char 
 	keys__event_name(event, ev, sizeof(ev));
 	plen = (size_t)snprintf(prefix, sizeof(prefix), "perf-profile.children.%s.", ev);
 	f->v = xcalloc(d->nr + 1, sizeof(*f->v));
-	for (i = 0; i < d->nr; i++)
-		if ((d->rows[i].flags & DIFF_TESTED) && !strncmp(d->rows[i].key, prefix, plen))
-			f->v[f->nr++] = (struct chain_fn){ xstrdup(d->rows[i].key + plen), d->rows[i].q,
-							   d->rows[i].mde };
+	for (i = 0; i < d->nr; i++) {
+		const struct diff_row *r = &d->rows[i];
+
+		if ((r->flags & DIFF_TESTED) && !strncmp(r->key, prefix, plen))
+			f->v[f->nr++] = (struct chain_fn){ xstrdup(r->key + plen), r->q, r->mde, r->delta,
+							   r->cur.max <= 0 ? -1 : r->base.max <= 0 ? 1 : 0 };
+	}
 	qsort(f->v, f->nr, sizeof(*f->v), cmp_fn);
 }
 
@@ -133,15 +136,52 @@ static int cmp_leaf(const void *a, const void *b)
 	return x->hash < y->hash ? -1 : x->hash > y->hash;
 }
 
+/* What a row's path knows of the functions on it, root to its own frame. */
+struct onpath {
+	const struct chain_fn *fn;	/* its own frame's function's row, NULL: none */
+	bool whole;			/* the path is its function's (is_whole) */
+	double gate;			/* the least q of the rows on the path */
+	double absent_q[2];		/* [0]: least q of a row on it 0 in every new run, [1]: every base run */
+};
+
+/*
+ * Is row i the whole of its function, among the n paths l[0..n) that end
+ * in it: the only one, or one that holds 90 % of their share or more on
+ * each side where they hold the paths' test floor, and changed as the
+ * function's row did.  Where
+ * stacks are broken (a stripped program's unnamed frames) a function's
+ * samples reach it by one path and crumbs of others.
+ */
+static bool is_whole(const struct chain_diff *cd, const struct leaf *l, size_t n, uint32_t i,
+		     const struct chain_fn *fn)
+{
+	const struct chain_row *r = &cd->rows[i];
+	double base = 0, cur = 0;
+	size_t k;
+
+	if (n == 1)
+		return true;
+	for (k = 0; k < n; k++) {
+		base += cd->rows[l[k].row].base;
+		cur += cd->rows[l[k].row].cur;
+	}
+	/* a side where the function's paths hold less than the paths' test floor has no say */
+	return chain_row__delta(r) * fn->delta > 0 && fmax(base, cur) >= CHAINS_TEST_FLOOR &&
+	       (base < CHAINS_TEST_FLOOR || r->base >= 0.9 * base) &&
+	       (cur < CHAINS_TEST_FLOOR || r->cur >= 0.9 * cur);
+}
+
 void chains__take_functions(struct chain_diff *cd, const struct chain_fns *f)
 {
 	struct leaf *l;
+	struct onpath *on;
 	uint64_t *h;
 	size_t i, j;
 
 	if (!f || !f->nr || cd->novar)
 		return;
 	l = xmalloc((cd->nr + 1) * sizeof(*l));
+	on = xcalloc(cd->nr + 1, sizeof(*on));
 	h = xmalloc((cd->nr + 1) * sizeof(*h));
 	chains__leaf_hashes(cd, h);
 	for (i = 0; i < cd->nr; i++)
@@ -149,10 +189,11 @@ void chains__take_functions(struct chain_diff *cd, const struct chain_fns *f)
 	free(h);
 	qsort(l, cd->nr, sizeof(*l), cmp_leaf);
 	for (i = 0; i < cd->nr; i = j) {
-		struct chain_row *r = &cd->rows[l[i].row];
+		const struct chain_row *r = &cd->rows[l[i].row];
 		const struct profile *p = chain_row__profile(cd, r);
 		struct chain_fn key, *hit;
 		char name[600];
+		size_t k;
 
 		for (j = i + 1; j < cd->nr && l[j].hash == l[i].hash; j++)
 			;
@@ -161,28 +202,62 @@ void chains__take_functions(struct chain_diff *cd, const struct chain_fns *f)
 		hit = bsearch(&key, f->v, f->nr, sizeof(*f->v), cmp_fn);
 		if (!hit || !isfinite(hit->q))
 			continue;
-		if (j - i == 1) {
+		for (k = i; k < j; k++) {
+			on[l[k].row].fn = hit;
+			on[l[k].row].whole = is_whole(cd, l + i, j - i, l[k].row, hit);
+		}
+	}
+	free(l);
+	/* a path's caller's row precedes it (chains.c makes rows parents first) */
+	for (i = 0; i < cd->nr; i++) {
+		const struct chain_row *r = &cd->rows[i];
+		struct onpath *o = &on[i];
+		const struct onpath *up = r->parent_row == CHAIN_NO_PARENT ? NULL : &on[r->parent_row];
+		int s;
+
+		o->gate = up ? up->gate : INFINITY;
+		for (s = 0; s < 2; s++)
+			o->absent_q[s] = up ? up->absent_q[s] : INFINITY;
+		if (!o->fn)
+			continue;
+		o->gate = fmin(o->gate, o->fn->q);
+		if (o->fn->absent)
+			o->absent_q[o->fn->absent > 0] = fmin(o->absent_q[o->fn->absent > 0], o->fn->q);
+	}
+	for (i = 0; i < cd->nr; i++) {
+		struct chain_row *r = &cd->rows[i];
+		const struct onpath *o = &on[i];
+		const struct chain_fn *hit = o->fn;
+		double own = r->q;
+
+		if (hit && o->whole) {
+			/* its function's row, tested or not as a path */
 			r->q = hit->q;
 			r->mde = hit->mde;
 			continue;
 		}
+		if (!isfinite(r->q))
+			continue;	/* untested: under the paths' floor */
 		/*
-		 * Reached by several paths: each path is a part of the function's
-		 * row, tested after it, as the table's chains stand on their
-		 * functions' rows: significant only where the function is (its q
-		 * the larger of the two), and it sees no less than the function
-		 * could.  A path's own move may still run against its function's
-		 * (a caller that lost what another gained).
+		 * Gone or new with a function on it: a path seen on one side
+		 * under a function never seen on the other is no more on the
+		 * other side than that function is.
 		 */
-		for (; i < j; i++) {
-			r = &cd->rows[l[i].row];
-			if (!isfinite(r->q))
-				continue;	/* untested: under the paths' floor */
-			r->q = fmax(r->q, hit->q);
-			if (isfinite(hit->mde))
-				r->mde = isfinite(r->mde) ? fmax(r->mde, hit->mde) : hit->mde;
-		}
+		if (r->cur <= 0 && r->base > 0)
+			own = fmin(own, o->absent_q[0]);
+		else if (r->base <= 0 && r->cur > 0)
+			own = fmin(own, o->absent_q[1]);
+		/*
+		 * A part of its function's row: tested after
+		 * the rows on it, as the table's chains stand on their
+		 * functions' rows, significant only where one of them is, and
+		 * seeing no less than its own function could.  A path's own move
+		 * may still run against its function's (a caller that lost what
+		 * another gained).
+		 */
+		r->q = hit ? fmax(own, o->gate) : own;
+		if (hit && isfinite(hit->mde))
+			r->mde = isfinite(r->mde) ? fmax(r->mde, hit->mde) : hit->mde;
 	}
-	free(l);
+	free(on);
 }
-
