@@ -20,7 +20,9 @@ plan 4
 
 rec=$here/tests/recorded
 cat >"$tmp/check.py" <<'PY'
-import json, re, subprocess, sys, html
+import json, re, sys, html
+
+import mmprof_run
 
 mmprof, a, b, svg = sys.argv[1:5]
 
@@ -28,11 +30,7 @@ MOVED = {"up": 1, "new": 1, "down": -1, "gone": -1}
 
 
 def run(args):
-    p = subprocess.run([mmprof] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if p.returncode not in (0, 1):
-        print("mmprof %s: exit %d: %s" % (" ".join(args), p.returncode, p.stderr.strip()))
-        sys.exit(2)
-    return p.stdout
+    return mmprof_run.run(mmprof, args)
 
 
 d = json.loads(run(["diff", "--all", "--cost", "-g", "-f", "json", a, b]))["diff"]
@@ -110,7 +108,7 @@ sys.exit(1 if bad else 0)
 PY
 
 for pair in thp-zap vm-keep mmap-file aa-vm; do
-	python3 "$tmp/check.py" "$MMPROF" "$rec/$pair/a.data" "$rec/$pair/b.data" "$tmp/$pair.svg" >"$tmp/$pair.out" 2>&1
+	PYTHONPATH="$here/tests/integration" python3 "$tmp/check.py" "$MMPROF" "$rec/$pair/a.data" "$rec/$pair/b.data" "$tmp/$pair.svg" >"$tmp/$pair.out" 2>&1
 	rc=$?
 	ok $rc "$pair: the table, diff -g, the flame graph's colours and the cost rows agree ($(head -1 "$tmp/$pair.out"))"
 	[ $rc -eq 0 ] || diag "$tmp/$pair.out"

@@ -37,7 +37,9 @@ for m in hugepage nohugepage; do
 done
 
 cat >"$tmp/check.py" <<'PY'
-import json, re, subprocess, sys, html
+import json, re, sys, html
+
+import mmprof_run
 
 mmprof, a, b, svg = sys.argv[1:5]
 MOVED = {"up": 1, "new": 1, "down": -1, "gone": -1}
@@ -45,11 +47,7 @@ COLOUR = {"grew": 1, "shrank": -1}
 
 
 def run(args):
-    p = subprocess.run([mmprof] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if p.returncode not in (0, 1):
-        print("mmprof %s: exit %d: %s" % (" ".join(args), p.returncode, p.stderr.strip()))
-        sys.exit(2)
-    return p.stdout
+    return mmprof_run.run(mmprof, args)
 
 
 d = json.loads(run(["diff", "--all", "-g", "--limit", "100000", "-f", "json", a, b]))["diff"]
@@ -119,8 +117,7 @@ for path, col, q, base, new in frames:
             part[3].append("%s coloured, no flagged function on it" % " > ".join(path[-3:]))
 json.dump({"checked": checked, "bad": part}, sys.stdout)
 PY
-[ -n "$T311_KEEP" ] && cp "$tmp"/*.data "$T311_KEEP"/
-python3 "$tmp/check.py" "$MMPROF" "$tmp/hugepage.data" "$tmp/nohugepage.data" "$tmp/g.svg" >"$tmp/res" 2>&1 ||
+PYTHONPATH="$here/tests/integration" python3 "$tmp/check.py" "$MMPROF" "$tmp/hugepage.data" "$tmp/nohugepage.data" "$tmp/g.svg" >"$tmp/res" 2>&1 ||
 	{ diag "$tmp/res"; echo "Bail out! the check failed"; exit 1; }
 res() { python3 -c "import json,sys; r=json.load(open('$tmp/res')); print(r['checked'][$1], len(r['bad'][$1])); [print(x) for x in r['bad'][$1][:5]]" ; }
 res 0 >"$tmp/r0"; read cnt nbad <"$tmp/r0"
