@@ -122,7 +122,8 @@ void chain_fns__release(struct chain_fns *f);	/* a zeroed f is fine */
  * keys):
  * - a path that is its function's (it ends no other path, or it holds
  *   90 % of their share on each side and moved as the row did) takes
- *   that row's q and detectable change;
+ *   that row's q and detectable change (q 1 where its share of every
+ *   sample moved against the row's of the named samples);
  * - a path absent from every run of one side under a function absent
  *   from every run of that side (gone or new in the table) and present on
  *   the other is gone or new with it: its q is at most that row's;

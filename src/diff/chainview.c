@@ -231,8 +231,15 @@ void chains__take_functions(struct chain_diff *cd, const struct chain_fns *f)
 		double own = r->q;
 
 		if (hit && o->whole) {
-			/* its function's row, tested or not as a path */
-			r->q = hit->q;
+			/*
+			 * Its function's row, tested or not as a path.  A share of
+			 * every sample can move against the row's share of the named
+			 * samples where the unnamed part differs between the sides
+			 * (stripped stress-ng --vm: __madvise up at q = 0.008 in the
+			 * table, its only frame down): no verdict of the row's then,
+			 * nor one against it.
+			 */
+			r->q = chain_row__delta(r) * hit->delta < 0 ? 1 : hit->q;
 			r->mde = hit->mde;
 			continue;
 		}
@@ -248,14 +255,15 @@ void chains__take_functions(struct chain_diff *cd, const struct chain_fns *f)
 		else if (r->base <= 0 && r->cur > 0)
 			own = fmin(own, o->absent_q[1]);
 		/*
-		 * A part of its function's row: tested after
+		 * A part of its function's row, or a path whose own frame has
+		 * none (an unnamed one) under functions that have: tested after
 		 * the rows on it, as the table's chains stand on their
 		 * functions' rows, significant only where one of them is, and
 		 * seeing no less than its own function could.  A path's own move
 		 * may still run against its function's (a caller that lost what
 		 * another gained).
 		 */
-		r->q = hit ? fmax(own, o->gate) : own;
+		r->q = isfinite(o->gate) ? fmax(own, o->gate) : own;
 		if (hit && isfinite(hit->mde))
 			r->mde = isfinite(r->mde) ? fmax(r->mde, hit->mde) : hit->mde;
 	}

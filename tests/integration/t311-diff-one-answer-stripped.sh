@@ -16,10 +16,12 @@
 # frame or -g chain that is its function's (it holds
 # 90 % of that function's frames' share on each side where they hold
 # 0.5 points, the paths' test floor, and moved as its row did)
-# has the row's verdict; (3) a
+# has the row's verdict (and is never coloured against it, where its
+# share of every sample moved against the row's of the named samples); (3) a
 # tested frame absent from every run of one side, under a function the
-# table calls gone or new (absent there), is coloured with it unless it is
-# the whole of its function (its row answers); (4) no frame is coloured
+# table calls gone or new (absent there), whose own function holds 0.5
+# points or more on that side (so it is not the whole of its function,
+# whose row answers), is coloured with it; (4) no frame is coloured
 # where functions on its path have rows and none of them is flagged.
 . "$(dirname "$0")/lib.sh"
 tap_setup t311
@@ -32,7 +34,7 @@ plan 4
 
 for m in hugepage nohugepage; do
 	"$MMPROF" record -q -g -r 3 -o "$tmp/$m.data" -- stress-ng --vm 1 --vm-bytes 64M \
-		--vm-madvise $m --vm-ops 1000 -t 120s --metrics-brief >/dev/null 2>"$tmp/$m.err" ||
+		--vm-madvise $m --vm-ops 3000 -t 120s --metrics-brief >/dev/null 2>"$tmp/$m.err" ||
 		{ diag "$tmp/$m.err"; echo "Bail out! record $m failed"; exit 1; }
 done
 
@@ -85,7 +87,10 @@ for f, r in table.items():
             if f not in flag or x[2] is None or abs(x[4] - x[3]) < 0.1:
                 continue  # not flagged, untested, or under the colouring floor (--min-points)
             checked[1] += 1
-            if x[1] != flag[f]:
+            # a share of every sample may move against the row's share of the named ones: never coloured so
+            if (x[4] - x[3]) * r["delta"] < 0 and x[1] == -flag[f]:
+                part[1].append("frame %s: coloured %s against its table row %s" % (f, x[1], table[f]["verdict"]))
+            elif (x[4] - x[3]) * r["delta"] > 0 and x[1] != flag[f]:
                 part[1].append("frame %s: %s q=%.3g, table %s q=%.3g" % (f, x[1], x[2], table[f]["verdict"], table[f]["q"]))
 for c in d.get("callchains", []):
     f = c["chain"].split(" \u2192 ")[-1]
@@ -104,8 +109,9 @@ for path, col, q, base, new in frames:
         side = -1 if r["verdict"] == "gone" else 1
         if (new if side < 0 else base) != 0 or (base if side < 0 else new) <= 0:
             continue
-        if whole.get(path[-1], (None,))[0] == path:
-            break  # the frame is its function: its row answers
+        own = [y for y in frames if y[0][-1] == path[-1]]
+        if whole.get(path[-1], (None,))[0] == path or sum(y[4] if side < 0 else y[3] for y in own) < 0.5:
+            break  # the frame is (or may be) its function, absent where the path is: its row answers
         checked[2] += 1
         if col != side:
             part[2].append("%s under %s (%s): %.2f -> %.2f q=%.3g" % (path[-1], f, r["verdict"], base, new, q))
