@@ -120,8 +120,9 @@ void chain_fns__release(struct chain_fns *f);	/* a zeroed f is fine */
  * Tested paths take their functions' answers, where the table has rows
  * for them (a frame's function: its name matched as the table matches
  * keys):
- * - a path that is its function's (it ends no other path, or it holds
- *   90 % of their share on each side and moved as the row did) takes
+ * - a path that is its function's (it ends no other path, or it moved
+ *   as the row did and holds 90 % of their share on each side, or
+ *   carries 90 % of their change with none moving the other way) takes
  *   that row's q and detectable change (q 1 where its share of every
  *   sample moved against the row's of the named samples);
  * - a path absent from every run of one side under a function absent

@@ -13,9 +13,10 @@
 # Asserted: (1) do_huge_pmd_anonymous_page's frames shrank and
 # do_anonymous_page's grew, coloured as the table's rows say (whether
 # these 3 runs a side flag them is the table's test, not asserted); (2) a
-# frame or -g chain that is its function's (it holds
-# 90 % of that function's frames' share on each side where they hold
-# 0.5 points, the paths' test floor, and moved as its row did)
+# frame or -g chain that is its function's (it moved as its row did and
+# holds 90 % of that function's frames' share on each side where they
+# hold 0.5 points, the paths' test floor, or carries 90 % of their change
+# with none moving the other way)
 # has the row's verdict (and is never coloured against it, where its
 # share of every sample moved against the row's of the named samples); (3) a
 # tested frame absent from every run of one side, under a function the
@@ -81,8 +82,11 @@ for f, r in table.items():
     own = [x for x in frames if x[0][-1] == f]
     sb, sn = sum(x[3] for x in own), sum(x[4] for x in own)
     for x in own:
-        if len(own) == 1 or (max(sb, sn) >= 0.5 and (sb < 0.5 or x[3] >= 0.9 * sb) and
-                             (sn < 0.5 or x[4] >= 0.9 * sn) and (x[4] - x[3]) * r["delta"] > 0):
+        dx, moved = x[4] - x[3], sum(y[4] - y[3] for y in own)
+        against = any((y[4] - y[3]) * dx < 0 for y in own)
+        if len(own) == 1 or (dx * r["delta"] > 0 and (
+                (max(sb, sn) >= 0.5 and (sb < 0.5 or x[3] >= 0.9 * sb) and (sn < 0.5 or x[4] >= 0.9 * sn)) or
+                (not against and abs(dx) >= 0.9 * abs(moved)))):
             whole[f] = x
             if f not in flag or x[2] is None or abs(x[4] - x[3]) < 0.1:
                 continue  # not flagged, untested, or under the colouring floor (--min-points)
