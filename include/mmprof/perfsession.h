@@ -85,6 +85,14 @@ int perfsession__poll(struct perfsession *ps, int timeout_ms);
 /* Hand every record in the ring buffers to fn, buffer after buffer. */
 typedef void (*perfsession_event_fn)(void *ctx, const union perf_event *ev);
 void perfsession__read(struct perfsession *ps, perfsession_event_fn fn, void *ctx);
+/*
+ * perfsession__read, asking room(ctx) before each record: when it says
+ * no, the records not read stay in their buffer (the kernel counts what
+ * it drops once that is full) and the read stops.  Returns whether every
+ * buffer was read to its head.
+ */
+bool perfsession__read_while(struct perfsession *ps, perfsession_event_fn fn,
+			     bool (*room)(void *ctx), void *ctx);
 
 /* Unmap, close and free the events and the evlist.  A closed session is fine. */
 void perfsession__close(struct perfsession *ps);

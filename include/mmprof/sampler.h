@@ -8,7 +8,9 @@
  * callchain hashed and counted against (event, pid, comm, raw stack), so
  * memory grows with distinct stacks, not with samples.  Side-band records
  * (COMM, MMAP2, FORK, EXIT) go to the symbols context; addresses are
- * resolved once per distinct (pid, address) in sampler__end_run.
+ * resolved once per distinct (pid, address) in sampler__end_run.  While
+ * a run reads, the caller's thread only copies the records out of the
+ * ring buffers; a worker thread orders and aggregates them.
  * PERF_RECORD_LOST and THROTTLE are counted per run, never dropped silently.
  *
  * Event choice: with no -e, `cycles` with the most precise modifier the PMU
@@ -82,6 +84,12 @@ struct sampler_opts {
 	const char *spill_dir;
 	uint32_t runs;
 	size_t max_nodes;	/* the trie's nodes at most; 0: DATAFILE_TRIE_NODES */
+	size_t queue_bytes;	/* the reader's queue to the worker; 0: 8 MiB */
+	/*
+	 * sampler__replay through the worker and its queue too, as a live
+	 * run (tests: the two paths give the same profile).
+	 */
+	bool replay_worker;
 	/*
 	 * Tracepoint events are sampled with PERF_SAMPLE_RAW; each such sample
 	 * is also handed to raw_hook (event index as in sampler__add_events,
@@ -111,7 +119,9 @@ int sampler__drain(struct sampler *s);
  * the same path as sampler__drain, as if sampled with this sampler's events
  * (the sample_type of sampler__sample_type).  For replaying captured data
  * and for measuring ingest.  Returns the samples read, or -EINVAL at a
- * record whose size is malformed (records before it are kept).
+ * record whose size is malformed (records before it are kept).  Runs on
+ * the caller's thread, or with replay_worker through the worker as a
+ * live run does, returning once the worker took every record.
  */
 int sampler__replay(struct sampler *s, const void *buf, size_t len);
 uint64_t sampler__sample_type(const struct sampler *s);
@@ -169,6 +179,19 @@ uint64_t sampler__stacks_cut(const struct sampler *s);
 
 /* Times a full arena was spilled (chainspill.h), all runs so far. */
 uint64_t sampler__spills(const struct sampler *s);
+
+/*
+ * A live recording reads on the caller's thread and aggregates on a
+ * worker of the sampler's own (src/record/sampler-queue.c): the reading
+ * thread only copies records into a queue of queue_bytes.  queue_full:
+ * drains, all runs so far, that stopped because the queue was full (the
+ * rest stayed in the ring buffers; what the kernel dropped is in lost).
+ * reader_aggregated: samples, all runs so far, aggregated on a thread
+ * other than the worker: every sample of a replay, those still queued
+ * when a run ends (sampler__end_run), none while a recording reads.
+ */
+uint64_t sampler__queue_full(const struct sampler *s);
+uint64_t sampler__reader_aggregated(const struct sampler *s);
 
 /*
  * The profile and run this open's samples go to: when the aggregate's

@@ -149,6 +149,30 @@ void perfsession__read(struct perfsession *ps, perfsession_event_fn fn, void *ct
 	}
 }
 
+bool perfsession__read_while(struct perfsession *ps, perfsession_event_fn fn,
+			     bool (*room)(void *ctx), void *ctx)
+{
+	struct perf_mmap *map;
+	union perf_event *ev;
+	bool whole = true;
+
+	if (!ps->evlist)
+		return true;
+	perf_evlist__for_each_mmap(ps->evlist, map, false) {
+		if (perf_mmap__read_init(map) < 0)
+			continue;
+		/* no room: the rest stays in the buffer, for the next read */
+		while ((whole = room(ctx)) && (ev = perf_mmap__read_event(map))) {
+			fn(ctx, ev);
+			perf_mmap__consume(map);
+		}
+		perf_mmap__read_done(map);
+		if (!whole)
+			break;
+	}
+	return whole;
+}
+
 void perfsession__close(struct perfsession *ps)
 {
 	struct perf_evsel *evsel;

@@ -1,11 +1,12 @@
 /*
- * sampler-int: the sampler's body, shared by its four files and nowhere
+ * sampler-int: the sampler's body, shared by its files and nowhere
  * else (the public interface is include/mmprof/sampler.h).
  *
  *   sampler.c          construction, options, the notes
  *   sampler-comm.c     comm, tid and address-space tracking; what /proc says of existing processes
  *   sampler-open.c     opening the events, and why an open failed
  *   sampler-stream.c   the event stream: samples, side-band records in time order
+ *   sampler-queue.c    the reading thread's queue to the worker that runs the stream
  *   sampler-resolve.c  end of run: addresses to frames, counts into the profile
  *
  * Invariants: evs[] is settled by the first successful open (chosen);
@@ -19,10 +20,15 @@
  * chains into the resolver's trie when its budget fills (sampler__spill),
  * and the resolver's end of a run flushes the stream's side band
  * (sampler__flush_sideband), over one struct sampler.
+ *
+ * sampler-queue.c splits a live run between the reading thread and a
+ * worker that runs the stream; every other entry point runs on the
+ * caller's thread with the worker stopped or idle.
  */
 #ifndef MMPROF_SAMPLER_INT_H
 #define MMPROF_SAMPLER_INT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -89,6 +95,38 @@ struct frame_row {
 	int32_t pid;		/* 0 for kernel addresses: one entry per address */
 	uint32_t kernel;
 	uint32_t frame;		/* profile frame id */
+};
+
+/*
+ * The records the reading thread copied for the worker (sampler-queue.c):
+ * a byte ring of cap bytes.  head and tail (bytes written and taken, from
+ * the run's start) are atomics, stop and exited under mu; wpos and rtail
+ * are the reader's own (what it wrote, and the tail as it last saw it),
+ * and so is held: MMAP2 records waiting for sym_lock.
+ */
+#define SAMPLER_QUEUE_BYTES	(8u << 20)
+struct sampler;
+struct recq {
+	unsigned char *buf;
+	size_t cap;
+	_Atomic uint64_t head, tail;
+	uint64_t wpos, rtail;
+	pthread_mutex_t mu;
+	pthread_cond_t more;	/* to the worker: records, a stop, a handoff served */
+	pthread_cond_t done;	/* to the reader: records taken, a handoff asked, exited */
+	_Atomic bool handoff, sleeping;
+	bool stop, exited;
+	bool running;		/* the worker's thread is up */
+	bool tried;		/* this run asked for it (none to be had: no retry) */
+	pthread_t thread;
+	/* the symbols context and the comm tables: the worker's records vs the reader's */
+	pthread_mutex_t sym_lock;
+	/* set by sampler-stream.c: a record and a round's end to the stream, a handoff served */
+	void (*take)(struct sampler *s, const union perf_event *ev);
+	void (*round)(struct sampler *s);
+	void (*serve)(struct sampler *s);
+	unsigned char *held;
+	size_t held_len, alloc_held;
 };
 
 struct sampler {
@@ -189,6 +227,14 @@ struct sampler {
 	uint64_t spills;	/* all runs: arenas written to it */
 	struct profile *bound_p;	/* this run's profile and run (sampler__bind), for a spill */
 	uint32_t bound_run;
+
+	/* the reading thread and the worker (sampler-queue.c) */
+	struct recq q;
+	bool raw_on_read;	/* the raw hook wants tracepoint samples as read */
+	bool read_whole;	/* the last drain read every buffer to its head */
+	uint64_t read_samples;	/* this run: sample records read */
+	uint64_t queue_full;	/* all runs: drains cut short by a full queue */
+	uint64_t reader_aggregated;	/* all runs: samples aggregated off the worker */
 };
 
 /* sampler-comm.c: local comm ids and the comm of each thread over time */
@@ -226,6 +272,29 @@ void sampler__teardown(struct sampler *s);
 void sampler__flush_sideband(struct sampler *s, uint64_t limit);
 
 /*
+ * sampler-queue.c.  The reader: room for one more record (at most 64 KiB),
+ * copy it, hand what was copied to the worker with a round's end mark or
+ * without.  The worker's life: started at a run's first drain, stopped
+ * (every record taken, then joined) when the run's events close.
+ * worker_wait: until the worker took records, asked for a handoff or
+ * exited; worker_sync: until it took every record.  A handoff (sampler__spill with no spill file): the worker asks
+ * and waits, the reader resolves the arena into the bound profile
+ * (sampler__resolve_bound) at its next drain.
+ */
+void sampler__queue_init(struct recq *q);
+void sampler__queue_release(struct recq *q);
+bool sampler__queue_room(struct sampler *s);
+void sampler__queue_record(struct sampler *s, const union perf_event *ev);
+void sampler__queue_publish(struct sampler *s, bool round_end);
+void sampler__worker_start(struct sampler *s);
+void sampler__worker_wait(struct sampler *s);
+void sampler__worker_sync(struct sampler *s);	/* until every queued record is taken */
+void sampler__worker_stop(struct sampler *s);
+bool sampler__on_worker(void);
+void sampler__ask_handoff(struct sampler *s);
+void sampler__serve_handoff(struct sampler *s);
+
+/*
  * The aggregate's arena is full (stackagg__full): spill its entries
  * (chainspill.h), or where that cannot be done turn them into the bound
  * profile's trie and counts now, and empty it.  Samples reach it in time
@@ -233,5 +302,7 @@ void sampler__flush_sideband(struct sampler *s, uint64_t limit);
  * at the end of the run.
  */
 void sampler__spill(struct sampler *s);
+/* sampler-resolve.c: the arena's entries into the bound profile now */
+void sampler__resolve_bound(struct sampler *s);
 
 #endif

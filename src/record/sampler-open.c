@@ -29,6 +29,7 @@ void sampler__teardown(struct sampler *s)
 {
 	size_t i;
 
+	sampler__worker_stop(s);	/* takes what was queued */
 	perfsession__close(&s->ps);
 	for (i = 0; i < s->nr_evs; i++)
 		s->evs[i].evsel = NULL;
@@ -553,6 +554,7 @@ int sampler__open(struct sampler *s, const struct record_target *t, struct errms
 	int err;
 
 	sampler__teardown(s);
+	s->q.tried = false;
 	s->exec_note[0] = '\0';
 	lower_freq(s);
 	err = open_session(s, t, e);
@@ -619,7 +621,10 @@ void sampler__enable(struct sampler *s)
 {
 	if (!perfsession__is_open(&s->ps))
 		return;
+	/* the worker may be up (a --delay): the comms and maps are shared */
+	pthread_mutex_lock(&s->q.sym_lock);
 	sampler__read_proc(s);
+	pthread_mutex_unlock(&s->q.sym_lock);
 	perfsession__enable(&s->ps);
 }
 

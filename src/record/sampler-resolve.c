@@ -278,8 +278,8 @@ void sampler__bind(struct sampler *s, struct profile *p, uint32_t run)
 
 /*
  * The arena is full: its entries to the spill file, resolved at the end
- * of the run with the rest, so that the reading thread only sorts and
- * compresses them.  Where no spill file can be had (its folder is not
+ * of the run with the rest, so that the worker only sorts and compresses
+ * them.  Where no spill file can be had (its folder is not
  * writable, the disk is full), they go into the trie now, as before the
  * spill.
  */
@@ -291,6 +291,15 @@ void sampler__spill(struct sampler *s)
 		s->spills++;
 		return;
 	}
+	/* the profile is the reading thread's while the run lasts */
+	if (sampler__on_worker())
+		sampler__ask_handoff(s);
+	else
+		sampler__resolve_bound(s);
+}
+
+void sampler__resolve_bound(struct sampler *s)
+{
 	/* the BPF programs loaded by now, as the end of the run loads them */
 	symbols__load_bpf_progs(s->syms);
 	resolve_agg(s, s->bound_p, s->bound_run);
@@ -301,6 +310,7 @@ int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct 
 	size_t i;
 	int err = 0;
 
+	sampler__worker_stop(s);	/* a replay's (a run's stopped at its close) */
 	/* a run whose open lowered -F: the file says the lowest frequency used */
 	for (i = 0; i < s->nr_evs && s->first_event + i < p->nr_events; i++) {
 		struct event_desc *d = &p->events[s->first_event + i];
@@ -343,6 +353,6 @@ int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct 
 		profile__set_meta(p, "stacks_cut_to_leaf", v);
 	}
 	stackagg__reset(&s->agg);
-	s->lost = s->throttled = s->bad = 0;
+	s->lost = s->throttled = s->bad = s->read_samples = 0;
 	return err;
 }

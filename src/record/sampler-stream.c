@@ -9,6 +9,11 @@
  * their own time (stackagg.h), their chains completed (the leaf exactly
  * once) and cut at the first junk frame; --call-graph dwarf samples are
  * unwound then.  LOST and THROTTLE are counted as read.
+ *
+ * Two sides: read_event is the reading thread's (what cannot wait, and a
+ * copy into the worker's queue, sampler-queue.c), stream_event and
+ * stream_round the worker's; a replay, or a recording with
+ * no thread to be had, runs both on the calling thread in the same order.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -155,13 +160,11 @@ static void add_sample(struct sampler *s, const union perf_event *ev)
 	nr = cut_user_chain(s, smp.pid, chain, nr);
 	stackagg__add(&s->agg, (uint32_t)event, sampler__space_key(s, smp.pid),
 		      sampler__comm_of(s, smp.pid, smp.tid), chain, (uint32_t)nr, smp.period);
-	if (stackagg__full(&s->agg))
-		sampler__spill(s);
 }
 
 static void queue_sideband(struct sampler *s, const union perf_event *ev);
 
-/* A sample as read: what cannot wait (the raw hook), then into the queue. */
+/* A sample as the stream takes it: into the time-order queue. */
 static void queue_sample(struct sampler *s, const union perf_event *ev)
 {
 	struct sample smp;
@@ -173,8 +176,6 @@ static void queue_sample(struct sampler *s, const union perf_event *ev)
 		s->bad++;
 		return;
 	}
-	if (smp.raw && s->opts.raw_hook && s->evs[event].spec.tracepoint)
-		s->opts.raw_hook(s->opts.raw_ctx, (uint32_t)event, &smp);
 	if (smp.time > s->seen_max)
 		s->seen_max = smp.time;
 	if (smp.time)
@@ -226,8 +227,6 @@ static void add_unwound(struct sampler *s, const union perf_event *ev)
 	}
 	stackagg__add(&s->agg, (uint32_t)event, sampler__space_key(s, smp.pid),
 		      sampler__comm_of(s, smp.pid, smp.tid), chain, (uint32_t)nr, smp.period);
-	if (stackagg__full(&s->agg))
-		sampler__spill(s);
 }
 
 /* Length of a NUL-terminated string starting at off inside the record, or -1. */
@@ -307,6 +306,8 @@ static void apply_sideband(void *ctx, const union perf_event *ev)
 		break;
 	case PERF_RECORD_SAMPLE:
 		s->deferred_out++;
+		if (!sampler__on_worker())
+			s->reader_aggregated++;
 		if (s->unwinder)
 			add_unwound(s, ev);
 		else
@@ -315,6 +316,22 @@ static void apply_sideband(void *ctx, const union perf_event *ev)
 	default:
 		break;
 	}
+}
+
+/*
+ * One record out of the time-order queue: under sym_lock, which the
+ * reading thread takes to open a mapped file; a full arena is spilled
+ * outside it (the spill may wait for the reading thread: sampler-queue.c).
+ */
+static void apply_record(void *ctx, const union perf_event *ev)
+{
+	struct sampler *s = ctx;
+
+	pthread_mutex_lock(&s->q.sym_lock);
+	apply_sideband(s, ev);
+	pthread_mutex_unlock(&s->q.sym_lock);
+	if (stackagg__full(&s->agg))
+		sampler__spill(s);
 }
 
 /* A record without a time of its own takes the last one read. */
@@ -334,7 +351,7 @@ static void queue_sideband(struct sampler *s, const union perf_event *ev)
 /* Apply the queued side-band records stamped no later than limit, in time order. */
 void sampler__flush_sideband(struct sampler *s, uint64_t limit)
 {
-	reorderq__flush(&s->sb, limit, apply_sideband, s);
+	reorderq__flush(&s->sb, limit, apply_record, s);
 }
 
 /* The end of a round that read every buffer up to its head (see struct sampler). */
@@ -345,18 +362,131 @@ static void end_round(struct sampler *s)
 	s->sb_safe = s->seen_max;
 }
 
-static void handle_event(void *ctx, const union perf_event *ev)
+/*
+ * The stream's two steps, on the worker or (a replay, no thread to be
+ * had) on the reading thread: one record kept by the reader, and the end
+ * of a round that read every buffer to its head.
+ */
+static void stream_round(struct sampler *s)
+{
+	end_round(s);
+}
+
+static void stream_event(struct sampler *s, const union perf_event *ev)
+{
+	if (ev->header.type == PERF_RECORD_SAMPLE)
+		queue_sample(s, ev);
+	else
+		queue_sideband(s, ev);
+}
+
+/* A record the stream takes: to the worker, or (none running) to the stream now. */
+static void keep(struct sampler *s, const union perf_event *ev)
+{
+	if (s->q.running)
+		sampler__queue_record(s, ev);
+	else
+		stream_event(s, ev);
+}
+
+/* The worker, with the stream's steps and the handoff's resolution for it to call. */
+static void start_worker(struct sampler *s)
+{
+	s->q.take = stream_event;
+	s->q.round = stream_round;
+	s->q.serve = sampler__resolve_bound;
+	sampler__worker_start(s);
+}
+
+/* Now, while the process lives: the mapped file, deleted or replaced later (sym_lock held). */
+static void watch(struct sampler *s, const union perf_event *ev)
+{
+	struct file_id fid;
+
+	mmap2_file_id(ev, &fid);
+	symbols__watch2(s->syms, (pid_t)ev->mmap2.pid, ev->mmap2.start, ev->mmap2.len,
+			ev->mmap2.filename, &fid);
+}
+
+/*
+ * Watch and queue the held MMAP2 records, in order, while the symbols are
+ * free (wait: however long the worker holds them) and the queue has
+ * room; those left wait for a later drain.
+ */
+static void release_held(struct sampler *s, bool wait)
+{
+	struct recq *q = &s->q;
+	size_t off = 0;
+
+	while (off < q->held_len && sampler__queue_room(s)) {
+		const union perf_event *ev = (const void *)(q->held + off);
+
+		if (wait)
+			pthread_mutex_lock(&q->sym_lock);
+		else if (pthread_mutex_trylock(&q->sym_lock))
+			break;
+		watch(s, ev);
+		pthread_mutex_unlock(&q->sym_lock);
+		sampler__queue_record(s, ev);
+		off += (ev->header.size + 7) & ~(size_t)7;
+	}
+	memmove(q->held, q->held + off, q->held_len - off);
+	q->held_len -= off;
+}
+
+/* The held list's bytes, past which the reader waits for the symbols after all. */
+#define HELD_MAX	(256u << 10)
+
+/* An MMAP2 record for later: the symbols were taken, or one before it waits. */
+static void hold(struct sampler *s, const union perf_event *ev)
+{
+	struct recq *q = &s->q;
+	size_t size = ev->header.size;
+
+	/* a bound, never reached but by a flood of maps behind a full queue */
+	while (q->held_len + size > HELD_MAX) {
+		release_held(s, true);
+		if (q->held_len + size > HELD_MAX)
+			sampler__worker_wait(s);
+	}
+	XGROW(q->held, q->alloc_held, q->held_len + size + 7);
+	memcpy(q->held + q->held_len, ev, size);
+	q->held_len += (size + 7) & ~(size_t)7;
+}
+
+/* The raw hook of a tracepoint sample: as read, with the sample decoded here. */
+static void raw_hook(struct sampler *s, const union perf_event *ev)
+{
+	struct sample smp;
+	int event = 0;
+
+	if (sample__parse(ev, s->sample_type, 0, &smp) ||
+	    (s->nr_evs > 1 && (event = event_of(s, smp.id)) < 0))
+		return;		/* the stream counts it as bad */
+	if (smp.raw && s->evs[event].spec.tracepoint)
+		s->opts.raw_hook(s->opts.raw_ctx, (uint32_t)event, &smp);
+}
+
+/*
+ * The reading thread's part of a record: what must be done now, while the
+ * process lives (its mapped file, an exec's check) or as read (the raw
+ * hook, LOST and THROTTLE), then the record is kept for the stream.
+ */
+static void read_event(void *ctx, const union perf_event *ev)
 {
 	struct sampler *s = ctx;
 
 	switch (ev->header.type) {
 	case PERF_RECORD_SAMPLE:
-		queue_sample(s, ev);
+		s->read_samples++;
+		if (s->raw_on_read)
+			raw_hook(s, ev);
+		keep(s, ev);
 		break;
 	case PERF_RECORD_COMM:
 		if (record_str(ev, offsetof(struct perf_record_comm, comm)) < 0)
 			break;
-		queue_sideband(s, ev);
+		keep(s, ev);
 		/* now, while the process is likely alive: did this exec end its sampling? */
 		if (ev->header.misc & PERF_RECORD_MISC_COMM_EXEC)
 			sampler__check_exec(s, (pid_t)ev->comm.pid);
@@ -365,34 +495,32 @@ static void handle_event(void *ctx, const union perf_event *ev)
 		if (ev->mmap2.pid == UINT32_MAX ||
 		    record_str(ev, offsetof(struct perf_record_mmap2, filename)) < 0)
 			break;
-		/* now, while the process lives: the mapped file, deleted or replaced later */
-		{
-			struct file_id fid;
-
-			mmap2_file_id(ev, &fid);
-			symbols__watch2(s->syms, (pid_t)ev->mmap2.pid, ev->mmap2.start,
-					ev->mmap2.len, ev->mmap2.filename, &fid);
+		/* the worker has the symbols: wait in the held list, not for it */
+		if (s->q.running && (s->q.held_len || pthread_mutex_trylock(&s->q.sym_lock))) {
+			hold(s, ev);
+			break;
 		}
-		queue_sideband(s, ev);
+		if (!s->q.running)
+			pthread_mutex_lock(&s->q.sym_lock);
+		watch(s, ev);
+		pthread_mutex_unlock(&s->q.sym_lock);
+		keep(s, ev);
 		break;
 	case PERF_RECORD_MMAP:
 		if (ev->mmap.pid == UINT32_MAX ||
 		    record_str(ev, offsetof(struct perf_record_mmap, filename)) < 0)
 			break;
-		queue_sideband(s, ev);
+		keep(s, ev);
 		break;
 	case PERF_RECORD_FORK:
-		if (ev->header.size >= sizeof(struct perf_record_fork))
-			queue_sideband(s, ev);
-		break;
 	case PERF_RECORD_EXIT:
 		if (ev->header.size >= sizeof(struct perf_record_fork))
-			queue_sideband(s, ev);
+			keep(s, ev);
 		break;
 	case PERF_RECORD_KSYMBOL:
 		/* in time order with the rest: text registered over a gone program's */
 		if (record_str(ev, offsetof(struct perf_record_ksymbol, name)) >= 0)
-			queue_sideband(s, ev);
+			keep(s, ev);
 		break;
 	case PERF_RECORD_LOST:
 		if (ev->header.size >= sizeof(struct perf_record_lost))
@@ -410,35 +538,81 @@ static void handle_event(void *ctx, const union perf_event *ev)
 	}
 }
 
+static bool queue_room(void *ctx)
+{
+	return sampler__queue_room(ctx);
+}
+
+/*
+ * One round: with the worker, copy what the queue has room for and mark
+ * the round's end when every buffer was read to its head (a round cut
+ * short is not one: sampler-queue.c); without, the stream takes each
+ * record and the round's end itself.
+ */
 int sampler__drain(struct sampler *s)
 {
-	uint64_t before = s->agg.samples + s->deferred_in - s->deferred_out;
+	uint64_t before = s->read_samples;
 
 	if (!perfsession__is_open(&s->ps))
 		return 0;
-	perfsession__read(&s->ps, handle_event, s);
-	end_round(s);
-	/* samples read: queued ones count when read */
-	return (int)(s->agg.samples + s->deferred_in - s->deferred_out - before);
+	if (!s->q.running)
+		start_worker(s);
+	if (s->q.running) {
+		sampler__serve_handoff(s);
+		s->read_whole = perfsession__read_while(&s->ps, read_event, queue_room, s);
+		if (!s->read_whole)
+			s->queue_full++;
+		if (s->q.held_len)
+			release_held(s, false);
+		/* a held record is as if still in its buffer: no round's end */
+		s->read_whole = s->read_whole && !s->q.held_len;
+		sampler__queue_publish(s, s->read_whole);
+	} else {
+		perfsession__read(&s->ps, read_event, s);
+		s->read_whole = true;
+		end_round(s);
+	}
+	return (int)(s->read_samples - before);
 }
 
 int sampler__replay(struct sampler *s, const void *buf, size_t len)
 {
-	uint64_t before = s->agg.samples + s->deferred_in - s->deferred_out;
 	const char *p = buf, *end = p + len;
+	uint64_t before;
+	int err = 0;
 
+	if (s->opts.replay_worker)
+		start_worker(s);
+	/* samples taken by the stream (the worker is idle: the last replay waited) */
+	before = s->agg.samples + s->deferred_in - s->deferred_out;
 	while (p < end) {
 		const struct perf_event_header *h = (const void *)p;
 
 		if ((size_t)(end - p) < sizeof(*h) || h->size < sizeof(*h) ||
-		    h->size > (size_t)(end - p))
-			return -EINVAL;
-		handle_event(s, (const union perf_event *)p);
+		    h->size > (size_t)(end - p)) {
+			err = -EINVAL;
+			break;
+		}
+		while (s->q.running && !sampler__queue_room(s)) {
+			sampler__queue_publish(s, false);
+			sampler__worker_wait(s);
+		}
+		read_event(s, (const union perf_event *)p);
 		p += h->size;
 	}
-	/* one call is one round, as if its records were one drain's */
-	end_round(s);
-	return (int)(s->agg.samples + s->deferred_in - s->deferred_out - before);
+	if (s->q.running) {
+		while (s->q.held_len) {
+			release_held(s, true);
+			sampler__queue_publish(s, false);
+			sampler__worker_wait(s);
+		}
+		/* one call is one round, as if its records were one drain's */
+		sampler__queue_publish(s, !err);
+		sampler__worker_sync(s);
+	} else if (!err) {
+		end_round(s);
+	}
+	return err ? err : (int)(s->agg.samples + s->deferred_in - s->deferred_out - before);
 }
 
 void sampler__close(struct sampler *s)
@@ -446,6 +620,9 @@ void sampler__close(struct sampler *s)
 	if (!perfsession__is_open(&s->ps))
 		return;
 	perfsession__disable(&s->ps);
-	sampler__drain(s);
+	/* every record to its end, the worker making room as it goes */
+	while (sampler__drain(s), !s->read_whole)
+		sampler__worker_wait(s);
+	sampler__worker_stop(s);
 	sampler__teardown(s);
 }

@@ -77,6 +77,7 @@ struct sampler *sampler__new(const struct sampler_opts *o, struct symbols *syms,
 	s->max_nodes = o->max_nodes;	/* 0: datafile__trie_takes's own */
 	chainspill__init(&s->spill);
 	reorderq__init(&s->sb);
+	sampler__queue_init(&s->q);
 
 	if (o->events && o->events->nr) {
 		s->nr_evs = o->events->nr;
@@ -120,6 +121,7 @@ struct sampler *sampler__new(const struct sampler_opts *o, struct symbols *syms,
 	for (i = 0; i < s->nr_evs; i++)
 		if (s->evs[i].spec.tracepoint)
 			s->sample_type |= PERF_SAMPLE_RAW;
+	s->raw_on_read = o->raw_hook && (s->sample_type & PERF_SAMPLE_RAW);
 	/* samples of several events share a buffer: the id says whose they are */
 	if (s->nr_evs > 1)
 		s->sample_type |= PERF_SAMPLE_IDENTIFIER;
@@ -152,6 +154,7 @@ void sampler__free(struct sampler *s)
 	reorderq__release(&s->sb);
 	stackagg__release(&s->agg);
 	chainspill__release(&s->spill);
+	sampler__queue_release(&s->q);
 	free(s);
 }
 
@@ -195,6 +198,16 @@ uint64_t sampler__spills(const struct sampler *s)
 	return s->spills;
 }
 
+uint64_t sampler__queue_full(const struct sampler *s)
+{
+	return s->queue_full;
+}
+
+uint64_t sampler__reader_aggregated(const struct sampler *s)
+{
+	return s->reader_aggregated;
+}
+
 size_t sampler__sideband_held(const struct sampler *s)
 {
 	return reorderq__nr(&s->sb);
@@ -202,8 +215,8 @@ size_t sampler__sideband_held(const struct sampler *s)
 
 void sampler__progress(const struct sampler *s, uint64_t *samples, uint64_t *lost)
 {
-	if (samples)	/* those waiting in the queue count as read */
-		*samples = s->agg.samples + s->deferred_in - s->deferred_out;
+	if (samples)	/* as read: the worker's counts are its own while the run lasts */
+		*samples = s->read_samples;
 	if (lost)
 		*lost = s->lost;
 }

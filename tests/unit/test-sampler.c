@@ -432,26 +432,32 @@ static void test_errors(struct symbols *syms)
 	}
 }
 
-static void test_system_wide(struct symbols *syms)
+/* Open s on every CPU and read it while this process burns 50 ms, rounds times. */
+static void record_system_wide(struct sampler *s, int rounds)
 {
-	struct sampler_opts o = { .freq = 1000 };
 	struct record_target t = { .system_wide = true };
 	struct errmsg e = { "" };
-	struct profile *p = profile__new();
-	struct sampler *s = sampler__new(&o, syms, &e);
-	struct run r = { 0 };
-	int err, i;
+	int i;
 
-	err = sampler__open(s, &t, &e);
-	if (!ok(err == 0, "system-wide open"))
+	if (!ok(sampler__open(s, &t, &e) == 0, "system-wide open"))
 		printf("#   %s\n", e.msg);
 	sampler__enable(s);
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < rounds; i++) {
 		burn_user(50);
 		sampler__poll(s, 10);
 		sampler__drain(s);
 	}
 	sampler__close(s);
+}
+
+static void test_system_wide(struct symbols *syms)
+{
+	struct sampler_opts o = { .freq = 1000 };
+	struct profile *p = profile__new();
+	struct sampler *s = sampler__new(&o, syms, NULL);
+	struct run r = { 0 };
+
+	record_system_wide(s, 4);
 	sampler__add_events(s, p);
 	sampler__end_run(s, p, 0, &r);
 	ok(r.samples >= 150, "system-wide samples (%llu)", (unsigned long long)r.samples);
@@ -977,10 +983,12 @@ static void test_spill(struct symbols *syms)
 	char dir[] = "/tmp/test-sampler-spill.XXXXXX";
 	struct sampler_opts o = { .freq = 1000, .stack_budget = STACKAGG_BUDGET_MIN };
 	struct sampler_opts big = { .freq = 1000 };
-	struct sampler *s, *ref, *nodir;
+	struct sampler *s, *ref, *nodir, *thr, *thr_nodir;
 	struct profile *p = profile__new(), *q = profile__new(), *t = profile__new();
+	struct profile *tp = profile__new(), *tn = profile__new();
 	uint64_t *buf = malloc((size_t)NS * 80 * 8), chain[64], x = 88172645463325252ULL;
-	struct run r = { 0 }, rr = { 0 }, rt = { 0 };
+	size_t cut[11];
+	struct run r = { 0 }, rr = { 0 }, rt = { 0 }, rw = { 0 }, rn = { 0 };
 	size_t n = 0, i, nl = 0, nq = 0, nt = 0, diff = 0, diff_t = 0;
 	char **a, **b, **c;
 
@@ -988,13 +996,21 @@ static void test_spill(struct symbols *syms)
 	o.spill_dir = dir;
 	s = sampler__new(&o, syms, NULL);
 	ref = sampler__new(&big, syms, NULL);
+	/* through the worker and the smallest queue (it wraps, the replay waits for room) */
+	o.replay_worker = true;
+	o.queue_bytes = 1;
+	thr = sampler__new(&o, syms, NULL);
 	o.spill_dir = "/nonexistent/folder";
+	thr_nodir = sampler__new(&o, syms, NULL);	/* the worker hands the arena over */
+	o.replay_worker = false;
 	nodir = sampler__new(&o, syms, NULL);
 	for (i = 0; i < NS; i++) {
 		uint64_t y = i % 5 ? 0 : 1 + i % 64;	/* a fifth: one of 64 hot chains */
 		uint64_t *rng = y ? &y : &x;
 		uint32_t nr, j;
 
+		if (i % (NS / 10) == 0)
+			cut[i / (NS / 10)] = n;
 		*rng ^= *rng << 13, *rng ^= *rng >> 7, *rng ^= *rng << 17;
 		nr = 8 + (uint32_t)(*rng % 53);
 		chain[0] = PERF_CONTEXT_USER;
@@ -1005,20 +1021,40 @@ static void test_spill(struct symbols *syms)
 		n += put_sample(buf + n, chain[1], 7 + (uint32_t)(i % 3), 100 + i, chain, nr + 1,
 				PERF_RECORD_MISC_USER);
 	}
+	cut[10] = n;
 	sampler__add_events(s, p);
 	sampler__add_events(ref, q);
 	sampler__add_events(nodir, t);
 	sampler__bind(s, p, 0);
 	sampler__bind(nodir, t, 0);
+	sampler__add_events(thr, tp);
+	sampler__add_events(thr_nodir, tn);
+	sampler__bind(thr, tp, 0);
+	sampler__bind(thr_nodir, tn, 0);
 	is_int(sampler__replay(s, buf, n * 8), NS, "the samples replayed");
 	is_int(sampler__replay(ref, buf, n * 8), NS, "and without a budget");
 	is_int(sampler__replay(nodir, buf, n * 8), NS, "and with no folder to spill to");
+	/* in ten rounds: each lets the one before go, to the arena and its spill */
+	for (i = 0, nl = nt = 0; i < 10; i++) {
+		nl += (size_t)sampler__replay(thr, buf + cut[i], (cut[i + 1] - cut[i]) * 8);
+		nt += (size_t)sampler__replay(thr_nodir, buf + cut[i], (cut[i + 1] - cut[i]) * 8);
+	}
+	is_int(nl, NS, "and through the worker");
+	is_int(nt, NS, "and through the worker, no folder");
+	ok(sampler__reader_aggregated(thr) == 0 && sampler__reader_aggregated(thr_nodir) == 0,
+	   "the worker aggregated every sample the replay's rounds let go");
+	ok(sampler__spills(thr) > 5, "the worker spilled %llu times",
+	   (unsigned long long)sampler__spills(thr));
 	/* samples leave the time-order queue, and fill the arena, as the run ends */
 	is_int(sampler__end_run(s, p, 0, &r), 0, "the spilled run ends");
 	ok(sampler__spills(s) > 10, "the arena was spilled %llu times",
 	   (unsigned long long)sampler__spills(s));
 	sampler__end_run(ref, q, 0, &rr);
 	is_int(sampler__end_run(nodir, t, 0, &rt), 0, "a run that could not spill ends");
+	is_int(sampler__end_run(thr, tp, 0, &rw), 0, "the worker's run ends");
+	sampler__end_run(thr_nodir, tn, 0, &rn);
+	is_int(rw.samples, rr.samples, "the worker's samples");
+	is_int(rn.samples, rr.samples, "the worker's samples, no folder");
 	ok(sampler__spills(nodir) == 0 && sampler__stacks_cut(nodir) == 0,
 	   "without a spill file: its arena stored into the trie during the run, nothing cut");
 	is_int(sampler__stacks_cut(s), 0, "no chain cut to its leaf");
@@ -1036,6 +1072,22 @@ static void test_spill(struct symbols *syms)
 	for (i = 0; i < nt; i++)
 		free(c[i]);
 	free(c);
+	/* the profiles the worker made: the same cells, through the spill or the handoff */
+	{
+		struct profile *both[2] = { tp, tn };
+		int k;
+
+		for (k = 0; k < 2; k++) {
+			c = count_lines(both[k], &nt);
+			for (i = 0, diff_t = 0; i < nt && i < nq; i++)
+				diff_t += strcmp(c[i], b[i]) != 0;
+			ok(nt == nq && !diff_t, "the worker's profile%s: every cell the same "
+			   "(%zu of %zu differ)", k ? ", no spill file" : "", diff_t, nt);
+			for (i = 0; i < nt; i++)
+				free(c[i]);
+			free(c);
+		}
+	}
 	for (i = 0; i < nl; i++)
 		free(a[i]);
 	for (i = 0; i < nq; i++)
@@ -1045,10 +1097,14 @@ static void test_spill(struct symbols *syms)
 	sampler__free(s);
 	sampler__free(ref);
 	sampler__free(nodir);
+	sampler__free(thr);
+	sampler__free(thr_nodir);
 	ok(rmdir(dir) == 0, "nothing left in the spill's folder");
 	profile__free(p);
 	profile__free(q);
 	profile__free(t);
+	profile__free(tp);
+	profile__free(tn);
 	free(buf);
 }
 
@@ -1159,6 +1215,52 @@ static int bench(struct symbols *syms, double millions)
 	return 0;
 }
 
+/*
+ * A live recording: the reading thread only copies records for the worker
+ * (sampler-queue.c), through the smallest queue, which wraps many times
+ * here.  Every sample read is aggregated, none on the reading thread
+ * while the run reads; those the worker's time-order queue still held at
+ * the close are taken at sampler__end_run, on this thread.  A replay
+ * aggregates every sample on the caller's thread (the count counts).
+ */
+static void test_reader_only_copies(struct symbols *syms)
+{
+	struct sampler_opts o = { .freq = 4000, .queue_bytes = 1 };
+	struct errmsg e = { "" };
+	struct profile *p = profile__new();
+	struct sampler *s = sampler__new(&o, syms, &e);
+	uint64_t read = 0, lost = 0, while_read;
+	struct run r = { 0 };
+
+	record_system_wide(s, 12);
+	while_read = sampler__reader_aggregated(s);
+	sampler__progress(s, &read, &lost);
+	sampler__add_events(s, p);
+	sampler__end_run(s, p, 0, &r);
+	ok(read >= 1000, "samples read (%llu)", (unsigned long long)read);
+	is_int((long long)while_read, 0, "the reading thread aggregated no sample while reading");
+	is_int((long long)r.samples, (long long)read, "every sample read was aggregated");
+	ok(samples_with(p, 0, 0, "burn_user", 0) > 0, "this process's function seen");
+	sampler__free(s);
+	profile__free(p);
+
+	{
+		struct sampler_opts ro = { .freq = 1000 };
+		struct sampler *rs = sampler__new(&ro, syms, &e);
+		static uint64_t buf[64];
+		const uint64_t chain[] = { PERF_CONTEXT_USER, 0x1234 };
+		size_t n = 0;
+
+		n += put_sample(buf + n, 0x1234, 4242, 100, chain, 2, PERF_RECORD_MISC_USER);
+		n += put_sample(buf + n, 0x1234, 4242, 200, chain, 2, PERF_RECORD_MISC_USER);
+		sampler__replay(rs, buf, n * 8);
+		sampler__replay(rs, buf, 0);	/* a second round takes the first's samples */
+		is_int((long long)sampler__reader_aggregated(rs), 2,
+		       "a replay aggregates on the caller's thread");
+		sampler__free(rs);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct symbols *syms = symbols__new();
@@ -1187,6 +1289,7 @@ int main(int argc, char **argv)
 	test_two_events(syms);
 	test_errors(syms);
 	test_system_wide(syms);
+	test_reader_only_copies(syms);
 	symbols__free(syms);
 	return done_testing();
 }
