@@ -20,9 +20,15 @@ tap_setup t303
 # THP on splits huge pages: under the suite's THP split lock (t051's), since
 # /proc/vmstat's thp_split_pmd is system-wide and t050 and t720 check that a
 # --thp off run splits none
+# Runs of fixed work, some 0.4 s of CPU each (4 iterations of 32 MiB with
+# THP off, 160 with it on: a huge page's fault and zap are some 40 times
+# cheaper than 512 small ones), not of a time: a run of 0.6 s got one
+# iteration at load 41, and a new1 run with almost no split made
+# __split_huge_pmd's rise "can't tell" (test 8, a fresh-clone CI)
 lock=${TMPDIR:-/tmp}/mmprof-thp-split.lock
 rec() {	# rec OUT RUNS THP
-	flock "$lock" "$MMPROF" record -q -r "$2" -o "$tmp/$1" -- "$wl/thp-zap" --thp "$3" -s 0.6 \
+	[ "$3" = on ] && n=160 || n=4
+	flock "$lock" "$MMPROF" record -q -r "$2" -o "$tmp/$1" -- "$wl/thp-zap" --thp "$3" -n $n \
 		>/dev/null 2>>"$tmp/rec.err"
 }
 SPLIT=perf-profile.children.cpu-clock.__split_huge_pmd
