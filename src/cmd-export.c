@@ -109,18 +109,18 @@ int cmd_export(int argc, char **argv)
 {
 	struct export_opts o = { .run = -1 };
 	const struct option_desc opts[] = {
-		{ OPT_STRING, 'f', "format", &o.format, "FORMAT",
-		  "folded, pprof or json (default: from OUT's suffix .folded, .pb.gz, .json)", 0, NULL },
-		{ OPT_STRING, 'o', "output", &o.output, "OUT", "write OUT (default: standard output)", 0, NULL },
-		{ OPT_GROUP, 0, NULL, NULL, NULL, "folded", 0, NULL },
-		{ OPT_STRING, 'e', "event", &o.event, "EVENT", "only this event (default: the first)", 0, NULL },
-		{ OPT_BOOL, 0, "period", &o.period, NULL, "weigh stacks by period, not samples", 0, NULL },
-		{ OPT_BOOL, 0, "comm", &o.comm, NULL, "the command name as the first frame", 0, NULL },
-		{ OPT_GROUP, 0, NULL, NULL, NULL, "folded and pprof", 0, NULL },
-		{ OPT_INT, 0, "run", &o.run, "N", "only run N (from 0; default: all runs summed)", 0, NULL },
-		{ OPT_GROUP, 0, NULL, NULL, NULL, "pprof", 0, NULL },
-		{ OPT_BOOL, 0, "no-gzip", &o.no_gzip, NULL, "write the protobuf uncompressed", 0, NULL },
-		{ OPT_END },
+		OPT_STRING('f', "format", &o.format, "FORMAT",
+			"folded, pprof or json (default: from OUT's suffix .folded, .pb.gz, .json)"),
+		OPT_STRING('o', "output", &o.output, "OUT", "write OUT (default: standard output)"),
+		OPT_GROUP("folded"),
+		OPT_STRING('e', "event", &o.event, "EVENT", "only this event (default: the first)"),
+		OPT_BOOL(0, "period", &o.period, "weigh stacks by period, not samples"),
+		OPT_BOOL(0, "comm", &o.comm, "the command name as the first frame"),
+		OPT_GROUP("folded and pprof"),
+		OPT_INTEGER(0, "run", &o.run, "N", "only run N (from 0; default: all runs summed)"),
+		OPT_GROUP("pprof"),
+		OPT_BOOL(0, "no-gzip", &o.no_gzip, "write the protobuf uncompressed"),
+		OPT_END(),
 	};
 	char *pos[2] = { NULL, NULL };
 	struct profile *p = NULL;

@@ -43,20 +43,20 @@ int cmd_history(int argc, char **argv)
 	struct history_scan_opts2 o = { .say = say_line };
 	int report = 0, window = 5;
 	const struct option_desc opts[] = {
-		{ OPT_STRING, 0, "store", &where, "STORE", "the store: an SQLite file or a postgresql:// URL (required)", 0, NULL },
-		{ OPT_STRING, 0, "benchmark", &f.benchmark, "NAME", "only this benchmark's pushes (default: each, a series each)", 0, NULL },
-		{ OPT_STRING, 0, "machine", &f.machine, "NAME", "only this machine's pushes (default: each, a series each)", 0, NULL },
-		{ OPT_STRING, 0, "branch", &f.branch, "NAME", "only the pushes of this branch", 0, NULL },
-		{ OPT_STRING, 'f', "format", &format, "FMT", "text (default), json, csv or markdown", 0, NULL },
-		{ OPT_BOOL, 0, "report", &report, NULL, "the robot's mail for each change point of the score, instead", 0, NULL },
-		{ OPT_STRING, 0, "html", &html, "FILE", "also write one offline HTML page: a trend chart per key", 0, NULL },
-		{ OPT_STRING, 0, "score", &o.score, "GLOB", "the score: keys matching GLOB (default: *.ops_per_sec, *.throughput, ...)", 0, NULL },
-		{ OPT_INT, 0, "window", &window, "N", "commits a side of the diff at a change point (default 5)", 0, NULL },
-		{ OPT_DOUBLE, 0, "alpha", &o.alpha, "Q", "the diff's false discovery rate (default 0.05)", OPT_FRACTION, NULL },
-		{ OPT_DOUBLE, 0, "min-points", &o.trend.min_points, "P", "effect floor for perf-profile and % keys (default 0.1)", OPT_POINTS, NULL },
-		{ OPT_DOUBLE, 0, "min-pct", &o.trend.min_pct, "PCT", "effect floor for other keys, % (default 1)", 0, NULL },
-		{ OPT_DOUBLE, 0, "penalty", &o.trend.penalty, "B", "a change point's penalty, -2 log likelihood (default 15)", 0, NULL },
-		{ OPT_END, 0, NULL, NULL, NULL, NULL, 0, NULL },
+		OPT_STRING(0, "store", &where, "STORE", "the store: an SQLite file or a postgresql:// URL (required)"),
+		OPT_STRING(0, "benchmark", &f.benchmark, "NAME", "only this benchmark's pushes (default: each, a series each)"),
+		OPT_STRING(0, "machine", &f.machine, "NAME", "only this machine's pushes (default: each, a series each)"),
+		OPT_STRING(0, "branch", &f.branch, "NAME", "only the pushes of this branch"),
+		OPT_STRING('f', "format", &format, "FMT", "text (default), json, csv or markdown"),
+		OPT_BOOL(0, "report", &report, "the robot's mail for each change point of the score, instead"),
+		OPT_STRING(0, "html", &html, "FILE", "also write one offline HTML page: a trend chart per key"),
+		OPT_STRING(0, "score", &o.score, "GLOB", "the score: keys matching GLOB (default: *.ops_per_sec, *.throughput, ...)"),
+		OPT_INTEGER(0, "window", &window, "N", "commits a side of the diff at a change point (default 5)"),
+		OPT_DOUBLE_F(0, "alpha", &o.alpha, "Q", "the diff's false discovery rate (default 0.05)", OPT_FRACTION),
+		OPT_DOUBLE_F(0, "min-points", &o.trend.min_points, "P", "effect floor for perf-profile and % keys (default 0.1)", OPT_POINTS),
+		OPT_DOUBLE(0, "min-pct", &o.trend.min_pct, "PCT", "effect floor for other keys, % (default 1)"),
+		OPT_DOUBLE(0, "penalty", &o.trend.penalty, "B", "a change point's penalty, -2 log likelihood (default 15)"),
+		OPT_END(),
 	};
 	char **pos = xcalloc(HISTORY_MAX_GLOBS + 1, sizeof(*pos));
 	struct history_series_scan *sc = NULL;

@@ -79,16 +79,16 @@ int cmd_import(int argc, char **argv)
 {
 	struct import_opts o = { .output = "mmprof.data" };
 	const struct option_desc opts[] = {
-		{ OPT_STRING, 'o', "output", &o.output, "OUT", "write OUT (default mmprof.data)", 0, NULL },
-		{ OPT_STRING, 0, "perf", &o.perf, "PATH",
-		  "the perf binary to run on perf.data (default: perf on PATH)", 0, NULL },
-		{ OPT_STRING, 0, "workload-output", &o.workload_output, "FILE",
-		  "the benchmark's output of that run (its metric lines, stress-ng's or will-it-scale's tables) as run 0's keys", 0, NULL },
-		{ OPT_STRING, 0, "ops-pattern", &o.ops_pattern, "REGEX",
-		  "work done: the sum of the first group of REGEX over FILE's matching lines, as NAME.ops", 0, NULL },
-		{ OPT_STRING, 0, "ops-name", &o.ops_name, "NAME",
-		  "the NAME of --ops-pattern's key (default: FILE's name)", 0, NULL },
-		{ OPT_END },
+		OPT_STRING('o', "output", &o.output, "OUT", "write OUT (default mmprof.data)"),
+		OPT_STRING(0, "perf", &o.perf, "PATH",
+			"the perf binary to run on perf.data (default: perf on PATH)"),
+		OPT_STRING(0, "workload-output", &o.workload_output, "FILE",
+			"the benchmark's output of that run (its metric lines, stress-ng's or will-it-scale's tables) as run 0's keys"),
+		OPT_STRING(0, "ops-pattern", &o.ops_pattern, "REGEX",
+			"work done: the sum of the first group of REGEX over FILE's matching lines, as NAME.ops"),
+		OPT_STRING(0, "ops-name", &o.ops_name, "NAME",
+			"the NAME of --ops-pattern's key (default: FILE's name)"),
+		OPT_END(),
 	};
 	struct benchout_opts bench;
 	char *pos[2] = { NULL, NULL };

@@ -52,15 +52,15 @@ int cmd_push(int argc, char **argv)
 	struct store_push p = { 0 };
 	int quiet = 0;
 	const struct option_desc opts[] = {
-		{ OPT_STRING, 0, "store", &where, "STORE", "the store: a file (SQLite, made if absent) or a postgresql:// URL", 0, NULL },
-		{ OPT_STRING, 0, "commit", &p.commit, "SHA", "the commit the files were recorded on (required)", 0, NULL },
-		{ OPT_STRING, 0, "parent", &p.parent, "SHA", "its parent commit, for ordering a history", 0, NULL },
-		{ OPT_STRING, 0, "branch", &p.branch, "NAME", "the branch the commit was tested on", 0, NULL },
-		{ OPT_STRING, 0, "machine", &p.machine, "NAME", "the machine (default: the file's host name)", 0, NULL },
-		{ OPT_STRING, 0, "benchmark", &p.benchmark, "NAME", "the benchmark (default: the workload's score prefix or command)", 0, NULL },
-		{ OPT_STRING, 0, "time", &when, "T", "when it was recorded: Unix seconds or a UTC date (default: the recording's start)", 0, NULL },
-		{ OPT_BOOL, 'q', "quiet", &quiet, NULL, "print nothing on success", 0, NULL },
-		{ OPT_END },
+		OPT_STRING(0, "store", &where, "STORE", "the store: a file (SQLite, made if absent) or a postgresql:// URL"),
+		OPT_STRING(0, "commit", &p.commit, "SHA", "the commit the files were recorded on (required)"),
+		OPT_STRING(0, "parent", &p.parent, "SHA", "its parent commit, for ordering a history"),
+		OPT_STRING(0, "branch", &p.branch, "NAME", "the branch the commit was tested on"),
+		OPT_STRING(0, "machine", &p.machine, "NAME", "the machine (default: the file's host name)"),
+		OPT_STRING(0, "benchmark", &p.benchmark, "NAME", "the benchmark (default: the workload's score prefix or command)"),
+		OPT_STRING(0, "time", &when, "T", "when it was recorded: Unix seconds or a UTC date (default: the recording's start)"),
+		OPT_BOOL('q', "quiet", &quiet, "print nothing on success"),
+		OPT_END(),
 	};
 	char **pos = xcalloc(PUSH_MAX_FILES + 1, sizeof(*pos));
 	struct store *s = NULL;

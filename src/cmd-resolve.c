@@ -99,14 +99,14 @@ int cmd_resolve(int argc, char **argv)
 	const char *output = NULL, *vmlinux = NULL;
 	int dry_run = 0;
 	const struct option_desc opts[] = {
-		{ OPT_STRING, 'o', "output", &output, "OUT",
-		  "write OUT (default: replace FILE, atomically)", 0, NULL },
-		{ OPT_BOOL, 'n', "dry-run", &dry_run, NULL,
-		  "say what would be named, write nothing", 0, NULL },
-		{ OPT_STRING, 0, "vmlinux", &vmlinux, "PATH",
-		  "kernel image with symbols (and DWARF: inline chains) of the kernel recorded, "
-		  "checked by build-id", 0, NULL },
-		{ OPT_END },
+		OPT_STRING('o', "output", &output, "OUT",
+			"write OUT (default: replace FILE, atomically)"),
+		OPT_BOOL('n', "dry-run", &dry_run,
+			"say what would be named, write nothing"),
+		OPT_STRING(0, "vmlinux", &vmlinux, "PATH",
+			"kernel image with symbols (and DWARF: inline chains) of the kernel recorded, "
+			"checked by build-id"),
+		OPT_END(),
 	};
 	char *pos[2] = { NULL, NULL };
 	struct resolve_result r = { 0 };

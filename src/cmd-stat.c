@@ -233,18 +233,18 @@ int cmd_stat(int argc, char **argv)
 {
 	struct stat_opts o = { .repeat = 1 };
 	const struct option_desc opts[] = {
-		{ OPT_GROUP, 0, NULL, NULL, NULL, "target (a command after '--', -p or -a; -p or -a with a command: for as long as it runs)", 0, NULL },
-		{ OPT_STRING, 'p', "pid", &o.pid_list, "PID[,PID...]", "count running processes until they exit or Ctrl-C", 0, NULL },
-		{ OPT_BOOL, 'a', "all-cpus", &o.system_wide, NULL, "system-wide, every CPU", 0, NULL },
-		{ OPT_STRING, 'C', "cpu", &o.cpu_list, "CPU-LIST", "system-wide on these CPUs only (0-3,8); implies -a", 0, NULL },
-		{ OPT_DOUBLE, 0, "duration", &o.duration, "SEC", "with -p or -a and no command: stop after SEC seconds", 0, NULL },
-		{ OPT_GROUP, 0, NULL, NULL, NULL, "counting", 0, NULL },
-		{ OPT_INT, 'r', "repeat", &o.repeat, "N", "run the command N times; print mean and +- error", 0, NULL },
-		{ OPT_LIST, 'e', "event", &o.events, "EVENT[,EVENT]", "only these counters of the perf-stat set (repeatable)", OPT_SPLIT, NULL },
-		{ OPT_INT, 'I', "interval", &o.interval_ms, "MS", "print and store counter readings every MS ms (perf-stat.i.* keys)", 0, NULL },
-		{ OPT_GROUP, 0, NULL, NULL, NULL, "output", 0, NULL },
-		{ OPT_STRING, 'o', "output", &o.output, "FILE", "also write the runs to FILE (for report and diff)", 0, NULL },
-		{ OPT_END, 0, NULL, NULL, NULL, NULL, 0, NULL },
+		OPT_GROUP("target (a command after '--', -p or -a; -p or -a with a command: for as long as it runs)"),
+		OPT_STRING('p', "pid", &o.pid_list, "PID[,PID...]", "count running processes until they exit or Ctrl-C"),
+		OPT_BOOL('a', "all-cpus", &o.system_wide, "system-wide, every CPU"),
+		OPT_STRING('C', "cpu", &o.cpu_list, "CPU-LIST", "system-wide on these CPUs only (0-3,8); implies -a"),
+		OPT_DOUBLE(0, "duration", &o.duration, "SEC", "with -p or -a and no command: stop after SEC seconds"),
+		OPT_GROUP("counting"),
+		OPT_INTEGER('r', "repeat", &o.repeat, "N", "run the command N times; print mean and +- error"),
+		OPT_LIST_F('e', "event", &o.events, "EVENT[,EVENT]", "only these counters of the perf-stat set (repeatable)", OPT_SPLIT),
+		OPT_INTEGER('I', "interval", &o.interval_ms, "MS", "print and store counter readings every MS ms (perf-stat.i.* keys)"),
+		OPT_GROUP("output"),
+		OPT_STRING('o', "output", &o.output, "FILE", "also write the runs to FILE (for report and diff)"),
+		OPT_END(),
 	};
 	struct countrun_opts co;
 	struct stattable_intervals iprint;

@@ -25,9 +25,9 @@ int cmd_strip(int argc, char **argv)
 {
 	const char *output = NULL;
 	const struct option_desc opts[] = {
-		{ OPT_STRING, 'o', "output", &output, "OUT",
-		  "write OUT (default: replace FILE, atomically)", 0, NULL },
-		{ OPT_END },
+		OPT_STRING('o', "output", &output, "OUT",
+			"write OUT (default: replace FILE, atomically)"),
+		OPT_END(),
 	};
 	char *pos[2] = { NULL, NULL };
 	struct profile *p = NULL;

@@ -15,23 +15,23 @@
 #include "mmprof/strlist.h"
 
 enum opt_type {
-	OPT_END = 0,
-	OPT_BOOL,	/* int *: set to 1 (a --no-X form sets 0 when negatable) */
-	OPT_INT,	/* int * */
-	OPT_DOUBLE,	/* double * */
-	OPT_STRING,	/* const char **: last one wins */
-	OPT_LIST,	/* struct strlist *: each use appends (also splits on ',' if OPT_SPLIT) */
-	OPT_CALLBACK,	/* int (*cb)(void *value, const char *arg): 0 or -1 (message printed) */
-	OPT_GROUP,	/* a heading in --help (help is the heading text) */
+	OPTION_END = 0,
+	OPTION_BOOL,	/* int *: set to 1 (a --no-X form sets 0 when negatable) */
+	OPTION_INTEGER,	/* int * */
+	OPTION_DOUBLE,	/* double * */
+	OPTION_STRING,	/* const char **: last one wins */
+	OPTION_LIST,	/* struct strlist *: each use appends (also splits on ',' if OPT_SPLIT) */
+	OPTION_CALLBACK,	/* int (*cb)(void *value, const char *arg): 0 or -1 (message printed) */
+	OPTION_GROUP,	/* a heading in --help (help is the heading text) */
 };
 
-#define OPT_SPLIT	1	/* OPT_LIST: split the argument on commas */
-#define OPT_NEGATABLE	2	/* OPT_BOOL: also accept --no-<long> */
+#define OPT_SPLIT	1	/* OPTION_LIST: split the argument on commas */
+#define OPT_NEGATABLE	2	/* OPTION_BOOL: also accept --no-<long> */
 /*
- * OPT_INT is always 0 or more (counts, sizes, a run's index: -1 marks a
- * default).  OPT_DOUBLE (long options only) is always finite and 0 or more; with
- * OPT_FRACTION above 0 and at most 1 (a probability), with OPT_POINTS at
- * most 100 (points of a share).
+ * OPTION_INTEGER is always 0 or more (counts, sizes, a run's index: -1 marks
+ * a default).  OPTION_DOUBLE (long options only) is always finite and 0 or
+ * more; with OPT_FRACTION above 0 and at most 1 (a probability), with
+ * OPT_POINTS at most 100 (points of a share).
  */
 #define OPT_FRACTION	4
 #define OPT_POINTS	8
@@ -46,6 +46,35 @@ struct option_desc {
 	int flags;
 	int (*cb)(void *value, const char *arg);
 };
+
+/*
+ * A table is written with these, one row an option, in the manner of git's
+ * parse-options: s the short name (0: none), l the long name (NULL: none),
+ * v where the value lands, a the argument's name in --help, h the help, f
+ * the OPT_* flags above.  v's type is checked at compile time against what
+ * the parser stores there (an int option given a double's address does not
+ * build: "_Generic selector ... not compatible with any association"); only
+ * OPT_CALLBACK's value is the callback's own business.
+ */
+#define OPT__VALUE(type, v)	_Generic((v), type: (v))
+
+#define OPT_END()	{ OPTION_END, 0, NULL, NULL, NULL, NULL, 0, NULL }
+#define OPT_GROUP(h)	{ OPTION_GROUP, 0, NULL, NULL, NULL, (h), 0, NULL }
+#define OPT_BOOL_F(s, l, v, h, f) \
+	{ OPTION_BOOL, (s), (l), OPT__VALUE(int *, v), NULL, (h), (f), NULL }
+#define OPT_BOOL(s, l, v, h)	OPT_BOOL_F(s, l, v, h, 0)
+#define OPT_INTEGER(s, l, v, a, h) \
+	{ OPTION_INTEGER, (s), (l), OPT__VALUE(int *, v), (a), (h), 0, NULL }
+#define OPT_DOUBLE_F(s, l, v, a, h, f) \
+	{ OPTION_DOUBLE, (s), (l), OPT__VALUE(double *, v), (a), (h), (f), NULL }
+#define OPT_DOUBLE(s, l, v, a, h)	OPT_DOUBLE_F(s, l, v, a, h, 0)
+#define OPT_STRING(s, l, v, a, h) \
+	{ OPTION_STRING, (s), (l), OPT__VALUE(const char **, v), (a), (h), 0, NULL }
+#define OPT_LIST_F(s, l, v, a, h, f) \
+	{ OPTION_LIST, (s), (l), OPT__VALUE(struct strlist *, v), (a), (h), (f), NULL }
+#define OPT_LIST(s, l, v, a, h)	OPT_LIST_F(s, l, v, a, h, 0)
+#define OPT_CALLBACK(s, l, v, a, h, cb) \
+	{ OPTION_CALLBACK, (s), (l), (v), (a), (h), 0, (cb) }
 
 /*
  * Parse argv[1..] (argv[0] is the command name).  Returns the index of the

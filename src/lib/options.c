@@ -40,7 +40,7 @@ int options__parse_pids(const char *cmd, const char *list, pid_t **pids, size_t 
 
 static int has_arg(const struct option_desc *o)
 {
-	return o->type != OPT_BOOL && o->type != OPT_GROUP;
+	return o->type != OPTION_BOOL && o->type != OPTION_GROUP;
 }
 
 void options__usage(const struct option_desc *opts, const char *const *usage)
@@ -50,11 +50,11 @@ void options__usage(const struct option_desc *opts, const char *const *usage)
 
 	for (i = 0; usage[i]; i++)
 		printf("%s %s\n", i ? "   or:" : "usage:", usage[i]);
-	for (o = opts; o->type != OPT_END; o++) {
+	for (o = opts; o->type != OPTION_END; o++) {
 		char left[80];
 		int n = 0;
 
-		if (o->type == OPT_GROUP) {
+		if (o->type == OPTION_GROUP) {
 			printf("\n%s\n", o->help);
 			continue;
 		}
@@ -75,8 +75,8 @@ void options__usage(const struct option_desc *opts, const char *const *usage)
 
 static const struct option_desc *find_short(const struct option_desc *opts, int c)
 {
-	for (; opts->type != OPT_END; opts++)
-		if (opts->short_name == c && opts->type != OPT_GROUP)
+	for (; opts->type != OPTION_END; opts++)
+		if (opts->short_name == c && opts->type != OPTION_GROUP)
 			return opts;
 	return NULL;
 }
@@ -87,10 +87,10 @@ static int set_value(const struct option_desc *o, const char *arg, int negated,
 	char *end;
 
 	switch (o->type) {
-	case OPT_BOOL:
+	case OPTION_BOOL:
 		*(int *)o->value = !negated;
 		return 0;
-	case OPT_INT: {
+	case OPTION_INTEGER: {
 		long v;
 
 		errno = 0;
@@ -113,7 +113,7 @@ static int set_value(const struct option_desc *o, const char *arg, int negated,
 		*(int *)o->value = (int)v;
 		return 0;
 	}
-	case OPT_DOUBLE: {
+	case OPTION_DOUBLE: {
 		double v;
 
 		errno = 0;
@@ -136,10 +136,10 @@ static int set_value(const struct option_desc *o, const char *arg, int negated,
 		*(double *)o->value = v;
 		return 0;
 	}
-	case OPT_STRING:
+	case OPTION_STRING:
 		*(const char **)o->value = arg;
 		return 0;
-	case OPT_LIST:
+	case OPTION_LIST:
 		if (o->flags & OPT_SPLIT) {
 			const char *s = arg;
 
@@ -158,7 +158,7 @@ static int set_value(const struct option_desc *o, const char *arg, int negated,
 			strlist__add(o->value, arg);
 		}
 		return 0;
-	case OPT_CALLBACK:
+	case OPTION_CALLBACK:
 		return o->cb(o->value, arg);
 	default:
 		break;
@@ -182,13 +182,13 @@ int options__parse(int argc, char **argv, const struct option_desc *opts,
 	const char *cmd = argv[0];
 	int ret = -1, c, li;
 
-	for (o = opts; o->type != OPT_END; o++)
+	for (o = opts; o->type != OPTION_END; o++)
 		nopts++;
 	/* each option may need a --no- twin, plus --help and the terminator */
 	lopts = xcalloc(2 * nopts + 2, sizeof(*lopts));
 	for (i = 0; i < nopts; i++) {
 		o = &opts[i];
-		if (o->type == OPT_GROUP)
+		if (o->type == OPTION_GROUP)
 			continue;
 		if (o->short_name && ns + 3 < sizeof(shorts)) {
 			shorts[ns++] = (char)o->short_name;
