@@ -27,6 +27,7 @@
 #include "mmprof/bisect.h"
 #include "mmprof/cmd.h"
 #include "mmprof/diffengine.h"
+#include "mmprof/message.h"
 #include "mmprof/options.h"
 #include "mmprof/outbuf.h"
 #include "mmprof/xalloc.h"
@@ -51,28 +52,19 @@ static const char *const usage[] = {
 #define DEFAULT_STATE ".mmprof-bisect"
 #define MAX_POS 4096
 
-static void say_error(const char *what, const char *msg)
-{
-	fprintf(stderr, "mmprof bisect%s%s: %s\n", *what ? " " : "", what, msg);
-}
-
-/* What the search's callbacks need: the subcommand's name, and run's COMMAND. */
+/* What the search's callbacks need: run's COMMAND. */
 struct search_ctx {
-	const char *sub;
 	char **argv;
 };
 
-/* The search's texts: its progress on stdout, its failures prefixed as the command's own. */
+/* The search's texts: its progress on stdout, its failures as every error. */
 static void say(void *arg, enum bisect_say kind, const char *text)
 {
-	const struct search_ctx *x = arg;
-
+	(void)arg;
 	if (kind == BISECT_SAY_OUT)
 		fputs(text, stdout);
-	else if (kind == BISECT_SAY_ERROR)
-		fprintf(stderr, "mmprof: %s\n", text);
 	else
-		say_error(x->sub, text);
+		error("%s", text);
 }
 
 /* Say b's text on stdout and release it. */
@@ -91,7 +83,7 @@ static int cmd_start(struct bisect_cmd *c)
 	int ret = EXIT_ERROR;
 
 	if (!c->good.nr || !c->bad.nr || !c->range == !c->commits) {
-		say_error("start", !c->good.nr || !c->bad.nr ? "--good and --bad are required; "
+		error("%s", !c->good.nr || !c->bad.nr ? "--good and --bad are required; "
 			  "see 'mmprof bisect --help'" : "one of --range A..B or --commits FILE is required");
 		return EXIT_ERROR;
 	}
@@ -107,12 +99,12 @@ static int cmd_start(struct bisect_cmd *c)
 	s.confidence = c->confidence;
 	s.budget = c->budget;
 	if (bisect__read_commits(c->range, c->commits, &s.commits, &e) < 0) {
-		say_error("", e.msg);
+		error("%s", e.msg);
 		goto out;
 	}
 	bisect_state__init(&s);
 	if (bisect_state__save(&s, c->state, &e) < 0) {
-		fprintf(stderr, "mmprof: %s\n", e.msg);
+		error("%s", e.msg);
 		goto out;
 	}
 	printf("bisect: %zu commits after the good one, the last the bad one; at most %.0f judgements "
@@ -133,7 +125,7 @@ static void say_line(void *arg, enum diff_say kind, const char *line)
 {
 	(void)arg;
 	if (kind == DIFF_SAY_ERROR || kind == DIFF_SAY_FILE)
-		fprintf(stderr, "mmprof bisect: %s\n", line);
+		error("%s", line);
 }
 
 /* The '\n'-separated paths of a commit's recordings into l, returned. */
@@ -203,7 +195,7 @@ static int load_state(const struct bisect_cmd *c, struct bisect_state *s)
 	struct errmsg e;
 
 	if (bisect_state__load(s, c->state, &e) < 0) {
-		fprintf(stderr, "mmprof: %s\n", e.msg);
+		error("%s", e.msg);
 		return -1;
 	}
 	return 0;
@@ -225,7 +217,7 @@ static int cmd_next(struct bisect_cmd *c)
 		goto out;
 	}
 	if (bisect_state__save(&s, c->state, &e) < 0) {
-		fprintf(stderr, "mmprof: %s\n", e.msg);
+		error("%s", e.msg);
 		goto out;
 	}
 	bisect_state__write_next(&b, &s, commit, runs);
@@ -238,7 +230,7 @@ out:
 
 static int cmd_judge(struct bisect_cmd *c, char **pos, int n)
 {
-	struct search_ctx x = { "judge", NULL };
+	struct search_ctx x = { NULL };
 	struct bisect_search_opts so = { .say = say, .arg = &x };
 	struct bisect_judgement j;
 	struct bisect_state s = { 0 };
@@ -247,7 +239,7 @@ static int cmd_judge(struct bisect_cmd *c, char **pos, int n)
 	int ret = BISECT_EXIT_ERROR;
 
 	if (n < 1) {
-		say_error("judge", "expected the candidate's .data file(s); see 'mmprof bisect --help'");
+		error("%s", "expected the candidate's .data file(s); see 'mmprof bisect --help'");
 		return BISECT_EXIT_ERROR;
 	}
 	if (c->good.nr || c->bad.nr) {
@@ -255,11 +247,11 @@ static int cmd_judge(struct bisect_cmd *c, char **pos, int n)
 		struct outbuf b = { 0 };
 
 		if (!c->good.nr || !c->bad.nr) {
-			say_error("judge", "--good and --bad go together (or neither, with a state)");
+			error("%s", "--good and --bad go together (or neither, with a state)");
 			return BISECT_EXIT_ERROR;
 		}
 		if (bisect__judge(&o, pos, (size_t)n, &j, &e) < 0) {
-			fprintf(stderr, "mmprof: %s\n", e.msg);
+			error("%s", e.msg);
 		} else {
 			bisect_judgement__write(&b, &j, NULL);
 			print_out(&b);
@@ -304,7 +296,7 @@ static int run_command(void *arg, const char *output, size_t runs, size_t batch,
 		if (commit)
 			setenv("MMPROF_BISECT_COMMIT", commit, 1);
 		execvp(argv[0], argv);
-		fprintf(stderr, "mmprof bisect run: cannot run '%s': %s\n", argv[0], strerror(errno));
+		error("cannot run '%s': %s", argv[0], strerror(errno));
 		_exit(127);
 	}
 	while (waitpid(pid, &status, 0) < 0)
@@ -316,7 +308,7 @@ static int run_command(void *arg, const char *output, size_t runs, size_t batch,
 /* bisect run: one candidate (--good and --bad, under git bisect run) or the whole search from the state. */
 static int cmd_run(struct bisect_cmd *c, char **argv)
 {
-	struct search_ctx x = { "run", argv };
+	struct search_ctx x = { argv };
 	const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	struct bisect_search_opts so = { .run = run_command, .say = say, .arg = &x, .tmpdir = tmp };
 	struct bisect_state s = { 0 };
@@ -326,7 +318,7 @@ static int cmd_run(struct bisect_cmd *c, char **argv)
 		struct bisect_judge_opts o = { &c->good, &c->bad, &c->keys, c->score, c->alpha, c->beta };
 
 		if (!c->good.nr || !c->bad.nr) {
-			say_error("run", "--good and --bad go together (or neither, with a state)");
+			error("%s", "--good and --bad go together (or neither, with a state)");
 			return BISECT_EXIT_ERROR;
 		}
 		return bisect__run_candidate(&o, c->budget, &so);
@@ -371,7 +363,7 @@ int cmd_bisect(int argc, char **argv)
 		goto out;
 	}
 	if (strcmp(sub, "start") && strcmp(sub, "next") && strcmp(sub, "judge") && strcmp(sub, "run")) {
-		fprintf(stderr, "mmprof bisect: %s%s%s; expected start, next, judge or run (see 'mmprof bisect --help')\n",
+		error("%s%s%s; expected start, next, judge or run (see 'mmprof bisect --help')",
 			*sub ? "unknown subcommand '" : "expected a subcommand", sub, *sub ? "'" : "");
 		goto out;
 	}
@@ -397,7 +389,7 @@ int cmd_bisect(int argc, char **argv)
 			  getenv("MMPROF_BISECT_STATE") : DEFAULT_STATE;
 	if (c.budget < 1 || c.budget > 1000 || !(c.confidence > 0.5 && c.confidence < 1) || !(c.alpha < 0.5) ||
 	    !(c.beta < 0.5) || !(c.alpha > 0) || !(c.beta > 0)) {
-		say_error("", c.budget < 1 || c.budget > 1000 ? "--budget: expected 1 to 1000 runs" :
+		error("%s", c.budget < 1 || c.budget > 1000 ? "--budget: expected 1 to 1000 runs" :
 			  !(c.confidence > 0.5 && c.confidence < 1) ? "--confidence: expected above 0.5 and below 1" :
 			  "--alpha and --beta: expected above 0 and below 0.5");
 		goto out;
@@ -408,7 +400,7 @@ int cmd_bisect(int argc, char **argv)
 	}
 	if (!strcmp(sub, "run")) {
 		if (!dashdash || dashdash + 1 >= argc || n) {
-			say_error("run", n ? "unexpected arguments before '--'" :
+			error("%s", n ? "unexpected arguments before '--'" :
 				  "expected '-- COMMAND...' (it records MMPROF_BISECT_RUNS runs into $MMPROF_BISECT_OUTPUT)");
 			goto out;
 		}
@@ -416,7 +408,7 @@ int cmd_bisect(int argc, char **argv)
 		goto out;
 	}
 	if (n) {
-		say_error(sub, "takes no file arguments; see 'mmprof bisect --help'");
+		error("%s", "takes no file arguments; see 'mmprof bisect --help'");
 		goto out;
 	}
 	ret = !strcmp(sub, "start") ? cmd_start(&c) : cmd_next(&c);

@@ -20,6 +20,7 @@
 #include "mmprof/diffengine.h"
 #include "mmprof/gate.h"
 #include "mmprof/keykind.h"
+#include "mmprof/message.h"
 #include "mmprof/options.h"
 #include "mmprof/outfile.h"
 #include "mmprof/term.h"
@@ -66,7 +67,7 @@ static int check_outputs(const struct diff_cmd *c)
 
 	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
 		if (paths[i] && strcmp(paths[i], "-") && outfile__check_target(paths[i], &e)) {
-			fprintf(stderr, "mmprof: %s\n", e.msg);
+			error("%s", e.msg);
 			return -1;
 		}
 	return 0;
@@ -77,16 +78,27 @@ static int parse_gates(struct diff_cmd *c, struct gate **gates, size_t *ng)
 	struct errmsg e;
 
 	if (c->gate_file && gate__read_file(c->gate_file, &c->fail_on, &e) < 0) {
-		fprintf(stderr, "mmprof: %s\n", e.msg);
+		error("%s", e.msg);
 		return -1;
 	}
 	*gates = xcalloc(c->fail_on.nr + 1, sizeof(**gates));
 	for (*ng = 0; *ng < c->fail_on.nr; (*ng)++)
 		if (gate__parse(c->fail_on.items[*ng], &(*gates)[*ng], &e) < 0) {
-			fprintf(stderr, "mmprof diff: %s\n", e.msg);
+			error("%s", e.msg);
 			return -1;
 		}
 	return 0;
+}
+
+/* An unmatched gate: an error, or with --allow-unmatched a note. */
+static void gate_say(bool allow, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void gate_say(bool allow, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	message__vsay(allow ? "note: " : "", fmt, ap);
+	va_end(ap);
 }
 
 /*
@@ -121,41 +133,41 @@ static size_t unmatched_gates(const struct diff *d, size_t nd, const struct gate
 			near = gate__near_key(&g[i], &d[k]);
 		if (m.absent && near) {
 			bad++;
-			fprintf(stderr, "mmprof diff: %sgate '%s' matches no key; did you mean '%s'? (a key "
-					"meant as written is written '=KEY'%s)\n", allow ? "note: " : "",
+			gate_say(allow, "gate '%s' matches no key; did you mean '%s'? (a key "
+					"meant as written is written '=KEY'%s)", 
 				desc, near, allow ? "" : "; --allow-unmatched accepts every unmatched gate");
 			continue;
 		}
 		if (m.absent) {
-			fprintf(stderr, "mmprof diff: note: gate '%s' matches no key: %s is absent from "
-					"both sides, compared as 0 -> 0\n", desc, g[i].glob);
+			note("gate '%s' matches no key: %s is absent from "
+					"both sides, compared as 0 -> 0", desc, g[i].glob);
 			continue;
 		}
 		bad++;
 		if (keykind__cost(g[i].glob) != KEYCOST_NONE && !d[0].cost)
-			fprintf(stderr, "mmprof diff: %sgate '%s' reads costs per op, and %s%s\n",
-				allow ? "note: " : "", desc, *cost_note ? cost_note : "none were compared",
+			gate_say(allow, "gate '%s' reads costs per op, and %s%s",
+				desc, *cost_note ? cost_note : "none were compared",
 				allow ? "" : " (--allow-unmatched accepts that)");
 		else if (m.cost)
-			fprintf(stderr, "mmprof diff: %sgate '%s' matches only costs per op (cost.*), which a "
+			gate_say(allow, "gate '%s' matches only costs per op (cost.*), which a "
 					"gate counts only when its first component is 'cost' ('cost.self.*.X', "
-					"not '*.X')%s\n",
-				allow ? "note: " : "", desc, allow ? "" : " (--allow-unmatched accepts that)");
+					"not '*.X')%s",
+				desc, allow ? "" : " (--allow-unmatched accepts that)");
 		else if (m.ambient)
-			fprintf(stderr, "mmprof diff: %sgate '%s' matches only keys of the machine's state "
+			gate_say(allow, "gate '%s' matches only keys of the machine's state "
 					"(meminfo, proc-vmstat levels), which a gate counts only when its "
-					"first component names their family ('meminfo.*', not '*.X')%s\n",
-				allow ? "note: " : "", desc, allow ? "" : " (--allow-unmatched accepts that)");
+					"first component names their family ('meminfo.*', not '*.X')%s",
+				desc, allow ? "" : " (--allow-unmatched accepts that)");
 		else if (m.uncompared)
-			fprintf(stderr, "mmprof diff: %sgate '%s' matches only keys that are not compared "
+			gate_say(allow, "gate '%s' matches only keys that are not compared "
 					"(address buckets, or families one side did not measure): it can never "
-					"trip%s\n",
-				allow ? "note: " : "", desc, allow ? "" : " (--allow-unmatched accepts that)");
+					"trip%s",
+				desc, allow ? "" : " (--allow-unmatched accepts that)");
 		else
-			fprintf(stderr, "mmprof diff: %sgate '%s' matches no key of either side, and no "
+			gate_say(allow, "gate '%s' matches no key of either side, and no "
 					"family and event they measured: a typo? 'mmprof report --keys FILE' "
-					"lists the keys%s\n",
-				allow ? "note: " : "", desc, allow ? "" : " (--allow-unmatched accepts that)");
+					"lists the keys%s",
+				desc, allow ? "" : " (--allow-unmatched accepts that)");
 	}
 	return allow ? 0 : bad;
 }
@@ -183,7 +195,7 @@ static int run_gates(const struct diff *d, const char *column, const struct gate
 		for (j = 0; j < t.nr + t.absent; j++) {
 			outbuf__release(&text);
 			gate__trip_text(&g[i], j < t.nr ? t.rows[j] : NULL, &text);
-			fprintf(stderr, "mmprof diff: gate '%s' tripped%s: %s\n", desc, in, text.s);
+			error("gate '%s' tripped%s: %s", desc, in, text.s);
 			tripped++;
 		}
 		gate_trips__release(&t);
@@ -255,12 +267,12 @@ static int split_sides(const struct strlist *pos, const size_t *seps, size_t nr_
 	size_t k, from, nr = nr_seps ? nr_seps + 1 : pos->nr;
 
 	if (!nr_seps && pos->nr < 2) {
-		fprintf(stderr, "mmprof diff: need BASE.data NEW.data, or BASE... -- NEW...; see 'mmprof diff --help'\n");
+		error("need BASE.data NEW.data, or BASE... -- NEW...; see 'mmprof diff --help'");
 		return -1;
 	}
 	/* *nr_sides only once they fit: the caller releases that many of s */
 	if (nr > DIFF_MAX_COLUMNS + 1) {
-		fprintf(stderr, "mmprof diff: %zu sides: at most a base and %d compared columns\n",
+		error("%zu sides: at most a base and %d compared columns",
 			nr, DIFF_MAX_COLUMNS);
 		return -1;
 	}
@@ -269,8 +281,8 @@ static int split_sides(const struct strlist *pos, const size_t *seps, size_t nr_
 		size_t to = !nr_seps ? k + 1 : k < nr_seps ? seps[k] : pos->nr;
 
 		if (to <= from) {
-			fprintf(stderr, nr_seps == 1 ? "mmprof diff: both sides of '--' need at least one file\n"
-				: "mmprof diff: each side between '--' needs at least one file\n");
+			error("%s", nr_seps == 1 ? "both sides of '--' need at least one file"
+			      : "each side between '--' needs at least one file");
 			return -1;
 		}
 		if (!k)
@@ -296,7 +308,7 @@ static int gate_column(const struct diff_cmd *c, const struct diff_side *s, size
 			(*k)--;
 			return 0;
 		}
-	fprintf(stderr, "mmprof diff: --gate-column '%s': no such compared column; they are %s%s%s\n",
+	error("--gate-column '%s': no such compared column; they are %s%s%s",
 		c->gate_column, s[1].name, nr_sides > 2 ? " to " : "", nr_sides > 2 ? s[nr_sides - 1].name : "");
 	return -1;
 }
@@ -304,16 +316,17 @@ static int gate_column(const struct diff_cmd *c, const struct diff_side *s, size
 /* The engine's lines on stderr, each with the prefix of its kind. */
 static void say_line(void *arg, enum diff_say kind, const char *line)
 {
+	/* the engine's ALERT (--force's) is a warning as any other */
 	static const char *const prefix[] = {
-		[DIFF_SAY_ERROR] = "mmprof diff: ",
-		[DIFF_SAY_FILE] = "mmprof: ",
-		[DIFF_SAY_WARNING] = "mmprof diff: warning: ",
-		[DIFF_SAY_ALERT] = "mmprof diff: WARNING: ",
-		[DIFF_SAY_NOTE] = "mmprof diff: note: ",
+		[DIFF_SAY_ERROR] = "",
+		[DIFF_SAY_FILE] = "",
+		[DIFF_SAY_WARNING] = "warning: ",
+		[DIFF_SAY_ALERT] = "warning: ",
+		[DIFF_SAY_NOTE] = "note: ",
 	};
 
 	(void)arg;
-	fprintf(stderr, "%s%s\n", prefix[kind], line);
+	message__line(prefix[kind], line);
 }
 
 /* The options as the engine's: the flags mapped, nothing decided here. */
@@ -391,7 +404,7 @@ int cmd_diff(int argc, char **argv)
 		goto out;
 	}
 	if (diff_format__parse(c.format, &fmt) < 0) {
-		fprintf(stderr, "mmprof diff: unknown format '%s'; use lkp, json, csv or markdown\n", c.format);
+		error("unknown format '%s'; use lkp, json, csv or markdown", c.format);
 		goto out;
 	}
 	if (split_sides(&pos, seps, nr_seps, s, names, &nr_sides) < 0 ||

@@ -13,6 +13,7 @@
 #include "mmprof/cmd.h"
 #include "mmprof/datafile.h"
 #include "mmprof/export.h"
+#include "mmprof/message.h"
 #include "mmprof/options.h"
 #include "mmprof/outfile.h"
 #include "mmprof/report.h"
@@ -73,12 +74,12 @@ static int check_opts(struct export_opts *o)
 	if (!o->format)
 		o->format = format_of(o->output);
 	if (!o->format) {
-		fprintf(stderr, "mmprof export: which format? use --format folded, pprof or json\n");
+		error("which format? use --format folded, pprof or json");
 		return -1;
 	}
 	if (strcmp(o->format, "folded") && strcmp(o->format, "pprof") && strcmp(o->format, "json")) {
-		fprintf(stderr, "mmprof export: invalid value '%s' for --format: use folded, pprof "
-				"or json\n", o->format);
+		error("invalid value '%s' for --format: use folded, pprof "
+				"or json", o->format);
 		return -1;
 	}
 	/*
@@ -88,18 +89,18 @@ static int check_opts(struct export_opts *o)
 	 * holds every run.
 	 */
 	if (strcmp(o->format, "folded") && (o->event || o->period || o->comm)) {
-		fprintf(stderr, "mmprof export: %s is for --format folded only; %s already has the "
-				"samples, period and comm of every event's stacks\n",
+		error("%s is for --format folded only; %s already has the "
+				"samples, period and comm of every event's stacks",
 			o->event ? "-e" : o->period ? "--period" : "--comm", o->format);
 		return -1;
 	}
 	if (!strcmp(o->format, "json") && o->run != -1) {
-		fprintf(stderr, "mmprof export: --run is for folded and pprof; json holds every run\n");
+		error("--run is for folded and pprof; json holds every run");
 		return -1;
 	}
 	if (!strcmp(o->format, "pprof") && !o->output && isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "mmprof export: pprof is binary: not writing it to a terminal; "
-				"use -o OUT\n");
+		error("pprof is binary: not writing it to a terminal; "
+				"use -o OUT");
 		return -1;
 	}
 	return 0;
@@ -135,7 +136,7 @@ int cmd_export(int argc, char **argv)
 	if (n < 0)
 		return EXIT_ERROR;
 	if (n != 1) {
-		fprintf(stderr, "mmprof export: expected one FILE; see 'mmprof export --help'\n");
+		error("expected one FILE; see 'mmprof export --help'");
 		return EXIT_ERROR;
 	}
 	if (check_opts(&o) < 0)
@@ -143,27 +144,27 @@ int cmd_export(int argc, char **argv)
 
 	err = datafile__load(pos[0], &p, &e);
 	if (err) {
-		fprintf(stderr, "mmprof: %s\n", e.msg);
+		error("%s", e.msg);
 		return EXIT_ERROR;
 	}
 	if (o.event) {
 		ev = report__find_event(p, o.event);
 		if (ev < 0) {
-			fprintf(stderr, "mmprof: no event '%s' in '%s'\n", o.event, pos[0]);
+			error("no event '%s' in '%s'", o.event, pos[0]);
 			goto out;
 		}
 	}
 	if (o.run < -1 || o.run >= (int)p->nr_runs) {
-		fprintf(stderr, "mmprof: no run %d in '%s' (it has %zu, numbered from 0)\n", o.run, pos[0], p->nr_runs);
+		error("no run %d in '%s' (it has %zu, numbered from 0)", o.run, pos[0], p->nr_runs);
 		goto out;
 	}
 	if (!p->nr_events && strcmp(o.format, "json")) {
-		fprintf(stderr, "mmprof: '%s' has no samples to export as %s\n", pos[0], o.format);
+		error("'%s' has no samples to export as %s", pos[0], o.format);
 		goto out;
 	}
 
 	if (outfile__open(&out, o.output, &e) < 0) {
-		fprintf(stderr, "mmprof: %s\n", e.msg);
+		error("%s", e.msg);
 		goto out;
 	}
 	outbuf__init_file(&sink, out.fp, false);
@@ -172,7 +173,7 @@ int cmd_export(int argc, char **argv)
 	outbuf__release(&sink);
 	err = outfile__close(&out, err, &e);
 	if (err) {
-		fprintf(stderr, "mmprof: export of '%s': %s\n", pos[0], e.msg);
+		error("export of '%s': %s", pos[0], e.msg);
 		goto out;
 	}
 	if (p->nr_events) {
@@ -181,7 +182,7 @@ int cmd_export(int argc, char **argv)
 
 		/* every format keeps the unnamed frames (as [unknown], or addresses): say how many */
 		if (report__unnamed_notable(p, uev))
-			fprintf(stderr, "mmprof: note: '%s': %s\n", pos[0],
+			note("'%s': %s", pos[0],
 				report__unnamed_line(p, uev, true, line, sizeof(line)));
 	}
 	ret = 0;

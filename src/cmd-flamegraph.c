@@ -13,6 +13,7 @@
 #include "mmprof/datafile.h"
 #include "mmprof/diffengine.h"
 #include "mmprof/flame.h"
+#include "mmprof/message.h"
 #include "mmprof/options.h"
 #include "mmprof/report.h"
 #include "mmprof/xalloc.h"
@@ -46,22 +47,22 @@ static int parse_min_width(const char *s, double image_width, double *pct)
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno || end == s || !(v >= 0)) {
-		fprintf(stderr, "mmprof flamegraph: bad --min-width '%s'; use a percentage (0.1) or pixels (2px)\n", s);
+		error("bad --min-width '%s'; use a percentage (0.1) or pixels (2px)", s);
 		return -1;
 	}
 	if (!strcmp(end, "px")) {
 		if (v >= graph) {
-			fprintf(stderr, "mmprof flamegraph: --min-width %s is the whole graph (%.0f px) or more; "
-					"use pixels below %.0fpx\n", s, graph, graph);
+			error("--min-width %s is the whole graph (%.0f px) or more; "
+					"use pixels below %.0fpx", s, graph, graph);
 			return -1;
 		}
 		v = 100 * v / graph;
 	} else if (*end && strcmp(end, "%")) {
-		fprintf(stderr, "mmprof flamegraph: bad --min-width '%s'; use a percentage (0.1) or pixels (2px)\n", s);
+		error("bad --min-width '%s'; use a percentage (0.1) or pixels (2px)", s);
 		return -1;
 	} else if (v >= 100) {
-		fprintf(stderr, "mmprof flamegraph: --min-width %s is 100%% of the total or more; "
-				"use a percentage below 100 (default 0.1)\n", s);
+		error("--min-width %s is 100%% of the total or more; "
+				"use a percentage below 100 (default 0.1)", s);
 		return -1;
 	}
 	*pct = v > 0 ? v : -1;	/* 0 draws everything */
@@ -82,7 +83,7 @@ static int parse_pid_list(struct flamegraph_cmd *c)
 		errno = 0;
 		v = strtol(s, &end, 10);
 		if (errno || end == s || *end || v < 0 || v > INT32_MAX) {
-			fprintf(stderr, "mmprof flamegraph: invalid --pid '%s'; expected a process id\n", s);
+			error("invalid --pid '%s'; expected a process id", s);
 			return -1;
 		}
 		c->pids[c->nr_pids++] = (uint32_t)v;
@@ -96,7 +97,7 @@ static void warn_lost(const struct profile *p, const char *path)
 	char w[512];
 
 	if (report__lost_warning(p, w, sizeof(w)))
-		fprintf(stderr, "mmprof: warning: '%s': %s\n", path, w);
+		warning("'%s': %s", path, w);
 }
 
 static int single(struct flamegraph_cmd *c, const char *path, struct flame_render_opts *ro)
@@ -114,19 +115,19 @@ static int single(struct flamegraph_cmd *c, const char *path, struct flame_rende
 	int ret = EXIT_ERROR;
 
 	if (datafile__load(path, &p, &e)) {
-		fprintf(stderr, "mmprof: %s\n", e.msg);
+		error("%s", e.msg);
 		return EXIT_ERROR;
 	}
 	warn_lost(p, path);
 	if (c->event) {
 		fo.event = report__find_event(p, c->event);
 		if (fo.event < 0) {
-			fprintf(stderr, "mmprof flamegraph: '%s' has no event '%s'\n", path, c->event);
+			error("'%s' has no event '%s'", path, c->event);
 			goto out;
 		}
 	}
 	if (flame__build(&f, p, &fo, &e)) {
-		fprintf(stderr, "mmprof flamegraph: %s: %s\n", path, e.msg);
+		error("%s: %s", path, e.msg);
 		goto out;
 	}
 	{
@@ -146,7 +147,7 @@ static int single(struct flamegraph_cmd *c, const char *path, struct flame_rende
 		ro->title = c->icicle ? "Icicle Graph" : "Flame Graph";
 	flame__svg(&b, &f, ro, &st);
 	if (flame__write_file(&b, c->output, &e)) {
-		fprintf(stderr, "mmprof: %s\n", e.msg);
+		error("%s", e.msg);
 		goto out;
 	}
 	ret = 0;
@@ -174,11 +175,11 @@ static int per_op_scale(const struct flamegraph_cmd *c, struct profile *const p[
 	int ev;
 
 	if (cost_work__choose(ps, (const char *const *)paths, 2, c->per, &w, &e)) {
-		fprintf(stderr, "mmprof flamegraph: %s\n", e.msg);
+		error("%s", e.msg);
 		return -1;
 	}
 	if (w.kind == COST_WORK_SECONDS)
-		fprintf(stderr, "mmprof flamegraph: note: %s\n", w.note);
+		note("%s", w.note);
 	for (k = 0; k < 2; k++) {
 		cp[k] = cost_profile__new(p[k], &w);
 		cost_profile__drop_view(cp[k]);	/* totals and work only: no chain */
@@ -218,14 +219,14 @@ static int differential(struct flamegraph_cmd *c, const char *bpath, const char 
 
 	if (c->width_side && strcmp(c->width_side, "new")) {
 		if (strcmp(c->width_side, "base")) {
-			fprintf(stderr, "mmprof flamegraph: --width takes 'base' or 'new', not '%s'\n", c->width_side);
+			error("--width takes 'base' or 'new', not '%s'", c->width_side);
 			return EXIT_ERROR;
 		}
 		fo.width_base = true;
 	}
 	for (i = 0; i < 2; i++)
 		if (datafile__load(i ? npath : bpath, &p[i], &e)) {
-			fprintf(stderr, "mmprof: %s\n", e.msg);
+			error("%s", e.msg);
 			goto out;
 		} else {
 			warn_lost(p[i], i ? npath : bpath);
@@ -259,7 +260,7 @@ static int differential(struct flamegraph_cmd *c, const char *bpath, const char 
 	}
 	if (flame__build_diff(&f, (const struct profile *const *)&p[0], 1, (const struct profile *const *)&p[1], 1,
 			      &fo, &e)) {
-		fprintf(stderr, "mmprof flamegraph: %s\n", e.msg);
+		error("%s", e.msg);
 		goto out;
 	}
 	if (c->per_op)
@@ -275,7 +276,7 @@ static int differential(struct flamegraph_cmd *c, const char *bpath, const char 
 	ro->subtitle = sub;
 	flame__svg(&b, &f, ro, NULL);
 	if (flame__write_file(&b, c->output, &e)) {
-		fprintf(stderr, "mmprof: %s\n", e.msg);
+		error("%s", e.msg);
 		goto out;
 	}
 	ret = 0;
@@ -329,13 +330,13 @@ int cmd_flamegraph(int argc, char **argv)
 		goto out;
 	}
 	if (c.image_width < 100 || c.image_width > 1000000) {
-		fprintf(stderr, "mmprof flamegraph: --image-width must be 100..1000000 pixels\n");
+		error("--image-width must be 100..1000000 pixels");
 		goto out;
 	}
 	if (c.min_width && parse_min_width(c.min_width, c.image_width, &pct))
 		goto out;
 	if (c.run < -1) {
-		fprintf(stderr, "mmprof flamegraph: --run counts from 0 (the first run is 0)\n");
+		error("--run counts from 0 (the first run is 0)");
 		goto out;
 	}
 	if (parse_pid_list(&c))
@@ -345,20 +346,20 @@ int cmd_flamegraph(int argc, char **argv)
 	ro.min_width_pct = pct;
 	if (np == 1) {
 		if (c.width_side || c.per_op || c.per) {
-			fprintf(stderr, "mmprof flamegraph: --width, --per-op and --per need two files (BASE NEW)\n");
+			error("--width, --per-op and --per need two files (BASE NEW)");
 			goto out;
 		}
 		ret = single(&c, pos[0], &ro);
 	} else if (np == 2) {
 		if (c.icicle || c.run >= 0 || c.comms.nr || c.dsos.nr || c.nr_pids || c.samples) {
-			fprintf(stderr, "mmprof flamegraph: --icicle, --run, --comm, --dso, --pid and --samples draw one file; "
-					"a differential graph compares every run's share of the period\n");
+			error("--icicle, --run, --comm, --dso, --pid and --samples draw one file; "
+					"a differential graph compares every run's share of the period");
 			goto out;
 		}
 		c.per_op |= c.per != NULL;
 		ret = differential(&c, pos[0], pos[1], &ro);
 	} else {
-		fprintf(stderr, "mmprof flamegraph: need FILE.data, or BASE.data NEW.data; see 'mmprof flamegraph --help'\n");
+		error("need FILE.data, or BASE.data NEW.data; see 'mmprof flamegraph --help'");
 	}
 out:
 	strlist__release(&c.comms);

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 
 #include "mmprof/cmd.h"
+#include "mmprof/message.h"
 
 /* Run man; with where_only, only ask whether the page exists (man -w, silent). */
 static int run_man(const char *arg, int local, int where_only)
@@ -63,7 +64,7 @@ int cmd_help(int argc, char **argv)
 
 	/* not a page to look for: the user mistyped a command */
 	if (topic && !cmd__exists(topic)) {
-		fprintf(stderr, "mmprof help: '%s' is not a command; 'mmprof --help' lists them\n",
+		error("'%s' is not a command; 'mmprof --help' lists them",
 			topic);
 		return EXIT_ERROR;
 	}
@@ -93,7 +94,7 @@ int cmd_help(int argc, char **argv)
 	/* installed pages */
 	if (run_man(page, 0, 1) == 0)
 		return run_man(page, 0, 0) == 0 ? 0 : EXIT_ERROR;
-	fprintf(stderr, "mmprof: no manual page for '%s'; try 'mmprof %s --help'\n",
+	error("no manual page for '%s'; try 'mmprof %s --help'",
 		page, topic ? topic : "");
 	return EXIT_ERROR;
 }

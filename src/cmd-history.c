@@ -11,6 +11,7 @@
 
 #include "mmprof/cmd.h"
 #include "mmprof/history.h"
+#include "mmprof/message.h"
 #include "mmprof/options.h"
 #include "mmprof/outfile.h"
 #include "mmprof/xalloc.h"
@@ -24,16 +25,17 @@ static const char *const usage[] = {
 
 static void say_line(void *arg, enum diff_say kind, const char *line)
 {
+	/* the engine's ALERT (--force's) is a warning as any other */
 	static const char *const prefix[] = {
-		[DIFF_SAY_ERROR] = "mmprof history: ",
-		[DIFF_SAY_FILE] = "mmprof: ",
-		[DIFF_SAY_WARNING] = "mmprof history: warning: ",
-		[DIFF_SAY_ALERT] = "mmprof history: WARNING: ",
-		[DIFF_SAY_NOTE] = "mmprof history: note: ",
+		[DIFF_SAY_ERROR] = "",
+		[DIFF_SAY_FILE] = "",
+		[DIFF_SAY_WARNING] = "warning: ",
+		[DIFF_SAY_ALERT] = "warning: ",
+		[DIFF_SAY_NOTE] = "note: ",
 	};
 
 	(void)arg;
-	fprintf(stderr, "%s%s\n", prefix[kind], line);
+	message__line(prefix[kind], line);
 }
 
 int cmd_history(int argc, char **argv)
@@ -74,16 +76,16 @@ int cmd_history(int argc, char **argv)
 		goto out;
 	}
 	if (n > HISTORY_MAX_GLOBS || !where || !*where) {
-		fprintf(stderr, "mmprof history: %s; see 'mmprof history --help'\n",
+		error("%s; see 'mmprof history --help'",
 			!where ? "--store is required" : !*where ? "--store: empty" : "at most 256 KEY-GLOBs");
 		goto out;
 	}
 	if (history_format__parse(format, &fmt) < 0) {
-		fprintf(stderr, "mmprof history: unknown format '%s'; use text, json, csv or markdown\n", format);
+		error("unknown format '%s'; use text, json, csv or markdown", format);
 		goto out;
 	}
 	if (window < 1 || window > 1000) {
-		fprintf(stderr, "mmprof history: --window %d: give 1 to 1000 commits a side\n", window);
+		error("--window %d: give 1 to 1000 commits a side", window);
 		goto out;
 	}
 	o.window = (size_t)window;
@@ -93,11 +95,11 @@ int cmd_history(int argc, char **argv)
 	o.callchains = report;
 	s = store__open_read(where, &e);
 	if (!s || history__load(&h, s, &f, o.score, o.globs, o.nr_globs, &e) < 0) {
-		fprintf(stderr, "mmprof: %s\n", e.msg);
+		error("%s", e.msg);
 		goto out;
 	}
 	if (!h.nr_series) {
-		fprintf(stderr, "mmprof history: store '%s' has no push%s%s%s%s%s%s; 'mmprof push' adds them\n",
+		error("store '%s' has no push%s%s%s%s%s%s; 'mmprof push' adds them",
 			store__where(s), f.benchmark ? " of benchmark " : "", f.benchmark ? f.benchmark : "",
 			f.machine ? " on machine " : "", f.machine ? f.machine : "",
 			f.branch ? " on branch " : "", f.branch ? f.branch : "");
@@ -119,7 +121,7 @@ int cmd_history(int argc, char **argv)
 
 		history__html(&page, sc, h.nr_series);
 		if (outfile__write(html, page.s, page.len, &e) < 0) {
-			fprintf(stderr, "mmprof: %s\n", e.msg);
+			error("%s", e.msg);
 			outbuf__release(&page);
 			goto out;
 		}

@@ -23,6 +23,7 @@
 #include "mmprof/datafile.h"
 #include "mmprof/import.h"
 #include "mmprof/infile.h"
+#include "mmprof/message.h"
 #include "mmprof/options.h"
 #include "mmprof/stackagg.h"
 #include "mmprof/xalloc.h"
@@ -65,12 +66,12 @@ static int add_workload_output(struct profile *p, const struct benchout_opts *be
 	benchout__init(&b, bench, p, 0);
 	err = benchout__file(&b, path, e);
 	if (!err && b.ops_over_budget)
-		fprintf(stderr, "mmprof: warning: --ops-pattern took more than %.0f s of CPU on '%s' "
-			"(a pattern that backtracks?); the rest was not matched: no %s stored\n",
+		warning("--ops-pattern took more than %.0f s of CPU on '%s' "
+			"(a pattern that backtracks?); the rest was not matched: no %s stored",
 			BENCHOUT_OPS_CPU, path, bench->ops_key);
 	else if (!err && bench->has_ops && !b.ops_matches)
-		fprintf(stderr, "mmprof: warning: no line of '%s' matched --ops-pattern: no %s "
-			"stored\n", path, bench->ops_key);
+		warning("no line of '%s' matched --ops-pattern: no %s "
+			"stored", path, bench->ops_key);
 	benchout__release(&b);
 	return err;
 }
@@ -103,39 +104,39 @@ int cmd_import(int argc, char **argv)
 	if (n < 0)
 		return EXIT_ERROR;
 	if (n != 1) {
-		fprintf(stderr, "mmprof import: expected one input, perf.data or - for perf script "
-				"text; see 'mmprof import --help'\n");
+		error("expected one input, perf.data or - for perf script "
+				"text; see 'mmprof import --help'");
 		return EXIT_ERROR;
 	}
 	if (!o.output[0]) {
-		fprintf(stderr, "mmprof import: empty output file name\n");
+		error("empty output file name");
 		return EXIT_ERROR;
 	}
 	memset(&bench, 0, sizeof(bench));
 	/* before perf script runs on a large perf.data */
 	if (o.workload_output && access(o.workload_output, R_OK) < 0) {
-		fprintf(stderr, "mmprof import: cannot read --workload-output '%s': %s\n",
+		error("cannot read --workload-output '%s': %s",
 			o.workload_output, strerror(errno));
 		return EXIT_ERROR;
 	}
 	/* a device never ends: /dev/zero grew one line without bound */
 	if ((o.workload_output && infile__check(o.workload_output, "--workload-output", &e) < 0) ||
 	    (strcmp(pos[0], "-") && infile__check(pos[0], "input", &e) < 0)) {
-		fprintf(stderr, "mmprof import: %s\n", e.msg);
+		error("%s", e.msg);
 		return EXIT_ERROR;
 	}
 	if ((o.ops_pattern || o.ops_name) && !o.workload_output) {
-		fprintf(stderr, "mmprof import: --ops-pattern and --ops-name read "
-			"--workload-output FILE; give it\n");
+		error("--ops-pattern and --ops-name read "
+			"--workload-output FILE; give it");
 		return EXIT_ERROR;
 	}
 	if (o.ops_name && !o.ops_pattern) {
-		fprintf(stderr, "mmprof import: --ops-name needs --ops-pattern\n");
+		error("--ops-name needs --ops-pattern");
 		return EXIT_ERROR;
 	}
 	if (o.ops_pattern &&
 	    benchout_opts__set_ops(&bench, o.ops_pattern, o.ops_name, o.workload_output, &e) < 0) {
-		fprintf(stderr, "mmprof import: %s\n", e.msg);
+		error("%s", e.msg);
 		return EXIT_ERROR;
 	}
 	from_stdin = !strcmp(pos[0], "-");
@@ -163,21 +164,21 @@ int cmd_import(int argc, char **argv)
 
 		/* what the input held that the format cannot (pid -1, a period near 2^64) */
 		if (profile__repairs(p, line, sizeof(line)))
-			fprintf(stderr, "mmprof: warning: kept within the file format: %s (meta repaired.*)\n",
+			warning("kept within the file format: %s (meta repaired.*)",
 				line);
 		/* record's rule for distinct chains (datafile__trie_takes), and its words */
 		if (profile__meta(p, "stacks_cut_to_leaf") && p->nr_runs)
-			fprintf(stderr, "mmprof: warning: %s samples (%.1f%%) kept only their innermost "
+			warning("%s samples (%.1f%%) kept only their innermost "
 				"frame: their call chains were new when the trie of distinct chains was "
 				"full (%u nodes, what record keeps and every reader takes; meta "
-				"stacks_cut_to_leaf)\n", profile__meta(p, "stacks_cut_to_leaf"),
+				"stacks_cut_to_leaf)", profile__meta(p, "stacks_cut_to_leaf"),
 				p->runs[0].samples ? 100.0 * strtod(profile__meta(p, "stacks_cut_to_leaf"), NULL) /
 				(double)p->runs[0].samples : 0.0, DATAFILE_TRIE_NODES);
 		err = datafile__save(p, o.output, &e);
 	}
 	benchout_opts__release(&bench);
 	if (err) {
-		fprintf(stderr, "mmprof: %s\n", e.msg);
+		error("%s", e.msg);
 		profile__free(p);
 		return EXIT_ERROR;
 	}

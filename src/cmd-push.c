@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "mmprof/cmd.h"
+#include "mmprof/message.h"
 #include "mmprof/options.h"
 #include "mmprof/outbuf.h"
 #include "mmprof/store.h"
@@ -41,8 +42,8 @@ static int64_t parse_time(const char *arg)
 	}
 	if (end && !*end && timegm(&tm) > 0)
 		return (int64_t)timegm(&tm);
-	fprintf(stderr, "mmprof push: --time '%s': expected Unix seconds or a UTC date "
-		"(2026-12-06T20:12:28Z, 2026-12-06)\n", arg);
+	error("--time '%s': expected Unix seconds or a UTC date "
+		"(2026-12-06T20:12:28Z, 2026-12-06)", arg);
 	return 0;
 }
 
@@ -75,27 +76,27 @@ int cmd_push(int argc, char **argv)
 		goto out;
 	}
 	if (!n || n > PUSH_MAX_FILES || !where || !p.commit) {
-		fprintf(stderr, "mmprof push: %s; see 'mmprof push --help'\n",
+		error("%s; see 'mmprof push --help'",
 			!n ? "expected a FILE to push" : n > PUSH_MAX_FILES ? "at most 4096 files at once" :
 			!where ? "--store is required" : "--commit is required");
 		goto out;
 	}
 	if (!*where) {
-		fprintf(stderr, "mmprof push: --store: empty\n");
+		error("--store: empty");
 		goto out;
 	}
 	if (when && !(p.time = parse_time(when)))
 		goto out;
 	s = store__open(where, &e);
 	if (!s) {
-		fprintf(stderr, "mmprof: %s\n", e.msg);
+		error("%s", e.msg);
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
 		struct store_pushed r;
 
 		if (store__push(s, pos[i], &p, &r, &e) < 0) {
-			fprintf(stderr, "mmprof: %s\n", e.msg);
+			error("%s", e.msg);
 			goto out;
 		}
 		if (quiet)

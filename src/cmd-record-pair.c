@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "mmprof/diff.h"
+#include "mmprof/message.h"
 #include "mmprof/profile.h"
 #include "mmprof/xalloc.h"
 
@@ -121,7 +122,7 @@ bool recordcmd__budget_done(struct record *rec, uint32_t pairs)
 	char buf[64];
 
 	if (!key) {
-		fprintf(stderr, "mmprof: warning: --budget: the runs have no %s%s; no more pairs\n",
+		warning("--budget: the runs have no %s%s; no more pairs",
 			o->score ? "metric matching " : "score (a NAME.ops_per_sec, .throughput, "
 			".per_process_ops or .per_thread_ops metric",
 			o->score ? o->score : "; name one with --score)");

@@ -17,6 +17,7 @@
 #include "mmprof/cmd.h"
 #include "mmprof/datafile.h"
 #include "mmprof/evspec.h"
+#include "mmprof/message.h"
 #include "mmprof/mmstate.h"
 #include "mmprof/outbuf.h"
 #include "mmprof/outfile.h"
@@ -70,8 +71,8 @@ static int event_set__add(void *ctx, const char *spec)
 			continue;
 		if (set->adding_glob || set->from_glob[i])
 			return 0;
-		fprintf(stderr, "mmprof record: event '%s' is given twice (-e %s and -e %s); "
-			"give each event once\n", key, set->names.items[i], spec);
+		error("event '%s' is given twice (-e %s and -e %s); "
+			"give each event once", key, set->names.items[i], spec);
 		return -EEXIST;
 	}
 	strlist__add(&set->names, spec);
@@ -103,7 +104,7 @@ static int expand_events(struct strlist *events)
 		if (err == -EEXIST)
 			break;
 		if (err < 0) {
-			fprintf(stderr, "mmprof record: %s\n", e.msg);
+			error("%s", e.msg);
 			break;
 		}
 		err = 0;
@@ -145,12 +146,12 @@ static int add_mm_events(struct strlist *events, char *missing, size_t size)
 	missing[0] = '\0';
 	/* an unreadable tracefs is not a kernel without these tracepoints */
 	if (!dir) {
-		fprintf(stderr, "mmprof: --mm: %s\n", e.msg);
+		error("--mm: %s", e.msg);
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/events", dir);
 	if (access(path, R_OK | X_OK) < 0) {
-		fprintf(stderr, "mmprof: --mm: cannot read '%s': %s; run as root\n", path,
+		error("--mm: cannot read '%s': %s; run as root", path,
 			strerror(errno));
 		return -1;
 	}
@@ -182,16 +183,16 @@ static void warn_no_samples(const struct record *rec)
 	if (rec->target.mode != TARGET_PID || recsession__totals(rec->sess)->samples)
 		return;
 	if (rec->nr_unfollowed)
-		fprintf(stderr, "mmprof: warning: no samples: the attached process%s did not run on a CPU "
+		warning("no samples: the attached process%s did not run on a CPU "
 			"while attached, and %zu child process%s (pid %d%s) already ran when it began: "
 			"the work is probably theirs; record -p %s --children attaches to them too "
-			"(children started after the attach are followed anyway)\n",
+			"(children started after the attach are followed anyway)",
 			rec->nr_pids > 1 ? "es" : "", rec->nr_unfollowed,
 			rec->nr_unfollowed > 1 ? "es" : "", (int)rec->unfollowed,
 			rec->nr_unfollowed > 1 ? " among them" : "", rec->o->pid_list);
 	else
-		fprintf(stderr, "mmprof: warning: no samples: the attached process%s did not run on a "
-			"CPU while attached (asleep, or another process does its work)\n",
+		warning("no samples: the attached process%s did not run on a "
+			"CPU while attached (asleep, or another process does its work)",
 			rec->nr_pids > 1 ? "es" : "");
 }
 
@@ -223,13 +224,13 @@ static int check_output_dir(const char *path)
 	int ret = 0;
 
 	if (outfile__check_target(path, &e) < 0) {
-		fprintf(stderr, "mmprof: %s\n", e.msg);
+		error("%s", e.msg);
 		free(dir);
 		return -1;
 	}
 	output_dir(path, dir, strlen(dir) + 1);
 	if (access(dir, W_OK | X_OK) < 0) {
-		fprintf(stderr, "mmprof: cannot write '%s': %s\n", path, strerror(errno));
+		error("cannot write '%s': %s", path, strerror(errno));
 		ret = -1;
 	}
 	free(dir);
@@ -271,16 +272,16 @@ static void print_notes(void *ctx, uint32_t run, int64_t start_real_ns)
 	bool first = run == 0 && !rec->second;
 
 	if (first && !rec->o->quiet && sampler__note(s))
-		fprintf(stderr, "mmprof: %s\n", sampler__note(s));
+		inform("%s", sampler__note(s));
 	/* user space only: that one warning covers the kernel's missing names too */
 	if (first && sampler__user_note(s))
-		fprintf(stderr, "mmprof: warning: %s\n", sampler__user_note(s));
+		warning("%s", sampler__user_note(s));
 	else if (first && rec->kernel_warning[0])
-		fprintf(stderr, "mmprof: warning: %s; kernel frames stay unresolved\n",
+		warning("%s; kernel frames stay unresolved",
 			rec->kernel_warning);
 	/* a warning, so even with -q: the file's frequency is not the one asked */
 	if (sampler__freq_note(s))
-		fprintf(stderr, "mmprof: warning: %s\n", sampler__freq_note(s));
+		warning("%s", sampler__freq_note(s));
 }
 
 /*
@@ -299,28 +300,28 @@ int recordcmd__run(struct record *rec, uint32_t run)
 	if (rec->other)
 		snprintf(of, sizeof(of), " of '%s'", rec->o->output);
 	if (err) {
-		fprintf(stderr, "mmprof: %s\n", e.msg[0] ? e.msg : strerror(-err));
+		error("%s", e.msg[0] ? e.msg : strerror(-err));
 		return err;
 	}
 	if (res.run.term_signal)
-		fprintf(stderr, "mmprof: workload killed by SIG%s in run %u%s\n",
+		error("workload killed by SIG%s in run %u%s",
 			sigabbrev_np(res.run.term_signal) ? sigabbrev_np(res.run.term_signal) : "?",
 			run, of);
 	else if (rec->target.command && res.run.exit_code)
-		fprintf(stderr, "mmprof: workload exited with status %d in run %u%s\n",
+		error("workload exited with status %d in run %u%s",
 			res.run.exit_code, run, of);
 	/* the summary's sample count would not say why the profile stops (even with -q) */
 	if (sampler__exec_note(recsession__sampler(rec->sess)))
-		fprintf(stderr, "mmprof: warning: run %u%s: %s\n", run, of,
+		warning("run %u%s: %s", run, of,
 			sampler__exec_note(recsession__sampler(rec->sess)));
 	/* no work count: say so, the cost per op of this run will be unknown */
 	if (res.ops_over_budget)
-		fprintf(stderr, "mmprof: warning: run %u%s: --ops-pattern took more than %.0f s of CPU "
+		warning("run %u%s: --ops-pattern took more than %.0f s of CPU "
 			"on the command's output (a pattern that backtracks?); the rest was not "
-			"matched: no %s stored\n", run, of, BENCHOUT_OPS_CPU, rec->bench.ops_key);
+			"matched: no %s stored", run, of, BENCHOUT_OPS_CPU, rec->bench.ops_key);
 	else if (rec->bench.has_ops && !res.ops_matches)
-		fprintf(stderr, "mmprof: warning: run %u%s: no output line matched --ops-pattern: "
-			"no %s stored\n", run, of, rec->bench.ops_key);
+		warning("run %u%s: no output line matched --ops-pattern: "
+			"no %s stored", run, of, rec->bench.ops_key);
 	/* the run a stop signal cut short ended as the user asked: not a failure */
 	if (run__status(&res.run, what, sizeof(what)) && !stopsig_count &&
 	    !rec->nr_failed++)
@@ -417,17 +418,17 @@ static void say_perfmaps_missing(const struct symbols *syms, const char *path)
 		if (di.jit_flag && !strcmp(di.jit_flag, "-XX:+DumpPerfMapAtExit") &&
 		    sscanf(di.name, "/tmp/perf-%d.map", &pid) == 1)
 			/* JDK 17+ writes the map on demand too */
-			fprintf(stderr, "mmprof: warning: JIT code unnamed: %s is not written yet "
+			warning("JIT code unnamed: %s is not written yet "
 				"(its JVM runs with -XX:+DumpPerfMapAtExit, which writes it when the "
 				"JVM exits, and record waits %g s for one quitting as the recording "
 				"ends; 'jcmd %d Compiler.perfmap' writes it now); once it is, name "
-				"those frames with: mmprof resolve %s\n",
+				"those frames with: mmprof resolve %s",
 				outbuf__text_safe(&scratch, di.name), SAMPLER_PERFMAP_WAIT_MS / 1000.0,
 				pid, outbuf__shell_word(word, path));
 		else
-			fprintf(stderr, "mmprof: warning: JIT code unnamed: %s is not written yet "
+			warning("JIT code unnamed: %s is not written yet "
 				"(its process runs with %s, which writes it); once it is, name "
-				"those frames with: mmprof resolve %s\n",
+				"those frames with: mmprof resolve %s",
 				outbuf__text_safe(&scratch, di.name), di.jit_flag,
 				outbuf__shell_word(word, path));
 		break;	/* one line: the others say the same */
@@ -455,8 +456,8 @@ static void print_summary(struct record *rec, uint32_t nr_runs, bool interrupted
 		unit = "KiB";
 	}
 	if (!rec->o->quiet || interrupted)
-		fprintf(stderr, "mmprof: %s%u run%s, %llu samples, %llu lost, %llu throttled; "
-			"wrote '%s' (%.*f %s)\n",
+		inform("%s%u run%s, %llu samples, %llu lost, %llu throttled; "
+			"wrote '%s' (%.*f %s)",
 			interrupted ? "interrupted: " : "", nr_runs, nr_runs == 1 ? "" : "s",
 			(unsigned long long)t->samples,
 			(unsigned long long)t->lost,
@@ -464,28 +465,28 @@ static void print_summary(struct record *rec, uint32_t nr_runs, bool interrupted
 			path, *unit == 'B' ? 0 : 1, size, unit);
 	/* an empty file is not what --delay asked for: say why, even with -q */
 	if (t->runs_before_delay == nr_runs)
-		fprintf(stderr, "mmprof: warning: the workload ended within --delay %g s%s: no "
-			"sampling window, no samples; lower --delay\n", rec->o->delay,
+		warning("the workload ended within --delay %g s%s: no "
+			"sampling window, no samples; lower --delay", rec->o->delay,
 			nr_runs > 1 ? " in every run" : "");
 	else if (t->runs_before_delay)
-		fprintf(stderr, "mmprof: warning: the workload ended within --delay %g s in %u of %u "
-			"runs: no samples from those runs; lower --delay\n", rec->o->delay,
+		warning("the workload ended within --delay %g s in %u of %u "
+			"runs: no samples from those runs; lower --delay", rec->o->delay,
 			t->runs_before_delay, nr_runs);
 	/* never silent about loss, even with -q */
 	all = (double)(t->samples + t->lost);
 	if (t->lost)
-		fprintf(stderr, "mmprof: warning: %llu samples lost (%.1f%%); try -m %d or a lower -F\n",
+		warning("%llu samples lost (%.1f%%); try -m %d or a lower -F",
 			(unsigned long long)t->lost, 100.0 * (double)t->lost / all,
 			rec->o->mmap_pages ? rec->o->mmap_pages * 4 : 1024);
 	if (t->throttled)
-		fprintf(stderr, "mmprof: warning: the kernel throttled sampling %llu times; "
-			"lower -F or raise kernel.perf_event_max_sample_rate\n",
+		warning("the kernel throttled sampling %llu times; "
+			"lower -F or raise kernel.perf_event_max_sample_rate",
 			(unsigned long long)t->throttled);
 	if (t->stacks_cut)
-		fprintf(stderr, "mmprof: warning: %llu samples (%.1f%%) kept only their innermost frame: "
+		warning("%llu samples (%.1f%%) kept only their innermost frame: "
 			"their call chains were new when the trie of distinct chains was full (%zu "
 			"nodes, what record keeps and every reader takes; meta stacks_cut_to_leaf); "
-			"record fewer seconds or a lower -F\n",
+			"record fewer seconds or a lower -F",
 			(unsigned long long)t->stacks_cut,
 			t->samples ? 100.0 * (double)t->stacks_cut / (double)t->samples : 0.0,
 			rec->stack_nodes);
@@ -544,11 +545,11 @@ static int load_symbols(struct record *rec, struct errmsg *e)
 	e->msg[0] = '\0';
 	err = symbols__load_vmlinux(rec->syms, o->vmlinux, e);
 	if (o->vmlinux && err && err != -ESTALE && err != -ENOEXEC && err != -ENODATA) {
-		fprintf(stderr, "mmprof: --vmlinux '%s': %s\n", o->vmlinux, e->msg);
+		error("--vmlinux '%s': %s", o->vmlinux, e->msg);
 		return -1;
 	}
 	if (o->vmlinux && err)
-		fprintf(stderr, "mmprof: warning: --vmlinux %s: %s; kernel inline frames off\n",
+		warning("--vmlinux %s: %s; kernel inline frames off",
 			o->vmlinux, e->msg);
 	if (!err)
 		profile__set_meta(rec->p, "symbols.vmlinux", symbols__vmlinux(rec->syms));
@@ -569,19 +570,19 @@ static int prepare_events(struct record *rec)
 		if (missing[0]) {
 			/* not an error: the preset takes what this kernel has */
 			if (!o->quiet)
-				fprintf(stderr, "mmprof: --mm: this kernel has no %s; recording "
-					"the other memory-management tracepoints\n", missing);
+				error("--mm: this kernel has no %s; recording "
+					"the other memory-management tracepoints", missing);
 			profile__set_meta(rec->p, "mm_events_missing", missing);
 		}
 	}
 	if (!o->events.nr && o->fields.nr) {
-		fprintf(stderr, "mmprof record: --field needs its tracepoint in -e\n");
+		error("--field needs its tracepoint in -e");
 		return -1;
 	}
 	/* before the workload runs, not at the save after it */
 	if (o->events.nr + (o->sched ? 1 : 0) > DATAFILE_MAX_EVENTS) {
-		fprintf(stderr, "mmprof record: %zu sampling events%s, more than a file holds (%u); "
-			"ask for fewer (a narrower glob)\n", o->events.nr + (o->sched ? 1 : 0),
+		error("%zu sampling events%s, more than a file holds (%u); "
+			"ask for fewer (a narrower glob)", o->events.nr + (o->sched ? 1 : 0),
 			o->sched ? " with --sched's" : "", DATAFILE_MAX_EVENTS);
 		return -1;
 	}
@@ -634,7 +635,7 @@ static int start_session(struct record *rec, struct errmsg *e)
 	lo->bench = &rec->bench;
 	rec->sess = recsession__new(&so, rec->p, rec->syms, e);
 	if (!rec->sess) {
-		fprintf(stderr, "mmprof: %s\n", e->msg);
+		error("%s", e->msg);
 		return -1;
 	}
 	return 0;
@@ -651,9 +652,9 @@ static int save_keeping_old(struct record *rec, struct errmsg *e)
 		return err;
 	err = datafile__save_recording(rec->p, rec->o->output, &warn, e);
 	if (warn.msg[0])
-		fprintf(stderr, "mmprof: warning: %s\n", warn.msg);
+		warning("%s", warn.msg);
 	if (outfile__old_end(&k, !err, err ? NULL : e) && !err)
-		fprintf(stderr, "mmprof: warning: %s\n", e->msg);	/* the new file is written */
+		warning("%s", e->msg);	/* the new file is written */
 	return err;
 }
 
@@ -667,7 +668,7 @@ int recordcmd__check_output(const char *path, struct errmsg *e)
 	if (check_output_dir(path) < 0)
 		return -1;
 	if (outfile__old_check(path, e) < 0) {
-		fprintf(stderr, "mmprof: %s\n", e->msg);
+		error("%s", e->msg);
 		return -1;
 	}
 	return 0;
@@ -696,15 +697,15 @@ int recordcmd__save(struct record *rec, bool interrupted, struct errmsg *e)
 	int err = save_keeping_old(rec, e);
 
 	if (err) {
-		fprintf(stderr, "mmprof: %s\n", e->msg[0] ? e->msg : strerror(-err));
+		error("%s", e->msg[0] ? e->msg : strerror(-err));
 		return EXIT_ERROR;
 	}
 	print_summary(rec, (uint32_t)rec->p->nr_runs, interrupted);
 	warn_no_samples(rec);
 	if (!rec->nr_failed)
 		return 0;
-	fprintf(stderr, "mmprof: the workload failed in %u of %zu run%s (%s%s%s); '%s' holds "
-		"them: exit status %d\n", rec->nr_failed, rec->p->nr_runs,
+	error("the workload failed in %u of %zu run%s (%s%s%s); '%s' holds "
+		"them: exit status %d", rec->nr_failed, rec->p->nr_runs,
 		rec->p->nr_runs == 1 ? "" : "s", rec->nr_failed > 1 ? "first " : "",
 		rec->failed_status,
 		rec->p->nr_runs > 1 ? "; runs count from 0, as report and diff --drop-run name them" : "",

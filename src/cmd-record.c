@@ -37,6 +37,7 @@
 
 #include "mmprof/cmd.h"
 #include "mmprof/datafile.h"
+#include "mmprof/message.h"
 #include "mmprof/options.h"
 #include "mmprof/outbuf.h"
 #include "mmprof/profile.h"
@@ -76,14 +77,14 @@ static int parse_call_graph(void *value, const char *arg)
 			size = strtoul(arg + 6, &end, 0);
 			if (errno || *end || end == arg + 6 || !size || size % 8 ||
 			    size > UNWIND__STACK_MAX) {
-				fprintf(stderr, "mmprof record: --call-graph dwarf,%s: the stack size must "
-					"be a multiple of 8 from 8 to %u\n", arg + 6, UNWIND__STACK_MAX);
+				error("--call-graph dwarf,%s: the stack size must "
+					"be a multiple of 8 from 8 to %u", arg + 6, UNWIND__STACK_MAX);
 				return -1;
 			}
 			o->stack_size = (uint32_t)size;
 		}
 	} else {
-		fprintf(stderr, "mmprof record: --call-graph '%s': expected fp, dwarf[,SIZE] or lbr\n",
+		error("--call-graph '%s': expected fp, dwarf[,SIZE] or lbr",
 			arg);
 		return -1;
 	}
@@ -115,7 +116,7 @@ static int add_events(void *value, const char *arg)
 		s = *p ? p + 1 : p;
 	}
 	if (!l->nr) {
-		fprintf(stderr, "mmprof record: empty event list in -e '%s'\n", arg);
+		error("empty event list in -e '%s'", arg);
 		return -1;
 	}
 	return 0;
@@ -145,19 +146,19 @@ static int validate_ops(struct record *rec)
 
 	if (!o->ops_pattern) {
 		if (o->ops_name) {
-			fprintf(stderr, "mmprof record: --ops-name needs --ops-pattern\n");
+			error("--ops-name needs --ops-pattern");
 			return -1;
 		}
 		return 0;
 	}
 	if (!rec->cmd_argv) {
-		fprintf(stderr, "mmprof record: --ops-pattern needs a command: it reads the "
-			"command's output\n");
+		error("--ops-pattern needs a command: it reads the "
+			"command's output");
 		return -1;
 	}
 	if (benchout_opts__set_ops(&rec->bench, o->ops_pattern, o->ops_name, rec->cmd_argv[0],
 				   &e) < 0) {
-		fprintf(stderr, "mmprof record: %s\n", e.msg);
+		error("%s", e.msg);
 		return -1;
 	}
 	return 0;
@@ -177,12 +178,12 @@ static int split_commands(struct record *rec, int argc, char **argv, int first,
 	while (k < argc && strcmp(argv[k], "--"))
 		k++;
 	if (rec->target.mode != TARGET_FORK || k == first || k >= argc - 1) {
-		fprintf(stderr, "mmprof record: --interleave takes two commands and no -p or -a: "
-			"-- CMD-A [ARGS] -- CMD-B [ARGS]\n");
+		error("--interleave takes two commands and no -p or -a: "
+			"-- CMD-A [ARGS] -- CMD-B [ARGS]");
 		return -1;
 	}
 	if (!strcmp(rec->o->output, rec->o->interleave)) {
-		fprintf(stderr, "mmprof record: --interleave '%s' is the -o file; name another\n",
+		error("--interleave '%s' is the -o file; name another",
 			rec->o->interleave);
 		return -1;
 	}
@@ -208,7 +209,7 @@ static int knob_from_env(const char *name, const char *unit, uint64_t def, uint6
 	errno = 0;
 	*out = strtoull(v, &end, 10);
 	if (errno || end == v || *end || v[0] == '-' || *out < lo || *out > hi) {
-		fprintf(stderr, "mmprof record: invalid %s '%s'; expected %s from %llu to %llu\n",
+		error("invalid %s '%s'; expected %s from %llu to %llu",
 			name, outbuf__text_safe(&scratch, v), unit, (unsigned long long)lo,
 			(unsigned long long)hi);
 		outbuf__release(&scratch);
@@ -272,7 +273,7 @@ static int validate(struct record *rec, int argc, char **argv, int first, char *
 
 	if (target__check(first < argc, o->pid_list, o->system_wide, o->cpu_list, "record",
 			  &rec->target, &e) < 0) {
-		fprintf(stderr, "mmprof record: %s\n", e.msg);
+		error("%s", e.msg);
 		return -1;
 	}
 	o->cpu_list = rec->target.cpu_list;	/* each CPU once (0-1,1 is 0-1) */
@@ -280,35 +281,35 @@ static int validate(struct record *rec, int argc, char **argv, int first, char *
 	if (rec->o->interleave && split_commands(rec, argc, argv, first, second) < 0)
 		return -1;
 	if (o->budget && (!o->interleave || o->budget < o->repeat || o->budget > 10000)) {
-		fprintf(stderr, "mmprof record: invalid --budget %d; expected pairs from -r (%d) to "
-			"10000, with --interleave\n", o->budget, o->repeat);
+		error("invalid --budget %d; expected pairs from -r (%d) to "
+			"10000, with --interleave", o->budget, o->repeat);
 		return -1;
 	}
 	if (o->score && !o->budget) {
-		fprintf(stderr, "mmprof record: --score names what --budget judges; give --budget\n");
+		error("--score names what --budget judges; give --budget");
 		return -1;
 	}
 	if (o->repeat != 1 && !rec->target.command) {
-		fprintf(stderr, "mmprof record: -r needs a command to repeat\n");
+		error("-r needs a command to repeat");
 		return -1;
 	}
 	if (o->repeat < 1 || o->repeat > 10000) {
-		fprintf(stderr, "mmprof record: invalid value '%d' for -r; expected 1 to 10000\n",
+		error("invalid value '%d' for -r; expected 1 to 10000",
 			o->repeat);
 		return -1;
 	}
 	/* either order: the later one would silently win over the other */
 	if (o->call_graph_given && !o->callchain) {
-		fprintf(stderr, "mmprof record: --no-callchain and --call-graph exclude each other; "
-			"drop one\n");
+		error("--no-callchain and --call-graph exclude each other; "
+			"drop one");
 		return -1;
 	}
 	if (o->freq != INT_MIN && o->period_str) {
-		fprintf(stderr, "mmprof record: -F and -c exclude each other\n");
+		error("-F and -c exclude each other");
 		return -1;
 	}
 	if (o->freq != INT_MIN && o->freq <= 0) {
-		fprintf(stderr, "mmprof record: invalid value '%d' for -F; expected a frequency > 0\n",
+		error("invalid value '%d' for -F; expected a frequency > 0",
 			o->freq);
 		return -1;
 	}
@@ -317,7 +318,7 @@ static int validate(struct record *rec, int argc, char **argv, int first, char *
 		rec->period = strtoull(o->period_str, &end, 0);
 		if (errno || end == o->period_str || *end || !rec->period ||
 		    o->period_str[0] == '-') {
-			fprintf(stderr, "mmprof record: invalid value '%s' for -c; expected a period > 0\n",
+			error("invalid value '%s' for -c; expected a period > 0",
 				o->period_str);
 			return -1;
 		}
@@ -325,28 +326,28 @@ static int validate(struct record *rec, int argc, char **argv, int first, char *
 	if (stack_budget_from_env(rec))
 		return -1;
 	if (!(o->duration >= 0 && o->duration < 1e7) || !(o->delay >= 0 && o->delay < 1e7)) {
-		fprintf(stderr, "mmprof record: invalid --duration or --delay; expected seconds >= 0\n");
+		error("invalid --duration or --delay; expected seconds >= 0");
 		return -1;
 	}
 	if (o->interval_ms < 0 || (o->interval_ms > 0 && o->interval_ms < 10)) {
-		fprintf(stderr, "mmprof record: invalid value '%d' for -I; expected 0 (off) or >= 10 ms\n",
+		error("invalid value '%d' for -I; expected 0 (off) or >= 10 ms",
 			o->interval_ms);
 		return -1;
 	}
 	if (o->mmap_pages && !is_pow2(o->mmap_pages)) {
-		fprintf(stderr, "mmprof record: invalid value '%d' for -m; expected a power of 2\n",
+		error("invalid value '%d' for -m; expected a power of 2",
 			o->mmap_pages);
 		return -1;
 	}
 	if (!o->output[0]) {
-		fprintf(stderr, "mmprof record: empty output file name\n");
+		error("empty output file name");
 		return -1;
 	}
-	if (rec->target.mode == TARGET_PID && options__parse_pids("record", o->pid_list, &rec->pids, &rec->nr_pids, &rec->alloc_pids) < 0)
+	if (rec->target.mode == TARGET_PID && options__parse_pids(o->pid_list, &rec->pids, &rec->nr_pids, &rec->alloc_pids) < 0)
 		return -1;
 	if (o->children && rec->target.mode != TARGET_PID) {
-		fprintf(stderr, "mmprof record: --children follows the children of -p's processes; "
-			"give -p PID (a command's children are always followed)\n");
+		error("--children follows the children of -p's processes; "
+			"give -p PID (a command's children are always followed)");
 		return -1;
 	}
 	if (rec->target.mode == TARGET_PID)
@@ -447,7 +448,7 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	err = stopsig__install();
 	if (err) {
-		fprintf(stderr, "mmprof: cannot install signal handlers: %s\n", strerror(-err));
+		error("cannot install signal handlers: %s", strerror(-err));
 		goto out;
 	}
 	rec.progress = !o.quiet && isatty(STDERR_FILENO);

@@ -15,6 +15,7 @@
 #include "mmprof/datafile.h"
 #include "mmprof/flame.h"
 #include "mmprof/keys.h"
+#include "mmprof/message.h"
 #include "mmprof/options.h"
 #include "mmprof/report.h"
 #include "mmprof/trace.h"
@@ -71,28 +72,28 @@ static int check_view_options(const struct report_opts *o, bool percent_given)
 			   keys ? "--keys" : "the first screen (no view option)";
 
 	if ((o->runs || o->robot) && !keys) {
-		fprintf(stderr, "mmprof report: %s goes with the keys view (--keys), not "
-				"with %s\n", o->runs ? "--runs" : "--robot", view);
+		error("%s goes with the keys view (--keys), not "
+				"with %s", o->runs ? "--runs" : "--robot", view);
 		return -1;
 	}
 	if ((o->graph || o->no_graph || o->max_stack != -1) && !tree) {
-		fprintf(stderr, "mmprof report: %s goes with --tree, not with %s\n",
+		error("%s goes with --tree, not with %s",
 			o->graph ? "-g/--call-graph" : o->no_graph ? "--no-graph" : "--max-stack", view);
 		return -1;
 	}
 	if (percent_given && !o->tree && !o->json) {
-		fprintf(stderr, "mmprof report: --percent-limit goes with --tree or --json, not with %s\n",
+		error("--percent-limit goes with --tree or --json, not with %s",
 			view);
 		return -1;
 	}
 	if (o->event && (keys || summary || o->json || o->tracepoints)) {
-		fprintf(stderr, "mmprof report: -e goes with --tree, --folded, --html or --unresolved, "
-				"not with %s (which %s every event)\n", view,
+		error("-e goes with --tree, --folded, --html or --unresolved, "
+				"not with %s (which %s every event)", view,
 			o->json || keys || summary ? "shows" : "counts");
 		return -1;
 	}
 	if ((o->period || o->comm || o->run != -1) && !o->folded) {
-		fprintf(stderr, "mmprof report: %s goes with --folded, not with %s\n",
+		error("%s goes with --folded, not with %s",
 			o->period ? "--period" : o->comm ? "--comm" : "--run", view);
 		return -1;
 	}
@@ -118,7 +119,7 @@ static int print_keys(const struct profile *p, const struct report_opts *o, cons
 		err = keytab__check_values(&kt, shown, "report --keys --runs prints",
 					   "report --keys without --runs prints their means", &e);
 		if (err) {
-			fprintf(stderr, "mmprof: cannot report '%s': %s\n", path, e.msg);
+			error("cannot report '%s': %s", path, e.msg);
 			keytab__release(&kt);
 			return 1;
 		}
@@ -173,12 +174,12 @@ static int write_html(const struct profile *p, const char *path, int ev, const c
 		rows[k] = (struct html_key_row){ ents[k].sym, ents[k].children, ents[k].self };
 	have_graph = flame__build(&f, p, &fo, &e) == 0;
 	if (!have_graph)
-		fprintf(stderr, "mmprof report: note: no flame graph in the HTML report: %s\n", e.msg);
+		note("no flame graph in the HTML report: %s", e.msg);
 	flame__html_report(&b, &side, rows, nr, have_graph ? &f : NULL, event,
 			   report__unnamed_line(p, ev, true, line, sizeof(line)));
 	err = flame__write_file(&b, output, &e);
 	if (err)
-		fprintf(stderr, "mmprof: %s\n", e.msg);
+		error("%s", e.msg);
 	outbuf__release(&b);
 	flame__release(&f);
 	free(rows);
@@ -195,7 +196,7 @@ static int show_view(const struct profile *p, const struct report_opts *o, const
 {
 	if (o->html) {
 		if (!p->nr_events) {
-			fprintf(stderr, "mmprof report: '%s' has no sampling event to draw\n", path);
+			error("'%s' has no sampling event to draw", path);
 			return 1;
 		}
 		return write_html(p, path, ev < 0 ? 0 : ev, o->output ? o->output : "mmprof.html");
@@ -211,7 +212,7 @@ static int show_view(const struct profile *p, const struct report_opts *o, const
 
 		if (err != -E2BIG)
 			return err;
-		fprintf(stderr, "mmprof: cannot report '%s': %s\n", path, e.msg);
+		error("cannot report '%s': %s", path, e.msg);
 		return 1;
 	}
 	if (o->tree) {
@@ -226,7 +227,7 @@ static int show_view(const struct profile *p, const struct report_opts *o, const
 			if (p->counts[k].event == (uint32_t)ev)
 				samples += p->counts[k].samples;
 		if (ev >= 0 && !samples) {
-			fprintf(stderr, "mmprof report: '%s' has no samples of event '%s' to show\n",
+			error("'%s' has no samples of event '%s' to show",
 				path, o->event);
 			return 1;
 		}
@@ -234,9 +235,9 @@ static int show_view(const struct profile *p, const struct report_opts *o, const
 
 		if (err != -E2BIG)
 			return err;
-		fprintf(stderr, "mmprof: cannot report '%s': its call graphs are more than %zu lines "
+		error("cannot report '%s': its call graphs are more than %zu lines "
 			"(report --tree, at most 2^22 over the events shown; robustness.md); give -e "
-			"EVENT, a higher --percent-limit, --max-stack N or --no-graph\n", path,
+			"EVENT, a higher --percent-limit, --max-stack N or --no-graph", path,
 			REPORT_MAX_TREE_LINES);
 		return 1;
 	}
@@ -248,17 +249,17 @@ static int show_view(const struct profile *p, const struct report_opts *o, const
 		char filters[256];
 
 		if (err == -E2BIG) {
-			fprintf(stderr, "mmprof: cannot report '%s': %s\n", path, REPORT_FOLDED_TOO_BIG);
+			error("cannot report '%s': %s", path, REPORT_FOLDED_TOO_BIG);
 			return 1;
 		}
 		if (err || outbuf__written(out))
 			return err;
 		describe_filters(o, filters, sizeof(filters));
 		if (filters[0])
-			fprintf(stderr, "mmprof report: no samples left to fold in '%s' (%s)\n",
+			error("no samples left to fold in '%s' (%s)",
 				path, filters);
 		else
-			fprintf(stderr, "mmprof report: '%s' has no samples to fold\n", path);
+			error("'%s' has no samples to fold", path);
 		return 1;
 	}
 	if (show_keys(o))
@@ -277,28 +278,28 @@ static int check_options(struct report_opts *o, long *pid)
 	bool percent_given;
 
 	if (o->keys && o->html + o->unresolved + o->tracepoints + o->tree + o->folded + o->json) {
-		fprintf(stderr, "mmprof report: --keys excludes the other views\n");
+		error("--keys excludes the other views");
 		return -1;
 	}
 	if (o->html && o->unresolved + o->tracepoints + o->tree + o->folded + o->json) {
-		fprintf(stderr, "mmprof report: --html excludes the other views\n");
+		error("--html excludes the other views");
 		return -1;
 	}
 	if (o->output && !o->html) {
-		fprintf(stderr, "mmprof report: -o goes with --html; the text views print to stdout\n");
+		error("-o goes with --html; the text views print to stdout");
 		return -1;
 	}
 	if (o->unresolved && o->tracepoints + o->tree + o->folded + o->json) {
-		fprintf(stderr, "mmprof report: --unresolved excludes the other views\n");
+		error("--unresolved excludes the other views");
 		return -1;
 	}
 	if (o->tracepoints && o->tree + o->folded + o->json) {
-		fprintf(stderr, "mmprof report: --tracepoints excludes --tree, --folded and --json\n");
+		error("--tracepoints excludes --tree, --folded and --json");
 		return -1;
 	}
 	if (o->tree + o->folded + o->json > 1 && !(o->json && o->tree && !o->folded)) {
-		fprintf(stderr, "mmprof report: --tree, --folded and --json are exclusive "
-				"(except --json --tree)\n");
+		error("--tree, --folded and --json are exclusive "
+				"(except --json --tree)");
 		return -1;
 	}
 	/* -1: not given (the option parser cannot say) */
@@ -308,8 +309,8 @@ static int check_options(struct report_opts *o, long *pid)
 	if (check_view_options(o, percent_given))
 		return -1;
 	if (o->graph && strcmp(o->graph, "caller") && strcmp(o->graph, "callee")) {
-		fprintf(stderr, "mmprof report: invalid value '%s' for --call-graph: "
-				"use caller or callee\n", o->graph);
+		error("invalid value '%s' for --call-graph: "
+				"use caller or callee", o->graph);
 		return -1;
 	}
 	if (o->pid) {
@@ -318,19 +319,19 @@ static int check_options(struct report_opts *o, long *pid)
 		errno = 0;
 		*pid = strtol(o->pid, &end, 10);
 		if (errno || end == o->pid || *end || *pid < 0 || *pid > INT32_MAX || !o->folded) {
-			fprintf(stderr, "mmprof report: --pid takes a process id and goes with --folded\n");
+			error("--pid takes a process id and goes with --folded");
 			return -1;
 		}
 	}
 	if (o->max_stack == -1)
 		o->max_stack = REPORT_MAX_STACK;
 	else if (o->max_stack < 1 || o->max_stack > REPORT_MAX_STACK_LIMIT) {
-		fprintf(stderr, "mmprof report: --max-stack must be between 1 and %d\n",
+		error("--max-stack must be between 1 and %d",
 			REPORT_MAX_STACK_LIMIT);
 		return -1;
 	}
 	if (!(o->percent_limit >= 0 && o->percent_limit <= 100)) {
-		fprintf(stderr, "mmprof report: --percent-limit must be between 0 and 100\n");
+		error("--percent-limit must be between 0 and 100");
 		return -1;
 	}
 	return 0;
@@ -372,24 +373,24 @@ static int parse_args(int argc, char **argv, const struct option_desc *opts, str
 	if (i < 0)
 		return i == -2 ? -2 : 0;
 	if (i >= 1 && o->html && html_name(pos[0])) {
-		fprintf(stderr, "mmprof report: '%s' is read as the data file; the page is written "
-			"with --html=%s (or -o %s), default mmprof.html\n", pos[0], pos[0], pos[0]);
+		error("'%s' is read as the data file; the page is written "
+			"with --html=%s (or -o %s), default mmprof.html", pos[0], pos[0], pos[0]);
 		return 0;
 	}
 	if (i > 1) {
-		fprintf(stderr, "mmprof report: one file at most; see 'mmprof report --help'\n");
+		error("one file at most; see 'mmprof report --help'");
 		return 0;
 	}
 	if (i == 1)
 		*path = pos[0];
 	if (html_file && o->output && strcmp(html_file, o->output)) {
-		fprintf(stderr, "mmprof report: --html=%s and -o %s name two files; give one\n",
+		error("--html=%s and -o %s name two files; give one",
 			html_file, o->output);
 		return 0;
 	}
 	if (html_file) {
 		if (!*html_file) {
-			fprintf(stderr, "mmprof report: --html= needs a file name\n");
+			error("--html= needs a file name");
 			return 0;
 		}
 		o->output = html_file;
@@ -407,15 +408,15 @@ static void say_notes(const struct profile *p, const struct report_opts *o, cons
 
 		/* stdout is a line format there: the one line on unresolved goes here */
 		if (report__unnamed_notable(p, fev))
-			fprintf(stderr, "mmprof: note: '%s': %s\n", path,
+			note("'%s': %s", path,
 				report__unnamed_line(p, fev, o->folded, unnamed, sizeof(unnamed)));
 	}
 	if (!o->unresolved && !o->tracepoints && p->nr_events &&
 	    report__unresolved_warning(p, ev, unresolved, sizeof(unresolved)))
-		fprintf(stderr, "mmprof: warning: '%s': %s\n", path, unresolved);
+		warning("'%s': %s", path, unresolved);
 	/* every view: each share printed is of the samples kept */
 	if (report__lost_warning(p, lost, sizeof(lost)))
-		fprintf(stderr, "mmprof: warning: '%s': %s\n", path, lost);
+		warning("'%s': %s", path, lost);
 }
 
 int cmd_report(int argc, char **argv)
@@ -464,19 +465,19 @@ int cmd_report(int argc, char **argv)
 
 	err = datafile__load(path, &p, &e);
 	if (err) {
-		fprintf(stderr, "mmprof: %s\n", e.msg);
+		error("%s", e.msg);
 		return EXIT_ERROR;
 	}
 	if (o.event) {
 		ev = report__find_event(p, o.event);
 		if (ev < 0) {
-			fprintf(stderr, "mmprof: no event '%s' in '%s'; see 'mmprof report --json' "
-					"for its events\n", o.event, path);
+			error("no event '%s' in '%s'; see 'mmprof report --json' "
+					"for its events", o.event, path);
 			goto fail;
 		}
 	}
 	if (o.run >= (int)p->nr_runs || o.run < -1) {
-		fprintf(stderr, "mmprof: no run %d in '%s' (it has %zu, numbered from 0)\n", o.run, path, p->nr_runs);
+		error("no run %d in '%s' (it has %zu, numbered from 0)", o.run, path, p->nr_runs);
 		goto fail;
 	}
 
@@ -488,11 +489,11 @@ int cmd_report(int argc, char **argv)
 		goto fail;	/* already said why */
 	if (err == -E2BIG) {	/* keytab__build */
 		keytab__too_many_keys(&e);
-		fprintf(stderr, "mmprof: cannot report '%s': %s\n", path, e.msg);
+		error("cannot report '%s': %s", path, e.msg);
 		goto fail;
 	}
 	if (err) {
-		fprintf(stderr, "mmprof: cannot report '%s': %s\n", path, strerror(-err));
+		error("cannot report '%s': %s", path, strerror(-err));
 		goto fail;
 	}
 	say_notes(p, &o, path, ev);

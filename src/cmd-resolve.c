@@ -18,6 +18,7 @@
 
 #include "mmprof/cmd.h"
 #include "mmprof/datafile.h"
+#include "mmprof/message.h"
 #include "mmprof/options.h"
 #include "mmprof/outbuf.h"
 #include "mmprof/outfile.h"
@@ -59,11 +60,11 @@ static void say_dsos(const char *file, const struct profile *p, const struct res
 		const char *dso = outbuf__text_safe(&scratch, profile__str(p, d->dso));
 
 		if (d->err)
-			fprintf(stderr, "mmprof: '%s': %s: %zu frame%s still unnamed: %s\n", file,
+			inform("'%s': %s: %zu frame%s still unnamed: %s", file,
 				dso, d->frames, d->frames == 1 ? "" : "s", why(d->err, d->perfmap));
 		else
-			fprintf(stderr, "mmprof: '%s': %s: named %zu of %zu frames (%llu of %llu "
-				"samples)\n", file, dso, d->named, d->frames,
+			inform("'%s': %s: named %zu of %zu frames (%llu of %llu "
+				"samples)", file, dso, d->named, d->frames,
 				(unsigned long long)d->named_samples, (unsigned long long)d->samples);
 	}
 	outbuf__release(&scratch);
@@ -124,7 +125,7 @@ int cmd_resolve(int argc, char **argv)
 	if (n < 0)
 		return EXIT_ERROR;
 	if (n > 1) {
-		fprintf(stderr, "mmprof resolve: expected one FILE; see 'mmprof resolve --help'\n");
+		error("expected one FILE; see 'mmprof resolve --help'");
 		return EXIT_ERROR;
 	}
 	file = n ? pos[0] : "mmprof.data";
@@ -132,17 +133,17 @@ int cmd_resolve(int argc, char **argv)
 		output = file;
 	/* before the work, as record: a name save would refuse (a symlink) is said now */
 	if (outfile__check_target(output, &e)) {
-		fprintf(stderr, "mmprof: %s\n", e.msg);
+		error("%s", e.msg);
 		return EXIT_ERROR;
 	}
 	if (datafile__load(file, &p, &e)) {
-		fprintf(stderr, "mmprof: %s\n", e.msg);
+		error("%s", e.msg);
 		return EXIT_ERROR;
 	}
 	syms = symbols__new();
 	if (vmlinux) {
 		if (resolve__attach_vmlinux(p, syms, vmlinux, &k, &e)) {
-			fprintf(stderr, "mmprof: '%s': --vmlinux '%s': %s; nothing written\n", file,
+			error("'%s': --vmlinux '%s': %s; nothing written", file,
 				vmlinux, e.msg);
 			goto out;
 		}
@@ -155,32 +156,32 @@ int cmd_resolve(int argc, char **argv)
 		say_kernel(file, symbols__vmlinux(syms), &k);
 	kernel = k.named || k.chained;
 	if (vmlinux && !r.nr && !kernel) {
-		fprintf(stderr, "mmprof: '%s': nothing named or added; nothing written\n", file);
+		inform("'%s': nothing named or added; nothing written", file);
 		ret = 0;
 		goto out;
 	}
 	if (!r.nr && !kernel) {
-		fprintf(stderr, "mmprof: '%s': nothing to resolve again (%.1f%% of %llu samples have "
+		inform("'%s': nothing to resolve again (%.1f%% of %llu samples have "
 			"no name for the sampled address, none in a perf map or a file whose "
-			"address record saved)\n", file,
+			"address record saved)", file,
 			pct(r.unresolved, r.total), (unsigned long long)r.total);
 		ret = 0;
 		goto out;
 	}
 	if (dry_run) {
-		fprintf(stderr, "mmprof: '%s': would name %.1f%% of %llu samples (%.1f%% have no "
-			"name now); nothing written (--dry-run)\n", file,
+		inform("'%s': would name %.1f%% of %llu samples (%.1f%% have no "
+			"name now); nothing written (--dry-run)", file,
 			pct(r.named + k.named_samples, r.total),
 			(unsigned long long)r.total, pct(r.unresolved + k.named_samples, r.total));
 		ret = 0;
 		goto out;
 	}
 	if (datafile__save(p, output, &e)) {
-		fprintf(stderr, "mmprof: %s\n", e.msg);
+		error("%s", e.msg);
 		goto out;
 	}
-	fprintf(stderr, "mmprof: wrote '%s': %.1f%% of %llu samples named now; %.1f%% still "
-		"without a name for the sampled address\n", output,
+	inform("wrote '%s': %.1f%% of %llu samples named now; %.1f%% still "
+		"without a name for the sampled address", output,
 		pct(r.named + k.named_samples, r.total),
 		(unsigned long long)r.total, pct(r.unresolved - r.named, r.total));
 	ret = 0;

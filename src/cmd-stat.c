@@ -24,6 +24,7 @@
 #include "mmprof/counting.h"
 #include "mmprof/countrun.h"
 #include "mmprof/datafile.h"
+#include "mmprof/message.h"
 #include "mmprof/mmstate.h"
 #include "mmprof/options.h"
 #include "mmprof/profile.h"
@@ -119,43 +120,43 @@ static int validate(struct stat_opts *o, int argc, int first)
 
 	if (target__check(first < argc, o->pid_list, o->system_wide, o->cpu_list, "count",
 			  &o->target, &e) < 0) {
-		fprintf(stderr, "mmprof stat: %s\n", e.msg);
+		error("%s", e.msg);
 		return -1;
 	}
 	o->cpu_list = o->target.cpu_list;	/* each CPU once (0-1,1 is 0-1) */
 	if (o->repeat < 1 || o->repeat > 10000) {
-		fprintf(stderr, "mmprof stat: invalid value '%d' for -r; expected 1 to 10000\n", o->repeat);
+		error("invalid value '%d' for -r; expected 1 to 10000", o->repeat);
 		return -1;
 	}
 	if (o->repeat != 1 && first >= argc) {
-		fprintf(stderr, "mmprof stat: -r needs a command to repeat\n");
+		error("-r needs a command to repeat");
 		return -1;
 	}
 	if (o->interval_ms < 0 || (o->interval_ms > 0 && o->interval_ms < 10)) {
-		fprintf(stderr, "mmprof stat: invalid value '%d' for -I; expected 0 (off) or >= 10 ms\n",
+		error("invalid value '%d' for -I; expected 0 (off) or >= 10 ms",
 			o->interval_ms);
 		return -1;
 	}
 	/* it would be ignored: a command's end ends the count (-a -- CMD too) */
 	if (o->duration > 0 && o->target.command) {
-		fprintf(stderr, "mmprof stat: --duration goes with -p or -a without a command; "
-			"with a command the count lasts as long as it runs\n");
+		error("--duration goes with -p or -a without a command; "
+			"with a command the count lasts as long as it runs");
 		return -1;
 	}
 	if (!(o->duration >= 0 && o->duration < 1e7)) {
-		fprintf(stderr, "mmprof stat: invalid --duration; expected seconds >= 0\n");
+		error("invalid --duration; expected seconds >= 0");
 		return -1;
 	}
 	if (o->output && !o->output[0]) {
-		fprintf(stderr, "mmprof stat: empty output file name\n");
+		error("empty output file name");
 		return -1;
 	}
 	for (i = 0; i < o->events.nr; i++) {
 		const char *name = set_name(o->events.items[i]);
 
 		if (!name) {
-			fprintf(stderr, "mmprof stat: unknown counter '%s'; 'mmprof stat' counts the "
-				"perf-stat set (see mmprof-stat(1)): task-clock, page-faults, cpu-cycles, ...\n",
+			error("unknown counter '%s'; 'mmprof stat' counts the "
+				"perf-stat set (see mmprof-stat(1)): task-clock, page-faults, cpu-cycles, ...",
 				o->events.items[i]);
 			return -1;
 		}
@@ -187,17 +188,17 @@ static int stat_runs(const struct countrun_opts *co, const struct stat_opts *o,
 		if (!err) {
 			countrun__copy_run(p, one, run, &o->events);
 			if (one->runs[0].term_signal)
-				fprintf(stderr, "mmprof: workload killed by SIG%s in run %u\n",
+				error("workload killed by SIG%s in run %u",
 					sigabbrev_np(one->runs[0].term_signal) ?
 					sigabbrev_np(one->runs[0].term_signal) : "?", run);
 			else if (co->argv && one->runs[0].exit_code)
-				fprintf(stderr, "mmprof: workload exited with status %d in run %u\n",
+				error("workload exited with status %d in run %u",
 					one->runs[0].exit_code, run);
 			failed += run__status(&one->runs[0], what, sizeof(what)) && !stopsig_count;
 		}
 		profile__free(one);
 		if (err) {
-			fprintf(stderr, "mmprof: %s\n", e.msg[0] ? e.msg : strerror(-err));
+			error("%s", e.msg[0] ? e.msg : strerror(-err));
 			return -1;
 		}
 	}
@@ -261,11 +262,11 @@ int cmd_stat(int argc, char **argv)
 		return 0;
 	if (first < 0 || validate(&o, argc, first) < 0)
 		goto out;
-	if (o.pid_list && options__parse_pids("stat", o.pid_list, &pids, &nr_pids, &alloc_pids) < 0)
+	if (o.pid_list && options__parse_pids(o.pid_list, &pids, &nr_pids, &alloc_pids) < 0)
 		goto out;
 	err = stopsig__install();
 	if (err) {
-		fprintf(stderr, "mmprof: cannot install signal handlers: %s\n", strerror(-err));
+		error("cannot install signal handlers: %s", strerror(-err));
 		goto out;
 	}
 
@@ -306,16 +307,16 @@ int cmd_stat(int argc, char **argv)
 		profile__set_meta(p, "nr_runs", buf);
 		err = datafile__save_recording(p, o.output, &warn, &e);
 		if (warn.msg[0])
-			fprintf(stderr, "mmprof: warning: %s\n", warn.msg);
+			warning("%s", warn.msg);
 		if (err) {
-			fprintf(stderr, "mmprof: %s\n", e.msg[0] ? e.msg : strerror(-err));
+			error("%s", e.msg[0] ? e.msg : strerror(-err));
 			goto out;
 		}
 	}
 	ret = 0;
 	/* as record: CI tells a failed workload (3) from a failed stat (2) */
 	if (failed) {
-		fprintf(stderr, "mmprof: the workload failed in %d of %zu run%s: exit status %d\n",
+		error("the workload failed in %d of %zu run%s: exit status %d",
 			failed, p->nr_runs, p->nr_runs == 1 ? "" : "s", EXIT_WORKLOAD);
 		ret = EXIT_WORKLOAD;
 	}

@@ -14,6 +14,7 @@
 #include "mmprof/cmd.h"
 #include "mmprof/datafile.h"
 #include "mmprof/keys.h"
+#include "mmprof/message.h"
 #include "mmprof/options.h"
 
 static const char *const strip_usage[] = {
@@ -41,13 +42,13 @@ int cmd_strip(int argc, char **argv)
 	if (n < 0)
 		return EXIT_ERROR;
 	if (n != 1) {
-		fprintf(stderr, "mmprof strip: expected one FILE; see 'mmprof strip --help'\n");
+		error("expected one FILE; see 'mmprof strip --help'");
 		return EXIT_ERROR;
 	}
 	if (!output)
 		output = pos[0];
 	if (datafile__load(pos[0], &p, &e)) {
-		fprintf(stderr, "mmprof: %s\n", e.msg);
+		error("%s", e.msg);
 		return EXIT_ERROR;
 	}
 	/* <name>.time.* is named from cmdline, which goes: keep the name */
@@ -59,11 +60,11 @@ int cmd_strip(int argc, char **argv)
 	}
 	profile__strip(p, &st);
 	if (datafile__save(p, output, &e)) {
-		fprintf(stderr, "mmprof: %s\n", e.msg);
+		error("%s", e.msg);
 		profile__free(p);
 		return EXIT_ERROR;
 	}
-	fprintf(stderr, "mmprof: wrote '%s': %zu kernel address%s and %zu host identity key%s removed\n",
+	inform("wrote '%s': %zu kernel address%s and %zu host identity key%s removed",
 		output, st.addrs, st.addrs == 1 ? "" : "es", st.keys, st.keys == 1 ? "" : "s");
 	profile__free(p);
 	return 0;

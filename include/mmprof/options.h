@@ -96,10 +96,10 @@ int options__parse_anywhere(int argc, char **argv, const struct option_desc *opt
 
 /*
  * A -p PID[,PID...] argument: appends each pid to *pids (grown with
- * *alloc); 0, or -1 after one error line naming cmd (a malformed list, a
- * pid that does not exist).
+ * *alloc); 0, or -1 after one error line (a malformed list, a pid that
+ * does not exist).
  */
-int options__parse_pids(const char *cmd, const char *list, pid_t **pids, size_t *nr,
+int options__parse_pids(const char *list, pid_t **pids, size_t *nr,
 			size_t *alloc);
 
 /* Print usage lines and the option table to stdout. */

@@ -8,10 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mmprof/message.h"
 #include "mmprof/options.h"
 #include "mmprof/xalloc.h"
 
-int options__parse_pids(const char *cmd, const char *list, pid_t **pids, size_t *nr,
+int options__parse_pids(const char *list, pid_t **pids, size_t *nr,
 			size_t *alloc)
 {
 	const char *s = list;
@@ -23,12 +24,11 @@ int options__parse_pids(const char *cmd, const char *list, pid_t **pids, size_t 
 		errno = 0;
 		v = strtol(s, &end, 10);
 		if (errno || end == s || v <= 0 || v > INT_MAX || (*end && *end != ',')) {
-			fprintf(stderr, "mmprof %s: invalid value '%s' for -p; expected PID[,PID...]\n",
-				cmd, list);
+			error("invalid value '%s' for -p; expected PID[,PID...]", list);
 			return -1;
 		}
 		if (kill((pid_t)v, 0) < 0 && errno == ESRCH) {
-			fprintf(stderr, "mmprof %s: no process with pid %ld\n", cmd, v);
+			error("no process with pid %ld", v);
 			return -1;
 		}
 		XGROW(*pids, *alloc, *nr);
@@ -105,8 +105,8 @@ static int set_value(const struct option_desc *o, const char *arg, int negated,
 		if (v < 0) {
 			char sh[3] = { '-', (char)o->short_name, '\0' };
 
-			fprintf(stderr, "mmprof %s: invalid value '%s' for %s%s: a whole number, 0 or "
-				"more\n", cmd, arg, o->long_name ? "--" : sh,
+			error("invalid value '%s' for %s%s: a whole number, 0 or "
+				"more", arg, o->long_name ? "--" : sh,
 				o->long_name ? o->long_name : "");
 			return -1;
 		}
@@ -127,7 +127,7 @@ static int set_value(const struct option_desc *o, const char *arg, int negated,
 		 */
 		if (!isfinite(v) || v < 0 || ((o->flags & OPT_FRACTION) && !(v > 0 && v <= 1)) ||
 		    ((o->flags & OPT_POINTS) && v > 100)) {
-			fprintf(stderr, "mmprof %s: invalid value '%s' for --%s: %s\n", cmd, arg,
+			error("invalid value '%s' for --%s: %s", arg,
 				o->long_name, o->flags & OPT_FRACTION ? "a number above 0, at most 1" :
 				o->flags & OPT_POINTS ? "a number of points from 0 to 100" :
 				"a finite number, 0 or more");
@@ -164,11 +164,9 @@ static int set_value(const struct option_desc *o, const char *arg, int negated,
 		break;
 	}
 	if (o->long_name)
-		fprintf(stderr, "mmprof %s: invalid value '%s' for --%s; see 'mmprof %s --help'\n",
-			cmd, arg, o->long_name, cmd);
+		error("invalid value '%s' for --%s; see 'mmprof %s --help'", arg, o->long_name, cmd);
 	else
-		fprintf(stderr, "mmprof %s: invalid value '%s' for -%c; see 'mmprof %s --help'\n",
-			cmd, arg, o->short_name, cmd);
+		error("invalid value '%s' for -%c; see 'mmprof %s --help'", arg, o->short_name, cmd);
 	return -1;
 }
 
@@ -230,20 +228,16 @@ int options__parse(int argc, char **argv, const struct option_desc *opts,
 			/* glibc sets optopt to a long flag's code when it was
 			 * given "=value": name the flag, not that code's byte */
 			if (optopt >= 1000)
-				fprintf(stderr, "mmprof %s: option '--%s%s' takes no value; see 'mmprof %s --help'\n",
-					cmd, optopt >= 3000 ? "no-" : "",
+				error("option '--%s%s' takes no value; see 'mmprof %s --help'", optopt >= 3000 ? "no-" : "",
 					opts[optopt - (optopt >= 3000 ? 3000 : 1000)].long_name, cmd);
 			else if (optopt)
-				fprintf(stderr, "mmprof %s: unknown option '-%c'; see 'mmprof %s --help'\n",
-					cmd, optopt, cmd);
+				error("unknown option '-%c'; see 'mmprof %s --help'", optopt, cmd);
 			else
-				fprintf(stderr, "mmprof %s: unknown option '%s'; see 'mmprof %s --help'\n",
-					cmd, argv[optind - 1], cmd);
+				error("unknown option '%s'; see 'mmprof %s --help'", argv[optind - 1], cmd);
 			goto out;
 		}
 		if (c == ':') {
-			fprintf(stderr, "mmprof %s: option '%s' needs a value; see 'mmprof %s --help'\n",
-				cmd, argv[optind - 1], cmd);
+			error("option '%s' needs a value; see 'mmprof %s --help'", argv[optind - 1], cmd);
 			goto out;
 		}
 		if (c >= 3000) {

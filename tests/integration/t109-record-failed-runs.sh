@@ -91,22 +91,22 @@ ok $? "stat of a workload that succeeds: exit 0"
 "$MMPROF" diff "$tmp/ok.data" -- "$tmp/mix.data" "$tmp/mix2.data" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 test $rc -eq 0 && grep -Eq '^status +exit 0 in 2 runs +exit 0 in 1 run, killed by SIGKILL in 1$' "$tmp/out" &&
-	grep -q "^mmprof diff: warning: new: the workload failed in 1 of 2 runs: $tmp/mix2.data run 0 (killed by SIGKILL)\$" "$tmp/err"
+	grep -q "^mmprof: warning: new: the workload failed in 1 of 2 runs: $tmp/mix2.data run 0 (killed by SIGKILL)\$" "$tmp/err"
 ok $? "diff's header: a status line per side, every run's status counted; some failed: a warning"
 [ $? -eq 0 ] || { echo "# rc=$rc"; diag "$tmp/out" "$tmp/err"; }
 "$MMPROF" diff "$tmp/ok.data" "$tmp/f.data" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 test $rc -eq 2 && test ! -s "$tmp/out" &&
-	grep -qx "mmprof diff: new: the workload failed in every run (3 of 3, exit status 1): its numbers measure the failure; not compared (--allow-failed compares anyway)" "$tmp/err"
+	grep -qx "mmprof: new: the workload failed in every run (3 of 3, exit status 1): its numbers measure the failure; not compared (--allow-failed compares anyway)" "$tmp/err"
 ok $? "a side whose runs all failed, no gates: refused, exit 2, one line"
 [ $? -eq 0 ] || { echo "# rc=$rc"; diag "$tmp/err"; }
 "$MMPROF" diff "$tmp/f.data" "$tmp/ok.data" >/dev/null 2>"$tmp/err"
-test $? -eq 2 && grep -q "^mmprof diff: base: the workload failed in every run" "$tmp/err"
+test $? -eq 2 && grep -q "^mmprof: base: the workload failed in every run" "$tmp/err"
 ok $? "the same for base"
 "$MMPROF" diff --allow-failed "$tmp/ok.data" "$tmp/f.data" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 test $rc -eq 0 && grep -Eq '^status +exit 0 in 2 runs +exit status 1 in 3 runs$' "$tmp/out" &&
-	grep -q "^mmprof diff: warning: new: the workload failed in every run" "$tmp/err"
+	grep -q "^mmprof: warning: new: the workload failed in every run" "$tmp/err"
 ok $? "--allow-failed: compared, a warning, the status in the header"
 "$MMPROF" diff --allow-failed -f json "$tmp/ok.data" "$tmp/f.data" >"$tmp/j" 2>/dev/null
 python3 -c '

@@ -73,8 +73,8 @@ for pat in 'ops ([0-9]+' 'ops [0-9]+'; do
 	cat "$tmp/err" >>"$tmp/errs"
 done
 test "$(grep -c '^rc=2$' "$tmp/errs")" -eq 2 && test "$(grep -vc '^rc=' "$tmp/errs")" -eq 2 &&
-	grep -q "^mmprof record: --ops-pattern 'ops (\[0-9\]+': " "$tmp/errs" &&
-	grep -q "^mmprof record: --ops-pattern 'ops \[0-9\]+': no group" "$tmp/errs"
+	grep -q "^mmprof: --ops-pattern 'ops (\[0-9\]+': " "$tmp/errs" &&
+	grep -q "^mmprof: --ops-pattern 'ops \[0-9\]+': no group" "$tmp/errs"
 ok $? "an unbalanced group or no group at all: one line each naming the pattern, exit 2"
 [ $? -eq 0 ] || diag "$tmp/errs"
 test ! -e "$tmp/ran" && test ! -e "$tmp/e.data"

@@ -16,7 +16,7 @@ want="CPU 99999 does not exist (this machine has CPUs $present)"
 
 "$MMPROF" record -C 99999 -o "$tmp/c.data" -- sh -c ': >"$0"' "$tmp/ran" >"$tmp/out" 2>"$tmp/err"
 rc=$?
-test $rc -eq 2 && test "$(cat "$tmp/err")" = "mmprof record: $want"
+test $rc -eq 2 && test "$(cat "$tmp/err")" = "mmprof: $want"
 ok $? "record -C 99999: one line naming the CPU, exit 2 (exit $rc)"
 [ $rc -eq 2 ] || diag "$tmp/err"
 test ! -e "$tmp/ran" && test ! -e "$tmp/c.data"
@@ -24,7 +24,7 @@ ok $? "record: before the workload ran, no file"
 
 "$MMPROF" stat -C 99999 -- sh -c ': >"$0"' "$tmp/ran" >"$tmp/out" 2>"$tmp/err"
 rc=$?
-test $rc -eq 2 && test "$(cat "$tmp/err")" = "mmprof stat: $want" && test ! -s "$tmp/out"
+test $rc -eq 2 && test "$(cat "$tmp/err")" = "mmprof: $want" && test ! -s "$tmp/out"
 ok $? "stat -C 99999: the same line, exit 2, no table (exit $rc)"
 [ $rc -eq 2 ] || diag "$tmp/err" "$tmp/out"
 test ! -e "$tmp/ran"
@@ -50,6 +50,6 @@ ok $? "its meta target is the merged list ($online)"
 ok $? "stat -C $online,0 counts"
 "$MMPROF" record -C "0,0,99999" -o "$tmp/c.data" -- sh -c ': >"$0"' "$tmp/ran" >"$tmp/out" 2>"$tmp/err"
 rc=$?
-test $rc -eq 2 && test "$(cat "$tmp/err")" = "mmprof record: $want" && test ! -e "$tmp/ran"
+test $rc -eq 2 && test "$(cat "$tmp/err")" = "mmprof: $want" && test ! -e "$tmp/ran"
 ok $? "a CPU twice and one that does not exist: still that one line, exit 2 (exit $rc)"
 done_testing

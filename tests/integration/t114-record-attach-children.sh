@@ -39,7 +39,7 @@ test $rc -eq 0 && grep -q "^mmprof: warning: no samples: the attached process di
 ok $? "-p of a sleeping process without children: exit 0, a warning that it slept"
 
 "$MMPROF" record --children -o "$tmp/x.data" -- true >/dev/null 2>"$tmp/err3"
-test $? -eq 2 && grep -q "^mmprof record: --children follows the children of -p's processes" "$tmp/err3"
+test $? -eq 2 && grep -q "^mmprof: --children follows the children of -p's processes" "$tmp/err3"
 ok $? "--children without -p: exit 2, one line"
 
 done_testing

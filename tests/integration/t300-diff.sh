@@ -83,7 +83,7 @@ sed -n '/^call chains/,$p' "$tmp/chains" | head -4 | diag
 # both; files of one workload that differ only in their -o name: none
 "$MMPROF" diff "$tmp/off.data" -- "$tmp/on.data" "$tmp/off.data" >/dev/null 2>"$tmp/err"
 rc=$?
-test $rc -eq 0 && grep -qx "mmprof diff: warning: new: its files were recorded with different command lines: $tmp/on.data has 'mmprof record -q -r 4 -o $tmp/on.data -- $wl/thp-zap --thp on -s 1', $tmp/off.data has 'mmprof record -q -r 4 -o $tmp/off.data -- $wl/thp-zap --thp off -s 1'; the runs pooled may not be of one workload" "$tmp/err"
+test $rc -eq 0 && grep -qx "mmprof: warning: new: its files were recorded with different command lines: $tmp/on.data has 'mmprof record -q -r 4 -o $tmp/on.data -- $wl/thp-zap --thp on -s 1', $tmp/off.data has 'mmprof record -q -r 4 -o $tmp/off.data -- $wl/thp-zap --thp off -s 1'; the runs pooled may not be of one workload" "$tmp/err"
 ok $? "a side pooled from different command lines: one warning naming both, compared anyway"
 [ $? -eq 0 ] || diag "$tmp/err"
 # shellcheck disable=SC2086

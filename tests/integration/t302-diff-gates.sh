@@ -43,7 +43,7 @@ ok $? "the recordings have perf-profile.children.cpu-clock keys, none of __split
 ok $? "healthy-commit gate on an absent function: exit 0"
 diag "$tmp/err"
 test "$(grep -c 'note: gate' "$tmp/err")" -eq 1 &&
-	grep -q "^mmprof diff: note: gate 'perf-profile.children.\*.__split_huge_pmd > +1' matches no key: perf-profile.children.\*.__split_huge_pmd is absent from both sides, compared as 0 -> 0\$" "$tmp/err"
+	grep -q "^mmprof: note: gate 'perf-profile.children.\*.__split_huge_pmd > +1' matches no key: perf-profile.children.\*.__split_huge_pmd is absent from both sides, compared as 0 -> 0\$" "$tmp/err"
 ok $? "one note: absent from both sides, compared as 0 -> 0"
 "$MMPROF" diff --fail-on 'perf-profile.children.cpu-clock.__split_huge_pmd > +1' \
 	"$tmp/a.data" "$tmp/b.data" >/dev/null 2>"$tmp/err"
@@ -150,19 +150,19 @@ rec fail.data sh -c "$zap >/dev/null; exit 3"; test $? -eq 3; ok $? "record a wo
 grep -q "exited with status 3" "$tmp/rec.err"; ok $? "record says so"
 "$MMPROF" diff --fail-on "$HEALTHY" "$tmp/a.data" "$tmp/fail.data" >/dev/null 2>"$tmp/err"
 test $? -eq 2 &&
-	grep -q "^mmprof diff: new: the workload failed in every run (3 of 3, exit status 3).*--allow-failed" "$tmp/err"
+	grep -q "^mmprof: new: the workload failed in every run (3 of 3, exit status 3).*--allow-failed" "$tmp/err"
 ok $? "a gate on a side that failed in every run: exit 2, one line naming the side and the status"
 diag "$tmp/err"
 "$MMPROF" diff --allow-failed --fail-on "$HEALTHY" "$tmp/a.data" "$tmp/fail.data" >/dev/null 2>"$tmp/err"
-test $? -eq 0 && grep -q "^mmprof diff: warning: new: the workload failed in every run" "$tmp/err"
+test $? -eq 0 && grep -q "^mmprof: warning: new: the workload failed in every run" "$tmp/err"
 ok $? "--allow-failed: gated anyway (exit 0), a warning"
 "$MMPROF" diff "$tmp/fail.data" "$tmp/a.data" >/dev/null 2>"$tmp/err"
 test $? -eq 2 && test "$(grep -c 'failed' "$tmp/err")" -eq 1 &&
-	grep -q "^mmprof diff: base: the workload failed in every run.*not compared (--allow-failed compares anyway)" "$tmp/err"
+	grep -q "^mmprof: base: the workload failed in every run.*not compared (--allow-failed compares anyway)" "$tmp/err"
 ok $? "no gates: refused all the same (exit 2), one line naming base"
 "$MMPROF" diff --fail-on "$HEALTHY" "$tmp/a.data" -- "$tmp/b.data" "$tmp/fail.data" >/dev/null 2>"$tmp/err"
 test $? -eq 0 &&
-	grep -q "^mmprof diff: warning: new: the workload failed in 3 of 6 runs: $tmp/fail.data run 0 (exit status 3), $tmp/fail.data run 1 (exit status 3), $tmp/fail.data run 2 (exit status 3)\$" "$tmp/err"
+	grep -q "^mmprof: warning: new: the workload failed in 3 of 6 runs: $tmp/fail.data run 0 (exit status 3), $tmp/fail.data run 1 (exit status 3), $tmp/fail.data run 2 (exit status 3)\$" "$tmp/err"
 ok $? "some runs failed: exit 0, a warning naming them"
 rec killed.data sh -c "$zap >/dev/null; kill -9 \$\$"
 "$MMPROF" diff --fail-on "$HEALTHY" "$tmp/a.data" "$tmp/killed.data" >/dev/null 2>"$tmp/err"

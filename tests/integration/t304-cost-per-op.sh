@@ -123,7 +123,7 @@ json "$tmp/j2" "c['work']['kind'] == 'rate' and 0.6 < fn['cost_mix_hot']['change
 ok $? "--per an ops_per_sec rate: times the wall time, the same attribution"
 "$MMPROF" diff --per cost-mix.nosuch "$tmp/base.data" "$tmp/new.data" >/dev/null 2>"$tmp/err"
 rc=$?
-[ $rc -eq 2 ] && grep -q "^mmprof diff: --per 'cost-mix.nosuch': no run of '.*base.data' has that metric; its work metrics: cost-mix.ops" "$tmp/err" &&
+[ $rc -eq 2 ] && grep -q "^mmprof: --per 'cost-mix.nosuch': no run of '.*base.data' has that metric; its work metrics: cost-mix.ops" "$tmp/err" &&
 	[ "$(wc -l <"$tmp/err")" -eq 1 ]
 ok $? "--per a key no run has: one line naming the file and the metrics, exit 2 ($rc)"
 

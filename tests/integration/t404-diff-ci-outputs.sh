@@ -53,7 +53,7 @@ ok $? "the tripped gate is a failing testcase named by the gate"
 grep -q '^mmprof.gate|thp-zap.ops_per_sec < -90%|-$' "$tmp/cases"
 ok $? "the gate that held passes"
 # the failure's text holds each stderr message, word for word
-sed -n 's/^mmprof diff: gate .* tripped: //p' "$tmp/err" | sort >"$tmp/stderr.msgs"
+sed -n 's/^mmprof: gate .* tripped: //p' "$tmp/err" | sort >"$tmp/stderr.msgs"
 sed -n 's/^text|//p' "$tmp/cases" | sed 's/\\n/\n/g' | sort >"$tmp/junit.msgs"
 test -s "$tmp/stderr.msgs" && cmp -s "$tmp/stderr.msgs" "$tmp/junit.msgs"
 ok $? "the failure text is the gate's stderr messages ($(wc -l <"$tmp/stderr.msgs") rows)"

@@ -142,7 +142,7 @@ diag "$tmp/fg"
 grep -q 'True$' "$tmp/fg"; ok $? "its SVGs: cost_mix_hot about twice as wide on the new side, the legend says per op"
 "$MMPROF" flamegraph --per cost-mix.nosuch "$tmp/base.data" "$tmp/new.data" -o "$tmp/x.svg" 2>"$tmp/err"
 rc=$?
-[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^mmprof flamegraph: --per 'cost-mix.nosuch': no run of" "$tmp/err" &&
+[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^mmprof: --per 'cost-mix.nosuch': no run of" "$tmp/err" &&
 	[ ! -e "$tmp/x.svg" ]
 ok $? "flamegraph --per a key no run has: one line, exit 2, no file ($rc)"
 

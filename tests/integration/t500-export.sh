@@ -169,7 +169,7 @@ for args in "--format pprof --period" "--format pprof -e cpu-clock" "--format js
 	"$MMPROF" export $args "$tmp/pf.data" -o "$tmp/opt.out" 2>"$tmp/err"
 	rc=$?
 	[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && [ ! -e "$tmp/opt.out" ] &&
-		grep -q "^mmprof export: .* is for " "$tmp/err"
+		grep -q "^mmprof: .* is for " "$tmp/err"
 	ok $? "export $args (another format's option): one line, exit 2 (got $rc)"
 done
 "$MMPROF" export -o "$tmp/x.json" "$tmp/pf.data" && python3 -m json.tool "$tmp/x.json" >/dev/null

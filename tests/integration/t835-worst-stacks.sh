@@ -170,11 +170,11 @@ awk -v c="${cs:-0}" -v f="${fs:-0}" 'BEGIN { d = c - f; exit !(f > 10 && d < 8 &
 ok $? "the leaf keeps its self share (${cs:-none} % cut, ${fs:-none} % whole)"
 
 MMPROF_STACK_BUDGET=12x "$MMPROF" record -o "$tmp/bad.data" -- true >/dev/null 2>"$tmp/bad.err"
-test $? -eq 2 && grep -qx "mmprof record: invalid MMPROF_STACK_BUDGET '12x'; expected bytes from 65536 to 68719476736" "$tmp/bad.err" &&
+test $? -eq 2 && grep -qx "mmprof: invalid MMPROF_STACK_BUDGET '12x'; expected bytes from 65536 to 68719476736" "$tmp/bad.err" &&
 	test ! -e "$tmp/bad.data"
 ok $? "a bad MMPROF_STACK_BUDGET: one line, exit 2, no file" || diag "$tmp/bad.err"
 MMPROF_STACK_NODES=100 "$MMPROF" record -o "$tmp/bad.data" -- true >/dev/null 2>"$tmp/bad.err"
-test $? -eq 2 && grep -qx "mmprof record: invalid MMPROF_STACK_NODES '100'; expected nodes from 1024 to 2097152" "$tmp/bad.err" &&
+test $? -eq 2 && grep -qx "mmprof: invalid MMPROF_STACK_NODES '100'; expected nodes from 1024 to 2097152" "$tmp/bad.err" &&
 	test ! -e "$tmp/bad.data"
 ok $? "a bad MMPROF_STACK_NODES: one line, exit 2, no file" || diag "$tmp/bad.err"
 

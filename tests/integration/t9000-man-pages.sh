@@ -81,7 +81,7 @@ for cmd in $cmds; do
 done
 qerr=$("$MMPROF" diff -q a.data b.data 2>&1 >/dev/null)
 rc=$?
-[ -z "$bad" ] && [ "$rc" -eq 2 ] && [ "$qerr" = "mmprof diff: unknown option '-q'; see 'mmprof diff --help'" ]
+[ -z "$bad" ] && [ "$rc" -eq 2 ] && [ "$qerr" = "mmprof: unknown option '-q'; see 'mmprof diff --help'" ]
 ok $? "-q means --quiet in every command that has it${bad:+ (not in:$bad)}; 'diff -q a b' is an unknown option"
 
 out=$(MANPAGER=cat PAGER=cat "$MMPROF" help 2>&1 </dev/null)
