@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "mmprof/history.h"
+#include "mmprof/jsonw.h"
 #include "mmprof/keykind.h"
 
 /* The diff's names of its formats, text for its lkp (history's text is no robot's table) */
@@ -166,137 +167,123 @@ static void text_series(struct outbuf *b, const struct history_series_scan *sc)
 
 /* ---- JSON ---- */
 
-static void json_change(struct outbuf *b, const struct history_series *hs, const struct history_change *ch)
+static void json_change(struct jsonw *w, const char *key, const struct history_series *hs,
+			const struct history_change *ch)
 {
-	outbuf__puts(b, "{\"commit\": ");
-	outbuf__json_str(b, hs->commits[ch->at].commit);
-	outbuf__printf(b, ", \"index\": %zu, \"before\": ", ch->at);
-	outbuf__json_num(b, ch->before, 6);
-	outbuf__puts(b, ", \"after\": ");
-	outbuf__json_num(b, ch->after, 6);
-	outbuf__puts(b, ", \"change\": ");
-	outbuf__json_num(b, ch->change, 6);
-	outbuf__puts(b, ", \"se\": ");
-	outbuf__json_num(b, ch->se, 6);
-	outbuf__puts(b, "}");
+	jsonw__object(w, key, JSONW_INLINE);
+	jsonw__str(w, "commit", hs->commits[ch->at].commit);
+	jsonw__uint(w, "index", ch->at);
+	jsonw__num(w, "before", ch->before, 6);
+	jsonw__num(w, "after", ch->after, 6);
+	jsonw__num(w, "change", ch->change, 6);
+	jsonw__num(w, "se", ch->se, 6);
+	jsonw__end(w);
 }
 
-static void json_trend(struct outbuf *b, const struct history_series *hs, const struct history_trend *t)
+static void json_trend(struct jsonw *w, const struct history_series *hs, const struct history_trend *t)
 {
 	size_t c, k;
 
-	outbuf__puts(b, "{\"key\": ");
-	outbuf__json_str(b, t->key->name);
-	outbuf__printf(b, ", \"score\": %s, \"unit\": \"%s\", \"mean\": [", t->key->score ? "true" : "false",
-		       t->absolute ? "points" : "%");
-	for (c = 0; c < hs->nr_commits; c++) {
-		outbuf__puts(b, c ? ", " : "");
-		outbuf__json_num(b, t->mean[c], 6);
-	}
-	outbuf__puts(b, "], \"sd\": [");
-	for (c = 0; c < hs->nr_commits; c++) {
-		outbuf__puts(b, c ? ", " : "");
-		outbuf__json_num(b, t->sd[c], 6);
-	}
-	outbuf__puts(b, "], \"change_points\": [");
-	for (k = 0; k < t->nr_cp; k++) {
-		outbuf__puts(b, k ? ", " : "");
-		json_change(b, hs, &t->cp[k]);
-	}
-	outbuf__puts(b, "]}");
+	jsonw__object(w, NULL, JSONW_INLINE);
+	jsonw__str(w, "key", t->key->name);
+	jsonw__bool(w, "score", t->key->score);
+	jsonw__str(w, "unit", t->absolute ? "points" : "%");
+	jsonw__array(w, "mean", JSONW_INLINE);
+	for (c = 0; c < hs->nr_commits; c++)
+		jsonw__num(w, NULL, t->mean[c], 6);
+	jsonw__end(w);
+	jsonw__array(w, "sd", JSONW_INLINE);
+	for (c = 0; c < hs->nr_commits; c++)
+		jsonw__num(w, NULL, t->sd[c], 6);
+	jsonw__end(w);
+	jsonw__array(w, "change_points", JSONW_INLINE);
+	for (k = 0; k < t->nr_cp; k++)
+		json_change(w, NULL, hs, &t->cp[k]);
+	jsonw__end(w);
+	jsonw__end(w);
 }
 
-static void json_point(struct outbuf *b, const struct history_series_scan *sc, const struct history_point *pt)
+static void json_point(struct jsonw *w, const struct history_series_scan *sc, const struct history_point *pt)
 {
 	const struct history_series *hs = sc->hs;
-	size_t i;
+	size_t i, at = pt->score->cp[pt->cp].at;
 
-	outbuf__puts(b, "{\"key\": ");
-	outbuf__json_str(b, pt->score->key->name);
-	outbuf__puts(b, ", \"change\": ");
-	json_change(b, hs, &pt->score->cp[pt->cp]);
-	outbuf__puts(b, ", \"score_alone_at\": ");
-	outbuf__json_str(b, hs->commits[pt->score_at].commit);
-	outbuf__puts(b, ", \"base\": [");
-	for (i = pt->from; i < pt->score->cp[pt->cp].at; i++) {
-		outbuf__puts(b, i > pt->from ? ", " : "");
-		outbuf__json_str(b, hs->commits[i].commit);
-	}
-	outbuf__puts(b, "], \"new\": [");
-	for (i = pt->score->cp[pt->cp].at; i < pt->to; i++) {
-		outbuf__puts(b, i > pt->score->cp[pt->cp].at ? ", " : "");
-		outbuf__json_str(b, hs->commits[i].commit);
-	}
-	outbuf__puts(b, "], \"diff\": ");
+	jsonw__object(w, NULL, JSONW_INLINE);
+	jsonw__str(w, "key", pt->score->key->name);
+	json_change(w, "change", hs, &pt->score->cp[pt->cp]);
+	jsonw__str(w, "score_alone_at", hs->commits[pt->score_at].commit);
+	jsonw__array(w, "base", JSONW_INLINE);
+	for (i = pt->from; i < at; i++)
+		jsonw__str(w, NULL, hs->commits[i].commit);
+	jsonw__end(w);
+	jsonw__array(w, "new", JSONW_INLINE);
+	for (i = at; i < pt->to; i++)
+		jsonw__str(w, NULL, hs->commits[i].commit);
+	jsonw__end(w);
 	if (!pt->r) {
-		outbuf__puts(b, "null}");
+		jsonw__null(w, "diff");
+		jsonw__end(w);
 		return;
 	}
+	jsonw__object(w, "diff", JSONW_INLINE);
 	if (pt->score_row) {
-		outbuf__puts(b, "{\"verdict\": ");
-		outbuf__json_str(b, diff_row__verdict_name(pt->score_row));
-		outbuf__puts(b, ", \"change\": ");
-		outbuf__json_num(b, pt->score_row->change, 6);
-		outbuf__puts(b, ", \"q\": ");
-		outbuf__json_num(b, pt->score_row->q, 6);
-		outbuf__puts(b, "}");
-	} else {
-		outbuf__puts(b, "{}");
+		jsonw__str(w, "verdict", diff_row__verdict_name(pt->score_row));
+		jsonw__num(w, "change", pt->score_row->change, 6);
+		jsonw__num(w, "q", pt->score_row->q, 6);
 	}
-	outbuf__puts(b, ", \"moved\": [");
+	jsonw__end(w);
+	jsonw__array(w, "moved", JSONW_INLINE);
 	for (i = 0; i < pt->nr_moved; i++) {
 		const struct diff_row *r = pt->moved[i];
 		const char *fn = keykind__profile_symbol(r->key);
 
-		outbuf__puts(b, i ? ", {\"key\": " : "{\"key\": ");
-		outbuf__json_str(b, r->key);
-		outbuf__puts(b, ", \"function\": ");
+		jsonw__object(w, NULL, JSONW_INLINE);
+		jsonw__str(w, "key", r->key);
 		if (fn)
-			outbuf__json_str(b, fn);
+			jsonw__str(w, "function", fn);
 		else
-			outbuf__puts(b, "null");
-		outbuf__puts(b, ", \"before\": ");
-		outbuf__json_num(b, r->base.mean, 6);
-		outbuf__puts(b, ", \"after\": ");
-		outbuf__json_num(b, r->cur.mean, 6);
-		outbuf__puts(b, ", \"change\": ");
-		outbuf__json_num(b, r->change, 6);
-		outbuf__puts(b, ", \"q\": ");
-		outbuf__json_num(b, r->q, 6);
-		outbuf__puts(b, ", \"verdict\": ");
-		outbuf__json_str(b, diff_row__verdict_name(r));
-		outbuf__puts(b, "}");
+			jsonw__null(w, "function");
+		jsonw__num(w, "before", r->base.mean, 6);
+		jsonw__num(w, "after", r->cur.mean, 6);
+		jsonw__num(w, "change", r->change, 6);
+		jsonw__num(w, "q", r->q, 6);
+		jsonw__str(w, "verdict", diff_row__verdict_name(r));
+		jsonw__end(w);
 	}
-	outbuf__puts(b, "]}");
+	jsonw__end(w);
+	jsonw__end(w);
 }
 
-static void json_series(struct outbuf *b, const struct history_series_scan *sc)
+static void json_series(struct jsonw *w, const struct history_series_scan *sc)
 {
 	const struct history_series *hs = sc->hs;
 	size_t c, i;
 
-	outbuf__puts(b, "{\"benchmark\": ");
-	outbuf__json_str(b, hs->benchmark);
-	outbuf__puts(b, ", \"machine\": ");
-	outbuf__json_str(b, hs->machine);
-	outbuf__printf(b, ", \"ordered_by\": \"%s\", \"commits\": [", hs->by_parents ? "parents" : "time");
+	jsonw__object(w, NULL, JSONW_INLINE);
+	jsonw__str(w, "benchmark", hs->benchmark);
+	jsonw__str(w, "machine", hs->machine);
+	jsonw__str(w, "ordered_by", hs->by_parents ? "parents" : "time");
+	jsonw__array(w, "commits", JSONW_INLINE);
 	for (c = 0; c < hs->nr_commits; c++) {
-		outbuf__puts(b, c ? ", {\"commit\": " : "{\"commit\": ");
-		outbuf__json_str(b, hs->commits[c].commit);
-		outbuf__printf(b, ", \"time\": %lld, \"pushes\": %zu, \"runs\": %zu}", (long long)hs->commits[c].time,
-			       hs->commits[c].nr_pushes, hs->commits[c].nr_runs);
+		jsonw__object(w, NULL, JSONW_INLINE);
+		jsonw__str(w, "commit", hs->commits[c].commit);
+		jsonw__int(w, "time", hs->commits[c].time);
+		jsonw__uint(w, "pushes", hs->commits[c].nr_pushes);
+		jsonw__uint(w, "runs", hs->commits[c].nr_runs);
+		jsonw__end(w);
 	}
-	outbuf__puts(b, "],\n  \"keys\": [");
-	for (i = 0; i < sc->nr_trends; i++) {
-		outbuf__puts(b, i ? ",\n    " : "\n    ");
-		json_trend(b, hs, &sc->trends[i]);
-	}
-	outbuf__puts(b, "],\n  \"score_changes\": [");
-	for (i = 0; i < sc->nr_points; i++) {
-		outbuf__puts(b, i ? ",\n    " : "\n    ");
-		json_point(b, sc, &sc->points[i]);
-	}
-	outbuf__puts(b, "]}");
+	jsonw__end(w);
+	jsonw__break(w, 0);
+	jsonw__array(w, "keys", JSONW_LINES_TIGHT);
+	for (i = 0; i < sc->nr_trends; i++)
+		json_trend(w, hs, &sc->trends[i]);
+	jsonw__end(w);
+	jsonw__break(w, 0);
+	jsonw__array(w, "score_changes", JSONW_LINES_TIGHT);
+	for (i = 0; i < sc->nr_points; i++)
+		json_point(w, sc, &sc->points[i]);
+	jsonw__end(w);
+	jsonw__end(w);
 }
 
 /* ---- CSV: a line per key and commit ---- */
@@ -388,10 +375,14 @@ static void md_series(struct outbuf *b, const struct history_series_scan *sc)
 void history__format(struct outbuf *b, const struct history_series_scan *sc, size_t n,
 		     enum history_format f)
 {
+	struct jsonw w;
 	size_t i;
 
-	if (f == HISTORY_FORMAT_JSON)
-		outbuf__puts(b, "{\"series\": [\n  ");
+	jsonw__init(&w, b);
+	if (f == HISTORY_FORMAT_JSON) {
+		jsonw__object(&w, NULL, JSONW_INLINE);
+		jsonw__array(&w, "series", JSONW_LINES);
+	}
 	if (f == HISTORY_FORMAT_CSV)
 		outbuf__puts(b, "benchmark,machine,key,index,commit,runs,mean,sd,change_point,change,unit,se\n");
 	if (f == HISTORY_FORMAT_MARKDOWN)
@@ -404,9 +395,7 @@ void history__format(struct outbuf *b, const struct history_series_scan *sc, siz
 			text_series(b, &sc[i]);
 			break;
 		case HISTORY_FORMAT_JSON:
-			if (i)
-				outbuf__puts(b, ",\n  ");
-			json_series(b, &sc[i]);
+			json_series(&w, &sc[i]);
 			break;
 		case HISTORY_FORMAT_CSV:
 			csv_series(b, &sc[i]);
@@ -416,6 +405,9 @@ void history__format(struct outbuf *b, const struct history_series_scan *sc, siz
 			break;
 		}
 	}
-	if (f == HISTORY_FORMAT_JSON)
-		outbuf__puts(b, "\n]}\n");
+	if (f == HISTORY_FORMAT_JSON) {
+		jsonw__end(&w);
+		jsonw__end(&w);
+		outbuf__putc(b, '\n');
+	}
 }

@@ -15,50 +15,44 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mmprof/escape.h"
+#include "mmprof/jsonw.h"
 #include "mmprof/keys.h"
 #include "mmprof/report.h"
 #include "mmprof/xalloc.h"
 
 #define JSON_REPORT_FORMAT 1
 
-static void json_meta(const struct profile *p, struct outbuf *out)
+static void json_meta(const struct profile *p, struct jsonw *w)
 {
 	size_t i;
 
-	outbuf__puts(out, "  \"meta\": {");
-	for (i = 0; i < p->nr_meta; i++) {
-		outbuf__puts(out, i ? ",\n    " : "\n    ");
-		outbuf__json_str(out, profile__str(p, p->meta[i].key));
-		outbuf__puts(out, ": ");
-		outbuf__json_str(out, profile__str(p, p->meta[i].value));
-	}
-	outbuf__puts(out, p->nr_meta ? "\n  },\n" : "},\n");
+	jsonw__object(w, "meta", JSONW_LINES);
+	for (i = 0; i < p->nr_meta; i++)
+		jsonw__str(w, profile__str(p, p->meta[i].key), profile__str(p, p->meta[i].value));
+	jsonw__end(w);
 }
 
-static void json_events(const struct profile *p, struct outbuf *out)
+static void json_events(const struct profile *p, struct jsonw *w)
 {
 	size_t i;
 
-	outbuf__puts(out, "  \"events\": [");
+	jsonw__array(w, "events", JSONW_LINES);
 	for (i = 0; i < p->nr_events; i++) {
 		const struct event_desc *e = &p->events[i];
 		char lkp[256];
 
 		keys__event_name(profile__str(p, e->name) ? profile__str(p, e->name) : "",
 				 lkp, sizeof(lkp));
-		outbuf__puts(out, i ? ",\n    {" : "\n    {");
-		outbuf__puts(out, "\"name\": ");
-		outbuf__json_str(out, profile__str(p, e->name));
-		outbuf__puts(out, ", \"lkp_name\": ");
-		outbuf__json_str(out, lkp);
-		outbuf__puts(out, ", \"asked\": ");
-		outbuf__json_str(out, profile__str(p, e->asked));
-		outbuf__printf(out, ", \"type\": %u, \"config\": %llu, \"%s\": %llu}", e->type,
-			(unsigned long long)e->config, e->freq ? "freq" : "period",
-			(unsigned long long)e->sample);
+		jsonw__object(w, NULL, JSONW_INLINE);
+		jsonw__str(w, "name", profile__str(p, e->name));
+		jsonw__str(w, "lkp_name", lkp);
+		jsonw__str(w, "asked", profile__str(p, e->asked));
+		jsonw__uint(w, "type", e->type);
+		jsonw__uint(w, "config", e->config);
+		jsonw__uint(w, e->freq ? "freq" : "period", e->sample);
+		jsonw__end(w);
 	}
-	outbuf__puts(out, p->nr_events ? "\n  ],\n" : "],\n");
+	jsonw__end(w);
 }
 
 /*
@@ -91,86 +85,89 @@ static void by_run(size_t nr_runs, size_t nr, const void *rows, size_t size, siz
 	}
 }
 
-static void json_runs(const struct profile *p, struct outbuf *out)
+static void json_runs(const struct profile *p, struct jsonw *w)
 {
-	size_t r, i, n, *cstart, *mstart;
+	size_t r, i, *cstart, *mstart;
 	uint32_t *cidx, *midx;
 
 	by_run(p->nr_runs, p->nr_counters, p->counters, sizeof(*p->counters),
 	       offsetof(struct counter, run), &cstart, &cidx);
 	by_run(p->nr_runs, p->nr_metrics, p->metrics, sizeof(*p->metrics),
 	       offsetof(struct metric, run), &mstart, &midx);
-	outbuf__puts(out, "  \"runs\": [");
+	jsonw__array(w, "runs", JSONW_LINES);
 	for (r = 0; r < p->nr_runs; r++) {
 		const struct run *x = &p->runs[r];
 
-		outbuf__puts(out, r ? ",\n    {" : "\n    {");
-		outbuf__printf(out, "\"index\": %zu, \"start_ns\": %lld, \"wall_ns\": %lld, "
-			"\"exit_code\": %d, \"term_signal\": %d,\n      \"rusage\": {"
-			"\"utime_us\": %lld, \"stime_us\": %lld, \"maxrss_kb\": %lld, "
-			"\"minflt\": %lld, \"majflt\": %lld, \"nvcsw\": %lld, \"nivcsw\": %lld},\n"
-			"      \"samples\": %llu, \"lost\": %llu, \"throttled\": %llu,\n"
-			"      \"counters\": [", r, (long long)x->start_ns, (long long)x->wall_ns,
-			x->exit_code, x->term_signal, (long long)x->utime_us,
-			(long long)x->stime_us, (long long)x->maxrss_kb, (long long)x->minflt,
-			(long long)x->majflt, (long long)x->nvcsw, (long long)x->nivcsw,
-			(unsigned long long)x->samples, (unsigned long long)x->lost,
-			(unsigned long long)x->throttled);
-		for (i = cstart[r], n = 0; i < cstart[r + 1]; i++) {
+		jsonw__object(w, NULL, JSONW_INLINE);
+		jsonw__uint(w, "index", r);
+		jsonw__int(w, "start_ns", x->start_ns);
+		jsonw__int(w, "wall_ns", x->wall_ns);
+		jsonw__int(w, "exit_code", x->exit_code);
+		jsonw__int(w, "term_signal", x->term_signal);
+		jsonw__break(w, 2);
+		jsonw__object(w, "rusage", JSONW_INLINE);
+		jsonw__int(w, "utime_us", x->utime_us);
+		jsonw__int(w, "stime_us", x->stime_us);
+		jsonw__int(w, "maxrss_kb", x->maxrss_kb);
+		jsonw__int(w, "minflt", x->minflt);
+		jsonw__int(w, "majflt", x->majflt);
+		jsonw__int(w, "nvcsw", x->nvcsw);
+		jsonw__int(w, "nivcsw", x->nivcsw);
+		jsonw__end(w);
+		jsonw__break(w, 2);
+		jsonw__uint(w, "samples", x->samples);
+		jsonw__uint(w, "lost", x->lost);
+		jsonw__uint(w, "throttled", x->throttled);
+		jsonw__break(w, 2);
+		jsonw__array(w, "counters", JSONW_LINES);
+		for (i = cstart[r]; i < cstart[r + 1]; i++) {
 			const struct counter *c = &p->counters[cidx[i]];
 
-			outbuf__puts(out, n++ ? ",\n        {" : "\n        {");
-			outbuf__puts(out, "\"name\": ");
-			outbuf__json_str(out, profile__str(p, c->name));
-			outbuf__printf(out, ", \"supported\": %s", c->supported ? "true" : "false");
+			jsonw__object(w, NULL, JSONW_INLINE);
+			jsonw__str(w, "name", profile__str(p, c->name));
+			jsonw__bool(w, "supported", c->supported);
 			if (c->supported) {
-				outbuf__printf(out, ", \"value\": %llu, \"enabled_ns\": %llu, "
-					"\"running_ns\": %llu, \"scaled\": ",
-					(unsigned long long)c->value, (unsigned long long)c->enabled,
-					(unsigned long long)c->running);
-				outbuf__json_num(out, counter__scaled(c), 17);
+				jsonw__uint(w, "value", c->value);
+				jsonw__uint(w, "enabled_ns", c->enabled);
+				jsonw__uint(w, "running_ns", c->running);
+				jsonw__num(w, "scaled", counter__scaled(c), 17);
 			}
-			outbuf__putc(out, '}');
+			jsonw__end(w);
 		}
-		outbuf__puts(out, n ? "\n      ],\n      \"metrics\": {" : "],\n      \"metrics\": {");
-		for (i = mstart[r], n = 0; i < mstart[r + 1]; i++) {
+		jsonw__end(w);
+		jsonw__break(w, 2);
+		jsonw__object(w, "metrics", JSONW_INLINE);
+		for (i = mstart[r]; i < mstart[r + 1]; i++) {
 			const struct metric *m = &p->metrics[midx[i]];
 
-			outbuf__puts(out, n++ ? ", " : "");
-			outbuf__json_str(out, profile__str(p, m->key));
-			outbuf__puts(out, ": ");
-			outbuf__json_num(out, m->value, 17);
+			jsonw__num(w, profile__str(p, m->key), m->value, 17);
 		}
-		outbuf__puts(out, "}}");
+		jsonw__end(w);
+		jsonw__end(w);
 	}
-	outbuf__puts(out, p->nr_runs ? "\n  ],\n" : "],\n");
+	jsonw__end(w);
 	free(cstart);
 	free(cidx);
 	free(mstart);
 	free(midx);
 }
 
-static void json_keys(const struct keytab *kt, struct outbuf *out)
+static void json_keys(const struct keytab *kt, struct jsonw *w)
 {
 	size_t k, r;
 
-	outbuf__puts(out, "  \"keys\": {");
+	jsonw__object(w, "keys", JSONW_LINES);
 	for (k = 0; k < kt->nr; k++) {
-		outbuf__puts(out, k ? ",\n    " : "\n    ");
-		outbuf__json_str(out, kt->keys[k]);
-		outbuf__puts(out, ": {\"mean\": ");
-		outbuf__json_num(out, keytab__mean(kt, k), 17);
-		outbuf__puts(out, ", \"stddev\": ");
-		outbuf__json_num(out, keytab__stddev(kt, k), 17);
-		outbuf__puts(out, ", \"runs\": [");
-		for (r = 0; r < kt->nr_runs; r++) {
-			if (r)
-				outbuf__puts(out, ", ");
-			outbuf__json_num(out, keytab__val(kt, k, r), 17);
-		}
-		outbuf__puts(out, "]}");
+		jsonw__object(w, kt->keys[k], JSONW_INLINE);
+		jsonw__num(w, "mean", keytab__mean(kt, k), 17);
+		jsonw__num(w, "stddev", keytab__stddev(kt, k), 17);
+		jsonw__array(w, "runs", JSONW_INLINE);
+		for (r = 0; r < kt->nr_runs; r++)
+			jsonw__num(w, NULL, keytab__val(kt, k, r), 17);
+		jsonw__end(w);
+		jsonw__end(w);
 	}
-	outbuf__puts(out, kt->nr ? "\n  }" : "}");
+	jsonw__end(w);
 }
 
 /*
@@ -178,51 +175,47 @@ static void json_keys(const struct keytab *kt, struct outbuf *out)
  * without graph (every sample counted, unresolved as "[unknown]" per DSO;
  * the keys above stay on -U), with the unresolved samples of the event.
  */
-static void json_tree(const struct profile *p, double limit, struct outbuf *out)
+static void json_tree(const struct profile *p, double limit, struct jsonw *jw)
 {
 	struct symview_opts so = { .keep_unresolved = true, .unknown_by_dso = true,
 				   .max_stack = REPORT_MAX_STACK };
 	struct symview v;
 	double *w, *children, *self;
-	size_t e, i, n;
+	size_t e, i;
 
 	symview__init_opts(&v, p, &so);
 	w = xmalloc(v.nr_nodes * sizeof(*w));
 	children = xmalloc((v.nr_entries + 1) * sizeof(*children));
 	self = xmalloc((v.nr_entries + 1) * sizeof(*self));
-	outbuf__puts(out, ",\n  \"tree\": [");
+	jsonw__array(jw, "tree", JSONW_LINES);
 	for (e = 0; e < p->nr_events; e++) {
 		double total = symview__weights(&v, SYMVIEW_ALL_RUNS, (uint32_t)e, true, w);
 
 		symview__cumulate(&v, w, NULL, NULL, children, self);
-		outbuf__puts(out, e ? ",\n    {\"event\": " : "\n    {\"event\": ");
-		outbuf__json_str(out, profile__str(p, p->events[e].name));
+		jsonw__object(jw, NULL, JSONW_INLINE);
+		jsonw__str(jw, "event", profile__str(p, p->events[e].name));
 		uint64_t all, unnamed = report__unnamed(p, (int)e, &all);
 
-		outbuf__printf(out, ", \"total_period\": %llu",
-			       (unsigned long long)symview__total(&v, SYMVIEW_ALL_RUNS, (uint32_t)e, true));
-		outbuf__printf(out, ", \"samples\": %llu, \"unresolved_samples\": %llu, "
-			       "\"unresolved_counted\": true", (unsigned long long)all,
-			       (unsigned long long)unnamed);
-		outbuf__puts(out, ", \"entries\": [");
-		for (i = 0, n = 0; total > 0 && i < v.nr_entries; i++) {
+		jsonw__uint(jw, "total_period", symview__total(&v, SYMVIEW_ALL_RUNS, (uint32_t)e, true));
+		jsonw__uint(jw, "samples", all);
+		jsonw__uint(jw, "unresolved_samples", unnamed);
+		jsonw__bool(jw, "unresolved_counted", true);
+		jsonw__array(jw, "entries", JSONW_LINES);
+		for (i = 0; total > 0 && i < v.nr_entries; i++) {
 			if (children[i] <= 0 || 100.0 * children[i] / total < limit)
 				continue;
-			outbuf__puts(out, n++ ? ",\n      {" : "\n      {");
-			outbuf__puts(out, "\"symbol\": ");
-			outbuf__json_str(out, symview__entry_name(&v, (uint32_t)i));
-			outbuf__puts(out, ", \"dso\": ");
-			outbuf__json_str(out, symview__entry_dso(&v, (uint32_t)i));
-			outbuf__printf(out, ", \"kernel\": %s, \"children\": ",
-				v.entries[i].kernel ? "true" : "false");
-			outbuf__json_num(out, 100.0 * children[i] / total, 17);
-			outbuf__puts(out, ", \"self\": ");
-			outbuf__json_num(out, 100.0 * self[i] / total, 17);
-			outbuf__putc(out, '}');
+			jsonw__object(jw, NULL, JSONW_INLINE);
+			jsonw__str(jw, "symbol", symview__entry_name(&v, (uint32_t)i));
+			jsonw__str(jw, "dso", symview__entry_dso(&v, (uint32_t)i));
+			jsonw__bool(jw, "kernel", v.entries[i].kernel);
+			jsonw__num(jw, "children", 100.0 * children[i] / total, 17);
+			jsonw__num(jw, "self", 100.0 * self[i] / total, 17);
+			jsonw__end(jw);
 		}
-		outbuf__puts(out, n ? "\n    ]}" : "]}");
+		jsonw__end(jw);
+		jsonw__end(jw);
 	}
-	outbuf__puts(out, p->nr_events ? "\n  ]" : "]");
+	jsonw__end(jw);
 	free(w);
 	free(children);
 	free(self);
@@ -233,6 +226,7 @@ int report__json(const struct profile *p, const struct json_opts *o, struct outb
 		 struct errmsg *e)
 {
 	struct keytab kt;
+	struct jsonw w;
 	int err = keytab__build(&kt, p);
 
 	/*
@@ -252,14 +246,17 @@ int report__json(const struct profile *p, const struct json_opts *o, struct outb
 		return err;
 	}
 	keytab__sort(&kt);
-	outbuf__printf(out, "{\n  \"format\": %d,\n", JSON_REPORT_FORMAT);
-	json_meta(p, out);
-	json_events(p, out);
-	json_runs(p, out);
-	json_keys(&kt, out);
+	jsonw__init(&w, out);
+	jsonw__object(&w, NULL, JSONW_LINES);
+	jsonw__int(&w, "format", JSON_REPORT_FORMAT);
+	json_meta(p, &w);
+	json_events(p, &w);
+	json_runs(p, &w);
+	json_keys(&kt, &w);
 	if (o->tree)
-		json_tree(p, o->percent_limit, out);
-	outbuf__puts(out, "\n}\n");
+		json_tree(p, o->percent_limit, &w);
+	jsonw__end(&w);
+	outbuf__putc(out, '\n');
 	keytab__release(&kt);
 	return 0;
 }

@@ -249,6 +249,8 @@ for fmt in text json csv markdown; do
 	run history --store "$store" -f $fmt
 	run history --store "$store" -f $fmt --window 2 "'perf-profile.self.*'"
 done
+run history --store "$store" -f json --penalty 3
+run history --store "$store" -f json --penalty 3 --window 1
 run history --store "$store" --report
 run history --store "$store" --machine nosuch
 run history --store "$store" -f xml
