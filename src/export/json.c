@@ -13,126 +13,126 @@
  * is always valid JSON.
  */
 #include <errno.h>
-#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "mmprof/escape.h"
 #include "mmprof/export.h"
+#include "mmprof/jsonw.h"
 #include "mmprof/xalloc.h"
 
-static void jstr(struct outbuf *out, const char *s)
+/* s, or null when the profile has no string there */
+static void jstr(struct jsonw *w, const char *key, const char *s)
 {
 	if (s)
-		outbuf__json_str(out, s);
+		jsonw__str(w, key, s);
 	else
-		outbuf__puts(out, "null");
+		jsonw__null(w, key);
 }
 
-static void jnum(struct outbuf *out, double v)
-{
-	if (isfinite(v))
-		outbuf__printf(out, "%.17g", v);
-	else
-		outbuf__puts(out, "null");
-}
-
-static void meta(const struct profile *p, struct outbuf *out)
+static void meta(const struct profile *p, struct jsonw *w)
 {
 	size_t i;
 
-	outbuf__puts(out, "  \"meta\": {");
-	for (i = 0; i < p->nr_meta; i++) {
-		outbuf__puts(out, i ? ",\n    " : "\n    ");
-		jstr(out, profile__str(p, p->meta[i].key) ? profile__str(p, p->meta[i].key) : "");
-		outbuf__puts(out, ": ");
-		jstr(out, profile__str(p, p->meta[i].value));
-	}
-	outbuf__puts(out, p->nr_meta ? "\n  },\n" : "},\n");
+	jsonw__object(w, "meta", JSONW_LINES);
+	for (i = 0; i < p->nr_meta; i++)
+		jstr(w, profile__str(p, p->meta[i].key) ? profile__str(p, p->meta[i].key) : "",
+		     profile__str(p, p->meta[i].value));
+	jsonw__end(w);
 }
 
-static void events(const struct profile *p, struct outbuf *out)
+static void events(const struct profile *p, struct jsonw *w)
 {
 	size_t i;
 
-	outbuf__puts(out, "  \"events\": [");
+	jsonw__array(w, "events", JSONW_LINES);
 	for (i = 0; i < p->nr_events; i++) {
 		const struct event_desc *ev = &p->events[i];
 
-		outbuf__puts(out, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
-		jstr(out, profile__str(p, ev->name));
-		outbuf__puts(out, ", \"asked\": ");
-		jstr(out, profile__str(p, ev->asked));
-		outbuf__printf(out, ", \"type\": %u, \"config\": %llu, \"freq\": %s, \"sample\": %llu, "
-			"\"period_unit\": ", ev->type, (unsigned long long)ev->config,
-			ev->freq ? "true" : "false", (unsigned long long)ev->sample);
-		jstr(out, export__period_unit(profile__str(p, ev->name)));
-		outbuf__putc(out, '}');
+		jsonw__object(w, NULL, JSONW_INLINE);
+		jstr(w, "name", profile__str(p, ev->name));
+		jstr(w, "asked", profile__str(p, ev->asked));
+		jsonw__uint(w, "type", ev->type);
+		jsonw__uint(w, "config", ev->config);
+		jsonw__bool(w, "freq", ev->freq);
+		jsonw__uint(w, "sample", ev->sample);
+		jstr(w, "period_unit", export__period_unit(profile__str(p, ev->name)));
+		jsonw__end(w);
 	}
-	outbuf__puts(out, p->nr_events ? "\n  ],\n" : "],\n");
+	jsonw__end(w);
 }
 
-static void runs(const struct profile *p, struct outbuf *out)
+static void runs(const struct profile *p, struct jsonw *w)
 {
-	size_t r, i, n;
+	size_t r, i;
 
-	outbuf__puts(out, "  \"runs\": [");
+	jsonw__array(w, "runs", JSONW_LINES);
 	for (r = 0; r < p->nr_runs; r++) {
 		const struct run *x = &p->runs[r];
 
-		outbuf__printf(out, "%s{\"start_ns\": %lld, \"wall_ns\": %lld, \"exit_code\": %d, "
-			"\"term_signal\": %d, \"utime_us\": %lld, \"stime_us\": %lld, "
-			"\"maxrss_kb\": %lld, \"minflt\": %lld, \"majflt\": %lld, \"nvcsw\": %lld, "
-			"\"nivcsw\": %lld, \"samples\": %llu, \"lost\": %llu, \"throttled\": %llu,\n"
-			"     \"counters\": [", r ? ",\n    " : "\n    ",
-			(long long)x->start_ns, (long long)x->wall_ns, x->exit_code, x->term_signal,
-			(long long)x->utime_us, (long long)x->stime_us, (long long)x->maxrss_kb,
-			(long long)x->minflt, (long long)x->majflt, (long long)x->nvcsw,
-			(long long)x->nivcsw, (unsigned long long)x->samples,
-			(unsigned long long)x->lost, (unsigned long long)x->throttled);
-		for (i = 0, n = 0; i < p->nr_counters; i++) {
+		jsonw__object(w, NULL, JSONW_INLINE);
+		jsonw__int(w, "start_ns", x->start_ns);
+		jsonw__int(w, "wall_ns", x->wall_ns);
+		jsonw__int(w, "exit_code", x->exit_code);
+		jsonw__int(w, "term_signal", x->term_signal);
+		jsonw__int(w, "utime_us", x->utime_us);
+		jsonw__int(w, "stime_us", x->stime_us);
+		jsonw__int(w, "maxrss_kb", x->maxrss_kb);
+		jsonw__int(w, "minflt", x->minflt);
+		jsonw__int(w, "majflt", x->majflt);
+		jsonw__int(w, "nvcsw", x->nvcsw);
+		jsonw__int(w, "nivcsw", x->nivcsw);
+		jsonw__uint(w, "samples", x->samples);
+		jsonw__uint(w, "lost", x->lost);
+		jsonw__uint(w, "throttled", x->throttled);
+		/* export-json.md's layout: one space past the run's brace */
+		jsonw__break(w, 1);
+		jsonw__array(w, "counters", JSONW_INLINE);
+		for (i = 0; i < p->nr_counters; i++) {
 			const struct counter *c = &p->counters[i];
 
 			if (c->run != r)
 				continue;
-			outbuf__puts(out, n++ ? ", {\"name\": " : "{\"name\": ");
-			jstr(out, profile__str(p, c->name));
-			outbuf__printf(out, ", \"supported\": %s, \"value\": %llu, \"enabled_ns\": %llu, "
-				"\"running_ns\": %llu}", c->supported ? "true" : "false",
-				(unsigned long long)c->value, (unsigned long long)c->enabled,
-				(unsigned long long)c->running);
+			jsonw__object(w, NULL, JSONW_INLINE);
+			jstr(w, "name", profile__str(p, c->name));
+			jsonw__bool(w, "supported", c->supported);
+			jsonw__uint(w, "value", c->value);
+			jsonw__uint(w, "enabled_ns", c->enabled);
+			jsonw__uint(w, "running_ns", c->running);
+			jsonw__end(w);
 		}
-		outbuf__puts(out, "],\n     \"metrics\": {");
-		for (i = 0, n = 0; i < p->nr_metrics; i++) {
-			if (p->metrics[i].run != r)
-				continue;
-			outbuf__puts(out, n++ ? ", " : "");
-			jstr(out, profile__str(p, p->metrics[i].key) ? profile__str(p, p->metrics[i].key) : "");
-			outbuf__puts(out, ": ");
-			jnum(out, p->metrics[i].value);
-		}
-		outbuf__puts(out, "}}");
+		jsonw__end(w);
+		jsonw__break(w, 1);
+		jsonw__object(w, "metrics", JSONW_INLINE);
+		for (i = 0; i < p->nr_metrics; i++)
+			if (p->metrics[i].run == r)
+				jsonw__num(w, profile__str(p, p->metrics[i].key) ?
+					   profile__str(p, p->metrics[i].key) : "", p->metrics[i].value, 17);
+		jsonw__end(w);
+		jsonw__end(w);
 	}
-	outbuf__puts(out, p->nr_runs ? "\n  ],\n" : "],\n");
+	jsonw__end(w);
 }
 
-static void frames(const struct profile *p, struct outbuf *out)
+static void frames(const struct profile *p, struct jsonw *w)
 {
 	size_t i;
 
-	outbuf__puts(out, "  \"frames\": [");
+	jsonw__array(w, "frames", JSONW_LINES);
 	for (i = 0; i < p->nr_frames; i++) {
 		const struct frame *f = &p->frames[i];
+		char addr[32];
 
-		outbuf__puts(out, i ? ",\n    {\"sym\": " : "\n    {\"sym\": ");
-		jstr(out, profile__str(p, f->sym));
-		outbuf__puts(out, ", \"dso\": ");
-		jstr(out, profile__str(p, f->dso));
-		outbuf__printf(out, ", \"addr\": \"0x%llx\", \"sym_off\": %llu, \"kernel\": %s}",
-			(unsigned long long)f->addr, (unsigned long long)f->sym_off,
-			f->kernel ? "true" : "false");
+		snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)f->addr);
+		jsonw__object(w, NULL, JSONW_INLINE);
+		jstr(w, "sym", profile__str(p, f->sym));
+		jstr(w, "dso", profile__str(p, f->dso));
+		jsonw__str(w, "addr", addr);
+		jsonw__uint(w, "sym_off", f->sym_off);
+		jsonw__bool(w, "kernel", f->kernel);
+		jsonw__end(w);
 	}
-	outbuf__puts(out, p->nr_frames ? "\n  ],\n" : "],\n");
+	jsonw__end(w);
 }
 
 int export__json(const struct profile *p, struct outbuf *out, struct errmsg *e)
@@ -141,6 +141,7 @@ int export__json(const struct profile *p, struct outbuf *out, struct errmsg *e)
 	uint32_t *path, *depth = export__depths(p);
 	uint32_t nr_stacks = 0;
 	uint64_t written = 0;	/* frames, in the stacks */
+	struct jsonw w;
 	size_t i, j, n;
 
 	for (i = 0; i < p->nr_counts; i++)
@@ -155,17 +156,19 @@ int export__json(const struct profile *p, struct outbuf *out, struct errmsg *e)
 	}
 	path = xmalloc((p->nr_nodes + 1) * sizeof(*path));
 
-	outbuf__printf(out, "{\n  \"format\": \"mmprof-export\",\n  \"version\": %d,\n",
-		EXPORT_JSON_VERSION);
-	meta(p, out);
-	events(p, out);
-	runs(p, out);
-	frames(p, out);
+	jsonw__init(&w, out);
+	jsonw__object(&w, NULL, JSONW_LINES);
+	jsonw__str(&w, "format", "mmprof-export");
+	jsonw__int(&w, "version", EXPORT_JSON_VERSION);
+	meta(p, &w);
+	events(p, &w);
+	runs(p, &w);
+	frames(p, &w);
 
 	/* stacks: every node a count refers to (marked above), numbered in
 	 * trie order (a node's id grows with its position in the trie, so
 	 * the output is the same for the same profile) */
-	outbuf__puts(out, "  \"stacks\": [");
+	jsonw__array(&w, "stacks", JSONW_LINES);
 	for (i = 0; i < p->nr_nodes; i++) {
 		uint32_t q;
 
@@ -174,27 +177,32 @@ int export__json(const struct profile *p, struct outbuf *out, struct errmsg *e)
 		stack_of[i] = ++nr_stacks;
 		for (n = 0, q = (uint32_t)i; q && n <= p->nr_nodes; q = p->nodes[q].parent)
 			path[n++] = p->nodes[q].frame;
-		outbuf__puts(out, nr_stacks > 1 ? ",\n    [" : "\n    [");
+		jsonw__array(&w, NULL, JSONW_INLINE);
 		for (j = n; j-- > 0;)
-			outbuf__printf(out, j + 1 < n ? ", %u" : "%u", path[j]);
-		outbuf__putc(out, ']');
+			jsonw__uint(&w, NULL, path[j]);
+		jsonw__end(&w);
 	}
-	outbuf__puts(out, nr_stacks ? "\n  ],\n" : "],\n");
+	jsonw__end(&w);
 
-	outbuf__puts(out, "  \"counts\": [");
-	for (i = 0, n = 0; i < p->nr_counts; i++) {
+	jsonw__array(&w, "counts", JSONW_LINES);
+	for (i = 0; i < p->nr_counts; i++) {
 		const struct count *c = &p->counts[i];
 
 		if (c->node >= p->nr_nodes)
 			continue;
-		outbuf__printf(out, "%s{\"run\": %u, \"event\": %u, \"comm\": ", n++ ? ",\n    " : "\n    ",
-			c->run, c->event);
-		jstr(out, profile__str(p, c->comm));
-		outbuf__printf(out, ", \"pid\": %u, \"stack\": %u, \"samples\": %llu, \"period\": %llu}",
-			c->pid, stack_of[c->node] - 1, (unsigned long long)c->samples,
-			(unsigned long long)c->period);
+		jsonw__object(&w, NULL, JSONW_INLINE);
+		jsonw__uint(&w, "run", c->run);
+		jsonw__uint(&w, "event", c->event);
+		jstr(&w, "comm", profile__str(p, c->comm));
+		jsonw__uint(&w, "pid", c->pid);
+		jsonw__uint(&w, "stack", stack_of[c->node] - 1);
+		jsonw__uint(&w, "samples", c->samples);
+		jsonw__uint(&w, "period", c->period);
+		jsonw__end(&w);
 	}
-	outbuf__puts(out, n ? "\n  ]\n}\n" : "]\n}\n");
+	jsonw__end(&w);
+	jsonw__end(&w);
+	outbuf__putc(out, '\n');
 	free(stack_of);
 	free(path);
 	return outbuf__flush(out) ? errmsg__set(e, -EIO, "cannot write the export") : 0;
