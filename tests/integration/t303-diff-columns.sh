@@ -27,8 +27,8 @@ tap_setup t303
 # __split_huge_pmd's rise "can't tell" (test 8, a fresh-clone CI)
 lock=${TMPDIR:-/tmp}/mmprof-thp-split.lock
 rec() {	# rec OUT RUNS THP
-	[ "$3" = on ] && n=160 || n=4
-	flock "$lock" "$MMPROF" record -q -r "$2" -o "$tmp/$1" -- "$wl/thp-zap" --thp "$3" -n $n \
+	[ "$3" = on ] && iters=160 || iters=4
+	flock "$lock" "$MMPROF" record -q -r "$2" -o "$tmp/$1" -- "$wl/thp-zap" --thp "$3" -n $iters \
 		>/dev/null 2>>"$tmp/rec.err"
 }
 SPLIT=perf-profile.children.cpu-clock.__split_huge_pmd

@@ -22,12 +22,14 @@
 . "$(dirname "$0")/lib.sh"
 tap_setup t304
 
-# Runs of fixed work (15,000 ops: some 0.35 s of CPU at the base's cost,
-# 0.7 s at the new one's), not of a time: a run of 1 s got a twentieth of
-# a CPU at load 41, and its few samples made the costs per op swing
-# (tests 6, 7, 10 and 20 failed in a helper's runs at that load)
-rec() {	# rec OUT RUNS HOT OTHER
-	"$MMPROF" record -q -r "$2" -o "$tmp/$1" -- "$wl/cost-mix" --hot "$3" --other "$4" -n 15000 \
+# Runs of fixed work, not of a time: a run of 1 s got a twentieth of a CPU
+# at load 41, and its few samples made the costs per op swing (tests 6, 7,
+# 10 and 20 failed in a helper's runs at that load).  The same CPU time at
+# both costs (30,000 ops of the base's, 15,000 of the new one's, some 0.7 s):
+# at 15,000 each, the start-up's fixed cost was twice the share of the
+# base's shorter runs, and cost_mix_hot's share moved by 1.5 points (test 10)
+rec() {	# rec OUT RUNS HOT OTHER OPS
+	"$MMPROF" record -q -r "$2" -o "$tmp/$1" -- "$wl/cost-mix" --hot "$3" --other "$4" -n "$5" \
 		>/dev/null 2>"$tmp/rec.err"
 }
 json() {	# json FILE PYTHON-EXPR: evaluate with d the parsed JSON, exit 0 when true
@@ -39,8 +41,8 @@ sys.exit(0 if $2 else 1)" "$1"
 
 plan 24
 
-rec base.data 5 1500 8500; ok $? "record cost-mix --hot 1500 --other 8500, 5 runs"
-rec new.data 5 3000 17000; ok $? "record cost-mix --hot 3000 --other 17000, 5 runs"
+rec base.data 5 1500 8500 30000; ok $? "record cost-mix --hot 1500 --other 8500, 5 runs"
+rec new.data 5 3000 17000 15000; ok $? "record cost-mix --hot 3000 --other 17000, 5 runs"
 
 "$MMPROF" diff -f json "$tmp/base.data" "$tmp/new.data" >"$tmp/j" 2>"$tmp/err"
 ok $? "diff -f json exits 0"
