@@ -1,6 +1,7 @@
 /*
- * jsonw: a small JSON writer into an outbuf, for every JSON document mmprof
- * writes (report --json, history -f json, export -f json, diff -f json).
+ * jsonw: a small JSON writer into an outbuf, for the JSON documents mmprof
+ * writes: report --json, history -f json and export -f json so far; diff -f
+ * json (src/diff/, diffengine/report.c's splice) is still written by hand.
  * It owns the commas, the nesting and the layout; strings go through
  * json__escape's rules (escape.h: any bytes give valid JSON) and numbers
  * as they always were: doubles as outbuf__json_num (%.*g, null when not
