@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "mmprof/diff.h"
+#include "mmprof/jsonw.h"
 #include "mmprof/profile.h"
 
 /*
@@ -166,7 +167,8 @@ static inline const struct profile *chain_row__profile(const struct chain_diff *
  */
 const char *chain_row__new_name(const struct chain_diff *cd, const struct chain_row *r);
 
-/* Shown rows by |change|, at most limit, as text (json: an array). */
-void chains__format(struct outbuf *b, const struct chain_diff *cd, size_t limit, bool json);
+/* Shown rows by |change|, at most limit, as text; as JSON, the array member key of w's container. */
+void chains__format(struct outbuf *b, const struct chain_diff *cd, size_t limit);
+void chains__json(struct jsonw *w, const char *key, const struct chain_diff *cd, size_t limit);
 
 #endif

@@ -54,6 +54,7 @@
 
 #include "mmprof/diff.h"
 #include "mmprof/errmsg.h"
+#include "mmprof/jsonw.h"
 #include "mmprof/keys.h"
 #include "mmprof/outbuf.h"
 #include "mmprof/parallel.h"
@@ -368,7 +369,7 @@ void cost_attr__release(struct cost_attr *a);
  * format f: lkp, the text block diff prints after its header (the
  * benchmark's change per event, the workload's throughput row of d, then
  * per time event the functions, elsewhere and total, and the chains);
- * json, the value of diff's "cost" member; markdown, a section; csv, a
+ * json, cost__json below; markdown, a section; csv, a
  * second table after a blank line (event, function, base, new, change,
  * unit, share_pct, points, verdict).  Verdicts from dc, the diff of the
  * cost keys (NULL: "-"); lkp and markdown print no shares of the total's
@@ -377,5 +378,8 @@ void cost_attr__release(struct cost_attr *a);
  */
 void cost__format(struct outbuf *b, const struct cost_sides *c, size_t column,
 		  const struct diff *dc, const struct diff *d, enum diff_format f);
+/* JSON: the same as the object member key of w's container (work, note, throughput, events). */
+void cost__json(struct jsonw *w, const char *key, const struct cost_sides *c, size_t column,
+		const struct diff *dc, const struct diff *d);
 
 #endif

@@ -81,6 +81,7 @@
 #include <stdint.h>
 
 #include "mmprof/hashidx.h"
+#include "mmprof/jsonw.h"
 #include "mmprof/keykind.h"
 #include "mmprof/keys.h"
 #include "mmprof/outbuf.h"
@@ -439,14 +440,14 @@ void diff__describe(struct outbuf *b, const struct diff *d);
 void diff__describe_score(struct outbuf *b, const struct diff *d, const char *prefix);
 
 /*
- * The JSON object of a diff in two halves, so that a caller can add
- * members in place between them: open writes '{' and every member up to
- * the rows (rows from diff__select), close the '}' and a newline.  A
- * member added is written as ", \"name\": VALUE".
+ * The JSON object of a diff, left open so that a caller can add members
+ * after the rows (cost, call chains) and close it (jsonw__end): opens
+ * the object as member key of w's container (NULL: an element or the
+ * document) and writes every member up to the rows (rows from
+ * diff__select).  w laid out from the margin (jsonw__from_margin).
  */
-void diff__json_open(struct outbuf *b, const struct diff *d, const struct diff_row *const *rows,
-		     size_t n);
-void diff__json_close(struct outbuf *b);
+void diff__json_open(struct jsonw *w, const char *key, const struct diff *d,
+		     const struct diff_row *const *rows, size_t n);
 
 /*
  * A table of a base and several compared columns (columns.c): nd diffs,
@@ -501,11 +502,13 @@ void diff__settings_release(struct diff_setting *s, size_t n);
  * The settings in a format, names[k] naming side k: lkp, a block of
  * "  name: base X, new Y" lines (nothing when n is 0); markdown, one
  * paragraph; CSV, "# setting differs,NAME,base,X,new,Y" comment lines
- * before the table; JSON, the member "settings_differ": [...] and ", "
- * (always, [] when none), for the caller's object.
+ * before the table; not JSON (the next).
  */
 void diff__settings_format(struct outbuf *b, const struct diff_setting *s, size_t n,
 			   const char *const *names, size_t nr_sides, enum diff_format f);
+/* JSON: the member "settings_differ": [...] of w's object (always, [] when none). */
+void diff__settings_json(struct jsonw *w, const struct diff_setting *s, size_t n,
+			 const char *const *names, size_t nr_sides);
 
 /* A CSV field: s through the text rule, quoted when it holds ',' or '"' (format.c; history's CSV too). */
 void diff__csv_str(struct outbuf *b, const char *s);

@@ -24,6 +24,7 @@
 
 #include "mmprof/diff.h"
 #include "mmprof/errmsg.h"
+#include "mmprof/jsonw.h"
 #include "mmprof/keys.h"
 #include "mmprof/outbuf.h"
 #include "mmprof/profile.h"
@@ -170,15 +171,12 @@ void diff_sides__header_top(struct outbuf *b, const struct diff_side *s, size_t 
 			    const struct diff *d, const bool *forced);
 void diff_sides__column_heads(struct outbuf *b, const struct diff_side *s, size_t nr_sides);
 
-/* A side as a JSON object: files, runs, events (its sampling events), samples taken and lost. */
-void diff_side__json(struct outbuf *b, const struct diff_side *s, const char *events);
-
 /*
- * JSON output's members before "diff": files, runs, events (eb, en: the
- * sides' sampling events) and samples taken and lost per side (the caller
- * opens the object, and may write members before these).
+ * A side as the JSON object member key of w's container (NULL: an
+ * element): files, runs, events (its sampling events), samples taken and
+ * lost, the named samples, every run's status and how many failed.
  */
-void diff_sides__json_head(struct outbuf *b, const struct diff_side s[2], const char *eb,
-			   const char *en);
+void diff_side__json(struct jsonw *w, const char *key, const struct diff_side *s,
+		     const char *events);
 
 #endif

@@ -42,56 +42,65 @@ static int cmp_abs_delta(const void *a, const void *b)
 	return strcmp(x->text, y->text);
 }
 
-void chains__format(struct outbuf *b, const struct chain_diff *cd, size_t limit, bool json)
+/* The shown rows by |change|, at most limit of them (*m); free the array. */
+static const struct chain_row **shown(const struct chain_diff *cd, size_t limit, size_t *m)
 {
 	const struct chain_row **s = xmalloc((cd->nr + 1) * sizeof(*s));
-	size_t i, m = 0;
+	size_t i;
 
+	*m = 0;
 	for (i = 0; i < cd->nr; i++)
 		if (cd->rows[i].shown)
-			s[m++] = &cd->rows[i];
-	qsort(s, m, sizeof(*s), cmp_abs_delta);
-	if (m > limit)
-		m = limit;
-	if (json)
-		outbuf__printf(b, "[");
-	else
-		outbuf__printf(b, "\ncall chains whose share changed (caller \xe2\x86\x92 callee, points of the "
-				  "event's total%s%s):\n", cd->novar ? "; one run on a side: no test" : "",
-			       chains__any_renamed(s, m) ?
-			       "; (a \xe2\x86\x92 b): a frame spelled a in base, b in new" : "");
+			s[(*m)++] = &cd->rows[i];
+	qsort(s, *m, sizeof(*s), cmp_abs_delta);
+	if (*m > limit)
+		*m = limit;
+	return s;
+}
+
+void chains__format(struct outbuf *b, const struct chain_diff *cd, size_t limit)
+{
+	size_t i, m;
+	const struct chain_row **s = shown(cd, limit, &m);
+
+	outbuf__printf(b, "\ncall chains whose share changed (caller \xe2\x86\x92 callee, points of the "
+			  "event's total%s%s):\n", cd->novar ? "; one run on a side: no test" : "",
+		       chains__any_renamed(s, m) ?
+		       "; (a \xe2\x86\x92 b): a frame spelled a in base, b in new" : "");
 	for (i = 0; i < m; i++) {
-		if (json) {
-			outbuf__printf(b, "%s\n  {\"chain\": ", i ? "," : "");
-			outbuf__json_str(b, s[i]->text);
-			outbuf__printf(b, ", \"base\": %.4f, \"new\": %.4f, \"change\": %.4f, \"q\": ",
-				       s[i]->base, s[i]->cur, chain_row__delta(s[i]));
-			if (isfinite(s[i]->q))
-				outbuf__printf(b, "%.4g", s[i]->q);
-			else
-				outbuf__printf(b, "null");
-			outbuf__printf(b, ", \"detectable\": ");
-			if (isfinite(s[i]->mde))
-				outbuf__printf(b, "%.4g}", s[i]->mde);
-			else
-				outbuf__printf(b, "null}");
-		} else {
-			/* the chain's frames are the programs' names: the text rule (escape.h) */
-			outbuf__puts(b, "  ");
-			outbuf__text_str(b, s[i]->text);
-			outbuf__printf(b, "  %+.1f  (%.2f \xe2\x86\x92 %.2f", chain_row__delta(s[i]), s[i]->base,
-				       s[i]->cur);
-			if (isfinite(s[i]->q))
-				outbuf__printf(b, ", q=%.2g%s", s[i]->q, s[i]->q < cd->alpha ? "" : ", not significant");
-			if (isfinite(s[i]->mde))
-				outbuf__printf(b, ", detectable %.2g", s[i]->mde);
-			outbuf__printf(b, ")\n");
-		}
+		/* the chain's frames are the programs' names: the text rule (escape.h) */
+		outbuf__puts(b, "  ");
+		outbuf__text_str(b, s[i]->text);
+		outbuf__printf(b, "  %+.1f  (%.2f \xe2\x86\x92 %.2f", chain_row__delta(s[i]), s[i]->base,
+			       s[i]->cur);
+		if (isfinite(s[i]->q))
+			outbuf__printf(b, ", q=%.2g%s", s[i]->q, s[i]->q < cd->alpha ? "" : ", not significant");
+		if (isfinite(s[i]->mde))
+			outbuf__printf(b, ", detectable %.2g", s[i]->mde);
+		outbuf__printf(b, ")\n");
 	}
-	if (json)
-		outbuf__printf(b, "%s]", m ? "\n" : "");
-	else if (!m)
+	if (!m)
 		outbuf__printf(b, "  (none)\n");
+	free(s);
+}
+
+void chains__json(struct jsonw *w, const char *key, const struct chain_diff *cd, size_t limit)
+{
+	size_t i, m;
+	const struct chain_row **s = shown(cd, limit, &m);
+
+	jsonw__array(w, key, JSONW_LINES);
+	for (i = 0; i < m; i++) {
+		jsonw__object(w, NULL, JSONW_INLINE);
+		jsonw__str(w, "chain", s[i]->text);
+		jsonw__fixed(w, "base", s[i]->base, 4);
+		jsonw__fixed(w, "new", s[i]->cur, 4);
+		jsonw__fixed(w, "change", chain_row__delta(s[i]), 4);
+		jsonw__num(w, "q", s[i]->q, 4);
+		jsonw__num(w, "detectable", s[i]->mde, 4);
+		jsonw__end(w);
+	}
+	jsonw__end(w);
 	free(s);
 }
 

@@ -230,118 +230,111 @@ static void text_all(struct outbuf *b, const struct cost_sides *c, size_t column
 			text_attr(b, &at[i], dc, per);
 }
 
-static void json_row(struct outbuf *b, const struct cost_attr_row *r, const char *verd)
+static void json_row(struct jsonw *w, const struct cost_attr_row *r, const char *verd)
 {
-	outbuf__puts(b, "\"base\": ");
-	outbuf__json_num(b, r->base, 10);
-	outbuf__puts(b, ", \"new\": ");
-	outbuf__json_num(b, r->cur, 10);
-	outbuf__puts(b, ", \"change\": ");
-	outbuf__json_num(b, r->delta, 10);
-	outbuf__puts(b, ", \"share_pct\": ");
-	outbuf__json_num(b, r->share, 10);
-	outbuf__puts(b, ", \"points\": ");
-	outbuf__json_num(b, r->points, 10);
-	if (verd) {
-		outbuf__puts(b, ", \"verdict\": ");
-		outbuf__json_str(b, verd);
-	}
+	jsonw__num(w, "base", r->base, 10);
+	jsonw__num(w, "new", r->cur, 10);
+	jsonw__num(w, "change", r->delta, 10);
+	jsonw__num(w, "share_pct", r->share, 10);
+	jsonw__num(w, "points", r->points, 10);
+	if (verd)
+		jsonw__str(w, "verdict", verd);
 }
 
-static void json_attr(struct outbuf *b, const struct cost_attr *a, const struct diff *dc)
+static void json_attr(struct jsonw *w, const struct cost_attr *a, const struct diff *dc)
 {
 	size_t i;
-	bool first = true;
 
-	outbuf__puts(b, "{\"event\": ");
-	outbuf__json_str(b, a->event);
-	outbuf__printf(b, ", \"unit\": \"%s\", \"time\": %s, \"base\": ", a->unit, a->time ? "true" : "false");
-	outbuf__json_num(b, a->base, 10);
-	outbuf__puts(b, ", \"new\": ");
-	outbuf__json_num(b, a->cur, 10);
-	outbuf__puts(b, ", \"change\": ");
-	outbuf__json_num(b, a->delta, 10);
-	outbuf__puts(b, ", \"change_pct\": ");
-	outbuf__json_num(b, a->rel, 10);
-	outbuf__puts(b, ", \"verdict\": ");
-	outbuf__json_str(b, verdict(dc, "total", a->event, NULL));
-	outbuf__puts(b, ", \"functions\": [");
+	jsonw__object(w, NULL, JSONW_INLINE);
+	jsonw__str(w, "event", a->event);
+	jsonw__str(w, "unit", a->unit);
+	jsonw__bool(w, "time", a->time);
+	jsonw__num(w, "base", a->base, 10);
+	jsonw__num(w, "new", a->cur, 10);
+	jsonw__num(w, "change", a->delta, 10);
+	jsonw__num(w, "change_pct", a->rel, 10);
+	jsonw__str(w, "verdict", verdict(dc, "total", a->event, NULL));
+	jsonw__array(w, "functions", JSONW_INLINE);
 	for (i = 0; i < a->nr; i++) {
 		const struct cost_attr_row *r = &a->rows[i];
 
 		if (!r->fn)
 			continue;
-		outbuf__printf(b, "%s{\"function\": ", first ? "" : ", ");
-		first = false;
-		outbuf__json_str(b, r->fn);
-		outbuf__puts(b, ", ");
-		json_row(b, r, verdict(dc, "self", a->event, r->fn));
-		outbuf__puts(b, ", \"children_base\": ");
-		outbuf__json_num(b, r->children_base, 10);
-		outbuf__puts(b, ", \"children_new\": ");
-		outbuf__json_num(b, r->children_cur, 10);
-		outbuf__puts(b, "}");
+		jsonw__object(w, NULL, JSONW_INLINE);
+		jsonw__str(w, "function", r->fn);
+		json_row(w, r, verdict(dc, "self", a->event, r->fn));
+		jsonw__num(w, "children_base", r->children_base, 10);
+		jsonw__num(w, "children_new", r->children_cur, 10);
+		jsonw__end(w);
 	}
-	outbuf__puts(b, "], \"elsewhere\": ");
+	jsonw__end(w);
 	if (a->nr && !a->rows[a->nr - 1].fn) {
 		const struct cost_attr_row *r = &a->rows[a->nr - 1];
 
-		outbuf__printf(b, "{\"functions\": %zu, ", r->nr);
-		json_row(b, r, NULL);
-		outbuf__puts(b, "}");
+		jsonw__object(w, "elsewhere", JSONW_INLINE);
+		jsonw__uint(w, "functions", r->nr);
+		json_row(w, r, NULL);
+		jsonw__end(w);
 	} else {
-		outbuf__puts(b, "null");
+		jsonw__null(w, "elsewhere");
 	}
-	outbuf__puts(b, ", \"chains\": [");
+	jsonw__array(w, "chains", JSONW_INLINE);
 	for (i = 0; i < a->nr_chains; i++) {
-		outbuf__printf(b, "%s{\"chain\": ", i ? ", " : "");
-		outbuf__json_str(b, a->chains[i].chain);
-		outbuf__puts(b, ", \"function\": ");
-		outbuf__json_str(b, a->chains[i].fn);
-		outbuf__puts(b, ", \"base\": ");
-		outbuf__json_num(b, a->chains[i].base, 10);
-		outbuf__puts(b, ", \"new\": ");
-		outbuf__json_num(b, a->chains[i].cur, 10);
-		outbuf__puts(b, ", \"change\": ");
-		outbuf__json_num(b, a->chains[i].delta, 10);
-		outbuf__puts(b, "}");
+		jsonw__object(w, NULL, JSONW_INLINE);
+		jsonw__str(w, "chain", a->chains[i].chain);
+		jsonw__str(w, "function", a->chains[i].fn);
+		jsonw__num(w, "base", a->chains[i].base, 10);
+		jsonw__num(w, "new", a->chains[i].cur, 10);
+		jsonw__num(w, "change", a->chains[i].delta, 10);
+		jsonw__end(w);
 	}
-	outbuf__puts(b, "]}");
+	jsonw__end(w);
+	jsonw__end(w);
 }
 
-static void json_all(struct outbuf *b, const struct cost_sides *c, const struct cost_attr *at,
-		     const struct diff *dc, const struct diff *d)
+void cost__json(struct jsonw *w, const char *key, const struct cost_sides *c, size_t column,
+		const struct diff *dc, const struct diff *d)
 {
 	static const char *const kinds[] = { "seconds", "count", "rate" };
-	const struct diff_row *tp = throughput(c, d);
+	const struct cost_attr *at;
+	const struct diff_row *tp;
 	size_t i;
 
-	outbuf__printf(b, "{\"work\": {\"kind\": \"%s\", \"key\": ", kinds[c->work.kind]);
+	jsonw__object(w, key, JSONW_INLINE);
+	if (!c->nr_events || !c->attr || column == 0 || column >= c->nr_sides) {
+		jsonw__str(w, "note", c->note);
+		jsonw__array(w, "events", JSONW_INLINE);
+		jsonw__end(w);
+		jsonw__end(w);
+		return;
+	}
+	at = &c->attr[(column - 1) * c->nr_events];
+	tp = throughput(c, d);
+	jsonw__object(w, "work", JSONW_INLINE);
+	jsonw__str(w, "kind", kinds[c->work.kind]);
 	if (c->work.kind == COST_WORK_SECONDS)
-		outbuf__puts(b, "null");
+		jsonw__null(w, "key");
 	else
-		outbuf__json_str(b, c->work.key);
-	outbuf__printf(b, ", \"per\": \"%s\"}, \"note\": ", cost_work__per(&c->work));
-	outbuf__json_str(b, c->note);
-	outbuf__puts(b, ", \"throughput\": ");
+		jsonw__str(w, "key", c->work.key);
+	jsonw__str(w, "per", cost_work__per(&c->work));
+	jsonw__end(w);
+	jsonw__str(w, "note", c->note);
 	if (tp) {
-		outbuf__puts(b, "{\"key\": ");
-		outbuf__json_str(b, tp->key);
-		outbuf__puts(b, ", \"change_pct\": ");
-		outbuf__json_num(b, tp->rel, 10);
-		outbuf__puts(b, ", \"verdict\": ");
-		outbuf__json_str(b, diff_row__verdict_name(tp));
-		outbuf__puts(b, "}");
+		jsonw__object(w, "throughput", JSONW_INLINE);
+		jsonw__str(w, "key", tp->key);
+		jsonw__num(w, "change_pct", tp->rel, 10);
+		jsonw__str(w, "verdict", diff_row__verdict_name(tp));
+		jsonw__end(w);
 	} else {
-		outbuf__puts(b, "null");
+		jsonw__null(w, "throughput");
 	}
-	outbuf__puts(b, ", \"events\": [");
-	for (i = 0; i < c->nr_events; i++) {
-		outbuf__puts(b, i ? ",\n  " : "\n  ");
-		json_attr(b, &at[i], dc);
-	}
-	outbuf__puts(b, "]}");
+	jsonw__array(w, "events", JSONW_LINES_TIGHT);
+	for (i = 0; i < c->nr_events; i++)
+		json_attr(w, &at[i], dc);
+	jsonw__end(w);
+	jsonw__end(w);
 }
+
 
 static void md_cost(struct outbuf *b, const struct cost_attr *a, double v, bool sign)
 {
@@ -507,18 +500,11 @@ void cost__format(struct outbuf *b, const struct cost_sides *c, size_t column,
 			outbuf__puts(b, f == DIFF_FORMAT_MARKDOWN ? "\n" : "");
 			outbuf__text_str(b, c->note);
 			outbuf__putc(b, '\n');
-		} else if (f == DIFF_FORMAT_JSON) {
-			outbuf__puts(b, "{\"note\": ");
-			outbuf__json_str(b, c->note);
-			outbuf__puts(b, ", \"events\": []}");
 		}
 		return;
 	}
 	at = &c->attr[(column - 1) * c->nr_events];
 	switch (f) {
-	case DIFF_FORMAT_JSON:
-		json_all(b, c, at, dc, d);
-		break;
 	case DIFF_FORMAT_CSV:
 		csv_all(b, c, at, dc);
 		break;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "mmprof/diff.h"
+#include "mmprof/jsonw.h"
 #include "mmprof/keykind.h"
 #include "mmprof/rubyfmt.h"
 #include "mmprof/skid.h"
@@ -277,184 +278,163 @@ void diff__describe(struct outbuf *b, const struct diff *d)
 
 /* ---- the other formats ---- */
 
-static void json_side(struct outbuf *b, const struct stat_summary *s, const double *v)
+static void json_side(struct jsonw *w, const char *key, const struct stat_summary *s,
+		      const double *v)
 {
 	size_t i;
 
-	outbuf__printf(b, "{\"runs\": %zu, \"mean\": ", s->n);
-	outbuf__json_num(b, s->mean, 10);
-	outbuf__printf(b, ", \"stddev\": ");
-	outbuf__json_num(b, s->sd, 10);
-	outbuf__printf(b, ", \"min\": ");
-	outbuf__json_num(b, s->min, 10);
-	outbuf__printf(b, ", \"median\": ");
-	outbuf__json_num(b, s->median, 10);
-	outbuf__printf(b, ", \"max\": ");
-	outbuf__json_num(b, s->max, 10);
-	outbuf__printf(b, ", \"values\": [");
-	for (i = 0; i < s->n; i++) {
-		if (i)
-			outbuf__printf(b, ", ");
-		outbuf__json_num(b, v[i], 10);
-	}
-	outbuf__printf(b, "]}");
+	jsonw__object(w, key, JSONW_INLINE);
+	jsonw__uint(w, "runs", s->n);
+	jsonw__num(w, "mean", s->mean, 10);
+	jsonw__num(w, "stddev", s->sd, 10);
+	jsonw__num(w, "min", s->min, 10);
+	jsonw__num(w, "median", s->median, 10);
+	jsonw__num(w, "max", s->max, 10);
+	jsonw__array(w, "values", JSONW_INLINE);
+	for (i = 0; i < s->n; i++)
+		jsonw__num(w, NULL, v[i], 10);
+	jsonw__end(w);
+	jsonw__end(w);
+}
+
+static void json_strings(struct jsonw *w, const char *key, const char *const *s, size_t n)
+{
+	size_t i;
+
+	jsonw__array(w, key, JSONW_INLINE);
+	for (i = 0; i < n; i++)
+		jsonw__str(w, NULL, s[i]);
+	jsonw__end(w);
 }
 
 /* "spellings": {"base": [...], "new": [...]} of a row spelled otherwise than its key. */
-static void json_spellings(struct outbuf *b, const struct diff_spelling *sp)
+static void json_spellings(struct jsonw *w, const struct diff_spelling *sp)
 {
-	static const char *const side[2] = { "base", "new" };
-	size_t i;
-	int sd;
-
-	outbuf__printf(b, ", \"spellings\": {");
-	for (sd = 0; sd < 2; sd++) {
-		outbuf__printf(b, "%s\"%s\": [", sd ? ", " : "", side[sd]);
-		for (i = 0; i < sp->nr[sd]; i++) {
-			if (i)
-				outbuf__printf(b, ", ");
-			outbuf__json_str(b, sp->name[sd][i]);
-		}
-		outbuf__printf(b, "]");
-	}
-	outbuf__printf(b, "}");
+	jsonw__object(w, "spellings", JSONW_INLINE);
+	json_strings(w, "base", (const char *const *)sp->name[0], sp->nr[0]);
+	json_strings(w, "new", (const char *const *)sp->name[1], sp->nr[1]);
+	jsonw__end(w);
 }
 
 /* The fitted noise of each family, the runs advice and the disturbed runs. */
-static void json_families(struct outbuf *b, const struct diff *d)
+static void json_families(struct jsonw *w, const struct diff *d)
 {
-	size_t i;
+	const struct diff_row **amb;
+	size_t i, n;
 
-	outbuf__printf(b, "\"families\": [");
+	jsonw__array(w, "families", JSONW_INLINE);
 	for (i = 0; i < d->nr_families; i++) {
 		const struct diff_family *f = &d->families[i];
 
-		outbuf__printf(b, "%s{\"name\": ", i ? ", " : "");
-		outbuf__json_str(b, f->name);
-		outbuf__printf(b, ", \"phi\": ");
-		outbuf__json_num(b, f->phi, 10);
-		outbuf__printf(b, ", \"prior_df\": ");
+		jsonw__object(w, NULL, JSONW_INLINE);
+		jsonw__str(w, "name", f->name);
+		jsonw__num(w, "phi", f->phi, 10);
 		if (isinf(f->d0))
-			outbuf__printf(b, "\"inf\"");
+			jsonw__str(w, "prior_df", "inf");
 		else
-			outbuf__json_num(b, f->d0, 10);
-		outbuf__printf(b, ", \"prior_var\": ");
-		outbuf__json_num(b, f->s0, 10);
-		outbuf__printf(b, ", \"tested\": %zu, \"significant\": %zu}", f->tested, f->rejected);
+			jsonw__num(w, "prior_df", f->d0, 10);
+		jsonw__num(w, "prior_var", f->s0, 10);
+		jsonw__uint(w, "tested", f->tested);
+		jsonw__uint(w, "significant", f->rejected);
+		jsonw__end(w);
 	}
-	outbuf__printf(b, "], \"runs_advice\": ");
+	jsonw__end(w);
 	if (d->advice.family) {
-		outbuf__printf(b, "{\"family\": ");
-		outbuf__json_str(b, d->advice.family);
-		outbuf__printf(b, ", \"rows\": %zu, \"median_detectable\": ", d->advice.rows);
-		outbuf__json_num(b, d->advice.mde, 10);
-		outbuf__printf(b, ", \"runs_for_effect_floor\": ");
-		outbuf__json_num(b, d->advice.runs, 10);
-		outbuf__printf(b, "}");
+		jsonw__object(w, "runs_advice", JSONW_INLINE);
+		jsonw__str(w, "family", d->advice.family);
+		jsonw__uint(w, "rows", d->advice.rows);
+		jsonw__num(w, "median_detectable", d->advice.mde, 10);
+		jsonw__num(w, "runs_for_effect_floor", d->advice.runs, 10);
+		jsonw__end(w);
 	} else {
-		outbuf__printf(b, "null");
+		jsonw__null(w, "runs_advice");
 	}
-	outbuf__printf(b, ", \"disturbed_runs\": [");
+	jsonw__array(w, "disturbed_runs", JSONW_INLINE);
 	for (i = 0; i < d->nr_disturbed; i++) {
 		const struct diff_disturbed *x = &d->disturbed[i];
 
-		outbuf__printf(b, "%s{\"side\": \"%s\", \"run\": %zu, \"stands_out\": ", i ? ", " : "",
-			       x->side ? "new" : "base", x->run);
-		outbuf__json_num(b, x->ratio, 10);
-		outbuf__printf(b, ", \"keys\": %zu}", x->keys);
+		jsonw__object(w, NULL, JSONW_INLINE);
+		jsonw__str(w, "side", x->side ? "new" : "base");
+		jsonw__uint(w, "run", x->run);
+		jsonw__num(w, "stands_out", x->ratio, 10);
+		jsonw__uint(w, "keys", x->keys);
+		jsonw__end(w);
 	}
-	outbuf__printf(b, "], \"machines_differed\": [");
-	{
-		size_t n;
-		const struct diff_row **amb = diff__select(d, DIFF_SELECT_AMBIENT, &n);
-
-		for (i = 0; i < n; i++) {
-			outbuf__printf(b, "%s", i ? ", " : "");
-			outbuf__json_str(b, amb[i]->key);
-		}
-		free(amb);
-	}
-	outbuf__printf(b, "], ");
+	jsonw__end(w);
+	amb = diff__select(d, DIFF_SELECT_AMBIENT, &n);
+	jsonw__array(w, "machines_differed", JSONW_INLINE);
+	for (i = 0; i < n; i++)
+		jsonw__str(w, NULL, amb[i]->key);
+	jsonw__end(w);
+	free(amb);
 }
 
-void diff__json_open(struct outbuf *b, const struct diff *d, const struct diff_row *const *rows,
-		     size_t n)
+static void json_row(struct jsonw *w, const struct diff *d, const struct diff_row *r)
+{
+	const struct diff_score_runs *sr = diff__score_runs(d, r);
+
+	jsonw__object(w, NULL, JSONW_INLINE);
+	jsonw__str(w, "key", r->key);
+	json_side(w, "base", &r->base, r->v);
+	json_side(w, "new", &r->cur, r->v + d->nb);
+	jsonw__num(w, "change", r->change, 10);
+	jsonw__str(w, "change_unit", r->absolute ? "points" : "%");
+	jsonw__num(w, "delta", r->delta, 10);
+	jsonw__num(w, "p", r->p, 10);
+	jsonw__num(w, "q", r->q, 10);
+	jsonw__num(w, "detectable", r->mde, 10);
+	if (r->flags & DIFF_MDE_ABOVE)
+		jsonw__bool(w, "detectable_above", true);
+	if (r->flags & DIFF_SCORE)
+		jsonw__bool(w, "score", true);
+	if (sr) {
+		jsonw__array(w, "score_runs", JSONW_INLINE);
+		jsonw__uint(w, NULL, sr->nb);
+		jsonw__uint(w, NULL, sr->nn);
+		jsonw__end(w);
+	}
+	jsonw__num(w, "runs_needed", r->runs_needed, 10);
+	jsonw__bool(w, "ambient", r->flags & DIFF_AMBIENT);
+	jsonw__str(w, "verdict", diff_row__verdict_name(r));
+	jsonw__bool(w, "new_key", r->flags & DIFF_NEW);
+	jsonw__bool(w, "gone_key", r->flags & DIFF_GONE);
+	jsonw__bool(w, "robot", r->flags & DIFF_ROBOT);
+	if (diff__spelling(d, r))
+		json_spellings(w, diff__spelling(d, r));
+	jsonw__end(w);
+}
+
+void diff__json_open(struct jsonw *w, const char *key, const struct diff *d,
+		     const struct diff_row *const *rows, size_t n)
 {
 	size_t i;
 
-	outbuf__printf(b, "{\"runs\": {\"base\": %zu, \"new\": %zu}, \"mode\": \"%s\", \"alpha\": ",
-		       d->nb, d->nn, d->novar ? "thresholds" : "moderated-bh");
-	outbuf__json_num(b, d->o.alpha, 10);
-	outbuf__printf(b, ", \"keys\": %zu, \"tested\": %zu, ", d->nr, d->nr_tested);
+	jsonw__object(w, key, JSONW_INLINE);
+	jsonw__object(w, "runs", JSONW_INLINE);
+	jsonw__uint(w, "base", d->nb);
+	jsonw__uint(w, "new", d->nn);
+	jsonw__end(w);
+	jsonw__str(w, "mode", d->novar ? "thresholds" : "moderated-bh");
+	jsonw__num(w, "alpha", d->o.alpha, 10);
+	jsonw__uint(w, "keys", d->nr);
+	jsonw__uint(w, "tested", d->nr_tested);
 	/* only for files that carry a pairing (record --interleave) */
 	if (d->pairs)
-		outbuf__printf(b, "\"pairs\": %zu, ", d->pairs);
-	else if (d->unpaired[0]) {
-		outbuf__printf(b, "\"unpaired\": ");
-		outbuf__json_str(b, d->unpaired);
-		outbuf__printf(b, ", ");
-	}
+		jsonw__uint(w, "pairs", d->pairs);
+	else if (d->unpaired[0])
+		jsonw__str(w, "unpaired", d->unpaired);
 	if (d->nr_one_side[0] || d->nr_one_side[1]) {
 		/* families that only one side measured: their rows have verdict "one-side" */
-		outbuf__printf(b, "\"one_side_families\": {");
-		for (i = 0; i < 2; i++) {
-			size_t j;
-
-			outbuf__printf(b, "%s\"%s\": [", i ? ", " : "", i ? "new" : "base");
-			for (j = 0; j < d->nr_one_side[i]; j++) {
-				if (j)
-					outbuf__printf(b, ", ");
-				outbuf__json_str(b, d->one_side[i][j]);
-			}
-			outbuf__printf(b, "]");
-		}
-		outbuf__printf(b, "}, ");
+		jsonw__object(w, "one_side_families", JSONW_INLINE);
+		json_strings(w, "base", (const char *const *)d->one_side[0], d->nr_one_side[0]);
+		json_strings(w, "new", (const char *const *)d->one_side[1], d->nr_one_side[1]);
+		jsonw__end(w);
 	}
-	json_families(b, d);
-	outbuf__printf(b, "\"rows\": [");
-	for (i = 0; i < n; i++) {
-		const struct diff_row *r = rows[i];
-
-		outbuf__printf(b, "%s\n  {\"key\": ", i ? "," : "");
-		outbuf__json_str(b, r->key);
-		outbuf__printf(b, ", \"base\": ");
-		json_side(b, &r->base, r->v);
-		outbuf__printf(b, ", \"new\": ");
-		json_side(b, &r->cur, r->v + d->nb);
-		outbuf__printf(b, ", \"change\": ");
-		outbuf__json_num(b, r->change, 10);
-		outbuf__printf(b, ", \"change_unit\": \"%s\", \"delta\": ", r->absolute ? "points" : "%");
-		outbuf__json_num(b, r->delta, 10);
-		outbuf__printf(b, ", \"p\": ");
-		outbuf__json_num(b, r->p, 10);
-		outbuf__printf(b, ", \"q\": ");
-		outbuf__json_num(b, r->q, 10);
-		outbuf__printf(b, ", \"detectable\": ");
-		outbuf__json_num(b, r->mde, 10);
-		if (r->flags & DIFF_MDE_ABOVE)
-			outbuf__printf(b, ", \"detectable_above\": true");
-		if (r->flags & DIFF_SCORE)
-			outbuf__printf(b, ", \"score\": true");
-		if (diff__score_runs(d, r))
-			outbuf__printf(b, ", \"score_runs\": [%zu, %zu]", diff__score_runs(d, r)->nb,
-				       diff__score_runs(d, r)->nn);
-		outbuf__printf(b, ", \"runs_needed\": ");
-		outbuf__json_num(b, r->runs_needed, 10);
-		outbuf__printf(b, ", \"ambient\": %s", (r->flags & DIFF_AMBIENT) ? "true" : "false");
-		outbuf__printf(b, ", \"verdict\": \"%s\", \"new_key\": %s, \"gone_key\": %s, \"robot\": %s",
-			       diff_row__verdict_name(r), (r->flags & DIFF_NEW) ? "true" : "false",
-			       (r->flags & DIFF_GONE) ? "true" : "false",
-			       (r->flags & DIFF_ROBOT) ? "true" : "false");
-		if (diff__spelling(d, r))
-			json_spellings(b, diff__spelling(d, r));
-		outbuf__printf(b, "}");
-	}
-	outbuf__printf(b, "%s]", n ? "\n" : "");
-}
-
-void diff__json_close(struct outbuf *b)
-{
-	outbuf__printf(b, "}\n");
+	json_families(w, d);
+	jsonw__array(w, "rows", JSONW_LINES);
+	for (i = 0; i < n; i++)
+		json_row(w, d, rows[i]);
+	jsonw__end(w);
 }
 
 /* s through the text rule (no newline is left to quote), quoted when it holds ',' or '"' */
@@ -723,10 +703,16 @@ void diff__format(struct outbuf *b, const struct diff *d, const struct diff_row 
 	size_t i;
 
 	switch (f) {
-	case DIFF_FORMAT_JSON:
-		diff__json_open(b, d, rows, n);
-		diff__json_close(b);
+	case DIFF_FORMAT_JSON: {
+		struct jsonw w;
+
+		jsonw__init(&w, b);
+		jsonw__from_margin(&w);
+		diff__json_open(&w, NULL, d, rows, n);
+		jsonw__end(&w);
+		outbuf__putc(b, '\n');
 		return;
+	}
 	case DIFF_FORMAT_CSV:
 		format_csv(b, d, rows, n);
 		return;

@@ -347,46 +347,39 @@ void diff_sides__header(struct outbuf *b, const struct diff_side *s, size_t nr_s
 }
 
 /* "status": every run's, in file and run order (before --drop-run), and how many failed. */
-static void json_statuses(struct outbuf *b, const struct diff_side *s)
+static void json_statuses(struct jsonw *w, const struct diff_side *s)
 {
 	size_t i, failed = 0;
 	uint32_t r;
 	char what[64];
 
-	outbuf__puts(b, ", \"status\": [");
+	jsonw__array(w, "status", JSONW_INLINE);
 	for (i = 0; i < s->nr; i++)
 		for (r = 0; r < s->profiles[i]->nr_runs; r++) {
 			failed += profile__run_status(s->profiles[i], r, what, sizeof(what));
-			outbuf__printf(b, "%s\"%s\"", i || r ? ", " : "", what);
+			jsonw__str(w, NULL, what);
 		}
-	outbuf__printf(b, "], \"runs_failed\": %zu", failed);
+	jsonw__end(w);
+	jsonw__uint(w, "runs_failed", failed);
 }
 
-void diff_side__json(struct outbuf *b, const struct diff_side *s, const char *events)
+void diff_side__json(struct jsonw *w, const char *key, const struct diff_side *s,
+		     const char *events)
 {
 	uint64_t kept, lost = diff_side__lost(s, &kept);
-
-	outbuf__printf(b, "{\"files\": %zu, \"runs\": %zu, \"events\": ", s->nr, s->nr_runs);
-	outbuf__json_str(b, events);	/* the file's names: a quote in one must not end the string */
 	double named, all;
 
-	outbuf__printf(b, ", \"samples\": %llu, \"lost\": %llu", (unsigned long long)kept,
-		       (unsigned long long)lost);
+	jsonw__object(w, key, JSONW_INLINE);
+	jsonw__uint(w, "files", s->nr);
+	jsonw__uint(w, "runs", s->nr_runs);
+	jsonw__str(w, "events", events);	/* the file's names: a quote in one must not end the string */
+	jsonw__uint(w, "samples", kept);
+	jsonw__uint(w, "lost", lost);
 	/* the perf-profile shares' denominator: the first event's samples with a name */
-	if (diff_side__named(s, &named, &all))
-		outbuf__printf(b, ", \"named_samples\": %.0f, \"unnamed_fraction\": %.4f", named,
-			       1 - named / all);
-	json_statuses(b, s);
-	outbuf__puts(b, "}");
-}
-
-
-void diff_sides__json_head(struct outbuf *b, const struct diff_side s[2], const char *eb,
-			   const char *en)
-{
-	outbuf__printf(b, "\"base\": ");
-	diff_side__json(b, &s[0], eb);
-	outbuf__printf(b, ", \"new\": ");
-	diff_side__json(b, &s[1], en);
-	outbuf__printf(b, ", \"diff\": ");
+	if (diff_side__named(s, &named, &all)) {
+		jsonw__fixed(w, "named_samples", named, 0);
+		jsonw__fixed(w, "unnamed_fraction", 1 - named / all, 4);
+	}
+	json_statuses(w, s);
+	jsonw__end(w);
 }

@@ -117,26 +117,27 @@ void diff__settings_release(struct diff_setting *s, size_t n)
 	free(s);
 }
 
+void diff__settings_json(struct jsonw *w, const struct diff_setting *s, size_t n,
+			 const char *const *names, size_t nr_sides)
+{
+	size_t i, k;
+
+	jsonw__array(w, "settings_differ", JSONW_INLINE);
+	for (i = 0; i < n; i++) {
+		jsonw__object(w, NULL, JSONW_INLINE);
+		jsonw__str(w, "setting", s[i].name);
+		for (k = 0; k < nr_sides; k++)
+			jsonw__str(w, names[k], s[i].value[k]);
+		jsonw__end(w);
+	}
+	jsonw__end(w);
+}
+
 void diff__settings_format(struct outbuf *b, const struct diff_setting *s, size_t n,
 			   const char *const *names, size_t nr_sides, enum diff_format f)
 {
 	size_t i, k;
 
-	if (f == DIFF_FORMAT_JSON) {
-		/* a member of the caller's object, as diff__json_open's callers add theirs */
-		outbuf__puts(b, "\"settings_differ\": [");
-		for (i = 0; i < n; i++) {
-			outbuf__printf(b, "%s{\"setting\": ", i ? ", " : "");
-			outbuf__json_str(b, s[i].name);
-			for (k = 0; k < nr_sides; k++) {
-				outbuf__printf(b, ", \"%s\": ", names[k]);
-				outbuf__json_str(b, s[i].value[k]);
-			}
-			outbuf__putc(b, '}');
-		}
-		outbuf__puts(b, "], ");
-		return;
-	}
 	if (!n)
 		return;
 	switch (f) {

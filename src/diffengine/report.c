@@ -3,31 +3,32 @@
  * each format has and in which order; the parts themselves are written by
  * the modules whose data they show (diffside.h's header and sides,
  * diff.h's tables and JSON objects, cost.h's attribution, chains.h's call
- * chains).  See include/mmprof/diffengine.h.
+ * chains), JSON's members through one writer (jsonw.h).  See
+ * include/mmprof/diffengine.h.
  */
 #include <stdlib.h>
 
 #include "mmprof/diffengine.h"
 #include "mmprof/xalloc.h"
 
-/* -g: the changed call chains of column k, in the table's format. */
-static void callchains(struct outbuf *out, const struct diff_result *r, size_t k,
-		       enum diff_format fmt)
+/* -g: the changed call chains of column k, as text or (w) as the member "callchains" of w's object. */
+static void callchains(struct outbuf *out, struct jsonw *w, const struct diff_result *r, size_t k)
 {
 	struct chain_diff cd;
-	int limit = r->o.limit;
+	size_t limit = r->o.limit > 0 ? (size_t)r->o.limit : 20;
 
 	if (diff_result__chains(r, k, &cd))
 		return;
-	/* in JSON a member of the diff object, before it closes */
-	if (fmt == DIFF_FORMAT_JSON)
-		outbuf__printf(out, ", \"callchains\": ");
-	chains__format(out, &cd, (size_t)(limit > 0 ? limit : 20), fmt == DIFF_FORMAT_JSON);
+	if (w)
+		chains__json(w, "callchains", &cd, limit);
+	else
+		chains__format(out, &cd, limit);
 	chains__release(&cd);
 }
 
-/* The recorded settings that differ between the sides, in fmt (diff__settings_format). */
-static void settings(struct outbuf *out, const struct diff_result *r, enum diff_format fmt)
+/* The recorded settings that differ between the sides, in fmt (w: JSON, the member "settings_differ"). */
+static void settings(struct outbuf *out, struct jsonw *w, const struct diff_result *r,
+		     enum diff_format fmt)
 {
 	struct diff_settings_side *ss = xcalloc(r->nr_sides, sizeof(*ss));
 	const char **names = xcalloc(r->nr_sides, sizeof(*names));
@@ -40,53 +41,79 @@ static void settings(struct outbuf *out, const struct diff_result *r, enum diff_
 		names[k] = r->s[k].name;
 	}
 	n = diff__settings_differ(ss, r->nr_sides, &st);
-	diff__settings_format(out, st, n, names, r->nr_sides, fmt);
+	if (w)
+		diff__settings_json(w, st, n, names, r->nr_sides);
+	else
+		diff__settings_format(out, st, n, names, r->nr_sides, fmt);
 	diff__settings_release(st, n);
 	free(names);
 	free(ss);
 }
 
-/* JSON with one column: the sides, the diff with its costs and cost rows; the object is left open. */
-static void json_pair(struct outbuf *out, const struct diff_result *r)
+/* JSON with one column: the sides, the diff with its costs, cost rows and call chains. */
+static void json_pair(struct jsonw *w, struct diff_result *r)
 {
-	diff_sides__json_head(out, r->s, r->ev[0], r->ev[1]);
-	diff__json_open(out, &r->d[0], r->rows, r->n);
-	if (!r->o.robot) {
-		outbuf__puts(out, ", \"cost\": ");
-		cost__format(out, &r->cs, 1, r->d[0].cost, &r->d[0], DIFF_FORMAT_JSON);
-	}
+	diff_side__json(w, "base", &r->s[0], r->ev[0]);
+	diff_side__json(w, "new", &r->s[1], r->ev[1]);
+	diff__json_open(w, "diff", &r->d[0], r->rows, r->n);
+	if (!r->o.robot)
+		cost__json(w, "cost", &r->cs, 1, r->d[0].cost, &r->d[0]);
 	if (r->crows) {
-		outbuf__puts(out, ", \"cost_rows\": ");
-		diff__json_open(out, &r->dc[0], r->crows, r->cn);
-		diff__json_close(out);
+		diff__json_open(w, "cost_rows", &r->dc[0], r->crows, r->cn);
+		jsonw__end(w);
+		/* the object's line ends as a diff document's does: the next ", " starts a line */
+		jsonw__newline(w, 0);
 	}
+	if (r->o.callchains) {
+		/* the table is written: its rows' memory goes before the chains' */
+		diff_result__done_with_rows(r);
+		callchains(NULL, w, r, 0);
+	}
+	jsonw__end(w);
+	jsonw__newline(w, 0);
 }
 
-/* JSON with several columns: the base, each column's side, then one diff object per column. */
-static void json_columns(struct outbuf *out, const struct diff_result *r)
+/* JSON with several columns: the base, then per column its side and its diff with costs and chains. */
+static void json_columns(struct jsonw *w, const struct diff_result *r)
 {
 	const struct diff_row **colrows = xmalloc((r->n + 1) * sizeof(*colrows));
 	size_t k, nk;
 
-	outbuf__printf(out, "\"base\": ");
-	diff_side__json(out, &r->s[0], r->ev[0]);
-	outbuf__printf(out, ", \"columns\": [");
+	diff_side__json(w, "base", &r->s[0], r->ev[0]);
+	jsonw__array(w, "columns", JSONW_INLINE);
 	for (k = 0; k < r->nd; k++) {
-		outbuf__printf(out, "%s\n {\"name\": \"%s\", \"side\": ", k ? "," : "", r->col_names[k]);
-		diff_side__json(out, &r->s[k + 1], r->ev[k + 1]);
-		outbuf__printf(out, ", \"diff\": ");
+		jsonw__break(w, 1);
+		jsonw__object(w, NULL, JSONW_INLINE);
+		jsonw__str(w, "name", r->col_names[k]);
+		diff_side__json(w, "side", &r->s[k + 1], r->ev[k + 1]);
 		diff__column_rows(r->rows, r->n, r->nd, k, colrows, &nk);
-		diff__json_open(out, &r->d[k], colrows, nk);
-		if (!r->o.robot) {
-			outbuf__puts(out, ", \"cost\": ");
-			cost__format(out, &r->cs, k + 1, r->d[k].cost, &r->d[k], DIFF_FORMAT_JSON);
-		}
+		diff__json_open(w, "diff", &r->d[k], colrows, nk);
+		if (!r->o.robot)
+			cost__json(w, "cost", &r->cs, k + 1, r->d[k].cost, &r->d[k]);
 		if (r->o.callchains)
-			callchains(out, r, k, DIFF_FORMAT_JSON);
-		outbuf__printf(out, "}}");	/* the diff, the column */
+			callchains(NULL, w, r, k);
+		jsonw__end(w);	/* the diff */
+		jsonw__end(w);	/* the column */
 	}
-	outbuf__printf(out, "]");
+	jsonw__end(w);
 	free(colrows);
+}
+
+/* The whole JSON document: the settings that differ first, then the pair or the columns. */
+static void json(struct outbuf *out, struct diff_result *r)
+{
+	struct jsonw w;
+
+	jsonw__init(&w, out);
+	jsonw__from_margin(&w);
+	jsonw__object(&w, NULL, JSONW_INLINE);
+	settings(out, &w, r, DIFF_FORMAT_JSON);
+	if (r->multi)
+		json_columns(&w, r);
+	else
+		json_pair(&w, r);
+	jsonw__end(&w);
+	outbuf__putc(out, '\n');
 }
 
 /* The robot's header with the costs' attribution, and the table (lkp, CSV, markdown) with its cost rows. */
@@ -141,31 +168,23 @@ void diff_report__write(struct outbuf *out, struct diff_result *r, enum diff_for
 {
 	size_t k;
 
-	/* the settings that differ come first in every format (JSON: the first member) */
-	if (fmt == DIFF_FORMAT_JSON)
-		outbuf__puts(out, "{");
-	settings(out, r, fmt);
-	if (fmt == DIFF_FORMAT_JSON && !r->multi)
-		json_pair(out, r);
-	else if (fmt == DIFF_FORMAT_JSON)
-		json_columns(out, r);
-	else
-		tables(out, r, fmt);
+	if (fmt == DIFF_FORMAT_JSON) {
+		json(out, r);
+		return;
+	}
+	/* the settings that differ come first in every format */
+	settings(out, NULL, r, fmt);
+	tables(out, r, fmt);
 	if (fmt == DIFF_FORMAT_LKP && !r->n)
 		outbuf__printf(out, "(no %s rows)\n", r->o.robot ? "robot-visible" : "significant");
-	/* CSV's rows have no place for call chains; JSON's several columns have them above */
-	if (r->o.callchains && fmt != DIFF_FORMAT_CSV && !(r->multi && fmt == DIFF_FORMAT_JSON)) {
+	/* CSV's rows have no place for call chains */
+	if (r->o.callchains && fmt != DIFF_FORMAT_CSV) {
 		/* the table is written: its rows' memory goes before the chains' */
 		diff_result__done_with_rows(r);
 		for (k = 0; k < r->nd; k++) {
 			if (r->multi)
 				outbuf__printf(out, "\n%s against base:\n", r->col_names[k]);
-			callchains(out, r, k, fmt);
+			callchains(out, NULL, r, k);
 		}
-	}
-	if (fmt == DIFF_FORMAT_JSON) {
-		if (!r->multi)
-			diff__json_close(out);
-		outbuf__printf(out, "}\n");
 	}
 }

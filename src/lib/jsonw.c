@@ -1,4 +1,6 @@
 /* jsonw: a small JSON writer; see include/mmprof/jsonw.h. */
+#include <math.h>
+
 #include "mmprof/jsonw.h"
 
 void jsonw__init(struct jsonw *w, struct outbuf *out)
@@ -7,6 +9,12 @@ void jsonw__init(struct jsonw *w, struct outbuf *out)
 	w->depth = 0;
 	w->line_indent = 0;
 	w->brk = -1;
+	w->from_margin = false;
+}
+
+void jsonw__from_margin(struct jsonw *w)
+{
+	w->from_margin = true;
 }
 
 static void newline(struct jsonw *w, unsigned indent)
@@ -25,7 +33,7 @@ static void member(struct jsonw *w, const char *key)
 			outbuf__putc(w->out, ',');
 		if (l->style != JSONW_INLINE)
 			newline(w, l->indent + 2);
-		else if (l->n && w->brk >= 0)
+		else if (w->brk >= 0)
 			newline(w, l->indent + (unsigned)w->brk);
 		else if (l->n)
 			outbuf__putc(w->out, ' ');
@@ -46,7 +54,7 @@ static void open(struct jsonw *w, const char *key, enum jsonw_style style, char 
 	if (w->depth < JSONW_MAX_DEPTH)
 		w->depth++;
 	w->lv[w->depth - 1] = (struct jsonw_level){
-		.indent = w->line_indent, .n = 0, .style = style, .close = close,
+		.indent = w->from_margin ? 0 : w->line_indent, .n = 0, .style = style, .close = close,
 	};
 }
 
@@ -78,6 +86,11 @@ void jsonw__break(struct jsonw *w, unsigned more)
 	w->brk = (int)more;
 }
 
+void jsonw__newline(struct jsonw *w, unsigned more)
+{
+	newline(w, (w->depth ? w->lv[w->depth - 1].indent : 0) + more);
+}
+
 void jsonw__str(struct jsonw *w, const char *key, const char *s)
 {
 	member(w, key);
@@ -88,6 +101,15 @@ void jsonw__num(struct jsonw *w, const char *key, double v, int digits)
 {
 	member(w, key);
 	outbuf__json_num(w->out, v, digits);
+}
+
+void jsonw__fixed(struct jsonw *w, const char *key, double v, int decimals)
+{
+	member(w, key);
+	if (isfinite(v))
+		outbuf__printf(w->out, "%.*f", decimals, v);
+	else
+		outbuf__puts(w->out, "null");
 }
 
 void jsonw__int(struct jsonw *w, const char *key, long long v)

@@ -332,12 +332,17 @@ static void test_diff(void)
 		struct chain_diff cd;
 
 		ok(chains__compute(&cd, bs, 1, ns, 1, "cpu-clock", 0.5, 0.05, false, NULL) == 0, "chains of the 4-run pair");
-		chains__format(&out, &cd, 20, false);
+		chains__format(&out, &cd, 20);
 		ok(within(out.s, "main \xe2\x86\x92 grow_fn  +20.", ", q=", "\n") &&
 		   within(out.s, "main \xe2\x86\x92 grow_fn  +20.", ", detectable ", "\n"),
 		   "text: grow_fn's path with its q and detectable change");
 		outbuf__release(&out);
-		chains__format(&out, &cd, 20, true);
+		{
+			struct jsonw w;
+
+			jsonw__init(&w, &out);
+			chains__json(&w, NULL, &cd, 20);
+		}
 		ok(within(out.s, "\"chain\": \"main \xe2\x86\x92 grow_fn\"", "\"detectable\": ", "}") &&
 		   !within(out.s, "\"chain\": \"main \xe2\x86\x92 grow_fn\"", "\"detectable\": null", "}"),
 		   "json: grow_fn's path has \"detectable\"");
@@ -609,7 +614,7 @@ static void test_renamed(void)
 	flame__release(&f);
 
 	ok(chains__compute(&cd, bs, 1, ns, 1, "cpu-clock", 0.5, 0.05, false, NULL) == 0, "renamed: chains computed");
-	chains__format(&out, &cd, 20, false);
+	chains__format(&out, &cd, 20);
 	ok(out.s && strstr(out.s, "  main \xe2\x86\x92 (hot.isra.0 \xe2\x86\x92 hot.isra.1)  +20.0") &&
 	   strstr(out.s, "  main \xe2\x86\x92 (warm.llvm.1 \xe2\x86\x92 warm.llvm.2)  -20.0") &&
 	   strstr(out.s, "; (a \xe2\x86\x92 b): a frame spelled a in base, b in new):\n"),

@@ -94,6 +94,35 @@ int main(void)
 	jsonw__end(&w);
 	jsonw__end(&w);	/* one too many: ignored */
 	is("[\n  [1, 2],\n  []\n]", "arrays of arrays; an extra end writes nothing");
+
+	/* diff -f json's layout: a list of columns, each a line one space in, rows from the margin */
+	start();
+	jsonw__from_margin(&w);
+	jsonw__object(&w, NULL, JSONW_INLINE);
+	jsonw__array(&w, "columns", JSONW_INLINE);
+	jsonw__break(&w, 1);
+	jsonw__object(&w, NULL, JSONW_INLINE);
+	jsonw__fixed(&w, "share", 2.0 / 3.0, 4);
+	jsonw__fixed(&w, "nan", NAN, 4);
+	jsonw__array(&w, "rows", JSONW_LINES);
+	jsonw__int(&w, NULL, 1);
+	jsonw__end(&w);
+	jsonw__array(&w, "events", JSONW_LINES_TIGHT);
+	jsonw__int(&w, NULL, 2);
+	jsonw__end(&w);
+	jsonw__end(&w);
+	jsonw__break(&w, 1);
+	jsonw__object(&w, NULL, JSONW_INLINE);
+	jsonw__end(&w);
+	jsonw__end(&w);
+	jsonw__newline(&w, 0);
+	jsonw__int(&w, "after", 3);
+	jsonw__newline(&w, 0);
+	jsonw__end(&w);
+	is("{\"columns\": [\n {\"share\": 0.6667, \"nan\": null, \"rows\": [\n  1\n], \"events\": [\n  2]},\n {}]\n"
+	   ", \"after\": 3\n}",
+	   "from the margin: a break before the first member too, lists two spaces from column 0, "
+	   "a newline before the next member's comma; fixed decimals, null when not finite");
 	outbuf__release(&b);
 	return done_testing();
 }
