@@ -370,6 +370,14 @@ uint64_t profile__run_lost(const struct profile *const *ps, size_t nr, uint64_t 
  * when the workload failed: a non-zero exit status or a signal.
  */
 bool run__status(const struct run *r, char *buf, size_t size);
+
+/*
+ * A run's seven rusage fields as members of w's open object, in the
+ * order report --json (inside "rusage") and export -f json (flat) write
+ * them: utime_us, stime_us, maxrss_kb, minflt, majflt, nvcsw, nivcsw.
+ */
+struct jsonw;
+void run__json_rusage(struct jsonw *w, const struct run *r);
 /*
  * Run r of p as run__status says, but the last run of a recording the
  * user interrupted (meta interrupted), ended by the signal record passed

@@ -75,13 +75,7 @@ static void runs(const struct profile *p, struct jsonw *w)
 		jsonw__int(w, "wall_ns", x->wall_ns);
 		jsonw__int(w, "exit_code", x->exit_code);
 		jsonw__int(w, "term_signal", x->term_signal);
-		jsonw__int(w, "utime_us", x->utime_us);
-		jsonw__int(w, "stime_us", x->stime_us);
-		jsonw__int(w, "maxrss_kb", x->maxrss_kb);
-		jsonw__int(w, "minflt", x->minflt);
-		jsonw__int(w, "majflt", x->majflt);
-		jsonw__int(w, "nvcsw", x->nvcsw);
-		jsonw__int(w, "nivcsw", x->nivcsw);
+		run__json_rusage(w, x);
 		jsonw__uint(w, "samples", x->samples);
 		jsonw__uint(w, "lost", x->lost);
 		jsonw__uint(w, "throttled", x->throttled);

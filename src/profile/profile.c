@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "mmprof/jsonw.h"
 #include "mmprof/profile.h"
 #include "mmprof/xalloc.h"
 
@@ -629,6 +630,17 @@ double counter__scaled(const struct counter *c)
 	if (!c->running || c->running == c->enabled)
 		return (double)c->value;
 	return (double)c->value * ((double)c->enabled / (double)c->running);
+}
+
+void run__json_rusage(struct jsonw *w, const struct run *r)
+{
+	jsonw__int(w, "utime_us", r->utime_us);
+	jsonw__int(w, "stime_us", r->stime_us);
+	jsonw__int(w, "maxrss_kb", r->maxrss_kb);
+	jsonw__int(w, "minflt", r->minflt);
+	jsonw__int(w, "majflt", r->majflt);
+	jsonw__int(w, "nvcsw", r->nvcsw);
+	jsonw__int(w, "nivcsw", r->nivcsw);
 }
 
 bool run__status(const struct run *r, char *buf, size_t size)

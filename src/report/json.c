@@ -106,13 +106,7 @@ static void json_runs(const struct profile *p, struct jsonw *w)
 		jsonw__int(w, "term_signal", x->term_signal);
 		jsonw__break(w, 2);
 		jsonw__object(w, "rusage", JSONW_INLINE);
-		jsonw__int(w, "utime_us", x->utime_us);
-		jsonw__int(w, "stime_us", x->stime_us);
-		jsonw__int(w, "maxrss_kb", x->maxrss_kb);
-		jsonw__int(w, "minflt", x->minflt);
-		jsonw__int(w, "majflt", x->majflt);
-		jsonw__int(w, "nvcsw", x->nvcsw);
-		jsonw__int(w, "nivcsw", x->nivcsw);
+		run__json_rusage(w, x);
 		jsonw__end(w);
 		jsonw__break(w, 2);
 		jsonw__uint(w, "samples", x->samples);
