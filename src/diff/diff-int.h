@@ -15,12 +15,12 @@
  * The test's types are diff__compute's scratch: a struct tctx lives for
  * one call, with one struct trow per row and one struct fam per family.
  *
- * diff.c and verdict.c are one unit: diff__compute drives the test over
- * the rows it built, and the test reads the score row's runs back from
- * the diff (diff__score_runs), one pass over one struct diff.  family.c
- * and verdict.c are one unit too: the test fits each family
- * (tctx__fit_family) on the values it tests a row on
- * (diff_row__test_values), one struct tctx between them.
+ * The calls go one way: diff.c drives the test (verdict.c) over the rows
+ * it built; verdict.c fits each family with family.c (tctx__fit_family)
+ * and asks power.c what a row could have seen; family.c and verdict.c
+ * both read a row's values through power.c's censoring rule
+ * (diff_row__test_values), and the score row's runs are looked up where
+ * the test records them (diff__score_runs, verdict.c).
  */
 #ifndef MMPROF_DIFF_INT_H
 #define MMPROF_DIFF_INT_H
@@ -189,8 +189,6 @@ void tctx__cost_totals(struct tctx *x);
 /* x->secs from the rows, where every run has its elapsed time. */
 void tctx__run_seconds(struct tctx *x);
 
-/* What the test sees, base then new: r->v, or buf (a calltrace key's absent runs at the cut). */
-const double *diff_row__test_values(const struct diff_row *r, size_t n, double *buf);
 /*
  * Summary, flags, the robot's filter and (with one run a side) the
  * verdict of row r; a row to be tested gets its family and test scale.
@@ -219,6 +217,8 @@ void tctx__gate_on_children(struct tctx *x);
 
 /* A calltrace row with runs under perf's cut on a side: those runs are taken at the cut. */
 bool diff_row__censored(const struct diff_row *r);
+/* What the test sees, base then new: r->v, or buf (a calltrace key's absent runs at the cut). */
+const double *diff_row__test_values(const struct diff_row *r, size_t n, double *buf);
 /* The delta a tested row's statistic uses (Yates' correction for shares). */
 double trow__stat_delta(const struct trow *t, const struct fam *f);
 /* Standard error of a tested row's delta. */

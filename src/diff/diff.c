@@ -398,16 +398,6 @@ void diff__test_shares(struct diff *d, const char *family, const double *nsamp)
 	free(scratch);
 }
 
-const struct diff_score_runs *diff__score_runs(const struct diff *d, const struct diff_row *r)
-{
-	size_t i;
-
-	for (i = 0; i < d->nr_score_runs; i++)
-		if (d->score_runs[i].row == (size_t)(r - d->rows))
-			return &d->score_runs[i];
-	return NULL;
-}
-
 void diff__release(struct diff *d)
 {
 	size_t i;

@@ -4,8 +4,10 @@
  * shares) and standard error, the row's detectable change at 80 % power
  * and the runs a side that would bring it to the effect floor, and the
  * runs advice over the first children family.  Calltrace rows are censored
- * at perf's cut (diff_row__censored), which the classification reads too.
- * verdict.c calls power.c, not back: moved out of verdict.c (981 lines).
+ * at perf's cut (diff_row__censored), which the classification reads too,
+ * and the test and the family fits see their values through that rule
+ * (diff_row__test_values).  verdict.c and family.c call power.c, not
+ * back: moved out of verdict.c (981 lines).
  */
 #include <math.h>
 #include <stdint.h>
@@ -30,6 +32,23 @@ bool diff_row__censored(const struct diff_row *r)
 {
 	/* rows that are not keys (diff__test_shares: call paths) have no key */
 	return r->key && keykind__profile(r->key) == KEYPROF_CALLTRACE && (r->base.min == 0 || r->cur.min == 0);
+}
+
+static void at_cut(const double *v, size_t n, double *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		out[i] = v[i] == 0 ? KEYS_CALLTRACE_CUT : v[i];
+}
+
+/* The values the test sees (a calltrace key's absent runs at the cut), base then new. */
+const double *diff_row__test_values(const struct diff_row *r, size_t n, double *buf)
+{
+	if (!diff_row__censored(r))
+		return r->v;
+	at_cut(r->v, n, buf);
+	return buf;
 }
 
 /*

@@ -24,14 +24,6 @@
 
 #include "diff-int.h"
 
-static void at_cut(const double *v, size_t n, double *out)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		out[i] = v[i] == 0 ? KEYS_CALLTRACE_CUT : v[i];
-}
-
 /*
  * The sampling variance of one run's value of a perf-profile row, in
  * points^2, averaged over a side's runs (the variance of the side's mean
@@ -84,15 +76,6 @@ static uint32_t tctx__family(struct tctx *x, const char *name, enum scale scale,
 		}
 	}
 	return (uint32_t)(x->last = x->nr_fam++);
-}
-
-/* The values the test sees (a calltrace key's absent runs at the cut), base then new. */
-const double *diff_row__test_values(const struct diff_row *r, size_t n, double *buf)
-{
-	if (!diff_row__censored(r))
-		return r->v;
-	at_cut(r->v, n, buf);
-	return buf;
 }
 
 /* Pooled within-side variance of v (nb then nn values) with nb + nn - 2 df. */
@@ -323,6 +306,16 @@ static void prep_score(struct tctx *x, struct diff_row *r, const double *v, cons
 	row_spread(x, t, v, nb, nn, &mb, &mn);
 	t->level = sum / (double)n;
 	free(w);
+}
+
+const struct diff_score_runs *diff__score_runs(const struct diff *d, const struct diff_row *r)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_score_runs; i++)
+		if (d->score_runs[i].row == (size_t)(r - d->rows))
+			return &d->score_runs[i];
+	return NULL;
 }
 
 /*
