@@ -5,7 +5,7 @@
  *   sampler.c          construction, options, the notes
  *   sampler-comm.c     comm, tid and address-space tracking; what /proc says of existing processes
  *   sampler-open.c     opening the events, and why an open failed
- *   sampler-stream.c   the event stream: samples, side-band records in time order
+ *   sampler-stream.c   the event stream: samples, side-band records in time order, the end of a run
  *   sampler-queue.c    the reading thread's queue to the worker that runs the stream
  *   sampler-resolve.c  end of run: addresses to frames, counts into the profile
  *
@@ -16,10 +16,10 @@
  * (1-based, 0 unknown) and become profile strings only in
  * sampler__end_run.
  *
- * sampler-stream.c and sampler-resolve.c are one unit: the stream spills
+ * sampler-stream.c calls sampler-resolve.c, not back: the stream spills
  * chains into the resolver's trie when its budget fills (sampler__spill),
- * and the resolver's end of a run flushes the stream's side band
- * (sampler__flush_sideband), over one struct sampler.
+ * and its end of a run (sampler__end_run) flushes the side band, then
+ * hands the aggregate to the resolver (sampler__resolve_run).
  *
  * sampler-queue.c splits a live run between the reading thread and a
  * worker that runs the stream; every other entry point runs on the
@@ -268,9 +268,6 @@ void sampler__read_proc(struct sampler *s);
 /* sampler-open.c: close this run's events (the sampler stays usable) */
 void sampler__teardown(struct sampler *s);
 
-/* sampler-stream.c: apply the side-band records stamped no later than limit */
-void sampler__flush_sideband(struct sampler *s, uint64_t limit);
-
 /*
  * sampler-queue.c.  The reader: room for one more record (at most 64 KiB),
  * copy it, hand what was copied to the worker with a round's end mark or
@@ -304,5 +301,12 @@ void sampler__serve_handoff(struct sampler *s);
 void sampler__spill(struct sampler *s);
 /* sampler-resolve.c: the arena's entries into the bound profile now */
 void sampler__resolve_bound(struct sampler *s);
+/*
+ * sampler-resolve.c: a run's aggregate (spilled or not) into p's trie and
+ * counts of run, its samples, lost and throttled into r (NULL: not
+ * wanted), the chains cut as meta keys; the aggregate emptied.  After the
+ * stream's last side-band record (sampler__end_run).
+ */
+int sampler__resolve_run(struct sampler *s, struct profile *p, uint32_t run, struct run *r);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * sampler-resolve: the end of a run, the aggregate into the profile; see
+ * sampler-resolve: at the end of a run, the aggregate into the profile; see
  * src/record/sampler-int.h.
  *
  * Each distinct (address space, address) is resolved once per profile
@@ -305,24 +305,10 @@ void sampler__resolve_bound(struct sampler *s)
 	resolve_agg(s, s->bound_p, s->bound_run);
 }
 
-int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct run *r)
+int sampler__resolve_run(struct sampler *s, struct profile *p, uint32_t run, struct run *r)
 {
-	size_t i;
 	int err = 0;
 
-	sampler__worker_stop(s);	/* a replay's (a run's stopped at its close) */
-	/* a run whose open lowered -F: the file says the lowest frequency used */
-	for (i = 0; i < s->nr_evs && s->first_event + i < p->nr_events; i++) {
-		struct event_desc *d = &p->events[s->first_event + i];
-
-		if (d->freq && s->opts.freq && (uint64_t)s->opts.freq < d->sample)
-			d->sample = (uint64_t)s->opts.freq;
-	}
-	sampler__flush_sideband(s, UINT64_MAX);
-	/* a JVM quitting as the recording stops writes its map now: 1 s for it */
-	symbols__await_perfmaps(s->syms, SAMPLER_PERFMAP_WAIT_MS);
-	s->sb_safe = s->seen_max = s->sb_last_time = 0;
-	/* after the side band: it may add unwound samples */
 	if (s->spill.nr_runs)
 		err = resolve_spilled(s, p, run);
 	else

@@ -349,7 +349,7 @@ static void queue_sideband(struct sampler *s, const union perf_event *ev)
 }
 
 /* Apply the queued side-band records stamped no later than limit, in time order. */
-void sampler__flush_sideband(struct sampler *s, uint64_t limit)
+static void flush_sideband(struct sampler *s, uint64_t limit)
 {
 	reorderq__flush(&s->sb, limit, apply_record, s);
 }
@@ -358,7 +358,7 @@ void sampler__flush_sideband(struct sampler *s, uint64_t limit)
 static void end_round(struct sampler *s)
 {
 	if (s->sb_safe)
-		sampler__flush_sideband(s, s->sb_safe);
+		flush_sideband(s, s->sb_safe);
 	s->sb_safe = s->seen_max;
 }
 
@@ -625,4 +625,27 @@ void sampler__close(struct sampler *s)
 		sampler__worker_wait(s);
 	sampler__worker_stop(s);
 	sampler__teardown(s);
+}
+
+/*
+ * The stream's end of a run: the last side-band records applied (they may
+ * add unwound samples), then the aggregate to the resolver.
+ */
+int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct run *r)
+{
+	size_t i;
+
+	sampler__worker_stop(s);	/* a replay's (a run's stopped at its close) */
+	/* a run whose open lowered -F: the file says the lowest frequency used */
+	for (i = 0; i < s->nr_evs && s->first_event + i < p->nr_events; i++) {
+		struct event_desc *d = &p->events[s->first_event + i];
+
+		if (d->freq && s->opts.freq && (uint64_t)s->opts.freq < d->sample)
+			d->sample = (uint64_t)s->opts.freq;
+	}
+	flush_sideband(s, UINT64_MAX);
+	/* a JVM quitting as the recording stops writes its map now: 1 s for it */
+	symbols__await_perfmaps(s->syms, SAMPLER_PERFMAP_WAIT_MS);
+	s->sb_safe = s->seen_max = s->sb_last_time = 0;
+	return sampler__resolve_run(s, p, run, r);
 }
