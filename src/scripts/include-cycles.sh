@@ -25,7 +25,11 @@
 # layers of Documentation/architecture.md from the top: a call to a
 # module of a higher row is reported as "layer: a -> b (...)", and so is
 # a module in no row ("layer: x is in no row of LAYERS").  Modules of one
-# row may call each other (the cycle check still applies).
+# row may call each other (the cycle check still applies).  With or
+# without --calls, where TOP has Documentation/architecture.md, the
+# modules of its table's rows (`x/`,
+# and `cmd-*.c` or `mmprof.c` as cmd) must be LAYERS' rows, in order:
+# else "layers: architecture.md's table ... is not LAYERS ...".
 #
 # The key grammar has one owner: no .c file of src/ but keykind.c
 # (include/mmprof/keykind.h) compares a key with a family's prefix
@@ -49,12 +53,13 @@ KNOWN_CALLS="trace:record"
 # git's help.c reads git.c's table.
 KNOWN_FILES="src/cmd-help.c:src/mmprof.c"
 
-# The layers, top first, rows apart by '|': commands; bisection and history; the engines; the
+# The layers, top first, rows apart by '|': commands; bisection; history; the engines; the
 # HTML pages and flame graphs (over diff's results); the comparison; the
 # views of one file and the foreign formats out; the results store; keys
 # and foreign files in; recording; the .data file; the data model;
-# symbols; leaf utilities.
-LAYERS="cmd | bisect history | diffengine | flame | diff | report export | store | keys import | record trace | datafile | profile | symbols | lib"
+# symbols; leaf utilities.  The same rows as the table of
+# Documentation/architecture.md, checked below when the tree has it.
+LAYERS="cmd | bisect | history | diffengine | flame | diff | report export | store | keys import | record trace | datafile | profile | symbols | lib"
 
 # The key grammar (keykind.h) outside keykind.c, each file with why.
 # src/diff/robot.c: compare.rb's case statement ("proc-vmstat" at the
@@ -68,7 +73,7 @@ calls=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--calls) calls=$2; shift 2 || { echo "include-cycles: --calls needs a build folder" >&2; exit 2; } ;;
-	-h|--help) sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "include-cycles: unknown option '$1'" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -104,6 +109,31 @@ for h in include/mmprof/*.h src/*.h src/*/*.h; do
 		}' "$h"
 done >"$tmp/includes"
 loops "$tmp/includes" include || status=1
+
+# the layers as the architecture's table gives them, one row of modules per table row
+doc=Documentation/architecture.md
+if [ -f "$doc" ]; then
+	rows=$(awk '
+		/^\| layer \| modules \|/ { intable = 1; next }
+		intable && !/^\|/ { exit }
+		intable && /^\|---/ { next }
+		intable {
+			split($0, col, "|"); m = col[3]; row = ""; split("", seen)
+			while (match(m, /`[^`]*`/)) {
+				t = substr(m, RSTART + 1, RLENGTH - 2); m = substr(m, RSTART + RLENGTH)
+				if (t ~ /^cmd-/ || t == "mmprof.c") t = "cmd"
+				else if (t ~ /^[a-z0-9_]+\/$/) sub(/\/$/, "", t)
+				else continue
+				if (!(t in seen)) { seen[t] = 1; row = row (row == "" ? "" : " ") t }
+			}
+			out = out (out == "" ? "" : " | ") row
+		}
+		END { print out }' "$doc")
+	if [ "$rows" != "$LAYERS" ]; then
+		echo "layers: $doc's table \"$rows\" is not LAYERS \"$LAYERS\" (include-cycles.sh)"
+		status=1
+	fi
+fi
 
 # the key grammar: a family's prefix compared outside its owner
 for c in src/*.c src/*/*.c; do

@@ -12,7 +12,9 @@
 #   - the key grammar has one owner: a family's prefix compared outside
 #     src/keys/keykind.c is reported by file and line, with status 1;
 #   - modules call down the layers the script lists (architecture.md's
-#     table): a call up a row, or a module in no row, is reported.
+#     table): a call up a row, or a module in no row, is reported;
+#   - the script's layers are architecture.md's table, row for row: a
+#     table whose rows differ from them is reported.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t950
@@ -138,5 +140,41 @@ out=$("$check" --calls "$tmp/build" "$tmp" 2>&1)
 rc=$?
 [ "$rc" -eq 1 ] && grep -q '^layer: newmod is in no row of LAYERS' <<<"$out"
 ok $? "a module in no row of the layers is reported (status $rc: $out)"
+
+# doc ROWS...: a scratch architecture.md whose table has a row per argument
+doc() {
+	mkdir -p "$tmp/Documentation"
+	{
+		echo '| layer | modules | what they are |'
+		echo '|---|---|---|'
+		for r in "$@"; do
+			printf '| x |'
+			for m in $r; do
+				[ "$m" = cmd ] && printf ' `cmd-*.c`, `mmprof.c`,' || printf ' `%s/` (a, b),' "$m"
+			done
+			echo ' what |'
+		done
+		echo
+	} >"$tmp/Documentation/architecture.md"
+}
+layers=$(sed -n 's/^LAYERS="\(.*\)"$/\1/p' "$check")
+rm -rf "$tmp/src" "$tmp/build"
+IFS='|' read -r -a rows <<<"$layers"
+rows=("${rows[@]# }")
+rows=("${rows[@]% }")
+doc "${rows[@]}"
+out=$("$check" "$tmp" 2>&1)
+rc=$?
+[ "$rc" -eq 0 ] && [ -z "$out" ]
+ok $? "a table of architecture.md with LAYERS' ${#rows[@]} rows passes (status $rc${out:+: $out})"
+
+swapped=("${rows[@]}")
+swapped[1]=${rows[2]}
+swapped[2]=${rows[1]}
+doc "${swapped[@]}"
+out=$("$check" "$tmp" 2>&1)
+rc=$?
+[ "$rc" -eq 1 ] && grep -q "^layers: Documentation/architecture.md's table" <<<"$out"
+ok $? "a table with two rows swapped is reported (status $rc: $out)"
 
 done_testing
