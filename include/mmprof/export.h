@@ -79,8 +79,6 @@ int export__json(const struct profile *p, struct outbuf *out, struct errmsg *e);
  * byte is written.
  */
 #define EXPORT_MAX_FRAMES ((uint64_t)1 << 25)
-/* Each node's depth (the root's 0), p->nr_nodes long, the caller's to free. */
-uint32_t *export__depths(const struct profile *p);
 /* -E2BIG, said in e, when frames pass EXPORT_MAX_FRAMES; else 0. */
 int export__check_frames(uint64_t frames, struct errmsg *e);
 

@@ -132,7 +132,7 @@ static void frames(const struct profile *p, struct jsonw *w)
 int export__json(const struct profile *p, struct outbuf *out, struct errmsg *e)
 {
 	uint32_t *stack_of = xcalloc(p->nr_nodes + 1, sizeof(*stack_of));	/* node -> stack id + 1 */
-	uint32_t *path, *depth = export__depths(p);
+	uint32_t *path;
 	uint32_t nr_stacks = 0;
 	uint64_t written = 0;	/* frames, in the stacks */
 	struct jsonw w;
@@ -142,8 +142,7 @@ int export__json(const struct profile *p, struct outbuf *out, struct errmsg *e)
 		if (p->counts[i].node < p->nr_nodes)
 			stack_of[p->counts[i].node] = 1;
 	for (i = 0; i < p->nr_nodes; i++)
-		written += stack_of[i] ? depth[i] : 0;
-	free(depth);
+		written += stack_of[i] ? p->nodes[i].depth : 0;	/* the frames of its stack */
 	if (export__check_frames(written, e)) {
 		free(stack_of);
 		return -E2BIG;

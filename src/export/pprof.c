@@ -622,13 +622,11 @@ int export__pprof(const struct profile *p, const struct pprof_opts *o, struct ou
 
 	err = pprof_build__samples(&b, e);
 	if (!err) {	/* each sample's stack written whole: counted first */
-		uint32_t *depth = export__depths(p);
 		uint64_t frames = 0;
 		size_t i;
 
-		for (i = 0; i < b.samples.nr; i++)
-			frames += depth[(uint32_t)(b.samples.keys[i] >> 32)];
-		free(depth);
+		for (i = 0; i < b.samples.nr; i++)	/* a node's depth: the frames of its stack */
+			frames += p->nodes[(uint32_t)(b.samples.keys[i] >> 32)].depth;
 		err = export__check_frames(frames, e);
 	}
 	if (!err) {

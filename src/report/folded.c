@@ -93,21 +93,16 @@ static char *line_text(const struct symview *v, const struct fline *l, uint32_t 
 /*
  * The frames the lines of s print, each line its stack's depth: the lines
  * are held whole to be sorted, so this is their memory too.  A symnode's
- * parent precedes it.
+ * depth is its stack's frames.
  */
 static uint64_t folded_frames(const struct symview *v, const struct fset *s)
 {
-	uint32_t *depth = xmalloc((v->nr_nodes + 1) * sizeof(*depth));
 	uint64_t frames = 0;
 	size_t i;
 
-	depth[0] = 0;
-	for (i = 1; i < v->nr_nodes; i++)
-		depth[i] = depth[v->nodes[i].parent] + 1;
 	for (i = 0; i < s->nr; i++)
 		if (s->lines[i].count && s->lines[i].node < v->nr_nodes)
-			frames += depth[s->lines[i].node];
-	free(depth);
+			frames += v->nodes[s->lines[i].node].depth;
 	return frames;
 }
 
