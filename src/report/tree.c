@@ -212,10 +212,13 @@ const char *report__dso_short(const char *dso)
 	return slash && slash[1] ? slash + 1 : dso;
 }
 
-/* Visible children of every cnode, sorted; kids[off[i]..off[i+1]) */
-static void print_graph(struct tree_ctx *c)
+/*
+ * One entry's graph as tree_graphs keeps it (t: its nodes at the limit,
+ * root first, parents before children): visible children of every cnode,
+ * sorted; kids[off[i]..off[i+1]).
+ */
+static void print_graph(struct tree_ctx *c, const struct ctree *t)
 {
-	struct ctree *t = &c->t;
 	size_t *count = xcalloc(t->nr + 1, sizeof(*count));
 	size_t *off = xcalloc(t->nr + 1, sizeof(*off));
 	struct kid *kids = xmalloc((t->nr + 1) * sizeof(*kids));
@@ -395,28 +398,66 @@ static bool tree_graph(struct tree_ctx *c, const struct tree_event *te, size_t i
 }
 
 /*
- * The lines tree_event prints for event, counted, or more than max once
- * past it: the graphs are built as printing builds them, nothing is
- * formatted.  A graph's node is printed when its weight is at the limit,
- * and a node's weight is at most its parent's: the nodes at the limit.
+ * The graphs of one event's shown entries, built once: each graph's nodes
+ * that print (the root, and a node at the limit under a printed parent),
+ * root first, parents before children, graph i at nodes[first[i] ..
+ * first[i + 1]) (none: no graph).  So what prints is counted before the
+ * first line is written, and the graphs are not built again to print.
  */
-static size_t tree_event_lines(const struct symview *v, const struct tree_opts *o,
-			       uint32_t event, size_t max)
+struct tree_graphs {
+	struct cnode *nodes;
+	size_t nr, alloc;
+	size_t *first;
+};
+
+static void tree_graphs__release(struct tree_graphs *g)
+{
+	free(g->nodes);
+	free(g->first);
+}
+
+/* The nodes of c->t that print, appended to g; returns their number. */
+static size_t tree_graphs__keep(struct tree_graphs *g, const struct tree_ctx *c)
+{
+	const struct ctree *t = &c->t;
+	uint32_t *map = xmalloc(t->nr * sizeof(*map));	/* cnode -> kept id + 1, 0: not kept */
+	size_t base = g->nr, k;
+
+	for (k = 0; k < t->nr; k++) {
+		const struct cnode *n = &t->nodes[k];
+
+		/* a child is made after its parent: map[n->parent] is known */
+		map[k] = 0;
+		if (k && (n->weight < c->min_weight || !map[n->parent]))
+			continue;
+		XGROW(g->nodes, g->alloc, g->nr);
+		g->nodes[g->nr] = (struct cnode){ k ? map[n->parent] - 1 : 0, n->entry, n->weight };
+		map[k] = (uint32_t)(g->nr++ - base + 1);
+	}
+	free(map);
+	return g->nr - base;
+}
+
+/*
+ * The lines tree_event prints for event, counted, or more than max once
+ * past it, with the graphs it prints kept in g (tree_graphs__release).
+ */
+static size_t tree_event_graphs(const struct symview *v, const struct tree_opts *o,
+				uint32_t event, size_t max, struct tree_graphs *g)
 {
 	struct tree_ctx c = { .v = v, .o = o };
 	struct tree_event te;
-	size_t lines = 5, i, k;	/* the header's, the column titles' and the last blank line */
+	size_t lines = 5, i;	/* the header's, the column titles' and the last blank line */
 
 	tree_event__init(&te, v, o, event);
 	if (te.total > 0 && te.nr) {
 		tree_ctx__start(&c, &te, o);
+		g->first = xcalloc(te.nr + 1, sizeof(*g->first));
 		for (i = 0; i < te.nr && lines <= max; i++) {
 			lines++;
-			if (!tree_graph(&c, &te, i))
-				continue;
-			lines += 2;	/* the root and the blank line after the graph */
-			for (k = 1; k < c.t.nr; k++)
-				lines += c.t.nodes[k].weight >= c.min_weight;
+			if (tree_graph(&c, &te, i))
+				lines += tree_graphs__keep(g, &c) + 1;	/* and the blank line after it */
+			g->first[i + 1] = g->nr;
 		}
 		tree_ctx__release(&c);
 	}
@@ -425,7 +466,7 @@ static size_t tree_event_lines(const struct symview *v, const struct tree_opts *
 }
 
 static void tree_event(const struct symview *v, const struct tree_opts *o, uint32_t event,
-		       const uint8_t *inl, struct outbuf *out)
+		       const uint8_t *inl, const struct tree_graphs *g, struct outbuf *out)
 {
 	const struct profile *p = v->p;
 	struct tree_ctx c = { .v = v, .o = o, .out = out, .inl = inl };
@@ -459,7 +500,8 @@ static void tree_event(const struct symview *v, const struct tree_opts *o, uint3
 		goto out;
 	}
 	outbuf__printf(out, "# Children      Self  %-*s  Symbol\n#\n", te.dso_w, "Shared Object");
-	tree_ctx__start(&c, &te, o);
+	c.total = te.total;
+	c.min_weight = te.total * o->percent_limit / 100.0;
 	for (i = 0; i < te.nr; i++) {
 		const struct row *r = &te.rows[i];
 
@@ -469,12 +511,15 @@ static void tree_event(const struct symview *v, const struct tree_opts *o, uint3
 			v->entries[r->entry].kernel ? 'k' : '.');
 		outbuf__text_str(out, r->name);
 		outbuf__printf(out, "%s\n", inline_tag(&c, r->entry));
-		if (tree_graph(&c, &te, i))
-			print_graph(&c);
+		if (g->first && g->first[i + 1] > g->first[i]) {
+			struct ctree t = { .nodes = g->nodes + g->first[i],
+					   .nr = g->first[i + 1] - g->first[i] };
+
+			print_graph(&c, &t);
+		}
 	}
 	if (o->no_graph || !te.nr)
 		outbuf__putc(out, '\n');
-	tree_ctx__release(&c);
 out:
 	outbuf__release(&scratch);
 	tree_event__release(&te);
@@ -486,31 +531,37 @@ int report__tree(const struct profile *p, const struct tree_opts *o, struct outb
 				   .keep_inline = true,
 				   .max_stack = o->max_stack ? o->max_stack : REPORT_MAX_STACK };
 	struct symview v;
+	struct tree_graphs *g;
 	uint8_t *inl;
-	size_t e;
-
-	size_t lines = 0, max = o->max_lines ? o->max_lines : REPORT_MAX_TREE_LINES;
+	size_t e, lines = 0, max = o->max_lines ? o->max_lines : REPORT_MAX_TREE_LINES;
+	int err = 0;
 
 	if (o->event >= (int)p->nr_events)
 		return -EINVAL;
 	symview__init_opts(&v, p, &so);
 	/*
 	 * Counted before the first line: a 0.5 MB file drew more than 4 GB of
-	 * graphs.  A few entries (report's first screen) need no count: each
+	 * graphs.  A few entries (report's first screen) need no limit: each
 	 * graph has at most 100 / P nodes a level, max_stack levels.
 	 */
-	for (e = 0; !o->max_entries && e < p->nr_events && lines <= max; e++)
+	g = xcalloc(p->nr_events + 1, sizeof(*g));
+	for (e = 0; e < p->nr_events && (o->max_entries || lines <= max); e++)
 		if (o->event < 0 || (size_t)o->event == e)
-			lines += tree_event_lines(&v, o, (uint32_t)e, max - lines);
-	if (lines > max) {
-		symview__release(&v);
-		return -E2BIG;
+			lines += tree_event_graphs(&v, o, (uint32_t)e,
+						   o->max_entries ? SIZE_MAX : max - lines, &g[e]);
+	if (!o->max_entries && lines > max) {
+		err = -E2BIG;
+		goto out;
 	}
 	inl = inline_entries(&v);
 	for (e = 0; e < p->nr_events; e++)
 		if (o->event < 0 || (size_t)o->event == e)
-			tree_event(&v, o, (uint32_t)e, inl, out);
+			tree_event(&v, o, (uint32_t)e, inl, &g[e], out);
 	free(inl);
+out:
+	for (e = 0; e < p->nr_events; e++)
+		tree_graphs__release(&g[e]);
+	free(g);
 	symview__release(&v);
-	return 0;
+	return err;
 }
