@@ -392,6 +392,18 @@ static inline bool diff_row__changed(const struct diff_row *r)
 const char *diff_row__verdict_name(const struct diff_row *r);
 
 /*
+ * A relative change from nothing: a row in % whose base mean is 0 and
+ * new mean is not.  It has no ratio: JSON prints its change as null, CSV
+ * leaves it empty, markdown and HTML say "new".  The lkp table keeps the
+ * robot's spelling (a zero base counts as 1e-100: +5.7e+106%), as the
+ * robot prints it (Documentation/lkp-compat.md).
+ */
+static inline bool diff_row__from_zero(const struct diff_row *r)
+{
+	return !r->absolute && r->base.mean == 0 && r->cur.mean != 0;
+}
+
+/*
  * What a key is (absolute, an address bucket, ambient, the score, the
  * workload's own, which way is better) is keykind.h's.
  */

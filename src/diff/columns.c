@@ -121,6 +121,8 @@ static void md_change(struct outbuf *b, const struct diff_row *r)
 {
 	if (r->absolute)
 		outbuf__printf(b, "%+.2f", r->change);
+	else if (diff_row__from_zero(r))
+		outbuf__puts(b, "new");
 	else if (fabs(r->change) < 100000)
 		outbuf__printf(b, "%+.1f%%", r->change);
 	else

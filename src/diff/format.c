@@ -377,7 +377,7 @@ static void json_row(struct jsonw *w, const struct diff *d, const struct diff_ro
 	jsonw__str(w, "key", r->key);
 	json_side(w, "base", &r->base, r->v);
 	json_side(w, "new", &r->cur, r->v + d->nb);
-	jsonw__num(w, "change", r->change, 10);
+	jsonw__num(w, "change", diff_row__from_zero(r) ? NAN : r->change, 10);
 	jsonw__str(w, "change_unit", r->absolute ? "points" : "%");
 	jsonw__num(w, "delta", r->delta, 10);
 	jsonw__num(w, "p", r->p, 10);
@@ -473,7 +473,7 @@ void diff_row__csv(struct outbuf *b, const struct diff_row *r)
 	outbuf__printf(b, ",");
 	csv_num(b, r->cur.sd);
 	outbuf__printf(b, ",%zu,", r->cur.n);
-	csv_num(b, r->change);
+	csv_num(b, diff_row__from_zero(r) ? NAN : r->change);
 	outbuf__printf(b, ",%s,", r->absolute ? "points" : "%");
 	csv_num(b, r->p);
 	outbuf__printf(b, ",");
@@ -603,6 +603,8 @@ static void format_markdown(struct outbuf *b, const struct diff *d,
 		diff__md_value(b, r->cur.mean, r->cur.sd);
 		if (r->absolute)
 			outbuf__printf(b, " | %+.2f | ", r->change);
+		else if (diff_row__from_zero(r))
+			outbuf__printf(b, " | new | ");
 		else if (fabs(r->change) < 100000)
 			outbuf__printf(b, " | %+.1f%% | ", r->change);
 		else
@@ -667,6 +669,8 @@ static void ambient_section(struct outbuf *b, const struct diff *d, enum diff_fo
 			diff__md_key(b, rows[i]->key);
 			if (rows[i]->absolute)
 				outbuf__printf(b, " %+.2f", rows[i]->change);
+			else if (diff_row__from_zero(rows[i]))
+				outbuf__puts(b, " new");
 			else
 				outbuf__printf(b, " %+.1f%%", rows[i]->change);
 		}

@@ -459,6 +459,43 @@ static void test_formats(void)
 }
 
 /*
+ * A relative change from nothing has no ratio (issue 32): the robot's
+ * 1e-100 base made cost.children.*.__split_huge_pmd, 0 in every base
+ * run, read +5.7e+106% in JSON, CSV and markdown.  Those say what
+ * happened ("new", null, empty); the lkp table keeps the robot's spelling.
+ */
+static void test_from_zero(void)
+{
+	struct run_keys r[6] = { { 0 } };
+	const struct diff_row **rows;
+	struct outbuf b = { 0 };
+	struct diff d;
+	size_t n;
+	int j;
+
+	for (j = 0; j < 6; j++)
+		rk_add(&r[j], "cost.children.cpu-clock.__split_huge_pmd", j < 3 ? 0 : 55400 + 1000.0 * j);
+	compute(&d, r, 3, 3, NULL);
+	rows = diff__select(&d, DIFF_SELECT_ALL, &n);
+	ok(n == 1 && diff_row__from_zero(rows[0]), "from zero: the row is a change from nothing");
+	diff__format(&b, &d, rows, n, DIFF_FORMAT_JSON, false);
+	ok(b.s && strstr(b.s, "\"change\": null") && !strstr(b.s, "e+10"), "from zero: json change null");
+	b.len = 0;
+	diff__format(&b, &d, rows, n, DIFF_FORMAT_CSV, false);
+	ok(b.s && strstr(b.s, ",3,,%,") && !strstr(b.s, "e+10"), "from zero: csv change empty");
+	b.len = 0;
+	diff__format(&b, &d, rows, n, DIFF_FORMAT_MARKDOWN, false);
+	ok(b.s && strstr(b.s, " | new | ") && !strstr(b.s, "e+10"), "from zero: markdown says new");
+	b.len = 0;
+	diff__format(&b, &d, rows, n, DIFF_FORMAT_LKP, false);
+	ok(b.s && strstr(b.s, "+5.9e+106%"), "from zero: the lkp table keeps the robot's spelling");
+	free(rows);
+	outbuf__release(&b);
+	diff__release(&d);
+	rk_release(r, 6);
+}
+
+/*
  * Colour is the row writer's: the change alone, red up and blue down, only
  * when the sink has colour and the row's change is one to see; rows copied
  * from real `mmprof diff` output.
@@ -1228,6 +1265,7 @@ int main(void)
 	test_robot_rules();
 	test_order();
 	test_formats();
+	test_from_zero();
 	test_colour();
 	test_spellings();
 	test_big();
