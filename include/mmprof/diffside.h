@@ -116,8 +116,8 @@ size_t diff_opts__set_paired(struct diff_opts *o, const struct profile *const *b
 			     char *why, size_t size);
 
 /*
- * The samples of a side's first sampling event (every run of its files,
- * dropped ones included): *named those with a name, the perf-profile
+ * The samples of a side's first sampling event (its compared runs:
+ * --drop-run's are left out): *named those with a name, the perf-profile
  * keys' denominator (the robot's -U), of *all.  false when no file says.
  */
 bool diff_side__named(const struct diff_side *s, double *named, double *all);

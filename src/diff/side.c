@@ -83,17 +83,22 @@ static void diff_file_samples__count(struct diff_file_samples *fs, const struct 
 
 bool diff_side__named(const struct diff_side *s, double *named, double *all)
 {
-	size_t i, j;
+	bool *keep = diff_side__kept(s);
+	size_t i, j, r = 0;
 
 	*named = *all = 0;
 	for (i = 0; s->samples && i < s->nr; i++) {
 		const struct diff_file_samples *fs = &s->samples[i];
 
-		for (j = 0; fs->nr_events && j < s->profiles[i]->nr_runs; j++) {
+		for (j = 0; j < s->profiles[i]->nr_runs; j++, r++) {
+			/* a run --drop-run left out is not compared: nor is its unnamed part */
+			if (!fs->nr_events || !keep[r])
+				continue;
 			*named += fs->cell[j * fs->nr_events].n;
 			*all += fs->cell[j * fs->nr_events].all;
 		}
 	}
+	free(keep);
 	return *all > 0;
 }
 

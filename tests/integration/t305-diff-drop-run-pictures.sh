@@ -3,7 +3,8 @@
 # of every part of the diff, not only its table: the HTML report's flame
 # graph by share and diff -g's call chains pooled every run of every file,
 # so one very different run, dropped, still drew its functions there
-# (the table, the costs per op and their graph left it out already).
+# (the table, the costs per op and their graph left it out already), and
+# the header's named line counted its samples.
 # The new side is two files pooled: two runs of the base's workload and
 # one run of a program whose hot function exists nowhere else; that run
 # dropped, neither picture may show the function, and without the drop
@@ -12,7 +13,7 @@
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t305
-plan 9
+plan 10
 
 cat >"$tmp/odd.c" <<'C'
 __attribute__((noinline)) static unsigned long only_in_dropped_run(unsigned long n)
@@ -64,6 +65,12 @@ grep -o '.\{80\}only_in_dropped_run.\{20\}' drop.html | head -2 | sed 's/^/# /'
 "$MMPROF" diff --html hand.html base.data new.data >/dev/null 2>err
 test "$(grep -c '<g ' drop.html)" = "$(grep -c '<g ' hand.html)"
 ok $? "the graph has as many frames as the diff without the odd file ($(grep -c '<g ' drop.html), $(grep -c '<g ' hand.html))"
+
+# the header's named line (the unnamed part of each side) counts the compared runs alone
+"$MMPROF" diff base.data new.data 2>err | grep '^named' >hand-named.txt
+grep '^named' drop.txt >drop-named.txt
+test -s hand-named.txt && cmp -s drop-named.txt hand-named.txt
+ok $? "--drop-run: the named line of the diff without the odd file ($(cat drop-named.txt))"
 
 # -g alone (no --html: the keys' memory goes before the chains are built):
 # the chains of the diff without the odd file, line for line
