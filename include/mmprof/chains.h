@@ -52,7 +52,22 @@ struct chain_row {
 	bool shown;
 	bool renamed;			/* text shows a frame's two spellings */
 	bool clone;			/* some file spells the frame with a clone suffix */
+	/*
+	 * How the path stands to its own frame's function's table row, where
+	 * it is not the whole of it: CHAIN_FN_WITH, the row is flagged and the
+	 * path moved as it did (it carries a part of that change and has the
+	 * row's verdict); CHAIN_FN_AGAINST, flagged and the path moved the
+	 * other way; CHAIN_FN_UNFLAGGED, the row is tested and not flagged
+	 * (the path may still be, under a flagged caller: its other paths
+	 * moved otherwise).  CHAIN_FN_NONE: no row, or the path is its whole.
+	 */
+	int8_t with_fn;
 };
+
+#define CHAIN_FN_NONE		0
+#define CHAIN_FN_WITH		1
+#define CHAIN_FN_AGAINST	(-1)
+#define CHAIN_FN_UNFLAGGED	2
 
 #define CHAIN_NO_PARENT UINT32_MAX
 
@@ -108,6 +123,7 @@ struct chain_fn {
 	char *name;		/* the key's symbol part (normalised, diff__normalize_key) */
 	double q, mde;
 	double delta;		/* the row's change (points of the named samples) */
+	int flag;		/* +1 up or new, -1 down or gone (the row's verdict), 0 not flagged */
 	int absent;		/* -1: 0 in every new run, +1: 0 in every base run, 0: neither */
 };
 struct chain_fns {
@@ -126,6 +142,12 @@ void chain_fns__release(struct chain_fns *f);	/* a zeroed f is fine */
  *   carries 90 % of their change with none moving the other way) takes
  *   that row's q and detectable change (q 1 where its share of every
  *   sample moved against the row's of the named samples);
+ * - a path of a function the table flags, split over several paths,
+ *   that moved as the row did carries a part of its change (with_fn +1):
+ *   it has the row's verdict (its q at most the row's), tested or not as
+ *   a path, so that no frame of a flagged function is grey where it
+ *   moved with it; one that moved against the row (with_fn -1: a caller
+ *   that lost what others gained) keeps its own test, gated as below;
  * - a path absent from every run of one side under a function absent
  *   from every run of that side (gone or new in the table) and present on
  *   the other is gone or new with it: its q is at most that row's;

@@ -71,6 +71,8 @@ struct flame_node {
 				 * NAN if untested or per op */
 	enum flame_state state;
 	bool absent;		/* diff: 0 on the width side, drawn hatched at the other side's width */
+	int8_t with_fn;		/* diff: chain_row.with_fn, a flagged function's frame moved with (+1)
+				 * or against (-1) its table row */
 	uint8_t kernel;		/* a kernel frame (beside state and absent: no padding) */
 	double lw;		/* layout width (private to the renderer) */
 };
@@ -136,7 +138,8 @@ struct flame_diff_opts {
 	/*
 	 * The table's perf-profile.children rows of the event (chains.h):
 	 * the frames of a function reached by one path only take its row's
-	 * verdict, those of a function reached by several are gated on it.
+	 * verdict, and so do those of a flagged function that moved with
+	 * it; other frames are gated on the rows on their path.
 	 * NULL: every frame its path's own test.
 	 */
 	const struct chain_fns *fns;

@@ -42,6 +42,26 @@ static int cmp_abs_delta(const void *a, const void *b)
 	return strcmp(x->text, y->text);
 }
 
+/*
+ * -g's words for how a path stands to its function's table row
+ * (chain_row.with_fn): a part of a flagged function's change, against it,
+ * or flagged itself where its function as a whole is not.
+ */
+static void chains__say_function(struct outbuf *b, const struct chain_diff *cd, const struct chain_row *r)
+{
+	const struct profile *p = chain_row__profile(cd, r);
+	char name[600];
+
+	if (r->with_fn == CHAIN_FN_NONE || (r->with_fn == CHAIN_FN_UNFLAGGED && !(r->q < cd->alpha)))
+		return;
+	chains__leaf_name(p, p->nodes[r->node].frame, name, sizeof(name));
+	outbuf__puts(b, r->with_fn == CHAIN_FN_WITH ? ", a part of " : r->with_fn == CHAIN_FN_AGAINST ?
+		     ", against " : ", where the table does not flag ");
+	outbuf__text_str(b, name);
+	outbuf__puts(b, r->with_fn == CHAIN_FN_UNFLAGGED ? " as a whole (its other paths moved otherwise)"
+		     : "'s change in the table");
+}
+
 /* The shown rows by |change|, at most limit of them (*m); free the array. */
 static const struct chain_row **shown(const struct chain_diff *cd, size_t limit, size_t *m)
 {
@@ -77,6 +97,7 @@ void chains__format(struct outbuf *b, const struct chain_diff *cd, size_t limit)
 			outbuf__printf(b, ", q=%.2g%s", s[i]->q, s[i]->q < cd->alpha ? "" : ", not significant");
 		if (isfinite(s[i]->mde))
 			outbuf__printf(b, ", detectable %.2g", s[i]->mde);
+		chains__say_function(b, cd, s[i]);
 		outbuf__printf(b, ")\n");
 	}
 	if (!m)
@@ -98,6 +119,11 @@ void chains__json(struct jsonw *w, const char *key, const struct chain_diff *cd,
 		jsonw__fixed(w, "change", chain_row__delta(s[i]), 4);
 		jsonw__num(w, "q", s[i]->q, 4);
 		jsonw__num(w, "detectable", s[i]->mde, 4);
+		/* how the path stands to its function's table row, where it says more than the path */
+		if (s[i]->with_fn == CHAIN_FN_WITH || s[i]->with_fn == CHAIN_FN_AGAINST ||
+		    (s[i]->with_fn == CHAIN_FN_UNFLAGGED && s[i]->q < cd->alpha))
+			jsonw__str(w, "function_row", s[i]->with_fn == CHAIN_FN_WITH ? "with" :
+				   s[i]->with_fn == CHAIN_FN_AGAINST ? "against" : "unflagged");
 		jsonw__end(w);
 	}
 	jsonw__end(w);
@@ -118,6 +144,7 @@ void chain_fns__from_diff(struct chain_fns *f, const struct diff *d, const char 
 
 		if ((r->flags & DIFF_TESTED) && !strncmp(r->key, prefix, plen))
 			f->v[f->nr++] = (struct chain_fn){ xstrdup(r->key + plen), r->q, r->mde, r->delta,
+							   r->verdict == DIFF_UP ? 1 : r->verdict == DIFF_DOWN ? -1 : 0,
 							   r->cur.max <= 0 ? -1 : r->base.max <= 0 ? 1 : 0 };
 	}
 	qsort(f->v, f->nr, sizeof(*f->v), cmp_fn);
@@ -262,6 +289,28 @@ void chains__take_functions(struct chain_diff *cd, const struct chain_fns *f)
 			r->q = chain_row__delta(r) * hit->delta < 0 ? 1 : hit->q;
 			r->mde = hit->mde;
 			continue;
+		}
+		/*
+		 * A part of a flagged function's change: the table found the
+		 * function moved, and this path moved with it.  Which of its
+		 * paths moved by how much is no separate question of the table's,
+		 * so the path answers as its function (its own test, where
+		 * surer, stands).  A path against the row keeps its own test.
+		 */
+		if (hit && !hit->flag)
+			r->with_fn = CHAIN_FN_UNFLAGGED;
+		if (hit && hit->flag) {
+			double d = chain_row__delta(r);
+
+			r->with_fn = d * hit->flag > 0 ? CHAIN_FN_WITH : d * hit->flag < 0 ? CHAIN_FN_AGAINST
+											: CHAIN_FN_NONE;
+			if (r->with_fn == CHAIN_FN_WITH) {
+				double gated = isfinite(r->q) ? fmax(r->q, o->gate) : INFINITY;
+
+				r->q = fmin(hit->q, gated);
+				r->mde = isfinite(r->mde) && isfinite(hit->mde) ? fmax(r->mde, hit->mde) : hit->mde;
+				continue;
+			}
 		}
 		if (!isfinite(r->q))
 			continue;	/* untested: under the paths' floor */

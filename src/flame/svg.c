@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mmprof/chains.h"
 #include "mmprof/flame.h"
 #include "mmprof/outfile.h"
 #include "mmprof/xalloc.h"
@@ -223,11 +224,20 @@ static void title_diff(struct outbuf *b, const struct flame *f, const struct box
 		outbuf__printf(b, f->novar ? ", 1 run on a side: untested" : ", untested");
 	outbuf__puts(b, ")");
 	if (n && n->depth) {
+		/* a part of a flagged function's change is significant with it: a grey one is small */
 		outbuf__printf(b, "\n%s", n->state == FLAME_GREW ? "grew" : n->state == FLAME_SHRANK ?
-			       "shrank" : "not significant");
+			       "shrank" : n->with_fn == CHAIN_FN_WITH ? "under the effect floor" : "not significant");
 		/* what an unflagged frame could have seen (the table's "can't tell") */
-		if (n->state == FLAME_SAME && isfinite(n->mde))
+		if (n->state == FLAME_SAME && isfinite(n->mde) && n->with_fn != CHAIN_FN_WITH)
 			outbuf__printf(b, "; detectable %.2g points", n->mde);
+		/* how the frame stands to its function's table row (chains.h) */
+		if (n->with_fn == CHAIN_FN_WITH)
+			outbuf__puts(b, "; a part of its function's change (its table row)");
+		else if (n->with_fn == CHAIN_FN_AGAINST)
+			outbuf__puts(b, "; against its function's change (its table row)");
+		else if (n->with_fn == CHAIN_FN_UNFLAGGED && n->state != FLAME_SAME)
+			outbuf__puts(b, "; its function as a whole is not flagged in the table (its other paths "
+					"moved otherwise)");
 		if (absent(f, n, wb))
 			outbuf__printf(b, wb ? "; absent from base (drawn at its new width)"
 					     : "; gone in new (drawn at its base width)");

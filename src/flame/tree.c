@@ -300,6 +300,7 @@ int flame__build_diff(struct flame *f, const struct profile *const *base, size_t
 		n->delta = chain_row__delta(r);
 		n->q = r->q;
 		n->mde = chain_row__mde(r);
+		n->with_fn = r->with_fn;
 		n->value = o->width_base ? r->base : r->cur;
 		n->absent = n->value <= 0;
 		if (cd.novar ? fabs(n->delta) >= novar_points
