@@ -124,6 +124,7 @@ struct cost_cell {
 /* One (run, event). */
 struct cost_slot {
 	double total;		/* per unit of work; NAN when the run's work is unknown */
+	double samples;		/* the run's samples of the event (every one: total's), for the test's sampling noise */
 	size_t first, nr;	/* its cells: cells[first .. first + nr), self > 0 or children > 0 */
 };
 
@@ -246,6 +247,12 @@ struct cost_side {
 	struct cost_keys *keys;
 	struct diff_run *runs;
 	size_t nr_runs;
+	/*
+	 * Per run and compared event (run-major): the run's samples of the
+	 * event, which runs[r].samples points at: a function's cost per op is
+	 * a count of its samples, and the test's floor is its Poisson noise.
+	 */
+	struct diff_samples *samp;
 };
 
 /*

@@ -306,6 +306,7 @@ struct cost_profile *cost_profile__new(const struct profile *p, const struct cos
 
 			s->first = c->nr_cells;
 			s->total = NAN;
+			s->samples = 0;
 			if (!isfinite(work))
 				continue;
 			for (i = slot_start[slot]; i < slot_start[slot + 1]; i++) {
@@ -314,6 +315,7 @@ struct cost_profile *cost_profile__new(const struct profile *p, const struct cos
 				uint32_t k = ct->node < p->nr_nodes ? c->leaf[ct->node] : COST_NO_NODE, q;
 
 				all += x;
+				s->samples += (double)ct->samples;
 				if (k == COST_NO_NODE)
 					continue;
 				sums.wt[k] += x;

@@ -111,6 +111,35 @@ static int cols(const char *s, int w)
 	return w + (int)(strlen(s) - utf8__chars(s));
 }
 
+/*
+ * Where a function's cost per op and its share of the samples answer
+ * apart (the share flagged, the cost not, or the two flagged in opposite
+ * directions), say both, with the event's total per op that parts them
+ * (cost per op = share x total): "share down, total per op up", not a
+ * silent "can't tell" beside a share the table flags.  d: the table's
+ * diff, dc the costs'.  Nothing where they agree or d has no share row.
+ */
+static void share_note(struct outbuf *b, const struct diff *d, const struct diff *dc, const char *event,
+		       const char *fn)
+{
+	char key[1280];
+	const struct diff_row *s, *c, *t;
+
+	if (!d || !dc)
+		return;
+	snprintf(key, sizeof(key), "perf-profile.self.%s.%s", event, fn);
+	s = diff__find(d, key);
+	cost__key("self", event, fn, key, sizeof(key));
+	c = diff__find(dc, key);
+	if (!s || !c || !diff_row__changed(s) ||
+	    (diff_row__changed(c) && (c->delta > 0) == (s->delta > 0)))
+		return;
+	cost__key("total", event, NULL, key, sizeof(key));
+	t = diff__find(dc, key);
+	outbuf__printf(b, "  (its share %s, the total per op %s: cost = share x total)",
+		       diff_row__verdict_name(s), t ? diff_row__verdict_name(t) : "-");
+}
+
 /* shares: the total moved (its cost row changed), so that shares of its change mean something */
 static void text_row(struct outbuf *b, const struct cost_attr *a, const struct cost_attr_row *r,
 		     const char *verd, const char *label, bool shares)
@@ -143,7 +172,7 @@ static void text_row(struct outbuf *b, const struct cost_attr *a, const struct c
 }
 
 static void text_attr(struct outbuf *b, const struct cost_attr *a, const struct diff *dc,
-		      const char *per)
+		      const struct diff *d, const char *per)
 {
 	char key[1280], label[64];
 	const struct diff_row *tr;
@@ -166,6 +195,12 @@ static void text_attr(struct outbuf *b, const struct cost_attr *a, const struct 
 			text_row(b, a, r, "", label, shares);
 		} else {
 			text_row(b, a, r, verdict(dc, "self", a->event, r->fn), NULL, shares);
+			/* text_row ended the line: the note goes on the function's own line */
+			if (b->len && b->s[b->len - 1] == '\n' && d) {
+				b->len--;
+				share_note(b, d, dc, a->event, r->fn);
+				outbuf__putc(b, '\n');
+			}
 		}
 	}
 	{
@@ -227,7 +262,7 @@ static void text_all(struct outbuf *b, const struct cost_sides *c, size_t column
 	}
 	for (i = 0; i < c->nr_events; i++)
 		if (at[i].time)
-			text_attr(b, &at[i], dc, per);
+			text_attr(b, &at[i], dc, d, per);
 }
 
 static void json_row(struct jsonw *w, const struct cost_attr_row *r, const char *verd)

@@ -40,6 +40,7 @@ static void cost_side__release(struct cost_side *cs)
 	free(cs->run);
 	free(cs->keys);
 	free(cs->runs);
+	free(cs->samp);
 	memset(cs, 0, sizeof(*cs));
 }
 
@@ -216,15 +217,26 @@ static void compare_runs(struct cost_sides *c)
 	for (k = 0; k < c->nr_sides; k++) {
 		struct cost_side *cs = &c->side[k];
 
+		cs->samp = xcalloc(cs->nr_runs * c->nr_events + 1, sizeof(*cs->samp));
 		for (i = 0; i < cs->nr_runs; i++) {
 			const struct cost_profile *cp = cs->cp[cs->file[i]];
+			struct diff_samples *sa = cs->samp + i * c->nr_events;
+			size_t e;
 
 			cost_profile__keys(cp, cs->run[i], (const char *const *)c->events,
 					   c->base_total, c->nr_events, &cs->keys[i]);
+			for (e = 0; e < c->nr_events; e++) {
+				int ev = cost_profile__event(cp, c->events[e]);
+				const struct cost_slot *sl = ev >= 0 ? cost_profile__slot(cp, cs->run[i], (uint32_t)ev)
+								     : NULL;
+
+				sa[e] = (struct diff_samples){ c->events[e], sl ? sl->samples : 0, sl ? sl->samples : 0 };
+			}
 			/* a file's runs share its key ids: each key is hashed once per file */
 			cs->runs[i] = (struct diff_run){ .items = cs->keys[i].items, .nr = cs->keys[i].nr,
 							 .ids = cs->keys[i].ids, .id_space = cp,
-							 .nr_ids = cp->nr_keys };
+							 .nr_ids = cp->nr_keys, .samples = sa,
+							 .nr_samples = c->nr_events };
 		}
 	}
 }

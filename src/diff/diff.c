@@ -218,8 +218,9 @@ static void fill_defaults(struct diff_opts *o)
 }
 
 /*
- * The samples behind a perf-profile row in every run (base then new) into
- * nsamp, or NULL when the row is not perf-profile or no run knows them.
+ * The samples behind a perf-profile row, or a function's cost row, in every
+ * run (base then new) into nsamp, or NULL when the row is neither or no
+ * run knows them.
  * Rows come event by event in practice: ev, ev_len and known cache the event
  * nsamp was last filled for.
  */
@@ -230,7 +231,13 @@ static const double *row_samples(const struct diff_opts *o, const char *key,
 {
 	size_t len, i, j;
 	const char *e = keykind__profile_event(key, &len);
+	enum keykind_cost kc = keykind__cost(key);
 
+	/* a function's cost per op (cost.self.<ev>.<fn>, .children.): its event's samples too */
+	if (!e && (kc == KEYCOST_SELF || kc == KEYCOST_CHILDREN) && (e = strchr(key + 5, '.'))) {
+		e++;
+		len = strcspn(e, ".");
+	}
 	if (!e)
 		return NULL;
 	if (*ev && *ev_len == len && !memcmp(*ev, e, len))

@@ -319,6 +319,46 @@ const struct diff_score_runs *diff__score_runs(const struct diff *d, const struc
 }
 
 /*
+ * A function's cost per op (cost.self, cost.children) is a count of its
+ * samples in the run times the cost of one sample (the run's total per
+ * op over its samples of the event): its offset is half a sample's cost,
+ * as a count's is half a count, and a run's variance on the log scale is
+ * at least Poisson's, 1 / (its mean samples + 0.5), as a share's is at
+ * least its binomial sampling.  Without them a function 0 in one run
+ * was a ratio of thousands (log(x + a thousandth of the largest)):
+ * __tlb_batch_free_encoded_pages at 9-36 samples an op in every base run
+ * and 0-5 in the new, down as a share at q = 1e-5, was "can't tell,
+ * detectable 1000 %" as a cost.  eps and vfloor are left as they are
+ * where the samples or the event's total are unknown.
+ */
+static void cost_counts(const struct tctx *x, const struct diff_row *r, const double *nsamp,
+			double *eps, double *vfloor)
+{
+	size_t n = x->d->nb + x->d->nn, i, len;
+	const char *ev = strchr(r->key + 5, '.');
+	const double *tot = NULL;
+	double unit = 0, count = 0;
+
+	if (!nsamp || !ev || (keykind__cost(r->key) != KEYCOST_SELF && keykind__cost(r->key) != KEYCOST_CHILDREN))
+		return;
+	ev++;
+	len = strcspn(ev, ".");
+	for (i = 0; i < x->nr_cost && !tot; i++)
+		if (strlen(x->cost_event[i]) == len && !strncmp(x->cost_event[i], ev, len))
+			tot = x->cost_total_v[i];
+	if (!tot)
+		return;
+	for (i = 0; i < n; i++) {
+		if (!(nsamp[i] > 0) || !(tot[i] > 0))
+			return;
+		unit += tot[i] / nsamp[i] / (double)n;
+		count += r->v[i] * nsamp[i] / tot[i] / (double)n;
+	}
+	*eps = fmax(*eps, 0.5 * unit);
+	*vfloor = fmax(*vfloor, 1 / (count + 0.5));
+}
+
+/*
  * The family of a tested row and what its test needs.  perf-profile rows
  * with known samples are shares (SCALE_SHARE); other absolute rows and
  * rows with negative values stay in their unit; the rest are compared on
@@ -363,7 +403,7 @@ static void tctx__prep(struct tctx *x, struct diff_row *r, const uint8_t *have, 
 		return;
 	}
 	{
-		double eps, mx = 0, sum = 0;
+		double eps, mx = 0, sum = 0, cfloor = 0;
 		bool counts = all_integers(v, n);
 
 		for (i = 0; i < n; i++) {
@@ -386,6 +426,7 @@ static void tctx__prep(struct tctx *x, struct diff_row *r, const uint8_t *have, 
 			if (secs > 0)
 				eps = fmax(eps, 0.5 / secs);
 		}
+		cost_counts(x, r, nsamp, &eps, &cfloor);
 		t->eps = eps;
 		for (i = 0; i < n; i++)
 			x->buf[i] = log(v[i] + eps);
@@ -405,6 +446,7 @@ static void tctx__prep(struct tctx *x, struct diff_row *r, const uint8_t *have, 
 		 */
 		if (!counts && isfinite(rate_count(x, r, n)))
 			t->vfloor = 1 / (rate_count(x, r, n) + 0.5);
+		t->vfloor = fmax(t->vfloor, cfloor);
 		snprintf(name, sizeof(name), "%.*s%s/log", (int)keykind__noise_family_len(r->key), r->key, amb);
 		t->fam = tctx__family(x, name, SCALE_LOG, false, NULL);
 		/*
@@ -437,6 +479,8 @@ void tctx__cost_totals(struct tctx *x)
 		for (j = 0; j < n; j++)
 			sum[j >= d->nb] += d->rows[i].v[j];
 		x->cost_event = xrealloc(x->cost_event, (x->nr_cost + 1) * sizeof(*x->cost_event));
+		x->cost_total_v = xrealloc(x->cost_total_v, (x->nr_cost + 1) * sizeof(*x->cost_total_v));
+		x->cost_total_v[x->nr_cost] = d->rows[i].v;
 		x->cost_total = xrealloc(x->cost_total, 2 * (x->nr_cost + 1) * sizeof(*x->cost_total));
 		x->cost_event[x->nr_cost] = d->rows[i].key + 11;
 		x->cost_total[2 * x->nr_cost] = sum[0] / (double)d->nb;
@@ -574,6 +618,7 @@ void tctx__release(struct tctx *x)
 	free(x->buf);
 	free(x->phi_buf);
 	free(x->cost_event);
+	free(x->cost_total_v);
 	free(x->cost_total);
 	free(x->secs);
 	memset(x, 0, sizeof(*x));

@@ -496,6 +496,52 @@ static void test_from_zero(void)
 }
 
 /*
+ * A function's cost per op is a count of its samples times the cost of
+ * one (issue 32): its test's offset is half a sample's cost and a run's
+ * log-scale variance at least Poisson's.  The runs of a real pair
+ * (stress-ng --mmap against --mmap-file, one op a run, 250 us a sample):
+ * __tlb_batch_free_encoded_pages at 9-36 samples an op in every base run
+ * and 0-5 in the new, down as a share at q = 1e-5, was "can't tell,
+ * detectable 1000 %" as a cost on log(x + a thousandth of the largest),
+ * its new run of 0 a ratio of thousands.
+ */
+static void test_cost_counts(void)
+{
+	static const double tot[12] = { 282500000, 380250000, 410000000, 383750000, 362000000, 415750000,
+					657000000, 704250000, 695250000, 734250000, 718750000, 719250000 };
+	static const double tlb[12] = { 8000000, 8250000, 2250000, 8500000, 9000000, 7750000,
+					500000, 750000, 500000, 250000, 1250000, 0 };
+	struct run_keys r[12] = { { 0 } };
+	struct diff_samples ds[12];
+	struct diff_run dr[12] = { { 0 } };
+	const struct diff_row *row;
+	struct diff d;
+	char key[64];
+	int j, k;
+
+	for (j = 0; j < 12; j++) {
+		rk_add(&r[j], "cost.work", 1);
+		rk_add(&r[j], "cost.total.cpu-clock", tot[j]);
+		rk_add(&r[j], "cost.children.cpu-clock.__tlb_batch_free_encoded_pages", tlb[j]);
+		/* other functions, steady at 2-40 % of the total, for the family's prior */
+		for (k = 0; k < 12; k++) {
+			snprintf(key, sizeof(key), "cost.children.cpu-clock.f%d", k);
+			rk_add(&r[j], key, tot[j] * (0.02 + 0.03 * k) * (1 + 0.05 * ((j + k) % 3 - 1)));
+		}
+		ds[j] = (struct diff_samples){ .event = "cpu-clock", .n = tot[j] / 250000, .all = tot[j] / 250000 };
+		dr[j] = (struct diff_run){ .items = r[j].items, .nr = r[j].nr, .samples = &ds[j], .nr_samples = 1 };
+	}
+	ok(diff__compute(&d, dr, 6, dr + 6, 6, NULL) == 0, "cost counts: compute");
+	row = diff__find(&d, "cost.children.cpu-clock.__tlb_batch_free_encoded_pages");
+	ok(row && row->verdict == DIFF_DOWN, "cost counts: 9-36 samples an op against 0-5 is down (%s q=%.2g)",
+	   row ? diff_row__verdict_name(row) : "-", row ? row->q : -1);
+	ok(row && row->mde < 500, "cost counts: its detectable change is a count's, not a ratio from 0 (%.3g %%)",
+	   row ? row->mde : -1);
+	diff__release(&d);
+	rk_release(r, 12);
+}
+
+/*
  * Colour is the row writer's: the change alone, red up and blue down, only
  * when the sink has colour and the row's change is one to see; rows copied
  * from real `mmprof diff` output.
@@ -1266,6 +1312,7 @@ int main(void)
 	test_order();
 	test_formats();
 	test_from_zero();
+	test_cost_counts();
 	test_colour();
 	test_spellings();
 	test_big();
