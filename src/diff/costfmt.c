@@ -113,7 +113,7 @@ static int cols(const char *s, int w)
 
 /*
  * Where a function's cost per op and its share of the samples answer
- * apart (the share flagged, the cost not, or the two flagged in opposite
+ * apart (one flagged and the other not, or the two flagged in opposite
  * directions), say both, with the event's total per op that parts them
  * (cost per op = share x total): "share down, total per op up", not a
  * silent "can't tell" beside a share the table flags.  d: the table's
@@ -131,9 +131,14 @@ static void share_note(struct outbuf *b, const struct diff *d, const struct diff
 	s = diff__find(d, key);
 	cost__key("self", event, fn, key, sizeof(key));
 	c = diff__find(dc, key);
-	if (!s || !c || !diff_row__changed(s) ||
-	    (diff_row__changed(c) && (c->delta > 0) == (s->delta > 0)))
+	if (!s || !c || !(s->flags & DIFF_TESTED) || (diff_row__changed(s) == diff_row__changed(c) &&
+	    (!diff_row__changed(s) || (c->delta > 0) == (s->delta > 0))))
 		return;
+	if (!diff_row__changed(s)) {
+		/* the cost flagged, its share not: each test's own answer, said */
+		outbuf__printf(b, "  (its share: %s)", diff_row__verdict_name(s));
+		return;
+	}
 	cost__key("total", event, NULL, key, sizeof(key));
 	t = diff__find(dc, key);
 	outbuf__printf(b, "  (its share %s, the total per op %s: cost = share x total)",

@@ -13,6 +13,9 @@
 # drawn several times (reached by several paths): no frame or -g chain of
 # it has a q below the least q of the rows of the functions on its path,
 # nor is flagged where none of them is (the table's gate of its chains).
+# The cost attribution's function lines: where a function's cost per op
+# and its share answer apart, the line says both (issue 32: a silent
+# "can't tell" beside a share the table flags).
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t309
@@ -101,6 +104,23 @@ for k, r in costs.items():
     # cost per op = share x total per op: opposite directions only where the total moved the cost's way
     if MOVED[r["verdict"]] != MOVED[s["verdict"]] and not (total and MOVED.get(total["verdict"]) == MOVED[r["verdict"]]):
         bad.append("cost %s %s, share %s, total %s" % (k, r["verdict"], s["verdict"], total and total["verdict"]))
+# the attribution's function lines (self costs): where the cost and its share
+# answer apart (one flagged, the other not, or opposite ways) the line says so
+selfs = {r["key"][len("perf-profile.self.cpu-clock."):]: r for r in d["rows"]
+         if r["key"].startswith("perf-profile.self.cpu-clock.") and r.get("q") is not None}
+text = run(["diff", "--cost", a, b])
+checked["apart"] = 0
+for line in text.split("\n"):
+    m = re.match(r"\s+[-+][0-9.]+ \S+\s+(?:-|[-0-9.]+ %)\s+(?:-|[-+0-9.]+ pts)\s+(up|down|new|gone|can't tell|same|-)\s+(\S+)", line)
+    if not m or m.group(2) not in selfs:
+        continue
+    s, cv = selfs[m.group(2)], m.group(1)
+    apart = (s["verdict"] in MOVED) != (cv in MOVED) or (
+        s["verdict"] in MOVED and cv in MOVED and MOVED[s["verdict"]] != MOVED[cv])
+    if apart and cv != "-":
+        checked["apart"] += 1
+        if "(its share" not in line:
+            bad.append("attribution %s: cost %s, share %s, not said: %s" % (m.group(2), cv, s["verdict"], line.strip()))
 print("checked: %s" % checked)
 for x in bad[:6]:
     print(x)
