@@ -119,30 +119,51 @@ static int cols(const char *s, int w)
  * silent "can't tell" beside a share the table flags.  d: the table's
  * diff, dc the costs'.  Nothing where they agree or d has no share row.
  */
-static void share_note(struct outbuf *b, const struct diff *d, const struct diff *dc, const char *event,
-		       const char *fn)
+/*
+ * The table's self share row of a function whose cost per op (dc's self
+ * row) answers apart from it, else NULL: one flagged and the other not,
+ * or both flagged opposite ways.  *total: the event's total per op's row
+ * in dc (cost per op = share x total: what parts them), or NULL.
+ */
+static const struct diff_row *share_apart(const struct diff *d, const struct diff *dc, const char *event,
+					  const char *fn, const struct diff_row **total)
 {
 	char key[1280];
-	const struct diff_row *s, *c, *t;
+	const struct diff_row *s, *c;
 
+	*total = NULL;
 	if (!d || !dc)
-		return;
+		return NULL;
 	snprintf(key, sizeof(key), "perf-profile.self.%s.%s", event, fn);
 	s = diff__find(d, key);
 	cost__key("self", event, fn, key, sizeof(key));
 	c = diff__find(dc, key);
 	if (!s || !c || !(s->flags & DIFF_TESTED) || (diff_row__changed(s) == diff_row__changed(c) &&
 	    (!diff_row__changed(s) || (c->delta > 0) == (s->delta > 0))))
-		return;
-	if (!diff_row__changed(s)) {
-		/* the cost flagged, its share not: each test's own answer, said */
-		outbuf__printf(b, "  (its share: %s)", diff_row__verdict_name(s));
-		return;
-	}
+		return NULL;
 	cost__key("total", event, NULL, key, sizeof(key));
-	t = diff__find(dc, key);
-	outbuf__printf(b, "  (its share %s, the total per op %s: cost = share x total)",
-		       diff_row__verdict_name(s), t ? diff_row__verdict_name(t) : "-");
+	*total = diff__find(dc, key);
+	return s;
+}
+
+/*
+ * Where a function's cost per op and its share of the samples answer
+ * apart (share_apart), say both, with the event's total per op that
+ * parts them: "share down, total per op up", not a silent "can't tell"
+ * beside a share the table flags.  d: the table's diff, dc the costs'.
+ */
+static void share_note(struct outbuf *b, const struct diff *d, const struct diff *dc, const char *event,
+		       const char *fn)
+{
+	const struct diff_row *t, *s = share_apart(d, dc, event, fn, &t);
+
+	if (!s)
+		return;
+	if (!diff_row__changed(s))	/* the cost flagged, its share not: each test's own answer, said */
+		outbuf__printf(b, "  (its share: %s)", diff_row__verdict_name(s));
+	else
+		outbuf__printf(b, "  (its share %s, the total per op %s: cost = share x total)",
+			       diff_row__verdict_name(s), t ? diff_row__verdict_name(t) : "-");
 }
 
 /* shares: the total moved (its cost row changed), so that shares of its change mean something */
@@ -281,7 +302,8 @@ static void json_row(struct jsonw *w, const struct cost_attr_row *r, const char 
 		jsonw__str(w, "verdict", verd);
 }
 
-static void json_attr(struct jsonw *w, const struct cost_attr *a, const struct diff *dc)
+static void json_attr(struct jsonw *w, const struct cost_attr *a, const struct diff *dc,
+		      const struct diff *d)
 {
 	size_t i;
 
@@ -303,6 +325,13 @@ static void json_attr(struct jsonw *w, const struct cost_attr *a, const struct d
 		jsonw__object(w, NULL, JSONW_INLINE);
 		jsonw__str(w, "function", r->fn);
 		json_row(w, r, verdict(dc, "self", a->event, r->fn));
+		{
+			/* as the text's note: the share's verdict where it answers apart */
+			const struct diff_row *t, *s = share_apart(d, dc, a->event, r->fn, &t);
+
+			if (s)
+				jsonw__str(w, "share_verdict", diff_row__verdict_name(s));
+		}
 		jsonw__num(w, "children_base", r->children_base, 10);
 		jsonw__num(w, "children_new", r->children_cur, 10);
 		jsonw__end(w);
@@ -370,7 +399,7 @@ void cost__json(struct jsonw *w, const char *key, const struct cost_sides *c, si
 	}
 	jsonw__array(w, "events", JSONW_LINES_TIGHT);
 	for (i = 0; i < c->nr_events; i++)
-		json_attr(w, &at[i], dc);
+		json_attr(w, &at[i], dc, d);
 	jsonw__end(w);
 	jsonw__end(w);
 }

@@ -121,6 +121,16 @@ for line in text.split("\n"):
         checked["apart"] += 1
         if "(its share" not in line:
             bad.append("attribution %s: cost %s, share %s, not said: %s" % (m.group(2), cv, s["verdict"], line.strip()))
+for ev in (d.get("cost") or {}).get("events", []):
+    for fn in ev.get("functions", []):
+        s = selfs.get(fn["function"])
+        cv = fn.get("verdict")
+        if not s or cv in (None, "-"):
+            continue
+        apart = (s["verdict"] in MOVED) != (cv in MOVED) or (
+            s["verdict"] in MOVED and cv in MOVED and MOVED[s["verdict"]] != MOVED[cv])
+        if apart and fn.get("share_verdict") != s["verdict"]:
+            bad.append("json attribution %s: cost %s, share %s, share_verdict %s" % (fn["function"], cv, s["verdict"], fn.get("share_verdict")))
 print("checked: %s" % checked)
 for x in bad[:6]:
     print(x)
