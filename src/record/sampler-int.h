@@ -48,6 +48,10 @@
 #define DEFAULT_FREQ		4000	/* perf record's default -F */
 #define DEFAULT_MMAP_PAGES	256	/* 1 MiB per CPU with 4 KiB pages */
 #define DWARF_MMAP_PAGES	1024	/* --call-graph dwarf: samples of ~8 KiB each */
+/* -a without -m: a second of samples a CPU, up to this much (8 MiB) ... */
+#define SYSWIDE_MMAP_PAGES_MAX	2048
+/* ... and at most this much for all CPUs together */
+#define SYSWIDE_MMAP_BYTES_MAX	(128UL << 20)
 #define COMM_LEN		16	/* TASK_COMM_LEN */
 /* branch_sample_type bits that only save work: dropped if the kernel refuses them */
 #define LBR_OPTIONAL		(PERF_SAMPLE_BRANCH_NO_FLAGS | PERF_SAMPLE_BRANCH_NO_CYCLES)
@@ -136,6 +140,7 @@ struct sampler {
 	size_t nr_evs;
 	bool is_default;	/* no -e: cycles with fallback */
 	bool chosen;		/* events settled by a successful open */
+	bool auto_pages;	/* no -m: the ring buffers' size is ours to choose */
 	char note[256];
 	char freq_note[256];	/* this open lowered -F; empty: it did not */
 	char exec_note[768];	/* this run: an exec that ended sampling (sampler__exec_note) */

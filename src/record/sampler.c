@@ -63,6 +63,7 @@ struct sampler *sampler__new(const struct sampler_opts *o, struct symbols *syms,
 		s->opts.mmap_pages = DWARF_MMAP_PAGES;
 	if (!s->opts.freq && !s->opts.period)
 		s->opts.freq = DEFAULT_FREQ;
+	s->auto_pages = !s->opts.mmap_pages;
 	if (!s->opts.mmap_pages)
 		s->opts.mmap_pages = DEFAULT_MMAP_PAGES;
 	s->syms = syms;
