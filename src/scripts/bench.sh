@@ -97,9 +97,15 @@ workload_numbers() {	# section row tool stdout-file
 		put "$1" "$2" "$3" cpuops "$(awk -v o="$ops" -v c="$cpu" 'BEGIN{printf "%.1f", o/c}')"
 }
 
-perf_counts() {	# section row perf.data: samples and lost (LOST + LOST_SAMPLES records)
+# section row perf.data: samples and lost.  Lost: the samples and side-band
+# records each event lost (the LOST_SAMPLES lines under "EVENT stats:", perf
+# 6.0 and later), as mmprof's LOST records count every record its ring
+# buffers lost; not the aggregated lines, which count LOST records.  An
+# older perf has no per-event lines: then the aggregated ones.
+perf_counts() {
 	perf report --stats -i "$3" 2>/dev/null >"$tmp/stats"
-	put "$1" "$2" perf lost "$(awk '/LOST(_SAMPLES)? events:/ { s += $3 } END { print s + 0 }' "$tmp/stats")"
+	put "$1" "$2" perf lost "$(awk '/ stats:$/ && !/^Aggregated/ { ev = 1 } /LOST(_SAMPLES)? events:/ { if (ev) e += $3; else a += $3 }
+		END { print (ev ? e : a) + 0 }' "$tmp/stats")"
 	put "$1" "$2" perf samples "$(awk '/SAMPLE events:/ { print $3; exit }' "$tmp/stats")"
 }
 mmprof_counts() {	# section row stderr of mmprof record
