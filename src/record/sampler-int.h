@@ -156,6 +156,7 @@ struct sampler {
 	struct id_map *ids;
 	size_t nr_ids, alloc_ids;
 	uint64_t lost, throttled, bad;
+	uint64_t kernel_lost;	/* the events' own lost counts at disable (PERF_FORMAT_LOST) */
 	uint64_t chains_cut;	/* all runs: user chains cut at a junk frame */
 	uint64_t chains_rejected;	/* all runs: chains holding a value >= PERF_CONTEXT_MAX, kept at their IP */
 	uint64_t stacks_cut;	/* all runs: samples whose chain was cut to its leaf, over the budget */
@@ -272,6 +273,8 @@ void sampler__read_proc(struct sampler *s);
 
 /* sampler-open.c: close this run's events (the sampler stays usable) */
 void sampler__teardown(struct sampler *s);
+/* sampler-open.c: the disabled events' own lost counts summed (0: none given) */
+uint64_t sampler__kernel_lost(struct sampler *s);
 
 /*
  * sampler-queue.c.  The reader: room for one more record (at most 64 KiB),

@@ -620,9 +620,13 @@ void sampler__close(struct sampler *s)
 	if (!perfsession__is_open(&s->ps))
 		return;
 	perfsession__disable(&s->ps);
+	s->kernel_lost = sampler__kernel_lost(s);
 	/* every record to its end, the worker making room as it goes */
 	while (sampler__drain(s), !s->read_whole)
 		sampler__worker_wait(s);
+	/* a loss pending at the end has no LOST record: the kernel's count has it */
+	if (s->kernel_lost > s->lost)
+		s->lost = s->kernel_lost;
 	sampler__worker_stop(s);
 	sampler__teardown(s);
 }
