@@ -608,7 +608,7 @@ static void lower_freq(struct sampler *s)
  * 128 MiB.  Under a heavy load the reading thread waits for a CPU for
  * hundreds of milliseconds at a time, and what the kernel writes
  * meanwhile must fit: at -F 20000 with -g, 20 s runs under section 8's
- * load lost 13 k and 53 k samples with 1 MiB a CPU, none in three with
+ * load lost 13 k to 53 k samples with 1 MiB a CPU, none in twelve with
  * 8 MiB (Documentation/performance.md).  Only root: the kernel locks
  * these pages, and a user's lock budget (kernel.perf_event_mlock_kb a
  * CPU) is less than the default already.  Per-process runs and -F up to
