@@ -341,7 +341,8 @@ static void engine_opts(struct diff_cmd *c, bool gates, struct diff_engine_opts 
 		.stats = c->o, .all = c->all, .robot = c->robot, .cost = c->cost,
 		.callchains = c->callchains, .limit = c->limit, .force = c->force,
 		.allow_failed = c->allow_failed, .per = c->per, .drop_run = &c->drop_run,
-		.keep_rows = gates || c->html || c->junit || c->summary, .say = say_line,
+		.keep_rows = gates || c->html || c->junit || c->summary, .keep_chains = c->html != NULL,
+		.say = say_line,
 	};
 }
 

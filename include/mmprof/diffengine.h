@@ -82,6 +82,11 @@ struct diff_engine_opts {
 	 * summary): with -g, they are kept while the call chains are built.
 	 */
 	bool keep_rows;
+	/*
+	 * The call chains are read after the report on stdout (the HTML's
+	 * flame graph by share): -g's are kept for it, not computed twice.
+	 */
+	bool keep_chains;
 	void (*say)(void *arg, enum diff_say kind, const char *line);
 	void *say_arg;
 };
@@ -118,6 +123,9 @@ struct diff_result {
 	 */
 	struct chain_fns fns[DIFF_MAX_COLUMNS];
 	bool rows_gone;			/* diff_result__done_with_rows freed them */
+	/* -g's call chains of column k, kept (keep_chains) until the HTML report draws them */
+	struct chain_diff chains[DIFF_MAX_COLUMNS];
+	bool have_chains[DIFF_MAX_COLUMNS];
 };
 
 /*
@@ -157,6 +165,10 @@ int diff_engine__functions(struct chain_fns *f, struct profile *const *base, siz
  * (chains.h; release it).  0 or -EINVAL (no runs of the event).
  */
 int diff_result__chains(const struct diff_result *r, size_t k, struct chain_diff *cd);
+/* cd (diff_result__chains' of column k) kept in r when keep_chains, else released. */
+void diff_result__keep_chains(struct diff_result *r, size_t k, struct chain_diff *cd);
+/* Column k's kept chains released (none kept: nothing). */
+void diff_result__drop_chains(struct diff_result *r, size_t k);
 
 /*
  * The document on stdout, whole, into out (its colour mode set by the
@@ -180,6 +192,6 @@ struct diff_report_files {
 	long gate_column;
 	const struct ci_gates *gates;
 };
-int diff_report__files(const struct diff_result *r, const struct diff_report_files *f);
+int diff_report__files(struct diff_result *r, const struct diff_report_files *f);
 
 #endif

@@ -143,6 +143,13 @@ struct flame_diff_opts {
 	 * NULL: every frame its path's own test.
 	 */
 	const struct chain_fns *fns;
+	/*
+	 * Shares only: the paths of these sides already computed with these
+	 * options and fns taken (diff -g's, chains__compute of event, alpha,
+	 * paired and keep; its min_points changes only which rows have text):
+	 * drawn from, not computed again.  Borrowed.  NULL: computed here.
+	 */
+	const struct chain_diff *chains;
 };
 
 /*

@@ -47,7 +47,7 @@ static int write_ci(const struct diff_result *r, size_t k, const char *path,
  * headers, the waterfall of the cost per op (verdicts from the costs'
  * diff), the differential flame graphs by share and per op.
  */
-static int write_html(const struct diff_result *r, size_t k, const char *path,
+static int write_html(struct diff_result *r, size_t k, const char *path,
 		      const struct diff_row *const *rows, size_t n, const struct ci_gates *ci)
 {
 	const struct diff_side *s0 = &r->s[0], *sk = &r->s[k + 1];
@@ -75,12 +75,15 @@ static int write_html(const struct diff_result *r, size_t k, const char *path,
 	fo.event = ev;
 	fo.keep = keep;
 	fo.fns = &r->fns[k];
+	fo.chains = r->have_chains[k] ? &r->chains[k] : NULL;	/* -g's, not computed again */
 	for (i = 0; i < 2; i++)
 		hs[i] = (struct html_side){ two[i]->name, two[i]->paths,
 					    (const struct profile *const *)two[i]->profiles,
 					    two[i]->nr, two[i]->nr_runs };
 	have_graph = flame__build_diff(&f, (const struct profile *const *)s0->profiles, s0->nr,
 				       (const struct profile *const *)sk->profiles, sk->nr, &fo, &e) == 0;
+	/* drawn: the rows go before the graph per op computes its own */
+	diff_result__drop_chains(r, k);
 	if (!have_graph)
 		diff_result__say(r, DIFF_SAY_NOTE, "no flame graph in the HTML report: %s", e.msg);
 	html_cost__build(&hb, cs, column, d->cost, (const struct profile *const *)s0->profiles, s0->nr,
@@ -168,7 +171,7 @@ static int write_html_index(const struct diff_result *r, const char *path)
 	return err;
 }
 
-int diff_report__files(const struct diff_result *r, const struct diff_report_files *f)
+int diff_report__files(struct diff_result *r, const struct diff_report_files *f)
 {
 	const struct diff_row **colrows = xmalloc((r->n + 1) * sizeof(*colrows));
 	size_t k, nk;

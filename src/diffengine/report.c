@@ -12,7 +12,7 @@
 #include "mmprof/xalloc.h"
 
 /* -g: the changed call chains of column k, as text or (w) as the member "callchains" of w's object. */
-static void callchains(struct outbuf *out, struct jsonw *w, const struct diff_result *r, size_t k)
+static void callchains(struct outbuf *out, struct jsonw *w, struct diff_result *r, size_t k)
 {
 	struct chain_diff cd;
 	size_t limit = r->o.limit > 0 ? (size_t)r->o.limit : 20;
@@ -23,7 +23,7 @@ static void callchains(struct outbuf *out, struct jsonw *w, const struct diff_re
 		chains__json(w, "callchains", &cd, limit);
 	else
 		chains__format(out, &cd, limit);
-	chains__release(&cd);
+	diff_result__keep_chains(r, k, &cd);	/* for the HTML's flame graph, or released */
 }
 
 /* The recorded settings that differ between the sides, in fmt (w: JSON, the member "settings_differ"). */
@@ -74,7 +74,7 @@ static void json_pair(struct jsonw *w, struct diff_result *r)
 }
 
 /* JSON with several columns: the base, then per column its side and its diff with costs and chains. */
-static void json_columns(struct jsonw *w, const struct diff_result *r)
+static void json_columns(struct jsonw *w, struct diff_result *r)
 {
 	const struct diff_row **colrows = xmalloc((r->n + 1) * sizeof(*colrows));
 	size_t k, nk;

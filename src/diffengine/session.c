@@ -363,6 +363,26 @@ int diff_result__chains(const struct diff_result *r, size_t k, struct chain_diff
 	return err;
 }
 
+void diff_result__keep_chains(struct diff_result *r, size_t k, struct chain_diff *cd)
+{
+	if (!r->o.keep_chains || k >= r->nd) {
+		chains__release(cd);
+		return;
+	}
+	diff_result__drop_chains(r, k);
+	r->chains[k] = *cd;
+	r->have_chains[k] = true;
+	memset(cd, 0, sizeof(*cd));
+}
+
+void diff_result__drop_chains(struct diff_result *r, size_t k)
+{
+	if (k < r->nd && r->have_chains[k])
+		chains__release(&r->chains[k]);
+	if (k < r->nd)
+		r->have_chains[k] = false;
+}
+
 void diff_result__release(struct diff_result *r)
 {
 	size_t k;
@@ -374,6 +394,7 @@ void diff_result__release(struct diff_result *r)
 		diff__release(&r->d[k]);
 		diff__release(&r->dc[k]);
 		chain_fns__release(&r->fns[k]);
+		diff_result__drop_chains(r, k);
 	}
 	cost_sides__release(&r->cs);
 	for (k = 0; r->s && k < r->nr_sides; k++)

@@ -243,10 +243,11 @@ int flame__build_diff(struct flame *f, const struct profile *const *base, size_t
 	double novar_points = o->novar_points > 0 ? o->novar_points : 0.5;
 	double ref;
 	const char *event = o->event;
-	struct chain_diff cd;
+	struct chain_diff own;
+	const struct chain_diff *cdp = &own;
 	uint32_t *map;
 	size_t i;
-	int err;
+	int err = 0;
 
 	flame__init(f);
 	f->diff = true;
@@ -258,24 +259,28 @@ int flame__build_diff(struct flame *f, const struct profile *const *base, size_t
 			return errmsg__set(e, -EINVAL, "the new side has no sampling event");
 		event = profile__str(cur[0], cur[0]->events[0].name);
 	}
-	/* min_points = inf: chains shows nothing, so it formats no text */
-	err = chains__compute_scaled(&cd, base, nbp, cur, nnp, event, INFINITY, alpha, o->paired, o->scale,
-				     o->keep);
-	if (!err && !o->scale)
-		chains__take_functions(&cd, o->fns);
+	if (o->chains && !o->scale && o->chains->alpha == alpha) {
+		cdp = o->chains;	/* the caller's (diff -g's): the same rows, computed once */
+	} else {
+		/* min_points = inf: chains shows nothing, so it formats no text */
+		err = chains__compute_scaled(&own, base, nbp, cur, nnp, event, INFINITY, alpha, o->paired,
+					     o->scale, o->keep);
+		if (!err && !o->scale)
+			chains__take_functions(&own, o->fns);
+	}
 	if (err)
 		return errmsg__set(e, err, o->scale ? "no samples of event '%s', or no run of a known work count, "
 				   "on one side" : "no samples of event '%s' on one side", event);
-	f->novar = cd.novar;
+	f->novar = cdp->novar;
 	/* per op, the floors are points of the larger side's total, as shares' are of 100 */
-	ref = f->per_op ? fmax(cd.total[0], cd.total[1]) : 100;
+	ref = f->per_op ? fmax(cdp->total[0], cdp->total[1]) : 100;
 	min_points *= ref / 100;
 	novar_points *= ref / 100;
-	map = xmalloc((cd.nr + 1) * sizeof(*map));
+	map = xmalloc((cdp->nr + 1) * sizeof(*map));
 	/* rows come in trie order of some profile: a path's parent row precedes it */
-	for (i = 0; i < cd.nr; i++) {
-		const struct chain_row *r = &cd.rows[i];
-		const struct profile *rp = chain_row__profile(&cd, r);
+	for (i = 0; i < cdp->nr; i++) {
+		const struct chain_row *r = &cdp->rows[i];
+		const struct profile *rp = chain_row__profile(cdp, r);
 		const struct frame *fr = &rp->frames[rp->nodes[r->node].frame];
 		uint32_t parent = 0, id;
 		struct flame_node *n;
@@ -292,7 +297,7 @@ int flame__build_diff(struct flame *f, const struct profile *const *base, size_t
 		map[i] = id;
 		n = &f->nodes[id];
 		n->name = profile__frame_sym(rp, rp->nodes[r->node].frame);
-		n->name_new = chain_row__new_name(&cd, r);
+		n->name_new = chain_row__new_name(cdp, r);
 		n->dso_name = profile__str(rp, fr->dso);
 		n->kernel = fr->kernel;
 		n->base = r->base;
@@ -303,19 +308,20 @@ int flame__build_diff(struct flame *f, const struct profile *const *base, size_t
 		n->with_fn = r->with_fn;
 		n->value = o->width_base ? r->base : r->cur;
 		n->absent = n->value <= 0;
-		if (cd.novar ? fabs(n->delta) >= novar_points
-			     : isfinite(r->q) && r->q < alpha && fabs(n->delta) >= min_points)
+		if (cdp->novar ? fabs(n->delta) >= novar_points
+			       : isfinite(r->q) && r->q < alpha && fabs(n->delta) >= min_points)
 			n->state = n->delta > 0 ? FLAME_GREW : FLAME_SHRANK;
 	}
-	f->nodes[0].base = f->per_op ? cd.total[0] : 100;
-	f->nodes[0].cur = f->per_op ? cd.total[1] : 100;
+	f->nodes[0].base = f->per_op ? cdp->total[0] : 100;
+	f->nodes[0].cur = f->per_op ? cdp->total[1] : 100;
 	f->nodes[0].delta = f->nodes[0].cur - f->nodes[0].base;
 	f->nodes[0].value = o->width_base ? f->nodes[0].base : f->nodes[0].cur;
 	f->total = f->nodes[0].value;
 	f->scale_total = f->per_op ? ref : 0;
 	flame__link(f);
 	free(map);
-	chains__release(&cd);
+	if (cdp == &own)
+		chains__release(&own);
 	return 0;
 }
 
