@@ -798,7 +798,7 @@ static void test_split_function(void)
 
 	ok(chains__compute(&cd, bs, 1, ns, 1, "cpu-clock", 0.1, 0.05, false, NULL) == 0, "split: -g chains");
 	chains__take_functions(&cd, &fns);
-	chains__format(&out, &cd, 20, false);
+	chains__format(&out, &cd, 20);
 	ok(within(out.s, "a \xe2\x86\x92 split_fn", "a part of split_fn's change in the table", "\n") &&
 	   within(out.s, "b \xe2\x86\x92 split_fn", "a part of split_fn's change in the table", "\n") &&
 	   !within(out.s, "a \xe2\x86\x92 split_fn", "not significant", "\n"),
