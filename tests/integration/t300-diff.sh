@@ -17,17 +17,22 @@ tap_setup t300
 # run that splits huge pages must: /proc/vmstat's thp_split_pmd is system-wide,
 # and t050 and t720 check that a --thp off run splits none (t720's "0 -> N"
 # read 1,248 splits in an off run recorded beside this test's on runs).
+# Runs of fixed work, some 0.4 s of CPU each (4 iterations of 32 MiB with
+# THP off, 160 with it on: a huge page's fault and zap are some 40 times
+# cheaper than 512 small ones), as t303's, not of a time: runs of -s 1 at
+# load 50 split 16, 80, 304 and 384 PMDs, and no chain to __split_huge_pmd
+# was among --callchains' (test 15).
 lock=${TMPDIR:-/tmp}/mmprof-thp-split.lock
 rec() {	# rec OUT RUNS THP [extra record options]
 	out=$1 runs=$2 thp=$3
 	shift 3
 	if [ "$thp" = on ]; then
-		RECORD_OPTS="$*" record_thp_on "$tmp/$out" "$runs" -s 1
+		RECORD_OPTS="$*" record_thp_on "$tmp/$out" "$runs" -n 160
 		_r=$?
 		cp "$tmp/$out.err" "$tmp/rec.err"
 		return $_r
 	else
-		"$MMPROF" record -q -r "$runs" -o "$tmp/$out" "$@" -- "$wl/thp-zap" --thp "$thp" -s 1 >/dev/null 2>"$tmp/rec.err"
+		"$MMPROF" record -q -r "$runs" -o "$tmp/$out" "$@" -- "$wl/thp-zap" --thp "$thp" -n 4 >/dev/null 2>"$tmp/rec.err"
 	fi
 }
 SPLIT=perf-profile.children.cpu-clock.__split_huge_pmd
@@ -42,7 +47,7 @@ record_aa() {	# record_aa TAG: sets AA to "A-files -- B-files", aa_ok
 	for i in 1 2 3 4 5 6; do
 		case $i in 1|3|5) first=a second=b ;; *) first=b second=a ;; esac
 		for side in $first $second; do
-			"$MMPROF" record -q -o "$tmp/$1$side$i.data" -- "$wl/thp-zap" --thp off -s 0.6 \
+			"$MMPROF" record -q -o "$tmp/$1$side$i.data" -- "$wl/thp-zap" --thp off -n 3 \
 				>/dev/null 2>"$tmp/rec.err" || aa_ok=1
 		done
 		A="$A $tmp/${1}a$i.data" B="$B $tmp/${1}b$i.data"
@@ -84,7 +89,7 @@ sed -n '/^call chains/,$p' "$tmp/chains" | head -4 | diag
 # both; files of one workload that differ only in their -o name: none
 "$MMPROF" diff "$tmp/off.data" -- "$tmp/on.data" "$tmp/off.data" >/dev/null 2>"$tmp/err"
 rc=$?
-test $rc -eq 0 && grep -qx "mmprof: warning: new: its files were recorded with different command lines: $tmp/on.data has 'mmprof record -q -r 4 -o $tmp/on.data -- $wl/thp-zap --thp on -s 1', $tmp/off.data has 'mmprof record -q -r 4 -o $tmp/off.data -- $wl/thp-zap --thp off -s 1'; the runs pooled may not be of one workload" "$tmp/err"
+test $rc -eq 0 && grep -qx "mmprof: warning: new: its files were recorded with different command lines: $tmp/on.data has 'mmprof record -q -r 4 -o $tmp/on.data -- $wl/thp-zap --thp on -n 160', $tmp/off.data has 'mmprof record -q -r 4 -o $tmp/off.data -- $wl/thp-zap --thp off -n 4'; the runs pooled may not be of one workload" "$tmp/err"
 ok $? "a side pooled from different command lines: one warning naming both, compared anyway"
 [ $? -eq 0 ] || diag "$tmp/err"
 # shellcheck disable=SC2086
