@@ -5,7 +5,7 @@
 #   - base --hot 3000 --other 7000, new --hot 6000 --other 14000: every
 #     function's cost per op doubles while cost_mix_hot's share stays at
 #     about 30 % (within 15 % of itself: 3 runs of 1 s on a loaded machine
-#     moved it by 1.8 points once);
+#     moved it by 1.8 points once; the runs are of fixed work now);
 #   - diff --html: the waterfall is in the verdict, on the first screen of
 #     a 1280x900 browser with the flame graph's start; the numbers its SVG
 #     carries chain (each bar starts where the one above ended) and add up
@@ -21,8 +21,12 @@
 . "$(dirname "$0")/lib.sh"
 tap_setup t405
 
-rec() {	# rec OUT RUNS HOT OTHER
-	"$MMPROF" record -q -r "$2" -o "$tmp/$1" -- "$wl/cost-mix" --hot "$3" --other "$4" -s 1 \
+# Runs of fixed work with the same CPU time on both sides (15,000 ops of
+# the base's cost, 7,500 of the new one's: some 0.45 s each), as t304's,
+# not of a time: a run of -s 1 at a load of 50 gets a twentieth of a CPU,
+# and its few samples move cost_mix_hot's share and the costs per op.
+rec() {	# rec OUT RUNS HOT OTHER OPS
+	"$MMPROF" record -q -r "$2" -o "$tmp/$1" -- "$wl/cost-mix" --hot "$3" --other "$4" -n "$5" \
 		>/dev/null 2>"$tmp/rec.err"
 }
 
@@ -37,8 +41,8 @@ browse() {	# browse FILE URL-SUFFIX OUT ERR [extra flags]
 
 plan 22
 
-rec base.data 3 3000 7000; ok $? "record cost-mix --hot 3000 --other 7000, 3 runs"
-rec new.data 3 6000 14000; ok $? "record cost-mix --hot 6000 --other 14000, 3 runs"
+rec base.data 3 3000 7000 15000; ok $? "record cost-mix --hot 3000 --other 7000, 3 runs"
+rec new.data 3 6000 14000 7500; ok $? "record cost-mix --hot 6000 --other 14000, 3 runs"
 
 "$MMPROF" diff -f json "$tmp/base.data" "$tmp/new.data" >"$tmp/j" 2>"$tmp/err"
 ok $? "diff -f json exits 0"
