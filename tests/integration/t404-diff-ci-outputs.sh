@@ -17,9 +17,12 @@ tap_setup t404
 
 py=/usr/bin/python3
 lock=${TMPDIR:-/tmp}/mmprof-thp-split.lock
-flock "$lock" "$MMPROF" record -q -r 3 -o "$tmp/off.data" -- "$wl/thp-zap" --thp off -s 1 >/dev/null 2>"$tmp/rec.err"
+# Runs of fixed work, some 0.4 s of CPU each (4 iterations of 32 MiB with
+# THP off, 160 with it on, as t303's), not of a time: a run of -s 1 at a
+# load of 50 gets a twentieth of a CPU and splits a few PMDs or none.
+flock "$lock" "$MMPROF" record -q -r 3 -o "$tmp/off.data" -- "$wl/thp-zap" --thp off -n 4 >/dev/null 2>"$tmp/rec.err"
 ok $? "record thp-zap, THP off"
-record_thp_on "$tmp/on.data" 3 -s 1
+record_thp_on "$tmp/on.data" 3 -n 160
 ok $? "record thp-zap, THP on (every run split huge pages)"
 diag "$tmp/rec.err" "$tmp/on.data.err"
 
