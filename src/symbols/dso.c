@@ -722,9 +722,14 @@ void symbols__watch2(struct symbols *s, pid_t pid, uint64_t start, uint64_t len,
 		/* first sight of this file: the one open of it */
 		fd = open_mapped(pid, start, start + len < start ? UINT64_MAX : start + len,
 				 filename, kind == DSO_FILE, root, id);
-		/* too late: the process (its root, its mappings) gone before its record was read */
-		snprintf(root, sizeof(root), "/proc/%d", (int)pid);
-		missed = fd < 0 && access(root, F_OK);
+		/*
+		 * too late: the process (its root, its mappings) gone before its
+		 * record was read.  An exited process its parent has not reaped
+		 * yet (a zombie) still has /proc/PID, but no root (ENOENT) and no
+		 * mappings: gone as well
+		 */
+		snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+		missed = fd < 0 && access(root, F_OK) && errno == ENOENT;
 		if (missed)
 			fd = fd_of_file(s, id);		/* the same file, kept for another DSO */
 		else if (fd >= 0)
