@@ -31,7 +31,11 @@ ktext=$(awk '$3 == "_text" { print $1; exit }' /proc/kallsyms)
 ok $? "running kernel: build-id $running, _text $ktext"
 
 # --- pick the hottest kernel function -----------------------------------------
-"$MMPROF" record -q -o "$tmp/first.mdata" -- "$wl/page-fault" -s 1 >/dev/null 2>"$tmp/first.err"
+# every recording is of fixed work (4 iterations of 128 MiB, some 0.4 s of
+# CPU), not of -s 1: at a load of 50 a second gets a twentieth of a CPU,
+# and the first recording's hottest function, from a few samples, need not
+# be sampled at all in the second
+"$MMPROF" record -q -o "$tmp/first.mdata" -- "$wl/page-fault" -n 4 >/dev/null 2>"$tmp/first.err"
 ok $? "first recording of page-fault"
 read -r fn start size <<EOF
 $(hottest_kernel_fn "$tmp/first.mdata")
@@ -58,7 +62,7 @@ a2l=$(addr2line -i -f -e "$tmp/vmlinux" "0x$want_at" | sed -n 'p;n' | tr '\n' ' 
 ok $? "fake $fn at _text + $off, build-id as the kernel's, addr2line: $a2l"
 
 # --- record with it -----------------------------------------------------------
-"$MMPROF" record -q --vmlinux "$tmp/vmlinux" -o "$tmp/k.mdata" -- "$wl/page-fault" -s 1 \
+"$MMPROF" record -q --vmlinux "$tmp/vmlinux" -o "$tmp/k.mdata" -- "$wl/page-fault" -n 4 \
 	>/dev/null 2>"$tmp/k.err"
 ok $? "record --vmlinux fake"
 [ -z "$(drop_env_warnings "$tmp/k.err")" ]
@@ -107,7 +111,7 @@ grep -q '\[k\] fake_leaf (inlined)$' "$tmp/k.tree" && grep -q '\[k\] fake_mid (i
 ok $? "tree shows the kernel inline chain; folded stacks end at the real function"
 
 # --- a vmlinux of another kernel ------------------------------------------------
-"$MMPROF" record -q --vmlinux "$tmp/vmlinux-wrong" -o "$tmp/w.mdata" -- "$wl/page-fault" -s 1 \
+"$MMPROF" record -q --vmlinux "$tmp/vmlinux-wrong" -o "$tmp/w.mdata" -- "$wl/page-fault" -n 4 \
 	>/dev/null 2>"$tmp/w.err"
 rc=$?
 drop_env_warnings "$tmp/w.err" >"$tmp/w.err1"
@@ -127,7 +131,7 @@ rc=$?
 ok $? "missing --vmlinux: exit 2 before the command runs (rc $rc)"
 
 # --- --inline alone: looks in the usual places, finds nothing here, says nothing ---
-"$MMPROF" record -q --inline -o "$tmp/i.mdata" -- "$wl/page-fault" -s 1 >/dev/null 2>"$tmp/i.err"
+"$MMPROF" record -q --inline -o "$tmp/i.mdata" -- "$wl/page-fault" -n 4 >/dev/null 2>"$tmp/i.err"
 rc=$?
 found=$(q "$tmp/i.mdata" "SELECT value FROM meta WHERE key = 'symbols.vmlinux'")
 if [ -z "$found" ]; then
