@@ -107,7 +107,9 @@ ok $? "summary: the failed runs"
 
 # ---- markup in names stays text
 cp "$tmp/on.data" "$tmp/markup.data"
-sqlite3 "$tmp/markup.data" "UPDATE strings SET s = 'x<y>&amp;\"z' WHERE s = 'clear_page_erms'"
+# (__split_huge_pmd: the row the first gate tripped on, a name of every
+# kernel's mm, where clear_page_erms is one CPU's)
+sqlite3 "$tmp/markup.data" "UPDATE strings SET s = 'x<y>&amp;\"z' WHERE s = '__split_huge_pmd'"
 "$MMPROF" diff --junit "$tmp/j5.xml" --fail-on "'perf-profile.children.*.x<y>&amp;\"z' > +1" \
 	"$tmp/off.data" "$tmp/markup.data" >/dev/null 2>&1
 rc=$?
