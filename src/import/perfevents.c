@@ -89,16 +89,20 @@ static bool perf_chose_events(const struct profile *p)
  * The name to store for perf's event name `s` (type: perf_event_attr.type
  * from the header, UINT32_MAX when not known), written to buf.  perf adds
  * precise modifiers by itself ("cpu-clock:ppp" for its default on a
- * machine without a PMU, "cycles:P"); kept, they would make the import's
- * event differ from an mmprof recording of the same event.  The p/P
- * letters go when the event is a software one (precise_ip means nothing
- * there) or perf chose the event; the other modifiers (u, k, ...) stay.
+ * machine without a PMU, "cycles:P") and, since 6.1.1xx's point
+ * releases, the H of its default exclude_guest ("cpu-clock:pppH"); kept,
+ * they would make the import's event differ from an mmprof recording of
+ * the same event.  H goes always (host only: exclude_guest, which mmprof
+ * sets too); the p/P letters go when the event is a software one
+ * (precise_ip means nothing there) or perf chose the event; the other
+ * modifiers (u, k, G, ...) stay.
  */
 static size_t plain_event_name(const struct perfscript *ps, const char *s, size_t len,
 			       uint32_t type, char *buf, size_t size)
 {
 	const char *colon = len ? memrchr(s, ':', len) : NULL;
-	size_t base, i, o, nprec = 0;
+	size_t base, i, o, nprec = 0, nhost = 0;
+	bool drop_prec;
 
 	if (!colon || colon == s || len >= size || type == 2 /* tracepoint */)
 		return 0;
@@ -109,17 +113,17 @@ static size_t plain_event_name(const struct perfscript *ps, const char *s, size_
 		if (!strchr("ukhIGHpPSDWeb", s[i]) || !s[i])
 			return 0;	/* not a modifier list */
 		nprec += s[i] == 'p' || s[i] == 'P';
+		nhost += s[i] == 'H';
 	}
-	if (!nprec)
-		return 0;
-	if (!(type == 1 /* software */ ||
-	      (type == UINT32_MAX && is_software_name(s, base)) || perf_chose_events(ps->p)))
+	drop_prec = nprec && (type == 1 /* software */ ||
+			      (type == UINT32_MAX && is_software_name(s, base)) || perf_chose_events(ps->p));
+	if (!drop_prec && !nhost)
 		return 0;
 	memcpy(buf, s, base);
 	o = base;
 	buf[o++] = ':';
 	for (i = base + 1; i < len; i++)
-		if (s[i] != 'p' && s[i] != 'P')
+		if (s[i] != 'H' && !(drop_prec && (s[i] == 'p' || s[i] == 'P')))
 			buf[o++] = s[i];
 	if (o == base + 1)
 		o = base;	/* no modifier left: no colon */

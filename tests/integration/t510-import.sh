@@ -89,6 +89,7 @@ PY
 ok $? "every sample ($ps) of both events, meta callchain 0"
 
 # perf's default event (no -e): perf names it cpu-clock:ppp on this machine
+# (cpu-clock:pppH from 6.1.1xx on: the H of its default exclude_guest)
 perf record -q -g -F "$freq" -o "$tmp/def.perf" -- "$wl/page-fault" --seconds 0.3 >/dev/null 2>&1 &&
 	"$MMPROF" import "$tmp/def.perf" -o "$tmp/def.data" 2>"$tmp/err" &&
 	"$MMPROF" report --json "$tmp/def.data" >"$tmp/def.json" 2>/dev/null &&

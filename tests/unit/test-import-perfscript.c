@@ -248,8 +248,9 @@ static void test_padded_nocallchain(void)
 
 /*
  * perf adds precise modifiers by itself (cpu-clock:ppp on a machine
- * without a PMU, cycles:P); the import stores the plain name, so that it
- * compares with an mmprof recording of the same event.
+ * without a PMU, cycles:P), and H for its default exclude_guest
+ * (cpu-clock:pppH); the import stores the plain name, so that it compares
+ * with an mmprof recording of the same event.
  */
 static void test_event_names(void)
 {
@@ -263,6 +264,13 @@ static void test_event_names(void)
 		  "software event by name, no header" },
 		{ "w 1 1.0: 1 task-clock:upp: 1 f (x)\n", "task-clock:u", "task-clock:upp",
 		  "other modifiers stay" },
+		{ "# event : name = cpu-clock:pppH, , type = 1, freq = 1\n"
+		  "w 1 1.0: 1 cpu-clock:pppH: 1 f (x)\n", "cpu-clock", "cpu-clock:pppH",
+		  "perf 6.1.1xx's default: H (exclude_guest, mmprof's too) goes with the precision" },
+		{ "w 1 1.0: 1 cycles:uH: 1 f (x)\n", "cycles:u", "cycles:uH",
+		  "H goes from a hardware event too, u stays" },
+		{ "w 1 1.0: 1 cycles:G: 1 f (x)\n", "cycles:G", NULL,
+		  "G (guest only) is not mmprof's default: it stays" },
 		{ "# cmdline : /usr/bin/perf record -g -- ./w\n"
 		  "# event : name = cycles:P, , type = 0, freq = 1\n"
 		  "w 1 1.0: 1 cycles:P: 1 f (x)\n", "cycles", "cycles:P",
