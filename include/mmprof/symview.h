@@ -118,6 +118,9 @@ uint64_t symview__total(const struct symview *v, uint32_t run, uint32_t event, b
  */
 double symview__weights_of(const struct symview *v, const uint32_t *counts, size_t n,
 			   bool use_period, double *w);
+/* The same for the counts first .. first + n - 1 (a profile's counts already grouped by run and event). */
+double symview__weights_span(const struct symview *v, size_t first, size_t n, bool use_period,
+			     double *w);
 /*
  * From leaf weights w: sub[q] = weight of q's subtree; inner[q] = weight of
  * samples whose innermost occurrence of q's entry is q (a callee-ordered

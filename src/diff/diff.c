@@ -313,12 +313,19 @@ int diff__compute(struct diff *d, const struct diff_run *base, size_t nb,
 	for (i = 0; i < b.nr_spaces; i++)
 		free(b.spaces[i].row);
 	free(b.spaces);
+	free(b.stamp);
+	b.stamp = NULL;
+	/*
+	 * The rows' slack goes before the test's arrays: xgrow zeroed it, so
+	 * it is resident, and it was the peak of diff (Documentation/
+	 * performance.md, "One symbol trie per file per diff").
+	 */
+	XSHRINK(d->rows, d->alloc, d->nr);
 	if (!all_in) {
 		for (i = 0; i < d->nr; i++)
 			free(b.have[i]);
 		free(b.have);
 		free(b.present);
-		free(b.stamp);
 		diff__release(d);
 		return -E2BIG;
 	}
@@ -343,7 +350,6 @@ int diff__compute(struct diff *d, const struct diff_run *base, size_t nb,
 	free(nsamp);
 	free(scratch);
 	free(b.present);
-	free(b.stamp);
 	for (i = 0; i < d->nr; i++)
 		free(b.have[i]);
 	free(b.have);

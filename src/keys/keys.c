@@ -195,8 +195,23 @@ static uint32_t *robot_dso_reps(const struct symview *v)
 static void keycache__start_work(struct keycache *c)
 {
 	const struct symview *v = c->v;
+	size_t i, nr_slots;
 
 	c->slot_start = profile__group_counts(v->p, &c->by_slot);
+	/*
+	 * Counts stored grouped by run and event, as mmprof writes them: the
+	 * index is i itself, and its 4 bytes a count went at the peak of a
+	 * diff's load, both files' runs being keyed at once (4 MB each on the
+	 * bench pair: Documentation/performance.md).
+	 */
+	nr_slots = (size_t)v->p->nr_runs * v->p->nr_events;
+	for (i = 0; c->slot_start[nr_slots] == v->p->nr_counts && i < v->p->nr_counts &&
+		    c->by_slot[i] == i; i++)
+		;
+	if (i == v->p->nr_counts) {
+		free(c->by_slot);
+		c->by_slot = NULL;
+	}
 	c->w = xmalloc((v->nr_nodes + 1) * sizeof(*c->w));
 	c->inner = xmalloc((v->nr_nodes + 1) * sizeof(*c->inner));
 	c->children_w = xmalloc((v->nr_entries + 1) * sizeof(*c->children_w));
@@ -210,6 +225,9 @@ static double keycache__weights(const struct keycache *c, uint32_t run, uint32_t
 {
 	size_t s = (size_t)run * c->v->p->nr_events + event;
 
+	if (!c->by_slot)
+		return symview__weights_span(c->v, c->slot_start[s], c->slot_start[s + 1] - c->slot_start[s],
+					     true, w);
 	return symview__weights_of(c->v, c->by_slot + c->slot_start[s],
 				   c->slot_start[s + 1] - c->slot_start[s], true, w);
 }
@@ -373,7 +391,7 @@ void keycache__set_robot(struct keycache *c, bool robot)
 	free(c->chain_drop);	/* which chains drop depends on the mode */
 	c->chain_drop = NULL;
 	free(c->dso_rep);	/* and which entries are one */
-	c->dso_rep = robot && c->by_slot ? robot_dso_reps(c->v) : NULL;
+	c->dso_rep = robot && c->slot_start ? robot_dso_reps(c->v) : NULL;
 	/*
 	 * An import keeps perf's spelling of its event as asked
 	 * ("cpu-clock:ppp", stored as cpu-clock): the robot's keys are named
@@ -590,7 +608,7 @@ static void walk_entry(struct keycache *c, uint32_t e)
  * order) and their entries (k->entries, in id order): the same values
  * there as the whole walk, in time of those paths.  Returns the total.
  */
-static double walk_cells(struct keycache *c, const uint32_t *counts, size_t n)
+static double walk_cells(struct keycache *c, const uint32_t *counts, size_t first, size_t n)
 {
 	const struct symview *v = c->v;
 	const struct profile *p = v->p;
@@ -610,11 +628,13 @@ static double walk_cells(struct keycache *c, const uint32_t *counts, size_t n)
 	k->nr_nodes = k->nr_entries = 0;
 	for (i = 0; i < n; i++) {
 		const struct count *cnt;
+		size_t ci;
 		uint32_t q, leaf;
 
-		if (counts[i] >= p->nr_counts)
+		ci = counts ? counts[i] : first + i;
+		if (ci >= p->nr_counts)
 			continue;
-		cnt = &p->counts[counts[i]];
+		cnt = &p->counts[ci];
 		if (cnt->node >= p->nr_nodes || !v->node_keep[cnt->node])
 			continue;
 		leaf = q = v->node_map[cnt->node];
@@ -669,7 +689,7 @@ static void perf_profile_keys(struct keycache *c, uint32_t run, uint32_t event)
 	uint32_t id;
 
 	if (sparse) {
-		total = walk_cells(c, c->by_slot + c->slot_start[s], n);
+		total = walk_cells(c, c->by_slot ? c->by_slot + c->slot_start[s] : NULL, c->slot_start[s], n);
 	} else {
 		total = keycache__weights(c, run, event, c->w);
 		if (total > 0)
@@ -731,7 +751,7 @@ void keycache__run(struct keycache *c, uint32_t run, struct keyrun *out)
 	}
 	c->nr_order = 0;
 	if (run < c->v->p->nr_runs) {
-		if (!c->by_slot)
+		if (!c->slot_start)
 			keycache__start_work(c);
 		for (e = 0; e < c->v->p->nr_events; e++)
 			perf_profile_keys(c, run, (uint32_t)e);

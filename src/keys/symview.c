@@ -370,6 +370,20 @@ double symview__weights_of(const struct symview *v, const uint32_t *counts, size
 	return total;
 }
 
+double symview__weights_span(const struct symview *v, size_t first, size_t n, bool use_period,
+			     double *w)
+{
+	const struct profile *p = v->p;
+	double total = 0;
+	size_t i;
+
+	memset(w, 0, v->nr_nodes * sizeof(*w));
+	for (i = first; i < first + n; i++)
+		if (i < p->nr_counts)
+			total += add_leaf(v, &p->counts[i], use_period, w);
+	return total;
+}
+
 void symview__cumulate(const struct symview *v, const double *w, double *sub,
 		       double *inner, double *children, double *self)
 {
