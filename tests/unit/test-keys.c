@@ -3,8 +3,10 @@
  * computed by hand (children vs self vs calltrace, recursion, suffix
  * collisions, unresolved frames, the 0.5 % chain floor, period weighting,
  * perf-stat formulas, workload keys, means over runs), plus a differential
- * check of the symbol trie against a naive per-sample model.
+ * check of the symbol trie against a naive per-sample model, and the same
+ * keys from counts stored grouped by run and event or not.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -585,6 +587,51 @@ static void test_print_floor(void)
 	ok(keys__shown("perf-stat.i.minor-faults", 0.001), "other families have no floor");
 }
 
+/*
+ * A profile's counts stored grouped by run and event are read in place
+ * (keycache__start_work); any other order through profile__group_counts'
+ * index.  The same counts in both orders: the same keys, in the same
+ * order, of a run of few cells (walk_cells) and of one of many.
+ */
+static void test_counts_order(void)
+{
+	struct keyvals kv[2][2] = { { { 0 } } };
+	struct run r2 = { .wall_ns = 2000000000 };
+	uint32_t node[40];
+	char names[40][8];
+	size_t order, run, i, same;
+
+	for (order = 0; order < 2; order++) {
+		struct profile *p = base_profile();
+
+		profile__add_run(p, &r2);
+		for (i = 0; i < 40; i++) {
+			const char *nm = names[i];
+
+			snprintf(names[i], sizeof(names[i]), "f%zu", i);
+			node[i] = chain(p, &nm, 1);
+		}
+		for (run = 0; run < 2; run++) {
+			size_t r = order ? 1 - run : run;	/* order 1: run 1's counts first */
+
+			for (i = 0; i < (r ? 40 : 2); i++)
+				profile__add_count(p, (uint32_t)r, 0, 1, 0, node[i], 1, 10 * (i + 1));
+		}
+		for (run = 0; run < 2; run++)
+			keys__run(p, (uint32_t)run, &kv[order][run]);
+		profile__free(p);
+	}
+	for (run = 0; run < 2; run++) {
+		same = kv[0][run].nr == kv[1][run].nr;
+		for (i = 0; same && i < kv[0][run].nr; i++)
+			same = !strcmp(kv[0][run].items[i].key, kv[1][run].items[i].key) &&
+			       kv[0][run].items[i].value == kv[1][run].items[i].value;
+		ok(same && kv[0][run].nr > 0, "run %zu: the same keys with its counts grouped or not", run);
+		keyvals__release(&kv[0][run]);
+		keyvals__release(&kv[1][run]);
+	}
+}
+
 int main(void)
 {
 	test_print_floor();
@@ -598,5 +645,6 @@ int main(void)
 	test_old_sched_count();
 	test_workload_and_runs();
 	test_against_naive();
+	test_counts_order();
 	return done_testing();
 }
