@@ -13,8 +13,11 @@ q() { sqlite3 "$tmp/x.data" "$1"; }
 plan 20
 
 # 1-3: a kernel-heavy command: exit 0, file written, one summary line.
-"$MMPROF" record -o "$tmp/x.data" -I 100 -- \
-	dd if=/dev/zero of=/dev/null bs=4k count=400000 >"$tmp/out" 2>"$tmp/err"
+# Its work is fixed and long enough for several -I readings on a quiet
+# machine too (400,000 blocks took 0.09 s there: one reading of 100 ms);
+# a loaded one only makes it longer.
+"$MMPROF" record -o "$tmp/x.data" -I 50 -- \
+	dd if=/dev/zero of=/dev/null bs=4k count=2000000 >"$tmp/out" 2>"$tmp/err"
 rc=$?
 ok $rc "record -- dd exits 0"
 [ $rc -eq 0 ] || diag "$tmp/err"
@@ -50,7 +53,7 @@ ok $? "no unsupported counter carries numbers"
 
 # 11-12: intervals: several readings, summing exactly to the totals.
 test "$(q "select count(*) >= 3 from intervals_v where name = 'task-clock'")" = 1
-ok $? "-I 100 gives several interval readings"
+ok $? "-I 50 gives several interval readings"
 test "$(q "select count(*) from counters_v c where supported and value != (select sum(value) from intervals_v i where i.name = c.name and i.run = c.run)")" = 0
 ok $? "intervals sum to the totals for every counter"
 
