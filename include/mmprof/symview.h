@@ -131,5 +131,11 @@ double symview__weights_span(const struct symview *v, size_t first, size_t n, bo
  */
 void symview__cumulate(const struct symview *v, const double *w, double *sub,
 		       double *inner, double *children, double *self);
+/*
+ * perf report --sort=dso,symbol's entries (the robot's mode): [entry] the
+ * entry perf merges it into, the first of its (DSO file name, symbol) in
+ * entry order; the caller frees it.
+ */
+uint32_t *symview__dso_reps(const struct symview *v);
 
 #endif

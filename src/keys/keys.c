@@ -134,58 +134,6 @@ static void keycache__drop_work(struct keycache *c)
 	c->w = c->inner = c->children_w = c->self_w = NULL;
 }
 
-struct dso_key {
-	const char *base;	/* the DSO's file name, perf's short name */
-	uint32_t sym, entry;
-};
-
-static const char *dso_base(const char *dso)
-{
-	const char *slash = strrchr(dso, '/');
-
-	return slash ? slash + 1 : dso;
-}
-
-static int dso_key_cmp(const void *a, const void *b)
-{
-	const struct dso_key *x = a, *y = b;
-	int d = strcmp(x->base, y->base);
-
-	if (d)
-		return d;
-	if (x->sym != y->sym)
-		return x->sym < y->sym ? -1 : 1;
-	return x->entry < y->entry ? -1 : x->entry > y->entry;
-}
-
-/*
- * perf report --sort=dso,symbol (not -v) compares DSOs by their short
- * name (sort.c, _sort__dso_cmp): the same function of two files called
- * hot, or of two libc.so.6 of two containers, is one entry, printed
- * once, and the robot reads that one two-decimal share.  Each entry's
- * representative: the first of its (file name, symbol), in entry order.
- * perf also wants the symbol at one address of the file (copies of one
- * build); entries keep no such address, so two builds of one file name
- * are merged here and apart to perf (lkp-compat.md).
- */
-static uint32_t *robot_dso_reps(const struct symview *v)
-{
-	struct dso_key *k = xmalloc((v->nr_entries + 1) * sizeof(*k));
-	uint32_t *rep = xmalloc((v->nr_entries + 1) * sizeof(*rep));
-	size_t i, j;
-
-	for (i = 0; i < v->nr_entries; i++)
-		k[i] = (struct dso_key){ dso_base(symview__entry_dso(v, (uint32_t)i)),
-					 v->entries[i].sym, (uint32_t)i };
-	qsort(k, v->nr_entries, sizeof(*k), dso_key_cmp);
-	for (i = 0; i < v->nr_entries; i = j)
-		for (j = i; j < v->nr_entries && k[j].sym == k[i].sym &&
-			    !strcmp(k[j].base, k[i].base); j++)
-			rep[k[j].entry] = k[i].entry;
-	free(k);
-	return rep;
-}
-
 /*
  * The first run of a batch: group the counts by run and event once, so
  * that each run reads its own counts rather than scanning them all (10
@@ -217,7 +165,7 @@ static void keycache__start_work(struct keycache *c)
 	c->children_w = xmalloc((v->nr_entries + 1) * sizeof(*c->children_w));
 	c->self_w = xmalloc((v->nr_entries + 1) * sizeof(*c->self_w));
 	if (c->robot)
-		c->dso_rep = robot_dso_reps(v);
+		c->dso_rep = symview__dso_reps(v);
 }
 
 /* symview__weights (period) of one run and event, over their counts only. */
@@ -391,7 +339,7 @@ void keycache__set_robot(struct keycache *c, bool robot)
 	free(c->chain_drop);	/* which chains drop depends on the mode */
 	c->chain_drop = NULL;
 	free(c->dso_rep);	/* and which entries are one */
-	c->dso_rep = robot && c->slot_start ? robot_dso_reps(c->v) : NULL;
+	c->dso_rep = robot && c->slot_start ? symview__dso_reps(c->v) : NULL;
 	/*
 	 * An import keeps perf's spelling of its event as asked
 	 * ("cpu-clock:ppp", stored as cpu-clock): the robot's keys are named

@@ -419,3 +419,55 @@ void symview__cumulate(const struct symview *v, const double *w, double *sub,
 	if (!sub)
 		free(s);
 }
+
+struct dso_key {
+	const char *base;	/* the DSO's file name, perf's short name */
+	uint32_t sym, entry;
+};
+
+static const char *dso_base(const char *dso)
+{
+	const char *slash = strrchr(dso, '/');
+
+	return slash ? slash + 1 : dso;
+}
+
+static int dso_key_cmp(const void *a, const void *b)
+{
+	const struct dso_key *x = a, *y = b;
+	int d = strcmp(x->base, y->base);
+
+	if (d)
+		return d;
+	if (x->sym != y->sym)
+		return x->sym < y->sym ? -1 : 1;
+	return x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
+/*
+ * perf report --sort=dso,symbol (not -v) compares DSOs by their short
+ * name (sort.c, _sort__dso_cmp): the same function of two files called
+ * hot, or of two libc.so.6 of two containers, is one entry, printed
+ * once, and the robot reads that one two-decimal share.  Each entry's
+ * representative: the first of its (file name, symbol), in entry order.
+ * perf also wants the symbol at one address of the file (copies of one
+ * build); entries keep no such address, so two builds of one file name
+ * are merged here and apart to perf (lkp-compat.md).
+ */
+uint32_t *symview__dso_reps(const struct symview *v)
+{
+	struct dso_key *k = xmalloc((v->nr_entries + 1) * sizeof(*k));
+	uint32_t *rep = xmalloc((v->nr_entries + 1) * sizeof(*rep));
+	size_t i, j;
+
+	for (i = 0; i < v->nr_entries; i++)
+		k[i] = (struct dso_key){ dso_base(symview__entry_dso(v, (uint32_t)i)),
+					 v->entries[i].sym, (uint32_t)i };
+	qsort(k, v->nr_entries, sizeof(*k), dso_key_cmp);
+	for (i = 0; i < v->nr_entries; i = j)
+		for (j = i; j < v->nr_entries && k[j].sym == k[i].sym &&
+			    !strcmp(k[j].base, k[i].base); j++)
+			rep[k[j].entry] = k[i].entry;
+	free(k);
+	return rep;
+}
