@@ -25,7 +25,8 @@
 # tested frame absent from every run of one side, under a function the
 # table calls gone or new (absent there), whose own function holds 0.5
 # points or more on that side (so it is not the whole of its function,
-# whose row answers), is coloured with it; (4) no frame is coloured
+# whose row answers) and that moved past the 0.1-point colouring floor,
+# is coloured with it; (4) no frame is coloured
 # where functions on its path have rows and none of them is flagged; (5)
 # every frame of a flagged function that moved with its row by more than
 # the colouring floor is coloured with it, however many paths the
@@ -133,6 +134,8 @@ for path, col, q, base, new in frames:
         side = -1 if r["verdict"] == "gone" else 1
         if (new if side < 0 else base) != 0 or (base if side < 0 else new) <= 0:
             continue
+        if abs(new - base) <= 0.11:
+            break  # under the 0.1-point colouring floor (past the rounding): grey whatever its q
         own = [y for y in frames if y[0][-1] == path[-1]]
         if whole.get(path[-1], (None,))[0] == path or sum(y[4] if side < 0 else y[3] for y in own) < 0.5:
             break  # the frame is (or may be) its function, absent where the path is: its row answers
