@@ -104,6 +104,8 @@ enum keykind_cost {
 	KEYCOST_OTHER,		/* cost.<anything else> */
 };
 enum keykind_cost keykind__cost(const char *key);
+/* The event of a cost.<kind>.<event>[.<fn>] key (*len bytes, not terminated), or NULL (cost.work, not cost.*). */
+const char *keykind__cost_event(const char *key, size_t *len);
 
 /* ---- what the statistics and the outputs ask ---- */
 

@@ -234,10 +234,8 @@ static const double *row_samples(const struct diff_opts *o, const char *key,
 	enum keykind_cost kc = keykind__cost(key);
 
 	/* a function's cost per op (cost.self.<ev>.<fn>, .children.): its event's samples too */
-	if (!e && (kc == KEYCOST_SELF || kc == KEYCOST_CHILDREN) && (e = strchr(key + 5, '.'))) {
-		e++;
-		len = strcspn(e, ".");
-	}
+	if (!e && (kc == KEYCOST_SELF || kc == KEYCOST_CHILDREN))
+		e = keykind__cost_event(key, &len);
 	if (!e)
 		return NULL;
 	if (*ev && *ev_len == len && !memcmp(*ev, e, len))

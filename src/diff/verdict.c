@@ -318,6 +318,17 @@ const struct diff_score_runs *diff__score_runs(const struct diff *d, const struc
 	return NULL;
 }
 
+/* Which of x's cost events (cost.total.<ev> rows) the len bytes at ev name, or -1. */
+static int cost_index(const struct tctx *x, const char *ev, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < x->nr_cost; i++)
+		if (strlen(x->cost_event[i]) == len && !strncmp(x->cost_event[i], ev, len))
+			return (int)i;
+	return -1;
+}
+
 /*
  * A function's cost per op (cost.self, cost.children) is a count of its
  * samples in the run times the cost of one sample (the run's total per
@@ -335,19 +346,16 @@ static void cost_counts(const struct tctx *x, const struct diff_row *r, const do
 			double *eps, double *vfloor)
 {
 	size_t n = x->d->nb + x->d->nn, i, len;
-	const char *ev = strchr(r->key + 5, '.');
-	const double *tot = NULL;
+	const char *ev = keykind__cost_event(r->key, &len);
+	const double *tot;
 	double unit = 0, count = 0;
+	int c;
 
 	if (!nsamp || !ev || (keykind__cost(r->key) != KEYCOST_SELF && keykind__cost(r->key) != KEYCOST_CHILDREN))
 		return;
-	ev++;
-	len = strcspn(ev, ".");
-	for (i = 0; i < x->nr_cost && !tot; i++)
-		if (strlen(x->cost_event[i]) == len && !strncmp(x->cost_event[i], ev, len))
-			tot = x->cost_total_v[i];
-	if (!tot)
+	if ((c = cost_index(x, ev, len)) < 0)
 		return;
+	tot = x->cost_total_v[c];
 	for (i = 0; i < n; i++) {
 		if (!(nsamp[i] > 0) || !(tot[i] > 0))
 			return;
@@ -497,27 +505,23 @@ void tctx__cost_totals(struct tctx *x)
  */
 static bool cost_below_floor(const struct tctx *x, const struct diff_row *r)
 {
-	const char *k = r->key, *ev, *dot;
-	size_t i, len;
+	const char *k = r->key, *ev;
+	const double *tot;
+	size_t len;
+	double b, c;
+	int i;
 
-	if (keykind__cost(k) == KEYCOST_NONE)
-		return false;
-	ev = strchr(k + 5, '.');
-	if (!ev || !(dot = strchr(ev + 1, '.')))
+	ev = keykind__cost_event(k, &len);
+	if (!ev || ev[len] != '.')
 		return false;	/* cost.total.<ev>, cost.work */
-	ev++;
-	len = (size_t)(dot - ev);
 	if (keykind__cost(k) == KEYCOST_PART)	/* points of the base's total already */
 		return fmax(r->base.mean, r->cur.mean) < DIFF_COST_TEST_FLOOR;
-	for (i = 0; i < x->nr_cost; i++)
-		if (strlen(x->cost_event[i]) == len && !strncmp(x->cost_event[i], ev, len)) {
-			const double *tot = &x->cost_total[2 * i];
-			double b = tot[0] > 0 ? 100 * r->base.mean / tot[0] : 0;
-			double c = tot[1] > 0 ? 100 * r->cur.mean / tot[1] : 0;
-
-			return fmax(b, c) < DIFF_COST_TEST_FLOOR;
-		}
-	return false;
+	if ((i = cost_index(x, ev, len)) < 0)
+		return false;
+	tot = &x->cost_total[2 * (size_t)i];
+	b = tot[0] > 0 ? 100 * r->base.mean / tot[0] : 0;
+	c = tot[1] > 0 ? 100 * r->cur.mean / tot[1] : 0;
+	return fmax(b, c) < DIFF_COST_TEST_FLOOR;
 }
 
 /* nsamp: per run (base then new), the samples behind the row's event, or NULL. */

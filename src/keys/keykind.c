@@ -205,6 +205,17 @@ enum keykind_cost keykind__cost(const char *key)
 	       KEYCOST_OTHER;
 }
 
+const char *keykind__cost_event(const char *key, size_t *len)
+{
+	const char *e;
+
+	if (keykind__cost(key) == KEYCOST_NONE || !(e = strchr(key + 5, '.')))
+		return NULL;
+	e++;
+	*len = strcspn(e, ".");
+	return e;
+}
+
 /* ---- a key as a whole ---- */
 
 bool keykind__absolute(const char *key)

@@ -92,6 +92,14 @@ static void test_against_the_call_sites(void)
 		   "%s: the perf-profile sort group", k);
 		ok(naive_profile(k) && strchr(k + 13, '.') ? ev == strchr(k + 13, '.') + 1 : !ev,
 		   "%s: the event component", k);
+		{
+			size_t clen = 0;
+			const char *cev = keykind__cost_event(k, &clen);
+
+			ok(pre(k, "cost.") && strchr(k + 5, '.') ?
+				   cev == strchr(k + 5, '.') + 1 && clen == strcspn(cev, ".") : !cev,
+			   "%s: the cost key's event component", k);
+		}
 	}
 }
 
