@@ -43,16 +43,23 @@ static int cmp_abs_delta(const void *a, const void *b)
 }
 
 /*
- * -g's words for how a path stands to its function's table row
- * (chain_row.with_fn): a part of a flagged function's change, against it,
- * or flagged itself where its function as a whole is not.
+ * How a path stands to its function's table row where that says more than
+ * the path (chain_row.with_fn): a part of a flagged function's change,
+ * against it, or flagged itself where its function as a whole is not;
+ * else CHAIN_FN_NONE.
  */
+static int said_function(const struct chain_diff *cd, const struct chain_row *r)
+{
+	return r->with_fn == CHAIN_FN_UNFLAGGED && !(r->q < cd->alpha) ? CHAIN_FN_NONE : r->with_fn;
+}
+
+/* -g's words for said_function */
 static void chains__say_function(struct outbuf *b, const struct chain_diff *cd, const struct chain_row *r)
 {
 	const struct profile *p = chain_row__profile(cd, r);
 	char name[600];
 
-	if (r->with_fn == CHAIN_FN_NONE || (r->with_fn == CHAIN_FN_UNFLAGGED && !(r->q < cd->alpha)))
+	if (said_function(cd, r) == CHAIN_FN_NONE)
 		return;
 	chains__leaf_name(p, p->nodes[r->node].frame, name, sizeof(name));
 	outbuf__puts(b, r->with_fn == CHAIN_FN_WITH ? ", a part of " : r->with_fn == CHAIN_FN_AGAINST ?
@@ -119,11 +126,17 @@ void chains__json(struct jsonw *w, const char *key, const struct chain_diff *cd,
 		jsonw__fixed(w, "change", chain_row__delta(s[i]), 4);
 		jsonw__num(w, "q", s[i]->q, 4);
 		jsonw__num(w, "detectable", s[i]->mde, 4);
-		/* how the path stands to its function's table row, where it says more than the path */
-		if (s[i]->with_fn == CHAIN_FN_WITH || s[i]->with_fn == CHAIN_FN_AGAINST ||
-		    (s[i]->with_fn == CHAIN_FN_UNFLAGGED && s[i]->q < cd->alpha))
-			jsonw__str(w, "function_row", s[i]->with_fn == CHAIN_FN_WITH ? "with" :
-				   s[i]->with_fn == CHAIN_FN_AGAINST ? "against" : "unflagged");
+		switch (said_function(cd, s[i])) {
+		case CHAIN_FN_WITH:
+			jsonw__str(w, "function_row", "with");
+			break;
+		case CHAIN_FN_AGAINST:
+			jsonw__str(w, "function_row", "against");
+			break;
+		case CHAIN_FN_UNFLAGGED:
+			jsonw__str(w, "function_row", "unflagged");
+			break;
+		}
 		jsonw__end(w);
 	}
 	jsonw__end(w);
