@@ -312,6 +312,7 @@ struct tree_event {
 	size_t nr;
 	int dso_w;
 	double total;
+	double min_weight;	/* --percent-limit of total: what prints, entries and graph nodes */
 };
 
 static void tree_event__init(struct tree_event *te, const struct symview *v,
@@ -319,7 +320,6 @@ static void tree_event__init(struct tree_event *te, const struct symview *v,
 {
 	struct outbuf scratch = { 0 };	/* a DSO's name through the text rule (escape.h) */
 	size_t i, shown = o->max_entries ? o->max_entries : SIZE_MAX;
-	double min_weight;
 
 	te->w = xmalloc(v->nr_nodes * sizeof(*te->w));
 	te->sub = xmalloc(v->nr_nodes * sizeof(*te->sub));
@@ -330,15 +330,15 @@ static void tree_event__init(struct tree_event *te, const struct symview *v,
 	te->nr = 0;
 	te->dso_w = 13;
 	te->total = symview__weights(v, SYMVIEW_ALL_RUNS, event, true, te->w);
+	te->min_weight = te->total * o->percent_limit / 100.0;
 	if (te->total <= 0)
 		return;
 	symview__cumulate(v, te->w, te->sub, te->inner, te->children, te->self);
-	min_weight = te->total * o->percent_limit / 100.0;
 	for (i = 0; i < v->nr_entries; i++) {
 		const double *by = o->self_order ? te->self : te->children;
 		const char *dso;
 
-		if (by[i] <= 0 || by[i] < min_weight)
+		if (by[i] <= 0 || by[i] < te->min_weight)
 			continue;
 		te->rows[te->nr++] = (struct row){ (uint32_t)i, te->children[i], te->self[i],
 						   symview__entry_name(v, (uint32_t)i) };
@@ -367,7 +367,7 @@ static void tree_ctx__start(struct tree_ctx *c, const struct tree_event *te, con
 	c->total = te->total;
 	c->sub = te->sub;
 	c->inner = te->inner;
-	c->min_weight = te->total * o->percent_limit / 100.0;
+	c->min_weight = te->min_weight;
 	c->stack = xmalloc(c->v->nr_nodes * sizeof(*c->stack));
 	hashidx__init(&c->t.idx);
 	group_by_entry(c);
@@ -501,7 +501,7 @@ static void tree_event(const struct symview *v, const struct tree_opts *o, uint3
 	}
 	outbuf__printf(out, "# Children      Self  %-*s  Symbol\n#\n", te.dso_w, "Shared Object");
 	c.total = te.total;
-	c.min_weight = te.total * o->percent_limit / 100.0;
+	c.min_weight = te.min_weight;
 	for (i = 0; i < te.nr; i++) {
 		const struct row *r = &te.rows[i];
 
