@@ -60,10 +60,13 @@ json "$tmp/j" "abs(sum(f['change'] for f in ev['functions']) + (ev['elsewhere'] 
 ok $? "the functions and the elsewhere row add up to the total's change"
 json "$tmp/j" "abs(100 * fn['cost_mix_hot']['new'] / ev['new'] - 100 * fn['cost_mix_hot']['base'] / ev['base']) < 1.5"
 ok $? "cost_mix_hot's share of the total moved under 1.5 points"
-# the throughput's verdict is the load's (a loaded machine moves ops/s by tens of %); its sign is not
-json "$tmp/j" "fn['cost_mix_hot']['verdict'] == 'up' and ev['verdict'] == 'up' and c['throughput']['key'] == 'cost-mix.ops_per_sec' and c['throughput']['change_pct'] < 0"
+# The throughput is ops over wall time: on a loaded machine its runs spread
+# by tens of %, and at load 8 (a fresh-clone CI beside six builds) the two
+# sides' means came out equal (+0.05 %, can't tell).  Its sign is the load's
+# as much as the work's; a rise found significant is not.
+json "$tmp/j" "fn['cost_mix_hot']['verdict'] == 'up' and ev['verdict'] == 'up' and c['throughput']['key'] == 'cost-mix.ops_per_sec' and c['throughput']['verdict'] != 'up'"
 rc=$?
-ok $rc "verdicts: its cost per op and the total up; the ops per second fell"
+ok $rc "verdicts: its cost per op and the total up; the ops per second not up"
 [ $rc -eq 0 ] || python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['diff']['cost']; print(c['throughput'], [(f['function'], f['verdict']) for f in c['events'][0]['functions']], c['events'][0]['verdict'])" "$tmp/j" | sed 's/^/# /'
 
 # the total CPU per op against the runs' own rusage (a time of 0 in every
