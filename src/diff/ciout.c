@@ -193,24 +193,34 @@ bool ciout__workload_metric(const struct diff_row *r)
 	return keykind__workload_metric(r->key) && !(r->flags & (DIFF_ADDRESS | DIFF_ONE_SIDE));
 }
 
-/* The workload's own metrics, then the children rows that moved most (ciout.h). */
+#define MD_METRICS	8	/* the workload's metrics the summary shows */
+
+/*
+ * The workload's own metrics, its score (DIFF_SCORE) first, at most
+ * MD_METRICS of them, then the children rows that moved most (ciout.h).
+ */
 static void md_rows(struct outbuf *out, const struct diff_side s[2], const struct diff *d)
 {
 	const struct diff_row *moved[5];
-	size_t i, n, w = 0;
+	size_t i, n, w = 0, pass;
 
-	for (i = 0; i < d->nr; i++) {
-		const struct diff_row *r = &d->rows[i];
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < d->nr; i++) {
+			const struct diff_row *r = &d->rows[i];
 
-		if (!ciout__workload_metric(r))
-			continue;
-		if (!w)
-			outbuf__printf(out, "\n**The workload's metrics**\n\n%s", md_head);
-		if (w++ < 8)
-			md_row(out, r);
-	}
+			bool score = r->flags & DIFF_SCORE;
+
+			if (!ciout__workload_metric(r) || score != (pass == 0))
+				continue;
+			if (!w)
+				outbuf__printf(out, "\n**The workload's metrics**\n\n%s", md_head);
+			if (w++ < MD_METRICS)
+				md_row(out, r);
+		}
 	if (!w)
 		outbuf__puts(out, "\nNo metric of the workload's own (keys `NAME.metric`) is in the files.\n");
+	else if (w > MD_METRICS)
+		outbuf__printf(out, "\n%zu more in the full table.\n", w - MD_METRICS);
 	n = ciout__moved(d, moved, 5);
 	if (n)
 		outbuf__printf(out, "\n**Functions that moved most** (children share of the samples, "

@@ -129,4 +129,17 @@ rc=$?
 test $rc -eq 2 && test "$(wc -l <"$tmp/err")" -eq 1 && grep -q "nodir/s.md" "$tmp/err"
 ok $? "--summary into a missing folder: one line, exit 2 (got $rc)"
 
+# ---- the summary's metrics: the score first, at most eight, the rest counted
+metrics() {	# metrics OUT FACTOR: eleven metrics of the workload's own, ops_per_sec last
+	"$MMPROF" record -q -r 2 -o "$tmp/$1" -- sh -c 'for i in 1 2 3 4 5 6 7 8 9 10; do echo "w.m$i: $((i * $0))"; done
+		echo "w.ops_per_sec: $((100 / $0))"' "$2" >/dev/null 2>&1
+}
+metrics m1.data 1 && metrics m2.data 2 &&
+	"$MMPROF" diff --summary "$tmp/m.md" "$tmp/m1.data" "$tmp/m2.data" >/dev/null 2>"$tmp/err"
+ok $? "record and diff a workload of eleven metrics"
+grep '^| `w\.' "$tmp/m.md" >"$tmp/mrows"
+test "$(wc -l <"$tmp/mrows")" -eq 8 && head -1 "$tmp/mrows" | grep -q '^| `w.ops_per_sec` | 100 | 50 | -50.0% |' &&
+	grep -q '^3 more in the full table.$' "$tmp/m.md"
+ok $? "summary: the score's row first of eight metrics, the 3 others counted" || diag "$tmp/m.md"
+
 done_testing
