@@ -38,24 +38,13 @@ static void put_evsel_maps(struct perf_evsel *evsel)
 	perf_thread_map__put(perf_evsel__threads(evsel));
 }
 
-int perfsession__open(struct perfsession *ps, const char *cpu_list, const pid_t *tids,
-		      size_t nr_tids, struct errmsg *e)
+/* The evlist on cpus and threads (both ours to put, NULL: could not be made). */
+static int set_maps(struct perfsession *ps, struct perf_cpu_map *cpus,
+		    struct perf_thread_map *threads, struct errmsg *e)
 {
-	struct perf_cpu_map *cpus;
-	struct perf_thread_map *threads;
 	int err = 0;
 
-	perfsession__close(ps);
-	libperf_init(libperf_quiet);
-	cpus = perf_cpu_map__new(cpu_list);
-	if (!cpus || !perf_cpu_map__nr(cpus)) {
-		perf_cpu_map__put(cpus);
-		return errmsg__set(e, -EINVAL, "cannot use CPU list '%s'",
-				   cpu_list ? cpu_list : "(online CPUs)");
-	}
-	threads = tids ? perf_thread_map__new_array((int)nr_tids, (pid_t *)tids)
-		       : perf_thread_map__new_dummy();
-	if (!threads) {
+	if (!cpus || !threads) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -69,6 +58,34 @@ out:
 	perf_cpu_map__put(cpus);
 	perf_thread_map__put(threads);
 	return err;
+}
+
+int perfsession__open(struct perfsession *ps, const char *cpu_list, const pid_t *tids,
+		      size_t nr_tids, struct errmsg *e)
+{
+	struct perf_cpu_map *cpus;
+
+	perfsession__close(ps);
+	libperf_init(libperf_quiet);
+	cpus = perf_cpu_map__new(cpu_list);
+	if (!cpus || !perf_cpu_map__nr(cpus)) {
+		perf_cpu_map__put(cpus);
+		return errmsg__set(e, -EINVAL, "cannot use CPU list '%s'",
+				   cpu_list ? cpu_list : "(online CPUs)");
+	}
+	return set_maps(ps, cpus, tids ? perf_thread_map__new_array((int)nr_tids, (pid_t *)tids)
+				       : perf_thread_map__new_dummy(), e);
+}
+
+int perfsession__open_threads(struct perfsession *ps, const pid_t *tids, size_t nr_tids,
+			      struct errmsg *e)
+{
+	perfsession__close(ps);
+	if (!nr_tids)
+		return errmsg__set(e, -EINVAL, "no thread to count");
+	libperf_init(libperf_quiet);
+	return set_maps(ps, perf_cpu_map__dummy_new(),
+			perf_thread_map__new_array((int)nr_tids, (pid_t *)tids), e);
 }
 
 int perfsession__add(struct perfsession *ps, const struct perf_event_attr *attr,
@@ -95,10 +112,137 @@ void perfsession__drop(struct perfsession *ps, struct perf_evsel *evsel)
 	perf_evsel__delete(evsel);
 }
 
+int perfsession__open_event(struct perfsession *ps, const struct perf_event_attr *attr,
+			    struct perf_evsel **evsel)
+{
+	int err = perfsession__add(ps, attr, evsel);
+
+	if (err)
+		return err;
+	err = perfsession__open_evsel(*evsel);
+	if (err) {
+		perfsession__drop(ps, *evsel);
+		*evsel = NULL;
+	}
+	return err;
+}
+
+int perfsession__read_ids(struct perf_evsel *evsel, void (*fn)(void *ctx, uint64_t id),
+			  void *ctx)
+{
+	int ncpu = perf_cpu_map__nr(perf_evsel__cpus(evsel));
+	int nthr = perf_thread_map__nr(perf_evsel__threads(evsel));
+	int c, t, err;
+
+	if (!(perf_evsel__attr(evsel)->read_format & PERF_FORMAT_ID))
+		return -EINVAL;
+	for (c = 0; c < ncpu; c++)
+		for (t = 0; t < nthr; t++) {
+			struct perf_counts_values v;
+
+			err = perf_evsel__read(evsel, c, t, &v);
+			if (err)
+				return err;
+			fn(ctx, v.id);
+		}
+	return 0;
+}
+
+/* Whether perfsession__mmap hid evsel's read_format ID from libperf. */
+static bool id_hidden(const struct perfsession *ps, const struct perf_evsel *evsel)
+{
+	size_t i;
+
+	for (i = 0; i < ps->nr_id_hidden; i++)
+		if (ps->id_hidden[i] == evsel)
+			return true;
+	return false;
+}
+
+/*
+ * evsel's readings summed into sum, each CPU and thread it was opened on;
+ * a failed read adds nothing, and with stop ends the sum.  The ID bit the
+ * mmap hid is back while reading: libperf sizes the read by its attr, the
+ * kernel writes by its own.
+ */
+static int sum_counts(struct perfsession *ps, struct perf_evsel *evsel, bool stop,
+		      struct perfsession_counts *sum)
+{
+	struct perf_event_attr *attr = perf_evsel__attr(evsel);
+	int ncpu = perf_cpu_map__nr(perf_evsel__cpus(evsel));
+	int nthr = perf_thread_map__nr(perf_evsel__threads(evsel));
+	bool id = id_hidden(ps, evsel);
+	int c, t, err = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	if (id)
+		attr->read_format |= PERF_FORMAT_ID;
+	for (c = 0; c < ncpu && !(stop && err); c++)
+		for (t = 0; t < nthr && !(stop && err); t++) {
+			struct perf_counts_values v;
+			int r;
+
+			memset(&v, 0, sizeof(v));
+			r = perf_evsel__read(evsel, c, t, &v);
+			if (r) {
+				if (!err)
+					err = r < 0 ? r : -EIO;
+				continue;
+			}
+			sum->val += v.val;
+			sum->ena += v.ena;
+			sum->run += v.run;
+			sum->lost += v.lost;
+		}
+	if (id)
+		attr->read_format &= ~(uint64_t)PERF_FORMAT_ID;
+	return err;
+}
+
+int perfsession__read_counts(struct perfsession *ps, struct perf_evsel *evsel,
+			     struct perfsession_counts *sum)
+{
+	return sum_counts(ps, evsel, false, sum);
+}
+
+int perfsession__lost(struct perfsession *ps, uint64_t *lost)
+{
+	struct perf_evsel *evsel;
+
+	*lost = 0;
+	if (!ps->evlist)
+		return 0;
+	perf_evlist__for_each_evsel(ps->evlist, evsel) {
+		struct perfsession_counts sum;
+		int err;
+
+		if (!(perf_evsel__attr(evsel)->read_format & PERF_FORMAT_LOST))
+			continue;
+		err = sum_counts(ps, evsel, true, &sum);
+		if (err) {
+			*lost = 0;
+			return err;
+		}
+		*lost += sum.lost;
+	}
+	return 0;
+}
+
 int perfsession__mmap(struct perfsession *ps, int pages)
 {
-	int err = perf_evlist__mmap(ps->evlist, pages);
+	struct perf_evsel *evsel;
+	int err;
 
+	perf_evlist__for_each_evsel(ps->evlist, evsel) {
+		struct perf_event_attr *attr = perf_evsel__attr(evsel);
+
+		if (!(attr->read_format & PERF_FORMAT_ID))
+			continue;
+		XGROW(ps->id_hidden, ps->alloc_id_hidden, ps->nr_id_hidden);
+		ps->id_hidden[ps->nr_id_hidden++] = evsel;
+		attr->read_format &= ~(uint64_t)PERF_FORMAT_ID;
+	}
+	err = perf_evlist__mmap(ps->evlist, pages);
 	/* some paths of 6.1 return a bare -1 with errno set */
 	if (err)
 		err = err < 0 && err != -1 ? err : -(errno ? errno : EINVAL);
@@ -185,6 +329,9 @@ void perfsession__close(struct perfsession *ps)
 		put_evsel_maps(evsel);
 	perf_evlist__delete(ps->evlist);
 	ps->evlist = NULL;
+	free(ps->id_hidden);
+	ps->id_hidden = NULL;
+	ps->nr_id_hidden = ps->alloc_id_hidden = 0;
 }
 
 /* ---- the reorder queue --------------------------------------------------- */

@@ -1,9 +1,11 @@
 /*
- * counting: the perf-stat counter set through libperf; see
+ * counting: the perf-stat counter set, a perfsession never mapped; see
  * include/mmprof/counting.h.
  *
- * Readings are summed over every CPU and thread the event was opened on;
- * the previous sum is kept per event so interval deltas need no history.
+ * Readings are summed over every CPU and thread the event was opened on
+ * (perfsession__read_counts: a thread of a -p target that is gone adds
+ * nothing); the previous sum is kept per event so interval deltas need no
+ * history.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -11,11 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/perf_event.h>
-#include <perf/cpumap.h>
-#include <perf/evsel.h>
-#include <perf/threadmap.h>
 
 #include "mmprof/counting.h"
+#include "mmprof/perfsession.h"
 #include "mmprof/sysinfo.h"
 #include "mmprof/xalloc.h"
 
@@ -53,15 +53,10 @@ const size_t counting_nr_events = sizeof(counting_events) / sizeof(counting_even
 #define NR_EVENTS (sizeof(counting_events) / sizeof(counting_events[0]))
 _Static_assert(NR_EVENTS <= 64, "counting_target.events is a 64-bit mask");
 
-struct reading {
-	uint64_t val, ena, run;
-};
-
 struct counting {
-	struct perf_cpu_map *cpus;
-	struct perf_thread_map *threads;
+	struct perfsession ps;			/* per thread on any CPU, or per CPU (-a) */
 	struct perf_evsel *evsel[NR_EVENTS];	/* NULL: not supported here */
-	struct reading last[NR_EVENTS];		/* sums at the previous reading */
+	struct perfsession_counts last[NR_EVENTS];	/* sums at the previous reading */
 	bool user_only[NR_EVENTS];		/* fell back to exclude_kernel: "name:u" */
 	uint64_t asked;				/* bit i: event i was asked for */
 	int64_t t0_ns, last_ns;			/* CLOCK_MONOTONIC */
@@ -74,10 +69,9 @@ static bool unsupported_errno(int err)
 	       err == -ENXIO || err == -EINVAL;
 }
 
-/* Every thread of each pid (an existing process may already have many). */
-static struct perf_thread_map *threads_of(const pid_t *pids, size_t nr, bool list_tasks)
+/* Every thread of each pid (an existing process may already have many): *nr_tids of them. */
+static pid_t *threads_of(const pid_t *pids, size_t nr, bool list_tasks, size_t *nr_tids)
 {
-	struct perf_thread_map *map;
 	pid_t *tids = NULL;
 	size_t n = 0, alloc = 0, i;
 
@@ -106,9 +100,8 @@ static struct perf_thread_map *threads_of(const pid_t *pids, size_t nr, bool lis
 		}
 		closedir(dir);
 	}
-	map = n ? perf_thread_map__new_array((int)n, tids) : NULL;
-	free(tids);
-	return map;
+	*nr_tids = n;
+	return tids;
 }
 
 int counting__find(const char *name)
@@ -125,19 +118,19 @@ struct counting *counting__open(const struct counting_target *t, struct errmsg *
 {
 	struct counting *c = xcalloc(1, sizeof(*c));
 	uid_t owner = 0;
-	pid_t other;
-	size_t i;
+	pid_t other, *tids;
+	size_t i, nr_tids;
 	int err;
 
 	if (t->system_wide) {
-		c->cpus = perf_cpu_map__new(t->cpu_list);
-		c->threads = perf_thread_map__new_dummy();
+		err = perfsession__open(&c->ps, t->cpu_list, NULL, 0, NULL);
 	} else {
-		c->cpus = perf_cpu_map__dummy_new();
 		/* a forked child is single-threaded before exec */
-		c->threads = threads_of(t->pids, t->nr_pids, !t->enable_on_exec);
+		tids = threads_of(t->pids, t->nr_pids, !t->enable_on_exec, &nr_tids);
+		err = perfsession__open_threads(&c->ps, tids, nr_tids, NULL);
+		free(tids);
 	}
-	if (!c->cpus || !c->threads || perf_cpu_map__nr(c->cpus) <= 0) {
+	if (err) {
 		errmsg__set(e, -EINVAL, "cannot count: bad CPU list '%s' or no target",
 			    t->cpu_list ? t->cpu_list : "");
 		counting__close(c);
@@ -160,22 +153,18 @@ struct counting *counting__open(const struct counting_target *t, struct errmsg *
 		attr.disabled = t->enable_on_exec;
 		attr.enable_on_exec = t->enable_on_exec;
 
-		c->evsel[i] = perf_evsel__new(&attr);
-		err = perf_evsel__open(c->evsel[i], c->cpus, c->threads);
+		err = perfsession__open_event(&c->ps, &attr, &c->evsel[i]);
 		if ((err == -EACCES || err == -EPERM) && !t->system_wide) {
 			/* perf_event_paranoid 2 lets a user count only user space
 			 * of its own tasks: do that, as perf stat does, and say so
 			 * in the stored name ("task-clock:u"), never as a full count */
-			perf_evsel__delete(c->evsel[i]);
 			attr.exclude_kernel = attr.exclude_hv = 1;
-			c->evsel[i] = perf_evsel__new(&attr);
-			err = perf_evsel__open(c->evsel[i], c->cpus, c->threads);
+			err = perfsession__open_event(&c->ps, &attr, &c->evsel[i]);
 			c->user_only[i] = !err;
 		}
 		if (!err)
 			continue;
-		perf_evsel__delete(c->evsel[i]);
-		c->evsel[i] = NULL;
+		/* not opened: c->evsel[i] is NULL */
 		if (unsupported_errno(err))
 			continue;
 		if ((err == -EACCES || err == -EPERM) && !t->system_wide &&
@@ -213,25 +202,6 @@ size_t counting__nr_supported(const struct counting *c)
 	return n;
 }
 
-static void read_sum(struct counting *c, size_t i, struct reading *out)
-{
-	int ncpu = perf_cpu_map__nr(c->cpus), nthr = perf_thread_map__nr(c->threads);
-	int cpu, thr;
-
-	memset(out, 0, sizeof(*out));
-	for (cpu = 0; cpu < ncpu; cpu++)
-		for (thr = 0; thr < nthr; thr++) {
-			struct perf_counts_values v;
-
-			memset(&v, 0, sizeof(v));
-			if (perf_evsel__read(c->evsel[i], cpu, thr, &v))
-				continue;
-			out->val += v.val;
-			out->ena += v.ena;
-			out->run += v.run;
-		}
-}
-
 /* Deltas are clamped at 0: a thread of a -p target that exits takes its
  * counts with it, and a negative interval would be nonsense. */
 static uint64_t delta(uint64_t now, uint64_t before)
@@ -254,11 +224,11 @@ static void add_interval(struct counting *c, struct profile *p, uint32_t run,
 
 	for (i = 0; i < NR_EVENTS; i++) {
 		struct counter_interval ci;
-		struct reading r;
+		struct perfsession_counts r;
 
 		if (!c->evsel[i])
 			continue;
-		read_sum(c, i, &r);
+		perfsession__read_counts(&c->ps, c->evsel[i], &r);
 		memset(&ci, 0, sizeof(ci));
 		ci.run = run;
 		ci.name = intern_name(c, p, i);
@@ -286,7 +256,7 @@ void counting__finish(struct counting *c, struct profile *p, uint32_t run, int64
 		add_interval(c, p, run, now_ns);
 	for (i = 0; i < NR_EVENTS; i++) {
 		struct counter ct;
-		struct reading r;
+		struct perfsession_counts r;
 
 		if (!(c->asked & (UINT64_C(1) << i)))
 			continue;
@@ -299,7 +269,7 @@ void counting__finish(struct counting *c, struct profile *p, uint32_t run, int64
 			if (intervals)
 				r = c->last[i];
 			else
-				read_sum(c, i, &r);
+				perfsession__read_counts(&c->ps, c->evsel[i], &r);
 			ct.value = r.val;
 			ct.enabled = r.ena;
 			ct.running = r.run;
@@ -310,17 +280,8 @@ void counting__finish(struct counting *c, struct profile *p, uint32_t run, int64
 
 void counting__close(struct counting *c)
 {
-	size_t i;
-
 	if (!c)
 		return;
-	for (i = 0; i < NR_EVENTS; i++) {
-		if (!c->evsel[i])
-			continue;
-		perf_evsel__close(c->evsel[i]);
-		perf_evsel__delete(c->evsel[i]);
-	}
-	perf_cpu_map__put(c->cpus);
-	perf_thread_map__put(c->threads);
+	perfsession__close(&c->ps);
 	free(c);
 }

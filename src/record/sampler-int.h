@@ -35,7 +35,6 @@
 #include <sys/types.h>
 
 #include <linux/perf_event.h>
-#include <perf/event.h>
 
 #include "mmprof/chainspill.h"
 #include "mmprof/evspec.h"

@@ -3,10 +3,11 @@
  * refuses, one line saying why and what would work; see
  * src/record/sampler-int.h.
  *
- * libperf itself is perfsession's (perfsession.h); one quirk stays here:
- * read_format ID makes perf_evlist__mmap allocate per-evsel id tables
- * nothing public frees: ids are read before mmap and the bit is cleared
- * from libperf's copy of the attr (the kernel keeps its own).
+ * libperf is perfsession's (perfsession.h), its quirks too: an open
+ * refused for a setting is tried again as a new event without it, the
+ * ids of several events are read before the ring buffers are mapped
+ * (perfsession__mmap hides read_format ID from libperf), and the kernel's
+ * lost count is perfsession__lost.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -16,10 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include <perf/cpumap.h>
-#include <perf/evsel.h>
-#include <perf/threadmap.h>
 
 #include "sampler-int.h"
 #include "mmprof/sysinfo.h"
@@ -98,31 +95,26 @@ static int try_open(struct sampler *s, size_t i, const struct evspec *sp, bool e
 	int err;
 
 	make_attr(s, sp, i == 0, eoe, &attr);
-	err = perfsession__add(&s->ps, &attr, &evsel);
-	if (err)
-		return err;
-	err = perfsession__open_evsel(evsel);
+	err = perfsession__open_event(&s->ps, &attr, &evsel);
 	if (err == -EINVAL) {
 		/* kernels before 6.0 do not give an event's lost count */
-		perf_evsel__attr(evsel)->read_format &= ~(uint64_t)PERF_FORMAT_LOST;
-		err = perfsession__open_evsel(evsel);
+		attr.read_format &= ~(uint64_t)PERF_FORMAT_LOST;
+		err = perfsession__open_event(&s->ps, &attr, &evsel);
 	}
 	if (err == -EINVAL && attr.ksymbol) {
 		/* kernels before 5.1 have no KSYMBOL records */
-		perf_evsel__attr(evsel)->ksymbol = 0;
-		err = perfsession__open_evsel(evsel);
+		attr.ksymbol = 0;
+		err = perfsession__open_event(&s->ps, &attr, &evsel);
 	}
 	if (err == -EINVAL && (s->branch_type & LBR_OPTIONAL)) {
 		/* kernels before 4.7 know neither NO_FLAGS nor NO_CYCLES */
-		perf_evsel__attr(evsel)->branch_sample_type &= ~(uint64_t)LBR_OPTIONAL;
-		err = perfsession__open_evsel(evsel);
+		attr.branch_sample_type &= ~(uint64_t)LBR_OPTIONAL;
+		err = perfsession__open_event(&s->ps, &attr, &evsel);
 		if (!err)
 			s->branch_type &= ~(uint64_t)LBR_OPTIONAL;
 	}
-	if (err) {
-		perfsession__drop(&s->ps, evsel);
+	if (err)
 		return err;
-	}
 	s->evs[i].evsel = evsel;
 	return 0;
 }
@@ -451,32 +443,35 @@ static int id_cmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* Learn each fd's id (read_format ID), then hide the bit from libperf. */
+struct id_sink {
+	struct sampler *s;
+	uint32_t event;
+};
+
+static void add_id(void *ctx, uint64_t id)
+{
+	struct id_sink *k = ctx;
+	struct sampler *s = k->s;
+
+	XGROW(s->ids, s->alloc_ids, s->nr_ids);
+	s->ids[s->nr_ids].id = id;
+	s->ids[s->nr_ids++].event = k->event;
+}
+
+/* Learn each fd's id (read_format ID), sorted, to tell the events' samples apart. */
 static int read_ids(struct sampler *s, struct errmsg *e)
 {
 	size_t i;
+	int err;
 
 	s->nr_ids = 0;
 	for (i = 0; i < s->nr_evs; i++) {
-		struct perf_evsel *evsel = s->evs[i].evsel;
-		int ncpu = perf_cpu_map__nr(perf_evsel__cpus(evsel));
-		int nthr = perf_thread_map__nr(perf_evsel__threads(evsel));
-		int c, t, err;
+		struct id_sink k = { s, (uint32_t)i };
 
-		for (c = 0; c < ncpu; c++)
-			for (t = 0; t < nthr; t++) {
-				struct perf_counts_values v;
-
-				err = perf_evsel__read(evsel, c, t, &v);
-				if (err)
-					return errmsg__set(e, err, "cannot read the id of event "
-							   "'%s': %s", s->evs[i].spec.name,
-							   strerror(-err));
-				XGROW(s->ids, s->alloc_ids, s->nr_ids);
-				s->ids[s->nr_ids].id = v.id;
-				s->ids[s->nr_ids++].event = (uint32_t)i;
-			}
-		perf_evsel__attr(evsel)->read_format &= ~(uint64_t)PERF_FORMAT_ID;
+		err = perfsession__read_ids(s->evs[i].evsel, add_id, &k);
+		if (err)
+			return errmsg__set(e, err, "cannot read the id of event '%s': %s",
+					   s->evs[i].spec.name, strerror(-err));
 	}
 	qsort(s->ids, s->nr_ids, sizeof(*s->ids), id_cmp);
 	return 0;
@@ -486,46 +481,14 @@ static int read_ids(struct sampler *s, struct errmsg *e)
  * After the events are disabled: what the kernel could not write, by its
  * own count (PERF_FORMAT_LOST).  A loss still pending when the events
  * stop (the buffer full to the end) never becomes a LOST record; this
- * count has it.  read_ids hid the ID bit from libperf, whose read sizes
- * follow the attr: it is back while we read.  0 where the kernel gives
- * no count (before 6.0) or a read fails.
+ * count has it.  0 where the kernel gives no count (before 6.0) or a
+ * read fails.
  */
 uint64_t sampler__kernel_lost(struct sampler *s)
 {
-	uint64_t tot = 0;
-	size_t i;
+	uint64_t lost;
 
-	for (i = 0; i < s->nr_evs; i++) {
-		struct perf_evsel *evsel = s->evs[i].evsel;
-		struct perf_event_attr *a;
-		int ncpu, nthr, c, t;
-		bool ok = true;
-
-		if (!evsel)
-			continue;
-		a = perf_evsel__attr(evsel);
-		if (!(a->read_format & PERF_FORMAT_LOST))
-			continue;
-		if (s->nr_evs > 1)
-			a->read_format |= PERF_FORMAT_ID;
-		ncpu = perf_cpu_map__nr(perf_evsel__cpus(evsel));
-		nthr = perf_thread_map__nr(perf_evsel__threads(evsel));
-		for (c = 0; c < ncpu && ok; c++)
-			for (t = 0; t < nthr && ok; t++) {
-				struct perf_counts_values v;
-
-				memset(&v, 0, sizeof(v));
-				if (perf_evsel__read(evsel, c, t, &v))
-					ok = false;
-				else
-					tot += v.lost;
-			}
-		if (s->nr_evs > 1)
-			a->read_format &= ~(uint64_t)PERF_FORMAT_ID;
-		if (!ok)
-			return 0;
-	}
-	return tot;
+	return perfsession__lost(&s->ps, &lost) ? 0 : lost;
 }
 
 static int add_task_ids(pid_t pid, pid_t **tids, size_t *nr, size_t *alloc)

@@ -21,7 +21,6 @@
 #include <dirent.h>
 
 #include <linux/perf_event.h>
-#include <perf/event.h>
 
 #include "mmprof/perfsession.h"
 #include "mmprof/sample.h"
