@@ -36,13 +36,20 @@
 # ("perf-profile.", "cost.", "tracepoint.", ...); each one found is
 # reported as "grammar: FILE:LINE: ..." (ask keykind.h instead).
 #
-# Prints each cycle as "a -> b -> ... " and exits 1 when there is one (or
-# a grammar line), 0 when there is none, 2 on a usage or build problem.
-# Needs awk, tsort, nm, grep.
+# libperf has one owner, the perf layer: no file of src/ or include/ but
+# those of src/perf/ includes a libperf header (<perf/...>), reported as
+# "libperf: FILE:LINE: ..." (ask perfsession.h instead); with --calls, no
+# object but src/perf/'s uses a perf_* or libperf_* symbol that no object
+# of mmprof defines (libperf's: mmprof names nothing perf_), reported as
+# "libperf: FILE calls SYMBOL ...".
 #
-# KNOWN_CALLS, KNOWN_FILES and KNOWN_GRAMMAR list module and file edges
-# and files left out of the checks, each with why; remove one when its
-# reason is gone, never add one just to pass.
+# Prints each cycle as "a -> b -> ... " and exits 1 when there is one (or
+# a grammar or libperf line), 0 when there is none, 2 on a usage or build
+# problem.  Needs awk, tsort, nm, grep.
+#
+# KNOWN_CALLS, KNOWN_FILES, KNOWN_GRAMMAR and KNOWN_LIBPERF list module
+# and file edges, files and includes left out of the checks, each with
+# why; remove one when its reason is gone, never add one just to pass.
 
 # None: schedrec and trace reach libperf's session, the sample parser and
 # the event spellings in perf/, below record and trace, not in record/.
@@ -69,11 +76,17 @@ LAYERS="cmd | bisect | history | diffengine | flame | diff | report export | sto
 # tracepoint.* metrics before any key is made of them.
 KNOWN_GRAMMAR="src/diff/robot.c src/profile/strip.c"
 
+# libperf headers outside src/perf/, each FILE:HEADER with why.
+# include/mmprof/perfsession.h:perf/event.h: the perf layer's interface
+# hands the records' layouts (union perf_event, types and no function)
+# up to the readers of records (sampler-stream.c, schedrec.c).
+KNOWN_LIBPERF="include/mmprof/perfsession.h:perf/event.h"
+
 calls=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--calls) calls=$2; shift 2 || { echo "include-cycles: --calls needs a build folder" >&2; exit 2; } ;;
-	-h|--help) sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,49p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "include-cycles: unknown option '$1'" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -147,6 +160,22 @@ if [ -s "$tmp/grammar" ]; then
 	status=1
 fi
 
+# libperf: its headers included outside the perf layer
+for f in include/mmprof/*.h src/*.c src/*.h src/*/*.c src/*/*.h; do
+	[ -f "$f" ] || continue
+	case $f in src/perf/*) continue ;; esac
+	awk -v f="$f" -v known=" $KNOWN_LIBPERF " '
+		/^[ \t]*#[ \t]*include[ \t]*<perf\// {
+			h = $0; sub(/^[^<]*</, "", h); sub(/>.*$/, "", h)
+			if (!index(known, " " f ":" h " "))
+				print "libperf: " f ":" FNR ": #include <" h "> outside src/perf/  (ask perfsession.h)"
+		}' "$f"
+done >"$tmp/libperf"
+if [ -s "$tmp/libperf" ]; then
+	cat "$tmp/libperf"
+	status=1
+fi
+
 if [ -n "$calls" ]; then
 	: >"$tmp/defs"
 	: >"$tmp/uses"
@@ -209,6 +238,15 @@ if [ -n "$calls" ]; then
 			}
 		}' "$tmp/units" "$tmp/internal" "$tmp/defs" "$tmp/uses" | sort -u >"$tmp/files"
 	loops "$tmp/files" file || status=1
+	# libperf: its functions called outside the perf layer
+	awk 'NR == FNR { def[$1] = 1; next }
+		$3 !~ /^src\/perf\// && $1 ~ /^(lib)?perf_/ && !($1 in def) {
+			print "libperf: " $3 " calls " $1 " outside src/perf/  (ask perfsession.h)" }' \
+		"$tmp/defs" "$tmp/uses" | sort -u >"$tmp/libperf-calls"
+	if [ -s "$tmp/libperf-calls" ]; then
+		cat "$tmp/libperf-calls"
+		status=1
+	fi
 	awk -v known="$KNOWN_CALLS" '
 		BEGIN { n = split(known, k, " "); for (i = 1; i <= n; i++) skip[k[i]] = 1 }
 		NR == FNR { def[$1] = $2; next }

@@ -14,7 +14,11 @@
 #   - modules call down the layers the script lists (architecture.md's
 #     table): a call up a row, or a module in no row, is reported;
 #   - the script's layers are architecture.md's table, row for row: a
-#     table whose rows differ from them is reported.
+#     table whose rows differ from them is reported;
+#   - libperf has one owner, src/perf/: a libperf header included, or a
+#     libperf function called, by a file of another module is reported
+#     by file (and line), with status 1; perfsession.h may hand up the
+#     records' layouts (<perf/event.h>) and nothing else.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t950
@@ -140,6 +144,48 @@ out=$("$check" --calls "$tmp/build" "$tmp" 2>&1)
 rc=$?
 [ "$rc" -eq 1 ] && grep -q '^layer: newmod is in no row of LAYERS' <<<"$out"
 ok $? "a module in no row of the layers is reported (status $rc: $out)"
+
+rm -rf "$tmp/src" "$tmp/build"
+put src/perf/p.c '#include <perf/evsel.h>
+int p(void); int p(void) { return 0; }'
+put include/mmprof/perfsession.h '#include <perf/event.h>'
+put src/record/r.c '#include "mmprof/perfsession.h"
+int r(void); int r(void) { return 0; }'
+out=$("$check" "$tmp" 2>&1)
+rc=$?
+[ "$rc" -eq 0 ] && [ -z "$out" ]
+ok $? "src/perf/ may include libperf's headers, and perfsession.h the records' layouts <perf/event.h> (status $rc${out:+: $out})"
+
+put include/mmprof/perfsession.h '#include <perf/event.h>
+#include <perf/evsel.h>'
+put src/record/r.c '#include <stdint.h>
+#  include <perf/cpumap.h>
+int r(void); int r(void) { return 0; }'
+out=$("$check" "$tmp" 2>&1)
+rc=$?
+[ "$rc" -eq 1 ] && grep -q '^libperf: src/record/r.c:2: #include <perf/cpumap.h>' <<<"$out" &&
+	grep -q '^libperf: include/mmprof/perfsession.h:2: #include <perf/evsel.h>' <<<"$out" &&
+	! grep -q 'perf/event.h\|src/perf/p.c' <<<"$out"
+ok $? "a libperf header included outside src/perf/ is reported by file and line, perfsession.h's other than <perf/event.h> too (status $rc: $out)"
+
+put include/mmprof/perfsession.h '#include <perf/event.h>'
+put src/perf/p.c 'int perf_evsel__open(void *e, void *c, void *t); int p(void);
+int p(void) { return perf_evsel__open(0, 0, 0); }'
+put src/record/r.c 'int p(void); int r(void); int r(void) { return p(); }'
+obj src/perf/p.c && obj src/record/r.c
+out=$("$check" --calls "$tmp/build" "$tmp" 2>&1)
+rc=$?
+[ "$rc" -eq 0 ] && [ -z "$out" ]
+ok $? "src/perf/ may call libperf, record may call src/perf/ (status $rc${out:+: $out})"
+
+put src/record/r.c 'int p(void); void libperf_init(void *fn); int perf_evsel__read(void *e, int c, int t, void *v);
+int r(void); int r(void) { libperf_init(0); return p() + perf_evsel__read(0, 0, 0, 0); }'
+obj src/record/r.c
+out=$("$check" --calls "$tmp/build" "$tmp" 2>&1)
+rc=$?
+[ "$rc" -eq 1 ] && grep -q '^libperf: src/record/r.c calls perf_evsel__read outside src/perf/' <<<"$out" &&
+	grep -q '^libperf: src/record/r.c calls libperf_init ' <<<"$out" && ! grep -q 'src/perf/p.c' <<<"$out"
+ok $? "a libperf function called outside src/perf/ is reported by file and name (status $rc: $out)"
 
 # doc ROWS...: a scratch architecture.md whose table has a row per argument
 doc() {
