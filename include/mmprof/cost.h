@@ -385,6 +385,19 @@ void cost_attr__release(struct cost_attr *a);
  */
 void cost__format(struct outbuf *b, const struct cost_sides *c, size_t column,
 		  const struct diff *dc, const struct diff *d, enum diff_format f);
+/*
+ * Where function fn's cost per op of event (dc's cost.self row) and its
+ * self share (d's perf-profile.self row, tested) answer apart, one
+ * flagged and the other not or the two flagged opposite ways, write lead
+ * and the note that says both, with the event's total per op that parts
+ * them (cost per op = share x total): "(its share down, the total per op
+ * up: cost = share x total)" or "(its share: can't tell)"; true.  Else
+ * nothing, false.  The text's function line and the HTML waterfall's bar
+ * say it in these words; the JSON function's share_verdict is the same
+ * test's.
+ */
+bool cost__share_note(struct outbuf *b, const char *lead, const struct diff *d, const struct diff *dc,
+		      const char *event, const char *fn);
 /* JSON: the same as the object member key of w's container (work, note, throughput, events). */
 void cost__json(struct jsonw *w, const char *key, const struct cost_sides *c, size_t column,
 		const struct diff *dc, const struct diff *d);

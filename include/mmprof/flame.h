@@ -248,7 +248,9 @@ struct html_cost {
  * The cost parts of an HTML diff made from the cost model (cost.h): the
  * attribution of base (side 0) against column of c for the graph's event
  * (or the first time event c compares) as a waterfall in a unit scaled
- * for a reader, verdicts from dc (the diff of c's keys; NULL: grey), the
+ * for a reader, verdicts from dc (the diff of c's keys; NULL: grey), a
+ * bar's note where its cost and its self share in d (the table's diff;
+ * NULL: none) answer apart (cost__share_note, the text's words), the
  * title and note (the work, or that costs are per second of run, or c's
  * note alone when nothing is compared), and the graph per op of the two
  * sides' profiles with fo's options (fo NULL: none; the runs c leaves out,
@@ -261,7 +263,7 @@ struct html_cost_build {
 	struct html_cost hc;
 	struct waterfall w;
 	struct waterfall_bar *bars;
-	char **labels;
+	char **labels, **notes;
 	const struct cost_attr *attr;	/* borrowed from the cost_sides */
 	struct flame per_op;
 	bool have_flame;
@@ -269,7 +271,7 @@ struct html_cost_build {
 	char title[320], subtitle[400], note[2048], unit[64], flame_unit[64];
 };
 void html_cost__build(struct html_cost_build *hb, const struct cost_sides *c, size_t column,
-		      const struct diff *dc, const struct profile *const *bp, size_t nbp,
+		      const struct diff *dc, const struct diff *d, const struct profile *const *bp, size_t nbp,
 		      const struct profile *const *np, size_t nnp, const char *event,
 		      const struct flame_diff_opts *fo);
 void html_cost__release(struct html_cost_build *hb);

@@ -41,6 +41,7 @@ struct waterfall_bar {
 	double delta;			/* its change: the bar, signed */
 	enum diff_verdict verdict;	/* the colour (see above) */
 	bool rest;			/* the "elsewhere" row: drawn hatched */
+	const char *note;		/* borrowed: a line of its title under the verdict; NULL: none */
 };
 
 struct waterfall {

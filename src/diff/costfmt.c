@@ -112,14 +112,6 @@ static int cols(const char *s, int w)
 }
 
 /*
- * Where a function's cost per op and its share of the samples answer
- * apart (one flagged and the other not, or the two flagged in opposite
- * directions), say both, with the event's total per op that parts them
- * (cost per op = share x total): "share down, total per op up", not a
- * silent "can't tell" beside a share the table flags.  d: the table's
- * diff, dc the costs'.  Nothing where they agree or d has no share row.
- */
-/*
  * The table's self share row of a function whose cost per op (dc's self
  * row) answers apart from it, else NULL: one flagged and the other not,
  * or both flagged opposite ways.  *total: the event's total per op's row
@@ -146,24 +138,21 @@ static const struct diff_row *share_apart(const struct diff *d, const struct dif
 	return s;
 }
 
-/*
- * Where a function's cost per op and its share of the samples answer
- * apart (share_apart), say both, with the event's total per op that
- * parts them: "share down, total per op up", not a silent "can't tell"
- * beside a share the table flags.  d: the table's diff, dc the costs'.
- */
-static void share_note(struct outbuf *b, const struct diff *d, const struct diff *dc, const char *event,
-		       const char *fn)
+/* Said where they answer apart (share_apart): the text's line and the HTML waterfall's bar (cost.h). */
+bool cost__share_note(struct outbuf *b, const char *lead, const struct diff *d, const struct diff *dc,
+		      const char *event, const char *fn)
 {
 	const struct diff_row *t, *s = share_apart(d, dc, event, fn, &t);
 
 	if (!s)
-		return;
+		return false;
+	outbuf__puts(b, lead);
 	if (!diff_row__changed(s))	/* the cost flagged, its share not: each test's own answer, said */
-		outbuf__printf(b, "  (its share: %s)", diff_row__verdict_name(s));
+		outbuf__printf(b, "(its share: %s)", diff_row__verdict_name(s));
 	else
-		outbuf__printf(b, "  (its share %s, the total per op %s: cost = share x total)",
+		outbuf__printf(b, "(its share %s, the total per op %s: cost = share x total)",
 			       diff_row__verdict_name(s), t ? diff_row__verdict_name(t) : "-");
+	return true;
 }
 
 /* shares: the total moved (its cost row changed), so that shares of its change mean something */
@@ -224,7 +213,7 @@ static void text_attr(struct outbuf *b, const struct cost_attr *a, const struct 
 			/* text_row ended the line: the note goes on the function's own line */
 			if (b->len && b->s[b->len - 1] == '\n' && d) {
 				b->len--;
-				share_note(b, d, dc, a->event, r->fn);
+				cost__share_note(b, "  ", d, dc, a->event, r->fn);
 				outbuf__putc(b, '\n');
 			}
 		}

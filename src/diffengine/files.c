@@ -86,7 +86,7 @@ static int write_html(struct diff_result *r, size_t k, const char *path,
 	diff_result__drop_chains(r, k);
 	if (!have_graph)
 		diff_result__say(r, DIFF_SAY_NOTE, "no flame graph in the HTML report: %s", e.msg);
-	html_cost__build(&hb, cs, column, d->cost, (const struct profile *const *)s0->profiles, s0->nr,
+	html_cost__build(&hb, cs, column, d->cost, d, (const struct profile *const *)s0->profiles, s0->nr,
 			 (const struct profile *const *)sk->profiles, sk->nr, have_graph ? ev : NULL, &fo);
 	flame__html_diff(&b, hs, d, rows, n, have_graph ? &f : NULL, ev, ci, &hb.hc);
 	html_cost__release(&hb);

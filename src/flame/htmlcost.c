@@ -77,21 +77,28 @@ static const char *verdict_word(enum diff_verdict v)
 	}
 }
 
-/* The waterfall of the attribution a, values times mult. */
-static void waterfall_of(struct html_cost_build *hb, const struct diff *dc, double mult)
+/* The waterfall of the attribution a, values times mult; d: the table's diff, for the notes. */
+static void waterfall_of(struct html_cost_build *hb, const struct diff *dc, const struct diff *d, double mult)
 {
 	const struct cost_attr *a = hb->attr;
 	size_t i;
 
 	hb->bars = xcalloc(a->nr + 1, sizeof(*hb->bars));
 	hb->labels = xcalloc(a->nr + 1, sizeof(*hb->labels));
+	hb->notes = xcalloc(a->nr + 1, sizeof(*hb->notes));
 	for (i = 0; i < a->nr; i++) {
 		const struct cost_attr_row *r = &a->rows[i];
 		struct waterfall_bar *bar = &hb->bars[i];
 
 		if (r->fn) {
+			struct outbuf note = { 0 };
+
 			bar->label = r->fn;
 			bar->verdict = cost_verdict(dc, "self", a->event, r->fn);
+			/* the bar's colour is the cost's verdict; where the share's answers apart, as the text says */
+			if (cost__share_note(&note, "", d, dc, a->event, r->fn))
+				bar->note = hb->notes[i] = xstrdup(note.s);
+			outbuf__release(&note);
 		} else {
 			char buf[64];
 
@@ -126,7 +133,7 @@ static bool *kept_runs(const struct cost_side *cs)
 }
 
 void html_cost__build(struct html_cost_build *hb, const struct cost_sides *c, size_t column,
-		      const struct diff *dc, const struct profile *const *bp, size_t nbp,
+		      const struct diff *dc, const struct diff *d, const struct profile *const *bp, size_t nbp,
 		      const struct profile *const *np, size_t nnp, const char *event,
 		      const struct flame_diff_opts *fo)
 {
@@ -153,7 +160,7 @@ void html_cost__build(struct html_cost_build *hb, const struct cost_sides *c, si
 		flame__cost_unit(bp[0], ev >= 0 ? (uint32_t)ev : 0, &c->work, hb->attr->base, &mult, hb->unit,
 				 sizeof(hb->unit));
 	}
-	waterfall_of(hb, dc, mult);
+	waterfall_of(hb, dc, d, mult);
 	hb->hc.waterfall = &hb->w;
 	hb->hc.title = hb->title;
 	snprintf(hb->title, sizeof(hb->title), "%s (%s) per %s: %.3g \xe2\x86\x92 %.3g %s (%+.3g, %+.1f %%, %s)",
@@ -217,9 +224,12 @@ void html_cost__release(struct html_cost_build *hb)
 	size_t i;
 
 	if (hb->attr)
-		for (i = 0; i < hb->attr->nr; i++)
+		for (i = 0; i < hb->attr->nr; i++) {
 			free(hb->labels[i]);
+			free(hb->notes[i]);
+		}
 	free(hb->labels);
+	free(hb->notes);
 	free(hb->bars);
 	if (hb->have_flame)
 		flame__release(&hb->per_op);

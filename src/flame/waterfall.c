@@ -288,6 +288,10 @@ static void waterfall__bar(struct outbuf *b, const struct waterfall *w, const st
 		outbuf__printf(b, ", %.0f%% of the change", 100 * bar->delta / change);
 	outbuf__puts(b, "\n");
 	outbuf__puts(b, bar->rest ? "the functions not listed above" : verdict_words(bar->verdict));
+	if (bar->note) {
+		outbuf__puts(b, "\n");
+		outbuf__xml_str(b, bar->note);
+	}
 	outbuf__puts(b, "</title>");
 	if (bar->rest) {
 		char fill[96];

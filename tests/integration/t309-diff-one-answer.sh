@@ -15,7 +15,10 @@
 # nor is flagged where none of them is (the table's gate of its chains).
 # The cost attribution's function lines: where a function's cost per op
 # and its share answer apart, the line says both (issue 32: a silent
-# "can't tell" beside a share the table flags).
+# "can't tell" beside a share the table flags), the JSON function has
+# share_verdict, and the HTML waterfall's bar says the text's note under
+# its verdict (mmap-file's pvm_irq_enable: a red bar, up, whose share the
+# table has down).
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t309
@@ -108,10 +111,14 @@ for k, r in costs.items():
 # answer apart (one flagged, the other not, or opposite ways) the line says so
 selfs = {r["key"][len("perf-profile.self.cpu-clock."):]: r for r in d["rows"]
          if r["key"].startswith("perf-profile.self.cpu-clock.") and r.get("q") is not None}
-text = run(["diff", "--cost", a, b])
+text = run(["diff", "--cost", "--html", svg + ".html", a, b])
 checked["apart"] = 0
+notes = {}
 for line in text.split("\n"):
     m = re.match(r"\s+[-+][0-9.]+ \S+\s+(?:-|[-0-9.]+ %)\s+(?:-|[-+0-9.]+ pts)\s+(up|down|new|gone|can't tell|same|-)\s+(\S+)", line)
+    if m:
+        n = re.search(r"  (\(its share.*\))$", line)
+        notes[m.group(2)] = n.group(1) if n else None
     if not m or m.group(2) not in selfs:
         continue
     s, cv = selfs[m.group(2)], m.group(1)
@@ -131,6 +138,18 @@ for ev in (d.get("cost") or {}).get("events", []):
             s["verdict"] in MOVED and cv in MOVED and MOVED[s["verdict"]] != MOVED[cv])
         if apart and fn.get("share_verdict") != s["verdict"]:
             bad.append("json attribution %s: cost %s, share %s, share_verdict %s" % (fn["function"], cv, s["verdict"], fn.get("share_verdict")))
+# the HTML waterfall's bars: the same note as the text's line, under the bar's verdict in its title
+checked["html"] = 0
+for m in re.finditer(r'<g class="wf [^"]*"[^>]*><title>([^<]*)</title>', open(svg + ".html").read()):
+    lines = [html.unescape(x) for x in m.group(1).split("\n")]
+    if lines[0] not in notes:
+        continue
+    checked["html"] += 1
+    got = lines[3] if len(lines) > 3 else None
+    if got != notes[lines[0]]:
+        bad.append("html waterfall %s: note %r, the text's %r" % (lines[0], got, notes[lines[0]]))
+if notes and not checked["html"]:
+    bad.append("no waterfall bar of a function of the text's attribution in the HTML: the notes were not checked")
 print("checked: %s" % checked)
 for x in bad[:6]:
     print(x)

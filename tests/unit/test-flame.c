@@ -522,8 +522,8 @@ static void test_html(void)
 		static const double sc0[3] = { 1e-3, 1e-3, 1e-3 }, sc1[3] = { 5e-4, 5e-4, 5e-4 };
 		const double *sc[2] = { sc0, sc1 };
 		const struct waterfall_bar bars[] = {
-			{ "grow_fn<i>", 100, 150, 50, DIFF_UP, false },
-			{ "elsewhere", 900, 350, -550, DIFF_SAME, true },
+			{ "grow_fn<i>", 100, 150, 50, DIFF_UP, false, NULL },
+			{ "elsewhere", 900, 350, -550, DIFF_SAME, true, NULL },
 		};
 		struct waterfall w = { bars, 2, 1000, 500, "ns per op", NULL, NULL };
 		struct flame fc;

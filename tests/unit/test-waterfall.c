@@ -5,7 +5,8 @@
  * the SVG carries; colours follow the verdicts; bar lengths are to scale;
  * hostile labels (markup, control bytes, invalid UTF-8, bidi controls,
  * 10 000 characters) come out escaped and fitted, never as markup; a
- * non-finite value draws no bar; a running total below 0 widens the axis.
+ * non-finite value draws no bar; a running total below 0 widens the axis;
+ * a bar's note is the last line of its title.
  * MMPROF_WATERFALL_OUT=FILE writes the first picture into an HTML page
  * to look at.
  */
@@ -89,11 +90,11 @@ static double rect_width(const char *svg, size_t nth)
 static void test_adds_up(void)
 {
 	const struct waterfall_bar bars[] = {
-		{ "__split_huge_pmd", 1.0, 3.5, 2.5, DIFF_UP, false },
-		{ "clear_page_erms", 4.0, 5.0, 1.0, DIFF_UP, false },
-		{ "do_anonymous_page", 2.0, 1.5, -0.5, DIFF_DOWN, false },
-		{ "memset", 0.5, 0.6, 0.1, DIFF_SAME, false },
-		{ "elsewhere", 2.5, 2.9, 0.4, DIFF_SAME, true },
+		{ "__split_huge_pmd", 1.0, 3.5, 2.5, DIFF_UP, false, NULL },
+		{ "clear_page_erms", 4.0, 5.0, 1.0, DIFF_UP, false, NULL },
+		{ "do_anonymous_page", 2.0, 1.5, -0.5, DIFF_DOWN, false, NULL },
+		{ "memset", 0.5, 0.6, 0.1, DIFF_SAME, false, NULL },
+		{ "elsewhere", 2.5, 2.9, 0.4, DIFF_SAME, true, NULL },
 	};
 	struct waterfall w = { bars, 5, 10.0, 13.5, "\xc2\xb5s CPU per op", NULL, NULL };
 	struct outbuf b = { 0 };
@@ -154,13 +155,13 @@ static void test_hostile(void)
 {
 	static char longname[10001];
 	const struct waterfall_bar bars[] = {
-		{ "</text></g></svg><script>alert(1)</script>", 1, 2, 1, DIFF_UP, false },
-		{ "a\x1b[31m\x07\x01" "b", 1, 2, 1, DIFF_UP, false },
-		{ "bad\xff\xfe utf8 \xc3", 1, 2, 1, DIFF_UP, false },
-		{ "bidi\xe2\x80\xae" "evil", 1, 2, 1, DIFF_UP, false },
-		{ longname, 1, 2, 1, DIFF_UP, false },
-		{ "q\"u'o&te", 1, 2, 1, DIFF_UP, false },
-		{ NULL, NAN, NAN, NAN, DIFF_SAME, true },
+		{ "</text></g></svg><script>alert(1)</script>", 1, 2, 1, DIFF_UP, false, NULL },
+		{ "a\x1b[31m\x07\x01" "b", 1, 2, 1, DIFF_UP, false, NULL },
+		{ "bad\xff\xfe utf8 \xc3", 1, 2, 1, DIFF_UP, false, NULL },
+		{ "bidi\xe2\x80\xae" "evil", 1, 2, 1, DIFF_UP, false, NULL },
+		{ longname, 1, 2, 1, DIFF_UP, false, NULL },
+		{ "q\"u'o&te", 1, 2, 1, DIFF_UP, false, NULL },
+		{ NULL, NAN, NAN, NAN, DIFF_SAME, true, NULL },
 	};
 	struct waterfall w = { bars, 7, 10, 16, "u<nit>&", "base\"><x", NULL };
 	struct waterfall_render_opts o = { .id = "wf2", .title = "t<i>tle", .width = 640 };
@@ -191,13 +192,15 @@ static void test_below_zero(void)
 {
 	/* a change larger than the base total of one function can take the running total under 0 */
 	const struct waterfall_bar bars[] = {
-		{ "big_drop", 5, 0, -5, DIFF_DOWN, false },
-		{ "up_again", 1, 4, 3, DIFF_UP, false },
+		{ "big_drop", 5, 0, -5, DIFF_DOWN, false, NULL },
+		{ "up_again", 1, 4, 3, DIFF_UP, false, "(its share down, the total <per> op up)" },
 	};
 	struct waterfall w = { bars, 2, 2, 0, NULL, NULL, NULL };
 	struct outbuf b = { 0 };
 
 	waterfall__svg(&b, &w, NULL);
+	ok(strstr(b.s, "up (significant)\n(its share down, the total &lt;per&gt; op up)</title>") &&
+	   count(b.s, "(its share") == 1, "a bar's note: a line of its own title under the verdict, escaped");
 	ok(attr_of(b.s, 1, "data-to") == -3 && attr_of(b.s, 2, "data-to") == 0, "the running total dips to -3");
 	ok(strstr(b.s, ">-3</text>") || strstr(b.s, ">-4</text>"), "the axis reaches below 0");
 	ok(only_own_markup(b.s), "well-formed with no unit");
