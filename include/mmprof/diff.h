@@ -395,12 +395,19 @@ const char *diff_row__verdict_name(const struct diff_row *r);
  * A relative change from nothing: a row in % whose base mean is 0 and
  * new mean is not.  It has no ratio: JSON prints its change as null, CSV
  * leaves it empty, markdown and HTML say "new".  The lkp table keeps the
- * robot's spelling (a zero base counts as 1e-100: +5.7e+106%), as the
- * robot prints it (Documentation/lkp-compat.md).
+ * robot's spelling (a zero base counts as 1e-100: +5.7e+106%) for the
+ * keys the robot prints, and says "new" for mmprof's own (the costs per
+ * op), which it never prints (Documentation/lkp-compat.md).
+ * diff__from_zero: the same of a key's means, where there is no row.
  */
+static inline bool diff__from_zero(bool absolute, double base_mean, double new_mean)
+{
+	return !absolute && base_mean == 0 && new_mean != 0;
+}
+
 static inline bool diff_row__from_zero(const struct diff_row *r)
 {
-	return !r->absolute && r->base.mean == 0 && r->cur.mean != 0;
+	return diff__from_zero(r->absolute, r->base.mean, r->cur.mean);
 }
 
 /*

@@ -94,6 +94,8 @@ void diff__lkp_columns(struct outbuf *b, const char *key, double mean_b, double 
 			const struct diff_lkp_column *col, size_t n, const char *marker)
 {
 	bool abs_change = keykind__absolute(key), base_number;
+	/* the robot prints no key mmprof derives (the costs per op): no robot's spelling to keep */
+	bool own = keykind__is(key, KEYFAM_DERIVED);
 	char bv[48], be[16], nv[48], ne[16], chg[64];
 	const char *left_err = be;
 	size_t i;
@@ -105,7 +107,8 @@ void diff__lkp_columns(struct outbuf *b, const char *key, double mean_b, double 
 	for (i = 0; i < n; i++) {
 		double p, mean_n = col[i].mean;
 		const char *nvt;
-		bool tint, wide_err, on_chg, on_new;
+		int pad;
+		bool tint, wide_err, on_chg, on_new, from_zero = own && diff__from_zero(abs_change, mean_b, mean_n);
 
 		lkp_value(nv, ne, mean_n, col[i].sd);
 		if (abs_change) {
@@ -119,7 +122,9 @@ void diff__lkp_columns(struct outbuf *b, const char *key, double mean_b, double 
 			p = 100.0 * (mean_n - base) / base;
 		}
 		/* "%+*.1f%% " as the robot prints it, the number apart for its colour */
-		if (fabs(p) < 100000)
+		if (from_zero)
+			snprintf(chg, sizeof(chg), "new");	/* where the number's '%' ends: its width below */
+		else if (fabs(p) < 100000)
 			rubyfmt__format(chg, sizeof(chg), true, 0, 1, 'f', p);
 		else
 			rubyfmt__format(chg, sizeof(chg), true, 0, 2, 'g', p);
@@ -135,9 +140,11 @@ void diff__lkp_columns(struct outbuf *b, const char *key, double mean_b, double 
 		nvt = nv + strspn(nv, " ");
 		on_chg = tint && !wide_err;
 		on_new = tint && wide_err && (*nvt == '+' || *nvt == '-') && strlen(nvt) >= 2;
-		outbuf__printf(b, "%*s", REL_WIDTH - (int)strlen(chg) > 0 ? REL_WIDTH - (int)strlen(chg) : 0, "");
-		outbuf__printf(b, "%s%s%s%s%s", term__sgr(chg[0] == '+' ? TERM_RED : TERM_BLUE, on_chg), chg,
-			       abs_change ? "" : "%", term__sgr(TERM_RESET, on_chg), abs_change ? "  " : " ");
+		pad = REL_WIDTH + from_zero - (int)strlen(chg);
+		outbuf__printf(b, "%*s", pad > 0 ? pad : 0, "");
+		outbuf__printf(b, "%s%s%s%s%s", term__sgr(chg[0] == '+' || from_zero ? TERM_RED : TERM_BLUE, on_chg),
+			       chg, abs_change || from_zero ? "" : "%", term__sgr(TERM_RESET, on_chg),
+			       abs_change ? "  " : " ");
 		lkp_tinted_cell(b, nv, *nvt == '+' ? TERM_RED : TERM_BLUE, on_new);
 		outbuf__printf(b, "%s", ne);
 		memcpy(be, ne, sizeof(be));	/* the next change's left neighbour */

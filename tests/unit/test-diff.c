@@ -488,7 +488,22 @@ static void test_from_zero(void)
 	ok(b.s && strstr(b.s, " | new | ") && !strstr(b.s, "e+10"), "from zero: markdown says new");
 	b.len = 0;
 	diff__format(&b, &d, rows, n, DIFF_FORMAT_LKP, false);
-	ok(b.s && strstr(b.s, "+5.9e+106%"), "from zero: the lkp table keeps the robot's spelling");
+	ok(b.s && !strstr(b.s, "e+10") &&
+	   strstr(b.s, "\n      0.00              new      59400        cost.children.cpu-clock.__split_huge_pmd\n"),
+	   "from zero: the lkp table says new for a cost row (the robot prints none), where the '%%' would end");
+	free(rows);
+	diff__release(&d);
+	rk_release(r, 6);
+	/* a key the robot prints keeps its spelling: a zero base counts as 1e-100 (perf-profile rows are points) */
+	memset(r, 0, sizeof(r));
+	for (j = 0; j < 6; j++)
+		rk_add(&r[j], "proc-vmstat.thp_split_pmd", j < 3 ? 0 : 5000 + 1000.0 * j);
+	compute(&d, r, 3, 3, NULL);
+	rows = diff__select(&d, DIFF_SELECT_ALL, &n);
+	b.len = 0;
+	diff__format(&b, &d, rows, n, DIFF_FORMAT_LKP, false);
+	ok(n == 1 && b.s && strstr(b.s, "\n      0.00         +9e+105%       9000 \xc2\xb1  9%  proc-vmstat.thp_split_pmd\n"),
+	   "from zero: the lkp table keeps the robot's spelling for a key the robot prints");
 	free(rows);
 	outbuf__release(&b);
 	diff__release(&d);
@@ -561,6 +576,10 @@ static void test_colour(void)
 	b.len = 0;
 	diff__lkp_row(&b, "thp-zap.anon_huge_kb", 0, 0, 32768, 0, NULL, true);
 	ok(strstr(b.s, "      0.00       \033[31m+3.3e+106%\033[0m      32768") != NULL, "colour: a rise from zero is red");
+	b.len = 0;
+	diff__lkp_row(&b, "cost.self.cpu-clock.__split_huge_pmd", 0, 0, 55400, 0, NULL, true);
+	is_str(b.s, "      0.00              \033[31mnew\033[0m      55400        cost.self.cpu-clock.__split_huge_pmd\n",
+	       "colour: a cost row new from zero is red, the escapes around the word alone");
 	b.len = 0;
 	diff__lkp_row(&b, "perf-profile.self.cpu-clock.f", 52, 0, 0.3, 0, NULL, true);
 	ok(strstr(b.s, "     52.00           \033[34m-51.7\033[0m        0.30") != NULL, "colour: a fall in points is blue");
