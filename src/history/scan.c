@@ -142,6 +142,46 @@ static void keep_line(void *arg, enum diff_say kind, const char *line)
 	strlist__add(arg, line);
 }
 
+/*
+ * No profile row moved with the score at change point p of trend t.
+ * Where the profile moved a commit before the score's step (or after
+ * it), one of the first diff's windows holds a commit of the profile's
+ * other level: one commit of five carries the change, and whether its
+ * rows flag is a draw of their test (t332 saw both on one series).  The
+ * diff at that neighbour compares windows that do not mix the profile's
+ * levels.  The neighbour (the earlier tried first) where every row that
+ * moved changed at that very commit, the change point moved there; else
+ * SIZE_MAX, the trend as it was.  The trial diffs' lines are not said.
+ */
+static size_t moved_neighbour(const struct history_series *hs, const struct history_scan_opts2 *o,
+			      struct history_trend *t, size_t p)
+{
+	const struct history_change saved = t->cp[p];
+	struct history_scan_opts2 quiet = *o;
+	struct strlist lines = { 0 };
+	size_t d;
+
+	quiet.say = keep_line, quiet.say_arg = &lines;
+	for (d = 0; d < 2; d++) {
+		size_t nb = d ? saved.at + 1 : saved.at - 1, moved_at = SIZE_MAX;
+		/* a point's diff keeps pointers to its sides: it stays where it was made */
+		struct history_point *np;
+
+		if ((!d && !saved.at) || !history_trend__move(t, p, nb))
+			continue;
+		np = xcalloc(1, sizeof(*np));
+		np->score = t, np->cp = p;
+		scan_point(hs, &quiet, np, &moved_at);
+		point_release(np);
+		free(np);
+		strlist__release(&lines);
+		if (moved_at == nb)
+			return nb;
+		t->cp[p] = saved;
+	}
+	return SIZE_MAX;
+}
+
 void history__scan(const struct history_series *hs, const struct history_scan_opts2 *o,
 		   struct history_series_scan *out)
 {
@@ -166,8 +206,7 @@ void history__scan(const struct history_series *hs, const struct history_scan_op
 	for (k = 0; k < out->nr_score; k++)
 		for (p = 0; p < out->trends[k].nr_cp; p++) {
 			struct history_point *pt = &out->points[out->nr_points++];
-
-			size_t moved_at;
+			size_t moved_at = SIZE_MAX;	/* a diff that failed names none */
 
 			pt->score = &out->trends[k];
 			pt->cp = p;
@@ -180,10 +219,13 @@ void history__scan(const struct history_series *hs, const struct history_scan_op
 			 * a commit off; the profile rows that moved with it, shares
 			 * of thousands of samples, place it to the commit: when they
 			 * all changed at a neighbour, the change is there, and the
-			 * diff is made again with the sides that split there.
+			 * diff is made again with the sides that split there.  Where
+			 * none moved, the diffs at the neighbours ask the same
+			 * (moved_neighbour).
 			 */
-			if (moved_at != SIZE_MAX && moved_at != pt->score_at &&
-			    history_trend__move(&out->trends[k], p, moved_at)) {
+			if ((moved_at != SIZE_MAX && moved_at != pt->score_at &&
+			     history_trend__move(&out->trends[k], p, moved_at)) ||
+			    (pt->r && !pt->nr_moved && moved_neighbour(hs, &first, &out->trends[k], p) != SIZE_MAX)) {
 				size_t score_at = pt->score_at;
 
 				point_release(pt);

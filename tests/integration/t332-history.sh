@@ -19,7 +19,9 @@
 #     machine in the robot's layout, with the call chains; --html one
 #     page, with a chart per key and the diffs, hostile names escaped;
 #   - the score's own step a commit after the profile's (a file's score
-#     patched): the commit where the profile moved, and both said;
+#     patched): the commit where the profile moved, and both said, with
+#     the default window (which mixes the profile's levels) and with one
+#     commit a side (where the score's diff sees no profile change);
 #   - errors: one line and exit 2.
 # The effects (-67 % of the score, +60 points of a share) are far past
 # this machine's 10-15 % run-to-run spread, which the series' noise
@@ -238,6 +240,20 @@ grep -q "^  at c21 (commit 21 of 30): cost-mix.ops_per_sec .* (+" "$tmp/off.txt"
 	grep -q "perf-profile.self.cpu-clock.cost_mix_hot .*-.* points" "$tmp/off.txt"
 ok $? "the score's step a commit after the profile's: history names c21, where the profile moved, and says so" ||
 	diag "$tmp/off.txt"
+# Whether that first diff (c17..c21 against c22..c26: one commit of five
+# with the new profile) flags the rows is a draw of their test: a
+# fresh-clone CI on a quiet machine once named c22, "no profile row moved
+# with it".  Where none moved, history also makes the diffs at the
+# neighbouring commits, whose windows do not mix the profile's levels.
+# With --window 1 the first diff, c21 against c22, has no profile change
+# at all: the neighbour's (c20 against c21) names c21 every time.
+"$MMPROF" history --store "$tmp/off.db" --window 1 >"$tmp/off1.txt" 2>"$tmp/err"
+grep -q "^  at c21 (commit 21 of 30): cost-mix.ops_per_sec .* (+" "$tmp/off1.txt" &&
+	grep -q "^    (the score alone put it at c22; every profile row that moved with it changed at c21)" "$tmp/off1.txt" &&
+	grep -q "^    the diff of c20..c20 against c21..c21: " "$tmp/off1.txt" &&
+	grep -q "perf-profile.self.cpu-clock.cost_mix_hot .*-.* points" "$tmp/off1.txt"
+ok $? "--window 1: no profile row moved between c21 and c22; the diff at c21 finds them, history names c21" ||
+	diag "$tmp/off1.txt"
 
 # errors: one line, exit 2
 "$MMPROF" history >/dev/null 2>"$tmp/err"; r=$?
