@@ -392,9 +392,9 @@ void cost__format(struct outbuf *b, const struct cost_sides *c, size_t column,
  * and the note that says both, with the event's total per op that parts
  * them (cost per op = share x total): "(its share down, the total per op
  * up: cost = share x total)" or "(its share: can't tell)"; true.  Else
- * nothing, false.  The text's function line and the HTML waterfall's bar
- * say it in these words; the JSON function's share_verdict is the same
- * test's.
+ * nothing, false.  The text's and markdown's function lines and the HTML
+ * waterfall's bar say it in these words; the JSON function's
+ * share_verdict is the same test's.
  */
 bool cost__share_note(struct outbuf *b, const char *lead, const struct diff *d, const struct diff *dc,
 		      const char *event, const char *fn);

@@ -472,6 +472,7 @@ static void md_all(struct outbuf *b, const struct cost_sides *c, const struct co
 			if (r->fn) {
 				outbuf__printf(b, "%s | ", verdict(dc, "self", a->event, r->fn));
 				diff__md_key(b, r->fn);
+				cost__share_note(b, " ", d, dc, a->event, r->fn);	/* as the text's line */
 				outbuf__puts(b, " |\n");
 			} else {
 				outbuf__printf(b, " | elsewhere (%zu functions) |\n", r->nr);

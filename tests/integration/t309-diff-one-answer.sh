@@ -16,8 +16,8 @@
 # The cost attribution's function lines: where a function's cost per op
 # and its share answer apart, the line says both (issue 32: a silent
 # "can't tell" beside a share the table flags), the JSON function has
-# share_verdict, and the HTML waterfall's bar says the text's note under
-# its verdict (mmap-file's pvm_irq_enable: a red bar, up, whose share the
+# share_verdict, the markdown section's function cell and the HTML
+# waterfall's bar (under its verdict) say the text's note (mmap-file's pvm_irq_enable: a red bar, up, whose share the
 # table has down).
 
 . "$(dirname "$0")/lib.sh"
@@ -150,6 +150,17 @@ for m in re.finditer(r'<g class="wf [^"]*"[^>]*><title>([^<]*)</title>', open(sv
         bad.append("html waterfall %s: note %r, the text's %r" % (lines[0], got, notes[lines[0]]))
 if notes and not checked["html"]:
     bad.append("no waterfall bar of a function of the text's attribution in the HTML: the notes were not checked")
+# and the markdown section's function cell
+checked["md"] = 0
+for line in run(["diff", "--cost", "-f", "markdown", a, b]).split("\n"):
+    m = re.match(r"\| [-+][^|]* \| [^|]* \| [^|]* \| [^|]* \| `([^`]*)`(?: (\(its share[^|]*\)))? \|$", line)
+    if not m or m.group(1) not in notes:
+        continue
+    checked["md"] += 1
+    if m.group(2) != notes[m.group(1)]:
+        bad.append("markdown %s: note %r, the text's %r" % (m.group(1), m.group(2), notes[m.group(1)]))
+if notes and not checked["md"]:
+    bad.append("no function row of the text's attribution in the markdown: the notes were not checked")
 print("checked: %s" % checked)
 for x in bad[:6]:
     print(x)
