@@ -54,6 +54,20 @@ void stats__from_ss(size_t n, double mean, double ss, struct stat_summary *s);
 /* Regularized incomplete beta I_x(a, b), a, b > 0, 0 <= x <= 1 (NAN otherwise). */
 double stats__betai(double a, double b, double x);
 
+/*
+ * Regularized lower incomplete gamma P(a, x), a > 0, x >= 0 (NAN
+ * otherwise): P(Y >= k) of a Poisson count Y of mean x is P(k, x).
+ */
+double stats__gammp(double a, double x);
+
+/*
+ * A count of a Poisson whose mean varies from one draw to the next as a
+ * gamma of mean lam and variance var (a negative binomial; var 0 is
+ * Poisson): log P(Y = 0), and log P(Y >= k) (0 for k <= 0).  lam > 0.
+ */
+double stats__nb_log_p0(double lam, double var);
+double stats__nb_log_tail(double lam, double var, double k);
+
 /* Two-sided p-value of Student's t with df degrees of freedom (df > 0, real). */
 double stats__t_p2(double t, double df);
 

@@ -212,6 +212,15 @@ void tctx__prep_share(struct tctx *x, struct diff_row *r, const char *name, bool
 		      const double *nsamp);
 /* phi, the dispersions, the prior and the moderated variances of family fi. */
 void tctx__fit_family(struct tctx *x, size_t fi);
+/* A SHARE family's between-run spread at a level (points), before phi: its shape's. */
+double fam__spread(const struct fam *f, double level);
+/*
+ * The presence test of tested SHARE row i (presence.c): the p of its
+ * being 0 in every run of one side and at least its least share in every
+ * run of the other, under one rate shared by both sides with the family's
+ * spread; 1 where the row does not show that (or the diff is paired).
+ */
+double tctx__presence_p(struct tctx *x, size_t i);
 /* Tests, BH per family, verdicts and detectable changes of the rows tctx__classify prepared. */
 void tctx__test(struct tctx *x);
 /* Free what x holds (its families, rows' scratch, buffers), not x->d. */

@@ -30,6 +30,11 @@ static double spread_at(const struct fam *f, double level)
 	return f->shape == SHAPE_SQUARE ? l * l : level * (100 - level);
 }
 
+double fam__spread(const struct fam *f, double level)
+{
+	return spread_at(f, level);
+}
+
 static double share_spread(const struct fam *f, const struct trow *t)
 {
 	return spread_at(f, t->level);

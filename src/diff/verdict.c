@@ -649,6 +649,17 @@ void tctx__test(struct tctx *x)
 		se = trow__se(t);
 		r->p = se > 0 ? stats__t_p2(trow__stat_delta(t, &x->fam[t->fam]) / se, t->df)
 			      : t->delta == 0 ? 1 : 0;
+		/*
+		 * A share 0 in every run of one side and clearly present in
+		 * every run of the other: the smaller of the two tests' p
+		 * (presence.c; why that keeps the FDR: statistics.md)
+		 */
+		{
+			double pp = tctx__presence_p(x, i);
+
+			if (pp < r->p)
+				r->p = pp;
+		}
 		r->flags |= DIFF_TESTED;
 		d->nr_tested++;
 	}

@@ -128,6 +128,77 @@ double stats__betai(double a, double b, double x)
 	return 1 - exp(lbt) * betacf(b, a, 1 - x) / b;
 }
 
+/* Numerical Recipes' gser and gcf: the series below a + 1, the continued fraction above. */
+double stats__gammp(double a, double x)
+{
+	const double eps = 1e-15, tiny = 1e-300;
+	double gln, sum, del, ap, b, c, d, h;
+	int n;
+
+	if (!(a > 0) || !(x >= 0))
+		return NAN;
+	if (x == 0)
+		return 0;
+	gln = lgamma(a);
+	if (x < a + 1) {
+		ap = a;
+		sum = del = 1 / a;
+		for (n = 0; n < 100000; n++) {
+			ap += 1;
+			del *= x / ap;
+			sum += del;
+			if (fabs(del) < fabs(sum) * eps)
+				break;
+		}
+		return sum * exp(-x + a * log(x) - gln);
+	}
+	b = x + 1 - a;
+	c = 1 / tiny;
+	d = 1 / b;
+	h = d;
+	for (n = 1; n < 100000; n++) {
+		double an = -n * (n - a);
+
+		b += 2;
+		d = an * d + b;
+		if (fabs(d) < tiny)
+			d = tiny;
+		c = b + an / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		d = 1 / d;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1) < eps)
+			break;
+	}
+	return 1 - exp(-x + a * log(x) - gln) * h;
+}
+
+/*
+ * The gamma of mean lam and variance var has shape lam^2 / var and scale
+ * s = var / lam; P(Y = 0) = (1 + s)^-shape, and P(Y >= k) = I_{s/(1+s)}(k,
+ * shape).  Past a shape of 1e5 the count is Poisson to within 1e-5 of its
+ * variance, and the incomplete beta's fraction would need ~sqrt(shape)
+ * steps: Poisson then.
+ */
+double stats__nb_log_p0(double lam, double var)
+{
+	double s = var > 0 ? var / lam : 0;
+
+	return s < 1e-12 ? -lam : -lam * log1p(s) / s;
+}
+
+double stats__nb_log_tail(double lam, double var, double k)
+{
+	double s = var > 0 ? var / lam : 0, shape = s > 0 ? lam / s : INFINITY, p;
+
+	if (k <= 0)
+		return 0;
+	p = shape > 1e5 ? stats__gammp(k, lam) : stats__betai(k, shape, s / (1 + s));
+	return p > 0 ? log(p) : -INFINITY;
+}
+
 double stats__t_p2(double t, double df)
 {
 	if (isnan(t) || !(df > 0))

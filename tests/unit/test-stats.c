@@ -329,6 +329,33 @@ static void test_mean_sd(void)
 	ok(fabs(one_pass - 5.0 / 3) > 0.1, "the one-pass formula loses it (%g)", one_pass);
 }
 
+/*
+ * The counts of the presence test (src/diff/presence.c): Poisson's tail
+ * from the incomplete gamma, the negative binomial's from the incomplete
+ * beta, each against a sum of its probabilities.
+ */
+static void test_counts(void)
+{
+	double lam = 3, var = 6, shape = lam * lam / var, s = var / lam, q = 1 / (1 + s);
+	double pois = 0, nbsum = 0, term;
+	int y;
+
+	for (y = 0, term = exp(-lam); y < 5; y++, term *= lam / y)
+		pois += term;
+	is_dbl(stats__gammp(5, lam), 1 - pois, 1e-12, "gammp: P(Poisson(3) >= 5) = 1 - its first five terms");
+	is_dbl(stats__gammp(40, 30), 0.0463, 1e-3, "gammp: the continued fraction (a = 40, x = 30)");
+	is_dbl(exp(stats__nb_log_tail(lam, 0, 5)), 1 - pois, 1e-12, "nb: variance 0 is Poisson");
+	is_dbl(stats__nb_log_p0(lam, 0), -lam, 1e-15, "nb: P(0) of a Poisson is exp(-mean)");
+	for (y = 0, term = pow(q, shape); y < 5; y++) {
+		nbsum += term;
+		term *= (shape + y) / (y + 1) * (1 - q);
+	}
+	is_dbl(exp(stats__nb_log_tail(lam, var, 5)), 1 - nbsum, 1e-10,
+	       "nb: P(Y >= 5) at mean 3, variance of the mean 6, is 1 - its first five terms");
+	is_dbl(stats__nb_log_p0(lam, var), shape * log(q), 1e-12, "nb: P(0) = (1 + scale)^-shape");
+	is_dbl(stats__nb_log_tail(lam, var, 0), 0, 0, "nb: P(Y >= 0) = 1");
+}
+
 int main(void)
 {
 	test_summary();
@@ -337,6 +364,7 @@ int main(void)
 	test_t_quantile();
 	test_welch();
 	test_bh();
+	test_counts();
 	test_robot();
 	test_simulation();
 	test_shift(10, 0.3);
