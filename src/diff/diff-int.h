@@ -5,8 +5,9 @@
  * the keys module, owns the key grammar) and keeps their spellings;
  * verdict.c classifies and tests each row and spends each
  * family's FDR, calling power.c for a tested row's detectable change and
- * the runs advice and verdictgate.c to gate self and calltrace rows on
- * children (neither calls back); family.c
+ * the runs advice, verdictgate.c to gate self and calltrace rows on
+ * children and presence.c for a share absent from every run of one side
+ * (none calls back); family.c
  * fits a family's noise model (phi and its shape, the prior, the
  * moderated variances) and names disturbed runs; robot.c holds the
  * robot's small-change rules; format.c writes the
