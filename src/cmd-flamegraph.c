@@ -181,7 +181,7 @@ static int per_op_scale(const struct flamegraph_cmd *c, struct profile *const p[
 	if (w.kind == COST_WORK_SECONDS)
 		note("%s", w.note);
 	for (k = 0; k < 2; k++) {
-		cp[k] = cost_profile__new(p[k], &w);
+		cp[k] = cost_profile__new(p[k], NULL, &w);
 		cost_profile__drop_view(cp[k]);	/* totals and work only: no chain */
 	}
 	/* the unit from the base's mean total per unit of work */

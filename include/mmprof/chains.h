@@ -99,19 +99,35 @@ int chains__compute(struct chain_diff *cd, const struct profile *const *base, si
 		    double min_points, double alpha, bool pair, const bool *const keep[2]);
 
 /*
+ * Where the files' paths come from: side[0][i] (base file i), side[1][i]
+ * (new file i), views of them that make every frame an entry
+ * (diff_side.views, DIFF_SIDE_VIEW's), borrowed, rather than a collapse of
+ * their own: a diff's files are collapsed once.  A NULL array, or a NULL
+ * or released view in it, collapses that file here.  last: no one reads
+ * the views after this; they are released (symview__release, the structs
+ * stay the caller's) once read, before the rows take memory.
+ */
+struct symview;
+struct chain_views {
+	struct symview *const *side[2];
+	bool last;
+};
+
+/*
  * The same paths with each run's cells scaled: a path's period in the run
  * times scale[side][r] (r counts the side's runs over its files in order),
  * in place of its % of the run's total: cost per operation when the
  * factor is the unit over the run's work count (issue 16).  A run whose
  * factor is not > 0 (its work unknown: NAN) is left out of its side, and
- * a side left with none is -EINVAL.  scale NULL: chains__compute.
+ * a side left with none is -EINVAL.  scale NULL: chains__compute.  views:
+ * the files' collapses (above), NULL: each file collapsed here.
  * Means, tests and min_points are then in that unit; paths under 0.05 %
  * of the larger side's mean total are not tested.
  */
 int chains__compute_scaled(struct chain_diff *cd, const struct profile *const *base, size_t nbp,
 			   const struct profile *const *cur, size_t nnp, const char *event,
 			   double min_points, double alpha, bool pair, const double *const scale[2],
-			   const bool *const keep[2]);
+			   const bool *const keep[2], const struct chain_views *views);
 void chains__release(struct chain_diff *cd);
 
 /*

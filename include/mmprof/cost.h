@@ -59,6 +59,7 @@
 #include "mmprof/outbuf.h"
 #include "mmprof/parallel.h"
 #include "mmprof/profile.h"
+#include "mmprof/symview.h"
 
 /* ---- the work of a run (work.c) ---- */
 
@@ -140,15 +141,15 @@ struct cost_profile {
 	size_t nr_cells;
 	/*
 	 * The symbol trie the costs were summed on (a symview with every
-	 * sample kept, "[unknown]" per DSO), as much of it as the
-	 * attribution's call chains read, until cost_profile__drop_view: per
-	 * symnode its parent and its function (index into fn), per profile
-	 * trie node the symnode its samples count on (COST_NO_NODE: they do
-	 * not).  8 bytes a symnode and 4 a node where the symview holds 29.
+	 * sample kept, "[unknown]" per DSO: a diff's file's collapse itself
+	 * where it is the same, symview__derive), and each entry's function
+	 * (index into fn), as long as the attribution's call chains read
+	 * them: until cost_profile__drop_view.  Read through
+	 * cost_profile__parent and cost_profile__fn_of.
 	 */
-	uint32_t *parent, *node_fn;
+	struct symview view;
+	uint32_t *entry_fn;
 	size_t nr_nodes;
-	uint32_t *leaf;
 	/*
 	 * The key strings of cost_profile__keys, made on first use and shared
 	 * by every run: [cost_profile__key_id] (cost.work, each event's total,
@@ -189,13 +190,20 @@ void cost_keys__release(struct cost_keys *k);
 /*
  * The costs of every run and event of p with work w.  NULL never
  * (allocation failure exits); free with cost_profile__free.  p is
- * borrowed for the result's life.
+ * borrowed for the result's life; from (NULL: none), a finer view of p
+ * (diff_side.views), is the trie's when the two are the same, borrowed
+ * until cost_profile__drop_view.
  */
-struct cost_profile *cost_profile__new(const struct profile *p, const struct cost_work *w);
+struct cost_profile *cost_profile__new(const struct profile *p, const struct symview *from,
+				       const struct cost_work *w);
 void cost_profile__free(struct cost_profile *c);	/* NULL is fine */
 #define COST_NO_NODE UINT32_MAX
 /* The symbol trie goes: no call chain is taken from c after this. */
 void cost_profile__drop_view(struct cost_profile *c);
+/* Until then: the trie is there; symnode q's parent; q's function (q not the root). */
+bool cost_profile__has_view(const struct cost_profile *c);
+uint32_t cost_profile__parent(const struct cost_profile *c, uint32_t q);
+uint32_t cost_profile__fn_of(const struct cost_profile *c, uint32_t q);
 /*
  * Per symnode (c->nr_nodes), the period of event's samples on it summed
  * over runs, run r's times run_scale[r] (one per run of the profile; 0
@@ -285,6 +293,7 @@ struct cost_sides {
 	/* cost_sides__start's helper thread and what it builds from */
 	struct parallel_job builder;
 	const struct diff_side *from;
+	struct diff_side *drop_views;	/* the sides whose views go once built, or NULL */
 };
 
 /*
@@ -303,6 +312,13 @@ int cost_sides__build(struct cost_sides *c, const struct diff_side *s, size_t nr
  */
 int cost_sides__start(struct cost_sides *c, const struct diff_side *s, size_t nr,
 		      const char *per, struct errmsg *e);
+/*
+ * The same, the costs the last to read the files' collapses (diff_side.
+ * views, without -g): the helper drops them (diff_side__drop_views) once
+ * the costs are built, not once the caller's keys are diffed.
+ */
+int cost_sides__start_last(struct cost_sides *c, struct diff_side *s, size_t nr,
+			   const char *per, struct errmsg *e);
 void cost_sides__wait(struct cost_sides *c);
 void cost_sides__release(struct cost_sides *c);
 

@@ -84,7 +84,9 @@ struct diff_engine_opts {
 	bool keep_rows;
 	/*
 	 * The call chains are read after the report on stdout (the HTML's
-	 * flame graph by share): -g's are kept for it, not computed twice.
+	 * flame graph by share): -g's are kept for it, not computed twice,
+	 * and the files' collapses (diff_side.views) for its paths, until
+	 * the last column's graphs are drawn.
 	 */
 	bool keep_chains;
 	void (*say)(void *arg, enum diff_say kind, const char *line);
@@ -165,6 +167,13 @@ int diff_engine__functions(struct chain_fns *f, struct profile *const *base, siz
  * (chains.h; release it).  0 or -EINVAL (no runs of the event).
  */
 int diff_result__chains(const struct diff_result *r, size_t k, struct chain_diff *cd);
+/*
+ * The files' collapses (diff_side.views) go.  Their last reader drops
+ * them: the costs' builder (neither -g nor keep_chains), the last
+ * column's -g chains (not keep_chains), or its HTML.  Chains asked for
+ * later collapse their files themselves.
+ */
+void diff_result__drop_views(struct diff_result *r);
 /* cd (diff_result__chains' of column k) kept in r when keep_chains, else released. */
 void diff_result__keep_chains(struct diff_result *r, size_t k, struct chain_diff *cd);
 /* Column k's kept chains released (none kept: nothing). */

@@ -2,8 +2,9 @@
  * diffside: the two sides of `mmprof diff` (base, new), each one or more
  * .data files whose runs are pooled, ready for diff__compute (diff.h).
  *
- * Loading a side means, per file: open it (datafile.h), build one symbol
- * view and one key cache (keys.h), and turn every run into its flat keys
+ * Loading a side means, per file: open it (datafile.h), collapse its trie
+ * once (symview.h; the keys', the costs' and -g's views are taken from
+ * it), build one key cache (keys.h), and turn every run into its flat keys
  * with the samples behind each event's perf-profile shares.  That is
  * nearly all of a diff's time and each file's work is independent, so
  * diff_sides__load does the files of both sides two at a time; its errors
@@ -29,8 +30,17 @@
 #include "mmprof/outbuf.h"
 #include "mmprof/profile.h"
 #include "mmprof/strlist.h"
+#include "mmprof/symview.h"
 
 struct diff_file_samples;
+
+/*
+ * A file's one collapse: every frame an entry (unresolved ones "[unknown]"
+ * per DSO, inline ones their own), the finest view a diff reads; the keys'
+ * (no unresolved frame, inline ones folded) and the costs' (inline ones
+ * folded) are the same arrays when the file has no such frame.
+ */
+#define DIFF_SIDE_VIEW { .keep_unresolved = true, .keep_inline = true, .unknown_by_dso = true }
 
 struct diff_side {
 	const char *name;		/* "base" / "new" */
@@ -45,6 +55,13 @@ struct diff_side {
 	char **own_paths;
 	struct profile **profiles;	/* loaded, or opened by the caller (diff_sides__load) */
 	struct keycache **caches;	/* one per file: the key strings the runs borrow */
+	/*
+	 * One per file (NULL without runs): its one symbol-trie collapse,
+	 * DIFF_SIDE_VIEW's, made at the load, from which the keys, the costs
+	 * and -g's chains take their views (symview__derive), until
+	 * diff_side__drop_views.
+	 */
+	struct symview **views;
 	struct diff_run *runs;		/* one per run, all files pooled; ids are the cache's */
 	size_t nr_runs;
 	size_t *orig;			/* per run: its index among the side's runs before --drop-run */
@@ -72,6 +89,8 @@ void diff_side__release(struct diff_side *s);
  * memory.  diff_side__release stays safe.
  */
 void diff_side__release_keys(struct diff_side *s);
+/* The files' collapses go (s->views NULL): no view is taken from them after this. */
+void diff_side__drop_views(struct diff_side *s);
 
 /*
  * --drop-run SIDE:N, each of drops: leave the run N (from 0, over its

@@ -150,6 +150,8 @@ struct flame_diff_opts {
 	 * drawn from, not computed again.  Borrowed.  NULL: computed here.
 	 */
 	const struct chain_diff *chains;
+	/* The files' collapses the paths are taken from (chains.h), borrowed; NULL: collapsed here. */
+	const struct chain_views *views;
 };
 
 /*

@@ -346,6 +346,10 @@ void profile__shrink(struct profile *p);
  * reads each count once, not once per run (10 runs of a million counts).
  * A count of no run or event of p is in no slot; its node is not checked.
  * Returns start (nr_runs * nr_events + 1 entries); free it and *by_slot.
+ * *by_slot is NULL when the counts are in slot order already, as every
+ * file mmprof writes has them: slot s is then counts start[s] ..
+ * start[s + 1] themselves (the index was 4 MB a file of a million counts,
+ * at the peak of diff -g's chains).
  */
 size_t *profile__group_counts(const struct profile *p, uint32_t **by_slot);
 

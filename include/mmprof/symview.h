@@ -38,12 +38,11 @@ struct symview_entry {
 	uint8_t kernel;
 };
 
+/* 12 bytes: a view's size at a diff's peak is mostly its symnodes. */
 struct symnode {
 	uint32_t parent;	/* < own id; root (0) is its own parent */
 	uint32_t entry;		/* SYMVIEW_NONE for the root */
-	uint32_t first_child, next_sibling;	/* SYMVIEW_NONE terminated */
 	uint32_t same_anc;	/* nearest ancestor with the same entry, or NONE */
-	uint32_t depth;
 };
 
 struct symview {
@@ -60,11 +59,35 @@ struct symview {
 	struct symnode *nodes;
 	size_t nr_nodes, alloc_nodes;
 
-	uint32_t *node_map;	/* profile trie node -> symnode */
-	uint8_t *node_keep;	/* profile trie node: its samples count (leaf resolved) */
+	/*
+	 * Per profile trie node: its symnode, and whether its samples count
+	 * (leaf resolved).  Both NULL where the collapse is the identity
+	 * (every node its own symnode, of the same id, every sample counted
+	 * but the root's: a profile of one address per symbol): read them
+	 * through symview__symnode and symview__counts.
+	 */
+	uint32_t *node_map;
+	uint8_t *node_keep;
+	/*
+	 * [symnode] its children in increasing id order, SYMVIEW_NONE
+	 * terminated: only with symview_opts.children, else NULL.
+	 */
+	uint32_t *first_child, *next_sibling;
+	bool borrowed;		/* the arrays are another view's (symview__derive) */
 
-	struct hashidx entry_idx, node_idx;	/* private */
+	struct hashidx entry_idx, node_idx;	/* private, the build's */
 };
+
+/* Profile node n's symnode; do n's samples count? (n < the profile's nr_nodes) */
+static inline uint32_t symview__symnode(const struct symview *v, uint32_t n)
+{
+	return v->node_map ? v->node_map[n] : n;
+}
+
+static inline bool symview__counts(const struct symview *v, uint32_t n)
+{
+	return v->node_keep ? v->node_keep[n] : n != 0;
+}
 
 void symview__init(struct symview *v, const struct profile *p, bool keep_unresolved);
 /*
@@ -88,10 +111,24 @@ void symview__init_inline(struct symview *v, const struct profile *p, bool keep_
  */
 struct symview_opts {
 	bool keep_unresolved, keep_inline, unknown_by_dso;
+	bool children;		/* keep the child lists (first_child, next_sibling) */
 	uint32_t max_stack;
 };
 void symview__init_opts(struct symview *v, const struct profile *p, const struct symview_opts *o);
-void symview__release(struct symview *v);
+void symview__release(struct symview *v);	/* NULL is fine */
+
+/*
+ * v as symview__init_opts(v, from->p, o) makes it, from a finer view of
+ * the same profile: one collapse per file serves every view of a diff
+ * (diff_side.views: keys, costs, -g's chains).  Where the two come out
+ * the same, entry for entry and symnode for symnode (no frame that one
+ * keeps and the other skips, unresolved frames merged alike: a profile
+ * whose every frame is a resolved, not inlined symbol, as most mmprof
+ * records), v borrows from's arrays, which must outlive it, and costs
+ * nothing; else it is built from the profile.  Returns true when
+ * borrowed.  Release v with symview__release either way.
+ */
+bool symview__derive(struct symview *v, const struct symview *from, const struct symview_opts *o);
 
 /* Display name of an entry: the symbol, or "[unknown]". */
 const char *symview__entry_name(const struct symview *v, uint32_t entry);
@@ -127,7 +164,9 @@ double symview__weights_span(const struct symview *v, size_t first, size_t n, bo
  * chain from q to the root, perf's folded line); children[e] (nr_entries)
  * = weight of samples with entry e anywhere (once per sample); self[e].
  * Any output may be NULL.  sub may be w itself: w is then summed in place
- * (its leaf weights are gone afterwards), one array of nodes less.
+ * (its leaf weights are gone afterwards), one array of nodes less; inner
+ * may be sub itself too (the subtree weights are then gone as well: each
+ * symnode's is read before any below it takes its part, ids in order).
  */
 void symview__cumulate(const struct symview *v, const double *w, double *sub,
 		       double *inner, double *children, double *self);

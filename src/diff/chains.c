@@ -69,13 +69,14 @@ static void cbuild__grow(struct cbuild *b)
 /* One profile's part: its event, its nodes' rows, its counts by run. */
 struct cprof {
 	const struct profile *p;
+	struct symview *view;	/* the file's collapse (diff_side.views), or NULL: own */
 	const char *event;
 	uint32_t ev;		/* UINT32_MAX: the event is not in p (zero columns) */
 	uint32_t *node_sym;	/* [node] its symnode (symview.h), until the rows are made */
 	uint64_t *h;		/* [symnode] path hash, then its row (SYM_ROW) */
 	uint8_t *sym_flags;	/* [symnode] SYM_CLONE, SYM_ROW */
 	uint32_t *rows;		/* [node] row of the node's path: node_sym, converted in place */
-	uint32_t *by_slot;	/* p's counts grouped by run and event (profile__group_counts) */
+	uint32_t *by_slot;	/* p's counts grouped by run and event (profile__group_counts; NULL: in place) */
 	size_t *slot_start;
 };
 
@@ -121,23 +122,6 @@ static uint32_t cbuild__row(struct cbuild *b, uint64_t h, uint32_t parent_row,
 	if (cd->nr * 2 > b->mask + 1)
 		cbuild__grow(b);
 	return row;
-}
-
-const char *chain_row__new_name(const struct chain_diff *cd, const struct chain_row *r)
-{
-	const struct profile *pn, *rp;
-	const char *a, *n;
-
-	/* spelled without a suffix on both sides: the same name, no lookup */
-	if (!r->clone || r->file_new == UINT32_MAX || r->file_new >= cd->nnp)
-		return NULL;
-	pn = cd->cur[r->file_new];
-	rp = chain_row__profile(cd, r);
-	if (pn == rp || r->node_new >= pn->nr_nodes)
-		return NULL;
-	a = profile__frame_sym(rp, rp->nodes[r->node].frame);
-	n = profile__frame_sym(pn, pn->nodes[r->node_new].frame);
-	return strcmp(a, n) ? n : NULL;
 }
 
 /* chains__leaf_name of a symbol's name. */
@@ -211,15 +195,17 @@ void chains__leaf_hashes(const struct chain_diff *cd, uint64_t *out)
  * inline ones) with each symnode's path hash and clone flag, the string
  * work done once per entry.  A path is matched by its frames' names alone,
  * so the symnodes of one path (the same name in two DSOs) share a row:
- * the trie is finer than the rows, never coarser.  Profiles are prepared
- * two at a time.
+ * the trie is finer than the rows, never coarser: a diff's collapse of
+ * the file (cp->view, "[unknown]" per DSO) makes the same rows as a view
+ * of the paths' own.  Profiles are prepared two at a time.
  */
 static void *prepare(void *arg)
 {
 	struct symview_opts so = { .keep_unresolved = true, .keep_inline = true };
 	struct cprof *cp = arg;
 	const struct profile *p = cp->p;
-	struct symview v;
+	struct symview own;
+	const struct symview *vp = cp->view;
 	uint64_t *eh;
 	bool *eclone;
 	size_t i;
@@ -231,27 +217,32 @@ static void *prepare(void *arg)
 			cp->ev = (uint32_t)i;
 	if (cp->ev == UINT32_MAX)
 		return NULL;
-	symview__init_opts(&v, p, &so);
-	eh = xmalloc((v.nr_entries + 1) * sizeof(*eh));
-	eclone = xmalloc((v.nr_entries + 1) * sizeof(*eclone));
-	for (i = 0; i < v.nr_entries; i++)
-		eh[i] = sym_hash(symview__entry_name(&v, (uint32_t)i), &eclone[i]);
-	cp->h = xmalloc((v.nr_nodes + 1) * sizeof(*cp->h));
-	cp->sym_flags = xmalloc(v.nr_nodes + 1);
+	if (!vp) {
+		symview__init_opts(&own, p, &so);
+		vp = &own;
+	}
+	eh = xmalloc((vp->nr_entries + 1) * sizeof(*eh));
+	eclone = xmalloc((vp->nr_entries + 1) * sizeof(*eclone));
+	for (i = 0; i < vp->nr_entries; i++)
+		eh[i] = sym_hash(symview__entry_name(vp, (uint32_t)i), &eclone[i]);
+	cp->h = xmalloc((vp->nr_nodes + 1) * sizeof(*cp->h));
+	cp->sym_flags = xmalloc(vp->nr_nodes + 1);
 	cp->h[0] = 0x6d6d70726f66ULL;
 	cp->sym_flags[0] = 0;
 	/* parents precede children (symview.h), so one forward pass */
-	for (i = 1; i < v.nr_nodes; i++) {
-		const struct symnode *n = &v.nodes[i];
+	for (i = 1; i < vp->nr_nodes; i++) {
+		const struct symnode *n = &vp->nodes[i];
 
 		cp->h[i] = hash__combine(cp->h[n->parent], eh[n->entry]);
 		cp->sym_flags[i] = eclone[n->entry] ? SYM_CLONE : 0;
 	}
 	/* every frame is an entry: each node but the root has a symnode of its own
 	 * frame (the loader refuses a node whose frame is not in the file) */
-	cp->node_sym = v.node_map;
-	v.node_map = NULL;
-	symview__release(&v);
+	cp->node_sym = xmalloc((p->nr_nodes + 1) * sizeof(*cp->node_sym));
+	for (i = 0; i < p->nr_nodes; i++)
+		cp->node_sym[i] = symview__symnode(vp, (uint32_t)i);
+	if (vp == &own)
+		symview__release(&own);
 	free(eh);
 	free(eclone);
 	return NULL;
@@ -350,7 +341,7 @@ static double column(const struct cprof *cp, uint32_t r, double scale, double *i
 	memset(incl, 0, p->nr_nodes * sizeof(*incl));
 	for (i = cp->slot_start[(size_t)r * p->nr_events + cp->ev];
 	     i < cp->slot_start[(size_t)r * p->nr_events + cp->ev + 1]; i++) {
-		const struct count *c = &p->counts[cp->by_slot[i]];
+		const struct count *c = &p->counts[cp->by_slot ? cp->by_slot[i] : i];
 
 		if (c->node >= p->nr_nodes)
 			continue;
@@ -600,13 +591,14 @@ int chains__compute(struct chain_diff *cd, const struct profile *const *base, si
 		    const struct profile *const *cur, size_t nnp, const char *event,
 		    double min_points, double alpha, bool pair, const bool *const keep[2])
 {
-	return chains__compute_scaled(cd, base, nbp, cur, nnp, event, min_points, alpha, pair, NULL, keep);
+	return chains__compute_scaled(cd, base, nbp, cur, nnp, event, min_points, alpha, pair, NULL, keep,
+				      NULL);
 }
 
 int chains__compute_scaled(struct chain_diff *cd, const struct profile *const *base, size_t nbp,
 			   const struct profile *const *cur, size_t nnp, const char *event,
 			   double min_points, double alpha, bool pair, const double *const scale[2],
-			   const bool *const keep[2])
+			   const bool *const keep[2], const struct chain_views *views)
 {
 	struct cbuild b;
 	struct cprof *cps;
@@ -641,7 +633,12 @@ int chains__compute_scaled(struct chain_diff *cd, const struct profile *const *b
 	cbuild__grow(&b);
 	cps = xcalloc(ncp, sizeof(*cps));
 	for (i = 0; i < ncp; i++) {
+		struct symview *const *vs = views ? views->side[i >= nbp] : NULL;
+
 		cps[i].p = i < nbp ? base[i] : cur[i - nbp];
+		cps[i].view = vs ? vs[i < nbp ? i : i - nbp] : NULL;
+		if (cps[i].view && !cps[i].view->nodes)	/* released by a last reader */
+			cps[i].view = NULL;
 		cps[i].event = event;
 	}
 	{
@@ -649,6 +646,9 @@ int chains__compute_scaled(struct chain_diff *cd, const struct profile *const *b
 
 		in_parallel(prepare_half, &h1, prepare_half, &h0);
 	}
+	/* the paths are hashed: the views are read no more, and go before the rows are made */
+	for (i = 0; views && views->last && i < ncp; i++)
+		symview__release(cps[i].view);
 	/*
 	 * A row per distinct path: at most one per node of every profile.
 	 * Reserved at once and not zeroed (XGROW zeroes its slack, which is

@@ -1,8 +1,10 @@
 /*
  * cost: a profile's self and children costs per unit of work, per run and
  * event, and the run's cost keys (cost.h).  One symbol trie per profile
- * (every sample kept, unresolved frames one "[unknown]" per DSO), then per
- * (run, event) one pass over the counts and one over the trie.
+ * (every sample kept, unresolved frames one "[unknown]" per DSO: a diff's
+ * collapse of the file, diff_side.views, where the two are the same), its
+ * entries of one name one function, then per (run, event) one pass over
+ * the counts and one over the trie.
  */
 #include <linux/perf_event.h>
 #include <math.h>
@@ -11,7 +13,6 @@
 #include <string.h>
 
 #include "mmprof/cost.h"
-#include "mmprof/hashidx.h"
 #include "mmprof/symview.h"
 #include "mmprof/xalloc.h"
 
@@ -41,32 +42,6 @@ const char *cost_event__unit(const struct profile *p, uint32_t event, bool *time
 	if (time)
 		*time = t;
 	return t ? "ns" : "events";
-}
-
-struct fn_names {
-	char **name;
-	size_t nr, alloc;
-	struct hashidx idx;
-};
-
-static bool name_eq(const void *ctx, uint32_t row, const void *key)
-{
-	const struct fn_names *n = ctx;
-
-	return !strcmp(n->name[row], key);
-}
-
-static uint32_t fn_names__intern(struct fn_names *n, const char *s)
-{
-	uint64_t h = hash__bytes(s, strlen(s));
-	uint32_t row = hashidx__find(&n->idx, h, name_eq, n, s);
-
-	if (row != HASHIDX_NONE)
-		return row;
-	XGROW(n->name, n->alloc, n->nr);
-	n->name[n->nr] = xstrdup(s);
-	hashidx__insert(&n->idx, h, (uint32_t)n->nr);
-	return (uint32_t)n->nr++;
 }
 
 /* A symview entry as a cost key spells it: "[unknown]@<dso>" for an unresolved frame. */
@@ -101,48 +76,91 @@ int cost_profile__event(const struct cost_profile *c, const char *event)
 	return -1;
 }
 
+struct fn_key {
+	char *key;
+	uint32_t entry;
+};
+
+static int fn_key_cmp(const void *a, const void *b)
+{
+	const struct fn_key *x = a, *y = b;
+	int d = strcmp(x->key, y->key);
+
+	return d ? d : x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
 /*
- * c's compact trie (cost_profile.parent, node_fn, leaf) from p's symview
- * with every sample kept, its functions into names, and per symnode
- * whether it is the outermost of its entry on its chain (*top, owned by
- * the caller): a sample counts once in the children of each function on
- * its stack.  The symview goes before the runs are summed.
+ * c's view of p (every sample kept, "[unknown]" per DSO), from the file's
+ * collapse when there is one, and its functions: the entries of one key
+ * spelling (one name in two DSOs) are one, numbered in the order of their
+ * first entry, c->fn their spellings and c->entry_fn each entry's.  One
+ * slot more in fn for no_stack.
  */
-static void cost_profile__trie(struct cost_profile *c, struct fn_names *names, bool **top)
+static void cost_profile__view(struct cost_profile *c, const struct symview *from)
 {
 	struct symview_opts so = { .keep_unresolved = true, .unknown_by_dso = true };
-	const struct profile *p = c->p;
-	struct symview v;
-	uint32_t *entry_fn;
-	size_t i;
+	struct symview *v = &c->view;
+	struct fn_key *k;
+	uint32_t *first;
+	size_t i, j, n;
 
-	symview__init_opts(&v, p, &so);
-	entry_fn = xmalloc((v.nr_entries + 1) * sizeof(*entry_fn));
-	for (i = 0; i < v.nr_entries; i++) {
+	if (from)
+		symview__derive(v, from, &so);
+	else
+		symview__init_opts(v, c->p, &so);
+	c->nr_nodes = v->nr_nodes;
+	n = v->nr_entries;
+	k = xmalloc((n + 1) * sizeof(*k));
+	for (i = 0; i < n; i++) {
 		char key[1024];
 
-		entry_key(&v, (uint32_t)i, key, sizeof(key));
-		entry_fn[i] = fn_names__intern(names, key);
+		entry_key(v, (uint32_t)i, key, sizeof(key));
+		k[i] = (struct fn_key){ xstrdup(key), (uint32_t)i };
 	}
-	c->nr_nodes = v.nr_nodes;
-	c->parent = xmalloc((v.nr_nodes + 1) * sizeof(*c->parent));
-	c->node_fn = xmalloc((v.nr_nodes + 1) * sizeof(*c->node_fn));
-	*top = xmalloc(v.nr_nodes + 1);
-	for (i = 0; i < v.nr_nodes; i++) {
-		const struct symnode *n = &v.nodes[i];
+	/* by spelling, each spelling's entries in order: its first entry leads */
+	qsort(k, n, sizeof(*k), fn_key_cmp);
+	first = xmalloc((n + 1) * sizeof(*first));
+	for (i = 0; i < n; i = j) {
+		for (j = i; j < n && !strcmp(k[j].key, k[i].key); j++)
+			first[k[j].entry] = k[i].entry;
+	}
+	/* numbered by first entry, in entry order */
+	c->entry_fn = xmalloc((n + 1) * sizeof(*c->entry_fn));
+	c->fn = xmalloc((n + 2) * sizeof(*c->fn));
+	for (i = 0; i < n; i++)
+		c->entry_fn[i] = first[i] == i ? (uint32_t)c->nr_fn++ : c->entry_fn[first[i]];
+	for (i = 0; i < n; i++) {
+		if (first[k[i].entry] == k[i].entry)
+			c->fn[c->entry_fn[k[i].entry]] = k[i].key;
+		else
+			free(k[i].key);
+	}
+	free(first);
+	free(k);
+}
 
-		c->parent[i] = n->parent;
-		c->node_fn[i] = i ? entry_fn[n->entry] : COST_NO_NODE;
-		(*top)[i] = n->same_anc == SYMVIEW_NONE;
-	}
-	/* the profile node's symnode, NONE where its samples do not count */
-	c->leaf = v.node_map;
-	v.node_map = NULL;
-	for (i = 0; i < p->nr_nodes; i++)
-		if (!v.node_keep[i])
-			c->leaf[i] = COST_NO_NODE;
-	free(entry_fn);
-	symview__release(&v);
+/* The symnode profile node n's samples count on, COST_NO_NODE where they do not. */
+static uint32_t leaf_of(const struct cost_profile *c, uint32_t n)
+{
+	return symview__counts(&c->view, n) ? symview__symnode(&c->view, n) : COST_NO_NODE;
+}
+
+/* A symnode's function: the outermost of it on the chain has it in its children. */
+static uint32_t fn_of(const struct cost_profile *c, uint32_t q)
+{
+	return c->entry_fn[c->view.nodes[q].entry];
+}
+
+/* The function no_stack's id, added after the entries' when no entry is spelled so. */
+static uint32_t no_stack_fn(struct cost_profile *c)
+{
+	size_t f;
+
+	for (f = 0; f < c->nr_fn; f++)
+		if (!strcmp(c->fn[f], no_stack))
+			return (uint32_t)f;
+	c->fn[c->nr_fn] = xstrdup(no_stack);
+	return (uint32_t)c->nr_fn++;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -181,8 +199,9 @@ static void cost_sums__fn(struct cost_sums *s, uint32_t f)
  * The children sums of the touched symnodes, their subtrees' from the
  * leaves up (a child's id is above its parent's); the trie's sums zeroed.
  */
-static void cost_sums__subtrees(struct cost_sums *s, const struct cost_profile *c, const bool *top)
+static void cost_sums__subtrees(struct cost_sums *s, const struct cost_profile *c)
 {
+	const struct symnode *nodes = c->view.nodes;
 	size_t i;
 
 	if (s->nr_node * 8 < c->nr_nodes) {
@@ -190,19 +209,20 @@ static void cost_sums__subtrees(struct cost_sums *s, const struct cost_profile *
 		for (i = s->nr_node; i-- > 0;) {
 			uint32_t q = s->node[i];
 
-			if (top[q]) {
-				s->fchildren[c->node_fn[q]] += s->wt[q];
-				cost_sums__fn(s, c->node_fn[q]);
+			/* q is not the root (the root is in no path) */
+			if (nodes[q].same_anc == SYMVIEW_NONE) {
+				s->fchildren[fn_of(c, q)] += s->wt[q];
+				cost_sums__fn(s, fn_of(c, q));
 			}
-			s->wt[c->parent[q]] += s->wt[q];
+			s->wt[nodes[q].parent] += s->wt[q];
 		}
 	} else {
 		for (i = c->nr_nodes; i-- > 1;) {
-			if (top[i] && s->node_seen[i]) {
-				s->fchildren[c->node_fn[i]] += s->wt[i];
-				cost_sums__fn(s, c->node_fn[i]);
+			if (nodes[i].same_anc == SYMVIEW_NONE && s->node_seen[i]) {
+				s->fchildren[fn_of(c, (uint32_t)i)] += s->wt[i];
+				cost_sums__fn(s, fn_of(c, (uint32_t)i));
 			}
-			s->wt[c->parent[i]] += s->wt[i];
+			s->wt[nodes[i].parent] += s->wt[i];
 		}
 	}
 	for (i = 0; i < s->nr_node; i++) {
@@ -252,15 +272,14 @@ static void cost_sums__cells(struct cost_sums *s, struct cost_profile *c, size_t
 	s->nr_fn = 0;
 }
 
-struct cost_profile *cost_profile__new(const struct profile *p, const struct cost_work *w)
+struct cost_profile *cost_profile__new(const struct profile *p, const struct symview *from,
+				       const struct cost_work *w)
 {
 	struct cost_profile *c = xcalloc(1, sizeof(*c));
-	struct fn_names names = { 0 };
 	struct cost_sums sums;
 	uint32_t *by_slot, nostack = UINT32_MAX;
 	size_t i, *slot_start;
 	uint32_t r, e;
-	bool *top;
 
 	c->p = p;
 	c->work = xcalloc(p->nr_runs + 1, sizeof(*c->work));
@@ -277,8 +296,7 @@ struct cost_profile *cost_profile__new(const struct profile *p, const struct cos
 	}
 	c->slot = xcalloc((size_t)p->nr_runs * p->nr_events + 1, sizeof(*c->slot));
 
-	hashidx__init(&names.idx);
-	cost_profile__trie(c, &names, &top);
+	cost_profile__view(c, from);
 	slot_start = profile__group_counts(p, &by_slot);
 	/* the functions' sums: entries of one name (one function in two DSOs) are one key */
 	memset(&sums, 0, sizeof(sums));
@@ -286,10 +304,10 @@ struct cost_profile *cost_profile__new(const struct profile *p, const struct cos
 	sums.node = xmalloc((c->nr_nodes + 1) * sizeof(*sums.node));
 	sums.node_seen = xcalloc(c->nr_nodes + 1, sizeof(*sums.node_seen));
 	/* one name more than the entries': room for no_stack */
-	sums.fself = xcalloc(names.nr + 2, sizeof(*sums.fself));
-	sums.fchildren = xcalloc(names.nr + 2, sizeof(*sums.fchildren));
-	sums.fn = xmalloc((names.nr + 2) * sizeof(*sums.fn));
-	sums.fn_seen = xcalloc(names.nr + 2, sizeof(*sums.fn_seen));
+	sums.fself = xcalloc(c->nr_fn + 2, sizeof(*sums.fself));
+	sums.fchildren = xcalloc(c->nr_fn + 2, sizeof(*sums.fchildren));
+	sums.fn = xmalloc((c->nr_fn + 2) * sizeof(*sums.fn));
+	sums.fn_seen = xcalloc(c->nr_fn + 2, sizeof(*sums.fn_seen));
 
 	/*
 	 * Per (run, event): each sample's period on its symnode and its
@@ -310,9 +328,9 @@ struct cost_profile *cost_profile__new(const struct profile *p, const struct cos
 			if (!isfinite(work))
 				continue;
 			for (i = slot_start[slot]; i < slot_start[slot + 1]; i++) {
-				const struct count *ct = &p->counts[by_slot[i]];
+				const struct count *ct = &p->counts[by_slot ? by_slot[i] : i];
 				double x = (double)ct->period;
-				uint32_t k = ct->node < p->nr_nodes ? c->leaf[ct->node] : COST_NO_NODE, q;
+				uint32_t k = ct->node < p->nr_nodes ? leaf_of(c, ct->node) : COST_NO_NODE, q;
 
 				all += x;
 				s->samples += (double)ct->samples;
@@ -321,39 +339,36 @@ struct cost_profile *cost_profile__new(const struct profile *p, const struct cos
 				sums.wt[k] += x;
 				kept += x;
 				if (k) {
-					sums.fself[c->node_fn[k]] += x;
-					cost_sums__fn(&sums, c->node_fn[k]);
+					sums.fself[fn_of(c, k)] += x;
+					cost_sums__fn(&sums, fn_of(c, k));
 				}
-				for (q = k; q && !sums.node_seen[q]; q = c->parent[q]) {
+				for (q = k; q && !sums.node_seen[q]; q = c->view.nodes[q].parent) {
 					sums.node_seen[q] = true;
 					sums.node[sums.nr_node++] = q;
 				}
 			}
 			s->total = all / work;
-			cost_sums__subtrees(&sums, c, top);
+			cost_sums__subtrees(&sums, c);
 			/*
 			 * A sample the trie keeps no frame of (an empty stack): in the
 			 * total, so in some function's self, or the parts would not add up.
 			 */
 			if (all > 0 && all > kept) {
 				if (nostack == UINT32_MAX)
-					nostack = fn_names__intern(&names, no_stack);
+					nostack = no_stack_fn(c);
 				sums.fself[nostack] += all - kept;
 				sums.fchildren[nostack] += all - kept;
 				cost_sums__fn(&sums, nostack);
 			}
-			cost_sums__cells(&sums, c, names.nr, all > 0 ? work : NAN);
+			cost_sums__cells(&sums, c, c->nr_fn, all > 0 ? work : NAN);
 			s->nr = c->nr_cells - s->first;
 		}
 	/* exactly the cells: doubling left a third of them slack */
 	if (c->cells)
 		c->cells = xrealloc(c->cells, (c->nr_cells + 1) * sizeof(*c->cells));
-	c->fn = names.name;
-	c->nr_fn = names.nr;
 	/* cost.work, a total per event, then self, part and children per event and function */
 	c->nr_keys = 1 + c->nr_events + 3 * c->nr_events * c->nr_fn;
 	c->key = xcalloc(c->nr_keys + 1, sizeof(*c->key));
-	hashidx__release(&names.idx);
 	free(sums.wt);
 	free(sums.node);
 	free(sums.node_seen);
@@ -361,7 +376,6 @@ struct cost_profile *cost_profile__new(const struct profile *p, const struct cos
 	free(sums.fchildren);
 	free(sums.fn);
 	free(sums.fn_seen);
-	free(top);
 	free(by_slot);
 	free(slot_start);
 	return c;
@@ -392,11 +406,25 @@ void cost_profile__free(struct cost_profile *c)
 
 void cost_profile__drop_view(struct cost_profile *c)
 {
-	free(c->parent);
-	free(c->node_fn);
-	free(c->leaf);
-	c->parent = c->node_fn = c->leaf = NULL;
+	symview__release(&c->view);
+	free(c->entry_fn);
+	c->entry_fn = NULL;
 	c->nr_nodes = 0;
+}
+
+bool cost_profile__has_view(const struct cost_profile *c)
+{
+	return c->view.nodes != NULL;
+}
+
+uint32_t cost_profile__parent(const struct cost_profile *c, uint32_t q)
+{
+	return c->view.nodes[q].parent;
+}
+
+uint32_t cost_profile__fn_of(const struct cost_profile *c, uint32_t q)
+{
+	return fn_of(c, q);
 }
 
 void cost_profile__weights(const struct cost_profile *c, uint32_t event, const double *run_scale,
@@ -406,25 +434,31 @@ void cost_profile__weights(const struct cost_profile *c, uint32_t event, const d
 	size_t i;
 
 	memset(w, 0, c->nr_nodes * sizeof(*w));
-	for (i = 0; c->leaf && i < p->nr_counts; i++) {
+	for (i = 0; c->view.nodes && i < p->nr_counts; i++) {
 		const struct count *ct = &p->counts[i];
 		uint32_t k;
 
 		if (ct->event != event || ct->run >= p->nr_runs || run_scale[ct->run] == 0 ||
-		    ct->node >= p->nr_nodes || (k = c->leaf[ct->node]) == COST_NO_NODE)
+		    ct->node >= p->nr_nodes || (k = leaf_of(c, ct->node)) == COST_NO_NODE)
 			continue;
 		w[k] += (double)ct->period * run_scale[ct->run];
 	}
 }
 
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 void cost_profiles__keep(struct cost_profile *const *cps, size_t n)
 {
-	struct fn_names kept = { 0 };
-	size_t k, i, f;
+	const char **kept = NULL;
+	size_t k, i, f, nr = 0, alloc = 0;
 
-	hashidx__init(&kept.idx);
+	/* the functions kept somewhere, by name (borrowed), sorted for the lookups */
 	for (k = 0; k < n; k++) {
-		const struct cost_profile *c = cps[k];
+		struct cost_profile *c = cps[k];
+		bool *mark = xcalloc(c->nr_fn + 1, sizeof(*mark));
 
 		for (i = 0; i < (size_t)c->p->nr_runs * c->nr_events; i++) {
 			const struct cost_slot *s = &c->slot[i];
@@ -433,25 +467,26 @@ void cost_profiles__keep(struct cost_profile *const *cps, size_t n)
 				continue;
 			for (f = s->first; f < s->first + s->nr; f++)
 				if (c->cells[f].children >= COST_KEY_FLOOR * s->total)
-					fn_names__intern(&kept, c->fn[c->cells[f].fn]);
+					mark[c->cells[f].fn] = true;
 		}
+		for (f = 0; f < c->nr_fn; f++)
+			if (mark[f]) {
+				XGROW(kept, alloc, nr);
+				kept[nr++] = c->fn[f];
+			}
+		free(mark);
 	}
+	if (nr)
+		qsort(kept, nr, sizeof(*kept), str_cmp);
 	for (k = 0; k < n; k++) {
 		struct cost_profile *c = cps[k];
 
 		free(c->keep);
 		c->keep = xcalloc(c->nr_fn + 1, sizeof(*c->keep));
-		for (f = 0; f < c->nr_fn; f++) {
-			const char *s = c->fn[f];
-
-			c->keep[f] = hashidx__find(&kept.idx, hash__bytes(s, strlen(s)), name_eq,
-						   &kept, s) != HASHIDX_NONE;
-		}
+		for (f = 0; f < c->nr_fn && nr; f++)
+			c->keep[f] = bsearch(&c->fn[f], kept, nr, sizeof(*kept), str_cmp) != NULL;
 	}
-	for (i = 0; i < kept.nr; i++)
-		free(kept.name[i]);
-	free(kept.name);
-	hashidx__release(&kept.idx);
+	free(kept);
 }
 
 void cost_keys__release(struct cost_keys *k)

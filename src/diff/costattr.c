@@ -116,10 +116,10 @@ static char *chain_text(const struct cost_profile *cp, uint32_t q, size_t depth)
 		depth = 63;
 	while (at != 0 && n <= depth) {
 		path[n++] = at;
-		at = cp->parent[at];
+		at = cost_profile__parent(cp, at);
 	}
 	for (i = n; i-- > 0;) {
-		const char *fn = cp->fn[cp->node_fn[path[i]]];
+		const char *fn = cp->fn[cost_profile__fn_of(cp, path[i])];
 		size_t l = strlen(fn);
 
 		if (len + l + 2 > cap) {
@@ -153,7 +153,7 @@ static void side_chains(const struct cost_side *cs, const char *ev, int side,
 		size_t *row_of;
 		bool any = false;
 
-		if (e < 0 || !cp->leaf)
+		if (e < 0 || !cost_profile__has_view(cp))
 			continue;
 		scale = xcalloc(cp->p->nr_runs + 1, sizeof(*scale));
 		for (i = 0; i < cs->nr_runs; i++) {
@@ -182,7 +182,7 @@ static void side_chains(const struct cost_side *cs, const char *ev, int side,
 					row_of[q] = r;
 		}
 		for (q = 1; q < cp->nr_nodes; q++) {
-			size_t r = row_of[cp->node_fn[q]];
+			size_t r = row_of[cost_profile__fn_of(cp, (uint32_t)q)];
 
 			if (r == SIZE_MAX || !(w[q] > 0))
 				continue;

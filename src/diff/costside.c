@@ -254,10 +254,14 @@ static void build_rest(void *arg)
 
 	for (k = 0; k < c->nr_sides; k++)
 		for (i = 0; i < s[k].nr; i++)
-			c->side[k].cp[i] = cost_profile__new(s[k].profiles[i], &c->work);
+			c->side[k].cp[i] = cost_profile__new(s[k].profiles[i],
+							     s[k].views ? s[k].views[i] : NULL, &c->work);
 	if (!unknown_work(c, s))
 		compare_runs(c);
 	attribute(c);
+	/* the costs' tries were the views': nothing reads them now */
+	for (k = 0; c->drop_views && k < c->nr_sides; k++)
+		diff_side__drop_views(&c->drop_views[k]);
 }
 
 /* The work and the sides' run bookkeeping: 0, or -EINVAL and e (cost_work__choose). */
@@ -312,6 +316,18 @@ int cost_sides__start(struct cost_sides *c, const struct diff_side *s, size_t nr
 
 	if (err < 0)
 		return err;
+	parallel__start(&c->builder, build_rest, c);
+	return 0;
+}
+
+int cost_sides__start_last(struct cost_sides *c, struct diff_side *s, size_t nr,
+			   const char *per, struct errmsg *e)
+{
+	int err = cost_sides__init(c, s, nr, per, e);
+
+	if (err < 0)
+		return err;
+	c->drop_views = s;
 	parallel__start(&c->builder, build_rest, c);
 	return 0;
 }

@@ -72,7 +72,7 @@ static void diff_file_samples__count(struct diff_file_samples *fs, const struct 
 			continue;
 		cell = &fs->cell[(size_t)c->run * ne + c->event];
 		cell->all += (double)c->samples;
-		if (c->node < p->nr_nodes && v->node_keep[c->node])
+		if (c->node < p->nr_nodes && symview__counts(v, c->node))
 			cell->n += (double)c->samples;
 	}
 	for (i = 0; i < p->nr_runs; i++) {
@@ -119,10 +119,23 @@ void diff_side__release_keys(struct diff_side *s)
 	s->nr_runs = 0;
 }
 
+void diff_side__drop_views(struct diff_side *s)
+{
+	size_t i;
+
+	for (i = 0; s->views && i < s->nr; i++) {
+		symview__release(s->views[i]);
+		free(s->views[i]);
+	}
+	free(s->views);
+	s->views = NULL;
+}
+
 void diff_side__release(struct diff_side *s)
 {
 	size_t i;
 
+	diff_side__drop_views(s);
 	for (i = 0; i < s->nr; i++)
 		profile__free(s->profiles ? s->profiles[i] : NULL);
 	for (i = 0; i < s->nr_runs; i++) {
@@ -154,19 +167,27 @@ struct load_job {
 	const char *path;
 	struct profile *p;
 	struct keycache *cache;		/* the key strings its runs borrow */
+	struct symview *view;		/* the file's collapse (diff_side.views) */
 	struct diff_run *runs;		/* one per run of p */
 	struct diff_file_samples samples;	/* runs[].samples point into it */
 	struct errmsg e;
 	int err;
 };
 
-/* One diff_run per run of j->p: one symbol trie and key cache per file. */
+/*
+ * One diff_run per run of j->p: the file's one collapse (every frame, an
+ * unresolved one "[unknown]" per DSO), the keys' view derived from it (the
+ * same arrays unless a frame is unresolved or inlined), and a key cache.
+ */
 static void load_job__keys(struct load_job *j)
 {
+	struct symview_opts fine = DIFF_SIDE_VIEW, keys = { 0 };
 	struct symview v;
 	uint32_t r;
 
-	symview__init(&v, j->p, false);
+	j->view = xmalloc(sizeof(*j->view));
+	symview__init_opts(j->view, j->p, &fine);
+	symview__derive(&v, j->view, &keys);
 	j->cache = keycache__new(&v);
 	j->runs = xcalloc(j->p->nr_runs, sizeof(*j->runs));
 	for (r = 0; r < j->p->nr_runs; r++) {
@@ -231,6 +252,8 @@ static void load_jobs__free(struct load_job *jobs, size_t n)
 		}
 		free(jobs[i].runs);
 		keycache__free(jobs[i].cache);
+		symview__release(jobs[i].view);
+		free(jobs[i].view);
 		diff_file_samples__release(&jobs[i].samples);
 		profile__free(jobs[i].p);
 	}
@@ -245,6 +268,7 @@ static int diff_side__take(struct diff_side *s, struct load_job *jobs, struct er
 	if (!s->profiles)
 		s->profiles = xcalloc(s->nr, sizeof(*s->profiles));
 	s->caches = xcalloc(s->nr, sizeof(*s->caches));
+	s->views = xcalloc(s->nr, sizeof(*s->views));
 	s->samples = xcalloc(s->nr, sizeof(*s->samples));
 	for (i = 0; i < s->nr; i++) {
 		if (jobs[i].err) {
@@ -266,6 +290,8 @@ static int diff_side__take(struct diff_side *s, struct load_job *jobs, struct er
 		jobs[i].runs = NULL;
 		s->caches[i] = jobs[i].cache;
 		jobs[i].cache = NULL;
+		s->views[i] = jobs[i].view;
+		jobs[i].view = NULL;
 		s->samples[i] = jobs[i].samples;
 		memset(&jobs[i].samples, 0, sizeof(jobs[i].samples));
 		s->profiles[i] = jobs[i].p;

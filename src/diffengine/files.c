@@ -58,6 +58,7 @@ static int write_html(struct diff_result *r, size_t k, const char *path,
 	struct flame_diff_opts fo = { .alpha = d->o.alpha, .min_points = d->o.min_points,
 				      .novar_points = d->o.novar_points, .paired = d->o.pair };
 	const struct diff_side *two[2] = { s0, sk };
+	struct chain_views views = { { s0->views, sk->views }, false };
 	/* the runs the table compares: the graph by share leaves --drop-run's out too */
 	bool *kb = diff_side__kept(s0), *kn = diff_side__kept(sk);
 	const bool *keep[2] = { kb, kn };
@@ -76,6 +77,7 @@ static int write_html(struct diff_result *r, size_t k, const char *path,
 	fo.keep = keep;
 	fo.fns = &r->fns[k];
 	fo.chains = r->have_chains[k] ? &r->chains[k] : NULL;	/* -g's, not computed again */
+	fo.views = &views;	/* the files' collapses, the last column's last */
 	for (i = 0; i < 2; i++)
 		hs[i] = (struct html_side){ two[i]->name, two[i]->paths,
 					    (const struct profile *const *)two[i]->profiles,
@@ -90,6 +92,8 @@ static int write_html(struct diff_result *r, size_t k, const char *path,
 			 (const struct profile *const *)sk->profiles, sk->nr, have_graph ? ev : NULL, &fo);
 	flame__html_diff(&b, hs, d, rows, n, have_graph ? &f : NULL, ev, ci, &hb.hc);
 	html_cost__release(&hb);
+	if (k + 1 == r->nd)	/* the graphs are drawn: no view is read after */
+		diff_result__drop_views(r);
 	err = flame__write_file(&b, path, &e);
 	if (err)
 		diff_result__say(r, DIFF_SAY_FILE, "%s", e.msg);

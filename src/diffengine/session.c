@@ -278,7 +278,9 @@ int diff_engine__run(const struct diff_engine_opts *o, struct diff_side *s, size
 	if (err < 0)
 		return err;
 	/* the costs per op are built on a second thread while this one diffs the keys */
-	err = cost_sides__start(&r->cs, s, nr_sides, o->per, &e);
+	/* the costs read the files' collapses last unless -g's chains or the HTML's graphs do */
+	err = o->callchains || o->keep_chains ? cost_sides__start(&r->cs, s, nr_sides, o->per, &e)
+					      : cost_sides__start_last(&r->cs, s, nr_sides, o->per, &e);
 	if (err < 0) {
 		diff_result__say(r, DIFF_SAY_ERROR, "%s", e.msg);
 		return err;
@@ -360,18 +362,29 @@ int diff_result__chains(const struct diff_result *r, size_t k, struct chain_diff
 	/* the runs the table compares: --drop-run's are left out here too */
 	bool *kb = diff_side__kept(s0), *kn = diff_side__kept(sk);
 	const bool *keep[2] = { kb, kn };
+	/* the HTML's flame graphs read the views after the last column's chains */
+	struct chain_views views = { { s0->views, sk->views }, k + 1 == r->nd && !r->o.keep_chains };
 	char ev[128];
 	int err;
 
 	snprintf(ev, sizeof(ev), "%.*s", (int)strcspn(r->ev[0], ","), r->ev[0]);
-	err = chains__compute(cd, (const struct profile *const *)s0->profiles, s0->nr,
-			      (const struct profile *const *)sk->profiles, sk->nr, ev,
-			      r->min_points > 0.5 ? r->min_points : 0.5, r->alpha, r->o.stats.pair, keep);
+	err = chains__compute_scaled(cd, (const struct profile *const *)s0->profiles, s0->nr,
+				     (const struct profile *const *)sk->profiles, sk->nr, ev,
+				     r->min_points > 0.5 ? r->min_points : 0.5, r->alpha, r->o.stats.pair,
+				     NULL, keep, &views);
 	if (!err)
 		chains__take_functions(cd, &r->fns[k]);
 	free(kb);
 	free(kn);
 	return err;
+}
+
+void diff_result__drop_views(struct diff_result *r)
+{
+	size_t k;
+
+	for (k = 0; r->s && k < r->nr_sides; k++)
+		diff_side__drop_views(&r->s[k]);
 }
 
 void diff_result__keep_chains(struct diff_result *r, size_t k, struct chain_diff *cd)

@@ -264,7 +264,7 @@ int flame__build_diff(struct flame *f, const struct profile *const *base, size_t
 	} else {
 		/* min_points = inf: chains shows nothing, so it formats no text */
 		err = chains__compute_scaled(&own, base, nbp, cur, nnp, event, INFINITY, alpha, o->paired,
-					     o->scale, o->keep);
+					     o->scale, o->keep, o->views);
 		if (!err && !o->scale)
 			chains__take_functions(&own, o->fns);
 	}

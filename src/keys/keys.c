@@ -107,7 +107,7 @@ struct keycache {
 	 * the last run so that a kept cache holds only its names */
 	uint32_t *by_slot;
 	size_t *slot_start;
-	double *w, *inner, *children_w, *self_w;
+	double *w, *children_w, *self_w;	/* w: leaf, subtree, then inner weights */
 	struct keywalk walk;	/* a run and event of few cells: their paths only */
 	uint32_t *dso_rep;	/* robot mode: [entry] the entry perf merges it into */
 	struct statrows rows;	/* for the perf-stat and workload keys */
@@ -124,14 +124,13 @@ static void keycache__drop_work(struct keycache *c)
 	free(c->by_slot);
 	free(c->slot_start);
 	free(c->w);
-	free(c->inner);
 	free(c->children_w);
 	free(c->self_w);
 	free(c->dso_rep);
 	c->dso_rep = NULL;
 	c->by_slot = NULL;
 	c->slot_start = NULL;
-	c->w = c->inner = c->children_w = c->self_w = NULL;
+	c->w = c->children_w = c->self_w = NULL;
 }
 
 /*
@@ -143,25 +142,15 @@ static void keycache__drop_work(struct keycache *c)
 static void keycache__start_work(struct keycache *c)
 {
 	const struct symview *v = c->v;
-	size_t i, nr_slots;
 
-	c->slot_start = profile__group_counts(v->p, &c->by_slot);
 	/*
-	 * Counts stored grouped by run and event, as mmprof writes them: the
-	 * index is i itself, and its 4 bytes a count went at the peak of a
-	 * diff's load, both files' runs being keyed at once (4 MB each on the
-	 * bench pair: Documentation/performance.md).
+	 * Counts stored grouped by run and event, as mmprof writes them, are
+	 * read in place (by_slot NULL): the index's 4 bytes a count went at
+	 * the peak of a diff's load, both files' runs being keyed at once (4
+	 * MB each on the bench pair: Documentation/performance.md).
 	 */
-	nr_slots = (size_t)v->p->nr_runs * v->p->nr_events;
-	for (i = 0; c->slot_start[nr_slots] == v->p->nr_counts && i < v->p->nr_counts &&
-		    c->by_slot[i] == i; i++)
-		;
-	if (i == v->p->nr_counts) {
-		free(c->by_slot);
-		c->by_slot = NULL;
-	}
+	c->slot_start = profile__group_counts(v->p, &c->by_slot);
 	c->w = xmalloc((v->nr_nodes + 1) * sizeof(*c->w));
-	c->inner = xmalloc((v->nr_nodes + 1) * sizeof(*c->inner));
 	c->children_w = xmalloc((v->nr_entries + 1) * sizeof(*c->children_w));
 	c->self_w = xmalloc((v->nr_entries + 1) * sizeof(*c->self_w));
 	if (c->robot)
@@ -561,7 +550,7 @@ static double walk_cells(struct keycache *c, const uint32_t *counts, size_t firs
 	const struct symview *v = c->v;
 	const struct profile *p = v->p;
 	struct keywalk *k = &c->walk;
-	double *w = c->w, *inner = c->inner, total = 0;
+	double *w = c->w, total = 0;
 	size_t i;
 
 	if (!k->seen) {
@@ -583,9 +572,9 @@ static double walk_cells(struct keycache *c, const uint32_t *counts, size_t firs
 		if (ci >= p->nr_counts)
 			continue;
 		cnt = &p->counts[ci];
-		if (cnt->node >= p->nr_nodes || !v->node_keep[cnt->node])
+		if (cnt->node >= p->nr_nodes || !symview__counts(v, cnt->node))
 			continue;
-		leaf = q = v->node_map[cnt->node];
+		leaf = q = symview__symnode(v, cnt->node);
 		/* up to the first node already on a path (the root is its own parent) */
 		while (k->seen[q] != k->gen) {
 			k->seen[q] = k->gen;
@@ -609,8 +598,12 @@ static double walk_cells(struct keycache *c, const uint32_t *counts, size_t firs
 	for (i = k->nr_nodes; i-- > 0;)
 		if (k->nodes[i])
 			w[v->nodes[k->nodes[i]].parent] += w[k->nodes[i]];
-	for (i = 0; i < k->nr_nodes; i++)
-		inner[k->nodes[i]] = w[k->nodes[i]];
+	/*
+	 * The inner weights in place, in increasing id order: a symnode's
+	 * subtree weight is read before any node under it takes its part
+	 * (their ids are above), as symview__cumulate's inner == sub.  The
+	 * second array of nodes was 4.6 MB a file at a diff's peak.
+	 */
 	for (i = 0; i < k->nr_nodes; i++) {
 		const struct symnode *sn = &v->nodes[k->nodes[i]];
 
@@ -619,7 +612,7 @@ static double walk_cells(struct keycache *c, const uint32_t *counts, size_t firs
 		if (sn->same_anc == SYMVIEW_NONE)
 			c->children_w[sn->entry] += w[k->nodes[i]];
 		else
-			inner[sn->same_anc] -= w[k->nodes[i]];
+			w[sn->same_anc] -= w[k->nodes[i]];
 	}
 	return total;
 }
@@ -628,7 +621,7 @@ static void perf_profile_keys(struct keycache *c, uint32_t run, uint32_t event)
 {
 	const struct symview *v = c->v;
 	struct keywalk *k = &c->walk;
-	double *inner = c->inner, *children = c->children_w, *self = c->self_w;
+	double *inner = c->w, *children = c->children_w, *self = c->self_w;
 	size_t s = (size_t)run * v->p->nr_events + event, i, j, ne, nn;
 	size_t n = c->slot_start[s + 1] - c->slot_start[s];
 	/* few cells for the trie: their paths only (walk_cells) */
@@ -641,7 +634,7 @@ static void perf_profile_keys(struct keycache *c, uint32_t run, uint32_t event)
 	} else {
 		total = keycache__weights(c, run, event, c->w);
 		if (total > 0)
-			symview__cumulate(v, c->w, c->w, inner, children, self);	/* in place */
+			symview__cumulate(v, c->w, c->w, c->w, children, self);	/* in place */
 	}
 	if (total <= 0)
 		return;

@@ -485,18 +485,31 @@ void profile__append_count(struct profile *p, const struct count *c)
 
 size_t *profile__group_counts(const struct profile *p, uint32_t **by_slot)
 {
-	size_t nr_slots = (size_t)p->nr_runs * p->nr_events, i, s;
+	size_t nr_slots = (size_t)p->nr_runs * p->nr_events, i, s, last = 0;
 	size_t *start = xcalloc(nr_slots + 2, sizeof(*start));
-	uint32_t *idx = xmalloc((p->nr_counts + 1) * sizeof(*idx));
+	bool in_order = true;
+	uint32_t *idx;
 
 	for (i = 0; i < p->nr_counts; i++) {
 		const struct count *c = &p->counts[i];
 
-		if (c->run < p->nr_runs && c->event < p->nr_events)
-			start[(size_t)c->run * p->nr_events + c->event + 2]++;
+		if (c->run < p->nr_runs && c->event < p->nr_events) {
+			s = (size_t)c->run * p->nr_events + c->event;
+			start[s + 2]++;
+			in_order &= s >= last;
+			last = s;
+		} else {
+			in_order = false;
+		}
 	}
 	for (s = 0; s < nr_slots; s++)
 		start[s + 2] += start[s + 1];
+	if (in_order) {	/* the index would be i itself: 4 bytes a count saved */
+		memmove(start, start + 1, (nr_slots + 1) * sizeof(*start));
+		*by_slot = NULL;
+		return start;
+	}
+	idx = xmalloc((p->nr_counts + 1) * sizeof(*idx));
 	for (i = 0; i < p->nr_counts; i++) {
 		const struct count *c = &p->counts[i];
 

@@ -97,12 +97,17 @@ static char *line_text(const struct symview *v, const struct fline *l, uint32_t 
  */
 static uint64_t folded_frames(const struct symview *v, const struct fset *s)
 {
+	uint32_t *depth = xmalloc((v->nr_nodes + 1) * sizeof(*depth));
 	uint64_t frames = 0;
 	size_t i;
 
+	depth[0] = 0;
+	for (i = 1; i < v->nr_nodes; i++)	/* parents first */
+		depth[i] = depth[v->nodes[i].parent] + 1;
 	for (i = 0; i < s->nr; i++)
 		if (s->lines[i].count && s->lines[i].node < v->nr_nodes)
-			frames += v->nodes[s->lines[i].node].depth;
+			frames += depth[s->lines[i].node];
+	free(depth);
 	return frames;
 }
 
@@ -123,9 +128,9 @@ int report__folded(const struct profile *p, const struct folded_opts *o, struct 
 
 		if ((o->event >= 0 && c->event != (uint32_t)o->event) ||
 		    (o->run >= 0 && c->run != (uint32_t)o->run) ||
-		    (o->one_pid && c->pid != o->pid) || c->node >= p->nr_nodes || !v.node_keep[c->node])
+		    (o->one_pid && c->pid != o->pid) || c->node >= p->nr_nodes || !symview__counts(&v, c->node))
 			continue;
-		fset__add(&set, o->comm ? c->comm : 0, v.node_map[c->node],
+		fset__add(&set, o->comm ? c->comm : 0, symview__symnode(&v, c->node),
 			  o->period ? c->period : c->samples);
 	}
 	if (folded_frames(&v, &set) > REPORT_MAX_FOLDED_FRAMES) {

@@ -103,7 +103,7 @@ static uint8_t *inline_entries(const struct symview *v)
 		return NULL;
 	mark = xcalloc(v->nr_entries + 1, 1);	/* bit 0: inline frame seen, bit 1: real */
 	for (i = 1; i < p->nr_nodes; i++) {
-		uint32_t f = p->nodes[i].frame, q = v->node_map[i];
+		uint32_t f = p->nodes[i].frame, q = symview__symnode(v, (uint32_t)i);
 
 		/* a frame without a name is skipped: q is its caller's */
 		if (f < p->nr_frames && p->frames[f].sym && q)
@@ -177,8 +177,7 @@ static void build_callees(struct tree_ctx *c, uint32_t entry)
 		while (sp) {
 			uint32_t n = c->stack[--sp], ch;
 
-			for (ch = v->nodes[n].first_child; ch != SYMVIEW_NONE;
-			     ch = v->nodes[ch].next_sibling) {
+			for (ch = v->first_child[n]; ch != SYMVIEW_NONE; ch = v->next_sibling[ch]) {
 				if (c->sub[ch] <= 0)
 					continue;
 				map[ch] = ctree__child(&c->t, map[n], v->nodes[ch].entry);
@@ -478,7 +477,7 @@ static void tree_event(const struct symview *v, const struct tree_opts *o, uint3
 	char line[256];
 
 	for (i = 0; i < p->nr_counts; i++)
-		if (p->counts[i].event == event && v->node_keep[p->counts[i].node])
+		if (p->counts[i].event == event && symview__counts(v, p->counts[i].node))
 			samples += p->counts[i].samples;
 	tree_event__init(&te, v, o, event);
 	if (!o->no_header) {
@@ -528,7 +527,7 @@ out:
 int report__tree(const struct profile *p, const struct tree_opts *o, struct outbuf *out)
 {
 	struct symview_opts so = { .keep_unresolved = true, .unknown_by_dso = true,
-				   .keep_inline = true,
+				   .keep_inline = true, .children = true,
 				   .max_stack = o->max_stack ? o->max_stack : REPORT_MAX_STACK };
 	struct symview v;
 	struct tree_graphs *g;

@@ -104,7 +104,7 @@ static void test_hand(void)
 	is_int(cost_work__choose(ps, NULL, 1, NULL, &w, NULL), 0, "work chosen");
 	is_int(w.kind, COST_WORK_COUNT, "a count before a rate");
 	is_str(w.key, "w.ops", "the ops count");
-	c = cost_profile__new(p, &w);
+	c = cost_profile__new(p, NULL, &w);
 	is_dbl(c->work[0], 10, 1e-12, "run 0 did 10 ops");
 	ok(isnan(c->work[2]), "a failed run's work is unknown");
 	is_str(cost_event__unit(p, 0, &time), "ns", "cpu-clock's unit");
@@ -265,7 +265,7 @@ static void test_attribution(void)
 	   "c's change came under x: main;x;c +10");
 	ok(!cost_sides__attr(&c, 1, "cycles") && !cost_sides__attr(&c, 2, "cpu-clock") &&
 	   !cost_sides__attr(&c, 0, "cpu-clock"), "no attribution of an event or column not compared");
-	ok(!c.side[0].cp[0]->nr_nodes && !c.side[1].cp[0]->leaf,
+	ok(!c.side[0].cp[0]->nr_nodes && !cost_profile__has_view(c.side[1].cp[0]),
 	   "the symbol tries are gone after the build");
 	cost_sides__release(&c);
 
@@ -285,7 +285,7 @@ static void test_attribution(void)
 static void test_partition(void)
 {
 	unsigned seed = 16;
-	int trial, bad = 0;
+	int trial, bad = 0, shared_bad = 0;
 
 	for (trial = 0; trial < 50; trial++) {
 		struct profile *p = profile__new();
@@ -315,7 +315,28 @@ static void test_partition(void)
 			profile__add_count(p, (uint32_t)(rand_r(&seed) % 3), 0, comm, 1,
 					   stack(p, st, depth), 1, 1 + (uint64_t)(rand_r(&seed) % 1000));
 		}
-		c = cost_profile__new(p, &w);
+		c = cost_profile__new(p, NULL, &w);
+		{
+			/* from a diff's collapse of the file (its unresolved frames are
+			 * "[unknown]" per DSO there too): the same functions and cells */
+			struct symview_opts fo = DIFF_SIDE_VIEW;
+			struct symview fine;
+			struct cost_profile *cf;
+			size_t f;
+
+			symview__init_opts(&fine, p, &fo);
+			cf = cost_profile__new(p, &fine, &w);
+			if (cf->nr_fn != c->nr_fn || cf->nr_cells != c->nr_cells || cf->nr_nodes != c->nr_nodes)
+				shared_bad++;
+			/* field by field: a cell's padding is not its value */
+			for (f = 0; f < c->nr_cells && f < cf->nr_cells; f++)
+				shared_bad += cf->cells[f].fn != c->cells[f].fn || cf->cells[f].self != c->cells[f].self ||
+					      cf->cells[f].children != c->cells[f].children;
+			for (f = 0; f < c->nr_fn && f < cf->nr_fn; f++)
+				shared_bad += strcmp(c->fn[f], cf->fn[f]) != 0;
+			cost_profile__free(cf);
+			symview__release(&fine);
+		}
 		for (run = 0; run < 3; run++) {
 			const struct cost_slot *s = cost_profile__slot(c, run, 0);
 			double sum = 0, all = 0;
@@ -332,6 +353,7 @@ static void test_partition(void)
 		profile__free(p);
 	}
 	is_int(bad, 0, "over 50 random profiles of 3 runs: self costs add up to the total, every sample counted");
+	is_int(shared_bad, 0, "... and from a diff's collapse of the file: the same functions, in order, and cells");
 }
 
 /*
@@ -362,8 +384,8 @@ static void test_keep(void)
 	nb = stack(b, big, 1);
 	profile__add_count(b, 0, 0, comm, 1, nb, 3, 300);
 	is_int(cost_work__choose(ps, NULL, 2, NULL, &w, NULL), 0, "keep: work chosen");
-	ca = cost_profile__new(a, &w);
-	cb = cost_profile__new(b, &w);
+	ca = cost_profile__new(a, NULL, &w);
+	cb = cost_profile__new(b, NULL, &w);
 	both[0] = ca;
 	both[1] = cb;
 	cost_profiles__keep(both, 2);

@@ -14,6 +14,7 @@
 
 #include "mmprof/chains.h"
 #include "mmprof/flame.h"
+#include "mmprof/symview.h"
 #include "tap.h"
 
 struct fr {
@@ -465,14 +466,14 @@ static void test_per_op(void)
 		int err;
 
 		scale[0][1] = NAN;
-		err = chains__compute_scaled(&cd, bs, 2, ns, 2, "cpu-clock", INFINITY, 0.05, false, sc, NULL);
+		err = chains__compute_scaled(&cd, bs, 2, ns, 2, "cpu-clock", INFINITY, 0.05, false, sc, NULL, NULL);
 		ok(err == 0 && cd.nb == 3 &&
 		   cd.nn == 4 && fabs(cd.total[0] - 10) < 0.01, "per op: a NAN run left out (%zu base runs, total %.4g)",
 		   cd.nb, cd.total[0]);
 		chains__release(&cd);
 		for (i = 0; i < 4; i++)
 			scale[1][i] = NAN;
-		ok(chains__compute_scaled(&cd, bs, 2, ns, 2, "cpu-clock", INFINITY, 0.05, false, sc, NULL) == -EINVAL,
+		ok(chains__compute_scaled(&cd, bs, 2, ns, 2, "cpu-clock", INFINITY, 0.05, false, sc, NULL, NULL) == -EINVAL,
 		   "per op: no run of known work on a side: -EINVAL");
 		chains__release(&cd);
 	}
@@ -655,6 +656,82 @@ static void name_path(const struct profile *p, uint32_t q, char *buf, size_t siz
 		len += (size_t)snprintf(buf + len, size - len, "%s;", profile__frame_sym(p, p->nodes[up[n]].frame));
 }
 
+/* Do a and b hold the same symnodes, and map every node of p alike? */
+static bool same_view(const struct profile *p, const struct symview *a, const struct symview *b)
+{
+	uint32_t i;
+
+	if (a->nr_nodes != b->nr_nodes || a->nr_entries != b->nr_entries ||
+	    memcmp(a->nodes, b->nodes, a->nr_nodes * sizeof(*a->nodes)) ||
+	    memcmp(a->entries, b->entries, a->nr_entries * sizeof(*a->entries)))
+		return false;
+	for (i = 0; i < p->nr_nodes; i++)
+		if (symview__symnode(a, i) != symview__symnode(b, i) ||
+		    symview__counts(a, i) != symview__counts(b, i))
+			return false;
+	return true;
+}
+
+/*
+ * One collapse per file per diff (diff_side.views): the keys' and the
+ * costs' views derived from the finest one are those built apart, shared
+ * where they are the same, and the chains' paths taken from it are the
+ * rows of a collapse of their own (own), though it splits "[unknown]" by
+ * DSO.  p has unresolved and inline frames.
+ */
+static void test_views(struct profile *p, const struct chain_diff *own)
+{
+	struct symview_opts fine_o = { .keep_unresolved = true, .keep_inline = true, .unknown_by_dso = true };
+	struct symview_opts keys_o = { 0 }, cost_o = { .keep_unresolved = true, .unknown_by_dso = true };
+	struct symview fine, d, apart, *views[] = { &fine };
+	struct chain_views cv = { { views, views }, false };
+	const struct profile *ps[] = { p };
+	struct profile *plain = diff_side(false, 2, 1);
+	struct chain_diff cd;
+	uint32_t r;
+	int err;
+
+	symview__init_opts(&fine, p, &fine_o);
+	ok(!symview__derive(&d, &fine, &keys_o), "views: the keys' view of a profile with unresolved frames is its own");
+	symview__init_opts(&apart, p, &keys_o);
+	ok(same_view(p, &d, &apart), "views: ... the same as built apart");
+	symview__release(&d);
+	symview__release(&apart);
+	ok(!symview__derive(&d, &fine, &cost_o), "views: the costs' of a profile with an inline frame too");
+	symview__release(&d);
+
+	err = chains__compute_scaled(&cd, ps, 1, ps, 1, "cpu-clock", 0, 0.05, false, NULL, NULL, &cv);
+	ok(!err && cd.nr == own->nr, "views: chains from the collapse, %zu rows (%zu apart)", cd.nr, own->nr);
+	for (r = 0; r < cd.nr && r < own->nr; r++)
+		if (cd.rows[r].hash != own->rows[r].hash || cd.rows[r].node != own->rows[r].node ||
+		    cd.rows[r].parent_row != own->rows[r].parent_row || cd.rows[r].base != own->rows[r].base ||
+		    cd.rows[r].cur != own->rows[r].cur || cd.rows[r].q != own->rows[r].q)
+			break;
+	ok(r == own->nr && fine.nodes, "views: ... the same rows, in the same order; the view is kept");
+	chains__release(&cd);
+	cv.last = true;
+	ok(chains__compute_scaled(&cd, ps, 1, ps, 1, "cpu-clock", 0, 0.05, false, NULL, NULL, &cv) == 0 &&
+	   cd.nr == own->nr && !fine.nodes, "views: the last reader releases the view once read");
+	chains__release(&cd);
+	ok(chains__compute_scaled(&cd, ps, 1, ps, 1, "cpu-clock", 0, 0.05, false, NULL, NULL, &cv) == 0 &&
+	   cd.nr == own->nr, "views: a released view: the file collapsed again");
+	chains__release(&cd);
+	symview__release(&fine);
+
+	/* every frame a resolved symbol, none inlined: one collapse for all */
+	symview__init_opts(&fine, plain, &fine_o);
+	ok(symview__derive(&d, &fine, &keys_o) && d.nodes == fine.nodes, "views: shared where the keys' is the same");
+	symview__init_opts(&apart, plain, &keys_o);
+	ok(same_view(plain, &d, &apart), "views: ... as built apart");
+	symview__release(&d);
+	symview__release(&apart);
+	ok(symview__derive(&d, &fine, &cost_o) && d.nodes == fine.nodes, "views: and the costs'");
+	symview__release(&d);
+	ok(fine.nodes != NULL, "views: a borrowing view's release leaves the collapse");
+	symview__release(&fine);
+	profile__free(plain);
+}
+
 /*
  * The chains' paths against a naive model: every node's path of names,
  * its share the sum of its nodes' subtrees.  The profile has what makes
@@ -716,6 +793,7 @@ static void test_chain_paths(void)
 			break;
 	}
 	ok(r == cd.nr, "paths: each row's share is its path's in the naive model");
+	test_views(b, &cd);
 	chains__release(&cd);
 	profile__free(b);
 }
