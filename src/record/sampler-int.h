@@ -197,6 +197,14 @@ struct sampler {
 	uint64_t sb_last_time;
 	uint64_t seen_max;	/* newest record time read */
 	uint64_t sb_safe;	/* seen_max at the end of the last round, 0: none yet */
+	/*
+	 * The sampling window: this run's first and last sample time (0:
+	 * none yet), and all runs' windows summed (meta sample_window_ns):
+	 * samples per second of a run's own window compare recorders whose
+	 * windows differ in length (make bench's heavy -a rows).
+	 */
+	uint64_t first_sample, last_sample;
+	uint64_t window_ns;
 
 	/* comm strings (local ids, 1-based) and per-thread comm */
 	char (*comms)[COMM_LEN + 8];

@@ -330,6 +330,12 @@ int sampler__resolve_run(struct sampler *s, struct profile *p, uint32_t run, str
 		snprintf(v, sizeof(v), "%" PRIu64, s->chains_rejected);
 		profile__set_meta(p, "callchains_rejected", v);
 	}
+	if (s->window_ns) {
+		char v[32];
+
+		snprintf(v, sizeof(v), "%" PRIu64, s->window_ns);
+		profile__set_meta(p, "sample_window_ns", v);
+	}
 	s->stacks_cut += s->agg.cut;
 	s->agg.cut = 0;
 	if (s->stacks_cut) {

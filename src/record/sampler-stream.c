@@ -178,8 +178,14 @@ static void queue_sample(struct sampler *s, const union perf_event *ev)
 	}
 	if (smp.time > s->seen_max)
 		s->seen_max = smp.time;
-	if (smp.time)
+	if (smp.time) {
 		s->sb_last_time = smp.time;
+		/* the buffers are read one CPU after another: the window is min to max */
+		if (!s->first_sample || smp.time < s->first_sample)
+			s->first_sample = smp.time;
+		if (smp.time > s->last_sample)
+			s->last_sample = smp.time;
+	}
 	queue_sideband(s, ev);
 	s->deferred_in++;
 }
@@ -651,5 +657,7 @@ int sampler__end_run(struct sampler *s, struct profile *p, uint32_t run, struct 
 	/* a JVM quitting as the recording stops writes its map now: 1 s for it */
 	symbols__await_perfmaps(s->syms, SAMPLER_PERFMAP_WAIT_MS);
 	s->sb_safe = s->seen_max = s->sb_last_time = 0;
+	s->window_ns += s->last_sample - s->first_sample;
+	s->first_sample = s->last_sample = 0;
 	return sampler__resolve_run(s, p, run, r);
 }

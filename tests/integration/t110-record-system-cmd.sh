@@ -7,6 +7,9 @@
 #     table by what they counted ('system wide', process id), as perf does;
 #   - -p with -a is refused, one line, exit 2; so is stat --duration with a
 #     command (the command's end ends the count: it would be ignored);
+#   - the file's meta sample_window_ns is the sampling window, the first
+#     to the last sample (make bench's rates): within the run's wall time,
+#     most of a 1 s command's, and no more samples in it than -F allows;
 #   - record keeps the file it replaces as NAME.old (perf.data.old), once
 #     the new one is written (a failed record keeps no backup: t611, t800),
 #     and refuses to start when NAME.old is a folder.
@@ -22,7 +25,7 @@ cp /bin/sh "$tmp/spin-t108"
 spin=$!
 cleanup_hook() { kill "$spin" 2>/dev/null; wait "$spin" 2>/dev/null; }
 
-plan 23
+plan 24
 
 # 1-5: record -a -- CMD
 timeout 300 "$MMPROF" record -a -F 499 -o "$tmp/a.data" -- sh -c 'sleep 1; exit 3' \
@@ -39,6 +42,13 @@ test "$(q "$tmp/a.data" "select value from meta where key = 'record_mode'")" = s
 ok $? "record_mode is system"
 "$MMPROF" report --folded --comm "$tmp/a.data" 2>/dev/null | grep -q '^spin-t108;'
 ok $? "samples of another process: the whole system was sampled"
+
+win=$(q "$tmp/a.data" "select value from meta where key = 'sample_window_ns'")
+wall=$(q "$tmp/a.data" 'select wall_ns from runs')
+smp=$(q "$tmp/a.data" 'select samples from runs')
+awk -v w="$win" -v t="$wall" -v n="$smp" -v c="$(nproc)" \
+	'BEGIN { exit !(w > 0.8e9 && w <= t && n / (w / 1e9) <= 499 * c * 1.01 + 1) }'
+ok $? "sample_window_ns: ${win:-none} ns for $smp samples, within the run's $wall ns"
 
 # 6-7: -C LIST -- CMD (-C implies -a, as in perf)
 timeout 300 "$MMPROF" record -q -C 0 -F 499 -o "$tmp/c.data" -- sleep 0.3 2>"$tmp/err"
