@@ -143,6 +143,22 @@ per_client() {	# NAME: 16 clients' rate each
 ratio() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { if (!p || !b) print "n/a"; else printf "%.2f", a / p / b }'; }
 kb() { awk -v a="$1" -v p="$2" 'BEGIN { if (!p) print "n/a"; else printf "%.0f KB", a / p / 1024 }'; }
 
+# the figures the targets are judged on, for bench.sh's targets table
+# (its results.tsv: section, row, tool, metric, value, repetition)
+emit() {	# row metric value
+	[ -f "$tmp/results.tsv" ] && [ -n "$3" ] && printf 'store\t%s\tmmprof\t%s\t%s\t0\n' "$@" >>"$tmp/results.tsv"
+	return 0
+}
+frate() { [ -s "$d/$1.t" ] && awk -v f="$2" '{ printf "%.2f", f / $1 }' "$d/$1.t"; }
+emit SQLite one "$(frate sqone "$n")"
+emit SQLite each16 "$(frate sqconc "$per16")"
+emit SQLite size "$(awk -v a="$sq_bytes" -v b="$size" -v p="$sq_pushes" 'BEGIN { if (p && b) printf "%.3f", a / p / b }')"
+if [ $pg_ok = 1 ]; then
+	emit PostgreSQL one "$(frate pgone "$n")"
+	emit PostgreSQL each16 "$(frate pgconc "$per16")"
+	emit PostgreSQL size "$(awk -v a="${pg_bytes:-0}" -v b="$size" -v p="${pg_pushes:-0}" 'BEGIN { if (p && b) printf "%.3f", a / p / b }')"
+fi
+
 cat <<EOF
 
 ## 10. Results store: push rate and size (issue 33)
