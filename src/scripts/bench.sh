@@ -61,6 +61,7 @@ wlargs=(-s "$secs" --size 16M)
 
 command -v perf >/dev/null || { echo "mmprof bench: perf is not installed (apt-get install linux-perf)" >&2; exit 2; }
 command -v stress-ng >/dev/null || { echo "mmprof bench: stress-ng is not installed (apt-get install stress-ng)" >&2; exit 2; }
+command -v sqlite3 >/dev/null || { echo "mmprof bench: sqlite3 is not installed (apt-get install sqlite3)" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "mmprof bench: /usr/bin/time is missing (apt-get install time)" >&2; exit 2; }
 for f in mmprof workloads/page-fault bench/floor bench/ingest bench/gen-profile bench/rand-recurse; do
 	[ -x "$build/$f" ] || { echo "mmprof bench: '$build/$f' is missing; run 'make bench'" >&2; exit 2; }
