@@ -15,7 +15,9 @@
 #   7. scaling of report time and memory with stacks and runs
 #   8. heavy system-wide load: stress-ng's vm, pthread and mmap stressors
 #      under -a -F 20000, 8 s and 20 s: samples, file size, record and
-#      report memory (issue 13), perf and mmprof in BENCH_PAIRS pairs
+#      report memory (issue 13), perf and mmprof in BENCH_PAIRS pairs, and
+#      the samples per second of each run's own window, pair by pair,
+#      beside perf against perf in the same sequence (issue 30 point 2)
 #   9. the worst case for a stack trie: tests/bench/rand-recurse.c, random
 #      recursion, at -F 20000 for 40 s (issue 14 item 11), in pairs too
 # and then the targets (issue 30 point 4): each with its measured value
