@@ -33,8 +33,15 @@ void hashidx__release(struct hashidx *h);
 uint32_t hashidx__find(const struct hashidx *h, uint64_t hash,
 		       hashidx_eq_fn eq, const void *ctx, const void *key);
 
-/* Record that row (known absent) has this hash. */
+/* Record that row (known absent) has this hash.  Exits when out of memory (xalloc.h). */
 void hashidx__insert(struct hashidx *h, uint64_t hash, uint32_t row);
+
+/*
+ * Make room for nr rows in all, so that inserts up to nr allocate nothing
+ * (and cannot exit): 0, or -ENOMEM with h unchanged.  For owners that
+ * report running out of memory rather than exit (strintern.h).
+ */
+int hashidx__reserve(struct hashidx *h, size_t nr);
 
 /* Hash helpers: 64-bit mixing of integers and FNV-1a-like bytes. */
 static inline uint64_t hash__u64(uint64_t x)

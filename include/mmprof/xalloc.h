@@ -17,6 +17,8 @@ void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *ptr, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
+/* What they do when memory runs out: one line and exit(2). */
+void xalloc__die(size_t size) __attribute__((noreturn));
 
 /* Grow array *ptr of *alloc elements of elsize so that index n fits. */
 void xgrow(void **ptr, size_t *alloc, size_t n, size_t elsize);

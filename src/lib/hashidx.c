@@ -1,4 +1,6 @@
 /* hashidx: open-addressing index of array rows; see include/mmprof/hashidx.h. */
+#include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,29 +46,64 @@ static void place(struct hashidx *h, uint64_t hash, uint32_t row)
 	h->hashes[i] = hash;
 }
 
-static void grow(struct hashidx *h)
+/* Move the rows to a table of cap slots; -ENOMEM (h unchanged) when it cannot be had. */
+static int regrow(struct hashidx *h, size_t cap)
 {
 	size_t old_cap = h->rows ? h->mask + 1 : 0;
-	size_t cap = old_cap ? old_cap * 2 : 64;
 	uint32_t *old_rows = h->rows;
 	uint64_t *old_hashes = h->hashes;
+	uint32_t *rows;
+	uint64_t *hashes;
 	size_t i;
 
-	h->rows = xmalloc(cap * sizeof(*h->rows));
-	h->hashes = xmalloc(cap * sizeof(*h->hashes));
-	memset(h->rows, 0xff, cap * sizeof(*h->rows));
+	if (cap > SIZE_MAX / sizeof(*hashes))
+		return -ENOMEM;
+	rows = malloc(cap * sizeof(*rows));
+	hashes = malloc(cap * sizeof(*hashes));
+	if (!rows || !hashes) {
+		free(rows);
+		free(hashes);
+		return -ENOMEM;
+	}
+	memset(rows, 0xff, cap * sizeof(*rows));
+	h->rows = rows;
+	h->hashes = hashes;
 	h->mask = cap - 1;
 	for (i = 0; i < old_cap; i++)
 		if (old_rows[i] != HASHIDX_NONE)
 			place(h, old_hashes[i], old_rows[i]);
 	free(old_rows);
 	free(old_hashes);
+	return 0;
+}
+
+/* The capacity that keeps nr rows under half full. */
+static size_t cap_for(const struct hashidx *h, size_t nr)
+{
+	size_t cap = h->rows ? h->mask + 1 : 64;
+
+	while (nr * 2 > cap && cap <= SIZE_MAX / 4)
+		cap *= 2;
+	return cap;
+}
+
+int hashidx__reserve(struct hashidx *h, size_t nr)
+{
+	size_t cap = cap_for(h, nr);
+
+	if (h->rows && cap == h->mask + 1)
+		return 0;
+	return regrow(h, cap);
 }
 
 void hashidx__insert(struct hashidx *h, uint64_t hash, uint32_t row)
 {
-	if (!h->rows || (h->nr + 1) * 2 > h->mask + 1)
-		grow(h);
+	if (!h->rows || (h->nr + 1) * 2 > h->mask + 1) {
+		size_t cap = h->rows ? (h->mask + 1) * 2 : 64;
+
+		if (regrow(h, cap))
+			xalloc__die(cap * (sizeof(*h->rows) + sizeof(*h->hashes)));
+	}
 	place(h, hash, row);
 	h->nr++;
 }

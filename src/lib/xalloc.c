@@ -6,7 +6,7 @@
 
 #include "mmprof/xalloc.h"
 
-static void __attribute__((noreturn)) out_of_memory(size_t size)
+void xalloc__die(size_t size)
 {
 	fprintf(stderr, "mmprof: out of memory (allocating %zu bytes)\n", size);
 	exit(2);
@@ -17,7 +17,7 @@ void *xmalloc(size_t size)
 	void *p = malloc(size ? size : 1);
 
 	if (!p)
-		out_of_memory(size);
+		xalloc__die(size);
 	return p;
 }
 
@@ -26,10 +26,10 @@ void *xcalloc(size_t nmemb, size_t size)
 	void *p;
 
 	if (size && nmemb > SIZE_MAX / size)
-		out_of_memory(SIZE_MAX);
+		xalloc__die(SIZE_MAX);
 	p = calloc(nmemb ? nmemb : 1, size ? size : 1);
 	if (!p)
-		out_of_memory(nmemb * size);
+		xalloc__die(nmemb * size);
 	return p;
 }
 
@@ -38,7 +38,7 @@ void *xrealloc(void *ptr, size_t size)
 	void *p = realloc(ptr, size ? size : 1);
 
 	if (!p)
-		out_of_memory(size);
+		xalloc__die(size);
 	return p;
 }
 
@@ -65,7 +65,7 @@ void xgrow(void **ptr, size_t *alloc, size_t n, size_t elsize)
 	want = *alloc ? *alloc : 16;
 	while (want <= n) {
 		if (want > SIZE_MAX / 2 / elsize)
-			out_of_memory(SIZE_MAX);
+			xalloc__die(SIZE_MAX);
 		want *= 2;
 	}
 	*ptr = xrealloc(*ptr, want * elsize);
