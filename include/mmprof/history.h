@@ -44,6 +44,7 @@
 #include "mmprof/diffengine.h"
 #include "mmprof/errmsg.h"
 #include "mmprof/hashidx.h"
+#include "mmprof/strintern.h"
 #include "mmprof/store.h"
 
 /* ---- change points of one series (cpd.c) ---- */
@@ -83,7 +84,7 @@ void cpd__level(const double *y, const double *w, size_t a, size_t b, double *me
 
 /* One commit of a series: its pushes' runs pooled. */
 struct history_commit {
-	char *commit;		/* owned */
+	const char *commit;	/* in the series' commit_names */
 	int64_t time;		/* its first push's */
 	size_t *pushes;		/* indices into history_series.pushes; owned */
 	size_t nr_pushes, nr_runs;
@@ -91,7 +92,7 @@ struct history_commit {
 
 /* A key's values, [commit][run of that commit] flattened; NAN where a run lacks it. */
 struct history_key {
-	char *name;		/* owned */
+	const char *name;	/* in the series' key_names (a read key: the name asked) */
 	double *v;		/* [series.nr_values] */
 	bool score;		/* keykind__score (or the caller's glob) */
 };
@@ -105,7 +106,8 @@ struct history_series {
 	double *samples;		/* [nr_values]: each run's samples (0: not known) */
 	struct history_key *keys;	/* sorted by name */
 	size_t nr_keys, alloc_keys;
-	struct hashidx key_idx;		/* while loading */
+	struct strintern commit_names;	/* indexed while loading */
+	struct strintern key_names;	/* key_names.s[i] is keys[i].name while loading */
 	const struct history *owner;
 	bool by_parents;		/* ordered by parent links (else by time) */
 };
@@ -131,7 +133,8 @@ int history__load(struct history *h, struct store *s, const struct store_series_
 		  const char *score, const char *const *globs, size_t nr_globs, struct errmsg *e);
 /*
  * A key that history__load did not read, read now for series hs: *k
- * (release it with history_key__release) with its name and values.  0
+ * (release it with history_key__release) with its values, and its name
+ * borrowed from name (which must outlive it).  0
  * (a key the series lacks has every value NAN), or -errno and e.
  */
 int history_series__read_key(const struct history_series *hs, const char *name, struct history_key *k,

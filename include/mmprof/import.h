@@ -72,7 +72,7 @@ struct perfscript {
 	 * record's rule for chains (datafile__trie_takes): past the trie's
 	 * nodes a new chain keeps only its leaf (stacks_cut of them, meta
 	 * stacks_cut_to_leaf), past its frames a new frame is [unknown]; the
-	 * names' pool is 40 MiB (STACKAGG_BUDGET: profile's max_str_bytes;
+	 * names' pool is 40 MiB (STACKAGG_BUDGET: the profile's strs.o.max_bytes;
 	 * past it a name is not stored, repaired.string_dropped).  8 M
 	 * distinct symbols of 380 MB of text took 1.17 GB to import and
 	 * 5.9 GB to report.

@@ -34,6 +34,7 @@
 
 #include "mmprof/errmsg.h"
 #include "mmprof/hashidx.h"
+#include "mmprof/strintern.h"
 #include "mmprof/profile.h"
 #include "mmprof/symview.h"
 
@@ -161,10 +162,10 @@ struct keyrow {
 };
 
 struct keytab {
-	char **keys;		/* owned */
+	const char **keys;	/* [k]: key k, in names */
 	struct keyrow *rows;	/* rows[k]: key k's runs */
 	size_t nr, alloc, nr_runs;
-	struct hashidx idx;	/* private */
+	struct strintern names;	/* private: the keys' text, indexed while building */
 };
 
 /*

@@ -53,14 +53,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mmprof/hashidx.h"
+#include "mmprof/strintern.h"
 #include "mmprof/profile.h"
 
 #define MMSTATE_PERIOD_NS 1000000000LL	/* the robot's monitors' interval */
 
 /* One field's samples. */
 struct mmstate_field {
-	char *name;		/* owned */
+	const char *name;	/* in the file's names */
 	uint64_t first, last;
 	double sum;
 	uint32_t nr;		/* samples it was in */
@@ -69,9 +69,9 @@ struct mmstate_field {
 
 /* The samples of one file. */
 struct mmstate_file {
-	struct mmstate_field *f;
+	struct mmstate_field *f;	/* [i]: the field names.s[i] */
 	size_t nr, alloc;
-	struct hashidx idx;
+	struct strintern names;
 	uint32_t samples;
 	bool failed;		/* some read failed: nothing stored */
 };

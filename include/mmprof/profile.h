@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "mmprof/hashidx.h"
+#include "mmprof/strintern.h"
 
 /* Version of the data model and of the .data schema (Documentation/data-format.md). */
 #define PROFILE_FORMAT_VERSION 4
@@ -173,9 +174,13 @@ struct meta_entry {
 };
 
 struct profile {
-	/* string pool: strs[id] for id >= 1 */
-	char **strs;
-	size_t nr_strs, alloc_strs;
+	/*
+	 * string pool: strs.s[id] for 1 <= id < strs.nr (0 is reserved), in
+	 * the order first interned: the data file's string ids.  Bounded by
+	 * PROFILE_MAX_ROWS ids and strs.o.max_bytes (PROFILE_MAX_STR_TOTAL;
+	 * an import sets less).
+	 */
+	struct strintern strs;
 
 	struct frame *frames;
 	size_t nr_frames, alloc_frames;
@@ -209,7 +214,7 @@ struct profile {
 	size_t nr_frame_files, alloc_frame_files;
 
 	/* private: hash indexes over the tables above */
-	struct hashidx str_idx, frame_idx, count_idx;
+	struct hashidx frame_idx, count_idx;
 	/*
 	 * The nodes' index: bucket heads by (parent, frame) hash, a chain
 	 * through node_next (0 ends it: the root is nobody's child), over
@@ -220,9 +225,8 @@ struct profile {
 	uint32_t *node_heads, *node_next;
 	size_t node_mask, nr_node_idx, alloc_node_next;
 	struct hashidx node_idx;
-	/* private: the sums of all counts (below 2^63), the strings' bytes */
-	uint64_t sum_samples, sum_period, str_bytes;
-	uint64_t max_str_bytes;	/* the pool's total, 0: PROFILE_MAX_STR_TOTAL (import sets less) */
+	/* private: the sums of all counts (below 2^63) */
+	uint64_t sum_samples, sum_period;
 	uint64_t repairs[PROFILE_NR_REPAIRS];	/* by enum profile_repair */
 };
 
@@ -231,9 +235,10 @@ void profile__free(struct profile *p);	/* NULL is fine */
 
 /*
  * Strings: 0 for NULL; the returned pointer lives as long as p.  A string
+ * ends at a NUL inside it (the bytes after it are not interned); one
  * over PROFILE_MAX_STR is cut to it (at a UTF-8 character's start); a new
- * one that would take the pool past PROFILE_MAX_STR_TOTAL (or p->max_str_bytes,
- * when set) gets 0.
+ * one that would take the pool past strs.o.max_bytes (PROFILE_MAX_STR_TOTAL
+ * unless an import set less) or PROFILE_MAX_ROWS strings gets 0.
  */
 uint32_t profile__intern(struct profile *p, const char *s);
 uint32_t profile__intern_len(struct profile *p, const char *s, size_t len);
@@ -241,7 +246,7 @@ uint32_t profile__intern_len(struct profile *p, const char *s, size_t len);
 uint32_t profile__str_id(const struct profile *p, const char *s);
 static inline const char *profile__str(const struct profile *p, uint32_t id)
 {
-	return id && id < p->nr_strs ? p->strs[id] : NULL;
+	return strintern__str(&p->strs, id);
 }
 
 /*

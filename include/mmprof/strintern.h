@@ -71,12 +71,15 @@ struct strintern {
 	uint32_t *lens;		/* [id] its length */
 	size_t nr, alloc;	/* ids handed out (a reserved 0 counted) */
 	uint64_t bytes;		/* the strings' lengths summed */
-	struct strintern_opts o;	/* o.max_* may be changed before the first add */
+	struct strintern_opts o;	/* o.max_* may be changed at any time: they bound later adds */
 	struct hashidx idx;	/* private */
 	struct strarena arena;	/* private */
 };
 
-/* Allocates nothing (a reserved 0 is there from here on); opts NULL: all defaults. */
+/*
+ * Allocates nothing (a reserved 0 is there from here on); opts NULL: all
+ * defaults.  A zero-initialised ({ 0 }) strintern is one with the defaults.
+ */
 void strintern__init(struct strintern *si, const struct strintern_opts *opts);
 /* Free the strings and the table; si is empty (with its opts) again.  NULL-safe. */
 void strintern__release(struct strintern *si);

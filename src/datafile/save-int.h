@@ -19,6 +19,7 @@
 
 #include "mmprof/errmsg.h"
 #include "mmprof/profile.h"
+#include "mmprof/strintern.h"
 
 struct saver {
 	const struct profile *p;
@@ -38,8 +39,7 @@ struct saver {
 	size_t zcap;
 	struct ffrec *ff;	/* format 4: the frame_files records, in frame order */
 	size_t nr_ff;
-	const char **extra;	/* format 4: build-ids not in p's strings, ids nr_strs + i */
-	size_t nr_extra, alloc_extra;
+	struct strintern extra;	/* format 4: build-ids not in p's strings, ids strs.nr + i */
 };
 
 /* Format 4: a frame_files record, its build-id as a string id of the file. */

@@ -114,11 +114,11 @@ static int write_strings(struct saver *s)
 	int err;
 
 	s->droppable = false;
-	if ((err = saver__check_rows(s, "strings", p->nr_strs + s->nr_extra)) ||
+	if ((err = saver__check_rows(s, "strings", p->strs.nr + s->extra.nr)) ||
 	    (err = saver__prepare(s, "INSERT INTO strings VALUES(?,?)")))
 		return err;
-	for (i = 1; i < p->nr_strs; i++) {
-		size_t len = strlen(p->strs[i]);
+	for (i = 1; i < p->strs.nr; i++) {
+		size_t len = strintern__len(&p->strs, (uint32_t)i);
 
 		if (len > DATAFILE_MAX_STR)
 			return saver__bad(s, -ERANGE, "strings", i, "a string of %zu bytes exceeds the limit of %u",
@@ -126,16 +126,16 @@ static int write_strings(struct saver *s)
 		if ((err = saver__check_text(s, "strings", i, len)))
 			return err;
 		sqlite3_bind_int64(s->st, 1, (int64_t)i);
-		sqlite3_bind_text(s->st, 2, p->strs[i], (int)len, SQLITE_STATIC);
+		sqlite3_bind_text(s->st, 2, p->strs.s[i], (int)len, SQLITE_STATIC);
 		if ((err = saver__step(s)))
 			return err;
 	}
 	/* format 4: the build-ids frame_files names that p's pool lacks */
-	for (i = 0; i < s->nr_extra; i++) {
-		if ((err = saver__check_text(s, "strings", p->nr_strs + i, strlen(s->extra[i]))))
+	for (i = 0; i < s->extra.nr; i++) {
+		if ((err = saver__check_text(s, "strings", p->strs.nr + i, strintern__len(&s->extra, (uint32_t)i))))
 			return err;
-		sqlite3_bind_int64(s->st, 1, (int64_t)(p->nr_strs + i));
-		sqlite3_bind_text(s->st, 2, s->extra[i], -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s->st, 1, (int64_t)(p->strs.nr + i));
+		sqlite3_bind_text(s->st, 2, s->extra.s[i], -1, SQLITE_STATIC);
 		if ((err = saver__step(s)))
 			return err;
 	}
@@ -555,8 +555,7 @@ static int save(struct saver *sv)
 	s.zbuf = NULL;
 	free(s.ff);
 	s.ff = NULL;
-	free(s.extra);
-	s.extra = NULL;
+	strintern__release(&s.extra);
 	if (err)
 		goto out_unlink;
 	rc = sqlite3_close(s.db);

@@ -115,7 +115,7 @@ int saver__check_rows(struct saver *s, const char *table, size_t n)
 
 int saver__check_str(struct saver *s, const char *table, size_t row, uint32_t id)
 {
-	if (id >= s->p->nr_strs)
+	if (id >= s->p->strs.nr)
 		return saver__bad(s, -EINVAL, table, row, "string id %u does not exist", id);
 	return 0;
 }

@@ -199,11 +199,6 @@ int saver__write_frame_files(struct saver *s)
 	return 0;
 }
 
-static bool extra_eq(const void *ctx, uint32_t row, const void *key)
-{
-	return !strcmp(((const struct saver *)ctx)->extra[row], key);
-}
-
 static int ffrec_cmp(const void *a, const void *b)
 {
 	const struct ffrec *x = a, *y = b;
@@ -222,17 +217,14 @@ int saver__plan_frame_files(struct saver *s)
 {
 	const struct profile *p = s->p;
 	unsigned char *seen = xcalloc(p->nr_frames ? p->nr_frames : 1, 1);
-	struct hashidx idx;
 	size_t i;
 	int err = 0;
 
-	hashidx__init(&idx);
 	s->droppable = true;	/* nothing refers to frame_files */
 	s->ff = xmalloc((p->nr_frame_files ? p->nr_frame_files : 1) * sizeof(*s->ff));
 	for (i = 0; i < p->nr_frame_files; i++) {
 		const struct frame_file *ff = &p->frame_files[i];
-		uint32_t bid = 0, row;
-		uint64_t h;
+		uint32_t bid = 0;
 
 		if (ff->frame >= p->nr_frames ||
 		    (ff->build_id[0] && strspn(ff->build_id, "0123456789abcdef") != strlen(ff->build_id))) {
@@ -247,22 +239,14 @@ int saver__plan_frame_files(struct saver *s)
 		if (seen[ff->frame])
 			continue;
 		seen[ff->frame] = 1;
-		if (ff->build_id[0] && !(bid = profile__str_id(p, ff->build_id))) {
-			h = hash__bytes(ff->build_id, strlen(ff->build_id));
-			row = hashidx__find(&idx, h, extra_eq, s, ff->build_id);
-			if (row == HASHIDX_NONE) {
-				XGROW(s->extra, s->alloc_extra, s->nr_extra);
-				s->extra[s->nr_extra] = ff->build_id;
-				row = (uint32_t)s->nr_extra++;
-				hashidx__insert(&idx, h, row);
-			}
-			bid = (uint32_t)(p->nr_strs + row);
-		}
+		if (ff->build_id[0] && !(bid = profile__str_id(p, ff->build_id)))
+			bid = (uint32_t)(p->strs.nr +
+					 strintern__xid(&s->extra, ff->build_id, strlen(ff->build_id)));
 		s->ff[s->nr_ff++] = (struct ffrec){ .frame = ff->frame, .bid = bid, .vaddr = ff->vaddr };
 	}
 	qsort(s->ff, s->nr_ff, sizeof(*s->ff), ffrec_cmp);
 out:
-	hashidx__release(&idx);
+	strintern__drop_index(&s->extra);	/* complete: written by id */
 	free(seen);
 	return err;
 }

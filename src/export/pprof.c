@@ -610,7 +610,7 @@ int export__pprof(const struct profile *p, const struct pprof_opts *o, struct ou
 		return errmsg__set(e, -EINVAL, "no run %d (the profile has %zu, numbered from 0)", o->run, p->nr_runs);
 	if (!p->nr_events)
 		return errmsg__set(e, -EINVAL, "the profile has no sampling event");
-	b.pp.str_map = xcalloc(p->nr_strs + 1, sizeof(*b.pp.str_map));
+	b.pp.str_map = xcalloc(p->strs.nr + 1, sizeof(*b.pp.str_map));
 	XGROW(b.pp.strs, b.pp.alloc_strs, 0);
 	b.pp.strs[b.pp.nr_strs++] = "";	/* string_table[0] must be "" */
 	b.names = xcalloc(p->nr_events, sizeof(*b.names));

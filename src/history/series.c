@@ -49,19 +49,12 @@ static int cmp_push_group(const void *a, const void *b, void *ctx)
 	return c ? c : p[i].id < p[j].id ? -1 : p[i].id > p[j].id;
 }
 
-static bool commit_eq(const void *ctx, uint32_t row, const void *key)
+/* The commit named name in hs (the index of its first sight while collecting), or n. */
+static size_t find_commit(const struct history_series *hs, size_t n, const char *name)
 {
-	const struct history_series *hs = ctx;
+	uint32_t row = strintern__find(&hs->commit_names, name, strlen(name));
 
-	return !strcmp(hs->commits[row].commit, key);
-}
-
-/* The commit named name in hs (indexed by idx), or n. */
-static size_t find_commit(const struct history_series *hs, const struct hashidx *idx, size_t n, const char *name)
-{
-	uint32_t row = hashidx__find(idx, hash__bytes(name, strlen(name)), commit_eq, hs, name);
-
-	return row == HASHIDX_NONE ? n : row;
+	return row == STRINTERN_NONE ? n : row;
 }
 
 static int cmp_time(const void *a, const void *b, void *ctx)
@@ -113,21 +106,19 @@ static void series_commits(struct history_series *hs, const struct store_series_
 			   const size_t *idx, size_t n)
 {
 	struct history_commit *c;
-	struct hashidx names;
 	size_t *parent, *order, *rank, *child, *sibling, *heap, i, j, k, done, nh = 0, scan = 0;
 	bool *placed;
 	size_t nc = 0, alloc = 0;
 
 	hs->commits = NULL;
-	hashidx__init(&names);
 	for (i = 0; i < n; i++) {
 		const struct store_series_push *q = &p[idx[i]];
 
-		k = find_commit(hs, &names, nc, q->commit);
-		if (k == nc) {
+		k = strintern__xid(&hs->commit_names, q->commit, strlen(q->commit));
+		if (k == nc) {	/* new: commits are rows in order of first sight */
 			XGROW(hs->commits, alloc, nc);
-			hs->commits[nc] = (struct history_commit){ .commit = xstrdup(q->commit), .time = q->time };
-			hashidx__insert(&names, hash__bytes(q->commit, strlen(q->commit)), (uint32_t)nc);
+			hs->commits[nc] = (struct history_commit){
+				.commit = strintern__str(&hs->commit_names, (uint32_t)k), .time = q->time };
 			nc++;
 		}
 		c = &hs->commits[k];
@@ -150,7 +141,7 @@ static void series_commits(struct history_series *hs, const struct store_series_
 			const char *pa = p[hs->commits[k].pushes[j]].parent;
 
 			if (pa && strcmp(pa, hs->commits[k].commit))
-				parent[k] = find_commit(hs, &names, nc, pa);
+				parent[k] = find_commit(hs, nc, pa);
 		}
 		if (parent[k] < nc) {
 			sibling[k] = child[parent[k]];
@@ -158,7 +149,7 @@ static void series_commits(struct history_series *hs, const struct store_series_
 			hs->by_parents = true;
 		}
 	}
-	hashidx__release(&names);
+	strintern__drop_index(&hs->commit_names);	/* rows move now: no find after */
 	order = xcalloc(nc + 1, sizeof(*order));
 	rank = xcalloc(nc + 1, sizeof(*rank));
 	heap = xcalloc(nc + 1, sizeof(*heap));
@@ -199,13 +190,6 @@ static void series_commits(struct history_series *hs, const struct store_series_
 	free(heap);
 }
 
-static bool key_eq(const void *ctx, uint32_t row, const void *key)
-{
-	const struct history_series *hs = ctx;
-
-	return !strcmp(hs->keys[row].name, key);
-}
-
 static bool is_score(const struct loader *l, const char *key)
 {
 	return keykind__score_by(l->score, key);
@@ -234,27 +218,24 @@ static int value_fn(void *ctx, int64_t push, const char *key, const double *vals
 	size_t lo = push_index(h, push), i;
 	struct history_series *hs;
 	struct push_slot *sl;
-	uint64_t hash;
 	uint32_t row;
 
 	if (lo == h->nr_pushes || !l->slot[lo].used)
 		return 0;
 	sl = &l->slot[lo];
 	hs = &h->series[sl->series];
-	hash = hash__bytes(key, strlen(key));
-	row = hashidx__find(&hs->key_idx, hash, key_eq, hs, key);
-	if (row == HASHIDX_NONE) {
+	row = strintern__xid(&hs->key_names, key, strlen(key));
+	if (row == hs->nr_keys) {	/* new: keys are rows in order of first sight */
 		struct history_key *k;
 
 		XGROW(hs->keys, hs->alloc_keys, hs->nr_keys);
 		k = &hs->keys[hs->nr_keys];
-		k->name = xstrdup(key);
+		k->name = strintern__str(&hs->key_names, row);
 		k->v = xmalloc((hs->nr_values + 1) * sizeof(*k->v));
 		for (i = 0; i < hs->nr_values; i++)
 			k->v[i] = NAN;
 		k->score = is_score(l, key);
-		row = (uint32_t)hs->nr_keys++;
-		hashidx__insert(&hs->key_idx, hash, row);
+		hs->nr_keys++;
 	}
 	for (i = 0; i < nr_runs && i < h->pushes[lo].nr_runs; i++)
 		hs->keys[row].v[sl->offset + i] = vals[i];
@@ -315,7 +296,6 @@ int history__load(struct history *h, struct store *s, const struct store_series_
 		hs->benchmark = xstrdup(h->pushes[idx[from]].benchmark);
 		hs->machine = xstrdup(h->pushes[idx[from]].machine);
 		hs->owner = h;
-		hashidx__init(&hs->key_idx);
 		series_commits(hs, h->pushes, idx + from, i - from);
 		hs->first = xcalloc(hs->nr_commits + 1, sizeof(*hs->first));
 		for (c = 0; c < hs->nr_commits; c++)
@@ -346,7 +326,7 @@ int history__load(struct history *h, struct store *s, const struct store_series_
 		err = store__series_values(s, &fk, &cb, e);
 	free(l.ids);
 	for (i = 0; i < h->nr_series; i++) {
-		hashidx__release(&h->series[i].key_idx);
+		strintern__drop_index(&h->series[i].key_names);	/* the rows are sorted now */
 		qsort(h->series[i].keys, h->series[i].nr_keys, sizeof(struct history_key), cmp_key);
 	}
 	return err < 0 ? err : 0;
@@ -378,7 +358,7 @@ int history_series__read_key(const struct history_series *hs, const char *name, 
 	size_t i;
 
 	memset(k, 0, sizeof(*k));
-	k->name = xstrdup(name);
+	k->name = name;
 	k->v = xmalloc((hs->nr_values + 1) * sizeof(*k->v));
 	for (i = 0; i < hs->nr_values; i++)
 		k->v[i] = NAN;
@@ -389,14 +369,13 @@ int history_series__read_key(const struct history_series *hs, const char *name, 
 
 void history_key__release(struct history_key *k)
 {
-	free(k->name);
 	free(k->v);
 	memset(k, 0, sizeof(*k));
 }
 
 const struct history_key *history_series__key(const struct history_series *hs, const char *name)
 {
-	struct history_key k = { .name = (char *)name };
+	struct history_key k = { .name = name };
 
 	return bsearch(&k, hs->keys, hs->nr_keys, sizeof(k), cmp_key);
 }
@@ -405,15 +384,12 @@ static void series_release(struct history_series *hs)
 {
 	size_t c, k;
 
-	for (c = 0; c < hs->nr_commits; c++) {
-		free(hs->commits[c].commit);
+	for (c = 0; c < hs->nr_commits; c++)
 		free(hs->commits[c].pushes);
-	}
-	for (k = 0; k < hs->nr_keys; k++) {
-		free(hs->keys[k].name);
+	for (k = 0; k < hs->nr_keys; k++)
 		free(hs->keys[k].v);
-	}
-	hashidx__release(&hs->key_idx);
+	strintern__release(&hs->commit_names);
+	strintern__release(&hs->key_names);
 	free(hs->keys);
 	free(hs->commits);
 	free(hs->first);
@@ -437,7 +413,7 @@ struct history_series *history_series__make(const char *key, const size_t *runs,
 		char name[32];
 
 		snprintf(name, sizeof(name), "c%zu", c);
-		hs->commits[c].commit = xstrdup(name);
+		hs->commits[c].commit = strintern__xptr(&hs->commit_names, name, strlen(name));
 		hs->commits[c].nr_runs = runs[c];
 		hs->first[c + 1] = hs->first[c] + runs[c];
 	}
@@ -447,7 +423,7 @@ struct history_series *history_series__make(const char *key, const size_t *runs,
 		memcpy(hs->samples, samples, hs->nr_values * sizeof(*samples));
 	hs->keys = xcalloc(1, sizeof(*hs->keys));
 	hs->nr_keys = hs->alloc_keys = 1;
-	hs->keys[0].name = xstrdup(key);
+	hs->keys[0].name = strintern__xptr(&hs->key_names, key, strlen(key));
 	hs->keys[0].v = xmalloc((hs->nr_values + 1) * sizeof(double));
 	memcpy(hs->keys[0].v, v, hs->nr_values * sizeof(double));
 	hs->keys[0].score = score;

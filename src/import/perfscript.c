@@ -36,8 +36,8 @@ void perfscript__init(struct perfscript *ps, struct profile *p)
 	}
 	ps->run = 0;
 	ps->dropped0 = p->repairs[PROFILE_REPAIR_COUNT];
-	if (!p->max_str_bytes)
-		p->max_str_bytes = STACKAGG_BUDGET;
+	if (p->strs.o.max_bytes > STACKAGG_BUDGET)
+		p->strs.o.max_bytes = STACKAGG_BUDGET;
 }
 
 /* A chain the trie cannot take keeps its leaf: record's rule, datafile.h. */

@@ -14,21 +14,34 @@
 #include <stdint.h>
 
 #include "mmprof/hashidx.h"
+#include "mmprof/strintern.h"
 #include "mmprof/keys.h"
 #include "mmprof/profile.h"
 
 /*
  * keymap: key string -> summed value, so that colliding keys (stripped
- * suffixes, one symbol in several DSOs) add up before they are emitted.
+ * suffixes, one symbol in several DSOs) add up before they are emitted;
+ * also a run's counter names and their values (statkeys.c).
  */
 struct keymap {
-	struct key_value *items;
-	size_t nr, alloc;
-	struct hashidx idx;
+	struct strintern keys;	/* key i is keys.s[i], in order first added */
+	double *vals;		/* [i] its sum */
+	size_t alloc_vals;
 };
 
-/* Add value to key's sum (the key is copied). */
+/* Add value to key's sum (the key is copied).  { 0 } is an empty map. */
 void keymap__add(struct keymap *m, const char *key, double value);
+static inline size_t keymap__nr(const struct keymap *m)
+{
+	return m->keys.nr;
+}
+static inline const char *keymap__key(const struct keymap *m, size_t i)
+{
+	return m->keys.s[i];
+}
+/* key's sum, 0 when it was never added */
+double keymap__get(const struct keymap *m, const char *key);
+void keymap__release(struct keymap *m);
 
 /*
  * statrows: the profile's counters, intervals and metrics grouped by run

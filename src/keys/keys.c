@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "mmprof/keys.h"
+#include "mmprof/strintern.h"
 #include "mmprof/xalloc.h"
 #include "keys-int.h"
 
@@ -79,18 +80,16 @@ struct keywalk {
 struct keycache {
 	const struct symview *v;	/* only keycache__run reads it */
 	size_t nr_events;
-	char **names;
-	size_t nr, alloc;
+	struct strintern keys;	/* the key strings, by key id */
 	/*
 	 * [id] the raw spellings of a perf-profile key's symbol part, '\n'-
 	 * separated, when a frame behind it was spelled otherwise (hot.isra.0
 	 * for ...hot); NULL when every one was spelled as the key, which is
 	 * nearly always.  The array itself exists only once some key needs
-	 * it (then alloc_spell == alloc): a file without clones pays nothing.
+	 * it (then alloc_spell == keys.alloc): a file without clones pays nothing.
 	 */
 	char **spell;
 	size_t alloc_spell;
-	struct hashidx idx;
 	struct keymemo memo;	/* (family, event, entry or symnode) -> key id */
 	bool *chain_drop;	/* [symnode] chain_dropped, built at first need */
 	char (*ev)[256];	/* [event] the robot's spelling */
@@ -169,30 +168,18 @@ static double keycache__weights(const struct keycache *c, uint32_t run, uint32_t
 				   c->slot_start[s + 1] - c->slot_start[s], true, w);
 }
 
-static bool keycache_eq(const void *ctx, uint32_t row, const void *key)
-{
-	return !strcmp(((const struct keycache *)ctx)->names[row], key);
-}
-
 static void keycache__grow_spell(struct keycache *c)
 {
-	c->spell = xrealloc(c->spell, c->alloc * sizeof(*c->spell));
-	memset(c->spell + c->alloc_spell, 0, (c->alloc - c->alloc_spell) * sizeof(*c->spell));
-	c->alloc_spell = c->alloc;
+	c->spell = xrealloc(c->spell, c->keys.alloc * sizeof(*c->spell));
+	memset(c->spell + c->alloc_spell, 0, (c->keys.alloc - c->alloc_spell) * sizeof(*c->spell));
+	c->alloc_spell = c->keys.alloc;
 }
 
 static uint32_t keycache__intern(struct keycache *c, const char *key)
 {
-	uint64_t h = hash__bytes(key, strlen(key));
-	uint32_t id = hashidx__find(&c->idx, h, keycache_eq, c, key);
+	uint32_t id = strintern__xid(&c->keys, key, strlen(key));
 
-	if (id != HASHIDX_NONE)
-		return id;
-	XGROW(c->names, c->alloc, c->nr);
-	id = (uint32_t)c->nr++;
-	c->names[id] = xstrdup(key);
-	hashidx__insert(&c->idx, h, id);
-	if (c->spell && c->alloc_spell < c->alloc)
+	if (c->spell && c->alloc_spell < c->keys.alloc)
 		keycache__grow_spell(c);
 	return id;
 }
@@ -233,9 +220,9 @@ static void spell_add(char **list, const char *s)
 static uint32_t keycache__intern_spelled(struct keycache *c, const char *key, size_t sym,
 					 const char *raw)
 {
-	size_t nr = c->nr;
+	size_t nr = c->keys.nr;
 	uint32_t id = keycache__intern(c, key);
-	bool fresh = c->nr > nr, plain = !strcmp(raw, key + sym);
+	bool fresh = c->keys.nr > nr, plain = !strcmp(raw, key + sym);
 
 	if (plain && (!c->spell || !c->spell[id]))
 		return id;
@@ -253,7 +240,7 @@ static void keycache__add(struct keycache *c, uint32_t id, double value)
 	if (id >= c->alloc_val) {
 		size_t old = c->alloc_val;
 
-		c->alloc_val = c->alloc > id ? c->alloc : (size_t)id + 1;
+		c->alloc_val = c->keys.alloc > id ? c->keys.alloc : (size_t)id + 1;
 		c->val = xrealloc(c->val, c->alloc_val * sizeof(*c->val));
 		c->stamp = xrealloc(c->stamp, c->alloc_val * sizeof(*c->stamp));
 		memset(c->stamp + old, 0, (c->alloc_val - old) * sizeof(*c->stamp));
@@ -307,7 +294,7 @@ struct keycache *keycache__new(const struct symview *v)
 
 	c->v = v;
 	c->nr_events = p->nr_events;
-	hashidx__init(&c->idx);
+	strintern__init(&c->keys, NULL);
 	hashidx__init(&c->memo.idx);
 	c->ev = xcalloc(p->nr_events + 1, sizeof(*c->ev));
 	for (e = 0; e < p->nr_events; e++) {
@@ -364,8 +351,7 @@ void keycache__done(struct keycache *c)
 	c->alloc_val = c->nr_order = c->alloc_order = c->alloc_out = 0;
 	keycache__drop_work(c);
 	statrows__release(&c->rows);
-	hashidx__release(&c->idx);
-	hashidx__init(&c->idx);
+	strintern__drop_index(&c->keys);
 	c->v = NULL;	/* keycache__done: the names only, no run again */
 }
 
@@ -376,24 +362,21 @@ void keycache__free(struct keycache *c)
 	if (!c)
 		return;
 	keycache__done(c);
-	for (i = 0; i < c->nr; i++) {
-		free(c->names[i]);
-		if (c->spell)
-			free(c->spell[i]);
-	}
-	free(c->names);
+	for (i = 0; c->spell && i < c->keys.nr; i++)
+		free(c->spell[i]);
+	strintern__release(&c->keys);
 	free(c->spell);
 	free(c);
 }
 
 const char *keycache__name(const struct keycache *c, uint32_t id)
 {
-	return id < c->nr ? c->names[id] : NULL;
+	return strintern__str(&c->keys, id);
 }
 
 size_t keycache__nr(const struct keycache *c)
 {
-	return c->nr;
+	return c->keys.nr;
 }
 
 const char *const *keycache__spellings(const struct keycache *c)
@@ -704,12 +687,9 @@ void keycache__run(struct keycache *c, uint32_t run, struct keyrun *out)
 	keys__perf_stat(c->v->p, &c->rows, run, c->robot, &m);
 	keys__workload(c->v->p, &c->rows, run, &m);
 	/* after the perf-profile keys, in their order, as one map had them */
-	for (i = 0; i < m.nr; i++) {
-		keycache__add(c, keycache__intern(c, m.items[i].key), m.items[i].value);
-		free(m.items[i].key);
-	}
-	free(m.items);
-	hashidx__release(&m.idx);
+	for (i = 0; i < keymap__nr(&m); i++)
+		keycache__add(c, keycache__intern(c, keymap__key(&m, i)), m.vals[i]);
+	keymap__release(&m);
 	if (c->nr_order > c->alloc_out) {
 		c->alloc_out = c->alloc_order;
 		c->out_vals = xrealloc(c->out_vals, c->alloc_out * sizeof(*c->out_vals));
@@ -729,7 +709,7 @@ void keys__run_view(const struct symview *v, uint32_t run, struct keyvals *out)
 
 	keycache__run(c, run, &kr);
 	for (i = 0; i < kr.nr; i++)
-		keyvals__add(out, c->names[kr.ids[i]], kr.vals[i]);
+		keyvals__add(out, strintern__str(&c->keys, kr.ids[i]), kr.vals[i]);
 	keycache__free(c);
 }
 

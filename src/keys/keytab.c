@@ -12,28 +12,21 @@
 #include "mmprof/stats.h"
 #include "mmprof/xalloc.h"
 
-static bool keytab_eq(const void *ctx, uint32_t row, const void *key)
-{
-	return !strcmp(((const struct keytab *)ctx)->keys[row], key);
-}
-
 static size_t keytab__row(struct keytab *kt, const char *key)
 {
-	uint64_t h = hash__bytes(key, strlen(key));
-	uint32_t row = hashidx__find(&kt->idx, h, keytab_eq, kt, key);
+	uint32_t row = strintern__xid(&kt->names, key, strlen(key));
 	size_t old = kt->alloc;
 
-	if (row != HASHIDX_NONE)
+	if (row < kt->nr)
 		return row;
+	/* new: rows are the names' ids until keytab__sort */
 	XGROW(kt->keys, kt->alloc, kt->nr);
 	if (kt->alloc != old) {	/* rows: as many as keys */
 		kt->rows = xrealloc(kt->rows, kt->alloc * sizeof(*kt->rows));
 		memset(kt->rows + old, 0, (kt->alloc - old) * sizeof(*kt->rows));
 	}
-	row = (uint32_t)kt->nr++;
-	kt->keys[row] = xstrdup(key);
-	hashidx__insert(&kt->idx, h, row);
-	return row;
+	kt->keys[kt->nr] = strintern__str(&kt->names, row);
+	return kt->nr++;
 }
 
 /* Add v to key row's value in run r; runs arrive in ascending order. */
@@ -89,7 +82,6 @@ static int build(struct keytab *kt, const struct profile *p, bool robot)
 	size_t alloc_row_of = 0, r, i;
 
 	memset(kt, 0, sizeof(*kt));
-	hashidx__init(&kt->idx);
 	kt->nr_runs = p->nr_runs;
 	symview__init(&v, p, false);
 	if (least_keys(&v, KEYS_MAX_KEYS) > KEYS_MAX_KEYS) {
@@ -118,6 +110,7 @@ static int build(struct keytab *kt, const struct profile *p, bool robot)
 		}
 	}
 	free(row_of);
+	strintern__drop_index(&kt->names);	/* complete: read by row from now on */
 	keycache__free(c);
 	symview__release(&v);
 	return 0;
@@ -144,13 +137,11 @@ void keytab__release(struct keytab *kt)
 {
 	size_t i;
 
-	for (i = 0; i < kt->nr; i++) {
-		free(kt->keys[i]);
+	for (i = 0; i < kt->nr; i++)
 		free(kt->rows[i].cells);
-	}
 	free(kt->keys);
 	free(kt->rows);
-	hashidx__release(&kt->idx);
+	strintern__release(&kt->names);
 	memset(kt, 0, sizeof(*kt));
 }
 
@@ -241,7 +232,7 @@ static int family_cmp(const char *a, const char *b)
 }
 
 struct sort_row {
-	char *key;
+	const char *key;
 	size_t old;
 };
 
@@ -270,11 +261,6 @@ void keytab__sort(struct keytab *kt)
 	free(kt->rows);
 	kt->rows = moved;
 	free(rows);
-	/* rebuild the index for the new row numbers */
-	hashidx__release(&kt->idx);
-	for (i = 0; i < kt->nr; i++)
-		hashidx__insert(&kt->idx, hash__bytes(kt->keys[i], strlen(kt->keys[i])),
-				(uint32_t)i);
 }
 
 /*

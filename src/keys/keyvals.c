@@ -102,27 +102,28 @@ void keys__key_symbol(const char *sym, char *buf, size_t size)
 			*c = '_';
 }
 
-static bool keymap_eq(const void *ctx, uint32_t row, const void *key)
-{
-	return !strcmp(((const struct keymap *)ctx)->items[row].key, key);
-}
-
-static double *keymap__slot(struct keymap *m, const char *key)
-{
-	uint64_t h = hash__bytes(key, strlen(key));
-	uint32_t row = hashidx__find(&m->idx, h, keymap_eq, m, key);
-
-	if (row == HASHIDX_NONE) {
-		XGROW(m->items, m->alloc, m->nr);
-		row = (uint32_t)m->nr++;
-		m->items[row].key = xstrdup(key);
-		m->items[row].value = 0;
-		hashidx__insert(&m->idx, h, row);
-	}
-	return &m->items[row].value;
-}
-
 void keymap__add(struct keymap *m, const char *key, double value)
 {
-	*keymap__slot(m, key) += value;
+	uint32_t id = strintern__xid(&m->keys, key, strlen(key));
+
+	if (m->alloc_vals < m->keys.alloc) {	/* a new key's sum starts at 0 */
+		m->vals = xrealloc(m->vals, m->keys.alloc * sizeof(*m->vals));
+		memset(m->vals + m->alloc_vals, 0, (m->keys.alloc - m->alloc_vals) * sizeof(*m->vals));
+		m->alloc_vals = m->keys.alloc;
+	}
+	m->vals[id] += value;
+}
+
+double keymap__get(const struct keymap *m, const char *key)
+{
+	uint32_t id = strintern__find(&m->keys, key, strlen(key));
+
+	return id == STRINTERN_NONE ? 0 : m->vals[id];
+}
+
+void keymap__release(struct keymap *m)
+{
+	strintern__release(&m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
 }

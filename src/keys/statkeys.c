@@ -22,71 +22,20 @@
  */
 /*
  * Counter names of one run (or interval) and their summed values, in the
- * order first seen.  A name is found through a hash index: a file may hold
- * any number of distinct names (a linear search took 1.55 s for 40,000).
+ * order first seen: a keymap (keys-int.h), found by a hash of the name: a
+ * file may hold any number of distinct names (a linear search took 1.55 s
+ * for 40,000).
  */
-struct stat_set {
-	const char **names;
-	double *vals;
-	size_t nr, alloc;
-	struct hashidx idx;
-};
-
 static double unit_scale(const char *name)
 {
 	return !strcmp(name, "cpu-clock") || !strcmp(name, "task-clock") ? 1e-6 : 1.0;
 }
 
-static bool stat_set_eq(const void *ctx, uint32_t row, const void *key)
+static double cycles_of(const struct keymap *s)
 {
-	const struct stat_set *s = ctx;
+	double c = keymap__get(s, "cpu-cycles");
 
-	return !strcmp(s->names[row], key);
-}
-
-static uint32_t stat_set__find(const struct stat_set *s, const char *name, uint64_t *hash)
-{
-	*hash = hash__bytes(name, strlen(name));
-	return hashidx__find(&s->idx, *hash, stat_set_eq, s, name);
-}
-
-static void stat_set__add(struct stat_set *s, const char *name, double v)
-{
-	uint64_t h;
-	uint32_t row = stat_set__find(s, name, &h);
-
-	if (row != HASHIDX_NONE) {
-		s->vals[row] += v;
-		return;
-	}
-	XGROW(s->names, s->alloc, s->nr);
-	s->vals = xrealloc(s->vals, s->alloc * sizeof(*s->vals));
-	s->names[s->nr] = name;
-	s->vals[s->nr] = v;
-	hashidx__insert(&s->idx, h, (uint32_t)s->nr++);
-}
-
-static double stat_set__get(const struct stat_set *s, const char *name)
-{
-	uint64_t h;
-	uint32_t row = stat_set__find(s, name, &h);
-
-	return row == HASHIDX_NONE ? 0 : s->vals[row];
-}
-
-static void stat_set__release(struct stat_set *s)
-{
-	free(s->names);
-	free(s->vals);
-	hashidx__release(&s->idx);
-	memset(s, 0, sizeof(*s));
-}
-
-static double cycles_of(const struct stat_set *s)
-{
-	double c = stat_set__get(s, "cpu-cycles");
-
-	return c ? c : stat_set__get(s, "cycles");
+	return c ? c : keymap__get(s, "cycles");
 }
 
 /*
@@ -95,16 +44,16 @@ static double cycles_of(const struct stat_set *s)
  * non-zero); cycles-between-cache-misses, MPKI, instructions-per-iTLB-miss,
  * ipc and cpi.  emit() receives each "<prefix><name>".
  */
-static void derived_keys(const struct stat_set *s, const char *prefix, struct keymap *m,
+static void derived_keys(const struct keymap *s, const char *prefix, struct keymap *m,
 			 double weight)
 {
-	double instructions = stat_set__get(s, "instructions");
+	double instructions = keymap__get(s, "instructions");
 	double cycles = cycles_of(s);
 	char key[512];
 	size_t i;
 
-	for (i = 0; i < s->nr; i++) {
-		const char *name = s->names[i];
+	for (i = 0; i < keymap__nr(s); i++) {
+		const char *name = keymap__key(s, i);
 		size_t len = strlen(name);
 		static const char *const denoms[] = { "s", "-references", "-instructions" };
 		double misses = s->vals[i];
@@ -117,7 +66,7 @@ static void derived_keys(const struct stat_set *s, const char *prefix, struct ke
 			double a;
 
 			snprintf(other, sizeof(other), "%.*s%s", (int)(len - 7), name, denoms[d]);
-			a = stat_set__get(s, other);
+			a = keymap__get(s, other);
 			if (!a)
 				continue;
 			snprintf(key, sizeof(key), "%s%.*s-miss-rate%%", prefix, (int)(len - 7), name);
@@ -190,7 +139,7 @@ void statrows__build(struct statrows *s, const struct profile *p)
 	      sizeof(*p->intervals), &s->start[STATROWS_INTERVALS], &s->idx[STATROWS_INTERVALS]);
 	group(p->nr_runs, p->nr_metrics, p->nr_metrics ? &p->metrics[0].run : &none,
 	      sizeof(*p->metrics), &s->start[STATROWS_METRICS], &s->idx[STATROWS_METRICS]);
-	s->blocked = xcalloc(p->nr_strs + 1, 1);
+	s->blocked = xcalloc(p->strs.nr + 1, 1);
 	keys__workload_name(p, s->name, sizeof(s->name));
 	s->built = true;
 }
@@ -237,7 +186,7 @@ static const struct counter_interval **complete_intervals(const struct profile *
 	for (i = start[run]; i < start[run + 1]; i++) {
 		const struct counter_interval *ci = &p->intervals[idx[i]];
 
-		if (ci->name >= p->nr_strs || blocked[ci->name] ||
+		if (ci->name >= p->strs.nr || blocked[ci->name] ||
 		    !profile__str(p, ci->name))
 			continue;
 		XGROW(iv, alloc, n);
@@ -306,7 +255,7 @@ static void interval_keys(const struct profile *p, const struct statrows *rows, 
 
 	iv = complete_intervals(p, rows, run, blocked, &n, &last_ns);
 	for (i = 0; i < n; i = j, nth++) {
-		struct stat_set s = { 0 };
+		struct keymap s = { 0 };
 		struct keymap one = { 0 };
 		double secs = (double)(iv[i]->t_ns - prev_t) / 1e9;
 		size_t k;
@@ -316,42 +265,33 @@ static void interval_keys(const struct profile *p, const struct statrows *rows, 
 			double v;
 
 			if (interval_value(iv[j], robot, &v))
-				stat_set__add(&s, name, v * unit_scale(name));
+				keymap__add(&s, name, v * unit_scale(name));
 		}
 		prev_t = iv[i]->t_ns;
 		if (secs <= 0) {
-			stat_set__release(&s);
+			keymap__release(&s);
 			continue;
 		}
-		for (k = 0; k < s.nr; k++) {
+		for (k = 0; k < keymap__nr(&s); k++) {
 			char key[512];
 
-			snprintf(key, sizeof(key), "perf-stat.i.%s", s.names[k]);
+			snprintf(key, sizeof(key), "perf-stat.i.%s", keymap__key(&s, k));
 			keymap__add(&one, key, s.vals[k] / secs);
 		}
 		derived_keys(&s, "perf-stat.i.", &one, 1.0);
-		for (k = 0; k < one.nr; k++) {
-			keymap__add(&sums, one.items[k].key, one.items[k].value);
-			keymap__add(&per_key, one.items[k].key, 1.0);
+		for (k = 0; k < keymap__nr(&one); k++) {
+			keymap__add(&sums, keymap__key(&one, k), one.vals[k]);
+			keymap__add(&per_key, keymap__key(&one, k), 1.0);
 		}
-		for (k = 0; k < one.nr; k++)
-			free(one.items[k].key);
-		free(one.items);
-		hashidx__release(&one.idx);
-		stat_set__release(&s);
+		keymap__release(&one);
+		keymap__release(&s);
 	}
 	/* sums and per_key were filled in the same order */
-	for (i = 0; i < sums.nr; i++)
-		keymap__add(m, sums.items[i].key,
-			    sums.items[i].value / (robot ? (double)nth : per_key.items[i].value));
-	for (i = 0; i < sums.nr; i++)
-		free(sums.items[i].key);
-	for (i = 0; i < per_key.nr; i++)
-		free(per_key.items[i].key);
-	free(sums.items);
-	free(per_key.items);
-	hashidx__release(&sums.idx);
-	hashidx__release(&per_key.idx);
+	for (i = 0; i < keymap__nr(&sums); i++)
+		keymap__add(m, keymap__key(&sums, i),
+			    sums.vals[i] / (robot ? (double)nth : per_key.vals[i]));
+	keymap__release(&sums);
+	keymap__release(&per_key);
 	free(iv);
 }
 
@@ -364,7 +304,7 @@ static void interval_keys(const struct profile *p, const struct statrows *rows, 
  * -I) and mmprof's totals stand.
  */
 static bool robot_totals(const struct profile *p, const struct statrows *rows, uint32_t run,
-			 const uint8_t *blocked, struct stat_set *s, double *secs)
+			 const uint8_t *blocked, struct keymap *s, double *secs)
 {
 	const struct counter_interval **iv;
 	size_t n = 0, i;
@@ -380,7 +320,7 @@ static bool robot_totals(const struct profile *p, const struct statrows *rows, u
 		double v;
 
 		if (interval_value(iv[i], true, &v))
-			stat_set__add(s, name, v * unit_scale(name));
+			keymap__add(s, name, v * unit_scale(name));
 	}
 	*secs = (double)last_ns / 1e9;
 	free(iv);
@@ -394,7 +334,7 @@ void keys__perf_stat(const struct profile *p, struct statrows *rows, uint32_t ru
 	const uint32_t *idx = rows->idx[STATROWS_COUNTERS];
 	uint8_t *blocked = rows->blocked;	/* by name id: unsupported; cleared on return */
 	double secs = (double)p->runs[run].wall_ns / 1e9;
-	struct stat_set s = { 0 }, rs = { 0 };
+	struct keymap s = { 0 }, rs = { 0 };
 	struct keymap out = { 0 };
 	char key[512];
 	double instructions;
@@ -410,7 +350,7 @@ void keys__perf_stat(const struct profile *p, struct statrows *rows, uint32_t ru
 			blocked[c->name] = 1;
 			continue;
 		}
-		stat_set__add(&s, name, counter__scaled(c) * unit_scale(name));
+		keymap__add(&s, name, counter__scaled(c) * unit_scale(name));
 		/*
 		 * Multiplexed: the value is extrapolated from the share of the
 		 * run the counter was on the PMU.  Say how much was estimated,
@@ -424,21 +364,21 @@ void keys__perf_stat(const struct profile *p, struct statrows *rows, uint32_t ru
 		}
 	}
 	if (robot && robot_totals(p, rows, run, blocked, &rs, &secs)) {
-		stat_set__release(&s);
+		keymap__release(&s);
 		s = rs;
 	}
 	if (secs > 0) {
-		for (i = 0; i < s.nr; i++) {
-			snprintf(key, sizeof(key), "perf-stat.ps.%s", s.names[i]);
+		for (i = 0; i < keymap__nr(&s); i++) {
+			snprintf(key, sizeof(key), "perf-stat.ps.%s", keymap__key(&s, i));
 			keymap__add(&out, key, s.vals[i] / secs);
 		}
 	}
-	instructions = stat_set__get(&s, "instructions");
+	instructions = keymap__get(&s, "instructions");
 	if (instructions)
 		keymap__add(&out, "perf-stat.total.instructions", instructions);
 	derived_keys(&s, "perf-stat.overall.", &out, 1.0);
 	interval_keys(p, rows, run, blocked, robot, &out);
-	stat_set__release(&s);
+	keymap__release(&s);
 	for (i = start[run]; i < start[run + 1]; i++)
 		blocked[p->counters[idx[i]].name] = 0;
 	/*
@@ -446,13 +386,10 @@ void keys__perf_stat(const struct profile *p, struct statrows *rows, uint32_t ru
 	 * stat that is 0 in every record (sbin/dump-stat, zero_stats), so a
 	 * 0 here (no major faults, an unsupported event's 0) is no key.
 	 */
-	for (i = 0; i < out.nr; i++) {
-		if (out.items[i].value != 0)
-			keymap__add(m, out.items[i].key, out.items[i].value);
-		free(out.items[i].key);
-	}
-	free(out.items);
-	hashidx__release(&out.idx);
+	for (i = 0; i < keymap__nr(&out); i++)
+		if (out.vals[i] != 0)
+			keymap__add(m, keymap__key(&out, i), out.vals[i]);
+	keymap__release(&out);
 }
 
 /* basename of the first word of s into buf */

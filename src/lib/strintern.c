@@ -95,8 +95,6 @@ void strintern__init(struct strintern *si, const struct strintern_opts *opts)
 	memset(si, 0, sizeof(*si));
 	if (opts)
 		si->o = *opts;
-	if (!si->o.max_nr || si->o.max_nr > (size_t)STRINTERN_NONE - 1)
-		si->o.max_nr = (size_t)STRINTERN_NONE - 1;
 	hashidx__init(&si->idx);
 	if (si->o.reserve_zero) {
 		si->s = (char **)zero_s;
@@ -222,7 +220,8 @@ int strintern__add(struct strintern *si, const char *s, size_t len, uint32_t *id
 	*id = hashidx__find(&si->idx, h, strkey_eq, si, &k);
 	if (*id != STRINTERN_NONE)
 		return 0;
-	if (si->nr >= si->o.max_nr || len > UINT32_MAX ||
+	if (si->nr >= (si->o.max_nr && si->o.max_nr < STRINTERN_NONE ? si->o.max_nr : STRINTERN_NONE - 1) ||
+	    len > UINT32_MAX ||
 	    (si->o.max_bytes && si->bytes + len > si->o.max_bytes))
 		return -E2BIG;
 	if ((err = grow_ids(si)) || (err = hashidx__reserve(&si->idx, si->idx.nr + 1)))

@@ -2,8 +2,10 @@
  * profile: the in-memory model of one recording; see include/mmprof/profile.h.
  *
  * Interning goes through hashidx indexes whose keys live in the tables
- * themselves, so a frame, a trie edge or a count cell is stored once.
+ * themselves, so a frame, a trie edge or a count cell is stored once;
+ * strings go to the pool, a strintern (strintern.h).
  */
+#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,15 +20,17 @@
 struct profile *profile__new(void)
 {
 	struct profile *p = xcalloc(1, sizeof(*p));
+	struct strintern_opts so = {
+		.reserve_zero = true,	/* string id 0 is NULL */
+		.max_nr = PROFILE_MAX_ROWS,
+		.max_bytes = PROFILE_MAX_STR_TOTAL,
+	};
 
-	hashidx__init(&p->str_idx);
+	strintern__init(&p->strs, &so);
 	hashidx__init(&p->frame_idx);
 	hashidx__init(&p->node_idx);
 	hashidx__init(&p->count_idx);
-	/* string id 0 and node 0 are reserved */
-	XGROW(p->strs, p->alloc_strs, 0);
-	p->strs[0] = NULL;
-	p->nr_strs = 1;
+	/* node 0 is reserved */
 	XGROW(p->nodes, p->alloc_nodes, 0);
 	memset(&p->nodes[0], 0, sizeof(p->nodes[0]));
 	p->nr_nodes = 1;
@@ -35,13 +39,9 @@ struct profile *profile__new(void)
 
 void profile__free(struct profile *p)
 {
-	size_t i;
-
 	if (!p)
 		return;
-	for (i = 1; i < p->nr_strs; i++)
-		free(p->strs[i]);
-	free(p->strs);
+	strintern__release(&p->strs);
 	free(p->frames);
 	free(p->nodes);
 	free(p->counts);
@@ -52,7 +52,6 @@ void profile__free(struct profile *p)
 	free(p->metrics);
 	free(p->meta);
 	free(p->frame_files);
-	hashidx__release(&p->str_idx);
 	hashidx__release(&p->frame_idx);
 	hashidx__release(&p->node_idx);
 	free(p->node_heads);
@@ -61,51 +60,33 @@ void profile__free(struct profile *p)
 	free(p);
 }
 
-struct strkey {
-	const char *s;
-	size_t len;
-};
-
-static bool str_eq(const void *ctx, uint32_t row, const void *key)
-{
-	const struct profile *p = ctx;
-	const struct strkey *k = key;
-	const char *s = p->strs[row];
-
-	return strncmp(s, k->s, k->len) == 0 && s[k->len] == '\0';
-}
-
 uint32_t profile__intern_len(struct profile *p, const char *s, size_t len)
 {
-	struct strkey k;
-	uint64_t h;
+	const char *nul;
+	bool cut;
 	uint32_t id;
-	bool cut = len > PROFILE_MAX_STR;
+	int r;
 
 	if (!s)
 		return 0;
+	/* the model's strings are C strings: bytes after a NUL are not part of one */
+	if ((nul = memchr(s, '\0', len)))
+		len = (size_t)(nul - s);
+	cut = len > PROFILE_MAX_STR;
 	if (cut) {
 		/* a demangled template, a workload's line: cut, never split a character */
 		len = PROFILE_MAX_STR;
 		while (len && ((unsigned char)s[len] & 0xc0) == 0x80)
 			len--;
 	}
-	k = (struct strkey){ s, len };
-	h = hash__bytes(s, len);
-	id = hashidx__find(&p->str_idx, h, str_eq, p, &k);
-	if (id != HASHIDX_NONE)
-		return id;
-	if (p->str_bytes + len > (p->max_str_bytes ? p->max_str_bytes : PROFILE_MAX_STR_TOTAL) ||
-	    p->nr_strs >= PROFILE_MAX_ROWS) {
+	r = strintern__add(&p->strs, s, len, &id);
+	if (r == -ENOMEM)
+		xalloc__die(len + 1);	/* the profile's tables are all xalloc'd */
+	if (r < 0) {
 		p->repairs[PROFILE_REPAIR_STRING_DROPPED]++;
 		return 0;
 	}
-	p->str_bytes += len;
-	p->repairs[PROFILE_REPAIR_STRING] += cut;	/* each string once, not each use */
-	XGROW(p->strs, p->alloc_strs, p->nr_strs);
-	id = p->nr_strs++;
-	p->strs[id] = xstrndup(s, len);
-	hashidx__insert(&p->str_idx, h, id);
+	p->repairs[PROFILE_REPAIR_STRING] += cut && r == 1;	/* each string once, not each use */
 	return id;
 }
 
@@ -116,15 +97,12 @@ uint32_t profile__intern(struct profile *p, const char *s)
 
 uint32_t profile__str_id(const struct profile *p, const char *s)
 {
-	struct strkey k;
 	uint32_t id;
 
 	if (!s)
 		return 0;
-	k.s = s;
-	k.len = strlen(s);
-	id = hashidx__find(&p->str_idx, hash__bytes(s, k.len), str_eq, p, &k);
-	return id == HASHIDX_NONE ? 0 : id;
+	id = strintern__find(&p->strs, s, strlen(s));
+	return id == STRINTERN_NONE ? 0 : id;
 }
 
 void profile__set_meta(struct profile *p, const char *key, const char *value)

@@ -38,7 +38,7 @@ static const char *const identity_keys[] = { "hostname", "cmdline" };
 /* Mark in used[] (nr_strs entries) every string id the tables refer to. */
 static void strs_used(const struct profile *p, bool *used)
 {
-#define MARK(id) do { if ((id) < p->nr_strs) used[id] = true; } while (0)
+#define MARK(id) do { if ((id) < p->strs.nr) used[id] = true; } while (0)
 	size_t i;
 
 	for (i = 0; i < p->nr_frames; i++) {
@@ -72,13 +72,13 @@ static void strs_used(const struct profile *p, bool *used)
  */
 static void blank_unused(struct profile *p, const bool *gone)
 {
-	bool *used = xcalloc(p->nr_strs ? p->nr_strs : 1, sizeof(*used));
+	bool *used = xcalloc(p->strs.nr ? p->strs.nr : 1, sizeof(*used));
 	size_t i;
 
 	strs_used(p, used);
-	for (i = 1; i < p->nr_strs; i++)
+	for (i = 1; i < p->strs.nr; i++)
 		if (gone[i] && !used[i])
-			p->strs[i][0] = '\0';
+			strintern__blank(&p->strs, (uint32_t)i);
 	free(used);
 }
 
@@ -93,7 +93,7 @@ static size_t strip_meta(struct profile *p, bool *gone_strs)
 
 		for (j = 0; j < sizeof(identity_keys) / sizeof(identity_keys[0]); j++)
 			drop |= key && !strcmp(key, identity_keys[j]);
-		if (drop && p->meta[i].value < p->nr_strs)
+		if (drop && p->meta[i].value < p->strs.nr)
 			gone_strs[p->meta[i].value] = true;
 		if (drop)
 			gone++;
@@ -117,7 +117,7 @@ static size_t strip_kernel_ref(struct profile *p, bool *gone_strs)
 
 	if (!v)
 		return 0;
-	if (id && id < p->nr_strs)
+	if (id && id < p->strs.nr)
 		gone_strs[id] = true;
 	profile__del_meta(p, "kernel_ref_reloc_sym");
 	return 1;
@@ -196,7 +196,7 @@ static int metric_ref_cmp(const void *a, const void *b)
 static size_t strip_tracepoint_values(struct profile *p, bool **gone_strs)
 {
 	struct metric_ref *refs = NULL;
-	size_t i, j, n = 0, nr_refs = 0, alloc_refs = 0, kept = 0, nr_strs = p->nr_strs;
+	size_t i, j, n = 0, nr_refs = 0, alloc_refs = 0, kept = 0, nr_strs = p->strs.nr;
 	bool *other, *merged;
 
 	for (i = 0; i < p->nr_metrics; i++) {
@@ -219,9 +219,9 @@ static size_t strip_tracepoint_values(struct profile *p, bool **gone_strs)
 	if (!n)
 		return 0;
 	/* the pool grew: gone[] and the marks of the ".other" keys follow it */
-	*gone_strs = xrealloc(*gone_strs, p->nr_strs * sizeof(**gone_strs));
-	memset(*gone_strs + nr_strs, 0, (p->nr_strs - nr_strs) * sizeof(**gone_strs));
-	other = xcalloc(p->nr_strs, sizeof(*other));
+	*gone_strs = xrealloc(*gone_strs, p->strs.nr * sizeof(**gone_strs));
+	memset(*gone_strs + nr_strs, 0, (p->strs.nr - nr_strs) * sizeof(**gone_strs));
+	other = xcalloc(p->strs.nr, sizeof(*other));
 	merged = xcalloc(p->nr_metrics, sizeof(*merged));
 	for (i = 0; i < p->nr_metrics; i++) {
 		const char *key = profile__str(p, p->metrics[i].key);
@@ -231,7 +231,7 @@ static size_t strip_tracepoint_values(struct profile *p, bool **gone_strs)
 			other[p->metrics[i].key] = true;
 	}
 	for (i = 0; i < p->nr_metrics; i++)
-		if (p->metrics[i].key < p->nr_strs && other[p->metrics[i].key]) {
+		if (p->metrics[i].key < p->strs.nr && other[p->metrics[i].key]) {
 			XGROW(refs, alloc_refs, nr_refs);
 			refs[nr_refs++] = (struct metric_ref){ p->metrics[i].run, p->metrics[i].key, i };
 		}
@@ -254,7 +254,7 @@ static size_t strip_tracepoint_values(struct profile *p, bool **gone_strs)
 
 void profile__strip(struct profile *p, struct profile_stripped *out)
 {
-	bool *gone = xcalloc(p->nr_strs ? p->nr_strs : 1, sizeof(*gone));
+	bool *gone = xcalloc(p->strs.nr ? p->strs.nr : 1, sizeof(*gone));
 	size_t values;
 
 	out->addrs = strip_kernel_addrs(p);

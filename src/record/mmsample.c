@@ -19,38 +19,29 @@
 #define VMSTAT_PATH	"/proc/vmstat"
 #define MEMINFO_PATH	"/proc/meminfo"
 
-static bool field_eq(const void *ctx, uint32_t row, const void *key)
-{
-	return !strcmp(((const struct mmstate_file *)ctx)->f[row].name, key);
-}
-
 static void file_release(struct mmstate_file *m)
 {
-	size_t i;
-
-	for (i = 0; i < m->nr; i++)
-		free(m->f[i].name);
+	strintern__release(&m->names);
 	free(m->f);
-	hashidx__release(&m->idx);
 	memset(m, 0, sizeof(*m));
-	hashidx__init(&m->idx);
 }
 
 static void file_add(struct mmstate_file *m, const char *name, uint64_t v)
 {
-	uint64_t h = hash__bytes(name, strlen(name));
-	uint32_t row = hashidx__find(&m->idx, h, field_eq, m, name);
+	size_t len = strlen(name);
+	uint32_t row = strintern__find(&m->names, name, len);
 	struct mmstate_field *f;
 
-	if (row == HASHIDX_NONE) {
+	if (row == STRINTERN_NONE) {
 		if (m->samples)
 			return;	/* not in the first sample: left out */
-		XGROW(m->f, m->alloc, m->nr);
-		f = &m->f[m->nr];
+		row = strintern__xid(&m->names, name, len);
+		XGROW(m->f, m->alloc, row);
+		f = &m->f[row];
 		memset(f, 0, sizeof(*f));
-		f->name = xstrdup(name);
+		f->name = strintern__str(&m->names, row);
 		f->first = v;
-		hashidx__insert(&m->idx, h, (uint32_t)m->nr++);
+		m->nr++;
 	} else {
 		f = &m->f[row];
 		if (f->nr != m->samples)

@@ -2,7 +2,7 @@
  * sampler-comm: the name and address space of every thread the sampler
  * has seen, as they change over the run; see src/record/sampler-int.h.
  *
- * Comm strings are interned as local ids (hashidx over comms[]); each
+ * Comm strings are interned as local ids (a strintern, 0: unknown); each
  * thread keeps the comm of the records applied so far, which is the one
  * at the time of the sample being aggregated, since samples leave the
  * side-band queue in time order with the COMM and FORK records.  Threads
@@ -34,30 +34,10 @@
 #include "mmprof/outbuf.h"
 #include "mmprof/xalloc.h"
 
-static bool comm_eq(const void *ctx, uint32_t row, const void *key)
-{
-	const struct sampler *s = ctx;
-
-	return !strcmp(s->comms[row], key);
-}
-
 uint32_t sampler__comm_intern(struct sampler *s, const char *name)
 {
-	char buf[COMM_LEN + 8];
-	uint64_t h;
-	uint32_t row;
-
-	snprintf(buf, sizeof(buf), "%.*s", COMM_LEN, name);
-	h = hash__bytes(buf, strlen(buf));
-	row = hashidx__find(&s->comm_idx, h, comm_eq, s, buf);
-	if (row != HASHIDX_NONE)
-		return row;
-	if (!s->nr_comms)
-		s->nr_comms = 1;	/* id 0: unknown */
-	XGROW(s->comms, s->alloc_comms, s->nr_comms);
-	memcpy(s->comms[s->nr_comms], buf, sizeof(buf));
-	hashidx__insert(&s->comm_idx, h, (uint32_t)s->nr_comms);
-	return (uint32_t)s->nr_comms++;
+	/* a COMM record's name is NUL-padded to COMM_LEN; /proc's ends with it */
+	return strintern__xid(&s->comms, name, strnlen(name, COMM_LEN));
 }
 
 static bool tid_eq(const void *ctx, uint32_t row, const void *key)

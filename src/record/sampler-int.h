@@ -39,6 +39,7 @@
 #include "mmprof/chainspill.h"
 #include "mmprof/evspec.h"
 #include "mmprof/hashidx.h"
+#include "mmprof/strintern.h"
 #include "mmprof/perfsession.h"
 #include "mmprof/sampler.h"
 #include "mmprof/stackagg.h"
@@ -207,9 +208,7 @@ struct sampler {
 	uint64_t window_ns;
 
 	/* comm strings (local ids, 1-based) and per-thread comm */
-	char (*comms)[COMM_LEN + 8];
-	size_t nr_comms, alloc_comms;
-	struct hashidx comm_idx;
+	struct strintern comms;		/* cut to COMM_LEN, 0 reserved */
 	struct tid_comm *tids;		/* rows of tid_idx, by tid */
 	size_t nr_tids, alloc_tids;
 	struct hashidx tid_idx;

@@ -208,7 +208,7 @@ static void resolve_entry(struct sampler *s, struct profile *p, uint32_t run,
 	comm = s->comm_str[en->comm];
 	if (!comm)
 		comm = s->comm_str[en->comm] =
-			profile__intern(p, en->comm ? s->comms[en->comm] : "[unknown]");
+			profile__intern(p, en->comm ? strintern__str(&s->comms, en->comm) : "[unknown]");
 	/* a pid past pid_t cannot come from the kernel: keep the file valid */
 	profile__add_count(p, run, s->first_event + en->event, comm,
 			   pid <= INT32_MAX ? pid : 0, node, en->samples, en->period);

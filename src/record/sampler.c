@@ -67,7 +67,7 @@ struct sampler *sampler__new(const struct sampler_opts *o, struct symbols *syms,
 	if (!s->opts.mmap_pages)
 		s->opts.mmap_pages = DEFAULT_MMAP_PAGES;
 	s->syms = syms;
-	hashidx__init(&s->comm_idx);
+	strintern__init(&s->comms, &(struct strintern_opts){ .reserve_zero = true });
 	hashidx__init(&s->tid_idx);
 	hashidx__init(&s->space_idx);
 	hashidx__init(&s->frow_idx);
@@ -140,8 +140,7 @@ void sampler__free(struct sampler *s)
 	free(s->scratch);
 	free(s->lbr);
 	unwinder__free(s->unwinder);
-	free(s->comms);
-	hashidx__release(&s->comm_idx);
+	strintern__release(&s->comms);
 	free(s->tids);
 	hashidx__release(&s->tid_idx);
 	free(s->spaces);

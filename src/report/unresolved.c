@@ -160,7 +160,7 @@ static void unres__count(struct unres *u, const struct profile *p, int event)
 	size_t i;
 
 	memset(u, 0, sizeof(*u));
-	u->nslots = (p->nr_strs ? p->nr_strs : 1) * UNRES_KINDS;
+	u->nslots = (p->strs.nr ? p->strs.nr : 1) * UNRES_KINDS;
 	u->by = xcalloc(u->nslots, sizeof(*u->by));
 	u->kern = xcalloc(u->nslots, sizeof(*u->kern));
 	tops = outermost_nodes(p, &reaches);
@@ -189,7 +189,7 @@ static void unres__count(struct unres *u, const struct profile *p, int event)
 		if (judged[c->node] != TOP_KERNEL)
 			u->user += c->samples;
 		if (judged[c->node] == TOP_SHORT && !nochain) {
-			slot = (top->dso < p->nr_strs ? top->dso : 0) * UNRES_KINDS + UNRES_SHORT;
+			slot = (top->dso < p->strs.nr ? top->dso : 0) * UNRES_KINDS + UNRES_SHORT;
 			u->by[slot] += c->samples;
 			u->shorts += c->samples;
 		}
@@ -201,10 +201,10 @@ static void unres__count(struct unres *u, const struct profile *p, int event)
 			f = &p->frames[n->frame];
 		}
 		if (!f->sym) {
-			slot = (f->dso < p->nr_strs ? f->dso : 0) * UNRES_KINDS + UNRES_ADDRESS;
+			slot = (f->dso < p->strs.nr ? f->dso : 0) * UNRES_KINDS + UNRES_ADDRESS;
 		} else if (!f->kernel && n->parent != PROFILE_ROOT &&
 			   !(up = &p->frames[p->nodes[n->parent].frame])->sym && !up->kernel) {
-			slot = (f->dso < p->nr_strs ? f->dso : 0) * UNRES_KINDS + UNRES_CALLERS;
+			slot = (f->dso < p->strs.nr ? f->dso : 0) * UNRES_KINDS + UNRES_CALLERS;
 		} else {
 			continue;
 		}

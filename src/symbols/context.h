@@ -107,8 +107,8 @@ struct krange {
 };
 
 struct symbols {
-	struct arena names;
-	struct strpool pool;
+	struct strarena names;
+	struct strintern pool;
 	const char *kernel_dso;
 	struct symtab kernel;
 

@@ -73,17 +73,17 @@ char *symbols__demangle(const char *raw)
 	return b.s;
 }
 
-const char *symname__intern(struct arena *names, const char *raw, const char **raw_out)
+const char *symname__store(struct strarena *names, const char *raw, const char **raw_out)
 {
 	char *dem = symbols__demangle(raw);
 	const char *name;
 
 	if (!dem) {
 		*raw_out = NULL;
-		return arena__strndup(names, raw, strlen(raw));
+		return strarena__xdup(names, raw, strlen(raw));
 	}
-	name = arena__strndup(names, dem, strlen(dem));
+	name = strarena__xdup(names, dem, strlen(dem));
 	free(dem);
-	*raw_out = arena__strndup(names, raw, strlen(raw));
+	*raw_out = strarena__xdup(names, raw, strlen(raw));
 	return name;
 }

@@ -115,7 +115,7 @@ static bool *exec_sections(Elf *elf, size_t *nr)
 }
 
 static void read_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct elffile *f,
-			 struct arena *names)
+			 struct strarena *names)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
 	size_t i, n, nsec;
@@ -154,7 +154,7 @@ static void read_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct elf
 		default:
 			bind = SYM_LOCAL;
 		}
-		dem = symname__intern(names, name, &raw);
+		dem = symname__store(names, name, &raw);
 		symtab__add(&f->tab, y.st_value, y.st_size, dem, NULL, bind)->raw = raw;
 	}
 	free(exec);
@@ -190,7 +190,7 @@ static const char *ifunc_at(Elf *elf, Elf_Data *dd, const GElf_Shdr *dsh, uint64
  * not "[unknown]".  Stub i of .plt.sec (IBT builds) or of .plt after its
  * 16-byte header serves relocation i of .rela.plt (x86-64 layout).
  */
-static void read_plt(Elf *elf, struct elffile *f, struct arena *names)
+static void read_plt(Elf *elf, struct elffile *f, struct strarena *names)
 {
 	Elf_Scn *scn = NULL, *rela = NULL, *dynsym;
 	GElf_Shdr sh, rsh = { 0 }, plt = { 0 }, pltsec = { 0 }, dsh;
@@ -255,7 +255,7 @@ static void read_plt(Elf *elf, struct elffile *f, struct arena *names)
 		if (len <= 0 || (size_t)len >= sizeof(buf))
 			continue;
 		symtab__add(&f->plt, base + i * entsize, entsize,
-			    arena__strndup(names, buf, (size_t)len), NULL, SYM_GLOBAL);
+			    strarena__xdup(names, buf, (size_t)len), NULL, SYM_GLOBAL);
 	}
 }
 
@@ -329,7 +329,7 @@ int elffile__crc32(const char *path, uint32_t *crc)
 	return 0;
 }
 
-int elffile__parse(struct elffile *f, int fd, void *image, size_t size, struct arena *names)
+int elffile__parse(struct elffile *f, int fd, void *image, size_t size, struct strarena *names)
 {
 	Elf *elf;
 	GElf_Ehdr eh;
@@ -360,7 +360,7 @@ out:
 	return err;
 }
 
-int elffile__use_debuginfo(struct elffile *f, const char *path, struct arena *names)
+int elffile__use_debuginfo(struct elffile *f, const char *path, struct strarena *names)
 {
 	struct elffile dbg = { 0 };
 	GElf_Shdr sh;
@@ -397,7 +397,7 @@ out_close:
 	return err;
 }
 
-int elffile__use_same_build(struct elffile *f, const char *path, struct arena *names)
+int elffile__use_same_build(struct elffile *f, const char *path, struct strarena *names)
 {
 	struct elffile c = { 0 };
 	struct stat st;

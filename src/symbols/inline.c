@@ -48,7 +48,7 @@ void elffile__close_dwarf(struct elffile *f)
 	f->dwarf_fd = -1;
 }
 
-static const char *die_name(Dwarf_Die *die, struct arena *arena)
+static const char *die_name(Dwarf_Die *die, struct strarena *arena)
 {
 	Dwarf_Attribute at;
 	const char *name = NULL;
@@ -58,17 +58,17 @@ static const char *die_name(Dwarf_Die *die, struct arena *arena)
 	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &at))
 		name = dwarf_formstring(&at);
 	if (name && (dem = symbols__demangle(name))) {
-		name = arena__strndup(arena, dem, strlen(dem));
+		name = strarena__xdup(arena, dem, strlen(dem));
 		free(dem);
 		return name;
 	}
 	if (!name)
 		name = dwarf_diename(die);
-	return name ? arena__strndup(arena, name, strlen(name)) : NULL;
+	return name ? strarena__xdup(arena, name, strlen(name)) : NULL;
 }
 
 size_t elffile__inline_chain(struct elffile *f, const char *path, uint64_t vaddr,
-			     const char **names, size_t max, struct arena *arena)
+			     const char **names, size_t max, struct strarena *arena)
 {
 	Dwarf *dw = open_dwarf(f, path);
 	Dwarf_Die cu, *scopes = NULL, inner;

@@ -1,10 +1,10 @@
 /*
  * symbols/internal.h: pieces shared by the files of the symbols module.
  *
- *   arena    append-only storage for symbol names: pointers stay valid
- *            until the context is freed, nothing is freed one by one.
- *   strpool  interned short strings (comms, module DSO names) so that
- *            equal strings share one pointer.
+ *   names    symbol names in a strarena (strintern.h): pointers stay
+ *            valid until the context is freed, nothing is freed one by one.
+ *   pool     a strintern of short strings (comms, module DSO names), read
+ *            by pointer (strintern__xptr) so that equal strings share one.
  *   symtab   a sorted array of [start, end) named ranges; built by adding
  *            in any order, then symtab__finish() sorts, keeps one name per
  *            address (perf's rule) and gives size-0 symbols an end.
@@ -23,25 +23,7 @@
 #include <sys/types.h>
 
 #include "mmprof/hashidx.h"
-
-struct arena {
-	char **chunks;
-	size_t nr, alloc;
-	char *cur;
-	size_t left;
-};
-
-void arena__release(struct arena *a);
-const char *arena__strndup(struct arena *a, const char *s, size_t len);
-
-struct strpool {
-	char **strs;
-	size_t nr, alloc;
-	struct hashidx idx;
-};
-
-void strpool__release(struct strpool *p);
-const char *strpool__intern(struct strpool *p, const char *s, size_t len);
+#include "mmprof/strintern.h"
 
 /* Binding ranks as ELF spells them; kallsyms types map onto them. */
 enum { SYM_LOCAL = 0, SYM_GLOBAL = 1, SYM_WEAK = 2 };
@@ -76,10 +58,11 @@ void symtab__finish(struct symtab *t, bool kallsyms);
 const struct sym *symtab__find(const struct symtab *t, uint64_t addr);
 
 /*
- * A symbol name into the arena, demangled when mangled (demangle.c); the
- * ELF spelling goes to *raw_out when it differs, else *raw_out is NULL.
+ * A symbol name stored in the arena (copied, not interned: a file's names
+ * are nearly all distinct), demangled when mangled (demangle.c); the ELF
+ * spelling goes to *raw_out when it differs, else *raw_out is NULL.
  */
-const char *symname__intern(struct arena *names, const char *raw, const char **raw_out);
+const char *symname__store(struct strarena *names, const char *raw, const char **raw_out);
 
 struct load_seg {
 	uint64_t offset, vaddr, filesz, memsz;
@@ -110,7 +93,7 @@ struct elffile {
  * (at most max), 0 without DWARF for vaddr.
  */
 size_t elffile__inline_chain(struct elffile *f, const char *path, uint64_t vaddr,
-			     const char **names, size_t max, struct arena *arena);
+			     const char **names, size_t max, struct strarena *arena);
 void elffile__close_dwarf(struct elffile *f);
 
 /*
@@ -118,7 +101,7 @@ void elffile__close_dwarf(struct elffile *f);
  * the vdso).  Names go to the arena.  Returns 0 or -errno (-ENOEXEC for
  * anything that is not an ET_EXEC/ET_DYN ELF file).
  */
-int elffile__parse(struct elffile *f, int fd, void *image, size_t size, struct arena *names);
+int elffile__parse(struct elffile *f, int fd, void *image, size_t size, struct strarena *names);
 void elffile__release(struct elffile *f);
 
 /*
@@ -126,14 +109,14 @@ void elffile__release(struct elffile *f);
  * keeps vaddrs but not file offsets: f's PT_LOADs stay).  Returns 0, or
  * -ENOENT/-ENOEXEC leaving f as it was.
  */
-int elffile__use_debuginfo(struct elffile *f, const char *path, struct arena *names);
+int elffile__use_debuginfo(struct elffile *f, const char *path, struct strarena *names);
 
 /*
  * The same, from a file that must carry f's build-id (a copy in perf's
  * build-id cache, found by a name anyone may have linked): -ESTALE, f
  * unchanged, when its build-id is another or none.
  */
-int elffile__use_same_build(struct elffile *f, const char *path, struct arena *names);
+int elffile__use_same_build(struct elffile *f, const char *path, struct strarena *names);
 
 /*
  * fhandle.c: the file of inode ino (generation gen) on device maj:min,
@@ -160,7 +143,7 @@ int elffile__crc32(const char *path, uint32_t *crc);
  * wrote none; -ELOOP: a symlink; -EPERM: not a regular file, or owned by
  * neither the process nor us).
  */
-int perfmap__read(struct elffile *f, const char *path, long owner, struct arena *names);
+int perfmap__read(struct elffile *f, const char *path, long owner, struct strarena *names);
 
 /* File offset in the mapped file -> ELF vaddr; false when in no PT_LOAD. */
 bool elffile__offset_to_vaddr(const struct elffile *f, uint64_t off, uint64_t *vaddr);
@@ -171,8 +154,8 @@ bool elffile__offset_to_vaddr(const struct elffile *f, uint64_t off, uint64_t *v
  * reads as 0.  Returns 0 or -errno with e filled.
  */
 struct errmsg;
-int kallsyms__read(struct symtab *t, const char *path, struct arena *names,
-		   struct strpool *pool, const char *kernel_dso, struct errmsg *e);
+int kallsyms__read(struct symtab *t, const char *path, struct strarena *names,
+		   struct strintern *pool, const char *kernel_dso, struct errmsg *e);
 
 /*
  * The addresses of _text and _stext in the last file kallsyms__read()

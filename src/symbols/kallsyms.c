@@ -37,8 +37,8 @@ static unsigned char kallsyms_bind(char type)
 	return type >= 'A' && type <= 'Z' ? SYM_GLOBAL : SYM_LOCAL;
 }
 
-int kallsyms__read(struct symtab *t, const char *path, struct arena *names,
-		   struct strpool *pool, const char *kernel_dso, struct errmsg *e)
+int kallsyms__read(struct symtab *t, const char *path, struct strarena *names,
+		   struct strintern *pool, const char *kernel_dso, struct errmsg *e)
 {
 	size_t nr_lines = 0, nr_nonzero = 0, cap = 0;
 	char *line = NULL;
@@ -76,9 +76,9 @@ int kallsyms__read(struct symtab *t, const char *path, struct arena *names,
 			size_t mlen = strcspn(mod, "]\r\n");
 
 			if (mod[mlen] == ']')
-				dso = strpool__intern(pool, mod, mlen + 1);
+				dso = strintern__xptr(pool, mod, mlen + 1);
 		}
-		symtab__add(t, addr, 0, arena__strndup(names, name, nlen), dso,
+		symtab__add(t, addr, 0, strarena__xdup(names, name, nlen), dso,
 			    kallsyms_bind(type));
 	}
 	if (ferror(fp))

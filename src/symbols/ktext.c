@@ -89,7 +89,7 @@ static bool ktext_add(struct symbols *s, uint64_t addr, uint64_t len, const char
 	}
 	add[nnew].start = add[nnew].sym_start = addr;
 	add[nnew].end = end;
-	add[nnew++].name = strpool__intern(&s->pool, name, strlen(name));
+	add[nnew++].name = strintern__xptr(&s->pool, name, strlen(name));
 	if (lo < hi && k[hi - 1].end > end) {
 		add[nnew] = k[hi - 1];
 		add[nnew++].start = end;

@@ -60,7 +60,7 @@ int symbols__load_modules(struct symbols *s, const char *path, struct errmsg *e)
 		m = &s->modules[s->nr_modules++];
 		m->start = m->sym_start = addr;
 		m->end = addr + size;
-		m->name = strpool__intern(&s->pool, dso, strlen(dso));
+		m->name = strintern__xptr(&s->pool, dso, strlen(dso));
 	}
 	if (ferror(fp))
 		err = errmsg__set(e, -EIO, "cannot read '%s': %s", path, strerror(errno));

@@ -57,7 +57,7 @@ static bool owner_trusted(const char *path, const struct stat *st, long owner)
 	return !stat(proc, &pst) && pst.st_uid == st->st_uid;
 }
 
-int perfmap__read(struct elffile *f, const char *path, long owner, struct arena *names)
+int perfmap__read(struct elffile *f, const char *path, long owner, struct strarena *names)
 {
 	unsigned long long total = 0;
 	char line[PERFMAP_MAX_LINE];
@@ -104,7 +104,7 @@ int perfmap__read(struct elffile *f, const char *path, long owner, struct arena 
 		p[strcspn(p, "\r\n")] = '\0';
 		if (!*p)
 			continue;
-		symtab__add(&f->tab, start, size, arena__strndup(names, p, strlen(p)), NULL,
+		symtab__add(&f->tab, start, size, strarena__xdup(names, p, strlen(p)), NULL,
 			    SYM_GLOBAL);
 	}
 	fclose(fp);

@@ -54,7 +54,7 @@ struct symbols *symbols__new(void)
 	struct symbols *s = xcalloc(1, sizeof(*s));
 
 	elf_version(EV_CURRENT);
-	s->kernel_dso = strpool__intern(&s->pool, KERNEL_DSO, strlen(KERNEL_DSO));
+	s->kernel_dso = strintern__xptr(&s->pool, KERNEL_DSO, strlen(KERNEL_DSO));
 	s->debug_dir = "/usr/lib/debug";
 	buildid_dir(s->buildid_dir, sizeof(s->buildid_dir));
 	s->mountinfo = "/proc/self/mountinfo";
@@ -116,15 +116,15 @@ void symbols__free(struct symbols *s)
 	free(s->modules);
 	elffile__release(&s->vmlinux);
 	free(s->vmlinux_path);
-	strpool__release(&s->pool);
-	arena__release(&s->names);
+	strintern__release(&s->pool);
+	strarena__release(&s->names);
 	free(s);
 }
 
 int symbols__load_kallsyms(struct symbols *s, const char *path, struct errmsg *e)
 {
 	symtab__release(&s->kernel);
-	s->kallsyms_path = strpool__intern(&s->pool, path, strlen(path));
+	s->kallsyms_path = strintern__xptr(&s->pool, path, strlen(path));
 	return kallsyms__read(&s->kernel, path, &s->names, &s->pool, s->kernel_dso, e);
 }
 
@@ -218,7 +218,7 @@ static const struct map *maps_find(const struct task *t, uint64_t addr)
 
 void symbols__comm(struct symbols *s, pid_t pid, pid_t tid, const char *comm, bool exec)
 {
-	const char *c = strpool__intern(&s->pool, comm, strlen(comm));
+	const char *c = strintern__xptr(&s->pool, comm, strlen(comm));
 	struct task *t;
 
 	task_get(s, tid)->comm = c;
@@ -362,7 +362,7 @@ static void read_comm(struct symbols *s, const char *path, pid_t tid)
 		return;
 	if (fgets(buf, sizeof(buf), fp)) {
 		buf[strcspn(buf, "\n")] = '\0';
-		task_get(s, tid)->comm = strpool__intern(&s->pool, buf, strlen(buf));
+		task_get(s, tid)->comm = strintern__xptr(&s->pool, buf, strlen(buf));
 	}
 	fclose(fp);
 }

@@ -1,83 +1,14 @@
 /*
- * symtab: sorted symbol tables and the string storage behind them; see
- * src/symbols/internal.h.  Tables are built once (kallsyms: ~150k entries,
- * libc: ~3k) and then only searched, so a sorted array beats any tree.
+ * symtab: sorted symbol tables; see src/symbols/internal.h.  Tables are
+ * built once (kallsyms: ~150k entries, libc: ~3k) and then only searched,
+ * so a sorted array beats any tree.  Their names live in the context's
+ * strarena (strintern.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "mmprof/xalloc.h"
 #include "internal.h"
-
-#define ARENA_CHUNK (256 * 1024)
-
-void arena__release(struct arena *a)
-{
-	size_t i;
-
-	for (i = 0; i < a->nr; i++)
-		free(a->chunks[i]);
-	free(a->chunks);
-	memset(a, 0, sizeof(*a));
-}
-
-const char *arena__strndup(struct arena *a, const char *s, size_t len)
-{
-	char *p;
-
-	if (len + 1 > a->left) {
-		/* A name longer than a chunk (C++ templates can be) gets its own. */
-		size_t sz = len + 1 > ARENA_CHUNK ? len + 1 : ARENA_CHUNK;
-
-		XGROW(a->chunks, a->alloc, a->nr);
-		a->chunks[a->nr++] = a->cur = xmalloc(sz);
-		a->left = sz;
-	}
-	p = a->cur;
-	memcpy(p, s, len);
-	p[len] = '\0';
-	a->cur += len + 1;
-	a->left -= len + 1;
-	return p;
-}
-
-struct strkey {
-	const char *s;
-	size_t len;
-};
-
-static bool strpool_eq(const void *ctx, uint32_t row, const void *key)
-{
-	const struct strpool *p = ctx;
-	const struct strkey *k = key;
-
-	return !strncmp(p->strs[row], k->s, k->len) && p->strs[row][k->len] == '\0';
-}
-
-void strpool__release(struct strpool *p)
-{
-	size_t i;
-
-	for (i = 0; i < p->nr; i++)
-		free(p->strs[i]);
-	free(p->strs);
-	hashidx__release(&p->idx);
-	memset(p, 0, sizeof(*p));
-}
-
-const char *strpool__intern(struct strpool *p, const char *s, size_t len)
-{
-	struct strkey k = { s, len };
-	uint64_t h = hash__bytes(s, len);
-	uint32_t row = hashidx__find(&p->idx, h, strpool_eq, p, &k);
-
-	if (row != HASHIDX_NONE)
-		return p->strs[row];
-	XGROW(p->strs, p->alloc, p->nr);
-	p->strs[p->nr] = xstrndup(s, len);
-	hashidx__insert(&p->idx, h, (uint32_t)p->nr);
-	return p->strs[p->nr++];
-}
 
 void symtab__release(struct symtab *t)
 {

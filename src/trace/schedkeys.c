@@ -15,26 +15,18 @@
 #include <string.h>
 
 #include "mmprof/sched.h"
+#include "mmprof/strintern.h"
 #include "mmprof/xalloc.h"
 
 #define KEY_FRAMES 16		/* enough to find 5 after dropping schedule frames */
 #define ROBOT_FRAMES 7		/* perf sched timehist: max_stack (5) + 2 entries resolved */
 
-struct keyrow {
-	char *key;
-	struct sched_stat st;
-};
-
+/* key i is keys.s[i] (in order first met), st[i] its stats merged */
 struct keyset {
-	struct keyrow *rows;
-	size_t nr, alloc;
-	struct hashidx idx;
+	struct strintern keys;
+	struct sched_stat *st;
+	size_t alloc_st;
 };
-
-static bool keyrow_eq(const void *ctx, uint32_t row, const void *key)
-{
-	return !strcmp(((const struct keyset *)ctx)->rows[row].key, key);
-}
 
 static void stat_merge(struct sched_stat *a, const struct sched_stat *b)
 {
@@ -52,17 +44,10 @@ static void stat_merge(struct sched_stat *a, const struct sched_stat *b)
 
 static void keyset__add(struct keyset *ks, const char *key, const struct sched_stat *st)
 {
-	uint64_t h = hash__bytes(key, strlen(key));
-	uint32_t row = hashidx__find(&ks->idx, h, keyrow_eq, ks, key);
+	uint32_t row = strintern__xid(&ks->keys, key, strlen(key));
 
-	if (row == HASHIDX_NONE) {
-		XGROW(ks->rows, ks->alloc, ks->nr);
-		ks->rows[ks->nr].key = xstrdup(key);
-		memset(&ks->rows[ks->nr].st, 0, sizeof(ks->rows[ks->nr].st));
-		hashidx__insert(&ks->idx, h, (uint32_t)ks->nr);
-		row = (uint32_t)ks->nr++;
-	}
-	stat_merge(&ks->rows[row].st, st);
+	XGROW(ks->st, ks->alloc_st, row);	/* zeroed: a new key's stats are empty */
+	stat_merge(&ks->st[row], st);
 }
 
 static double ms(uint64_t ns)
@@ -133,8 +118,8 @@ static struct sched_stat keyset__total(const struct keyset *ks)
 	struct sched_stat t = { 0 };
 	size_t i;
 
-	for (i = 0; i < ks->nr; i++)
-		stat_merge(&t, &ks->rows[i].st);
+	for (i = 0; i < ks->keys.nr; i++)
+		stat_merge(&t, &ks->st[i]);
 	return t;
 }
 
@@ -157,9 +142,9 @@ static void view_keys(struct profile *p, uint32_t run, const char *pre, const st
 		avg_both = round3(avg_both);
 		cut = floor(cut);
 	}
-	for (i = 0; i < ks->nr; i++) {
-		const struct sched_stat *st = &ks->rows[i].st;
-		const char *k = ks->rows[i].key;
+	for (i = 0; i < ks->keys.nr; i++) {
+		const struct sched_stat *st = &ks->st[i];
+		const char *k = ks->keys.s[i];
 		double n = (double)st->count;
 		double wait = ms(st->wait_sum) / n, delay = ms(st->delay_sum) / n;
 		double both = ms(st->both_sum) / n;
@@ -193,12 +178,8 @@ static void view_keys(struct profile *p, uint32_t run, const char *pre, const st
 
 static void keyset__release(struct keyset *ks)
 {
-	size_t i;
-
-	for (i = 0; i < ks->nr; i++)
-		free(ks->rows[i].key);
-	free(ks->rows);
-	hashidx__release(&ks->idx);
+	strintern__release(&ks->keys);
+	free(ks->st);
 }
 
 void sched__end_run(struct sched *s, struct profile *p, uint32_t run, struct symbols *syms,
@@ -209,8 +190,6 @@ void sched__end_run(struct sched *s, struct profile *p, uint32_t run, struct sym
 	size_t alloc_frames = 0, i;
 	struct sched_stat rb_total;
 
-	hashidx__init(&own.idx);
-	hashidx__init(&rb.idx);
 	for (i = 0; i < s->nr_stacks; i++) {
 		const struct sched_stack *st = &s->stacks[i];
 		const char *names[KEY_FRAMES], *robot[ROBOT_FRAMES];

@@ -203,12 +203,12 @@ static int profiles_equal(const struct profile *a, const struct profile *b)
 
 #define SAME_NR(nr) do { if (a->nr != b->nr) { \
 	printf("#   %s: %zu vs %zu\n", #nr, a->nr, b->nr); return 0; } } while (0)
-	SAME_NR(nr_strs); SAME_NR(nr_frames); SAME_NR(nr_nodes); SAME_NR(nr_counts);
+	SAME_NR(strs.nr); SAME_NR(nr_frames); SAME_NR(nr_nodes); SAME_NR(nr_counts);
 	SAME_NR(nr_events); SAME_NR(nr_runs); SAME_NR(nr_counters);
 	SAME_NR(nr_intervals); SAME_NR(nr_metrics); SAME_NR(nr_meta);
-	for (i = 1; i < a->nr_strs; i++)
-		if (strcmp(a->strs[i], b->strs[i])) {
-			printf("#   string %zu: '%s' vs '%s'\n", i, a->strs[i], b->strs[i]);
+	for (i = 1; i < a->strs.nr; i++)
+		if (strcmp(a->strs.s[i], b->strs.s[i])) {
+			printf("#   string %zu: '%s' vs '%s'\n", i, a->strs.s[i], b->strs.s[i]);
 			bad++;
 		}
 	for (i = 0; i < a->nr_meta; i++) {
@@ -1025,7 +1025,7 @@ static void test_duplicates(const char *good1)
 	rc = datafile__load(p, &b, &e);
 	if (!ok(rc == 0 && b, "a file with duplicate strings, frames and nodes loads"))
 		printf("#   %s\n", e.msg);
-	ok(a && b && b->nr_strs == a->nr_strs && b->nr_frames == a->nr_frames &&
+	ok(a && b && b->strs.nr == a->strs.nr && b->nr_frames == a->nr_frames &&
 	   b->nr_nodes == a->nr_nodes, "duplicates collapse onto the first ones");
 	ok(b && b->nr_counts == a->nr_counts + 1 &&
 	   b->counts[b->nr_counts - 1].node == 1 &&
@@ -1292,7 +1292,7 @@ static void test_format4(void)
 		profile__add_frame_file(a, first + k, 0x1000 + k * 16 + (i >= 600), bids[k % 4]);
 	}
 	profile__add_frame_file(a, 0, 0xffff000000000000ull, bids[3]);
-	nr_strs = a->nr_strs;
+	nr_strs = a->strs.nr;
 	rc = datafile__save(a, v4, &e);
 	if (!rc)
 		rc = datafile__load(v4, &b, &e);
@@ -1301,8 +1301,8 @@ static void test_format4(void)
 	query(v4, "PRAGMA user_version", r4, sizeof(r4));
 	is_str(r4, "4\n", "user_version 4");
 	/* the build-ids not in the pool are strings of the file, after the pool's */
-	ok(b && b->nr_strs == nr_strs + 2 && !strcmp(b->strs[nr_strs], bids[2]) &&
-	   !strcmp(b->strs[nr_strs + 1], bids[3]), "two build-ids appended to the strings");
+	ok(b && b->strs.nr == nr_strs + 2 && !strcmp(b->strs.s[nr_strs], bids[2]) &&
+	   !strcmp(b->strs.s[nr_strs + 1], bids[3]), "two build-ids appended to the strings");
 	profile__intern(a, bids[2]);
 	profile__intern(a, bids[3]);
 	ok(b && profiles_equal(a, b), "every other table equal field by field, ids included");
