@@ -4,10 +4,12 @@
  * The one string table behind every table of names: the profile's string
  * pool (whose ids are the data file's string ids: the order of first sight
  * is part of the format), the symbols' comms and module names, the
- * sampler's comms, a keycache's keys, a sched run's keys, a history
- * series' keys and commits, the monitors' field names.  The owner keeps
+ * sampler's comms, the keys' tables (keycache, keymap, keytab), a sched
+ * run's keys, a history series' keys and commits, the monitors' field
+ * names, the build-ids a save adds to the strings.  The owner keeps
  * whatever goes with a string (a value, a row) in its own array indexed by
- * the id.
+ * the id.  Expected load: from a handful of comms to a profile's
+ * hundreds of thousands of names; lookups outnumber inserts.
  *
  *   strarena   append-only storage of NUL-terminated strings in chunks
  *              (4 KiB doubling to 256 KiB, a long string alone): a pointer

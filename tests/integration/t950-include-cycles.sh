@@ -11,6 +11,8 @@
 #     are one unit";
 #   - the key grammar has one owner: a family's prefix compared outside
 #     src/keys/keykind.c is reported by file and line, with status 1;
+#   - strings have one interner: a string's text hashed outside src/lib
+#     (a table of names of its own) is reported by file and line;
 #   - modules call down the layers the script lists (architecture.md's
 #     table): a call up a row, or a module in no row, is reported;
 #   - the script's layers are architecture.md's table, row for row: a
@@ -27,7 +29,7 @@ check=$here/src/scripts/include-cycles.sh
 out=$("$check" --calls "$MMPROF_BUILD" "$here" 2>&1)
 rc=$?
 [ "$rc" -eq 0 ] && [ -z "$out" ]
-ok $? "no include, module or file cycle in the tree, no key grammar outside keykind.c (status $rc)${out:+: $out}"
+ok $? "no include, module or file cycle in the tree, no key grammar outside keykind.c, no string table outside strintern (status $rc)${out:+: $out}"
 
 # put FILE TEXT: a file of the scratch tree
 put() {
@@ -120,6 +122,19 @@ out=$("$check" "$tmp" 2>&1)
 rc=$?
 [ "$rc" -eq 1 ] && grep -q '^grammar: src/diff/x.c:1:' <<<"$out" && ! grep -q 'keykind.c' <<<"$out"
 ok $? "a family's prefix compared in another file is reported by file and line (status $rc: $out)"
+
+rm -rf "$tmp/src" "$tmp/build"
+put src/lib/names.c 'unsigned long h(const char *s) { return hash__bytes(s, strlen(s)); }'
+out=$("$check" "$tmp" 2>&1)
+rc=$?
+[ "$rc" -eq 0 ] && [ -z "$out" ]
+ok $? "lib/ may hash a string's text (status $rc${out:+: $out})"
+
+put src/keys/names.c 'unsigned long h(const char *s) { return hash__bytes(s, strlen(s)); }'
+out=$("$check" "$tmp" 2>&1)
+rc=$?
+[ "$rc" -eq 1 ] && grep -q '^intern: src/keys/names.c:1:.*(use strintern.h)' <<<"$out" && ! grep -q 'src/lib' <<<"$out"
+ok $? "a string's text hashed in another module is reported by file and line (status $rc: $out)"
 
 rm -rf "$tmp/src" "$tmp/build"
 put src/keys/k.c 'void l(void); void k(void); void k(void) { l(); }'
