@@ -91,8 +91,9 @@ KNOWN_LIBPERF="include/mmprof/perfsession.h:perf/event.h"
 # Strings hashed outside lib/, each file with why.  src/symbols/dso.c (a
 # process's file by name and pid) and src/trace/sched.c (a stack by its
 # chain and comm): composite keys, not tables of names.  src/diff/diff.c
-# and src/diff/verdictgate.c: indexes over the rows' keys, which the rows
-# own (diff_row.key, public), in files being reworked beside this check.
+# and src/diff/verdictgate.c: indexes that find a row by its key (a
+# column's rows by name, a gate's glob by its prefix), storing no string:
+# the rows own their keys (diff_row.key, public).
 KNOWN_INTERN="src/symbols/dso.c src/trace/sched.c src/diff/diff.c src/diff/verdictgate.c"
 
 calls=
