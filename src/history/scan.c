@@ -161,7 +161,8 @@ static size_t moved_neighbour(const struct history_series *hs, const struct hist
 	struct strlist lines = { 0 };
 	size_t d;
 
-	quiet.say = keep_line, quiet.say_arg = &lines;
+	quiet.say = keep_line;
+	quiet.say_arg = &lines;
 	for (d = 0; d < 2; d++) {
 		size_t nb = d ? saved.at + 1 : saved.at - 1, moved_at = SIZE_MAX;
 		/* a point's diff keeps pointers to its sides: it stays where it was made */
@@ -170,7 +171,8 @@ static size_t moved_neighbour(const struct history_series *hs, const struct hist
 		if ((!d && !saved.at) || !history_trend__move(t, p, nb))
 			continue;
 		np = xcalloc(1, sizeof(*np));
-		np->score = t, np->cp = p;
+		np->score = t;
+		np->cp = p;
 		scan_point(hs, &quiet, np, &moved_at);
 		point_release(np);
 		free(np);
