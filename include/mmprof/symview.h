@@ -125,8 +125,13 @@ void symview__release(struct symview *v);	/* NULL is fine */
  * keeps and the other skips, unresolved frames merged alike: a profile
  * whose every frame is a resolved, not inlined symbol, as most mmprof
  * records), v borrows from's arrays, which must outlive it, and costs
- * nothing; else it is built from the profile.  Returns true when
- * borrowed.  Release v with symview__release either way.
+ * nothing; else it is derived from from's symnodes (one lookup per
+ * symnode of from, none per profile node: unresolved and inline frames
+ * skipped, "[unknown]"s merged), the same ids and arrays as the build.
+ * Built from the profile only where no derivation is exact: from skips
+ * a frame v keeps or keys together frames v keys apart, or either cuts
+ * stacks (max_stack).  Returns true when borrowed.  Release v with
+ * symview__release either way.
  */
 bool symview__derive(struct symview *v, const struct symview *from, const struct symview_opts *o);
 

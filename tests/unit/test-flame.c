@@ -656,20 +656,130 @@ static void name_path(const struct profile *p, uint32_t q, char *buf, size_t siz
 		len += (size_t)snprintf(buf + len, size - len, "%s;", profile__frame_sym(p, p->nodes[up[n]].frame));
 }
 
-/* Do a and b hold the same symnodes, and map every node of p alike? */
+/*
+ * Do a (derived) and b (built) hold the same entries and symnodes
+ * (same_anc too), the same choices and child lists, and map every node
+ * of p alike?
+ */
 static bool same_view(const struct profile *p, const struct symview *a, const struct symview *b)
 {
 	uint32_t i;
 
 	if (a->nr_nodes != b->nr_nodes || a->nr_entries != b->nr_entries ||
-	    memcmp(a->nodes, b->nodes, a->nr_nodes * sizeof(*a->nodes)) ||
-	    memcmp(a->entries, b->entries, a->nr_entries * sizeof(*a->entries)))
+	    a->keep_unresolved != b->keep_unresolved || a->keep_inline != b->keep_inline ||
+	    a->unknown_by_dso != b->unknown_by_dso || a->max_stack != b->max_stack ||
+	    a->nr_cut != b->nr_cut ||
+	    memcmp(a->nodes, b->nodes, a->nr_nodes * sizeof(*a->nodes)))
+		return false;
+	for (i = 0; i < a->nr_entries; i++)
+		if (a->entries[i].dso != b->entries[i].dso || a->entries[i].sym != b->entries[i].sym ||
+		    a->entries[i].kernel != b->entries[i].kernel)
+			return false;
+	/* a's lists where b has them; a borrowed a may have them unasked; the root has no sibling */
+	if ((b->first_child && !a->first_child) || (a->first_child && !b->first_child && !a->borrowed))
+		return false;
+	if (a->first_child && b->first_child &&
+	    (memcmp(a->first_child, b->first_child, a->nr_nodes * sizeof(uint32_t)) ||
+	     memcmp(a->next_sibling + 1, b->next_sibling + 1, (a->nr_nodes - 1) * sizeof(uint32_t))))
 		return false;
 	for (i = 0; i < p->nr_nodes; i++)
 		if (symview__symnode(a, i) != symview__symnode(b, i) ||
 		    symview__counts(a, i) != symview__counts(b, i))
 			return false;
 	return true;
+}
+
+/* Choices number c: bit 0 keep_unresolved, 1 keep_inline, 2 unknown_by_dso, 3 children. */
+static struct symview_opts opts_of(unsigned c, uint32_t max_stack)
+{
+	return (struct symview_opts){ .keep_unresolved = c & 1, .keep_inline = (c >> 1) & 1,
+				      .unknown_by_dso = (c >> 2) & 1, .children = (c >> 3) & 1,
+				      .max_stack = max_stack };
+}
+
+/*
+ * A derived view equals one built apart, for each of the 256 pairs of
+ * choices (from any view to any other, finer or not: derived, shared or
+ * built, the same answer) on p; max_stack for from and for the views
+ * with bit 2.  Returns how many pairs differ.
+ */
+static unsigned derive_all(const struct profile *p, uint32_t max_stack)
+{
+	unsigned f, t, bad = 0;
+
+	for (f = 0; f < 16; f++) {
+		struct symview_opts fo = opts_of(f, max_stack);
+		struct symview from;
+
+		symview__init_opts(&from, p, &fo);
+		for (t = 0; t < 16; t++) {
+			struct symview_opts to = opts_of(t, t & 4 ? max_stack : 0);
+			struct symview d, apart;
+
+			symview__derive(&d, &from, &to);
+			symview__init_opts(&apart, p, &to);
+			if (!same_view(p, &d, &apart)) {
+				if (!bad)
+					printf("# derived view differs: from choices %u to %u\n", f, t);
+				bad++;
+			}
+			symview__release(&d);
+			symview__release(&apart);
+		}
+		symview__release(&from);
+	}
+	return bad;
+}
+
+/*
+ * A random profile of what makes symbol tries differ: one function at
+ * several addresses, one name in two DSOs, unresolved frames in three
+ * DSOs, inline frames and (mixed) one name both inlined and called.
+ */
+static struct profile *random_profile(unsigned *seed, bool mixed)
+{
+	static const char *const syms[] = { "main", "a", "b", "memcpy", NULL, NULL, "inl", "c" };
+	static const char *const dsos[] = { "/usr/bin/app", "/usr/lib/libc.so.6", "/usr/lib/libfoo.so" };
+	struct profile *p = new_profile(2);
+	uint32_t nodes[256], comm = profile__intern(p, "app");
+	size_t nr = 1, i, n = 8 + (size_t)(rand_r(seed) % 120);
+
+	nodes[0] = PROFILE_ROOT;
+	for (i = 0; i < n; i++) {
+		uint32_t parent = nodes[rand_r(seed) % nr];
+		unsigned s = (unsigned)rand_r(seed) % 8, d = (unsigned)rand_r(seed) % 3;
+		bool inlined = s == 6 || (mixed && s == 7 && rand_r(seed) % 2);
+		uint64_t addr = 0x1000 * (s + 1) + 0x100 * d + (uint64_t)(rand_r(seed) % 3) * 8 + (inlined ? 4 : 0);
+
+		if (s == 3 && d == 2)
+			d = 1;	/* memcpy of the kernel or of libc */
+		nodes[nr++] = node_at(p, parent, syms[s], s == 3 && d == 0 ? "[kernel.kallsyms]" : dsos[d],
+				      addr, inlined);
+	}
+	for (i = 0; i < 2 * n; i++)
+		profile__add_count(p, (uint32_t)(rand_r(seed) % 2), 0, comm, 0, nodes[1 + rand_r(seed) % (nr - 1)],
+				   1, 1 + (uint64_t)(rand_r(seed) % 1000));
+	return p;
+}
+
+/* Every pair of choices on random profiles, mixed and not, whole and cut stacks. */
+static void test_derive_random(void)
+{
+	unsigned seed = 28, k, bad = 0, mixed_bad = 0, cut_bad = 0;
+
+	for (k = 0; k < 100; k++) {
+		struct profile *p = random_profile(&seed, false);
+
+		bad += derive_all(p, 0) != 0;
+		profile__free(p);
+		p = random_profile(&seed, true);
+		mixed_bad += derive_all(p, 0) != 0;
+		cut_bad += derive_all(p, 3) != 0;
+		profile__free(p);
+	}
+	ok(!bad, "derive: 100 random profiles, every pair of 16 choices: as built apart (%u differ)", bad);
+	ok(!mixed_bad, "derive: 100 with a function both inlined and called: as built apart (%u differ)", mixed_bad);
+	ok(!cut_bad, "derive: the same with stacks cut to 3 frames: as built apart (%u differ)", cut_bad);
 }
 
 /*
@@ -698,7 +808,12 @@ static void test_views(struct profile *p, const struct chain_diff *own)
 	symview__release(&d);
 	symview__release(&apart);
 	ok(!symview__derive(&d, &fine, &cost_o), "views: the costs' of a profile with an inline frame too");
+	symview__init_opts(&apart, p, &cost_o);
+	ok(same_view(p, &d, &apart), "views: ... the same as built apart");
 	symview__release(&d);
+	symview__release(&apart);
+	ok(derive_all(p, 0) == 0, "views: every pair of choices (unresolved, inline, [unknown] by DSO, child lists)");
+	ok(derive_all(p, 2) == 0, "views: ... and with stacks cut to 2 frames");
 
 	err = chains__compute_scaled(&cd, ps, 1, ps, 1, "cpu-clock", 0, 0.05, false, NULL, NULL, &cv);
 	ok(!err && cd.nr == own->nr, "views: chains from the collapse, %zu rows (%zu apart)", cd.nr, own->nr);
@@ -894,6 +1009,7 @@ int main(void)
 	test_diff();
 	test_renamed();
 	test_chain_paths();
+	test_derive_random();
 	test_split_function();
 	test_per_op();
 	test_html();
