@@ -14,6 +14,7 @@
 #include "mmprof/cmd.h"
 #include "mmprof/datafile.h"
 #include "mmprof/flame.h"
+#include "mmprof/html.h"
 #include "mmprof/keys.h"
 #include "mmprof/message.h"
 #include "mmprof/options.h"

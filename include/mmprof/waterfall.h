@@ -4,7 +4,7 @@
  * accounts for part of the change (up or down from where the previous
  * bar ended), the caller's "elsewhere" bar for the rest, and the new
  * side's total, as one inline SVG element for the HTML diff's first
- * screen (flame.h's pages).  The flame module's second picture: it draws
+ * screen (html.h's pages).  The flame module's second picture: it draws
  * what it is given and computes nothing but the layout.
  *
  * Rows run down the page (labels are function names, long): a label

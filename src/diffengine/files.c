@@ -1,6 +1,6 @@
 /*
  * files: the documents a comparison writes beside stdout's, each whole or
- * not at all: the HTML report (flame.h), JUnit XML and the markdown
+ * not at all: the HTML report (html.h), JUnit XML and the markdown
  * summary (ciout.h), one of each per compared column, and with several
  * columns the page that chooses between their HTML reports.  See
  * include/mmprof/diffengine.h.
@@ -12,6 +12,7 @@
 
 #include "mmprof/diffengine.h"
 #include "mmprof/flame.h"
+#include "mmprof/html.h"
 #include "mmprof/outfile.h"
 #include "mmprof/xalloc.h"
 
@@ -43,7 +44,7 @@ static int write_ci(const struct diff_result *r, size_t k, const char *path,
 }
 
 /*
- * The HTML report (flame.h) of the base against column k: its rows, both
+ * The HTML report (html.h) of the base against column k: its rows, both
  * headers, the waterfall of the cost per op (verdicts from the costs'
  * diff), the differential flame graphs by share and per op.
  */

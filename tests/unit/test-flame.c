@@ -14,6 +14,7 @@
 
 #include "mmprof/chains.h"
 #include "mmprof/flame.h"
+#include "mmprof/html.h"
 #include "mmprof/symview.h"
 #include "tap.h"
 

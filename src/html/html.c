@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "mmprof/flame.h"
+#include "mmprof/html.h"
 #include "mmprof/keys.h"
 #include "mmprof/xalloc.h"
 

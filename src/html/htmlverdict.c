@@ -13,6 +13,7 @@
 #include "mmprof/ciout.h"
 #include "mmprof/diffside.h"
 #include "mmprof/flame.h"
+#include "mmprof/html.h"
 #include "mmprof/keykind.h"
 #include "mmprof/waterfall.h"
 #include "mmprof/xalloc.h"

@@ -1,5 +1,5 @@
 /*
- * html-int.h: what the files of the HTML reports share (src/flame/):
+ * html-int.h: what the files of the HTML reports share (src/html/):
  * html.c writes the pages, htmlverdict.c the first screen of a diff's,
  * htmlcell.c the cells of a row that both show.  Calls go one way:
  * html.c -> htmlverdict.c -> htmlcell.c.
@@ -9,6 +9,7 @@
 
 #include "mmprof/diff.h"
 #include "mmprof/flame.h"
+#include "mmprof/html.h"
 #include "mmprof/outbuf.h"
 
 struct ci_gates;

@@ -1,6 +1,6 @@
 /*
  * htmlcost: the cost model's attribution and per-op graph made ready for
- * the HTML diff (struct html_cost_build, flame.h): values scaled into one
+ * the HTML diff (struct html_cost_build, html.h): values scaled into one
  * unit a reader takes in, labels and verdicts per bar, the runs the
  * comparison keeps.  Nothing is computed here that cost.h has not: this
  * is the translation between the model and the pictures.
@@ -12,6 +12,7 @@
 
 #include "mmprof/cost.h"
 #include "mmprof/flame.h"
+#include "mmprof/html.h"
 #include "mmprof/keys.h"
 #include "mmprof/xalloc.h"
 
