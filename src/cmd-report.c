@@ -176,8 +176,8 @@ static int write_html(const struct profile *p, const char *path, int ev, const c
 	have_graph = flame__build(&f, p, &fo, &e) == 0;
 	if (!have_graph)
 		note("no flame graph in the HTML report: %s", e.msg);
-	flame__html_report(&b, &side, rows, nr, have_graph ? &f : NULL, event,
-			   report__unnamed_line(p, ev, true, line, sizeof(line)));
+	html__report(&b, &side, rows, nr, have_graph ? &f : NULL, event,
+		     report__unnamed_line(p, ev, true, line, sizeof(line)));
 	err = flame__write_file(&b, output, &e);
 	if (err)
 		error("%s", e.msg);

@@ -86,9 +86,9 @@ void html_cost__release(struct html_cost_build *hb);
  * are inline.
  */
 struct ci_gates;
-void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const struct diff *d,
-		      const struct diff_row *const *rows, size_t n, const struct flame *f,
-		      const char *event, const struct ci_gates *gates, const struct html_cost *cost);
+void html__diff(struct outbuf *b, const struct html_side sides[2], const struct diff *d,
+		const struct diff_row *const *rows, size_t n, const struct flame *f,
+		const char *event, const struct ci_gates *gates, const struct html_cost *cost);
 
 /* A row of the single-profile report: a function's shares of the event's total, %. */
 struct html_key_row {
@@ -103,7 +103,7 @@ struct html_key_row {
  * unresolved: the line saying how much of the total has no name and that
  * it is counted (report.h's report__unnamed_line), or NULL.
  */
-void flame__html_report(struct outbuf *b, const struct html_side *s, const struct html_key_row *rows,
-			size_t n, const struct flame *f, const char *event, const char *unresolved);
+void html__report(struct outbuf *b, const struct html_side *s, const struct html_key_row *rows,
+		  size_t n, const struct flame *f, const char *event, const char *unresolved);
 
 #endif

@@ -91,7 +91,7 @@ static int write_html(struct diff_result *r, size_t k, const char *path,
 		diff_result__say(r, DIFF_SAY_NOTE, "no flame graph in the HTML report: %s", e.msg);
 	html_cost__build(&hb, cs, column, d->cost, d, (const struct profile *const *)s0->profiles, s0->nr,
 			 (const struct profile *const *)sk->profiles, sk->nr, have_graph ? ev : NULL, &fo);
-	flame__html_diff(&b, hs, d, rows, n, have_graph ? &f : NULL, ev, ci, &hb.hc);
+	html__diff(&b, hs, d, rows, n, have_graph ? &f : NULL, ev, ci, &hb.hc);
 	html_cost__release(&hb);
 	if (k + 1 == r->nd)	/* the graphs are drawn: no view is read after */
 		diff_result__drop_views(r);

@@ -433,9 +433,9 @@ static void page_open(struct outbuf *b, const char *what, const char *first, con
 	outbuf__printf(b, "</style>\n</head>\n<body>\n<h1>mmprof %s</h1>\n", what);
 }
 
-void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const struct diff *d,
-		      const struct diff_row *const *rows, size_t n, const struct flame *f,
-		      const char *event, const struct ci_gates *gates, const struct html_cost *cost)
+void html__diff(struct outbuf *b, const struct html_side sides[2], const struct diff *d,
+		const struct diff_row *const *rows, size_t n, const struct flame *f,
+		const char *event, const struct ci_gates *gates, const struct html_cost *cost)
 {
 	const struct flame *fc = f && cost ? cost->per_op : NULL;
 	bool waterfall = cost && cost->waterfall;
@@ -538,9 +538,8 @@ void flame__html_diff(struct outbuf *b, const struct html_side sides[2], const s
 	scripts(b, diff_row_text);
 }
 
-
-void flame__html_report(struct outbuf *b, const struct html_side *s, const struct html_key_row *rows,
-			size_t n, const struct flame *f, const char *event, const char *unresolved)
+void html__report(struct outbuf *b, const struct html_side *s, const struct html_key_row *rows,
+		  size_t n, const struct flame *f, const char *event, const char *unresolved)
 {
 	char sub[256];
 	size_t i;

@@ -509,7 +509,7 @@ static void test_html(void)
 	ok(diff__compute(&d, dr, 3, dr + 3, 3, &dopts) == 0, "diff computed");
 	rows = diff__select(&d, DIFF_SELECT_DEFAULT, &nr);
 	ok(flame__build_diff(&f, bs, 1, ns, 1, &o, &e) == 0, "graph for the report");
-	flame__html_diff(&out, hs, &d, rows, nr, &f, "cpu-clock", NULL, NULL);
+	html__diff(&out, hs, &d, rows, nr, &f, "cpu-clock", NULL, NULL);
 	ok(!strncmp(out.s, "<!DOCTYPE html>", 15), "HTML document");
 	ok(strstr(out.s, "base&lt;1&gt;.data") && strstr(out.s, "host&amp;a"), "metadata escaped");
 	ok(strstr(out.s, "perf-profile.children.cpu-clock.grow_fn") != NULL, "the grow_fn row is in the table");
@@ -535,7 +535,7 @@ static void test_html(void)
 		o.scale = sc;
 		o.unit = "ns per op";
 		ok(flame__build_diff(&fc, bs, 1, ns, 1, &o, &e) == 0, "graph per op for the report");
-		flame__html_diff(&out, hs, &d, rows, nr, &f, "cpu-clock", NULL, &hc);
+		html__diff(&out, hs, &d, rows, nr, &f, "cpu-clock", NULL, &hc);
 		if (out_path) {
 			FILE *fp = fopen(out_path, "w");
 
