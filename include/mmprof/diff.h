@@ -548,4 +548,21 @@ void diff__skid_notes(struct outbuf *b, const struct diff *d, size_t nd);
 void diff__format(struct outbuf *b, const struct diff *d, const struct diff_row *const *rows,
 		  size_t n, enum diff_format f, bool with_verdict);
 
+/* A key as a markdown code span (format.c; the cost tables' too). */
+void diff__md_key(struct outbuf *b, const char *s);
+
+/*
+ * The table's share test on rows that are not keys (diff -g's call paths,
+ * src/chains/chains.c), in two steps.  diff__shares_init: d with nr rows of nb + nn
+ * runs, every row's v pointing into d->values (the caller fills them:
+ * points, base then new), no keys; 0 or -EINVAL (a side without runs).
+ * diff__test_shares: every row whose mean on a side reaches the test
+ * floor is tested as one perf-profile.children family named family
+ * (phi and its shape, the prior with its trend, weighted BH over these
+ * rows alone, the detectable change) from the samples of each run,
+ * nsamp; rows get p, q, mde and their verdict.  diff__release frees d.
+ */
+int diff__shares_init(struct diff *d, size_t nr, size_t nb, size_t nn, const struct diff_opts *o);
+void diff__test_shares(struct diff *d, const char *family, const double *nsamp);
+
 #endif

@@ -10,8 +10,10 @@
  * (none calls back); family.c
  * fits a family's noise model (phi and its shape, the prior, the
  * moderated variances) and names disturbed runs; robot.c holds the
- * robot's small-change rules; format.c writes the
- * rows as text and columns.c the table of several compared columns.
+ * robot's small-change rules; pairing.c pairs the runs (diff -p).
+ * What the rows are written as is the table module's (src/table/), what
+ * they cost the cost module's (src/cost/), above this one: they read the
+ * rows through mmprof/diff.h.
  *
  * The test's types are diff__compute's scratch: a struct tctx lives for
  * one call, with one struct trow per row and one struct fam per family.
@@ -36,11 +38,6 @@
 
 /* ---- rows by their keys (keyname.c; what a key is: keykind.h) ---- */
 
-/* Why ambient rows are apart, as the outputs' titles over them say it. */
-#define DIFF_AMBIENT_WHY "system-wide memory levels, which the rest of the machine moves as much " \
-	"as the workload; what the workload held is its .rise. keys"
-/* The title line of the lkp table's ambient rows ("the machines differed"), a blank line first. */
-void diff__lkp_ambient_title(struct outbuf *b);
 /* o->score's glob, or the default score keys (keykind__score). */
 bool diff__is_score(const struct diff_opts *o, const char *key);
 /* o->ambient's patterns, and the default ambient keys unless o->no_ambient_defaults. */
@@ -59,18 +56,6 @@ void diff__add_spelling(struct diff *d, uint32_t row, int side, const char *s, s
  * (lib/stats.rb skip_small_change?)?  m: stats__robot_changed's metrics.
  */
 bool diff__robot_small_change(const char *key, const struct stat_robot *m);
-
-/* ---- text (format.c), shared with the table of several columns (columns.c) ---- */
-
-/* Is r's change coloured (when the sink has colour)?  See format.c. */
-bool diff_row__tinted(const struct diff_row *r, bool marked, bool ambient_marked);
-/* --all's marker of a row: "up q=0.0012, detectable 0.31" and the like, into mark. */
-void diff_row__mark(const struct diff_row *r, char *mark, size_t size);
-/* One CSV line of r (key to ambient), its newline included. */
-void diff_row__csv(struct outbuf *b, const struct diff_row *r);
-/* A markdown cell's value ("1.23 \xc2\xb14%"), and a key as a code span. */
-void diff__md_value(struct outbuf *b, double mean, double sd);
-void diff__md_key(struct outbuf *b, const char *s);
 
 /* ---- the test (verdict.c, family.c; see "Verdicts" in diff.h) ---- */
 
@@ -243,19 +228,5 @@ void trow__power(const struct trow *t, const struct fam *fams, struct diff_row *
 		 const struct diff *d);
 /* d->advice from the first children family's rows (the median mde and runs needed). */
 void tctx__runs_advice(struct tctx *x);
-
-/*
- * The table's share test on rows that are not keys (diff -g's call paths,
- * chains.c), in two steps.  diff__shares_init: d with nr rows of nb + nn
- * runs, every row's v pointing into d->values (the caller fills them:
- * points, base then new), no keys; 0 or -EINVAL (a side without runs).
- * diff__test_shares: every row whose mean on a side reaches the test
- * floor is tested as one perf-profile.children family named family
- * (phi and its shape, the prior with its trend, weighted BH over these
- * rows alone, the detectable change) from the samples of each run,
- * nsamp; rows get p, q, mde and their verdict.  diff__release frees d.
- */
-int diff__shares_init(struct diff *d, size_t nr, size_t nb, size_t nn, const struct diff_opts *o);
-void diff__test_shares(struct diff *d, const char *family, const double *nsamp);
 
 #endif

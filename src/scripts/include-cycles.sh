@@ -67,13 +67,15 @@ KNOWN_FILES="src/cmd-help.c:src/mmprof.c"
 
 # The layers, top first, rows apart by '|': commands; bisection; history;
 # the engines; the HTML pages (over diff's results and flame's pictures);
-# the flame graphs and the cost waterfall; the comparison; the views of
+# the flame graphs and the cost waterfall; the costs per op, the gates
+# and CI outputs, the call paths (diff -g); the table (the sides loaded,
+# the rows written); the comparison (the rows and their test); the views of
 # one file and the foreign formats out; the results store; keys and
 # foreign files in; recording; the perf layer (libperf's session,
 # samples, event spellings); the .data file; the data model; symbols;
 # leaf utilities.  The same rows as the table of
 # Documentation/architecture.md, checked below when the tree has it.
-LAYERS="cmd | bisect | history | diffengine | html | flame | diff | report export | store | keys import | record trace | perf | datafile | profile | symbols | lib"
+LAYERS="cmd | bisect | history | diffengine | html | flame | cost gate chains | table | diff | report export | store | keys import | record trace | perf | datafile | profile | symbols | lib"
 
 # The key grammar (keykind.h) outside keykind.c, each file with why.
 # src/diff/robot.c: compare.rb's case statement ("proc-vmstat" at the

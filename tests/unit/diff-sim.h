@@ -24,7 +24,7 @@
  * node holding at least floor(0.5 % of n_r) samples (KEYS_CALLTRACE_CUT),
  * cut to 5 frames leaf first and summed, and a few non-profile keys with
  * the noise measured on real runs.  A side is a diff_run array exactly as
- * diff_sides__load (src/diff/side.c) builds it: items, and samples =
+ * diff_sides__load (src/table/side.c) builds it: items, and samples =
  * {"cpu-clock", n_r}.
  *
  * Deterministic: every trial seeds its own xoshiro256** from the case and

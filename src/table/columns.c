@@ -15,7 +15,7 @@
 
 #include "mmprof/diff.h"
 
-#include "diff-int.h"
+#include "table-int.h"
 
 /* The key's row in the first column that has it (the base's numbers are the same in each). */
 static const struct diff_row *first_row(const struct diff_row *const *cols, size_t nd)

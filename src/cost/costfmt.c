@@ -13,11 +13,11 @@
 #include <string.h>
 
 #include "mmprof/cost.h"
+#include "mmprof/diff.h"
 #include "mmprof/escape.h"
 #include "mmprof/utf8.h"
 #include "mmprof/xalloc.h"
 
-#include "diff-int.h"
 
 /* A cost in its unit, scaled for a time ("1.29 ms"), signed when sign. */
 static void cost_value(char *buf, size_t size, double v, const struct cost_attr *a, bool sign)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "mmprof/chains.h"
+#include "mmprof/diff.h"
 #include "mmprof/diffside.h"
 #include "mmprof/hashidx.h"
 #include "mmprof/keykind.h"
@@ -17,7 +18,6 @@
 #include "mmprof/xalloc.h"
 
 #include "chains-int.h"
-#include "diff-int.h"
 
 #define MAX_FRAMES 6
 /*

@@ -15,7 +15,7 @@
 #include "mmprof/diff.h"
 #include "mmprof/xalloc.h"
 
-#include "diff-int.h"
+#include "table-int.h"
 
 bool diff__setting_key(const char *name)
 {

@@ -20,7 +20,7 @@
 #include "mmprof/term.h"
 #include "mmprof/xalloc.h"
 
-#include "diff-int.h"
+#include "table-int.h"
 
 int diff_format__parse(const char *name, enum diff_format *f)
 {
