@@ -18,8 +18,8 @@
 # module whose calls go both ways may, when an internal header of the
 # module that both include (src/<module>/*.h) says so in its opening
 # comment, in the words "A.c and B.c are one unit" (either order), and
-# why, as diff-int.h does for diff.c and verdict.c.  Objects must be
-# built.
+# why (no header uses it now: every such pair was broken).  Objects must
+# be built.
 #
 # With --calls, the modules' calls also point down LAYERS (below), the
 # layers of Documentation/architecture.md from the top: a call to a
