@@ -70,42 +70,47 @@ void stats__summary(const double *v, size_t n, double *scratch, struct stat_summ
 	s->median = median_sorted(scratch, n);
 }
 
+#define LENTZ_TINY	1e-300
+
+/*
+ * One step of the modified Lentz method for a continued fraction
+ * b0 + a1 / (b1 + a2 / (b2 + ...)): the step's a and b update the running
+ * c and d (each kept off zero), and the factor it multiplies the value by
+ * is returned (1 when it has converged).
+ */
+static double lentz_step(double a, double b, double *c, double *d)
+{
+	*d = b + a * *d;
+	if (fabs(*d) < LENTZ_TINY)
+		*d = LENTZ_TINY;
+	*c = b + a / *c;
+	if (fabs(*c) < LENTZ_TINY)
+		*c = LENTZ_TINY;
+	*d = 1 / *d;
+	return *d * *c;
+}
+
 /*
  * Continued fraction for I_x(a,b) by the modified Lentz method
  * (Numerical Recipes' betacf); converges fast for x < (a+1)/(a+b+2).
  */
 static double betacf(double a, double b, double x)
 {
-	const double tiny = 1e-300, eps = 1e-16;
+	const double eps = 1e-16;
 	double qab = a + b, qap = a + 1, qam = a - 1;
 	double c = 1, d = 1 - qab * x / qap, h;
 	int m;
 
-	if (fabs(d) < tiny)
-		d = tiny;
+	if (fabs(d) < LENTZ_TINY)
+		d = LENTZ_TINY;
 	d = 1 / d;
 	h = d;
 	for (m = 1; m <= 10000; m++) {
 		int m2 = 2 * m;
-		double aa = m * (b - m) * x / ((qam + m2) * (a + m2)), del;
+		double del;
 
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		h *= d * c;
-		aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		del = d * c;
+		h *= lentz_step(m * (b - m) * x / ((qam + m2) * (a + m2)), 1, &c, &d);
+		del = lentz_step(-(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)), 1, &c, &d);
 		h *= del;
 		if (fabs(del - 1) < eps)
 			break;
@@ -131,7 +136,7 @@ double stats__betai(double a, double b, double x)
 /* Numerical Recipes' gser and gcf: the series below a + 1, the continued fraction above. */
 double stats__gammp(double a, double x)
 {
-	const double eps = 1e-15, tiny = 1e-300;
+	const double eps = 1e-15;
 	double gln, sum, del, ap, b, c, d, h;
 	int n;
 
@@ -153,21 +158,12 @@ double stats__gammp(double a, double x)
 		return sum * exp(-x + a * log(x) - gln);
 	}
 	b = x + 1 - a;
-	c = 1 / tiny;
+	c = 1 / LENTZ_TINY;
 	d = 1 / b;
 	h = d;
 	for (n = 1; n < 100000; n++) {
-		double an = -n * (n - a);
-
 		b += 2;
-		d = an * d + b;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = b + an / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		del = d * c;
+		del = lentz_step(-n * (n - a), b, &c, &d);
 		h *= del;
 		if (fabs(del - 1) < eps)
 			break;
