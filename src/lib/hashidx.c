@@ -98,12 +98,9 @@ int hashidx__reserve(struct hashidx *h, size_t nr)
 
 void hashidx__insert(struct hashidx *h, uint64_t hash, uint32_t row)
 {
-	if (!h->rows || (h->nr + 1) * 2 > h->mask + 1) {
-		size_t cap = h->rows ? (h->mask + 1) * 2 : 64;
-
-		if (regrow(h, cap))
-			xalloc__die(cap * (sizeof(*h->rows) + sizeof(*h->hashes)));
-	}
+	/* the test inline: an insert that needs no room stays two compares */
+	if ((!h->rows || (h->nr + 1) * 2 > h->mask + 1) && hashidx__reserve(h, h->nr + 1))
+		xalloc__die(cap_for(h, h->nr + 1) * (sizeof(*h->rows) + sizeof(*h->hashes)));
 	place(h, hash, row);
 	h->nr++;
 }
