@@ -106,11 +106,7 @@ void keymap__add(struct keymap *m, const char *key, double value)
 {
 	uint32_t id = strintern__xid(&m->keys, key, strlen(key));
 
-	if (m->alloc_vals < m->keys.alloc) {	/* a new key's sum starts at 0 */
-		m->vals = xrealloc(m->vals, m->keys.alloc * sizeof(*m->vals));
-		memset(m->vals + m->alloc_vals, 0, (m->keys.alloc - m->alloc_vals) * sizeof(*m->vals));
-		m->alloc_vals = m->keys.alloc;
-	}
+	XGROW(m->vals, m->alloc_vals, id);	/* a new key's sum starts at 0 */
 	m->vals[id] += value;
 }
 
