@@ -90,8 +90,6 @@ int perfsession__add(struct perfsession *ps, const struct perf_event_attr *attr,
 		     struct perf_evsel **evsel);
 /* Open an added event on the session's maps: 0 or -errno (never a bare -1). */
 int perfsession__open_evsel(struct perf_evsel *evsel);
-/* Take an added event out again and free it (its open failed). */
-void perfsession__drop(struct perfsession *ps, struct perf_evsel *evsel);
 /*
  * perfsession__add, then perfsession__open_evsel: 0 with *evsel, or -errno
  * with the event taken out again and *evsel NULL.  An open refused for a

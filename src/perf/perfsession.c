@@ -105,7 +105,8 @@ int perfsession__open_evsel(struct perf_evsel *evsel)
 	return err ? (err < 0 ? err : -EINVAL) : 0;
 }
 
-void perfsession__drop(struct perfsession *ps, struct perf_evsel *evsel)
+/* Take an added event out again and free it (its open failed). */
+static void drop_event(struct perfsession *ps, struct perf_evsel *evsel)
 {
 	perf_evlist__remove(ps->evlist, evsel);
 	put_evsel_maps(evsel);
@@ -121,7 +122,7 @@ int perfsession__open_event(struct perfsession *ps, const struct perf_event_attr
 		return err;
 	err = perfsession__open_evsel(*evsel);
 	if (err) {
-		perfsession__drop(ps, *evsel);
+		drop_event(ps, *evsel);
 		*evsel = NULL;
 	}
 	return err;
@@ -160,13 +161,11 @@ static bool id_hidden(const struct perfsession *ps, const struct perf_evsel *evs
 }
 
 /*
- * evsel's readings summed into sum, each CPU and thread it was opened on;
- * a failed read adds nothing, and with stop ends the sum.  The ID bit the
- * mmap hid is back while reading: libperf sizes the read by its attr, the
- * kernel writes by its own.
+ * The ID bit the mmap hid is back while reading: libperf sizes the read by
+ * its attr, the kernel writes by its own.
  */
-static int sum_counts(struct perfsession *ps, struct perf_evsel *evsel, bool stop,
-		      struct perfsession_counts *sum)
+int perfsession__read_counts(struct perfsession *ps, struct perf_evsel *evsel,
+			     struct perfsession_counts *sum)
 {
 	struct perf_event_attr *attr = perf_evsel__attr(evsel);
 	int ncpu = perf_cpu_map__nr(perf_evsel__cpus(evsel));
@@ -177,8 +176,8 @@ static int sum_counts(struct perfsession *ps, struct perf_evsel *evsel, bool sto
 	memset(sum, 0, sizeof(*sum));
 	if (id)
 		attr->read_format |= PERF_FORMAT_ID;
-	for (c = 0; c < ncpu && !(stop && err); c++)
-		for (t = 0; t < nthr && !(stop && err); t++) {
+	for (c = 0; c < ncpu; c++)
+		for (t = 0; t < nthr; t++) {
 			struct perf_counts_values v;
 			int r;
 
@@ -199,12 +198,6 @@ static int sum_counts(struct perfsession *ps, struct perf_evsel *evsel, bool sto
 	return err;
 }
 
-int perfsession__read_counts(struct perfsession *ps, struct perf_evsel *evsel,
-			     struct perfsession_counts *sum)
-{
-	return sum_counts(ps, evsel, false, sum);
-}
-
 int perfsession__lost(struct perfsession *ps, uint64_t *lost)
 {
 	struct perf_evsel *evsel;
@@ -218,7 +211,7 @@ int perfsession__lost(struct perfsession *ps, uint64_t *lost)
 
 		if (!(perf_evsel__attr(evsel)->read_format & PERF_FORMAT_LOST))
 			continue;
-		err = sum_counts(ps, evsel, true, &sum);
+		err = perfsession__read_counts(ps, evsel, &sum);
 		if (err) {
 			*lost = 0;
 			return err;
