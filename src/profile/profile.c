@@ -60,19 +60,13 @@ void profile__free(struct profile *p)
 	free(p);
 }
 
-uint32_t profile__intern_len(struct profile *p, const char *s, size_t len)
+/* s[0..len), which holds no NUL, interned: cut past PROFILE_MAX_STR. */
+static uint32_t intern_cut(struct profile *p, const char *s, size_t len)
 {
-	const char *nul;
-	bool cut;
+	bool cut = len > PROFILE_MAX_STR;
 	uint32_t id;
 	int r;
 
-	if (!s)
-		return 0;
-	/* the model's strings are C strings: bytes after a NUL are not part of one */
-	if ((nul = memchr(s, '\0', len)))
-		len = (size_t)(nul - s);
-	cut = len > PROFILE_MAX_STR;
 	if (cut) {
 		/* a demangled template, a workload's line: cut, never split a character */
 		len = PROFILE_MAX_STR;
@@ -90,9 +84,21 @@ uint32_t profile__intern_len(struct profile *p, const char *s, size_t len)
 	return id;
 }
 
+uint32_t profile__intern_len(struct profile *p, const char *s, size_t len)
+{
+	const char *nul;
+
+	if (!s)
+		return 0;
+	/* the model's strings are C strings: bytes after a NUL are not part of one */
+	if ((nul = memchr(s, '\0', len)))
+		len = (size_t)(nul - s);
+	return intern_cut(p, s, len);
+}
+
 uint32_t profile__intern(struct profile *p, const char *s)
 {
-	return s ? profile__intern_len(p, s, strlen(s)) : 0;
+	return s ? intern_cut(p, s, strlen(s)) : 0;
 }
 
 uint32_t profile__str_id(const struct profile *p, const char *s)
