@@ -310,15 +310,14 @@ int cost_sides__build(struct cost_sides *c, const struct diff_side *s, size_t nr
  * wait returns once c is complete.  Nothing may change s, nor read c,
  * in between.  Without a thread to be had, start builds all itself.
  */
-int cost_sides__start(struct cost_sides *c, const struct diff_side *s, size_t nr,
-		      const char *per, struct errmsg *e);
 /*
- * The same, the costs the last to read the files' collapses (diff_side.
- * views, without -g): the helper drops them (diff_side__drop_views) once
- * the costs are built, not once the caller's keys are diffed.
+ * drop_views: s again where the costs are the last to read the files'
+ * collapses (diff_side.views, without -g): the helper drops them
+ * (diff_side__drop_views) once the costs are built, not once the
+ * caller's keys are diffed; NULL leaves them.
  */
-int cost_sides__start_last(struct cost_sides *c, struct diff_side *s, size_t nr,
-			   const char *per, struct errmsg *e);
+int cost_sides__start(struct cost_sides *c, const struct diff_side *s, size_t nr,
+		      const char *per, struct diff_side *drop_views, struct errmsg *e);
 void cost_sides__wait(struct cost_sides *c);
 void cost_sides__release(struct cost_sides *c);
 

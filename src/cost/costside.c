@@ -310,24 +310,13 @@ static int cost_sides__init(struct cost_sides *c, const struct diff_side *s, siz
 }
 
 int cost_sides__start(struct cost_sides *c, const struct diff_side *s, size_t nr,
-		      const char *per, struct errmsg *e)
+		      const char *per, struct diff_side *drop_views, struct errmsg *e)
 {
 	int err = cost_sides__init(c, s, nr, per, e);
 
 	if (err < 0)
 		return err;
-	parallel__start(&c->builder, build_rest, c);
-	return 0;
-}
-
-int cost_sides__start_last(struct cost_sides *c, struct diff_side *s, size_t nr,
-			   const char *per, struct errmsg *e)
-{
-	int err = cost_sides__init(c, s, nr, per, e);
-
-	if (err < 0)
-		return err;
-	c->drop_views = s;
+	c->drop_views = drop_views;
 	parallel__start(&c->builder, build_rest, c);
 	return 0;
 }
@@ -340,7 +329,7 @@ void cost_sides__wait(struct cost_sides *c)
 int cost_sides__build(struct cost_sides *c, const struct diff_side *s, size_t nr,
 		      const char *per, struct errmsg *e)
 {
-	int err = cost_sides__start(c, s, nr, per, e);
+	int err = cost_sides__start(c, s, nr, per, NULL, e);
 
 	if (!err)
 		cost_sides__wait(c);

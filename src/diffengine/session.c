@@ -279,8 +279,7 @@ int diff_engine__run(const struct diff_engine_opts *o, struct diff_side *s, size
 		return err;
 	/* the costs per op are built on a second thread while this one diffs the keys */
 	/* the costs read the files' collapses last unless -g's chains or the HTML's graphs do */
-	err = o->callchains || o->keep_chains ? cost_sides__start(&r->cs, s, nr_sides, o->per, &e)
-					      : cost_sides__start_last(&r->cs, s, nr_sides, o->per, &e);
+	err = cost_sides__start(&r->cs, s, nr_sides, o->per, o->callchains || o->keep_chains ? NULL : s, &e);
 	if (err < 0) {
 		diff_result__say(r, DIFF_SAY_ERROR, "%s", e.msg);
 		return err;
