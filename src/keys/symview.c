@@ -256,6 +256,12 @@ static void symview__start(struct symview *v, const struct profile *p, const str
 	v->nr_nodes = 1;
 }
 
+/* Whether a view of these choices keeps frame f as an entry of its own. */
+static bool frame_kept(const struct frame *f, bool keep_unresolved, bool keep_inline)
+{
+	return (f->sym || keep_unresolved) && (keep_inline || !f->inlined);
+}
+
 /*
  * [frame] its entry, SYMVIEW_NONE for a frame v skips; the entries are
  * numbered in frame order, every frame's, whether a node has it or not.
@@ -268,8 +274,7 @@ static uint32_t *symview__frame_entries(struct symview *v, const struct symview_
 
 	for (i = 0; i < p->nr_frames; i++)
 		/* skipped frames hand their samples to the frame above */
-		frame_entry[i] = (p->frames[i].sym || o->keep_unresolved) &&
-				 (o->keep_inline || !p->frames[i].inlined) ?
+		frame_entry[i] = frame_kept(&p->frames[i], o->keep_unresolved, o->keep_inline) ?
 				 entry_of(v, &p->frames[i]) : SYMVIEW_NONE;
 	return frame_entry;
 }
@@ -370,11 +375,6 @@ void symview__init_opts(struct symview *v, const struct profile *p, const struct
 }
 
 /* Is frame f an entry of a view with these choices (symview__init_opts' rule)? */
-static bool frame_kept(const struct frame *f, bool keep_unresolved, bool keep_inline)
-{
-	return (f->sym || keep_unresolved) && (keep_inline || !f->inlined);
-}
-
 #define ENTRY_UNSEEN (SYMVIEW_NONE - 1)
 
 /*
