@@ -110,10 +110,11 @@ for line in open(sys.argv[1]):
     if line[:10].strip():
         val = int(line[:10]); total += val
     name = line[13:]
-    # an address with no name is pprof's "<unknown>", or "[[MAPPING]]" when
-    # it knows the mapping (a vdso address outside every symbol): mmprof's
-    # [unknown] either way
-    unnamed = name == "<unknown>" or (name.startswith("[[") and name.endswith("]]"))
+    # an address with no name is pprof's "<unknown>", "[[MAPPING]]" when
+    # it knows the mapping (a vdso address outside every symbol), or
+    # "[FILE]" (an address of libc.so.6 outside its symbols, seen once in a
+    # fresh-clone CI: "[libc.so.6]"): mmprof's [unknown] every way
+    unnamed = name == "<unknown>" or (name.startswith("[") and name.endswith("]"))
     cur.append("[unknown]" if unnamed else name)
 flush()
 want = collections.Counter()
