@@ -128,6 +128,17 @@ struct count {
 #define PROFILE_REJECTED_CHAIN "[callchain rejected]"
 #define PROFILE_REJECTED_ADDR UINT64_MAX
 
+/*
+ * The node between a chain's heavy prefix and its sampled frame where the
+ * trie holds the chain only in part (chainsrc.h: the whole chain is in the
+ * profile's chain source).  Its frame: address PROFILE_ELIDED_ADDR, the
+ * symbol and DSO this text, user side.  Never a key of its own; a view
+ * of counts draws it as any frame, a reader of whole chains reads the
+ * chain source in place of the cells under it.
+ */
+#define PROFILE_ELIDED "[elided]"
+#define PROFILE_ELIDED_ADDR (UINT64_MAX - 1)
+
 struct event_desc {
 	uint32_t name;		/* string id: the event opened, perf's spelling ("cpu-clock") */
 	uint32_t asked;		/* string id: as the user asked ("cycles") */
@@ -212,6 +223,12 @@ struct profile {
 	/* unresolved user frames' file addresses, at most one per frame */
 	struct frame_file *frame_files;
 	size_t nr_frame_files, alloc_frame_files;
+
+	/*
+	 * The whole chains of the cells under "[elided]" nodes (chainsrc.h),
+	 * owned; NULL when the trie holds every chain whole.
+	 */
+	struct chainsrc *whole;
 
 	/* private: hash indexes over the tables above */
 	struct hashidx frame_idx, count_idx;
@@ -415,6 +432,12 @@ int count__cmp(const struct count *x, const struct count *y);
 void profile__add_counter(struct profile *p, const struct counter *c);
 void profile__add_interval(struct profile *p, const struct counter_interval *ci);
 void profile__add_metric(struct profile *p, uint32_t run, const char *key, double value);
+
+/* Whether frame f is the "[elided]" marker (PROFILE_ELIDED). */
+static inline bool profile__frame_elided(const struct profile *p, uint32_t f)
+{
+	return p->frames[f].addr == PROFILE_ELIDED_ADDR && !p->frames[f].kernel;
+}
 
 /* Symbol of a frame for display: the name, or "[unknown]". */
 const char *profile__frame_sym(const struct profile *p, uint32_t frame);

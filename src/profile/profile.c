@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "mmprof/chainsrc.h"
 #include "mmprof/jsonw.h"
 #include "mmprof/profile.h"
 #include "mmprof/xalloc.h"
@@ -41,6 +42,7 @@ void profile__free(struct profile *p)
 {
 	if (!p)
 		return;
+	chainsrc__release(p->whole);
 	strintern__release(&p->strs);
 	free(p->frames);
 	free(p->nodes);
