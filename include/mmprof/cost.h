@@ -132,8 +132,8 @@ struct cost_slot {
 struct cost_profile {
 	const struct profile *p;	/* borrowed */
 	double *work;			/* per run: cost_work__run */
-	char **fn;			/* the functions as keys spell them, owned, distinct */
-	size_t nr_fn;
+	/* the functions as keys spell them: fn.s[id], fn.nr of them, numbered by first entry */
+	struct strintern fn;
 	char **event;			/* per profile event: keys__event_name's spelling, owned */
 	size_t nr_events;
 	struct cost_slot *slot;		/* [run * nr_events + event] */

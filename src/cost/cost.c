@@ -76,67 +76,30 @@ int cost_profile__event(const struct cost_profile *c, const char *event)
 	return -1;
 }
 
-struct fn_key {
-	char *key;
-	uint32_t entry;
-};
-
-static int fn_key_cmp(const void *a, const void *b)
-{
-	const struct fn_key *x = a, *y = b;
-	int d = strcmp(x->key, y->key);
-
-	return d ? d : x->entry < y->entry ? -1 : x->entry > y->entry;
-}
-
 /*
  * c's view of p (every sample kept, "[unknown]" per DSO), from the file's
  * collapse when there is one, and its functions: the entries of one key
  * spelling (one name in two DSOs) are one, numbered in the order of their
- * first entry, c->fn their spellings and c->entry_fn each entry's.  One
- * slot more in fn for no_stack.
+ * first entry (c->fn's ids), c->entry_fn each entry's.
  */
 static void cost_profile__view(struct cost_profile *c, const struct symview *from)
 {
 	struct symview_opts so = { .keep_unresolved = true, .unknown_by_dso = true };
 	struct symview *v = &c->view;
-	struct fn_key *k;
-	uint32_t *first;
-	size_t i, j, n;
+	size_t i;
 
 	if (from)
 		symview__derive(v, from, &so);
 	else
 		symview__init_opts(v, c->p, &so);
 	c->nr_nodes = v->nr_nodes;
-	n = v->nr_entries;
-	k = xmalloc((n + 1) * sizeof(*k));
-	for (i = 0; i < n; i++) {
+	c->entry_fn = xmalloc((v->nr_entries + 1) * sizeof(*c->entry_fn));
+	for (i = 0; i < v->nr_entries; i++) {
 		char key[1024];
 
 		entry_key(v, (uint32_t)i, key, sizeof(key));
-		k[i] = (struct fn_key){ xstrdup(key), (uint32_t)i };
+		c->entry_fn[i] = strintern__xid(&c->fn, key, strlen(key));
 	}
-	/* by spelling, each spelling's entries in order: its first entry leads */
-	qsort(k, n, sizeof(*k), fn_key_cmp);
-	first = xmalloc((n + 1) * sizeof(*first));
-	for (i = 0; i < n; i = j) {
-		for (j = i; j < n && !strcmp(k[j].key, k[i].key); j++)
-			first[k[j].entry] = k[i].entry;
-	}
-	/* numbered by first entry, in entry order */
-	c->entry_fn = xmalloc((n + 1) * sizeof(*c->entry_fn));
-	c->fn = xmalloc((n + 2) * sizeof(*c->fn));
-	for (i = 0; i < n; i++)
-		c->entry_fn[i] = first[i] == i ? (uint32_t)c->nr_fn++ : c->entry_fn[first[i]];
-	for (i = 0; i < n; i++) {
-		if (first[k[i].entry] == k[i].entry)
-			c->fn[c->entry_fn[k[i].entry]] = k[i].key;
-		else
-			free(k[i].key);
-	}
-	free(first);
-	free(k);
 }
 
 /* The symnode profile node n's samples count on, COST_NO_NODE where they do not. */
@@ -154,13 +117,7 @@ static uint32_t fn_of(const struct cost_profile *c, uint32_t q)
 /* The function no_stack's id, added after the entries' when no entry is spelled so. */
 static uint32_t no_stack_fn(struct cost_profile *c)
 {
-	size_t f;
-
-	for (f = 0; f < c->nr_fn; f++)
-		if (!strcmp(c->fn[f], no_stack))
-			return (uint32_t)f;
-	c->fn[c->nr_fn] = xstrdup(no_stack);
-	return (uint32_t)c->nr_fn++;
+	return strintern__xid(&c->fn, no_stack, sizeof(no_stack) - 1);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -304,10 +261,10 @@ struct cost_profile *cost_profile__new(const struct profile *p, const struct sym
 	sums.node = xmalloc((c->nr_nodes + 1) * sizeof(*sums.node));
 	sums.node_seen = xcalloc(c->nr_nodes + 1, sizeof(*sums.node_seen));
 	/* one name more than the entries': room for no_stack */
-	sums.fself = xcalloc(c->nr_fn + 2, sizeof(*sums.fself));
-	sums.fchildren = xcalloc(c->nr_fn + 2, sizeof(*sums.fchildren));
-	sums.fn = xmalloc((c->nr_fn + 2) * sizeof(*sums.fn));
-	sums.fn_seen = xcalloc(c->nr_fn + 2, sizeof(*sums.fn_seen));
+	sums.fself = xcalloc(c->fn.nr + 2, sizeof(*sums.fself));
+	sums.fchildren = xcalloc(c->fn.nr + 2, sizeof(*sums.fchildren));
+	sums.fn = xmalloc((c->fn.nr + 2) * sizeof(*sums.fn));
+	sums.fn_seen = xcalloc(c->fn.nr + 2, sizeof(*sums.fn_seen));
 
 	/*
 	 * Per (run, event): each sample's period on its symnode and its
@@ -360,14 +317,14 @@ struct cost_profile *cost_profile__new(const struct profile *p, const struct sym
 				sums.fchildren[nostack] += all - kept;
 				cost_sums__fn(&sums, nostack);
 			}
-			cost_sums__cells(&sums, c, c->nr_fn, all > 0 ? work : NAN);
+			cost_sums__cells(&sums, c, c->fn.nr, all > 0 ? work : NAN);
 			s->nr = c->nr_cells - s->first;
 		}
 	/* exactly the cells: doubling left a third of them slack */
 	if (c->cells)
 		c->cells = xrealloc(c->cells, (c->nr_cells + 1) * sizeof(*c->cells));
 	/* cost.work, a total per event, then self, part and children per event and function */
-	c->nr_keys = 1 + c->nr_events + 3 * c->nr_events * c->nr_fn;
+	c->nr_keys = 1 + c->nr_events + 3 * c->nr_events * c->fn.nr;
 	c->key = xcalloc(c->nr_keys + 1, sizeof(*c->key));
 	free(sums.wt);
 	free(sums.node);
@@ -387,11 +344,9 @@ void cost_profile__free(struct cost_profile *c)
 
 	if (!c)
 		return;
-	for (i = 0; i < c->nr_fn; i++)
-		free(c->fn[i]);
+	strintern__release(&c->fn);
 	for (i = 0; i < c->nr_events; i++)
 		free(c->event[i]);
-	free(c->fn);
 	free(c->event);
 	free(c->work);
 	free(c->slot);
@@ -445,20 +400,14 @@ void cost_profile__weights(const struct cost_profile *c, uint32_t event, const d
 	}
 }
 
-static int str_cmp(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 void cost_profiles__keep(struct cost_profile *const *cps, size_t n)
 {
-	const char **kept = NULL;
-	size_t k, i, f, nr = 0, alloc = 0;
+	struct strintern kept = { 0 };
+	size_t k, i, f;
 
-	/* the functions kept somewhere, by name (borrowed), sorted for the lookups */
+	/* the functions kept somewhere, by name */
 	for (k = 0; k < n; k++) {
 		struct cost_profile *c = cps[k];
-		bool *mark = xcalloc(c->nr_fn + 1, sizeof(*mark));
 
 		for (i = 0; i < (size_t)c->p->nr_runs * c->nr_events; i++) {
 			const struct cost_slot *s = &c->slot[i];
@@ -467,26 +416,20 @@ void cost_profiles__keep(struct cost_profile *const *cps, size_t n)
 				continue;
 			for (f = s->first; f < s->first + s->nr; f++)
 				if (c->cells[f].children >= COST_KEY_FLOOR * s->total)
-					mark[c->cells[f].fn] = true;
+					strintern__xid(&kept, c->fn.s[c->cells[f].fn],
+						       c->fn.lens[c->cells[f].fn]);
 		}
-		for (f = 0; f < c->nr_fn; f++)
-			if (mark[f]) {
-				XGROW(kept, alloc, nr);
-				kept[nr++] = c->fn[f];
-			}
-		free(mark);
 	}
-	if (nr)
-		qsort(kept, nr, sizeof(*kept), str_cmp);
 	for (k = 0; k < n; k++) {
 		struct cost_profile *c = cps[k];
 
 		free(c->keep);
-		c->keep = xcalloc(c->nr_fn + 1, sizeof(*c->keep));
-		for (f = 0; f < c->nr_fn && nr; f++)
-			c->keep[f] = bsearch(&c->fn[f], kept, nr, sizeof(*kept), str_cmp) != NULL;
+		c->keep = xcalloc(c->fn.nr + 1, sizeof(*c->keep));
+		for (f = 0; f < c->fn.nr && kept.nr; f++)
+			c->keep[f] = strintern__find(&kept, c->fn.s[f], c->fn.lens[f]) !=
+				     STRINTERN_NONE;
 	}
-	free(kept);
+	strintern__release(&kept);
 }
 
 void cost_keys__release(struct cost_keys *k)
@@ -506,7 +449,7 @@ static uint32_t key_id(const struct cost_profile *c, int e, int kind, int64_t fn
 		return 0;
 	if (fn < 0)
 		return 1 + (uint32_t)e;
-	return (uint32_t)(1 + c->nr_events + ((size_t)e * 3 + (size_t)kind) * c->nr_fn + (size_t)fn);
+	return (uint32_t)(1 + c->nr_events + ((size_t)e * 3 + (size_t)kind) * c->fn.nr + (size_t)fn);
 }
 
 /* Append key id (its string made on first use: the table is the profile's cache) = value. */
@@ -520,7 +463,7 @@ static void add_key(const struct cost_profile *c, struct cost_keys *out, uint32_
 			snprintf(key, sizeof(key), "cost.work");
 		else
 			cost__key(fn < 0 ? "total" : key_kind[kind], c->event[e],
-				  fn < 0 ? NULL : c->fn[fn], key, sizeof(key));
+				  fn < 0 ? NULL : c->fn.s[fn], key, sizeof(key));
 		c->key[id] = xstrdup(key);
 	}
 	if (out->nr == out->alloc) {

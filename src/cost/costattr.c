@@ -52,8 +52,8 @@ static double side_accs(const struct cost_side *cs, const char *ev, int side, st
 	for (f = 0; f < cs->nr_files; f++) {
 		const struct cost_profile *cp = cs->cp[f];
 		int e = cost_profile__event(cp, ev);
-		double *self = xcalloc(2 * cp->nr_fn + 2, sizeof(*self)), *children = self + cp->nr_fn + 1;
-		bool *seen = xcalloc(cp->nr_fn + 1, sizeof(*seen));
+		double *self = xcalloc(2 * cp->fn.nr + 2, sizeof(*self)), *children = self + cp->fn.nr + 1;
+		bool *seen = xcalloc(cp->fn.nr + 1, sizeof(*seen));
 
 		for (i = 0; i < cs->nr_runs; i++) {
 			const struct cost_slot *s = e >= 0 && cs->file[i] == f ?
@@ -68,10 +68,10 @@ static double side_accs(const struct cost_side *cs, const char *ev, int side, st
 				seen[cp->cells[j].fn] = true;
 			}
 		}
-		for (j = 0; j < cp->nr_fn; j++)
+		for (j = 0; j < cp->fn.nr; j++)
 			if (seen[j]) {
 				XGROW(*a, *alloc, *n);
-				(*a)[(*n)++] = (struct acc){ cp->fn[j], side, self[j], children[j] };
+				(*a)[(*n)++] = (struct acc){ cp->fn.s[j], side, self[j], children[j] };
 			}
 		free(self);
 		free(seen);
@@ -119,7 +119,7 @@ static char *chain_text(const struct cost_profile *cp, uint32_t q, size_t depth)
 		at = cost_profile__parent(cp, at);
 	}
 	for (i = n; i-- > 0;) {
-		const char *fn = cp->fn[cost_profile__fn_of(cp, path[i])];
+		const char *fn = cp->fn.s[cost_profile__fn_of(cp, path[i])];
 		size_t l = strlen(fn);
 
 		if (len + l + 2 > cap) {
@@ -172,13 +172,13 @@ static void side_chains(const struct cost_side *cs, const char *ev, int side,
 		cost_profile__weights(cp, (uint32_t)e, scale, w);
 		free(scale);
 		/* each function's listed row, SIZE_MAX when it is not listed */
-		row_of = xmalloc((cp->nr_fn + 1) * sizeof(*row_of));
-		for (q = 0; q < cp->nr_fn; q++) {
+		row_of = xmalloc((cp->fn.nr + 1) * sizeof(*row_of));
+		for (q = 0; q < cp->fn.nr; q++) {
 			size_t r;
 
 			row_of[q] = SIZE_MAX;
 			for (r = 0; r < listed; r++)
-				if (!strcmp(a->rows[r].fn, cp->fn[q]))
+				if (!strcmp(a->rows[r].fn, cp->fn.s[q]))
 					row_of[q] = r;
 		}
 		for (q = 1; q < cp->nr_nodes; q++) {

@@ -326,14 +326,14 @@ static void test_partition(void)
 
 			symview__init_opts(&fine, p, &fo);
 			cf = cost_profile__new(p, &fine, &w);
-			if (cf->nr_fn != c->nr_fn || cf->nr_cells != c->nr_cells || cf->nr_nodes != c->nr_nodes)
+			if (cf->fn.nr != c->fn.nr || cf->nr_cells != c->nr_cells || cf->nr_nodes != c->nr_nodes)
 				shared_bad++;
 			/* field by field: a cell's padding is not its value */
 			for (f = 0; f < c->nr_cells && f < cf->nr_cells; f++)
 				shared_bad += cf->cells[f].fn != c->cells[f].fn || cf->cells[f].self != c->cells[f].self ||
 					      cf->cells[f].children != c->cells[f].children;
-			for (f = 0; f < c->nr_fn && f < cf->nr_fn; f++)
-				shared_bad += strcmp(c->fn[f], cf->fn[f]) != 0;
+			for (f = 0; f < c->fn.nr && f < cf->fn.nr; f++)
+				shared_bad += strcmp(c->fn.s[f], cf->fn.s[f]) != 0;
 			cost_profile__free(cf);
 			symview__release(&fine);
 		}
