@@ -164,9 +164,11 @@ int diff_engine__functions(struct chain_fns *f, struct profile *const *base, siz
 /*
  * The changed call chains of column k (the base against side k + 1) on
  * the first sampling event and the runs the table compared, into cd
- * (chains.h; release it).  0 or -EINVAL (no runs of the event).
+ * (chains.h; release it).  0 or -EINVAL (no runs of the event).  The
+ * last column's, unless keep_chains, is the views' last reader: it drops
+ * them (diff_result__drop_views).
  */
-int diff_result__chains(const struct diff_result *r, size_t k, struct chain_diff *cd);
+int diff_result__chains(struct diff_result *r, size_t k, struct chain_diff *cd);
 /*
  * The files' collapses (diff_side.views) go.  Their last reader drops
  * them: the costs' builder (neither -g nor keep_chains), the last

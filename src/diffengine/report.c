@@ -18,8 +18,6 @@ static void callchains(struct outbuf *out, struct jsonw *w, struct diff_result *
 	size_t limit = r->o.limit > 0 ? (size_t)r->o.limit : 20;
 	int err = diff_result__chains(r, k, &cd);
 
-	if (k + 1 == r->nd && !r->o.keep_chains)	/* the last column's: no view is read after */
-		diff_result__drop_views(r);
 	if (err)
 		return;
 	if (w)

@@ -355,7 +355,7 @@ void diff_result__done_with_rows(struct diff_result *r)
 	malloc_trim(0);
 }
 
-int diff_result__chains(const struct diff_result *r, size_t k, struct chain_diff *cd)
+int diff_result__chains(struct diff_result *r, size_t k, struct chain_diff *cd)
 {
 	const struct diff_side *s0 = &r->s[0], *sk = &r->s[k + 1];
 	/* the runs the table compares: --drop-run's are left out here too */
@@ -375,6 +375,8 @@ int diff_result__chains(const struct diff_result *r, size_t k, struct chain_diff
 		chains__take_functions(cd, &r->fns[k]);
 	free(kb);
 	free(kn);
+	if (views.last)
+		diff_result__drop_views(r);
 	return err;
 }
 
