@@ -15,11 +15,13 @@ plan 22
 command -v perf >/dev/null 2>&1
 ok $? "perf is installed (apt-get install linux-perf)"
 
-# profile NAME WORKLOAD ARGS...: records one run, leaves the children
-# report's "percent percent comm dso [x] symbol" lines in $tmp/NAME.txt.
+# profile NAME WORKLOAD ARGS...: records one run at $hz samples a second
+# (perf's default, 4000, unless set), leaves the children report's
+# "percent percent comm dso [x] symbol" lines in $tmp/NAME.txt.
+hz=4000
 profile() {
 	name=$1; shift
-	perf record -q -g -e cpu-clock -o "$tmp/$name.data" -- "$@" \
+	perf record -q -g -e cpu-clock -F "$hz" -o "$tmp/$name.data" -- "$@" \
 		>"$tmp/$name.out" 2>"$tmp/$name.err"
 	rc=$?
 	perf report --children --stdio -i "$tmp/$name.data" 2>/dev/null |
@@ -62,7 +64,13 @@ profile cow-fork "$wl/cow-fork" --size 32M --seconds 1
 expect cow-fork 'wp_page_copy|do_wp_page' "the copy-on-write fault (wp_page_copy or do_wp_page)"
 expect cow-fork 'cow_fork_child_write' "the user function cow_fork_child_write"
 
-profile pthread-churn "$wl/pthread-churn" --iterations 300
+# pthread-churn's own functions hold about 1 % of its samples: 300 rounds
+# at 4000 Hz were 55-123 samples, and a quiet fresh-clone CI run's had
+# none of theirs (test 15).  1,000 rounds at 20 kHz: 5,000-6,000 samples
+# here, 1-2.7 % of them in those functions.
+hz=20000
+profile pthread-churn "$wl/pthread-churn" --iterations 1000
+hz=4000
 expect pthread-churn 'kernel_clone|copy_process' "thread creation (kernel_clone or copy_process)"
 # any of them: which one perf catches in a run of short threads depends
 # on the load (one CI run under a load of 5 saw only the release of the
