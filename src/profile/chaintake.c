@@ -225,12 +225,12 @@ static void push(struct take *t, uint32_t frame)
 static int walk1(void *ctx, const struct chain_rec *c)
 {
 	struct take *t = ctx;
-	uint32_t leaf = c->frames[c->nr - 1];
 	int err = path_check(t, c);
-	uint32_t d;
+	uint32_t leaf, d;
 
 	if (err)
 		return err;
+	leaf = c->frames[c->nr - 1];
 	while (t->depth > c->lcp)
 		pop1(t);
 	for (d = c->lcp + 1; d <= c->nr; d++) {
@@ -334,7 +334,7 @@ static int walk2(void *ctx, const struct chain_rec *c)
 {
 	struct take *t = ctx;
 	struct profile *p = t->p;
-	uint32_t leaf = c->frames[c->nr - 1], kd, d, node;
+	uint32_t leaf, kd, d, node;
 	uint64_t samples;
 	int err;
 
@@ -343,6 +343,7 @@ static int walk2(void *ctx, const struct chain_rec *c)
 	err = path_check(t, c);
 	if (err)
 		return err;
+	leaf = c->frames[c->nr - 1];
 	t->depth = c->lcp;
 	for (d = c->lcp + 1; d <= c->nr; d++) {
 		struct step *par = &t->path[d - 1], *s;

@@ -703,6 +703,19 @@ static void test_errors(void)
 	}
 	{
 		struct profile *p = profile_base();
+		struct achain *bad = chains_copy(src, nsrc);
+		uint32_t nr = bad[nsrc / 2].nr;
+		int rc;
+
+		bad[nsrc / 2].nr = 0;
+		rc = profile__take_chains(p, asrc_new(bad, nsrc), p->nr_nodes + 10, NULL);
+		ok(rc == -EPROTO && !p->whole, "a chain of no frame: -EPROTO (%d)", rc);
+		bad[nsrc / 2].nr = nr;
+		profile__free(p);
+		chains_free(bad, nsrc);
+	}
+	{
+		struct profile *p = profile_base();
 		struct chainsrc *first = asrc_new(src, nsrc);
 		int rel, rc;
 
