@@ -22,10 +22,12 @@
  * (exact below 4096, then 64 steps an octave) and keeps the ids (their
  * rank in src's depth-first order) of the heaviest new nodes, as many as
  * the room; the histogram gives T.  The second makes the nodes and adds
- * the cells.  Memory: the path (O(depth)), the histogram (~180 KB), the
- * kept nodes' ids (16 bytes each, the room at most), two bitmaps over
- * p's frames and one over src's chains (the elided ones, p->whole's);
- * never anything per node of src's own trie.
+ * the cells.  Memory: the path (O(depth)), the histogram (7424
+ * buckets, 116 KiB), the kept nodes' ids (16 bytes each, the room at
+ * most), two bitmaps over p's frames and one over src's chains (the
+ * elided ones, p->whole's); never anything per node of src's own trie.
+ * Measured: 376 K chains of 26 M frames (rand-recurse's shape) into a
+ * trie of 2 Mi nodes filled to 3/4, 1.6 s on this 2-core VM.
  *
  * The room: max_nodes - p->nr_nodes (PROFILE_MAX_ROWS at most) holds
  *  - one node root -> f per distinct sampled frame f of src that p's root
