@@ -406,11 +406,104 @@ static void random_chains(struct achain **out, size_t *nout, size_t n, uint32_t 
 	*out = c;
 }
 
+/* chaintake.h's histogram: a bucket each below 4096, then 64 an octave. */
+static uint32_t model_bucket(uint64_t w)
+{
+	uint32_t k = 0;
+
+	if (w < 4096)
+		return (uint32_t)w;
+	while (w >> (k + 1))
+		k++;
+	return 4096 + (k - 12) * 64 + (uint32_t)((w >> (k - 6)) & 63);
+}
+
+static uint64_t model_low(uint32_t b)
+{
+	if (b < 4096)
+		return b;
+	return (uint64_t)(64 + (b - 4096) % 64) << (12 + (b - 4096) / 64 - 6);
+}
+
+/*
+ * chaintake.h's T, naively: the least step at which the new nodes kept
+ * plus the bound of the elision nodes fit room (per made node with a new
+ * child left out that chains go below, one [elided]; per new node left
+ * out under a made parent, 1 if a chain ends there and its chains below
+ * it, at most the distinct sampled frames of src up to its last chain);
+ * one past the heaviest new node when none does.  Nodes of m below n0
+ * were p's; w, the src chains' samples through each node.
+ */
+static uint64_t model_threshold(struct profile *m, size_t n0, const uint64_t *w,
+				const struct achain *c, size_t n, size_t room)
+{
+	size_t nn = m->nr_nodes, i, k, nb = 0;
+	uint64_t *chains = xcalloc(nn, sizeof(*chains)), *last = xcalloc(nn, sizeof(*last));
+	uint64_t *leaves = xcalloc(n + 1, sizeof(*leaves)), maxw = 0, t = 0;
+	char *ends = xcalloc(nn, 1), *seen = xcalloc(NFRAMES, 1), *deep_out = xcalloc(nn, 1);
+	uint32_t *cand = xcalloc(nn + 1, sizeof(*cand));
+
+	for (i = 0; i < n; i++) {
+		uint32_t node = PROFILE_ROOT, j;
+
+		for (j = 0; j < c[i].nr; j++) {
+			node = profile__child(m, node, c[i].f[j]);
+			chains[node]++;
+			last[node] = i;
+		}
+		ends[node] = 1;
+		leaves[i] = (i ? leaves[i - 1] : 0) + !seen[c[i].f[c[i].nr - 1]];
+		seen[c[i].f[c[i].nr - 1]] = 1;
+	}
+	cand[nb++] = 0;
+	for (i = n0; i < nn; i++) {
+		cand[nb++] = model_bucket(w[i]) + 1;
+		if (w[i] > maxw)
+			maxw = w[i];
+	}
+	if (nn > n0)
+		t = maxw + 1;
+	for (k = 0; k < nb; k++) {
+		uint64_t T = model_low(cand[k]), kept = 0, bound = 0;
+
+		if (cand[k] > model_bucket(maxw))
+			continue;
+		memset(deep_out, 0, nn);
+		for (i = n0; i < nn; i++) {
+			uint32_t par = m->nodes[i].parent;
+			uint64_t deep = chains[i] - ends[i];
+
+			if (w[i] >= T) {
+				kept++;
+				continue;
+			}
+			if (par >= n0 && w[par] < T)
+				continue;
+			bound += ends[i] + (deep < leaves[last[i]] ? deep : leaves[last[i]]);
+			if (deep)
+				deep_out[par] = 1;
+		}
+		for (i = 0; i < nn; i++)
+			bound += deep_out[i];
+		if (kept + bound <= room && T < t)
+			t = T;
+	}
+	free(chains);
+	free(last);
+	free(leaves);
+	free(ends);
+	free(seen);
+	free(deep_out);
+	free(cand);
+	return nn > n0 ? t : 0;
+}
+
 static void test_random(void)
 {
 	int trial, fails = 0, nocut = 0, elided_trials = 0, cut_trials = 0;
 	int bad_exist = 0, bad_incl = 0, bad_self = 0, bad_total = 0, bad_nodes = 0;
 	int bad_whole = 0, bad_meta = 0, bad_kept = 0, bad_det = 0, bad_released = 0;
+	int bad_threshold = 0;
 
 	for (trial = 0; trial < 300; trial++) {
 		struct achain *pre, *src;
@@ -471,6 +564,7 @@ static void test_random(void)
 		/* the new nodes kept fit the room */
 		for (i = n0; i < model->nr_nodes; i++)
 			kept += w[i] >= st.threshold;
+		bad_threshold += st.threshold != model_threshold(model, n0, w, src, nsrc, room);
 		/* a chain is cut only when no threshold fits: then no new node is kept */
 		bad_kept += kept > room || (room >= new_total && (st.threshold || st.elided_chains)) ||
 			    (st.cut_samples && kept);
@@ -560,6 +654,8 @@ next_trial:
 	   bad_self);
 	ok(!bad_total, "total samples equal, elided and cut within them (%d differ)", bad_total);
 	ok(!bad_nodes, "nodes within max_nodes, nodes_added and chains as counted (%d not)", bad_nodes);
+	ok(!bad_threshold, "T is a naive model's: the least step of the histogram where the kept nodes and the elision bound fit, else one past the heaviest (%d differ)",
+	   bad_threshold);
 	ok(!bad_kept, "the new nodes of weight >= T fit the room; with room for all, T = 0 and nothing elided; a cut only where none is kept (%d not)",
 	   bad_kept);
 	ok(!bad_whole, "p->whole yields exactly the elided chains in order, lcp and ordinal over what it yields, twice, each under [elided] (%d not)",
