@@ -312,7 +312,8 @@ static void node_idx_add(struct profile *p, uint32_t id)
 	}
 }
 
-uint32_t profile__child(struct profile *p, uint32_t parent, uint32_t frame)
+/* profile__child, inlined into profile__node: record's resolution calls it a frame at a time */
+static inline uint32_t node_find(struct profile *p, uint32_t parent, uint32_t frame)
 {
 	uint32_t id;
 
@@ -333,9 +334,14 @@ uint32_t profile__child(struct profile *p, uint32_t parent, uint32_t frame)
 	return PROFILE_ROOT;
 }
 
+uint32_t profile__child(struct profile *p, uint32_t parent, uint32_t frame)
+{
+	return node_find(p, parent, frame);
+}
+
 uint32_t profile__node(struct profile *p, uint32_t parent, uint32_t frame)
 {
-	uint32_t id = profile__child(p, parent, frame);
+	uint32_t id = node_find(p, parent, frame);
 
 	if (id != PROFILE_ROOT)
 		return id;
