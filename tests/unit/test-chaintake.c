@@ -825,11 +825,25 @@ static void test_errors(void)
 	chains_free(src, nsrc);
 }
 
+static void test_empty(void)
+{
+	struct profile *p = profile_base();
+	struct chaintake_stats st;
+	size_t n0 = p->nr_nodes, nf = p->nr_frames;
+	int rel = nr_released, rc = profile__take_chains(p, asrc_new(NULL, 0), 100, &st);
+
+	ok(rc == 0 && !p->whole && nr_released == rel + 1 && p->nr_nodes == n0 &&
+		   p->nr_frames == nf && !st.chains && !st.threshold && !st.nodes_added,
+	   "no chain: nothing added, src released (%d)", rc);
+	profile__free(p);
+}
+
 int main(void)
 {
 	test_random();
 	test_prefix();
 	test_no_room();
 	test_errors();
+	test_empty();
 	return done_testing();
 }
