@@ -29,24 +29,23 @@
  * Measured: 376 K chains of 26 M frames (rand-recurse's shape) into a
  * trie of 2 Mi nodes filled to 3/4, 1.6 s on this 2-core VM.
  *
- * The room: max_nodes - p->nr_nodes (PROFILE_MAX_ROWS at most) holds
- *  - one node root -> f per distinct sampled frame f of src that p's root
- *    has no child of, reserved first, so that the cut always fits;
- *  - the new nodes kept (weight >= T), reserved;
- *  - the elision nodes, taken in stream order from what is left.
- * T is the smallest threshold (a step of the histogram) at which the kept
- * nodes plus a bound of the elision nodes fit: per made node K with new
- * children left out that chains go below, one [elided]; per new node v
- * left out under a made parent, 1 when a chain ends at v (v made as a
- * leaf) and min(chains below v, distinct sampled frames of src) leaf
- * nodes under [elided].  The bound counts a leaf frame again for each
- * sibling v under one K, so at T no chain is cut.  When no threshold
- * fits (the elision under p's own nodes alone needs more than the room),
- * no new node is kept, T is one more than the heaviest new node, and the
- * chains whose elision nodes find no room are cut.  When the room is
- * less than the reservation for cuts, the cuts go past max_nodes, as
- * record's did (datafile.h: the trie's nodes past its bound are cut
- * chains' leaves).
+ * The room: max_nodes - p->nr_nodes (PROFILE_MAX_ROWS at most).  T is
+ * the smallest threshold (a step of the histogram) at which the kept
+ * nodes plus a bound of the elision nodes fit it: per made node K with
+ * new children left out that chains go below, one [elided]; per new node
+ * v left out under a made parent, 1 when a chain ends at v (v made as a
+ * leaf) and min(chains below v, distinct sampled frames of src so far)
+ * leaf nodes under [elided].  The bound counts a leaf frame again for
+ * each sibling v under one K, so at T no chain is cut: the kept nodes are
+ * reserved and the elision nodes taken in stream order from the rest.
+ * When no threshold fits (the elision under p's own nodes alone needs
+ * more than the room), no new node is kept, T is one more than the
+ * heaviest new node, one node root -> f is reserved first for each
+ * distinct sampled frame f of src that p's root has no child of (so that
+ * the cut always fits), and the chains whose elision nodes find no room
+ * in what is left are cut.  When the room is less than that reservation,
+ * the cuts go past max_nodes, as record's did (datafile.h: the trie's
+ * nodes past its bound are cut chains' leaves).
  *
  * Deterministic: the result depends on p and the stream alone.
  */

@@ -97,6 +97,7 @@ struct take {
 
 	/* sampled frames of src; those with no child of the root at the start */
 	uint64_t *leaf_seen, *cut_pending;
+	size_t cut_words;
 	uint64_t nr_leaf;
 	size_t cut_left;
 
@@ -271,14 +272,20 @@ static void choose(struct take *t)
 	int64_t bound = 0;
 	uint32_t b, top = t->nr_new ? bucket(t->max_w) + 1 : 0;
 
-	room = room > t->cut_left ? room - t->cut_left : 0;
-	for (b = 0; b < top; b++) {
+	/* top: no new node kept */
+	for (b = 0; b <= top; b++) {
 		bound += t->cost[b];
 		if (kept + (uint64_t)(bound > 0 ? bound : 0) <= room)
 			break;
-		kept -= t->hist[b];
+		if (b < top)
+			kept -= t->hist[b];
 	}
 	t->threshold = b < top ? bucket_low(b) : t->nr_new ? t->max_w + 1 : 0;
+	/* at a threshold that fits, no chain is cut: no room held for cuts */
+	if (b <= top) {
+		memset(t->cut_pending, 0, t->cut_words * sizeof(uint64_t));
+		t->cut_left = 0;
+	}
 	for (i = 0; i < t->nr_heap; i++)
 		if (t->heap[i].w >= t->threshold)
 			t->heap[t->nr_kept++].rank = t->heap[i].rank;
@@ -480,11 +487,12 @@ int profile__take_chains(struct profile *p, struct chainsrc *src, size_t max_nod
 	}
 	t.leaf_seen = xcalloc(fwords, sizeof(uint64_t));
 	t.cut_pending = xcalloc(fwords, sizeof(uint64_t));
+	t.cut_words = fwords;
 	t.hist = xcalloc(NB + 2, sizeof(*t.hist));
 	t.cost = xcalloc(NB + 2, sizeof(*t.cost));
 	XGROW(t.path, t.alloc_path, 0);
 	t.path[0] = (struct step){ .in_p = true, .node = PROFILE_ROOT, .min_deep = NB + 1 };
-	/* the room, less the cuts' reservation, which walk 1 counts: its bound */
+	/* kept nodes: the room at most */
 	t.heap_cap = t.max_nodes > t.n0 ? t.max_nodes - t.n0 : 0;
 
 	err = chainsrc__each(src, walk1, &t);

@@ -432,10 +432,11 @@ static uint64_t model_low(uint32_t b)
  * out under a made parent, 1 if a chain ends there and its chains below
  * it, at most the distinct sampled frames of src up to its last chain);
  * one past the heaviest new node when none does.  Nodes of m below n0
- * were p's; w, the src chains' samples through each node.
+ * were p's; w, the src chains' samples through each node; room, all of
+ * it (max_nodes - n0: the cuts' reservation only when none fits).
  */
 static uint64_t model_threshold(struct profile *m, size_t n0, const uint64_t *w,
-				const struct achain *c, size_t n, size_t room)
+				const struct achain *c, size_t n, size_t room, int *fit)
 {
 	size_t nn = m->nr_nodes, i, k, nb = 0;
 	uint64_t *chains = xcalloc(nn, sizeof(*chains)), *last = xcalloc(nn, sizeof(*last));
@@ -466,7 +467,7 @@ static uint64_t model_threshold(struct profile *m, size_t n0, const uint64_t *w,
 	for (k = 0; k < nb; k++) {
 		uint64_t T = model_low(cand[k]), kept = 0, bound = 0;
 
-		if (cand[k] > model_bucket(maxw))
+		if (cand[k] > model_bucket(maxw) + 1)
 			continue;
 		memset(deep_out, 0, nn);
 		for (i = n0; i < nn; i++) {
@@ -485,8 +486,10 @@ static uint64_t model_threshold(struct profile *m, size_t n0, const uint64_t *w,
 		}
 		for (i = 0; i < nn; i++)
 			bound += deep_out[i];
+		if (kept + bound <= room)
+			*fit = 1;
 		if (kept + bound <= room && T < t)
-			t = T;
+			t = cand[k] > model_bucket(maxw) ? maxw + 1 : T;
 	}
 	free(chains);
 	free(last);
@@ -495,6 +498,8 @@ static uint64_t model_threshold(struct profile *m, size_t n0, const uint64_t *w,
 	free(seen);
 	free(deep_out);
 	free(cand);
+	if (nn == n0)
+		*fit = 1;
 	return nn > n0 ? t : 0;
 }
 
@@ -514,7 +519,7 @@ static void test_random(void)
 		uint32_t *map, ef;
 		char *pre_node;
 		size_t n0;
-		int rc, rc2, rel = nr_released, at_elided = 0;
+		int rc, rc2, rel = nr_released, at_elided = 0, fit;
 
 		random_chains(&pre, &npre, next() % 20, 8, 6);
 		random_chains(&src, &nsrc, 1 + next() % 200, NFRAMES, 1 + (uint32_t)(next() % 14));
@@ -564,10 +569,11 @@ static void test_random(void)
 		/* the new nodes kept fit the room */
 		for (i = n0; i < model->nr_nodes; i++)
 			kept += w[i] >= st.threshold;
-		bad_threshold += st.threshold != model_threshold(model, n0, w, src, nsrc, room);
+		fit = 0;
+		bad_threshold += st.threshold != model_threshold(model, n0, w, src, nsrc, fcut + room, &fit);
 		/* a chain is cut only when no threshold fits: then no new node is kept */
-		bad_kept += kept > room || (room >= new_total && (st.threshold || st.elided_chains)) ||
-			    (st.cut_samples && kept);
+		bad_kept += kept > fcut + room || (room >= new_total && (st.threshold || st.elided_chains)) ||
+			    (st.cut_samples && (kept || fit));
 		/* the model's nodes: the map to b's, by path */
 		map = xcalloc(model->nr_nodes, sizeof(*map));
 		im = inclusive(model);
@@ -656,7 +662,7 @@ next_trial:
 	ok(!bad_nodes, "nodes within max_nodes, nodes_added and chains as counted (%d not)", bad_nodes);
 	ok(!bad_threshold, "T is a naive model's: the least step of the histogram where the kept nodes and the elision bound fit, else one past the heaviest (%d differ)",
 	   bad_threshold);
-	ok(!bad_kept, "the new nodes of weight >= T fit the room; with room for all, T = 0 and nothing elided; a cut only where none is kept (%d not)",
+	ok(!bad_kept, "the new nodes of weight >= T fit the room; with room for all, T = 0 and nothing elided; a cut only where no threshold fits, and then none is kept (%d not)",
 	   bad_kept);
 	ok(!bad_whole, "p->whole yields exactly the elided chains in order, lcp and ordinal over what it yields, twice, each under [elided] (%d not)",
 	   bad_whole);
@@ -667,59 +673,73 @@ next_trial:
 	   bad_released);
 }
 
-/* A prefix in p is used as it is; the room decides elided and cut. */
+/*
+ * A prefix in p is used as it is; where no threshold fits, the cuts'
+ * nodes are held first and the elision takes the rest in stream order.
+ */
 static void test_prefix(void)
 {
-	enum { A = 1, B, C, D, E, G };
-	uint32_t pre_f[] = { A, B, C }, ab[] = { A, B }, abcde[] = { A, B, C, D, E },
-		 abcdg[] = { A, B, C, D, G };
-	struct achain pre = chain_of(pre_f, 3, 1), c[3];
+	enum { A = 1, B, C, D, E, G, H, W, X, Y, Z };
+	uint32_t abc[] = { A, B, C }, e[] = { E }, g[] = { G }, cc[] = { C },
+		 c1[] = { A, B, C, D, X, Y, E }, c2[] = { A, B, C, D, X, Y, G },
+		 c3[] = { A, B, C, D, Z, W, H };
+	struct achain pre[4], c[4];
 	struct profile *p = profile_base();
 	struct chaintake_stats st;
-	uint32_t nb, nc, ef, el, le, cut;
+	uint32_t nb, nc, ef, el, le, i;
 	size_t n0;
 	int rc;
 
-	c[0] = chain_of(ab, 2, 1);
-	c[1] = chain_of(abcde, 5, 4);
-	c[2] = chain_of(abcdg, 5, 1);
-	chains_finish(c, 3);
-	put_whole(p, &pre);
+	pre[0] = chain_of(abc, 3, 1);
+	pre[1] = chain_of(e, 1, 1);
+	pre[2] = chain_of(g, 1, 1);
+	pre[3] = chain_of(cc, 1, 1);
+	c[0] = chain_of(abc, 3, 1);
+	c[1] = chain_of(c1, 7, 4);
+	c[2] = chain_of(c2, 7, 1);
+	c[3] = chain_of(c3, 7, 1);
+	chains_finish(c, 4);
+	for (i = 0; i < 4; i++)
+		put_whole(p, &pre[i]);
 	n0 = p->nr_nodes;
 	nb = profile__child(p, profile__child(p, PROFILE_ROOT, A), B);
 	nc = profile__child(p, nb, C);
-	/* leaves B, E, G: no child of the root (3 reserved), 2 more */
-	rc = profile__take_chains(p, asrc_new(c, 3), n0 + 3 + 2, &st);
+	/*
+	 * Kept and bound: every new node 8; T 2, 5: 7; T 6 (D alone): 5; none
+	 * kept: C's [elided] and D's 3 chains, 4.  With 3, none fits; H has
+	 * no root child: 1 held, 2 for elision.
+	 */
+	rc = profile__take_chains(p, asrc_new(c, 4), n0 + 3, &st);
 	ok(rc == 0, "a prefix in p: take_chains returns %d", rc);
 	ef = elided_frame_of(p);
 	el = ef == UINT32_MAX ? 0 : profile__child(p, nc, ef);
 	le = el ? profile__child(p, el, E) : 0;
-	cut = profile__child(p, PROFILE_ROOT, G);
-	ok(profile__child(p, PROFILE_ROOT, A) == 1 && nb < n0 && nc < n0 && p->nr_nodes == n0 + 3,
-	   "A B C are p's own nodes; [elided], E and the cut G added (%zu nodes, %zu before)",
+	ok(profile__child(p, PROFILE_ROOT, A) == 1 && nb < n0 && nc < n0 && p->nr_nodes == n0 + 3 &&
+		   el && le && profile__child(p, PROFILE_ROOT, H),
+	   "A B C are p's own nodes; C -> [elided] -> E and the cut H added (%zu nodes, %zu before)",
 	   p->nr_nodes, n0);
-	ok(st.threshold == 6 && !profile__child(p, nc, D),
-	   "no new node fits with its elision (D weighs 5): T = 6, one past the heaviest (%llu)",
+	ok(st.threshold == 7 && !profile__child(p, nc, D),
+	   "no threshold fits: no new node kept, T = 7, one past the heaviest (D, 6): %llu",
 	   (unsigned long long)st.threshold);
-	ok(el && le && cut && st.elided_chains == 1 && st.elided_samples == 4 && st.cut_samples == 1,
-	   "A B C D E: C -> [elided] -> E (4 samples); A B C D G finds no room: cut to G under the root (1)");
-	ok(p->nr_counts == 4 && p->counts[1].node == nb && p->counts[1].samples == 1,
-	   "A B, whole in p already, has its cell at p's own B");
+	ok(st.elided_chains == 1 && st.elided_samples == 4 && st.cut_samples == 2,
+	   "A B C D X Y E elided (4 samples); A B C D X Y G and A B C D Z W H find no room: cut (2)");
+	ok(p->nr_counts == 6 && p->counts[0].node == nc && p->counts[0].samples == 2,
+	   "A B C, whole in p already, has its cell at p's own C (%zu cells)", p->nr_counts);
 	{
-		struct whole_check wc = { .c = c, .n = 3, .p = p, .ef = ef };
+		struct whole_check wc = { .c = c, .n = 4, .p = p, .ef = ef };
 		int r = p->whole ? chainsrc__each(p->whole, whole_cb, &wc) : -1;
 
 		ok(!r && wc.ordinal == 1 && !wc.bad_lcp && !wc.bad_order && wc.samples == 4 &&
-			   p->whole->nr_chains == 1 && p->whole->nr_frames == 5,
-		   "p->whole yields A B C D E alone, ordinal 0, lcp 0");
+			   p->whole->nr_chains == 1 && p->whole->nr_frames == 7,
+		   "p->whole yields A B C D X Y E alone, ordinal 0, lcp 0");
 	}
 	profile__free(p);
-	for (rc = 0; rc < 3; rc++) {
-		free(c[rc].f);
-		free(c[rc].cells);
+	for (i = 0; i < 4; i++) {
+		free(c[i].f);
+		free(c[i].cells);
+		free(pre[i].f);
+		free(pre[i].cells);
 	}
-	free(pre.f);
-	free(pre.cells);
 }
 
 /* No room: today's cut, past max_nodes as record's was; with the reservation, within it. */
