@@ -309,6 +309,12 @@ void profile__add_frame_file(struct profile *p, uint32_t frame, uint64_t vaddr,
 uint32_t profile__node(struct profile *p, uint32_t parent, uint32_t frame);
 
 /*
+ * The child of parent with this frame, or PROFILE_ROOT (0, nobody's child)
+ * when p has none; adds nothing (p is not const: the index catches up).
+ */
+uint32_t profile__child(struct profile *p, uint32_t parent, uint32_t frame);
+
+/*
  * Append the child of parent with this frame, which the caller knows is not
  * in p yet (a loader that checked its edges are distinct), without hashing
  * it: the index catches up at the next profile__node.  parent < nr_nodes.

@@ -312,7 +312,8 @@ static void node_idx_add(struct profile *p, uint32_t id)
 	}
 }
 
-uint32_t profile__node(struct profile *p, uint32_t parent, uint32_t frame)
+/* profile__child, inlined into profile__node: record's resolution calls it a frame at a time */
+static inline uint32_t node_find(struct profile *p, uint32_t parent, uint32_t frame)
 {
 	uint32_t id;
 
@@ -330,6 +331,20 @@ uint32_t profile__node(struct profile *p, uint32_t parent, uint32_t frame)
 		     id = p->node_next[id])
 			if (p->nodes[id].parent == parent && p->nodes[id].frame == frame)
 				return id;
+	return PROFILE_ROOT;
+}
+
+uint32_t profile__child(struct profile *p, uint32_t parent, uint32_t frame)
+{
+	return node_find(p, parent, frame);
+}
+
+uint32_t profile__node(struct profile *p, uint32_t parent, uint32_t frame)
+{
+	uint32_t id = node_find(p, parent, frame);
+
+	if (id != PROFILE_ROOT)
+		return id;
 	if (p->nodes[parent].depth >= PROFILE_MAX_DEPTH || p->nr_nodes >= PROFILE_MAX_ROWS) {
 		p->repairs[PROFILE_REPAIR_STACK]++;
 		return parent;
