@@ -51,6 +51,19 @@
  * (perf_event_max_stack), low enough that a consumer walking a stack
  * needs no more than a bounded buffer. */
 #define DATAFILE_MAX_DEPTH	PROFILE_MAX_DEPTH
+/*
+ * Format 5's chain_blocks (the whole chains of a trie that holds some only
+ * in part, chainsrc.h): a reader holds one block unpacked at a time, at
+ * most DATAFILE_CHAIN_BLOCK_MAX bytes (the writer closes one at 64 KiB; a
+ * single chain of 65536 frames and its cells may take more), and unpacks
+ * every block on each walk of the chains, at most
+ * DATAFILE_MAX_CHAIN_UNPACKED bytes in all (a few seconds a walk; the
+ * worst case of performance.md, 40 s of 16 functions recursing at random,
+ * is about 40 MB).  A recording past it keeps its trie and loses the
+ * whole chains (datafile__salvage).
+ */
+#define DATAFILE_CHAIN_BLOCK_MAX	(1u << 20)
+#define DATAFILE_MAX_CHAIN_UNPACKED	(1ull << 30)
 
 /*
  * Write p to path atomically.  0 or -errno with e filled:

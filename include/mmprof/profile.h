@@ -34,7 +34,7 @@
 #include "mmprof/strintern.h"
 
 /* Version of the data model and of the .data schema (Documentation/data-format.md). */
-#define PROFILE_FORMAT_VERSION 4
+#define PROFILE_FORMAT_VERSION 5
 
 #define PROFILE_ROOT 0u		/* node id of the trie root */
 
