@@ -196,15 +196,7 @@ int loader__load_chains(struct loader *l)
 			err = -EPROTO;
 		goto fail;
 	}
-	for (i = 0; i < l->p->nr_counts; i++) {
-		const struct count *c = &l->p->counts[i];
-		uint32_t up = c->node ? l->p->nodes[c->node].parent : 0;
-
-		if (up && profile__frame_elided(l->p, l->p->nodes[up].frame)) {
-			tree_s += c->samples;
-			tree_p += c->period;
-		}
-	}
+	datafile__elided_sums(l->p, &tree_s, &tree_p);
 	if (tree_s != fc->src.samples || tree_p != fc->period) {
 		err = errmsg__set(l->e, -EPROTO, "cannot load '%s': inconsistent data file: the "
 				  "chains hold %llu samples (period %llu), the trie's cells under "

@@ -140,24 +140,31 @@ fail:
 	return 1;
 }
 
-/* The samples and periods of the trie's cells whose node is under an "[elided]" one. */
-static void elided_sums(const struct profile *p, uint64_t *samples, uint64_t *period)
+/*
+ * The samples and periods of the trie's cells under an "[elided]" node, at
+ * any depth (resolve --vmlinux puts a leaf's inline frames below it).
+ * Parents precede their children: one pass in id order.
+ */
+void datafile__elided_sums(const struct profile *p, uint64_t *samples, uint64_t *period)
 {
+	unsigned char *under = xcalloc(p->nr_nodes ? p->nr_nodes : 1, 1);
 	size_t i;
 
+	for (i = 1; i < p->nr_nodes; i++) {
+		uint32_t up = p->nodes[i].parent;
+
+		under[i] = up && (under[up] || profile__frame_elided(p, p->nodes[up].frame));
+	}
 	*samples = *period = 0;
 	for (i = 0; i < p->nr_counts; i++) {
 		const struct count *c = &p->counts[i];
-		uint32_t up;
 
-		if (c->node == 0 || c->node >= p->nr_nodes)
-			continue;
-		up = p->nodes[c->node].parent;
-		if (up && profile__frame_elided(p, p->nodes[up].frame)) {
+		if (c->node < p->nr_nodes && under[c->node]) {
 			*samples += c->samples;
 			*period += c->period;
 		}
 	}
+	free(under);
 }
 
 unsigned char *datafile__elided_frames(const struct profile *p)
@@ -206,7 +213,7 @@ int saver__write_chain_blocks(struct saver *s)
 				 (unsigned long long)cs.frames, (unsigned long long)cs.samples);
 		goto out;
 	}
-	elided_sums(p, &tree_s, &tree_p);
+	datafile__elided_sums(p, &tree_s, &tree_p);
 	if (tree_s != cs.samples || tree_p != cs.period)
 		err = saver__bad(s, -EINVAL, "chain_blocks", (size_t)cs.blk,
 				 "the chains hold %llu samples (period %llu), the trie's cells under \"[elided]\" %llu (%llu)",

@@ -269,6 +269,27 @@ static void test_roundtrip(const char *good)
 		ok(!err && seen_same(&want, &third), "with the same chains and cells");
 		seen_free(&third);
 	}
+	/* mmprof strip: every address in the kernel's half goes, but the marker's */
+	if (q2) {
+		struct profile_stripped ps;
+		struct profile *q3 = NULL;
+		size_t i, marks = 0;
+
+		profile__strip(q2, &ps);
+		for (i = 0; i < q2->nr_frames; i++)
+			marks += profile__frame_elided(q2, (uint32_t)i);
+		is_int(marks, 1, "strip keeps the \"[elided]\" frame's mark");
+		err = datafile__save(q2, path_in("stripped.data"), &e);
+		ok(!err, "a stripped profile saves with its chains (%s)", e.msg);
+		err = datafile__load(path_in("stripped.data"), &q3, &e);
+		ok(!err && q3 && q3->whole, "and loads (%s)", e.msg);
+		if (q3 && q3->whole) {
+			err = walk(q3, &third);
+			ok(!err && seen_same(&want, &third), "with the same chains and cells");
+			seen_free(&third);
+		}
+		profile__free(q3);
+	}
 	seen_free(&want);
 	seen_free(&got);
 	seen_free(&again);
