@@ -19,6 +19,7 @@
 
 #include "mmprof/chainsrc.h"
 #include "mmprof/datafile.h"
+#include "mmprof/resolve.h"
 #include "../fuzz/chainarr.h"
 #include "tap.h"
 
@@ -340,6 +341,73 @@ static void test_no_chains(void)
 	profile__free(p);
 }
 
+static int count_frame(void *ctx, const struct chain_rec *c)
+{
+	uint64_t *n = ctx;
+	uint32_t i;
+
+	for (i = 0; i < c->nr; i++)
+		n[1] += c->frames[i] == (uint32_t)n[0];
+	return 0;
+}
+
+/*
+ * resolve --vmlinux: the trie gets inline frames after a real frame
+ * (profile__insert_frames), and so do the whole chains
+ * (resolve__chains_inlined): still in order, the sums still the trie's.
+ */
+static void test_inlined(const char *good)
+{
+	struct profile *q = NULL, *q2 = NULL;
+	struct errmsg e = { "" };
+	struct seen want, got;
+	uint64_t before[2], after[2];
+	uint32_t *ins, ids[3];
+	struct frame f = { .addr = 0x401000 + 7 * 16, .inlined = 1 };
+	int err;
+
+	uint64_t frames0;
+
+	if (datafile__load(good, &q, &e) || !q->whole) {
+		ok(0, "cannot load '%s': %s", good, e.msg);
+		profile__free(q);
+		return;
+	}
+	frames0 = q->whole->nr_frames;
+	before[0] = 7;
+	before[1] = 0;
+	chainsrc__each(q->whole, count_frame, before);
+	ins = xcalloc(q->nr_frames, sizeof(*ins));
+	ids[0] = 2;
+	f.sym = profile__intern(q, "inl_a");
+	ids[1] = profile__frame(q, &f);
+	f.sym = profile__intern(q, "inl_b");
+	ids[2] = profile__frame(q, &f);
+	ins[7] = 1;
+	profile__insert_frames(q, ins, 41, ids);
+	q->whole = resolve__chains_inlined(q->whole, ins, 41, ids);
+	free(ins);
+	ok(q->whole->nr_frames == frames0 + 2 * before[1], "the chains count their inline frames");
+	walk(q, &want);
+	after[0] = ids[2];
+	after[1] = 0;
+	chainsrc__each(q->whole, count_frame, after);
+	ok(before[1] > 0 && after[1] == before[1], "each of the %llu frames 7 has its inline frames after it",
+	   (unsigned long long)before[1]);
+	err = datafile__save(q, path_in("inlined.data"), &e);
+	ok(!err, "saved with the chains inlined: in order, sums the trie's (%s)", e.msg);
+	err = datafile__load(path_in("inlined.data"), &q2, &e);
+	ok(!err && q2 && q2->whole, "loads (%s)", e.msg);
+	if (q2 && q2->whole) {
+		err = walk(q2, &got);
+		ok(!err && seen_same(&want, &got), "the same chains");
+		seen_free(&got);
+	}
+	seen_free(&want);
+	profile__free(q2);
+	profile__free(q);
+}
+
 static uint64_t sum_samples(const struct profile *p)
 {
 	uint64_t n = 0;
@@ -561,6 +629,7 @@ int main(void)
 	test_roundtrip(good);
 	test_no_chains();
 	test_writer_refuses();
+	test_inlined(good);
 	test_corrupt(good);
 	{
 		char cmd[128];
