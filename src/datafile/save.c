@@ -463,7 +463,7 @@ bool datafile__trie_takes(const struct profile *p, size_t nr, size_t runs, size_
  */
 static int version_for(const struct profile *p)
 {
-	return p->whole ? 5 : 4;
+	return p->whole ? PROFILE_FORMAT_VERSION : PROFILE_FORMAT_PLAIN;
 }
 
 int datafile__save(const struct profile *p, const char *path, struct errmsg *e)
