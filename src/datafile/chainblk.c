@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "mmprof/datafile.h"
+#include "mmprof/profile.h"
 #include "mmprof/xalloc.h"
 #include "chainblk.h"
 
@@ -409,4 +410,42 @@ void chainenc__release(struct chainenc *e)
 	free(e->ids);
 	free(e->out);
 	memset(e, 0, sizeof(*e));
+}
+
+/*
+ * The samples and periods of the trie's cells under an "[elided]" node, at
+ * any depth (resolve --vmlinux puts a leaf's inline frames below it).
+ * Parents precede their children: one pass in id order.
+ */
+void datafile__elided_sums(const struct profile *p, uint64_t *samples, uint64_t *period)
+{
+	unsigned char *under = xcalloc(p->nr_nodes ? p->nr_nodes : 1, 1);
+	size_t i;
+
+	for (i = 1; i < p->nr_nodes; i++) {
+		uint32_t up = p->nodes[i].parent;
+
+		under[i] = up && (under[up] || profile__frame_elided(p, p->nodes[up].frame));
+	}
+	*samples = *period = 0;
+	for (i = 0; i < p->nr_counts; i++) {
+		const struct count *c = &p->counts[i];
+
+		if (c->node < p->nr_nodes && under[c->node]) {
+			*samples += c->samples;
+			*period += c->period;
+		}
+	}
+	free(under);
+}
+
+unsigned char *datafile__elided_frames(const struct profile *p)
+{
+	unsigned char *bits = xcalloc(p->nr_frames / 8 + 1, 1);
+	size_t i;
+
+	for (i = 0; i < p->nr_frames; i++)
+		if (profile__frame_elided(p, (uint32_t)i))
+			bits[i / 8] |= (unsigned char)(1u << (i % 8));
+	return bits;
 }

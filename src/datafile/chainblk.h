@@ -96,4 +96,11 @@ void chainenc__add(struct chainenc *e, const struct chain_rec *c, uint32_t lcp);
 size_t chainenc__flush(struct chainenc *e, struct chainblk_hdr *h);
 void chainenc__release(struct chainenc *e);
 
+/* What the writer and the loader check of the trie (chainblk.c). */
+struct profile;
+/* A bit per frame of p: 1 for an "[elided]" frame (free it). */
+unsigned char *datafile__elided_frames(const struct profile *p);
+/* The samples and periods of p's cells under an "[elided]" node, at any depth. */
+void datafile__elided_sums(const struct profile *p, uint64_t *samples, uint64_t *period);
+
 #endif

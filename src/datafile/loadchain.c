@@ -32,7 +32,6 @@
 #include "chainblk.h"
 #include "loadget.h"
 #include "loader.h"
-#include "save-int.h"
 #include "schema.h"
 
 struct fileblk {

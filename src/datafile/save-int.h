@@ -100,9 +100,6 @@ void saver__bind_block(struct saver *s, int col, const unsigned char *raw, size_
 
 /* savechain.c: format 5's chain_blocks, p->whole's chains (none: the table empty). */
 int saver__write_chain_blocks(struct saver *s);
-/* A bit per frame of p: 1 for an "[elided]" frame (free it); loadchain.c's too. */
-unsigned char *datafile__elided_frames(const struct profile *p);
-/* The samples and periods of p's cells under an "[elided]" node (at any depth); loadchain.c's too. */
-void datafile__elided_sums(const struct profile *p, uint64_t *samples, uint64_t *period);
+
 
 #endif
