@@ -315,13 +315,25 @@ void chainenc__add(struct chainenc *e, const struct chain_rec *c, uint32_t lcp)
 {
 	uint32_t i;
 
+	if (!e->gen)
+		e->gen = 1;
 	XGROW(e->heads, e->alloc_heads, e->nr_heads + 2);
 	e->heads[e->nr_heads++] = lcp;
 	e->heads[e->nr_heads++] = c->nr - lcp;
 	e->heads[e->nr_heads++] = c->nr_cells;
 	XGROW(e->frames, e->alloc_frames, e->nr_frames + (c->nr - lcp));
-	for (i = lcp; i < c->nr; i++)
-		e->frames[e->nr_frames++] = c->frames[i];
+	for (i = lcp; i < c->nr; i++) {
+		uint32_t f = c->frames[i];
+
+		e->frames[e->nr_frames++] = f;
+		/* the dictionary: each frame once, without sorting every occurrence */
+		XGROW(e->stamp, e->alloc_stamp, f);
+		if (e->stamp[f] != e->gen) {
+			e->stamp[f] = e->gen;
+			XGROW(e->ids, e->alloc_ids, e->nr_ids);
+			e->ids[e->nr_ids++] = f;
+		}
+	}
 	XGROW(e->cells, e->alloc_cells, e->nr_cells + c->nr_cells);
 	memcpy(e->cells + e->nr_cells, c->cells, c->nr_cells * sizeof(*c->cells));
 	e->nr_cells += c->nr_cells;
@@ -339,32 +351,16 @@ static int u32_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static uint32_t place(const uint32_t *ids, size_t n, uint32_t f)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ids[mid] < f)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return (uint32_t)lo;
-}
-
 size_t chainenc__flush(struct chainenc *e, struct chainblk_hdr *h)
 {
-	size_t nr_ids = 0, i, fi = 0, ci = 0, need;
+	size_t nr_ids = e->nr_ids, i, fi = 0, ci = 0, need;
 	unsigned char *b;
 
-	XGROW(e->ids, e->alloc_ids, e->nr_frames);
-	memcpy(e->ids, e->frames, e->nr_frames * sizeof(*e->ids));
-	qsort(e->ids, e->nr_frames, sizeof(*e->ids), u32_cmp);
-	for (i = 0; i < e->nr_frames; i++)
-		if (!nr_ids || e->ids[nr_ids - 1] != e->ids[i])
-			e->ids[nr_ids++] = e->ids[i];
+	qsort(e->ids, nr_ids, sizeof(*e->ids), u32_cmp);
+	if (nr_ids)
+		XGROW(e->local, e->alloc_local, e->ids[nr_ids - 1]);
+	for (i = 0; i < nr_ids; i++)
+		e->local[e->ids[i]] = (uint32_t)i;
 	need = e->est + 10 * (nr_ids + 1);	/* est: every varint's length, a place's at most */
 	if (e->alloc_out < need) {
 		e->out = xrealloc(e->out, need);
@@ -379,7 +375,7 @@ size_t chainenc__flush(struct chainenc *e, struct chainblk_hdr *h)
 		b = put_varint(b, e->heads[i]);
 		b = put_varint(b, e->heads[i + 1]);
 		for (k = 0; k < e->heads[i + 1]; k++)
-			b = put_varint(b, place(e->ids, nr_ids, e->frames[fi++]));
+			b = put_varint(b, e->local[e->frames[fi++]]);
 		b = put_varint(b, e->heads[i + 2]);
 		for (k = 0; k < e->heads[i + 2]; k++, ci++) {
 			const struct chain_cell *c = &e->cells[ci];
@@ -396,9 +392,10 @@ size_t chainenc__flush(struct chainenc *e, struct chainblk_hdr *h)
 				    .cells = e->nr_cells, .samples = e->samples,
 				    .size = (size_t)(b - e->out), .data = e->out,
 				    .len = (size_t)(b - e->out) };
-	e->nr_frames = e->nr_heads = e->nr_cells = 0;
+	e->nr_frames = e->nr_heads = e->nr_cells = e->nr_ids = 0;
 	e->est = 0;
 	e->chains = e->whole_frames = e->samples = 0;
+	e->gen++;
 	return h->size;
 }
 
@@ -408,6 +405,8 @@ void chainenc__release(struct chainenc *e)
 	free(e->heads);
 	free(e->cells);
 	free(e->ids);
+	free(e->stamp);
+	free(e->local);
 	free(e->out);
 	memset(e, 0, sizeof(*e));
 }

@@ -80,8 +80,11 @@ struct chainenc {
 	size_t nr_heads, alloc_heads;
 	struct chain_cell *cells;
 	size_t nr_cells, alloc_cells;
-	uint32_t *ids;			/* the dictionary being built */
-	size_t alloc_ids;
+	uint32_t *ids;			/* the dictionary being built: the block's frames */
+	size_t nr_ids, alloc_ids;
+	uint32_t *stamp, *local;	/* by frame id: the block it was last seen in (gen), its place */
+	size_t alloc_stamp, alloc_local;
+	uint32_t gen;			/* the block being staged, from 1 */
 	unsigned char *out;		/* the block encoded */
 	size_t alloc_out;
 	size_t est;			/* bytes the staged chains take at most */
