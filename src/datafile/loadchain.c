@@ -48,14 +48,16 @@ struct filechains {
 	size_t nr_frames, nr_runs, nr_events, nr_strs;
 	uint32_t *strmap;		/* NULL: the file's string ids are the profile's */
 	unsigned char *elided;		/* bit per frame */
-	uint64_t period;		/* the chains' periods summed */
-	char why[200];			/* the last walk's failure */
-	size_t bad_blk;
 };
 
-static int filechains_each(struct chainsrc *src, chain_fn fn, void *ctx)
+/*
+ * Every block in order through one decoder; fn per chain (NULL: checked
+ * only).  why, *bad and *period for the load's pass: a walk writes nothing
+ * of the source, so that threads may walk one source at once.
+ */
+static int walk_blocks(const struct filechains *fc, chain_fn fn, void *ctx, char *why,
+		       size_t whylen, size_t *bad, uint64_t *period)
 {
-	struct filechains *fc = (struct filechains *)src;
 	struct chaindec d = { .nr_frames = fc->nr_frames, .nr_runs = fc->nr_runs,
 			      .nr_events = fc->nr_events, .nr_strs = fc->nr_strs,
 			      .elided = fc->elided, .strmap = fc->strmap };
@@ -68,13 +70,21 @@ static int filechains_each(struct chainsrc *src, chain_fn fn, void *ctx)
 					  .cells = b->cells, .samples = b->samples, .size = b->size,
 					  .data = fc->arena + b->off, .len = b->len };
 
-		ret = chaindec__block(&d, &h, fn, ctx, fc->why, sizeof(fc->why));
-		fc->bad_blk = i;
+		ret = chaindec__block(&d, &h, fn, ctx, why, whylen);
+		*bad = i;
 	}
-	if (!ret)
-		fc->period = d.period;
+	*period = d.period;
 	chaindec__release(&d);
 	return ret;
+}
+
+static int filechains_each(struct chainsrc *src, chain_fn fn, void *ctx)
+{
+	char why[200];
+	size_t bad;
+	uint64_t period;
+
+	return walk_blocks((const struct filechains *)src, fn, ctx, why, sizeof(why), &bad, &period);
 }
 
 static void filechains_release(struct chainsrc *src)
@@ -147,8 +157,9 @@ static int read_rows(struct loader *l, struct filechains *fc)
 int loader__load_chains(struct loader *l)
 {
 	struct filechains *fc;
-	uint64_t tree_s = 0, tree_p = 0;
-	size_t i;
+	uint64_t tree_s = 0, tree_p = 0, period = 0;
+	char why[200];
+	size_t i, bad = 0;
 	bool same = true;
 	int err;
 
@@ -184,23 +195,23 @@ int loader__load_chains(struct loader *l)
 	}
 	fc->elided = datafile__elided_frames(l->p);
 	/* every block decoded once: a walk then meets no error of the file's */
-	if ((err = filechains_each(&fc->src, NULL, NULL))) {
+	if ((err = walk_blocks(fc, NULL, NULL, why, sizeof(why), &bad, &period))) {
 		l->table = "chain_blocks";
-		l->row = (int64_t)fc->bad_blk;
+		l->row = (int64_t)bad;
 		err = errmsg__set(l->e, err == -EIO ? -EIO : -EPROTO,
 				  "cannot load '%s': %s: chain_blocks row %zu: %s", l->path,
 				  err == -EIO ? "corrupt data file" : "inconsistent data file",
-				  fc->bad_blk, fc->why);
+				  bad, why);
 		if (err == -EIO)
 			err = -EPROTO;
 		goto fail;
 	}
 	datafile__elided_sums(l->p, &tree_s, &tree_p);
-	if (tree_s != fc->src.samples || tree_p != fc->period) {
+	if (tree_s != fc->src.samples || tree_p != period) {
 		err = errmsg__set(l->e, -EPROTO, "cannot load '%s': inconsistent data file: the "
 				  "chains hold %llu samples (period %llu), the trie's cells under "
 				  "\"[elided]\" %llu (%llu)", l->path,
-				  (unsigned long long)fc->src.samples, (unsigned long long)fc->period,
+				  (unsigned long long)fc->src.samples, (unsigned long long)period,
 				  (unsigned long long)tree_s, (unsigned long long)tree_p);
 		goto fail;
 	}
