@@ -33,7 +33,11 @@
 
 #include "mmprof/chainsrc.h"
 
-/* The writer closes a block once it unpacks to this much (a chain is never split). */
+/*
+ * The writer closes a block once the bound of its varints (chainenc.est,
+ * each frame's place counted as long as its id) reaches this much; a
+ * chain is never split.  The worst case's blocks unpack to about 37 KiB.
+ */
 #define CHAINBLK_TARGET	(64u << 10)
 
 /* What a chain_blocks row says of its block (checked against the block when it is read). */
@@ -91,7 +95,7 @@ struct chainenc {
 	uint64_t chains, whole_frames, samples;	/* of the staged block */
 };
 
-/* Bytes chain c takes in a block at most (its frames and cells; lcp: what is shared). */
+/* Bytes chain c takes in a block at most, the dictionary aside (lcp: the frames shared). */
 size_t chainenc__bound(const struct chain_rec *c, uint32_t lcp);
 /* Stage c (checked by the caller), lcp its own within the block (0 for a block's first). */
 void chainenc__add(struct chainenc *e, const struct chain_rec *c, uint32_t lcp);
