@@ -141,7 +141,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIBMMPROF) tests/unit/tap.h
 # The suite's hostile-file check (t831) turns fuzz seeds into files with it.
 SEED_TOOL := $(BUILD)/tests/seed-to-data
 
-$(SEED_TOOL): tests/fuzz/seed-to-data.c tests/fuzz/datafile-seed.h $(LIBMMPROF)
+$(SEED_TOOL): tests/fuzz/seed-to-data.c tests/fuzz/datafile-seed.h tests/fuzz/chainarr.h $(LIBMMPROF)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBMMPROF) $(LIBS)

@@ -143,7 +143,7 @@ int cmd_import(int argc, char **argv)
 
 	p = profile__new();
 	profile__set_meta(p, "mmprof_version", MMPROF_VERSION);
-	snprintf(buf, sizeof(buf), "%d", PROFILE_FORMAT_VERSION);
+	snprintf(buf, sizeof(buf), "%d", PROFILE_FORMAT_PLAIN);
 	profile__set_meta(p, "format_version", buf);
 	profile__set_meta(p, "source", "perf.data");	/* text: its kind (import__text) */
 	copy = xstrdup(pos[0]);

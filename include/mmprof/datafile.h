@@ -51,9 +51,24 @@
  * (perf_event_max_stack), low enough that a consumer walking a stack
  * needs no more than a bounded buffer. */
 #define DATAFILE_MAX_DEPTH	PROFILE_MAX_DEPTH
+/*
+ * Format 5's chain_blocks (the whole chains of a trie that holds some only
+ * in part, chainsrc.h): a reader holds one block unpacked at a time, at
+ * most DATAFILE_CHAIN_BLOCK_MAX bytes (the writer closes one at 64 KiB; a
+ * single chain of 65536 frames and its cells may take more), and unpacks
+ * every block on each walk of the chains, at most
+ * DATAFILE_MAX_CHAIN_UNPACKED bytes in all (a few seconds a walk; the
+ * worst case of performance.md, 40 s of 16 functions recursing at random,
+ * is about 40 MB).  A recording past it keeps its trie and loses the
+ * whole chains (datafile__salvage).
+ */
+#define DATAFILE_CHAIN_BLOCK_MAX	(1u << 20)
+#define DATAFILE_MAX_CHAIN_UNPACKED	(1ull << 30)
 
 /*
- * Write p to path atomically.  0 or -errno with e filled:
+ * Write p to path atomically: format 4, or 5 when p has whole chains
+ * (p->whole: walked once, written as chain_blocks).  0 or -errno with e
+ * filled:
  *   -EINVAL   path exists and is not a regular file, or p breaks an
  *             invariant of the format (the message names the row)
  *   -ERANGE   a count >= 2^63, or a table, string or stack depth over the
@@ -66,7 +81,9 @@ int datafile__save(const struct profile *p, const char *path, struct errmsg *e);
 /*
  * As datafile__save, in format version (1 .. PROFILE_FORMAT_VERSION), for
  * a reader that knows only an older one, and for the tests of the readers
- * of older versions.  -EINVAL for a version this writer does not know.
+ * of older versions.  -EINVAL for a version this writer does not know, or
+ * below 5 for a profile with whole chains (format 5 without them: an
+ * empty chain_blocks, read back as none).
  */
 int datafile__save_version(const struct profile *p, const char *path, int version,
 			   struct errmsg *e);
@@ -79,7 +96,9 @@ int datafile__save_version(const struct profile *p, const char *path, int versio
  * left out; when a table others refer to breaks one (strings, frames,
  * nodes, events, runs), the file is written without its stacks (no frames,
  * nodes or counts; runs, counters, metrics and meta kept) and every count
- * is left out.  *dropped: the rows left out, also in the file's meta as
+ * is left out; whole chains (p->whole) that break one are left out first,
+ * the trie written as format 4 (its "[elided]" nodes hold every count).
+ * *dropped: the rows left out, also in the file's meta as
  * DATAFILE_META_DROPPED; why: the first one (or why the stacks went).
  * Errors as datafile__save, when even that could not be written.
  */
@@ -138,6 +157,9 @@ bool datafile__trie_takes(const struct profile *p, size_t nr, size_t runs, size_
  *   -EINVAL            not an mmprof data file (empty, text, another db)
  *   -EPROTONOSUPPORT   a format version this reader does not read
  *   -EPROTO            truncated, corrupt or inconsistent content
+ * A format-5 file's chains become (*out)->whole: a source that holds the
+ * blocks packed (at most the file's size) and unpacks one at a time on
+ * each walk; every block is checked here, so a walk fails only as fn says.
  */
 int datafile__load(const char *path, struct profile **out, struct errmsg *e);
 

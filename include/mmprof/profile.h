@@ -34,7 +34,13 @@
 #include "mmprof/strintern.h"
 
 /* Version of the data model and of the .data schema (Documentation/data-format.md). */
-#define PROFILE_FORMAT_VERSION 4
+#define PROFILE_FORMAT_VERSION 5
+/*
+ * The version of a profile without whole chains (p->whole NULL): format 5
+ * is format 4 and its chain_blocks, and such a file is written as format
+ * 4, as it always was (what a recording's meta says until the save).
+ */
+#define PROFILE_FORMAT_PLAIN 4
 
 #define PROFILE_ROOT 0u		/* node id of the trie root */
 

@@ -97,7 +97,24 @@ struct resolve_kernel {
 int resolve__attach_vmlinux(const struct profile *p, struct symbols *syms, const char *path,
 			    struct resolve_kernel *k, struct errmsg *e);
 
-/* Name and expand p's kernel frames through the vmlinux attached; k filled. */
+/*
+ * Name and expand p's kernel frames through the vmlinux attached; k
+ * filled.  The whole chains (p->whole) get the inline frames the trie
+ * gets (resolve__chains_inlined).
+ */
 void resolve__kernel(struct profile *p, struct symbols *syms, struct resolve_kernel *k);
+
+/*
+ * The chains of inner with inline frames after each real frame, as
+ * profile__insert_frames puts them into the trie (ins, nr_ins and ids as
+ * there; copied), in the same order (a chain's frames each become a run
+ * starting with the frame itself, so comparisons keep their outcome);
+ * owns inner.  A chain its inline frames would take past
+ * PROFILE_MAX_DEPTH makes the walk fail with -E2BIG.  One walk of inner
+ * counts the frames (nr_frames).
+ */
+struct chainsrc;
+struct chainsrc *resolve__chains_inlined(struct chainsrc *inner, const uint32_t *ins,
+					 size_t nr_ins, const uint32_t *ids);
 
 #endif

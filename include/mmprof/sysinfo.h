@@ -5,7 +5,7 @@
  * Meta keys written by `record` (all values are strings):
  *
  *   mmprof_version        "0.1.0"
- *   format_version        PROFILE_FORMAT_VERSION
+ *   format_version        PROFILE_FORMAT_PLAIN (the save writes the file's own)
  *   cmdline               mmprof's argv, shell-quoted, joined by spaces
  *   kernel_release        uname -r
  *   hostname              uname -n

@@ -67,5 +67,7 @@ int loader__read_tables(struct loader *l);
 int loader__load_nodes(struct loader *l);
 int loader__load_counts(struct loader *l);
 int loader__check_walk(struct loader *l);
+/* Format 5's chain_blocks (loadchain.c), after the counts: l->p->whole.  0 or -errno with l->e filled. */
+int loader__load_chains(struct loader *l);
 
 #endif

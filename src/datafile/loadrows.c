@@ -236,10 +236,30 @@ static int load_frames(struct loader *l)
 	return r;
 }
 
-/* Formats 3 and 4: frames in blocks (schema.h). */
+/*
+ * A frame of the file as the profile's: the same frame's id when the file
+ * repeats one (an edit, or two kernel frames that mmprof strip made one),
+ * but in format 5 its own id still, since the chains (chain_blocks) are
+ * ordered by the file's ids and merging two frames would break the order.
+ */
+static uint32_t load_frame(struct loader *l, const struct frame *f, bool *repeats)
+{
+	struct profile *p = l->p;
+	size_t before = p->nr_frames;
+	uint32_t id = profile__frame(p, f);
+
+	if (l->version < 5 || id == before)
+		return id;
+	XGROW(p->frames, p->alloc_frames, p->nr_frames);
+	p->frames[p->nr_frames] = p->frames[id];
+	*repeats = true;
+	return (uint32_t)p->nr_frames++;
+}
+
+/* Formats 3 to 5: frames in blocks (schema.h). */
 static int load_frame_blocks(struct loader *l)
 {
-	bool last_seen = false, bw = l->version >= 4;
+	bool last_seen = false, bw = l->version >= 4, repeats = false;
 	int err, r;
 
 	if ((err = prepare(l, "frame_blocks", "SELECT id, size, data FROM frame_blocks ORDER BY id")))
@@ -268,9 +288,12 @@ static int load_frame_blocks(struct loader *l)
 			if (l->nr_frames >= DATAFILE_MAX_ROWS)
 				return bad_row(l, "more than %u frames", DATAFILE_MAX_ROWS);
 			XGROW(l->framemap, l->alloc_framemap, l->nr_frames);
-			l->framemap[l->nr_frames++] = profile__frame(l->p, &f);
+			l->framemap[l->nr_frames++] = load_frame(l, &f, &repeats);
 		}
 	}
+	/* format 5: the repeated frames kept apart join the frames' index */
+	if (repeats)
+		profile__frames_changed(l->p);
 	return r;
 }
 
@@ -394,7 +417,8 @@ int loader__read_tables(struct loader *l)
 	    (err = l->version < 3 ? load_frames(l) : load_frame_blocks(l)) ||
 	    (err = l->version < 4 ? load_frame_files(l) : load_frame_file_blocks(l)) ||
 	    (err = loader__load_nodes(l)) ||
-	    (err = loader__load_counts(l)) || (err = loader__check_walk(l)))
+	    (err = loader__load_counts(l)) || (err = loader__check_walk(l)) ||
+	    (err = loader__load_chains(l)))
 		return err;
 	return 0;
 }

@@ -93,7 +93,13 @@ int saver__write_nodes(struct saver *s);
 int saver__write_node_blocks(struct saver *s);
 /* Format 1: a row per count. */
 int saver__write_count_rows(struct saver *s);
-/* Formats 2 to 4: the counts in cells, key by key. */
+/* Formats 2 to 5: the counts in cells, key by key. */
 int saver__write_count_cells(struct saver *s);
+/* Formats 3 to 5: a block's bytes as its size (column col) and data (col + 1), packed as sqlar_compress() does. */
+void saver__bind_block(struct saver *s, int col, const unsigned char *raw, size_t len);
+
+/* savechain.c: format 5's chain_blocks, p->whole's chains (none: the table empty). */
+int saver__write_chain_blocks(struct saver *s);
+
 
 #endif

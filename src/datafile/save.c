@@ -31,6 +31,7 @@
 
 #include <sqlite3.h>
 
+#include "mmprof/chainsrc.h"
 #include "mmprof/datafile.h"
 #include "mmprof/outfile.h"
 #include "mmprof/xalloc.h"
@@ -338,6 +339,7 @@ static int write_db(struct saver *s)
 	    (err = s->version < 4 ? saver__write_frame_files(s) : saver__write_frame_file_blocks(s)) ||
 	    (err = s->version < 3 ? saver__write_nodes(s) : saver__write_node_blocks(s)) ||
 	    (err = s->version == 1 ? saver__write_count_rows(s) : saver__write_count_cells(s)) ||
+	    (err = s->version >= 5 ? saver__write_chain_blocks(s) : 0) ||
 	    (err = write_dropped(s)))
 		return err;
 	sqlite3_finalize(s->st);
@@ -454,9 +456,19 @@ bool datafile__trie_takes(const struct profile *p, size_t nr, size_t runs, size_
 				      runs * p->nr_events);
 }
 
+/*
+ * Format 5 is format 4 and the chain_blocks table: written only for a
+ * profile with whole chains (p->whole), so that every other file is the
+ * format 4 an older mmprof reads, byte for byte what it was.
+ */
+static int version_for(const struct profile *p)
+{
+	return p->whole ? PROFILE_FORMAT_VERSION : PROFILE_FORMAT_PLAIN;
+}
+
 int datafile__save(const struct profile *p, const char *path, struct errmsg *e)
 {
-	return datafile__save_version(p, path, PROFILE_FORMAT_VERSION, e);
+	return datafile__save_version(p, path, version_for(p), e);
 }
 
 static int save(struct saver *sv);
@@ -472,20 +484,33 @@ int datafile__save_version(const struct profile *p, const char *path, int versio
 int datafile__salvage(const struct profile *p, const char *path, size_t *dropped,
 		      struct errmsg *why, struct errmsg *e)
 {
-	struct saver s = { .p = p, .version = PROFILE_FORMAT_VERSION, .path = path, .e = e,
+	struct saver s = { .p = p, .version = version_for(p), .path = path, .e = e,
 			   .salvage = true };
-	struct profile flat;
+	struct profile flat, trie_only;
 	const char *why_rows;
 	int err;
 
 	*dropped = 0;
 	err = save(&s);
+	if ((err == -EINVAL || err == -ERANGE) && p->whole) {
+		/* the whole chains break a rule: the trie (its "[elided]" nodes) still holds every count */
+		trie_only = *p;
+		trie_only.whole = NULL;
+		s = (struct saver){ .p = &trie_only, .version = 4, .path = path, .e = e,
+				    .salvage = true, .dropped = p->whole->nr_chains };
+		why_rows = e ? strstr(e->msg, "': profile ") : NULL;
+		errmsg__set(&s.first, 0, "%s; written without its whole chains (chain_blocks)",
+			    why_rows ? why_rows + 3 : e ? e->msg : "a rule broken");
+		err = save(&s);
+		p = &trie_only;
+	}
 	if (err == -EINVAL || err == -ERANGE) {
 		/* a table others refer to breaks a rule: keep what needs no stack */
 		flat = *p;
 		flat.nr_frames = flat.nr_frame_files = flat.nr_counts = 0;
 		flat.nr_nodes = 1;
-		s = (struct saver){ .p = &flat, .version = PROFILE_FORMAT_VERSION, .path = path,
+		flat.whole = NULL;
+		s = (struct saver){ .p = &flat, .version = 4, .path = path,
 				    .e = e, .salvage = true, .dropped = p->nr_counts };
 		/* e says "cannot write 'path': profile ...": the part after the path */
 		why_rows = e ? strstr(e->msg, "': profile ") : NULL;
@@ -516,6 +541,9 @@ static int save(struct saver *sv)
 	if (version < 1 || version > PROFILE_FORMAT_VERSION)
 		return errmsg__set(e, -EINVAL, "cannot write '%s': format %d is not one this mmprof writes (1..%d)",
 				   path, version, PROFILE_FORMAT_VERSION);
+	if (p->whole && version < 5)
+		return errmsg__set(e, -EINVAL, "cannot write '%s': format %d cannot hold the profile's whole chains (format 5 does)",
+				   path, version);
 
 	if ((err = outfile__check_target(path, e)))
 		return err;

@@ -32,7 +32,7 @@ static void put_be(unsigned char *b, uint64_t v, unsigned n)
  * compressed as sqlar_compress() does: zlib when shorter, else as they
  * are, so that sqlar_uncompress(data, size) gives them back in the shell.
  */
-static void bind_block(struct saver *s, int col, const unsigned char *raw, size_t len)
+void saver__bind_block(struct saver *s, int col, const unsigned char *raw, size_t len)
 {
 	uLongf zlen;
 
@@ -118,7 +118,7 @@ int saver__write_frame_blocks(struct saver *s)
 		else
 			lay_out(b, rec, n, DATAFILE_FRAME_SIZE, fields, sizeof(fields));
 		sqlite3_bind_int64(s->st, 1, (int64_t)blk);
-		bind_block(s, 2, b, n * DATAFILE_FRAME_SIZE);
+		saver__bind_block(s, 2, b, n * DATAFILE_FRAME_SIZE);
 		if ((err = saver__step(s)))
 			goto out;
 	}
@@ -277,7 +277,7 @@ int saver__write_frame_file_blocks(struct saver *s)
 		}
 		lay_out(b, rec, n, DATAFILE_FFILE_SIZE, NULL, 0);
 		sqlite3_bind_int64(s->st, 1, (int64_t)blk);
-		bind_block(s, 2, b, n * DATAFILE_FFILE_SIZE);
+		saver__bind_block(s, 2, b, n * DATAFILE_FFILE_SIZE);
 		if ((err = saver__step(s)))
 			goto out;
 	}
@@ -334,7 +334,7 @@ int saver__write_node_blocks(struct saver *s)
 		else
 			lay_out(b, rec, n, DATAFILE_NODE_SIZE, fields, sizeof(fields));
 		sqlite3_bind_int64(s->st, 1, (int64_t)blk);
-		bind_block(s, 2, b, n * DATAFILE_NODE_SIZE);
+		saver__bind_block(s, 2, b, n * DATAFILE_NODE_SIZE);
 		if ((err = saver__step(s)))
 			goto out;
 	}
@@ -493,7 +493,7 @@ int saver__write_count_cells(struct saver *s)
 			sqlite3_bind_blob(s->st, 6, cells, (int)(n * DATAFILE_CELL_SIZE), SQLITE_STATIC);
 		else {
 			lay_out(b, cells, n, DATAFILE_CELL_SIZE, fields, sizeof(fields));
-			bind_block(s, 6, b, n * DATAFILE_CELL_SIZE);
+			saver__bind_block(s, 6, b, n * DATAFILE_CELL_SIZE);
 		}
 		if ((err = saver__step(s)))
 			goto out;

@@ -477,6 +477,25 @@ static const char counts_v4_sql[] =
 #undef U8
 #undef NB
 
+/*
+ * Format 5: format 4 and the whole chains of a trie that holds some only in
+ * part (chainsrc.h; profile.h's "[elided]"), in independent blocks, each
+ * zlib'd as the others are (sqlar_compress), of chains in their stream's
+ * order: the block's frames once (a dictionary), then per chain its lcp
+ * with the chain before it in the block, its new frames as places in the
+ * dictionary and its cells, every number a varint (chainblk.h).  No view:
+ * SQL cannot read varints; data-format.md says how to.
+ */
+static const char chains_v5_sql[] =
+	"CREATE TABLE chain_blocks(\n"
+	"  id      INTEGER PRIMARY KEY,\n"
+	"  chains  INTEGER NOT NULL,\n"
+	"  frames  INTEGER NOT NULL,\n"
+	"  cells   INTEGER NOT NULL,\n"
+	"  samples INTEGER NOT NULL,\n"
+	"  size    INTEGER NOT NULL,\n"
+	"  data    BLOB NOT NULL);\n";
+
 /* Built after the rows are in: one sort instead of 10^5 random inserts. */
 static const char index_v12_sql[] =
 	"CREATE INDEX nodes_parent ON nodes(parent);\n";
@@ -495,8 +514,11 @@ const char *const *datafile_schema_parts(int version)
 	static const char *const v4[] = {
 		common_sql, trie_v4_sql, views_sql, views_v3_sql, counts_v4_sql, NULL,
 	};
+	static const char *const v5[] = {
+		common_sql, trie_v4_sql, views_sql, views_v3_sql, counts_v4_sql, chains_v5_sql, NULL,
+	};
 
-	return version == 1 ? v1 : version == 2 ? v2 : version == 3 ? v3 : v4;
+	return version == 1 ? v1 : version == 2 ? v2 : version == 3 ? v3 : version == 4 ? v4 : v5;
 }
 
 const char *datafile_index_sql(int version)
@@ -524,8 +546,14 @@ static const char *const tables_v4[] = {
 	"metrics", "frame_blocks", "node_blocks", "frame_file_blocks", "stack_counts", NULL,
 };
 
+static const char *const tables_v5[] = {
+	"meta", "strings", "events", "runs", "counters", "intervals",
+	"metrics", "frame_blocks", "node_blocks", "frame_file_blocks", "stack_counts",
+	"chain_blocks", NULL,
+};
+
 const char *const *datafile_tables(int version)
 {
 	return version == 1 ? tables_v1 : version == 2 ? tables_v2 : version == 3 ? tables_v3 :
-	       tables_v4;
+	       version == 4 ? tables_v4 : tables_v5;
 }

@@ -5,7 +5,7 @@
 #ifndef MMPROF_DATAFILE_SCHEMA_H
 #define MMPROF_DATAFILE_SCHEMA_H
 
-/* CREATE statements of format version (1..4): tables and views, NULL-terminated. */
+/* CREATE statements of format version (1..5): tables and views, NULL-terminated. */
 const char *const *datafile_schema_parts(int version);
 
 /* Indexes, created once the tables are filled (for the views only; none in format 3). */

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mmprof/chainsrc.h"
 #include "mmprof/resolve.h"
 #include "mmprof/xalloc.h"
 
@@ -117,6 +118,103 @@ static uint32_t chain_of(struct profile *p, struct symbols *syms, uint32_t fr, b
 	return (uint32_t)at + 1;
 }
 
+struct chainins {
+	struct chainsrc src;
+	struct chainsrc *inner;
+	uint32_t *ins, *ids;
+	size_t nr_ins;
+	chain_fn fn;
+	void *ctx;
+	uint32_t *out;		/* the chain with its inline frames */
+	size_t alloc_out;
+	size_t *off;		/* off[k]: where the chain's frame k is in out */
+	size_t alloc_off;
+	int err;
+};
+
+static int ins_chain(void *ctx, const struct chain_rec *c)
+{
+	struct chainins *x = ctx;
+	struct chain_rec r = *c;
+	size_t k, at;
+
+	XGROW(x->off, x->alloc_off, c->nr);
+	/* the shared frames' inline frames are shared: out[0 .. off[lcp]) stays */
+	at = c->lcp ? x->off[c->lcp] : 0;
+	for (k = c->lcp; k < c->nr; k++) {
+		uint32_t f = c->frames[k], n = f < x->nr_ins && x->ins[f] ? x->ids[x->ins[f] - 1] : 0, j;
+
+		x->off[k] = at;
+		if (at + 1 + n > PROFILE_MAX_DEPTH) {
+			x->err = -E2BIG;
+			return 1;
+		}
+		XGROW(x->out, x->alloc_out, at + n);
+		x->out[at++] = f;
+		for (j = 1; j <= n; j++)
+			x->out[at++] = x->ids[x->ins[f] - 1 + j];
+	}
+	x->off[c->nr] = at;
+	r.frames = x->out;
+	r.nr = (uint32_t)at;
+	r.lcp = (uint32_t)(c->lcp ? x->off[c->lcp] : 0);
+	return x->fn(x->ctx, &r);
+}
+
+static int ins_each(struct chainsrc *src, chain_fn fn, void *ctx)
+{
+	struct chainins *x = (struct chainins *)src;
+	int ret;
+
+	x->fn = fn;
+	x->ctx = ctx;
+	x->err = 0;
+	ret = chainsrc__each(x->inner, ins_chain, x);
+	return x->err ? x->err : ret;
+}
+
+static void ins_release(struct chainsrc *src)
+{
+	struct chainins *x = (struct chainins *)src;
+
+	chainsrc__release(x->inner);
+	free(x->ins);
+	free(x->ids);
+	free(x->out);
+	free(x->off);
+	free(x);
+}
+
+static int ins_count(void *ctx, const struct chain_rec *c)
+{
+	*(uint64_t *)ctx += c->nr;
+	return 0;
+}
+
+struct chainsrc *resolve__chains_inlined(struct chainsrc *inner, const uint32_t *ins,
+					 size_t nr_ins, const uint32_t *ids)
+{
+	struct chainins *x = xcalloc(1, sizeof(*x));
+	size_t i, nr_ids = 0;
+
+	for (i = 0; i < nr_ins; i++)
+		if (ins[i] && ins[i] + ids[ins[i] - 1] > nr_ids)
+			nr_ids = ins[i] + ids[ins[i] - 1];
+	x->src.each = ins_each;
+	x->src.release = ins_release;
+	x->inner = inner;
+	x->nr_ins = nr_ins;
+	x->ins = xmalloc((nr_ins ? nr_ins : 1) * sizeof(*x->ins));
+	memcpy(x->ins, ins, nr_ins * sizeof(*ins));
+	x->ids = xmalloc((nr_ids ? nr_ids : 1) * sizeof(*x->ids));
+	memcpy(x->ids, ids, nr_ids * sizeof(*ids));
+	x->src.nr_chains = inner->nr_chains;
+	x->src.samples = inner->samples;
+	/* a walk that fails leaves the count short: the save's walk says why */
+	ins_each(&x->src, ins_count, &x->src.nr_frames);
+	return &x->src;
+}
+
 void resolve__kernel(struct profile *p, struct symbols *syms, struct resolve_kernel *k)
 {
 	size_t nf = p->nr_frames, i, nr_ids = 0, alloc_ids = 0;
@@ -187,6 +285,8 @@ void resolve__kernel(struct profile *p, struct symbols *syms, struct resolve_ker
 	}
 	if (k->chained) {
 		profile__insert_frames(p, ins, nf, ids);
+		if (p->whole)
+			p->whole = resolve__chains_inlined(p->whole, ins, nf, ids);
 		profile__set_meta(p, "symbols.vmlinux", symbols__vmlinux(syms));
 	}
 	free(ids);

@@ -29,18 +29,40 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mmprof/chainsrc.h"
 #include "mmprof/profile.h"
 #include "mmprof/xalloc.h"
 
 /* The meta keys that identify the host or the person recording. */
 static const char *const identity_keys[] = { "hostname", "cmdline" };
 
+struct chain_marks {
+	const struct profile *p;
+	bool *used;
+};
+
+static int mark_chain_comms(void *ctx, const struct chain_rec *c)
+{
+	struct chain_marks *m = ctx;
+	uint32_t i;
+
+	for (i = 0; i < c->nr_cells; i++)
+		if (c->cells[i].comm < m->p->strs.nr)
+			m->used[c->cells[i].comm] = true;
+	return 0;
+}
+
 /* Mark in used[] (nr_strs entries) every string id the tables refer to. */
 static void strs_used(const struct profile *p, bool *used)
 {
 #define MARK(id) do { if ((id) < p->strs.nr) used[id] = true; } while (0)
+	struct chain_marks m = { p, used };
 	size_t i;
 
+	/* the whole chains' comms are the trie's (chainsrc.h), but a blank one would be wrong:
+	 * a walk's error is the save's to say, which walks them again */
+	if (p->whole)
+		chainsrc__each(p->whole, mark_chain_comms, &m);
 	for (i = 0; i < p->nr_frames; i++) {
 		MARK(p->frames[i].sym);
 		MARK(p->frames[i].dso);
@@ -129,15 +151,19 @@ static bool kernel_half(uint64_t addr)
 	return addr >> 63;
 }
 
-/* Zero kernel frames' addresses, and user frames' in the kernel's half.
+/* Zero kernel frames' addresses, and user frames' in the kernel's half,
+ * but the "[elided]" marker's (PROFILE_ELIDED_ADDR: no address, a mark).
  * The profile's frame index is left stale: nothing looks frames up again
- * before the save. */
+ * before the save.  Two frames may become the same (a static function's
+ * name twice in the kernel): format 5's loader keeps them apart, since
+ * the chains of p->whole are ordered by their ids. */
 static size_t strip_kernel_addrs(struct profile *p)
 {
 	size_t i, n = 0;
 
 	for (i = 0; i < p->nr_frames; i++)
-		if ((p->frames[i].kernel && p->frames[i].addr) || kernel_half(p->frames[i].addr)) {
+		if (((p->frames[i].kernel && p->frames[i].addr) || kernel_half(p->frames[i].addr)) &&
+		    !profile__frame_elided(p, (uint32_t)i)) {
 			p->frames[i].addr = 0;
 			n++;
 		}

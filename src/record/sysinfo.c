@@ -173,7 +173,7 @@ void sysinfo__add_host(struct profile *p)
 	long n;
 
 	profile__set_meta(p, "mmprof_version", MMPROF_VERSION);
-	snprintf(buf, sizeof(buf), "%d", PROFILE_FORMAT_VERSION);
+	snprintf(buf, sizeof(buf), "%d", PROFILE_FORMAT_PLAIN);
 	profile__set_meta(p, "format_version", buf);
 	if (!uname(&u)) {
 		profile__set_meta(p, "kernel_release", u.release);

@@ -4,7 +4,9 @@
  * hostile-file check (seed-to-data.c, run by t831).  Raw bytes are the file
  * itself; an input starting with "SQL:" is SQL run on a copy of a small
  * valid file with every record type (the current format), "SQL1:",
- * "SQL2:" and "SQL3:" the same on a format-1, 2 and 3 file (format 3 packs
+ * "SQL2:" and "SQL3:" the same on a format-1, 2 and 3 file, "SQL5:" on a
+ * format-5 file (its trie elided after the root frame, the whole chains
+ * in chain_blocks: chainarr.h) (format 3 packs
  * frames, nodes and cells in zlib blocks, format 4 frame_files too; format
  * 2's rows are what most row-level edits need, format 3's frame_files table
  * what edits of that table need).  Static functions only: each includer is one program
@@ -22,10 +24,11 @@
 #include <sqlite3.h>
 
 #include "mmprof/datafile.h"
+#include "chainarr.h"
 
 struct seed_base {
-	void *bytes[4];		/* the current format's base, format 1's, 2's, 3's */
-	size_t size[4];
+	void *bytes[5];		/* the current format's base, format 1's, 2's, 3's, 5's */
+	size_t size[5];
 };
 
 static void seed__read_base(struct seed_base *b, int i, const char *tmp)
@@ -86,6 +89,22 @@ static void seed__make_base(struct seed_base *b, const char *tmp)
 	if (datafile__save_version(p, tmp, 3, &e))
 		abort();
 	seed__read_base(b, 3, tmp);
+	/* format 5: two whole chains under main -> [elided] -> their leaves */
+	{
+		struct chainarr *a = chainarr__new();
+		uint32_t c0[3] = { st[2], st[1], st[0] }, c1[3] = { st[2], st[1], st[1] };
+		struct chain_cell x0 = { .comm = profile__str_id(p, "w"), .pid = 7, .samples = 2,
+					 .period = 2000 };
+		struct chain_cell x1 = { .samples = 1, .period = 1000 };
+
+		chainarr__add(a, c0, 3, &x0, 1);
+		chainarr__add(a, c1, 3, &x1, 1);
+		chainarr__into_trie(p, a, 1);
+		p->whole = &a->src;
+		if (datafile__save(p, tmp, &e))
+			abort();
+		seed__read_base(b, 4, tmp);
+	}
 	profile__free(p);
 }
 
@@ -119,8 +138,8 @@ static void seed__write(const struct seed_base *b, const uint8_t *data, size_t s
 {
 	if ((size >= 4 && !memcmp(data, "SQL:", 4)) ||
 	    (size >= 5 && (!memcmp(data, "SQL1:", 5) || !memcmp(data, "SQL2:", 5) ||
-			   !memcmp(data, "SQL3:", 5)))) {
-		int which = data[3] >= '1' && data[3] <= '3' ? data[3] - '0' : 0;
+			   !memcmp(data, "SQL3:", 5) || !memcmp(data, "SQL5:", 5)))) {
+		int which = data[3] >= '1' && data[3] <= '3' ? data[3] - '0' : data[3] == '5' ? 4 : 0;
 		size_t skip = which ? 5 : 4;
 		char *sql = malloc(size - skip + 1);
 		sqlite3 *db = NULL;

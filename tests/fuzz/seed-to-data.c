@@ -44,5 +44,6 @@ int main(int argc, char **argv)
 	free(bases.bytes[1]);
 	free(bases.bytes[2]);
 	free(bases.bytes[3]);
+	free(bases.bytes[4]);
 	return 0;
 }

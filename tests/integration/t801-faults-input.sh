@@ -62,7 +62,7 @@ for f in empty text trunc foreign newer png; do
 	empty) pat="not an mmprof data file (the file is empty)" ;;
 	text|png) pat="not an mmprof data file" ;;
 	foreign) pat="another application" ;;
-	newer) pat="format 99 > supported 4; upgrade mmprof" ;;
+	newer) pat="format 99 > supported 5; upgrade mmprof" ;;
 	trunc) pat="cannot \(open\|load\) '$tmp/trunc.data'" ;;
 	esac
 	bad "report: a file that is $f" "$pat" report --keys "$tmp/$f.data"
@@ -70,7 +70,7 @@ done
 bad "diff: a file of another format" "not an mmprof data file" diff "$tmp/text.data" "$tmp/a.data"
 bad "diff: two files with incompatible events" "DIFFERENT SAMPLING EVENTS: base used 'cpu-clock', new used 'page-faults'" \
 	diff "$tmp/a.data" "$tmp/pf.data"
-bad "strip: a newer format is not rewritten" "format 99 > supported 4" strip "$tmp/newer.data" -o "$tmp/s.data"
+bad "strip: a newer format is not rewritten" "format 99 > supported 5" strip "$tmp/newer.data" -o "$tmp/s.data"
 test ! -e "$tmp/s.data" && test "$(sqlite3 "$tmp/newer.data" 'pragma user_version')" = 99
 ok $? "and neither the input nor an output is touched"
 

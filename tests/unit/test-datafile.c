@@ -858,8 +858,8 @@ static void test_refusals(const char *good, const char *good2, const char *good1
 		sqlite3_close(db);
 		refuses(path_in("foreign.db"), -EINVAL, "another application", "a foreign SQLite database");
 	}
-	refuses(mutate(good, "newer.data", "PRAGMA user_version=5"), -EPROTONOSUPPORT,
-		"format 5 > supported 4; upgrade mmprof", "a newer format version");
+	refuses(mutate(good, "newer.data", "PRAGMA user_version=6"), -EPROTONOSUPPORT,
+		"format 6 > supported 5; upgrade mmprof", "a newer format version");
 	refuses(mutate(good, "v0.data", "PRAGMA user_version=0"), -EPROTONOSUPPORT,
 		"format 0", "format version 0");
 	refuses(mutate(good, "wal.data", "PRAGMA journal_mode=WAL"), -EPROTO, "WAL mode",
@@ -1170,7 +1170,7 @@ static void test_formats(const char *good, const char *good2, const char *good1)
 		if (!ok(v1[0] && !strcmp(v1, v2), "format 2 and 1 agree: %s", rows[i]))
 			printf("# format 1:\n%s# format 2:\n%s", v1, v2);
 	}
-	is_int(datafile__save_version(a, path_in("v5.data"), 5, &e), -EINVAL, "no format 5 to write");
+	is_int(datafile__save_version(a, path_in("v6.data"), 6, &e), -EINVAL, "no format 6 to write");
 	is_int(datafile__save_version(a, path_in("v0.data"), 0, &e), -EINVAL, "no format 0 to write");
 	profile__free(a);
 	profile__free(b);
