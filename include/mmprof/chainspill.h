@@ -9,10 +9,8 @@
  * reading thread does no symbol resolution while the run lasts, and the
  * count of a key is that of counting it in memory whatever the budget.
  *
- * The file is created in the output's folder (the same filesystem, the
- * disk a user chose for the profile) without a name: O_TMPFILE, or where
- * the filesystem has none a ".mmprof.spill.XXXXXX" unlinked as soon as
- * it is opened.  Nothing is left behind on any exit, SIGKILL included.
+ * The file is created in the output's folder without a name
+ * (spillfile.h): nothing is left behind on any exit, SIGKILL included.
  *
  * Memory while merging: one decompressed block per run
  * (CHAINSPILL_BLOCK bytes, more for a single entry larger than that).

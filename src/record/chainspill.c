@@ -2,21 +2,18 @@
  * chainspill: sorted, compressed runs of aggregate entries in an unnamed
  * file, merged at the end; see include/mmprof/chainspill.h.
  *
- * A run is a sequence of blocks, each a 4-byte raw length, a 4-byte
- * compressed length (little-endian: the file never leaves this process)
- * and the zlib stream; a block holds whole records, each an entry header
- * (struct stackagg_entry) and its chain, as in the arena.
+ * A run is a sequence of blocks (spillfile.h); a block holds whole
+ * records, each an entry header (struct stackagg_entry) and its chain, as
+ * in the arena.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "mmprof/chainspill.h"
+#include "mmprof/spillfile.h"
 #include "mmprof/xalloc.h"
 
 void chainspill__init(struct chainspill *cs)
@@ -44,23 +41,10 @@ void chainspill__reset(struct chainspill *cs)
 
 int chainspill__open(struct chainspill *cs, const char *dir)
 {
-	char path[4096];
-	int fd, n;
+	int fd = spillfile__open(dir);
 
-	if (!dir || !*dir)
-		dir = ".";
-	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
-		/* no O_TMPFILE here: a name for as long as it takes to unlink it */
-		n = snprintf(path, sizeof(path), "%s/.mmprof.spill.XXXXXX", dir);
-		if (n < 0 || (size_t)n >= sizeof(path))
-			return -ENAMETOOLONG;
-		fd = mkostemp(path, O_CLOEXEC);
-		if (fd >= 0)
-			unlink(path);
-	}
 	if (fd < 0)
-		return -errno;
+		return fd;
 	cs->fd = fd;
 	return 0;
 }
@@ -144,54 +128,22 @@ static struct sortref *sorted_refs(struct stackagg *a)
 	return ref;
 }
 
-/* All of n bytes at off, read or written, short transfers resumed: 0 or -errno. */
-static int pio_all(int fd, void *buf, size_t n, uint64_t off, bool write)
-{
-	char *p = buf;
-
-	while (n) {
-		ssize_t r = write ? pwrite(fd, p, n, (off_t)off) : pread(fd, p, n, (off_t)off);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r < 0 ? -errno : -EIO;
-		p += r;
-		n -= (size_t)r;
-		off += (uint64_t)r;
-	}
-	return 0;
-}
-
 struct block_writer {
 	struct chainspill *cs;
 	uint64_t at;
-	unsigned char *raw, *z;
-	size_t used, alloc, zalloc;
+	unsigned char *raw;
+	struct spillbuf z;
+	size_t used, alloc;
 };
 
 static int block_flush(struct block_writer *w)
 {
-	uLongf zlen;
-	uint32_t hdr[2];
 	int err;
 
 	if (!w->used)
 		return 0;
-	zlen = compressBound((uLong)w->used);
-	if (zlen > w->zalloc) {
-		free(w->z);
-		w->zalloc = zlen;
-		w->z = xmalloc(w->zalloc);
-	}
-	if (compress2(w->z, &zlen, w->raw, (uLong)w->used, 1) != Z_OK)
-		return -ENOMEM;
-	hdr[0] = (uint32_t)w->used;
-	hdr[1] = (uint32_t)zlen;
-	if ((err = pio_all(w->cs->fd, hdr, sizeof(hdr), w->at, true)) ||
-	    (err = pio_all(w->cs->fd, w->z, zlen, w->at + sizeof(hdr), true)))
+	if ((err = spillfile__put(w->cs->fd, &w->at, w->raw, w->used, 1, &w->z)))
 		return err;
-	w->at += sizeof(hdr) + zlen;
 	w->used = 0;
 	return 0;
 }
@@ -231,7 +183,7 @@ int chainspill__write(struct chainspill *cs, struct stackagg *a)
 		err = block_flush(&w);
 	free(order);
 	free(w.raw);
-	free(w.z);
+	spillbuf__release(&w.z);
 	if (err)
 		return err;
 	XGROW(cs->runs, cs->alloc_runs, cs->nr_runs);
@@ -246,50 +198,23 @@ int chainspill__write(struct chainspill *cs, struct stackagg *a)
 /* One run's place in the merge: its current block, decompressed. */
 struct run_reader {
 	uint64_t at, end;
-	unsigned char *raw;
-	size_t used, alloc, pos;
+	struct spillbuf raw;
+	size_t used, pos;
 };
 
 static const struct stackagg_entry *reader_entry(const struct run_reader *r)
 {
-	return r->pos < r->used ? (const struct stackagg_entry *)(void *)(r->raw + r->pos) : NULL;
+	return r->pos < r->used ? (const struct stackagg_entry *)(void *)(r->raw.p + r->pos) : NULL;
 }
 
 /* The next block into r (r->used 0 at the run's end). */
-static int reader_load(int fd, struct run_reader *r, unsigned char **z, size_t *zalloc)
+static int reader_load(int fd, struct run_reader *r, struct spillbuf *z)
 {
-	uint32_t hdr[2];
-	uLongf len;
-	int err;
-
-	r->used = r->pos = 0;
-	if (r->at >= r->end)
-		return 0;
-	if (r->end - r->at < sizeof(hdr) || (err = pio_all(fd, hdr, sizeof(hdr), r->at, false)))
-		return -EIO;
-	if (!hdr[0] || hdr[1] > r->end - r->at - sizeof(hdr))
-		return -EIO;
-	if (hdr[1] > *zalloc) {
-		free(*z);
-		*zalloc = hdr[1];
-		*z = xmalloc(*zalloc);
-	}
-	if (hdr[0] > r->alloc) {
-		free(r->raw);
-		r->alloc = hdr[0];
-		r->raw = xmalloc(r->alloc);
-	}
-	if ((err = pio_all(fd, *z, hdr[1], r->at + sizeof(hdr), false)))
-		return err;
-	len = hdr[0];
-	if (uncompress(r->raw, &len, *z, hdr[1]) != Z_OK || len != hdr[0])
-		return -EIO;
-	r->used = len;
-	r->at += sizeof(hdr) + hdr[1];
-	return 0;
+	r->pos = 0;
+	return spillfile__get(fd, &r->at, r->end, &r->raw, &r->used, z);
 }
 
-static int reader_next(int fd, struct run_reader *r, unsigned char **z, size_t *zalloc)
+static int reader_next(int fd, struct run_reader *r, struct spillbuf *z)
 {
 	const struct stackagg_entry *e = reader_entry(r);
 
@@ -297,7 +222,7 @@ static int reader_next(int fd, struct run_reader *r, unsigned char **z, size_t *
 		r->pos += rec_bytes(e);
 	if (r->pos > r->used)
 		return -EIO;
-	return r->pos == r->used ? reader_load(fd, r, z, zalloc) : 0;
+	return r->pos == r->used ? reader_load(fd, r, z) : 0;
 }
 
 int chainspill__merge(struct chainspill *cs,
@@ -305,14 +230,14 @@ int chainspill__merge(struct chainspill *cs,
 		      void *ctx)
 {
 	struct run_reader *rd = xcalloc(cs->nr_runs + 1, sizeof(*rd));
-	unsigned char *z = NULL;
-	size_t zalloc = 0, i;
+	struct spillbuf z = { 0 };
+	size_t i;
 	int err = 0;
 
 	for (i = 0; i < cs->nr_runs && !err; i++) {
 		rd[i].at = cs->runs[i].off;
 		rd[i].end = cs->runs[i].off + cs->runs[i].bytes;
-		err = reader_load(cs->fd, &rd[i], &z, &zalloc);
+		err = reader_load(cs->fd, &rd[i], &z);
 	}
 	while (!err) {
 		const struct stackagg_entry *min = NULL, *e;
@@ -334,16 +259,16 @@ int chainspill__merge(struct chainspill *cs,
 			sum.samples += e->samples;
 			if (__builtin_add_overflow(sum.period, e->period, &sum.period))
 				sum.period = UINT64_MAX;
-			err = reader_next(cs->fd, &rd[i], &z, &zalloc);
+			err = reader_next(cs->fd, &rd[i], &z);
 		}
 		if (!err)
 			err = fn(ctx, &sum, (const uint64_t *)(min + 1));
 		if (!err)
-			err = reader_next(cs->fd, &rd[m], &z, &zalloc);
+			err = reader_next(cs->fd, &rd[m], &z);
 	}
 	for (i = 0; i < cs->nr_runs; i++)
-		free(rd[i].raw);
+		spillbuf__release(&rd[i].raw);
 	free(rd);
-	free(z);
+	spillbuf__release(&z);
 	return err;
 }
