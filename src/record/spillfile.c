@@ -99,7 +99,8 @@ int spillfile__get(int fd, uint64_t *at, uint64_t end, struct spillbuf *raw, siz
 		return 0;
 	if (end - *at < sizeof(hdr) || spillfile__pio(fd, hdr, sizeof(hdr), *at, false))
 		return -EIO;
-	if (!hdr[0] || hdr[1] > end - *at - sizeof(hdr))
+	/* zlib inflates at most ~1032 to 1: a larger raw length is a broken header */
+	if (!hdr[0] || hdr[1] > end - *at - sizeof(hdr) || hdr[0] / 1032 > hdr[1])
 		return -EIO;
 	reserve(z, hdr[1]);
 	reserve(raw, hdr[0]);

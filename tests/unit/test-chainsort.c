@@ -149,6 +149,25 @@ static size_t entries(const char *dir)
 	return n;
 }
 
+/* The sorter's unnamed file in dir, from /proc/self/fd: -1 when none. */
+static int tmp_fd(const char *dir)
+{
+	char path[64], target[4096];
+	int fd;
+	ssize_t n;
+
+	for (fd = 3; fd < 1024; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n = readlink(path, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = 0;
+		if (!strncmp(target, dir, strlen(dir)) && strstr(target, "(deleted)"))
+			return fd;
+	}
+	return -1;
+}
+
 #define NBASE 300
 #define NADD 20000
 
@@ -233,6 +252,26 @@ int main(void)
 		is_int(chainsrc__each(src, check, &w3), 42, "fn's non-zero return stops the walk");
 		chainsrc__release(src);
 		ok(entries(dir) == 0, "nothing left in the folder");
+	}
+
+	/* a corrupt block: an error of the walk, not a crash */
+	cs = chainsort__new(dir, 4096);
+	for (i = 0; i < NADD; i++)
+		chainsort__add(cs, adds[i].frames, adds[i].nr, &adds[i].cell);
+	{
+		struct walk w = { .ref = ref, .nr_ref = nr_ref };
+		struct chainsrc *src = chainsort__finish(cs, &err);
+		int fd = tmp_fd(dir), werr;
+		unsigned char junk[64];
+		struct stat sb;
+
+		memset(junk, 0x55, sizeof(junk));
+		ok(fd >= 0 && !fstat(fd, &sb) && sb.st_size > 4096 &&
+		   pwrite(fd, junk, sizeof(junk), sb.st_size - 80) == sizeof(junk),
+		   "the file found and overwritten in its merged run");
+		werr = chainsrc__each(src, check, &w);
+		ok(werr == -EIO || werr == -EPROTO, "the walk: %d (-EIO or -EPROTO)", werr);
+		chainsrc__release(src);
 	}
 
 	/* an empty sort, and a chain of no frames */
