@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "mmprof/chaintake.h"
 #include "mmprof/cmd.h"
 #include "mmprof/datafile.h"
 #include "mmprof/evspec.h"
@@ -694,8 +695,11 @@ int recordcmd__begin(struct record *rec, int argc, char **argv, bool events,
  */
 int recordcmd__save(struct record *rec, bool interrupted, struct errmsg *e)
 {
-	int err = save_keeping_old(rec, e);
+	struct chaintake_stats st;
+	int err = rec->sess ? recsession__take_chains(rec->sess, &st, e) : 0;
 
+	if (!err)
+		err = save_keeping_old(rec, e);
 	if (err) {
 		error("%s", e->msg[0] ? e->msg : strerror(-err));
 		return EXIT_ERROR;

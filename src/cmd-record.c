@@ -222,8 +222,9 @@ static int knob_from_env(const char *name, const char *unit, uint64_t def, uint6
  * The budget for distinct call chains (stackagg.h): STACKAGG_BUDGET, or
  * the bytes in MMPROF_STACK_BUDGET, past which the run's chains are
  * spilled (chainspill.h); and the trie's nodes, DATAFILE_TRIE_NODES (the
- * rule import follows too), or MMPROF_STACK_NODES, past which a new chain
- * keeps its leaf.  Not options: tests' knobs (t835 crosses a small budget
+ * rule import follows too), or MMPROF_STACK_NODES, 3/4 of which record
+ * fills as chains come, the chains past that sorted whole beside it
+ * (chainsort.h) and taken in at the end (chaintake.h).  Not options: tests' knobs (t835 crosses a small budget
  * and a small trie with a short recording), as the second changes what a
  * recording keeps.
  * -1 after printing.

@@ -62,6 +62,13 @@ void recsession__free(struct recsession *s);	/* NULL is fine */
 int recsession__run(struct recsession *s, uint32_t run, struct runloop_result *res,
 		    struct errmsg *e);
 
+/*
+ * After the last run, before the profile is saved: the chains the trie
+ * had no room for into it (sampler__take_chains); the totals' stacks_cut
+ * then counts those cut there too.  0 or -errno with e filled.
+ */
+int recsession__take_chains(struct recsession *s, struct chaintake_stats *st, struct errmsg *e);
+
 /* The sampler, for its notes and frequency (valid for the session's life). */
 const struct sampler *recsession__sampler(const struct recsession *s);
 

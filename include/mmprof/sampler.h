@@ -41,6 +41,8 @@
 #define SAMPLER_PERFMAP_WAIT_MS	1000
 #include "mmprof/symbols.h"
 
+struct chaintake_stats;
+
 struct sampler;
 
 struct sampler_opts {
@@ -173,9 +175,20 @@ size_t sampler__sideband_held(const struct sampler *s);
 
 /*
  * Samples of every run so far whose call chain kept only its innermost
- * frame: the budget for distinct chains was full (stackagg.h).
+ * frame: the trie was full and no file for the chains past it could be
+ * made or written (stackagg.h), or profile__take_chains found no room for
+ * their "[elided]" nodes (chaintake.h).
  */
 uint64_t sampler__stacks_cut(const struct sampler *s);
+
+/*
+ * After the last run: the chains the trie had no room for as the runs
+ * went (past 3/4 of max_nodes, sorted whole to the output's folder:
+ * chainsort.h) into p's trie within max_nodes (profile__take_chains,
+ * chaintake.h: st its stats, zeroed when there were none).  0 or -errno
+ * (the sorted chains could not be read back).  No run may follow.
+ */
+int sampler__take_chains(struct sampler *s, struct profile *p, struct chaintake_stats *st);
 
 /* Times a full arena was spilled (chainspill.h), all runs so far. */
 uint64_t sampler__spills(const struct sampler *s);

@@ -32,12 +32,14 @@
  * stackagg__full() says when it is reached, and the sampler then writes
  * the entries to its spill file (chainspill.h) and empties them (clear();
  * the counts of the run go on); the end of the run merges them back into
- * its profile's trie.  Once the trie itself is full (DATAFILE_TRIE_NODES,
- * or the file would be one a reader refuses) the sampler sets leaf_only:
- * a new key keeps only its innermost frame (the sampled address, with the
- * context marker before it), so the sample stays counted and its self
- * share right, its callers are lost, and cut says how many samples that
- * happened to.
+ * its profile's trie.  Past 3/4 of the trie's bound the sampler sorts new
+ * chains whole beside it (chainsort.h), so keys are never cut then; only
+ * where that sort has no file (a folder that is not writable) and the
+ * trie itself is full (DATAFILE_TRIE_NODES, or the file would be one a
+ * reader refuses) does the sampler set leaf_only: a new key keeps only
+ * its innermost frame (the sampled address, with the context marker
+ * before it), so the sample stays counted and its self share right, its
+ * callers are lost, and cut says how many samples that happened to.
  *
  * A key's period sum saturates at 2^64 - 1 rather than wrap (two samples
  * of a period wrapped near 2^64 summed to a few hundred ns): the profile
@@ -96,11 +98,14 @@ struct stackagg {
  * The trie record builds from the chains holds what datafile.h's rule
  * for record and import lets it (DATAFILE_TRIE_NODES, 2 Mi nodes, about
  * 100 MiB of record's memory at the end of a run, within what every
- * reader takes).  With the arena that is record's bound for chains.  The
- * worst case (a new chain of ~70 frames in almost every sample) fills it
- * in seconds: past the trie, a new chain keeps its leaf
- * (Documentation/performance.md, "The worst case").  A test sets a
- * smaller trie with MMPROF_STACK_NODES (cmd-record.c).
+ * reader takes); record fills 3/4 of it as chains come.  The worst case
+ * (a new chain of ~70 frames in almost every sample) fills that in
+ * seconds: past it a new chain is sorted whole to the output's folder
+ * (chainsort.h, its memory the arena's share again) and after the last
+ * run taken into the trie within the whole bound (chaintake.h;
+ * Documentation/performance.md, "The worst case").  With the arena and
+ * the trie that is record's bound for chains.  A test sets a smaller trie
+ * with MMPROF_STACK_NODES (cmd-record.c), of which 3/4 alike.
  */
 #define STACKAGG_BUDGET (40ull << 20)
 #define STACKAGG_ARENA_EIGHTHS 3

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mmprof/chaintake.h"
 #include "mmprof/counting.h"
 #include "mmprof/countrun.h"
 #include "mmprof/recsession.h"
@@ -322,6 +323,23 @@ int recsession__run(struct recsession *s, uint32_t run, struct runloop_result *r
 	if (s->sampler)
 		s->totals.stacks_cut = sampler__stacks_cut(s->sampler);
 	s->totals.runs_before_delay += res->window_missed;
+	return 0;
+}
+
+int recsession__take_chains(struct recsession *s, struct chaintake_stats *st, struct errmsg *e)
+{
+	int err;
+
+	memset(st, 0, sizeof(*st));
+	if (!s->sampler)
+		return 0;
+	err = sampler__take_chains(s->sampler, s->p, st);
+	if (err)
+		return errmsg__set(e, err, "cannot read back the call chains sorted to a "
+				   "temporary file in '%s': %s",
+				   s->o.sampling.spill_dir ? s->o.sampling.spill_dir : ".",
+				   strerror(-err));
+	s->totals.stacks_cut = sampler__stacks_cut(s->sampler);
 	return 0;
 }
 

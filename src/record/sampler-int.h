@@ -36,6 +36,7 @@
 
 #include <linux/perf_event.h>
 
+#include "mmprof/chainsort.h"
 #include "mmprof/chainspill.h"
 #include "mmprof/evspec.h"
 #include "mmprof/hashidx.h"
@@ -233,7 +234,18 @@ struct sampler {
 
 	/* the budget of distinct chains (stackagg.h) */
 	size_t arena_words;	/* the aggregate's arena once bound */
-	size_t max_nodes;	/* the recording's trie, past which chains keep their leaf */
+	size_t max_nodes;	/* the recording's trie (0: DATAFILE_TRIE_NODES) */
+	/*
+	 * The chains the trie has no room for (past 3/4 of max_nodes), whole:
+	 * sorted to the output's folder (chainsort.h), taken into the trie by
+	 * sampler__take_chains after the last run.  NULL until the first;
+	 * whole_err: its file could not be made or written (-errno), and
+	 * past the trie's whole bound new chains keep their leaf, as before.
+	 */
+	struct chainsort *whole;
+	int whole_err;
+	uint32_t *root_first;	/* a chain for it */
+	size_t alloc_root_first;
 	struct chainspill spill;	/* a full arena's entries while the run lasts */
 	int spill_err;		/* the spill file could not be opened or written: -errno */
 	uint64_t spills;	/* all runs: arenas written to it */

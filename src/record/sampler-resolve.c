@@ -8,13 +8,20 @@
  * with its inline chain once per real frame under --inline; comm ids
  * become profile strings once.  So the cost of a run's end grows with
  * distinct stacks and addresses, not with samples.
+ *
+ * The trie fills in arrival order to 3/4 of its bound; a chain past that
+ * is resolved whole and sorted to a file beside the output (chainsort.h),
+ * and after the last run the sorted chains are taken into the trie
+ * within its whole bound (sampler__take_chains, chaintake.h).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sampler-int.h"
+#include "mmprof/chaintake.h"
 #include "mmprof/datafile.h"
 #include "mmprof/xalloc.h"
 
@@ -147,20 +154,68 @@ static void reset_caches(struct sampler *s, struct profile *p)
 		memset(s->comm_str, 0, s->alloc_comm_str * sizeof(*s->comm_str));
 }
 
-/* One aggregate entry into p's trie and counts of run. */
+/*
+ * The trie's nodes filled in arrival order: 3/4 of its bound, the room
+ * left for sampler__take_chains to place the chains past it (chainsort.h).
+ */
+static size_t fill_bound(const struct sampler *s)
+{
+	size_t max = s->max_nodes && s->max_nodes < DATAFILE_TRIE_NODES ? s->max_nodes
+									 : DATAFILE_TRIE_NODES;
+
+	return max / 4 * 3;
+}
+
+/*
+ * Whether the chain of en goes whole to the chainsort: the trie cannot
+ * take it within fill_bound, and the chainsort is there (made the first
+ * time, in the output's folder, with the arena's budget).  *cut: it does
+ * not, and the trie cannot take it within its whole bound either (no
+ * chainsort file): it keeps its leaf.
+ */
+static bool goes_whole(struct sampler *s, struct profile *p, uint32_t nr, bool *cut)
+{
+	*cut = false;
+	if (datafile__trie_takes(p, nr, s->opts.runs, fill_bound(s)))
+		return false;
+	if (!s->whole && !s->whole_err) {
+		s->whole = chainsort__new(s->opts.spill_dir, s->arena_words * 8);
+		if (!s->whole)
+			s->whole_err = -errno;
+	}
+	if (s->whole && !s->whole_err)
+		return true;
+	*cut = !datafile__trie_takes(p, nr, s->opts.runs, s->max_nodes);
+	return false;
+}
+
+/* The frames of a whole chain (s->frames[0..n), innermost first) to the chainsort: 0 or -errno. */
+static int add_whole(struct sampler *s, size_t n, const struct chain_cell *cell)
+{
+	size_t k;
+
+	if (n > PROFILE_MAX_DEPTH)	/* its innermost frames, as profile__stack keeps */
+		n = PROFILE_MAX_DEPTH;
+	XGROW(s->root_first, s->alloc_root_first, n);
+	for (k = 0; k < n; k++)
+		s->root_first[k] = s->frames[n - 1 - k];
+	return chainsort__add(s->whole, s->root_first, (uint32_t)n, cell);
+}
+
+/* One aggregate entry into p's trie and counts of run, or whole to the chainsort. */
 static void resolve_entry(struct sampler *s, struct profile *p, uint32_t run,
 			  const struct stackagg_entry *en, const uint64_t *chain)
 {
-	bool kernel = false, leaf = true, full, cut = false;
-	size_t n = 0;
+	bool kernel = false, leaf = true, full, whole, cut = false;
+	size_t n = 0, nleaf = 0;
 	uint32_t j, node, comm, f, pid;
 	int32_t space;
 
 	/* the maps of the sample's time: its pid's, or those kept at an exec */
 	sampler__space_of(s, en->pid, &pid, &space);
 
-	/* the trie may not hold the chain (datafile.h's rule): its leaf (and its inlines) only */
-	full = !datafile__trie_takes(p, en->nr, s->opts.runs, s->max_nodes);
+	/* the trie may not hold the chain (datafile.h's rule): whole to the chainsort, or its leaf */
+	whole = goes_whole(s, p, en->nr, &full);
 	XGROW(s->frames, s->alloc_frames, en->nr);
 	for (j = 0; j < en->nr; j++) {
 		if (full && !leaf) {
@@ -190,15 +245,12 @@ static void resolve_entry(struct sampler *s, struct profile *p, uint32_t run,
 			n = push_inline(s, p, (uint32_t)space, chain[j], leaf, kernel, f, n);
 		XGROW(s->frames, s->alloc_frames, n);
 		s->frames[n++] = f;
+		if (leaf)
+			nleaf = n;
 		leaf = false;
 	}
 	if (!n)
 		return;
-	if (cut) {
-		s->stacks_cut += en->samples;
-		s->agg.leaf_only = true;	/* new chains from now on: stackagg.h */
-	}
-	node = profile__stack(p, s->frames, n);
 	if (s->alloc_comm_str <= en->comm) {
 		size_t old = s->alloc_comm_str;
 
@@ -210,8 +262,30 @@ static void resolve_entry(struct sampler *s, struct profile *p, uint32_t run,
 		comm = s->comm_str[en->comm] =
 			profile__intern(p, en->comm ? strintern__str(&s->comms, en->comm) : "[unknown]");
 	/* a pid past pid_t cannot come from the kernel: keep the file valid */
-	profile__add_count(p, run, s->first_event + en->event, comm,
-			   pid <= INT32_MAX ? pid : 0, node, en->samples, en->period);
+	pid = pid <= INT32_MAX ? pid : 0;
+	if (whole) {
+		struct chain_cell cell = {
+			.run = run, .event = s->first_event + en->event, .comm = comm, .pid = pid,
+			.samples = en->samples, .period = en->period,
+		};
+		int err = add_whole(s, n, &cell);
+
+		if (!err)
+			return;
+		/* the file cannot be written (a full disk): as without one */
+		s->whole_err = err;
+		if (!datafile__trie_takes(p, en->nr, s->opts.runs, s->max_nodes)) {
+			cut = n > nleaf;
+			n = nleaf;
+		}
+	}
+	if (cut) {
+		s->stacks_cut += en->samples;
+		s->agg.leaf_only = true;	/* new chains from now on: stackagg.h */
+	}
+	node = profile__stack(p, s->frames, n);
+	profile__add_count(p, run, s->first_event + en->event, comm, pid, node, en->samples,
+			   en->period);
 }
 
 /*
@@ -347,4 +421,33 @@ int sampler__resolve_run(struct sampler *s, struct profile *p, uint32_t run, str
 	stackagg__reset(&s->agg);
 	s->lost = s->throttled = s->bad = s->read_samples = 0;
 	return err;
+}
+
+int sampler__take_chains(struct sampler *s, struct profile *p, struct chaintake_stats *st)
+{
+	struct chainsrc *src;
+	int err;
+
+	memset(st, 0, sizeof(*st));
+	/* no run follows: the aggregate's arena back before the trie grows */
+	stackagg__release(&s->agg);
+	stackagg__init(&s->agg);
+	if (!s->whole)
+		return 0;
+	src = chainsort__finish(s->whole, &err);
+	s->whole = NULL;
+	if (!src)
+		return err;
+	err = profile__take_chains(p, src, s->max_nodes ? s->max_nodes : DATAFILE_TRIE_NODES, st);
+	if (err)
+		return err;
+	/* no room even for a chain's elision: cut to its leaf, as before (chaintake.h) */
+	if (st->cut_samples) {
+		char v[32];
+
+		s->stacks_cut += st->cut_samples;
+		snprintf(v, sizeof(v), "%" PRIu64, s->stacks_cut);
+		profile__set_meta(p, "stacks_cut_to_leaf", v);
+	}
+	return 0;
 }

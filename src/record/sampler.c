@@ -154,6 +154,8 @@ void sampler__free(struct sampler *s)
 	reorderq__release(&s->sb);
 	stackagg__release(&s->agg);
 	chainspill__release(&s->spill);
+	chainsort__free(s->whole);
+	free(s->root_first);
 	sampler__queue_release(&s->q);
 	free(s);
 }

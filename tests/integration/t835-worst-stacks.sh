@@ -19,10 +19,13 @@
 # recordings of a random workload: the same shares), the spill file lives
 # in the output's folder while the run lasts and nothing is left there,
 # also after SIGINT.  The trie's bound (2 Mi nodes, what the readers
-# take) is set small with MMPROF_STACK_NODES: past it a new chain keeps
-# its leaf: meta stacks_cut_to_leaf, the warning, every sample in report's
-# totals, the leaf's self share kept, the trie bounded.  Bad values of
-# either knob are refused.
+# take) is set small with MMPROF_STACK_NODES: the trie fills to 3/4 of it
+# in arrival order, the chains past that are sorted whole to an unnamed
+# file in the output's folder (chainsort.h) and taken into the trie after
+# the run, the heavy part of the call graph kept and the rest under
+# "[elided]" nodes (chaintake.h): no chain cut to its leaf, every sample in
+# report's totals, the leaf's self share kept, the trie within its bound.
+# Bad values of either knob are refused.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t835
@@ -143,31 +146,35 @@ test "$(ls -A "$tmp/int")" = "i.data" && "$MMPROF" report "$tmp/int/i.data" >/de
 	test -z "$(q "$tmp/int/i.data" "select value from meta where key = 'stacks_cut_to_leaf'")"
 ok $? "after SIGINT: the file, whole, nothing cut, and nothing else: $(ls -A "$tmp/int" | tr '\n' ' ')"
 
-# the trie's bound: 4096 nodes
-MMPROF_STACK_NODES=4096 "$MMPROF" record -F 4000 -o "$tmp/cut.data" -- "$tmp/rr" 1 \
+# the trie's bound: 65536 nodes, filled to 3/4 as the run goes (a few hundred
+# chains of the workload), the chains past that (the rest: hundreds to
+# thousands) sorted whole beside it (in 24 KiB runs, the budget's arena
+# share) and taken in after the run (chainsort.h, chaintake.h), each under an "[elided]" node and its sampled frame.  A
+# bound much smaller (4096) leaves too little room for those: chains are cut
+# to their leaf then, as before, which test-sampler's no-folder case checks
+MMPROF_STACK_BUDGET=65536 MMPROF_STACK_NODES=65536 "$MMPROF" record -F 4000 -o "$tmp/out/cut.data" -- "$tmp/rr" 1 \
 	>"$tmp/cut.out" 2>"$tmp/cut.err"
-ok $? "record with a trie of 4096 nodes" || diag "$tmp/cut.err"
-taken=$(q "$tmp/cut.data" "select sum(samples) from runs")
-cut=$(q "$tmp/cut.data" "select value from meta where key = 'stacks_cut_to_leaf'")
-[ -n "$cut" ] && [ "$cut" -gt 0 ] && [ "$cut" -lt "$taken" ]
-ok $? "meta stacks_cut_to_leaf: ${cut:-none} of $taken samples"
-pct=$(awk -v c="${cut:-0}" -v t="$taken" 'BEGIN { printf "%.1f", t ? 100 * c / t : 0 }')
-grep -qx "mmprof: warning: $cut samples ($pct%) kept only their innermost frame: their call chains were new when the trie of distinct chains was full (4096 nodes, what record keeps and every reader takes; meta stacks_cut_to_leaf); record fewer seconds or a lower -F" \
-	"$tmp/cut.err"
-ok $? "record's warning says how many samples, their share and the trie's bound" || diag "$tmp/cut.err"
+ok $? "record with a trie of 65536 nodes" || diag "$tmp/cut.err"
+taken=$(q "$tmp/out/cut.data" "select sum(samples) from runs")
+cut=$(q "$tmp/out/cut.data" "select value from meta where key = 'stacks_cut_to_leaf'")
+test -z "$cut" && ! grep -q "innermost frame" "$tmp/cut.err"
+ok $? "no chain cut to its leaf (meta stacks_cut_to_leaf: ${cut:-none})" || diag "$tmp/cut.err"
+elided=$(q "$tmp/out/cut.data" "select value from meta where key = 'chains_elided'")
+[ -n "$elided" ] && [ "$elided" -gt 0 ] && [ "$elided" -le "$taken" ]
+ok $? "the chains past the trie are kept whole beside it (meta chains_elided: ${elided:-none} of $taken samples)"
 said=$(sed -n 's/^mmprof: 1 run, \([0-9]*\) samples, .*/\1/p' "$tmp/cut.err")
-[ "$(folded_total "$tmp/cut.data")" -eq "$taken" ] && [ "$said" = "$taken" ] &&
-	test "$(q "$tmp/cut.data" "select sum(samples) from counts")" -eq "$taken"
+[ "$(folded_total "$tmp/out/cut.data")" -eq "$taken" ] && [ "$said" = "$taken" ] &&
+	test "$(q "$tmp/out/cut.data" "select sum(samples) from counts")" -eq "$taken"
 ok $? "report's folded counts and the cells hold every sample taken ($taken, record said $said)"
-"$MMPROF" report "$tmp/cut.data" 2>/dev/null | grep -qx "# chains cut: $cut samples kept only their innermost frame (the budget for distinct chains was full)"
-ok $? "report's header says how many samples lost their chain"
-nodes=$(q "$tmp/cut.data" "select count(*) from nodes")
-frames=$(q "$tmp/cut.data" "select count(*) from frames")
-[ "$nodes" -le $((4096 + frames)) ] && [ "$nodes" -gt 1000 ]
-ok $? "the trie holds $nodes nodes, within 4096 and $frames leaves"
-cs=$(self_of "$tmp/cut.data")
+! "$MMPROF" report "$tmp/out/cut.data" 2>/dev/null | grep -q "^# chains cut" &&
+	test "$(ls -A "$tmp/out")" = "$(printf 'cut.data\nsmall.data')"
+ok $? "report's header says no chain was cut, nothing else is left in the folder: $(ls -A "$tmp/out" | tr '\n' ' ')"
+nodes=$(q "$tmp/out/cut.data" "select count(*) from nodes")
+[ "$nodes" -le 65536 ] && [ "$nodes" -gt 49152 ]
+ok $? "the trie holds $nodes nodes, past the 3/4 filled as the run went and within 65536"
+cs=$(self_of "$tmp/out/cut.data")
 awk -v c="${cs:-0}" -v f="${fs:-0}" 'BEGIN { d = c - f; exit !(f > 10 && d < 8 && d > -8) }'
-ok $? "the leaf keeps its self share (${cs:-none} % cut, ${fs:-none} % whole)"
+ok $? "the leaf keeps its self share (${cs:-none} % bounded, ${fs:-none} % whole)"
 
 MMPROF_STACK_BUDGET=12x "$MMPROF" record -o "$tmp/bad.data" -- true >/dev/null 2>"$tmp/bad.err"
 test $? -eq 2 && grep -qx "mmprof: invalid MMPROF_STACK_BUDGET '12x'; expected bytes from 65536 to 68719476736" "$tmp/bad.err" &&

@@ -23,6 +23,7 @@
 
 #include <linux/perf_event.h>
 
+#include "mmprof/chaintake.h"
 #include "mmprof/datafile.h"
 #include "mmprof/options.h"
 #include "mmprof/sampler.h"
@@ -976,6 +977,122 @@ static char **count_lines(const struct profile *p, size_t *nr)
 	return lines;
 }
 
+/* Samples of each sampled address (a cell's leaf frame): self shares. */
+static uint64_t leaf_samples(const struct profile *p, uint64_t addr, uint64_t *total)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	*total = 0;
+	for (i = 0; i < p->nr_counts; i++) {
+		*total += p->counts[i].samples;
+		if (p->frames[p->nodes[p->counts[i].node].frame].addr == addr)
+			n += p->counts[i].samples;
+	}
+	return n;
+}
+
+/*
+ * A run with far more distinct chains than a small trie holds (256 Ki
+ * nodes against 20,000 samples of chains 8 to 60 deep from 16 frames,
+ * ~600,000 distinct nodes; a much smaller trie leaves too little room for
+ * the "[elided]" nodes and chaintake.h cuts chains to their leaf, as its
+ * own test checks): the trie fills in arrival order to 3/4 of its
+ * bound, the chains past that go whole to the chainsort in the spill's
+ * folder (the smallest budget: many runs) and into the trie after the
+ * run (sampler__take_chains, chaintake.h): nothing cut to its leaf, every
+ * sample counted, each sampled address's samples (self) as without a
+ * bound, the trie within its bound, nothing left in the folder.  Where
+ * no file can be made the trie fills to its whole bound and a new chain
+ * keeps its leaf, as before.
+ */
+static void test_whole(struct symbols *syms)
+{
+	enum { NS = 20000, NODES = 262144 };
+	char dir[] = "/tmp/test-sampler-whole.XXXXXX";
+	struct sampler_opts o = { .freq = 1000, .stack_budget = STACKAGG_BUDGET_MIN,
+				  .max_nodes = NODES };
+	struct sampler_opts big = { .freq = 1000 };
+	struct sampler *s, *ref, *nodir;
+	struct profile *p = profile__new(), *q = profile__new(), *t = profile__new();
+	uint64_t *buf = malloc((size_t)NS * 80 * 8), chain[64], x = 88172645463325252ULL;
+	struct run r = { 0 }, rr = { 0 }, rt = { 0 };
+	struct chaintake_stats st;
+	size_t n = 0, i, filled;
+	uint64_t tp, tq, tt, bad = 0, bad_t = 0;
+	const char *meta;
+
+	ok(mkdtemp(dir) != NULL, "a folder for the chains");
+	o.spill_dir = dir;
+	s = sampler__new(&o, syms, NULL);
+	ref = sampler__new(&big, syms, NULL);
+	o.spill_dir = "/nonexistent/folder";
+	nodir = sampler__new(&o, syms, NULL);
+	for (i = 0; i < NS; i++) {
+		uint64_t y = i % 5 ? 0 : 1 + i % 64;	/* a fifth: one of 64 hot chains */
+		uint64_t *rng = y ? &y : &x;
+		uint32_t nr, j;
+
+		*rng ^= *rng << 13, *rng ^= *rng >> 7, *rng ^= *rng << 17;
+		nr = 8 + (uint32_t)(*rng % 53);
+		chain[0] = PERF_CONTEXT_USER;
+		for (j = 1; j <= nr; j++) {
+			*rng ^= *rng << 13, *rng ^= *rng >> 7, *rng ^= *rng << 17;
+			chain[j] = 0x10000000 + (*rng % 16) * 64;
+		}
+		n += put_sample(buf + n, chain[1], 7 + (uint32_t)(i % 3), 100 + i, chain, nr + 1,
+				PERF_RECORD_MISC_USER);
+	}
+	sampler__add_events(s, p);
+	sampler__add_events(ref, q);
+	sampler__add_events(nodir, t);
+	sampler__bind(s, p, 0);
+	sampler__bind(nodir, t, 0);
+	is_int(sampler__replay(s, buf, n * 8), NS, "the samples replayed");
+	is_int(sampler__replay(ref, buf, n * 8), NS, "and without a bound");
+	is_int(sampler__replay(nodir, buf, n * 8), NS, "and with no folder for the chains");
+	is_int(sampler__end_run(s, p, 0, &r), 0, "the run ends");
+	sampler__end_run(ref, q, 0, &rr);
+	sampler__end_run(nodir, t, 0, &rt);
+	filled = p->nr_nodes;
+	ok(filled <= NODES / 4 * 3 && filled > NODES / 2,
+	   "the run filled the trie to 3/4 of its bound (%zu nodes)", filled);
+	is_int(sampler__take_chains(s, p, &st), 0, "the chains past it taken into the trie");
+	is_int(sampler__take_chains(ref, q, &st), 0, "none without a bound");
+	is_int(sampler__take_chains(nodir, t, &st), 0, "none without a folder");
+	ok(p->nr_nodes <= NODES && p->nr_nodes > filled,
+	   "the trie within its bound (%zu nodes)", p->nr_nodes);
+	ok(sampler__stacks_cut(s) == 0 && !profile__meta(p, "stacks_cut_to_leaf"),
+	   "no chain cut to its leaf (%llu samples)", (unsigned long long)sampler__stacks_cut(s));
+	meta = profile__meta(p, "chains_elided");
+	ok(p->whole && meta && strtoull(meta, NULL, 10) > 0,
+	   "the chains past the trie are whole beside it (chains_elided %s)", meta ? meta : "none");
+	leaf_samples(p, 0, &tp);
+	leaf_samples(q, 0, &tq);
+	leaf_samples(t, 0, &tt);
+	ok(tp == NS && r.samples == NS && tq == NS, "every sample counted (%llu, %llu)",
+	   (unsigned long long)tp, (unsigned long long)tq);
+	for (i = 0; i < 16; i++) {
+		uint64_t a = 0x10000000 + i * 64, u;
+
+		bad += leaf_samples(p, a, &u) != leaf_samples(q, a, &u);
+		bad_t += leaf_samples(t, a, &u) != leaf_samples(q, a, &u);
+	}
+	is_int(bad, 0, "each sampled address's samples as without a bound");
+	ok(sampler__stacks_cut(nodir) > 0 && tt == NS && !bad_t &&
+	   t->nr_nodes <= NODES + t->nr_frames,
+	   "no folder: %llu samples cut to their leaf, every sample and self share kept, "
+	   "%zu nodes", (unsigned long long)sampler__stacks_cut(nodir), t->nr_nodes);
+	sampler__free(s);
+	sampler__free(ref);
+	sampler__free(nodir);
+	profile__free(p);
+	ok(rmdir(dir) == 0, "nothing left in the chains' folder");
+	profile__free(q);
+	profile__free(t);
+	free(buf);
+}
+
 /*
  * A run whose distinct chains overflow the arena many times (the smallest
  * budget, 64 KiB, against 30,000 samples of chains 8 to 60 deep drawn from
@@ -1293,6 +1410,7 @@ int main(int argc, char **argv)
 	test_exec_keeps_maps(syms);
 	test_sideband_bounded(syms);
 	test_spill(syms);
+	test_whole(syms);
 	test_junk_frames(syms);
 	test_default_event(syms);
 	test_two_events(syms);
