@@ -24,12 +24,13 @@
 # file in the output's folder (chainsort.h) and taken into the trie after
 # the run, the heavy part of the call graph kept and the rest under
 # "[elided]" nodes (chaintake.h): no chain cut to its leaf, every sample in
-# report's totals, the leaf's self share kept, the trie within its bound.
-# Bad values of either knob are refused.
+# report's totals, the leaf's self share kept, the trie within its bound,
+# and with two runs each run's samples in its own cells.  Bad values of
+# either knob are refused.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t835
-plan 20
+plan 21
 
 cat >"$tmp/rr.c" <<'PROG'
 #include <stdint.h>
@@ -175,6 +176,17 @@ ok $? "the trie holds $nodes nodes, past the 3/4 filled as the run went and with
 cs=$(self_of "$tmp/out/cut.data")
 awk -v c="${cs:-0}" -v f="${fs:-0}" 'BEGIN { d = c - f; exit !(f > 10 && d < 8 && d > -8) }'
 ok $? "the leaf keeps its self share (${cs:-none} % bounded, ${fs:-none} % whole)"
+
+# two runs: the chains past the trie carry their run; each run keeps its samples
+MMPROF_STACK_BUDGET=65536 MMPROF_STACK_NODES=65536 "$MMPROF" record -r 2 -F 4000 \
+	-o "$tmp/r2.data" -- "$tmp/rr" 1 >/dev/null 2>"$tmp/r2.err"
+runs=$(q "$tmp/r2.data" "select group_concat(id || ':' || samples, ' ') from (select id, samples from runs order by id)")
+cells=$(q "$tmp/r2.data" "select group_concat(run || ':' || s, ' ') from (select run, sum(samples) s from counts group by run order by run)")
+elided=$(q "$tmp/r2.data" "select value from meta where key = 'chains_elided'")
+[ -n "$runs" ] && [ "$runs" = "$cells" ] && [ "${elided:-0}" -gt 0 ] &&
+	test -z "$(q "$tmp/r2.data" "select value from meta where key = 'stacks_cut_to_leaf'")"
+ok $? "two runs: each run's cells hold its samples (runs $runs, cells $cells), ${elided:-no} samples elided, none cut" ||
+	diag "$tmp/r2.err"
 
 MMPROF_STACK_BUDGET=12x "$MMPROF" record -o "$tmp/bad.data" -- true >/dev/null 2>"$tmp/bad.err"
 test $? -eq 2 && grep -qx "mmprof: invalid MMPROF_STACK_BUDGET '12x'; expected bytes from 65536 to 68719476736" "$tmp/bad.err" &&
