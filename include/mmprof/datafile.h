@@ -132,8 +132,12 @@ bool datafile__readers_take(size_t nodes, size_t frames, size_t cells, size_t ev
  * trie of at most DATAFILE_TRIE_NODES nodes (2 Mi, 16 MiB of node blocks,
  * a quarter of what a reader unpacks: deep chains cost the tree views 130
  * to 200 bytes a node, 280 MB for report --tree at 2.1 M nodes) that every
- * reader takes, past which a new chain keeps its leaf (meta
- * stacks_cut_to_leaf); and at most DATAFILE_TRIE_FRAMES frames (512 Ki:
+ * reader takes.  Past it record keeps every chain whole in the profile's
+ * chain source (chainsrc.h: the trie then holds the heavy part of the
+ * call graph and "[elided]" nodes, profile__take_chains), and only where
+ * that cannot be (no temporary file, no room even for the elision) a new
+ * chain keeps its leaf (meta stacks_cut_to_leaf), as import's chains
+ * still do; and at most DATAFILE_TRIE_FRAMES frames (512 Ki:
  * report --keys of one new symbol a frame costs about 1.2 KB a frame, 0.6
  * GB at the bound), past which a new frame is [unknown] (meta
  * repaired.frame).  Each frame of a trie is a node's, so the trie's nodes
