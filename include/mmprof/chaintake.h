@@ -31,25 +31,25 @@
  * (exact below 4096, then 64 steps an octave) and keeps the ids (their
  * rank in src's depth-first order) of the heaviest new nodes, as many as
  * the room; the histogram gives T.  The second makes the nodes and adds
- * the cells.  Memory: the path (O(depth)), the histogram (7424 buckets,
- * 116 KiB), a weight for each node of p (8 bytes), the kept nodes' ids
- * (16 bytes each, the room at most), two bitmaps over p's frames and one
- * over src's chains (the elided ones, p->whole's); never anything per
- * node of src's own trie.  Measured (tests/bench/chaintake, this 2-core
- * VM): 776 K chains of 54 M frames into a trie of 2 Mi nodes filled to
- * 3/4, 1.3 s and 14 MiB of peak RSS (the rule before: 1.5 s, 30 MiB).
+ * the cells.  Memory: the path (O(depth)) and its nodes' children done
+ * (12 bytes each), the histogram (7424 buckets, 116 KiB), a weight for
+ * each node of p (8 bytes), the kept nodes' ids (16 bytes each, the room
+ * at most), two bitmaps over p's frames and one over src's chains (the
+ * elided ones, p->whole's); never anything per node of src's own trie.
+ * Measured (tests/bench/chaintake, this 2-core VM): 776 K chains of 54 M
+ * frames into a trie of 2 Mi nodes filled to 3/4, 1.8 s and 42 MiB of
+ * peak RSS, 401 K nodes made (the rule before: 1.6 s, 30 MiB).
  *
  * The room: max_nodes - p->nr_nodes (PROFILE_MAX_ROWS at most).  T is
  * the smallest threshold (a step of the histogram) at which the kept
- * nodes plus a bound of the elision nodes fit it: per heavy node K with
- * a light child through which chains leave p's trie, one [elided]; per
- * light node v of src's paths under a heavy parent, 1 when v is new and
- * a chain ends at v (v made as a leaf), and min(chains through v that
- * leave p's trie -- below v for a new v --, distinct sampled frames of
- * src so far) leaf nodes under [elided].  The bound counts a leaf frame
- * again for each light sibling v under one K, so at T no chain is cut:
- * the kept nodes are reserved and the elision nodes taken in stream
- * order from the rest.  When no threshold fits (even with no node heavy
+ * nodes plus a bound of the elision nodes fit it: per light node v of
+ * src's paths under a heavy parent, 1 when v is new and a chain ends at
+ * v (v made as a leaf); per heavy node K whose light children have
+ * chains that leave p's trie (below a new child, through one of p's),
+ * one [elided] and min(those chains, distinct sampled frames of src so
+ * far) leaf nodes under it.  The bound holds whatever the stream's
+ * order, so at T no chain is cut: the kept nodes are reserved and the
+ * elision nodes taken in stream order from the rest.  When no threshold fits (even with no node heavy
  * but the root, the elision needs more than the room), no new node is
  * kept, T is one more than the heaviest node of src's paths (the root
  * aside), one node root -> f is reserved first for each distinct sampled

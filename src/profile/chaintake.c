@@ -76,10 +76,10 @@ struct step {
 	uint64_t rank;		/* in src's depth-first order */
 	uint64_t w;		/* walk 1: src's samples through the node so far */
 	uint64_t out;		/* walk 1: chains through it that leave p's trie (a new node) */
-	uint64_t child_cost;	/* walk 1: elision bound of the new children left out */
+	uint64_t child_cost;	/* walk 1: the leaves made of its new children left out */
 	uint32_t frame;
 	uint32_t node;		/* p's node when in_p */
-	uint32_t min_deep;	/* walk 1: least bucket of a new child with chains below it */
+	uint32_t nkids;		/* walk 1: its children's entries on t->kids */
 	bool in_p;		/* in p: there at the start (or, walk 2, kept and made) */
 	bool heavy;		/* walk 2: weight >= T (the root: always) */
 	bool ends;		/* walk 1: a chain ends here */
@@ -87,6 +87,12 @@ struct step {
 
 struct heavy {
 	uint64_t w, rank;
+};
+
+/* Walk 1: a child of a node of the path, with chains that leave p's trie. */
+struct kid {
+	uint32_t b;		/* its weight's bucket */
+	uint64_t deep;		/* its chains elided when it is light */
 };
 
 struct take {
@@ -109,6 +115,8 @@ struct take {
 	/* walk 1 */
 	uint64_t *hist;
 	int64_t *cost;		/* differences: the bound at bucket b is cost[0..b] summed */
+	struct kid *kids;	/* a stack: the path's nodes' children done, theirs on top */
+	size_t nr_kids, alloc_kids;
 	struct heavy *heap;	/* a min-heap of the heaviest new nodes, heap_cap at most */
 	size_t nr_heap, alloc_heap, heap_cap;
 	uint64_t nr_new, max_w;	/* max_w: the heaviest node of src's paths but the root */
@@ -188,19 +196,62 @@ static void heap_offer(struct take *t, uint64_t w, uint64_t rank)
 	h[i] = (struct heavy){ w, rank };
 }
 
+static int kid_cmp(const void *a, const void *b)
+{
+	const struct kid *x = a, *y = b;
+
+	return x->b < y->b ? -1 : x->b > y->b;
+}
+
+/*
+ * Walk 1: a node of bucket b is done, its n children's entries on top of
+ * t->kids.  At a threshold of bucket bt <= b (the node heavy), its
+ * children of bucket < bt are light, and the chains through them that
+ * leave p's trie hang under it: one [elided] and a leaf node per chain,
+ * at most per sampled frame of src so far (the leaves under one [elided]
+ * are distinct frames).  A step function of bt, into t->cost.
+ */
+static void elision_bound(struct take *t, uint32_t b, uint32_t n)
+{
+	struct kid *k = t->kids + t->nr_kids - n;
+	uint64_t sum = 0, prev = 0;
+	uint32_t i, j;
+
+	if (n > 16) {
+		qsort(k, n, sizeof(*k), kid_cmp);
+	} else {
+		for (i = 1; i < n; i++) {
+			struct kid x = k[i];
+
+			for (j = i; j && k[j - 1].b > x.b; j--)
+				k[j] = k[j - 1];
+			k[j] = x;
+		}
+	}
+	for (i = 0; i < n && k[i].b < b; i++) {
+		uint64_t c;
+
+		sum = add_sat(sum, k[i].deep);
+		c = 1 + (sum < t->nr_leaf ? sum : t->nr_leaf);
+		t->cost[k[i].b + 1] += (int64_t)(c - prev);
+		prev = c;
+	}
+	t->cost[b + 1] -= (int64_t)prev;
+	t->nr_kids -= n;
+}
+
 /*
  * Walk 1: the deepest node of the path is done; its weight is final.  At
  * a threshold T in (its weight, its parent's], s is light under a heavy
- * parent: the chains through s that leave p's trie hang under that parent
- * (one [elided] there, and at most a leaf node per chain or per distinct
- * sampled frame), and a new s where a chain ends is made as that leaf.
+ * parent: a new s where a chain ends is made as the leaf, and the chains
+ * through s that leave p's trie hang under the parent (elision_bound).
  */
 static void pop1(struct take *t)
 {
 	struct step *s = &t->path[t->depth], *par = &t->path[t->depth - 1];
 	uint64_t w = s->in_p ? add_sat(t->wp[s->node], s->w) : s->w;
 	uint64_t deep = s->in_p ? s->out : s->out - s->ends;
-	uint64_t cost = (s->in_p ? 0 : s->ends) + (deep < t->nr_leaf ? deep : t->nr_leaf);
+	uint64_t ends = s->in_p ? 0 : s->ends;
 	uint32_t b = bucket(w);
 
 	if (s->in_p) {
@@ -212,16 +263,15 @@ static void pop1(struct take *t)
 	}
 	if (w > t->max_w)
 		t->max_w = w;
-	t->cost[b + 1] += (int64_t)cost;
-	par->child_cost += cost;
-	if (deep && b < par->min_deep)
-		par->min_deep = b;
-	/* the children's ranges end where s turns light */
+	t->cost[b + 1] += (int64_t)ends;
+	par->child_cost += ends;
+	/* the children's leaves count while s is heavy */
 	t->cost[b + 1] -= (int64_t)s->child_cost;
-	/* s heavy, a child with chains leaving p's trie light: one [elided] */
-	if (s->min_deep < b) {
-		t->cost[s->min_deep + 1]++;
-		t->cost[b + 1]--;
+	elision_bound(t, b, s->nkids);
+	if (deep) {
+		XGROW(t->kids, t->alloc_kids, t->nr_kids);
+		t->kids[t->nr_kids++] = (struct kid){ b, deep };
+		par->nkids++;
 	}
 	par->w = add_sat(par->w, s->w);
 	par->out += s->out;
@@ -232,7 +282,7 @@ static void push(struct take *t, uint32_t frame)
 {
 	struct step *s = &t->path[++t->depth];
 
-	*s = (struct step){ .rank = t->rank++, .frame = frame, .min_deep = NB + 1 };
+	*s = (struct step){ .rank = t->rank++, .frame = frame };
 }
 
 static int walk1(void *ctx, const struct chain_rec *c)
@@ -515,7 +565,7 @@ int profile__take_chains(struct profile *p, struct chainsrc *src, size_t max_nod
 	t.hist = xcalloc(NB + 2, sizeof(*t.hist));
 	t.cost = xcalloc(NB + 2, sizeof(*t.cost));
 	XGROW(t.path, t.alloc_path, 0);
-	t.path[0] = (struct step){ .in_p = true, .heavy = true, .node = PROFILE_ROOT, .min_deep = NB + 1 };
+	t.path[0] = (struct step){ .in_p = true, .heavy = true, .node = PROFILE_ROOT };
 	/* kept nodes: the room at most */
 	t.heap_cap = t.max_nodes > t.n0 ? t.max_nodes - t.n0 : 0;
 
@@ -524,11 +574,8 @@ int profile__take_chains(struct profile *p, struct chainsrc *src, size_t max_nod
 		goto out;
 	while (t.depth)
 		pop1(&t);
-	/* the root: made, as any node of p */
-	if (t.path[0].min_deep < NB) {
-		t.cost[t.path[0].min_deep + 1]++;
-		t.cost[NB + 1]--;
-	}
+	/* the root: heavy at every threshold */
+	elision_bound(&t, NB, t.path[0].nkids);
 	t.nr_chains1 = t.ordinal;
 	choose(&t);
 
@@ -567,6 +614,7 @@ out:
 	free(t.elided);
 	free(t.kept);
 	free(t.heap);
+	free(t.kids);
 	free(t.cost);
 	free(t.hist);
 	free(t.path);

@@ -441,14 +441,13 @@ static uint64_t model_low(uint32_t b)
  * chaintake.h's T, naively.  A node's weight W: p's own cells under it
  * plus src's chains through it (the model's inclusive samples, every
  * cell); heavy: W >= T, the root always.  At T, the new nodes of W >= T
- * are kept; each node v of src's paths, light under a heavy parent,
- * bounds the elision nodes of the chains through it: a new v, 1 when a
- * chain ends there (made as the leaf) and the chains below it; one of
- * p's, the chains through it that leave p's trie; either at most the
- * distinct sampled frames of src up to v's last chain; plus one
- * [elided] per heavy parent of such a v with a chain to elide.  T is the
- * least step of the histogram where the kept nodes and that bound fit
- * room, else one past the heaviest node of src's paths (*fit 0).
+ * are kept; a new node v of src's paths, light under a heavy parent,
+ * where a chain ends is made (1); each heavy node K whose light children
+ * of src's paths have chains that leave p's trie (a new child's below
+ * it, p's through it) takes one [elided] and min(those chains, the
+ * distinct sampled frames of src up to K's last chain).  T is the least
+ * step of the histogram where the kept nodes and that bound fit room,
+ * else one past the heaviest node of src's paths (*fit 0).
  */
 static uint64_t model_threshold(struct profile *m, size_t n0, const uint64_t *W,
 				const struct achain *c, size_t n, size_t room, int *fit)
@@ -457,7 +456,8 @@ static uint64_t model_threshold(struct profile *m, size_t n0, const uint64_t *W,
 	uint64_t *chains = xcalloc(nn, sizeof(*chains)), *last = xcalloc(nn, sizeof(*last));
 	uint64_t *out = xcalloc(nn, sizeof(*out)), *leaves = xcalloc(n + 1, sizeof(*leaves));
 	uint64_t maxw = 0, t = 0;
-	char *ends = xcalloc(nn, 1), *seen = xcalloc(MAXFRAMES, 1), *deep_out = xcalloc(nn, 1);
+	uint64_t *elided = xcalloc(nn, sizeof(*elided));
+	char *ends = xcalloc(nn, 1), *seen = xcalloc(MAXFRAMES, 1);
 	uint32_t *cand = xcalloc(nn + 1, sizeof(*cand)), top;
 
 	*fit = 0;
@@ -495,7 +495,7 @@ static uint64_t model_threshold(struct profile *m, size_t n0, const uint64_t *W,
 
 		if (k && cand[k] == cand[k - 1])
 			continue;
-		memset(deep_out, 0, nn);
+		memset(elided, 0, nn * sizeof(*elided));
 		for (i = 1; i < nn; i++) {
 			uint32_t par = m->nodes[i].parent;
 			uint64_t deep = i >= n0 ? chains[i] - ends[i] : out[i];
@@ -508,12 +508,15 @@ static uint64_t model_threshold(struct profile *m, size_t n0, const uint64_t *W,
 			}
 			if (par && W[par] < T)
 				continue;
-			bound += (i >= n0 ? ends[i] : 0) + (deep < leaves[last[i]] ? deep : leaves[last[i]]);
-			if (deep)
-				deep_out[par] = 1;
+			bound += i >= n0 ? ends[i] : 0;
+			elided[par] += deep;
 		}
-		for (i = 0; i < nn; i++)
-			bound += deep_out[i];
+		for (i = 0; i < nn; i++) {
+			uint64_t l = leaves[i ? last[i] : n - 1];
+
+			if (elided[i])
+				bound += 1 + (elided[i] < l ? elided[i] : l);
+		}
 		if (kept + bound <= room) {
 			*fit = 1;
 			t = T;
@@ -527,7 +530,7 @@ out:
 	free(leaves);
 	free(ends);
 	free(seen);
-	free(deep_out);
+	free(elided);
 	free(cand);
 	if (!n)
 		*fit = 1;
@@ -847,7 +850,7 @@ static void test_light_existing(void)
 	/*
 	 * Weights: A 24, B C K L 2, the new nodes 1; one sampled frame (X).
 	 * T 0, 1: 4 new nodes; T 2: C's and L's [elided] and a leaf each, 4;
-	 * T 3: B and K light under A: A's [elided] and a leaf each, 3.
+	 * T 3: B and K light under A: A's [elided] and its one leaf X, 2.
 	 */
 	rc = profile__take_chains(p, asrc_new(c, 2), n0 + 3, &st);
 	ef = elided_frame_of(p);
