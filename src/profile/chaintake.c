@@ -4,7 +4,9 @@
  * rank in the stream's depth-first order (a chain of lcp l adds its
  * frames l+1 .. nr as the next ranks), the same in both walks, so that
  * the first walk can hand the second the kept nodes as a sorted list of
- * ranks: the second meets them in that order.
+ * ranks: the second meets them in that order.  Whether a node of p is
+ * heavy is known only after its subtree's chains, in post-order: walk 1
+ * leaves p's nodes' weights in an array over them for walk 2.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -72,13 +74,14 @@ static void bit_clear(uint64_t *bits, uint64_t i)
 /* One node of the current path (path[0] is the root). */
 struct step {
 	uint64_t rank;		/* in src's depth-first order */
-	uint64_t w;		/* walk 1: samples of the subtree so far */
-	uint64_t chains;	/* walk 1: chains of the subtree so far */
-	uint64_t child_cost;	/* walk 1: elision bound of the new children left out */
+	uint64_t w;		/* walk 1: src's samples through the node so far */
+	uint64_t out;		/* walk 1: chains through it that leave p's trie (a new node) */
+	uint64_t child_cost;	/* walk 1: the leaves made of its new children left out */
 	uint32_t frame;
 	uint32_t node;		/* p's node when in_p */
-	uint32_t min_deep;	/* walk 1: least bucket of a new child with chains below it */
+	uint32_t nkids;		/* walk 1: its children's entries on t->kids */
 	bool in_p;		/* in p: there at the start (or, walk 2, kept and made) */
+	bool heavy;		/* walk 2: weight >= T (the root: always) */
 	bool ends;		/* walk 1: a chain ends here */
 };
 
@@ -86,10 +89,18 @@ struct heavy {
 	uint64_t w, rank;
 };
 
+/* Walk 1: a child of a node of the path, with chains that leave p's trie. */
+struct kid {
+	uint32_t b;		/* its weight's bucket */
+	uint64_t deep;		/* its chains elided when it is light */
+};
+
 struct take {
 	struct profile *p;
 	size_t max_nodes;
 	uint32_t n0, nr_frames0;
+	/* p's nodes' weights: their own cells' samples, then (walk 1) plus src's */
+	uint64_t *wp;
 	struct step *path;
 	size_t alloc_path;
 	uint32_t depth;
@@ -104,9 +115,11 @@ struct take {
 	/* walk 1 */
 	uint64_t *hist;
 	int64_t *cost;		/* differences: the bound at bucket b is cost[0..b] summed */
+	struct kid *kids;	/* a stack: the path's nodes' children done, theirs on top */
+	size_t nr_kids, alloc_kids;
 	struct heavy *heap;	/* a min-heap of the heaviest new nodes, heap_cap at most */
 	size_t nr_heap, alloc_heap, heap_cap;
-	uint64_t nr_new, max_w;
+	uint64_t nr_new, max_w;	/* max_w: the heaviest node of src's paths but the root */
 
 	/* walk 2 */
 	uint64_t *kept;		/* ranks of the new nodes made, ascending */
@@ -183,36 +196,85 @@ static void heap_offer(struct take *t, uint64_t w, uint64_t rank)
 	h[i] = (struct heavy){ w, rank };
 }
 
-/* Walk 1: the deepest node of the path is done; its weight is final. */
+static int kid_cmp(const void *a, const void *b)
+{
+	const struct kid *x = a, *y = b;
+
+	return x->b < y->b ? -1 : x->b > y->b;
+}
+
+/*
+ * Walk 1: a node of bucket b is done, its n children's entries on top of
+ * t->kids.  At a threshold of bucket bt <= b (the node heavy), its
+ * children of bucket < bt are light, and the chains through them that
+ * leave p's trie hang under it: one [elided] and a leaf node per chain,
+ * at most per sampled frame of src so far (the leaves under one [elided]
+ * are distinct frames).  A step function of bt, into t->cost.
+ */
+static void elision_bound(struct take *t, uint32_t b, uint32_t n)
+{
+	struct kid *k = t->kids + t->nr_kids - n;
+	uint64_t sum = 0, prev = 0;
+	uint32_t i, j;
+
+	if (n > 16) {
+		qsort(k, n, sizeof(*k), kid_cmp);
+	} else {
+		for (i = 1; i < n; i++) {
+			struct kid x = k[i];
+
+			for (j = i; j && k[j - 1].b > x.b; j--)
+				k[j] = k[j - 1];
+			k[j] = x;
+		}
+	}
+	for (i = 0; i < n && k[i].b < b; i++) {
+		uint64_t c;
+
+		sum = add_sat(sum, k[i].deep);
+		c = 1 + (sum < t->nr_leaf ? sum : t->nr_leaf);
+		t->cost[k[i].b + 1] += (int64_t)(c - prev);
+		prev = c;
+	}
+	t->cost[b + 1] -= (int64_t)prev;
+	t->nr_kids -= n;
+}
+
+/*
+ * Walk 1: the deepest node of the path is done; its weight is final.  At
+ * a threshold T in (its weight, its parent's], s is light under a heavy
+ * parent: a new s where a chain ends is made as the leaf, and the chains
+ * through s that leave p's trie hang under the parent (elision_bound).
+ */
 static void pop1(struct take *t)
 {
 	struct step *s = &t->path[t->depth], *par = &t->path[t->depth - 1];
-	uint32_t b = s->in_p ? NB : bucket(s->w);
+	uint64_t w = s->in_p ? add_sat(t->wp[s->node], s->w) : s->w;
+	uint64_t deep = s->in_p ? s->out : s->out - s->ends;
+	uint64_t ends = s->in_p ? 0 : s->ends;
+	uint32_t b = bucket(w);
 
-	if (!s->in_p) {
-		uint64_t deep = s->chains - s->ends;
-		/* left out at T > w under a made parent: the leaf made, or elided leaves */
-		uint64_t cost = s->ends + (deep < t->nr_leaf ? deep : t->nr_leaf);
-
+	if (s->in_p) {
+		t->wp[s->node] = w;
+	} else {
 		t->hist[b]++;
 		t->nr_new++;
-		if (s->w > t->max_w)
-			t->max_w = s->w;
-		heap_offer(t, s->w, s->rank);
-		t->cost[b + 1] += (int64_t)cost;
-		par->child_cost += cost;
-		if (deep && b < par->min_deep)
-			par->min_deep = b;
+		heap_offer(t, w, s->rank);
 	}
-	/* the children's ranges end where s is left out */
+	if (w > t->max_w)
+		t->max_w = w;
+	t->cost[b + 1] += (int64_t)ends;
+	par->child_cost += ends;
+	/* the children's leaves count while s is heavy */
 	t->cost[b + 1] -= (int64_t)s->child_cost;
-	/* s made, a child with chains below it left out: one [elided] */
-	if (s->min_deep < b) {
-		t->cost[s->min_deep + 1]++;
-		t->cost[b + 1]--;
+	elision_bound(t, b, s->nkids);
+	if (deep) {
+		XGROW(t->kids, t->alloc_kids, t->nr_kids);
+		t->kids[t->nr_kids++] = (struct kid){ b, deep };
+		par->nkids++;
 	}
 	par->w = add_sat(par->w, s->w);
-	par->chains += s->chains;
+	par->out += s->out;
 	t->depth--;
 }
 
@@ -220,7 +282,7 @@ static void push(struct take *t, uint32_t frame)
 {
 	struct step *s = &t->path[++t->depth];
 
-	*s = (struct step){ .rank = t->rank++, .frame = frame, .min_deep = NB + 1 };
+	*s = (struct step){ .rank = t->rank++, .frame = frame };
 }
 
 static int walk1(void *ctx, const struct chain_rec *c)
@@ -244,7 +306,7 @@ static int walk1(void *ctx, const struct chain_rec *c)
 		s->node = u;
 	}
 	t->path[c->nr].ends = true;
-	t->path[c->nr].chains++;
+	t->path[c->nr].out += !t->path[c->nr].in_p;
 	t->path[c->nr].w = add_sat(t->path[c->nr].w, cells_samples(c));
 	if (!bit_get(t->leaf_seen, leaf)) {
 		bit_set(t->leaf_seen, leaf);
@@ -270,9 +332,9 @@ static void choose(struct take *t)
 	size_t room = t->max_nodes > t->n0 ? t->max_nodes - t->n0 : 0, i;
 	uint64_t kept = t->nr_new;
 	int64_t bound = 0;
-	uint32_t b, top = t->nr_new ? bucket(t->max_w) + 1 : 0;
+	uint32_t b, top = t->ordinal ? bucket(t->max_w) + 1 : 0;
 
-	/* top: no new node kept */
+	/* top: no node heavy but the root (so no new node kept) */
 	for (b = 0; b <= top; b++) {
 		bound += t->cost[b];
 		if (kept + (uint64_t)(bound > 0 ? bound : 0) <= room)
@@ -280,7 +342,10 @@ static void choose(struct take *t)
 		if (b < top)
 			kept -= t->hist[b];
 	}
-	t->threshold = b < top ? bucket_low(b) : t->nr_new ? t->max_w + 1 : 0;
+	t->threshold = b < top		   ? bucket_low(b) :
+		       !t->ordinal	   ? 0 :
+		       t->max_w < UINT64_MAX ? t->max_w + 1 :
+					     UINT64_MAX;
 	/* at a threshold that fits, no chain is cut: no room held for cuts */
 	if (b <= top) {
 		memset(t->cut_pending, 0, t->cut_words * sizeof(uint64_t));
@@ -362,19 +427,22 @@ static int walk2(void *ctx, const struct chain_rec *c)
 		if (u != PROFILE_ROOT && u < t->n0) {
 			s->in_p = true;
 			s->node = u;
+			s->heavy = t->wp[u] >= t->threshold;
 		} else if (par->in_p && t->next_kept < t->nr_kept && t->kept[t->next_kept] == rank) {
 			t->next_kept++;
 			t->kept_left--;
 			s->in_p = true;
+			s->heavy = true;
 			s->node = make(t, par->node, c->frames[d - 1]);
 		}
 	}
-	for (kd = c->nr; !t->path[kd].in_p; kd--)
+	/* the deepest heavy node: made (p's, or new and kept) */
+	for (kd = c->nr; !t->path[kd].heavy; kd--)
 		;
 	samples = cells_samples(c);
 	node = PROFILE_ROOT;
-	if (kd == c->nr) {
-		node = t->path[kd].node;
+	if (t->path[c->nr].in_p) {
+		node = t->path[c->nr].node;
 	} else if (kd + 1 == c->nr) {
 		if (fits(t, need(t, t->path[kd].node, leaf)))
 			node = make(t, t->path[kd].node, leaf);
@@ -478,20 +546,26 @@ int profile__take_chains(struct profile *p, struct chainsrc *src, size_t max_nod
 		.nr_frames0 = (uint32_t)p->nr_frames,
 		.elided_frame = UINT32_MAX,
 	};
-	size_t fwords = (p->nr_frames + 63) / 64 + 1;
+	size_t fwords = (p->nr_frames + 63) / 64 + 1, i;
 	int err;
 
 	if (p->whole) {
 		chainsrc__release(src);
 		return -EEXIST;
 	}
+	t.wp = xcalloc(t.n0 ? t.n0 : 1, sizeof(*t.wp));
+	for (i = 0; i < p->nr_counts; i++)
+		if (p->counts[i].node < t.n0)
+			t.wp[p->counts[i].node] = add_sat(t.wp[p->counts[i].node], p->counts[i].samples);
+	for (i = t.n0; i-- > 1;)
+		t.wp[p->nodes[i].parent] = add_sat(t.wp[p->nodes[i].parent], t.wp[i]);
 	t.leaf_seen = xcalloc(fwords, sizeof(uint64_t));
 	t.cut_pending = xcalloc(fwords, sizeof(uint64_t));
 	t.cut_words = fwords;
 	t.hist = xcalloc(NB + 2, sizeof(*t.hist));
 	t.cost = xcalloc(NB + 2, sizeof(*t.cost));
 	XGROW(t.path, t.alloc_path, 0);
-	t.path[0] = (struct step){ .in_p = true, .node = PROFILE_ROOT, .min_deep = NB + 1 };
+	t.path[0] = (struct step){ .in_p = true, .heavy = true, .node = PROFILE_ROOT };
 	/* kept nodes: the room at most */
 	t.heap_cap = t.max_nodes > t.n0 ? t.max_nodes - t.n0 : 0;
 
@@ -500,11 +574,8 @@ int profile__take_chains(struct profile *p, struct chainsrc *src, size_t max_nod
 		goto out;
 	while (t.depth)
 		pop1(&t);
-	/* the root: made, as any node of p */
-	if (t.path[0].min_deep < NB) {
-		t.cost[t.path[0].min_deep + 1]++;
-		t.cost[NB + 1]--;
-	}
+	/* the root: heavy at every threshold */
+	elision_bound(&t, NB, t.path[0].nkids);
 	t.nr_chains1 = t.ordinal;
 	choose(&t);
 
@@ -543,10 +614,12 @@ out:
 	free(t.elided);
 	free(t.kept);
 	free(t.heap);
+	free(t.kids);
 	free(t.cost);
 	free(t.hist);
 	free(t.path);
 	free(t.cut_pending);
 	free(t.leaf_seen);
+	free(t.wp);
 	return err;
 }

@@ -1,13 +1,17 @@
 /*
  * profile__take_chains against a naive model: random chains (an
  * array-backed chainsrc) put whole into an unbounded profile, and through
- * take_chains into the same profile with little room.  Every node the
- * model's trie has at or above the threshold T (or had before) is in the
- * bounded trie with the same inclusive samples per (run, event); self per
- * sampled frame and the total are equal; the nodes stay within the room;
- * p->whole yields exactly the elided chains with their lcp; a prefix
- * already in p is used as it is; no room falls back to the cut; a
- * source's error mid-walk is returned, and src released once.
+ * take_chains into the same profile with little room.  Every node of
+ * the model's trie of weight (every cell under it) at least the
+ * threshold T, and every node p had, is in the bounded trie, the former
+ * with the same inclusive samples per (run, event); every [elided] node
+ * hangs under the root or a node of weight >= T; self per sampled frame
+ * and the total are equal; the nodes stay within the room; p->whole
+ * yields exactly the elided chains with their lcp; a prefix already in
+ * p is used as it is; p's light nodes get no [elided] child;
+ * rand-recurse's shape, where the rule before cut, cuts nothing; no room
+ * falls back to the cut; a source's error mid-walk is returned, and src
+ * released once.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -210,7 +214,8 @@ static struct chainsrc *asrc_new(const struct achain *c, size_t n)
 
 /* ---- profiles ---- */
 
-#define NFRAMES 24
+#define NFRAMES 24	/* the random chains' frames */
+#define MAXFRAMES 160	/* the profiles' */
 
 static struct profile *profile_base(void)
 {
@@ -225,7 +230,7 @@ static struct profile *profile_base(void)
 	profile__add_event(p, &ev);
 	profile__add_run(p, &r);
 	profile__add_run(p, &r);
-	for (i = 0; i < NFRAMES; i++) {
+	for (i = 0; i < MAXFRAMES; i++) {
 		struct frame f = { .addr = 0x1000 + i, .sym = profile__intern(p, "fn") };
 
 		profile__frame(p, &f);
@@ -290,7 +295,7 @@ static uint64_t *self_by_frame(const struct profile *p)
 /* Distinct sampled frames of c with no child of p's root. */
 static size_t cut_reserve(struct profile *p, const struct achain *c, size_t n)
 {
-	char seen[NFRAMES] = { 0 };
+	char seen[MAXFRAMES] = { 0 };
 	size_t i, r = 0;
 
 	for (i = 0; i < n; i++) {
@@ -418,6 +423,13 @@ static uint32_t model_bucket(uint64_t w)
 	return 4096 + (k - 12) * 64 + (uint32_t)((w >> (k - 6)) & 63);
 }
 
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static uint64_t model_low(uint32_t b)
 {
 	if (b < 4096)
@@ -426,256 +438,451 @@ static uint64_t model_low(uint32_t b)
 }
 
 /*
- * chaintake.h's T, naively: the least step at which the new nodes kept
- * plus the bound of the elision nodes fit room (per made node with a new
- * child left out that chains go below, one [elided]; per new node left
- * out under a made parent, 1 if a chain ends there and its chains below
- * it, at most the distinct sampled frames of src up to its last chain);
- * one past the heaviest new node when none does.  Nodes of m below n0
- * were p's; w, the src chains' samples through each node; room, all of
- * it (max_nodes - n0: the cuts' reservation only when none fits).
+ * chaintake.h's T, naively.  A node's weight W: p's own cells under it
+ * plus src's chains through it (the model's inclusive samples, every
+ * cell); heavy: W >= T, the root always.  At T, the new nodes of W >= T
+ * are kept; a new node v of src's paths, light under a heavy parent,
+ * where a chain ends is made (1); each heavy node K whose light children
+ * of src's paths have chains that leave p's trie (a new child's below
+ * it, p's through it) takes one [elided] and min(those chains, the
+ * distinct sampled frames of src up to K's last chain).  T is the least
+ * step of the histogram where the kept nodes and that bound fit room,
+ * else one past the heaviest node of src's paths (*fit 0).
  */
-static uint64_t model_threshold(struct profile *m, size_t n0, const uint64_t *w,
+static uint64_t model_threshold(struct profile *m, size_t n0, const uint64_t *W,
 				const struct achain *c, size_t n, size_t room, int *fit)
 {
 	size_t nn = m->nr_nodes, i, k, nb = 0;
 	uint64_t *chains = xcalloc(nn, sizeof(*chains)), *last = xcalloc(nn, sizeof(*last));
-	uint64_t *leaves = xcalloc(n + 1, sizeof(*leaves)), maxw = 0, t = 0;
-	char *ends = xcalloc(nn, 1), *seen = xcalloc(NFRAMES, 1), *deep_out = xcalloc(nn, 1);
-	uint32_t *cand = xcalloc(nn + 1, sizeof(*cand));
+	uint64_t *out = xcalloc(nn, sizeof(*out)), *leaves = xcalloc(n + 1, sizeof(*leaves));
+	uint64_t maxw = 0, t = 0;
+	uint64_t *elided = xcalloc(nn, sizeof(*elided));
+	char *ends = xcalloc(nn, 1), *seen = xcalloc(MAXFRAMES, 1);
+	uint32_t *cand = xcalloc(nn + 1, sizeof(*cand)), top;
 
+	*fit = 0;
 	for (i = 0; i < n; i++) {
-		uint32_t node = PROFILE_ROOT, j;
+		uint32_t node = PROFILE_ROOT, j, path[MAXFRAMES];
 
 		for (j = 0; j < c[i].nr; j++) {
 			node = profile__child(m, node, c[i].f[j]);
+			path[j] = node;
 			chains[node]++;
 			last[node] = i;
 		}
 		ends[node] = 1;
+		if (node >= n0)
+			for (j = 0; j < c[i].nr; j++)
+				out[path[j]]++;
 		leaves[i] = (i ? leaves[i - 1] : 0) + !seen[c[i].f[c[i].nr - 1]];
 		seen[c[i].f[c[i].nr - 1]] = 1;
 	}
+	if (!n)
+		goto out;
 	cand[nb++] = 0;
-	for (i = n0; i < nn; i++) {
-		cand[nb++] = model_bucket(w[i]) + 1;
-		if (w[i] > maxw)
-			maxw = w[i];
-	}
-	if (nn > n0)
-		t = maxw + 1;
-	for (k = 0; k < nb; k++) {
-		uint64_t T = model_low(cand[k]), kept = 0, bound = 0;
-
-		if (cand[k] > model_bucket(maxw) + 1)
+	for (i = 1; i < nn; i++) {
+		if (!chains[i])
 			continue;
-		memset(deep_out, 0, nn);
-		for (i = n0; i < nn; i++) {
-			uint32_t par = m->nodes[i].parent;
-			uint64_t deep = chains[i] - ends[i];
+		cand[nb++] = model_bucket(W[i]) + 1;
+		if (W[i] > maxw)
+			maxw = W[i];
+	}
+	top = model_bucket(maxw) + 1;
+	t = maxw + 1;
+	qsort(cand, nb, sizeof(*cand), u32_cmp);
+	for (k = 0; k < nb; k++) {
+		uint64_t T = cand[k] < top ? model_low(cand[k]) : maxw + 1, kept = 0, bound = 0;
 
-			if (w[i] >= T) {
-				kept++;
+		if (k && cand[k] == cand[k - 1])
+			continue;
+		memset(elided, 0, nn * sizeof(*elided));
+		for (i = 1; i < nn; i++) {
+			uint32_t par = m->nodes[i].parent;
+			uint64_t deep = i >= n0 ? chains[i] - ends[i] : out[i];
+
+			if (!chains[i])
+				continue;
+			if (W[i] >= T) {
+				kept += i >= n0;
 				continue;
 			}
-			if (par >= n0 && w[par] < T)
+			if (par && W[par] < T)
 				continue;
-			bound += ends[i] + (deep < leaves[last[i]] ? deep : leaves[last[i]]);
-			if (deep)
-				deep_out[par] = 1;
+			bound += i >= n0 ? ends[i] : 0;
+			elided[par] += deep;
 		}
-		for (i = 0; i < nn; i++)
-			bound += deep_out[i];
-		if (kept + bound <= room)
+		for (i = 0; i < nn; i++) {
+			uint64_t l = leaves[i ? last[i] : n - 1];
+
+			if (elided[i])
+				bound += 1 + (elided[i] < l ? elided[i] : l);
+		}
+		if (kept + bound <= room) {
 			*fit = 1;
-		if (kept + bound <= room && T < t)
-			t = cand[k] > model_bucket(maxw) ? maxw + 1 : T;
+			t = T;
+			break;
+		}
 	}
+out:
 	free(chains);
 	free(last);
+	free(out);
 	free(leaves);
 	free(ends);
 	free(seen);
-	free(deep_out);
+	free(elided);
 	free(cand);
-	if (nn == n0)
+	if (!n)
 		*fit = 1;
-	return nn > n0 ? t : 0;
+	return t;
+}
+
+/* What take_check finds wrong, summed over its calls. */
+struct tally {
+	int trials, fails, nocut, elided_trials, cut_trials;
+	int bad_exist, bad_incl, bad_self, bad_total, bad_nodes, bad_whole, bad_meta, bad_kept;
+	int bad_det, bad_released, bad_threshold, bad_elided_parent;
+};
+
+/*
+ * pre put whole into p, then src through take_chains with room nodes
+ * beyond the cuts' reservation (twice, for determinism), against pre and
+ * src all put whole into a model.  st: the first call's stats.
+ */
+static void take_check(struct tally *k, const struct achain *pre, size_t npre,
+		       const struct achain *src, size_t nsrc, size_t room, int room_part,
+		       struct chaintake_stats *st_out)
+{
+	struct profile *model = profile_base(), *b = profile_base(), *b2 = profile_base();
+	struct chaintake_stats st, st2;
+	uint64_t *w, *W = NULL, *im = NULL, *ib = NULL, *sm, *sb, total = 0;
+	uint32_t *map, *bmap, ef;
+	size_t n0, i, fcut, new_total, kept = 0;
+	int rc, rc2, rel = nr_released, at_elided = 0, fit;
+
+	k->trials++;
+	for (i = 0; i < npre; i++) {
+		put_whole(model, &pre[i]);
+		put_whole(b, &pre[i]);
+		put_whole(b2, &pre[i]);
+	}
+	n0 = b->nr_nodes;
+	for (i = 0; i < nsrc; i++) {
+		put_whole(model, &src[i]);
+		total += chain_samples(&src[i]);
+	}
+	/* w: src's samples through each node of the model; W: every cell's */
+	w = xcalloc(model->nr_nodes, sizeof(*w));
+	for (i = 0; i < nsrc; i++) {
+		uint32_t node = PROFILE_ROOT, j;
+		uint64_t s = chain_samples(&src[i]);
+
+		for (j = 0; j < src[i].nr; j++) {
+			node = profile__child(model, node, src[i].f[j]);
+			w[node] += s;
+		}
+	}
+	im = inclusive(model);
+	W = xcalloc(model->nr_nodes, sizeof(*W));
+	for (i = 0; i < model->nr_nodes; i++)
+		W[i] = im[i * 4] + im[i * 4 + 1] + im[i * 4 + 2] + im[i * 4 + 3];
+	fcut = cut_reserve(b, src, nsrc);
+	new_total = model->nr_nodes - n0;
+	/*
+	 * room_part 1: room a random number, the room a part of the new nodes
+	 * (SIZE_MAX: all); 2: room is max_nodes; 0: the room past n0 and the
+	 * cuts' reservation.
+	 */
+	if (room_part == 1)
+		room = room == SIZE_MAX ? new_total + 5 : room % (new_total + 1);
+	else if (room_part == 2)
+		room = room > n0 + fcut ? room - n0 - fcut : 0;
+	rc = profile__take_chains(b, asrc_new(src, nsrc), n0 + fcut + room, &st);
+	rc2 = profile__take_chains(b2, asrc_new(src, nsrc), n0 + fcut + room, &st2);
+	if (rc || rc2) {
+		k->fails++;
+		goto out;
+	}
+	if (st_out)
+		*st_out = st;
+	k->bad_released += nr_released != rel + 2 - !!b->whole - !!b2->whole;
+	k->bad_det += b->nr_nodes != b2->nr_nodes || b->nr_counts != b2->nr_counts ||
+		      memcmp(b->nodes, b2->nodes, b->nr_nodes * sizeof(*b->nodes)) ||
+		      memcmp(b->counts, b2->counts, b->nr_counts * sizeof(*b->counts)) ||
+		      memcmp(&st, &st2, sizeof(st));
+	k->bad_nodes += b->nr_nodes > n0 + fcut + room || st.nodes_added != b->nr_nodes - n0 ||
+			st.chains != nsrc;
+	if (st.cut_samples)
+		k->cut_trials++;
+	else
+		k->nocut++;
+	/* the new nodes kept fit the room */
+	for (i = n0; i < model->nr_nodes; i++)
+		kept += w[i] >= st.threshold;
+	k->bad_threshold += st.threshold != model_threshold(model, n0, W, src, nsrc, fcut + room, &fit);
+	/* a chain is cut only when no threshold fits: then no new node is kept */
+	k->bad_kept += kept > fcut + room || (room >= new_total && (st.threshold || st.elided_chains)) ||
+		       (st.cut_samples && (kept || fit));
+	/* the model's nodes: the map to b's, by path */
+	map = xcalloc(model->nr_nodes, sizeof(*map));
+	ib = inclusive(b);
+	for (i = 1; i < model->nr_nodes; i++) {
+		uint32_t par = map[model->nodes[i].parent];
+		int kk;
+
+		if (i >= n0 && W[i] < st.threshold)
+			continue;
+		map[i] = par || !model->nodes[i].parent ? profile__child(b, par, model->nodes[i].frame) : 0;
+		if (!map[i]) {
+			k->bad_exist++;
+			continue;
+		}
+		if (st.cut_samples || W[i] < st.threshold)
+			continue;
+		for (kk = 0; kk < 4; kk++)
+			if (im[i * 4 + kk] != ib[map[i] * 4 + kk])
+				k->bad_incl++;
+	}
+	/* b's nodes: the map to the model's (UINT32_MAX: [elided], under it, a cut) */
+	ef = elided_frame_of(b);
+	bmap = xcalloc(b->nr_nodes, sizeof(*bmap));
+	for (i = 1; i < b->nr_nodes; i++) {
+		uint32_t par = b->nodes[i].parent, u;
+
+		bmap[i] = UINT32_MAX;
+		if (bmap[par] == UINT32_MAX || b->nodes[i].frame == ef)
+			continue;
+		u = profile__child(model, bmap[par], b->nodes[i].frame);
+		if (u)
+			bmap[i] = u;
+	}
+	for (i = 1; i < b->nr_nodes; i++) {
+		uint32_t par = b->nodes[i].parent;
+
+		if (b->nodes[i].frame != ef || !par)
+			continue;
+		k->bad_elided_parent += bmap[par] == UINT32_MAX || W[bmap[par]] < st.threshold;
+	}
+	free(bmap);
+	sm = self_by_frame(model);
+	sb = self_by_frame(b);
+	for (i = 0; i < model->nr_frames * 4; i++)
+		k->bad_self += sm[i] != sb[i];
+	k->bad_total += model->sum_samples != b->sum_samples;
+	/* p->whole: exactly the elided chains */
+	if (st.elided_chains) {
+		struct whole_check wc = { .c = src, .n = nsrc, .p = b, .ef = ef };
+		uint64_t ue = under_elided(b, &at_elided);
+		int r1, r2;
+
+		k->elided_trials++;
+		r1 = chainsrc__each(b->whole, whole_cb, &wc);
+		k->bad_whole += r1 || wc.bad_order || wc.bad_lcp || wc.bad_ordinal || wc.not_under_elided ||
+				wc.ordinal != st.elided_chains || wc.samples != st.elided_samples ||
+				ue != st.elided_samples || at_elided || b->whole->nr_chains != wc.ordinal ||
+				b->whole->samples != wc.samples || b->whole->nr_frames != wc.frames;
+		/* a second walk yields the same */
+		memset(&wc, 0, sizeof(wc));
+		wc.c = src;
+		wc.n = nsrc;
+		wc.p = b;
+		wc.ef = ef;
+		r2 = chainsrc__each(b->whole, whole_cb, &wc);
+		k->bad_whole += r2 || wc.ordinal != st.elided_chains || wc.bad_lcp;
+		k->bad_meta += !profile__meta(b, "chains_elided") ||
+			       strtoull(profile__meta(b, "chains_elided"), NULL, 10) != st.elided_samples ||
+			       !profile__meta(b, "chains_elided_below") ||
+			       strtoull(profile__meta(b, "chains_elided_below"), NULL, 10) != st.threshold;
+	} else {
+		k->bad_whole += b->whole != NULL || ef != UINT32_MAX;
+		k->bad_meta += profile__meta(b, "chains_elided") != NULL;
+	}
+	k->bad_total += st.elided_samples > total || st.cut_samples > total;
+	free(map);
+	free(sm);
+	free(sb);
+out:
+	free(w);
+	free(W);
+	free(im);
+	free(ib);
+	profile__free(model);
+	profile__free(b);
+	profile__free(b2);
+}
+
+static void tally_report(const struct tally *k, const char *what)
+{
+	ok(!k->fails, "%s: take_chains returns 0 (%d of %d failed)", what, k->fails, k->trials);
+	ok(!k->bad_exist, "%s: every node of the unbounded trie of weight >= T, and every node p had, is in the bounded one (%d missing)",
+	   what, k->bad_exist);
+	ok(!k->bad_incl, "%s: with no chain cut, the inclusive samples per (run, event) of the nodes of weight >= T are the unbounded trie's (%d differ)",
+	   what, k->bad_incl);
+	ok(!k->bad_elided_parent, "%s: every [elided] node's parent is the root or of weight >= T (%d not)",
+	   what, k->bad_elided_parent);
+	ok(!k->bad_self, "%s: self samples per sampled frame and (run, event) are the unbounded trie's (%d differ)",
+	   what, k->bad_self);
+	ok(!k->bad_total, "%s: total samples equal, elided and cut within them (%d differ)", what,
+	   k->bad_total);
+	ok(!k->bad_nodes, "%s: nodes within max_nodes, nodes_added and chains as counted (%d not)", what,
+	   k->bad_nodes);
+	ok(!k->bad_threshold, "%s: T is a naive model's: the least step of the histogram where the kept nodes and the elision bound fit, else one past the heaviest node of src's paths (%d differ)",
+	   what, k->bad_threshold);
+	ok(!k->bad_kept, "%s: the new nodes of weight >= T fit the room; with room for all, T = 0 and nothing elided; a cut only where no threshold fits, and then none is kept (%d not)",
+	   what, k->bad_kept);
+	ok(!k->bad_whole, "%s: p->whole yields exactly the elided chains in order, lcp and ordinal over what it yields, twice, each under [elided] (%d not)",
+	   what, k->bad_whole);
+	ok(!k->bad_meta, "%s: meta chains_elided and chains_elided_below set exactly when a chain is elided (%d not)",
+	   what, k->bad_meta);
+	ok(!k->bad_det, "%s: the same profile and chains give the same trie, cells and stats (%d differ)",
+	   what, k->bad_det);
+	ok(!k->bad_released, "%s: src is released at once when nothing is elided, else kept in p->whole (%d not)",
+	   what, k->bad_released);
 }
 
 static void test_random(void)
 {
-	int trial, fails = 0, nocut = 0, elided_trials = 0, cut_trials = 0;
-	int bad_exist = 0, bad_incl = 0, bad_self = 0, bad_total = 0, bad_nodes = 0;
-	int bad_whole = 0, bad_meta = 0, bad_kept = 0, bad_det = 0, bad_released = 0;
-	int bad_threshold = 0;
+	struct tally k = { 0 };
+	int trial;
 
 	for (trial = 0; trial < 300; trial++) {
 		struct achain *pre, *src;
-		size_t npre, nsrc, i, fcut, room, new_total = 0, kept = 0;
-		struct profile *model = profile_base(), *b = profile_base(), *b2 = profile_base();
-		struct chaintake_stats st, st2;
-		uint64_t *w, *im, *ib, *sm, *sb, total = 0;
-		uint32_t *map, ef;
-		char *pre_node;
-		size_t n0;
-		int rc, rc2, rel = nr_released, at_elided = 0, fit;
+		size_t npre, nsrc;
 
 		random_chains(&pre, &npre, next() % 20, 8, 6);
 		random_chains(&src, &nsrc, 1 + next() % 200, NFRAMES, 1 + (uint32_t)(next() % 14));
-		for (i = 0; i < npre; i++) {
-			put_whole(model, &pre[i]);
-			put_whole(b, &pre[i]);
-			put_whole(b2, &pre[i]);
-		}
-		n0 = b->nr_nodes;
-		pre_node = xcalloc(n0, 1);
-		memset(pre_node, 1, n0);
-		for (i = 0; i < nsrc; i++) {
-			put_whole(model, &src[i]);
-			total += chain_samples(&src[i]);
-		}
-		/* weights over src's chains in the model's trie */
-		w = xcalloc(model->nr_nodes, sizeof(*w));
-		for (i = 0; i < nsrc; i++) {
-			uint32_t node = PROFILE_ROOT, j;
-			uint64_t s = chain_samples(&src[i]);
-
-			for (j = 0; j < src[i].nr; j++) {
-				node = profile__child(model, node, src[i].f[j]);
-				w[node] += s;
-			}
-		}
-		fcut = cut_reserve(b, src, nsrc);
-		new_total = model->nr_nodes - n0;
-		room = trial % 10 == 0 ? new_total + 5 : (size_t)(next() % (new_total + 1));
-		rc = profile__take_chains(b, asrc_new(src, nsrc), n0 + fcut + room, &st);
-		rc2 = profile__take_chains(b2, asrc_new(src, nsrc), n0 + fcut + room, &st2);
-		if (rc || rc2) {
-			fails++;
-			goto next_trial;
-		}
-		bad_released += nr_released != rel + 2 - !!b->whole - !!b2->whole;
-		bad_det += b->nr_nodes != b2->nr_nodes || b->nr_counts != b2->nr_counts ||
-			   memcmp(b->nodes, b2->nodes, b->nr_nodes * sizeof(*b->nodes)) ||
-			   memcmp(b->counts, b2->counts, b->nr_counts * sizeof(*b->counts)) ||
-			   memcmp(&st, &st2, sizeof(st));
-		bad_nodes += b->nr_nodes > n0 + fcut + room || st.nodes_added != b->nr_nodes - n0 ||
-			     st.chains != nsrc;
-		if (st.cut_samples)
-			cut_trials++;
-		else
-			nocut++;
-		/* the new nodes kept fit the room */
-		for (i = n0; i < model->nr_nodes; i++)
-			kept += w[i] >= st.threshold;
-		fit = 0;
-		bad_threshold += st.threshold != model_threshold(model, n0, w, src, nsrc, fcut + room, &fit);
-		/* a chain is cut only when no threshold fits: then no new node is kept */
-		bad_kept += kept > fcut + room || (room >= new_total && (st.threshold || st.elided_chains)) ||
-			    (st.cut_samples && (kept || fit));
-		/* the model's nodes: the map to b's, by path */
-		map = xcalloc(model->nr_nodes, sizeof(*map));
-		im = inclusive(model);
-		ib = inclusive(b);
-		for (i = 1; i < model->nr_nodes; i++) {
-			uint32_t par = map[model->nodes[i].parent];
-			int must = i < n0 || w[i] >= st.threshold, k;
-
-			if (!must)
-				continue;
-			map[i] = par || !model->nodes[i].parent ?
-					 profile__child(b, par, model->nodes[i].frame) : 0;
-			if (!map[i]) {
-				bad_exist++;
-				continue;
-			}
-			if (st.cut_samples)
-				continue;
-			for (k = 0; k < 4; k++)
-				if (im[i * 4 + k] != ib[map[i] * 4 + k])
-					bad_incl++;
-		}
-		sm = self_by_frame(model);
-		sb = self_by_frame(b);
-		for (i = 0; i < model->nr_frames * 4; i++)
-			bad_self += sm[i] != sb[i];
-		bad_total += model->sum_samples != b->sum_samples;
-		/* p->whole: exactly the elided chains */
-		ef = elided_frame_of(b);
-		if (st.elided_chains) {
-			struct whole_check wc = { .c = src, .n = nsrc, .p = b, .ef = ef };
-			uint64_t ue = under_elided(b, &at_elided);
-			int r1, r2;
-
-			elided_trials++;
-			r1 = chainsrc__each(b->whole, whole_cb, &wc);
-			bad_whole += r1 || wc.bad_order || wc.bad_lcp || wc.bad_ordinal ||
-				     wc.not_under_elided || wc.ordinal != st.elided_chains ||
-				     wc.samples != st.elided_samples || ue != st.elided_samples ||
-				     at_elided || b->whole->nr_chains != wc.ordinal ||
-				     b->whole->samples != wc.samples || b->whole->nr_frames != wc.frames;
-			/* a second walk yields the same */
-			memset(&wc, 0, sizeof(wc));
-			wc.c = src;
-			wc.n = nsrc;
-			wc.p = b;
-			wc.ef = ef;
-			r2 = chainsrc__each(b->whole, whole_cb, &wc);
-			bad_whole += r2 || wc.ordinal != st.elided_chains || wc.bad_lcp;
-			bad_meta += !profile__meta(b, "chains_elided") ||
-				    strtoull(profile__meta(b, "chains_elided"), NULL, 10) !=
-					    st.elided_samples ||
-				    !profile__meta(b, "chains_elided_below") ||
-				    strtoull(profile__meta(b, "chains_elided_below"), NULL, 10) !=
-					    st.threshold;
-		} else {
-			bad_whole += b->whole != NULL || ef != UINT32_MAX;
-			bad_meta += profile__meta(b, "chains_elided") != NULL;
-		}
-		bad_total += st.elided_samples > total || st.cut_samples > total;
-		free(map);
-		free(im);
-		free(ib);
-		free(sm);
-		free(sb);
-next_trial:
-		free(w);
-		free(pre_node);
+		/* room: a random part of the new nodes, or (a tenth) all of them */
+		take_check(&k, pre, npre, src, nsrc, trial % 10 == 0 ? SIZE_MAX : (size_t)next(), 1,
+			   NULL);
 		chains_free(pre, npre);
 		chains_free(src, nsrc);
-		profile__free(model);
-		profile__free(b);
-		profile__free(b2);
 	}
-	ok(!fails, "300 random profiles: take_chains returns 0 (%d failed)", fails);
-	ok(elided_trials > 50 && cut_trials > 5 && nocut > 100,
-	   "the trials cover elision (%d), cuts (%d) and no cut (%d)", elided_trials, cut_trials,
-	   nocut);
-	ok(!bad_exist, "every node of the unbounded trie there before or of weight >= T is in the bounded one (%d missing)",
-	   bad_exist);
-	ok(!bad_incl, "with no chain cut, their inclusive samples per (run, event) are the unbounded trie's (%d differ)",
-	   bad_incl);
-	ok(!bad_self, "self samples per sampled frame and (run, event) are the unbounded trie's (%d differ)",
-	   bad_self);
-	ok(!bad_total, "total samples equal, elided and cut within them (%d differ)", bad_total);
-	ok(!bad_nodes, "nodes within max_nodes, nodes_added and chains as counted (%d not)", bad_nodes);
-	ok(!bad_threshold, "T is a naive model's: the least step of the histogram where the kept nodes and the elision bound fit, else one past the heaviest (%d differ)",
-	   bad_threshold);
-	ok(!bad_kept, "the new nodes of weight >= T fit the room; with room for all, T = 0 and nothing elided; a cut only where no threshold fits, and then none is kept (%d not)",
-	   bad_kept);
-	ok(!bad_whole, "p->whole yields exactly the elided chains in order, lcp and ordinal over what it yields, twice, each under [elided] (%d not)",
-	   bad_whole);
-	ok(!bad_meta, "meta chains_elided and chains_elided_below set exactly when a chain is elided (%d not)",
-	   bad_meta);
-	ok(!bad_det, "the same profile and chains give the same trie, cells and stats (%d differ)", bad_det);
-	ok(!bad_released, "src is released at once when nothing is elided, else kept in p->whole (%d not)",
-	   bad_released);
+	ok(k.elided_trials > 50 && k.cut_trials > 5 && k.nocut > 100,
+	   "the trials cover elision (%d), cuts (%d) and no cut (%d)", k.elided_trials, k.cut_trials,
+	   k.nocut);
+	tally_report(&k, "300 random profiles");
+}
+
+/*
+ * rand-recurse's shape (tests/bench/chaintake.c): main, 8 to 127 calls of
+ * 16 functions in random order, one of 100 sampled frames; one sample a
+ * chain, the first into p in arrival order while their new nodes fit 3/4
+ * of max_nodes, the rest the source.  The rule before (a chain hangs
+ * under its deepest node in the trie, p's own nodes always counted as
+ * heavy) gave each light node of p its own [elided] node and leaves:
+ * here (9,770 chains into 20,000 nodes) it cut 2,395 samples (25 %);
+ * bench/chaintake's full size (776 K chains into 2 Mi nodes) 26 %.
+ */
+static void test_rand_recurse(void)
+{
+	enum { STEP0 = 1, LEAF0 = STEP0 + 16, LEAVES = 100, SAMPLES = 10000, MAX_NODES = 20000 };
+	struct achain *pre = xcalloc(SAMPLES, sizeof(*pre)), *src = xcalloc(SAMPLES, sizeof(*src));
+	struct profile *scratch = profile_base();
+	struct chaintake_stats st = { 0 };
+	struct tally k = { 0 };
+	size_t npre = 0, nsrc = 0, i;
+	uint64_t total = 0;
+
+	for (i = 0; i < SAMPLES; i++) {
+		uint32_t f[MAXFRAMES], d = 8 + (uint32_t)(next() % 120), nr = d + 2, j, have = 0;
+		uint32_t node = PROFILE_ROOT, u;
+
+		f[0] = 0;
+		for (j = 1; j <= d; j++)
+			f[j] = STEP0 + (uint32_t)(next() & 15);
+		f[nr - 1] = LEAF0 + (uint32_t)(next() % LEAVES);
+		while (have < nr && (u = profile__child(scratch, node, f[have]))) {
+			node = u;
+			have++;
+		}
+		if (scratch->nr_nodes + (nr - have) <= MAX_NODES / 4 * 3) {
+			pre[npre] = chain_of(f, nr, 1);
+			put_whole(scratch, &pre[npre++]);
+		} else {
+			src[nsrc++] = chain_of(f, nr, 1);
+		}
+	}
+	nsrc = chains_finish(src, nsrc);
+	for (i = 0; i < nsrc; i++)
+		total += chain_samples(&src[i]);
+	take_check(&k, pre, npre, src, nsrc, MAX_NODES, 2, &st);
+	ok(st.cut_samples == 0 && st.elided_samples == total && total > SAMPLES / 2,
+	   "rand-recurse's shape, %zu chains into a trie of %u nodes filled to 3/4 by %zu: none cut, %llu of %llu samples elided, T %llu",
+	   nsrc, (unsigned)MAX_NODES, npre, (unsigned long long)st.elided_samples,
+	   (unsigned long long)total, (unsigned long long)st.threshold);
+	tally_report(&k, "rand-recurse's shape");
+	chains_free(pre, npre);
+	chains_free(src, nsrc);
+	profile__free(scratch);
+}
+
+/*
+ * A light node of p holds its own cells but no [elided] child: the
+ * chains through it that leave p's trie are elided from the heavy node
+ * above, one [elided] node for both where the rule before needed one
+ * under each light node (and, with the room here, cut).
+ */
+static void test_light_existing(void)
+{
+	enum { A = 1, B, C, D, K, L, M, X };
+	uint32_t a[] = { A }, abc[] = { A, B, C }, akl[] = { A, K, L }, c1[] = { A, B, C, D, X },
+		 c2[] = { A, K, L, M, X };
+	struct achain pre[3], c[2];
+	struct profile *p = profile_base();
+	struct chaintake_stats st;
+	uint32_t na, nc, nl, ef, el;
+	uint64_t *in;
+	size_t n0, i;
+	int rc;
+
+	pre[0] = chain_of(a, 1, 20);
+	pre[1] = chain_of(abc, 3, 1);
+	pre[2] = chain_of(akl, 3, 1);
+	c[0] = chain_of(c1, 5, 1);
+	c[1] = chain_of(c2, 5, 1);
+	chains_finish(c, 2);
+	for (i = 0; i < 3; i++)
+		put_whole(p, &pre[i]);
+	n0 = p->nr_nodes;
+	na = profile__child(p, PROFILE_ROOT, A);
+	nc = profile__child(p, profile__child(p, na, B), C);
+	nl = profile__child(p, profile__child(p, na, K), L);
+	/*
+	 * Weights: A 24, B C K L 2, the new nodes 1; one sampled frame (X).
+	 * T 0, 1: 4 new nodes; T 2: C's and L's [elided] and a leaf each, 4;
+	 * T 3: B and K light under A: A's [elided] and its one leaf X, 2.
+	 */
+	rc = profile__take_chains(p, asrc_new(c, 2), n0 + 3, &st);
+	ef = elided_frame_of(p);
+	el = ef == UINT32_MAX ? 0 : profile__child(p, na, ef);
+	ok(rc == 0 && st.threshold == 3 && st.elided_chains == 2 && !st.cut_samples,
+	   "light nodes of p: T = 3 (%llu), both chains elided, none cut",
+	   (unsigned long long)st.threshold);
+	ok(el && profile__child(p, el, X) && p->nr_nodes == n0 + 2 && !profile__child(p, nc, ef) &&
+		   !profile__child(p, nl, ef) && !profile__child(p, nc, D) && !profile__child(p, nl, M),
+	   "A -> [elided] -> X, one for both; nothing under C or L (%zu nodes, %zu before)",
+	   p->nr_nodes, n0);
+	in = inclusive(p);
+	ok(in[na * 4] == 24 && in[nc * 4] == 1 && in[nl * 4] == 1,
+	   "A's inclusive samples are all of its chains' (%llu); C and L keep their own (%llu, %llu)",
+	   (unsigned long long)in[na * 4], (unsigned long long)in[nc * 4],
+	   (unsigned long long)in[nl * 4]);
+	free(in);
+	profile__free(p);
+	for (i = 0; i < 3; i++) {
+		free(pre[i].f);
+		free(pre[i].cells);
+	}
+	for (i = 0; i < 2; i++) {
+		free(c[i].f);
+		free(c[i].cells);
+	}
 }
 
 /*
  * A prefix in p is used as it is; where no threshold fits, the cuts'
- * nodes are held first and the elision takes the rest in stream order.
+ * nodes are held first and the elision takes the rest in stream order,
+ * under the root (no node of src's paths heavy).
  */
 static void test_prefix(void)
 {
@@ -705,21 +912,23 @@ static void test_prefix(void)
 	nb = profile__child(p, profile__child(p, PROFILE_ROOT, A), B);
 	nc = profile__child(p, nb, C);
 	/*
-	 * Kept and bound: every new node 8; T 2, 5: 7; T 6 (D alone): 5; none
-	 * kept: C's [elided] and D's 3 chains, 4.  With 3, none fits; H has
-	 * no root child: 1 held, 2 for elision.
+	 * Weights: A, B, C 8 (1 of p's, 7 of src's), D 6, X Y 5, E 4, the rest
+	 * 1.  Kept and bound: every new node 8; T 2, 5: 7; T 6 (D alone): 5;
+	 * T 7, none kept: C's [elided] and D's 3 chains, 4; T 9, none heavy
+	 * but the root: its [elided] and A's 3 chains, 4.  With 3, none fits;
+	 * H has no root child: 1 held, 2 for elision, under the root.
 	 */
 	rc = profile__take_chains(p, asrc_new(c, 4), n0 + 3, &st);
 	ok(rc == 0, "a prefix in p: take_chains returns %d", rc);
 	ef = elided_frame_of(p);
-	el = ef == UINT32_MAX ? 0 : profile__child(p, nc, ef);
+	el = ef == UINT32_MAX ? 0 : profile__child(p, PROFILE_ROOT, ef);
 	le = el ? profile__child(p, el, E) : 0;
 	ok(profile__child(p, PROFILE_ROOT, A) == 1 && nb < n0 && nc < n0 && p->nr_nodes == n0 + 3 &&
 		   el && le && profile__child(p, PROFILE_ROOT, H),
-	   "A B C are p's own nodes; C -> [elided] -> E and the cut H added (%zu nodes, %zu before)",
+	   "A B C are p's own nodes; root -> [elided] -> E and the cut H added (%zu nodes, %zu before)",
 	   p->nr_nodes, n0);
-	ok(st.threshold == 7 && !profile__child(p, nc, D),
-	   "no threshold fits: no new node kept, T = 7, one past the heaviest (D, 6): %llu",
+	ok(st.threshold == 9 && !profile__child(p, nc, D) && !profile__child(p, nc, ef),
+	   "no threshold fits: no new node kept, T = 9, one past the heaviest (A, B, C: 8): %llu",
 	   (unsigned long long)st.threshold);
 	ok(st.elided_chains == 1 && st.elided_samples == 4 && st.cut_samples == 2,
 	   "A B C D X Y E elided (4 samples); A B C D X Y G and A B C D Z W H find no room: cut (2)");
@@ -862,6 +1071,8 @@ int main(void)
 {
 	test_random();
 	test_prefix();
+	test_light_existing();
+	test_rand_recurse();
 	test_no_room();
 	test_errors();
 	test_empty();
