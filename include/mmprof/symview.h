@@ -135,6 +135,15 @@ void symview__release(struct symview *v);	/* NULL is fine */
  */
 bool symview__derive(struct symview *v, const struct symview *from, const struct symview_opts *o);
 
+/*
+ * [frame] of v's profile: the entry v keys it under, SYMVIEW_NONE for a
+ * frame v skips (unresolved without keep_unresolved, inlined without
+ * keep_inline): the build's rule, for frames met outside the trie (the
+ * profile's whole chains, chainsrc.h).  One lookup per frame; the caller
+ * frees it.
+ */
+uint32_t *symview__frame_map(const struct symview *v);
+
 /* Display name of an entry: the symbol, or "[unknown]". */
 const char *symview__entry_name(const struct symview *v, uint32_t entry);
 const char *symview__entry_dso(const struct symview *v, uint32_t entry);

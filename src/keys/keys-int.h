@@ -76,4 +76,59 @@ void keys__perf_stat(const struct profile *p, struct statrows *rows, uint32_t ru
 void keys__workload(const struct profile *p, const struct statrows *rows, uint32_t run,
 		    struct keymap *m);
 
+/*
+ * chainkeys (chainkeys.c): the perf-profile keys' share of a profile's
+ * whole chains (p->whole, chainsrc.h), read in one walk of the stream per
+ * keycache batch, so that the keys of a profile whose trie elides part of
+ * some chains ("[elided]" nodes) are those of the same profile with every
+ * chain whole in its trie.  A cell whose trie node lies under an
+ * "[elided]" node is not read from the trie (chainkeys__skip): its whole
+ * chain stands in its place, mapped to v's entries as the build maps
+ * frames (symview__frame_map), with the build's rule for whether its
+ * samples count.  Per (run, event) slot, rows of:
+ *   CHAINKEY_CHILDREN  entry: the period of chains that hold it (once a chain)
+ *   CHAINKEY_SELF      entry: the period of chains sampled in it
+ *   CHAINKEY_INNER     symnode of v: the period of chains whose innermost
+ *                      occurrence of its entry is there (symview__cumulate's
+ *                      inner), for a symbol path the trie's view has
+ *   CHAINKEY_PATH      a symbol path v has not: its inner period, its key
+ *                      named by chainkeys__tail
+ * Memory: per chain its depth, per entry a stamp, per symnode of v its
+ * index and a byte, then one row per (slot, key) the chains give;
+ * CHAINKEYS_MAX_PATHS bounds the symbol paths beyond v (chainkeys__lost).
+ */
+enum { CHAINKEY_CHILDREN, CHAINKEY_SELF, CHAINKEY_INNER, CHAINKEY_PATH };
+
+#define CHAINKEYS_TAIL 5		/* frames of a calltrace key */
+#define CHAINKEYS_MAX_PATHS ((size_t)1 << 20)
+
+struct chainkey_row {
+	uint32_t slot, kind, id;
+	double w;
+};
+
+struct chainkeys;
+/*
+ * The whole chains' rows of v's profile (NULL without p->whole).  robot:
+ * a name with a blank drops a chain as well (keycache__set_robot).
+ */
+struct chainkeys *chainkeys__new(const struct symview *v, bool robot);
+void chainkeys__free(struct chainkeys *ck);	/* NULL is fine */
+/* Is symnode q's path through an "[elided]" node (its cells read from the chains)? */
+bool chainkeys__skip(const struct chainkeys *ck, uint32_t q);
+/* Slot s (run * nr_events + event): its rows in *rows, *nr of them; returns its period. */
+double chainkeys__slot(const struct chainkeys *ck, size_t s, const struct chainkey_row **rows,
+		       size_t *nr);
+/* A CHAINKEY_PATH's entries, innermost first: how many (1 .. CHAINKEYS_TAIL). */
+size_t chainkeys__tail(const struct chainkeys *ck, uint32_t path, const uint32_t **entries);
+/* Period of the chains' calltrace lines past CHAINKEYS_MAX_PATHS (not keyed); the walk's error. */
+uint64_t chainkeys__lost(const struct chainkeys *ck);
+int chainkeys__error(const struct chainkeys *ck);
+
+/*
+ * Is a frame's name one that drops every chain through it from perf's
+ * folded lines (keys.c)?
+ */
+bool keys__frame_drops_chain(const char *name, bool robot);
+
 #endif

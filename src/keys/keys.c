@@ -55,7 +55,7 @@ static void profile_key(char *buf, size_t size, const char *family, const char *
 #define KEY_NONE UINT32_MAX
 #define KEY_DROP (UINT32_MAX - 1)	/* robot mode: the robot has no such key */
 
-enum { MEMO_CHILDREN, MEMO_SELF, MEMO_CALLTRACE };
+enum { MEMO_CHILDREN, MEMO_SELF, MEMO_CALLTRACE, MEMO_CHAIN };
 
 struct keymemo {
 	uint64_t *what;		/* [row] family << 62 | event << 32 | entry or symnode */
@@ -109,6 +109,7 @@ struct keycache {
 	double *w, *children_w, *self_w;	/* w: leaf, subtree, then inner weights */
 	struct keywalk walk;	/* a run and event of few cells: their paths only */
 	uint32_t *dso_rep;	/* robot mode: [entry] the entry perf merges it into */
+	struct chainkeys *whole;	/* the profile's whole chains' rows (p->whole) */
 	struct statrows rows;	/* for the perf-stat and workload keys */
 	bool robot;		/* keycache__set_robot: the robot's own arithmetic */
 };
@@ -127,6 +128,8 @@ static void keycache__drop_work(struct keycache *c)
 	free(c->self_w);
 	free(c->dso_rep);
 	c->dso_rep = NULL;
+	chainkeys__free(c->whole);
+	c->whole = NULL;
 	c->by_slot = NULL;
 	c->slot_start = NULL;
 	c->w = c->children_w = c->self_w = NULL;
@@ -154,6 +157,8 @@ static void keycache__start_work(struct keycache *c)
 	c->self_w = xmalloc((v->nr_entries + 1) * sizeof(*c->self_w));
 	if (c->robot)
 		c->dso_rep = symview__dso_reps(v);
+	/* the one walk of the whole chains for every run of the batch */
+	c->whole = chainkeys__new(v, c->robot);
 }
 
 /* symview__weights (period) of one run and event, over their counts only. */
@@ -316,6 +321,10 @@ void keycache__set_robot(struct keycache *c, bool robot)
 	c->chain_drop = NULL;
 	free(c->dso_rep);	/* and which entries are one */
 	c->dso_rep = robot && c->slot_start ? symview__dso_reps(c->v) : NULL;
+	if (c->whole) {	/* which chains drop depends on the mode */
+		chainkeys__free(c->whole);
+		c->whole = chainkeys__new(c->v, robot);
+	}
 	/*
 	 * An import keeps perf's spelling of its event as asked
 	 * ("cpu-clock:ppp", stored as cpu-clock): the robot's keys are named
@@ -390,7 +399,7 @@ const char *const *keycache__spellings(const struct keycache *c)
  * chain is empty; profile.h's marker frame is its outermost), and in robot
  * mode a line with a blank is no "^X.XX% \S+$" line: lost to the robot.
  */
-static bool frame_drops_chain(const char *name, bool robot)
+bool keys__frame_drops_chain(const char *name, bool robot)
 {
 	return !strcmp(name, PROFILE_REJECTED_CHAIN) || (robot && strpbrk(name, " \t"));
 }
@@ -411,7 +420,7 @@ static bool chain_dropped(struct keycache *c, uint32_t node)
 		c->chain_drop = xcalloc(v->nr_nodes + 1, sizeof(*c->chain_drop));
 		for (i = 1; i < v->nr_nodes; i++)
 			c->chain_drop[i] = c->chain_drop[v->nodes[i].parent] ||
-					   frame_drops_chain(symview__entry_name(v, v->nodes[i].entry),
+					   keys__frame_drops_chain(symview__entry_name(v, v->nodes[i].entry),
 							     c->robot);
 	}
 	return c->chain_drop[node];
@@ -432,7 +441,7 @@ static uint32_t entry_key(struct keycache *c, int fam, uint32_t event, uint32_t 
 		 * before perf's two "-" columns: a name with a blank matches
 		 * no line and is lost.
 		 */
-		if (frame_drops_chain(raw, c->robot))
+		if (keys__frame_drops_chain(raw, c->robot))
 			return memo_set(&c->memo, what, KEY_DROP);
 		size_t sym = (size_t)snprintf(key, sizeof(key), "perf-profile.%s.%s.", family,
 					      c->ev[event]);
@@ -444,23 +453,22 @@ static uint32_t entry_key(struct keycache *c, int fam, uint32_t event, uint32_t 
 	return id;
 }
 
-static uint32_t calltrace_key(struct keycache *c, uint32_t event, uint32_t node)
+/*
+ * The calltrace key of a chain's last entries, tail[0] its innermost, k
+ * of them (at most CALLTRACE_FRAMES), memoised as what.
+ */
+static uint32_t calltrace_name(struct keycache *c, uint32_t event, const uint32_t *tail,
+			       size_t nr, uint64_t what)
 {
 	const struct symview *v = c->v;
 	char key[4096];
-	uint64_t what = memo_what(MEMO_CALLTRACE, event, node);
-	uint32_t q = node, id = memo_get(&c->memo, what);
 	size_t n, k, sym;
 	bool spelled = false;
 
-	if (id != KEY_NONE)
-		return id;
-	if (chain_dropped(c, node))
-		return memo_set(&c->memo, what, KEY_DROP);
 	n = (size_t)snprintf(key, sizeof(key), "perf-profile.calltrace.%s", c->ev[event]);
 	sym = n + 1;
-	for (k = 0; k < CALLTRACE_FRAMES && q; k++, q = v->nodes[q].parent) {
-		const char *name = symview__entry_name(v, v->nodes[q].entry);
+	for (k = 0; k < nr; k++) {
+		const char *name = symview__entry_name(v, tail[k]);
 		char stripped[1024];
 
 		keys__key_symbol(name, stripped, sizeof(stripped));
@@ -473,14 +481,44 @@ static uint32_t calltrace_key(struct keycache *c, uint32_t event, uint32_t node)
 		char raw[4096];
 		size_t r = 0;
 
-		for (k = 0, q = node; k < CALLTRACE_FRAMES && q; k++, q = v->nodes[q].parent)
+		for (k = 0; k < nr; k++)
 			if (r < sizeof(raw))
 				r += (size_t)snprintf(raw + r, sizeof(raw) - r, "%s%s", k ? "." : "",
-						      symview__entry_name(v, v->nodes[q].entry));
+						      symview__entry_name(v, tail[k]));
 		if (r < sizeof(raw))
 			return memo_set(&c->memo, what, keycache__intern_spelled(c, key, sym, raw));
 	}
 	return memo_set(&c->memo, what, keycache__intern_spelled(c, key, sym, key + sym));
+}
+
+static uint32_t calltrace_key(struct keycache *c, uint32_t event, uint32_t node)
+{
+	const struct symview *v = c->v;
+	uint64_t what = memo_what(MEMO_CALLTRACE, event, node);
+	uint32_t q = node, id = memo_get(&c->memo, what), tail[CALLTRACE_FRAMES];
+	size_t k;
+
+	if (id != KEY_NONE)
+		return id;
+	if (chain_dropped(c, node))
+		return memo_set(&c->memo, what, KEY_DROP);
+	for (k = 0; k < CALLTRACE_FRAMES && q; k++, q = v->nodes[q].parent)
+		tail[k] = v->nodes[q].entry;
+	return calltrace_name(c, event, tail, k, what);
+}
+
+/* The calltrace key of a whole chains' symbol path that the view has not (chainkeys). */
+static uint32_t chain_path_key(struct keycache *c, uint32_t event, uint32_t path)
+{
+	uint64_t what = memo_what(MEMO_CHAIN, event, path);
+	uint32_t id = memo_get(&c->memo, what);
+	const uint32_t *tail;
+	size_t nr;
+
+	if (id != KEY_NONE)
+		return id;
+	nr = chainkeys__tail(c->whole, path, &tail);
+	return calltrace_name(c, event, tail, nr < CALLTRACE_FRAMES ? nr : CALLTRACE_FRAMES, what);
 }
 
 /*
@@ -558,6 +596,8 @@ static double walk_cells(struct keycache *c, const uint32_t *counts, size_t firs
 		if (cnt->node >= p->nr_nodes || !symview__counts(v, cnt->node))
 			continue;
 		leaf = q = symview__symnode(v, cnt->node);
+		if (chainkeys__skip(c->whole, leaf))
+			continue;	/* an elided chain's cell: read whole from the stream */
 		/* up to the first node already on a path (the root is its own parent) */
 		while (k->seen[q] != k->gen) {
 			k->seen[q] = k->gen;
@@ -600,6 +640,68 @@ static double walk_cells(struct keycache *c, const uint32_t *counts, size_t firs
 	return total;
 }
 
+/*
+ * After walk_cells: the whole chains' rows of slot s (chainkeys) added to
+ * its children, self and inner weights, the symnodes and entries they
+ * touch added to the walk's lists.  Returns the chains' total.
+ */
+static double walk_whole(struct keycache *c, size_t s)
+{
+	struct keywalk *k = &c->walk;
+	const struct chainkey_row *rows;
+	size_t nr, i, old = k->nr_nodes;
+	double total = chainkeys__slot(c->whole, s, &rows, &nr);
+
+	for (i = 0; i < nr; i++) {
+		uint32_t id = rows[i].id;
+
+		switch (rows[i].kind) {
+		case CHAINKEY_CHILDREN:
+			walk_entry(c, id);
+			c->children_w[id] += rows[i].w;
+			break;
+		case CHAINKEY_SELF:
+			walk_entry(c, id);
+			c->self_w[id] += rows[i].w;
+			break;
+		case CHAINKEY_INNER:
+			if (k->seen[id] != k->gen) {
+				k->seen[id] = k->gen;
+				c->w[id] = 0;
+				XGROW(k->nodes, k->alloc_nodes, k->nr_nodes);
+				k->nodes[k->nr_nodes++] = id;
+			}
+			c->w[id] += rows[i].w;
+			break;
+		default:	/* CHAINKEY_PATH: keyed after the trie's lines */
+			break;
+		}
+	}
+	if (k->nr_nodes > old)
+		qsort(k->nodes, k->nr_nodes, sizeof(*k->nodes), u32_cmp);
+	return total;
+}
+
+/* The calltrace lines of slot s's whole chains on symbol paths the view has not. */
+static void whole_paths(struct keycache *c, size_t s, uint32_t event, double min_hit, double total)
+{
+	const struct chainkey_row *rows;
+	size_t nr, i;
+	uint32_t id;
+
+	chainkeys__slot(c->whole, s, &rows, &nr);
+	for (i = 0; i < nr; i++) {
+		double w = rows[i].w;
+
+		if (rows[i].kind != CHAINKEY_PATH || w < 1 || w < min_hit)
+			continue;
+		id = chain_path_key(c, event, rows[i].id);
+		if (id != KEY_DROP)
+			keycache__add(c, id, c->robot ? printed_pct(w * 100.0 / total)
+						      : 100.0 * w / total);
+	}
+}
+
 static void perf_profile_keys(struct keycache *c, uint32_t run, uint32_t event)
 {
 	const struct symview *v = c->v;
@@ -607,13 +709,15 @@ static void perf_profile_keys(struct keycache *c, uint32_t run, uint32_t event)
 	double *inner = c->w, *children = c->children_w, *self = c->self_w;
 	size_t s = (size_t)run * v->p->nr_events + event, i, j, ne, nn;
 	size_t n = c->slot_start[s + 1] - c->slot_start[s];
-	/* few cells for the trie: their paths only (walk_cells) */
-	bool sparse = n * 16 < v->nr_nodes;
+	/* few cells for the trie: their paths only (walk_cells); whole chains: always */
+	bool sparse = c->whole || n * 16 < v->nr_nodes;
 	double total, min_hit;
 	uint32_t id;
 
 	if (sparse) {
 		total = walk_cells(c, c->by_slot ? c->by_slot + c->slot_start[s] : NULL, c->slot_start[s], n);
+		if (c->whole)
+			total += walk_whole(c, s);
 	} else {
 		total = keycache__weights(c, run, event, c->w);
 		if (total > 0)
@@ -658,6 +762,8 @@ static void perf_profile_keys(struct keycache *c, uint32_t run, uint32_t event)
 			keycache__add(c, id, c->robot ? printed_pct(inner[i] * 100.0 / total)
 						      : 100.0 * inner[i] / total);
 	}
+	if (c->whole)
+		whole_paths(c, s, event, min_hit, total);
 }
 
 void keycache__run(struct keycache *c, uint32_t run, struct keyrun *out)

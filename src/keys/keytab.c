@@ -49,6 +49,13 @@ static void keyrow__add(struct keyrow *row, uint32_t r, double v)
 	row->cells[row->nr - 1].val += v;	/* 0 + v, as a dense row's cell adds it */
 }
 
+/* Is entry e the marker of an elided chain's node (profile.h's PROFILE_ELIDED)? */
+static bool elided_entry(const struct symview *v, uint32_t e)
+{
+	return !strcmp(symview__entry_name(v, e), PROFILE_ELIDED) &&
+	       !strcmp(symview__entry_dso(v, e), PROFILE_ELIDED) && !v->entries[e].kernel;
+}
+
 /*
  * The keys a file makes at least: each event's functions with a children
  * share over all its runs (each has that key in some run), counted up to
@@ -65,8 +72,8 @@ static size_t least_keys(const struct symview *v, size_t max)
 		if (symview__weights(v, SYMVIEW_ALL_RUNS, (uint32_t)e, true, w) <= 0)
 			continue;
 		symview__cumulate(v, w, NULL, NULL, children, self);
-		for (i = 0; i < v->nr_entries; i++)
-			n += children[i] > 0;
+		for (i = 0; i < v->nr_entries; i++)	/* "[elided]" is no key (PROFILE_ELIDED) */
+			n += children[i] > 0 && !elided_entry(v, (uint32_t)i);
 	}
 	free(w);
 	free(children);

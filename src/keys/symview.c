@@ -374,6 +374,34 @@ void symview__init_opts(struct symview *v, const struct profile *p, const struct
 	symview__finish(v, &b, o);
 }
 
+uint32_t *symview__frame_map(const struct symview *v)
+{
+	const struct profile *p = v->p;
+	uint32_t *map = xmalloc((p->nr_frames + 1) * sizeof(*map));
+	struct hashidx idx;
+	size_t i;
+
+	hashidx__init(&idx);
+	for (i = 0; i < v->nr_entries; i++)
+		hashidx__insert(&idx, hash__u64(((uint64_t)v->entries[i].dso << 32) |
+						v->entries[i].sym), (uint32_t)i);
+	for (i = 0; i < p->nr_frames; i++) {
+		const struct frame *f = &p->frames[i];
+		struct entry_key k = { f->dso, f->sym };
+		uint32_t e;
+
+		map[i] = SYMVIEW_NONE;
+		if (!frame_kept(f, v->keep_unresolved, v->keep_inline))
+			continue;
+		if (!f->sym && !v->unknown_by_dso)
+			k.dso = 0;	/* entry_of's key */
+		e = hashidx__find(&idx, hash__u64(((uint64_t)k.dso << 32) | k.sym), entry_eq, v, &k);
+		map[i] = e == HASHIDX_NONE ? SYMVIEW_NONE : e;
+	}
+	hashidx__release(&idx);
+	return map;
+}
+
 /* Is frame f an entry of a view with these choices (symview__init_opts' rule)? */
 #define ENTRY_UNSEEN (SYMVIEW_NONE - 1)
 

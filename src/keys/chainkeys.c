@@ -1,0 +1,349 @@
+/*
+ * chainkeys: what a profile's whole chains (p->whole, chainsrc.h) add to
+ * its perf-profile keys; see keys-int.h.
+ *
+ * The trie of a bounded recording holds some chains as "kept prefix ->
+ * [elided] -> sampled frame".  Their children shares need every function
+ * of the whole chain, and their calltrace lines the whole symbol path to
+ * each function's innermost occurrence, which the stream alone has.  One
+ * walk of the stream computes, chain by chain (its depth in memory), the
+ * chain's symbol path as the view's build would (skipped frames, the
+ * sampled frame's rule), each distinct entry's innermost occurrence, and
+ * adds the chain's cells to rows per (run, event) slot: the slot's total,
+ * the entries' children and self, and each occurrence's inner weight,
+ * under v's own symnode where v has that symbol path (so that it adds to
+ * the trie's own inner weight there before perf's 0.5 % floor), else
+ * under the path itself, known by a hash of its entries and its last
+ * CHAINKEYS_TAIL of them (the key's name).  A symbol path beyond v may
+ * gather many light address paths (calltrace is per symbol path): the
+ * floor is applied to the sum, as with every chain whole in the trie.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmprof/chainsrc.h"
+#include "mmprof/keys.h"
+#include "mmprof/xalloc.h"
+#include "keys-int.h"
+
+struct chainkey_path {
+	uint64_t hash;		/* of every entry of the path, root first */
+	uint32_t tail[CHAINKEYS_TAIL];	/* its innermost entries, innermost first */
+	uint32_t nr;
+};
+
+struct chainkeys {
+	const struct symview *v;
+	size_t nr_slots;
+	double *total;			/* [slot] */
+	struct chainkey_row *rows;	/* by slot, then kind and id */
+	size_t nr_rows, alloc_rows;
+	size_t *slot_start;		/* [slot] .. [slot + 1] */
+	struct chainkey_path *paths;
+	size_t nr_paths, alloc_paths;
+	uint8_t *sym_elided;		/* [symnode] its path holds "[elided]" */
+	uint64_t lost;
+	int err;
+
+	/* the walk's own, given back after it */
+	struct hashidx row_idx, path_idx, node_idx;
+	uint32_t *frame_entry;		/* symview__frame_map */
+	uint8_t *entry_drops;		/* [entry] drops a calltrace line */
+	uint32_t *stamp, gen;		/* [entry] seen in this chain */
+	/* [position in the chain's symbol path] */
+	uint32_t *seq, *vq, *occ, *pid;
+	uint64_t *hash;
+	uint8_t *drop;
+	size_t alloc_seq;
+};
+
+static bool node_eq(const void *ctx, uint32_t row, const void *key)
+{
+	const struct symnode *a = &((const struct symview *)ctx)->nodes[row];
+	const struct symnode *b = key;
+
+	return a->parent == b->parent && a->entry == b->entry;
+}
+
+static uint64_t node_hash(uint32_t parent, uint32_t entry)
+{
+	return hash__u64(((uint64_t)parent << 32) | entry);
+}
+
+/* v's symnode (parent, entry), SYMVIEW_NONE where v has none. */
+static uint32_t child_of(const struct chainkeys *ck, uint32_t parent, uint32_t entry)
+{
+	struct symnode k = { .parent = parent, .entry = entry };
+	uint32_t id = hashidx__find(&ck->node_idx, node_hash(parent, entry), node_eq, ck->v, &k);
+
+	return id == HASHIDX_NONE ? SYMVIEW_NONE : id;
+}
+
+static bool row_eq(const void *ctx, uint32_t row, const void *key)
+{
+	const struct chainkey_row *a = &((const struct chainkeys *)ctx)->rows[row];
+	const struct chainkey_row *b = key;
+
+	return a->slot == b->slot && a->kind == b->kind && a->id == b->id;
+}
+
+static void add_row(struct chainkeys *ck, uint32_t slot, uint32_t kind, uint32_t id, double w)
+{
+	struct chainkey_row k = { slot, kind, id, 0 };
+	uint64_t h = hash__combine(hash__u64(((uint64_t)slot << 2) | kind), id);
+	uint32_t row = hashidx__find(&ck->row_idx, h, row_eq, ck, &k);
+
+	if (row == HASHIDX_NONE) {
+		XGROW(ck->rows, ck->alloc_rows, ck->nr_rows);
+		row = (uint32_t)ck->nr_rows++;
+		ck->rows[row] = k;
+		hashidx__insert(&ck->row_idx, h, row);
+	}
+	ck->rows[row].w += w;
+}
+
+static bool path_eq(const void *ctx, uint32_t row, const void *key)
+{
+	const struct chainkey_path *a = &((const struct chainkeys *)ctx)->paths[row];
+	const struct chainkey_path *b = key;
+
+	return a->hash == b->hash && a->nr == b->nr &&
+	       !memcmp(a->tail, b->tail, a->nr * sizeof(*a->tail));
+}
+
+/* The path of the chain's symbol path up to position j; SYMVIEW_NONE past the budget. */
+static uint32_t path_of(struct chainkeys *ck, uint32_t j)
+{
+	struct chainkey_path k = { .hash = ck->hash[j] };
+	uint32_t id;
+
+	for (; k.nr < CHAINKEYS_TAIL && k.nr <= j; k.nr++)
+		k.tail[k.nr] = ck->seq[j - k.nr];
+	id = hashidx__find(&ck->path_idx, k.hash, path_eq, ck, &k);
+	if (id != HASHIDX_NONE)
+		return id;
+	if (ck->nr_paths >= CHAINKEYS_MAX_PATHS)
+		return SYMVIEW_NONE;
+	XGROW(ck->paths, ck->alloc_paths, ck->nr_paths);
+	id = (uint32_t)ck->nr_paths++;
+	ck->paths[id] = k;
+	hashidx__insert(&ck->path_idx, k.hash, id);
+	return id;
+}
+
+static void reserve_chain(struct chainkeys *ck, size_t n)
+{
+	if (n <= ck->alloc_seq)
+		return;
+	ck->alloc_seq = n * 2;
+	ck->seq = xrealloc(ck->seq, ck->alloc_seq * sizeof(*ck->seq));
+	ck->vq = xrealloc(ck->vq, ck->alloc_seq * sizeof(*ck->vq));
+	ck->occ = xrealloc(ck->occ, ck->alloc_seq * sizeof(*ck->occ));
+	ck->pid = xrealloc(ck->pid, ck->alloc_seq * sizeof(*ck->pid));
+	ck->hash = xrealloc(ck->hash, ck->alloc_seq * sizeof(*ck->hash));
+	ck->drop = xrealloc(ck->drop, ck->alloc_seq * sizeof(*ck->drop));
+}
+
+/* One whole chain: its symbol path, then its cells on the slots' rows. */
+static int add_chain(void *ctx, const struct chain_rec *c)
+{
+	struct chainkeys *ck = ctx;
+	const struct symview *v = ck->v;
+	const struct profile *p = v->p;
+	uint32_t s0 = 0, m = 0, nocc = 0, j, i;
+	bool counts = false;
+
+	/* as deep as the view's stacks go (perf report --max-stack) */
+	if (v->max_stack && c->nr > v->max_stack)
+		s0 = c->nr - v->max_stack;
+	/* do its samples count?  A skipped inline frame defers to its caller, another drops them */
+	for (j = c->nr; j-- > s0;) {
+		uint32_t f = c->frames[j];
+
+		if (f < p->nr_frames && ck->frame_entry[f] != SYMVIEW_NONE) {
+			counts = true;
+			break;
+		}
+		if (f >= p->nr_frames || !p->frames[f].inlined)
+			break;
+	}
+	if (!counts)
+		return 0;
+	reserve_chain(ck, c->nr - s0);
+	for (j = s0; j < c->nr; j++) {
+		uint32_t f = c->frames[j];
+
+		if (f < p->nr_frames && ck->frame_entry[f] != SYMVIEW_NONE)
+			ck->seq[m++] = ck->frame_entry[f];
+	}
+	for (j = 0; j < m; j++) {
+		uint32_t up = j ? ck->vq[j - 1] : 0, e = ck->seq[j];
+
+		ck->vq[j] = up == SYMVIEW_NONE ? SYMVIEW_NONE : child_of(ck, up, e);
+		ck->drop[j] = (j && ck->drop[j - 1]) || ck->entry_drops[e];
+		ck->hash[j] = hash__combine(j ? ck->hash[j - 1] : 0x6368616eull, e);
+	}
+	if (!++ck->gen) {	/* wrapped: forget every stamp */
+		memset(ck->stamp, 0, (v->nr_entries + 1) * sizeof(*ck->stamp));
+		ck->gen = 1;
+	}
+	/* each entry once, at its innermost occurrence (perf's he_cache; inner's rule) */
+	for (j = m; j-- > 0;) {
+		uint32_t e = ck->seq[j];
+
+		if (ck->stamp[e] == ck->gen)
+			continue;
+		ck->stamp[e] = ck->gen;
+		ck->occ[nocc++] = j;
+		ck->pid[j] = ck->drop[j] || ck->vq[j] != SYMVIEW_NONE ? SYMVIEW_NONE : path_of(ck, j);
+	}
+	for (i = 0; i < c->nr_cells; i++) {
+		const struct chain_cell *cell = &c->cells[i];
+		double x = (double)cell->period;
+		uint32_t slot, k;
+
+		if (cell->run >= p->nr_runs || cell->event >= p->nr_events)
+			continue;	/* in no slot, as a count of no run or event */
+		slot = (uint32_t)(cell->run * p->nr_events + cell->event);
+		ck->total[slot] += x;
+		add_row(ck, slot, CHAINKEY_SELF, ck->seq[m - 1], x);
+		for (k = 0; k < nocc; k++) {
+			j = ck->occ[k];
+			add_row(ck, slot, CHAINKEY_CHILDREN, ck->seq[j], x);
+			if (ck->drop[j])
+				continue;
+			if (ck->vq[j] != SYMVIEW_NONE)
+				add_row(ck, slot, CHAINKEY_INNER, ck->vq[j], x);
+			else if (ck->pid[j] != SYMVIEW_NONE)
+				add_row(ck, slot, CHAINKEY_PATH, ck->pid[j], x);
+			else
+				ck->lost += cell->period;
+		}
+	}
+	return 0;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct chainkey_row *x = a, *y = b;
+
+	if (x->slot != y->slot)
+		return x->slot < y->slot ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static void drop_walk(struct chainkeys *ck)
+{
+	hashidx__release(&ck->row_idx);
+	hashidx__release(&ck->path_idx);
+	hashidx__release(&ck->node_idx);
+	free(ck->frame_entry);
+	free(ck->entry_drops);
+	free(ck->stamp);
+	free(ck->seq);
+	free(ck->vq);
+	free(ck->occ);
+	free(ck->pid);
+	free(ck->hash);
+	free(ck->drop);
+	ck->frame_entry = ck->stamp = ck->seq = ck->vq = ck->occ = ck->pid = NULL;
+	ck->entry_drops = ck->drop = NULL;
+	ck->hash = NULL;
+}
+
+struct chainkeys *chainkeys__new(const struct symview *v, bool robot)
+{
+	const struct profile *p = v->p;
+	struct chainkeys *ck;
+	uint8_t *entry_elided;
+	size_t i, s;
+
+	if (!p->whole || (uint64_t)p->nr_runs * p->nr_events >= UINT32_MAX)
+		return NULL;
+	ck = xcalloc(1, sizeof(*ck));
+	ck->v = v;
+	ck->nr_slots = p->nr_runs * p->nr_events;
+	ck->total = xcalloc(ck->nr_slots + 1, sizeof(*ck->total));
+	hashidx__init(&ck->row_idx);
+	hashidx__init(&ck->path_idx);
+	hashidx__init(&ck->node_idx);
+	ck->frame_entry = symview__frame_map(v);
+	ck->entry_drops = xcalloc(v->nr_entries + 1, 1);
+	ck->stamp = xcalloc(v->nr_entries + 1, sizeof(*ck->stamp));
+	entry_elided = xcalloc(v->nr_entries + 1, 1);
+	for (i = 0; i < v->nr_entries; i++)
+		ck->entry_drops[i] = keys__frame_drops_chain(symview__entry_name(v, (uint32_t)i), robot);
+	for (i = 0; i < p->nr_frames; i++)
+		if (profile__frame_elided(p, (uint32_t)i) && ck->frame_entry[i] != SYMVIEW_NONE)
+			entry_elided[ck->frame_entry[i]] = 1;
+	ck->sym_elided = xcalloc(v->nr_nodes + 1, 1);
+	for (i = 1; i < v->nr_nodes; i++) {
+		const struct symnode *n = &v->nodes[i];
+
+		ck->sym_elided[i] = ck->sym_elided[n->parent] || entry_elided[n->entry];
+		hashidx__insert(&ck->node_idx, node_hash(n->parent, n->entry), (uint32_t)i);
+	}
+	free(entry_elided);
+
+	ck->err = chainsrc__each(p->whole, add_chain, ck);
+	drop_walk(ck);
+	if (ck->nr_rows)
+		qsort(ck->rows, ck->nr_rows, sizeof(*ck->rows), row_cmp);
+	ck->slot_start = xcalloc(ck->nr_slots + 1, sizeof(*ck->slot_start));
+	for (i = 0, s = 0; s <= ck->nr_slots; s++) {
+		while (i < ck->nr_rows && ck->rows[i].slot < s)
+			i++;
+		ck->slot_start[s] = i;
+	}
+	return ck;
+}
+
+void chainkeys__free(struct chainkeys *ck)
+{
+	if (!ck)
+		return;
+	drop_walk(ck);
+	free(ck->total);
+	free(ck->rows);
+	free(ck->slot_start);
+	free(ck->paths);
+	free(ck->sym_elided);
+	free(ck);
+}
+
+bool chainkeys__skip(const struct chainkeys *ck, uint32_t q)
+{
+	return ck && q < ck->v->nr_nodes && ck->sym_elided[q];
+}
+
+double chainkeys__slot(const struct chainkeys *ck, size_t s, const struct chainkey_row **rows,
+		       size_t *nr)
+{
+	if (!ck || s >= ck->nr_slots) {
+		*rows = NULL;
+		*nr = 0;
+		return 0;
+	}
+	*rows = ck->rows + ck->slot_start[s];
+	*nr = ck->slot_start[s + 1] - ck->slot_start[s];
+	return ck->total[s];
+}
+
+size_t chainkeys__tail(const struct chainkeys *ck, uint32_t path, const uint32_t **entries)
+{
+	*entries = ck->paths[path].tail;
+	return ck->paths[path].nr;
+}
+
+uint64_t chainkeys__lost(const struct chainkeys *ck)
+{
+	return ck ? ck->lost : 0;
+}
+
+int chainkeys__error(const struct chainkeys *ck)
+{
+	return ck ? ck->err : 0;
+}

@@ -1,0 +1,443 @@
+/*
+ * test-chainkeys: the keys of a profile whose trie elides part of some
+ * chains ("[elided]" nodes, the whole chains in p->whole: chainsrc.h) are
+ * the keys of the same profile with every chain whole in its trie.
+ *
+ * The same random chains (16 functions at several call sites each, depths
+ * up to 40, unresolved frames in two DSOs, inline frames, a rejected
+ * callchain, a name with a blank, several runs, events, comms and pids)
+ * make two profiles: (a) every chain whole in the trie; (b) some chains
+ * as the pruned insertion leaves them, "kept prefix -> [elided] -> sampled
+ * frame" with their cells there, and those chains whole in an
+ * array-backed chain source.  Every key of every run, children, self and
+ * calltrace, with each view's choices (unresolved frames kept or not, by
+ * DSO, inline frames, a derived view, the robot's arithmetic), must be the
+ * same key with the same value, and "[elided]" no key nor part of one.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "mmprof/chainsrc.h"
+#include "mmprof/keys.h"
+
+enum { NFUNC = 16, NSITE = 3, NRUN = 3, NEVENT = 2, NCOMM = 3, NCHAIN = 3000, MAXD = 40 };
+
+struct tchain {
+	uint32_t frames[MAXD];	/* frame ids, the same in both profiles */
+	uint32_t nr;
+	struct chain_cell cells[4];
+	uint32_t nr_cells;
+	bool elided;
+};
+
+static unsigned rnd_state = 2026;
+static unsigned rnd(void)
+{
+	rnd_state = rnd_state * 1103515245u + 12345u;
+	return (rnd_state >> 16) & 0x7fff;
+}
+
+/* The frames of the test, made in the same order in each profile (same ids). */
+static uint32_t nr_test_frames;
+static void make_frames(struct profile *p)
+{
+	size_t f, s;
+	uint32_t n = 0;
+
+	for (f = 0; f < NFUNC; f++)
+		for (s = 0; s < NSITE; s++) {
+			char name[64];
+			struct frame fr = { .addr = 0x1000 * (f + 1) + 0x10 * s };
+
+			if (f == 3)
+				snprintf(name, sizeof(name), "fn%zu.isra.0", f);
+			else if (f == 5)
+				snprintf(name, sizeof(name), "operator new");	/* blank: robot drops */
+			else
+				snprintf(name, sizeof(name), "fn%zu", f);
+			fr.sym = profile__intern(p, name);
+			fr.dso = profile__intern(p, f < 12 ? "/bin/w" : "[kernel.kallsyms]");
+			fr.kernel = f >= 12;
+			fr.sym_off = 0x10 * s;
+			profile__frame(p, &fr);
+			n++;
+		}
+	/* unresolved, two DSOs */
+	for (s = 0; s < 4; s++) {
+		struct frame fr = { .addr = 0x900000 + 0x10 * s,
+				    .dso = profile__intern(p, s & 1 ? "/lib/a.so" : "/lib/b.so") };
+
+		profile__frame(p, &fr);
+		n++;
+	}
+	/* inline frames (record --inline) */
+	for (s = 0; s < 3; s++) {
+		char name[32];
+		struct frame fr = { .addr = 0x1000 * (s + 1), .inlined = 1 };
+
+		snprintf(name, sizeof(name), "inl%zu", s);
+		fr.sym = profile__intern(p, name);
+		fr.dso = profile__intern(p, "/bin/w");
+		profile__frame(p, &fr);
+		n++;
+	}
+	{
+		struct frame fr = { .addr = PROFILE_REJECTED_ADDR,
+				    .sym = profile__intern(p, PROFILE_REJECTED_CHAIN),
+				    .dso = profile__intern(p, PROFILE_REJECTED_CHAIN) };
+
+		profile__frame(p, &fr);
+		n++;
+	}
+	nr_test_frames = n;
+}
+
+static struct profile *base_profile(void)
+{
+	struct profile *p = profile__new();
+	size_t i;
+
+	for (i = 0; i < NEVENT; i++) {
+		struct event_desc ev = { .name = profile__intern(p, i ? "page-faults" : "cpu-clock") };
+
+		profile__add_event(p, &ev);
+	}
+	for (i = 0; i < NRUN; i++) {
+		struct run r = { .wall_ns = 1000000000 };
+
+		profile__add_run(p, &r);
+	}
+	for (i = 0; i < NCOMM; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "comm%zu", i);
+		profile__intern(p, name);
+	}
+	make_frames(p);
+	return p;
+}
+
+static int chain_cmp(const void *a, const void *b)
+{
+	const struct tchain *x = a, *y = b;
+	uint32_t i;
+
+	for (i = 0; i < x->nr && i < y->nr; i++)
+		if (x->frames[i] != y->frames[i])
+			return x->frames[i] < y->frames[i] ? -1 : 1;
+	return x->nr < y->nr ? -1 : x->nr > y->nr;
+}
+
+static int cell_cmp(const void *a, const void *b)
+{
+	const struct chain_cell *x = a, *y = b;
+
+	if (x->run != y->run)
+		return x->run < y->run ? -1 : 1;
+	if (x->event != y->event)
+		return x->event < y->event ? -1 : 1;
+	if (x->comm != y->comm)
+		return x->comm < y->comm ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/* Random chains, distinct, in chainsrc.h's order, cells sorted and merged. */
+static size_t make_chains(struct tchain *ch, uint32_t comm0)
+{
+	size_t i, j, n = 0;
+	uint32_t k;
+
+	for (i = 0; i < NCHAIN; i++) {
+		struct tchain *c = &ch[i];
+
+		memset(c, 0, sizeof(*c));
+		c->nr = 1 + rnd() % MAXD;
+		for (k = 0; k < c->nr; k++) {
+			unsigned r = rnd() % 100, f = rnd() % NFUNC, s = rnd() % NSITE;
+
+			if (k == 0 && rnd() % 50 == 0)
+				c->frames[k] = nr_test_frames - 1;	/* rejected callchain */
+			else if (k < 3)	/* a heavy symbol path over light address paths */
+				c->frames[k] = (uint32_t)((k + rnd() % 2) * NSITE + s);
+			else if (r < 5)
+				c->frames[k] = NFUNC * NSITE + rnd() % 4;	/* unresolved */
+			else if (r < 9)
+				c->frames[k] = NFUNC * NSITE + 4 + rnd() % 3;	/* inline */
+			else
+				c->frames[k] = f * NSITE + s;
+		}
+		c->nr_cells = 1 + rnd() % 3;
+		for (k = 0; k < c->nr_cells; k++)
+			c->cells[k] = (struct chain_cell){ .run = rnd() % NRUN, .event = rnd() % NEVENT,
+				.comm = comm0 + rnd() % NCOMM, .pid = 100 + rnd() % 2,
+				.samples = 1 + rnd() % 5, .period = 1 + rnd() % 1000 };
+	}
+	qsort(ch, NCHAIN, sizeof(*ch), chain_cmp);
+	for (i = 0; i < NCHAIN; i++) {
+		if (n && !chain_cmp(&ch[n - 1], &ch[i])) {
+			struct tchain *d = &ch[n - 1];
+
+			/* the same chain again: its cells join the first's (room for 4) */
+			for (k = 0; k < ch[i].nr_cells && d->nr_cells < 4; k++)
+				d->cells[d->nr_cells++] = ch[i].cells[k];
+			continue;
+		}
+		ch[n++] = ch[i];
+	}
+	for (i = 0; i < n; i++) {
+		struct tchain *c = &ch[i];
+		uint32_t m = 0;
+
+		qsort(c->cells, c->nr_cells, sizeof(*c->cells), cell_cmp);
+		for (j = 0; j < c->nr_cells; j++) {
+			if (m && !cell_cmp(&c->cells[m - 1], &c->cells[j])) {
+				c->cells[m - 1].samples += c->cells[j].samples;
+				c->cells[m - 1].period += c->cells[j].period;
+				continue;
+			}
+			c->cells[m++] = c->cells[j];
+		}
+		c->nr_cells = m;
+		/* elided as piece B would: something strictly between prefix and leaf */
+		c->elided = c->nr >= 3 && rnd() % 3 != 0;
+	}
+	return n;
+}
+
+/* An array-backed chain source: the elided chains, in order. */
+struct arraysrc {
+	struct chainsrc src;
+	const struct tchain *ch;
+	size_t n;
+	int released;
+};
+
+static int arraysrc_each(struct chainsrc *src, chain_fn fn, void *ctx)
+{
+	struct arraysrc *a = (struct arraysrc *)src;
+	const struct tchain *prev = NULL;
+	uint64_t ord = 0;
+	size_t i;
+
+	for (i = 0; i < a->n; i++) {
+		const struct tchain *c = &a->ch[i];
+		struct chain_rec r = { .frames = c->frames, .nr = c->nr, .cells = c->cells,
+				       .nr_cells = c->nr_cells, .ordinal = ord };
+		int err;
+
+		if (!c->elided)
+			continue;
+		while (prev && r.lcp < prev->nr && r.lcp < c->nr &&
+		       prev->frames[r.lcp] == c->frames[r.lcp])
+			r.lcp++;
+		err = fn(ctx, &r);
+		if (err)
+			return err;
+		prev = c;
+		ord++;
+	}
+	return 0;
+}
+
+static void arraysrc_release(struct chainsrc *src)
+{
+	((struct arraysrc *)src)->released++;
+}
+
+static void add_cells(struct profile *p, uint32_t node, const struct tchain *c)
+{
+	uint32_t k;
+
+	for (k = 0; k < c->nr_cells; k++)
+		profile__add_count(p, c->cells[k].run, c->cells[k].event, c->cells[k].comm,
+				   c->cells[k].pid, node, c->cells[k].samples, c->cells[k].period);
+}
+
+static uint32_t path(struct profile *p, uint32_t node, const uint32_t *frames, uint32_t n)
+{
+	uint32_t k;
+
+	for (k = 0; k < n; k++)
+		node = profile__node(p, node, frames[k]);
+	return node;
+}
+
+/* Every key of every run of v's profile, "run key" sorted, with values. */
+static void all_keys(const struct symview *v, bool robot, struct keyvals *out)
+{
+	struct keycache *c = keycache__new(v);
+	uint32_t r;
+	size_t i;
+
+	keycache__set_robot(c, robot);
+	for (r = 0; r < v->p->nr_runs; r++) {
+		struct keyrun kr;
+
+		keycache__run(c, r, &kr);
+		for (i = 0; i < kr.nr; i++) {
+			char key[4200];
+
+			snprintf(key, sizeof(key), "%u %s", r, keycache__name(c, kr.ids[i]));
+			keyvals__add(out, key, kr.vals[i]);
+		}
+	}
+	keycache__free(c);
+	keyvals__sort(out);
+}
+
+/* How many keys differ between a and b (absent on one side, or another value). */
+static size_t keys_differ(const struct keyvals *a, const struct keyvals *b, const char *what)
+{
+	size_t i = 0, j = 0, bad = 0;
+
+	while (i < a->nr || j < b->nr) {
+		int d = i == a->nr ? 1 : j == b->nr ? -1 : strcmp(a->items[i].key, b->items[j].key);
+
+		if (!d && a->items[i].value == b->items[j].value) {
+			i++, j++;
+			continue;
+		}
+		if (bad++ < 3)
+			printf("# %s: %s %.17g / %s %.17g\n", what, i < a->nr ? a->items[i].key : "-",
+			     i < a->nr ? a->items[i].value : 0, j < b->nr ? b->items[j].key : "-",
+			     j < b->nr ? b->items[j].value : 0);
+		if (d <= 0)
+			i++;
+		if (d >= 0)
+			j++;
+	}
+	return bad;
+}
+
+static size_t count_family(const struct keyvals *kv, const char *family)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < kv->nr; i++)
+		n += strstr(kv->items[i].key, family) != NULL;
+	return n;
+}
+
+static bool has_elided(const struct keyvals *kv)
+{
+	size_t i;
+
+	for (i = 0; i < kv->nr; i++)
+		if (strstr(kv->items[i].key, PROFILE_ELIDED))
+			return true;
+	return false;
+}
+
+static void test_elided_as_whole(void)
+{
+	static struct tchain ch[NCHAIN];
+	struct profile *a = base_profile(), *b = base_profile();
+	struct arraysrc src = { .src = { .each = arraysrc_each, .release = arraysrc_release } };
+	struct frame ef = { .addr = PROFILE_ELIDED_ADDR };
+	uint32_t elided, comm0 = profile__intern(a, "comm0");
+	size_t n, i, elided_chains = 0;
+	static const struct { struct symview_opts o; bool robot, derive; const char *name; } views[] = {
+		{ { 0 }, false, false, "LKP view" },
+		{ { 0 }, true, false, "robot" },
+		{ { .keep_unresolved = true }, false, false, "unresolved kept" },
+		{ { .keep_unresolved = true, .unknown_by_dso = true }, false, false, "unknown by DSO" },
+		{ { .keep_inline = true }, false, false, "inline frames" },
+		{ { .keep_unresolved = true, .keep_inline = true }, true, false, "both, robot" },
+		{ { 0 }, false, true, "derived from the fine view" },
+	};
+
+	is_int(profile__intern(b, "comm0"), comm0, "comm ids alike in both profiles");
+	n = make_chains(ch, comm0);
+	ef.sym = ef.dso = profile__intern(b, PROFILE_ELIDED);
+	elided = profile__frame(b, &ef);
+	ok(profile__frame_elided(b, elided), "the [elided] frame as profile.h makes it");
+	for (i = 0; i < n; i++) {
+		const struct tchain *c = &ch[i];
+
+		add_cells(a, path(a, PROFILE_ROOT, c->frames, c->nr), c);
+		if (!c->elided) {
+			add_cells(b, path(b, PROFILE_ROOT, c->frames, c->nr), c);
+			continue;
+		}
+		/* kept prefix (0 .. nr - 2 frames), [elided], the sampled frame */
+		{
+			uint32_t k = rnd() % (c->nr - 1), node = path(b, PROFILE_ROOT, c->frames, k);
+
+			node = profile__node(b, node, elided);
+			add_cells(b, profile__node(b, node, c->frames[c->nr - 1]), c);
+		}
+		elided_chains++;
+	}
+	src.ch = ch;
+	src.n = n;
+	b->whole = &src.src;
+	printf("# %zu distinct chains, %zu elided; trie nodes whole %zu, pruned %zu\n", n, elided_chains,
+	     a->nr_nodes, b->nr_nodes);
+	ok(elided_chains > n / 2, "most chains elided");
+
+	for (i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
+		struct symview va, vb, fa, fb;
+		struct keyvals ka = { 0 }, kb = { 0 };
+		struct symview_opts fine = { .keep_unresolved = true, .keep_inline = true,
+					     .unknown_by_dso = true };
+
+		if (views[i].derive) {
+			symview__init_opts(&fa, a, &fine);
+			symview__init_opts(&fb, b, &fine);
+			symview__derive(&va, &fa, &views[i].o);
+			symview__derive(&vb, &fb, &views[i].o);
+		} else {
+			symview__init_opts(&va, a, &views[i].o);
+			symview__init_opts(&vb, b, &views[i].o);
+		}
+		all_keys(&va, views[i].robot, &ka);
+		all_keys(&vb, views[i].robot, &kb);
+		ok(!keys_differ(&ka, &kb, views[i].name), "%s: every key of the elided profile "
+		   "is the whole one's (%zu keys, %zu calltrace)", views[i].name, ka.nr,
+		   count_family(&ka, ".calltrace."));
+		ok(!has_elided(&kb), "%s: [elided] is no key nor part of one", views[i].name);
+		if (i == 0) {
+			struct keyvals kt = { 0 };
+
+			b->whole = NULL;	/* the trie alone: the test can tell */
+			all_keys(&vb, false, &kt);
+			b->whole = &src.src;
+			ok(keys_differ(&ka, &kt, "trie alone") > 0 && has_elided(&kt),
+			   "without the chains the keys differ and name [elided]");
+			keyvals__release(&kt);
+		}
+		keyvals__release(&ka);
+		keyvals__release(&kb);
+		symview__release(&va);
+		symview__release(&vb);
+		if (views[i].derive) {
+			symview__release(&fa);
+			symview__release(&fb);
+		}
+	}
+	{
+		struct keytab ta, tb;
+		size_t k, bad = 0;
+
+		ok(!keytab__build(&ta, a) && !keytab__build(&tb, b), "keytab of both");
+		keytab__sort(&ta);
+		keytab__sort(&tb);
+		is_int(tb.nr, ta.nr, "keytab: as many keys");
+		for (k = 0; k < ta.nr && k < tb.nr; k++)
+			bad += strcmp(ta.keys[k], tb.keys[k]) || keytab__mean(&ta, k) != keytab__mean(&tb, k);
+		is_int(bad, 0, "keytab (report --keys, push): same keys, same means");
+		keytab__release(&ta);
+		keytab__release(&tb);
+	}
+	b->whole = NULL;	/* ours, not the profile's to release */
+	profile__free(a);
+	profile__free(b);
+}
+
+int main(void)
+{
+	test_elided_as_whole();
+	return done_testing();
+}
