@@ -19,6 +19,7 @@
  * floor is applied to the sum, as with every chain whole in the trie.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,10 @@
 #include "mmprof/keys.h"
 #include "mmprof/xalloc.h"
 #include "keys-int.h"
+
+#define SKETCH_DEPTH 4
+#define SKETCH_MIN ((size_t)1 << 10)
+#define SKETCH_MAX ((size_t)1 << 18)	/* counters a row: 8 MB in all */
 
 struct chainkey_path {
 	uint64_t hash;		/* of every entry of the path, root first */
@@ -45,6 +50,17 @@ struct chainkeys {
 	uint8_t *sym_elided;		/* [symnode] its path holds "[elided]" */
 	uint64_t lost;
 	int err;
+	int pass;			/* 1: every row but the paths', 2: the paths' */
+	/*
+	 * Pass 1 adds every path's inner weight, per slot, to a count-min
+	 * sketch (SKETCH_DEPTH rows of counters): its estimate of a path is
+	 * never below the path's weight, so pass 2 keeps exactly the paths
+	 * whose estimate reaches their slot's floor, a superset of those
+	 * perf's 0.5 % keeps.
+	 */
+	uint64_t *sketch;
+	size_t sketch_mask;
+	double *floor_w;		/* [slot] a path under it is no line */
 
 	/* the walk's own, given back after it */
 	struct hashidx row_idx, path_idx, node_idx;
@@ -145,6 +161,33 @@ static void reserve_chain(struct chainkeys *ck, size_t n)
 	ck->drop = xrealloc(ck->drop, ck->alloc_seq * sizeof(*ck->drop));
 }
 
+static uint64_t sketch_key(const struct chainkeys *ck, uint32_t j, uint32_t slot)
+{
+	return hash__combine(ck->hash[j], slot);
+}
+
+static void sketch_add(struct chainkeys *ck, uint64_t key, uint64_t w)
+{
+	size_t d;
+
+	for (d = 0; d < SKETCH_DEPTH; d++)
+		ck->sketch[d * (ck->sketch_mask + 1) + (hash__combine(key, d) & ck->sketch_mask)] += w;
+}
+
+static uint64_t sketch_get(const struct chainkeys *ck, uint64_t key)
+{
+	uint64_t est = UINT64_MAX;
+	size_t d;
+
+	for (d = 0; d < SKETCH_DEPTH; d++) {
+		uint64_t x = ck->sketch[d * (ck->sketch_mask + 1) + (hash__combine(key, d) & ck->sketch_mask)];
+
+		if (x < est)
+			est = x;
+	}
+	return est;
+}
+
 /* One whole chain: its symbol path, then its cells on the slots' rows. */
 static int add_chain(void *ctx, const struct chain_rec *c)
 {
@@ -196,7 +239,7 @@ static int add_chain(void *ctx, const struct chain_rec *c)
 			continue;
 		ck->stamp[e] = ck->gen;
 		ck->occ[nocc++] = j;
-		ck->pid[j] = ck->drop[j] || ck->vq[j] != SYMVIEW_NONE ? SYMVIEW_NONE : path_of(ck, j);
+		ck->pid[j] = SYMVIEW_NONE;
 	}
 	for (i = 0; i < c->nr_cells; i++) {
 		const struct chain_cell *cell = &c->cells[i];
@@ -206,22 +249,72 @@ static int add_chain(void *ctx, const struct chain_rec *c)
 		if (cell->run >= p->nr_runs || cell->event >= p->nr_events)
 			continue;	/* in no slot, as a count of no run or event */
 		slot = (uint32_t)(cell->run * p->nr_events + cell->event);
-		ck->total[slot] += x;
-		add_row(ck, slot, CHAINKEY_SELF, ck->seq[m - 1], x);
+		if (ck->pass == 1) {
+			ck->total[slot] += x;
+			add_row(ck, slot, CHAINKEY_SELF, ck->seq[m - 1], x);
+		}
 		for (k = 0; k < nocc; k++) {
 			j = ck->occ[k];
-			add_row(ck, slot, CHAINKEY_CHILDREN, ck->seq[j], x);
+			if (ck->pass == 1)
+				add_row(ck, slot, CHAINKEY_CHILDREN, ck->seq[j], x);
 			if (ck->drop[j])
 				continue;
-			if (ck->vq[j] != SYMVIEW_NONE)
-				add_row(ck, slot, CHAINKEY_INNER, ck->vq[j], x);
-			else if (ck->pid[j] != SYMVIEW_NONE)
+			if (ck->vq[j] != SYMVIEW_NONE) {
+				if (ck->pass == 1)
+					add_row(ck, slot, CHAINKEY_INNER, ck->vq[j], x);
+				continue;
+			}
+			if (ck->pass == 1) {
+				sketch_add(ck, sketch_key(ck, j, slot), cell->period);
+				continue;
+			}
+			if ((double)sketch_get(ck, sketch_key(ck, j, slot)) < ck->floor_w[slot])
+				continue;	/* surely under perf's floor */
+			if (ck->pid[j] == SYMVIEW_NONE)
+				ck->pid[j] = path_of(ck, j);
+			if (ck->pid[j] != SYMVIEW_NONE)
 				add_row(ck, slot, CHAINKEY_PATH, ck->pid[j], x);
 			else
 				ck->lost += cell->period;
 		}
 	}
 	return 0;
+}
+
+/*
+ * After pass 1: each slot's floor of perf's calltrace lines (keys.c's
+ * min_hit over the slot's total: the trie's cells not under "[elided]"
+ * and the chains'), a hair under it so that a sum in another order
+ * cannot lose a line; pass 2 is needed when some path was sketched.
+ */
+static bool sketched(struct chainkeys *ck)
+{
+	const struct symview *v = ck->v;
+	const struct profile *p = v->p;
+	size_t i;
+
+	for (i = 0; i <= ck->sketch_mask; i++)
+		if (ck->sketch[i])
+			break;
+	if (i > ck->sketch_mask)
+		return false;
+	ck->floor_w = xcalloc(ck->nr_slots + 1, sizeof(*ck->floor_w));
+	for (i = 0; i < ck->nr_slots; i++)
+		ck->floor_w[i] = ck->total[i];
+	for (i = 0; i < p->nr_counts; i++) {
+		const struct count *c = &p->counts[i];
+
+		if (c->run < p->nr_runs && c->event < p->nr_events && c->node < p->nr_nodes &&
+		    symview__counts(v, c->node) && !ck->sym_elided[symview__symnode(v, c->node)])
+			ck->floor_w[c->run * p->nr_events + c->event] += (double)c->period;
+	}
+	for (i = 0; i < ck->nr_slots; i++) {
+		double f = floor(ck->floor_w[i] * (KEYS_CALLTRACE_CUT / 100.0) * (1 - 1e-9));
+
+		ck->floor_w[i] = f > 1 ? f : 1;
+	}
+	ck->pass = 2;
+	return true;
 }
 
 static int row_cmp(const void *a, const void *b)
@@ -249,6 +342,10 @@ static void drop_walk(struct chainkeys *ck)
 	free(ck->pid);
 	free(ck->hash);
 	free(ck->drop);
+	free(ck->sketch);
+	free(ck->floor_w);
+	ck->sketch = NULL;
+	ck->floor_w = NULL;
 	ck->frame_entry = ck->stamp = ck->seq = ck->vq = ck->occ = ck->pid = NULL;
 	ck->entry_drops = ck->drop = NULL;
 	ck->hash = NULL;
@@ -259,7 +356,7 @@ struct chainkeys *chainkeys__new(const struct symview *v, bool robot)
 	const struct profile *p = v->p;
 	struct chainkeys *ck;
 	uint8_t *entry_elided;
-	size_t i, s;
+	size_t i, s, w;
 
 	if (!p->whole || (uint64_t)p->nr_runs * p->nr_events >= UINT32_MAX)
 		return NULL;
@@ -279,6 +376,10 @@ struct chainkeys *chainkeys__new(const struct symview *v, bool robot)
 	for (i = 0; i < p->nr_frames; i++)
 		if (profile__frame_elided(p, (uint32_t)i) && ck->frame_entry[i] != SYMVIEW_NONE)
 			entry_elided[ck->frame_entry[i]] = 1;
+	for (w = SKETCH_MIN; w < SKETCH_MAX && w < p->whole->nr_frames; w *= 2)
+		;
+	ck->sketch = xcalloc(SKETCH_DEPTH * w, sizeof(*ck->sketch));
+	ck->sketch_mask = w - 1;
 	ck->sym_elided = xcalloc(v->nr_nodes + 1, 1);
 	for (i = 1; i < v->nr_nodes; i++) {
 		const struct symnode *n = &v->nodes[i];
@@ -288,7 +389,10 @@ struct chainkeys *chainkeys__new(const struct symview *v, bool robot)
 	}
 	free(entry_elided);
 
+	ck->pass = 1;
 	ck->err = chainsrc__each(p->whole, add_chain, ck);
+	if (!ck->err && sketched(ck))
+		ck->err = chainsrc__each(p->whole, add_chain, ck);
 	drop_walk(ck);
 	if (ck->nr_rows)
 		qsort(ck->rows, ck->nr_rows, sizeof(*ck->rows), row_cmp);

@@ -93,9 +93,17 @@ void keys__workload(const struct profile *p, const struct statrows *rows, uint32
  *                      inner), for a symbol path the trie's view has
  *   CHAINKEY_PATH      a symbol path v has not: its inner period, its key
  *                      named by chainkeys__tail
- * Memory: per chain its depth, per entry a stamp, per symnode of v its
- * index and a byte, then one row per (slot, key) the chains give;
- * CHAINKEYS_MAX_PATHS bounds the symbol paths beyond v (chainkeys__lost).
+ * Exact in bounded memory: the symbol paths beyond v are as many as the
+ * whole chains' own symbol trie has nodes (the 27 M of the worst case),
+ * so the walk goes twice: the first adds their inner weights to a
+ * count-min sketch (at most 8 MB), which never underestimates, and the
+ * second keeps exactly the paths whose estimate reaches perf's 0.5 %
+ * floor of their slot, at most 200 true lines a slot and entry plus the
+ * sketch's false ones.  Memory: per chain its depth, per entry a stamp,
+ * per symnode of v its index and a byte, the sketch, then one row per
+ * (slot, key) the chains give.  CHAINKEYS_MAX_PATHS is a last bound on
+ * the paths kept (past it a line is counted in chainkeys__lost, not
+ * keyed); no test reaches it.
  */
 enum { CHAINKEY_CHILDREN, CHAINKEY_SELF, CHAINKEY_INNER, CHAINKEY_PATH };
 
