@@ -130,6 +130,12 @@ void keycache__done(struct keycache *c);
 void keycache__set_robot(struct keycache *c, bool robot);
 void keycache__run(struct keycache *c, uint32_t run, struct keyrun *out);
 const char *keycache__name(const struct keycache *c, uint32_t id);
+/*
+ * 0, or the negative errno (chainsrc.h: -EIO, -EPROTO) of a walk of the
+ * profile's whole chains (p->whole) that failed: the perf-profile keys of
+ * the runs made since are then short of the chains it did not read.
+ */
+int keycache__error(const struct keycache *c);
 size_t keycache__nr(const struct keycache *c);
 /*
  * The original spellings behind the perf-profile keys (issue 3: keys are

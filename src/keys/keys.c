@@ -112,6 +112,7 @@ struct keycache {
 	struct chainkeys *whole;	/* the profile's whole chains' rows (p->whole) */
 	struct statrows rows;	/* for the perf-stat and workload keys */
 	bool robot;		/* keycache__set_robot: the robot's own arithmetic */
+	int err;		/* the first error of a walk of the whole chains */
 };
 
 static void keycache__drop_work(struct keycache *c)
@@ -159,6 +160,8 @@ static void keycache__start_work(struct keycache *c)
 		c->dso_rep = symview__dso_reps(v);
 	/* the one walk of the whole chains for every run of the batch */
 	c->whole = chainkeys__new(v, c->robot);
+	if (!c->err)
+		c->err = chainkeys__error(c->whole);
 }
 
 /* symview__weights (period) of one run and event, over their counts only. */
@@ -324,6 +327,8 @@ void keycache__set_robot(struct keycache *c, bool robot)
 	if (c->whole) {	/* which chains drop depends on the mode */
 		chainkeys__free(c->whole);
 		c->whole = chainkeys__new(c->v, robot);
+		if (!c->err)
+			c->err = chainkeys__error(c->whole);
 	}
 	/*
 	 * An import keeps perf's spelling of its event as asked
@@ -376,6 +381,11 @@ void keycache__free(struct keycache *c)
 	strintern__release(&c->keys);
 	free(c->spell);
 	free(c);
+}
+
+int keycache__error(const struct keycache *c)
+{
+	return c->err;
 }
 
 const char *keycache__name(const struct keycache *c, uint32_t id)

@@ -87,6 +87,7 @@ static int build(struct keytab *kt, const struct profile *p, bool robot)
 	struct keycache *c;
 	uint32_t *row_of = NULL;	/* key id of the cache -> row, UINT32_MAX: none yet */
 	size_t alloc_row_of = 0, r, i;
+	int err;
 
 	memset(kt, 0, sizeof(*kt));
 	kt->nr_runs = p->nr_runs;
@@ -118,9 +119,12 @@ static int build(struct keytab *kt, const struct profile *p, bool robot)
 	}
 	free(row_of);
 	strintern__drop_index(&kt->names);	/* complete: read by row from now on */
+	err = keycache__error(c);
 	keycache__free(c);
 	symview__release(&v);
-	return 0;
+	if (err)
+		keytab__release(kt);
+	return err;
 }
 
 int keytab__build(struct keytab *kt, const struct profile *p)

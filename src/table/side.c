@@ -208,6 +208,9 @@ static void load_job__keys(struct load_job *j)
 		j->runs[r] = (struct diff_run){ .items = items, .nr = kr.nr, .ids = ids,
 						.id_space = j->cache };
 	}
+	if (keycache__error(j->cache))
+		j->err = errmsg__set(&j->e, keycache__error(j->cache), "cannot read the whole "
+				     "chains of '%s': %s", j->path, strerror(-keycache__error(j->cache)));
 	keycache__done(j->cache);	/* it keeps the names the runs borrow */
 	for (r = 0; r < j->p->nr_runs; r++) {
 		j->runs[r].nr_ids = keycache__nr(j->cache);

@@ -14,6 +14,7 @@
  * DSO, inline frames, a derived view, the robot's arithmetic), must be the
  * same key with the same value, and "[elided]" no key nor part of one.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,6 +213,7 @@ struct arraysrc {
 	const struct tchain *ch;
 	size_t n;
 	int released;
+	int fail;	/* the error to give after the first chain (a bad block) */
 };
 
 static int arraysrc_each(struct chainsrc *src, chain_fn fn, void *ctx)
@@ -235,6 +237,8 @@ static int arraysrc_each(struct chainsrc *src, chain_fn fn, void *ctx)
 		err = fn(ctx, &r);
 		if (err)
 			return err;
+		if (a->fail)
+			return a->fail;
 		prev = c;
 		ord++;
 	}
@@ -440,6 +444,13 @@ static void test_elided_as_whole(void)
 		is_int(bad, 0, "keytab (report --keys, push): same keys, same means");
 		keytab__release(&ta);
 		keytab__release(&tb);
+	}
+	{
+		struct keytab tb;
+
+		src.fail = -EIO;
+		is_int(keytab__build(&tb, b), -EIO, "a source's error is keytab__build's");
+		src.fail = 0;
 	}
 	b->whole = NULL;	/* ours, not the profile's to release */
 	profile__free(a);
