@@ -47,7 +47,7 @@ struct chainkeys {
 	size_t *slot_start;		/* [slot] .. [slot + 1] */
 	struct chainkey_path *paths;
 	size_t nr_paths, alloc_paths;
-	uint8_t *sym_elided;		/* [symnode] its path holds "[elided]" */
+	uint8_t *node_elided;		/* [profile node] its path holds "[elided]" */
 	uint64_t lost;
 	int err;
 	int pass;			/* 1: every row but the paths', 2: the paths' */
@@ -72,6 +72,8 @@ struct chainkeys {
 	uint64_t *hash;
 	uint8_t *drop;
 	size_t alloc_seq;
+	/* the last chain read whole: its frames, [i] its entries among frames 0 .. i - 1 */
+	uint32_t *prev, *kept_upto, prev_nr, prev_s0;
 };
 
 static bool node_eq(const void *ctx, uint32_t row, const void *key)
@@ -159,6 +161,9 @@ static void reserve_chain(struct chainkeys *ck, size_t n)
 	ck->pid = xrealloc(ck->pid, ck->alloc_seq * sizeof(*ck->pid));
 	ck->hash = xrealloc(ck->hash, ck->alloc_seq * sizeof(*ck->hash));
 	ck->drop = xrealloc(ck->drop, ck->alloc_seq * sizeof(*ck->drop));
+	ck->prev = xrealloc(ck->prev, ck->alloc_seq * sizeof(*ck->prev));
+	ck->kept_upto = xrealloc(ck->kept_upto, (ck->alloc_seq + 1) * sizeof(*ck->kept_upto));
+	ck->kept_upto[0] = 0;
 }
 
 static uint64_t sketch_key(const struct chainkeys *ck, uint32_t j, uint32_t slot)
@@ -194,7 +199,7 @@ static int add_chain(void *ctx, const struct chain_rec *c)
 	struct chainkeys *ck = ctx;
 	const struct symview *v = ck->v;
 	const struct profile *p = v->p;
-	uint32_t s0 = 0, m = 0, nocc = 0, j, i;
+	uint32_t s0 = 0, m, nocc = 0, j, i, same = 0;
 	bool counts = false;
 
 	/* as deep as the view's stacks go (perf report --max-stack) */
@@ -213,20 +218,34 @@ static int add_chain(void *ctx, const struct chain_rec *c)
 	}
 	if (!counts)
 		return 0;
-	reserve_chain(ck, c->nr - s0);
-	for (j = s0; j < c->nr; j++) {
-		uint32_t f = c->frames[j];
+	reserve_chain(ck, c->nr);
+	/*
+	 * The frames this chain shares with the last one read whole (found
+	 * here, not taken from the source's lcp) keep their positions: a
+	 * stream of chains in order shares most of each path with the one
+	 * before, and v's symnode of each position is a hash lookup.
+	 */
+	if (!s0 && !ck->prev_s0)
+		while (same < c->nr && same < ck->prev_nr && ck->prev[same] == c->frames[same])
+			same++;
+	m = ck->kept_upto[same];
+	for (j = same > s0 ? same : s0; j < c->nr; j++) {
+		uint32_t f = c->frames[j], e;
 
-		if (f < p->nr_frames && ck->frame_entry[f] != SYMVIEW_NONE)
-			ck->seq[m++] = ck->frame_entry[f];
-	}
-	for (j = 0; j < m; j++) {
-		uint32_t up = j ? ck->vq[j - 1] : 0, e = ck->seq[j];
+		ck->prev[j] = f;
+		if (f < p->nr_frames && (e = ck->frame_entry[f]) != SYMVIEW_NONE) {
+			uint32_t up = m ? ck->vq[m - 1] : 0;
 
-		ck->vq[j] = up == SYMVIEW_NONE ? SYMVIEW_NONE : child_of(ck, up, e);
-		ck->drop[j] = (j && ck->drop[j - 1]) || ck->entry_drops[e];
-		ck->hash[j] = hash__combine(j ? ck->hash[j - 1] : 0x6368616eull, e);
+			ck->seq[m] = e;
+			ck->vq[m] = up == SYMVIEW_NONE ? SYMVIEW_NONE : child_of(ck, up, e);
+			ck->drop[m] = (m && ck->drop[m - 1]) || ck->entry_drops[e];
+			ck->hash[m] = hash__combine(m ? ck->hash[m - 1] : 0x6368616eull, e);
+			m++;
+		}
+		ck->kept_upto[j + 1] = m;
 	}
+	ck->prev_nr = s0 ? 0 : c->nr;
+	ck->prev_s0 = s0;
 	if (!++ck->gen) {	/* wrapped: forget every stamp */
 		memset(ck->stamp, 0, (v->nr_entries + 1) * sizeof(*ck->stamp));
 		ck->gen = 1;
@@ -305,7 +324,7 @@ static bool sketched(struct chainkeys *ck)
 		const struct count *c = &p->counts[i];
 
 		if (c->run < p->nr_runs && c->event < p->nr_events && c->node < p->nr_nodes &&
-		    symview__counts(v, c->node) && !ck->sym_elided[symview__symnode(v, c->node)])
+		    symview__counts(v, c->node) && !ck->node_elided[c->node])
 			ck->floor_w[c->run * p->nr_events + c->event] += (double)c->period;
 	}
 	for (i = 0; i < ck->nr_slots; i++) {
@@ -342,6 +361,10 @@ static void drop_walk(struct chainkeys *ck)
 	free(ck->pid);
 	free(ck->hash);
 	free(ck->drop);
+	free(ck->prev);
+	free(ck->kept_upto);
+	ck->prev = ck->kept_upto = NULL;
+	ck->prev_nr = 0;
 	free(ck->sketch);
 	free(ck->floor_w);
 	ck->sketch = NULL;
@@ -355,7 +378,6 @@ struct chainkeys *chainkeys__new(const struct symview *v, bool robot)
 {
 	const struct profile *p = v->p;
 	struct chainkeys *ck;
-	uint8_t *entry_elided;
 	size_t i, s, w;
 
 	if (!p->whole || (uint64_t)p->nr_runs * p->nr_events >= UINT32_MAX)
@@ -370,24 +392,23 @@ struct chainkeys *chainkeys__new(const struct symview *v, bool robot)
 	ck->frame_entry = symview__frame_map(v);
 	ck->entry_drops = xcalloc(v->nr_entries + 1, 1);
 	ck->stamp = xcalloc(v->nr_entries + 1, sizeof(*ck->stamp));
-	entry_elided = xcalloc(v->nr_entries + 1, 1);
 	for (i = 0; i < v->nr_entries; i++)
 		ck->entry_drops[i] = keys__frame_drops_chain(symview__entry_name(v, (uint32_t)i), robot);
-	for (i = 0; i < p->nr_frames; i++)
-		if (profile__frame_elided(p, (uint32_t)i) && ck->frame_entry[i] != SYMVIEW_NONE)
-			entry_elided[ck->frame_entry[i]] = 1;
 	for (w = SKETCH_MIN; w < SKETCH_MAX && w < p->whole->nr_frames; w *= 2)
 		;
 	ck->sketch = xcalloc(SKETCH_DEPTH * w, sizeof(*ck->sketch));
 	ck->sketch_mask = w - 1;
-	ck->sym_elided = xcalloc(v->nr_nodes + 1, 1);
-	for (i = 1; i < v->nr_nodes; i++) {
-		const struct symnode *n = &v->nodes[i];
+	for (i = 1; i < v->nr_nodes; i++)
+		hashidx__insert(&ck->node_idx, node_hash(v->nodes[i].parent, v->nodes[i].entry),
+				(uint32_t)i);
+	/* by the profile's node, not the symnode: a view's cut stack may leave "[elided]" out */
+	ck->node_elided = xcalloc(p->nr_nodes + 1, 1);
+	for (i = 1; i < p->nr_nodes; i++) {
+		const struct stack_node *n = &p->nodes[i];
 
-		ck->sym_elided[i] = ck->sym_elided[n->parent] || entry_elided[n->entry];
-		hashidx__insert(&ck->node_idx, node_hash(n->parent, n->entry), (uint32_t)i);
+		ck->node_elided[i] = ck->node_elided[n->parent] ||
+				     (n->frame < p->nr_frames && profile__frame_elided(p, n->frame));
 	}
-	free(entry_elided);
 
 	ck->pass = 1;
 	ck->err = chainsrc__each(p->whole, add_chain, ck);
@@ -414,13 +435,13 @@ void chainkeys__free(struct chainkeys *ck)
 	free(ck->rows);
 	free(ck->slot_start);
 	free(ck->paths);
-	free(ck->sym_elided);
+	free(ck->node_elided);
 	free(ck);
 }
 
-bool chainkeys__skip(const struct chainkeys *ck, uint32_t q)
+bool chainkeys__skip(const struct chainkeys *ck, uint32_t node)
 {
-	return ck && q < ck->v->nr_nodes && ck->sym_elided[q];
+	return ck && node < ck->v->p->nr_nodes && ck->node_elided[node];
 }
 
 double chainkeys__slot(const struct chainkeys *ck, size_t s, const struct chainkey_row **rows,

@@ -100,8 +100,8 @@ void keys__workload(const struct profile *p, const struct statrows *rows, uint32
  * second keeps exactly the paths whose estimate reaches perf's 0.5 %
  * floor of their slot, at most 200 true lines a slot and entry plus the
  * sketch's false ones.  Memory: per chain its depth, per entry a stamp,
- * per symnode of v its index and a byte, the sketch, then one row per
- * (slot, key) the chains give.  CHAINKEYS_MAX_PATHS is a last bound on
+ * per symnode of v its index, per trie node a byte, the sketch, then one
+ * row per (slot, key) the chains give.  CHAINKEYS_MAX_PATHS is a last bound on
  * the paths kept (past it a line is counted in chainkeys__lost, not
  * keyed); no test reaches it.
  */
@@ -122,8 +122,8 @@ struct chainkeys;
  */
 struct chainkeys *chainkeys__new(const struct symview *v, bool robot);
 void chainkeys__free(struct chainkeys *ck);	/* NULL is fine */
-/* Is symnode q's path through an "[elided]" node (its cells read from the chains)? */
-bool chainkeys__skip(const struct chainkeys *ck, uint32_t q);
+/* Is profile node n under an "[elided]" node (its cells read from the chains)? */
+bool chainkeys__skip(const struct chainkeys *ck, uint32_t n);
 /* Slot s (run * nr_events + event): its rows in *rows, *nr of them; returns its period. */
 double chainkeys__slot(const struct chainkeys *ck, size_t s, const struct chainkey_row **rows,
 		       size_t *nr);

@@ -605,9 +605,9 @@ static double walk_cells(struct keycache *c, const uint32_t *counts, size_t firs
 		cnt = &p->counts[ci];
 		if (cnt->node >= p->nr_nodes || !symview__counts(v, cnt->node))
 			continue;
-		leaf = q = symview__symnode(v, cnt->node);
-		if (chainkeys__skip(c->whole, leaf))
+		if (chainkeys__skip(c->whole, cnt->node))
 			continue;	/* an elided chain's cell: read whole from the stream */
+		leaf = q = symview__symnode(v, cnt->node);
 		/* up to the first node already on a path (the root is its own parent) */
 		while (k->seen[q] != k->gen) {
 			k->seen[q] = k->gen;

@@ -350,6 +350,8 @@ static void test_elided_as_whole(void)
 		{ { .keep_inline = true }, false, false, "inline frames" },
 		{ { .keep_unresolved = true, .keep_inline = true }, true, false, "both, robot" },
 		{ { 0 }, false, true, "derived from the fine view" },
+		{ { .max_stack = 12 }, false, false, "max-stack 12" },
+		{ { .max_stack = 1 }, false, false, "max-stack 1" },
 	};
 
 	is_int(profile__intern(b, "comm0"), comm0, "comm ids alike in both profiles");
