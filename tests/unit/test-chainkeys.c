@@ -13,6 +13,8 @@
  * calltrace, with each view's choices (unresolved frames kept or not, by
  * DSO, inline frames, a derived view, the robot's arithmetic), must be the
  * same key with the same value, and "[elided]" no key nor part of one.
+ * Before it, a profile by hand: a symbol path heavy over light address
+ * paths, and an inlined sampled frame whose real function is elided.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -459,8 +461,92 @@ static void test_elided_as_whole(void)
 	profile__free(b);
 }
 
+/* keyvals' value of key, -1 when absent. */
+static double get(const struct keyvals *kv, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < kv->nr; i++)
+		if (!strcmp(kv->items[i].key, key))
+			return kv->items[i].value;
+	return -1;
+}
+
+/*
+ * By hand: 300 chains main -> g -> h, main at 300 call sites (300
+ * address paths of period 1, each under perf's 0.5 % floor of 5, one
+ * symbol path of 300), one main -> f -> inl with inl inlined into f
+ * (period 100), and x -> y (period 600), the first 301 elided at the
+ * root: the trie holds root -> [elided] -> h and root -> [elided] -> inl.
+ * The calltrace lines of main -> g -> h are 30 %, though no address path
+ * reaches the floor; inl's samples are f's self, not [elided]'s.
+ */
+static void test_by_hand(void)
+{
+	static struct tchain ch[302];
+	struct profile *p = profile__new();
+	struct event_desc ev = { .name = profile__intern(p, "cpu-clock") };
+	struct run r = { .wall_ns = 1 };
+	struct arraysrc src = { .src = { .each = arraysrc_each, .release = arraysrc_release } };
+	struct frame fr = { .addr = PROFILE_ELIDED_ADDR };
+	uint32_t comm = profile__intern(p, "w"), elided, g, h, f, inl, x, y, i, node;
+	struct keyvals kv = { 0 };
+	struct symview v;
+
+	profile__add_event(p, &ev);
+	profile__add_run(p, &r);
+	fr.sym = fr.dso = profile__intern(p, PROFILE_ELIDED);
+	elided = profile__frame(p, &fr);
+#define FR(name, a, inl_) profile__frame(p, &(struct frame){ .addr = (a), \
+		.sym = profile__intern(p, name), .dso = profile__intern(p, "/bin/w"), .inlined = (inl_) })
+	g = FR("g", 0x2000, 0);
+	h = FR("h", 0x3000, 0);
+	f = FR("f", 0x4000, 0);
+	inl = FR("inl", 0x4000, 1);
+	x = FR("x", 0x5000, 0);
+	y = FR("y", 0x6000, 0);
+	for (i = 0; i < 300; i++) {
+		ch[i] = (struct tchain){ .frames = { FR("main", 0x1000 + i, 0), g, h }, .nr = 3,
+			.cells = { { .comm = comm, .samples = 1, .period = 1 } }, .nr_cells = 1,
+			.elided = true };
+	}
+	ch[300] = (struct tchain){ .frames = { FR("main", 0x1fff, 0), f, inl }, .nr = 3,
+		.cells = { { .comm = comm, .samples = 1, .period = 100 } }, .nr_cells = 1, .elided = true };
+#undef FR
+	qsort(ch, 301, sizeof(*ch), chain_cmp);
+	for (i = 0; i < 301; i++) {
+		node = profile__node(p, profile__node(p, PROFILE_ROOT, elided), ch[i].frames[2]);
+		add_cells(p, node, &ch[i]);
+		src.src.nr_chains++;
+		src.src.nr_frames += ch[i].nr;
+	}
+	node = profile__node(p, profile__node(p, PROFILE_ROOT, x), y);
+	profile__add_count(p, 0, 0, comm, 0, node, 1, 600);
+	src.ch = ch;
+	src.n = 301;
+	p->whole = &src.src;
+	symview__init(&v, p, false);
+	all_keys(&v, false, &kv);
+	is_dbl(get(&kv, "0 perf-profile.calltrace.cpu-clock.h.g.main"), 30, 1e-9,
+	       "a symbol path heavy over light address paths: its calltrace line");
+	is_dbl(get(&kv, "0 perf-profile.calltrace.cpu-clock.main"), 40, 1e-9,
+	       "main's own line: the 300 and f's 100");
+	is_dbl(get(&kv, "0 perf-profile.children.cpu-clock.g"), 30, 1e-9, "children of an elided frame");
+	is_dbl(get(&kv, "0 perf-profile.self.cpu-clock.h"), 30, 1e-9, "self of the sampled frame");
+	is_dbl(get(&kv, "0 perf-profile.self.cpu-clock.f"), 10, 1e-9,
+	       "an inlined sampled frame's self is its real function's, elided above it");
+	is_dbl(get(&kv, "0 perf-profile.self.cpu-clock.y"), 60, 1e-9, "a whole chain's self");
+	ok(!has_elided(&kv), "no [elided] key");
+	is_int(src.released, 0, "the keys do not release the profile's source");
+	keyvals__release(&kv);
+	symview__release(&v);
+	p->whole = NULL;
+	profile__free(p);
+}
+
 int main(void)
 {
+	test_by_hand();
 	test_elided_as_whole();
 	return done_testing();
 }
