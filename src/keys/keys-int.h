@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "mmprof/hashidx.h"
 #include "mmprof/strintern.h"
@@ -135,8 +136,13 @@ int chainkeys__error(const struct chainkeys *ck);
 
 /*
  * Is a frame's name one that drops every chain through it from perf's
- * folded lines (keys.c)?
+ * folded lines?  A sample whose callchain perf rejected has none (its
+ * chain is empty; profile.h's marker frame is its outermost), and in robot
+ * mode a line with a blank is no "^X.XX% \S+$" line: lost to the robot.
  */
-bool keys__frame_drops_chain(const char *name, bool robot);
+static inline bool keys__frame_drops_chain(const char *name, bool robot)
+{
+	return !strcmp(name, PROFILE_REJECTED_CHAIN) || (robot && strpbrk(name, " \t"));
+}
 
 #endif

@@ -404,17 +404,6 @@ const char *const *keycache__spellings(const struct keycache *c)
 }
 
 /*
- * Is a frame's name one that drops every chain through it from perf's
- * folded lines?  A sample whose callchain perf rejected has none (its
- * chain is empty; profile.h's marker frame is its outermost), and in robot
- * mode a line with a blank is no "^X.XX% \S+$" line: lost to the robot.
- */
-bool keys__frame_drops_chain(const char *name, bool robot)
-{
-	return !strcmp(name, PROFILE_REJECTED_CHAIN) || (robot && strpbrk(name, " \t"));
-}
-
-/*
  * Is the chain from node to the root no folded line of perf's (a frame of
  * it drops it)?  Once per node of the trie, parents first (a node's parent
  * precedes it): walking each chain to the root was O(depth^2), 13 s on
