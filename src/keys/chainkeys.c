@@ -175,8 +175,12 @@ static void sketch_add(struct chainkeys *ck, uint64_t key, uint64_t w)
 {
 	size_t d;
 
-	for (d = 0; d < SKETCH_DEPTH; d++)
-		ck->sketch[d * (ck->sketch_mask + 1) + (hash__combine(key, d) & ck->sketch_mask)] += w;
+	for (d = 0; d < SKETCH_DEPTH; d++) {
+		uint64_t *x = &ck->sketch[d * (ck->sketch_mask + 1) + (hash__combine(key, d) & ck->sketch_mask)];
+
+		/* saturated, never wrapped: an estimate stays at or above the weight */
+		*x = *x + w < *x ? UINT64_MAX : *x + w;
+	}
 }
 
 static uint64_t sketch_get(const struct chainkeys *ck, uint64_t key)
