@@ -16,6 +16,11 @@
  * none: keys__key_symbol).  Keys under the robot's floors (0.05 for
  * perf-profile) are still produced here with their values; the floor is
  * applied when printing, so that diff sees small values on both sides.
+ * A profile whose trie holds some chains only in part ("[elided]" nodes,
+ * p->whole: chainsrc.h) has the keys it would have with every chain
+ * whole: its perf-profile keys read those chains from the stream (two
+ * walks a keycache batch, keys-int.h's chainkeys), and "[elided]" is no
+ * key nor a frame of one.
  *
  * The keys engine is a module of its own (src/keys/): the symbol trie
  * (symview.h, included here), one run's keys (keys__run), keycache (every
