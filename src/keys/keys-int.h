@@ -130,6 +130,11 @@ double chainkeys__slot(const struct chainkeys *ck, size_t s, const struct chaink
 		       size_t *nr);
 /* A CHAINKEY_PATH's entries, innermost first: how many (1 .. CHAINKEYS_TAIL). */
 size_t chainkeys__tail(const struct chainkeys *ck, uint32_t path, const uint32_t **entries);
+/*
+ * c's chains' rows (keycache__new's view), walked now if no run was made
+ * yet, kept for the runs; NULL without p->whole or runs (keys.c).
+ */
+const struct chainkeys *keycache__whole(struct keycache *c);
 /* Period of the chains' calltrace lines past CHAINKEYS_MAX_PATHS (not keyed); the walk's error. */
 uint64_t chainkeys__lost(const struct chainkeys *ck);
 int chainkeys__error(const struct chainkeys *ck);

@@ -383,6 +383,15 @@ void keycache__free(struct keycache *c)
 	free(c);
 }
 
+const struct chainkeys *keycache__whole(struct keycache *c)
+{
+	if (!c->v || !c->v->p->nr_runs)
+		return NULL;
+	if (!c->slot_start)
+		keycache__start_work(c);
+	return c->whole;
+}
+
 int keycache__error(const struct keycache *c)
 {
 	return c->err;

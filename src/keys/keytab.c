@@ -11,6 +11,7 @@
 #include "mmprof/keys.h"
 #include "mmprof/stats.h"
 #include "mmprof/xalloc.h"
+#include "keys-int.h"
 
 static size_t keytab__row(struct keytab *kt, const char *key)
 {
@@ -59,14 +60,16 @@ static bool elided_entry(const struct symview *v, uint32_t e)
 /*
  * The keys a file makes at least: each event's functions with a children
  * share over all its runs (each has that key in some run), counted up to
- * past max from one walk of the trie per event, before any key is made.
+ * past max from one walk of the trie per event, before any key is made;
+ * with the functions of the whole chains' rows (ck, NULL without p->whole)
+ * that the trie's paths lack.
  */
-static size_t least_keys(const struct symview *v, size_t max)
+static size_t least_keys(const struct symview *v, const struct chainkeys *ck, size_t max)
 {
 	double *w = xmalloc((v->nr_nodes + 1) * sizeof(*w));
 	double *children = xmalloc((v->nr_entries + 1) * sizeof(*children));
 	double *self = xmalloc((v->nr_entries + 1) * sizeof(*self));
-	size_t e, i, n = 0;
+	size_t e, i, r, n = 0;
 
 	for (e = 0; e < v->p->nr_events && n <= max; e++) {
 		if (symview__weights(v, SYMVIEW_ALL_RUNS, (uint32_t)e, true, w) <= 0)
@@ -74,6 +77,17 @@ static size_t least_keys(const struct symview *v, size_t max)
 		symview__cumulate(v, w, NULL, NULL, children, self);
 		for (i = 0; i < v->nr_entries; i++)	/* "[elided]" is no key (PROFILE_ELIDED) */
 			n += children[i] > 0 && !elided_entry(v, (uint32_t)i);
+		for (r = 0; ck && r < v->p->nr_runs; r++) {
+			const struct chainkey_row *rows;
+			size_t nr;
+
+			chainkeys__slot(ck, r * v->p->nr_events + e, &rows, &nr);
+			for (i = 0; i < nr; i++)
+				if (rows[i].kind == CHAINKEY_CHILDREN && !(children[rows[i].id] > 0)) {
+					children[rows[i].id] = 1;	/* counted once */
+					n++;
+				}
+		}
 	}
 	free(w);
 	free(children);
@@ -92,12 +106,14 @@ static int build(struct keytab *kt, const struct profile *p, bool robot)
 	memset(kt, 0, sizeof(*kt));
 	kt->nr_runs = p->nr_runs;
 	symview__init(&v, p, false);
-	if (least_keys(&v, KEYS_MAX_KEYS) > KEYS_MAX_KEYS) {
+	c = keycache__new(&v);
+	keycache__set_robot(c, robot);
+	/* the whole chains' walk, made here for the check, serves every run after it */
+	if (least_keys(&v, p->whole ? keycache__whole(c) : NULL, KEYS_MAX_KEYS) > KEYS_MAX_KEYS) {
+		keycache__free(c);
 		symview__release(&v);
 		return -E2BIG;
 	}
-	c = keycache__new(&v);
-	keycache__set_robot(c, robot);
 	for (r = 0; r < p->nr_runs; r++) {
 		struct keyrun kr;
 
