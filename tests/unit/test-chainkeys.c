@@ -15,6 +15,8 @@
  * same key with the same value, and "[elided]" no key nor part of one.
  * Before it, a profile by hand: a symbol path heavy over light address
  * paths, and an inlined sampled frame whose real function is elided.
+ * After it, the same chains put into an empty trie by piece B's
+ * profile__take_chains at 1/2 to 1/32 of the nodes.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,6 +25,7 @@
 
 #include "tap.h"
 #include "mmprof/chainsrc.h"
+#include "mmprof/chaintake.h"
 #include "mmprof/keys.h"
 
 enum { NFUNC = 16, NSITE = 3, NRUN = 3, NEVENT = 2, NCOMM = 3, NCHAIN = 3000, MAXD = 40 };
@@ -544,9 +547,79 @@ static void test_by_hand(void)
 	profile__free(p);
 }
 
+/*
+ * The same chains put into an empty trie by profile__take_chains (piece
+ * B) at a fraction of the whole trie's nodes: where no chain is cut to its
+ * leaf (the fallback, which loses callers by design), every key is the
+ * all-whole profile's.
+ */
+static void test_take_chains(void)
+{
+	static struct tchain ch[NCHAIN];
+	static const size_t div[] = { 2, 4, 8, 32 };
+	struct profile *a = base_profile();
+	uint32_t comm0 = profile__intern(a, "comm0");
+	size_t n, i, k, tried = 0;
+	struct keyvals ka = { 0 }, kr = { 0 };
+	struct symview va, vr;
+	struct symview_opts robot_o = { .keep_unresolved = true, .keep_inline = true };
+
+	n = make_chains(ch, comm0);
+	for (i = 0; i < n; i++) {
+		ch[i].elided = true;	/* the source yields every chain */
+		add_cells(a, path(a, PROFILE_ROOT, ch[i].frames, ch[i].nr), &ch[i]);
+	}
+	symview__init(&va, a, false);
+	all_keys(&va, false, &ka);
+	symview__release(&va);
+	symview__init_opts(&va, a, &robot_o);
+	all_keys(&va, true, &kr);
+	symview__release(&va);
+	for (k = 0; k < sizeof(div) / sizeof(div[0]); k++) {
+		struct arraysrc src = { .src = { .each = arraysrc_each, .release = arraysrc_release },
+					.ch = ch, .n = n };
+		struct profile *b = base_profile();
+		struct chaintake_stats st;
+		struct keyvals kb = { 0 }, kbr = { 0 };
+		int err;
+
+		for (i = 0; i < n; i++) {
+			src.src.nr_chains++;
+			src.src.nr_frames += ch[i].nr;
+		}
+		err = profile__take_chains(b, &src.src, a->nr_nodes / div[k], &st);
+		if (err || st.cut_samples || !b->whole) {
+			printf("# 1/%zu of the nodes: take %d, %llu samples cut, whole %s: not compared\n",
+			       div[k], err, (unsigned long long)st.cut_samples, b->whole ? "yes" : "no");
+			profile__free(b);
+			continue;
+		}
+		tried++;
+		symview__init(&vr, b, false);
+		all_keys(&vr, false, &kb);
+		symview__release(&vr);
+		symview__init_opts(&vr, b, &robot_o);
+		all_keys(&vr, true, &kbr);
+		symview__release(&vr);
+		ok(!keys_differ(&ka, &kb, "take_chains") && !keys_differ(&kr, &kbr, "take_chains, robot"),
+		   "take_chains into 1/%zu of the nodes (%zu nodes, %llu of %zu chains elided, T %llu): "
+		   "every key the all-whole profile's, LKP and robot views", div[k], b->nr_nodes,
+		   (unsigned long long)st.elided_chains, n, (unsigned long long)st.threshold);
+		ok(!has_elided(&kb) && !has_elided(&kbr), "1/%zu: [elided] no key", div[k]);
+		keyvals__release(&kb);
+		keyvals__release(&kbr);
+		profile__free(b);	/* its whole: take_chains' source over ours */
+	}
+	ok(tried >= 2, "take_chains compared at %zu sizes without a cut", tried);
+	keyvals__release(&ka);
+	keyvals__release(&kr);
+	profile__free(a);
+}
+
 int main(void)
 {
 	test_by_hand();
 	test_elided_as_whole();
+	test_take_chains();
 	return done_testing();
 }
