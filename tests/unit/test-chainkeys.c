@@ -16,16 +16,19 @@
  * Before it, a profile by hand: a symbol path heavy over light address
  * paths, and an inlined sampled frame whose real function is elided.
  * After it, the same chains put into an empty trie by piece B's
- * profile__take_chains at 1/2 to 1/32 of the nodes.
+ * profile__take_chains at 1/2 to 1/32 of the nodes, and one of them
+ * saved and loaded (piece C's chain_blocks).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tap.h"
 #include "mmprof/chainsrc.h"
 #include "mmprof/chaintake.h"
+#include "mmprof/datafile.h"
 #include "mmprof/keys.h"
 
 enum { NFUNC = 16, NSITE = 3, NRUN = 3, NEVENT = 2, NCOMM = 3, NCHAIN = 3000, MAXD = 40 };
@@ -548,6 +551,38 @@ static void test_by_hand(void)
 }
 
 /*
+ * b saved (format 5: its whole chains in chain_blocks, piece C) and
+ * loaded back (a file-backed chain source): the keys of the file are want.
+ */
+static void saved_and_loaded(const struct profile *b, const struct keyvals *want)
+{
+	char dir[] = "/tmp/mmprof-chainkeys.XXXXXX", path[64];
+	struct profile *c = NULL;
+	struct keyvals kc = { 0 };
+	struct errmsg e;
+	struct symview v;
+
+	if (!mkdtemp(dir)) {
+		ok(0, "mkdtemp");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/b.data", dir);
+	ok(!datafile__save(b, path, &e) && !datafile__load(path, &c, &e) && c->whole,
+	   "saved and loaded with its whole chains");
+	if (c && c->whole) {
+		symview__init(&v, c, false);
+		all_keys(&v, false, &kc);
+		symview__release(&v);
+		ok(!keys_differ(want, &kc, "saved and loaded"),
+		   "the loaded file's keys are the all-whole profile's (%zu)", kc.nr);
+	}
+	keyvals__release(&kc);
+	profile__free(c);
+	unlink(path);
+	rmdir(dir);
+}
+
+/*
  * The same chains put into an empty trie by profile__take_chains (piece
  * B) at a fraction of the whole trie's nodes: where no chain is cut to its
  * leaf (the fallback, which loses callers by design), every key is the
@@ -606,6 +641,8 @@ static void test_take_chains(void)
 		   "every key the all-whole profile's, LKP and robot views", div[k], b->nr_nodes,
 		   (unsigned long long)st.elided_chains, n, (unsigned long long)st.threshold);
 		ok(!has_elided(&kb) && !has_elided(&kbr), "1/%zu: [elided] no key", div[k]);
+		if (tried == 1)
+			saved_and_loaded(b, &ka);
 		keyvals__release(&kb);
 		keyvals__release(&kbr);
 		profile__free(b);	/* its whole: take_chains' source over ours */
