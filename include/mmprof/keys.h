@@ -234,4 +234,29 @@ bool keys__shown(const char *key, double value);
 /* Print a value with the precision its family deserves into buf. */
 void keys__format_value(const char *key, double value, char *buf, size_t size);
 
+/*
+ * p->whole (chainsrc.h) through v's entries, for a reader of entry shares
+ * (report's entry lines, perf report --children) that wants them as with
+ * every chain whole in the trie: one walk of the stream as the keys'
+ * (chainkeys.c), and for each chain whose samples count in v (the
+ * build's rule: skipped frames, max_stack, the sampled frame) its
+ * distinct entries, each once, the entry it is sampled in (self) and its
+ * cells.  Memory: the chain's depth, a stamp per entry, the frame map.
+ * The trie's cells under "[elided]" nodes (chainkeys__elided_nodes) are
+ * these chains' cells: such a reader skips them.  0 without p->whole;
+ * else the walk's error.
+ */
+struct chain_cell;
+struct chain_entries {
+	const uint32_t *entries;	/* v's entries, each once, innermost first */
+	uint32_t nr;			/* >= 1 */
+	uint32_t self;			/* the entry sampled */
+	const struct chain_cell *cells;
+	uint32_t nr_cells;
+};
+typedef void (*chain_entries_fn)(void *ctx, const struct chain_entries *c);
+int chainkeys__each_entries(const struct symview *v, chain_entries_fn fn, void *ctx);
+/* [profile node] lies under an "[elided]" node, or is one (nr_nodes + 1); the caller frees it. */
+uint8_t *chainkeys__elided_nodes(const struct profile *p);
+
 #endif

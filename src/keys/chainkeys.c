@@ -50,7 +50,9 @@ struct chainkeys {
 	uint8_t *node_elided;		/* [profile node] its path holds "[elided]" */
 	uint64_t lost;
 	int err;
-	int pass;			/* 1: every row but the paths', 2: the paths' */
+	int pass;			/* 1: every row but the paths', 2: the paths'; 0: entries only */
+	chain_entries_fn entries_fn;	/* pass 0's reader (chainkeys__each_entries) */
+	void *entries_ctx;
 	/*
 	 * Pass 1 adds every path's inner weight, per slot, to a count-min
 	 * sketch (SKETCH_DEPTH rows of counters): its estimate of a path is
@@ -68,7 +70,7 @@ struct chainkeys {
 	uint8_t *entry_drops;		/* [entry] drops a calltrace line */
 	uint32_t *stamp, gen;		/* [entry] seen in this chain */
 	/* [position in the chain's symbol path] */
-	uint32_t *seq, *vq, *occ, *pid;
+	uint32_t *seq, *vq, *occ, *pid, *ent;
 	uint64_t *hash;
 	uint8_t *drop;
 	size_t alloc_seq;
@@ -161,6 +163,7 @@ static void reserve_chain(struct chainkeys *ck, size_t n)
 	ck->pid = xrealloc(ck->pid, ck->alloc_seq * sizeof(*ck->pid));
 	ck->hash = xrealloc(ck->hash, ck->alloc_seq * sizeof(*ck->hash));
 	ck->drop = xrealloc(ck->drop, ck->alloc_seq * sizeof(*ck->drop));
+	ck->ent = xrealloc(ck->ent, ck->alloc_seq * sizeof(*ck->ent));
 	ck->prev = xrealloc(ck->prev, ck->alloc_seq * sizeof(*ck->prev));
 	ck->kept_upto = xrealloc(ck->kept_upto, (ck->alloc_seq + 1) * sizeof(*ck->kept_upto));
 	ck->kept_upto[0] = 0;
@@ -238,9 +241,14 @@ static int add_chain(void *ctx, const struct chain_rec *c)
 
 		ck->prev[j] = f;
 		if (f < p->nr_frames && (e = ck->frame_entry[f]) != SYMVIEW_NONE) {
-			uint32_t up = m ? ck->vq[m - 1] : 0;
+			uint32_t up;
 
 			ck->seq[m] = e;
+			if (!ck->pass) {	/* entries only: no symnode, no path */
+				ck->kept_upto[j + 1] = ++m;
+				continue;
+			}
+			up = m ? ck->vq[m - 1] : 0;
 			ck->vq[m] = up == SYMVIEW_NONE ? SYMVIEW_NONE : child_of(ck, up, e);
 			ck->drop[m] = (m && ck->drop[m - 1]) || ck->entry_drops[e];
 			ck->hash[m] = hash__combine(m ? ck->hash[m - 1] : 0x6368616eull, e);
@@ -261,8 +269,16 @@ static int add_chain(void *ctx, const struct chain_rec *c)
 		if (ck->stamp[e] == ck->gen)
 			continue;
 		ck->stamp[e] = ck->gen;
+		ck->ent[nocc] = e;
 		ck->occ[nocc++] = j;
 		ck->pid[j] = SYMVIEW_NONE;
+	}
+	if (!ck->pass) {
+		struct chain_entries ce = { .entries = ck->ent, .nr = nocc, .self = ck->seq[m - 1],
+					    .cells = c->cells, .nr_cells = c->nr_cells };
+
+		ck->entries_fn(ck->entries_ctx, &ce);
+		return 0;
 	}
 	for (i = 0; i < c->nr_cells; i++) {
 		const struct chain_cell *cell = &c->cells[i];
@@ -365,6 +381,8 @@ static void drop_walk(struct chainkeys *ck)
 	free(ck->pid);
 	free(ck->hash);
 	free(ck->drop);
+	free(ck->ent);
+	ck->ent = NULL;
 	free(ck->prev);
 	free(ck->kept_upto);
 	ck->prev = ck->kept_upto = NULL;
@@ -405,14 +423,7 @@ struct chainkeys *chainkeys__new(const struct symview *v, bool robot)
 	for (i = 1; i < v->nr_nodes; i++)
 		hashidx__insert(&ck->node_idx, node_hash(v->nodes[i].parent, v->nodes[i].entry),
 				(uint32_t)i);
-	/* by the profile's node, not the symnode: a view's cut stack may leave "[elided]" out */
-	ck->node_elided = xcalloc(p->nr_nodes + 1, 1);
-	for (i = 1; i < p->nr_nodes; i++) {
-		const struct stack_node *n = &p->nodes[i];
-
-		ck->node_elided[i] = ck->node_elided[n->parent] ||
-				     (n->frame < p->nr_frames && profile__frame_elided(p, n->frame));
-	}
+	ck->node_elided = chainkeys__elided_nodes(p);
 
 	ck->pass = 1;
 	ck->err = chainsrc__each(p->whole, add_chain, ck);
@@ -428,6 +439,34 @@ struct chainkeys *chainkeys__new(const struct symview *v, bool robot)
 		ck->slot_start[s] = i;
 	}
 	return ck;
+}
+
+/* By the profile's node, not the symnode: a view's cut stack may leave "[elided]" out. */
+uint8_t *chainkeys__elided_nodes(const struct profile *p)
+{
+	uint8_t *el = xcalloc(p->nr_nodes + 1, 1);
+	size_t i;
+
+	for (i = 1; i < p->nr_nodes; i++) {
+		const struct stack_node *n = &p->nodes[i];
+
+		el[i] = el[n->parent] || (n->frame < p->nr_frames && profile__frame_elided(p, n->frame));
+	}
+	return el;
+}
+
+int chainkeys__each_entries(const struct symview *v, chain_entries_fn fn, void *ctx)
+{
+	struct chainkeys ck = { .v = v, .entries_fn = fn, .entries_ctx = ctx };
+	int err;
+
+	if (!v->p->whole)
+		return 0;
+	ck.frame_entry = symview__frame_map(v);
+	ck.stamp = xcalloc(v->nr_entries + 1, sizeof(*ck.stamp));
+	err = chainsrc__each(v->p->whole, add_chain, &ck);
+	drop_walk(&ck);
+	return err;
 }
 
 void chainkeys__free(struct chainkeys *ck)
