@@ -97,6 +97,19 @@ struct report_entry *report__entries(const struct profile *p, int event, bool un
 				     double floor_pct, size_t *nr);
 
 /*
+ * The children and self (v->nr_entries each) of event's period over every
+ * run, and its total, as they would be with every chain of v's profile
+ * whole in its trie (p->whole, chainsrc.h): the trie's cells not under an
+ * "[elided]" node, cumulated as symview__cumulate does, and each chain of
+ * p->whole counted once in every entry it holds (one walk of the stream:
+ * keys.h's chainkeys__each_entries).  "[elided]" gets 0, so that no entry
+ * line names it.  Without p->whole: symview__weights and cumulate.
+ */
+struct symview;
+double report__whole_entries(const struct symview *v, uint32_t event, double *children,
+			     double *self);
+
+/*
  * Views whose stdout is a line format (keys, folded, export) give that line
  * on stderr, and only from REPORT_NOTE_UNNAMED_PCT % of the samples of
  * event up: a few unnamed samples are in most recordings, and scripts read

@@ -183,9 +183,11 @@ static void json_tree(const struct profile *p, double limit, struct jsonw *jw)
 	self = xmalloc((v.nr_entries + 1) * sizeof(*self));
 	jsonw__array(jw, "tree", JSONW_LINES);
 	for (e = 0; e < p->nr_events; e++) {
-		double total = symview__weights(&v, SYMVIEW_ALL_RUNS, (uint32_t)e, true, w);
+		double total = p->whole ? report__whole_entries(&v, (uint32_t)e, children, self) :
+				symview__weights(&v, SYMVIEW_ALL_RUNS, (uint32_t)e, true, w);
 
-		symview__cumulate(&v, w, NULL, NULL, children, self);
+		if (!p->whole)
+			symview__cumulate(&v, w, NULL, NULL, children, self);
 		jsonw__object(jw, NULL, JSONW_INLINE);
 		jsonw__str(jw, "event", profile__str(p, p->events[e].name));
 		uint64_t all, unnamed = report__unnamed(p, (int)e, &all);

@@ -333,6 +333,9 @@ static void tree_event__init(struct tree_event *te, const struct symview *v,
 	if (te->total <= 0)
 		return;
 	symview__cumulate(v, te->w, te->sub, te->inner, te->children, te->self);
+	/* the entry lines as with every chain whole; the graphs stay the trie's, "[elided]" a frame */
+	if (v->p->whole)
+		report__whole_entries(v, event, te->children, te->self);
 	for (i = 0; i < v->nr_entries; i++) {
 		const double *by = o->self_order ? te->self : te->children;
 		const char *dso;
