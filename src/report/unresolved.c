@@ -28,6 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mmprof/chainsrc.h"
+#include "mmprof/keys.h"
+#include "mmprof/message.h"
 #include "mmprof/report.h"
 #include "mmprof/xalloc.h"
 
@@ -150,12 +153,88 @@ struct unres {
 	uint64_t total, lost, user, shorts;
 };
 
-/* One pass over the counts of event. */
+/*
+ * A profile's whole chains (p->whole): the trie's cells under "[elided]"
+ * are judged on their whole chain instead (a chain whose whole version
+ * reaches main is not short; its sampled frame's caller is the chain's),
+ * in one walk of the stream, each chain's entry flags from its lcp on.
+ */
+struct unres_walk {
+	struct unres *u;
+	const struct profile *p;
+	uint32_t event;
+	bool nochain;
+	uint8_t *is_entry;	/* [frame] 0 not known yet, 1 no, 2 an entry (stack_entry) */
+	uint8_t *reach;		/* [depth] some user frame up to it is an entry */
+	size_t alloc;
+};
+
+static int unres__chain(void *ctx, const struct chain_rec *c)
+{
+	struct unres_walk *w = ctx;
+	struct unres *u = w->u;
+	const struct profile *p = w->p;
+	const struct frame *top, *f, *up;
+	uint32_t j, k, n;
+	uint64_t samples = 0;
+	size_t slot;
+	bool reaches;
+
+	for (k = 0; k < c->nr_cells; k++)
+		if (c->cells[k].event == w->event)
+			samples += c->cells[k].samples;
+	if (c->nr > w->alloc) {
+		w->alloc = (size_t)c->nr * 2;
+		w->reach = xrealloc(w->reach, w->alloc);
+	}
+	for (j = c->lcp < c->nr ? c->lcp : 0; j < c->nr; j++) {
+		uint32_t fr = c->frames[j];
+
+		if (fr < p->nr_frames && !w->is_entry[fr]) {
+			const char *sym = !p->frames[fr].kernel ? profile__str(p, p->frames[fr].sym) : NULL;
+
+			w->is_entry[fr] = sym && stack_entry(sym) ? 2 : 1;
+		}
+		w->reach[j] = (j && w->reach[j - 1]) || (fr < p->nr_frames && w->is_entry[fr] == 2);
+	}
+	if (!samples || c->frames[0] >= p->nr_frames)
+		return 0;
+	top = &p->frames[c->frames[0]];
+	reaches = w->reach[c->nr - 1];
+	if (!top->kernel)
+		u->user += samples;
+	if (!top->kernel && !reaches && top->sym && !w->nochain) {
+		slot = (top->dso < p->strs.nr ? top->dso : 0) * UNRES_KINDS + UNRES_SHORT;
+		u->by[slot] += samples;
+		u->shorts += samples;
+	}
+	/* the outermost of an inline chain stands for the address */
+	for (n = c->nr - 1; n && c->frames[n] < p->nr_frames && p->frames[c->frames[n]].inlined; n--)
+		;
+	if (c->frames[n] >= p->nr_frames)
+		return 0;
+	f = &p->frames[c->frames[n]];
+	if (!f->sym) {
+		slot = (f->dso < p->strs.nr ? f->dso : 0) * UNRES_KINDS + UNRES_ADDRESS;
+	} else if (!f->kernel && n && c->frames[n - 1] < p->nr_frames &&
+		   !(up = &p->frames[c->frames[n - 1]])->sym && !up->kernel) {
+		slot = (f->dso < p->strs.nr ? f->dso : 0) * UNRES_KINDS + UNRES_CALLERS;
+	} else {
+		return 0;
+	}
+	u->by[slot] += samples;
+	u->kern[slot] |= f->kernel;
+	if (slot % UNRES_KINDS == UNRES_ADDRESS)
+		u->lost += samples;
+	return 0;
+}
+
+/* One pass over the counts of event (and one of p->whole's chains). */
 static void unres__count(struct unres *u, const struct profile *p, int event)
 {
 	enum { TOP_UNJUDGED, TOP_KERNEL, TOP_ENTRY, TOP_UNNAMED, TOP_SHORT };
 	uint32_t *tops, t;
-	uint8_t *judged, *reaches;
+	uint8_t *judged, *reaches, *elided = NULL;
 	bool nochain;
 	size_t i;
 
@@ -168,6 +247,8 @@ static void unres__count(struct unres *u, const struct profile *p, int event)
 	/* recorded without callchains (record --no-callchain, an import of a
 	 * perf.data without -g): every stack is one frame, none is "short" */
 	nochain = profile__meta(p, "callchain") && !strcmp(profile__meta(p, "callchain"), "0");
+	if (p->whole)
+		elided = chainkeys__elided_nodes(p);
 	for (i = 0; i < p->nr_counts; i++) {
 		const struct count *c = &p->counts[i];
 		const struct stack_node *n;
@@ -177,7 +258,7 @@ static void unres__count(struct unres *u, const struct profile *p, int event)
 		if (c->event != (uint32_t)event)
 			continue;
 		u->total += c->samples;
-		if (c->node == PROFILE_ROOT || c->node >= p->nr_nodes)
+		if (c->node == PROFILE_ROOT || c->node >= p->nr_nodes || (elided && elided[c->node]))
 			continue;
 		/* user stacks (outermost frame in user space) that stop short
 		 * of every entry; each stack is judged once, on its first count */
@@ -216,6 +297,18 @@ static void unres__count(struct unres *u, const struct profile *p, int event)
 	free(judged);
 	free(reaches);
 	free(tops);
+	if (elided) {
+		struct unres_walk w = { .u = u, .p = p, .event = (uint32_t)event, .nochain = nochain,
+					.is_entry = xcalloc(p->nr_frames + 1, 1) };
+		int err = chainsrc__each(p->whole, unres__chain, &w);
+
+		if (err)
+			warning("the file's whole chains are unreadable (%s): the unresolved counts "
+				"lack part of their samples", strerror(err < 0 ? -err : err));
+		free(w.is_entry);
+		free(w.reach);
+		free(elided);
+	}
 }
 
 static void unres__release(struct unres *u)
