@@ -30,7 +30,7 @@
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t835
-plan 21
+plan 23
 
 cat >"$tmp/rr.c" <<'PROG'
 #include <stdint.h>
@@ -176,6 +176,19 @@ ok $? "the trie holds $nodes nodes, past the 3/4 filled as the run went and with
 cs=$(self_of "$tmp/out/cut.data")
 awk -v c="${cs:-0}" -v f="${fs:-0}" 'BEGIN { d = c - f; exit !(f > 10 && d < 8 && d > -8) }'
 ok $? "the leaf keeps its self share (${cs:-none} % bounded, ${fs:-none} % whole)"
+# report's entry lines count each sample's whole chain, as the keys do:
+# "[elided]" is no entry, a step of the recursion is in most chains
+"$MMPROF" report "$tmp/out/cut.data" >"$tmp/cut.rep" 2>"$tmp/cut.rep.err" &&
+	"$MMPROF" report --tree --no-graph "$tmp/out/cut.data" >>"$tmp/cut.rep" 2>>"$tmp/cut.rep.err" &&
+	! grep -E '^ +[0-9.]+% +[0-9.]+% .*\[elided\]$' "$tmp/cut.rep" &&
+	! grep -q "short of main" "$tmp/cut.rep.err"
+ok $? "report and --tree: no entry line names [elided], no warning of stacks short of main" ||
+	diag "$tmp/cut.rep.err"
+tc=$(sed -n 's/^ *\([0-9.]*\)% .*\] step7$/\1/p' "$tmp/cut.rep" | head -1)
+kc=$("$MMPROF" report --keys "$tmp/out/cut.data" 2>/dev/null |
+	sed -n 's/^perf-profile\.children\.cpu-clock\.step7: //p')
+awk -v t="${tc:-0}" -v k="${kc:-0}" 'BEGIN { d = t - k; exit !(t > 50 && d < 1 && d > -1) }'
+ok $? "step7's children: ${tc:-none} % in --tree's entry line, ${kc:-none} % its LKP key (whole chains both)"
 
 # two runs: the chains past the trie carry their run; each run keeps its samples
 MMPROF_STACK_BUDGET=65536 MMPROF_STACK_NODES=65536 "$MMPROF" record -r 2 -F 4000 \
