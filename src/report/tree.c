@@ -314,8 +314,20 @@ struct tree_event {
 	double min_weight;	/* --percent-limit of total: what prints, entries and graph nodes */
 };
 
+/*
+ * A profile with whole chains (p->whole): the entry lines of an event as
+ * its counting pass made them, so that the printing pass walks the chains
+ * no second time.
+ */
+struct tree_rows {
+	struct row *rows;
+	size_t nr;
+	int dso_w;
+	bool kept;
+};
+
 static void tree_event__init(struct tree_event *te, const struct symview *v,
-			     const struct tree_opts *o, uint32_t event)
+			     const struct tree_opts *o, uint32_t event, const struct tree_rows *kept)
 {
 	struct outbuf scratch = { 0 };	/* a DSO's name through the text rule (escape.h) */
 	size_t i, shown = o->max_entries ? o->max_entries : SIZE_MAX;
@@ -333,6 +345,12 @@ static void tree_event__init(struct tree_event *te, const struct symview *v,
 	if (te->total <= 0)
 		return;
 	symview__cumulate(v, te->w, te->sub, te->inner, te->children, te->self);
+	if (kept && kept->kept) {
+		memcpy(te->rows, kept->rows, kept->nr * sizeof(*te->rows));
+		te->nr = kept->nr;
+		te->dso_w = kept->dso_w;
+		return;
+	}
 	/* the entry lines as with every chain whole; the graphs stay the trie's, "[elided]" a frame */
 	if (v->p->whole)
 		report__whole_entries(v, event, te->children, te->self);
@@ -410,12 +428,14 @@ struct tree_graphs {
 	struct cnode *nodes;
 	size_t nr, alloc;
 	size_t *first;
+	struct tree_rows rows;
 };
 
 static void tree_graphs__release(struct tree_graphs *g)
 {
 	free(g->nodes);
 	free(g->first);
+	free(g->rows.rows);
 }
 
 /* The nodes of c->t that print, appended to g; returns their number. */
@@ -451,7 +471,12 @@ static size_t tree_event_graphs(const struct symview *v, const struct tree_opts 
 	struct tree_event te;
 	size_t lines = 5, i;	/* the header's, the column titles' and the last blank line */
 
-	tree_event__init(&te, v, o, event);
+	tree_event__init(&te, v, o, event, NULL);
+	if (v->p->whole) {
+		g->rows = (struct tree_rows){ .rows = xmalloc((te.nr + 1) * sizeof(*te.rows)),
+					      .nr = te.nr, .dso_w = te.dso_w, .kept = true };
+		memcpy(g->rows.rows, te.rows, te.nr * sizeof(*te.rows));
+	}
 	if (te.total > 0 && te.nr) {
 		tree_ctx__start(&c, &te, o);
 		g->first = xcalloc(te.nr + 1, sizeof(*g->first));
@@ -482,7 +507,7 @@ static void tree_event(const struct symview *v, const struct tree_opts *o, uint3
 	for (i = 0; i < p->nr_counts; i++)
 		if (p->counts[i].event == event && symview__counts(v, p->counts[i].node))
 			samples += p->counts[i].samples;
-	tree_event__init(&te, v, o, event);
+	tree_event__init(&te, v, o, event, &g->rows);
 	if (!o->no_header) {
 		outbuf__puts(out, "# Event '");
 		outbuf__text_str(out, evname ? evname : "?");
