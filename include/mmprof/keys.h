@@ -253,6 +253,7 @@ struct chain_entries {
 	uint32_t self;			/* the entry sampled */
 	const struct chain_cell *cells;
 	uint32_t nr_cells;
+	uint32_t nr_frames;		/* the chain's own frames (chain_rec.nr) */
 };
 typedef void (*chain_entries_fn)(void *ctx, const struct chain_entries *c);
 int chainkeys__each_entries(const struct symview *v, chain_entries_fn fn, void *ctx);

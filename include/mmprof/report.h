@@ -104,10 +104,14 @@ struct report_entry *report__entries(const struct profile *p, int event, bool un
  * p->whole counted once in every entry it holds (one walk of the stream:
  * keys.h's chainkeys__each_entries).  "[elided]" gets 0, so that no entry
  * line names it.  Without p->whole: symview__weights and cumulate.
+ * nr_cut (may be NULL): v->nr_cut with every chain whole, the distinct
+ * stacks deeper than v->max_stack (the trie's not under "[elided]", and
+ * the chains'; every chain counts in a view that keeps unresolved and
+ * inline frames, as --tree's).
  */
 struct symview;
 double report__whole_entries(const struct symview *v, uint32_t event, double *children,
-			     double *self);
+			     double *self, uint64_t *nr_cut);
 
 /*
  * Views whose stdout is a line format (keys, folded, export) give that line

@@ -275,7 +275,8 @@ static int add_chain(void *ctx, const struct chain_rec *c)
 	}
 	if (!ck->pass) {
 		struct chain_entries ce = { .entries = ck->ent, .nr = nocc, .self = ck->seq[m - 1],
-					    .cells = c->cells, .nr_cells = c->nr_cells };
+					    .cells = c->cells, .nr_cells = c->nr_cells,
+					    .nr_frames = c->nr };
 
 		ck->entries_fn(ck->entries_ctx, &ce);
 		return 0;

@@ -27,6 +27,8 @@ struct whole_acc {
 	uint32_t event;
 	bool use_period;
 	double total;
+	uint32_t max_stack;
+	uint64_t cut;			/* chains deeper than max_stack */
 	double *children, *self;	/* flat: [entry] */
 	bool by_comm;			/* else rows per (comm, entry) */
 	struct whole_row *rows;
@@ -61,6 +63,8 @@ static void add_whole(void *ctx, const struct chain_entries *c)
 	struct whole_acc *a = ctx;
 	uint32_t i, k;
 
+	if (a->max_stack && c->nr_frames > a->max_stack)
+		a->cut++;
 	for (i = 0; i < c->nr_cells; i++) {
 		const struct chain_cell *cell = &c->cells[i];
 		double x = (double)(a->use_period ? cell->period : cell->samples);
@@ -109,11 +113,11 @@ static uint32_t *counts_not_elided(const struct profile *p, uint32_t event, size
 }
 
 double report__whole_entries(const struct symview *v, uint32_t event, double *children,
-			     double *self)
+			     double *self, uint64_t *nr_cut)
 {
 	const struct profile *p = v->p;
 	struct whole_acc a = { .event = event, .use_period = true, .children = children,
-			       .self = self };
+			       .self = self, .max_stack = v->max_stack };
 	double *w = xmalloc((v->nr_nodes + 1) * sizeof(*w));
 	uint32_t *idx;
 	size_t n;
@@ -122,12 +126,30 @@ double report__whole_entries(const struct symview *v, uint32_t event, double *ch
 		a.total = symview__weights(v, SYMVIEW_ALL_RUNS, event, true, w);
 		symview__cumulate(v, w, w, NULL, children, self);
 		free(w);
+		if (nr_cut)
+			*nr_cut = v->nr_cut;
 		return a.total;
 	}
 	idx = counts_not_elided(p, event, &n);
 	a.total = symview__weights_of(v, idx, n, true, w);
 	symview__cumulate(v, w, w, NULL, children, self);
 	walk_whole(v, &a);
+	if (nr_cut) {
+		uint8_t *el = chainkeys__elided_nodes(p), *seen = xcalloc(p->nr_nodes + 1, 1);
+		size_t i;
+
+		*nr_cut = a.cut;
+		for (i = 0; v->max_stack && i < p->nr_counts; i++) {
+			uint32_t q = p->counts[i].node;
+
+			if (q < p->nr_nodes && p->nodes[q].depth > v->max_stack && !el[q] && !seen[q]) {
+				seen[q] = 1;
+				++*nr_cut;
+			}
+		}
+		free(seen);
+		free(el);
+	}
 	free(idx);
 	free(w);
 	return a.total;
@@ -162,7 +184,7 @@ struct report_entry *report__entries(const struct profile *p, int event, bool un
 	children = xmalloc((v.nr_entries + 1) * sizeof(*children));
 	self = xmalloc((v.nr_entries + 1) * sizeof(*self));
 	if (p->whole)
-		total = report__whole_entries(&v, (uint32_t)event, children, self);
+		total = report__whole_entries(&v, (uint32_t)event, children, self, NULL);
 	else
 		total = symview__weights(&v, SYMVIEW_ALL_RUNS, (uint32_t)event, true, w);
 	if (total > 0) {

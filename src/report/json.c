@@ -183,7 +183,7 @@ static void json_tree(const struct profile *p, double limit, struct jsonw *jw)
 	self = xmalloc((v.nr_entries + 1) * sizeof(*self));
 	jsonw__array(jw, "tree", JSONW_LINES);
 	for (e = 0; e < p->nr_events; e++) {
-		double total = p->whole ? report__whole_entries(&v, (uint32_t)e, children, self) :
+		double total = p->whole ? report__whole_entries(&v, (uint32_t)e, children, self, NULL) :
 				symview__weights(&v, SYMVIEW_ALL_RUNS, (uint32_t)e, true, w);
 
 		if (!p->whole)

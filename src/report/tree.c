@@ -312,6 +312,7 @@ struct tree_event {
 	int dso_w;
 	double total;
 	double min_weight;	/* --percent-limit of total: what prints, entries and graph nodes */
+	uint64_t nr_cut;	/* v->nr_cut, with every chain whole (report__whole_entries) */
 };
 
 /*
@@ -323,6 +324,7 @@ struct tree_rows {
 	struct row *rows;
 	size_t nr;
 	int dso_w;
+	uint64_t nr_cut;
 	bool kept;
 };
 
@@ -340,6 +342,7 @@ static void tree_event__init(struct tree_event *te, const struct symview *v,
 	te->rows = xmalloc((v->nr_entries + 1) * sizeof(*te->rows));
 	te->nr = 0;
 	te->dso_w = 13;
+	te->nr_cut = v->nr_cut;
 	te->total = symview__weights(v, SYMVIEW_ALL_RUNS, event, true, te->w);
 	te->min_weight = te->total * o->percent_limit / 100.0;
 	if (te->total <= 0)
@@ -349,11 +352,12 @@ static void tree_event__init(struct tree_event *te, const struct symview *v,
 		memcpy(te->rows, kept->rows, kept->nr * sizeof(*te->rows));
 		te->nr = kept->nr;
 		te->dso_w = kept->dso_w;
+		te->nr_cut = kept->nr_cut;
 		return;
 	}
 	/* the entry lines as with every chain whole; the graphs stay the trie's, "[elided]" a frame */
 	if (v->p->whole)
-		report__whole_entries(v, event, te->children, te->self);
+		report__whole_entries(v, event, te->children, te->self, &te->nr_cut);
 	for (i = 0; i < v->nr_entries; i++) {
 		const double *by = o->self_order ? te->self : te->children;
 		const char *dso;
@@ -474,7 +478,8 @@ static size_t tree_event_graphs(const struct symview *v, const struct tree_opts 
 	tree_event__init(&te, v, o, event, NULL);
 	if (v->p->whole) {
 		g->rows = (struct tree_rows){ .rows = xmalloc((te.nr + 1) * sizeof(*te.rows)),
-					      .nr = te.nr, .dso_w = te.dso_w, .kept = true };
+					      .nr = te.nr, .dso_w = te.dso_w, .nr_cut = te.nr_cut,
+					      .kept = true };
 		memcpy(g->rows.rows, te.rows, te.nr * sizeof(*te.rows));
 	}
 	if (te.total > 0 && te.nr) {
@@ -518,10 +523,10 @@ static void tree_event(const struct symview *v, const struct tree_opts *o, uint3
 		outbuf__printf(out, "# %s\n", report__unnamed_line(p, (int)event, true, line,
 								    sizeof(line)));
 	}
-	if (v->nr_cut)
+	if (te.nr_cut)
 		outbuf__printf(out, "# %llu stack%s deeper than %u frames: the innermost %u shown "
-			"(perf's --max-stack)\n", (unsigned long long)v->nr_cut,
-			v->nr_cut == 1 ? "" : "s", v->max_stack, v->max_stack);
+			"(perf's --max-stack)\n", (unsigned long long)te.nr_cut,
+			te.nr_cut == 1 ? "" : "s", v->max_stack, v->max_stack);
 	if (te.total <= 0) {
 		outbuf__printf(out, "# (no resolved samples)\n\n");
 		goto out;

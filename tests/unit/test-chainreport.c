@@ -13,8 +13,8 @@
  * profile with every chain whole in its trie and (b) the chains put into
  * an empty trie by profile__take_chains at 1/4 and 1/16 of (a)'s nodes.
  * report__entries, report__comm_entries, --tree's entry lines (by
- * children, by self, and with --max-stack 6, whose header's count of
- * stacks cut is still the trie's) and --unresolved must be byte for byte the
+ * children, by self, and with --max-stack 6 and its header's count of
+ * stacks cut) and --unresolved must be byte for byte the
  * same (every count an integer: the sums are exact in either order), and
  * "[elided]" in no entry line.
  */
@@ -267,18 +267,7 @@ static char *views(const struct profile *p)
 		outbuf__puts(&b, "== tree\n");
 		report__tree(p, &by_children, &b);
 		report__tree(p, &by_self, &b);
-		/* its entry lines: the header's count of stacks cut is the trie's (see the report) */
-		{
-			struct outbuf t = { 0 };
-			const char *l;
-
-			report__tree(p, &cut, &t);
-			outbuf__putc(&t, '\0');
-			for (l = t.s; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n'))
-				if (strncmp(l, "# ", 2))
-					outbuf__printf(&b, "%.*s\n", (int)strcspn(l, "\n"), l);
-			outbuf__release(&t);
-		}
+		report__tree(p, &cut, &b);
 		outbuf__puts(&b, "== unresolved\n");
 		report__unresolved(p, (int)e, &b);
 	}
