@@ -289,14 +289,21 @@ static int reader_next(int fd, struct reader *r, struct spillbuf *z)
 	return 0;
 }
 
-static void count_chain(struct chainsort *cs, uint32_t nr, const struct chain_cell *c, uint32_t n)
+static void count_chain(struct chainsrc *to, uint32_t nr, const struct chain_cell *c, uint32_t n)
 {
 	uint32_t i;
 
-	cs->src.nr_chains++;
-	cs->src.nr_frames += nr;
+	to->nr_chains++;
+	to->nr_frames += nr;
 	for (i = 0; i < n; i++)
-		add_sat(&cs->src.samples, c[i].samples);
+		add_sat(&to->samples, c[i].samples);
+}
+
+static void count_add(struct chainsrc *to, const struct chainsrc *from)
+{
+	to->nr_chains += from->nr_chains;
+	to->nr_frames += from->nr_frames;
+	add_sat(&to->samples, from->samples);
 }
 
 /* The arena as one sorted run, equal chains one record; the arena emptied. */
@@ -304,6 +311,7 @@ static int write_run(struct chainsort *cs)
 {
 	struct writer w = { .fd = cs->fd, .at = cs->end };
 	struct chain_cell *cells = NULL;
+	struct chainsrc counted = { 0 };	/* added to the source's once the run is whole */
 	size_t i, j, alloc_cells = 0;
 	int err = 0;
 
@@ -321,14 +329,16 @@ static int write_run(struct chainsort *cs)
 		n = cells_merge(cells, n);
 		err = writer_put(&w, rec_frames(cs, a), rec_nr(cs, a), cells, n);
 		if (!err)
-			count_chain(cs, rec_nr(cs, a), cells, n);
+			count_chain(&counted, rec_nr(cs, a), cells, n);
 	}
 	if (!err)
 		err = writer_flush(&w);
 	free(cells);
 	writer_release(&w);
+	/* a run not written leaves the arena to be written again, and counts nothing */
 	if (err)
 		return err;
+	count_add(&cs->src, &counted);
 	XGROW(cs->runs, cs->alloc_runs, cs->nr_runs);
 	cs->runs[cs->nr_runs].off = cs->end;
 	cs->runs[cs->nr_runs++].end = w.at;
@@ -439,7 +449,7 @@ static int merge_runs(struct chainsort *cs)
 		n = cells_merge(cells, n);
 		err = writer_put(&w, min->chain, min->nr, cells, n);
 		if (!err)
-			count_chain(cs, min->nr, cells, n);
+			count_chain(&cs->src, min->nr, cells, n);
 		for (i = 0; i < cs->nr_runs && !err; i++)
 			if (eq[i])
 				err = reader_next(cs->fd, &rd[i], &z);

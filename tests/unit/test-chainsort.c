@@ -6,7 +6,9 @@
  * a byte (a run per chain): the walk must yield the model's chains in the
  * model's order, each once, with its lcp, ordinal and merged cells, twice
  * alike; the counts of the source match; the unnamed file leaves nothing in
- * its folder; a folder that is not there is -errno.
+ * its folder; a folder that is not there is -errno.  A run that cannot be
+ * written (a file size limit) leaves the chains added before to be written
+ * by finish, counted once.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -14,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "mmprof/chainsort.h"
@@ -272,6 +276,44 @@ int main(void)
 		werr = chainsrc__each(src, check, &w);
 		ok(werr == -EIO || werr == -EPROTO, "the walk: %d (-EIO or -EPROTO)", werr);
 		chainsrc__release(src);
+	}
+
+	/* a run that fails midway (a file size limit): written again by finish, counted once */
+	{
+		struct rlimit was, lim;
+		struct walk w;
+		struct chainsrc *src;
+		struct ref *part;
+		size_t nr_part, k = 0;
+		int adderr = 0, werr;
+
+		signal(SIGXFSZ, SIG_IGN);
+		getrlimit(RLIMIT_FSIZE, &was);
+		lim = was;
+		lim.rlim_cur = 2000;
+		cs = chainsort__new(dir, 1 << 16);
+		setrlimit(RLIMIT_FSIZE, &lim);
+		for (k = 0; k < NADD && !adderr; k++)
+			adderr = chainsort__add(cs, adds[k].frames, adds[k].nr, &adds[k].cell);
+		setrlimit(RLIMIT_FSIZE, &was);
+		k--;	/* adds[k] failed: not added */
+		ok(adderr == -EFBIG && k > 0, "the file size limit: add %zu fails (%d)", k, adderr);
+		part = model(adds, k, &nr_part);
+		src = chainsort__finish(cs, &err);
+		ok(src && !err, "finished once the limit is raised (%d)", err);
+		if (src) {
+			w = (struct walk){ .ref = part, .nr_ref = nr_part };
+			ok(src->nr_chains == nr_part, "counted once: %llu chains (model %zu)",
+			   (unsigned long long)src->nr_chains, nr_part);
+			werr = chainsrc__each(src, check, &w);
+			ok(!werr && w.seen == nr_part && !w.bad_frames && !w.bad_cells,
+			   "the walk: %d, %zu of %zu chains, %zu wrong", werr, w.seen, nr_part,
+			   w.bad_frames + w.bad_cells);
+			chainsrc__release(src);
+		}
+		for (i = 0; i < nr_part; i++)
+			free(part[i].cells);
+		free(part);
 	}
 
 	/* an empty sort, and a chain of no frames */
