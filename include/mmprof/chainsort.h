@@ -61,6 +61,17 @@ int chainsort__add(struct chainsort *cs, const uint32_t *frames_root_first, uint
  */
 struct chainsrc *chainsort__finish(struct chainsort *cs, int *err);
 
+/*
+ * The cells of a source chainsort__finish made, over all its chains (each
+ * chain's cells merged): what a profile's counts can grow by when every
+ * chain of it is taken (profile__take_chains).
+ */
+uint64_t chainsort__nr_cells(const struct chainsrc *src);
+/*
+ * The samples of every chain added so far, summed (saturating; 0 for
+ * NULL): what a recording loses when the sort cannot be finished.
+ */
+uint64_t chainsort__samples(const struct chainsort *cs);
 /* Free a sorter not finished (its file goes with it); NULL-safe. */
 void chainsort__free(struct chainsort *cs);
 

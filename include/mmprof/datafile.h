@@ -147,6 +147,14 @@ bool datafile__readers_take(size_t nodes, size_t frames, size_t cells, size_t ev
 #define DATAFILE_TRIE_FRAMES	(512u << 10)
 
 /*
+ * The most stack nodes, max_nodes at most, for which datafile__readers_take
+ * holds with these frames, cells, events and pairs (0 when none does):
+ * the bound for a trie grown all at once (profile__take_chains).
+ */
+size_t datafile__readers_nodes(size_t max_nodes, size_t frames, size_t cells, size_t events,
+			       size_t pairs);
+
+/*
  * Whether p's trie takes a chain of nr more nodes (new frames counted as
  * many) when its runs are runs at most: within max_nodes (a test's smaller
  * trie; 0: DATAFILE_TRIE_NODES) and datafile__readers_take.

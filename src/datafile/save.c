@@ -443,6 +443,66 @@ bool datafile__readers_take(size_t nodes, size_t frames, size_t cells, size_t ev
 	       (unsigned long long)pairs * nodes <= DATAFILE_MAX_WALK;
 }
 
+size_t datafile__readers_nodes(size_t max_nodes, size_t frames, size_t cells, size_t events,
+			       size_t pairs)
+{
+	size_t lo = 0, hi = max_nodes;
+
+	/* readers_take holds for lo (or lo is 0), fails past hi: it only grows with nodes */
+	if (datafile__readers_take(hi, frames, cells, events, pairs))
+		return hi;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (datafile__readers_take(mid, frames, cells, events, pairs))
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The loader's limits (loader__check_walk, check_unpacked), before anything
+ * is written: a file a reader refuses is not written (-ERANGE, so that
+ * datafile__salvage keeps what it can).  Events and (run, event) pairs
+ * counted as the loader does, those with counts.
+ */
+static int check_readers(struct saver *s)
+{
+	const struct profile *p = s->p;
+	size_t nr_pairs = (size_t)p->nr_runs * p->nr_events, pairs = 0, events = 0, i;
+	unsigned char *seen, ev_seen[DATAFILE_MAX_EVENTS] = { 0 };
+	bool fits;
+
+	if (p->nr_nodes <= 1 && !p->nr_counts)
+		return 0;
+	seen = xcalloc(nr_pairs / 8 + 1, 1);
+	for (i = 0; i < p->nr_counts; i++) {
+		size_t k = (size_t)p->counts[i].run * p->nr_events + p->counts[i].event;
+
+		if (k < nr_pairs && !(seen[k / 8] & (1u << (k % 8)))) {
+			seen[k / 8] |= (unsigned char)(1u << (k % 8));
+			pairs++;
+			if (p->counts[i].event < DATAFILE_MAX_EVENTS && !ev_seen[p->counts[i].event]) {
+				ev_seen[p->counts[i].event] = 1;
+				events++;
+			}
+		}
+	}
+	free(seen);
+	/* formats 1 and 2 have rows, not blocks: only the walks bound them */
+	fits = s->version >= 3 ?
+	       datafile__readers_take(p->nr_nodes, p->nr_frames, p->nr_counts, events, pairs) :
+	       datafile__readers_take(p->nr_nodes, 0, 0, events, pairs);
+	if (fits)
+		return 0;
+	return errmsg__set(s->e, -ERANGE, "cannot write '%s': profile stacks: %zu nodes, %zu frames "
+			   "and %zu counts in %zu events, %zu (run, event) pairs are more than a reader "
+			   "loads (data-format.md, limits)", s->path, p->nr_nodes, p->nr_frames,
+			   p->nr_counts, events, pairs);
+}
+
 bool datafile__trie_takes(const struct profile *p, size_t nr, size_t runs, size_t max_nodes)
 {
 	size_t nodes = p->nr_nodes + nr;
@@ -545,7 +605,7 @@ static int save(struct saver *sv)
 		return errmsg__set(e, -EINVAL, "cannot write '%s': format %d cannot hold the profile's whole chains (format 5 does)",
 				   path, version);
 
-	if ((err = outfile__check_target(path, e)))
+	if ((err = check_readers(&s)) || (err = outfile__check_target(path, e)))
 		return err;
 	if ((err = split_path(&s, &dir, &base)))
 		return err;

@@ -44,6 +44,8 @@ struct chainsort {
 	size_t nr_runs, alloc_runs;
 	uint64_t end;		/* bytes written */
 	struct span whole;	/* the merged run, once finished */
+	uint64_t nr_cells;	/* the cells of the runs written (the merged run's, once finished) */
+	uint64_t added;		/* the samples of every chain added, saturating */
 };
 
 static int cell_cmp(const struct chain_cell *a, const struct chain_cell *b)
@@ -289,10 +291,12 @@ static int reader_next(int fd, struct reader *r, struct spillbuf *z)
 	return 0;
 }
 
-static void count_chain(struct chainsrc *to, uint32_t nr, const struct chain_cell *c, uint32_t n)
+static void count_chain(struct chainsrc *to, uint64_t *cells, uint32_t nr,
+			const struct chain_cell *c, uint32_t n)
 {
 	uint32_t i;
 
+	*cells += n;
 	to->nr_chains++;
 	to->nr_frames += nr;
 	for (i = 0; i < n; i++)
@@ -312,6 +316,7 @@ static int write_run(struct chainsort *cs)
 	struct writer w = { .fd = cs->fd, .at = cs->end };
 	struct chain_cell *cells = NULL;
 	struct chainsrc counted = { 0 };	/* added to the source's once the run is whole */
+	uint64_t counted_cells = 0;
 	size_t i, j, alloc_cells = 0;
 	int err = 0;
 
@@ -329,7 +334,7 @@ static int write_run(struct chainsort *cs)
 		n = cells_merge(cells, n);
 		err = writer_put(&w, rec_frames(cs, a), rec_nr(cs, a), cells, n);
 		if (!err)
-			count_chain(&counted, rec_nr(cs, a), cells, n);
+			count_chain(&counted, &counted_cells, rec_nr(cs, a), cells, n);
 	}
 	if (!err)
 		err = writer_flush(&w);
@@ -339,6 +344,7 @@ static int write_run(struct chainsort *cs)
 	if (err)
 		return err;
 	count_add(&cs->src, &counted);
+	cs->nr_cells += counted_cells;
 	XGROW(cs->runs, cs->alloc_runs, cs->nr_runs);
 	cs->runs[cs->nr_runs].off = cs->end;
 	cs->runs[cs->nr_runs++].end = w.at;
@@ -377,6 +383,7 @@ int chainsort__add(struct chainsort *cs, const uint32_t *frames, uint32_t nr,
 	XGROW(cs->recs, cs->alloc_recs, cs->nr_recs);
 	cs->recs[cs->nr_recs++] = cs->used;
 	cs->arena[cs->used] = nr;
+	add_sat(&cs->added, cell->samples);
 	memcpy(cs->arena + cs->used + 1, cell, sizeof(*cell));
 	memcpy(cs->arena + cs->used + 1 + CELL_WORDS, frames, (size_t)nr * sizeof(*frames));
 	cs->used += words;
@@ -421,7 +428,7 @@ static int merge_runs(struct chainsort *cs)
 	size_t i, alloc_cells = 0;
 	int err = 0;
 
-	cs->src.nr_chains = cs->src.nr_frames = cs->src.samples = 0;
+	cs->src.nr_chains = cs->src.nr_frames = cs->src.samples = cs->nr_cells = 0;
 	for (i = 0; i < cs->nr_runs && !err; i++) {
 		rd[i].at = cs->runs[i].off;
 		rd[i].end = cs->runs[i].end;
@@ -449,7 +456,7 @@ static int merge_runs(struct chainsort *cs)
 		n = cells_merge(cells, n);
 		err = writer_put(&w, min->chain, min->nr, cells, n);
 		if (!err)
-			count_chain(&cs->src, min->nr, cells, n);
+			count_chain(&cs->src, &cs->nr_cells, min->nr, cells, n);
 		for (i = 0; i < cs->nr_runs && !err; i++)
 			if (eq[i])
 				err = reader_next(cs->fd, &rd[i], &z);
@@ -526,4 +533,14 @@ struct chainsrc *chainsort__finish(struct chainsort *cs, int *err)
 	cs->src.release = sort_release;
 	*err = 0;
 	return &cs->src;
+}
+
+uint64_t chainsort__nr_cells(const struct chainsrc *src)
+{
+	return ((const struct chainsort *)src)->nr_cells;
+}
+
+uint64_t chainsort__samples(const struct chainsort *cs)
+{
+	return cs ? cs->added : 0;
 }

@@ -423,6 +423,27 @@ int sampler__resolve_run(struct sampler *s, struct profile *p, uint32_t run, str
 	return err;
 }
 
+/*
+ * The nodes the take may fill: the trie's bound, and within it what every
+ * reader takes (datafile__readers_take, which goes_whole applied chain by
+ * chain while the trie filled) with the counts the take can add, every
+ * cell of src at most, and the "[elided]" frame.
+ */
+static size_t take_bound(const struct sampler *s, const struct profile *p,
+			 const struct chainsrc *src)
+{
+	size_t max = s->max_nodes ? s->max_nodes : DATAFILE_TRIE_NODES;
+	size_t runs = s->opts.runs > p->nr_runs ? s->opts.runs : p->nr_runs;
+	uint64_t cells = chainsort__nr_cells(src) + p->nr_counts;
+
+	if (!runs)
+		runs = 1;
+	if (cells > SIZE_MAX / 2)
+		cells = SIZE_MAX / 2;
+	return datafile__readers_nodes(max, p->nr_frames + 1, (size_t)cells, p->nr_events,
+				       runs * p->nr_events);
+}
+
 int sampler__take_chains(struct sampler *s, struct profile *p, struct chaintake_stats *st)
 {
 	struct chainsrc *src;
@@ -438,7 +459,7 @@ int sampler__take_chains(struct sampler *s, struct profile *p, struct chaintake_
 	s->whole = NULL;
 	if (!src)
 		return err;
-	err = profile__take_chains(p, src, s->max_nodes ? s->max_nodes : DATAFILE_TRIE_NODES, st);
+	err = profile__take_chains(p, src, take_bound(s, p, src), st);
 	if (err)
 		return err;
 	/* no room even for a chain's elision: cut to its leaf, as before (chaintake.h) */
