@@ -698,8 +698,10 @@ int recordcmd__save(struct record *rec, bool interrupted, struct errmsg *e)
 	struct chaintake_stats st;
 	int err = rec->sess ? recsession__take_chains(rec->sess, &st, e) : 0;
 
-	if (!err)
-		err = save_keeping_old(rec, e);
+	/* the chains that could not be read back are lost, not the recording */
+	if (err)
+		warning("%s", e->msg);
+	err = save_keeping_old(rec, e);
 	if (err) {
 		error("%s", e->msg[0] ? e->msg : strerror(-err));
 		return EXIT_ERROR;

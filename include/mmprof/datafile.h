@@ -72,7 +72,8 @@
  *   -EINVAL   path exists and is not a regular file, or p breaks an
  *             invariant of the format (the message names the row)
  *   -ERANGE   a count >= 2^63, or a table, string or stack depth over the
- *             limits above
+ *             limits above, or a trie and counts past what a reader
+ *             loads (datafile__readers_take)
  *   -ENOSPC   the disk filled (the target is left as it was)
  *   other     -errno of the failing system call
  */
@@ -96,8 +97,10 @@ int datafile__save_version(const struct profile *p, const char *path, int versio
  * left out; when a table others refer to breaks one (strings, frames,
  * nodes, events, runs), the file is written without its stacks (no frames,
  * nodes or counts; runs, counters, metrics and meta kept) and every count
- * is left out; whole chains (p->whole) that break one are left out first,
- * the trie written as format 4 (its "[elided]" nodes hold every count).
+ * is left out; whole chains (p->whole) that break one, or whose walk
+ * fails (-EIO, -EPROTO: a temporary file that cannot be read back), are
+ * left out first, the trie written as format 4 (its "[elided]" nodes hold
+ * every count).
  * *dropped: the rows left out, also in the file's meta as
  * DATAFILE_META_DROPPED; why: the first one (or why the stacks went).
  * Errors as datafile__save, when even that could not be written.
@@ -109,7 +112,7 @@ int datafile__salvage(const struct profile *p, const char *path, size_t *dropped
 /*
  * How record and stat write what they built: the model's repairs noted
  * (profile__repairs: meta repaired.*), then datafile__save, and when that
- * refuses the profile, datafile__salvage.  warn: one line to print as a
+ * refuses the profile or cannot walk its whole chains, datafile__salvage.  warn: one line to print as a
  * warning, empty when there is nothing to say.  Errors as datafile__save:
  * nothing could be written.
  */

@@ -65,7 +65,9 @@ int recsession__run(struct recsession *s, uint32_t run, struct runloop_result *r
 /*
  * After the last run, before the profile is saved: the chains the trie
  * had no room for into it (sampler__take_chains); the totals' stacks_cut
- * then counts those cut there too.  0 or -errno with e filled.
+ * then counts those cut there too.  0 or -errno with e filled: the
+ * chains not read back are lost (meta chains_lost), the profile is
+ * whole otherwise and is saved as it is.
  */
 int recsession__take_chains(struct recsession *s, struct chaintake_stats *st, struct errmsg *e);
 

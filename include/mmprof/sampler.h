@@ -186,9 +186,15 @@ uint64_t sampler__stacks_cut(const struct sampler *s);
  * went (past 3/4 of max_nodes, sorted whole to the output's folder:
  * chainsort.h) into p's trie within max_nodes (profile__take_chains,
  * chaintake.h: st its stats, zeroed when there were none).  0 or -errno
- * (the sorted chains could not be read back).  No run may follow.
+ * (the sorted chains could not be read back): p then keeps every run's
+ * counts and whatever of the chains the take had put in (p->whole NULL),
+ * and its meta chains_lost, as sampler__chains_lost, the samples of the
+ * rest; p can be saved as it is.  No run may follow.
  */
 int sampler__take_chains(struct sampler *s, struct profile *p, struct chaintake_stats *st);
+
+/* Samples whose chains sampler__take_chains could not read back (meta chains_lost). */
+uint64_t sampler__chains_lost(const struct sampler *s);
 
 /* Times a full arena was spilled (chainspill.h), all runs so far. */
 uint64_t sampler__spills(const struct sampler *s);

@@ -40,6 +40,7 @@ struct saver {
 	struct ffrec *ff;	/* format 4: the frame_files records, in frame order */
 	size_t nr_ff;
 	struct strintern extra;	/* format 4: build-ids not in p's strings, ids strs.nr + i */
+	bool chains_unread;	/* p->whole's walk failed (savechain.c): the trie can still be saved */
 };
 
 /* Format 4: a frame_files record, its build-id as a string id of the file. */

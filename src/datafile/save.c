@@ -552,13 +552,18 @@ int datafile__salvage(const struct profile *p, const char *path, size_t *dropped
 
 	*dropped = 0;
 	err = save(&s);
-	if ((err == -EINVAL || err == -ERANGE) && p->whole) {
-		/* the whole chains break a rule: the trie (its "[elided]" nodes) still holds every count */
+	if ((err == -EINVAL || err == -ERANGE || (err && s.chains_unread)) && p->whole) {
+		/*
+		 * the whole chains break a rule, or cannot be read back: the
+		 * trie (its "[elided]" nodes) still holds every count
+		 */
 		trie_only = *p;
 		trie_only.whole = NULL;
 		s = (struct saver){ .p = &trie_only, .version = 4, .path = path, .e = e,
 				    .salvage = true, .dropped = p->whole->nr_chains };
 		why_rows = e ? strstr(e->msg, "': profile ") : NULL;
+		if (!why_rows && e)
+			why_rows = strstr(e->msg, "': the chains ");
 		errmsg__set(&s.first, 0, "%s; written without its whole chains (chain_blocks)",
 			    why_rows ? why_rows + 3 : e ? e->msg : "a rule broken");
 		err = save(&s);
@@ -693,6 +698,7 @@ out_close:
 		close(fd);
 	free(tmp);
 	free(dir);
+	sv->chains_unread = s.chains_unread;
 	return err;
 }
 
@@ -704,12 +710,14 @@ int datafile__save_recording(struct profile *p, const char *path, struct errmsg 
 	bool repaired = profile__repairs(p, line, sizeof(line)) > 0;
 	const char *pre = repaired ? "kept within the file format: " : "";
 	const char *post = repaired ? " (meta repaired.*)" : "";
+	struct saver s = { .p = p, .version = version_for(p), .path = path, .e = e };
 	size_t dropped;
 	int err;
 
 	warn->msg[0] = '\0';
-	err = datafile__save(p, path, e);
-	if (err == -EINVAL || err == -ERANGE)
+	err = save(&s);
+	/* a walk of p->whole that fails (-EIO, -EPROTO, ...) loses the chains, not the recording */
+	if (err == -EINVAL || err == -ERANGE || (err && s.chains_unread))
 		err = datafile__salvage(p, path, &dropped, &why, e);
 	else
 		why.msg[0] = '\0';

@@ -157,6 +157,7 @@ int saver__write_chain_blocks(struct saver *s)
 		goto out;
 	}
 	if (err) {
+		s->chains_unread = true;
 		err = errmsg__set(s->e, err < 0 ? err : -EIO,
 				  "cannot write '%s': the chains could not be read (%s)", s->path,
 				  err == -EPROTO ? "a block breaks the format" :

@@ -334,12 +334,13 @@ int recsession__take_chains(struct recsession *s, struct chaintake_stats *st, st
 	if (!s->sampler)
 		return 0;
 	err = sampler__take_chains(s->sampler, s->p, st);
-	if (err)
-		return errmsg__set(e, err, "cannot read back the call chains sorted to a "
-				   "temporary file in '%s': %s",
-				   s->o.sampling.spill_dir ? s->o.sampling.spill_dir : ".",
-				   strerror(-err));
 	s->totals.stacks_cut = sampler__stacks_cut(s->sampler);
+	if (err)
+		return errmsg__set(e, err, "cannot write or read back the call chains sorted to a "
+				   "temporary file in '%s': %s; the recording keeps its counts "
+				   "without the stacks of %" PRIu64 " samples (meta chains_lost)",
+				   s->o.sampling.spill_dir ? s->o.sampling.spill_dir : ".",
+				   strerror(-err), sampler__chains_lost(s->sampler));
 	return 0;
 }
 

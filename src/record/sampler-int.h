@@ -161,6 +161,7 @@ struct sampler {
 	uint64_t chains_cut;	/* all runs: user chains cut at a junk frame */
 	uint64_t chains_rejected;	/* all runs: chains holding a value >= PERF_CONTEXT_MAX, kept at their IP */
 	uint64_t stacks_cut;	/* all runs: samples whose chain was cut to its leaf, over the budget */
+	uint64_t chains_lost;	/* samples whose whole chains could not be read back (take_chains) */
 	struct stackagg agg;
 	/*
 	 * --call-graph dwarf: samples carry a user stack copy, unwound when

@@ -444,9 +444,20 @@ static size_t take_bound(const struct sampler *s, const struct profile *p,
 				       runs * p->nr_events);
 }
 
+static uint64_t counted_samples(const struct profile *p)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < p->nr_counts; i++)
+		n = n > UINT64_MAX - p->counts[i].samples ? UINT64_MAX : n + p->counts[i].samples;
+	return n;
+}
+
 int sampler__take_chains(struct sampler *s, struct profile *p, struct chaintake_stats *st)
 {
 	struct chainsrc *src;
+	uint64_t added, before, kept;
 	int err;
 
 	memset(st, 0, sizeof(*st));
@@ -455,13 +466,22 @@ int sampler__take_chains(struct sampler *s, struct profile *p, struct chaintake_
 	stackagg__init(&s->agg);
 	if (!s->whole)
 		return 0;
+	added = chainsort__samples(s->whole);
+	before = counted_samples(p);
 	src = chainsort__finish(s->whole, &err);
 	s->whole = NULL;
-	if (!src)
+	if (src)
+		err = profile__take_chains(p, src, take_bound(s, p, src), st);
+	if (err) {
+		/* p keeps its runs' counts and what the take put in; the rest is lost, and said */
+		char v[32];
+
+		kept = counted_samples(p) - before;
+		s->chains_lost = added > kept ? added - kept : 0;
+		snprintf(v, sizeof(v), "%" PRIu64, s->chains_lost);
+		profile__set_meta(p, "chains_lost", v);
 		return err;
-	err = profile__take_chains(p, src, take_bound(s, p, src), st);
-	if (err)
-		return err;
+	}
 	/* no room even for a chain's elision: cut to its leaf, as before (chaintake.h) */
 	if (st->cut_samples) {
 		char v[32];

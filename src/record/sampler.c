@@ -195,6 +195,11 @@ uint64_t sampler__stacks_cut(const struct sampler *s)
 	return s->stacks_cut;
 }
 
+uint64_t sampler__chains_lost(const struct sampler *s)
+{
+	return s->chains_lost;
+}
+
 uint64_t sampler__spills(const struct sampler *s)
 {
 	return s->spills;

@@ -5,7 +5,9 @@
  * reader walks.  Such a profile is not saved (-ERANGE) and
  * datafile__save_recording writes what a reader loads instead; a take
  * within datafile__readers_nodes' bound (what record gives it) is saved
- * whole and loads.
+ * whole and loads.  A chain source that fails (-EIO) in the take's second
+ * walk leaves p part filled, and in the save's walk of p->whole: each is
+ * still saved, as what p holds or without its whole chains, and loads.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -28,7 +30,8 @@
 
 struct asrc {
 	struct chainsrc src;
-	int fail;		/* the walk's error at chain fail_at, 0: none */
+	int fail;		/* the error of walk fail_walk and after, at chain fail_at; 0: none */
+	int walks, fail_walk;
 	uint64_t fail_at;
 };
 
@@ -44,13 +47,14 @@ static int asrc_each(struct chainsrc *src, chain_fn fn, void *ctx)
 	uint64_t i;
 	int err;
 
+	s->walks++;
 	for (i = 0; i < (uint64_t)NF * NF; i++) {
 		uint32_t f[2] = { (uint32_t)(i / NF), (uint32_t)(i % NF) };
 		struct chain_cell c = cell_of(f[0], f[1]);
 		struct chain_rec r = { .frames = f, .nr = 2, .lcp = i % NF ? 1 : 0,
 				       .cells = &c, .nr_cells = 1, .ordinal = i };
 
-		if (s->fail && i == s->fail_at)
+		if (s->fail && s->walks >= s->fail_walk && i == s->fail_at)
 			return s->fail;
 		if ((err = fn(ctx, &r)))
 			return err;
@@ -63,7 +67,7 @@ static void asrc_release(struct chainsrc *src)
 	free(src);
 }
 
-static struct chainsrc *asrc_new(int fail, uint64_t fail_at)
+static struct chainsrc *asrc_new(int fail, int fail_walk, uint64_t fail_at)
 {
 	struct asrc *s = xcalloc(1, sizeof(*s));
 	uint32_t a, b;
@@ -76,6 +80,7 @@ static struct chainsrc *asrc_new(int fail, uint64_t fail_at)
 		for (b = 0; b < NF; b++)
 			s->src.samples += cell_of(a, b).samples;
 	s->fail = fail;
+	s->fail_walk = fail_walk;
 	s->fail_at = fail_at;
 	return &s->src;
 }
@@ -135,7 +140,7 @@ int main(void)
 	ok(mkdtemp(dir) != NULL, "a folder for the files");
 	snprintf(path, sizeof(path), "%s/p.mmprof", dir);
 	{
-		struct chainsrc *s = asrc_new(0, 0);
+		struct chainsrc *s = asrc_new(0, 0, 0);
 
 		want = s->samples;
 		chainsrc__release(s);
@@ -143,7 +148,7 @@ int main(void)
 
 	/* every chain whole in the trie: 256 events over 65,793 nodes */
 	p = profile_base();
-	err = profile__take_chains(p, asrc_new(0, 0), 100000, &st);
+	err = profile__take_chains(p, asrc_new(0, 0, 0), 100000, &st);
 	ok(!err && !p->whole && p->nr_nodes == 1 + NF + NF * NF,
 	   "every chain whole in the trie (%d, %zu nodes)", err, p->nr_nodes);
 	ok(!datafile__readers_take(p->nr_nodes, p->nr_frames, p->nr_counts, NEV, NEV),
@@ -168,7 +173,7 @@ int main(void)
 	ok(bound == (1u << 24) / NEV, "the readers' bound: %zu nodes", bound);
 	ok(datafile__readers_nodes(100, p->nr_frames, 0, 1, 1) == 100,
 	   "within max_nodes when the readers take more");
-	err = profile__take_chains(p, asrc_new(0, 0), bound, &st);
+	err = profile__take_chains(p, asrc_new(0, 0, 0), bound, &st);
 	ok(!err && p->nr_nodes <= bound && p->whole,
 	   "taken within it (%d, %zu nodes, chains elided)", err, p->nr_nodes);
 	ok(total_samples(p) == want, "every sample counted (%llu of %llu)",
@@ -177,6 +182,38 @@ int main(void)
 	ok(!err && !warn.msg[0], "saved: %d (%s)", err, err ? e.msg : warn.msg);
 	ok(!err && !loads(path, &q) && q->whole && total_samples(q) == want,
 	   "loads, with its whole chains and every sample");
+	profile__free(q);
+	q = NULL;
+	profile__free(p);
+	unlink(path);
+
+	/* the walk of p->whole fails as the file is written: saved without it */
+	p = profile_base();
+	err = profile__take_chains(p, asrc_new(-EIO, 3, 1000), bound, &st);
+	ok(!err && p->whole, "taken (%d), the source failing from its third walk", err);
+	err = datafile__save(p, path, &e);
+	ok(err == -EIO && access(path, F_OK) != 0, "datafile__save: %d, nothing written (%s)",
+	   err, e.msg);
+	err = datafile__save_recording(p, path, &warn, &e);
+	ok(!err && strstr(warn.msg, "without its whole chains"), "saved as a recording: %d (%s)",
+	   err, err ? e.msg : warn.msg);
+	ok(!err && !loads(path, &q) && !q->whole && total_samples(q) == want,
+	   "loads: the trie, every sample under it");
+	profile__free(q);
+	q = NULL;
+	profile__free(p);
+	unlink(path);
+
+	/* the take's second walk fails: p part filled, saved as it is */
+	p = profile_base();
+	err = profile__take_chains(p, asrc_new(-EIO, 2, 30000), bound, &st);
+	ok(err == -EIO && !p->whole && total_samples(p) > 0 && total_samples(p) < want,
+	   "the second walk fails: %d, %llu of %llu samples in p", err,
+	   (unsigned long long)total_samples(p), (unsigned long long)want);
+	err = datafile__save_recording(p, path, &warn, &e);
+	ok(!err, "saved as a recording: %d (%s)", err, err ? e.msg : warn.msg);
+	ok(!err && !loads(path, &q) && total_samples(q) == total_samples(p),
+	   "loads, with what p held");
 	profile__free(q);
 	profile__free(p);
 	unlink(path);

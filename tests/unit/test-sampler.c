@@ -1093,6 +1093,101 @@ static void test_whole(struct symbols *syms)
 	free(buf);
 }
 
+/* The unnamed files in dir, from /proc/self/fd, from fd from on: -1 when none. */
+static int tmp_fd(const char *dir, int from)
+{
+	char path[64], target[4096];
+	int fd;
+	ssize_t n;
+
+	for (fd = from; fd < 1024; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n = readlink(path, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = 0;
+		if (!strncmp(target, dir, strlen(dir)) && strstr(target, "(deleted)"))
+			return fd;
+	}
+	return -1;
+}
+
+/*
+ * The chains sorted past the trie cannot be written or read back (their
+ * temporary file made /dev/full under the sorter): sampler__take_chains fails, and p keeps
+ * every run's count of the chains in the trie, p->whole none, meta
+ * chains_lost the samples of the others (with what p counts, the run's
+ * samples); p is saved as a recording and loads.
+ */
+static void test_whole_lost(struct symbols *syms)
+{
+	enum { NS = 4000, NODES = 16384 };
+	char dir[] = "/tmp/test-sampler-lost.XXXXXX", path[64];
+	struct sampler_opts o = { .freq = 1000, .stack_budget = STACKAGG_BUDGET_MIN,
+				  .max_nodes = NODES };
+	struct sampler *s;
+	struct profile *p = profile__new(), *q = NULL;
+	uint64_t *buf = malloc((size_t)NS * 80 * 8), chain[64], x = 88172645463325252ULL;
+	struct run r = { 0 };
+	struct chaintake_stats st;
+	struct errmsg e = { "" }, warn = { "" };
+	size_t n = 0, i;
+	uint64_t tp, tq, lost;
+	const char *meta;
+	int fd, full, err;
+
+	ok(mkdtemp(dir) != NULL, "a folder for the chains");
+	o.spill_dir = dir;
+	s = sampler__new(&o, syms, NULL);
+	for (i = 0; i < NS; i++) {
+		uint32_t nr, j;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		nr = 8 + (uint32_t)(x % 53);
+		chain[0] = PERF_CONTEXT_USER;
+		for (j = 1; j <= nr; j++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			chain[j] = 0x10000000 + (x % 16) * 64;
+		}
+		n += put_sample(buf + n, chain[1], 7, 100 + i, chain, nr + 1, PERF_RECORD_MISC_USER);
+	}
+	sampler__add_events(s, p);
+	sampler__bind(s, p, 0);
+	is_int(sampler__replay(s, buf, n * 8), NS, "the samples replayed");
+	is_int(sampler__end_run(s, p, 0, &r), 0, "the run ends");
+	profile__add_run(p, &r);
+	ok(p->nr_nodes <= NODES / 4 * 3 && p->nr_nodes > NODES / 2,
+	   "the run filled the trie to 3/4 of its bound (%zu nodes)", p->nr_nodes);
+	/* the chainsort's file and the spill's (no run follows): /dev/full both */
+	full = open("/dev/full", O_RDWR | O_CLOEXEC);
+	for (i = 0, fd = tmp_fd(dir, 3); fd >= 0 && full >= 0; fd = tmp_fd(dir, fd + 1))
+		i += dup2(full, fd) == fd;
+	ok(i > 0, "the sorted chains' file made /dev/full (%zu files)", i);
+	close(full);
+	err = sampler__take_chains(s, p, &st);
+	ok(err < 0, "the chains cannot be read back: %d", err);
+	leaf_samples(p, 0, &tp);
+	lost = sampler__chains_lost(s);
+	meta = profile__meta(p, "chains_lost");
+	ok(!p->whole && lost > 0 && tp > 0 && tp + lost == NS && r.samples == NS,
+	   "p keeps %llu samples, %llu lost, of the run's %llu", (unsigned long long)tp,
+	   (unsigned long long)lost, (unsigned long long)r.samples);
+	ok(meta && strtoull(meta, NULL, 10) == lost, "meta chains_lost %s", meta ? meta : "none");
+	snprintf(path, sizeof(path), "%s/p.mmprof", dir);
+	err = datafile__save_recording(p, path, &warn, &e);
+	ok(!err, "saved: %d (%s)", err, e.msg);
+	err = err ? err : datafile__load(path, &q, &e);
+	if (!err)
+		leaf_samples(q, 0, &tq);
+	ok(!err && tq == tp, "loads, with its %llu samples (%s)", (unsigned long long)tp, e.msg);
+	profile__free(q);
+	unlink(path);
+	sampler__free(s);
+	profile__free(p);
+	ok(rmdir(dir) == 0, "nothing left in the chains' folder");
+	free(buf);
+}
+
 /*
  * A run whose distinct chains overflow the arena many times (the smallest
  * budget, 64 KiB, against 30,000 samples of chains 8 to 60 deep drawn from
@@ -1411,6 +1506,7 @@ int main(int argc, char **argv)
 	test_sideband_bounded(syms);
 	test_spill(syms);
 	test_whole(syms);
+	test_whole_lost(syms);
 	test_junk_frames(syms);
 	test_default_event(syms);
 	test_two_events(syms);
