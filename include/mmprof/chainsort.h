@@ -12,12 +12,14 @@
  * merged, and written as a run of independent zlib'd blocks, lcp-coded,
  * to an unnamed file in a given folder (spillfile.h: the output's, as
  * chainspill.h).  finish() merges the runs into one (reading one block per
- * run) and hands the result out as a chainsrc whose walk reads that merged
- * run a block at a time, as often as asked.
+ * run, CHAINSORT_FANIN runs at a time: passes) and hands the result out as
+ * a chainsrc whose walk reads that merged run a block at a time, as often
+ * as asked.
  *
  * Memory: the budget while adding (arena and index), then one
- * decompressed block per run while merging (CHAINSORT_BLOCK, more for a
- * single chain larger than that), then one block per walk.  Workload: the
+ * decompressed block per run merged, CHAINSORT_FANIN at most
+ * (CHAINSORT_BLOCK each, more for a single chain larger than that),
+ * whatever the recording's length, then one block per walk.  Workload: the
  * worst case of performance.md, ~800,000 chains of ~70 frames in 40 s,
  * is ~250 MB of chains: ~15 runs at the default budget.
  */
@@ -32,6 +34,8 @@
 /* The default budget: 16 MiB of chains and their index held before a run is written. */
 #define CHAINSORT_BUDGET (16u << 20)
 #define CHAINSORT_BLOCK (32u << 10)
+/* The runs merged at once: more are merged in passes (a run each time read and written again). */
+#define CHAINSORT_FANIN 64
 
 struct chainsort;
 

@@ -417,34 +417,37 @@ void chainsort__free(struct chainsort *cs)
 	free(cs);
 }
 
-/* Every run into one, each distinct chain once with its cells merged. */
-static int merge_runs(struct chainsort *cs)
+/*
+ * Runs runs[0..nr) into one, *out, each distinct chain once with its
+ * cells merged, counted into the source (the last pass's counts stand).
+ */
+static int merge_group(struct chainsort *cs, const struct span *runs, size_t nr,
+		       struct span *out)
 {
-	struct reader *rd = xcalloc(cs->nr_runs, sizeof(*rd));
+	struct reader *rd = xcalloc(nr, sizeof(*rd));
 	struct writer w = { .fd = cs->fd, .at = cs->end };
 	struct spillbuf z = { 0 };
 	struct chain_cell *cells = NULL;
-	bool *eq = xcalloc(cs->nr_runs, sizeof(*eq));
+	bool *eq = xcalloc(nr, sizeof(*eq));
 	size_t i, alloc_cells = 0;
 	int err = 0;
 
-	cs->src.nr_chains = cs->src.nr_frames = cs->src.samples = cs->nr_cells = 0;
-	for (i = 0; i < cs->nr_runs && !err; i++) {
-		rd[i].at = cs->runs[i].off;
-		rd[i].end = cs->runs[i].end;
+	for (i = 0; i < nr && !err; i++) {
+		rd[i].at = runs[i].off;
+		rd[i].end = runs[i].end;
 		err = reader_next(cs->fd, &rd[i], &z);
 	}
 	while (!err) {
 		struct reader *min = NULL;
 		uint32_t n = 0, k;
 
-		for (i = 0; i < cs->nr_runs; i++)
+		for (i = 0; i < nr; i++)
 			if (rd[i].have && (!min || chain_cmp(rd[i].chain, rd[i].nr,
 							     min->chain, min->nr) < 0))
 				min = &rd[i];
 		if (!min)
 			break;
-		for (i = 0; i < cs->nr_runs; i++) {
+		for (i = 0; i < nr; i++) {
 			eq[i] = rd[i].have && !chain_cmp(rd[i].chain, rd[i].nr, min->chain, min->nr);
 			if (!eq[i])
 				continue;
@@ -457,24 +460,69 @@ static int merge_runs(struct chainsort *cs)
 		err = writer_put(&w, min->chain, min->nr, cells, n);
 		if (!err)
 			count_chain(&cs->src, &cs->nr_cells, min->nr, cells, n);
-		for (i = 0; i < cs->nr_runs && !err; i++)
+		for (i = 0; i < nr && !err; i++)
 			if (eq[i])
 				err = reader_next(cs->fd, &rd[i], &z);
 	}
 	if (!err)
 		err = writer_flush(&w);
 	if (!err) {
-		cs->whole.off = cs->end;
-		cs->whole.end = w.at;
+		out->off = cs->end;
+		out->end = w.at;
 		cs->end = w.at;
 	}
-	for (i = 0; i < cs->nr_runs; i++)
+	for (i = 0; i < nr; i++)
 		reader_release(&rd[i]);
 	free(rd);
 	free(eq);
 	free(cells);
 	spillbuf__release(&z);
 	writer_release(&w);
+	return err;
+}
+
+/*
+ * Every run into one, cs->whole, in passes of CHAINSORT_FANIN runs at
+ * most (one block held per run merged, and a scan of their heads per
+ * chain): each pass's runs are written after the last byte of the ones
+ * before, whose space is then given back where the filesystem can (best
+ * effort).
+ */
+static int merge_runs(struct chainsort *cs)
+{
+	int err = 0;
+
+	while (!err && cs->nr_runs > 1) {
+		size_t from, k = 0, nr_groups = (cs->nr_runs + CHAINSORT_FANIN - 1) / CHAINSORT_FANIN;
+		struct span *next = xcalloc(nr_groups, sizeof(*next));
+		uint64_t lo;
+
+		cs->src.nr_chains = cs->src.nr_frames = cs->src.samples = cs->nr_cells = 0;
+		for (from = 0; from < cs->nr_runs && !err; from += CHAINSORT_FANIN) {
+			size_t n = cs->nr_runs - from < CHAINSORT_FANIN ? cs->nr_runs - from
+									 : CHAINSORT_FANIN;
+
+			if (n == 1)	/* a run alone: as it is (its counts are not the last pass's) */
+				next[k++] = cs->runs[from];
+			else
+				err = merge_group(cs, cs->runs + from, n, &next[k++]);
+		}
+		if (err) {
+			free(next);
+			break;
+		}
+		free(cs->runs);
+		cs->runs = next;
+		cs->nr_runs = cs->alloc_runs = k;
+		for (lo = cs->end, from = 0; from < k; from++)
+			if (next[from].off < lo)
+				lo = next[from].off;
+		if (lo)
+			(void)!fallocate(cs->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
+					 (off_t)lo);
+	}
+	if (!err)
+		cs->whole = cs->runs[0];
 	return err;
 }
 
@@ -520,10 +568,8 @@ struct chainsrc *chainsort__finish(struct chainsort *cs, int *err)
 	cs->alloc = cs->alloc_recs = 0;
 	if (!e && cs->nr_runs == 1)
 		cs->whole = cs->runs[0];
-	else if (!e && cs->nr_runs > 1 && !(e = merge_runs(cs)) && cs->whole.off)
-		/* the runs' space back, where the filesystem can: best effort */
-		(void)!fallocate(cs->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
-				 (off_t)cs->whole.off);
+	else if (!e && cs->nr_runs > 1)
+		e = merge_runs(cs);
 	if (e) {
 		chainsort__free(cs);
 		*err = e;
