@@ -47,6 +47,24 @@ struct chain_rec {
 	uint64_t ordinal;		/* 0, 1, 2, ... in stream order */
 };
 
+/* The order of a chain's cells: by run, event, comm, pid; <0, 0, >0. */
+static inline int chain_cell__cmp(const struct chain_cell *x, const struct chain_cell *y)
+{
+	if (x->run != y->run)
+		return x->run < y->run ? -1 : 1;
+	if (x->event != y->event)
+		return x->event < y->event ? -1 : 1;
+	if (x->comm != y->comm)
+		return x->comm < y->comm ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/* chain_cell__cmp for qsort. */
+static inline int chain_cell__qcmp(const void *a, const void *b)
+{
+	return chain_cell__cmp(a, b);
+}
+
 /*
  * fn's non-zero return stops the walk and is returned by each; a source's
  * own error is a negative errno (-EIO: a block that does not decompress,

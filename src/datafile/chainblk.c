@@ -74,22 +74,6 @@ static int fail(char *why, size_t len, int err, const char *fmt, ...)
 	return err;
 }
 
-static int cell_cmp(const struct chain_cell *x, const struct chain_cell *y)
-{
-	if (x->run != y->run)
-		return x->run < y->run ? -1 : 1;
-	if (x->event != y->event)
-		return x->event < y->event ? -1 : 1;
-	if (x->comm != y->comm)
-		return x->comm < y->comm ? -1 : 1;
-	return x->pid < y->pid ? -1 : x->pid > y->pid;
-}
-
-static int cell_qcmp(const void *a, const void *b)
-{
-	return cell_cmp(a, b);
-}
-
 /*
  * The cells with their comms mapped to the profile's strings: a file's
  * repeated strings make one comm of two (their counts added), and may
@@ -102,14 +86,14 @@ static uint32_t map_cells(const uint32_t *strmap, struct chain_cell *c, uint32_t
 
 	for (i = 0; i < n; i++) {
 		c[i].comm = strmap[c[i].comm];
-		if (i && cell_cmp(&c[i - 1], &c[i]) >= 0)
+		if (i && chain_cell__cmp(&c[i - 1], &c[i]) >= 0)
 			sorted = false;
 	}
 	if (sorted)
 		return n;
-	qsort(c, n, sizeof(*c), cell_qcmp);
+	qsort(c, n, sizeof(*c), chain_cell__qcmp);
 	for (i = 1, k = 0; i < n; i++) {
-		if (!cell_cmp(&c[k], &c[i])) {
+		if (!chain_cell__cmp(&c[k], &c[i])) {
 			c[k].samples += c[i].samples;	/* each sum is below 2^63 */
 			c[k].period += c[i].period;
 		} else {
@@ -243,7 +227,7 @@ int chaindec__block(struct chaindec *d, const struct chainblk_hdr *h, chain_fn f
 			c->event = (uint32_t)event;
 			c->comm = (uint32_t)comm;
 			c->pid = (uint32_t)pid;
-			if (k && cell_cmp(&d->cells[k - 1], c) >= 0)
+			if (k && chain_cell__cmp(&d->cells[k - 1], c) >= 0)
 				return fail(why, whylen, -EPROTO,
 					    "chain %llu: cells not sorted by (run, event, comm, pid), each once",
 					    (unsigned long long)d->ordinal);

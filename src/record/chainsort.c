@@ -48,24 +48,6 @@ struct chainsort {
 	uint64_t added;		/* the samples of every chain added, saturating */
 };
 
-static int cell_cmp(const struct chain_cell *a, const struct chain_cell *b)
-{
-	if (a->run != b->run)
-		return a->run < b->run ? -1 : 1;
-	if (a->event != b->event)
-		return a->event < b->event ? -1 : 1;
-	if (a->comm != b->comm)
-		return a->comm < b->comm ? -1 : 1;
-	if (a->pid != b->pid)
-		return a->pid < b->pid ? -1 : 1;
-	return 0;
-}
-
-static int cell_qcmp(const void *a, const void *b)
-{
-	return cell_cmp(a, b);
-}
-
 /* chainsrc.h's order: frame by frame from the root, a prefix first. */
 static int chain_cmp(const uint32_t *a, uint32_t na, const uint32_t *b, uint32_t nb)
 {
@@ -98,7 +80,7 @@ static uint32_t cells_merge(struct chain_cell *c, uint32_t n)
 	uint32_t i, k = 0;
 
 	for (i = 0; i < n; i++) {
-		if (k && !cell_cmp(&c[k - 1], &c[i])) {
+		if (k && !chain_cell__cmp(&c[k - 1], &c[i])) {
 			add_sat(&c[k - 1].samples, c[i].samples);
 			add_sat(&c[k - 1].period, c[i].period);
 		} else {
@@ -136,7 +118,7 @@ static int rec_qcmp(const void *x, const void *y, void *ctx)
 		return d;
 	rec_cell(cs, a, &ca);
 	rec_cell(cs, b, &cb);
-	return cell_cmp(&ca, &cb);
+	return chain_cell__cmp(&ca, &cb);
 }
 
 /* A run or the merge being written: the current block and its last chain. */
@@ -281,7 +263,7 @@ static int reader_next(int fd, struct reader *r, struct spillbuf *z)
 	}
 	memcpy(r->cells, p + (size_t)(nr - coded) * 4, (size_t)nc * sizeof(*r->cells));
 	for (i = 1; i < nc; i++)
-		if (cell_cmp(&r->cells[i - 1], &r->cells[i]) >= 0)
+		if (chain_cell__cmp(&r->cells[i - 1], &r->cells[i]) >= 0)
 			return -EPROTO;
 	r->nr = nr;
 	r->lcp = l;
@@ -455,7 +437,7 @@ static int merge_group(struct chainsort *cs, const struct span *runs, size_t nr,
 			for (k = 0; k < rd[i].nr_cells; k++)
 				cells[n++] = rd[i].cells[k];
 		}
-		qsort(cells, n, sizeof(*cells), cell_qcmp);
+		qsort(cells, n, sizeof(*cells), chain_cell__qcmp);
 		n = cells_merge(cells, n);
 		err = writer_put(&w, min->chain, min->nr, cells, n);
 		if (!err)
