@@ -165,16 +165,33 @@ static void counters(const struct profile *p, struct outbuf *out)
 }
 
 /*
- * What record kept from the file that the samples alone would not say: chains
- * cut to their leaf at the budget, values the format cannot hold, rows
- * left out at save (meta stacks_cut_to_leaf, repaired.*, save.dropped_rows).
+ * What record kept from the file that the samples alone would not say:
+ * chains whole only in the chain source (the call graphs' "[elided]"),
+ * chains lost or cut to their leaf, values the format cannot hold, rows
+ * left out at save (meta chains_elided, chains_lost, stacks_cut_to_leaf,
+ * repaired.*, save.dropped_rows).
  */
 static void repairs(const struct profile *p, struct outbuf *out)
 {
+	const char *elided = profile__meta(p, "chains_elided");
+	const char *below = profile__meta(p, "chains_elided_below");
+	const char *chains_lost = profile__meta(p, "chains_lost");
 	const char *cut = profile__meta(p, "stacks_cut_to_leaf");
 	const char *dropped = profile__meta(p, DATAFILE_META_DROPPED);
 	size_t i, n = 0;
 
+	if (elided && strcmp(elided, "0")) {
+		outbuf__puts(out, "# chains elided: ");
+		outbuf__text_str(out, elided);
+		outbuf__puts(out, " samples' call chains leave the call graphs at [elided], below the nodes of ");
+		outbuf__text_str(out, below ? below : "?");
+		outbuf__puts(out, " samples or more; the function lines, --keys, --folded and export read them whole\n");
+	}
+	if (chains_lost && strcmp(chains_lost, "0")) {
+		outbuf__puts(out, "# chains lost: ");
+		outbuf__text_str(out, chains_lost);
+		outbuf__puts(out, " samples' call chains could not be read back when the recording ended (meta chains_lost)\n");
+	}
 	if (cut && strcmp(cut, "0")) {
 		outbuf__puts(out, "# chains cut: ");
 		outbuf__text_str(out, cut);
