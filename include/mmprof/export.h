@@ -13,7 +13,10 @@
  *           flame graph or rebuild the profile's samples and periods.
  *
  * Both writers are single passes over the profile's tables plus hash
- * lookups; nothing is per sample.  They return 0 or -errno (-EIO when the
+ * lookups; nothing is per sample.  A profile with whole chains
+ * (p->whole, chainsrc.h) has them written in place of the trie's stacks
+ * under "[elided]" nodes (wholestack.h): a walk of them to count, then
+ * the walks that write; a walk's error is said in e.  They return 0 or -errno (-EIO when the
  * stream failed) and never print anything but the export itself.
  */
 #ifndef MMPROF_EXPORT_H
@@ -71,7 +74,8 @@ const char *export__period_unit(const char *event);
 int export__json(const struct profile *p, struct outbuf *out, struct errmsg *e);
 
 /*
- * The frames the stacks of an export hold, each its node's depth: every
+ * The frames the stacks of an export hold, each its node's depth (a whole
+ * chain's: its frames), counted before any byte is written: every
  * stack is written whole (pprof's samples, export JSON's stacks), and one
  * chain of 65,535 frames with a count at each (a 1.2 MB file) is 2^31
  * frames: export -f json wrote 3.2 GB in 60 s.  At most 2^25 (about 130

@@ -179,8 +179,8 @@ struct folded_opts {
 };
 
 /*
- * The frames of report__folded's lines, each its stack's depth: the lines
- * are held whole to be sorted.  One chain of 65,535 frames with a sample
+ * The frames of report__folded's lines, each its stack's depth (whole
+ * chains' lines too): the lines are held whole to be sorted.  One chain of 65,535 frames with a sample
  * at each (a 1.2 MB file) is 2^31 frames, killed at 60 s after 15 GB.
  * 2^25 frames of 20 bytes are about 700 MB (robustness.md).
  */
@@ -190,7 +190,10 @@ struct folded_opts {
 	"its stack's depth, at most 2^25 in all; robustness.md); fold one run (--run N)"
 /*
  * 0, -EINVAL (no such event or run) or -E2BIG (REPORT_MAX_FOLDED_FRAMES,
- * said as REPORT_FOLDED_TOO_BIG), before any line.
+ * said as REPORT_FOLDED_TOO_BIG), before any line.  A profile with whole
+ * chains (p->whole, chainsrc.h) folds them in place of the trie's cells
+ * under "[elided]" nodes (wholestack.h), their frames in the budget; the
+ * walk's own error (-EIO, -EPROTO) is returned as it is, before any line.
  */
 int report__folded(const struct profile *p, const struct folded_opts *o, struct outbuf *out);
 

@@ -11,6 +11,12 @@
  * counts are integers.  Strings that are not valid UTF-8 (symbols from a
  * foreign file) have each bad byte replaced by U+FFFD so that the output
  * is always valid JSON.
+ *
+ * A profile whose trie holds some chains only in part (chainsrc.h) has
+ * its whole chains written as stacks of their own after the trie's, in
+ * the stream's order, with their cells as counts, in place of the trie's
+ * stacks and counts under "[elided]" nodes (wholestack.h): the stacks a
+ * reader rebuilds are the recorded ones.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,6 +25,7 @@
 
 #include "mmprof/export.h"
 #include "mmprof/jsonw.h"
+#include "mmprof/wholestack.h"
 #include "mmprof/xalloc.h"
 
 /* s, or null when the profile has no string there */
@@ -129,23 +136,93 @@ static void frames(const struct profile *p, struct jsonw *w)
 	jsonw__end(w);
 }
 
+/* A walk of p->whole: its frames counted, then its stacks, then its counts. */
+struct jwhole {
+	const struct profile *p;
+	struct jsonw *w;
+	uint64_t frames, stack;	/* stack: the next chain's stack id */
+};
+
+static int whole_count(void *ctx, const struct chain_rec *c)
+{
+	struct jwhole *j = ctx;
+	int err = wholestack__check(j->p, c);
+
+	j->frames += c->nr;
+	return err;
+}
+
+static int whole_stack(void *ctx, const struct chain_rec *c)
+{
+	struct jwhole *j = ctx;
+	uint32_t i;
+
+	jsonw__array(j->w, NULL, JSONW_INLINE);
+	for (i = 0; i < c->nr; i++)
+		jsonw__uint(j->w, NULL, c->frames[i]);
+	jsonw__end(j->w);
+	return 0;
+}
+
+static void count_row(struct jsonw *w, const struct profile *p, uint32_t run, uint32_t event,
+		      uint32_t comm, uint32_t pid, uint64_t stack, uint64_t samples, uint64_t period)
+{
+	jsonw__object(w, NULL, JSONW_INLINE);
+	jsonw__uint(w, "run", run);
+	jsonw__uint(w, "event", event);
+	jstr(w, "comm", profile__str(p, comm));
+	jsonw__uint(w, "pid", pid);
+	jsonw__uint(w, "stack", stack);
+	jsonw__uint(w, "samples", samples);
+	jsonw__uint(w, "period", period);
+	jsonw__end(w);
+}
+
+static int whole_counts(void *ctx, const struct chain_rec *c)
+{
+	struct jwhole *j = ctx;
+	uint32_t i;
+
+	for (i = 0; i < c->nr_cells; i++) {
+		const struct chain_cell *x = &c->cells[i];
+
+		count_row(j->w, j->p, x->run, x->event, x->comm, x->pid, j->stack, x->samples, x->period);
+	}
+	j->stack++;
+	return 0;
+}
+
+/* 0, or the walk's error said in e */
+static int whole_walk(struct jwhole *j, chain_fn fn, struct errmsg *e)
+{
+	int err = chainsrc__each(j->p->whole, fn, j);
+
+	return err ? errmsg__set(e, err < 0 ? err : -EIO, "cannot read the profile's whole chains: %s",
+				 strerror(err < 0 ? -err : EIO)) : 0;
+}
+
 int export__json(const struct profile *p, struct outbuf *out, struct errmsg *e)
 {
 	uint32_t *stack_of = xcalloc(p->nr_nodes + 1, sizeof(*stack_of));	/* node -> stack id + 1 */
+	uint8_t *elided = wholestack__elided_nodes(p);	/* NULL: no whole chains */
+	struct jwhole whole = { .p = p };
 	uint32_t *path;
 	uint32_t nr_stacks = 0;
 	uint64_t written = 0;	/* frames, in the stacks */
 	struct jsonw w;
 	size_t i, j, n;
+	int err;
 
 	for (i = 0; i < p->nr_counts; i++)
-		if (p->counts[i].node < p->nr_nodes)
+		if (p->counts[i].node < p->nr_nodes && !(elided && elided[p->counts[i].node]))
 			stack_of[p->counts[i].node] = 1;
 	for (i = 0; i < p->nr_nodes; i++)
 		written += stack_of[i] ? p->nodes[i].depth : 0;	/* the frames of its stack */
-	if (export__check_frames(written, e)) {
+	err = elided ? whole_walk(&whole, whole_count, e) : 0;
+	if (err || export__check_frames(written + whole.frames, e)) {
+		free(elided);
 		free(stack_of);
-		return -E2BIG;
+		return err ? err : -E2BIG;
 	}
 	path = xmalloc((p->nr_nodes + 1) * sizeof(*path));
 
@@ -175,28 +252,31 @@ int export__json(const struct profile *p, struct outbuf *out, struct errmsg *e)
 			jsonw__uint(&w, NULL, path[j]);
 		jsonw__end(&w);
 	}
+	/* then the whole chains, numbered on in their order */
+	whole.w = &w;
+	if (elided)
+		err = whole_walk(&whole, whole_stack, e);
 	jsonw__end(&w);
 
 	jsonw__array(&w, "counts", JSONW_LINES);
 	for (i = 0; i < p->nr_counts; i++) {
 		const struct count *c = &p->counts[i];
 
-		if (c->node >= p->nr_nodes)
+		if (c->node >= p->nr_nodes || (elided && elided[c->node]))
 			continue;
-		jsonw__object(&w, NULL, JSONW_INLINE);
-		jsonw__uint(&w, "run", c->run);
-		jsonw__uint(&w, "event", c->event);
-		jstr(&w, "comm", profile__str(p, c->comm));
-		jsonw__uint(&w, "pid", c->pid);
-		jsonw__uint(&w, "stack", stack_of[c->node] - 1);
-		jsonw__uint(&w, "samples", c->samples);
-		jsonw__uint(&w, "period", c->period);
-		jsonw__end(&w);
+		count_row(&w, p, c->run, c->event, c->comm, c->pid, stack_of[c->node] - 1, c->samples,
+			  c->period);
 	}
+	whole.stack = nr_stacks;
+	if (elided && !err)
+		err = whole_walk(&whole, whole_counts, e);
 	jsonw__end(&w);
 	jsonw__end(&w);
 	outbuf__putc(out, '\n');
+	free(elided);
 	free(stack_of);
 	free(path);
-	return outbuf__flush(out) ? errmsg__set(e, -EIO, "cannot write the export") : 0;
+	if (outbuf__flush(out))
+		return errmsg__set(e, -EIO, "cannot write the export");
+	return err;
 }

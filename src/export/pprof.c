@@ -23,6 +23,13 @@
  * repeated runs, and a sum keeps every total a reader computes equal to
  * the .data file's.  Unresolved frames become Locations without a Line,
  * which is how pprof marks "not symbolized" (it shows the address).
+ *
+ * A profile whose trie holds some chains only in part (chainsrc.h) has
+ * the trie's samples that are not under an "[elided]" node, then one
+ * Sample per (whole chain, comm, pid) of p->whole, its locations those of
+ * its frames (wholestack.h): the same Locations as the trie's frames, as
+ * a frame is one Location.  The whole chains are walked three times (to
+ * count, to number their locations, to write), never held.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -31,6 +38,7 @@
 
 #include "mmprof/export.h"
 #include "mmprof/hashidx.h"
+#include "mmprof/wholestack.h"
 #include "mmprof/xalloc.h"
 
 /* A set of u64 keys giving dense ids 0, 1, ... in order of insertion. */
@@ -198,7 +206,8 @@ static const char *base_name(const char *path)
  * by basename; else the DSO sampled most often (leaf frames, every event).
  */
 static size_t main_dso(const struct profile *p, const struct keyset *dsos,
-		       const struct keyset *samples, const uint64_t *vals, size_t nv)
+		       const struct keyset *samples, const uint64_t *vals, size_t nv,
+		       const uint64_t *whole_hits)
 {
 	char exe[4096];
 	size_t i, j, best = 0, by_base = SIZE_MAX;
@@ -230,6 +239,8 @@ static size_t main_dso(const struct profile *p, const struct keyset *dsos,
 		for (j = 0; d != HASHIDX_NONE && j < nv; j += 2)
 			hits[d] += vals[i * nv + j];
 	}
+	for (i = 0; whole_hits && i < dsos->nr; i++)
+		hits[i] += whole_hits[i];
 	for (i = 1; i < dsos->nr; i++)
 		if (hits[i] > hits[best])
 			best = i;
@@ -359,6 +370,14 @@ struct pprof_build {
 	struct dso_range *ranges;	/* per dsos entry */
 	size_t main_d;		/* the dsos entry written as mapping 1 */
 	char **comments;	/* per meta row, owned until the string table is written */
+	uint8_t *elided;	/* wholestack__elided_nodes: NULL without whole chains */
+	uint64_t *whole_hits;	/* per dsos entry: the whole chains' samples at its addresses */
+	size_t alloc_hits;
+	/* one whole chain's Samples: its (comm, pid) tags and their values */
+	uint64_t *chain_tags, *chain_vals;
+	size_t alloc_chain;
+	uint64_t whole_samples, whole_frames;
+	int64_t comm_key, pid_key;	/* the labels' keys in the string table */
 };
 
 /*
@@ -377,7 +396,8 @@ static int pprof_build__samples(struct pprof_build *b, struct errmsg *e)
 		uint32_t s;
 
 		if ((b->o->run >= 0 && c->run != (uint32_t)b->o->run) || !c->node ||
-		    c->node >= p->nr_nodes || c->event >= p->nr_events)
+		    c->node >= p->nr_nodes || c->event >= p->nr_events ||
+		    (b->elided && b->elided[c->node]))
 			continue;
 		s = keyset__id(&b->tags, ((uint64_t)c->comm << 32) | c->pid, &added);
 		s = keyset__id(&b->samples, ((uint64_t)c->node << 32) | s, &added);
@@ -401,81 +421,216 @@ static int pprof_build__samples(struct pprof_build *b, struct errmsg *e)
 	return 0;
 }
 
+/* Frame f's Location (numbered on when new), its Function and Mapping. */
+static void pprof_build__location(struct pprof_build *b, uint32_t f)
+{
+	const struct frame *fr = &b->pp.p->frames[f];
+	struct dso_range *r;
+	bool added;
+	uint32_t d;
+
+	if (b->loc_of_frame[f])
+		return;
+	b->loc_of_frame[f] = (uint32_t)++b->nr_locs;
+	if (fr->sym)
+		b->func_of_frame[f] = keyset__id(&b->funcs,
+			((uint64_t)fr->sym << 32) | fr->dso, &added) + 1;
+	if (!fr->dso)
+		return;
+	d = keyset__id(&b->dsos, fr->dso, &added);
+	if (added) {
+		b->ranges = xrealloc(b->ranges, b->dsos.nr * sizeof(*b->ranges));
+		b->ranges[d] = (struct dso_range){ fr->addr, fr->addr, true };
+	}
+	r = &b->ranges[d];
+	if (fr->addr < r->lo)
+		r->lo = fr->addr;
+	if (fr->addr > r->hi)
+		r->hi = fr->addr;
+	if (!fr->sym)
+		r->all_named = false;
+}
+
+/* Does the export take whole chain c's cell x (pprof_build__samples' filter)? */
+static bool pprof_takes(const struct pprof_build *b, const struct chain_cell *x)
+{
+	return (b->o->run < 0 || x->run == (uint32_t)b->o->run) && x->event < b->pp.p->nr_events;
+}
+
+/*
+ * A whole chain's Samples: its cells the export takes grouped by (comm,
+ * pid), in the cells' order, into chain_tags and chain_vals (nv values
+ * each); how many.
+ */
+static size_t pprof_build__chain_samples(struct pprof_build *b, const struct chain_rec *c)
+{
+	size_t n = 0, t, nv = b->nv;
+	uint32_t i;
+
+	for (i = 0; i < c->nr_cells; i++) {
+		const struct chain_cell *x = &c->cells[i];
+		uint64_t tag = ((uint64_t)x->comm << 32) | x->pid;
+
+		if (!pprof_takes(b, x))
+			continue;
+		for (t = 0; t < n && b->chain_tags[t] != tag; t++)
+			;
+		if (t == n) {
+			if (n + 1 > b->alloc_chain) {
+				b->alloc_chain = 2 * (n + 1);
+				b->chain_tags = xrealloc(b->chain_tags, b->alloc_chain * sizeof(*b->chain_tags));
+				b->chain_vals = xrealloc(b->chain_vals,
+							 b->alloc_chain * nv * sizeof(*b->chain_vals));
+			}
+			b->chain_tags[n++] = tag;
+			memset(b->chain_vals + t * nv, 0, nv * sizeof(*b->chain_vals));
+		}
+		b->chain_vals[t * nv + 2 * x->event] += x->samples;
+		b->chain_vals[t * nv + 2 * x->event + 1] += x->period;
+	}
+	return n;
+}
+
+/* Walk 1: the whole chains' Samples and frames counted, their frames checked. */
+static int whole_count(void *ctx, const struct chain_rec *c)
+{
+	struct pprof_build *b = ctx;
+	size_t n = pprof_build__chain_samples(b, c);
+	int err = wholestack__check(b->pp.p, c);
+
+	b->whole_samples += n;
+	b->whole_frames += n * c->nr;
+	return err;
+}
+
+/* Walk 2: the whole chains' Locations, and their samples per DSO sampled. */
+static int whole_locations(void *ctx, const struct chain_rec *c)
+{
+	struct pprof_build *b = ctx;
+	const struct frame *leaf = &b->pp.p->frames[c->frames[c->nr - 1]];
+	size_t n = pprof_build__chain_samples(b, c), t, j;
+	uint32_t i, d;
+
+	if (!n)
+		return 0;
+	for (i = c->nr; i-- > 0;)	/* leaf first, as the trie's samples */
+		pprof_build__location(b, c->frames[i]);
+	if (!leaf->dso)
+		return 0;
+	d = hashidx__find(&b->dsos.idx, hash__u64(leaf->dso), keyset_eq, &b->dsos,
+			  &(uint64_t){ leaf->dso });
+	XGROW(b->whole_hits, b->alloc_hits, d);
+	for (t = 0; t < n; t++)
+		for (j = 0; j < b->nv; j += 2)
+			b->whole_hits[d] += b->chain_vals[t * b->nv + j];
+	return 0;
+}
+
 /* Locations only for frames some sample uses; Functions per (sym, dso); Mappings per DSO. */
-static void pprof_build__locations(struct pprof_build *b)
+static int pprof_build__locations(struct pprof_build *b, struct errmsg *e)
 {
 	const struct profile *p = b->pp.p;
 	size_t i;
+	int err;
 
 	b->loc_of_frame = xcalloc(p->nr_frames + 1, sizeof(*b->loc_of_frame));
 	b->func_of_frame = xcalloc(p->nr_frames + 1, sizeof(*b->func_of_frame));
 	for (i = 0; i < b->samples.nr; i++) {
 		uint32_t q;
 
-		for (q = (uint32_t)(b->samples.keys[i] >> 32); q; q = p->nodes[q].parent) {
-			uint32_t f = p->nodes[q].frame;
-			const struct frame *fr = &p->frames[f];
-			struct dso_range *r;
-			bool added;
-			uint32_t d;
-
-			if (b->loc_of_frame[f])
-				continue;
-			b->loc_of_frame[f] = (uint32_t)++b->nr_locs;
-			if (fr->sym)
-				b->func_of_frame[f] = keyset__id(&b->funcs,
-					((uint64_t)fr->sym << 32) | fr->dso, &added) + 1;
-			if (!fr->dso)
-				continue;
-			d = keyset__id(&b->dsos, fr->dso, &added);
-			if (added) {
-				b->ranges = xrealloc(b->ranges, b->dsos.nr * sizeof(*b->ranges));
-				b->ranges[d] = (struct dso_range){ fr->addr, fr->addr, true };
-			}
-			r = &b->ranges[d];
-			if (fr->addr < r->lo)
-				r->lo = fr->addr;
-			if (fr->addr > r->hi)
-				r->hi = fr->addr;
-			if (!fr->sym)
-				r->all_named = false;
-		}
+		for (q = (uint32_t)(b->samples.keys[i] >> 32); q; q = p->nodes[q].parent)
+			pprof_build__location(b, p->nodes[q].frame);
+	}
+	if (b->elided) {
+		err = chainsrc__each(p->whole, whole_locations, b);
+		if (err)
+			return errmsg__set(e, err < 0 ? err : -EIO, "cannot read the profile's whole chains: %s",
+					   strerror(err < 0 ? -err : EIO));
+		if (b->dsos.nr)	/* every entry has its count */
+			XGROW(b->whole_hits, b->alloc_hits, b->dsos.nr - 1);
 	}
 	/* the main binary first, as mapping 1; the others after it in order */
 	if (b->dsos.nr)
-		b->main_d = main_dso(p, &b->dsos, &b->samples, b->vals, b->nv);
+		b->main_d = main_dso(p, &b->dsos, &b->samples, b->vals, b->nv, b->whole_hits);
+	return 0;
 }
 
-static void pprof_build__write_samples(struct pprof_build *b)
+/* One Sample: its locations leaf first, its values, its (comm, pid) tag as labels. */
+static void pprof_build__sample(struct pprof_build *b, const uint64_t *locs, size_t n,
+				const uint64_t *vals, uint64_t tag)
+{
+	struct pp *pp = &b->pp;
+	uint32_t comm = (uint32_t)(tag >> 32), pid = (uint32_t)tag;
+
+	pbuf__packed(&pp->msg, 1, locs, n);
+	pbuf__packed(&pp->msg, 2, vals, b->nv);
+	if (comm) {
+		pbuf__uint(&pp->sub, 1, (uint64_t)b->comm_key);
+		pbuf__uint(&pp->sub, 2, (uint64_t)pp_id(pp, comm));
+		pp_nest(&pp->msg, 3, &pp->sub);
+	}
+	if (pid) {	/* a numeric label: Label.num */
+		pbuf__uint(&pp->sub, 1, (uint64_t)b->pid_key);
+		pbuf__uint(&pp->sub, 3, pid);
+		pp_nest(&pp->msg, 3, &pp->sub);
+	}
+	pp_nest(&pp->out, 2, &pp->msg);
+}
+
+struct whole_write {
+	struct pprof_build *b;
+	uint64_t *locs;
+	size_t alloc;
+};
+
+/* Walk 3: each whole chain's Samples written. */
+static int whole_samples(void *ctx, const struct chain_rec *c)
+{
+	struct whole_write *ww = ctx;
+	struct pprof_build *b = ww->b;
+	size_t n = pprof_build__chain_samples(b, c), t;
+	uint32_t i;
+
+	if (!n)
+		return 0;
+	XGROW(ww->locs, ww->alloc, c->nr);
+	for (i = 0; i < c->nr; i++)
+		ww->locs[i] = b->loc_of_frame[c->frames[c->nr - 1 - i]];	/* leaf first */
+	for (t = 0; t < n; t++)
+		pprof_build__sample(b, ww->locs, c->nr, b->chain_vals + t * b->nv, b->chain_tags[t]);
+	return 0;
+}
+
+static int pprof_build__write_samples(struct pprof_build *b, struct errmsg *e)
 {
 	const struct profile *p = b->pp.p;
 	struct pp *pp = &b->pp;
-	int64_t comm_key = pp_str(pp, "comm"), pid_key = pp_str(pp, "pid");
 	uint64_t *locs = xmalloc((p->nr_nodes + 1) * sizeof(*locs));
+	struct whole_write ww = { .b = b };
 	size_t i;
+	int err = 0;
 
+	/* the label keys first in the string table, met or not */
+	b->comm_key = pp_str(pp, "comm");
+	b->pid_key = pp_str(pp, "pid");
 	for (i = 0; i < b->samples.nr; i++) {
 		uint64_t tag = b->tags.keys[(uint32_t)b->samples.keys[i]];
-		uint32_t q, comm = (uint32_t)(tag >> 32), pid = (uint32_t)tag;
+		uint32_t q;
 		size_t n = 0;
 
 		for (q = (uint32_t)(b->samples.keys[i] >> 32); q; q = p->nodes[q].parent)
 			locs[n++] = b->loc_of_frame[p->nodes[q].frame];	/* leaf first */
-		pbuf__packed(&pp->msg, 1, locs, n);
-		pbuf__packed(&pp->msg, 2, b->vals + i * b->nv, b->nv);
-		if (comm) {
-			pbuf__uint(&pp->sub, 1, (uint64_t)comm_key);
-			pbuf__uint(&pp->sub, 2, (uint64_t)pp_id(pp, comm));
-			pp_nest(&pp->msg, 3, &pp->sub);
-		}
-		if (pid) {	/* a numeric label: Label.num */
-			pbuf__uint(&pp->sub, 1, (uint64_t)pid_key);
-			pbuf__uint(&pp->sub, 3, pid);
-			pp_nest(&pp->msg, 3, &pp->sub);
-		}
-		pp_nest(&pp->out, 2, &pp->msg);
+		pprof_build__sample(b, locs, n, b->vals + i * b->nv, tag);
 	}
 	free(locs);
+	if (b->elided) {
+		err = chainsrc__each(p->whole, whole_samples, &ww);
+		if (err)
+			err = errmsg__set(e, err < 0 ? err : -EIO, "cannot read the profile's whole chains: %s",
+					  strerror(err < 0 ? -err : EIO));
+	}
+	free(ww.locs);
+	return err;
 }
 
 static void pprof_build__write_mappings(struct pprof_build *b)
@@ -589,6 +744,10 @@ static void pprof_build__release(struct pprof_build *b)
 	for (i = 0; b->comments && i < b->pp.p->nr_meta; i++)
 		free(b->comments[i]);
 	free(b->comments);
+	free(b->elided);
+	free(b->whole_hits);
+	free(b->chain_tags);
+	free(b->chain_vals);
 	free(b->pp.str_map);
 	free(b->pp.strs);
 	keyset__release(&b->samples);
@@ -620,18 +779,31 @@ int export__pprof(const struct profile *p, const struct pprof_opts *o, struct ou
 	hashidx__init(&b.funcs.idx);
 	hashidx__init(&b.dsos.idx);
 
+	b.elided = wholestack__elided_nodes(p);
 	err = pprof_build__samples(&b, e);
+	if (!err && b.elided) {
+		err = chainsrc__each(p->whole, whole_count, &b);
+		if (err)
+			err = errmsg__set(e, err < 0 ? err : -EIO, "cannot read the profile's whole chains: %s",
+					  strerror(err < 0 ? -err : EIO));
+		else if (b.samples.nr + b.whole_samples > PPROF_MAX_VALUES / b.nv)
+			err = errmsg__set(e, -E2BIG,
+					  "%zu events and more than %llu distinct stacks make more than %u values: pprof keeps every event's values in every sample; export one run (--run N) or one event (-f folded -e EVENT)",
+					  p->nr_events, (unsigned long long)(PPROF_MAX_VALUES / b.nv), PPROF_MAX_VALUES);
+	}
 	if (!err) {	/* each sample's stack written whole: counted first */
-		uint64_t frames = 0;
+		uint64_t frames = b.whole_frames;
 		size_t i;
 
 		for (i = 0; i < b.samples.nr; i++)	/* a node's depth: the frames of its stack */
 			frames += p->nodes[(uint32_t)(b.samples.keys[i] >> 32)].depth;
 		err = export__check_frames(frames, e);
 	}
+	if (!err)
+		err = pprof_build__locations(&b, e);
+	if (!err)
+		err = pprof_build__write_samples(&b, e);
 	if (!err) {
-		pprof_build__locations(&b);
-		pprof_build__write_samples(&b);
 		pprof_build__write_mappings(&b);
 		pprof_build__write_locations(&b);
 		pprof_build__write_functions(&b);

@@ -1,0 +1,38 @@
+/*
+ * wholestack: what the writers of whole stacks share (report --folded,
+ * export -f json and pprof: one line or record per stack, each written
+ * whole) to read a profile whose trie holds some chains only in part
+ * (chainsrc.h, issue 30): the trie's cells that are not under an
+ * "[elided]" node (profile.h, PROFILE_ELIDED), then p->whole's chains in
+ * their place, each with its cells.  A profile without p->whole is read
+ * as its trie alone, "[elided]" frames and all, byte for byte as before.
+ *
+ * Each writer walks p->whole once to count what it would write (its
+ * budget, REPORT_MAX_FOLDED_FRAMES or EXPORT_MAX_FRAMES, is over the
+ * whole chains' frames, checked before its first byte) and again to
+ * write; what it holds is bounded by what it writes.
+ */
+#ifndef MMPROF_WHOLESTACK_H
+#define MMPROF_WHOLESTACK_H
+
+#include <stdint.h>
+
+#include "mmprof/chainsrc.h"
+#include "mmprof/profile.h"
+
+/*
+ * [node] 1 where node is an "[elided]" frame's or lies below one (its
+ * cells are p->whole's to give), else 0; NULL when p->whole is NULL (the
+ * trie read as it is).  One pass over the nodes, parents first; the
+ * caller frees it.
+ */
+uint8_t *wholestack__elided_nodes(const struct profile *p);
+
+/*
+ * 0 when every frame of c is one of p's, else -EPROTO: a writer checks
+ * each chain before it looks its frames up (a source from a file is
+ * validated when loaded; this keeps a reader safe from any other).
+ */
+int wholestack__check(const struct profile *p, const struct chain_rec *c);
+
+#endif
