@@ -12,7 +12,11 @@
  * chainsrc of those chains.  Folded lines must be the same text under
  * every filter and weight; export JSON the same header, frames and
  * (stack, cell) rows; pprof the same samples (locations' addresses and
- * functions, values, labels) and locations after decoding.  Then the
+ * functions, values, labels) and locations after decoding.  The same
+ * again for (c), the chains as record leaves them (the first ones whole,
+ * the rest through profile__take_chains into half the nodes: its own
+ * [elided] nodes and p->whole), and for (d), (c) saved and loaded (format
+ * 5's chain_blocks, a file-backed p->whole).  Then the
  * budget (REPORT_MAX_FOLDED_FRAMES, EXPORT_MAX_FRAMES) counted over the
  * whole chains, refused before any byte, and a source's error or a frame
  * that is not the profile's passed up.
@@ -21,8 +25,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mmprof/chainsrc.h"
+#include "mmprof/chaintake.h"
+#include "mmprof/datafile.h"
 #include "mmprof/export.h"
 #include "mmprof/report.h"
 #include "pbdecode.h"
@@ -736,6 +743,75 @@ static void test_errors(void)
 	profile__free(p);
 }
 
+/*
+ * (c): the chains as record leaves them: the first ones in arrival order
+ * whole in the trie, the rest taken by profile__take_chains into a small
+ * trie (its own pruning, [elided] nodes and p->whole); (d): (c) saved and
+ * loaded (format 5's chain_blocks, a file-backed p->whole).  Both write
+ * what (a) writes.
+ */
+static void test_take(const struct tchain *ch, size_t n, const struct profile *a)
+{
+	struct frames fr;
+	struct profile *c = skeleton(&fr), *d = NULL;
+	struct arrsrc *src = calloc(1, sizeof(*src));
+	struct chaintake_stats st = { 0 };
+	char dir[] = "/tmp/test-wholestack.XXXXXX", path[64];
+	struct errmsg e = { "" };
+	size_t i, first = 0;
+	uint32_t k;
+	int rc;
+
+	src->chains = calloc(n + 1, sizeof(*src->chains));
+	for (i = 0; i < n; i++) {
+		const struct tchain *x = &ch[i];
+
+		if (i % 3 == 0 && c->nr_nodes < a->nr_nodes / 4) {	/* arrived while there was room */
+			uint32_t node = PROFILE_ROOT;
+
+			for (k = 0; k < x->nr; k++)
+				node = profile__node(c, node, x->frames[k]);
+			add_cells(c, x, node);
+			first++;
+			continue;
+		}
+		src->chains[src->nr++] = x;
+		src->src.nr_chains++;
+		src->src.nr_frames += x->nr;
+		for (k = 0; k < x->nr_cells; k++)
+			src->src.samples += x->cells[k].samples;
+	}
+	src->src.each = arr_each;
+	src->src.release = arr_release;
+	rc = profile__take_chains(c, &src->src, a->nr_nodes / 2, &st);
+	ok(!rc && c->whole && st.elided_chains > 10 && !st.cut_samples,
+	   "take_chains: %zu chains whole first, %llu taken into %zu nodes (of %zu), %llu elided "
+	   "(T %llu), none cut: %d", first, (unsigned long long)st.chains, c->nr_nodes,
+	   a->nr_nodes, (unsigned long long)st.elided_chains, (unsigned long long)st.threshold, rc);
+	test_folded(a, c);
+	test_json(a, c);
+	test_pprof(a, c, -1);
+	if (!mkdtemp(dir)) {
+		ok(0, "mkdtemp");
+		profile__free(c);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/c.data", dir);
+	rc = datafile__save(c, path, &e);
+	if (!rc)
+		rc = datafile__load(path, &d, &e);
+	ok(!rc && d && d->whole, "(c) saved and loaded with its whole chains (%s)", e.msg);
+	if (!rc && d) {
+		test_folded(a, d);
+		test_json(a, d);
+		test_pprof(a, d, 2);
+	}
+	unlink(path);
+	rmdir(dir);
+	profile__free(d);
+	profile__free(c);
+}
+
 int main(void)
 {
 	struct tchain *ch = calloc(NR_CHAINS, sizeof(*ch));
@@ -760,6 +836,7 @@ int main(void)
 	test_json(a, b);
 	test_pprof(a, b, -1);
 	test_pprof(a, b, 2);
+	test_take(ch, n, a);
 	profile__free(a);
 	profile__free(b);
 	free(ch);
