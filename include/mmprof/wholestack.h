@@ -29,7 +29,8 @@
 uint8_t *wholestack__elided_nodes(const struct profile *p);
 
 /*
- * 0 when every frame of c is one of p's, else -EPROTO: a writer checks
+ * 0 when c has a frame and every frame of c is one of p's, else -EPROTO
+ * (a chain of no frame has no sampled frame to read): a writer checks
  * each chain before it looks its frames up (a source from a file is
  * validated when loaded; this keeps a reader safe from any other).
  */

@@ -30,6 +30,8 @@ int wholestack__check(const struct profile *p, const struct chain_rec *c)
 {
 	uint32_t i;
 
+	if (!c->nr)
+		return -EPROTO;	/* chainsrc.h: a chain has its sampled frame */
 	for (i = 0; i < c->nr; i++)
 		if (c->frames[i] >= p->nr_frames)
 			return -EPROTO;

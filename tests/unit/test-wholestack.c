@@ -615,7 +615,8 @@ static void test_pprof(const struct profile *a, const struct profile *b, int run
 /*
  * A source of K chains D deep that differ in their last four frames
  * (four of 16 functions: K distinct folded lines), or that fails
- * (fail: its error at once), or names a frame the profile lacks.
+ * (fail < 0: its error at once), or names a frame the profile lacks
+ * (fail 1), or yields chains of no frame (fail 2).
  */
 struct gensrc {
 	struct chainsrc src;
@@ -644,6 +645,8 @@ static int gen_each(struct chainsrc *s, chain_fn fn, void *ctx)
 			g->frames[g->d - 4 + j] = g->fr->f[2 * ((i >> (4 * (3 - j))) & 15)];
 		if (g->fail == 1)
 			g->frames[g->d - 1] = 1000000;
+		if (g->fail == 2)
+			r.nr = 0;
 		rc = fn(ctx, &r);
 		if (rc)
 			return rc;
@@ -739,6 +742,13 @@ static void test_errors(void)
 	is_int(report__folded(p, &fo, &b), -EPROTO, "folded: a frame not of the profile refused");
 	is_int(export__json(p, &b, &e), -EPROTO, "json: a frame not of the profile refused");
 	is_int(export__pprof(p, &po, &b, &e), -EPROTO, "pprof: a frame not of the profile refused");
+	ok(!b.len, "nothing written");
+	profile__free(p);
+
+	p = gen_profile(&fr, 10, 8, 2);
+	is_int(report__folded(p, &fo, &b), -EPROTO, "folded: a chain of no frame refused");
+	is_int(export__json(p, &b, &e), -EPROTO, "json: a chain of no frame refused");
+	is_int(export__pprof(p, &po, &b, &e), -EPROTO, "pprof: a chain of no frame refused");
 	ok(!b.len, "nothing written");
 	profile__free(p);
 }
