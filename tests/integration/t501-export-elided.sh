@@ -1,6 +1,6 @@
 #!/bin/sh
 # t501-export-elided: a recording whose trie holds some chains only in
-# part (issue 30 point 1: a trie of 16384 nodes, MMPROF_STACK_NODES, under
+# part (issue 30 point 1: a trie of 8192 nodes, MMPROF_STACK_NODES, under
 # a random recursion that gives almost every sample a chain of its own,
 # tests/bench/rand-recurse.c) writes every stack whole: report --folded
 # and export -f folded, json and pprof give each sample its whole chain,
@@ -10,19 +10,21 @@
 # recorded with the default trie: the same depth of a sample's stack on
 # average (50-52 frames either way in ten recordings here; the trie's
 # stacks through [elided] are their kept callers and the leaf), the same
-# deepest stack within a few frames.  4096 nodes would leave some chains
-# cut to their leaf (take_chains' fallback: 140-360 of 1,200-1,800
-# samples), which is no writer's to restore: 16384 cuts none.
+# deepest stack within a few frames.  A chain cut to its leaf
+# (take_chains' fallback, when even the elision finds no room) is no
+# writer's to restore: the trie is one that cuts none (4096 nodes cut
+# none in four recordings here, 8192 leaves more room), and the test
+# says so.
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t501
 plan 9
 
 cc -O1 -fno-omit-frame-pointer -o "$tmp/rr" "$here/tests/bench/rand-recurse.c"
-MMPROF_STACK_NODES=16384 "$MMPROF" record -F 2000 -o "$tmp/small.data" -- "$tmp/rr" -s 1 \
+MMPROF_STACK_NODES=8192 "$MMPROF" record -F 2000 -o "$tmp/small.data" -- "$tmp/rr" -s 1 \
 	>/dev/null 2>"$tmp/small.err" &&
 	"$MMPROF" record -F 2000 -o "$tmp/whole.data" -- "$tmp/rr" -s 1 >/dev/null 2>"$tmp/whole.err"
-ok $? "record rand-recurse with a trie of 16384 nodes and with the default" ||
+ok $? "record rand-recurse with a trie of 8192 nodes and with the default" ||
 	diag "$tmp/small.err" "$tmp/whole.err"
 
 elided=$(sqlite3 "$tmp/small.data" "select value from meta where key = 'chains_elided'")
