@@ -100,8 +100,7 @@ struct fold {
 	uint8_t *keep;
 	size_t alloc_path, path_ok;
 	uint64_t frames;	/* the frames of the lines with a count */
-	uint64_t hash;		/* the key being looked up: (comm, anchor, tail) */
-	uint32_t comm, at, nr;
+	uint32_t comm, at, nr;	/* the line looked up: (comm, anchor, tail[0 .. nr)) */
 };
 
 struct text {
