@@ -77,19 +77,6 @@ static int chain_cmp(const void *a, const void *b)
 	return frames_cmp(a, b);
 }
 
-static int cell_cmp(const void *a, const void *b)
-{
-	const struct chain_cell *x = a, *y = b;
-
-	if (x->run != y->run)
-		return x->run < y->run ? -1 : 1;
-	if (x->event != y->event)
-		return x->event < y->event ? -1 : 1;
-	if (x->comm != y->comm)
-		return x->comm < y->comm ? -1 : 1;
-	return x->pid < y->pid ? -1 : x->pid > y->pid;
-}
-
 /* An array-backed chainsrc: the chains in chainsrc.h's order. */
 struct arrsrc {
 	struct chainsrc src;
@@ -218,9 +205,9 @@ static size_t make_chains(struct tchain *ch, const struct frames *fr)
 			x->samples = 1 + rnd() % 9;
 			x->period = x->samples * 1000 + rnd() % 500;
 		}
-		qsort(c->cells, c->nr_cells, sizeof(*c->cells), cell_cmp);
+		qsort(c->cells, c->nr_cells, sizeof(*c->cells), chain_cell__qcmp);
 		for (j = 1, k = 1; j < c->nr_cells; j++)	/* each cell once */
-			if (cell_cmp(&c->cells[j], &c->cells[k - 1]))
+			if (chain_cell__cmp(&c->cells[j], &c->cells[k - 1]))
 				c->cells[k++] = c->cells[j];
 		c->nr_cells = k;
 		c->elided = rnd() % 2;
