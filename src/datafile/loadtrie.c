@@ -395,23 +395,9 @@ int loader__load_counts(struct loader *l)
 int loader__check_walk(struct loader *l)
 {
 	const struct profile *p = l->p;
-	size_t nr_pairs = (size_t)p->nr_runs * p->nr_events, pairs = 0, events = 0, i;
-	unsigned char *seen = xcalloc(nr_pairs / 8 + 1, 1);
-	bool ev_seen[DATAFILE_MAX_EVENTS] = { false };
+	size_t pairs, events;
 
-	for (i = 0; i < p->nr_counts; i++) {
-		size_t k = (size_t)p->counts[i].run * p->nr_events + p->counts[i].event;
-
-		if (k < nr_pairs && !(seen[k / 8] & (1u << (k % 8)))) {
-			seen[k / 8] |= (unsigned char)(1u << (k % 8));
-			pairs++;
-			if (p->counts[i].event < DATAFILE_MAX_EVENTS && !ev_seen[p->counts[i].event]) {
-				ev_seen[p->counts[i].event] = true;
-				events++;
-			}
-		}
-	}
-	free(seen);
+	datafile_walked(p, &events, &pairs);
 	if ((unsigned long long)pairs * p->nr_nodes > DATAFILE_MAX_WALK)
 		return errmsg__set(l->e, -EFBIG, "cannot load '%s': %zu (run, event) pairs with "
 				   "counts over %zu stack nodes are more than a reader walks (%llu "

@@ -471,26 +471,12 @@ size_t datafile__readers_nodes(size_t max_nodes, size_t frames, size_t cells, si
 static int check_readers(struct saver *s)
 {
 	const struct profile *p = s->p;
-	size_t nr_pairs = (size_t)p->nr_runs * p->nr_events, pairs = 0, events = 0, i;
-	unsigned char *seen, ev_seen[DATAFILE_MAX_EVENTS] = { 0 };
+	size_t pairs, events;
 	bool fits;
 
 	if (p->nr_nodes <= 1 && !p->nr_counts)
 		return 0;
-	seen = xcalloc(nr_pairs / 8 + 1, 1);
-	for (i = 0; i < p->nr_counts; i++) {
-		size_t k = (size_t)p->counts[i].run * p->nr_events + p->counts[i].event;
-
-		if (k < nr_pairs && !(seen[k / 8] & (1u << (k % 8)))) {
-			seen[k / 8] |= (unsigned char)(1u << (k % 8));
-			pairs++;
-			if (p->counts[i].event < DATAFILE_MAX_EVENTS && !ev_seen[p->counts[i].event]) {
-				ev_seen[p->counts[i].event] = 1;
-				events++;
-			}
-		}
-	}
-	free(seen);
+	datafile_walked(p, &events, &pairs);
 	/* formats 1 and 2 have rows, not blocks: only the walks bound them */
 	fits = s->version >= 3 ?
 	       datafile__readers_take(p->nr_nodes, p->nr_frames, p->nr_counts, events, pairs) :

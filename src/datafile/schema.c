@@ -9,8 +9,13 @@
  * values are stored as the INTEGER with the same bit pattern; the trie
  * root (node 0) is implicit and every stored node has 0 <= parent < id.
  */
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdlib.h>
 
+#include "mmprof/datafile.h"
+#include "mmprof/profile.h"
+#include "mmprof/xalloc.h"
 #include "schema.h"
 
 /* The tables every format has. */
@@ -556,4 +561,26 @@ const char *const *datafile_tables(int version)
 {
 	return version == 1 ? tables_v1 : version == 2 ? tables_v2 : version == 3 ? tables_v3 :
 	       version == 4 ? tables_v4 : tables_v5;
+}
+
+void datafile_walked(const struct profile *p, size_t *events, size_t *pairs)
+{
+	size_t nr_pairs = (size_t)p->nr_runs * p->nr_events, i;
+	unsigned char *seen = xcalloc(nr_pairs / 8 + 1, 1);
+	bool ev_seen[DATAFILE_MAX_EVENTS] = { false };
+
+	*events = *pairs = 0;
+	for (i = 0; i < p->nr_counts; i++) {
+		size_t k = (size_t)p->counts[i].run * p->nr_events + p->counts[i].event;
+
+		if (k < nr_pairs && !(seen[k / 8] & (1u << (k % 8)))) {
+			seen[k / 8] |= (unsigned char)(1u << (k % 8));
+			(*pairs)++;
+			if (p->counts[i].event < DATAFILE_MAX_EVENTS && !ev_seen[p->counts[i].event]) {
+				ev_seen[p->counts[i].event] = true;
+				(*events)++;
+			}
+		}
+	}
+	free(seen);
 }

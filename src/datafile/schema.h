@@ -87,4 +87,12 @@ const char *const *datafile_tables(int version);
 /* The meta key save writes first and load checks against user_version. */
 #define DATAFILE_META_FORMAT "format_version"
 
+/*
+ * The events, and the (run, event) pairs, that have a count in p: what a
+ * reader's walks multiply by the trie's nodes (data-format.md, limits),
+ * which the loader checks and the saver checks before it writes.
+ */
+struct profile;
+void datafile_walked(const struct profile *p, size_t *events, size_t *pairs);
+
 #endif
