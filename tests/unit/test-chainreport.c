@@ -133,19 +133,6 @@ static int chain_cmp(const void *a, const void *b)
 	return x->nr < y->nr ? -1 : x->nr > y->nr;
 }
 
-static int cell_cmp(const void *a, const void *b)
-{
-	const struct chain_cell *x = a, *y = b;
-
-	if (x->run != y->run)
-		return x->run < y->run ? -1 : 1;
-	if (x->event != y->event)
-		return x->event < y->event ? -1 : 1;
-	if (x->comm != y->comm)
-		return x->comm < y->comm ? -1 : 1;
-	return x->pid < y->pid ? -1 : x->pid > y->pid;
-}
-
 /* Random chains, distinct, in chainsrc.h's order, cells sorted and merged. */
 static size_t make_chains(struct tchain *ch, uint32_t comm0)
 {
@@ -194,9 +181,9 @@ static size_t make_chains(struct tchain *ch, uint32_t comm0)
 		struct tchain *c = &ch[i];
 		uint32_t m = 0;
 
-		qsort(c->cells, c->nr_cells, sizeof(*c->cells), cell_cmp);
+		qsort(c->cells, c->nr_cells, sizeof(*c->cells), chain_cell__qcmp);
 		for (j = 0; j < c->nr_cells; j++) {
-			if (m && !cell_cmp(&c->cells[m - 1], &c->cells[j])) {
+			if (m && !chain_cell__qcmp(&c->cells[m - 1], &c->cells[j])) {
 				c->cells[m - 1].samples += c->cells[j].samples;
 				c->cells[m - 1].period += c->cells[j].period;
 				continue;
