@@ -30,7 +30,7 @@
 
 . "$(dirname "$0")/lib.sh"
 tap_setup t835
-plan 23
+plan 24
 
 cat >"$tmp/rr.c" <<'PROG'
 #include <stdint.h>
@@ -189,6 +189,9 @@ kc=$("$MMPROF" report --keys "$tmp/out/cut.data" 2>/dev/null |
 	sed -n 's/^perf-profile\.children\.cpu-clock\.step7: //p')
 awk -v t="${tc:-0}" -v k="${kc:-0}" 'BEGIN { d = t - k; exit !(t > 50 && d < 1 && d > -1) }'
 ok $? "step7's children: ${tc:-none} % in --tree's entry line, ${kc:-none} % its LKP key (whole chains both)"
+below=$(q "$tmp/out/cut.data" "select value from meta where key = 'chains_elided_below'")
+grep -q "^# chains elided: $elided samples' call chains leave the call graphs at \[elided\], below the nodes of $below samples or more" "$tmp/cut.rep"
+ok $? "report's header says how many samples' chains the call graphs elide ($elided, below nodes of ${below:-none} samples)"
 
 # two runs: the chains past the trie carry their run; each run keeps its samples
 MMPROF_STACK_BUDGET=65536 MMPROF_STACK_NODES=65536 "$MMPROF" record -r 2 -F 4000 \
