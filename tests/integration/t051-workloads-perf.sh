@@ -77,8 +77,14 @@ expect pthread-churn 'kernel_clone|copy_process' "thread creation (kernel_clone 
 # stacks)
 expect pthread-churn 'pthread_churn_[a-z_]+' "a pthread_churn_* user function"
 
+# With THP on, 100 rounds at 4000 Hz were some 1,000 samples here, and
+# pthread_churn_release_stack had 0 to 8 of them: a fresh-clone CI run
+# had none (test 18).  300 rounds at 20 kHz: 39-42 k samples, 13-14 % in
+# it, __split_huge_pmd 1.9-2.5 % (four runs).
 flock -w 300 9
-profile pthread-churn-thp "$wl/pthread-churn" --thp on --iterations 100
+hz=20000
+profile pthread-churn-thp "$wl/pthread-churn" --thp on --iterations 300
+hz=4000
 flock -u 9
 expect pthread-churn-thp '__split_huge_pmd' "__split_huge_pmd (the stack zap at thread exit)"
 expect pthread-churn-thp 'pthread_churn_release_stack' "the user function pthread_churn_release_stack"
