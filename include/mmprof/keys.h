@@ -242,7 +242,7 @@ void keys__format_value(const char *key, double value, char *buf, size_t size);
  * build's rule: skipped frames, max_stack, the sampled frame) its
  * distinct entries, each once, the entry it is sampled in (self) and its
  * cells.  Memory: the chain's depth, a stamp per entry, the frame map.
- * The trie's cells under "[elided]" nodes (chainkeys__elided_nodes) are
+ * The trie's cells under "[elided]" nodes (profile__elided_nodes) are
  * these chains' cells: such a reader skips them.  0 without p->whole;
  * else the walk's error.
  */
@@ -257,7 +257,5 @@ struct chain_entries {
 };
 typedef void (*chain_entries_fn)(void *ctx, const struct chain_entries *c);
 int chainkeys__each_entries(const struct symview *v, chain_entries_fn fn, void *ctx);
-/* [profile node] lies under an "[elided]" node, or is one (nr_nodes + 1); the caller frees it. */
-uint8_t *chainkeys__elided_nodes(const struct profile *p);
 
 #endif

@@ -451,6 +451,14 @@ static inline bool profile__frame_elided(const struct profile *p, uint32_t f)
 	return p->frames[f].addr == PROFILE_ELIDED_ADDR && !p->frames[f].kernel;
 }
 
+/*
+ * [node] 1 where node is an "[elided]" frame's or lies below one (its
+ * cells are p->whole's chains, which a reader of whole chains reads in
+ * their place), else 0 (nr_nodes + 1 of them); NULL when p->whole is
+ * NULL.  One pass over the nodes, parents first; the caller frees it.
+ */
+uint8_t *profile__elided_nodes(const struct profile *p);
+
 /* Symbol of a frame for display: the name, or "[unknown]". */
 const char *profile__frame_sym(const struct profile *p, uint32_t frame);
 

@@ -3,7 +3,7 @@
  * export -f json and pprof: one line or record per stack, each written
  * whole) to read a profile whose trie holds some chains only in part
  * (chainsrc.h, issue 30): the trie's cells that are not under an
- * "[elided]" node (profile.h, PROFILE_ELIDED), then p->whole's chains in
+ * "[elided]" node (profile__elided_nodes), then p->whole's chains in
  * their place, each with its cells.  A profile without p->whole is read
  * as its trie alone, "[elided]" frames and all, byte for byte as before.
  *
@@ -19,14 +19,6 @@
 
 #include "mmprof/chainsrc.h"
 #include "mmprof/profile.h"
-
-/*
- * [node] 1 where node is an "[elided]" frame's or lies below one (its
- * cells are p->whole's to give), else 0; NULL when p->whole is NULL (the
- * trie read as it is).  One pass over the nodes, parents first; the
- * caller frees it.
- */
-uint8_t *wholestack__elided_nodes(const struct profile *p);
 
 /*
  * 0 when c has a frame and every frame of c is one of p's, else -EPROTO

@@ -204,7 +204,7 @@ static int whole_walk(struct jwhole *j, chain_fn fn, struct errmsg *e)
 int export__json(const struct profile *p, struct outbuf *out, struct errmsg *e)
 {
 	uint32_t *stack_of = xcalloc(p->nr_nodes + 1, sizeof(*stack_of));	/* node -> stack id + 1 */
-	uint8_t *elided = wholestack__elided_nodes(p);	/* NULL: no whole chains */
+	uint8_t *elided = profile__elided_nodes(p);	/* NULL: no whole chains */
 	struct jwhole whole = { .p = p };
 	uint32_t *path;
 	uint32_t nr_stacks = 0;

@@ -370,7 +370,7 @@ struct pprof_build {
 	struct dso_range *ranges;	/* per dsos entry */
 	size_t main_d;		/* the dsos entry written as mapping 1 */
 	char **comments;	/* per meta row, owned until the string table is written */
-	uint8_t *elided;	/* wholestack__elided_nodes: NULL without whole chains */
+	uint8_t *elided;	/* profile__elided_nodes: NULL without whole chains */
 	uint64_t *whole_hits;	/* per dsos entry: the whole chains' samples at its addresses */
 	size_t alloc_hits;
 	/* one whole chain's Samples: its (comm, pid) tags and their values */
@@ -779,7 +779,7 @@ int export__pprof(const struct profile *p, const struct pprof_opts *o, struct ou
 	hashidx__init(&b.funcs.idx);
 	hashidx__init(&b.dsos.idx);
 
-	b.elided = wholestack__elided_nodes(p);
+	b.elided = profile__elided_nodes(p);
 	err = pprof_build__samples(&b, e);
 	if (!err && b.elided) {
 		err = chainsrc__each(p->whole, whole_count, &b);

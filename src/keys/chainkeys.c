@@ -424,7 +424,8 @@ struct chainkeys *chainkeys__new(const struct symview *v, bool robot)
 	for (i = 1; i < v->nr_nodes; i++)
 		hashidx__insert(&ck->node_idx, node_hash(v->nodes[i].parent, v->nodes[i].entry),
 				(uint32_t)i);
-	ck->node_elided = chainkeys__elided_nodes(p);
+	/* by the profile's node, not the symnode: a view's cut stack may leave "[elided]" out */
+	ck->node_elided = profile__elided_nodes(p);
 
 	ck->pass = 1;
 	ck->err = chainsrc__each(p->whole, add_chain, ck);
@@ -440,20 +441,6 @@ struct chainkeys *chainkeys__new(const struct symview *v, bool robot)
 		ck->slot_start[s] = i;
 	}
 	return ck;
-}
-
-/* By the profile's node, not the symnode: a view's cut stack may leave "[elided]" out. */
-uint8_t *chainkeys__elided_nodes(const struct profile *p)
-{
-	uint8_t *el = xcalloc(p->nr_nodes + 1, 1);
-	size_t i;
-
-	for (i = 1; i < p->nr_nodes; i++) {
-		const struct stack_node *n = &p->nodes[i];
-
-		el[i] = el[n->parent] || (n->frame < p->nr_frames && profile__frame_elided(p, n->frame));
-	}
-	return el;
 }
 
 int chainkeys__each_entries(const struct symview *v, chain_entries_fn fn, void *ctx)

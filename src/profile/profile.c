@@ -717,3 +717,20 @@ size_t profile__run_statuses(const struct profile *const *ps, size_t nr, char *b
 		snprintf(buf + len, size - len, ", other statuses in %zu", other);
 	return failed;
 }
+
+uint8_t *profile__elided_nodes(const struct profile *p)
+{
+	uint8_t *elided;
+	size_t i;
+
+	if (!p->whole)
+		return NULL;
+	elided = xcalloc(p->nr_nodes + 1, 1);
+	for (i = 1; i < p->nr_nodes; i++) {	/* parent < id */
+		const struct stack_node *n = &p->nodes[i];
+
+		elided[i] = (n->parent < i && elided[n->parent]) ||
+			    (n->frame < p->nr_frames && profile__frame_elided(p, n->frame));
+	}
+	return elided;
+}

@@ -97,7 +97,7 @@ static void walk_whole(const struct symview *v, struct whole_acc *a)
 /* [count] indices of event's counts not under "[elided]"; how many in *n. */
 static uint32_t *counts_not_elided(const struct profile *p, uint32_t event, size_t *n)
 {
-	uint8_t *el = chainkeys__elided_nodes(p);
+	uint8_t *el = profile__elided_nodes(p);
 	uint32_t *idx = xmalloc((p->nr_counts + 1) * sizeof(*idx));
 	size_t i;
 
@@ -135,7 +135,7 @@ double report__whole_entries(const struct symview *v, uint32_t event, double *ch
 	symview__cumulate(v, w, w, NULL, children, self);
 	walk_whole(v, &a);
 	if (nr_cut) {
-		uint8_t *el = chainkeys__elided_nodes(p), *seen = xcalloc(p->nr_nodes + 1, 1);
+		uint8_t *el = profile__elided_nodes(p), *seen = xcalloc(p->nr_nodes + 1, 1);
 		size_t i;
 
 		*nr_cut = a.cut;
@@ -267,7 +267,7 @@ struct report_entry *report__comm_entries(const struct profile *p, int event, do
 	self = xmalloc((v.nr_entries + 1) * sizeof(*self));
 	if (p->whole) {
 		/* each comm's counts not under "[elided]", then the chains' rows by comm */
-		el = chainkeys__elided_nodes(p);
+		el = profile__elided_nodes(p);
 		keep = xmalloc((nc + 1) * sizeof(*keep));
 		for (i = 0; i < nc; i++)
 			if (!(p->counts[idx[i]].node < p->nr_nodes && el[p->counts[idx[i]].node]))

@@ -387,7 +387,7 @@ int report__folded(const struct profile *p, const struct folded_opts *o, struct 
 		return -EINVAL;
 	symview__init(&v, p, true);
 	hashidx__init(&set.idx);
-	elided = wholestack__elided_nodes(p);
+	elided = profile__elided_nodes(p);
 	for (i = 0; i < p->nr_counts; i++) {
 		const struct count *c = &p->counts[i];
 

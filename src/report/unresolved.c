@@ -248,7 +248,7 @@ static void unres__count(struct unres *u, const struct profile *p, int event)
 	 * perf.data without -g): every stack is one frame, none is "short" */
 	nochain = profile__meta(p, "callchain") && !strcmp(profile__meta(p, "callchain"), "0");
 	if (p->whole)
-		elided = chainkeys__elided_nodes(p);
+		elided = profile__elided_nodes(p);
 	for (i = 0; i < p->nr_counts; i++) {
 		const struct count *c = &p->counts[i];
 		const struct stack_node *n;
